@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { VisualStyle, WordTiming } from "./media.ts";
+
+/** Queue names, as created by the migrations. */
+export const QUEUES = {
+  stageTasks: "stage_tasks",
+  visualGeneration: "visual_generation",
+  render: "render",
+} as const;
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+const uuid = z.string().uuid();
+const stepToken = z.string().startsWith("step:");
+
+/** Stages a work unit passes through in the `pipeline` Edge Function (besides visuals and render). */
+export const UnitStage = z.enum(["script", "safety", "plan", "voice", "publish"]);
+export type UnitStage = z.infer<typeof UnitStage>;
+
+/** Lightweight stage tasks, drained by the `pipeline` Edge Function. */
+export const StageTask = z.discriminatedUnion("stage", [
+  z.object({ stage: z.literal("ingest"), run_id: uuid, dimension_id: z.string().min(1), step_token: stepToken }).strict(),
+  z.object({ stage: UnitStage, run_id: uuid, unit_id: uuid, step_token: stepToken }).strict(),
+]);
+export type StageTask = z.infer<typeof StageTask>;
+
+/** One scene to draw, pulled by the gpu-worker from `visual_generation`. */
+export const VisualJob = z.object({
+  run_id: uuid,
+  unit_id: uuid,
+  scene_id: uuid,
+  scene_index: z.number().int().nonnegative(),
+  scene_hash: z.string().regex(/^[0-9a-f]{64}$/),
+  dimension_id: z.string().min(1),
+  prompt: z.string().min(1),
+  style: VisualStyle,
+  duration_s: z.number().positive().max(30),
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+  fps: z.number().int().positive(),
+  step_token: stepToken,
+}).strict();
+export type VisualJob = z.infer<typeof VisualJob>;
+
+/** One video to assemble, pulled by the render-runner from `render`. */
+export const RenderJob = z.object({
+  run_id: uuid,
+  unit_id: uuid,
+  dimension_id: z.string().min(1),
+  title: z.string().min(1),
+  audio_key: z.string().min(1),
+  audio_duration_ms: z.number().int().positive(),
+  words: z.array(WordTiming).min(1),
+  /** Scenes in order; a scene is shown from the offset of its first word until the next scene's. */
+  scenes: z.array(z.object({
+    index: z.number().int().nonnegative(),
+    asset_key: z.string().min(1),
+    first_word: z.number().int().nonnegative(),
+  }).strict()).min(1),
+  caption_font: z.string().min(1),
+  step_token: stepToken,
+}).strict();
+export type RenderJob = z.infer<typeof RenderJob>;

@@ -1,0 +1,65 @@
+/**
+ * Deterministic hashing and the idempotency keys of DESIGN.md.
+ * WebCrypto only, so the same code runs in Deno, Bun and Node.
+ */
+
+const encoder = new TextEncoder();
+
+/** Hex SHA-256 of a string or bytes. */
+export async function sha256Hex(input: string | Uint8Array): Promise<string> {
+  const bytes = typeof input === "string" ? encoder.encode(input) : input;
+  const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * JSON with object keys sorted at every depth, so equal values always hash alike.
+ * `undefined` members are dropped, as JSON.stringify does.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value as Record<string, unknown>).sort()) {
+      const v = (value as Record<string, unknown>)[key];
+      if (v !== undefined) out[key] = sortKeys(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** run key: sha256(env : utc date : trigger kind). */
+export function runKey(env: string, utcDate: string, triggerKind: string): Promise<string> {
+  return sha256Hex(`${env}:${utcDate}:${triggerKind}`);
+}
+
+/** work unit key: sha256(dimension_id : topic fingerprint : stage). */
+export function workUnitKey(dimensionId: string, topicFingerprint: string, stage: string): Promise<string> {
+  return sha256Hex(`${dimensionId}:${topicFingerprint}:${stage}`);
+}
+
+/** scene_hash = sha256(scene prompt + style + dimension_id + backend/model version). */
+export function sceneHash(prompt: string, style: unknown, dimensionId: string, backendVersion: string): Promise<string> {
+  return sha256Hex(canonicalJson({ prompt, style, dimension_id: dimensionId, backend: backendVersion }));
+}
+
+/** voice key = sha256(text + voice + provider + rate). */
+export function voiceKey(text: string, voice: string, provider: string, rate: string): Promise<string> {
+  return sha256Hex(canonicalJson({ text, voice, provider, rate }));
+}
+
+/** LLM call cache key = sha256(model + canonical prompt + generation params). */
+export function llmCallKey(model: string, prompt: unknown, params: unknown): Promise<string> {
+  return sha256Hex(canonicalJson({ model, prompt, params }));
+}
+
+/** Topic fingerprint: normalised title, so the same trend spelled differently dedupes. */
+export function topicFingerprint(title: string): Promise<string> {
+  const normalised = title.normalize("NFKD").toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+  return sha256Hex(normalised);
+}

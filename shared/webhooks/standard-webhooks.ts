@@ -1,0 +1,91 @@
+/**
+ * Standard Webhooks v1 signing and verification (worker -> edge callbacks).
+ * Signature: `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>`, secret `whsec_<base64 key>`.
+ */
+
+const encoder = new TextEncoder();
+
+export const WEBHOOK_TOLERANCE_S = 5 * 60;
+export const WEBHOOK_MAX_BODY_BYTES = 256 * 1024;
+
+export class WebhookVerificationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "WebhookVerificationError";
+  }
+}
+
+function secretBytes(secret: string): Uint8Array {
+  if (!secret.startsWith("whsec_")) throw new WebhookVerificationError("webhook secret must start with whsec_");
+  const raw = atob(secret.slice("whsec_".length));
+  const bytes = Uint8Array.from(raw, (c) => c.charCodeAt(0));
+  if (bytes.length < 24) throw new WebhookVerificationError("webhook secret is shorter than 24 bytes");
+  return bytes;
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let s = "";
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s);
+}
+
+async function hmac(secret: string, content: string): Promise<string> {
+  const key = await crypto.subtle.importKey("raw", secretBytes(secret) as BufferSource, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return toBase64(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(content))));
+}
+
+/** A fresh `whsec_` secret with 32 random bytes. */
+export function generateWebhookSecret(): string {
+  return `whsec_${toBase64(crypto.getRandomValues(new Uint8Array(32)))}`;
+}
+
+export interface SignedHeaders {
+  "webhook-id": string;
+  "webhook-timestamp": string;
+  "webhook-signature": string;
+}
+
+/** Headers for one delivery. `id` must stay the same across retries of the same event. */
+export async function signWebhook(secret: string, id: string, body: string, nowS = Math.floor(Date.now() / 1000)): Promise<SignedHeaders> {
+  const timestamp = String(nowS);
+  return {
+    "webhook-id": id,
+    "webhook-timestamp": timestamp,
+    "webhook-signature": `v1,${await hmac(secret, `${id}.${timestamp}.${body}`)}`,
+  };
+}
+
+function constantTimeEqual(a: string, b: string): boolean {
+  const x = encoder.encode(a);
+  const y = encoder.encode(b);
+  let diff = x.length ^ y.length;
+  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  return diff === 0;
+}
+
+/**
+ * Verifies one delivery; throws WebhookVerificationError when anything is off.
+ * Replay refusal (recording `webhook-id`) is the caller's job, in the same transaction as the effect.
+ */
+export async function verifyWebhook(
+  secret: string,
+  headers: { get(name: string): string | null },
+  body: string,
+  nowS = Math.floor(Date.now() / 1000),
+): Promise<{ id: string; timestamp: number }> {
+  const id = headers.get("webhook-id");
+  const ts = headers.get("webhook-timestamp");
+  const sig = headers.get("webhook-signature");
+  if (!id || !ts || !sig) throw new WebhookVerificationError("missing webhook-id, webhook-timestamp or webhook-signature");
+  if (encoder.encode(body).length > WEBHOOK_MAX_BODY_BYTES) throw new WebhookVerificationError("body too large");
+  const timestamp = Number(ts);
+  if (!Number.isInteger(timestamp)) throw new WebhookVerificationError("webhook-timestamp is not an integer");
+  if (Math.abs(nowS - timestamp) > WEBHOOK_TOLERANCE_S) throw new WebhookVerificationError("webhook-timestamp outside the tolerance");
+  const expected = await hmac(secret, `${id}.${ts}.${body}`);
+  const ok = sig.split(" ").some((part) => {
+    const [version, value] = part.split(",", 2);
+    return version === "v1" && value !== undefined && constantTimeEqual(value, expected);
+  });
+  if (!ok) throw new WebhookVerificationError("no matching signature");
+  return { id, timestamp };
+}
