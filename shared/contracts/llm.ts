@@ -27,3 +27,10 @@ export type ScenePlan = z.infer<typeof ScenePlan>;
 /** Languages the engine speaks; a dimension picks one. */
 export const Language = z.enum(["en", "id"]);
 export type Language = z.infer<typeof Language>;
+
+/** Adversarial hook audit: how likely the first seconds stop a scroll, with the reasons. */
+export const HookAudit = z.object({
+  score: z.number().min(0).max(1),
+  reasons: z.array(z.string()).max(20),
+}).strict();
+export type HookAudit = z.infer<typeof HookAudit>;

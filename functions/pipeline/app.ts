@@ -1,0 +1,56 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { rpc } from "../../shared/db/errors.ts";
+import { runKey } from "../../shared/hashing.ts";
+import { createErrorHandler } from "../../shared/http/error-handler.ts";
+import { requireServiceRole } from "../../shared/http/service-auth.ts";
+import type { PipelineDeps } from "./deps.ts";
+import { drainStageTasks } from "./stage-runner.ts";
+
+/** Body of POST /pipeline/runs. */
+export const TriggerRunBody = z.object({
+  dimension: z.string().min(1).optional(),
+  idempotency_key: z.string().min(8).max(200).optional(),
+}).strict();
+
+const RunId = z.string().uuid();
+
+/** The `pipeline` Edge Function: manual trigger, run status, and the tick that drains stage tasks. */
+export function createPipelineApp(deps: PipelineDeps) {
+  const app = new Hono().basePath("/pipeline");
+  app.onError(createErrorHandler(deps.logger));
+
+  app.get("/health", (c) => c.json({ ok: true, env: deps.env.ENV }));
+  app.use("/runs/*", requireServiceRole(deps.env.SERVICE_ROLE_KEY));
+  app.use("/runs", requireServiceRole(deps.env.SERVICE_ROLE_KEY));
+  app.use("/tick", requireServiceRole(deps.env.SERVICE_ROLE_KEY));
+
+  app.post("/runs", async (c) => {
+    const text = await c.req.text();
+    const body = TriggerRunBody.parse(text.trim() === "" ? {} : JSON.parse(text));
+    const runDate = new Date().toISOString().slice(0, 10);
+    const key = body.idempotency_key ?? await runKey(deps.env.ENV, runDate, "manual");
+    const [row] = await rpc(() =>
+      deps.sql`select * from mdame.start_run(${key}, ${deps.env.ENV}, 'manual', ${runDate}::date, ${body.dimension ?? null})`
+    );
+    deps.logger.info({ execution_id: row.run_id, created: row.created, dimension: body.dimension }, "run triggered");
+    const statusUrl = `${deps.env.FUNCTIONS_URL}/pipeline/runs/${row.run_id}`;
+    c.header("Location", statusUrl);
+    return c.json({ run_id: row.run_id, status: row.status, created: row.created, status_url: statusUrl }, 202);
+  });
+
+  app.get("/runs/:id", async (c) => {
+    const id = RunId.parse(c.req.param("id"));
+    const [row] = await rpc(() => deps.sql`select mdame.get_run_status(${id}) as status`);
+    if (!row?.status) return c.json({ error: `no run ${id}` }, 404);
+    return c.json(row.status);
+  });
+
+  app.post("/tick", async (c) => {
+    const [tick] = await deps.sql`select mdame.tick() as result`;
+    const drained = await drainStageTasks(deps, { budgetMs: 100_000 });
+    return c.json({ tick: tick.result, ...drained });
+  });
+
+  return app;
+}

@@ -1,0 +1,58 @@
+import { loadEnv } from "../../shared/config/env.ts";
+import { createSql, type Sql } from "../../shared/db/client.ts";
+import { createLogger, type Logger } from "../../shared/logging/logger.ts";
+import { createGeminiJsonModel } from "../../shared/providers/llm/gemini.ts";
+import { fetchTrendingTopics } from "../../shared/providers/trends/google-trends-rss.ts";
+import { synthesizeWithEdgeTts } from "../../shared/providers/tts/edge-tts.ts";
+import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/oauth.ts";
+import type { AssetStore } from "../../shared/storage/asset-store.ts";
+import { LocalDirectoryStore } from "../../shared/storage/local-directory-store.ts";
+
+export const PIPELINE_ENV_KEYS = [
+  "ENV", "DB_URL", "FUNCTIONS_URL", "SERVICE_ROLE_KEY", "CREDENTIALS_KEY", "STORAGE_BACKEND", "STORAGE_LOCAL_DIR",
+  "GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL", "EDGE_TTS_WSS_URL", "YOUTUBE_UPLOAD_BASE_URL",
+  "GOOGLE_OAUTH_TOKEN_URL", "GOOGLE_OAUTH_CLIENT_ID", "GOOGLE_OAUTH_CLIENT_SECRET", "TRENDS_BASE_URL",
+] as const;
+
+export type PipelineEnv = ReturnType<typeof loadEnv<(typeof PIPELINE_ENV_KEYS)[number]>>;
+
+export type JsonModel = ReturnType<typeof createGeminiJsonModel>;
+export type SynthesizeSpeech = (request: { text: string; voice: string; rate: string }) => ReturnType<typeof synthesizeWithEdgeTts>;
+
+/** Everything the pipeline's stages reach outside their own code. */
+export interface PipelineDeps {
+  env: PipelineEnv;
+  sql: Sql;
+  store: AssetStore;
+  logger: Logger;
+  llm: JsonModel;
+  /** Voice providers in order of preference; the first that succeeds wins, none -> HALT. */
+  voices: { provider: string; synthesize: SynthesizeSpeech }[];
+  trends: (geo: string) => ReturnType<typeof fetchTrendingTopics>;
+  youtubeAccessToken: (refreshToken: string) => Promise<string>;
+}
+
+/** Builds the real dependencies from the environment; throws ConfigError naming what is wrong. */
+export function createPipelineDeps(source?: Record<string, string | undefined>): PipelineDeps {
+  const env = loadEnv(PIPELINE_ENV_KEYS, source);
+  const logger = createLogger("pipeline");
+  return {
+    env,
+    sql: createSql(env.DB_URL, { max: 4, application: "mdame-pipeline" }),
+    store: new LocalDirectoryStore(env.STORAGE_LOCAL_DIR),
+    logger,
+    llm: createGeminiJsonModel({ apiKey: env.GEMINI_API_KEY, baseUrl: env.GEMINI_BASE_URL, model: env.GEMINI_MODEL }),
+    voices: [{
+      provider: "edge-tts",
+      synthesize: ({ text, voice, rate }) => synthesizeWithEdgeTts({ text, voice, rate, wssUrl: env.EDGE_TTS_WSS_URL }),
+    }],
+    trends: (geo) => fetchTrendingTopics({ baseUrl: env.TRENDS_BASE_URL, geo }),
+    youtubeAccessToken: (refreshToken) =>
+      createYouTubeAccessTokenSource({
+        clientId: env.GOOGLE_OAUTH_CLIENT_ID,
+        clientSecret: env.GOOGLE_OAUTH_CLIENT_SECRET,
+        tokenUrl: env.GOOGLE_OAUTH_TOKEN_URL,
+        refreshToken,
+      }).getAccessToken(),
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * Content safety classifier: a rule-based first line (the dimension's blocked terms plus the
+ * engine-wide categories), applied to topics at ingest and to scripts before planning.
+ */
+
+export const CLASSIFIER_VERSION = "rules/1";
+
+/** Categories no dimension may publish, whatever its profile says. */
+const ENGINE_RULES: { category: string; pattern: RegExp }[] = [
+  { category: "weapons", pattern: /\b(firearms?|guns?|rifles?|ammunition|explosives?|bomb-?making|senjata api)\b/i },
+  { category: "gambling", pattern: /\b(gambling|casinos?|betting|sportsbook|judi|taruhan|slot online)\b/i },
+  { category: "self-harm", pattern: /\b(suicide|self-harm|bunuh diri)\b/i },
+  { category: "medical-claims", pattern: /\b(cures? (cancer|diabetes)|miracle cure|obat ajaib)\b/i },
+  { category: "personal-data", pattern: /\b[\w.+-]+@[\w-]+\.[a-z]{2,}\b|\+\d{1,3}[\s-]?\d{3,4}[\s-]?\d{3,4}/i },
+];
+
+export interface SafetyVerdict {
+  allowed: boolean;
+  reasons: string[];
+  classifier: string;
+}
+
+export function classifyText(text: string, blockedTerms: readonly string[]): SafetyVerdict {
+  const reasons: string[] = [];
+  for (const rule of ENGINE_RULES) {
+    if (rule.pattern.test(text)) reasons.push(`category:${rule.category}`);
+  }
+  const lower = text.toLocaleLowerCase();
+  for (const term of blockedTerms) {
+    const t = term.trim().toLocaleLowerCase();
+    if (t && new RegExp(`(^|[^\\p{L}\\p{N}])${t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}([^\\p{L}\\p{N}]|$)`, "u").test(lower)) {
+      reasons.push(`blocked_term:${t}`);
+    }
+  }
+  return { allowed: reasons.length === 0, reasons, classifier: CLASSIFIER_VERSION };
+}

@@ -1,0 +1,53 @@
+import type { Language } from "../../../shared/contracts/llm.ts";
+
+/**
+ * Prompts are plain text: a `TASK:` line, `KEY: value` header lines the model can rely on, then
+ * instructions. Values come from the database or from firewalled trend text (one line each).
+ */
+
+const LANGUAGE_NAMES: Record<Language, string> = { en: "English", id: "Indonesian (Bahasa Indonesia)" };
+
+function headerValue(value: string): string {
+  return value.replace(/\s+/g, " ").trim();
+}
+
+export function scriptPrompt(input: { language: Language; topic: string; context: string[]; candidate: number; round: number }): string {
+  return [
+    "TASK: script",
+    `LANGUAGE: ${input.language}`,
+    `TOPIC: ${headerValue(input.topic)}`,
+    `CONTEXT: ${headerValue(input.context.join(" | ") || input.topic)}`,
+    `CANDIDATE: ${input.candidate}`,
+    `ROUND: ${input.round}`,
+    "",
+    `Write the voice-over of a vertical short video (30 to 60 seconds spoken) in ${LANGUAGE_NAMES[input.language]} about the topic.`,
+    "Open with a hook sentence that makes a viewer stop scrolling, then explain the topic in plain words, then close with one memorable line.",
+    "Be factual; make no medical, financial or legal promises; no personal data.",
+    "Answer with JSON only: {\"title\": string (max 90 chars), \"hook\": string, \"narration\": string (hook first, 95-150 words),",
+    "\"description\": string, \"hashtags\": [string starting with #, 1-5 items]}.",
+  ].join("\n");
+}
+
+export function hookAuditPrompt(input: { language: Language; hook: string }): string {
+  return [
+    "TASK: hook_audit",
+    `LANGUAGE: ${input.language}`,
+    `HOOK: ${headerValue(input.hook)}`,
+    "",
+    "You are a harsh critic of short-video openings. Score from 0 to 1 how likely this first sentence stops a viewer from scrolling.",
+    "Penalise vague, slow or clickbait openings. Answer with JSON only: {\"score\": number, \"reasons\": [string]}.",
+  ].join("\n");
+}
+
+export function scenePlanPrompt(input: { language: Language; style: string; narration: string }): string {
+  return [
+    "TASK: scene_plan",
+    `LANGUAGE: ${input.language}`,
+    `STYLE: ${headerValue(input.style)}`,
+    "NARRATION:",
+    headerValue(input.narration),
+    "",
+    "Split the narration, in order and without changing a word, into 5 to 8 scenes. For each scene write a visual prompt for an",
+    "abstract animated background that fits what is said. Answer with JSON only: {\"scenes\": [{\"prompt\": string, \"narration\": string}]}.",
+  ].join("\n");
+}

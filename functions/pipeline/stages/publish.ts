@@ -1,0 +1,122 @@
+import { mkdtemp, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { decryptCredentials } from "../../../shared/crypto/credentials.ts";
+import { NonRetriableError } from "../../../shared/errors.ts";
+import type { Logger } from "../../../shared/logging/logger.ts";
+import {
+  queryUploadStatus,
+  startUploadSession,
+  uploadFromOffset,
+  UploadSessionExpiredError,
+} from "../../../shared/providers/youtube/resumable-upload.ts";
+import type { PipelineDeps } from "../deps.ts";
+import type { StageMessage } from "../stage-runner.ts";
+import { loadUnit } from "./unit.ts";
+
+const LANGUAGE_CODES = { en: "en", id: "id" } as const;
+
+/**
+ * Distribution: per active account of the dimension, one publication. Quota is reserved first,
+ * credentials are decrypted in memory only, and the resumable session URI is stored before the
+ * first byte, so a crash mid-upload resumes the same session instead of starting a second copy.
+ */
+export async function runPublish(deps: PipelineDeps, { msgId, task }: StageMessage, log: Logger) {
+  if (task.stage !== "publish") throw new Error("not a publish task");
+  const { unit, dimension } = await loadUnit(deps.sql, task.unit_id);
+  const video = unit.video as { video_key: string };
+  const script = unit.script as { title: string; description: string; hashtags: string[] };
+  const targets = await deps.sql`select * from mdame.get_publish_targets(${task.unit_id})`;
+  if (targets.length === 0) throw new NonRetriableError(`dimension ${dimension.id} has no active account`);
+
+  const dir = await mkdtemp(join(tmpdir(), "mdame-publish-"));
+  try {
+    const filePath = join(dir, "video.mp4");
+    await deps.store.getFile(video.video_key, filePath);
+    const contentLength = (await stat(filePath)).size;
+
+    for (const target of targets) {
+      const [publication] = await deps.sql`select * from mdame.begin_publication(${task.unit_id}, ${target.account_id})`;
+      let externalId: string | null = publication.external_id;
+      if (publication.status !== "published") {
+        await deps.sql`select mdame.reserve_quota(${publication.id})`;
+        if (!target.credentials_enc) throw new NonRetriableError(`account ${target.channel_handle} has no credentials`);
+        const credentials = await decryptCredentials(deps.env.CREDENTIALS_KEY, target.credentials_enc, target.account_id);
+        const accessToken = await deps.youtubeAccessToken(credentials.refresh_token);
+        externalId = await uploadOnce(deps, log, {
+          publicationId: publication.id,
+          storedSessionUri: publication.upload_session_uri,
+          accessToken,
+          filePath,
+          contentLength,
+          metadata: {
+            snippet: {
+              title: script.title.slice(0, 100),
+              description: `${script.description}\n\n${script.hashtags.join(" ")}`.slice(0, 5000),
+              tags: script.hashtags.map((h) => h.replace(/^#/, "")),
+              categoryId: "27",
+              defaultLanguage: LANGUAGE_CODES[dimension.language],
+            },
+            status: { privacyStatus: "public", selfDeclaredMadeForKids: false },
+          },
+        });
+      }
+      await deps.sql`select mdame.complete_publication(${msgId}, ${publication.id}, ${externalId}, ${task.step_token})`;
+      log.info({ account: target.channel_handle, external_id: externalId }, "published");
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function uploadOnce(
+  deps: PipelineDeps,
+  log: Logger,
+  input: {
+    publicationId: string;
+    storedSessionUri: string | null;
+    accessToken: string;
+    filePath: string;
+    contentLength: number;
+    metadata: Record<string, unknown>;
+  },
+): Promise<string> {
+  let sessionUri = input.storedSessionUri;
+  let offset = 0;
+  if (sessionUri) {
+    try {
+      const status = await queryUploadStatus({ sessionUri, accessToken: input.accessToken, contentLength: input.contentLength });
+      if (status.complete) {
+        log.info({ video_id: status.video.id }, "upload had already completed");
+        return status.video.id;
+      }
+      offset = status.nextByte;
+      log.info({ offset }, "resuming the stored upload session");
+    } catch (error) {
+      if (!(error instanceof UploadSessionExpiredError)) throw error;
+      await deps.sql`select mdame.clear_upload_session(${input.publicationId}, ${sessionUri})`;
+      throw new Error("the stored upload session expired; a new one opens on the next attempt");
+    }
+  } else {
+    const uri = await startUploadSession({
+      baseUrl: deps.env.YOUTUBE_UPLOAD_BASE_URL,
+      accessToken: input.accessToken,
+      metadata: input.metadata,
+      contentLength: input.contentLength,
+      contentType: "video/mp4",
+    });
+    // Stored before the first byte; if another attempt stored one first, that one is used.
+    const [stored] = await deps.sql`select * from mdame.record_upload_session(${input.publicationId}, ${uri})`;
+    sessionUri = stored.upload_session_uri as string;
+    if (sessionUri !== uri) return uploadOnce(deps, log, { ...input, storedSessionUri: sessionUri });
+  }
+  const video = await uploadFromOffset({
+    sessionUri,
+    accessToken: input.accessToken,
+    filePath: input.filePath,
+    contentLength: input.contentLength,
+    offset,
+    onProgress: (sent: number) => log.debug({ sent, total: input.contentLength }, "upload progress"),
+  });
+  return video.id;
+}

@@ -1,0 +1,52 @@
+import { HookAudit, ScriptDraft } from "../../../shared/contracts/llm.ts";
+import type { Logger } from "../../../shared/logging/logger.ts";
+import type { PipelineDeps } from "../deps.ts";
+import { generateJsonCached } from "../llm-cache.ts";
+import type { StageMessage } from "../stage-runner.ts";
+import { hookAuditPrompt, scriptPrompt } from "./prompts.ts";
+import { loadUnit, splitWords } from "./unit.ts";
+
+/** A hook must score at least this in the adversarial audit (DESIGN.md, step 5). */
+export const HOOK_PASS_THRESHOLD = 0.72;
+/** Temperatures of the three candidates drafted per round. */
+export const CANDIDATE_TEMPERATURES = [0.5, 0.8, 1.1] as const;
+/** The first round plus two retries; after that the topic is rejected. */
+export const SCRIPT_ROUNDS = 3;
+/** Spoken length bounds, in words, for 20-75 s of speech at a normal pace. */
+export const NARRATION_WORDS = { min: 60, max: 180 } as const;
+
+/**
+ * Script + hook audit: three drafts at different temperatures, each hook scored by an adversarial
+ * audit; the best passing draft goes on, and a topic whose rounds all fail is rejected.
+ */
+export async function runScript(deps: PipelineDeps, { msgId, task }: StageMessage, log: Logger) {
+  if (task.stage !== "script") throw new Error("not a script task");
+  const { unit, dimension } = await loadUnit(deps.sql, task.unit_id);
+  const topic = unit.topic as { title: string; context?: string[] };
+  const audits: { round: number; candidate: number; score: number; reasons: string[] }[] = [];
+
+  for (let round = 0; round < SCRIPT_ROUNDS; round++) {
+    let best: { draft: ScriptDraft; audit: HookAudit } | null = null;
+    for (const [i, temperature] of CANDIDATE_TEMPERATURES.entries()) {
+      const prompt = scriptPrompt({ language: dimension.language, topic: topic.title, context: topic.context ?? [], candidate: i + 1, round });
+      const draft = await generateJsonCached(deps, prompt, ScriptDraft, { temperature });
+      const words = splitWords(draft.narration).length;
+      if (words < NARRATION_WORDS.min || words > NARRATION_WORDS.max) {
+        audits.push({ round, candidate: i + 1, score: 0, reasons: [`narration has ${words} words`] });
+        continue;
+      }
+      const audit = await generateJsonCached(deps, hookAuditPrompt({ language: dimension.language, hook: draft.hook }), HookAudit, { temperature: 0 });
+      audits.push({ round, candidate: i + 1, score: audit.score, reasons: audit.reasons });
+      if (!best || audit.score > best.audit.score) best = { draft, audit };
+    }
+    if (best && best.audit.score >= HOOK_PASS_THRESHOLD) {
+      log.info({ round, hook_score: best.audit.score }, "script accepted");
+      await deps.sql`select mdame.record_script(${msgId}, ${task.unit_id}, ${task.step_token},
+        ${deps.sql.json({ ...best.draft, hook_score: best.audit.score, hook_audits: audits } as never)})`;
+      return;
+    }
+    log.info({ round, best_score: best?.audit.score ?? null }, "no hook passed the audit");
+  }
+  await deps.sql`select mdame.reject_unit(${msgId}, ${task.unit_id}, 'script', ${task.step_token},
+    ${`no hook reached ${HOOK_PASS_THRESHOLD} in ${SCRIPT_ROUNDS} rounds (best ${Math.max(0, ...audits.map((a) => a.score))})`})`;
+}

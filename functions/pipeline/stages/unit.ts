@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { VisualStyle } from "../../../shared/contracts/media.ts";
+import { Language } from "../../../shared/contracts/llm.ts";
+import { NotFoundError } from "../../../shared/db/errors.ts";
+import type { Sql } from "../../../shared/db/client.ts";
+
+/** The dimension columns the stages use, validated as they leave the database. */
+export const DimensionRow = z.object({
+  id: z.string(),
+  display_name: z.string(),
+  language: Language,
+  tts_voice: z.string(),
+  tts_rate: z.string(),
+  trend_geo: z.string(),
+  style: VisualStyle,
+  safety_profile: z.object({ blocked_terms: z.array(z.string()).default([]) }).passthrough(),
+  daily_limit: z.number().int(),
+});
+export type DimensionRow = z.infer<typeof DimensionRow>;
+
+export async function loadDimension(sql: Sql, dimensionId: string): Promise<DimensionRow> {
+  const [row] = await sql`
+    select id, display_name, language, tts_voice, tts_rate, trend_geo, style, safety_profile, daily_limit
+      from mdame.dimensions where id = ${dimensionId}`;
+  if (!row) throw new NotFoundError("MDN01", `no dimension ${dimensionId}`);
+  return DimensionRow.parse(row);
+}
+
+/** A work unit with its dimension. */
+export async function loadUnit(sql: Sql, unitId: string) {
+  const [unit] = await sql`select * from mdame.work_units where id = ${unitId}`;
+  if (!unit) throw new NotFoundError("MDN01", `no work unit ${unitId}`);
+  return { unit, dimension: await loadDimension(sql, unit.dimension_id as string) };
+}
+
+/** Words as the voice speaks them: whitespace-separated tokens. */
+export function splitWords(text: string): string[] {
+  return text.split(/\s+/).filter((w) => w.length > 0);
+}

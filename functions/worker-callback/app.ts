@@ -1,0 +1,70 @@
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { WorkerCallback } from "../../shared/contracts/callbacks.ts";
+import type { Sql } from "../../shared/db/client.ts";
+import { rpc } from "../../shared/db/errors.ts";
+import { createErrorHandler } from "../../shared/http/error-handler.ts";
+import type { Logger } from "../../shared/logging/logger.ts";
+import { verifyWebhook, WEBHOOK_MAX_BODY_BYTES, WebhookVerificationError } from "../../shared/webhooks/standard-webhooks.ts";
+
+export interface WorkerCallbackDeps {
+  sql: Sql;
+  logger: Logger;
+  webhookSecret: string;
+}
+
+/**
+ * The `worker-callback` Edge Function: a Standard Webhooks delivery from a Bun worker, verified,
+ * then handed to the completion RPC. The webhook-id is recorded in the RPC's own transaction, so a
+ * replayed delivery changes nothing and still answers 200.
+ */
+export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
+  const app = new Hono().basePath("/worker-callback");
+  app.onError(createErrorHandler(deps.logger));
+
+  app.post("/", async (c) => {
+    const declared = Number(c.req.header("content-length") ?? "0");
+    if (declared > WEBHOOK_MAX_BODY_BYTES) throw new HTTPException(413, { message: "body too large" });
+    const body = await c.req.text();
+    let webhookId: string;
+    try {
+      ({ id: webhookId } = await verifyWebhook(deps.webhookSecret, { get: (name) => c.req.header(name) ?? null }, body));
+    } catch (error) {
+      if (error instanceof WebhookVerificationError) throw new HTTPException(401, { message: `webhook refused: ${error.message}` });
+      throw error;
+    }
+    const callback = WorkerCallback.parse(JSON.parse(body));
+    const log = deps.logger.child({ webhook_id: webhookId, kind: callback.kind, msg_id: callback.msg_id, worker_id: callback.worker_id });
+
+    switch (callback.kind) {
+      case "visual_generation.completed": {
+        const [row] = await rpc(() => deps.sql`
+          select status from mdame.complete_visual_job(${callback.msg_id}, ${callback.scene_id}, ${callback.scene_hash},
+            ${callback.asset_key}, ${callback.backend}, ${callback.cache_hit}, ${webhookId})`);
+        log.info({ scene_id: callback.scene_id, cache_hit: callback.cache_hit }, "scene completed");
+        return c.json({ ok: true, scene_status: row.status });
+      }
+      case "render.completed": {
+        const video = { video_key: callback.video_key, duration_s: callback.duration_s, width: callback.width, height: callback.height, size_bytes: callback.size_bytes };
+        const [row] = await rpc(() => deps.sql`
+          select stage from mdame.complete_render_job(${callback.msg_id}, ${callback.unit_id}, ${deps.sql.json(video)}, ${webhookId})`);
+        log.info({ unit_id: callback.unit_id, video_key: callback.video_key }, "render completed");
+        return c.json({ ok: true, unit_stage: row.stage });
+      }
+      case "visual_generation.failed":
+      case "render.failed": {
+        const queue = callback.kind === "render.failed" ? "render" : "visual_generation";
+        const unitId = callback.kind === "render.failed"
+          ? callback.unit_id
+          : (await deps.sql`select unit_id from mdame.scenes where id = ${callback.scene_id}`)[0]?.unit_id;
+        if (!unitId) throw new HTTPException(404, { message: "unknown scene" });
+        const [row] = await rpc(() => deps.sql`
+          select mdame.fail_worker_job(${queue}, ${callback.msg_id}, ${unitId}, ${callback.error.message}, ${callback.error.retriable}, ${webhookId}) as outcome`);
+        log.warn({ unit_id: unitId, error: callback.error, outcome: row.outcome }, "worker job failed");
+        return c.json({ ok: true, outcome: row.outcome });
+      }
+    }
+  });
+
+  return app;
+}

@@ -1,0 +1,75 @@
+/**
+ * Local edge host (Deno): serves every Edge Function at http://127.0.0.1:54321/functions/v1/<name>,
+ * as the Supabase gateway does (the function sees the path from `/<name>` on), and listens for
+ * `mdame_wake` notifications, which stand in for pg_net on a plain Postgres: each wake triggers the
+ * pipeline tick over HTTP, one at a time, again while work remains.
+ */
+import { assertEnvironment, createSql } from "../shared/db/client.ts";
+import { LOCAL_STACK } from "../shared/config/local-stack.ts";
+import { createLogger } from "../shared/logging/logger.ts";
+import { createPipelineApp } from "../functions/pipeline/app.ts";
+import { createPipelineDeps } from "../functions/pipeline/deps.ts";
+import { createWorkerCallbackApp } from "../functions/worker-callback/app.ts";
+
+const logger = createLogger("edge-host");
+const port = Number(Deno.env.get("EDGE_PORT") ?? LOCAL_STACK.edgePort);
+
+const pipelineDeps = createPipelineDeps();
+await assertEnvironment(pipelineDeps.sql, pipelineDeps.env.ENV);
+const webhookSecret = Deno.env.get("WEBHOOK_SECRET");
+if (!webhookSecret) throw new Error("WEBHOOK_SECRET is not set");
+
+const functions: Record<string, { fetch: (request: Request) => Response | Promise<Response> }> = {
+  "pipeline": createPipelineApp(pipelineDeps),
+  "worker-callback": createWorkerCallbackApp({ sql: pipelineDeps.sql, logger: createLogger("worker-callback"), webhookSecret }),
+};
+
+const server = Deno.serve({ hostname: LOCAL_STACK.host, port, onListen: () => logger.info({ port }, "edge host listening") }, (request) => {
+  const url = new URL(request.url);
+  const match = /^\/functions\/v1\/([a-z0-9-]+)(\/.*)?$/.exec(url.pathname);
+  const fn = match ? functions[match[1]] : undefined;
+  if (!match || !fn) return Response.json({ error: "function not found" }, { status: 404 });
+  url.pathname = `/${match[1]}${match[2] ?? ""}`;
+  return fn.fetch(new Request(url, request));
+});
+
+// Wake-ups: single flight, and one more pass if a wake arrived while a tick was running.
+let ticking = false;
+let wakeAgain = false;
+async function tick(reason: string) {
+  if (ticking) {
+    wakeAgain = true;
+    return;
+  }
+  ticking = true;
+  try {
+    do {
+      wakeAgain = false;
+      const response = await fetch(`http://${LOCAL_STACK.host}:${port}/functions/v1/pipeline/tick`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${pipelineDeps.env.SERVICE_ROLE_KEY}`, "content-type": "application/json" },
+        body: JSON.stringify({ reason }),
+      });
+      const result = await response.json() as { more?: boolean };
+      if (!response.ok) logger.warn({ status: response.status, result }, "tick failed");
+      if (result.more) wakeAgain = true;
+    } while (wakeAgain);
+  } catch (error) {
+    logger.error({ err: error }, "tick request failed");
+  } finally {
+    ticking = false;
+  }
+}
+
+const listener = createSql(pipelineDeps.env.DB_URL, { max: 1, application: "mdame-edge-listener" });
+await listener.listen("mdame_wake", (reason) => void tick(reason), () => void tick("listen"));
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.addSignalListener(signal, async () => {
+    logger.info({ signal }, "edge host stopping");
+    await server.shutdown();
+    await listener.end({ timeout: 2 });
+    await pipelineDeps.sql.end({ timeout: 2 });
+    Deno.exit(0);
+  });
+}

@@ -1,0 +1,48 @@
+/**
+ * Error classes shared by every provider module. Callers decide whether to retry from the class,
+ * never from the message (CONVENTIONS.md, "Errors and logs").
+ */
+
+/** Common base: which provider failed and, for HTTP providers, the status it answered. */
+export class ProviderError extends Error {
+  readonly provider: string;
+  readonly status?: number;
+  /** True when the same call may succeed later (outage, overload, dropped connection). */
+  readonly retriable: boolean;
+
+  constructor(provider: string, message: string, options: { status?: number; retriable: boolean; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "ProviderError";
+    this.provider = provider;
+    this.status = options.status;
+    this.retriable = options.retriable;
+  }
+}
+
+/**
+ * The provider could not be reached or answered 429/5xx, or a stream ended early. Retriable: a
+ * bounded retry with backoff is the right response.
+ */
+export class ProviderUnavailableError extends ProviderError {
+  constructor(provider: string, message: string, options: { status?: number; cause?: unknown } = {}) {
+    super(provider, message, { ...options, retriable: true });
+    this.name = "ProviderUnavailableError";
+  }
+}
+
+/**
+ * The provider refused the request (4xx other than 429: bad credentials, invalid input). Repeating
+ * the same call will fail the same way.
+ */
+export class ProviderRejectedError extends ProviderError {
+  constructor(provider: string, message: string, options: { status?: number; cause?: unknown } = {}) {
+    super(provider, message, { ...options, retriable: false });
+    this.name = "ProviderRejectedError";
+  }
+}
+
+/** Maps an HTTP status of a failed call to the matching class. */
+export function errorForStatus(provider: string, status: number, message: string, cause?: unknown): ProviderError {
+  if (status === 429 || status >= 500) return new ProviderUnavailableError(provider, message, { status, cause });
+  return new ProviderRejectedError(provider, message, { status, cause });
+}

@@ -1,0 +1,93 @@
+-- The minutely tick, the daily run trigger, and their pg_cron schedules (created idempotently).
+
+-- Recovery sweep and wake-up: dead-letters worker messages that used up their attempts without a
+-- callback, closes finished runs, renews the lock of running runs, wakes the stage runner when
+-- stage tasks are visible.
+create function mdame.tick()
+returns jsonb
+language plpgsql
+set search_path = ''
+as $$
+declare
+  v_queue text;
+  v_msg record;
+  v_policy mdame.stage_policies;
+  v_run mdame.pipeline_runs;
+  v_dead integer := 0;
+  v_closed integer := 0;
+  v_visible bigint;
+begin
+  foreach v_queue in array array['visual_generation', 'render'] loop
+    select * into v_policy from mdame.stage_policies where stage = v_queue;
+    for v_msg in execute format(
+      'select msg_id, read_ct, message from pgmq.%I where read_ct >= $1 and vt <= now() for update skip locked', 'q_' || v_queue)
+      using v_policy.max_attempts
+    loop
+      insert into mdame.dead_letters (queue_name, msg_id, read_ct, payload, last_error, unit_id)
+      values (v_queue, v_msg.msg_id, v_msg.read_ct, v_msg.message, 'attempts exhausted without a completion', (v_msg.message->>'unit_id')::uuid)
+      on conflict (queue_name, msg_id) do nothing;
+      perform pgmq.archive(v_queue, v_msg.msg_id);
+      if exists (select 1 from mdame.work_units where id = (v_msg.message->>'unit_id')::uuid and stage not in ('published', 'rejected', 'failed')) then
+        perform mdame.set_unit_stage((v_msg.message->>'unit_id')::uuid, 'failed', v_queue || ': attempts exhausted without a completion');
+      end if;
+      v_dead := v_dead + 1;
+    end loop;
+  end loop;
+
+  for v_run in select * from mdame.pipeline_runs where status = 'running' order by created_at loop
+    if (mdame.close_run_if_done(v_run.id)).status <> 'running' then
+      v_closed := v_closed + 1;
+    else
+      update mdame.system_locks set lease_expires_at = now() + interval '1 hour'
+       where name = 'pipeline:' || v_run.env and holder = v_run.id::text;
+    end if;
+  end loop;
+
+  select count(*) into v_visible from pgmq.q_stage_tasks where vt <= now();
+  if v_visible > 0 then
+    perform mdame.wake_stage_runner('tick');
+  end if;
+  return jsonb_build_object('dead_lettered', v_dead, 'runs_closed', v_closed, 'stage_tasks_visible', v_visible);
+end;
+$$;
+
+-- The daily cron trigger: one run per environment and UTC day.
+create function mdame.trigger_scheduled_run()
+returns uuid
+language plpgsql
+set search_path = ''
+as $$
+declare
+  v_env text;
+  v_day date := (now() at time zone 'utc')::date;
+  v_run_id uuid;
+begin
+  select value into v_env from mdame.settings where key = 'env';
+  select run_id into v_run_id from mdame.start_run(
+    encode(sha256(convert_to(v_env || ':' || v_day || ':cron', 'UTF8')), 'hex'), v_env, 'cron', v_day, null);
+  return v_run_id;
+end;
+$$;
+
+do $$
+begin
+  if not exists (select 1 from cron.job where jobname = 'mdame-tick') then
+    perform cron.schedule('mdame-tick', '* * * * *', 'select mdame.tick()');
+  end if;
+  if not exists (select 1 from cron.job where jobname = 'mdame-daily-run') then
+    perform cron.schedule('mdame-daily-run', '0 6 * * *', 'select mdame.trigger_scheduled_run()');
+  end if;
+end
+$$;
+
+-- RPCs run with the caller's rights; only the service role may call them.
+do $$
+declare
+  f record;
+begin
+  for f in select p.oid::regprocedure as sig from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'mdame' loop
+    execute format('revoke all on function %s from public, anon, authenticated', f.sig);
+    execute format('grant execute on function %s to service_role', f.sig);
+  end loop;
+end
+$$;
