@@ -199,7 +199,7 @@ declare
   v_lock record;
 begin
   select * into v_lock from mdame.lock_unit_at_stage(p_unit_id, 'media', 'stage_tasks', p_msg_id);
-  if not v_lock.at_stage or v_lock.unit.voice is not null then
+  if not v_lock.at_stage or (v_lock.unit).voice is not null then
     perform pgmq.archive('stage_tasks', p_msg_id);
     return v_lock.unit;
   end if;
@@ -208,7 +208,7 @@ begin
    where s.unit_id = p_unit_id and p_scene_first_words->>s.scene_index is not null;
   perform mdame.store_step_result(p_step_token, jsonb_build_object('voice', p_voice, 'scene_first_words', p_scene_first_words));
   perform pgmq.archive('stage_tasks', p_msg_id);
-  perform mdame.log_event(v_lock.unit.run_id, p_unit_id, 'voice', 'voice_recorded',
+  perform mdame.log_event((v_lock.unit).run_id, p_unit_id, 'voice', 'voice_recorded',
     jsonb_build_object('provider', p_voice->>'provider', 'duration_ms', p_voice->'duration_ms'));
   return mdame.enqueue_render_if_ready(p_unit_id);
 end;

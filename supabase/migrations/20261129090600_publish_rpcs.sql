@@ -145,14 +145,14 @@ begin
   if v_pub.status <> 'published' then
     update mdame.publications set status = 'published', external_id = p_external_id, published_at = now(), updated_at = now()
      where id = p_publication_id;
-    perform mdame.log_event(v_lock.unit.run_id, v_pub.unit_id, 'publish', 'published',
+    perform mdame.log_event((v_lock.unit).run_id, v_pub.unit_id, 'publish', 'published',
       jsonb_build_object('platform', v_pub.platform, 'external_id', p_external_id));
   end if;
   if not v_lock.at_stage then
     return v_lock.unit;
   end if;
   if exists (select 1 from mdame.dimension_accounts a
-              where a.dimension_id = v_lock.unit.dimension_id and a.active
+              where a.dimension_id = (v_lock.unit).dimension_id and a.active
                 and not exists (select 1 from mdame.publications p where p.unit_id = v_pub.unit_id and p.account_id = a.id and p.status = 'published')) then
     return v_lock.unit;
   end if;

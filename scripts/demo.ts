@@ -1,0 +1,132 @@
+/**
+ * `npm run demo`: the main job on the local stack. Resets the database when it holds no engine yet,
+ * starts the stack, triggers today's run through the HTTP endpoint, shows progress per dimension
+ * and stage, and writes the videos and out/demo-summary.json. A second demo on the same day finds
+ * today's run and publishes nothing new.
+ */
+import { copyFile, mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import process from "node:process";
+import { createSql } from "../shared/db/client.ts";
+import { probeMedia } from "../shared/media/ffprobe.ts";
+import { LocalDirectoryStore } from "../shared/storage/local-directory-store.ts";
+import { describeProgress, RunStatus } from "./demo/progress.ts";
+import * as db from "./local/db.ts";
+import { paths } from "./local/paths.ts";
+import { localStackEnv } from "./local/secrets.ts";
+import { startStack } from "./local/stack-control.ts";
+
+const args = new Set(process.argv.slice(2));
+const RUN_TIMEOUT_MS = 20 * 60_000;
+const outDir = join(paths.root, "out");
+const t0 = Date.now();
+const say = (line: string) => console.log(`[demo ${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${line}`);
+
+async function engineInstalled(): Promise<boolean> {
+  const sql = createSql(localStackEnv().DB_URL, { max: 1, application: "mdame-demo" });
+  try {
+    const [row] = await sql`select to_regclass('mdame.pipeline_runs') is not null as ok`;
+    return row.ok === true;
+  } finally {
+    await sql.end({ timeout: 2 });
+  }
+}
+
+async function emulatorVideoCount(emulatorUrl: string): Promise<number> {
+  const response = await fetch(`${emulatorUrl}/_emulator/youtube/videos`);
+  if (!response.ok) throw new Error(`YouTube emulator answered ${response.status}`);
+  return ((await response.json()) as unknown[]).length;
+}
+
+async function main() {
+  if (!db.isInitialised()) await db.init(say);
+  await db.ensureRunning(say);
+  if (args.has("--reset") || !(await engineInstalled())) {
+    say("database holds no engine yet: resetting it from supabase/migrations + seed.sql");
+    await db.reset({ log: say });
+  }
+  // The supervisor runs the database in the foreground itself.
+  await db.stop(say);
+
+  say("starting the local stack (logs in .local/logs/)");
+  const stack = await startStack({ quiet: true });
+  try {
+    const env = localStackEnv();
+    const uploadsBefore = await emulatorVideoCount(env.EMULATOR_URL);
+    const trigger = await fetch(`${env.FUNCTIONS_URL}/pipeline/runs`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${env.SERVICE_ROLE_KEY}`, "content-type": "application/json" },
+      body: "{}",
+    });
+    const triggered = await trigger.json() as { run_id: string; created: boolean; status_url: string };
+    if (trigger.status !== 202) throw new Error(`trigger refused (${trigger.status}): ${JSON.stringify(triggered)}`);
+    say(triggered.created ? `run ${triggered.run_id} started` : `today's run ${triggered.run_id} already exists: nothing new will be made`);
+
+    let status: RunStatus | null = null;
+    let lastLines = "";
+    const deadline = Date.now() + RUN_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      const response = await fetch(triggered.status_url, { headers: { authorization: `Bearer ${env.SERVICE_ROLE_KEY}` } });
+      status = RunStatus.parse(await response.json());
+      const lines = describeProgress(status).join("\n");
+      if (lines !== lastLines) {
+        for (const line of describeProgress(status)) say(line);
+        lastLines = lines;
+      }
+      if (status.run.status !== "running") break;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    if (!status || status.run.status === "running") throw new Error(`run still running after ${RUN_TIMEOUT_MS / 60000} min; see .local/logs/`);
+
+    const store = new LocalDirectoryStore(env.STORAGE_LOCAL_DIR);
+    await mkdir(outDir, { recursive: true });
+    const dims = await dimensionLanguages(env.DB_URL);
+    const videos = [];
+    for (const unit of status.units.filter((u) => u.stage === "published" && u.video)) {
+      const path = join(outDir, `${unit.dimension_id}-${unit.id.slice(0, 8)}.mp4`);
+      await store.getFile(unit.video!.video_key, path);
+      const info = await probeMedia(path);
+      const publication = unit.publications.find((p) => p.status === "published")!;
+      videos.push({
+        dimension: unit.dimension_id,
+        language: dims.get(unit.dimension_id) ?? "unknown",
+        title: unit.title,
+        path: join("out", `${unit.dimension_id}-${unit.id.slice(0, 8)}.mp4`),
+        duration_s: Math.round(info.duration_s * 100) / 100,
+        publication: { platform: publication.platform, external_id: publication.external_id },
+      });
+    }
+    const summary = { run_id: status.run.id, run_status: status.run.status, videos };
+    await writeFile(join(outDir, "demo-summary.json"), JSON.stringify(summary, null, 2) + "\n");
+
+    const uploadsAfter = await emulatorVideoCount(env.EMULATOR_URL);
+    const newUploads = uploadsAfter - uploadsBefore;
+    say(`run ${status.run.id}: ${status.run.status}`);
+    for (const v of videos) say(`  ${v.dimension} (${v.language}) ${v.duration_s}s ${v.path} -> ${v.publication.platform} ${v.publication.external_id}`);
+    say(newUploads === 0 ? "nothing new was published (today's videos are already up)" : `${newUploads} new upload(s) on the YouTube emulator`);
+    say(`summary: out/demo-summary.json`);
+
+    const missing = status.dimensions.filter((d) => !videos.some((v) => v.dimension === d.dimension_id));
+    if (missing.length > 0) {
+      say(`no published video for: ${missing.map((d) => d.dimension_id).join(", ")}`);
+      process.exitCode = 1;
+    }
+  } finally {
+    await stack.stop();
+  }
+}
+
+async function dimensionLanguages(dbUrl: string): Promise<Map<string, string>> {
+  const sql = createSql(dbUrl, { max: 1, application: "mdame-demo" });
+  try {
+    const rows = await sql`select id, language from mdame.dimensions`;
+    return new Map(rows.map((r) => [r.id as string, r.language as string]));
+  } finally {
+    await sql.end({ timeout: 2 });
+  }
+}
+
+main().catch((error) => {
+  console.error(`[demo] failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
