@@ -4,7 +4,7 @@
  * and stage, and writes the videos and out/demo-summary.json. A second demo on the same day finds
  * today's run and publishes nothing new.
  */
-import { copyFile, mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { createSql } from "../shared/db/client.ts";
@@ -42,8 +42,9 @@ async function main() {
   if (!db.isInitialised()) await db.init(say);
   await db.ensureRunning(say);
   if (args.has("--reset") || !(await engineInstalled())) {
-    say("database holds no engine yet: resetting it from supabase/migrations + seed.sql");
+    say(args.has("--reset") ? "--reset: resetting the database and the emulators' state" : "database holds no engine yet: resetting it from supabase/migrations + seed.sql");
     await db.reset({ log: say });
+    await rm(paths.emulators, { recursive: true, force: true });
   }
   // The supervisor runs the database in the foreground itself.
   await db.stop(say);
@@ -79,8 +80,10 @@ async function main() {
     if (!status || status.run.status === "running") throw new Error(`run still running after ${RUN_TIMEOUT_MS / 60000} min; see .local/logs/`);
 
     const store = new LocalDirectoryStore(env.STORAGE_LOCAL_DIR);
+    await rm(outDir, { recursive: true, force: true });
     await mkdir(outDir, { recursive: true });
     const dims = await dimensionLanguages(env.DB_URL);
+    const stageSeconds = await stageDurations(env.DB_URL, status.run.id);
     const videos = [];
     for (const unit of status.units.filter((u) => u.stage === "published" && u.video)) {
       const path = join(outDir, `${unit.dimension_id}-${unit.id.slice(0, 8)}.mp4`);
@@ -94,9 +97,10 @@ async function main() {
         path: join("out", `${unit.dimension_id}-${unit.id.slice(0, 8)}.mp4`),
         duration_s: Math.round(info.duration_s * 100) / 100,
         publication: { platform: publication.platform, external_id: publication.external_id },
+        stage_seconds: stageSeconds.get(unit.id) ?? {},
       });
     }
-    const summary = { run_id: status.run.id, run_status: status.run.status, videos };
+    const summary = { run_id: status.run.id, run_status: status.run.status, created: triggered.created, wall_s: (Date.now() - t0) / 1000, videos };
     await writeFile(join(outDir, "demo-summary.json"), JSON.stringify(summary, null, 2) + "\n");
 
     const uploadsAfter = await emulatorVideoCount(env.EMULATOR_URL);
@@ -113,6 +117,26 @@ async function main() {
     }
   } finally {
     await stack.stop();
+  }
+}
+
+/** Seconds each unit spent in each stage, from the stage_entered events. */
+async function stageDurations(dbUrl: string, runId: string): Promise<Map<string, Record<string, number>>> {
+  const sql = createSql(dbUrl, { max: 1, application: "mdame-demo" });
+  try {
+    const rows = await sql`
+      select unit_id, stage, extract(epoch from lead(created_at) over (partition by unit_id order by id) - created_at)::float8 as seconds
+        from mdame.events where run_id = ${runId} and unit_id is not null and kind = 'stage_entered'`;
+    const byUnit = new Map<string, Record<string, number>>();
+    for (const row of rows) {
+      if (row.seconds === null) continue;
+      const stages = byUnit.get(row.unit_id) ?? {};
+      stages[row.stage] = Math.round(row.seconds * 100) / 100;
+      byUnit.set(row.unit_id, stages);
+    }
+    return byUnit;
+  } finally {
+    await sql.end({ timeout: 2 });
   }
 }
 

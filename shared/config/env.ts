@@ -40,13 +40,13 @@ const LOOPBACK = /^(wss?|https?):\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+
 /** Parses the named keys of the environment; throws ConfigError naming every problem. */
 export function loadEnv<K extends keyof EngineEnv>(keys: readonly K[], source: Record<string, string | undefined> = process.env): Pick<EngineEnv, K> {
   const mask = Object.fromEntries(keys.map((k) => [k, true])) as { [P in K]: true };
-  const schema = EngineEnv.pick(mask);
+  const schema = EngineEnv.pick(mask as never);
   const result = schema.safeParse(source);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`invalid environment:\n${lines.join("\n")}`);
   }
-  const env = result.data as Pick<EngineEnv, K>;
+  const env = result.data as unknown as Pick<EngineEnv, K>;
   if ((env as Partial<EngineEnv>).ENV === "prod") {
     const local = Object.entries(env).filter(([k, v]) => k.endsWith("_URL") && k !== "DB_URL" && typeof v === "string" && LOOPBACK.test(v));
     if (local.length > 0) {

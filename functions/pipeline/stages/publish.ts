@@ -51,8 +51,8 @@ export async function runPublish(deps: PipelineDeps, { msgId, task }: StageMessa
           contentLength,
           metadata: {
             snippet: {
-              title: script.title.slice(0, 100),
-              description: `${script.description}\n\n${script.hashtags.join(" ")}`.slice(0, 5000),
+              title: youtubeText(script.title).slice(0, 100),
+              description: youtubeText(withHashtags(script.description, script.hashtags)).slice(0, 5000),
               tags: script.hashtags.map((h) => h.replace(/^#/, "")),
               categoryId: "27",
               defaultLanguage: LANGUAGE_CODES[dimension.language],
@@ -69,7 +69,36 @@ export async function runPublish(deps: PipelineDeps, { msgId, task }: StageMessa
   }
 }
 
+/** YouTube refuses `<` and `>` in titles and descriptions. */
+function youtubeText(text: string): string {
+  return text.replace(/[<>]/g, "");
+}
+
+/** Appends the hashtags the description does not already carry. */
+export function withHashtags(description: string, hashtags: string[]): string {
+  const missing = hashtags.filter((h) => !description.toLocaleLowerCase().includes(h.toLocaleLowerCase()));
+  return missing.length === 0 ? description : `${description}\n\n${missing.join(" ")}`;
+}
+
+/** One upload attempt; an expired session is forgotten so the next attempt opens a new one. */
 async function uploadOnce(
+  deps: PipelineDeps,
+  log: Logger,
+  input: Parameters<typeof uploadOrResume>[2],
+): Promise<string> {
+  try {
+    return await uploadOrResume(deps, log, input);
+  } catch (error) {
+    if (!(error instanceof UploadSessionExpiredError)) throw error;
+    const [publication] = await deps.sql`select upload_session_uri from mdame.publications where id = ${input.publicationId}`;
+    if (publication?.upload_session_uri) {
+      await deps.sql`select mdame.clear_upload_session(${input.publicationId}, ${publication.upload_session_uri})`;
+    }
+    throw new Error("the stored upload session expired; a new one opens on the next attempt", { cause: error });
+  }
+}
+
+async function uploadOrResume(
   deps: PipelineDeps,
   log: Logger,
   input: {
@@ -84,19 +113,13 @@ async function uploadOnce(
   let sessionUri = input.storedSessionUri;
   let offset = 0;
   if (sessionUri) {
-    try {
-      const status = await queryUploadStatus({ sessionUri, accessToken: input.accessToken, contentLength: input.contentLength });
-      if (status.complete) {
-        log.info({ video_id: status.video.id }, "upload had already completed");
-        return status.video.id;
-      }
-      offset = status.nextByte;
-      log.info({ offset }, "resuming the stored upload session");
-    } catch (error) {
-      if (!(error instanceof UploadSessionExpiredError)) throw error;
-      await deps.sql`select mdame.clear_upload_session(${input.publicationId}, ${sessionUri})`;
-      throw new Error("the stored upload session expired; a new one opens on the next attempt");
+    const status = await queryUploadStatus({ sessionUri, accessToken: input.accessToken, contentLength: input.contentLength });
+    if (status.complete) {
+      log.info({ video_id: status.video.id }, "upload had already completed");
+      return status.video.id;
     }
+    offset = status.nextByte;
+    log.info({ offset }, "resuming the stored upload session");
   } else {
     const uri = await startUploadSession({
       baseUrl: deps.env.YOUTUBE_UPLOAD_BASE_URL,
@@ -108,7 +131,7 @@ async function uploadOnce(
     // Stored before the first byte; if another attempt stored one first, that one is used.
     const [stored] = await deps.sql`select * from mdame.record_upload_session(${input.publicationId}, ${uri})`;
     sessionUri = stored.upload_session_uri as string;
-    if (sessionUri !== uri) return uploadOnce(deps, log, { ...input, storedSessionUri: sessionUri });
+    if (sessionUri !== uri) return uploadOrResume(deps, log, { ...input, storedSessionUri: sessionUri });
   }
   const video = await uploadFromOffset({
     sessionUri,

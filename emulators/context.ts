@@ -1,0 +1,40 @@
+import type { FaultBook } from "./faults.ts";
+import type { TokenStore } from "./oauth.ts";
+
+/** What every emulated service gets from the server: its data dir, faults, OAuth tokens, logger. */
+export interface EmulatorContext {
+  dataDir: string;
+  faults: FaultBook;
+  tokens: TokenStore;
+  /** Writes one JSON log line. */
+  log(entry: Record<string, unknown>): void;
+}
+
+/** JSON response with the content type Google's APIs use. */
+export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=UTF-8", ...headers },
+  });
+}
+
+/** The `{error:{code,message,status}}` body Google's JSON APIs answer errors with. */
+export function googleError(code: number, status: string, message: string, extra: Record<string, unknown> = {}): Response {
+  return jsonResponse({ error: { code, message, status, ...extra } }, code);
+}
+
+const dropped = new WeakSet<Response>();
+
+/**
+ * A response that never reaches the client: its body stream fails before the status line is
+ * written, so Bun closes the connection (the client sees a reset). The request log marks it.
+ */
+export function droppedConnection(): Response {
+  const response = new Response(new ReadableStream({ start: (controller) => controller.error(undefined) }));
+  dropped.add(response);
+  return response;
+}
+
+export function isDroppedConnection(response: Response | undefined): boolean {
+  return response !== undefined && dropped.has(response);
+}

@@ -1,0 +1,77 @@
+/**
+ * Fault injection shared by the emulated services. A test arms a fault with
+ * `POST /_emulator/faults {service, kind, count, ...}`; the next `count` matching calls of that
+ * service fail in the documented way, then the service behaves normally again. Faults live in
+ * memory only and `POST /_emulator/reset` clears them.
+ *
+ * | service    | kind                    | effect on the next `count` calls                                  |
+ * |------------|-------------------------|-------------------------------------------------------------------|
+ * | gemini     | `unavailable`           | HTTP 503 `{error:{code:503,status:"UNAVAILABLE"}}`                  |
+ * | gemini     | `rate_limited`          | HTTP 429 `{error:{code:429,status:"RESOURCE_EXHAUSTED"}}`           |
+ * | gemini     | `malformed_json`        | HTTP 200 whose text is cut mid-JSON, finishReason `MAX_TOKENS`      |
+ * | gemini     | `invalid_api_key`       | HTTP 400 `INVALID_ARGUMENT` with reason `API_KEY_INVALID`           |
+ * | edge-tts   | `close_before_turn_end` | sends turn.start and part of the audio, then closes the socket     |
+ * | youtube    | `drop_after_bytes`      | an upload PUT keeps its first `bytes` bytes, then the connection drops |
+ * | youtube    | `http_503`              | the upload call (start or PUT) answers 503 `backendError`, nothing stored |
+ * | youtube    | `session_expired`       | the session named by a PUT is discarded and the PUT answers 404     |
+ */
+
+export const FAULT_KINDS = {
+  gemini: ["unavailable", "rate_limited", "malformed_json", "invalid_api_key"],
+  "edge-tts": ["close_before_turn_end"],
+  youtube: ["drop_after_bytes", "http_503", "session_expired"],
+} as const;
+
+export type FaultService = keyof typeof FAULT_KINDS;
+
+export interface Fault {
+  service: FaultService;
+  kind: string;
+  /** How many more calls this fault applies to. */
+  remaining: number;
+  /** `drop_after_bytes` only: bytes of the PUT body kept before the connection drops. */
+  bytes?: number;
+}
+
+export class FaultBook {
+  #faults: Fault[] = [];
+
+  /** Validates and arms a fault from the JSON a test posted; returns an error message or the fault. */
+  arm(input: unknown): Fault | string {
+    if (input === null || typeof input !== "object") return "body must be a JSON object";
+    const { service, kind, count = 1, bytes } = input as Record<string, unknown>;
+    if (typeof service !== "string" || !(service in FAULT_KINDS)) {
+      return `service must be one of ${Object.keys(FAULT_KINDS).join(", ")}`;
+    }
+    const kinds: readonly string[] = FAULT_KINDS[service as FaultService];
+    if (typeof kind !== "string" || !kinds.includes(kind)) return `kind for ${service} must be one of ${kinds.join(", ")}`;
+    if (typeof count !== "number" || !Number.isInteger(count) || count < 1 || count > 1000) return "count must be an integer 1..1000";
+    if (kind === "drop_after_bytes" && (typeof bytes !== "number" || !Number.isInteger(bytes) || bytes < 0)) {
+      return "drop_after_bytes needs bytes: a non-negative integer";
+    }
+    const fault: Fault = { service: service as FaultService, kind, remaining: count, bytes: bytes as number | undefined };
+    this.#faults.push(fault);
+    return fault;
+  }
+
+  /**
+   * Consumes one use of the oldest armed fault of `service` whose kind is accepted by `accepts`
+   * (a call that a fault kind cannot apply to, such as a status query for `drop_after_bytes`,
+   * leaves it armed).
+   */
+  take(service: FaultService, accepts: (kind: string) => boolean = () => true): Fault | undefined {
+    const fault = this.#faults.find((f) => f.service === service && accepts(f.kind));
+    if (!fault) return undefined;
+    fault.remaining -= 1;
+    if (fault.remaining <= 0) this.#faults = this.#faults.filter((f) => f !== fault);
+    return { ...fault };
+  }
+
+  list(): Fault[] {
+    return this.#faults.map((f) => ({ ...f }));
+  }
+
+  clear(): void {
+    this.#faults = [];
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * Gemini API `models.generateContent` as `@google/genai` calls it:
+ * `POST /{v1beta|v1|v1alpha}/models/{model}:generateContent`, API key in `x-goog-api-key`
+ * (or `?key=`), body `{contents:[{role,parts:[{text}]}], generationConfig:{temperature, seed,
+ * responseMimeType}}`.
+ *
+ * The emulated model is deterministic: the answer depends only on a SHA-256 of the model name,
+ * the prompt text and the generation parameters. Tasks are in gemini-tasks/; an unknown task is
+ * still answered (200) with `{"error":"unknown task"}`, which the caller's schema must reject.
+ * When `responseMimeType` is not `application/json` the JSON comes wrapped in a Markdown fence,
+ * as models do in free-text mode.
+ */
+import { createHash } from "node:crypto";
+import type { EmulatorContext } from "./context.ts";
+import { googleError, jsonResponse } from "./context.ts";
+import { auditHook } from "./gemini-tasks/hook-audit.ts";
+import { parsePrompt, Variant } from "./gemini-tasks/prompt.ts";
+import { planScenes } from "./gemini-tasks/scene-plan.ts";
+import { writeScript } from "./gemini-tasks/script.ts";
+
+const ROUTE = /^\/(v1beta|v1|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+
+const TASKS: Record<string, (headers: Record<string, string>, variant: Variant) => unknown> = {
+  script: writeScript,
+  scene_plan: planScenes,
+  hook_audit: (headers) => auditHook(headers),
+};
+
+interface GenerateContentRequest {
+  contents?: Array<{ role?: string; parts?: Array<{ text?: string }> }>;
+  generationConfig?: { temperature?: number; seed?: number; responseMimeType?: string };
+}
+
+/** Rough token count (about 4 characters per token), as usageMetadata reports it. */
+const tokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
+
+/** The emulated model: prompt and generation parameters in, answer text out (no I/O). */
+export function answerPrompt(model: string, prompt: string, config: GenerateContentRequest["generationConfig"] = {}): string {
+  const digest = createHash("sha256")
+    .update(JSON.stringify([model, prompt, config.temperature ?? null, config.seed ?? null]))
+    .digest();
+  const { task, headers } = parsePrompt(prompt);
+  const run = TASKS[task];
+  const value = run ? run(headers, new Variant(new Uint8Array(digest))) : { error: "unknown task" };
+  const json = JSON.stringify(value);
+  return config.responseMimeType === "application/json" ? json : "```json\n" + json + "\n```";
+}
+
+export async function handleGemini(req: Request, url: URL, ctx: EmulatorContext): Promise<Response | undefined> {
+  const route = ROUTE.exec(url.pathname);
+  if (!route) return undefined;
+  const [, version, model, method] = route;
+  if (req.method !== "POST") return googleError(405, "INVALID_ARGUMENT", `Method ${req.method} is not allowed.`);
+
+  const apiKey = req.headers.get("x-goog-api-key") ?? url.searchParams.get("key") ?? "";
+  if (apiKey.trim() === "") {
+    return googleError(403, "PERMISSION_DENIED",
+      "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.");
+  }
+  if (method === "streamGenerateContent") {
+    return googleError(400, "INVALID_ARGUMENT", "streamGenerateContent is not emulated; use generateContent.");
+  }
+  if (!model.startsWith("gemini-")) {
+    return googleError(404, "NOT_FOUND", `models/${model} is not found for API version ${version}, or is not supported for generateContent.`);
+  }
+
+  const fault = ctx.faults.take("gemini");
+  if (fault?.kind === "unavailable") {
+    return googleError(503, "UNAVAILABLE", "The model is overloaded. Please try again later.");
+  }
+  if (fault?.kind === "rate_limited") {
+    return googleError(429, "RESOURCE_EXHAUSTED", "You exceeded your current quota, please check your plan and billing details.");
+  }
+  if (fault?.kind === "invalid_api_key") {
+    return googleError(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", {
+      details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID", domain: "googleapis.com" }],
+    });
+  }
+
+  let body: GenerateContentRequest;
+  try {
+    body = await req.json() as GenerateContentRequest;
+  } catch {
+    return googleError(400, "INVALID_ARGUMENT", "Invalid JSON payload received.");
+  }
+  const prompt = (body.contents ?? [])
+    .filter((content) => (content.role ?? "user") === "user")
+    .flatMap((content) => content.parts ?? [])
+    .map((part) => part.text ?? "")
+    .join("\n");
+  if (prompt.trim() === "") return googleError(400, "INVALID_ARGUMENT", "* GenerateContentRequest.contents: contents is not specified");
+
+  let text = answerPrompt(model, prompt, body.generationConfig);
+  let finishReason = "STOP";
+  if (fault?.kind === "malformed_json") {
+    text = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
+    finishReason = "MAX_TOKENS";
+  }
+  const promptTokenCount = tokens(prompt);
+  const candidatesTokenCount = tokens(text);
+  return jsonResponse({
+    candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason, index: 0 }],
+    usageMetadata: { promptTokenCount, candidatesTokenCount, totalTokenCount: promptTokenCount + candidatesTokenCount },
+    modelVersion: model,
+    responseId: createHash("sha256").update(text).digest("base64url").slice(0, 22),
+  });
+}

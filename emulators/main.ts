@@ -1,0 +1,146 @@
+/**
+ * Local emulator of the external services MD-AME talks to (DESIGN.md, "Local stack"): one Bun
+ * HTTP + WebSocket server that speaks each service's documented protocol, so the real client
+ * libraries run unchanged against it.
+ *
+ *   bun emulators/main.ts        # EMULATOR_PORT (54330), EMULATOR_DATA_DIR (.local/emulators)
+ *
+ * Routes:
+ *   GET  /_emulator/health                          200 {ok:true}
+ *   POST /_emulator/reset                           clears faults, tokens, uploads
+ *   GET  /_emulator/faults, POST /_emulator/faults   fault injection (see faults.ts)
+ *   GET  /_emulator/youtube/videos                  completed uploads
+ *   POST /v1beta/models/{model}:generateContent     Gemini (also /v1/ and /v1alpha/)
+ *   WS   /consumer/speech/synthesize/readaloud/edge/v1   Edge TTS
+ *   POST /token                                     Google OAuth 2.0 token endpoint
+ *   POST /upload/youtube/v3/videos?uploadType=resumable, PUT <session URI>   YouTube upload
+ *   GET  /trending/rss?geo=US|ID                     Google Trends daily RSS
+ */
+import process from "node:process";
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import type { EmulatorContext } from "./context.ts";
+import { isDroppedConnection, jsonResponse } from "./context.ts";
+import { FaultBook } from "./faults.ts";
+import { handleGemini } from "./gemini.ts";
+import { EDGE_TTS_PATH, edgeTtsWebSocket, upgradeEdgeTts, type EdgeTtsSocketData } from "./edge-tts.ts";
+import { handleOAuth, TokenStore } from "./oauth.ts";
+import { handleYouTube, resetYouTube } from "./youtube.ts";
+import { handleTrends } from "./trends.ts";
+
+export interface EmulatorOptions {
+  /** 0 picks a free port. */
+  port?: number;
+  hostname?: string;
+  dataDir: string;
+  /** Receives one object per log line; defaults to a JSON line on stdout. */
+  log?: (entry: Record<string, unknown>) => void;
+}
+
+export interface RunningEmulator {
+  /** Base URL, e.g. `http://127.0.0.1:54330`. */
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+type Handler = (req: Request, url: URL, ctx: EmulatorContext) => Promise<Response | undefined>;
+
+const SERVICES: Array<[string, Handler]> = [
+  ["gemini", handleGemini],
+  ["oauth", handleOAuth],
+  ["youtube", handleYouTube],
+  ["trends", handleTrends],
+];
+
+export async function startEmulator(options: EmulatorOptions): Promise<RunningEmulator> {
+  const dataDir = path.resolve(options.dataDir);
+  await mkdir(dataDir, { recursive: true });
+  const log = options.log ?? ((entry) => process.stdout.write(`${JSON.stringify(entry)}\n`));
+  const tokens = new TokenStore(dataDir);
+  await tokens.load();
+  const ctx: EmulatorContext = { dataDir, faults: new FaultBook(), tokens, log };
+
+  const admin = async (req: Request, url: URL): Promise<Response | undefined> => {
+    if (url.pathname === "/_emulator/health" && req.method === "GET") return jsonResponse({ ok: true });
+    if (url.pathname === "/_emulator/reset" && req.method === "POST") {
+      ctx.faults.clear();
+      await tokens.clear();
+      await resetYouTube(ctx);
+      return jsonResponse({ ok: true });
+    }
+    if (url.pathname === "/_emulator/faults") {
+      if (req.method === "GET") return jsonResponse({ faults: ctx.faults.list() });
+      if (req.method === "POST") {
+        const armed = ctx.faults.arm(await req.json().catch(() => null));
+        return typeof armed === "string" ? jsonResponse({ error: armed }, 400) : jsonResponse({ armed });
+      }
+    }
+    return undefined;
+  };
+
+  const server = Bun.serve<EdgeTtsSocketData, never>({
+    port: options.port ?? 0,
+    hostname: options.hostname ?? "127.0.0.1",
+    idleTimeout: 120,
+    maxRequestBodySize: 2 ** 31,
+    async fetch(req, srv) {
+      const started = performance.now();
+      const url = new URL(req.url);
+      let service = "emulator";
+      let response: Response | undefined;
+      let upgraded = false;
+      try {
+        if (url.pathname === EDGE_TTS_PATH) {
+          service = "edge-tts";
+          response = upgradeEdgeTts(req, url, srv, ctx);
+          upgraded = response === undefined;
+        } else {
+          response = await admin(req, url);
+          for (const [name, handle] of SERVICES) {
+            if (response) break;
+            response = await handle(req, url, ctx);
+            if (response) service = name;
+          }
+        }
+        if (!upgraded) response ??= jsonResponse({ error: { code: 404, message: `no emulated route for ${req.method} ${url.pathname}`, status: "NOT_FOUND" } }, 404);
+      } catch (error) {
+        ctx.log({ ts: new Date().toISOString(), service, level: "error", message: String((error as Error)?.stack ?? error) });
+        response = jsonResponse({ error: { code: 500, message: "emulator internal error", status: "INTERNAL" } }, 500);
+      }
+      ctx.log({
+        ts: new Date().toISOString(),
+        service,
+        method: req.method,
+        path: url.pathname,
+        // An upgraded WebSocket has no Response: Bun answers 101 itself.
+        status: upgraded ? 101 : isDroppedConnection(response) ? "dropped" : response?.status,
+        ms: Math.round(performance.now() - started),
+      });
+      return response;
+    },
+    websocket: edgeTtsWebSocket(ctx),
+  });
+
+  const url = `http://${server.hostname}:${server.port}`;
+  return {
+    url,
+    port: server.port as number,
+    async stop() {
+      await server.stop(true);
+    },
+  };
+}
+
+if (import.meta.main) {
+  const port = Number(process.env.EMULATOR_PORT ?? 54330);
+  const dataDir = process.env.EMULATOR_DATA_DIR ?? ".local/emulators";
+  const emulator = await startEmulator({ port, hostname: process.env.EMULATOR_HOST ?? "127.0.0.1", dataDir });
+  process.stdout.write(`${JSON.stringify({ ts: new Date().toISOString(), service: "emulator", event: "listening", url: emulator.url, data_dir: path.resolve(dataDir) })}\n`);
+  const shutdown = async () => {
+    await emulator.stop();
+    process.exit(0);
+  };
+  process.on("SIGTERM", shutdown);
+  process.on("SIGINT", shutdown);
+}
