@@ -71,6 +71,23 @@ async function resolve(env: Record<string, string | undefined>): Promise<FfmpegB
   return { ffmpeg: "ffmpeg", ffprobe: "ffprobe", source: "PATH" };
 }
 
+/** First line of `ffmpeg -version`; throws when the binary cannot run. */
+export async function ffmpegVersion(binary: string): Promise<string> {
+  return await new Promise((resolvePromise, reject) => {
+    const child = spawn(binary, ["-hide_banner", "-version"], { stdio: ["ignore", "pipe", "ignore"] });
+    let out = "";
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => {
+      out += chunk;
+    });
+    child.on("error", (error) => reject(new Error(`cannot run ${binary}: ${error.message}`)));
+    child.on("close", (code) => {
+      if (code === 0) resolvePromise(out.split("\n")[0].trim());
+      else reject(new Error(`${binary} -version exited with code ${code}`));
+    });
+  });
+}
+
 /** One `-progress` report. */
 export interface FfmpegProgress {
   frame: number | null;

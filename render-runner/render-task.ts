@@ -1,0 +1,147 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { extname, join } from "node:path";
+import { QUEUES, RenderJob } from "../shared/contracts/queue.ts";
+import { canonicalJson, sha256Hex } from "../shared/hashing.ts";
+import { type MediaInfo, probeMedia } from "../shared/media/ffprobe.ts";
+import { AssetNotFoundError, type AssetStore } from "../shared/storage/asset-store.ts";
+import { NonRetriableError } from "../shared/errors.ts";
+import { type QueueTaskDefinition, type TaskContext, type TaskOutcome, uuidField } from "../shared/worker/pull-worker.ts";
+import { buildAssSubtitles, groupCaptionCues } from "./captions.ts";
+import { RENDER_FORMAT, renderVideo } from "./ffmpeg-render.ts";
+import { computeTimeline } from "./timeline.ts";
+
+/**
+ * Where a render is stored: content-addressed by the canonical job without its step token, so a
+ * redo of the same job (a lost callback, a recovered run) finds the video instead of rendering again.
+ */
+export async function renderAssetKey(job: RenderJob): Promise<string> {
+  const { step_token: _stepToken, ...content } = job;
+  return `renders/${await sha256Hex(canonicalJson(content))}.mp4`;
+}
+
+export interface RenderTaskDeps {
+  store: AssetStore;
+  /** Scratch space for inputs and the output. Default: the OS temp dir. */
+  workDir?: string;
+  /** x264 preset of the final encode. */
+  preset?: string;
+  fontsDir?: string;
+  ffmpegPath?: string;
+  ffprobePath?: string;
+  /** Seconds between progress log lines. */
+  progressLogIntervalS?: number;
+}
+
+async function fetchInput(store: AssetStore, key: string, path: string): Promise<void> {
+  try {
+    await store.getFile(key, path);
+  } catch (error) {
+    // Render jobs are enqueued only after every input was stored: a missing one will not appear later.
+    if (error instanceof AssetNotFoundError) throw new NonRetriableError(`render input missing from storage: ${key}`, { cause: error });
+    throw error;
+  }
+}
+
+function checkOutput(info: MediaInfo): void {
+  if (!info.video || info.video.width !== RENDER_FORMAT.width || info.video.height !== RENDER_FORMAT.height) {
+    throw new Error(`render output is not ${RENDER_FORMAT.width}x${RENDER_FORMAT.height}: ${JSON.stringify(info.video)}`);
+  }
+  if (!info.audio) throw new Error("render output has no audio stream");
+  if (!(info.duration_s > 0) || !(info.size_bytes > 0)) throw new Error("render output is empty");
+}
+
+function completed(job: RenderJob, key: string, info: MediaInfo): TaskOutcome {
+  return {
+    kind: "render.completed",
+    unit_id: job.unit_id,
+    video_key: key,
+    duration_s: Math.round(info.duration_s * 1000) / 1000,
+    width: info.video?.width ?? 0,
+    height: info.video?.height ?? 0,
+    size_bytes: info.size_bytes,
+  };
+}
+
+async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext): Promise<TaskOutcome> {
+  const key = await renderAssetKey(job);
+  const dir = await mkdtemp(join(deps.workDir ?? tmpdir(), "mdame-render-"));
+  const outPath = join(dir, "render.mp4");
+  try {
+    if (await deps.store.exists(key)) {
+      await deps.store.getFile(key, outPath);
+      const info = await probeMedia(outPath, { ffprobePath: deps.ffprobePath, signal: ctx.signal });
+      checkOutput(info);
+      ctx.logger.info({ video_key: key }, "render already stored; reporting it");
+      return completed(job, key, info);
+    }
+
+    const timeline = computeTimeline(job.words, job.scenes, job.audio_duration_ms, { fps: RENDER_FORMAT.fps });
+    const audioPath = join(dir, `voice${extname(job.audio_key) || ".audio"}`);
+    await fetchInput(deps.store, job.audio_key, audioPath);
+    const clipPaths = new Map<string, string>();
+    for (const slot of timeline.scenes) {
+      if (clipPaths.has(slot.asset_key)) continue;
+      const path = join(dir, `scene-${clipPaths.size}.mp4`);
+      await fetchInput(deps.store, slot.asset_key, path);
+      clipPaths.set(slot.asset_key, path);
+    }
+
+    const cues = groupCaptionCues(job.words, { endLimitMs: timeline.total_ms });
+    const subtitlesPath = join(dir, "captions.ass");
+    await writeFile(subtitlesPath, buildAssSubtitles(cues, { fontName: job.caption_font, title: job.title }), "utf8");
+
+    const intervalMs = (deps.progressLogIntervalS ?? 5) * 1000;
+    let lastLog = 0;
+    const startedAt = performance.now();
+    ctx.logger.info({ video_key: key, scenes: timeline.scenes.length, cues: cues.length, total_ms: timeline.total_ms }, "render started");
+    await renderVideo({
+      clips: timeline.scenes.map((s) => ({ path: clipPaths.get(s.asset_key)!, frames: s.frames })),
+      audioPath,
+      subtitlesPath,
+      fontsDir: deps.fontsDir,
+      outPath,
+      preset: deps.preset,
+    }, {
+      signal: ctx.signal,
+      ffmpegPath: deps.ffmpegPath,
+      onProgress: (p) => {
+        const now = performance.now();
+        if (!p.done && now - lastLog < intervalMs) return;
+        lastLog = now;
+        ctx.logger.info({ progress_pct: Math.round(p.fraction * 100), out_time_ms: p.out_time_ms, speed: p.speed }, "render progress");
+      },
+    });
+    const renderMs = Math.round(performance.now() - startedAt);
+
+    const info = await probeMedia(outPath, { ffprobePath: deps.ffprobePath, signal: ctx.signal });
+    checkOutput(info);
+    ctx.signal.throwIfAborted();
+    await ctx.heartbeat();
+    await deps.store.putFile(key, outPath, "video/mp4");
+    ctx.logger.info({ video_key: key, render_ms: renderMs, duration_s: info.duration_s, size_bytes: info.size_bytes }, "render stored");
+    return completed(job, key, info);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The render-runner's queue definition for `render`. */
+export function createRenderDefinition(deps: RenderTaskDeps): QueueTaskDefinition<RenderJob> {
+  return {
+    queue: QUEUES.render,
+    parse: (raw) => RenderJob.parse(raw),
+    logFields: (job) => ({
+      execution_id: job.run_id,
+      dimension: job.dimension_id,
+      stage: QUEUES.render,
+      step_token: job.step_token,
+      unit_id: job.unit_id,
+    }),
+    run: (job, ctx) => renderTask(deps, job, ctx),
+    failed: ({ payload, raw, error }) => {
+      const unitId = payload?.unit_id ?? uuidField(raw, "unit_id");
+      return unitId ? { kind: "render.failed", unit_id: unitId, error } : null;
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import type { Sql } from "postgres";
+import { MessageGoneError, type QueueMessage, type WorkerQueue } from "./pull-worker.ts";
+
+/** pgmq ids are bigint; they stay far below 2^53 in practice, and anything beyond is refused, never rounded. */
+export function toSafeMsgId(value: unknown): number {
+  const n = typeof value === "bigint" ? Number(value) : typeof value === "string" ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n <= 0 || (typeof value === "string" && String(n) !== value.trim())) {
+    throw new Error(`pgmq msg_id ${String(value)} is not a safe positive integer`);
+  }
+  return n;
+}
+
+function toDate(value: unknown): Date {
+  const d = value instanceof Date ? value : new Date(String(value));
+  if (Number.isNaN(d.getTime())) throw new Error(`invalid timestamp from pgmq: ${String(value)}`);
+  return d;
+}
+
+interface MessageRow {
+  msg_id: unknown;
+  read_ct: unknown;
+  enqueued_at: unknown;
+  vt: unknown;
+  message: unknown;
+}
+
+/** Maps one row of `pgmq.read` to a QueueMessage. */
+export function toQueueMessage(row: MessageRow): QueueMessage {
+  return {
+    msg_id: toSafeMsgId(row.msg_id),
+    read_ct: Number(row.read_ct),
+    enqueued_at: toDate(row.enqueued_at),
+    vt: toDate(row.vt),
+    // postgres.js parses jsonb; a json-typed column or a text cast would arrive as a string.
+    message: typeof row.message === "string" ? JSON.parse(row.message) : row.message,
+  };
+}
+
+/** WorkerQueue over pgmq (the extension or the project's compatible SQL), through postgres.js. */
+export class PgmqWorkerQueue implements WorkerQueue {
+  constructor(private readonly sql: Sql) {}
+
+  async read(queue: string, vtSeconds: number, qty: number): Promise<QueueMessage[]> {
+    const rows = await this.sql<MessageRow[]>`
+      select msg_id, read_ct, enqueued_at, vt, message
+      from pgmq.read(${queue}::text, ${vtSeconds}::integer, ${qty}::integer)`;
+    return rows.map(toQueueMessage);
+  }
+
+  async setVt(queue: string, msgId: number, vtSeconds: number): Promise<void> {
+    const rows = await this.sql`
+      select msg_id from pgmq.set_vt(${queue}::text, ${String(msgId)}::bigint, ${vtSeconds}::integer)`;
+    if (rows.length === 0) throw new MessageGoneError(queue, msgId);
+  }
+}

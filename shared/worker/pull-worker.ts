@@ -1,0 +1,493 @@
+import process from "node:process";
+import { z } from "zod";
+import { WorkerCallback } from "../contracts/callbacks.ts";
+import { coerceError, isRetriable } from "../errors.ts";
+import type { LogContext, Logger } from "../logging/logger.ts";
+import { type CallbackSender, callbackWebhookId, DEFAULT_CALLBACK_RETRY_DELAYS_MS, deliverCallback, type DeliveryOutcome } from "./callback-sender.ts";
+
+/**
+ * The pull loop shared by the gpu-worker and the render-runner (CONVENTIONS.md, "Workers").
+ * It reads messages with a visibility timeout, keeps the lease alive while a task runs, reports
+ * the result by signed callback, and never deletes or archives its own message: the completion
+ * RPC behind `worker-callback` archives it in the same transaction that records the result.
+ */
+
+/** A message as pgmq's `read` returns it. */
+export interface QueueMessage {
+  msg_id: number;
+  read_ct: number;
+  enqueued_at: Date;
+  vt: Date;
+  message: unknown;
+}
+
+/** The only queue operations a worker needs. */
+export interface WorkerQueue {
+  read(queue: string, vtSeconds: number, qty: number): Promise<QueueMessage[]>;
+  /** Extends the message's visibility timeout; throws MessageGoneError when it is no longer queued. */
+  setVt(queue: string, msgId: number, vtSeconds: number): Promise<void>;
+}
+
+/** The message was archived or deleted (someone completed it); the holder abandons the work. */
+export class MessageGoneError extends Error {
+  constructor(readonly queue: string, readonly msgId: number) {
+    super(`message ${msgId} is no longer in queue ${queue}`);
+    this.name = "MessageGoneError";
+  }
+}
+
+/** The lease ran out without a successful heartbeat; another worker may hold the message now. */
+export class LeaseExpiredError extends Error {
+  constructor(readonly queue: string, readonly msgId: number) {
+    super(`lease on message ${msgId} of ${queue} expired`);
+    this.name = "LeaseExpiredError";
+  }
+}
+
+/** The worker stopped before the task finished; the message comes back after its visibility timeout. */
+export class WorkerStoppingError extends Error {
+  constructor() {
+    super("worker stopping");
+    this.name = "WorkerStoppingError";
+  }
+}
+
+/** What a `*.failed` callback says. */
+export interface TaskFailure {
+  message: string;
+  retriable: boolean;
+}
+
+const MAX_FAILURE_MESSAGE = 2000;
+
+function describeUnknown(error: unknown): string {
+  const issues = (error as { issues?: unknown })?.issues;
+  if (Array.isArray(issues)) {
+    return issues.map((i: { path?: unknown[]; message?: string }) => `${(i.path ?? []).join(".") || "(root)"}: ${i.message ?? "invalid"}`).join("; ");
+  }
+  if (error instanceof Error) return error.message;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}
+
+/**
+ * Normalises anything thrown by a task. A NonRetriableError (shared/errors.ts), or any error that
+ * carries `retriable: false`, is final; everything else may be retried.
+ */
+export function toTaskFailure(thrown: unknown): TaskFailure {
+  const error = coerceError(thrown);
+  const message = describeUnknown(thrown).trim() || error.message || "unknown error";
+  const retriable = isRetriable(error) && (error as { retriable?: unknown }).retriable !== false;
+  return { message: message.slice(0, MAX_FAILURE_MESSAGE), retriable };
+}
+
+const Uuid = z.string().uuid();
+
+/**
+ * A uuid field of a message that failed validation, when it has a valid one: enough to fail the
+ * scene or unit it names instead of leaving the message to be dead-lettered.
+ */
+export function uuidField(raw: unknown, field: string): string | null {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return null;
+  const parsed = Uuid.safeParse((raw as Record<string, unknown>)[field]);
+  return parsed.success ? parsed.data : null;
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** A callback body without the fields the loop fills in (`msg_id`, `worker_id`). */
+export type TaskOutcome = DistributiveOmit<WorkerCallback, "msg_id" | "worker_id">;
+
+/** What a task receives besides its payload. */
+export interface TaskContext {
+  /** Child logger carrying execution_id, dimension, stage, step_token, msg_id. */
+  logger: Logger;
+  /** Aborted when the lease is lost or the worker stops past its grace period. */
+  signal: AbortSignal;
+  /** Extends the lease now (the loop also does it every vt/3). Never throws. */
+  heartbeat(): Promise<void>;
+  queue: string;
+  msgId: number;
+  readCt: number;
+  workerId: string;
+}
+
+export type WorkerTask<P> = (payload: P, ctx: TaskContext) => Promise<TaskOutcome>;
+
+/** Everything queue-specific: how to parse, log, run and report failure. */
+export interface QueueTaskDefinition<P> {
+  queue: string;
+  /** Validates a message body; throws (e.g. ZodError) when it is not a valid payload. */
+  parse(raw: unknown): P;
+  logFields(payload: P): LogContext;
+  run: WorkerTask<P>;
+  /**
+   * The `*.failed` body for this queue. `payload` is null when the message did not parse: return
+   * null when `raw` does not identify the unit to fail (the message is then left for dead-lettering).
+   */
+  failed(input: { payload: P | null; raw: unknown; error: TaskFailure }): TaskOutcome | null;
+}
+
+export interface PullWorkerOptions<P> {
+  definition: QueueTaskDefinition<P>;
+  queue: WorkerQueue;
+  callbacks: CallbackSender;
+  logger: Logger;
+  workerId: string;
+  /** Visibility timeout per read and per heartbeat. Default 60. */
+  vtSeconds?: number;
+  /** Messages worked on at once. Default 1. */
+  concurrency?: number;
+  /** Default: a third of the visibility timeout. */
+  heartbeatIntervalMs?: number;
+  /** Idle polling backs off from min to max while the queue is empty. Default 250 -> 2000. */
+  pollIntervalMs?: { min: number; max: number };
+  /** Ceiling of the backoff after failed reads. Default 10 s. */
+  errorBackoffMaxMs?: number;
+  callbackRetryDelaysMs?: readonly number[];
+}
+
+interface InFlight {
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+/** Keeps one message leased: set_vt every interval, abort the task when the lease is lost. */
+class Lease {
+  #expiresAt: number;
+  #timer: ReturnType<typeof setInterval>;
+  #pending: Promise<void> | null = null;
+  #stopped = false;
+
+  constructor(
+    private readonly queue: WorkerQueue,
+    private readonly queueName: string,
+    private readonly msgId: number,
+    private readonly vtSeconds: number,
+    intervalMs: number,
+    private readonly controller: AbortController,
+    private readonly log: Logger,
+  ) {
+    this.#expiresAt = Date.now() + vtSeconds * 1000;
+    this.#timer = setInterval(() => this.#tick(), intervalMs);
+  }
+
+  #tick() {
+    // Checked here too, so a set_vt call that hangs cannot keep a lost lease alive.
+    if (Date.now() >= this.#expiresAt) {
+      this.log.error("lease expired; abandoning the work");
+      this.#lose(new LeaseExpiredError(this.queueName, this.msgId));
+      return;
+    }
+    void this.extend();
+  }
+
+  extend(): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
+    this.#pending ??= this.#extendOnce().finally(() => {
+      this.#pending = null;
+    });
+    return this.#pending;
+  }
+
+  async #extendOnce(): Promise<void> {
+    const attemptedAt = Date.now();
+    try {
+      await this.queue.setVt(this.queueName, this.msgId, this.vtSeconds);
+      this.#expiresAt = attemptedAt + this.vtSeconds * 1000;
+      this.log.debug({ vt_seconds: this.vtSeconds }, "lease extended");
+    } catch (error) {
+      if (this.#stopped) return;
+      if (error instanceof MessageGoneError) {
+        this.log.warn("message is no longer queued; abandoning the work");
+        this.#lose(error);
+        return;
+      }
+      this.log.warn({ err: error }, "heartbeat failed");
+      if (Date.now() >= this.#expiresAt) this.#tick();
+    }
+  }
+
+  #lose(reason: Error) {
+    this.stop();
+    this.controller.abort(reason);
+  }
+
+  stop() {
+    this.#stopped = true;
+    clearInterval(this.#timer);
+  }
+
+  /**
+   * Stops heartbeats and waits for one in progress. Called before the callback goes out: the
+   * receiving RPC archives the message or sets its retry backoff with set_vt, and a late heartbeat
+   * must not overwrite that. What is left of the lease (at least 2/3 of vt) covers the delivery.
+   */
+  async release(): Promise<void> {
+    this.stop();
+    await this.#pending;
+  }
+}
+
+/** Pulls one queue until stopped. */
+export class PullWorker<P> {
+  readonly #o: Required<Omit<PullWorkerOptions<P>, "heartbeatIntervalMs">> & { heartbeatIntervalMs: number };
+  readonly #log: Logger;
+  readonly #inFlight = new Set<InFlight>();
+  #state: "idle" | "running" | "stopping" | "stopped" = "idle";
+  #loop: Promise<void> | null = null;
+  #stopping: Promise<void> | null = null;
+  #woken = false;
+  #wakeWaiter: (() => void) | null = null;
+
+  constructor(options: PullWorkerOptions<P>) {
+    const vtSeconds = options.vtSeconds ?? 60;
+    if (!Number.isInteger(vtSeconds) || vtSeconds < 1) throw new Error("vtSeconds must be a positive integer");
+    const concurrency = options.concurrency ?? 1;
+    if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error("concurrency must be a positive integer");
+    this.#o = {
+      vtSeconds,
+      concurrency,
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? Math.floor((vtSeconds * 1000) / 3),
+      pollIntervalMs: options.pollIntervalMs ?? { min: 250, max: 2000 },
+      errorBackoffMaxMs: options.errorBackoffMaxMs ?? 10_000,
+      callbackRetryDelaysMs: options.callbackRetryDelaysMs ?? DEFAULT_CALLBACK_RETRY_DELAYS_MS,
+      definition: options.definition,
+      queue: options.queue,
+      callbacks: options.callbacks,
+      logger: options.logger,
+      workerId: options.workerId,
+    };
+    this.#log = options.logger.child({ queue: options.definition.queue, worker_id: options.workerId });
+    const retryBudgetMs = this.#o.callbackRetryDelaysMs.reduce((sum, ms) => sum + ms, 0);
+    if (retryBudgetMs > vtSeconds * 1000 - this.#o.heartbeatIntervalMs) {
+      this.#log.warn({ retry_budget_ms: retryBudgetMs, vt_seconds: vtSeconds }, "callback retries can outlast the lease; a message may be redone while its callback is retried");
+    }
+  }
+
+  /** Messages being worked on (including their callback delivery). */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  get state(): "idle" | "running" | "stopping" | "stopped" {
+    return this.#state;
+  }
+
+  /** Starts polling in the background. */
+  start(): void {
+    if (this.#state !== "idle") throw new Error(`cannot start a worker that is ${this.#state}`);
+    this.#state = "running";
+    this.#log.info({ vt_seconds: this.#o.vtSeconds, concurrency: this.#o.concurrency }, "worker started");
+    this.#loop = this.#pollLoop().catch((error) => {
+      this.#log.fatal({ err: error }, "poll loop crashed");
+    });
+  }
+
+  /** Polls now instead of waiting out the idle backoff (e.g. on a queue notification). */
+  wake(): void {
+    this.#woken = true;
+    this.#wakeWaiter?.();
+  }
+
+  /**
+   * Stops reading and waits for in-flight work, callbacks included. With `graceMs`, tasks still
+   * running after it are aborted (their messages come back after the visibility timeout).
+   */
+  stop(options: { graceMs?: number } = {}): Promise<void> {
+    if (this.#stopping) return this.#stopping;
+    const wasRunning = this.#state === "running";
+    this.#state = "stopping";
+    this.wake();
+    this.#stopping = (async () => {
+      if (wasRunning) this.#log.info({ in_flight: this.#inFlight.size }, "worker stopping");
+      await this.#loop;
+      const all = Promise.allSettled([...this.#inFlight].map((f) => f.done));
+      if (options.graceMs !== undefined) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const timedOut = await Promise.race([
+          all.then(() => false),
+          new Promise<boolean>((resolve) => {
+            timer = setTimeout(() => resolve(true), options.graceMs);
+          }),
+        ]);
+        clearTimeout(timer);
+        if (timedOut) {
+          this.#log.warn({ in_flight: this.#inFlight.size }, "grace period over; aborting in-flight tasks");
+          for (const f of this.#inFlight) f.controller.abort(new WorkerStoppingError());
+        }
+      }
+      await all;
+      this.#state = "stopped";
+      if (wasRunning) this.#log.info("worker stopped");
+    })();
+    return this.#stopping;
+  }
+
+  /** Sleeps up to `ms` (forever when null) or until woken; true when woken. */
+  async #idle(ms: number | null): Promise<boolean> {
+    if (this.#woken) {
+      this.#woken = false;
+      return true;
+    }
+    let woken = false;
+    await new Promise<void>((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const finish = (byWake: boolean) => {
+        clearTimeout(timer);
+        this.#wakeWaiter = null;
+        woken = byWake;
+        resolve();
+      };
+      if (ms !== null) timer = setTimeout(() => finish(false), ms);
+      this.#wakeWaiter = () => finish(true);
+    });
+    this.#woken = false;
+    return woken;
+  }
+
+  async #pollLoop(): Promise<void> {
+    const { min, max } = this.#o.pollIntervalMs;
+    let idleDelay = min;
+    let errorDelay = min;
+    while (this.#state === "running") {
+      const free = this.#o.concurrency - this.#inFlight.size;
+      if (free <= 0) {
+        await this.#idle(null);
+        continue;
+      }
+      let messages: QueueMessage[];
+      try {
+        messages = await this.#o.queue.read(this.#o.definition.queue, this.#o.vtSeconds, free);
+        errorDelay = min;
+      } catch (error) {
+        this.#log.error({ err: error, retry_in_ms: errorDelay }, "queue read failed");
+        await this.#idle(errorDelay);
+        errorDelay = Math.min(errorDelay * 2, this.#o.errorBackoffMaxMs);
+        continue;
+      }
+      // Messages already read are leased to this worker: work them even if a stop came meanwhile.
+      for (const message of messages) this.#launch(message);
+      if (messages.length > 0) {
+        idleDelay = min;
+        continue;
+      }
+      const woken = await this.#idle(idleDelay);
+      idleDelay = woken ? min : Math.min(idleDelay * 2, max);
+    }
+  }
+
+  #launch(message: QueueMessage): void {
+    const controller = new AbortController();
+    const entry: InFlight = { controller, done: Promise.resolve() };
+    entry.done = this.#process(message, controller)
+      .catch((error) => {
+        this.#log.error({ err: error, msg_id: message.msg_id }, "unexpected error while handling a message");
+      })
+      .finally(() => {
+        this.#inFlight.delete(entry);
+        this.#wakeWaiter?.();
+      });
+    this.#inFlight.add(entry);
+  }
+
+  async #process(message: QueueMessage, controller: AbortController): Promise<void> {
+    const { definition, workerId } = this.#o;
+    const msgLog = this.#log.child({ msg_id: message.msg_id, read_ct: message.read_ct });
+    const lease = new Lease(this.#o.queue, definition.queue, message.msg_id, this.#o.vtSeconds, this.#o.heartbeatIntervalMs, controller, msgLog);
+    try {
+      let payload: P;
+      try {
+        payload = definition.parse(message.message);
+      } catch (error) {
+        const failure: TaskFailure = { message: `invalid ${definition.queue} message: ${toTaskFailure(error).message}`.slice(0, MAX_FAILURE_MESSAGE), retriable: false };
+        const outcome = definition.failed({ payload: null, raw: message.message, error: failure });
+        if (!outcome) {
+          msgLog.error({ error: failure.message }, "invalid message with no identifiable unit; leaving it for dead-lettering");
+          return;
+        }
+        msgLog.error({ error: failure.message }, "invalid message; reporting it as failed");
+        await lease.release();
+        await this.#deliver(message, outcome, msgLog, controller.signal);
+        return;
+      }
+
+      const log = msgLog.child(definition.logFields(payload));
+      const ctx: TaskContext = {
+        logger: log,
+        signal: controller.signal,
+        heartbeat: () => lease.extend(),
+        queue: definition.queue,
+        msgId: message.msg_id,
+        readCt: message.read_ct,
+        workerId,
+      };
+      const startedAt = performance.now();
+      let outcome: TaskOutcome | null;
+      try {
+        outcome = await definition.run(payload, ctx);
+        log.info({ kind: outcome.kind, duration_ms: Math.round(performance.now() - startedAt) }, "task finished");
+      } catch (error) {
+        if (controller.signal.aborted) {
+          log.warn({ reason: describeUnknown(controller.signal.reason) }, "task abandoned; the message comes back after its visibility timeout");
+          return;
+        }
+        const failure = toTaskFailure(error);
+        log.error({ err: error, retriable: failure.retriable, duration_ms: Math.round(performance.now() - startedAt) }, "task failed");
+        outcome = definition.failed({ payload, raw: message.message, error: failure });
+        if (!outcome) return;
+      }
+      await lease.release();
+      await this.#deliver(message, outcome, log, controller.signal);
+    } finally {
+      lease.stop();
+    }
+  }
+
+  async #deliver(message: QueueMessage, outcome: TaskOutcome, log: Logger, signal: AbortSignal): Promise<DeliveryOutcome> {
+    const parsed = WorkerCallback.safeParse({ ...outcome, msg_id: message.msg_id, worker_id: this.#o.workerId });
+    let body: WorkerCallback;
+    if (parsed.success) {
+      body = parsed.data;
+    } else {
+      // A task built a body the contract refuses: a bug, reported as a final failure when possible.
+      const failure: TaskFailure = { message: `invalid callback body: ${toTaskFailure(parsed.error).message}`.slice(0, MAX_FAILURE_MESSAGE), retriable: false };
+      log.error({ error: failure.message }, "task produced an invalid callback body");
+      const fallback = this.#o.definition.failed({ payload: null, raw: message.message, error: failure });
+      const retry = fallback && WorkerCallback.safeParse({ ...fallback, msg_id: message.msg_id, worker_id: this.#o.workerId });
+      if (!retry || !retry.success) return "rejected";
+      body = retry.data;
+    }
+    const webhookId = callbackWebhookId(this.#o.definition.queue, message.msg_id, message.read_ct, body.kind);
+    return await deliverCallback(this.#o.callbacks, { webhookId, body }, { logger: log, signal, retryDelaysMs: this.#o.callbackRetryDelaysMs });
+  }
+}
+
+/**
+ * Stops the worker on SIGINT/SIGTERM, waits for in-flight work, runs `cleanup`, then exits 0.
+ * A second signal exits at once with 130 (messages in flight come back after their vt).
+ */
+export function stopOnSignals(worker: { stop(): Promise<void> }, logger: Logger, cleanup: () => Promise<void> | void): void {
+  let stopping = false;
+  const onSignal = (signal: string) => {
+    if (stopping) {
+      logger.warn({ signal }, "second signal; exiting without waiting");
+      process.exit(130);
+    }
+    stopping = true;
+    logger.info({ signal }, "signal received; finishing in-flight work");
+    worker.stop()
+      .then(() => cleanup())
+      .then(() => process.exit(0))
+      .catch((error) => {
+        logger.error({ err: error }, "error while stopping");
+        process.exit(1);
+      });
+  };
+  process.on("SIGINT", () => onSignal("SIGINT"));
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+}
