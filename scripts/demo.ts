@@ -14,7 +14,7 @@ import { describeProgress, RunStatus } from "./demo/progress.ts";
 import * as db from "./local/db.ts";
 import { paths } from "./local/paths.ts";
 import { localStackEnv } from "./local/secrets.ts";
-import { startStack } from "./local/stack-control.ts";
+import { startStack, supervisorPid, waitForReady } from "./local/stack-control.ts";
 
 const args = new Set(process.argv.slice(2));
 const RUN_TIMEOUT_MS = 20 * 60_000;
@@ -39,17 +39,29 @@ async function emulatorVideoCount(emulatorUrl: string): Promise<number> {
 }
 
 async function main() {
-  if (!db.isInitialised()) await db.init(say);
-  await db.ensureRunning(say);
+  const running = supervisorPid() !== null;
+  if (running) {
+    say("a local stack is already running: using it");
+    await waitForReady();
+  } else {
+    if (!db.isInitialised()) await db.init(say);
+    await db.ensureRunning(say);
+  }
   if (args.has("--reset") || !(await engineInstalled())) {
     say(args.has("--reset") ? "--reset: resetting the database and the emulators' state" : "database holds no engine yet: resetting it from supabase/migrations + seed.sql");
     await db.reset({ log: say });
-    await rm(paths.emulators, { recursive: true, force: true });
+    if (running) {
+      const response = await fetch(`${localStackEnv().EMULATOR_URL}/_emulator/reset`, { method: "POST" });
+      if (!response.ok) throw new Error(`emulator reset failed: ${response.status}`);
+    } else {
+      await rm(paths.emulators, { recursive: true, force: true });
+    }
   }
-  // The supervisor runs the database in the foreground itself.
-  await db.stop(say);
-
-  say("starting the local stack (logs in .local/logs/)");
+  if (!running) {
+    // The supervisor runs the database in the foreground itself.
+    await db.stop(say);
+    say("starting the local stack (logs in .local/logs/)");
+  }
   const stack = await startStack({ quiet: true });
   try {
     const env = localStackEnv();

@@ -21,6 +21,9 @@ export function canonicalJson(value: unknown): string {
 }
 
 function sortKeys(value: unknown): unknown {
+  if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    return sortKeys((value as { toJSON: () => unknown }).toJSON());
+  }
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
@@ -58,8 +61,11 @@ export function llmCallKey(model: string, prompt: unknown, params: unknown): Pro
   return sha256Hex(canonicalJson({ model, prompt, params }));
 }
 
-/** Topic fingerprint: normalised title, so the same trend spelled differently dedupes. */
+/**
+ * Topic fingerprint: the title lower-cased, accents and punctuation dropped, so the same trend
+ * spelled differently ("Pokémon GO!" and "pokemon go") dedupes.
+ */
 export function topicFingerprint(title: string): Promise<string> {
-  const normalised = title.normalize("NFKD").toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+  const normalised = title.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
   return sha256Hex(normalised);
 }

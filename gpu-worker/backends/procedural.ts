@@ -2,13 +2,15 @@ import type { VisualJob } from "../../shared/contracts/queue.ts";
 import { NonRetriableError } from "../../shared/errors.ts";
 import { runFfmpeg } from "../../shared/media/ffmpeg.ts";
 import type { VisualBackend, VisualBackendContext } from "./visual-backend.ts";
+import { PROCEDURAL_BACKEND_VERSION } from "../../shared/contracts/visual-backends.ts";
+
+export { PROCEDURAL_BACKEND_VERSION };
 
 /**
  * The development backend: an animated gradient drawn by FFmpeg's lavfi sources, every choice
  * (gradient kind, colour order, geometry, pattern, speeds) taken from the bytes of scene_hash, so
  * the same hash always gives a byte-identical file on the same FFmpeg build.
  */
-export const PROCEDURAL_BACKEND_VERSION = "procedural-ffmpeg/1";
 
 const GRADIENT_TYPES = ["linear", "radial", "circular", "spiral"] as const;
 const PATTERNS = ["none", "grid", "bands", "vignette"] as const;

@@ -17,7 +17,12 @@ export class WebhookVerificationError extends Error {
 
 function secretBytes(secret: string): Uint8Array {
   if (!secret.startsWith("whsec_")) throw new WebhookVerificationError("webhook secret must start with whsec_");
-  const raw = atob(secret.slice("whsec_".length));
+  let raw: string;
+  try {
+    raw = atob(secret.slice("whsec_".length));
+  } catch {
+    throw new WebhookVerificationError("webhook secret is not valid base64");
+  }
   const bytes = Uint8Array.from(raw, (c) => c.charCodeAt(0));
   if (bytes.length < 24) throw new WebhookVerificationError("webhook secret is shorter than 24 bytes");
   return bytes;
@@ -78,8 +83,8 @@ export async function verifyWebhook(
   const sig = headers.get("webhook-signature");
   if (!id || !ts || !sig) throw new WebhookVerificationError("missing webhook-id, webhook-timestamp or webhook-signature");
   if (encoder.encode(body).length > WEBHOOK_MAX_BODY_BYTES) throw new WebhookVerificationError("body too large");
+  if (!/^\d{1,12}$/.test(ts)) throw new WebhookVerificationError("webhook-timestamp is not a whole number of seconds");
   const timestamp = Number(ts);
-  if (!Number.isInteger(timestamp)) throw new WebhookVerificationError("webhook-timestamp is not an integer");
   if (Math.abs(nowS - timestamp) > WEBHOOK_TOLERANCE_S) throw new WebhookVerificationError("webhook-timestamp outside the tolerance");
   const expected = await hmac(secret, `${id}.${ts}.${body}`);
   const ok = sig.split(" ").some((part) => {

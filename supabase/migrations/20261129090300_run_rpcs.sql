@@ -120,7 +120,9 @@ declare
   v_published integer;
   v_units integer;
 begin
-  select * into v_run from mdame.pipeline_runs where id = p_run_id for update;
+  -- no key update: child rows written in this transaction hold key-share locks on the run, which
+  -- this must not wait on (two units closing at once would deadlock).
+  select * into v_run from mdame.pipeline_runs where id = p_run_id for no key update;
   if not found then
     raise exception 'no run %', p_run_id using errcode = 'MDN01';
   end if;

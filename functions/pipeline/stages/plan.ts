@@ -1,4 +1,5 @@
 import { ScenePlan } from "../../../shared/contracts/llm.ts";
+import { PROCEDURAL_BACKEND_VERSION, VISUAL_FORMAT } from "../../../shared/contracts/visual-backends.ts";
 import { sceneHash } from "../../../shared/hashing.ts";
 import type { Logger } from "../../../shared/logging/logger.ts";
 import { LlmContractError } from "../../../shared/providers/llm/gemini.ts";
@@ -8,9 +9,6 @@ import type { StageMessage } from "../stage-runner.ts";
 import { scenePlanPrompt } from "./prompts.ts";
 import { loadUnit, splitWords } from "./unit.ts";
 
-/** Visual backend version that goes into scene_hash; a new backend or model means new hashes. */
-export const VISUAL_BACKEND_VERSION = "procedural-ffmpeg/1";
-export const VISUAL_FORMAT = { width: 720, height: 1280, fps: 30 } as const;
 /** Estimated speaking pace, used to size scene clips before the voice exists. */
 const WORDS_PER_SECOND = 2.5;
 
@@ -40,7 +38,7 @@ export async function buildScenes(plan: ScenePlan, narration: string, style: unk
       narration: scene.narration,
       first_word: firstWord,
       duration_s: Math.min(30, Math.max(2, Math.round((words / WORDS_PER_SECOND + 0.5) * 10) / 10)),
-      scene_hash: await sceneHash(scene.prompt, style, dimensionId, VISUAL_BACKEND_VERSION),
+      scene_hash: await sceneHash(scene.prompt, style, dimensionId, PROCEDURAL_BACKEND_VERSION),
     });
     firstWord += words;
   }

@@ -1,0 +1,435 @@
+/**
+ * The local Postgres cluster (DESIGN.md, "Local stack"): Postgres 15 from the OS packages, pg_cron
+ * preloaded, listening on 127.0.0.1:54322 as user `postgres` / database `postgres`.
+ *
+ * CLI: `bun scripts/local/db.ts init|start|stop|status|reset`
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir, userInfo } from "node:os";
+import { dirname, join, relative } from "node:path";
+import process from "node:process";
+import postgres from "postgres";
+import { LOCAL_DB_URL, LOCAL_STACK } from "../../shared/config/local-stack.ts";
+import { paths, PG_OS_USER, RUNNING_AS_ROOT } from "./paths.ts";
+import { loadOrCreateSecrets } from "./secrets.ts";
+import { seedLocalCredentials } from "./seed-credentials.ts";
+
+export const DB_USER = "postgres";
+export const DB_PASSWORD = "postgres";
+export const DB_NAME = "postgres";
+
+/** libpq variables that point psql, pg_prove and pg_isready at the local cluster over TCP. */
+export function pgEnv(database: string = DB_NAME): Record<string, string> {
+  return {
+    PGHOST: LOCAL_STACK.host,
+    PGPORT: String(LOCAL_STACK.dbPort),
+    PGUSER: DB_USER,
+    PGPASSWORD: DB_PASSWORD,
+    PGDATABASE: database,
+  };
+}
+
+export interface CommandResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to completion, capturing its output. Never throws for a non-zero exit. */
+export function runCommand(argv: string[], options: { cwd?: string; env?: Record<string, string | undefined> } = {}): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd ?? paths.root, env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.on("data", (chunk) => (stdout += chunk));
+    child.stderr!.on("data", (chunk) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr }));
+  });
+}
+
+let cachedBinDir: string | undefined;
+
+/** Directory of the Postgres 15 server binaries (pg_cron is packaged for 15). */
+export function pgBinDir(): string {
+  if (cachedBinDir) return cachedBinDir;
+  const usable = (dir: string | undefined): dir is string => !!dir && existsSync(join(dir, "postgres")) && existsSync(join(dir, "pg_ctl"));
+  for (const dir of [process.env.MDAME_PG_BINDIR, "/usr/lib/postgresql/15/bin"]) {
+    if (usable(dir)) return (cachedBinDir = dir);
+  }
+  // Elsewhere (not Debian's layout), ask pg_config; absent when only the server package is installed.
+  const fromPgConfig = spawnSync("pg_config", ["--bindir"], { encoding: "utf8" }).stdout?.trim();
+  if (usable(fromPgConfig)) return (cachedBinDir = fromPgConfig);
+  throw new Error("Postgres 15 server binaries not found (install postgresql-15: node scripts/bootstrap.mjs)");
+}
+
+const pgBin = (name: string) => join(pgBinDir(), name);
+
+/** Prefixes a command so it runs as the cluster's OS user (`runuser -u postgres --` when root). */
+export function asPgUser(argv: string[]): string[] {
+  return RUNNING_AS_ROOT ? ["runuser", "-u", PG_OS_USER, "--", ...argv] : argv;
+}
+
+/** Runs a server tool as the cluster's OS user, from `/` (the project may be closed to that user). */
+function runAsPgUser(argv: string[]): Promise<CommandResult> {
+  return runCommand(asPgUser(argv), { cwd: "/" });
+}
+
+/** The command that runs the server in the foreground (used by the supervisor). */
+export function postgresForegroundCommand(): string[] {
+  return asPgUser([pgBin("postgres"), "-D", paths.pgData]);
+}
+
+export function isInitialised(): boolean {
+  return existsSync(join(paths.pgData, "PG_VERSION"));
+}
+
+/** Pid of the postmaster serving this cluster's data directory, or null when none is alive. */
+export function runningPostmasterPid(): number | null {
+  let text: string;
+  try {
+    text = readFileSync(join(paths.pgData, "postmaster.pid"), "utf8");
+  } catch {
+    return null;
+  }
+  const pid = Number(text.split("\n")[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return null;
+  }
+  // A stale pid file may name a recycled pid; only a process named postgres counts.
+  try {
+    if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") return null;
+  } catch {
+    // No /proc: trust the signal check.
+  }
+  return pid;
+}
+
+export function isRunning(): boolean {
+  return runningPostmasterPid() !== null;
+}
+
+function pickLocale(): string {
+  const out = (spawnSync("locale", ["-a"], { encoding: "utf8" }).stdout ?? "").toLowerCase().split("\n");
+  if (out.includes("c.utf8") || out.includes("c.utf-8")) return "C.UTF-8";
+  if (out.includes("en_us.utf8") || out.includes("en_us.utf-8")) return "en_US.UTF-8";
+  throw new Error("neither C.UTF-8 nor en_US.UTF-8 locale is available (locale -a)");
+}
+
+function tail(file: string, lines = 30): string {
+  try {
+    return readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+  } catch {
+    return "(no log)";
+  }
+}
+
+function chownToPgUser(path: string): void {
+  if (!RUNNING_AS_ROOT) return;
+  const uid = Number(spawnSync("id", ["-u", PG_OS_USER], { encoding: "utf8" }).stdout?.trim() || NaN);
+  const gid = Number(spawnSync("id", ["-g", PG_OS_USER], { encoding: "utf8" }).stdout?.trim() || NaN);
+  if (!Number.isInteger(uid) || !Number.isInteger(gid) || uid <= 0) throw new Error(`OS user ${PG_OS_USER} not found (install postgresql-15)`);
+  chownSync(path, uid, gid);
+}
+
+/** Settings appended to postgresql.conf at init (later lines win over initdb's defaults). */
+function serverSettings(): string {
+  return `
+# --- MD-AME local stack (scripts/local/db.ts) ---
+listen_addresses = '${LOCAL_STACK.host}'
+port = ${LOCAL_STACK.dbPort}
+unix_socket_directories = '${paths.pgSocketDir}'
+max_connections = 100
+shared_buffers = 128MB
+effective_cache_size = 512MB
+work_mem = 8MB
+maintenance_work_mem = 64MB
+max_worker_processes = 16
+max_parallel_workers_per_gather = 1
+timezone = 'UTC'
+shared_preload_libraries = 'pg_cron'
+cron.database_name = '${DB_NAME}'
+# Jobs run in background workers, so pg_cron needs no password to reach the server.
+cron.use_background_workers = on
+`;
+}
+
+/** Creates the cluster (initdb) and writes its settings. No-op when it already exists. */
+export async function init(log: (line: string) => void = console.log): Promise<void> {
+  if (isInitialised()) return;
+  const dataDir = paths.pgData;
+  if (existsSync(dataDir) && readdirSync(dataDir).length > 0) {
+    throw new Error(`${dataDir} exists, is not empty and holds no cluster; remove it or set MDAME_PGDATA`);
+  }
+  log(`initdb: creating cluster in ${dataDir}${RUNNING_AS_ROOT ? ` (as OS user ${PG_OS_USER})` : ""}`);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (RUNNING_AS_ROOT) {
+    // The directory holding the clusters must belong to the postgres user as well.
+    const parent = dirname(dataDir);
+    if (parent.startsWith("/var/lib/postgresql/")) chownToPgUser(parent);
+    chownToPgUser(dataDir);
+  }
+  // The password file sits in a fresh private temp dir that the server's OS user can read.
+  const pwDir = mkdtempSync(join(tmpdir(), "mdame-initdb-"));
+  const pwFile = join(pwDir, "pw");
+  try {
+    writeFileSync(pwFile, `${DB_PASSWORD}\n`, { mode: 0o600 });
+    chownToPgUser(pwDir);
+    chownToPgUser(pwFile);
+    const result = await runAsPgUser([
+      pgBin("initdb"), "-D", dataDir, "-U", DB_USER, `--pwfile=${pwFile}`, "-E", "UTF8", `--locale=${pickLocale()}`,
+      "--auth-local=peer", "--auth-host=scram-sha-256", "--no-instructions",
+    ]);
+    if (result.code !== 0) throw new Error(`initdb failed (exit ${result.code}):\n${result.stderr || result.stdout}`);
+  } finally {
+    rmSync(pwDir, { recursive: true, force: true });
+  }
+  appendFileSync(join(dataDir, "postgresql.conf"), serverSettings());
+}
+
+/** True when nothing listens on 127.0.0.1:<port>. */
+export function isPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, LOCAL_STACK.host, () => server.close(() => resolve(true)));
+  });
+}
+
+/** Starts the cluster with pg_ctl and waits until it accepts connections. No-op when running. */
+export async function start(log: (line: string) => void = console.log): Promise<void> {
+  if (!isInitialised()) throw new Error(`no cluster in ${paths.pgData}; run: bun scripts/local/db.ts init`);
+  if (isRunning()) return;
+  if (!(await isPortFree(LOCAL_STACK.dbPort))) {
+    throw new Error(`port ${LOCAL_STACK.dbPort} is in use by another program (another clone's cluster?); find it with: ss -ltnp 'sport = :${LOCAL_STACK.dbPort}'`);
+  }
+  log(`pg_ctl: starting the cluster on ${LOCAL_STACK.host}:${LOCAL_STACK.dbPort}`);
+  const result = await runAsPgUser([pgBin("pg_ctl"), "-D", paths.pgData, "-l", paths.pgServerLog, "-w", "-t", "60", "start"]);
+  if (result.code !== 0) {
+    throw new Error(`pg_ctl start failed (exit ${result.code}):\n${result.stderr || result.stdout}\n--- ${paths.pgServerLog} ---\n${tail(paths.pgServerLog)}`);
+  }
+  await waitForAccepting(30_000);
+}
+
+/** Stops the cluster (fast shutdown: open sessions are ended). No-op when stopped. */
+export async function stop(log: (line: string) => void = console.log): Promise<void> {
+  if (!isRunning()) return;
+  log("pg_ctl: stopping the cluster");
+  const result = await runAsPgUser([pgBin("pg_ctl"), "-D", paths.pgData, "-m", "fast", "-w", "-t", "60", "stop"]);
+  if (result.code !== 0 && isRunning()) throw new Error(`pg_ctl stop failed (exit ${result.code}):\n${result.stderr || result.stdout}`);
+}
+
+/** True once the server on 127.0.0.1:54322 accepts connections. */
+export async function isAccepting(): Promise<boolean> {
+  const result = await runCommand([pgBin("pg_isready"), "-q", "-t", "2", "-h", LOCAL_STACK.host, "-p", String(LOCAL_STACK.dbPort), "-d", DB_NAME, "-U", DB_USER]);
+  return result.code === 0;
+}
+
+export async function waitForAccepting(timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await isAccepting())) {
+    if (Date.now() > deadline) throw new Error(`Postgres did not accept connections on ${LOCAL_STACK.host}:${LOCAL_STACK.dbPort} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}
+
+/** Initialises the cluster when needed and starts it when stopped. */
+export async function ensureRunning(log: (line: string) => void = console.log): Promise<void> {
+  await init(log);
+  await start(log);
+}
+
+/** A SQL file that psql refused, with psql's own message. */
+export class SqlFileError extends Error {
+  constructor(readonly file: string, readonly psqlOutput: string) {
+    super(`${file} failed:\n${psqlOutput.trim()}`);
+    this.name = "SqlFileError";
+  }
+}
+
+async function psql(args: string[], database: string = DB_NAME): Promise<CommandResult> {
+  return runCommand([pgBin("psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", ...args], { env: pgEnv(database) });
+}
+
+/** Applies one SQL file in a single transaction; throws SqlFileError naming the file on failure. */
+export async function applySqlFile(file: string, database: string = DB_NAME): Promise<void> {
+  const result = await psql(["--single-transaction", "-f", file], database);
+  if (result.code !== 0) throw new SqlFileError(relative(paths.root, file) || file, result.stderr || result.stdout);
+}
+
+/** Runs SQL through psql; each string of an array is its own `-c` (its own transaction). */
+async function execSql(label: string, sqlText: string | string[], database: string = DB_NAME): Promise<string> {
+  const commands = (Array.isArray(sqlText) ? sqlText : [sqlText]).flatMap((text) => ["-c", text]);
+  const result = await psql(["-At", ...commands], database);
+  if (result.code !== 0) throw new SqlFileError(label, result.stderr || result.stdout);
+  return result.stdout.trim();
+}
+
+/**
+ * Empties the database in place. Dropping the database itself would be simpler, but pg_cron's
+ * scheduler is connected to it and, once terminated, is not restarted until the server restarts.
+ * Dropping the pg_cron extension instead is something the scheduler waits out.
+ */
+const TERMINATE_SESSIONS = `
+select count(pg_terminate_backend(pid, 5000)) from pg_stat_activity
+where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'`;
+
+const WIPE_DATABASE = `
+do $$
+declare
+  r record;
+begin
+  for r in select evtname from pg_event_trigger loop
+    execute format('drop event trigger %I', r.evtname);
+  end loop;
+  for r in select pubname from pg_publication loop
+    execute format('drop publication %I', r.pubname);
+  end loop;
+  perform lo_unlink(oid) from pg_largeobject_metadata;
+  for r in select extname from pg_extension where extname <> 'plpgsql' loop
+    execute format('drop extension if exists %I cascade', r.extname);
+  end loop;
+  for r in
+    select nspname from pg_namespace
+    where nspname not in ('pg_catalog', 'information_schema') and nspname not like 'pg\_toast%' and nspname not like 'pg\_temp\_%'
+  loop
+    execute format('drop schema %I cascade', r.nspname);
+  end loop;
+end
+$$;
+create schema public authorization pg_database_owner;
+grant usage on schema public to public;
+comment on schema public is 'standard public schema';
+alter database ${DB_NAME} reset all;
+`;
+
+/**
+ * What Supabase has before any migration: pg_cron, the `extensions` schema on the search path
+ * (pgTAP goes there), and the API roles that migrations grant to.
+ */
+const PLATFORM_SQL = `
+create extension if not exists pg_cron;
+create schema if not exists extensions;
+do $$
+declare
+  role_name text;
+begin
+  if exists (select 1 from pg_available_extensions where name = 'pgtap') then
+    create extension if not exists pgtap with schema extensions;
+  end if;
+  foreach role_name in array array['anon', 'authenticated', 'service_role'] loop
+    if not exists (select 1 from pg_roles where rolname = role_name) then
+      execute format('create role %I nologin noinherit', role_name);
+    end if;
+  end loop;
+end $$;
+alter role service_role bypassrls;
+alter database ${DB_NAME} set search_path to "$user", public, extensions;
+`;
+
+export interface ResetOptions {
+  log?: (line: string) => void;
+  /** Defaults to `<project>/supabase`. */
+  supabaseDir?: string;
+}
+
+/**
+ * Rebuilds the `postgres` database like `supabase db reset`: empties it (other sessions are ended),
+ * then platform extensions and roles, pgmq
+ * (the real extension where the server has it, else supabase/pgmq-compat/pgmq.sql), every
+ * migration in filename order, seed.sql, then the seeded accounts' emulator credentials.
+ * The cluster must be running.
+ */
+export async function reset(options: ResetOptions = {}): Promise<void> {
+  const log = options.log ?? console.log;
+  const supabaseDir = options.supabaseDir ?? join(paths.root, "supabase");
+  if (!(await isAccepting())) throw new Error("the cluster is not running; run: bun scripts/local/db.ts start");
+
+  log(`reset: emptying database ${DB_NAME}`);
+  await execSql("end other sessions", TERMINATE_SESSIONS);
+  await execSql("empty database", WIPE_DATABASE);
+  await execSql("platform setup", PLATFORM_SQL);
+
+  const hasPgmq = (await execSql("pgmq check", "select count(*) from pg_available_extensions where name = 'pgmq'")) !== "0";
+  if (hasPgmq) {
+    log("reset: create extension pgmq");
+    await execSql("create extension pgmq", "create extension if not exists pgmq");
+  } else {
+    log("reset: pgmq extension not available here; applying supabase/pgmq-compat/pgmq.sql");
+    await applySqlFile(join(supabaseDir, "pgmq-compat", "pgmq.sql"));
+  }
+
+  const migrationsDir = join(supabaseDir, "migrations");
+  const migrations = existsSync(migrationsDir) ? readdirSync(migrationsDir).filter((f) => f.endsWith(".sql")).sort() : [];
+  if (migrations.length === 0) log("reset: no migrations in supabase/migrations");
+  for (const name of migrations) {
+    log(`reset: applying migration ${name}`);
+    await applySqlFile(join(migrationsDir, name));
+  }
+
+  const seed = join(supabaseDir, "seed.sql");
+  if (existsSync(seed) && statSync(seed).size > 0) {
+    log("reset: applying seed.sql");
+    await applySqlFile(seed);
+  }
+
+  const sql = postgres(LOCAL_DB_URL, { max: 1, onnotice: () => {} });
+  try {
+    const result = await seedLocalCredentials(sql, loadOrCreateSecrets());
+    log(result.skipped ? `reset: credentials not seeded (${result.skipped})` : `reset: sealed emulator credentials for ${result.sealed} account(s)`);
+  } finally {
+    await sql.end();
+  }
+}
+
+async function printStatus(): Promise<void> {
+  const pid = runningPostmasterPid();
+  console.log(`data directory: ${paths.pgData}${isInitialised() ? "" : " (not initialised)"}`);
+  console.log(`server:         ${pid ? `running (pid ${pid})` : "stopped"}`);
+  console.log(`url:            ${LOCAL_DB_URL}`);
+  console.log(`server log:     ${paths.pgServerLog}`);
+  console.log(`os user:        ${RUNNING_AS_ROOT ? PG_OS_USER : userInfo().username}`);
+  if (pid && !(await isAccepting())) console.log("warning: the server runs but does not accept connections yet");
+}
+
+async function main(argv: string[]): Promise<number> {
+  const command = argv[0];
+  switch (command) {
+    case "init":
+      if (isInitialised()) console.log(`already initialised: ${paths.pgData}`);
+      await init();
+      return 0;
+    case "start":
+      await ensureRunning();
+      console.log(`running: ${LOCAL_DB_URL}`);
+      return 0;
+    case "stop":
+      await stop();
+      return 0;
+    case "status":
+      await printStatus();
+      return isRunning() ? 0 : 3;
+    case "reset":
+      await ensureRunning();
+      await reset();
+      return 0;
+    default:
+      console.error("usage: bun scripts/local/db.ts init|start|stop|status|reset");
+      return 2;
+  }
+}
+
+if (import.meta.main) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error) => {
+      console.error(error instanceof Error ? error.message : error);
+      process.exit(1);
+    },
+  );
+}

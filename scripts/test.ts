@@ -1,0 +1,226 @@
+/**
+ * `npm test`: every test layer against the local cluster, in order, each step streamed in full:
+ *   cluster (init + start) -> reset -> unit -> db (pgTAP via pg_prove) -> integration -> e2e
+ * Every step runs even when an earlier one failed. The last line is the summary:
+ *   Tests: 42 passed, 0 failed[, 3 skipped]
+ * and the exit code is non-zero when anything failed or crashed.
+ *
+ *   bun scripts/test.ts [--only unit,db,integration,e2e]
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { join, relative } from "node:path";
+import process from "node:process";
+import { ensureRunning, pgEnv, reset } from "./local/db.ts";
+import { paths } from "./local/paths.ts";
+import { localStackEnv } from "./local/secrets.ts";
+import { stopStack, supervisorPid } from "./local/stack-control.ts";
+
+const LAYERS = ["unit", "db", "integration", "e2e"] as const;
+type Layer = (typeof LAYERS)[number];
+
+interface Counts {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+interface StepResult extends Counts {
+  name: string;
+  /** passed | failed | skipped (nothing to run) | crashed (failed without a countable test). */
+  outcome: "passed" | "failed" | "skipped" | "crashed";
+  seconds: number;
+  note?: string;
+}
+
+function parseOnly(argv: string[]): Set<Layer> {
+  const index = argv.findIndex((a) => a === "--only" || a.startsWith("--only="));
+  if (index === -1) return new Set(LAYERS);
+  const value = argv[index]!.includes("=") ? argv[index]!.split("=")[1]! : argv[index + 1] ?? "";
+  const names = value.split(",").map((s) => s.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !(LAYERS as readonly string[]).includes(n));
+  if (names.length === 0 || unknown.length > 0) {
+    console.error(`--only takes a comma-separated list of ${LAYERS.join(", ")}${unknown.length ? ` (unknown: ${unknown.join(", ")})` : ""}`);
+    process.exit(2);
+  }
+  return new Set(names as Layer[]);
+}
+
+/** Files under `dir` (recursively) whose names end with `suffix`, sorted. */
+function findFiles(dir: string, suffix: string): string[] {
+  if (!existsSync(dir)) return [];
+  const found: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory() && entry.name !== "node_modules") found.push(...findFiles(path, suffix));
+    else if (entry.isFile() && entry.name.endsWith(suffix)) found.push(path);
+  }
+  return found.sort();
+}
+
+/** Runs a command with its output streamed to ours; resolves with the exit code and the output. */
+function stream(argv: string[], env: Record<string, string | undefined>): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: paths.root, env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      output += chunk;
+      process.stdout.write(chunk);
+    });
+    child.stderr!.on("data", (chunk: Buffer) => {
+      output += chunk;
+      process.stderr.write(chunk);
+    });
+    child.on("error", (error) => {
+      output += `\n${error.message}\n`;
+      resolve({ code: 127, output });
+    });
+    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), output }));
+  });
+}
+
+function lastNumber(output: string, pattern: RegExp): number {
+  const matches = [...output.matchAll(pattern)];
+  return matches.length ? Number(matches[matches.length - 1]![1]) : 0;
+}
+
+/** Counts from bun test's closing lines (` 12 pass`, ` 1 skip`, ` 1 todo`, ` 0 fail`). */
+export function parseBunTest(output: string): Counts {
+  return {
+    passed: lastNumber(output, /^\s*(\d+) pass\s*$/gm),
+    failed: lastNumber(output, /^\s*(\d+) fail\s*$/gm),
+    skipped: lastNumber(output, /^\s*(\d+) skip\s*$/gm) + lastNumber(output, /^\s*(\d+) todo\s*$/gm),
+  };
+}
+
+/**
+ * Counts from pg_prove (TAP::Harness): `Files=2, Tests=14, ...` for the total, `Failed: N` per file
+ * in the summary report; a file reported without failed tests (bad plan, died) counts as one failure.
+ */
+export function parsePgProve(output: string): Counts {
+  const total = lastNumber(output, /^Files=\d+, Tests=(\d+)/gm);
+  const report = output.includes("Test Summary Report") ? output.slice(output.lastIndexOf("Test Summary Report")).split("\n") : [];
+  let failedTests = 0;
+  let brokenFiles = 0;
+  for (const [i, line] of report.entries()) {
+    const entry = /Tests: \d+ Failed: (\d+)\)\s*$/.exec(line);
+    if (!entry) continue;
+    const n = Number(entry[1]);
+    failedTests += n;
+    const details = [];
+    for (let j = i + 1; j < report.length && /^\s+\S/.test(report[j]!); j++) details.push(report[j]);
+    // A file that died or broke its plan without a failed assertion still failed.
+    if (n === 0 && details.some((d) => /Parse errors|Non-zero (exit|wait)/.test(d!))) brokenFiles += 1;
+  }
+  let failed = failedTests + brokenFiles;
+  if (failed === 0 && /^Result: FAIL/m.test(output)) failed = 1;
+  return { passed: Math.max(0, total - failedTests), failed, skipped: 0 };
+}
+
+function heading(index: number, total: number, title: string): void {
+  console.log(`\n${"=".repeat(72)}\n== [${index}/${total}] ${title}\n${"=".repeat(72)}`);
+}
+
+async function main(): Promise<number> {
+  const only = parseOnly(process.argv.slice(2));
+  const needsDb = only.has("db") || only.has("integration") || only.has("e2e");
+  const supervisorBefore = supervisorPid();
+  const env = needsDb ? { ...process.env, ...localStackEnv(), ...pgEnv() } : { ...process.env, ...localStackEnv() };
+  const results: StepResult[] = [];
+
+  type Step = { name: string; run: () => Promise<Omit<StepResult, "name" | "seconds">> };
+  const steps: Step[] = [];
+  const crashed = (note: string) => ({ outcome: "crashed" as const, passed: 0, failed: 1, skipped: 0, note });
+  const nothing = (note: string) => ({ outcome: "skipped" as const, passed: 0, failed: 0, skipped: 0, note });
+
+  if (needsDb) {
+    steps.push({
+      name: "cluster",
+      run: async () => {
+        await ensureRunning();
+        return { outcome: "passed", passed: 0, failed: 0, skipped: 0 };
+      },
+    });
+    steps.push({
+      name: "reset",
+      run: async () => {
+        await reset();
+        return { outcome: "passed", passed: 0, failed: 0, skipped: 0 };
+      },
+    });
+  }
+
+  const bunStep = (layer: Layer, extra: string[] = []): Step => ({
+    name: layer,
+    run: async () => {
+      const dir = join(paths.root, "tests", layer);
+      const files = findFiles(dir, ".test.ts");
+      if (files.length === 0) return nothing(`no tests/${layer}/**/*.test.ts`);
+      const { code, output } = await stream([process.execPath, "test", `./${relative(paths.root, dir)}`, ...extra], env);
+      const counts = parseBunTest(output);
+      if (code !== 0 && counts.failed === 0) return { ...counts, ...crashed(`bun test exited with ${code}`), passed: counts.passed };
+      return { ...counts, outcome: counts.failed > 0 || code !== 0 ? "failed" : "passed" };
+    },
+  });
+
+  if (only.has("unit")) steps.push(bunStep("unit"));
+  if (only.has("db")) {
+    steps.push({
+      name: "db",
+      run: async () => {
+        const files = findFiles(join(paths.root, "supabase", "tests"), ".test.sql").map((f) => relative(paths.root, f));
+        if (files.length === 0) return nothing("no supabase/tests/**/*.test.sql");
+        const { code, output } = await stream(["pg_prove", "--failures", ...files], env);
+        const counts = parsePgProve(output);
+        if (code !== 0 && counts.failed === 0) return { ...counts, ...crashed(`pg_prove exited with ${code}`), passed: counts.passed };
+        return { ...counts, outcome: counts.failed > 0 || code !== 0 ? "failed" : "passed" };
+      },
+    });
+  }
+  if (only.has("integration")) steps.push(bunStep("integration"));
+  if (only.has("e2e")) steps.push(bunStep("e2e", ["--timeout", "600000"]));
+
+  for (const [i, step] of steps.entries()) {
+    heading(i + 1, steps.length, step.name);
+    const started = performance.now();
+    let result: Omit<StepResult, "name" | "seconds">;
+    try {
+      result = await step.run();
+    } catch (error) {
+      console.error(error instanceof Error ? error.message : String(error));
+      result = crashed(error instanceof Error ? error.message.split("\n")[0]! : String(error));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    results.push({ name: step.name, seconds, ...result });
+    const counts = result.outcome === "skipped" ? "" : ` (${result.passed} passed, ${result.failed} failed${result.skipped ? `, ${result.skipped} skipped` : ""})`;
+    console.log(`-- ${step.name}: ${result.outcome}${counts}${result.note ? ` - ${result.note}` : ""} in ${seconds.toFixed(1)} s`);
+  }
+
+  // A supervisor that a test started and did not stop would outlive the run.
+  const leftover = supervisorPid();
+  if (leftover !== null && leftover !== supervisorBefore) {
+    console.log(`\nstopping the stack supervisor (pid ${leftover}) a test left running`);
+    await stopStack().catch((error) => console.error((error as Error).message));
+  }
+
+  console.log(`\n${"-".repeat(72)}`);
+  for (const r of results) {
+    const counts = r.outcome === "skipped" ? "no tests" : `${r.passed} passed, ${r.failed} failed${r.skipped ? `, ${r.skipped} skipped` : ""}`;
+    console.log(`${r.name.padEnd(12)} ${r.outcome.padEnd(8)} ${counts.padEnd(36)} ${r.seconds.toFixed(1).padStart(6)} s`);
+  }
+  const total = results.reduce((acc, r) => ({ passed: acc.passed + r.passed, failed: acc.failed + r.failed, skipped: acc.skipped + r.skipped }), { passed: 0, failed: 0, skipped: 0 });
+  const anyBad = results.some((r) => r.outcome === "failed" || r.outcome === "crashed");
+  console.log(`Tests: ${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ""}`);
+  return anyBad || total.failed > 0 ? 1 : 0;
+}
+
+if (import.meta.main) {
+  main().then(
+    (code) => process.exit(code),
+    (error) => {
+      console.error(error);
+      console.log("Tests: 0 passed, 1 failed");
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,117 @@
+/**
+ * End to end through the real processes: `npm run demo`'s script on the supervised stack (Postgres
+ * with pg_cron and pgmq, the Deno edge host, both Bun workers, the emulators), run twice.
+ * Every video is checked as a viewer and the platform would see it.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { createSql } from "../../shared/db/client.ts";
+import { resolveFfmpegBinaries } from "../../shared/media/ffmpeg.ts";
+import { probeMedia } from "../../shared/media/ffprobe.ts";
+import * as db from "../../scripts/local/db.ts";
+import { paths } from "../../scripts/local/paths.ts";
+import { localStackEnv } from "../../scripts/local/secrets.ts";
+import { type StackHandle, startStack } from "../../scripts/local/stack-control.ts";
+
+const Summary = z.object({
+  run_id: z.string().uuid(),
+  created: z.boolean(),
+  videos: z.array(z.object({
+    dimension: z.string(),
+    language: z.string(),
+    path: z.string(),
+    duration_s: z.number(),
+    publication: z.object({ platform: z.literal("youtube"), external_id: z.string().min(1) }),
+  }).passthrough()),
+}).passthrough();
+
+const EmulatorVideos = z.array(z.object({ id: z.string(), sha256: z.string(), size_bytes: z.number(), channel: z.string() }).passthrough());
+
+let stack: StackHandle;
+const env = localStackEnv();
+
+function runDemo(extra: string[] = []) {
+  const result = spawnSync(process.execPath, [join(paths.root, "scripts", "demo.ts"), ...extra], {
+    cwd: paths.root,
+    encoding: "utf8",
+    timeout: 15 * 60_000,
+    env: { ...process.env, LOG_LEVEL: "warn" },
+  });
+  const output = `${result.stdout}\n${result.stderr}`;
+  if (result.status !== 0) console.error(output);
+  return { status: result.status, output, summary: Summary.parse(JSON.parse(readFileSync(join(paths.root, "out", "demo-summary.json"), "utf8"))) };
+}
+
+async function emulatorVideos() {
+  return EmulatorVideos.parse(await (await fetch(`${env.EMULATOR_URL}/_emulator/youtube/videos`)).json());
+}
+
+async function meanVolumeDb(path: string): Promise<number> {
+  const { ffmpeg } = await resolveFfmpegBinaries();
+  const result = spawnSync(ffmpeg, ["-hide_banner", "-i", path, "-map", "0:a", "-af", "volumedetect", "-f", "null", "-"], { encoding: "utf8" });
+  const match = /mean_volume:\s*(-?[\d.]+) dB/.exec(result.stderr);
+  if (!match) throw new Error(`no volumedetect output for ${path}`);
+  return Number(match[1]);
+}
+
+beforeAll(async () => {
+  // The demo runs on a stack this test owns, from an empty database and empty emulators.
+  if (db.isRunning()) await db.stop(() => {});
+  stack = await startStack({ quiet: true, timeoutMs: 180_000 });
+}, 240_000);
+
+afterAll(async () => {
+  await stack?.stop();
+}, 120_000);
+
+describe("npm run demo", () => {
+  let first: ReturnType<typeof runDemo>;
+
+  test("publishes one video per dimension, each a valid Short", async () => {
+    first = runDemo(["--reset"]);
+    expect(first.status).toBe(0);
+    expect(first.summary.created).toBe(true);
+
+    const sql = createSql(env.DB_URL, { max: 1 });
+    const dimensions = (await sql`select id, language from mdame.dimensions where active order by id`).map((r) => ({ ...r }));
+    await sql.end();
+    expect(first.summary.videos.map((v) => v.dimension).sort()).toEqual(dimensions.map((d) => d.id));
+    expect(new Set(first.summary.videos.map((v) => v.language))).toEqual(new Set(dimensions.map((d) => d.language as string)));
+
+    const uploads = await emulatorVideos();
+    expect(uploads.length).toBe(first.summary.videos.length);
+    for (const video of first.summary.videos) {
+      const file = join(paths.root, video.path);
+      const info = await probeMedia(file);
+      expect(info.video).toMatchObject({ codec_name: "h264", width: 1080, height: 1920 });
+      expect(info.audio?.codec_name).toBe("aac");
+      expect(info.duration_s).toBeGreaterThanOrEqual(20);
+      expect(info.duration_s).toBeLessThanOrEqual(75);
+      expect(await meanVolumeDb(file)).toBeGreaterThan(-35);
+      // The platform holds exactly this file under the id the engine recorded.
+      const sha = createHash("sha256").update(readFileSync(file)).digest("hex");
+      const upload = uploads.find((u) => u.id === video.publication.external_id);
+      expect(upload?.sha256).toBe(sha);
+    }
+  }, 16 * 60_000);
+
+  test("a second demo the same day publishes and renders nothing new", async () => {
+    const sql = createSql(env.DB_URL, { max: 1 });
+    const rendersBefore = (await sql`select count(*)::int as n from pgmq.a_render`)[0].n;
+    const second = runDemo();
+    expect(second.status).toBe(0);
+    expect(second.summary.created).toBe(false);
+    expect(second.summary.run_id).toBe(first.summary.run_id);
+    expect(second.output).toContain("nothing new was published");
+    expect((await emulatorVideos()).length).toBe(first.summary.videos.length);
+    expect((await sql`select count(*)::int as n from pgmq.a_render`)[0].n).toBe(rendersBefore);
+    expect((await sql`select count(*)::int as n from pgmq.q_render`)[0].n).toBe(0);
+    const pubs = await sql`select count(*)::int as n from mdame.publications where status = 'published'`;
+    expect(pubs[0].n).toBe(first.summary.videos.length);
+    await sql.end();
+  }, 10 * 60_000);
+});

@@ -1,0 +1,125 @@
+/**
+ * The pipeline Edge Function's stages against the real Postgres and the emulators, in-process:
+ * trigger -> ingest -> script + hook audit -> safety -> plan -> voice, checked at the queue
+ * boundaries the Bun workers read.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createPipelineApp } from "../../functions/pipeline/app.ts";
+import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
+import { VisualJob } from "../../shared/contracts/queue.ts";
+import { VoiceTrack } from "../../shared/contracts/media.ts";
+import * as db from "../../scripts/local/db.ts";
+import { localStackEnv } from "../../scripts/local/secrets.ts";
+import { startTestEmulator } from "./fixtures/emulator-harness.ts";
+
+let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
+let deps: PipelineDeps;
+let app: ReturnType<typeof createPipelineApp>;
+let storageDir: string;
+let auth: Record<string, string>;
+
+beforeAll(async () => {
+  await db.ensureRunning(() => {});
+  await db.reset({ log: () => {} });
+  emulator = await startTestEmulator();
+  storageDir = await mkdtemp(join(tmpdir(), "mdame-it-storage-"));
+  const env = {
+    ...localStackEnv(),
+    GEMINI_BASE_URL: emulator.url,
+    EDGE_TTS_WSS_URL: emulator.wssUrl,
+    YOUTUBE_UPLOAD_BASE_URL: emulator.url,
+    GOOGLE_OAUTH_TOKEN_URL: `${emulator.url}/token`,
+    TRENDS_BASE_URL: emulator.url,
+    STORAGE_LOCAL_DIR: storageDir,
+    LOG_LEVEL: "warn",
+  };
+  deps = createPipelineDeps(env);
+  app = createPipelineApp(deps);
+  auth = { authorization: `Bearer ${env.SERVICE_ROLE_KEY}`, "content-type": "application/json" };
+}, 60_000);
+
+afterAll(async () => {
+  await deps?.sql.end({ timeout: 2 });
+  await emulator?.stop();
+  await rm(storageDir, { recursive: true, force: true });
+});
+
+async function tick() {
+  const response = await app.request("/pipeline/tick", { method: "POST", headers: auth, body: "{}" });
+  expect(response.status).toBe(200);
+  return response.json() as Promise<{ processed: number; failed: number; more: boolean }>;
+}
+
+describe("pipeline stages", () => {
+  test("the trigger needs the service-role key and validates its body", async () => {
+    expect((await app.request("/pipeline/runs", { method: "POST", body: "{}" })).status).toBe(401);
+    const bad = await app.request("/pipeline/runs", { method: "POST", headers: auth, body: JSON.stringify({ dimension: 5 }) });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { issues: unknown[] }).issues.length).toBeGreaterThan(0);
+    const unknown = await app.request("/pipeline/runs", { method: "POST", headers: auth, body: JSON.stringify({ dimension: "nope" }) });
+    expect(unknown.status).toBe(404);
+  });
+
+  test("a run goes from trends to visual jobs and a voice track for every dimension", async () => {
+    const trigger = await app.request("/pipeline/runs", { method: "POST", headers: auth, body: "{}" });
+    expect(trigger.status).toBe(202);
+    const run = await trigger.json() as { run_id: string; created: boolean; status_url: string };
+    expect(run.created).toBe(true);
+    expect(run.status_url).toEndWith(`/pipeline/runs/${run.run_id}`);
+
+    // The same trigger again is the same run.
+    const again = await (await app.request("/pipeline/runs", { method: "POST", headers: auth, body: "{}" })).json() as { run_id: string; created: boolean };
+    expect(again).toMatchObject({ run_id: run.run_id, created: false });
+
+    for (let i = 0; i < 20; i++) {
+      const result = await tick();
+      if (result.processed === 0) break;
+    }
+
+    const units = await deps.sql`select id, dimension_id, stage, script, voice from mdame.work_units where run_id = ${run.run_id} order by dimension_id`;
+    const dimensions = await deps.sql`select id, daily_limit from mdame.dimensions where active order by id`;
+    expect(units.map((u) => u.dimension_id)).toEqual(dimensions.map((d) => d.id));
+    for (const unit of units) {
+      expect(unit.stage).toBe("media");
+      expect(unit.script.hook_score).toBeGreaterThanOrEqual(0.72);
+      const voice = VoiceTrack.parse(unit.voice);
+      expect(voice.duration_ms).toBeGreaterThan(20_000);
+      expect(voice.duration_ms).toBeLessThan(75_000);
+      expect(await deps.store.exists(voice.audio_key)).toBe(true);
+      // Scene starts were aligned to the spoken words, in order.
+      const scenes = await deps.sql`select scene_index, first_word, status from mdame.scenes where unit_id = ${unit.id} order by scene_index`;
+      expect(scenes.length).toBeGreaterThanOrEqual(5);
+      expect(scenes.length).toBeLessThanOrEqual(10);
+      const firsts = scenes.map((s) => s.first_word as number);
+      expect(firsts[0]).toBe(0);
+      for (let i = 1; i < firsts.length; i++) expect(firsts[i]).toBeGreaterThan(firsts[i - 1]);
+      expect(firsts.at(-1)!).toBeLessThan(voice.words.length);
+    }
+
+    // One visual job per scene, each a valid contract for the gpu-worker.
+    const jobs = await deps.sql`select message from pgmq.q_visual_generation`;
+    const sceneCount = await deps.sql`select count(*)::int as n from mdame.scenes s join mdame.work_units u on u.id = s.unit_id where u.run_id = ${run.run_id}`;
+    expect(jobs.length).toBe(sceneCount[0].n);
+    for (const job of jobs) VisualJob.parse(job.message);
+
+    // The rejected fixture topics were audited, not turned into units.
+    const audits = await deps.sql`select subject, verdict from mdame.safety_audit_logs where run_id = ${run.run_id} and verdict = 'rejected'`;
+    expect(audits.length).toBeGreaterThan(0);
+
+    const status = await (await app.request(`/pipeline/runs/${run.run_id}`, { headers: auth })).json() as { run: { status: string }; units: { stage: string }[] };
+    expect(status.run.status).toBe("running");
+    expect(status.units.every((u) => u.stage === "media")).toBe(true);
+  }, 180_000);
+
+  test("a failing LLM is retried later, not lost", async () => {
+    const [unit] = await deps.sql`select id from mdame.work_units limit 1`;
+    expect(unit).toBeDefined();
+    await emulator.armFault({ service: "gemini", kind: "unavailable", count: 1 });
+    // A fresh dimension-filtered run on another key finds the volume gate closed: nothing new.
+    const trigger = await app.request("/pipeline/runs", { method: "POST", headers: auth, body: JSON.stringify({ idempotency_key: "it-second-run-key" }) });
+    expect(trigger.status).toBe(409);
+  });
+});
