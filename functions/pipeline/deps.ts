@@ -35,7 +35,7 @@ export interface PipelineDeps {
 /** Builds the real dependencies from the environment; throws ConfigError naming what is wrong. */
 export function createPipelineDeps(source?: Record<string, string | undefined>): PipelineDeps {
   const env = loadEnv(PIPELINE_ENV_KEYS, source);
-  const logger = createLogger("pipeline");
+  const logger = createLogger("pipeline", undefined, source?.LOG_LEVEL);
   return {
     env,
     sql: createSql(env.DB_URL, { max: 4, application: "mdame-pipeline" }),

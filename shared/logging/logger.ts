@@ -21,10 +21,10 @@ export const REDACT_PATHS = [
 export type Logger = pino.Logger;
 
 /** A JSON-lines logger for one component; pass `destination` to capture lines in tests. */
-export function createLogger(component: string, destination?: pino.DestinationStream): Logger {
+export function createLogger(component: string, destination?: pino.DestinationStream, level?: string): Logger {
   const options: pino.LoggerOptions = {
     base: { component },
-    level: (globalThis as { process?: { env?: Record<string, string> } }).process?.env?.LOG_LEVEL ?? "info",
+    level: level ?? (globalThis as { process?: { env?: Record<string, string> } }).process?.env?.LOG_LEVEL ?? "info",
     redact: { paths: REDACT_PATHS, censor: "[redacted]" },
     timestamp: pino.stdTimeFunctions.isoTime,
   };

@@ -114,12 +114,33 @@ describe("pipeline stages", () => {
     expect(status.units.every((u) => u.stage === "media")).toBe(true);
   }, 180_000);
 
-  test("a failing LLM is retried later, not lost", async () => {
-    const [unit] = await deps.sql`select id from mdame.work_units limit 1`;
-    expect(unit).toBeDefined();
-    await emulator.armFault({ service: "gemini", kind: "unavailable", count: 1 });
-    // A fresh dimension-filtered run on another key finds the volume gate closed: nothing new.
+  test("another run key is refused while today's run holds the global lock", async () => {
     const trigger = await app.request("/pipeline/runs", { method: "POST", headers: auth, body: JSON.stringify({ idempotency_key: "it-second-run-key" }) });
     expect(trigger.status).toBe(409);
   });
+
+  test("a failing LLM call is retried after the backoff, not lost", async () => {
+    // A fresh unit at the script stage of the open run, with its task enqueued.
+    const [run] = await deps.sql`select id from mdame.pipeline_runs where status = 'running'`;
+    const [unit] = await deps.sql`
+      insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic)
+      values (${run.id}, 'tech-explained', 'it-retry-unit', 'it-retry-fp', '{"title": "How noise-cancelling headphones work"}')
+      returning id`;
+    await deps.sql`select mdame.enqueue_stage_task('script', ${run.id}, ${unit.id})`;
+    await emulator.armFault({ service: "gemini", kind: "unavailable", count: 1 });
+
+    const first = await tick();
+    expect(first.failed).toBe(1);
+    const [afterFailure] = await deps.sql`select stage, error from mdame.work_units where id = ${unit.id}`;
+    expect(afterFailure.stage).toBe("script");
+    expect(afterFailure.error).toContain("503");
+    const [msg] = await deps.sql`select read_ct, vt > now() as hidden from pgmq.q_stage_tasks where message->>'unit_id' = ${unit.id}`;
+    expect(msg).toMatchObject({ read_ct: 1, hidden: true });
+
+    // Once the backoff has passed, the same message runs again and succeeds.
+    await deps.sql`update pgmq.q_stage_tasks set vt = now() where message->>'unit_id' = ${unit.id}`;
+    for (let i = 0; i < 5; i++) if ((await tick()).processed === 0) break;
+    const [afterRetry] = await deps.sql`select stage from mdame.work_units where id = ${unit.id}`;
+    expect(["safety", "plan", "media"]).toContain(afterRetry.stage);
+  }, 60_000);
 });
