@@ -43,6 +43,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await deps?.sql.end({ timeout: 2 });
+  // Leave an empty engine behind: this run's assets lived in a temporary store.
+  await db.reset({ log: () => {} });
   await emulator?.stop();
   await rm(storageDir, { recursive: true, force: true });
 });
