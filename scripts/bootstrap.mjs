@@ -22,6 +22,8 @@ const APT_PACKAGES = {
   "libtap-parser-sourcehandler-pgtap-perl": "/usr/bin/pg_prove",
   ffmpeg: "/usr/bin/ffmpeg",
   "espeak-ng": "/usr/bin/espeak-ng",
+  // The caption font the renders burn in (DejaVu Sans Bold).
+  "fonts-dejavu-core": "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
 };
 
 /** Tools the project calls, for machines that are not Debian (checked on PATH). */

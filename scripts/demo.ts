@@ -77,14 +77,17 @@ async function main() {
 
     let status: RunStatus | null = null;
     let lastLines = "";
+    let lastPrinted = 0;
     const deadline = Date.now() + RUN_TIMEOUT_MS;
     while (Date.now() < deadline) {
       const response = await fetch(triggered.status_url, { headers: { authorization: `Bearer ${env.SERVICE_ROLE_KEY}` } });
       status = RunStatus.parse(await response.json());
+      // Print on every change, and every 15 s while long work (a render) goes on.
       const lines = describeProgress(status).join("\n");
-      if (lines !== lastLines) {
-        for (const line of describeProgress(status)) say(line);
+      if (lines !== lastLines || Date.now() - lastPrinted > 15_000) {
+        for (const line of describeProgress(status, Date.now())) say(line);
         lastLines = lines;
+        lastPrinted = Date.now();
       }
       if (status.run.status !== "running") break;
       await new Promise((r) => setTimeout(r, 1000));

@@ -1,15 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-
-const encoder = new TextEncoder();
-
-function constantTimeEqual(a: string, b: string): boolean {
-  const x = encoder.encode(a);
-  const y = encoder.encode(b);
-  let diff = x.length ^ y.length;
-  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
-  return diff === 0;
-}
+import { constantTimeEqual } from "../crypto/constant-time.ts";
 
 /** Requires `Authorization: Bearer <service role key>`. */
 export function requireServiceRole(serviceRoleKey: string): MiddlewareHandler {

@@ -3,6 +3,8 @@
  * Signature: `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>`, secret `whsec_<base64 key>`.
  */
 
+import { constantTimeEqual } from "../crypto/constant-time.ts";
+
 const encoder = new TextEncoder();
 
 export const WEBHOOK_TOLERANCE_S = 5 * 60;
@@ -58,14 +60,6 @@ export async function signWebhook(secret: string, id: string, body: string, nowS
     "webhook-timestamp": timestamp,
     "webhook-signature": `v1,${await hmac(secret, `${id}.${timestamp}.${body}`)}`,
   };
-}
-
-function constantTimeEqual(a: string, b: string): boolean {
-  const x = encoder.encode(a);
-  const y = encoder.encode(b);
-  let diff = x.length ^ y.length;
-  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
-  return diff === 0;
 }
 
 /**

@@ -214,53 +214,39 @@ begin
 end;
 $$;
 
--- Retry or dead-letter a failed stage task. Retriable failures under the stage's attempt limit
--- make the message visible again after the backoff; anything else fails the unit explicitly.
+-- A failed stage task: retried after the backoff while attempts remain, else dead-lettered (its
+-- unit fails; for an ingest task, the run's dimension fails).
 create function mdame.fail_stage_task(p_msg_id bigint, p_stage text, p_unit_id uuid, p_run_id uuid, p_dimension_id text, p_error text, p_retriable boolean)
 returns text
 language plpgsql
 set search_path = ''
 as $$
 declare
-  v_policy mdame.stage_policies;
   v_msg record;
   v_unit mdame.work_units;
+  v_outcome text;
 begin
-  select * into v_policy from mdame.stage_policies where stage = p_stage;
-  execute 'select msg_id, read_ct, message from pgmq.q_stage_tasks where msg_id = $1 for update' into v_msg using p_msg_id;
+  if p_unit_id is not null then
+    select * into v_unit from mdame.work_units where id = p_unit_id for update;
+  end if;
+  select msg_id, read_ct, message into v_msg from pgmq.q_stage_tasks where msg_id = p_msg_id for update;
   if v_msg.msg_id is null then
     return 'gone';
   end if;
-  if p_unit_id is not null then
-    select * into v_unit from mdame.work_units where id = p_unit_id for update;
-    if v_unit.stage in ('published', 'rejected', 'failed') then
-      perform pgmq.archive('stage_tasks', p_msg_id);
-      return 'gone';
-    end if;
-    update mdame.work_units set stage_attempts = v_msg.read_ct, error = p_error, updated_at = now() where id = p_unit_id;
+  if v_unit.stage in ('published', 'rejected', 'failed') then
+    perform pgmq.archive('stage_tasks', p_msg_id);
+    return 'gone';
   end if;
-
-  if p_retriable and v_msg.read_ct < v_policy.max_attempts then
-    perform pgmq.set_vt('stage_tasks', p_msg_id, v_policy.retry_backoff_s * v_msg.read_ct);
-    perform mdame.log_event(p_run_id, p_unit_id, p_stage, 'retry_scheduled', jsonb_build_object('attempt', v_msg.read_ct, 'error', p_error));
-    return 'retry';
-  end if;
-
-  insert into mdame.dead_letters (queue_name, msg_id, read_ct, payload, last_error, unit_id)
-  values ('stage_tasks', p_msg_id, v_msg.read_ct, v_msg.message, p_error, p_unit_id)
-  on conflict (queue_name, msg_id) do nothing;
-  perform pgmq.archive('stage_tasks', p_msg_id);
-  if p_unit_id is not null then
-    perform mdame.set_unit_stage(p_unit_id, 'failed', p_stage || ': ' || p_error);
-  elsif p_dimension_id is not null then
+  v_outcome := mdame.retry_or_dead_letter('stage_tasks', p_stage, p_msg_id, v_msg.read_ct, v_msg.message,
+                                          p_unit_id, p_run_id, p_error, p_retriable);
+  if v_outcome = 'dead_letter' and p_unit_id is null and p_dimension_id is not null then
     update mdame.run_dimensions set status = 'failed', updated_at = now()
      where run_id = p_run_id and dimension_id = p_dimension_id and status = 'ingesting';
   end if;
-  perform mdame.log_event(p_run_id, p_unit_id, p_stage, 'dead_lettered', jsonb_build_object('attempts', v_msg.read_ct, 'error', p_error));
-  if p_run_id is not null then
+  if v_outcome = 'dead_letter' and p_run_id is not null then
     perform mdame.close_run_if_done(p_run_id);
   end if;
-  return 'dead_letter';
+  return v_outcome;
 end;
 $$;
 

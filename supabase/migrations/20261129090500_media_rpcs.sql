@@ -111,17 +111,17 @@ begin
 end;
 $$;
 
--- A worker reported a failed job: retry after the backoff while attempts remain, else dead-letter
--- the message and fail the unit.
+-- A worker reported a failed job: retried after the backoff while attempts remain, else the
+-- message is dead-lettered and the unit fails.
 create function mdame.fail_worker_job(p_queue text, p_msg_id bigint, p_unit_id uuid, p_error text, p_retriable boolean, p_webhook_id text)
 returns text
 language plpgsql
 set search_path = ''
 as $$
 declare
-  v_policy mdame.stage_policies;
   v_msg record;
   v_unit mdame.work_units;
+  v_outcome text;
 begin
   if p_queue not in ('visual_generation', 'render') then
     raise exception 'not a worker queue: %', p_queue using errcode = 'MDS01';
@@ -133,23 +133,15 @@ begin
   if not mdame.record_webhook(p_webhook_id, p_queue || '.failed') then
     return 'duplicate';
   end if;
-  select * into v_policy from mdame.stage_policies where stage = p_queue;
   execute format('select msg_id, read_ct, message from pgmq.%I where msg_id = $1 for update', 'q_' || p_queue) into v_msg using p_msg_id;
   if v_msg.msg_id is null or v_unit.stage in ('published', 'rejected', 'failed') then
     return 'gone';
   end if;
-  update mdame.work_units set stage_attempts = v_msg.read_ct, error = p_error, updated_at = now() where id = p_unit_id;
-  if p_retriable and v_msg.read_ct < v_policy.max_attempts then
-    perform pgmq.set_vt(p_queue, p_msg_id, v_policy.retry_backoff_s * v_msg.read_ct);
-    perform mdame.log_event(v_unit.run_id, p_unit_id, p_queue, 'retry_scheduled', jsonb_build_object('attempt', v_msg.read_ct, 'error', p_error));
-    return 'retry';
+  v_outcome := mdame.retry_or_dead_letter(p_queue, p_queue, p_msg_id, v_msg.read_ct, v_msg.message,
+                                          p_unit_id, v_unit.run_id, p_error, p_retriable);
+  if v_outcome = 'dead_letter' then
+    perform mdame.close_run_if_done(v_unit.run_id);
   end if;
-  insert into mdame.dead_letters (queue_name, msg_id, read_ct, payload, last_error, unit_id)
-  values (p_queue, p_msg_id, v_msg.read_ct, v_msg.message, p_error, p_unit_id)
-  on conflict (queue_name, msg_id) do nothing;
-  perform pgmq.archive(p_queue, p_msg_id);
-  perform mdame.set_unit_stage(p_unit_id, 'failed', p_queue || ': ' || p_error);
-  perform mdame.close_run_if_done(v_unit.run_id);
-  return 'dead_letter';
+  return v_outcome;
 end;
 $$;

@@ -11,6 +11,7 @@ as $$
 declare
   v_queue text;
   v_msg record;
+  v_unit mdame.work_units;
   v_policy mdame.stage_policies;
   v_run mdame.pipeline_runs;
   v_dead integer := 0;
@@ -23,14 +24,18 @@ begin
       'select msg_id, read_ct, message from pgmq.%I where read_ct >= $1 and vt <= now() for update skip locked', 'q_' || v_queue)
       using v_policy.max_attempts
     loop
-      insert into mdame.dead_letters (queue_name, msg_id, read_ct, payload, last_error, unit_id)
-      values (v_queue, v_msg.msg_id, v_msg.read_ct, v_msg.message, 'attempts exhausted without a completion', (v_msg.message->>'unit_id')::uuid)
-      on conflict (queue_name, msg_id) do nothing;
-      perform pgmq.archive(v_queue, v_msg.msg_id);
-      if exists (select 1 from mdame.work_units where id = (v_msg.message->>'unit_id')::uuid and stage not in ('published', 'rejected', 'failed')) then
-        perform mdame.set_unit_stage((v_msg.message->>'unit_id')::uuid, 'failed', v_queue || ': attempts exhausted without a completion');
+      -- skip locked: a completion holding the unit is finishing this very job; never wait on it.
+      select * into v_unit from mdame.work_units where id = (v_msg.message->>'unit_id')::uuid for update skip locked;
+      if v_unit.id is null and exists (select 1 from mdame.work_units where id = (v_msg.message->>'unit_id')::uuid) then
+        continue;
       end if;
-      v_dead := v_dead + 1;
+      if v_unit.id is null or v_unit.stage in ('published', 'rejected', 'failed') then
+        perform pgmq.archive(v_queue, v_msg.msg_id);
+      else
+        perform mdame.retry_or_dead_letter(v_queue, v_queue, v_msg.msg_id, v_msg.read_ct, v_msg.message,
+                                           v_unit.id, v_unit.run_id, 'attempts exhausted without a completion', false);
+        v_dead := v_dead + 1;
+      end if;
     end loop;
   end loop;
 

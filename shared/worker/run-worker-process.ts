@@ -1,0 +1,82 @@
+import { hostname } from "node:os";
+import { resolve } from "node:path";
+import process from "node:process";
+import { loadEnv } from "../config/env.ts";
+import { assertEnvironment, createSql, type Sql } from "../db/client.ts";
+import { rpc } from "../db/errors.ts";
+import { createLogger } from "../logging/logger.ts";
+import { ffmpegVersion, resolveFfmpegBinaries } from "../media/ffmpeg.ts";
+import type { AssetStore } from "../storage/asset-store.ts";
+import { LocalDirectoryStore } from "../storage/local-directory-store.ts";
+import { HttpCallbackSender } from "./callback-sender.ts";
+import { PgmqWorkerQueue } from "./pgmq-worker-queue.ts";
+import { PullWorker, type QueueTaskDefinition, stopOnSignals } from "./pull-worker.ts";
+
+export interface WorkerProcessResources {
+  sql: Sql;
+  store: AssetStore;
+  ffmpeg: string;
+  ffprobe: string;
+}
+
+/**
+ * The start-up every Bun pull worker shares: environment check (against the database's recorded
+ * env too), FFmpeg resolution, the pgmq queue, signed callbacks to worker-callback, signal handling.
+ * Exits 1 with `<component>: cannot start: <reason>` when anything is missing.
+ */
+export function runWorkerProcess<P>(options: {
+  component: string;
+  vtSeconds: number;
+  definition: (resources: WorkerProcessResources) => QueueTaskDefinition<P>;
+  /** Extra fields for the "ready" log line. */
+  describe?: (resources: WorkerProcessResources) => Record<string, unknown>;
+}): void {
+  const logger = createLogger(options.component);
+  start().catch((error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    logger.fatal({ err: error }, `${options.component} cannot start`);
+    process.stderr.write(`${options.component}: cannot start: ${message}\n`);
+    process.exit(1);
+  });
+
+  async function start(): Promise<void> {
+    const env = loadEnv(["ENV", "DB_URL", "FUNCTIONS_URL", "SERVICE_ROLE_KEY", "WEBHOOK_SECRET", "STORAGE_LOCAL_DIR", "FFMPEG_PATH", "WORKER_ID"]);
+    const workerId = env.WORKER_ID ?? `${options.component}-${hostname()}-${process.pid}`;
+    const log = logger.child({ env: env.ENV });
+
+    const binaries = await resolveFfmpegBinaries();
+    const version = await ffmpegVersion(binaries.ffmpeg);
+
+    const sql = createSql(env.DB_URL, { max: 2, application: workerId });
+    try {
+      await rpc(() => assertEnvironment(sql, env.ENV));
+    } catch (error) {
+      await sql.end({ timeout: 2 });
+      throw new Error(`database environment check failed for ENV=${env.ENV}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+
+    const storageRoot = resolve(env.STORAGE_LOCAL_DIR);
+    const resources: WorkerProcessResources = { sql, store: new LocalDirectoryStore(storageRoot), ffmpeg: binaries.ffmpeg, ffprobe: binaries.ffprobe };
+    const worker = new PullWorker({
+      definition: options.definition(resources),
+      queue: new PgmqWorkerQueue(sql),
+      callbacks: new HttpCallbackSender({
+        url: `${env.FUNCTIONS_URL.replace(/\/+$/, "")}/worker-callback`,
+        serviceRoleKey: env.SERVICE_ROLE_KEY,
+        webhookSecret: env.WEBHOOK_SECRET,
+      }),
+      logger: log,
+      workerId,
+      vtSeconds: options.vtSeconds,
+    });
+    log.info({
+      ...options.describe?.(resources),
+      ffmpeg: binaries.ffmpeg,
+      ffmpeg_source: binaries.source,
+      ffmpeg_version: version,
+      storage: storageRoot,
+    }, `${options.component} ready`);
+    worker.start();
+    stopOnSignals(worker, log, () => sql.end({ timeout: 5 }));
+  }
+}
