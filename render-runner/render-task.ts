@@ -51,7 +51,7 @@ function checkOutput(info: MediaInfo): void {
   if (!(info.duration_s > 0) || !(info.size_bytes > 0)) throw new Error("render output is empty");
 }
 
-function completed(job: RenderJob, key: string, info: MediaInfo): TaskOutcome {
+function completed(job: RenderJob, key: string, info: MediaInfo, renderMs: number | null): TaskOutcome {
   return {
     kind: "render.completed",
     unit_id: job.unit_id,
@@ -60,6 +60,7 @@ function completed(job: RenderJob, key: string, info: MediaInfo): TaskOutcome {
     width: info.video?.width ?? 0,
     height: info.video?.height ?? 0,
     size_bytes: info.size_bytes,
+    render_ms: renderMs,
   };
 }
 
@@ -73,7 +74,7 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
       const info = await probeMedia(outPath, { ffprobePath: deps.ffprobePath, signal: ctx.signal });
       checkOutput(info);
       ctx.logger.info({ video_key: key }, "render already stored; reporting it");
-      return completed(job, key, info);
+      return completed(job, key, info, null);
     }
 
     const timeline = computeTimeline(job.words, job.scenes, job.audio_duration_ms, { fps: RENDER_FORMAT.fps });
@@ -120,7 +121,7 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
     await ctx.heartbeat();
     await deps.store.putFile(key, outPath, "video/mp4");
     ctx.logger.info({ video_key: key, render_ms: renderMs, duration_s: info.duration_s, size_bytes: info.size_bytes }, "render stored");
-    return completed(job, key, info);
+    return completed(job, key, info, renderMs);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -112,6 +112,7 @@ async function main() {
         path: join("out", `${unit.dimension_id}-${unit.id.slice(0, 8)}.mp4`),
         duration_s: Math.round(info.duration_s * 100) / 100,
         publication: { platform: publication.platform, external_id: publication.external_id },
+        render_s: unit.video!.render_ms == null ? null : unit.video!.render_ms / 1000,
         stage_seconds: stageSeconds.get(unit.id) ?? {},
       });
     }

@@ -13,7 +13,7 @@ export const RunStatus = z.object({
     updated_at: z.string(),
     scenes_ready: z.number(),
     scenes_total: z.number(),
-    video: z.object({ video_key: z.string(), duration_s: z.number() }).passthrough().nullable(),
+    video: z.object({ video_key: z.string(), duration_s: z.number(), render_ms: z.number().nullable().optional() }).passthrough().nullable(),
     publications: z.array(z.object({ platform: z.string(), status: z.string(), external_id: z.string().nullable() })),
   }).passthrough()),
 });

@@ -33,6 +33,8 @@ export const WorkerCallback = z.discriminatedUnion("kind", [
     width: z.number().int().positive(),
     height: z.number().int().positive(),
     size_bytes: z.number().int().positive(),
+    /** Time FFmpeg took; null when the video was already stored and only reported again. */
+    render_ms: z.number().int().nonnegative().nullable(),
     worker_id: z.string().min(1),
   }).strict(),
   z.object({
