@@ -8,8 +8,8 @@ import { createVisualDefinition, PgSceneCache } from "./visual-task.ts";
 
 runWorkerProcess({
   component: "gpu-worker",
-  // A 6-s procedural clip takes a few seconds; a GPU backend may take a minute.
-  vtSeconds: 120,
+  // A short lease kept alive by heartbeats (every vt/3): a crashed worker's job is back within 30 s.
+  vtSeconds: 30,
   definition: ({ sql, store, ffmpeg }) =>
     createVisualDefinition({ store, cache: new PgSceneCache(sql), backend: new ProceduralBackend({ ffmpegPath: ffmpeg }) }),
   describe: () => ({ backend: PROCEDURAL_BACKEND_VERSION }),

@@ -7,7 +7,7 @@ import { createRenderDefinition } from "./render-task.ts";
 
 runWorkerProcess({
   component: "render-runner",
-  // A 60-s video renders in about a minute on 2 cores; heartbeats keep longer ones leased.
-  vtSeconds: 120,
+  // A short lease kept alive by heartbeats (every vt/3): a crashed worker's job is back within 30 s.
+  vtSeconds: 30,
   definition: ({ store, ffmpeg, ffprobe }) => createRenderDefinition({ store, ffmpegPath: ffmpeg, ffprobePath: ffprobe }),
 });

@@ -14,10 +14,29 @@ import { createWorkerCallbackApp } from "../functions/worker-callback/app.ts";
 const logger = createLogger("edge-host");
 const port = Number(Deno.env.get("EDGE_PORT") ?? LOCAL_STACK.edgePort);
 
-const pipelineDeps = createPipelineDeps();
-await assertEnvironment(pipelineDeps.sql, pipelineDeps.env.ENV);
-const webhookSecret = Deno.env.get("WEBHOOK_SECRET");
-if (!webhookSecret) throw new Error("WEBHOOK_SECRET is not set");
+async function startUp() {
+  const deps = createPipelineDeps();
+  try {
+    await assertEnvironment(deps.sql, deps.env.ENV);
+  } catch (error) {
+    await deps.sql.end({ timeout: 2 });
+    throw error;
+  }
+  const secret = Deno.env.get("WEBHOOK_SECRET");
+  if (!secret) throw new Error("WEBHOOK_SECRET is not set");
+  return { pipelineDeps: deps, webhookSecret: secret };
+}
+
+let started: Awaited<ReturnType<typeof startUp>>;
+try {
+  started = await startUp();
+} catch (error) {
+  const message = error instanceof Error ? error.message : String(error);
+  logger.fatal({ err: error }, "edge host cannot start");
+  console.error(`edge host: cannot start: ${message}`);
+  Deno.exit(1);
+}
+const { pipelineDeps, webhookSecret } = started;
 
 const functions: Record<string, { fetch: (request: Request) => Response | Promise<Response> }> = {
   "pipeline": createPipelineApp(pipelineDeps),

@@ -1,4 +1,4 @@
-import { QUEUES, StageTask } from "../../shared/contracts/queue.ts";
+import { StageTask } from "../../shared/contracts/queue.ts";
 import { mapDbError } from "../../shared/db/errors.ts";
 import { coerceError, isRetriable } from "../../shared/errors.ts";
 import { ProviderRejectedError } from "../../shared/providers/errors.ts";
@@ -14,6 +14,8 @@ import { runVoice } from "./stages/voice.ts";
 export interface StageMessage<T extends StageTask = StageTask> {
   msgId: number;
   readCt: number;
+  /** This claim's lease; completion RPCs refuse it once another claim has taken the unit. */
+  holder: string;
   task: T;
 }
 
@@ -26,8 +28,11 @@ const HANDLERS = {
   publish: runPublish,
 } as const;
 
-const VISIBILITY_TIMEOUT_S = 300;
+/** A short lease, extended by a heartbeat while the stage works: a crashed runner's task is back within seconds. */
+const VISIBILITY_TIMEOUT_S = 30;
+const HEARTBEAT_MS = 10_000;
 const BATCH_SIZE = 2;
+const RUNNER_ID = `pipeline-${crypto.randomUUID().slice(0, 8)}`;
 
 /**
  * Reads stage tasks and runs them until the queue shows nothing visible or the time budget is
@@ -39,16 +44,30 @@ export async function drainStageTasks(deps: PipelineDeps, options: { budgetMs: n
   let processed = 0;
   let failed = 0;
   while (Date.now() - started < options.budgetMs) {
-    const rows = await deps.sql`select msg_id, read_ct, message from pgmq.read(${QUEUES.stageTasks}, ${VISIBILITY_TIMEOUT_S}, ${BATCH_SIZE})`;
+    const rows = await deps.sql`select * from mdame.claim_stage_tasks(${RUNNER_ID}, ${BATCH_SIZE}, ${VISIBILITY_TIMEOUT_S})`;
     if (rows.length === 0) return { processed, failed, more: false };
-    const outcomes = await Promise.all(rows.map((row) => runOne(deps, Number(row.msg_id), Number(row.read_ct), row.message)));
+    const outcomes = await Promise.all(rows.map((row) => runLeased(deps, Number(row.msg_id), Number(row.read_ct), row.lease_holder as string, row.message)));
     processed += outcomes.length;
     failed += outcomes.filter((ok) => !ok).length;
   }
   return { processed, failed, more: true };
 }
 
-async function runOne(deps: PipelineDeps, msgId: number, readCt: number, message: unknown): Promise<boolean> {
+/** Runs one claimed task while a heartbeat keeps its lease. */
+async function runLeased(deps: PipelineDeps, msgId: number, readCt: number, holder: string, message: unknown): Promise<boolean> {
+  const heartbeat = setInterval(() => {
+    deps.sql`select mdame.extend_stage_lease(${msgId}, ${holder}, ${VISIBILITY_TIMEOUT_S})`.catch((error) =>
+      deps.logger.warn({ err: error, msg_id: msgId }, "lease heartbeat failed")
+    );
+  }, HEARTBEAT_MS);
+  try {
+    return await runOne(deps, msgId, readCt, holder, message);
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+async function runOne(deps: PipelineDeps, msgId: number, readCt: number, holder: string, message: unknown): Promise<boolean> {
   const parsed = StageTask.safeParse(message);
   if (!parsed.success) {
     deps.logger.error({ msg_id: msgId, issues: parsed.error.issues }, "invalid stage task: dead-lettered");
@@ -62,14 +81,14 @@ async function runOne(deps: PipelineDeps, msgId: number, readCt: number, message
   const t0 = Date.now();
   try {
     const handler = HANDLERS[task.stage] as (deps: PipelineDeps, message: StageMessage, log: typeof deps.logger) => Promise<void>;
-    await handler(deps, { msgId, readCt, task }, log);
+    await handler(deps, { msgId, readCt, holder, task }, log);
     log.info({ duration_ms: Date.now() - t0 }, "stage task done");
     return true;
   } catch (thrown) {
     const error = coerceError(mapDbError(thrown));
     const retriable = isRetriable(error) && !(error instanceof ProviderRejectedError);
     const [row] = await deps.sql`
-      select mdame.fail_stage_task(${msgId}, ${task.stage}, ${unitId}, ${task.run_id}, ${dimensionId}, ${error.message.slice(0, 2000)}, ${retriable}) as outcome`;
+      select mdame.fail_stage_task(${msgId}, ${task.stage}, ${unitId}, ${task.run_id}, ${dimensionId}, ${error.message.slice(0, 2000)}, ${retriable}, ${holder}) as outcome`;
     log.warn({ err: error, retriable, outcome: row.outcome, attempt: readCt }, "stage task failed");
     return false;
   }

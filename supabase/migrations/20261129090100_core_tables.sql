@@ -86,6 +86,8 @@ create table mdame.work_units (
     check (stage in ('script', 'safety', 'plan', 'media', 'render', 'publish', 'published', 'rejected', 'failed')),
   stage_attempts integer not null default 0,
   stage_deadline timestamptz,
+  lease_holder text,
+  lease_expires_at timestamptz,
   script jsonb,
   voice jsonb,
   video jsonb,
@@ -111,6 +113,7 @@ create table mdame.scenes (
   asset_key text,
   cache_hit boolean,
   msg_id bigint,
+  job jsonb,
   updated_at timestamptz not null default now(),
   unique (unit_id, scene_index)
 );
@@ -181,6 +184,8 @@ create table mdame.dead_letters (
   last_error text not null,
   unit_id uuid references mdame.work_units (id),
   created_at timestamptz not null default now(),
+  retried_at timestamptz,
+  retried_msg_id bigint,
   unique (queue_name, msg_id)
 );
 

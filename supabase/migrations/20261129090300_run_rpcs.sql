@@ -75,6 +75,10 @@ declare
   v_dimension text;
 begin
   perform mdame.assert_environment(p_env);
+  -- Recovery first: overdue work of earlier runs is resumed or failed before anything new starts,
+  -- and runs it leaves all-terminal are closed (releasing their lock).
+  perform mdame.recover_overdue_work();
+  perform mdame.close_run_if_done(r.id) from mdame.pipeline_runs r where r.status = 'running';
   if p_dimension is not null and not exists (select 1 from mdame.dimensions d where d.id = p_dimension and d.active) then
     raise exception 'no active dimension %', p_dimension using errcode = 'MDN01';
   end if;

@@ -68,8 +68,12 @@ begin
 end;
 $$;
 
--- Locks a unit and reports whether it is at p_stage; archives the message when it is not.
-create function mdame.lock_unit_at_stage(p_unit_id uuid, p_stage text, p_queue text, p_msg_id bigint, out unit mdame.work_units, out at_stage boolean)
+-- Locks a unit and reports whether the caller may complete p_stage: the unit must be at that stage
+-- and, when the caller names its lease (p_holder, from claim_stage_tasks), still leased to it.
+-- A late call (unit past the stage) archives the message; a stale lease (another claim holds the
+-- unit now) leaves the message to its new holder.
+create function mdame.lock_unit_at_stage(p_unit_id uuid, p_stage text, p_queue text, p_msg_id bigint, p_holder text,
+                                         out unit mdame.work_units, out at_stage boolean)
 language plpgsql
 set search_path = ''
 as $$
@@ -79,13 +83,18 @@ begin
     raise exception 'no work unit %', p_unit_id using errcode = 'MDN01';
   end if;
   at_stage := unit.stage = p_stage;
+  if at_stage and p_holder is not null and unit.lease_holder is distinct from p_holder then
+    at_stage := false;
+    perform mdame.log_event(unit.run_id, unit.id, p_stage, 'stale_lease_refused', jsonb_build_object('caller', p_holder, 'holder', unit.lease_holder));
+    return;
+  end if;
   if not at_stage and p_msg_id is not null then
     perform pgmq.archive(p_queue, p_msg_id);
   end if;
 end;
 $$;
 
-create function mdame.record_script(p_msg_id bigint, p_unit_id uuid, p_step_token text, p_script jsonb)
+create function mdame.record_script(p_msg_id bigint, p_unit_id uuid, p_step_token text, p_script jsonb, p_holder text default null)
 returns mdame.work_units
 language plpgsql
 set search_path = ''
@@ -94,7 +103,7 @@ declare
   v_lock record;
   v_unit mdame.work_units;
 begin
-  select * into v_lock from mdame.lock_unit_at_stage(p_unit_id, 'script', 'stage_tasks', p_msg_id);
+  select * into v_lock from mdame.lock_unit_at_stage(p_unit_id, 'script', 'stage_tasks', p_msg_id, p_holder);
   if not v_lock.at_stage then
     return v_lock.unit;
   end if;
@@ -107,7 +116,7 @@ begin
 end;
 $$;
 
-create function mdame.record_safety_verdict(p_msg_id bigint, p_unit_id uuid, p_step_token text, p_allowed boolean, p_reasons jsonb, p_classifier text)
+create function mdame.record_safety_verdict(p_msg_id bigint, p_unit_id uuid, p_step_token text, p_allowed boolean, p_reasons jsonb, p_classifier text, p_holder text default null)
 returns mdame.work_units
 language plpgsql
 set search_path = ''
@@ -116,7 +125,7 @@ declare
   v_lock record;
   v_unit mdame.work_units;
 begin
-  select * into v_lock from mdame.lock_unit_at_stage(p_unit_id, 'safety', 'stage_tasks', p_msg_id);
+  select * into v_lock from mdame.lock_unit_at_stage(p_unit_id, 'safety', 'stage_tasks', p_msg_id, p_holder);
   if not v_lock.at_stage then
     return v_lock.unit;
   end if;
@@ -139,7 +148,7 @@ $$;
 
 -- Stores the scene plan; scenes whose hash is cached are ready at once, the rest become
 -- visual_generation jobs. The voice task is enqueued alongside: both feed the render.
-create function mdame.record_scene_plan(p_msg_id bigint, p_unit_id uuid, p_step_token text, p_scenes jsonb, p_visual jsonb)
+create function mdame.record_scene_plan(p_msg_id bigint, p_unit_id uuid, p_step_token text, p_scenes jsonb, p_visual jsonb, p_holder text default null)
 returns mdame.work_units
 language plpgsql
 set search_path = ''
@@ -153,7 +162,7 @@ declare
   v_msg_id bigint;
   v_job jsonb;
 begin
-  select * into v_lock from mdame.lock_unit_at_stage(p_unit_id, 'plan', 'stage_tasks', p_msg_id);
+  select * into v_lock from mdame.lock_unit_at_stage(p_unit_id, 'plan', 'stage_tasks', p_msg_id, p_holder);
   if not v_lock.at_stage then
     return v_lock.unit;
   end if;
@@ -174,7 +183,7 @@ begin
         'width', (p_visual->>'width')::integer, 'height', (p_visual->>'height')::integer, 'fps', (p_visual->>'fps')::integer);
       v_job := v_job || jsonb_build_object('step_token', mdame.step_token(v_scene_id::text, mdame.stage_index('visual_generation'), v_job));
       select pgmq.send('visual_generation', v_job) into v_msg_id;
-      update mdame.scenes set msg_id = v_msg_id where id = v_scene_id;
+      update mdame.scenes set msg_id = v_msg_id, job = v_job where id = v_scene_id;
     end if;
   end loop;
 
@@ -190,7 +199,7 @@ end;
 $$;
 
 -- p_scene_first_words: the index of each scene's first word in the synthesised words, in scene order.
-create function mdame.record_voice(p_msg_id bigint, p_unit_id uuid, p_step_token text, p_voice jsonb, p_scene_first_words jsonb)
+create function mdame.record_voice(p_msg_id bigint, p_unit_id uuid, p_step_token text, p_voice jsonb, p_scene_first_words jsonb, p_holder text default null)
 returns mdame.work_units
 language plpgsql
 set search_path = ''
@@ -198,8 +207,11 @@ as $$
 declare
   v_lock record;
 begin
-  select * into v_lock from mdame.lock_unit_at_stage(p_unit_id, 'media', 'stage_tasks', p_msg_id);
-  if not v_lock.at_stage or (v_lock.unit).voice is not null then
+  select * into v_lock from mdame.lock_unit_at_stage(p_unit_id, 'media', 'stage_tasks', p_msg_id, p_holder);
+  if not v_lock.at_stage then
+    return v_lock.unit;
+  end if;
+  if (v_lock.unit).voice is not null then
     perform pgmq.archive('stage_tasks', p_msg_id);
     return v_lock.unit;
   end if;
@@ -216,7 +228,8 @@ $$;
 
 -- A failed stage task: retried after the backoff while attempts remain, else dead-lettered (its
 -- unit fails; for an ingest task, the run's dimension fails).
-create function mdame.fail_stage_task(p_msg_id bigint, p_stage text, p_unit_id uuid, p_run_id uuid, p_dimension_id text, p_error text, p_retriable boolean)
+create function mdame.fail_stage_task(p_msg_id bigint, p_stage text, p_unit_id uuid, p_run_id uuid, p_dimension_id text, p_error text, p_retriable boolean,
+                                      p_holder text default null)
 returns text
 language plpgsql
 set search_path = ''
@@ -237,6 +250,9 @@ begin
     perform pgmq.archive('stage_tasks', p_msg_id);
     return 'gone';
   end if;
+  if p_holder is not null and v_unit.id is not null and v_unit.lease_holder is distinct from p_holder then
+    return 'stale';
+  end if;
   v_outcome := mdame.retry_or_dead_letter('stage_tasks', p_stage, p_msg_id, v_msg.read_ct, v_msg.message,
                                           p_unit_id, p_run_id, p_error, p_retriable);
   if v_outcome = 'dead_letter' and p_unit_id is null and p_dimension_id is not null then
@@ -251,7 +267,7 @@ end;
 $$;
 
 -- Ends a unit as rejected at its current stage (hook audit failed, topic unusable), archiving the task.
-create function mdame.reject_unit(p_msg_id bigint, p_unit_id uuid, p_stage text, p_step_token text, p_reason text)
+create function mdame.reject_unit(p_msg_id bigint, p_unit_id uuid, p_stage text, p_step_token text, p_reason text, p_holder text default null)
 returns mdame.work_units
 language plpgsql
 set search_path = ''
@@ -260,7 +276,7 @@ declare
   v_lock record;
   v_unit mdame.work_units;
 begin
-  select * into v_lock from mdame.lock_unit_at_stage(p_unit_id, p_stage, 'stage_tasks', p_msg_id);
+  select * into v_lock from mdame.lock_unit_at_stage(p_unit_id, p_stage, 'stage_tasks', p_msg_id, p_holder);
   if not v_lock.at_stage then
     return v_lock.unit;
   end if;

@@ -21,6 +21,31 @@ begin
 end;
 $$;
 
+-- The render job of a unit, built from its stored voice and scenes; the same state always gives the
+-- same message (and so the same step token).
+create function mdame.render_job(p_unit_id uuid)
+returns jsonb
+language plpgsql
+stable
+set search_path = ''
+as $$
+declare
+  v_unit mdame.work_units;
+  v_job jsonb;
+begin
+  select * into v_unit from mdame.work_units where id = p_unit_id;
+  v_job := jsonb_build_object(
+    'run_id', v_unit.run_id, 'unit_id', v_unit.id, 'dimension_id', v_unit.dimension_id,
+    'title', v_unit.script->>'title',
+    'audio_key', v_unit.voice->>'audio_key', 'audio_duration_ms', (v_unit.voice->>'duration_ms')::integer,
+    'words', v_unit.voice->'words',
+    'scenes', (select jsonb_agg(jsonb_build_object('index', s.scene_index, 'asset_key', s.asset_key, 'first_word', s.first_word) order by s.scene_index)
+                 from mdame.scenes s where s.unit_id = p_unit_id),
+    'caption_font', coalesce((select d.style->>'caption_font' from mdame.dimensions d where d.id = v_unit.dimension_id), 'DejaVu Sans'));
+  return v_job || jsonb_build_object('step_token', mdame.step_token(v_unit.id::text, mdame.stage_index('render'), v_job));
+end;
+$$;
+
 -- When the voice and every scene are ready, enqueue the one render job and move the unit to render.
 create function mdame.enqueue_render_if_ready(p_unit_id uuid)
 returns mdame.work_units
@@ -29,8 +54,6 @@ set search_path = ''
 as $$
 declare
   v_unit mdame.work_units;
-  v_job jsonb;
-  v_dimension mdame.dimensions;
 begin
   select * into v_unit from mdame.work_units where id = p_unit_id for update;
   if v_unit.stage <> 'media' or v_unit.voice is null
@@ -38,17 +61,7 @@ begin
      or exists (select 1 from mdame.scenes where unit_id = p_unit_id and status <> 'ready') then
     return v_unit;
   end if;
-  select * into v_dimension from mdame.dimensions where id = v_unit.dimension_id;
-  v_job := jsonb_build_object(
-    'run_id', v_unit.run_id, 'unit_id', v_unit.id, 'dimension_id', v_unit.dimension_id,
-    'title', v_unit.script->>'title',
-    'audio_key', v_unit.voice->>'audio_key', 'audio_duration_ms', (v_unit.voice->>'duration_ms')::integer,
-    'words', v_unit.voice->'words',
-    'scenes', (select jsonb_agg(jsonb_build_object('index', s.scene_index, 'asset_key', s.asset_key, 'first_word', s.first_word) order by s.scene_index)
-                 from mdame.scenes s where s.unit_id = p_unit_id),
-    'caption_font', coalesce(v_dimension.style->>'caption_font', 'DejaVu Sans'));
-  v_job := v_job || jsonb_build_object('step_token', mdame.step_token(v_unit.id::text, mdame.stage_index('render'), v_job));
-  perform pgmq.send('render', v_job);
+  perform pgmq.send('render', mdame.render_job(p_unit_id));
   return mdame.set_unit_stage(p_unit_id, 'render');
 end;
 $$;
@@ -99,7 +112,7 @@ declare
   v_lock record;
   v_unit mdame.work_units;
 begin
-  select * into v_lock from mdame.lock_unit_at_stage(p_unit_id, 'render', 'render', p_msg_id);
+  select * into v_lock from mdame.lock_unit_at_stage(p_unit_id, 'render', 'render', p_msg_id, null);
   if not mdame.record_webhook(p_webhook_id, 'render.completed') or not v_lock.at_stage then
     return v_lock.unit;
   end if;

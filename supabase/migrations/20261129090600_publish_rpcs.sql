@@ -126,7 +126,7 @@ $$;
 
 -- Marks one publication done; when every active account of the dimension has it, the unit is
 -- published and the publish task archived.
-create function mdame.complete_publication(p_msg_id bigint, p_publication_id uuid, p_external_id text, p_step_token text)
+create function mdame.complete_publication(p_msg_id bigint, p_publication_id uuid, p_external_id text, p_step_token text, p_holder text default null)
 returns mdame.work_units
 language plpgsql
 set search_path = ''
@@ -140,7 +140,7 @@ begin
   if not found then
     raise exception 'no publication %', p_publication_id using errcode = 'MDN01';
   end if;
-  select * into v_lock from mdame.lock_unit_at_stage(v_pub.unit_id, 'publish', 'stage_tasks', p_msg_id);
+  select * into v_lock from mdame.lock_unit_at_stage(v_pub.unit_id, 'publish', 'stage_tasks', p_msg_id, p_holder);
   select * into v_pub from mdame.publications where id = p_publication_id for update;
   if v_pub.status <> 'published' then
     update mdame.publications set status = 'published', external_id = p_external_id, published_at = now(), updated_at = now()

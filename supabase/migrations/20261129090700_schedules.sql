@@ -1,8 +1,8 @@
 -- The minutely tick, the daily run trigger, and their pg_cron schedules (created idempotently).
 
--- Recovery sweep and wake-up: dead-letters worker messages that used up their attempts without a
--- callback, closes finished runs, renews the lock of running runs, wakes the stage runner when
--- stage tasks are visible.
+-- Recovery sweep and wake-up: the recovery pass (overdue work re-enqueued or failed), dead-letters
+-- worker messages that used up their attempts without a callback, closes finished runs, renews the
+-- lock of running runs, wakes the stage runner when stage tasks are visible.
 create function mdame.tick()
 returns jsonb
 language plpgsql
@@ -17,7 +17,10 @@ declare
   v_dead integer := 0;
   v_closed integer := 0;
   v_visible bigint;
+  v_recovery jsonb;
 begin
+  -- Runs as the function's caller: the recovery pass is defined in a later migration.
+  v_recovery := mdame.recover_overdue_work();
   foreach v_queue in array array['visual_generation', 'render'] loop
     select * into v_policy from mdame.stage_policies where stage = v_queue;
     for v_msg in execute format(
@@ -52,7 +55,7 @@ begin
   if v_visible > 0 then
     perform mdame.wake_stage_runner('tick');
   end if;
-  return jsonb_build_object('dead_lettered', v_dead, 'runs_closed', v_closed, 'stage_tasks_visible', v_visible);
+  return jsonb_build_object('recovery', v_recovery, 'dead_lettered', v_dead, 'runs_closed', v_closed, 'stage_tasks_visible', v_visible);
 end;
 $$;
 

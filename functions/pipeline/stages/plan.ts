@@ -46,7 +46,7 @@ export async function buildScenes(plan: ScenePlan, narration: string, style: unk
 }
 
 /** Scene planner: the narration split into 5-10 scenes, one visual job per scene not yet cached. */
-export async function runPlan(deps: PipelineDeps, { msgId, task }: StageMessage, log: Logger) {
+export async function runPlan(deps: PipelineDeps, { msgId, holder, task }: StageMessage, log: Logger) {
   if (task.stage !== "plan") throw new Error("not a plan task");
   const { unit, dimension } = await loadUnit(deps.sql, task.unit_id);
   const narration = (unit.script as { narration: string }).narration;
@@ -55,5 +55,5 @@ export async function runPlan(deps: PipelineDeps, { msgId, task }: StageMessage,
   const scenes = await buildScenes(plan, narration, dimension.style, dimension.id);
   log.info({ scenes: scenes.length }, "scenes planned");
   await deps.sql`select mdame.record_scene_plan(${msgId}, ${task.unit_id}, ${task.step_token}, ${deps.sql.json(scenes as never)},
-    ${deps.sql.json({ style: dimension.style, ...VISUAL_FORMAT } as never)})`;
+    ${deps.sql.json({ style: dimension.style, ...VISUAL_FORMAT } as never)}, ${holder})`;
 }

@@ -1,8 +1,10 @@
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import { decryptCredentials } from "../../../shared/crypto/credentials.ts";
 import { NonRetriableError } from "../../../shared/errors.ts";
+import { failpoint } from "../../../shared/failpoints.ts";
 import type { Logger } from "../../../shared/logging/logger.ts";
 import {
   queryUploadStatus,
@@ -17,11 +19,26 @@ import { loadUnit } from "./unit.ts";
 const LANGUAGE_CODES = { en: "en", id: "id" } as const;
 
 /**
+ * Upload chunk size; unset = the client's default (8 MiB). Crash tests set a small one
+ * (MDAME_UPLOAD_CHUNK_BYTES, a multiple of 256 KiB) so a video of a few MB takes several chunks.
+ */
+const UPLOAD_CHUNK_BYTES = uploadChunkBytes(process.env.MDAME_UPLOAD_CHUNK_BYTES);
+
+function uploadChunkBytes(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const bytes = Number(value);
+  if (!Number.isSafeInteger(bytes) || bytes <= 0 || bytes % (256 * 1024) !== 0) {
+    throw new Error(`MDAME_UPLOAD_CHUNK_BYTES must be a positive multiple of 262144, got ${value}`);
+  }
+  return bytes;
+}
+
+/**
  * Distribution: per active account of the dimension, one publication. Quota is reserved first,
  * credentials are decrypted in memory only, and the resumable session URI is stored before the
  * first byte, so a crash mid-upload resumes the same session instead of starting a second copy.
  */
-export async function runPublish(deps: PipelineDeps, { msgId, task }: StageMessage, log: Logger) {
+export async function runPublish(deps: PipelineDeps, { msgId, holder, task }: StageMessage, log: Logger) {
   if (task.stage !== "publish") throw new Error("not a publish task");
   const { unit, dimension } = await loadUnit(deps.sql, task.unit_id);
   const video = unit.video as { video_key: string };
@@ -60,8 +77,9 @@ export async function runPublish(deps: PipelineDeps, { msgId, task }: StageMessa
             status: { privacyStatus: "public", selfDeclaredMadeForKids: false },
           },
         });
+        failpoint("publish.after-upload-before-record");
       }
-      await deps.sql`select mdame.complete_publication(${msgId}, ${publication.id}, ${externalId}, ${task.step_token})`;
+      await deps.sql`select mdame.complete_publication(${msgId}, ${publication.id}, ${externalId}, ${task.step_token}, ${holder})`;
       log.info({ account: target.channel_handle, external_id: externalId }, "published");
     }
   } finally {
@@ -132,6 +150,7 @@ async function uploadOrResume(
     const [stored] = await deps.sql`select * from mdame.record_upload_session(${input.publicationId}, ${uri})`;
     sessionUri = stored.upload_session_uri as string;
     if (sessionUri !== uri) return uploadOrResume(deps, log, { ...input, storedSessionUri: sessionUri });
+    failpoint("publish.after-session-stored");
   }
   const video = await uploadFromOffset({
     sessionUri,
@@ -139,7 +158,11 @@ async function uploadOrResume(
     filePath: input.filePath,
     contentLength: input.contentLength,
     offset,
-    onProgress: (sent: number) => log.debug({ sent, total: input.contentLength }, "upload progress"),
+    chunkSize: UPLOAD_CHUNK_BYTES,
+    onProgress: (sent: number) => {
+      log.debug({ sent, total: input.contentLength }, "upload progress");
+      if (sent > offset && sent < input.contentLength) failpoint("publish.mid-upload");
+    },
   });
   return video.id;
 }

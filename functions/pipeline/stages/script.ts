@@ -19,7 +19,7 @@ export const NARRATION_WORDS = { min: 60, max: 180 } as const;
  * Script + hook audit: three drafts at different temperatures, each hook scored by an adversarial
  * audit; the best passing draft goes on, and a topic whose rounds all fail is rejected.
  */
-export async function runScript(deps: PipelineDeps, { msgId, task }: StageMessage, log: Logger) {
+export async function runScript(deps: PipelineDeps, { msgId, holder, task }: StageMessage, log: Logger) {
   if (task.stage !== "script") throw new Error("not a script task");
   const { unit, dimension } = await loadUnit(deps.sql, task.unit_id);
   const topic = unit.topic as { title: string; context?: string[] };
@@ -42,11 +42,11 @@ export async function runScript(deps: PipelineDeps, { msgId, task }: StageMessag
     if (best && best.audit.score >= HOOK_PASS_THRESHOLD) {
       log.info({ round, hook_score: best.audit.score }, "script accepted");
       await deps.sql`select mdame.record_script(${msgId}, ${task.unit_id}, ${task.step_token},
-        ${deps.sql.json({ ...best.draft, hook_score: best.audit.score, hook_audits: audits } as never)})`;
+        ${deps.sql.json({ ...best.draft, hook_score: best.audit.score, hook_audits: audits } as never)}, ${holder})`;
       return;
     }
     log.info({ round, best_score: best?.audit.score ?? null }, "no hook passed the audit");
   }
   await deps.sql`select mdame.reject_unit(${msgId}, ${task.unit_id}, 'script', ${task.step_token},
-    ${`no hook reached ${HOOK_PASS_THRESHOLD} in ${SCRIPT_ROUNDS} rounds (best ${Math.max(0, ...audits.map((a) => a.score))})`})`;
+    ${`no hook reached ${HOOK_PASS_THRESHOLD} in ${SCRIPT_ROUNDS} rounds (best ${Math.max(0, ...audits.map((a) => a.score))})`}, ${holder})`;
 }

@@ -19,7 +19,7 @@ const StoredWords = z.object({ duration_ms: z.number().int().positive(), words: 
  * fails the unit halts: production never degrades to a worse voice than the chain allows.
  * Audio and word timings are stored under the voice key, so a rerun reuses them.
  */
-export async function runVoice(deps: PipelineDeps, { msgId, task }: StageMessage, log: Logger) {
+export async function runVoice(deps: PipelineDeps, { msgId, holder, task }: StageMessage, log: Logger) {
   if (task.stage !== "voice") throw new Error("not a voice task");
   const { unit, dimension } = await loadUnit(deps.sql, task.unit_id);
   const narration = (unit.script as { narration: string }).narration;
@@ -64,7 +64,7 @@ export async function runVoice(deps: PipelineDeps, { msgId, task }: StageMessage
     }
     const firstWords = alignSceneStarts(scenes.map((s) => s.narration as string), track.words);
     await deps.sql`select mdame.record_voice(${msgId}, ${task.unit_id}, ${task.step_token},
-      ${deps.sql.json(VoiceTrack.parse(track) as never)}, ${deps.sql.json(firstWords)})`;
+      ${deps.sql.json(VoiceTrack.parse(track) as never)}, ${deps.sql.json(firstWords)}, ${holder})`;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,0 +1,54 @@
+/**
+ * Duplicate triggers: however many arrive at once for the same day and key, one run exists; a
+ * different key arriving at the same time is refused by the global lock, never a second run.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createSql, type Sql } from "../../shared/db/client.ts";
+import { runKey } from "../../shared/hashing.ts";
+import * as db from "../../scripts/local/db.ts";
+import { localStackEnv } from "../../scripts/local/secrets.ts";
+
+let sql: Sql;
+const today = new Date().toISOString().slice(0, 10);
+
+beforeAll(async () => {
+  await db.ensureRunning(() => {});
+  await db.reset({ log: () => {} });
+  sql = createSql(localStackEnv().DB_URL, { max: 50, application: "mdame-it-triggers" });
+});
+
+afterAll(async () => {
+  await sql?.end({ timeout: 2 });
+  await db.reset({ log: () => {} });
+});
+
+test("50 concurrent triggers with the same key make one run", async () => {
+  const key = await runKey("dev", today, "manual");
+  const results = await Promise.all(Array.from({ length: 50 }, () =>
+    sql`select * from mdame.start_run(${key}, 'dev', 'manual', ${today}::date, null)`.then((rows) => rows[0])
+  ));
+  expect(results.filter((r) => r.created).length).toBe(1);
+  expect(new Set(results.map((r) => r.run_id)).size).toBe(1);
+  const [runs] = await sql`select count(*)::int as n from mdame.pipeline_runs`;
+  expect(runs.n).toBe(1);
+  const [dims] = await sql`select count(*)::int as n from mdame.dimensions where active`;
+  const [ingest] = await sql`select count(*)::int as n from pgmq.q_stage_tasks where message->>'stage' = 'ingest'`;
+  expect(ingest.n).toBe(dims.n);
+}, 60_000);
+
+test("cron and manual triggers racing on the same day leave one run", async () => {
+  await db.reset({ log: () => {} });
+  const keys = { cron: await runKey("dev", today, "cron"), manual: await runKey("dev", today, "manual") };
+  const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => {
+    const kind = i % 2 === 0 ? "cron" : "manual";
+    return sql`select * from mdame.start_run(${keys[kind]}, 'dev', ${kind}, ${today}::date, null)`
+      .then((rows) => ({ ok: true as const, run_id: rows[0].run_id as string }))
+      .catch((error: { code?: string }) => ({ ok: false as const, code: error.code }));
+  }));
+  const [runs] = await sql`select count(*)::int as n from mdame.pipeline_runs`;
+  expect(runs.n).toBe(1);
+  const refused = outcomes.filter((o) => !o.ok);
+  // Every refusal is the global lock's (MDL01), nothing else.
+  expect(refused.every((o) => !o.ok && o.code === "MDL01")).toBe(true);
+  expect(new Set(outcomes.filter((o) => o.ok).map((o) => o.ok && o.run_id)).size).toBe(1);
+}, 60_000);
