@@ -1,8 +1,10 @@
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Sql } from "postgres";
 import { QUEUES, VisualJob } from "../shared/contracts/queue.ts";
+import { failpoint, failpointWhen } from "../shared/failpoints.ts";
 import type { AssetStore } from "../shared/storage/asset-store.ts";
 import { type QueueTaskDefinition, type TaskContext, type TaskOutcome, uuidField } from "../shared/worker/pull-worker.ts";
 import type { VisualBackend } from "./backends/visual-backend.ts";
@@ -62,8 +64,10 @@ async function visualTask(deps: VisualTaskDeps, job: VisualJob, ctx: TaskContext
   }
 
   const dir = await mkdtemp(join(deps.workDir ?? tmpdir(), "mdame-scene-"));
+  const outPath = join(dir, "scene.mp4");
+  // Crash test: dies once the backend has begun writing the clip.
+  const stopCrashWatch = failpointWhen("visual.mid-generation", () => existsSync(outPath));
   try {
-    const outPath = join(dir, "scene.mp4");
     const startedAt = performance.now();
     await deps.backend.generate(job, outPath, { logger: ctx.logger, signal: ctx.signal });
     const generatedMs = Math.round(performance.now() - startedAt);
@@ -71,8 +75,10 @@ async function visualTask(deps: VisualTaskDeps, job: VisualJob, ctx: TaskContext
     await ctx.heartbeat();
     const stored = await deps.store.putFile(key, outPath, "video/mp4");
     ctx.logger.info({ asset_key: key, size_bytes: stored.size_bytes, generate_ms: generatedMs, backend: deps.backend.version }, "scene generated");
+    failpoint("visual.after-store-before-callback");
     return completed(key, false);
   } finally {
+    stopCrashWatch();
     await rm(dir, { recursive: true, force: true });
   }
 }

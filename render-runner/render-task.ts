@@ -6,6 +6,7 @@ import { canonicalJson, sha256Hex } from "../shared/hashing.ts";
 import { type MediaInfo, probeMedia } from "../shared/media/ffprobe.ts";
 import { AssetNotFoundError, type AssetStore } from "../shared/storage/asset-store.ts";
 import { NonRetriableError } from "../shared/errors.ts";
+import { failpoint } from "../shared/failpoints.ts";
 import { type QueueTaskDefinition, type TaskContext, type TaskOutcome, uuidField } from "../shared/worker/pull-worker.ts";
 import { buildAssSubtitles, groupCaptionCues } from "./captions.ts";
 import { RENDER_FORMAT, renderVideo } from "./ffmpeg-render.ts";
@@ -107,6 +108,7 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
       signal: ctx.signal,
       ffmpegPath: deps.ffmpegPath,
       onProgress: (p) => {
+        if (p.fraction > 0.3 && !p.done) failpoint("render.mid-render");
         const now = performance.now();
         if (!p.done && now - lastLog < intervalMs) return;
         lastLog = now;
@@ -121,6 +123,7 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
     await ctx.heartbeat();
     await deps.store.putFile(key, outPath, "video/mp4");
     ctx.logger.info({ video_key: key, render_ms: renderMs, duration_s: info.duration_s, size_bytes: info.size_bytes }, "render stored");
+    failpoint("render.after-store-before-callback");
     return completed(job, key, info, renderMs);
   } finally {
     await rm(dir, { recursive: true, force: true });
