@@ -5,6 +5,7 @@ import { runKey } from "../../shared/hashing.ts";
 import { createErrorHandler } from "../../shared/http/error-handler.ts";
 import { requireServiceRole } from "../../shared/http/service-auth.ts";
 import type { PipelineDeps } from "./deps.ts";
+import { registerOperatorRoutes } from "./operator-routes.ts";
 import { drainStageTasks } from "./stage-runner.ts";
 
 /** Body of POST /pipeline/runs. */
@@ -52,5 +53,6 @@ export function createPipelineApp(deps: PipelineDeps) {
     return c.json({ tick: tick.result, ...drained });
   });
 
+  registerOperatorRoutes(app, deps);
   return app;
 }

@@ -1,0 +1,305 @@
+/**
+ * The command line of `mdame`: what each command takes, parsing argv into one typed command, and
+ * the help text. Pure: no I/O, so tests call it directly.
+ */
+import { EXIT, UsageError } from "./errors.ts";
+
+type FlagKind = "boolean" | "string" | "integer";
+
+interface FlagSpec {
+  name: string;
+  kind: FlagKind;
+  /** Placeholder of the value in the help (string and integer flags). */
+  value?: string;
+  description: string;
+  /** Bounds of an integer flag. */
+  min?: number;
+  max?: number;
+}
+
+interface CommandSpec {
+  /** The words that name the command: ["run"], ["run", "abort"], ["dlq", "list"]. */
+  words: string[];
+  positionals: { name: string; required: boolean; description: string }[];
+  flags: FlagSpec[];
+  summary: string;
+  details?: string;
+}
+
+const JSON_FLAG: FlagSpec = { name: "json", kind: "boolean", description: "print the API's answer as JSON (for scripts)" };
+
+const SPECS: CommandSpec[] = [
+  {
+    words: ["run"],
+    positionals: [],
+    flags: [
+      { name: "dimension", kind: "string", value: "<id>", description: "only this dimension" },
+      { name: "key", kind: "string", value: "<key>", description: "idempotency key of the run (default: one per environment and UTC day)" },
+      { name: "wait", kind: "boolean", description: "follow the run's progress until it ends; exit 0 only if it completed" },
+      JSON_FLAG,
+    ],
+    summary: "start today's run, or find the one already started with the same key",
+    details: "Prints the run id and whether it was created or already existed. Without --wait it returns at once.",
+  },
+  {
+    words: ["run", "abort"],
+    positionals: [{ name: "run", required: true, description: "the run's id (uuid)" }],
+    flags: [{ name: "reason", kind: "string", value: "<text>", description: "why, recorded on the run" }, JSON_FLAG],
+    summary: "roll a run back: cancel its queued work, fail its unpublished units, delete the assets only they used",
+    details: "Published units and their assets are left alone. Aborting a run that already ended changes nothing.",
+  },
+  {
+    words: ["status"],
+    positionals: [{ name: "run", required: false, description: "the run's id (default: the most recent run)" }],
+    flags: [
+      { name: "list", kind: "boolean", description: "list recent runs instead" },
+      { name: "limit", kind: "integer", value: "<n>", description: "how many runs --list shows (default 20)", min: 1, max: 500 },
+      JSON_FLAG,
+    ],
+    summary: "show a run by dimension and unit, or recent runs with --list",
+  },
+  {
+    words: ["dlq", "list"],
+    positionals: [],
+    flags: [{ name: "limit", kind: "integer", value: "<n>", description: "how many dead letters (default 50)", min: 1, max: 500 }, JSON_FLAG],
+    summary: "list dead letters, newest first: messages that used up their attempts",
+  },
+  {
+    words: ["dlq", "retry"],
+    positionals: [{ name: "id", required: true, description: "the dead letter's id (from dlq list)" }],
+    flags: [JSON_FLAG],
+    summary: "queue a dead letter's message again, putting its unit (and run) back where the work stopped",
+    details: "A dead letter is retried once; retrying it again exits 5.",
+  },
+];
+
+/** One parsed invocation of mdame. */
+export type Command =
+  | { name: "help"; topic: string | null }
+  | { name: "run"; dimension: string | null; key: string | null; wait: boolean; json: boolean }
+  | { name: "run abort"; run: string; reason: string | null; json: boolean }
+  | { name: "status"; run: string | null; list: boolean; limit: number; json: boolean }
+  | { name: "dlq list"; limit: number; json: boolean }
+  | { name: "dlq retry"; id: string; json: boolean };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DEAD_LETTER_ID = /^[1-9][0-9]{0,17}$/;
+const GROUPS = ["run", "dlq"];
+
+function findSpec(words: string[]): CommandSpec | undefined {
+  return SPECS.find((s) => s.words.join(" ") === words.join(" "));
+}
+
+/** Splits argv into the command's words and the rest: `run abort <id>` is run abort, `run --wait` is run. */
+function resolveCommand(argv: string[]): { spec: CommandSpec | null; group: string | null; rest: string[] } {
+  const [first, second] = argv;
+  if (first === undefined || first.startsWith("-")) return { spec: null, group: null, rest: argv };
+  if (second !== undefined && !second.startsWith("-")) {
+    const sub = findSpec([first, second]);
+    if (sub) return { spec: sub, group: first, rest: argv.slice(2) };
+  }
+  const spec = findSpec([first]);
+  if (spec) return { spec, group: null, rest: argv.slice(1) };
+  if (GROUPS.includes(first)) {
+    if (second === undefined || second === "--help" || second === "-h") return { spec: null, group: first, rest: argv.slice(1) };
+    throw new UsageError(`unknown command: ${first} ${second}`, first);
+  }
+  throw new UsageError(`unknown command: ${first}`);
+}
+
+type FlagValues = Map<string, string | number | boolean>;
+
+function parseRest(spec: CommandSpec, rest: string[]): { positionals: string[]; flags: FlagValues; help: boolean } {
+  const command = spec.words.join(" ");
+  const positionals: string[] = [];
+  const flags: FlagValues = new Map();
+  let help = false;
+  for (let i = 0; i < rest.length; i++) {
+    const token = rest[i]!;
+    if (token === "--") {
+      positionals.push(...rest.slice(i + 1));
+      break;
+    }
+    if (token === "--help" || token === "-h") {
+      help = true;
+      continue;
+    }
+    if (!token.startsWith("-") || token === "-") {
+      positionals.push(token);
+      continue;
+    }
+    if (!token.startsWith("--")) throw new UsageError(`unknown flag: ${token}`, command);
+    const eq = token.indexOf("=");
+    const name = token.slice(2, eq === -1 ? undefined : eq);
+    const flag = spec.flags.find((f) => f.name === name);
+    if (!flag) throw new UsageError(`unknown flag: --${name}`, command);
+    if (flags.has(name)) throw new UsageError(`--${name} is given twice`, command);
+    if (flag.kind === "boolean") {
+      if (eq !== -1) throw new UsageError(`--${name} takes no value`, command);
+      flags.set(name, true);
+      continue;
+    }
+    let value: string | undefined;
+    if (eq !== -1) value = token.slice(eq + 1);
+    else if (i + 1 < rest.length && !rest[i + 1]!.startsWith("--")) value = rest[++i];
+    if (value === undefined || value === "") throw new UsageError(`--${name} needs a value ${flag.value ?? ""}`.trimEnd(), command);
+    if (flag.kind === "integer") {
+      const n = Number(value);
+      if (!/^[0-9]+$/.test(value) || n < (flag.min ?? 0) || n > (flag.max ?? Number.MAX_SAFE_INTEGER)) {
+        throw new UsageError(`--${name} takes a whole number from ${flag.min ?? 0} to ${flag.max}, not ${JSON.stringify(value)}`, command);
+      }
+      flags.set(name, n);
+    } else {
+      flags.set(name, value);
+    }
+  }
+  const max = spec.positionals.length;
+  if (!help && positionals.length > max) {
+    throw new UsageError(max === 0 ? `${command} takes no argument (got ${JSON.stringify(positionals[0])})` : `unexpected argument: ${JSON.stringify(positionals[max])}`, command);
+  }
+  const missing = spec.positionals.find((p, i) => p.required && positionals[i] === undefined);
+  if (!help && missing) throw new UsageError(`${command} needs <${missing.name}>`, command);
+  return { positionals, flags, help };
+}
+
+function runId(value: string, command: string): string {
+  if (!UUID.test(value)) throw new UsageError(`not a run id (a uuid): ${JSON.stringify(value)}`, command);
+  return value.toLowerCase();
+}
+
+/**
+ * Parses mdame's arguments (argv without the runtime and script) into one command.
+ * Throws UsageError, whose `command` names the usage to show.
+ */
+export function parseArgs(argv: string[]): Command {
+  if (argv.length === 0) throw new UsageError("no command given");
+  if (argv[0] === "help") {
+    const topic = argv.slice(1).join(" ");
+    if (topic && !findSpec(argv.slice(1)) && !GROUPS.includes(topic)) throw new UsageError(`no such command: ${topic}`);
+    return { name: "help", topic: topic || null };
+  }
+  const { spec, group, rest } = resolveCommand(argv);
+  if (!spec) {
+    if (rest.length > 0 && rest.every((t) => t === "--help" || t === "-h")) return { name: "help", topic: group };
+    if (group) throw new UsageError(`${group} needs a subcommand`, group);
+    throw new UsageError(`unknown flag: ${rest[0]}`);
+  }
+  const command = spec.words.join(" ");
+  const { positionals, flags, help } = parseRest(spec, rest);
+  if (help) return { name: "help", topic: command };
+  const json = flags.get("json") === true;
+  const text = (name: string) => (flags.has(name) ? String(flags.get(name)) : null);
+
+  switch (command) {
+    case "run": {
+      const key = text("key");
+      if (key !== null && (key.length < 8 || key.length > 200)) throw new UsageError("--key must be 8 to 200 characters", command);
+      return { name: "run", dimension: text("dimension"), key, wait: flags.get("wait") === true, json };
+    }
+    case "run abort": {
+      const reason = text("reason");
+      if (reason !== null && reason.trim() === "") throw new UsageError("--reason needs some text", command);
+      return { name: "run abort", run: runId(positionals[0]!, command), reason, json };
+    }
+    case "status": {
+      const list = flags.get("list") === true;
+      if (list && positionals.length > 0) throw new UsageError("status takes a run or --list, not both", command);
+      if (!list && flags.has("limit")) throw new UsageError("--limit goes with --list", command);
+      const run = positionals[0] === undefined ? null : runId(positionals[0], command);
+      return { name: "status", run, list, limit: (flags.get("limit") as number | undefined) ?? 20, json };
+    }
+    case "dlq list":
+      return { name: "dlq list", limit: (flags.get("limit") as number | undefined) ?? 50, json };
+    case "dlq retry": {
+      const id = positionals[0]!;
+      if (!DEAD_LETTER_ID.test(id)) throw new UsageError(`not a dead-letter id (a positive whole number): ${JSON.stringify(id)}`, command);
+      return { name: "dlq retry", id, json };
+    }
+  }
+  throw new UsageError(`unknown command: ${command}`);
+}
+
+function flagLine(flag: FlagSpec): string {
+  return `--${flag.name}${flag.value ? ` ${flag.value}` : ""}`;
+}
+
+function synopsis(spec: CommandSpec): string {
+  const args = spec.positionals.map((p) => (p.required ? `<${p.name}>` : `[${p.name}]`));
+  const flags = spec.flags.map((f) => `[${flagLine(f)}]`);
+  return ["mdame", ...spec.words, ...args, ...flags].join(" ");
+}
+
+const EXIT_CODES_HELP = [
+  "Exit codes:",
+  `  ${EXIT.ok}  success (run --wait: the run completed)`,
+  `  ${EXIT.failure}  the run failed or was rolled back (run --wait), or the API answered another error`,
+  `  ${EXIT.usage}  usage error: unknown command or flag, bad value, FUNCTIONS_URL/SERVICE_ROLE_KEY missing`,
+  `  ${EXIT.unauthorized}  the service-role key was refused (HTTP 401)`,
+  `  ${EXIT.notFound}  not found (HTTP 404): no such run, dead letter or dimension`,
+  `  ${EXIT.conflict}  conflict (HTTP 409): another run holds the global lock, or the state forbids it`,
+  `  ${EXIT.unreachable}  cannot reach the API (network error)`,
+];
+
+const ENVIRONMENT_HELP = [
+  "Environment:",
+  "  FUNCTIONS_URL      base URL of the Edge Functions (e.g. https://<project>.supabase.co/functions/v1)",
+  "  SERVICE_ROLE_KEY   the service-role key, sent as a bearer token",
+  "  Set both, or neither to use the local stack's .local/stack.env.",
+];
+
+/** The general help: every command, the environment and the exit codes. */
+export function mainHelp(): string {
+  const width = Math.max(...SPECS.map((s) => s.words.join(" ").length));
+  return [
+    "mdame: operate the MD-AME engine through its HTTP API",
+    "",
+    "Usage: mdame <command> [arguments] [flags]",
+    "",
+    "Commands:",
+    ...SPECS.map((s) => `  ${s.words.join(" ").padEnd(width)}  ${s.summary}`),
+    "",
+    "Run `mdame <command> --help` for a command's arguments and flags.",
+    "",
+    ...ENVIRONMENT_HELP,
+    "",
+    ...EXIT_CODES_HELP,
+    "",
+  ].join("\n");
+}
+
+/** Help of one command (`run abort`) or of a group (`dlq`); the general help when unknown. */
+export function commandHelp(topic: string | null): string {
+  if (topic === null) return mainHelp();
+  const spec = findSpec(topic.split(" "));
+  const members = SPECS.filter((s) => s.words[0] === topic && s.words.length > 1);
+  if (!spec && members.length === 0) return mainHelp();
+  const lines: string[] = [];
+  if (spec) {
+    lines.push(`Usage: ${synopsis(spec)}`, "", `${spec.summary[0]!.toUpperCase()}${spec.summary.slice(1)}.`);
+    if (spec.details) lines.push(spec.details);
+    const rows = [
+      ...spec.positionals.map((p) => [`<${p.name}>`, p.description]),
+      ...spec.flags.map((f) => [flagLine(f), f.description]),
+    ];
+    if (rows.length > 0) {
+      const width = Math.max(...rows.map((r) => r[0]!.length));
+      lines.push("", ...rows.map(([left, right]) => `  ${left!.padEnd(width)}  ${right}`));
+    }
+  }
+  if (members.length > 0) {
+    if (spec) lines.push("", "Subcommands:");
+    else lines.push(`Usage: mdame ${topic} <subcommand>`, "", "Subcommands:");
+    lines.push(...members.map((m) => `  ${synopsis(m)}\n      ${m.summary}`));
+  }
+  lines.push("", ...EXIT_CODES_HELP, "");
+  return lines.join("\n");
+}
+
+/** The short usage printed with a usage error. */
+export function usageFor(command: string | undefined): string {
+  const spec = command ? findSpec(command.split(" ")) : undefined;
+  if (spec) return `usage: ${synopsis(spec)}\nRun \`mdame ${command} --help\` for details.`;
+  const members = command ? SPECS.filter((s) => s.words[0] === command) : [];
+  if (members.length > 0) return `usage:\n${members.map((m) => `  ${synopsis(m)}`).join("\n")}`;
+  return `usage: mdame <command> [arguments] [flags]\ncommands: ${SPECS.map((s) => s.words.join(" ")).join(", ")}\nRun \`mdame --help\` for details.`;
+}
