@@ -82,10 +82,15 @@ async function tick(reason: string) {
 
 const listener = createSql(pipelineDeps.env.DB_URL, { max: 1, application: "mdame-edge-listener" });
 await listener.listen("mdame_wake", (reason) => void tick(reason), () => void tick("listen"));
+// Notifications only announce new work; a task whose lease ran out (its runner crashed) becomes
+// visible silently. pg_cron ticks once a minute at best, so the host also polls.
+const POLL_MS = 10_000;
+const poll = setInterval(() => void tick("poll"), POLL_MS);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, async () => {
     logger.info({ signal }, "edge host stopping");
+    clearInterval(poll);
     await server.shutdown();
     await listener.end({ timeout: 2 });
     await pipelineDeps.sql.end({ timeout: 2 });

@@ -70,8 +70,11 @@ export class HttpCallbackSender implements CallbackSender {
   }
 }
 
-/** 6 attempts over ~30 s. */
-export const DEFAULT_CALLBACK_RETRY_DELAYS_MS: readonly number[] = [1_000, 2_000, 4_000, 8_000, 15_000];
+/**
+ * 5 attempts over ~15 s: the retries must end while the job's 30-s lease (a third of it already
+ * used by the last heartbeat interval) still holds, or the job is picked up again meanwhile.
+ */
+export const DEFAULT_CALLBACK_RETRY_DELAYS_MS: readonly number[] = [1_000, 2_000, 4_000, 8_000];
 
 export type DeliveryOutcome = "delivered" | "rejected" | "gave_up" | "aborted";
 

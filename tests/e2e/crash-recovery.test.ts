@@ -1,0 +1,359 @@
+/**
+ * Crash tests through the real processes: the supervised stack (Postgres, the Deno edge host, both
+ * Bun workers, the emulators) runs a whole pipeline run while components are killed with SIGKILL,
+ * at chosen points (failpoints, shared/failpoints.ts) and at random moments, and Postgres is
+ * killed mid-run. The supervisor restarts what died; each run must then converge to the result of
+ * an undisturbed run: every unit published, one publication per unit and account, one upload per
+ * publication on the YouTube emulator, the uploaded bytes equal to the rendered video, no work left
+ * in the queues, and no lock held after one tick.
+ *
+ * Each run starts from a reset database, an empty asset store and empty emulators, on a stack of
+ * its own (the failpoints are in its environment). Several failpoints share a run when they fire in
+ * different components or stages. The random run prints its seed; replay it with
+ * `CRASH_SEED=<seed> bun test tests/e2e/crash-recovery.test.ts -t random`.
+ * Each run's logs are kept in `.local/crash-evidence/<run>/`.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import type { Component } from "../../shared/config/local-stack.ts";
+import { createSql } from "../../shared/db/client.ts";
+import * as db from "../../scripts/local/db.ts";
+import { logFile, paths, pidFile } from "../../scripts/local/paths.ts";
+import { localStackEnv } from "../../scripts/local/secrets.ts";
+import { readStackStatus, type StackHandle, startStack, supervisorPid } from "../../scripts/local/stack-control.ts";
+import { checkConverged, Checks } from "./crash-convergence.ts";
+
+const env = localStackEnv();
+const RUN_TIMEOUT_MS = 8 * 60_000;
+const SCENARIO_TIMEOUT_MS = 12 * 60_000;
+/** A restart takes seconds; a status endpoint silent this long means the stack is not coming back. */
+const UNREACHABLE_LIMIT_MS = 120_000;
+/** Small upload chunks, so a video of a few MB takes several and a crash can fall between two. */
+const UPLOAD_CHUNK_BYTES = 512 * 1024;
+const LOGGED = ["supervisor", "db", "emulators", "edge", "gpu-worker", "render-runner"] as const;
+
+interface UnitStatus {
+  id: string;
+  dimension_id: string;
+  stage: string;
+  error: string | null;
+}
+interface RunStatus {
+  run: { id: string; status: string };
+  units: UnitStatus[];
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const say = (line: string) => console.log(`[crash ${new Date().toISOString().slice(11, 19)}] ${line}`);
+const durations: { run: string; seconds: number; outcome: string }[] = [];
+
+/** A small seeded PRNG (mulberry32), so a random crash can be replayed from its seed. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function logSizes(): Record<string, number> {
+  return Object.fromEntries(LOGGED.map((c) => [c, existsSync(logFile(c)) ? statSync(logFile(c)).size : 0]));
+}
+
+function logSince(component: string, offset: number): string {
+  if (!existsSync(logFile(component))) return "";
+  const text = readFileSync(logFile(component));
+  return text.subarray(Math.min(offset, text.length)).toString("utf8");
+}
+
+function readPid(component: Component): number | null {
+  try {
+    const pid = Number(readFileSync(pidFile(component), "utf8").trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Empty database (migrations + seed), empty asset store and emulators; no server left running. */
+async function cleanSlate(): Promise<void> {
+  const other = supervisorPid();
+  if (other !== null) throw new Error(`a stack supervisor (pid ${other}) is already running; crash tests need a stack of their own`);
+  await db.ensureRunning(() => {});
+  await db.reset({ log: () => {} });
+  await db.stop(() => {});
+  // Content-addressed assets of an earlier run would let every job finish without doing its work.
+  rmSync(paths.storage, { recursive: true, force: true });
+  rmSync(paths.emulators, { recursive: true, force: true });
+  mkdirSync(paths.storage, { recursive: true });
+}
+
+/** Starts a stack of its own whose every component has `extra` in its environment. */
+async function startStackWith(extra: Record<string, string>): Promise<StackHandle> {
+  const saved = Object.fromEntries(Object.keys(extra).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, extra);
+  try {
+    const stack = await startStack({ quiet: true, timeoutMs: 180_000 });
+    if (!stack.owned) throw new Error("startStack reused a running stack; crash tests need a stack of their own");
+    return stack;
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+async function api(path: string, init: RequestInit = {}): Promise<Response> {
+  return await fetch(`${env.FUNCTIONS_URL}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${env.SERVICE_ROLE_KEY}`, "content-type": "application/json", ...init.headers },
+    signal: AbortSignal.timeout(15_000),
+  });
+}
+
+async function triggerRun(key: string): Promise<string> {
+  const response = await api("/pipeline/runs", { method: "POST", body: JSON.stringify({ idempotency_key: key }) });
+  const body = await response.json() as { run_id: string; created: boolean };
+  if (response.status !== 202 || !body.created) throw new Error(`trigger refused (${response.status}): ${JSON.stringify(body)}`);
+  return body.run_id;
+}
+
+/**
+ * The run's status; null while the edge host or the database is down (restarting). Throws when the
+ * run is gone: something else reset the database of this clone during the test.
+ */
+async function runStatus(runId: string): Promise<RunStatus | null> {
+  let response: Response;
+  try {
+    response = await api(`/pipeline/runs/${runId}`);
+  } catch {
+    return null;
+  }
+  if (response.status === 404) {
+    throw new Error(`run ${runId} is gone: the database was reset during the test (a demo or another test on this clone?)`);
+  }
+  if (!response.ok) {
+    await response.body?.cancel();
+    return null;
+  }
+  return await response.json() as RunStatus;
+}
+
+interface RunContext {
+  runId: string;
+  /** The latest status seen (null until the first answer). */
+  latest(): RunStatus | null;
+  /** Resolves once `predicate` holds for a status seen, or with false when the run ended first. */
+  when(predicate: (status: RunStatus) => boolean): Promise<boolean>;
+  say(line: string): void;
+}
+
+interface Scenario {
+  name: string;
+  /** Failpoint -> the component it kills. */
+  failpoints: Partial<Record<string, Component>>;
+  /** Crashes caused from outside while the run goes on; returns the components it killed. */
+  during?: (run: RunContext) => Promise<Component[]>;
+}
+
+/** Kills a component's process (for the db, the postmaster) with SIGKILL, as a machine failure would. */
+function killComponent(component: Component, log: (line: string) => void): void {
+  const pid = readPid(component);
+  if (pid === null) throw new Error(`no pid file for ${component}: is it running?`);
+  log(`kill -9 ${component} (pid ${pid})`);
+  process.kill(pid, "SIGKILL");
+}
+
+async function runScenario(scenario: Scenario): Promise<void> {
+  const t0 = Date.now();
+  const log = (line: string) => say(`${scenario.name} +${((Date.now() - t0) / 1000).toFixed(0)}s: ${line}`);
+  const evidence = join(paths.local, "crash-evidence", scenario.name);
+  rmSync(evidence, { recursive: true, force: true });
+  mkdirSync(evidence, { recursive: true });
+  let outcome = "failed";
+
+  await cleanSlate();
+  const offsets = logSizes();
+  const failpointDir = mkdtempSync(join(tmpdir(), "mdame-failpoints-"));
+  let stack: StackHandle;
+  try {
+    stack = await startStackWith({
+      MDAME_FAILPOINTS: Object.keys(scenario.failpoints).join(","),
+      MDAME_FAILPOINT_DIR: failpointDir,
+      MDAME_UPLOAD_CHUNK_BYTES: String(UPLOAD_CHUNK_BYTES),
+    });
+  } catch (error) {
+    rmSync(failpointDir, { recursive: true, force: true });
+    throw error;
+  }
+  const sql = createSql(env.DB_URL, { max: 1, application: "mdame-crash-test" });
+  try {
+    log(`stack up; failpoints: ${Object.keys(scenario.failpoints).join(", ") || "none"}`);
+    const runId = await triggerRun(`crash-${scenario.name}-${Date.now()}`);
+    log(`run ${runId} started`);
+
+    let latest: RunStatus | null = null;
+    let ended = false;
+    const waiters: { predicate: (s: RunStatus) => boolean; resolve: (ok: boolean) => void }[] = [];
+    const run: RunContext = {
+      runId,
+      latest: () => latest,
+      when: (predicate) => {
+        if (latest && predicate(latest)) return Promise.resolve(true);
+        if (ended) return Promise.resolve(false);
+        return new Promise((resolve) => waiters.push({ predicate, resolve }));
+      },
+      say: log,
+    };
+    // Settled at once either way, so a failed kill is reported after the run, not as an unhandled rejection.
+    const during = (scenario.during?.(run) ?? Promise.resolve([] as Component[])).then(
+      (killed) => ({ killed, error: null as unknown }),
+      (error: unknown) => ({ killed: [] as Component[], error }),
+    );
+
+    const deadline = Date.now() + RUN_TIMEOUT_MS;
+    let lastShown = "";
+    let lastAnswer = Date.now();
+    while (Date.now() < deadline) {
+      const status = await runStatus(runId);
+      if (!status && Date.now() - lastAnswer > UNREACHABLE_LIMIT_MS) {
+        throw new Error(`the status endpoint has not answered for ${UNREACHABLE_LIMIT_MS / 1000} s (was the stack restarted?); logs in ${evidence}`);
+      }
+      if (status) {
+        lastAnswer = Date.now();
+        latest = status;
+        const shown = `${status.run.status} ${status.units.map((u) => `${u.dimension_id}:${u.stage}`).join(" ")}`;
+        if (shown !== lastShown) log(shown);
+        lastShown = shown;
+        for (const w of waiters.splice(0)) {
+          if (w.predicate(status)) w.resolve(true);
+          else waiters.push(w);
+        }
+        if (status.run.status !== "running") break;
+      }
+      await sleep(1000);
+    }
+    ended = true;
+    for (const w of waiters.splice(0)) w.resolve(false);
+    const { killed: killedFromOutside, error: duringError } = await during;
+    if (duringError) throw duringError;
+    if (!latest || latest.run.status === "running") {
+      throw new Error(`run ${runId} not terminal after ${RUN_TIMEOUT_MS / 60_000} min (${lastShown}); logs in ${evidence}`);
+    }
+    log(`run ${latest.run.status}`);
+
+    const checks = new Checks();
+    await checkFailpointsFired(checks, scenario, failpointDir, offsets, killedFromOutside);
+    await checkConverged(checks, sql, runId, env.EMULATOR_URL);
+    if (checks.failures.length > 0) log(`broken guarantees (logs in ${evidence}):\n  ${checks.failures.join("\n  ")}`);
+    expect(checks.failures).toEqual([]);
+    outcome = "passed";
+  } finally {
+    await sql.end({ timeout: 2 }).catch(() => {});
+    await stack.stop();
+    for (const component of LOGGED) writeFileSync(join(evidence, `${component}.log`), logSince(component, offsets[component] ?? 0));
+    if (existsSync(failpointDir)) cpSync(failpointDir, join(evidence, "failpoints"), { recursive: true });
+    rmSync(failpointDir, { recursive: true, force: true });
+    const seconds = (Date.now() - t0) / 1000;
+    durations.push({ run: scenario.name, seconds, outcome });
+    log(`${outcome} in ${seconds.toFixed(0)} s`);
+  }
+}
+
+/** Each crash happened: its failpoint's record, its line in the component's log, a restart. */
+async function checkFailpointsFired(checks: Checks, scenario: Scenario, dir: string, offsets: Record<string, number>, killed: Component[]) {
+  const status = readStackStatus();
+  const restarted = (c: Component) => (status?.components[c]?.restarts ?? 0) > 0;
+  for (const [name, component] of Object.entries(scenario.failpoints)) {
+    checks.check(`failpoint ${name} fired (record ${name}.hit)`, existsSync(join(dir, `${name}.hit`)));
+    checks.check(`failpoint ${name} killed ${component}`, logSince(component!, offsets[component!] ?? 0).includes(`failpoint ${name} hit: killing the process`));
+    checks.check(`the supervisor restarted ${component} after ${name}`, restarted(component!), status?.components[component!]);
+  }
+  for (const component of killed) {
+    checks.check(`the supervisor restarted ${component} after kill -9`, restarted(component), status?.components[component]);
+  }
+}
+
+const inStage = (...stages: string[]) => (status: RunStatus) => status.units.some((u) => stages.includes(u.stage));
+
+afterAll(() => {
+  if (durations.length === 0) return;
+  say("durations:");
+  for (const d of durations) say(`  ${d.run.padEnd(28)} ${d.outcome.padEnd(7)} ${d.seconds.toFixed(0).padStart(5)} s`);
+  say(`  total ${durations.reduce((sum, d) => sum + d.seconds, 0).toFixed(0)} s`);
+});
+
+describe("a crash anywhere converges with zero duplicates", () => {
+  test("run A: mid-generation, render stored before its callback, mid-upload", async () => {
+    await runScenario({
+      name: "a-chosen-points",
+      failpoints: {
+        "visual.mid-generation": "gpu-worker",
+        "render.after-store-before-callback": "render-runner",
+        "publish.mid-upload": "edge",
+      },
+    });
+  }, SCENARIO_TIMEOUT_MS);
+
+  test("run B: clip stored before its callback, mid-render, uploaded before it was recorded", async () => {
+    await runScenario({
+      name: "b-chosen-points",
+      failpoints: {
+        "visual.after-store-before-callback": "gpu-worker",
+        "render.mid-render": "render-runner",
+        "publish.after-upload-before-record": "edge",
+      },
+    });
+  }, SCENARIO_TIMEOUT_MS);
+
+  test("run C: session stored before the first byte, and Postgres killed mid-run", async () => {
+    await runScenario({
+      name: "c-session-and-postgres",
+      failpoints: { "publish.after-session-stored": "edge" },
+      during: async (run) => {
+        // While a render runs and the other unit may still be in media: callbacks and heartbeats meet a dead server.
+        if (!(await run.when(inStage("render")))) return [];
+        await sleep(3000);
+        killComponent("db", run.say);
+        return ["db"];
+      },
+    });
+  }, SCENARIO_TIMEOUT_MS);
+
+  test("run D: random kills at random moments", async () => {
+    const seed = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
+    say(`run D seed ${seed} (replay: CRASH_SEED=${seed} bun test tests/e2e/crash-recovery.test.ts -t random)`);
+    const random = seededRandom(seed);
+    // Each component is killed while it has work: the window opens when that work appears.
+    const windows: Record<"edge" | "gpu-worker" | "render-runner", { opens: (s: RunStatus) => boolean; spanMs: number }> = {
+      "edge": { opens: () => true, spanMs: 150_000 },
+      "gpu-worker": { opens: inStage("media"), spanMs: 20_000 },
+      "render-runner": { opens: inStage("render"), spanMs: 50_000 },
+    };
+    const pool = Object.keys(windows) as (keyof typeof windows)[];
+    const victims = [pool.splice(Math.floor(random() * pool.length), 1)[0]!, pool.splice(Math.floor(random() * pool.length), 1)[0]!];
+    const plan = victims.map((component) => ({ component, afterMs: Math.floor(random() * windows[component].spanMs) }));
+    say(`run D plan: ${plan.map((p) => `${p.component} ${(p.afterMs / 1000).toFixed(1)} s into its window`).join(", ")}`);
+    await runScenario({
+      name: "d-random-kills",
+      failpoints: {},
+      during: async (run) => {
+        const killed = await Promise.all(plan.map(async ({ component, afterMs }) => {
+          if (!(await run.when(windows[component].opens))) return null;
+          await sleep(afterMs);
+          if (run.latest()?.run.status !== "running") run.say(`the run ended before ${component}'s kill; killing it anyway`);
+          killComponent(component, run.say);
+          return component;
+        }));
+        return killed.filter((c): c is Component => c !== null);
+      },
+    });
+  }, SCENARIO_TIMEOUT_MS);
+});
