@@ -1,5 +1,6 @@
 /**
- * `npm run bench`: runs the demo from a reset with an empty asset store (no cached scene clips,
+ * `npm run bench`: first the orchestration benchmark (10,000 stage transitions through the real
+ * claim and completion RPCs, 8 consumers, against a raw pgmq baseline), then the demo from a reset with an empty asset store (no cached scene clips,
  * voices or renders) and reports its figures: wall time per video, and render time over video
  * duration (FFmpeg's own time, reported by the render-runner). Prints them and writes
  * docs/benchmarks.md.
@@ -10,7 +11,10 @@ import { cpus, totalmem, type as osType, release } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { z } from "zod";
+import { runQueueTransitionBenchmark } from "./bench/queue-transitions.ts";
+import * as db from "./local/db.ts";
 import { paths } from "./local/paths.ts";
+import { supervisorPid } from "./local/stack-control.ts";
 
 const Summary = z.object({
   run_id: z.string(),
@@ -29,6 +33,15 @@ function machine(): string {
   const ffmpeg = /ffmpeg version (\S+)/.exec(spawnSync("ffmpeg", ["-version"], { encoding: "utf8" }).stdout ?? "")?.[1] ?? "unknown";
   return `${osType()} ${release()}, ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${node}, Bun ${process.versions.bun ?? "-"}, FFmpeg ${ffmpeg}`;
 }
+
+if (supervisorPid() !== null) {
+  console.error("bench: a local stack is running; stop it first (the benchmarks reset the database)");
+  process.exit(1);
+}
+if (!db.isInitialised()) await db.init(console.log);
+await db.ensureRunning(console.log);
+console.log("bench: orchestration transitions (10,000 jobs, 8 consumers)");
+const queue = await runQueueTransitionBenchmark({ jobs: 10_000, consumers: 8, log: (line) => console.log(`bench: ${line}`) });
 
 console.log("bench: emptying the asset store and running the demo from a reset (every asset made from scratch)");
 rmSync(paths.storage, { recursive: true, force: true });
@@ -77,6 +90,8 @@ const lines = [
   ),
   "",
   "All components share the 2 cores: a render runs alongside the other unit's scene generation.",
+  "",
+  ...queue.markdown,
   "",
 ];
 function fmt(v: number | undefined) {
