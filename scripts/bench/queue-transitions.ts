@@ -10,6 +10,8 @@
  *
  * Resets the database before each measurement and once more at the end (an empty engine).
  */
+import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import process from "node:process";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 import { StageTask } from "../../shared/contracts/queue.ts";
@@ -23,6 +25,11 @@ export interface PhaseFigures {
   perSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /**
+   * CPU time the consumers' Postgres backends spent per message, from /proc (the cluster is local):
+   * unlike the rate, it hardly moves when other programs share the cores. Null where /proc is absent.
+   */
+  serverCpuMsPerMessage: number | null;
 }
 
 /** What the database holds after the transition phase; `assertTransitionChecks` says what must hold. */
@@ -134,6 +141,30 @@ const baselineSteps: PhaseSteps = {
   },
 };
 
+/** Linux reports process times in clock ticks of 1/100 s. */
+const CLOCK_TICKS_PER_S = 100;
+
+/** User + system CPU seconds of the given processes so far, or null when /proc cannot tell. */
+function processCpuSeconds(pids: number[]): number | null {
+  let ticks = 0;
+  for (const pid of pids) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      return null;
+    }
+    // Fields after the parenthesised command name: state is the 3rd field, utime the 14th, stime the 15th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks / CLOCK_TICKS_PER_S;
+}
+
+async function backendPids(connections: Sql[]): Promise<number[]> {
+  return await Promise.all(connections.map(async (sql) => Number((await sql`select pg_backend_pid() as pid`)[0]!.pid)));
+}
+
 /** Nearest-rank percentile of sorted values. */
 function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return Number.NaN;
@@ -185,6 +216,8 @@ async function runPhase(
     }
   };
 
+  const pids = await backendPids(connections);
+  const cpuBefore = processCpuSeconds(pids);
   let lastCount = 0;
   let lastAt = performance.now();
   const started = performance.now();
@@ -202,13 +235,16 @@ async function runPhase(
       })
     ));
     const wallS = (performance.now() - started) / 1000;
+    const cpuAfter = processCpuSeconds(pids);
     if (failure !== null) throw failure;
     const rejected = outcomes.find((o) => o.status === "rejected");
     if (rejected) throw (rejected as PromiseRejectedResult).reason;
     if (completed !== total) throw new Error(`${label}: the consumers stopped after ${completed} of ${total} messages (the queue ran dry early)`);
     const sorted = latencies.slice(0, completed).sort();
-    const figures = { completed, wallS, perSecond: completed / wallS, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99) };
-    log(`${label}: ${completed} in ${wallS.toFixed(2)} s = ${figures.perSecond.toFixed(0)}/s, p50 ${figures.p50Ms.toFixed(2)} ms, p99 ${figures.p99Ms.toFixed(2)} ms`);
+    const serverCpuMsPerMessage = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1000) / completed;
+    const figures = { completed, wallS, perSecond: completed / wallS, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), serverCpuMsPerMessage };
+    log(`${label}: ${completed} in ${wallS.toFixed(2)} s = ${figures.perSecond.toFixed(0)}/s, p50 ${figures.p50Ms.toFixed(2)} ms, p99 ${figures.p99Ms.toFixed(2)} ms` +
+      (serverCpuMsPerMessage === null ? "" : `, server CPU ${serverCpuMsPerMessage.toFixed(2)} ms/message`));
     return { figures, claims, distinctClaims: seen.size };
   } finally {
     clearInterval(progress);
@@ -368,8 +404,10 @@ async function runMode(jobs: number, consumers: number, qty: number, log: (line:
 function markdownSection(jobs: number, consumers: number, single: ModeResult, batched: ModeResult | null): string[] {
   const n = (v: number) => Math.round(v).toLocaleString("en-US");
   const ms = (v: number) => v.toFixed(1);
+  const cpu = (v: number | null) => (v === null ? "-" : v.toFixed(2));
   const row = (m: ModeResult, what: string) =>
-    `| ${what} | ${n(m.transitions.perSecond)} | ${ms(m.transitions.p50Ms)} / ${ms(m.transitions.p99Ms)} | ${n(m.baseline.perSecond)} | ${ms(m.baseline.p50Ms)} / ${ms(m.baseline.p99Ms)} | ${m.ratio.toFixed(2)} |`;
+    `| ${what} | ${n(m.transitions.perSecond)} | ${ms(m.transitions.p50Ms)} / ${ms(m.transitions.p99Ms)} | ${cpu(m.transitions.serverCpuMsPerMessage)} | ` +
+    `${n(m.baseline.perSecond)} | ${ms(m.baseline.p50Ms)} / ${ms(m.baseline.p99Ms)} | ${cpu(m.baseline.serverCpuMsPerMessage)} | ${m.ratio.toFixed(2)} |`;
   return [
     "## Orchestration: stage transitions",
     "",
@@ -381,10 +419,11 @@ function markdownSection(jobs: number, consumers: number, single: ModeResult, ba
     "latency runs from the start of the claim call to the end of the completing call. Afterwards every unit must be at",
     "`plan` with one `plan` task queued, one audit row, and its safety message archived after exactly one read.",
     "Baseline, in the same run with the same consumers: a fresh pgmq queue holding the same messages, drained by",
-    "`pgmq.read` + `pgmq.archive`.",
+    "`pgmq.read` + `pgmq.archive`. Server CPU: CPU time of the consumers' Postgres backends per message (the",
+    "consumers' own process shares the same 2 cores).",
     "",
-    "| claim size | transitions/s | p50 / p99 ms | raw read+archive msgs/s | p50 / p99 ms | ratio |",
-    "|---|---|---|---|---|---|",
+    "| claim size | transitions/s | p50 / p99 ms | server CPU ms | raw read+archive msgs/s | p50 / p99 ms | server CPU ms | ratio |",
+    "|---|---|---|---|---|---|---|---|",
     row(single, "1 (headline)"),
     ...(batched ? [row(batched, `${batched.claimQty} (each message still completed by its own call)`)] : []),
     "",
@@ -410,7 +449,7 @@ export async function runQueueTransitionBenchmark(options: QueueBenchOptions = {
   let single: ModeResult;
   let batched: ModeResult | null = null;
   try {
-    log(`queue-transitions: ${jobs} jobs, ${consumers} consumers, claim size 1`);
+    log(`queue-transitions: ${jobs} jobs, ${consumers} consumers, claim size 1 (load average ${loadavg().map((l) => l.toFixed(2)).join(" ")})`);
     single = await runMode(jobs, consumers, 1, log);
     if (batchSize > 1) {
       log(`queue-transitions: ${jobs} jobs, ${consumers} consumers, claim size ${batchSize}`);

@@ -4,6 +4,7 @@
  * figures are real numbers, and the engine is empty afterwards. Speed is not asserted here.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import process from "node:process";
 import postgres from "postgres";
 import {
   assertBaselineChecks,
@@ -57,6 +58,8 @@ function expectRealFigures(mode: ModeResult) {
       expect(value).toBeGreaterThan(0);
     }
     expect(phase.p99Ms).toBeGreaterThanOrEqual(phase.p50Ms);
+    if (process.platform === "linux") expect(phase.serverCpuMsPerMessage).toBeGreaterThan(0);
+    else expect(phase.serverCpuMsPerMessage).toBeNull();
   }
   expect(mode.ratio).toBeCloseTo(mode.transitions.perSecond / mode.baseline.perSecond, 10);
 }
