@@ -3,7 +3,7 @@
  * HTTP + WebSocket server that speaks each service's documented protocol, so the real client
  * libraries run unchanged against it.
  *
- *   bun emulators/main.ts        # EMULATOR_PORT (54330), EMULATOR_DATA_DIR (.local/emulators)
+ *   bun emulators/main.ts        # EMULATOR_PORT (default: MDAME_EMULATOR_PORT, else 54330), EMULATOR_DATA_DIR (.local/emulators)
  *
  * Routes:
  *   GET  /_emulator/health                          200 {ok:true}
@@ -27,6 +27,7 @@ import { EDGE_TTS_PATH, edgeTtsWebSocket, upgradeEdgeTts, type EdgeTtsSocketData
 import { handleOAuth, TokenStore } from "./oauth.ts";
 import { handleYouTube, resetYouTube } from "./youtube.ts";
 import { handleTrends } from "./trends.ts";
+import { LOCAL_STACK } from "../shared/config/local-stack.ts";
 
 export interface EmulatorOptions {
   /** 0 picks a free port. */
@@ -133,7 +134,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
 }
 
 if (import.meta.main) {
-  const port = Number(process.env.EMULATOR_PORT ?? 54330);
+  const port = Number(process.env.EMULATOR_PORT ?? LOCAL_STACK.emulatorPort);
   const dataDir = process.env.EMULATOR_DATA_DIR ?? ".local/emulators";
   const emulator = await startEmulator({ port, hostname: process.env.EMULATOR_HOST ?? "127.0.0.1", dataDir });
   process.stdout.write(`${JSON.stringify({ ts: new Date().toISOString(), service: "emulator", event: "listening", url: emulator.url, data_dir: path.resolve(dataDir) })}\n`);

@@ -1,8 +1,24 @@
-/** Fixed addresses of the local stack (DESIGN.md, "Local stack"), as `supabase start` uses. */
+/**
+ * Addresses of the local stack (DESIGN.md, "Local stack"): the ports `supabase start` uses, unless
+ * MDAME_DB_PORT, MDAME_EDGE_PORT or MDAME_EMULATOR_PORT say otherwise, so a second clone on the
+ * same machine can run its own stack (its cluster's data directory is already its own).
+ */
+import process from "node:process";
+
+function portFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1024 || port > 65535) {
+    throw new Error(`${name}=${raw} is not a usable port: give a whole number from 1024 to 65535`);
+  }
+  return port;
+}
+
 export const LOCAL_STACK = {
-  dbPort: 54322,
-  edgePort: 54321,
-  emulatorPort: 54330,
+  dbPort: portFromEnv("MDAME_DB_PORT", 54322),
+  edgePort: portFromEnv("MDAME_EDGE_PORT", 54321),
+  emulatorPort: portFromEnv("MDAME_EMULATOR_PORT", 54330),
   host: "127.0.0.1",
 } as const;
 
