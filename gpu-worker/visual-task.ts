@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Sql } from "postgres";
 import { QUEUES, VisualJob } from "../shared/contracts/queue.ts";
 import { failpoint, failpointWhen } from "../shared/failpoints.ts";
 import type { AssetStore } from "../shared/storage/asset-store.ts";
+import { makeScratchDir } from "../shared/storage/scratch-dirs.ts";
 import { type QueueTaskDefinition, type TaskContext, type TaskOutcome, uuidField } from "../shared/worker/pull-worker.ts";
 import type { VisualBackend } from "./backends/visual-backend.ts";
 
@@ -63,7 +63,7 @@ async function visualTask(deps: VisualTaskDeps, job: VisualJob, ctx: TaskContext
     return completed(key, false);
   }
 
-  const dir = await mkdtemp(join(deps.workDir ?? tmpdir(), "mdame-scene-"));
+  const dir = await makeScratchDir("scene", deps.workDir);
   const outPath = join(dir, "scene.mp4");
   // Crash test: dies once the backend has begun writing the clip.
   const stopCrashWatch = failpointWhen("visual.mid-generation", () => existsSync(outPath));

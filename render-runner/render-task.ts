@@ -1,10 +1,10 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm, writeFile } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { QUEUES, RenderJob } from "../shared/contracts/queue.ts";
 import { canonicalJson, sha256Hex } from "../shared/hashing.ts";
 import { type MediaInfo, probeMedia } from "../shared/media/ffprobe.ts";
 import { AssetNotFoundError, type AssetStore } from "../shared/storage/asset-store.ts";
+import { makeScratchDir } from "../shared/storage/scratch-dirs.ts";
 import { NonRetriableError } from "../shared/errors.ts";
 import { failpoint } from "../shared/failpoints.ts";
 import { type QueueTaskDefinition, type TaskContext, type TaskOutcome, uuidField } from "../shared/worker/pull-worker.ts";
@@ -67,7 +67,7 @@ function completed(job: RenderJob, key: string, info: MediaInfo, renderMs: numbe
 
 async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext): Promise<TaskOutcome> {
   const key = await renderAssetKey(job);
-  const dir = await mkdtemp(join(deps.workDir ?? tmpdir(), "mdame-render-"));
+  const dir = await makeScratchDir("render", deps.workDir);
   const outPath = join(dir, "render.mp4");
   try {
     if (await deps.store.exists(key)) {

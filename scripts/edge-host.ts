@@ -7,6 +7,7 @@
 import { assertEnvironment, createSql } from "../shared/db/client.ts";
 import { LOCAL_STACK } from "../shared/config/local-stack.ts";
 import { createLogger } from "../shared/logging/logger.ts";
+import { sweepScratchDirs } from "../shared/storage/scratch-dirs.ts";
 import { createPipelineApp } from "../functions/pipeline/app.ts";
 import { createPipelineDeps } from "../functions/pipeline/deps.ts";
 import { createWorkerCallbackApp } from "../functions/worker-callback/app.ts";
@@ -15,6 +16,10 @@ const logger = createLogger("edge-host");
 const port = Number(Deno.env.get("EDGE_PORT") ?? LOCAL_STACK.edgePort);
 
 async function startUp() {
+  const swept = await sweepScratchDirs();
+  if (swept.removed.length + swept.failed.length > 0) {
+    logger.info({ removed: swept.removed, failed: swept.failed }, "scratch directories of dead processes swept");
+  }
   const deps = createPipelineDeps();
   try {
     await assertEnvironment(deps.sql, deps.env.ENV);

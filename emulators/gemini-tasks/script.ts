@@ -1,17 +1,25 @@
 /**
  * `TASK: script` — a short-video voice-over about a trend.
  * Headers: `LANGUAGE: en|id`, `TOPIC: <title>`, `CONTEXT: <one line>` (optional; items may be
- * separated by ` \| `, the first is used).
+ * separated by ` \| `, the first is used), `WORDS: <min>-<max>` (optional, 60-180; default 95-150).
  * Answer: a ScriptDraft (shared/contracts/llm.ts) whose narration opens with the hook and has
- * 95-150 words in 5-8 sentences, in the requested language.
+ * min-max words in 5-8 sentences, in the requested language.
  */
 import type { Variant } from "./prompt.ts";
 import { ENGLISH, INDONESIAN, type ScriptTemplates } from "./script-templates.ts";
 import { capitalize, countWords, normalizeSpace, splitSentences } from "./sentences.ts";
 
-const MIN_WORDS = 95;
-const MAX_WORDS = 150;
+const DEFAULT_WORDS = { min: 95, max: 150 };
 const MAX_SENTENCES = 8;
+
+/** The `WORDS: <min>-<max>` header, or null when it is absent or not a usable range. */
+function wordRange(header: string | undefined): { min: number; max: number } | null {
+  const match = /^\s*(\d{1,3})\s*-\s*(\d{1,3})\s*$/.exec(header ?? "");
+  if (!match) return null;
+  const min = Number(match[1]);
+  const max = Number(match[2]);
+  return min >= 60 && max <= 180 && max - min >= 10 ? { min, max } : null;
+}
 
 /** Keeps a topic usable inside a sentence: one line, no trailing punctuation, at most ~60 chars. */
 function cleanTopic(raw: string): string {
@@ -45,28 +53,43 @@ export function writeScript(headers: Record<string, string>, variant: Variant): 
   const topic = cleanTopic(headers.TOPIC ?? "");
   if (topic === "") return { error: "missing TOPIC" };
   const context = cleanContext(headers.CONTEXT, topic);
+  if (headers.WORDS !== undefined && wordRange(headers.WORDS) === null) {
+    return { error: `WORDS must be <min>-<max> within 60-180, at least 10 apart; got ${headers.WORDS}` };
+  }
+  const { min: MIN_WORDS, max: MAX_WORDS } = wordRange(headers.WORDS) ?? DEFAULT_WORDS;
   const t: ScriptTemplates = language === "id" ? INDONESIAN : ENGLISH;
   const fill = (template: string) =>
     normalizeSpace(template.replaceAll("{Topic}", capitalize(topic)).replaceAll("{topic}", topic)
       .replaceAll("{context_sentence}", context ? `${context}.` : "").replaceAll("{context}", context));
 
   const hook = fill(variant.pick(t.hooks));
-  const opening = [hook, context ? fill(variant.pick(t.contextLines)) : variant.pick(t.noContext)];
-  const closing = [fill(variant.pick(t.why)), variant.pick(t.closers)];
+  const contextLine = context ? fill(variant.pick(t.contextLines)) : variant.pick(t.noContext);
+  const why = fill(variant.pick(t.why));
+  const closer = variant.pick(t.closers);
   const pool = variant.shuffle(t.body).map(fill);
-  const target = variant.int(105, 135);
+  const span = MAX_WORDS - MIN_WORDS;
+  const target = variant.int(MIN_WORDS + Math.round(span * 0.2), MAX_WORDS - Math.round(span * 0.25));
+  // Longer ranges need more sentences than a short video usually has.
+  const maxSentences = Math.max(MAX_SENTENCES, Math.ceil(MAX_WORDS / 16));
 
-  const body: string[] = [];
-  const words = () => countWords([...opening, ...body, ...closing].join(" "));
-  const sentenceCount = () => splitSentences([...opening, ...body, ...closing].join(" ")).length;
-  while (pool.length > 0 && (body.length === 0 || (words() < target && sentenceCount() < MAX_SENTENCES))) {
-    body.push(pool.shift()!);
-  }
-  while (words() > MAX_WORDS && body.length > 1) body.pop();
-  if (words() > MAX_WORDS) closing.shift();
-  while (words() < MIN_WORDS && pool.length > 0 && sentenceCount() < MAX_SENTENCES) body.push(pool.shift()!);
-
-  const narration = [...opening, ...body, ...closing].join(" ");
+  /**
+   * Hook, the optional lines that fit, body sentences taken in pool order while they keep the
+   * narration within MAX_WORDS, until it reaches the target, then the closer. A short range drops
+   * the "why" line, then the context line too.
+   */
+  const compose = (withContext: boolean, withWhy: boolean) => {
+    const opening = withContext ? [hook, contextLine] : [hook];
+    const closing = withWhy ? [why, closer] : [closer];
+    const body: string[] = [];
+    const text = () => [...opening, ...body, ...closing].join(" ");
+    for (const sentence of pool) {
+      if (body.length > 0 && (countWords(text()) >= target || splitSentences(text()).length >= maxSentences)) break;
+      if (countWords(text()) + countWords(sentence) <= MAX_WORDS) body.push(sentence);
+    }
+    return body.length > 0 ? text() : null;
+  };
+  const fits = (narration: string | null) => narration !== null && countWords(narration) >= MIN_WORDS && countWords(narration) <= MAX_WORDS;
+  const narration = [compose(true, true), compose(true, false), compose(false, true), compose(false, false)].find(fits) ?? compose(true, true) ?? `${hook} ${closer}`;
   let title = fill(variant.pick(t.titles));
   if (title.length > 90) title = title.slice(0, 90).replace(/\s+\S*$/u, "");
 

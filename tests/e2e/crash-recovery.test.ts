@@ -24,6 +24,7 @@ import * as db from "../../scripts/local/db.ts";
 import { logFile, paths, pidFile } from "../../scripts/local/paths.ts";
 import { localStackEnv } from "../../scripts/local/secrets.ts";
 import { readStackStatus, type StackHandle, startStack, supervisorPid } from "../../scripts/local/stack-control.ts";
+import { orphanedScratchDirs } from "../../shared/storage/scratch-dirs.ts";
 import { checkConverged, Checks } from "./crash-convergence.ts";
 
 const env = localStackEnv();
@@ -33,6 +34,8 @@ const SCENARIO_TIMEOUT_MS = 12 * 60_000;
 const UNREACHABLE_LIMIT_MS = 120_000;
 /** Small upload chunks, so a video of a few MB takes several and a crash can fall between two. */
 const UPLOAD_CHUNK_BYTES = 512 * 1024;
+/** Narration length of the dimensions in a crash run (mdame.dimensions.narration_*_words). */
+const SHORT_NARRATION = { min: 60, max: 75 } as const;
 const LOGGED = ["supervisor", "db", "emulators", "edge", "gpu-worker", "render-runner"] as const;
 
 interface UnitStatus {
@@ -182,20 +185,26 @@ async function runScenario(scenario: Scenario): Promise<void> {
   await cleanSlate();
   const offsets = logSizes();
   const failpointDir = mkdtempSync(join(tmpdir(), "mdame-failpoints-"));
+  // The stack's own temp directory, so what a killed process leaves there can be told apart.
+  const scratchBase = mkdtempSync(join(tmpdir(), "mdame-crash-tmp-"));
   let stack: StackHandle;
   try {
     stack = await startStackWith({
       MDAME_FAILPOINTS: Object.keys(scenario.failpoints).join(","),
       MDAME_FAILPOINT_DIR: failpointDir,
       MDAME_UPLOAD_CHUNK_BYTES: String(UPLOAD_CHUNK_BYTES),
+      TMPDIR: scratchBase,
     });
   } catch (error) {
     rmSync(failpointDir, { recursive: true, force: true });
+    rmSync(scratchBase, { recursive: true, force: true });
     throw error;
   }
   const sql = createSql(env.DB_URL, { max: 1, application: "mdame-crash-test" });
   try {
     log(`stack up; failpoints: ${Object.keys(scenario.failpoints).join(", ") || "none"}`);
+    // Short videos (about 30 s of speech): renders take most of a run's time, and crashes need no more.
+    await sql`update mdame.dimensions set narration_min_words = ${SHORT_NARRATION.min}, narration_max_words = ${SHORT_NARRATION.max}`;
     const runId = await triggerRun(`crash-${scenario.name}-${Date.now()}`);
     log(`run ${runId} started`);
 
@@ -252,6 +261,9 @@ async function runScenario(scenario: Scenario): Promise<void> {
     const checks = new Checks();
     await checkFailpointsFired(checks, scenario, failpointDir, offsets, killedFromOutside);
     await checkConverged(checks, sql, runId, env.EMULATOR_URL);
+    // A restarted component sweeps the scratch directories its killed predecessors left behind.
+    const orphans = await orphanedScratchDirs(scratchBase);
+    checks.check("no scratch directory of a killed process is left", orphans.length === 0, orphans);
     if (checks.failures.length > 0) log(`broken guarantees (logs in ${evidence}):\n  ${checks.failures.join("\n  ")}`);
     expect(checks.failures).toEqual([]);
     outcome = "passed";
@@ -261,6 +273,7 @@ async function runScenario(scenario: Scenario): Promise<void> {
     for (const component of LOGGED) writeFileSync(join(evidence, `${component}.log`), logSince(component, offsets[component] ?? 0));
     if (existsSync(failpointDir)) cpSync(failpointDir, join(evidence, "failpoints"), { recursive: true });
     rmSync(failpointDir, { recursive: true, force: true });
+    rmSync(scratchBase, { recursive: true, force: true });
     const seconds = (Date.now() - t0) / 1000;
     durations.push({ run: scenario.name, seconds, outcome });
     log(`${outcome} in ${seconds.toFixed(0)} s`);

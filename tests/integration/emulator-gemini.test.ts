@@ -14,8 +14,9 @@ beforeAll(async () => {
 afterAll(() => emulator.stop());
 beforeEach(() => emulator.reset());
 
-const scriptPrompt = (language: string, topic: string, context: string) =>
-  [`TASK: script`, `LANGUAGE: ${language}`, `TOPIC: ${topic}`, `CONTEXT: ${context}`, "", "Write the voice-over. Answer with JSON only."].join("\n");
+const scriptPrompt = (language: string, topic: string, context: string, wordsHeader?: string) =>
+  [`TASK: script`, `LANGUAGE: ${language}`, ...(wordsHeader === undefined ? [] : [`WORDS: ${wordsHeader}`]), `TOPIC: ${topic}`, `CONTEXT: ${context}`, "",
+    "Write the voice-over. Answer with JSON only."].join("\n");
 
 const words = (text: string) => text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w));
 const EN = new Set(["the", "and", "is", "of", "to", "that", "you", "what", "it", "this", "are", "from"]);
@@ -63,6 +64,33 @@ test("the same prompt and parameters give the same script; another temperature g
   const other = await model.generateJson(prompt, ScriptDraft, { temperature: 0.9, seed: 7 });
   expect(again.raw).toBe(first.raw);
   expect(other.raw).not.toBe(first.raw);
+});
+
+test("a WORDS header sets the narration's length, in both languages; the whole draft still follows the contract", async () => {
+  const topics: [string, string, string][] = [
+    ["en", "northern lights forecast", "Auroras could be visible far south of the usual range tonight"],
+    ["en", "why cats purr", ""],
+    ["id", "gerhana bulan", "Gerhana bulan total bisa disaksikan dari seluruh Indonesia malam ini"],
+    ["id", "kopi susu", ""],
+  ];
+  for (const [language, topic, context] of topics) {
+    for (const range of [[60, 75], [160, 180]] as const) {
+      const prompt = scriptPrompt(language, topic, context, `${range[0]}-${range[1]}`);
+      const { value } = await model.generateJson(prompt, ScriptDraft, { temperature: 0.5 });
+      const count = words(value.narration).length;
+      expect({ topic, range, count, inRange: count >= range[0] && count <= range[1] }).toEqual({ topic, range, count, inRange: true });
+      expect(value.narration.startsWith(value.hook)).toBe(true);
+    }
+  }
+});
+
+test("a WORDS header that is not a range within 60-180 is answered with an error the caller's schema rejects", async () => {
+  for (const bad of ["20-40", "150-155", "lots"]) {
+    const prompt = scriptPrompt("en", "tea", "Tea sales rose this winter", bad);
+    const error = await model.generateJson(prompt, ScriptDraft, { temperature: 0 }).catch((e) => e);
+    expect(error).toBeInstanceOf(LlmContractError);
+    expect(error.raw).toContain("WORDS must be");
+  }
 });
 
 test("a scene plan splits the narration into 5-8 scenes that join back to it exactly", async () => {

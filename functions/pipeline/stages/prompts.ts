@@ -11,7 +11,19 @@ function headerValue(value: string): string {
   return value.replace(/\s+/g, " ").trim();
 }
 
-export function scriptPrompt(input: { language: Language; topic: string; context: string[]; candidate: number; round: number }): string {
+/** Words spoken per second at a normal pace, to tell the model how long the words run. */
+const SPOKEN_WORDS_PER_SECOND = 2.5;
+
+export function scriptPrompt(input: {
+  language: Language;
+  topic: string;
+  context: string[];
+  candidate: number;
+  round: number;
+  words: { min: number; max: number };
+}): string {
+  const { min, max } = input.words;
+  const seconds = (words: number) => Math.round(words / SPOKEN_WORDS_PER_SECOND);
   return [
     "TASK: script",
     `LANGUAGE: ${input.language}`,
@@ -19,11 +31,12 @@ export function scriptPrompt(input: { language: Language; topic: string; context
     `CONTEXT: ${headerValue(input.context.join(" | ") || input.topic)}`,
     `CANDIDATE: ${input.candidate}`,
     `ROUND: ${input.round}`,
+    `WORDS: ${min}-${max}`,
     "",
-    `Write the voice-over of a vertical short video (30 to 60 seconds spoken) in ${LANGUAGE_NAMES[input.language]} about the topic.`,
+    `Write the voice-over of a vertical short video (${seconds(min)} to ${seconds(max)} seconds spoken) in ${LANGUAGE_NAMES[input.language]} about the topic.`,
     "Open with a hook sentence that makes a viewer stop scrolling, then explain the topic in plain words, then close with one memorable line.",
     "Be factual; make no medical, financial or legal promises; no personal data.",
-    "Answer with JSON only: {\"title\": string (max 90 chars), \"hook\": string, \"narration\": string (hook first, 95-150 words),",
+    `Answer with JSON only: {"title": string (max 90 chars), "hook": string, "narration": string (hook first, ${min}-${max} words),`,
     "\"description\": string, \"hashtags\": [string starting with #, 1-5 items]}.",
   ].join("\n");
 }

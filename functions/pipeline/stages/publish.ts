@@ -1,10 +1,10 @@
-import { mkdtemp, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { decryptCredentials } from "../../../shared/crypto/credentials.ts";
 import { NonRetriableError } from "../../../shared/errors.ts";
 import { failpoint } from "../../../shared/failpoints.ts";
+import { makeScratchDir } from "../../../shared/storage/scratch-dirs.ts";
 import type { Logger } from "../../../shared/logging/logger.ts";
 import {
   queryUploadStatus,
@@ -46,7 +46,7 @@ export async function runPublish(deps: PipelineDeps, { msgId, holder, task }: St
   const targets = await deps.sql`select * from mdame.get_publish_targets(${task.unit_id})`;
   if (targets.length === 0) throw new NonRetriableError(`dimension ${dimension.id} has no active account`);
 
-  const dir = await mkdtemp(join(tmpdir(), "mdame-publish-"));
+  const dir = await makeScratchDir("publish");
   try {
     const filePath = join(dir, "video.mp4");
     await deps.store.getFile(video.video_key, filePath);

@@ -12,8 +12,6 @@ export const HOOK_PASS_THRESHOLD = 0.72;
 export const CANDIDATE_TEMPERATURES = [0.5, 0.8, 1.1] as const;
 /** The first round plus two retries; after that the topic is rejected. */
 export const SCRIPT_ROUNDS = 3;
-/** Spoken length bounds, in words, for 20-75 s of speech at a normal pace. */
-export const NARRATION_WORDS = { min: 60, max: 180 } as const;
 
 /**
  * Script + hook audit: three drafts at different temperatures, each hook scored by an adversarial
@@ -23,16 +21,18 @@ export async function runScript(deps: PipelineDeps, { msgId, holder, task }: Sta
   if (task.stage !== "script") throw new Error("not a script task");
   const { unit, dimension } = await loadUnit(deps.sql, task.unit_id);
   const topic = unit.topic as { title: string; context?: string[] };
+  // The dimension's length (mdame.dimensions.narration_*_words, checked to lie within 60-180).
+  const words = { min: dimension.narration_min_words, max: dimension.narration_max_words };
   const audits: { round: number; candidate: number; score: number; reasons: string[] }[] = [];
 
   for (let round = 0; round < SCRIPT_ROUNDS; round++) {
     let best: { draft: ScriptDraft; audit: HookAudit } | null = null;
     for (const [i, temperature] of CANDIDATE_TEMPERATURES.entries()) {
-      const prompt = scriptPrompt({ language: dimension.language, topic: topic.title, context: topic.context ?? [], candidate: i + 1, round });
+      const prompt = scriptPrompt({ language: dimension.language, topic: topic.title, context: topic.context ?? [], candidate: i + 1, round, words });
       const draft = await generateJsonCached(deps, prompt, ScriptDraft, { temperature });
-      const words = splitWords(draft.narration).length;
-      if (words < NARRATION_WORDS.min || words > NARRATION_WORDS.max) {
-        audits.push({ round, candidate: i + 1, score: 0, reasons: [`narration has ${words} words`] });
+      const count = splitWords(draft.narration).length;
+      if (count < words.min || count > words.max) {
+        audits.push({ round, candidate: i + 1, score: 0, reasons: [`narration has ${count} words, not ${words.min}-${words.max}`] });
         continue;
       }
       const audit = await generateJsonCached(deps, hookAuditPrompt({ language: dimension.language, hook: draft.hook }), HookAudit, { temperature: 0 });

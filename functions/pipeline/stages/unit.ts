@@ -15,12 +15,15 @@ export const DimensionRow = z.object({
   style: VisualStyle,
   safety_profile: z.object({ blocked_terms: z.array(z.string()).default([]) }).passthrough(),
   daily_limit: z.number().int(),
+  narration_min_words: z.number().int(),
+  narration_max_words: z.number().int(),
 });
 export type DimensionRow = z.infer<typeof DimensionRow>;
 
 export async function loadDimension(sql: Sql, dimensionId: string): Promise<DimensionRow> {
   const [row] = await sql`
-    select id, display_name, language, tts_voice, tts_rate, trend_geo, style, safety_profile, daily_limit
+    select id, display_name, language, tts_voice, tts_rate, trend_geo, style, safety_profile, daily_limit,
+           narration_min_words, narration_max_words
       from mdame.dimensions where id = ${dimensionId}`;
   if (!row) throw new NotFoundError("MDN01", `no dimension ${dimensionId}`);
   return DimensionRow.parse(row);

@@ -1,11 +1,11 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { VoiceTrack, WordTiming } from "../../../shared/contracts/media.ts";
 import { NonRetriableError } from "../../../shared/errors.ts";
 import { voiceKey } from "../../../shared/hashing.ts";
 import type { Logger } from "../../../shared/logging/logger.ts";
 import { ProviderRejectedError, ProviderUnavailableError } from "../../../shared/providers/errors.ts";
+import { makeScratchDir } from "../../../shared/storage/scratch-dirs.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { StageMessage } from "../stage-runner.ts";
 import { loadUnit } from "./unit.ts";
@@ -24,7 +24,7 @@ export async function runVoice(deps: PipelineDeps, { msgId, holder, task }: Stag
   const { unit, dimension } = await loadUnit(deps.sql, task.unit_id);
   const narration = (unit.script as { narration: string }).narration;
   const scenes = await deps.sql`select scene_index, narration from mdame.scenes where unit_id = ${task.unit_id} order by scene_index`;
-  const dir = await mkdtemp(join(tmpdir(), "mdame-voice-"));
+  const dir = await makeScratchDir("voice");
   try {
     let track: VoiceTrack | null = null;
     const failures: string[] = [];
