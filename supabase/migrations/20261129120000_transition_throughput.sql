@@ -14,6 +14,9 @@
 --   commit and holds it through the WAL flush, so notifying transactions commit one at a time.
 -- * record_safety_verdict asked close_run_if_done on the allowed path too, which locks the run row:
 --   every unit of a run queued behind that one row. Only a terminal unit can close its run.
+-- The claim also bounds what it hands out: a task read more often than its stage allows (its runner
+-- died before reporting every time) is dead-lettered instead, and a heartbeat counts only from the
+-- current claim (the holder names the read it came from).
 
 create or replace function mdame.log_event(p_run_id uuid, p_unit_id uuid, p_stage text, p_kind text, p_detail jsonb default '{}'::jsonb)
 returns void
@@ -107,6 +110,8 @@ $$;
 -- Claims up to p_qty visible stage tasks (oldest first, skipping rows another session is taking)
 -- for p_vt_s seconds. Each claim gets its own lease holder (<worker>/<msg_id>/<read_ct>), recorded
 -- on the unit: the completion RPCs refuse a caller whose lease another claim has since taken.
+-- A task read more often than its stage allows (stage_policies.max_attempts) is not handed out:
+-- its runner stopped before reporting every time, so it is dead-lettered as a final failure.
 -- Generic plans: the claim size is a parameter, and a custom plan per call costs more than the claim.
 create or replace function mdame.claim_stage_tasks(p_worker text, p_qty integer, p_vt_s integer)
 returns table (msg_id bigint, read_ct integer, message jsonb, lease_holder text)
@@ -119,6 +124,7 @@ declare
   v_ids bigint[];
   v_msg record;
   v_holder text;
+  v_limit integer;
 begin
   select array_agg(s.msg_id) into v_ids from (
     select q.msg_id from pgmq.q_stage_tasks q
@@ -138,6 +144,22 @@ begin
     )
     select * from claimed order by claimed.msg_id
   loop
+    if v_msg.read_ct > 1 then
+      select p.max_attempts into v_limit from mdame.stage_policies p where p.stage = v_msg.message->>'stage';
+      if v_msg.read_ct > v_limit then
+        begin
+          perform mdame.fail_stage_task(v_msg.msg_id, v_msg.message->>'stage', (v_msg.message->>'unit_id')::uuid,
+            (v_msg.message->>'run_id')::uuid, v_msg.message->>'dimension_id',
+            format('read %s times without a result (limit %s): the runner stopped before reporting each time', v_msg.read_ct, v_limit),
+            false);
+        exception when invalid_text_representation then
+          -- Ids that are not uuids: nothing to fail but the message itself.
+          perform mdame.retry_or_dead_letter('stage_tasks', v_msg.message->>'stage', v_msg.msg_id, v_msg.read_ct, v_msg.message,
+            null, null, format('read %s times without a result (limit %s), and its ids are not uuids', v_msg.read_ct, v_limit), false);
+        end;
+        continue;
+      end if;
+    end if;
     v_holder := p_worker || '/' || v_msg.msg_id || '/' || v_msg.read_ct;
     if v_msg.message ? 'unit_id' then
       update mdame.work_units u
@@ -150,6 +172,21 @@ begin
     lease_holder := v_holder;
     return next;
   end loop;
+end;
+$$;
+
+-- Whether p_holder is the current claim of a stage task read p_read_ct times: claim_stage_tasks
+-- names each claim <worker>/<msg_id>/<read_ct>, so a claim from an earlier read no longer matches.
+create function mdame.holds_stage_claim(p_holder text, p_msg_id bigint, p_read_ct integer)
+returns boolean
+language plpgsql
+immutable
+set search_path = ''
+as $$
+declare
+  v_suffix text := '/' || p_msg_id || '/' || p_read_ct;
+begin
+  return p_holder is not null and length(p_holder) > length(v_suffix) and right(p_holder, length(v_suffix)) = v_suffix;
 end;
 $$;
 
@@ -166,7 +203,7 @@ declare
   v_vt timestamptz := clock_timestamp() + make_interval(secs => p_vt_s);
 begin
   select q.read_ct, q.message into v_msg from pgmq.q_stage_tasks q where q.msg_id = p_msg_id for update;
-  if not found or p_holder is distinct from split_part(p_holder, '/', 1) || '/' || p_msg_id || '/' || v_msg.read_ct then
+  if not found or not mdame.holds_stage_claim(p_holder, p_msg_id, v_msg.read_ct) then
     return false;
   end if;
   if v_msg.message ? 'unit_id' then

@@ -3,54 +3,13 @@
 --     unit that was already over until the read limit;
 --   * fail_stage_task checked the caller's lease only for tasks with a unit, so a superseded claim
 --     of an ingest task could retry or dead-letter the task its current holder was working on;
---   * a stage task whose runner died before reporting, every time, was handed out again without
---     end (only the worker queues were bounded, by the tick): claim_stage_tasks now dead-letters
---     a task read more often than its stage allows, as the failure report at the limit would;
 --   * retry_dead_letter reopened a run an operator had rolled back, after its assets were released.
+-- (A stage task whose runner died before reporting, every time, is dead-lettered by
+-- claim_stage_tasks at its read limit: 20261129120000_transition_throughput.sql.)
 -- New functions in mdame are callable by service_role only, like every earlier one.
 
 alter default privileges in schema mdame revoke execute on functions from public;
 alter default privileges in schema mdame grant execute on functions to service_role;
-
--- Whether p_holder is the current claim of a stage task read p_read_ct times: claim_stage_tasks
--- names each claim <worker>/<msg_id>/<read_ct>, so a claim from an earlier read no longer matches.
-create function mdame.holds_stage_claim(p_holder text, p_msg_id bigint, p_read_ct integer)
-returns boolean
-language plpgsql
-immutable
-set search_path = ''
-as $$
-declare
-  v_suffix text := '/' || p_msg_id || '/' || p_read_ct;
-begin
-  return p_holder is not null and length(p_holder) > length(v_suffix) and right(p_holder, length(v_suffix)) = v_suffix;
-end;
-$$;
-
-create or replace function mdame.extend_stage_lease(p_msg_id bigint, p_holder text, p_vt_s integer)
-returns boolean
-language plpgsql
-set search_path = ''
-as $$
-declare
-  v_msg record;
-  v_vt timestamptz := clock_timestamp() + make_interval(secs => p_vt_s);
-begin
-  select q.read_ct, q.message into v_msg from pgmq.q_stage_tasks q where q.msg_id = p_msg_id for update;
-  if not found or not mdame.holds_stage_claim(p_holder, p_msg_id, v_msg.read_ct) then
-    return false;
-  end if;
-  if v_msg.message ? 'unit_id' then
-    update mdame.work_units set lease_expires_at = v_vt
-     where id = (v_msg.message->>'unit_id')::uuid and lease_holder = p_holder;
-    if not found then
-      return false;
-    end if;
-  end if;
-  update pgmq.q_stage_tasks set vt = v_vt where msg_id = p_msg_id;
-  return true;
-end;
-$$;
 
 -- A failed stage task: retried after the backoff while attempts remain, else dead-lettered (its
 -- unit fails; for an ingest task, the run's dimension fails). A caller naming a claim that is no
@@ -130,74 +89,6 @@ begin
     perform mdame.close_run_if_done(v_unit.run_id);
   end if;
   return v_outcome;
-end;
-$$;
-
--- Claims up to p_qty visible stage tasks (oldest first, skipping rows another session is taking)
--- for p_vt_s seconds. Each claim gets its own lease holder (<worker>/<msg_id>/<read_ct>), recorded
--- on the unit: the completion RPCs refuse a caller whose lease another claim has since taken.
--- A task read more often than its stage allows (stage_policies.max_attempts) is not handed out:
--- its runner stopped before reporting every time, so it is dead-lettered as a final failure.
--- Generic plans: the claim size is a parameter, and a custom plan per call costs more than the claim.
-create or replace function mdame.claim_stage_tasks(p_worker text, p_qty integer, p_vt_s integer)
-returns table (msg_id bigint, read_ct integer, message jsonb, lease_holder text)
-language plpgsql
-set search_path = ''
-set plan_cache_mode = force_generic_plan
-as $$
-#variable_conflict use_column
-declare
-  v_ids bigint[];
-  v_msg record;
-  v_holder text;
-  v_limit integer;
-begin
-  select array_agg(s.msg_id) into v_ids from (
-    select q.msg_id from pgmq.q_stage_tasks q
-     where q.vt <= clock_timestamp()
-     order by q.msg_id
-     limit p_qty
-       for update skip locked) as s;
-  if v_ids is null then
-    return;
-  end if;
-  for v_msg in
-    with claimed as (
-      update pgmq.q_stage_tasks q
-         set vt = clock_timestamp() + make_interval(secs => p_vt_s), read_ct = q.read_ct + 1
-       where q.msg_id = any (v_ids)
-      returning q.msg_id, q.read_ct, q.vt, q.message
-    )
-    select * from claimed order by claimed.msg_id
-  loop
-    if v_msg.read_ct > 1 then
-      select p.max_attempts into v_limit from mdame.stage_policies p where p.stage = v_msg.message->>'stage';
-      if v_msg.read_ct > v_limit then
-        begin
-          perform mdame.fail_stage_task(v_msg.msg_id, v_msg.message->>'stage', (v_msg.message->>'unit_id')::uuid,
-            (v_msg.message->>'run_id')::uuid, v_msg.message->>'dimension_id',
-            format('read %s times without a result (limit %s): the runner stopped before reporting each time', v_msg.read_ct, v_limit),
-            false);
-        exception when invalid_text_representation then
-          -- Ids that are not uuids: nothing to fail but the message itself.
-          perform mdame.retry_or_dead_letter('stage_tasks', v_msg.message->>'stage', v_msg.msg_id, v_msg.read_ct, v_msg.message,
-            null, null, format('read %s times without a result (limit %s), and its ids are not uuids', v_msg.read_ct, v_limit), false);
-        end;
-        continue;
-      end if;
-    end if;
-    v_holder := p_worker || '/' || v_msg.msg_id || '/' || v_msg.read_ct;
-    if v_msg.message ? 'unit_id' then
-      update mdame.work_units u
-         set lease_holder = v_holder, lease_expires_at = v_msg.vt
-       where u.id = (v_msg.message->>'unit_id')::uuid and u.stage not in ('published', 'rejected', 'failed');
-    end if;
-    msg_id := v_msg.msg_id;
-    read_ct := v_msg.read_ct;
-    message := v_msg.message;
-    lease_holder := v_holder;
-    return next;
-  end loop;
 end;
 $$;
 
