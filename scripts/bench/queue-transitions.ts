@@ -114,7 +114,10 @@ interface PhaseSteps {
 
 const engineSteps: PhaseSteps = {
   async claim(sql, worker, qty) {
-    const rows = await sql`select msg_id, read_ct, message, lease_holder from mdame.claim_stage_tasks(${worker}, ${qty}, ${VISIBILITY_TIMEOUT_S})`;
+    const rows = await sql`select msg_id, read_ct, message, lease_holder, completed_result from mdame.claim_stage_tasks(${worker}, ${qty}, ${VISIBILITY_TIMEOUT_S})`;
+    // As the stage runner reads a claim; every step here is new, so none may have a stored result.
+    const replayed = rows.find((r) => r.completed_result !== null);
+    if (replayed) throw new Error(`claimed message ${replayed.msg_id} reports a completed step: the benchmark's steps must all be new`);
     return rows.map((r) => ({ msgId: String(r.msg_id), readCt: Number(r.read_ct), message: r.message, leaseHolder: r.lease_holder as string }));
   },
   async complete(sql, claimed) {

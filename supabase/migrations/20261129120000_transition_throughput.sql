@@ -112,9 +112,12 @@ $$;
 -- on the unit: the completion RPCs refuse a caller whose lease another claim has since taken.
 -- A task read more often than its stage allows (stage_policies.max_attempts) is not handed out:
 -- its runner stopped before reporting every time, so it is dead-lettered as a final failure.
+-- completed_result is the stored result of the task's step token when that step already completed
+-- (a duplicate delivery): the runner then asks mdame.replay_step_result instead of running the stage.
 -- Generic plans: the claim size is a parameter, and a custom plan per call costs more than the claim.
-create or replace function mdame.claim_stage_tasks(p_worker text, p_qty integer, p_vt_s integer)
-returns table (msg_id bigint, read_ct integer, message jsonb, lease_holder text)
+drop function mdame.claim_stage_tasks(text, integer, integer);
+create function mdame.claim_stage_tasks(p_worker text, p_qty integer, p_vt_s integer)
+returns table (msg_id bigint, read_ct integer, message jsonb, lease_holder text, completed_result jsonb)
 language plpgsql
 set search_path = ''
 set plan_cache_mode = force_generic_plan
@@ -170,6 +173,7 @@ begin
     read_ct := v_msg.read_ct;
     message := v_msg.message;
     lease_holder := v_holder;
+    completed_result := (select r.result from mdame.step_results r where r.step_token = v_msg.message->>'step_token');
     return next;
   end loop;
 end;
