@@ -32,11 +32,7 @@ beforeAll(async () => {
   storageDir = await mkdtemp(join(tmpdir(), "mdame-it-step-replay-"));
   env = {
     ...localStackEnv(),
-    GEMINI_BASE_URL: emulator.url,
-    EDGE_TTS_WSS_URL: emulator.wssUrl,
-    YOUTUBE_UPLOAD_BASE_URL: emulator.url,
-    GOOGLE_OAUTH_TOKEN_URL: `${emulator.url}/token`,
-    TRENDS_BASE_URL: emulator.url,
+    ...emulator.serviceEnv(),
     STORAGE_LOCAL_DIR: storageDir,
     LOG_LEVEL: "warn",
   };
