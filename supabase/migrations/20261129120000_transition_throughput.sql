@@ -18,6 +18,24 @@
 -- died before reporting every time) is dead-lettered instead, and a heartbeat counts only from the
 -- current claim (the holder names the read it came from).
 
+-- Makes every function in mdame callable by service_role only (a new function is executable by
+-- PUBLIC, and per-schema default privileges cannot take that away). A migration that creates
+-- functions ends by calling it.
+create function mdame.restrict_function_privileges()
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  f record;
+begin
+  for f in select p.oid::regprocedure as sig from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'mdame' loop
+    execute format('revoke all on function %s from public, anon, authenticated', f.sig);
+    execute format('grant execute on function %s to service_role', f.sig);
+  end loop;
+end;
+$$;
+
 create or replace function mdame.log_event(p_run_id uuid, p_unit_id uuid, p_stage text, p_kind text, p_detail jsonb default '{}'::jsonb)
 returns void
 language plpgsql
@@ -258,3 +276,5 @@ $$;
 -- and with room left in each page, a claim's lease update is a heap-only update.
 drop index mdame.work_units_lease_idx;
 alter table mdame.work_units set (fillfactor = 80);
+
+select mdame.restrict_function_privileges();

@@ -48,5 +48,4 @@ begin
 end;
 $$;
 
-revoke all on function mdame.replay_step_result(bigint, text, text) from public, anon, authenticated;
-grant execute on function mdame.replay_step_result(bigint, text, text) to service_role;
+select mdame.restrict_function_privileges();

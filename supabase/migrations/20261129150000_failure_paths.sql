@@ -6,10 +6,6 @@
 --   * retry_dead_letter reopened a run an operator had rolled back, after its assets were released.
 -- (A stage task whose runner died before reporting, every time, is dead-lettered by
 -- claim_stage_tasks at its read limit: 20261129120000_transition_throughput.sql.)
--- New functions in mdame are callable by service_role only, like every earlier one.
-
-alter default privileges in schema mdame revoke execute on functions from public;
-alter default privileges in schema mdame grant execute on functions to service_role;
 
 -- A failed stage task: retried after the backoff while attempts remain, else dead-lettered (its
 -- unit fails; for an ingest task, the run's dimension fails). A caller naming a claim that is no
@@ -158,13 +154,4 @@ begin
 end;
 $$;
 
-do $$
-declare
-  f record;
-begin
-  for f in select p.oid::regprocedure as sig from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'mdame' loop
-    execute format('revoke all on function %s from public, anon, authenticated', f.sig);
-    execute format('grant execute on function %s to service_role', f.sig);
-  end loop;
-end
-$$;
+select mdame.restrict_function_privileges();
