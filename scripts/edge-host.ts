@@ -1,25 +1,23 @@
 /**
- * Local edge host (Deno): serves every Edge Function at http://127.0.0.1:54321/functions/v1/<name>,
- * as the Supabase gateway does (the function sees the path from `/<name>` on), and listens for
+ * Local edge host (Deno): serves every Edge Function at http://127.0.0.1:54321/functions/v1/<name>
+ * as the Supabase gateway does (the function sees the path from `/<name>` on; MDAME_EDGE_PORT moves
+ * the port), and listens for
  * `mdame_wake` notifications, which stand in for pg_net on a plain Postgres: each wake triggers the
  * pipeline tick over HTTP, one at a time, again while work remains.
  */
 import { assertEnvironment, createSql } from "../shared/db/client.ts";
 import { LOCAL_STACK } from "../shared/config/local-stack.ts";
 import { createLogger } from "../shared/logging/logger.ts";
-import { sweepScratchDirs } from "../shared/storage/scratch-dirs.ts";
+import { sweepScratchDirsAtStart } from "../shared/storage/scratch-dirs.ts";
 import { createPipelineApp } from "../functions/pipeline/app.ts";
 import { createPipelineDeps } from "../functions/pipeline/deps.ts";
 import { createWorkerCallbackApp } from "../functions/worker-callback/app.ts";
 
 const logger = createLogger("edge-host");
-const port = Number(Deno.env.get("EDGE_PORT") ?? LOCAL_STACK.edgePort);
+const port = LOCAL_STACK.edgePort;
 
 async function startUp() {
-  const swept = await sweepScratchDirs();
-  if (swept.removed.length + swept.failed.length > 0) {
-    logger.info({ removed: swept.removed, failed: swept.failed }, "scratch directories of dead processes swept");
-  }
+  await sweepScratchDirsAtStart(logger);
   const deps = createPipelineDeps();
   try {
     await assertEnvironment(deps.sql, deps.env.ENV);

@@ -48,6 +48,14 @@ export async function orphanedScratchDirs(base: string = tmpdir()): Promise<stri
     .map((name) => join(base, name));
 }
 
+/** A start-up sweep: removes what dead processes left under the OS temp directory and logs it, if anything. */
+export async function sweepScratchDirsAtStart(logger: { info(detail: object, message: string): void }): Promise<void> {
+  const swept = await sweepScratchDirs();
+  if (swept.removed.length + swept.failed.length > 0) {
+    logger.info({ removed: swept.removed, failed: swept.failed }, "scratch directories of dead processes swept");
+  }
+}
+
 /**
  * Removes the scratch directories of processes that are gone; returns what it removed. A directory
  * that cannot be removed is left for the next sweep and named in `failed`.

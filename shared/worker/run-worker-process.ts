@@ -8,7 +8,7 @@ import { createLogger } from "../logging/logger.ts";
 import { ffmpegVersion, resolveFfmpegBinaries } from "../media/ffmpeg.ts";
 import type { AssetStore } from "../storage/asset-store.ts";
 import { LocalDirectoryStore } from "../storage/local-directory-store.ts";
-import { sweepScratchDirs } from "../storage/scratch-dirs.ts";
+import { sweepScratchDirsAtStart } from "../storage/scratch-dirs.ts";
 import { HttpCallbackSender } from "./callback-sender.ts";
 import { PgmqWorkerQueue } from "./pgmq-worker-queue.ts";
 import { PullWorker, type QueueTaskDefinition, stopOnSignals } from "./pull-worker.ts";
@@ -45,10 +45,7 @@ export function runWorkerProcess<P>(options: {
     const workerId = env.WORKER_ID ?? `${options.component}-${hostname()}-${process.pid}`;
     const log = logger.child({ env: env.ENV });
 
-    const swept = await sweepScratchDirs();
-    if (swept.removed.length + swept.failed.length > 0) {
-      log.info({ removed: swept.removed, failed: swept.failed }, "scratch directories of dead processes swept");
-    }
+    await sweepScratchDirsAtStart(log);
 
     const binaries = await resolveFfmpegBinaries();
     const version = await ffmpegVersion(binaries.ffmpeg);

@@ -7,10 +7,7 @@ import type { PipelineDeps } from "../deps.ts";
 import { generateJsonCached } from "../llm-cache.ts";
 import type { StageMessage } from "../stage-runner.ts";
 import { scenePlanPrompt } from "./prompts.ts";
-import { loadUnit, splitWords } from "./unit.ts";
-
-/** Estimated speaking pace, used to size scene clips before the voice exists. */
-const WORDS_PER_SECOND = 2.5;
+import { loadUnit, splitWords, WORDS_PER_SECOND } from "./unit.ts";
 
 export interface PlannedScene {
   index: number;

@@ -1,4 +1,5 @@
 import type { Language } from "../../../shared/contracts/llm.ts";
+import { WORDS_PER_SECOND } from "./unit.ts";
 
 /**
  * Prompts are plain text: a `TASK:` line, `KEY: value` header lines the model can rely on, then
@@ -11,9 +12,6 @@ function headerValue(value: string): string {
   return value.replace(/\s+/g, " ").trim();
 }
 
-/** Words spoken per second at a normal pace, to tell the model how long the words run. */
-const SPOKEN_WORDS_PER_SECOND = 2.5;
-
 export function scriptPrompt(input: {
   language: Language;
   topic: string;
@@ -23,7 +21,7 @@ export function scriptPrompt(input: {
   words: { min: number; max: number };
 }): string {
   const { min, max } = input.words;
-  const seconds = (words: number) => Math.round(words / SPOKEN_WORDS_PER_SECOND);
+  const seconds = (words: number) => Math.round(words / WORDS_PER_SECOND);
   return [
     "TASK: script",
     `LANGUAGE: ${input.language}`,

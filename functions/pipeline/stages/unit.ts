@@ -36,6 +36,9 @@ export async function loadUnit(sql: Sql, unitId: string) {
   return { unit, dimension: await loadDimension(sql, unit.dimension_id as string) };
 }
 
+/** Estimated speaking pace: sizes scene clips before the voice exists, and tells the model how long its words run. */
+export const WORDS_PER_SECOND = 2.5;
+
 /** Words as the voice speaks them: whitespace-separated tokens. */
 export function splitWords(text: string): string[] {
   return text.split(/\s+/).filter((w) => w.length > 0);
