@@ -1,9 +1,8 @@
 /**
  * Local edge host (Deno): serves every Edge Function at http://127.0.0.1:54321/functions/v1/<name>
- * as the Supabase gateway does (the function sees the path from `/<name>` on; MDAME_EDGE_PORT moves
- * the port), and listens for
- * `mdame_wake` notifications, which stand in for pg_net on a plain Postgres: each wake triggers the
- * pipeline tick over HTTP, one at a time, again while work remains.
+ * (MDAME_EDGE_PORT moves the port) as the Supabase gateway does: the function sees the path from
+ * `/<name>` on. It listens for `mdame_wake` notifications, which stand in for pg_net on a plain
+ * Postgres: each wake triggers the pipeline tick over HTTP, one at a time, again while work remains.
  */
 import { assertEnvironment, createSql } from "../shared/db/client.ts";
 import { LOCAL_STACK } from "../shared/config/local-stack.ts";
