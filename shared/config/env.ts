@@ -4,6 +4,10 @@ import { z } from "zod";
 /**
  * Every environment variable the engine reads, in one place. Each process parses the slice it
  * needs at start-up and refuses to start with a clear message otherwise.
+ *
+ * On Supabase, Edge Functions receive `SUPABASE_URL`, `SUPABASE_DB_URL` and
+ * `SUPABASE_SERVICE_ROLE_KEY`; those are read first (see `withSupabaseNames`). The project's own
+ * names (`DB_URL`, `SERVICE_ROLE_KEY`, `FUNCTIONS_URL`) only override them.
  */
 export const EngineEnv = z.object({
   ENV: z.enum(["dev", "prod"], { message: "ENV must be set to dev or prod" }),
@@ -12,8 +16,14 @@ export const EngineEnv = z.object({
   SERVICE_ROLE_KEY: z.string().min(16),
   WEBHOOK_SECRET: z.string().startsWith("whsec_"),
   CREDENTIALS_KEY: z.string().min(40, "CREDENTIALS_KEY must be 32 bytes, base64"),
-  STORAGE_BACKEND: z.enum(["local"]).default("local"),
+  /** `supabase`: Supabase Storage (or its emulator) through supabase-js; `local`: a directory. */
+  STORAGE_BACKEND: z.enum(["supabase", "local"]).default("supabase"),
   STORAGE_LOCAL_DIR: z.string().min(1).default(".local/storage"),
+  /** Base URL of the Supabase project (its Storage API lives under `/storage/v1`). */
+  SUPABASE_URL: z.string().url(),
+  SUPABASE_SERVICE_ROLE_KEY: z.string().min(16),
+  /** One bucket per environment. */
+  STORAGE_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9._-]{1,62}$/, "STORAGE_BUCKET must be 2-63 characters: lower-case letters, digits, '.', '_' or '-'"),
   GEMINI_API_KEY: z.string().min(1),
   GEMINI_BASE_URL: z.string().url().optional(),
   GEMINI_MODEL: z.string().min(1).default("gemini-2.5-flash"),
@@ -37,18 +47,48 @@ export class ConfigError extends Error {
 
 const LOOPBACK = /^(wss?|https?):\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/;
 
+/** True for a loopback (emulator) address. */
+export function isLoopbackUrl(url: string): boolean {
+  return LOOPBACK.test(url);
+}
+
+const present = (value: string | undefined): value is string => value !== undefined && value.trim() !== "";
+
+/**
+ * The environment with the project's names filled in from Supabase's injected ones where the
+ * project's are unset: `DB_URL` from `SUPABASE_DB_URL`, `SERVICE_ROLE_KEY` from
+ * `SUPABASE_SERVICE_ROLE_KEY` (and the reverse, so a worker given only the project's key can reach
+ * Storage), `FUNCTIONS_URL` from `SUPABASE_URL` + `/functions/v1`.
+ */
+export function withSupabaseNames(source: Record<string, string | undefined>): Record<string, string | undefined> {
+  const env = { ...source };
+  if (!present(env.DB_URL) && present(env.SUPABASE_DB_URL)) env.DB_URL = env.SUPABASE_DB_URL;
+  if (!present(env.SERVICE_ROLE_KEY) && present(env.SUPABASE_SERVICE_ROLE_KEY)) env.SERVICE_ROLE_KEY = env.SUPABASE_SERVICE_ROLE_KEY;
+  if (!present(env.SUPABASE_SERVICE_ROLE_KEY) && present(env.SERVICE_ROLE_KEY)) env.SUPABASE_SERVICE_ROLE_KEY = env.SERVICE_ROLE_KEY;
+  if (!present(env.FUNCTIONS_URL) && present(env.SUPABASE_URL)) env.FUNCTIONS_URL = `${env.SUPABASE_URL.replace(/\/+$/, "")}/functions/v1`;
+  if (!present(env.STORAGE_BUCKET) && present(env.ENV)) env.STORAGE_BUCKET = `mdame-${env.ENV}`;
+  return env;
+}
+
+/** The storage keys a process needs for the backend it is configured with. */
+export const STORAGE_ENV_KEYS = ["STORAGE_BACKEND", "STORAGE_LOCAL_DIR", "SUPABASE_URL", "SUPABASE_SERVICE_ROLE_KEY", "STORAGE_BUCKET"] as const;
+
 /** Parses the named keys of the environment; throws ConfigError naming every problem. */
 export function loadEnv<K extends keyof EngineEnv>(keys: readonly K[], source: Record<string, string | undefined> = process.env): Pick<EngineEnv, K> {
-  const mask = Object.fromEntries(keys.map((k) => [k, true])) as { [P in K]: true };
+  const resolved = withSupabaseNames(source);
+  let wanted: readonly (keyof EngineEnv)[] = keys;
+  // The local-directory backend needs no Supabase project.
+  if (resolved.STORAGE_BACKEND === "local") wanted = keys.filter((k) => k !== "SUPABASE_URL" && k !== "SUPABASE_SERVICE_ROLE_KEY" && k !== "STORAGE_BUCKET");
+  const mask = Object.fromEntries(wanted.map((k) => [k, true]));
   const schema = EngineEnv.pick(mask as never);
-  const result = schema.safeParse(source);
+  const result = schema.safeParse(resolved);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`invalid environment:\n${lines.join("\n")}`);
   }
   const env = result.data as unknown as Pick<EngineEnv, K>;
   if ((env as Partial<EngineEnv>).ENV === "prod") {
-    const local = Object.entries(env).filter(([k, v]) => k.endsWith("_URL") && k !== "DB_URL" && typeof v === "string" && LOOPBACK.test(v));
+    const local = Object.entries(env).filter(([k, v]) => k.endsWith("_URL") && k !== "DB_URL" && typeof v === "string" && isLoopbackUrl(v));
     if (local.length > 0) {
       throw new ConfigError(`ENV=prod refuses emulator URLs: ${local.map(([k]) => k).join(", ")}`);
     }
