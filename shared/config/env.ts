@@ -83,7 +83,10 @@ export function loadEnv<K extends keyof EngineEnv>(keys: readonly K[], source: R
   const schema = EngineEnv.pick(mask as never);
   const result = schema.safeParse(resolved);
   if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    const lines = result.error.issues.map((i) => {
+      const name = i.path.join(".");
+      return resolved[name] === undefined ? `  ${name}: not set` : `  ${name}: ${i.message}`;
+    });
     throw new ConfigError(`invalid environment:\n${lines.join("\n")}`);
   }
   const env = result.data as unknown as Pick<EngineEnv, K>;
