@@ -85,7 +85,9 @@ export function loadEnv<K extends keyof EngineEnv>(keys: readonly K[], source: R
   if (!result.success) {
     const lines = result.error.issues.map((i) => {
       const name = i.path.join(".");
-      return resolved[name] === undefined ? `  ${name}: not set` : `  ${name}: ${i.message}`;
+      // Zod's generic "Invalid input ... received undefined" says less than "not set".
+      const unset = resolved[name] === undefined && i.message.startsWith("Invalid input");
+      return `  ${name}: ${unset ? "not set" : i.message}`;
     });
     throw new ConfigError(`invalid environment:\n${lines.join("\n")}`);
   }
