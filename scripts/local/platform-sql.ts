@@ -15,9 +15,9 @@ where datname = current_database() and pid <> pg_backend_pid() and backend_type 
 
 /**
  * What Supabase has before any migration: pg_cron, the `extensions` schema on the search path, and
- * the API roles that migrations grant to. The Supabase CLI keeps schemas named vault and net that
- * an extension owns (Supabase's); here no extension owns them, so they are a test's pg_net and Vault
- * shims (supabase/tests/shims) and go, or the next database would wake through a stale shim.
+ * the API roles that migrations grant to. The Supabase CLI keeps schema vault whoever owns it (on
+ * Supabase it is Vault's). Here a vault or net schema that no extension owns is a test's shim
+ * (supabase/tests/shims) and goes, or the next database would wake through a stale shim.
  */
 export const PLATFORM_SQL = `
 create extension if not exists pg_cron;
