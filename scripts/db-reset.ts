@@ -1,6 +1,7 @@
 /**
- * `npm run db:reset`: like `supabase db reset` on the local cluster. Creates and starts the cluster
- * when needed, then recreates the database from supabase/migrations and supabase/seed.sql.
+ * `npm run db:reset`: `supabase db reset` on the local cluster. Creates and starts the cluster when
+ * needed, then recreates the database with the Supabase CLI from supabase/migrations and
+ * supabase/seed.sql (scripts/local/db.ts, reset()).
  */
 import process from "node:process";
 import { LOCAL_DB_URL } from "../shared/config/local-stack.ts";
@@ -15,7 +16,7 @@ try {
   console.log(`db:reset done in ${elapsed()}: ${LOCAL_DB_URL}`);
 } catch (error) {
   if (error instanceof SqlFileError) {
-    console.error(`db:reset failed after ${elapsed()} applying ${error.file}:\n${error.psqlOutput.trim()}`);
+    console.error(`db:reset failed after ${elapsed()} in ${error.file}:\n${error.psqlOutput.trim()}`);
   } else {
     console.error(`db:reset failed after ${elapsed()}: ${error instanceof Error ? error.message : String(error)}`);
   }

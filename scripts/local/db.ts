@@ -5,7 +5,7 @@
  * CLI: `bun scripts/local/db.ts init|start|stop|status|reset`
  */
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -15,6 +15,8 @@ import { LOCAL_DB_URL, LOCAL_STACK } from "../../shared/config/local-stack.ts";
 import { paths, PG_OS_USER, RUNNING_AS_ROOT } from "./paths.ts";
 import { loadOrCreateSecrets } from "./secrets.ts";
 import { seedLocalCredentials } from "./seed-credentials.ts";
+import { DROP_PGMQ_COMPAT, PGTAP_SQL, PLATFORM_SQL, TERMINATE_SESSIONS } from "./platform-sql.ts";
+import { SupabaseResetError, supabaseDbReset } from "./supabase-cli.ts";
 
 export const DB_USER = "postgres";
 export const DB_PASSWORD = "postgres";
@@ -270,67 +272,10 @@ async function execSql(label: string, sqlText: string | string[], database: stri
   return result.stdout.trim();
 }
 
-/**
- * Empties the database in place. Dropping the database itself would be simpler, but pg_cron's
- * scheduler is connected to it and, once terminated, is not restarted until the server restarts.
- * Dropping the pg_cron extension instead is something the scheduler waits out.
- */
-const TERMINATE_SESSIONS = `
-select count(pg_terminate_backend(pid, 5000)) from pg_stat_activity
-where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'`;
-
-const WIPE_DATABASE = `
-do $$
-declare
-  r record;
-begin
-  for r in select evtname from pg_event_trigger loop
-    execute format('drop event trigger %I', r.evtname);
-  end loop;
-  for r in select pubname from pg_publication loop
-    execute format('drop publication %I', r.pubname);
-  end loop;
-  perform lo_unlink(oid) from pg_largeobject_metadata;
-  for r in select extname from pg_extension where extname <> 'plpgsql' loop
-    execute format('drop extension if exists %I cascade', r.extname);
-  end loop;
-  for r in
-    select nspname from pg_namespace
-    where nspname not in ('pg_catalog', 'information_schema') and nspname not like 'pg\_toast%' and nspname not like 'pg\_temp\_%'
-  loop
-    execute format('drop schema %I cascade', r.nspname);
-  end loop;
-end
-$$;
-create schema public authorization pg_database_owner;
-grant usage on schema public to public;
-comment on schema public is 'standard public schema';
-alter database ${DB_NAME} reset all;
-`;
-
-/**
- * What Supabase has before any migration: pg_cron, the `extensions` schema on the search path
- * (pgTAP goes there), and the API roles that migrations grant to.
- */
-const PLATFORM_SQL = `
-create extension if not exists pg_cron;
-create schema if not exists extensions;
-do $$
-declare
-  role_name text;
-begin
-  if exists (select 1 from pg_available_extensions where name = 'pgtap') then
-    create extension if not exists pgtap with schema extensions;
-  end if;
-  foreach role_name in array array['anon', 'authenticated', 'service_role'] loop
-    if not exists (select 1 from pg_roles where rolname = role_name) then
-      execute format('create role %I nologin noinherit', role_name);
-    end if;
-  end loop;
-end $$;
-alter role service_role bypassrls;
-alter database ${DB_NAME} set search_path to "$user", public, extensions;
-`;
+/** The URL the Supabase CLI resets: the local cluster, no TLS (the server has none). */
+export function supabaseCliDbUrl(): string {
+  return `postgresql://${DB_USER}:${DB_PASSWORD}@${LOCAL_STACK.host}:${LOCAL_STACK.dbPort}/${DB_NAME}?sslmode=disable`;
+}
 
 export interface ResetOptions {
   log?: (line: string) => void;
@@ -339,20 +284,19 @@ export interface ResetOptions {
 }
 
 /**
- * Rebuilds the `postgres` database like `supabase db reset`: empties it (other sessions are ended),
- * then platform extensions and roles, pgmq
- * (the real extension where the server has it, else supabase/pgmq-compat/pgmq.sql), every
- * migration in filename order, seed.sql, then the seeded accounts' emulator credentials.
- * The cluster must be running.
+ * Rebuilds the `postgres` database with the real Supabase CLI, as `supabase db reset` does: other
+ * sessions ended, platform roles and extensions, pgmq (the real extension where the server has it,
+ * else a fresh supabase/pgmq-compat/pgmq.sql), then `supabase db reset --db-url` (drops the engine,
+ * applies every migration in filename order and seed.sql), pgTAP again, and the seeded accounts'
+ * emulator credentials. The cluster must be running. A failed file is reported as SqlFileError.
  */
 export async function reset(options: ResetOptions = {}): Promise<void> {
   const log = options.log ?? console.log;
   const supabaseDir = options.supabaseDir ?? join(paths.root, "supabase");
   if (!(await isAccepting())) throw new Error("the cluster is not running; run: bun scripts/local/db.ts start");
 
-  log(`reset: emptying database ${DB_NAME}`);
+  log(`reset: ending other sessions on ${DB_NAME}, platform roles and extensions`);
   await execSql("end other sessions", TERMINATE_SESSIONS);
-  await execSql("empty database", WIPE_DATABASE);
   await execSql("platform setup", PLATFORM_SQL);
 
   const hasPgmq = (await execSql("pgmq check", "select count(*) from pg_available_extensions where name = 'pgmq'")) !== "0";
@@ -361,22 +305,18 @@ export async function reset(options: ResetOptions = {}): Promise<void> {
     await execSql("create extension pgmq", "create extension if not exists pgmq");
   } else {
     log("reset: pgmq extension not available here; applying supabase/pgmq-compat/pgmq.sql");
+    await execSql("drop pgmq-compat", DROP_PGMQ_COMPAT);
     await applySqlFile(join(supabaseDir, "pgmq-compat", "pgmq.sql"));
   }
 
-  const migrationsDir = join(supabaseDir, "migrations");
-  const migrations = existsSync(migrationsDir) ? readdirSync(migrationsDir).filter((f) => f.endsWith(".sql")).sort() : [];
-  if (migrations.length === 0) log("reset: no migrations in supabase/migrations");
-  for (const name of migrations) {
-    log(`reset: applying migration ${name}`);
-    await applySqlFile(join(migrationsDir, name));
+  log("reset: supabase db reset --db-url (migrations and seed)");
+  try {
+    await supabaseDbReset({ supabaseDir, dbUrl: supabaseCliDbUrl(), log });
+  } catch (error) {
+    if (error instanceof SupabaseResetError) throw new SqlFileError(error.file ?? "supabase db reset", error.cliOutput);
+    throw error;
   }
-
-  const seed = join(supabaseDir, "seed.sql");
-  if (existsSync(seed) && statSync(seed).size > 0) {
-    log("reset: applying seed.sql");
-    await applySqlFile(seed);
-  }
+  await execSql("pgtap", PGTAP_SQL);
 
   const sql = postgres(LOCAL_DB_URL, { max: 1, onnotice: () => {} });
   try {
