@@ -74,7 +74,7 @@ const SPECS: CommandSpec[] = [
   {
     words: ["doctor"],
     positionals: [],
-    flags: [{ name: "timeout", kind: "integer", value: "<s>", description: "time limit of each check in seconds (default 10)", min: 1, max: 120 }, JSON_FLAG],
+    flags: [{ name: "timeout", kind: "integer", value: "<s>", description: "time limit of each check in seconds (default 10)", min: 1, max: 120 }, { name: "json", kind: "boolean", description: "print the report as JSON (for scripts)" }],
     summary: "check the configuration, database, functions and every provider; say what is wrong and how to fix it",
     details: "Reads every variable the components read, each from the environment first, then from .local/stack.env. Exits 0 when no check failed, 1 otherwise.",
   },
