@@ -97,7 +97,8 @@ export function loadEnv<K extends keyof EngineEnv>(keys: readonly K[], source: R
   if (!result.success) {
     const lines = result.error.issues.map((i) => {
       const name = i.path.join(".");
-      return resolved[name] === undefined ? `  ${name}: not set` : `  ${name}: ${i.message}`;
+      // A schema message that already says what to set (ENV's) beats a bare "not set".
+      return resolved[name] === undefined && !/must be set/.test(i.message) ? `  ${name}: not set` : `  ${name}: ${i.message}`;
     });
     throw new ConfigError(`invalid environment:\n${lines.join("\n")}`);
   }
