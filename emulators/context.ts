@@ -6,6 +6,8 @@ export interface EmulatorContext {
   dataDir: string;
   faults: FaultBook;
   tokens: TokenStore;
+  /** The one Gemini API key accepted; undefined accepts any non-empty key. */
+  geminiApiKey?: string;
   /** Writes one JSON log line. */
   log(entry: Record<string, unknown>): void;
 }

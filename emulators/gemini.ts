@@ -9,6 +9,10 @@
  * still answered (200) with `{"error":"unknown task"}`, which the caller's schema must reject.
  * When `responseMimeType` is not `application/json` the JSON comes wrapped in a Markdown fence,
  * as models do in free-text mode.
+ *
+ * `GET /{version}/models/{model}` answers `models.get` with the model's description. When the
+ * emulator is given the key it issued (`geminiApiKey`, the stack's GEMINI_API_KEY), any other key
+ * is refused as Google refuses an invalid one: 400 INVALID_ARGUMENT with reason API_KEY_INVALID.
  */
 import { createHash } from "node:crypto";
 import type { EmulatorContext } from "./context.ts";
@@ -19,6 +23,7 @@ import { planScenes } from "./gemini-tasks/scene-plan.ts";
 import { writeScript } from "./gemini-tasks/script.ts";
 
 const ROUTE = /^\/(v1beta|v1|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+const MODEL_ROUTE = /^\/(v1beta|v1|v1alpha)\/models\/([^/:]+)$/;
 
 const TASKS: Record<string, (headers: Record<string, string>, variant: Variant) => unknown> = {
   script: writeScript,
@@ -46,17 +51,59 @@ export function answerPrompt(model: string, prompt: string, config: GenerateCont
   return config.responseMimeType === "application/json" ? json : "```json\n" + json + "\n```";
 }
 
-export async function handleGemini(req: Request, url: URL, ctx: EmulatorContext): Promise<Response | undefined> {
-  const route = ROUTE.exec(url.pathname);
-  if (!route) return undefined;
-  const [, version, model, method] = route;
-  if (req.method !== "POST") return googleError(405, "INVALID_ARGUMENT", `Method ${req.method} is not allowed.`);
+const invalidApiKey = () =>
+  googleError(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", {
+    details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID", domain: "googleapis.com" }],
+  });
 
+/** The refusal Google answers for a missing or wrong key, or undefined when the key is accepted. */
+function refuseKey(req: Request, url: URL, ctx: EmulatorContext): Response | undefined {
   const apiKey = req.headers.get("x-goog-api-key") ?? url.searchParams.get("key") ?? "";
   if (apiKey.trim() === "") {
     return googleError(403, "PERMISSION_DENIED",
       "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.");
   }
+  if (ctx.geminiApiKey !== undefined && apiKey !== ctx.geminiApiKey) return invalidApiKey();
+  return undefined;
+}
+
+/** "gemini-2.5-flash" -> "Gemini 2.5 Flash". */
+function displayName(model: string): string {
+  return model.split("-").map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join(" ");
+}
+
+/** `models.get`: the model's description, as the Gemini API lists it. */
+function describeModel(req: Request, url: URL, ctx: EmulatorContext, version: string, model: string): Response {
+  if (req.method !== "GET") return googleError(405, "INVALID_ARGUMENT", `Method ${req.method} is not allowed.`);
+  const refused = refuseKey(req, url, ctx);
+  if (refused) return refused;
+  if (!model.startsWith("gemini-")) return googleError(404, "NOT_FOUND", `models/${model} is not found for API version ${version}.`);
+  return jsonResponse({
+    name: `models/${model}`,
+    version: "001",
+    displayName: displayName(model),
+    description: `${displayName(model)} (emulated: deterministic answers for the engine's prompts)`,
+    inputTokenLimit: 1_048_576,
+    outputTokenLimit: 65_536,
+    supportedGenerationMethods: ["generateContent", "countTokens"],
+    temperature: 1,
+    topP: 0.95,
+    topK: 64,
+    maxTemperature: 2,
+    thinking: true,
+  });
+}
+
+export async function handleGemini(req: Request, url: URL, ctx: EmulatorContext): Promise<Response | undefined> {
+  const described = MODEL_ROUTE.exec(url.pathname);
+  if (described) return describeModel(req, url, ctx, described[1]!, described[2]!);
+  const route = ROUTE.exec(url.pathname);
+  if (!route) return undefined;
+  const [, version, model, method] = route;
+  if (req.method !== "POST") return googleError(405, "INVALID_ARGUMENT", `Method ${req.method} is not allowed.`);
+
+  const refused = refuseKey(req, url, ctx);
+  if (refused) return refused;
   if (method === "streamGenerateContent") {
     return googleError(400, "INVALID_ARGUMENT", "streamGenerateContent is not emulated; use generateContent.");
   }
@@ -71,11 +118,7 @@ export async function handleGemini(req: Request, url: URL, ctx: EmulatorContext)
   if (fault?.kind === "rate_limited") {
     return googleError(429, "RESOURCE_EXHAUSTED", "You exceeded your current quota, please check your plan and billing details.");
   }
-  if (fault?.kind === "invalid_api_key") {
-    return googleError(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", {
-      details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID", domain: "googleapis.com" }],
-    });
-  }
+  if (fault?.kind === "invalid_api_key") return invalidApiKey();
 
   let body: GenerateContentRequest;
   try {

@@ -34,6 +34,8 @@ export interface EmulatorOptions {
   port?: number;
   hostname?: string;
   dataDir: string;
+  /** The Gemini API key to accept (any other is refused as invalid); unset accepts any key. */
+  geminiApiKey?: string;
   /** Receives one object per log line; defaults to a JSON line on stdout. */
   log?: (entry: Record<string, unknown>) => void;
 }
@@ -60,7 +62,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   const log = options.log ?? ((entry) => process.stdout.write(`${JSON.stringify(entry)}\n`));
   const tokens = new TokenStore(dataDir);
   await tokens.load();
-  const ctx: EmulatorContext = { dataDir, faults: new FaultBook(), tokens, log };
+  const ctx: EmulatorContext = { dataDir, faults: new FaultBook(), tokens, log, geminiApiKey: options.geminiApiKey || undefined };
 
   const admin = async (req: Request, url: URL): Promise<Response | undefined> => {
     if (url.pathname === "/_emulator/health" && req.method === "GET") return jsonResponse({ ok: true });
@@ -136,7 +138,8 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
 if (import.meta.main) {
   const port = Number(process.env.EMULATOR_PORT ?? LOCAL_STACK.emulatorPort);
   const dataDir = process.env.EMULATOR_DATA_DIR ?? ".local/emulators";
-  const emulator = await startEmulator({ port, hostname: process.env.EMULATOR_HOST ?? "127.0.0.1", dataDir });
+  // The stack starts the emulator with its own GEMINI_API_KEY: the key it "issued".
+  const emulator = await startEmulator({ port, hostname: process.env.EMULATOR_HOST ?? "127.0.0.1", dataDir, geminiApiKey: process.env.GEMINI_API_KEY });
   process.stdout.write(`${JSON.stringify({ ts: new Date().toISOString(), service: "emulator", event: "listening", url: emulator.url, data_dir: path.resolve(dataDir) })}\n`);
   const shutdown = async () => {
     await emulator.stop();

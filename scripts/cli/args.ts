@@ -71,6 +71,13 @@ const SPECS: CommandSpec[] = [
     summary: "queue a dead letter's message again, putting its unit (and run) back where the work stopped",
     details: "A dead letter is retried once; retrying it again exits 5.",
   },
+  {
+    words: ["doctor"],
+    positionals: [],
+    flags: [{ name: "timeout", kind: "integer", value: "<s>", description: "time limit of each check in seconds (default 10)", min: 1, max: 120 }, { name: "json", kind: "boolean", description: "print the report as JSON (for scripts)" }],
+    summary: "check the configuration, database, functions and every provider; say what is wrong and how to fix it",
+    details: "Reads every variable the components read, each from the environment first, then from .local/stack.env. Exits 0 when no check failed, 1 otherwise.",
+  },
 ];
 
 /** One parsed invocation of mdame. */
@@ -80,7 +87,8 @@ export type Command =
   | { name: "run abort"; run: string; reason: string | null; json: boolean }
   | { name: "status"; run: string | null; list: boolean; limit: number; json: boolean }
   | { name: "dlq list"; limit: number; json: boolean }
-  | { name: "dlq retry"; id: string; json: boolean };
+  | { name: "dlq retry"; id: string; json: boolean }
+  | { name: "doctor"; json: boolean; timeout: number };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEAD_LETTER_ID = /^[1-9][0-9]{0,17}$/;
@@ -215,6 +223,8 @@ export function parseArgs(argv: string[]): Command {
       if (!DEAD_LETTER_ID.test(id)) throw new UsageError(`not a dead-letter id (a positive whole number): ${JSON.stringify(id)}`, command);
       return { name: "dlq retry", id, json };
     }
+    case "doctor":
+      return { name: "doctor", json, timeout: (flags.get("timeout") as number | undefined) ?? 10 };
   }
   throw new UsageError(`unknown command: ${command}`);
 }

@@ -7,6 +7,7 @@ import { createApiClient, type ApiClient, type Fetch } from "./api-client.ts";
 import { commandHelp, parseArgs, usageFor } from "./args.ts";
 import { abortCommand } from "./commands/abort.ts";
 import { dlqListCommand, dlqRetryCommand } from "./commands/dlq.ts";
+import { doctorCommand } from "./commands/doctor.ts";
 import { runCommand } from "./commands/run.ts";
 import { statusCommand } from "./commands/status.ts";
 import { resolveApiConfig } from "./config.ts";
@@ -38,6 +39,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       io.out.write(commandHelp(command.topic));
       return EXIT.ok;
     }
+    // Doctor reads the whole configuration itself, and must run when FUNCTIONS_URL is missing.
+    if (command.name === "doctor") return await doctorCommand(command, { out: io.out, env: io.env, stackEnvFile: io.stackEnvFile ?? paths.stackEnv });
     const config = resolveApiConfig(io.env, io.stackEnvFile ?? paths.stackEnv);
     const api: ApiClient = createApiClient(config, io.fetch);
     try {

@@ -1,6 +1,16 @@
 import process from "node:process";
 import { z } from "zod";
 
+/** Bytes a base64 text decodes to, or -1 when it is not base64. */
+function base64Length(text: string): number {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text) || text.length % 4 !== 0) return -1;
+  try {
+    return atob(text).length;
+  } catch {
+    return -1;
+  }
+}
+
 /**
  * Every environment variable the engine reads, in one place. Each process parses the slice it
  * needs at start-up and refuses to start with a clear message otherwise.
@@ -14,8 +24,10 @@ export const EngineEnv = z.object({
   DB_URL: z.string().url(),
   FUNCTIONS_URL: z.string().url(),
   SERVICE_ROLE_KEY: z.string().min(16),
-  WEBHOOK_SECRET: z.string().startsWith("whsec_"),
-  CREDENTIALS_KEY: z.string().min(40, "CREDENTIALS_KEY must be 32 bytes, base64"),
+  // Checked here as the code that uses them checks them, so a bad one stops a process at start-up
+  // rather than at its first callback or publish.
+  WEBHOOK_SECRET: z.string().refine((v) => v.startsWith("whsec_") && base64Length(v.slice("whsec_".length)) >= 24, "WEBHOOK_SECRET must be whsec_ + base64 of at least 24 bytes"),
+  CREDENTIALS_KEY: z.string().refine((v) => base64Length(v) === 32, "CREDENTIALS_KEY must be 32 bytes, base64"),
   /** `supabase`: Supabase Storage (or its emulator) through supabase-js; `local`: a directory. */
   STORAGE_BACKEND: z.enum(["supabase", "local"]).default("supabase"),
   STORAGE_LOCAL_DIR: z.string().min(1).default(".local/storage"),

@@ -1,0 +1,177 @@
+/**
+ * Database checks, in order (each needs the one before): reachable with DB_URL, the engine schema
+ * installed, ENV equal to what the database records, pgmq and pg_cron with the schedules, and each
+ * active dimension with an active account whose credentials open with CREDENTIALS_KEY.
+ */
+import postgres from "postgres";
+import { decryptCredentials } from "../../shared/crypto/credentials.ts";
+import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/oauth.ts";
+import { ProviderRejectedError } from "../../shared/providers/errors.ts";
+import { type CheckResult, describeError, fail, ok, warn, withTimeout } from "./check.ts";
+import type { DoctorConfig } from "./config.ts";
+import { hintFor } from "./hints.ts";
+
+const FAMILY = "database";
+const QUEUES = ["stage_tasks", "visual_generation", "render"];
+const SCHEDULES = ["mdame-tick", "mdame-daily-run"];
+const APPLY_SCHEMA = "locally `npm run db:reset`; on Supabase `supabase db push`";
+
+interface AccountRow {
+  dimension_id: string;
+  account_id: string | null;
+  channel_handle: string | null;
+  credentials_enc: string | null;
+}
+
+function where(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || "5432"}${u.pathname}`;
+  } catch {
+    return "DB_URL";
+  }
+}
+
+export async function checkDatabase(config: DoctorConfig, timeoutMs: number): Promise<CheckResult[]> {
+  const env = config.env;
+  if (!env.DB_URL) return [fail(FAMILY, "database", "DB_URL is not set (nor SUPABASE_DB_URL)", hintFor("DB_URL"))];
+  let sql: postgres.Sql;
+  try {
+    sql = postgres(env.DB_URL, {
+      max: 1,
+      connect_timeout: Math.max(1, Math.ceil(timeoutMs / 1000)),
+      idle_timeout: 1,
+      onnotice: () => {},
+      connection: { application_name: "mdame-doctor" },
+    });
+  } catch (error) {
+    return [fail(FAMILY, "database", `DB_URL is not a usable connection string: ${describeError(error)}`, hintFor("DB_URL"))];
+  }
+  const results: CheckResult[] = [];
+  const step = <T>(work: () => Promise<T>) => withTimeout(timeoutMs, () => work());
+  try {
+    try {
+      const [row] = await step(() => sql<{ version: string }[]>`select current_setting('server_version') as version`);
+      results.push(ok(FAMILY, "database", `reachable at ${where(env.DB_URL)} (PostgreSQL ${row!.version})`));
+    } catch (error) {
+      results.push(fail(FAMILY, "database", `cannot connect to ${where(env.DB_URL)}: ${describeError(error)}`,
+        `start the local stack (\`npm run stack\`), or check DB_URL: ${hintFor("DB_URL")}`));
+      return results;
+    }
+
+    const [schema] = await step(() => sql<{ settings: boolean; guard: boolean }[]>`
+      select to_regclass('mdame.settings') is not null as settings,
+             to_regprocedure('mdame.assert_environment(text)') is not null as guard`);
+    if (!schema!.settings || !schema!.guard) {
+      results.push(fail(FAMILY, "schema", "the engine schema (mdame) is not installed", `apply supabase/migrations: ${APPLY_SCHEMA}`));
+      return results;
+    }
+    results.push(ok(FAMILY, "schema", "the mdame schema is installed"));
+
+    results.push(await recordedEnvironment(sql, env.ENV, step));
+    results.push(await pgmq(sql, step));
+    results.push(await pgCron(sql, step));
+    results.push(...(await accounts(sql, config, step, timeoutMs)));
+  } catch (error) {
+    results.push(fail(FAMILY, "database", `query failed: ${describeError(error)}`));
+  } finally {
+    await sql.end({ timeout: 1 }).catch(() => {});
+  }
+  return results;
+}
+
+type Step = <T>(work: () => Promise<T>) => Promise<T>;
+
+async function recordedEnvironment(sql: postgres.Sql, env: string | undefined, step: Step): Promise<CheckResult> {
+  try {
+    const [row] = await step(() => sql<{ env: string }[]>`select mdame.assert_environment(${env ?? null}) as env`);
+    return ok(FAMILY, "environment", `ENV=${row!.env} matches the environment the database records`);
+  } catch (error) {
+    const recorded = await step(() => sql<{ value: string }[]>`select value from mdame.settings where key = 'env'`).catch(() => []);
+    const fix = recorded.length === 0
+      ? "record it once: insert into mdame.settings (key, value) values ('env', 'prod');"
+      : `set ENV=${recorded[0]!.value}, or use the database of the environment you meant`;
+    return fail(FAMILY, "environment", describeError(error), fix);
+  }
+}
+
+async function pgmq(sql: postgres.Sql, step: Step): Promise<CheckResult> {
+  const [row] = await step(() => sql<{ extension: string | null; send: boolean; queues: string[] }[]>`
+    select (select extversion from pg_extension where extname = 'pgmq') as extension,
+           to_regproc('pgmq.send') is not null as send,
+           array(select q from unnest(${QUEUES}::text[]) q where to_regclass('pgmq.q_' || q) is not null) as queues`);
+  if (!row!.send) return fail(FAMILY, "pgmq", "pgmq is not installed", `apply supabase/migrations (the first creates the pgmq extension): ${APPLY_SCHEMA}`);
+  const missing = QUEUES.filter((q) => !row!.queues.includes(q));
+  const kind = row!.extension ? `extension ${row!.extension}` : "pgmq-compatible SQL";
+  if (missing.length > 0) return fail(FAMILY, "pgmq", `${kind}, but queues are missing: ${missing.join(", ")}`, `apply supabase/migrations: ${APPLY_SCHEMA}`);
+  return ok(FAMILY, "pgmq", `${kind}; queues ${QUEUES.join(", ")}`);
+}
+
+async function pgCron(sql: postgres.Sql, step: Step): Promise<CheckResult> {
+  const [ext] = await step(() => sql<{ version: string | null }[]>`select (select extversion from pg_extension where extname = 'pg_cron') as version`);
+  if (!ext!.version) {
+    return fail(FAMILY, "pg_cron", "pg_cron is not installed",
+      "Supabase: Database > Extensions > pg_cron; a plain Postgres: shared_preload_libraries = 'pg_cron', then create extension pg_cron");
+  }
+  const jobs = await step(() => sql<{ jobname: string; schedule: string; active: boolean }[]>`
+    select jobname, schedule, active from cron.job where jobname in ${sql(SCHEDULES)}`);
+  const missing = SCHEDULES.filter((name) => !jobs.some((j) => j.jobname === name));
+  const inactive = jobs.filter((j) => !j.active).map((j) => j.jobname);
+  if (missing.length > 0) return fail(FAMILY, "pg_cron", `schedules missing: ${missing.join(", ")}`, `apply supabase/migrations (20261129090700_schedules.sql): ${APPLY_SCHEMA}`);
+  if (inactive.length > 0) return fail(FAMILY, "pg_cron", `schedules inactive: ${inactive.join(", ")}`, `update cron.job set active = true where jobname in (${inactive.map((n) => `'${n}'`).join(", ")});`);
+  return ok(FAMILY, "pg_cron", `extension ${ext!.version}; schedules ${jobs.map((j) => `${j.jobname} (${j.schedule})`).join(", ")}`);
+}
+
+/** Each active dimension needs an active account whose credentials open and whose refresh token Google accepts. */
+async function accounts(sql: postgres.Sql, config: DoctorConfig, step: Step, timeoutMs: number): Promise<CheckResult[]> {
+  const env = config.env;
+  const rows = await step(() => sql<AccountRow[]>`
+    select d.id as dimension_id, a.id::text as account_id, a.channel_handle, a.credentials_enc
+    from mdame.dimensions d
+    left join mdame.dimension_accounts a on a.dimension_id = d.id and a.active
+    where d.active
+    order by d.id, a.channel_handle`);
+  if (rows.length === 0) {
+    return [warn(FAMILY, "dimensions", "no active dimension: runs will produce nothing", "add one: mdame dimension add --file dim.json")];
+  }
+  const byDimension = new Map<string, AccountRow[]>();
+  for (const row of rows) byDimension.set(row.dimension_id, [...(byDimension.get(row.dimension_id) ?? []), ...(row.account_id ? [row] : [])]);
+  const canRefresh = Boolean(env.GOOGLE_OAUTH_CLIENT_ID && env.GOOGLE_OAUTH_CLIENT_SECRET);
+  const tokenUrl = env.GOOGLE_OAUTH_TOKEN_URL || "https://oauth2.googleapis.com/token";
+  const checks = [...byDimension].map(async ([dimension, list]): Promise<CheckResult> => {
+    const name = `dimension ${dimension}`;
+    const connect = `mdame account connect youtube --dimension ${dimension}`;
+    if (list.length === 0) return fail(FAMILY, name, "no active account: its videos cannot be published", `connect one: ${connect}`);
+    const problems: string[] = [];
+    const unconfirmed: string[] = [];
+    for (const account of list) {
+      const label = `account ${account.channel_handle}`;
+      if (!account.credentials_enc) {
+        problems.push(`${label} has no credentials`);
+        continue;
+      }
+      let refreshToken: string;
+      try {
+        if (!env.CREDENTIALS_KEY) throw new Error("CREDENTIALS_KEY is not set");
+        refreshToken = (await decryptCredentials(env.CREDENTIALS_KEY, account.credentials_enc, account.account_id!)).refresh_token;
+      } catch {
+        problems.push(`${label}: credentials do not decrypt with CREDENTIALS_KEY (another key sealed them, or they were altered)`);
+        continue;
+      }
+      if (!canRefresh) continue;
+      try {
+        await withTimeout(timeoutMs, () =>
+          createYouTubeAccessTokenSource({ clientId: env.GOOGLE_OAUTH_CLIENT_ID!, clientSecret: env.GOOGLE_OAUTH_CLIENT_SECRET!, tokenUrl, refreshToken }).getAccessToken());
+      } catch (error) {
+        if (error instanceof ProviderRejectedError) problems.push(`${label}: the token endpoint refused its refresh token (${describeError(error)})`);
+        else unconfirmed.push(`${label}: its refresh token could not be tried (${describeError(error)})`);
+      }
+    }
+    if (problems.length > 0) return fail(FAMILY, name, problems.join("; "), `reconnect: ${connect} (or check CREDENTIALS_KEY)`);
+    // The token endpoint's own check says why it could not be reached.
+    if (unconfirmed.length > 0) return warn(FAMILY, name, `credentials decrypt, but ${unconfirmed.join("; ")}`, "see the google-oauth line");
+    const refreshed = canRefresh ? ", refresh token accepted" : "";
+    return ok(FAMILY, name, `${list.length} active account${list.length === 1 ? "" : "s"} (${list.map((a) => a.channel_handle).join(", ")}): credentials decrypt${refreshed}`);
+  });
+  return Promise.all(checks);
+}

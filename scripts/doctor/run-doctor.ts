@@ -1,0 +1,102 @@
+/**
+ * Runs every doctor check on one configuration and builds the report: the independent checks run
+ * concurrently, each within its own time limit; the report is scrubbed of every secret value.
+ */
+import { type CheckResult, describeError, fail } from "./check.ts";
+import { type DoctorConfig, displayValue, resolveDoctorConfig, scrub } from "./config.ts";
+import { checkDatabase } from "./database.ts";
+import { checkEdgeTts } from "./edge-tts.ts";
+import { checkEnvironment } from "./environment.ts";
+import { checkFunctions } from "./functions.ts";
+import { checkGemini } from "./gemini.ts";
+import { checkGoogleOAuth } from "./google-oauth.ts";
+import { checkSecrets } from "./secrets.ts";
+import { checkStorage } from "./storage.ts";
+import { checkTrends } from "./trends.ts";
+import { checkYouTube } from "./youtube.ts";
+
+export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
+const FAMILY_ORDER = ["environment", "secrets", "database", "functions", "providers"];
+
+export interface DoctorReport {
+  /** True when no check failed (warnings allowed). */
+  ok: boolean;
+  stack_env_file: { path: string; found: boolean };
+  variables: { name: string; value: string; source: string }[];
+  checks: CheckResult[];
+  summary: { ok: number; warn: number; fail: number };
+}
+
+export interface DoctorOptions {
+  env: Record<string, string | undefined>;
+  stackEnvFile: string;
+  timeoutMs?: number;
+}
+
+/** A check that throws instead of reporting becomes a failed line, not a crash of the report. */
+async function guarded(family: string, name: string, work: () => Promise<CheckResult | CheckResult[]>): Promise<CheckResult[]> {
+  try {
+    const result = await work();
+    return Array.isArray(result) ? result : [result];
+  } catch (error) {
+    return [fail(family, name, `check failed: ${describeError(error)}`)];
+  }
+}
+
+export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
+  const config: DoctorConfig = resolveDoctorConfig(options.env, options.stackEnvFile);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+  const groups = await Promise.all([
+    guarded("environment", "environment", async () => checkEnvironment(config)),
+    guarded("secrets", "secrets", async () => checkSecrets(config)),
+    guarded("database", "database", () => checkDatabase(config, timeoutMs)),
+    guarded("functions", "pipeline", () => checkFunctions(config, timeoutMs)),
+    guarded("providers", "gemini", () => checkGemini(config, timeoutMs)),
+    guarded("providers", "edge-tts", () => checkEdgeTts(config, timeoutMs)),
+    guarded("providers", "google-oauth", () => checkGoogleOAuth(config, timeoutMs)),
+    guarded("providers", "youtube", () => checkYouTube(config, timeoutMs)),
+    guarded("providers", "trends", () => checkTrends(config, timeoutMs)),
+    guarded("providers", "storage", () => checkStorage(config, timeoutMs)),
+  ]);
+  const checks = groups
+    .flat()
+    .map((c) => ({ ...c, message: scrub(c.message, config.secrets), ...(c.fix ? { fix: scrub(c.fix, config.secrets) } : {}) }))
+    .sort((a, b) => FAMILY_ORDER.indexOf(a.family) - FAMILY_ORDER.indexOf(b.family));
+  const summary = {
+    ok: checks.filter((c) => c.status === "ok").length,
+    warn: checks.filter((c) => c.status === "warn").length,
+    fail: checks.filter((c) => c.status === "fail").length,
+  };
+  return {
+    ok: summary.fail === 0,
+    stack_env_file: config.stackEnvFile,
+    variables: config.values.map((v) => ({ name: v.name, value: scrub(displayValue(v), config.secrets), source: v.source })),
+    checks,
+    summary,
+  };
+}
+
+const LABEL = { ok: "ok  ", warn: "warn", fail: "FAIL" } as const;
+
+/** One line per check: `ok   providers/gemini: key accepted; ...`. */
+export function checkLine(check: CheckResult): string {
+  return `${LABEL[check.status]} ${check.family}/${check.name}: ${check.message}`;
+}
+
+/** The report as text: where each variable came from, then the checks, then the counts. */
+export function formatReport(report: DoctorReport): string {
+  const lines: string[] = [];
+  const file = report.stack_env_file;
+  lines.push(`Configuration (the environment first, then ${file.path}${file.found ? "" : ", which does not exist"}):`);
+  const nameWidth = Math.max(...report.variables.map((v) => v.name.length));
+  const valueWidth = Math.min(60, Math.max(...report.variables.map((v) => v.value.length)));
+  for (const v of report.variables) lines.push(`  ${v.name.padEnd(nameWidth)}  ${v.value.padEnd(valueWidth)}  ${v.source}`);
+  lines.push("", "Checks:");
+  for (const check of report.checks) {
+    lines.push(checkLine(check));
+    if (check.status !== "ok" && check.fix) lines.push(`     fix: ${check.fix}`);
+  }
+  const { ok, warn, fail } = report.summary;
+  lines.push("", `${ok} ok, ${warn} warn, ${fail} failed: ${report.ok ? "ready" : "not ready"}`);
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,253 @@
+/**
+ * `mdame doctor` against the running local stack (real Postgres, edge host, workers and emulators):
+ * every line is ok on a stack as `npm run stack` leaves it; each unreachable provider, a refused key
+ * and a check that never answers are each named on their own FAIL line with exit 1; no secret value
+ * is ever printed.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import postgres from "postgres";
+import { LOCAL_EMULATOR_URL, LOCAL_FUNCTIONS_URL, LOCAL_STACK } from "../../shared/config/local-stack.ts";
+import { fetchTrendingTopics } from "../../shared/providers/trends/google-trends-rss.ts";
+import { parseEnvFile } from "../../scripts/cli/config.ts";
+import { main } from "../../scripts/cli/main.ts";
+import * as db from "../../scripts/local/db.ts";
+import { paths } from "../../scripts/local/paths.ts";
+import { type StackHandle, startStack, supervisorPid } from "../../scripts/local/stack-control.ts";
+import { EDGE_TTS_PATH, freePort } from "./fixtures/emulator-harness.ts";
+
+let stack: StackHandle;
+let stackEnv: Record<string, string>;
+/** `dimension <id>` lines the seeded database should produce. */
+let dimensionLines: string[];
+let trendCount: number;
+
+beforeAll(async () => {
+  if (supervisorPid() === null) {
+    // A stack of our own starts from the seed: dimensions with sealed emulator credentials.
+    await db.ensureRunning(() => {});
+    await db.reset({ log: () => {} });
+  }
+  stack = await startStack({ quiet: true, timeoutMs: 180_000 });
+  stackEnv = parseEnvFile(readFileSync(paths.stackEnv, "utf8"));
+  const sql = postgres(stackEnv.DB_URL!, { max: 1, onnotice: () => {} });
+  try {
+    const rows = await sql<{ id: string; handles: string[] }[]>`
+      select d.id, array_agg(a.channel_handle order by a.channel_handle) as handles
+      from mdame.dimensions d join mdame.dimension_accounts a on a.dimension_id = d.id and a.active
+      where d.active group by d.id order by d.id`;
+    dimensionLines = rows.map((r) =>
+      `ok   database/dimension ${r.id}: ${r.handles.length} active account${r.handles.length === 1 ? "" : "s"} (${r.handles.join(", ")}): credentials decrypt, refresh token accepted`);
+  } finally {
+    await sql.end({ timeout: 2 });
+  }
+  trendCount = (await fetchTrendingTopics({ baseUrl: LOCAL_EMULATOR_URL, geo: "US" })).length;
+}, 240_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+/** Runs `mdame doctor` in-process with exactly `env` (nothing from this process's environment). */
+async function doctor(env: Record<string, string>, args: string[] = []) {
+  let out = "";
+  let err = "";
+  const code = await main(["doctor", ...args], {
+    out: { write: (text: string) => (out += text) },
+    err: { write: (text: string) => (err += text) },
+    env,
+    stackEnvFile: paths.stackEnv,
+  });
+  const checks = out.split("\n").filter((line) => /^(ok  |warn|FAIL) /.test(line));
+  return { code, out, err, checks };
+}
+
+const line = (checks: string[], prefix: string) => checks.find((l) => l.startsWith(prefix));
+const wss = `ws://${LOCAL_STACK.host}:${LOCAL_STACK.emulatorPort}${EDGE_TTS_PATH}`;
+
+describe("mdame doctor on the local stack", () => {
+  test("every check is ok, line by line, and it exits 0", async () => {
+    const run = await doctor({});
+    const expected: (string | RegExp)[] = [
+      "ok   environment/variables: every variable the components read is set and valid (STORAGE_BACKEND=local: no Supabase Storage settings needed)",
+      "ok   environment/guard: ENV=dev: emulator (loopback) URLs are allowed",
+      "ok   secrets/WEBHOOK_SECRET: whsec_ + base64 of 32 bytes",
+      "ok   secrets/CREDENTIALS_KEY: base64 of 32 bytes (AES-256-GCM key)",
+      "ok   secrets/SERVICE_ROLE_KEY: set (64 characters)",
+      new RegExp(`^ok   database/database: reachable at 127\\.0\\.0\\.1:${LOCAL_STACK.dbPort}/postgres \\(PostgreSQL 15\\.`),
+      "ok   database/schema: the mdame schema is installed",
+      "ok   database/environment: ENV=dev matches the environment the database records",
+      "ok   database/pgmq: pgmq-compatible SQL; queues stage_tasks, visual_generation, render",
+      /^ok   database\/pg_cron: extension [0-9.-]+; schedules mdame-tick \(\* \* \* \* \*\), mdame-daily-run \(0 6 \* \* \*\)$/,
+      ...dimensionLines,
+      `ok   functions/pipeline: functions at ${LOCAL_FUNCTIONS_URL} answer (ENV=dev) and accept SERVICE_ROLE_KEY`,
+      `ok   providers/gemini: key accepted; model gemini-2.5-flash (Gemini 2.5 Flash) at ${LOCAL_EMULATOR_URL}`,
+      `ok   providers/edge-tts: WebSocket handshake accepted at ${wss}`,
+      `ok   providers/google-oauth: client accepted by ${LOCAL_EMULATOR_URL}/token (a made-up refresh token is refused with invalid_grant)`,
+      `ok   providers/youtube: upload host ${LOCAL_EMULATOR_URL} answers (401 without credentials, as expected)`,
+      `ok   providers/trends: feed at ${LOCAL_EMULATOR_URL} lists ${trendCount} trending topics for US`,
+      `ok   providers/storage: local directory ${paths.storage} is writable (STORAGE_BACKEND=local)`,
+    ];
+    expect(dimensionLines.length).toBeGreaterThan(0);
+    expect(run.checks.length).toBe(expected.length);
+    expected.forEach((want, i) => {
+      if (typeof want === "string") expect(run.checks[i]).toBe(want);
+      else expect(run.checks[i]).toMatch(want);
+    });
+    expect(run.out).toContain(`Configuration (the environment first, then ${paths.stackEnv}):`);
+    expect(run.out).toContain(`${expected.length} ok, 0 warn, 0 failed: ready`);
+    expect(run.code).toBe(0);
+  }, 60_000);
+
+  test("says where each variable came from: the environment wins over stack.env, per variable", async () => {
+    const run = await doctor({ GEMINI_MODEL: "gemini-2.5-pro", LOG_LEVEL: "warn" });
+    const rows = run.out.split("\n").filter((l) => /^  [A-Z_]+ /.test(l)).map((l) => l.trim().split(/\s{2,}/));
+    const source = (name: string) => rows.find((r) => r[0] === name);
+    expect(source("GEMINI_MODEL")).toEqual(["GEMINI_MODEL", "gemini-2.5-pro", "environment"]);
+    expect(source("LOG_LEVEL")).toEqual(["LOG_LEVEL", "warn", "environment"]);
+    expect(source("GEMINI_BASE_URL")).toEqual(["GEMINI_BASE_URL", LOCAL_EMULATOR_URL, paths.stackEnv]);
+    expect(source("DB_URL")).toEqual(["DB_URL", `postgres://postgres:*****@127.0.0.1:${LOCAL_STACK.dbPort}/postgres`, paths.stackEnv]);
+    expect(source("GEMINI_API_KEY")).toEqual(["GEMINI_API_KEY", `set (${stackEnv.GEMINI_API_KEY!.length} characters)`, paths.stackEnv]);
+    expect(source("YOUTUBE_UPLOAD_BASE_URL")?.[2]).toBe(paths.stackEnv);
+    expect(source("FFMPEG_PATH")).toEqual(["FFMPEG_PATH", "-", "not set"]);
+    expect(line(run.checks, "ok   providers/gemini:")).toBe(`ok   providers/gemini: key accepted; model gemini-2.5-pro (Gemini 2.5 Pro) at ${LOCAL_EMULATOR_URL}`);
+  }, 60_000);
+
+  test("names each unreachable provider, the database and the functions, and exits 1", async () => {
+    const closed = await freePort();
+    const at = `http://127.0.0.1:${closed}`;
+    const run = await doctor({
+      DB_URL: `postgres://postgres:postgres@127.0.0.1:${closed}/postgres`,
+      FUNCTIONS_URL: `${at}/functions/v1`,
+      GEMINI_BASE_URL: at,
+      EDGE_TTS_WSS_URL: `ws://127.0.0.1:${closed}${EDGE_TTS_PATH}`,
+      GOOGLE_OAUTH_TOKEN_URL: `${at}/token`,
+      YOUTUBE_UPLOAD_BASE_URL: at,
+      TRENDS_BASE_URL: at,
+      STORAGE_BACKEND: "supabase",
+      SUPABASE_URL: at,
+    }, ["--timeout", "5"]);
+    expect(run.code).toBe(1);
+    const failed = run.checks.filter((l) => l.startsWith("FAIL"));
+    expect(failed.map((l) => l.split(":")[0])).toEqual([
+      "FAIL database/database",
+      "FAIL functions/pipeline",
+      "FAIL providers/gemini",
+      "FAIL providers/edge-tts",
+      "FAIL providers/google-oauth",
+      "FAIL providers/youtube",
+      "FAIL providers/trends",
+      "FAIL providers/storage",
+    ]);
+    expect(line(failed, "FAIL database/database")).toStartWith(`FAIL database/database: cannot connect to 127.0.0.1:${closed}/postgres: `);
+    expect(line(failed, "FAIL functions/pipeline")).toStartWith(`FAIL functions/pipeline: cannot reach ${at}/functions/v1: `);
+    expect(line(failed, "FAIL providers/gemini")).toStartWith(`FAIL providers/gemini: cannot reach ${at}: `);
+    expect(line(failed, "FAIL providers/edge-tts")).toStartWith(`FAIL providers/edge-tts: cannot reach ws://127.0.0.1:${closed}${EDGE_TTS_PATH}: `);
+    expect(line(failed, "FAIL providers/google-oauth")).toStartWith(`FAIL providers/google-oauth: cannot reach ${at}/token: `);
+    expect(line(failed, "FAIL providers/youtube")).toStartWith(`FAIL providers/youtube: cannot reach ${at}: `);
+    expect(line(failed, "FAIL providers/trends")).toStartWith(`FAIL providers/trends: cannot reach ${at}: `);
+    expect(line(failed, "FAIL providers/storage")).toStartWith(`FAIL providers/storage: cannot reach Supabase Storage at ${at}: `);
+    for (const l of failed) expect(l).toMatch(/ECONNREFUSED|Unable to connect|refused/i);
+    // Each failure says how to fix it.
+    expect(run.out).toContain("     fix: check GEMINI_BASE_URL");
+    expect(run.out).toContain("     fix: check SUPABASE_URL: Supabase dashboard: Project Settings > Data API > Project URL");
+    expect(run.out).toContain("     fix: start the local stack (`npm run stack`), or check DB_URL");
+    expect(run.out).toContain("8 failed: not ready");
+  }, 60_000);
+
+  test("a key the emulator refuses is named, with Google's reason and where to get a key", async () => {
+    const run = await doctor({ GEMINI_API_KEY: "AIzaSy-not-the-issued-key", SERVICE_ROLE_KEY: "not-the-service-role-key-of-this-stack" });
+    expect(run.code).toBe(1);
+    expect(line(run.checks, "FAIL providers/gemini")).toBe(
+      `FAIL providers/gemini: ${LOCAL_EMULATOR_URL} refused GEMINI_API_KEY (HTTP 400 API_KEY_INVALID: API key not valid. Please pass a valid API key.)`);
+    expect(run.out).toContain("     fix: create an API key in Google AI Studio: https://aistudio.google.com/apikey");
+    expect(line(run.checks, "FAIL functions/pipeline")).toBe(`FAIL functions/pipeline: ${LOCAL_FUNCTIONS_URL} refused SERVICE_ROLE_KEY (HTTP 401)`);
+    expect(run.checks.filter((l) => l.startsWith("FAIL")).length).toBe(2);
+  }, 60_000);
+
+  test("a provider that never answers fails within the check's time limit", async () => {
+    const hanging = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Promise<Response>(() => {}) });
+    try {
+      const started = Date.now();
+      const run = await doctor({ TRENDS_BASE_URL: `http://127.0.0.1:${hanging.port}` }, ["--timeout", "1"]);
+      expect(line(run.checks, "FAIL providers/trends")).toBe(`FAIL providers/trends: cannot reach http://127.0.0.1:${hanging.port}: no answer within 1 s`);
+      expect(run.code).toBe(1);
+      // Bounded: the report does not wait for the provider (the other checks run meanwhile).
+      expect(Date.now() - started).toBeLessThan(30_000);
+    } finally {
+      hanging.stop(true);
+    }
+  }, 60_000);
+
+  test("bad secrets, a wrong environment and credentials sealed with another key are each named", async () => {
+    const otherKey = Buffer.from(new Uint8Array(32).fill(7)).toString("base64");
+    const run = await doctor({ WEBHOOK_SECRET: "whsec_c2hvcnQ=", CREDENTIALS_KEY: otherKey, ENV: "prod", GEMINI_BASE_URL: LOCAL_EMULATOR_URL });
+    expect(run.code).toBe(1);
+    expect(line(run.checks, "FAIL environment/WEBHOOK_SECRET")).toBe("FAIL environment/WEBHOOK_SECRET: WEBHOOK_SECRET must be whsec_ + base64 of at least 24 bytes");
+    expect(line(run.checks, "FAIL environment/guard")).toBe(
+      "FAIL environment/guard: ENV=prod refuses emulator URLs: FUNCTIONS_URL, GEMINI_BASE_URL, EDGE_TTS_WSS_URL, YOUTUBE_UPLOAD_BASE_URL, GOOGLE_OAUTH_TOKEN_URL, TRENDS_BASE_URL");
+    expect(line(run.checks, "FAIL secrets/WEBHOOK_SECRET")).toBe("FAIL secrets/WEBHOOK_SECRET: holds 5 bytes; at least 24 are needed");
+    expect(line(run.checks, "ok   secrets/CREDENTIALS_KEY")).toBeDefined();
+    expect(line(run.checks, "FAIL database/environment")).toBe("FAIL database/environment: ENV=prod but this database is dev");
+    expect(run.out).toContain("     fix: set ENV=dev, or use the database of the environment you meant");
+    const dimensions = run.checks.filter((l) => l.includes("database/dimension "));
+    expect(dimensions.length).toBe(dimensionLines.length);
+    for (const l of dimensions) expect(l).toMatch(/^FAIL database\/dimension [a-z0-9_-]+: account \S+: credentials do not decrypt with CREDENTIALS_KEY/);
+    expect(line(run.checks, "FAIL functions/pipeline")).toBe(
+      `FAIL functions/pipeline: the functions at ${LOCAL_FUNCTIONS_URL} run as ENV=dev, this configuration says ENV=prod`);
+  }, 60_000);
+
+  test("--json gives the same checks as data", async () => {
+    const run = await doctor({ GEMINI_MODEL: "imagen-3" }, ["--json"]);
+    const report = JSON.parse(run.out) as { ok: boolean; checks: { family: string; name: string; status: string; message: string; fix?: string }[]; summary: { fail: number } };
+    expect(run.code).toBe(1);
+    expect(report.ok).toBe(false);
+    expect(report.summary.fail).toBe(1);
+    expect(report.checks.find((c) => c.status === "fail")).toEqual({
+      family: "providers",
+      name: "gemini",
+      status: "fail",
+      message: `model imagen-3 not found at ${LOCAL_EMULATOR_URL}: models/imagen-3 is not found for API version v1beta.`,
+      fix: "a Gemini model id, e.g. gemini-2.5-flash (https://ai.google.dev/gemini-api/docs/models)",
+    });
+  }, 60_000);
+
+  test("never prints a secret, in text or JSON, passing or failing", async () => {
+    const closed = await freePort();
+    const password = "a-long-database-password-4711";
+    const secrets = [
+      stackEnv.SERVICE_ROLE_KEY!, stackEnv.WEBHOOK_SECRET!, stackEnv.CREDENTIALS_KEY!, stackEnv.GEMINI_API_KEY!, stackEnv.GOOGLE_OAUTH_CLIENT_SECRET!,
+      "AIzaSy-wrong-key-0123456789", password,
+    ];
+    const runs = [
+      await doctor({}),
+      await doctor({}, ["--json"]),
+      await doctor({ GEMINI_API_KEY: "AIzaSy-wrong-key-0123456789" }, ["--json"]),
+      await doctor({ DB_URL: `postgres://postgres:${password}@127.0.0.1:${closed}/postgres`, STORAGE_BACKEND: "supabase", SUPABASE_URL: `http://127.0.0.1:${closed}` }),
+    ];
+    for (const run of runs) {
+      const all = run.out + run.err;
+      for (const secret of secrets) expect(all).not.toContain(secret);
+      // The accounts' refresh tokens are decrypted for the check, never shown.
+      expect(all).not.toContain("emulator-refresh-");
+    }
+    expect(runs[3]!.out).toContain(`postgres://postgres:*****@127.0.0.1:${closed}/postgres`);
+  }, 90_000);
+
+  test("`mdame doctor` as a process reads .local/stack.env and exits 0", () => {
+    const child = Bun.spawnSync([process.execPath, join(paths.root, "scripts", "mdame.ts"), "doctor"], {
+      cwd: paths.root,
+      env: {
+        PATH: process.env.PATH ?? "",
+        MDAME_DB_PORT: String(LOCAL_STACK.dbPort),
+        MDAME_EDGE_PORT: String(LOCAL_STACK.edgePort),
+        MDAME_EMULATOR_PORT: String(LOCAL_STACK.emulatorPort),
+      },
+    });
+    const out = child.stdout.toString();
+    expect(out).toContain("0 failed: ready");
+    expect(child.exitCode).toBe(0);
+  }, 60_000);
+});
