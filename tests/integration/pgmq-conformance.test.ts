@@ -154,7 +154,7 @@ describe("pgmq conformance", () => {
   test("send_batch enqueues in array order and returns every id", async () => {
     const q = await newQueue("batch");
     const msgs = [{ i: 0 }, { i: 1 }, { i: 2 }, { i: 3 }];
-    const rows = await sql<{ id: bigint }[]>`select * from pgmq.send_batch(${q}, ${msgs.map((m) => JSON.stringify(m))}::jsonb[]) as id`;
+    const rows = await sql<{ id: bigint }[]>`select * from pgmq.send_batch(${q}, ${sql.array(msgs.map((m) => sql.json(m)))}::jsonb[]) as id`;
     expect(rows).toHaveLength(4);
     const got = await read(q, 30, 10);
     expect(got.map((m) => m.message)).toEqual(msgs);
@@ -225,7 +225,7 @@ describe("pgmq conformance", () => {
     const q = await newQueue("concurrent");
     const total = 240;
     const readers = 8;
-    await sql`select * from pgmq.send_batch(${q}, ${Array.from({ length: total }, (_, i) => JSON.stringify({ i }))}::jsonb[])`;
+    await sql`select * from pgmq.send_batch(${q}, ${sql.array(Array.from({ length: total }, (_, i) => sql.json({ i })))}::jsonb[])`;
     const clients = Array.from({ length: readers }, () => postgres(DB_URL, { max: 1, onnotice: () => {}, types: { bigint: postgres.BigInt } }));
     const seen = new Map<bigint, number>();
     try {

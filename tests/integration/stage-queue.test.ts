@@ -127,7 +127,7 @@ describe("stage queue: the engine's claim, heartbeat and archive", () => {
 
   test("concurrent claimers on separate connections never receive the same visible task", async () => {
     const total = 240;
-    await sql`select * from pgmq.send_batch('stage_tasks', ${Array.from({ length: total }, (_, i) => JSON.stringify(task(i)))}::jsonb[])`;
+    await sql`select * from pgmq.send_batch('stage_tasks', ${sql.array(Array.from({ length: total }, (_, i) => sql.json(task(i))))}::jsonb[])`;
     const clients = Array.from({ length: 8 }, () => postgres(LOCAL_DB_URL, { max: 1, onnotice: () => {}, types: { bigint: postgres.BigInt } }));
     const seen = new Map<bigint, number>();
     try {
