@@ -5,7 +5,9 @@
  *     Supabase's 20 MB limit (bundles land in dist/functions/);
  *   - checks the function's own modules against what the Edge Runtime lacks (subprocesses, FFI,
  *     workers, Bun, writes outside /tmp, listeners besides Deno.serve in index.ts);
- *   - checks that index.ts serves a handler with Deno.serve.
+ *   - checks that index.ts serves a handler with Deno.serve;
+ *   - checks that supabase/config.toml declares it with this entrypoint and deno.json as import map
+ *     (skipped with --functions-dir, which checks functions that are not the project's).
  * Exits 1 naming file:line for each problem; 0 when every function passes.
  *
  *   bun scripts/deploy-check.ts [--functions-dir <dir>] [--out-dir <dir>]
@@ -14,7 +16,17 @@ import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import process from "node:process";
 import { paths } from "./local/paths.ts";
-import { bundleFunction, type EdgeFunction, FUNCTION_SIZE_LIMIT_BYTES, lazyUnavailableBuiltins, listFunctions, localModules } from "./deploy/edge-functions.ts";
+import {
+  bundleFunction,
+  type ConfiguredFunction,
+  configProblem,
+  configuredFunctions,
+  type EdgeFunction,
+  FUNCTION_SIZE_LIMIT_BYTES,
+  lazyUnavailableBuiltins,
+  listFunctions,
+  localModules,
+} from "./deploy/edge-functions.ts";
 import { type Finding, scanSource, servesHandler } from "./deploy/runtime-rules.ts";
 
 const mb = (bytes: number) => (bytes < 1_000_000 ? `${(bytes / 1000).toFixed(1)} kB` : `${(bytes / 1_000_000).toFixed(2)} MB`);
@@ -25,10 +37,15 @@ interface FunctionReport {
   lines: string[];
 }
 
-async function checkFunction(fn: EdgeFunction, root: string, outDir: string): Promise<FunctionReport> {
+async function checkFunction(fn: EdgeFunction, root: string, outDir: string, configured: ConfiguredFunction[] | null): Promise<FunctionReport> {
   const lines: string[] = [];
   const where = (f: Finding) => `${relative(root, f.file)}:${f.line}`;
   let ok = true;
+  const declared = configured && configProblem(fn, configured, join(root, "supabase"), join(root, "deno.json"));
+  if (declared) {
+    ok = false;
+    lines.push(`  FAIL ${declared}`);
+  }
 
   const modules = await localModules(fn, root);
   const findings = modules.flatMap((file) => scanSource(file, readFileSync(file, "utf8"), { entrypoint: file === resolve(fn.entrypoint) }));
@@ -70,6 +87,7 @@ function dirOption(argv: string[], flag: string, fallback: string): string {
 async function main(): Promise<number> {
   const root = paths.root;
   const argv = process.argv.slice(2);
+  const ownFunctions = !argv.includes("--functions-dir");
   const functionsDir = dirOption(argv, "--functions-dir", join(root, "functions"));
   const outDir = dirOption(argv, "--out-dir", join(root, "dist", "functions"));
   const functions = listFunctions(functionsDir);
@@ -80,11 +98,12 @@ async function main(): Promise<number> {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
 
+  const configured = ownFunctions ? configuredFunctions(readFileSync(join(root, "supabase", "config.toml"), "utf8")) : null;
   const failed: string[] = [];
   for (const fn of functions) {
     console.log(`${fn.name} (${relative(root, fn.entrypoint)})`);
     try {
-      const report = await checkFunction(fn, root, outDir);
+      const report = await checkFunction(fn, root, outDir, configured);
       for (const line of report.lines) console.log(line);
       if (!report.ok) failed.push(fn.name);
     } catch (error) {

@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 
@@ -84,4 +84,50 @@ export function lazyUnavailableBuiltins(bundle: string): string[] {
     seen.add(`node:${match[1]}`);
   }
   return [...seen].sort();
+}
+
+export interface ConfiguredFunction {
+  name: string;
+  entrypoint?: string;
+  importMap?: string;
+}
+
+/**
+ * The `[functions.<name>]` tables of supabase/config.toml with their `entrypoint` and
+ * `import_map` (paths as written, relative to supabase/). `supabase functions deploy` takes a
+ * function's code from there, so a function missing from it would deploy from
+ * supabase/functions/<name>, which does not exist.
+ */
+export function configuredFunctions(toml: string): ConfiguredFunction[] {
+  const found: ConfiguredFunction[] = [];
+  let current: ConfiguredFunction | undefined;
+  for (const raw of toml.split("\n")) {
+    const line = raw.replace(/(^|\s)#.*$/, "").trim();
+    const table = /^\[([^\]]+)\]$/.exec(line);
+    if (table) {
+      const name = /^functions\.(?:"([^"]+)"|([A-Za-z0-9_-]+))$/.exec(table[1]!.trim());
+      current = name ? { name: (name[1] ?? name[2])! } : undefined;
+      if (current) found.push(current);
+      continue;
+    }
+    const entry = /^(entrypoint|import_map)\s*=\s*"([^"]*)"$/.exec(line);
+    if (current && entry) {
+      if (entry[1] === "entrypoint") current.entrypoint = entry[2];
+      else current.importMap = entry[2];
+    }
+  }
+  return found;
+}
+
+/** What is wrong with a function's declaration in config.toml, or null when it deploys this code. */
+export function configProblem(fn: EdgeFunction, configured: ConfiguredFunction[], supabaseDir: string, importMap: string): string | null {
+  const entry = configured.find((c) => c.name === fn.name);
+  if (!entry) return `supabase/config.toml has no [functions.${fn.name}]: deploy would look for supabase/functions/${fn.name}`;
+  if (!entry.entrypoint || resolve(supabaseDir, entry.entrypoint) !== resolve(fn.entrypoint)) {
+    return `supabase/config.toml [functions.${fn.name}] entrypoint ${JSON.stringify(entry.entrypoint ?? "")} is not ${relative(supabaseDir, fn.entrypoint)}`;
+  }
+  if (!entry.importMap || resolve(supabaseDir, entry.importMap) !== resolve(importMap)) {
+    return `supabase/config.toml [functions.${fn.name}] import_map ${JSON.stringify(entry.importMap ?? "")} is not ${relative(supabaseDir, importMap)}`;
+  }
+  return null;
 }

@@ -1,5 +1,9 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { configProblem, configuredFunctions } from "../../scripts/deploy/edge-functions.ts";
 import { scanSource, servesHandler } from "../../scripts/deploy/runtime-rules.ts";
+import { paths } from "../../scripts/local/paths.ts";
 import { readSource } from "../../scripts/deploy/source-text.ts";
 
 const scan = (text: string, entrypoint = false) => scanSource("fn.ts", text, { entrypoint });
@@ -102,5 +106,37 @@ describe("Edge Runtime rules", () => {
   test("an entrypoint without Deno.serve is told apart from one that serves", () => {
     expect(servesHandler(`import { app } from "./app.ts";\nDeno.serve(app.fetch);`)).toBe(true);
     expect(servesHandler(`// Deno.serve(app.fetch)\nexport default app;`)).toBe(false);
+  });
+});
+
+describe("supabase/config.toml declarations", () => {
+  const supabaseDir = join(paths.root, "supabase");
+  const importMap = join(paths.root, "deno.json");
+  const fn = (name: string) => ({ name, entrypoint: join(paths.root, "functions", name, "index.ts") });
+
+  test("the project's config declares both functions with their entrypoints and deno.json", () => {
+    const configured = configuredFunctions(readFileSync(join(supabaseDir, "config.toml"), "utf8"));
+    for (const name of ["pipeline", "worker-callback"]) expect(configProblem(fn(name), configured, supabaseDir, importMap)).toBeNull();
+  });
+
+  test("a function missing from config.toml, or pointing elsewhere, is named", () => {
+    const configured = configuredFunctions([
+      "[functions.pipeline]",
+      "enabled = true",
+      'entrypoint = "./functions/pipeline/index.ts" # the CLI default, not where the code is',
+      'import_map = "../deno.json"',
+      "",
+      '[functions."worker-callback"]',
+      'entrypoint = "../functions/worker-callback/index.ts"',
+      "[db]",
+      'import_map = "../elsewhere.json"',
+    ].join("\n"));
+    expect(configured).toEqual([
+      { name: "pipeline", entrypoint: "./functions/pipeline/index.ts", importMap: "../deno.json" },
+      { name: "worker-callback", entrypoint: "../functions/worker-callback/index.ts" },
+    ]);
+    expect(configProblem(fn("pipeline"), configured, supabaseDir, importMap)).toContain("entrypoint \"./functions/pipeline/index.ts\" is not ../functions/pipeline/index.ts");
+    expect(configProblem(fn("worker-callback"), configured, supabaseDir, importMap)).toContain("import_map \"\" is not ../deno.json");
+    expect(configProblem(fn("reports"), configured, supabaseDir, importMap)).toContain("no [functions.reports]");
   });
 });
