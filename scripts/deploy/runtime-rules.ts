@@ -6,6 +6,7 @@
  *   - files can be written only under /tmp ("ephemeral storage" page; /s3 mounts aside);
  *   - the function is served by `Deno.serve` in its entrypoint; other listeners have no route;
  *   - Deno KV and Deno.cron sit behind unstable flags the runtime does not enable;
+ *   - "outgoing connections to ports 25 and 587 are not allowed" (limits page): SMTP;
  *   - and it is Deno, not Bun: `Bun.*` and `bun:` modules do not exist there.
  */
 import { literalAt, readSource, type SourceText } from "./source-text.ts";
@@ -27,6 +28,7 @@ const BUN = "the Edge Runtime is Deno: Bun's APIs do not exist there";
 const UNSTABLE = "unstable Deno API the Edge Runtime does not enable";
 const LISTEN = "the Edge Runtime serves one handler: Deno.serve in the function's index.ts; other listeners get no traffic";
 const WRITE = "files can be written only under /tmp on the Edge Runtime";
+const SMTP_PORT = "outgoing connections to ports 25 and 587 are blocked on the Edge Runtime";
 
 /** Modules whose mere import means an unavailable capability. */
 const FORBIDDEN_MODULES: Record<string, string> = {
@@ -169,6 +171,15 @@ export function scanSource(file: string, text: string, options: { entrypoint: bo
   }
   for (const match of code.matchAll(/(?<![\w$])process\s*\.\s*dlopen\b/g)) {
     findings.push({ file, line: source.lineOf(match.index), api: "process.dlopen", reason: FFI, severity: "error" });
+  }
+
+  for (const literal of source.strings) {
+    if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*:(25|587)(?![0-9])/i.test(literal.value)) {
+      findings.push({ file, line: source.lineOf(literal.start), api: JSON.stringify(literal.value), reason: SMTP_PORT, severity: "error" });
+    }
+  }
+  for (const match of code.matchAll(/(?<![\w$])port\s*:\s*(25|587)(?![\w$.])/g)) {
+    findings.push({ file, line: source.lineOf(match.index), api: `port: ${match[1]}`, reason: SMTP_PORT, severity: "error" });
   }
 
   const fs = nodeFsBindings(source);

@@ -66,6 +66,16 @@ describe("Edge Runtime rules", () => {
     expect(errors(`const l = Deno.listen({ port: 9000 });`, true)).toEqual(["1 Deno.listen"]);
   });
 
+  test("connections to the blocked SMTP ports are refused; other ports pass", () => {
+    const text = [
+      `const conn = await Deno.connect({ hostname: "mail.mdame-test.invalid", port: 587 });`,
+      `await fetch("smtp://mail.mdame-test.invalid:25/send");`,
+      `await fetch("https://api.mdame-test.invalid:2525/v1");`,
+      `const server = { port: 5870 };`,
+    ].join("\n");
+    expect(errors(text)).toEqual(["1 port: 587", `2 "smtp://mail.mdame-test.invalid:25/send"`]);
+  });
+
   test("unstable APIs the runtime does not enable are refused", () => {
     expect(errors(`const kv = await Deno.openKv();\nDeno.cron("x", "* * * * *", () => {});`)).toEqual(["1 Deno.openKv", "2 Deno.cron"]);
   });
