@@ -136,7 +136,6 @@ async function main() {
   }
 }
 
-/** Seconds each unit spent in each stage, from the stage_entered events. */
 /** One entry of `videos` in out/demo-summary.json. */
 interface DemoVideo {
   dimension: string;
@@ -149,6 +148,7 @@ interface DemoVideo {
   stage_seconds: Record<string, number>;
 }
 
+/** Seconds each unit spent in each stage, from the stage_entered events. */
 async function stageDurations(dbUrl: string, runId: string): Promise<Map<string, Record<string, number>>> {
   const sql = createSql(dbUrl, { max: 1, application: "mdame-demo" });
   try {
