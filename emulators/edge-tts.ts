@@ -40,7 +40,7 @@ export function secMsGec(token: string, atMs: number): string {
 }
 
 /** Answers the HTTP upgrade: undefined when upgraded, a 403/400 response otherwise. */
-export function upgradeEdgeTts(req: Request, url: URL, server: Server, _ctx: EmulatorContext): Response | undefined {
+export function upgradeEdgeTts(req: Request, url: URL, server: Server<EdgeTtsSocketData>, _ctx: EmulatorContext): Response | undefined {
   const token = url.searchParams.get("TrustedClientToken") ?? "";
   const gec = url.searchParams.get("Sec-MS-GEC") ?? "";
   const now = Date.now();

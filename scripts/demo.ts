@@ -99,7 +99,7 @@ async function main() {
     await mkdir(outDir, { recursive: true });
     const dims = await dimensionLanguages(env.DB_URL);
     const stageSeconds = await stageDurations(env.DB_URL, status.run.id);
-    const videos = [];
+    const videos: DemoVideo[] = [];
     for (const unit of status.units.filter((u) => u.stage === "published" && u.video)) {
       const path = join(outDir, `${unit.dimension_id}-${unit.id.slice(0, 8)}.mp4`);
       await store.getFile(unit.video!.video_key, path);
@@ -134,6 +134,18 @@ async function main() {
   } finally {
     await stack.stop();
   }
+}
+
+/** One entry of `videos` in out/demo-summary.json. */
+interface DemoVideo {
+  dimension: string;
+  language: string;
+  title: string | null;
+  path: string;
+  duration_s: number;
+  publication: { platform: string; external_id: string | null };
+  render_s: number | null;
+  stage_seconds: Record<string, number>;
 }
 
 /** Seconds each unit spent in each stage, from the stage_entered events. */

@@ -1,11 +1,13 @@
 /**
  * `npm test`: every test layer against the local cluster, in order, each step streamed in full:
- *   cluster (init + start) -> reset -> unit -> db (pgTAP via pg_prove) -> integration -> e2e
+ *   typecheck -> cluster (init + start) -> reset -> unit -> db (pgTAP via pg_prove) -> integration -> e2e
+ * typecheck counts each checker (deno check, tsc) as one passed test when clean, and each error it
+ * reports as one failed test.
  * Every step runs even when an earlier one failed. The last line is the summary:
  *   Tests: 42 passed, 0 failed[, 3 skipped]
  * and the exit code is non-zero when anything failed or crashed.
  *
- *   bun scripts/test.ts [--only unit,db,integration,e2e]
+ *   bun scripts/test.ts [--only typecheck,unit,db,integration,e2e]
  */
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
@@ -15,8 +17,9 @@ import { ensureRunning, pgEnv, reset } from "./local/db.ts";
 import { paths } from "./local/paths.ts";
 import { localStackEnv } from "./local/secrets.ts";
 import { stopStack, supervisorPid } from "./local/stack-control.ts";
+import { runTypeCheck, typeChecks } from "./typecheck.ts";
 
-const LAYERS = ["unit", "db", "integration", "e2e"] as const;
+const LAYERS = ["typecheck", "unit", "db", "integration", "e2e"] as const;
 type Layer = (typeof LAYERS)[number];
 
 interface Counts {
@@ -132,6 +135,23 @@ async function main(): Promise<number> {
   const steps: Step[] = [];
   const crashed = (note: string) => ({ outcome: "crashed" as const, passed: 0, failed: 1, skipped: 0, note });
   const nothing = (note: string) => ({ outcome: "skipped" as const, passed: 0, failed: 0, skipped: 0, note });
+
+  if (only.has("typecheck")) {
+    steps.push({
+      name: "typecheck",
+      run: async () => {
+        const counts = { passed: 0, failed: 0, skipped: 0 };
+        for (const check of typeChecks()) {
+          console.log(`-- ${check.name}`);
+          const result = await runTypeCheck(check);
+          if (result.ok) counts.passed += 1;
+          else counts.failed += result.errors;
+          console.log(`-- ${check.name}: ${result.ok ? "no errors" : `${result.errors} error(s)`}`);
+        }
+        return { ...counts, outcome: counts.failed > 0 ? "failed" : "passed" };
+      },
+    });
+  }
 
   if (needsDb) {
     steps.push({

@@ -6,9 +6,9 @@
 const encoder = new TextEncoder();
 
 /** Hex SHA-256 of a string or bytes. */
-export async function sha256Hex(input: string | Uint8Array): Promise<string> {
+export async function sha256Hex(input: string | Uint8Array<ArrayBuffer>): Promise<string> {
   const bytes = typeof input === "string" ? encoder.encode(input) : input;
-  const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
+  const digest = await crypto.subtle.digest("SHA-256", bytes);
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 

@@ -18,14 +18,14 @@ function b64(bytes: Uint8Array): string {
   return btoa(s);
 }
 
-function unb64(text: string): Uint8Array {
+function unb64(text: string): Uint8Array<ArrayBuffer> {
   return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 }
 
 async function importKey(keyB64: string): Promise<CryptoKey> {
   const raw = unb64(keyB64);
   if (raw.length !== 32) throw new Error("CREDENTIALS_KEY must decode to 32 bytes");
-  return crypto.subtle.importKey("raw", raw as BufferSource, "AES-GCM", false, ["encrypt", "decrypt"]);
+  return crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
 }
 
 /** A fresh base64 key for CREDENTIALS_KEY. */
@@ -46,7 +46,7 @@ export async function decryptCredentials(keyB64: string, sealed: string, account
   if (version !== "v1" || !iv || !body) throw new Error("credentials: unknown format");
   let plain: ArrayBuffer;
   try {
-    plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: unb64(iv) as BufferSource, additionalData: encoder.encode(accountId) }, await importKey(keyB64), unb64(body) as BufferSource);
+    plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: unb64(iv), additionalData: encoder.encode(accountId) }, await importKey(keyB64), unb64(body));
   } catch {
     throw new Error(`credentials: cannot decrypt for account ${accountId} (wrong key or tampered)`);
   }

@@ -17,7 +17,7 @@ export class WebhookVerificationError extends Error {
   }
 }
 
-function secretBytes(secret: string): Uint8Array {
+function secretBytes(secret: string): Uint8Array<ArrayBuffer> {
   if (!secret.startsWith("whsec_")) throw new WebhookVerificationError("webhook secret must start with whsec_");
   let raw: string;
   try {
@@ -37,7 +37,7 @@ function toBase64(bytes: Uint8Array): string {
 }
 
 async function hmac(secret: string, content: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", secretBytes(secret) as BufferSource, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey("raw", secretBytes(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   return toBase64(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(content))));
 }
 

@@ -375,7 +375,7 @@ describe("a crash anywhere converges with zero duplicates", () => {
           killComponent(component, run.say);
           return component;
         }));
-        return killed.filter((c): c is Component => c !== null);
+        return killed.filter((c) => c !== null);
       },
     });
   }, SCENARIO_TIMEOUT_MS);

@@ -36,11 +36,11 @@ beforeAll(async () => {
       const url = new URL(request.url);
       if (!url.pathname.startsWith("/functions/v1/")) return new Response("not found", { status: 404 });
       url.pathname = url.pathname.slice("/functions/v1".length);
-      return app.fetch(new Request(url, request));
+      return app.fetch(new Request(url.href, request));
     },
   });
   baseUrl = `http://127.0.0.1:${server.port}/functions/v1`;
-  const env = { ...localStackEnv(), FUNCTIONS_URL: baseUrl, STORAGE_LOCAL_DIR: storageDir, LOG_LEVEL: "warn" };
+  const env: Record<string, string> = { ...localStackEnv(), FUNCTIONS_URL: baseUrl, STORAGE_LOCAL_DIR: storageDir, LOG_LEVEL: "warn" };
   serviceRoleKey = env.SERVICE_ROLE_KEY;
   deps = createPipelineDeps(env);
   app = createPipelineApp(deps);
@@ -187,7 +187,7 @@ describe("mdame against the pipeline API", () => {
     expect(run.status).toBe("rolled_back");
     expect(run.error).toContain("operator test");
     const units = await deps.sql`select unit_key, stage from mdame.work_units where run_id = ${runId} order by unit_key`;
-    expect(units).toEqual([{ unit_key: "cli-published-unit", stage: "published" }, { unit_key: "cli-unit", stage: "failed" }]);
+    expect([...units]).toEqual([{ unit_key: "cli-published-unit", stage: "published" }, { unit_key: "cli-unit", stage: "failed" }]);
     expect((await deps.sql`select count(*)::int as n from pgmq.q_stage_tasks where message->>'run_id' = ${runId}`)[0].n).toBe(0);
     expect((await deps.sql`select count(*)::int as n from mdame.system_locks`)[0].n).toBe(0);
 

@@ -28,8 +28,8 @@ async function newQueue(label: string): Promise<string> {
   return name;
 }
 
-const send = async (q: string, msg: unknown, delay = 0) =>
-  (await sql<{ send: bigint }[]>`select * from pgmq.send(${q}, ${sql.json(msg as object)}, ${delay}::integer) as send`)[0]!.send;
+const send = async (q: string, msg: postgres.JSONValue, delay = 0) =>
+  (await sql<{ send: bigint }[]>`select * from pgmq.send(${q}, ${sql.json(msg)}, ${delay}::integer) as send`)[0]!.send;
 
 const read = (q: string, vt: number, qty: number) =>
   sql<Message[]>`select * from pgmq.read(${q}, ${vt}::integer, ${qty}::integer)`;
@@ -154,7 +154,7 @@ describe("pgmq conformance", () => {
   test("send_batch enqueues in array order and returns every id", async () => {
     const q = await newQueue("batch");
     const msgs = [{ i: 0 }, { i: 1 }, { i: 2 }, { i: 3 }];
-    const rows = await sql<{ id: bigint }[]>`select * from pgmq.send_batch(${q}, ${msgs}::jsonb[]) as id`;
+    const rows = await sql<{ id: bigint }[]>`select * from pgmq.send_batch(${q}, ${sql.array(msgs.map((m) => sql.json(m)))}::jsonb[]) as id`;
     expect(rows).toHaveLength(4);
     const got = await read(q, 30, 10);
     expect(got.map((m) => m.message)).toEqual(msgs);
@@ -225,7 +225,7 @@ describe("pgmq conformance", () => {
     const q = await newQueue("concurrent");
     const total = 240;
     const readers = 8;
-    await sql`select * from pgmq.send_batch(${q}, ${Array.from({ length: total }, (_, i) => ({ i }))}::jsonb[])`;
+    await sql`select * from pgmq.send_batch(${q}, ${sql.array(Array.from({ length: total }, (_, i) => sql.json({ i })))}::jsonb[])`;
     const clients = Array.from({ length: readers }, () => postgres(DB_URL, { max: 1, onnotice: () => {}, types: { bigint: postgres.BigInt } }));
     const seen = new Map<bigint, number>();
     try {

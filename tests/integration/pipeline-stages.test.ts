@@ -26,7 +26,7 @@ beforeAll(async () => {
   await db.reset({ log: () => {} });
   emulator = await startTestEmulator();
   storageDir = await mkdtemp(join(tmpdir(), "mdame-it-storage-"));
-  const env = {
+  const env: Record<string, string> = {
     ...localStackEnv(),
     ...emulator.serviceEnv(),
     STORAGE_LOCAL_DIR: storageDir,

@@ -296,6 +296,7 @@ test("rendering the same job again (another step token) reuses the stored video"
   evidence(async () => {
     const before = logLines.length;
     const again = await createRenderDefinition({ store, workDir: join(dir, "work") }).run({ ...job, step_token: "step:unit-1:5:other" }, taskContext());
+    if (outcome.kind !== "render.completed") throw new Error("not completed");
     expect(again).toEqual({ ...outcome, render_ms: null });
     const newLines = logLines.slice(before);
     expect(newLines.some((l) => l.msg === "render already stored; reporting it")).toBe(true);

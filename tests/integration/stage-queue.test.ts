@@ -25,7 +25,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** A unit-less stage task, as an ingest task is; `i` tells messages apart. */
 const task = (i: number) => ({ stage: "ingest", run_id: crypto.randomUUID(), dimension_id: "tech-explained", step_token: `step:test:${i}`, i });
 
-const send = async (message: object) =>
+const send = async (message: postgres.JSONValue) =>
   (await sql<{ id: bigint }[]>`select pgmq.send('stage_tasks', ${sql.json(message)}) as id`)[0]!.id;
 
 const claim = (worker: string, qty: number, vt: number) =>
@@ -127,7 +127,7 @@ describe("stage queue: the engine's claim, heartbeat and archive", () => {
 
   test("concurrent claimers on separate connections never receive the same visible task", async () => {
     const total = 240;
-    await sql`select * from pgmq.send_batch('stage_tasks', ${Array.from({ length: total }, (_, i) => task(i))}::jsonb[])`;
+    await sql`select * from pgmq.send_batch('stage_tasks', ${sql.array(Array.from({ length: total }, (_, i) => sql.json(task(i))))}::jsonb[])`;
     const clients = Array.from({ length: 8 }, () => postgres(LOCAL_DB_URL, { max: 1, onnotice: () => {}, types: { bigint: postgres.BigInt } }));
     const seen = new Map<bigint, number>();
     try {

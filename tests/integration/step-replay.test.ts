@@ -233,7 +233,7 @@ describe("step tokens", () => {
       gateA.open();
       expect(await drainA).toEqual({ processed: 1, failed: 0 });
       // b's claim took the unit's lease, so a's result was refused and m1 waits out its lease.
-      expect(await a.sql`select count(*)::int as n from mdame.events where unit_id = ${unit.id} and kind = 'stale_lease_refused'`)
+      expect([...await a.sql`select count(*)::int as n from mdame.events where unit_id = ${unit.id} and kind = 'stale_lease_refused'`])
         .toEqual([{ n: 1 }]);
       expect(await scriptTasks(a.sql, unit.id)).toEqual({ queued: 2, archived: [] });
       gateB.open();
@@ -258,7 +258,7 @@ describe("step tokens", () => {
     expect(replayLines(m1.msgId)).toHaveLength(finishesFirst === "a" ? 1 : 0);
 
     expect(await scriptTasks(a.sql, unit.id)).toEqual({ queued: 0, archived: [m1.msgId, m2.msgId] });
-    expect(await a.sql`select count(*)::int as n from mdame.step_results where step_token = ${m1.token}`).toEqual([{ n: 1 }]);
+    expect([...await a.sql`select count(*)::int as n from mdame.step_results where step_token = ${m1.token}`]).toEqual([{ n: 1 }]);
     const [transitions] = await a.sql`
       select (select count(*)::int from pgmq.q_stage_tasks where message->>'unit_id' = ${unit.id} and message->>'stage' = 'safety')
            + (select count(*)::int from pgmq.a_stage_tasks where message->>'unit_id' = ${unit.id} and message->>'stage' = 'safety') as safety_tasks,

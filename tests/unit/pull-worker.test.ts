@@ -110,7 +110,7 @@ function deferred<T = void>() {
   return { promise, resolve };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -469,9 +469,10 @@ test("HttpCallbackSender signs each attempt with Standard Webhooks and classifie
   const secret = generateWebhookSecret();
   const requests: Request[] = [];
   const statuses = [204, 503, 409];
-  const fakeFetch = ((input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    requests.push(request.clone());
+  // The sender calls fetch with a URL string and an init, so the fake takes those.
+  const fakeFetch = ((input: string | URL, init?: RequestInit) => {
+    const request = new Request(String(input), init);
+    requests.push(request);
     const status = statuses.shift();
     if (status === undefined) return Promise.reject(new TypeError("fetch failed"));
     return Promise.resolve(new Response(status === 204 ? null : `status ${status}`, { status }));
