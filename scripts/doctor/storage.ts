@@ -22,6 +22,12 @@ interface StorageFailure {
   originalError?: unknown;
 }
 
+/** fetch bound to an abort signal, typed as the global fetch supabase-js asks for. */
+function fetchWithSignal(signal: AbortSignal): typeof fetch {
+  const bound = (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => fetch(input, { ...init, signal });
+  return Object.assign(bound, { preconnect: fetch.preconnect });
+}
+
 export async function checkStorage(config: DoctorConfig, timeoutMs: number): Promise<CheckResult> {
   const env = config.env;
   const backend = env.STORAGE_BACKEND || "supabase";
@@ -35,7 +41,7 @@ export async function checkStorage(config: DoctorConfig, timeoutMs: number): Pro
     const { data, error } = await withTimeout(timeoutMs, (signal) => {
       const client = createClient(base, env.SUPABASE_SERVICE_ROLE_KEY!, {
         auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
-        global: { fetch: (input, init) => fetch(input, { ...init, signal }) },
+        global: { fetch: fetchWithSignal(signal) },
       });
       return client.storage.getBucket(bucket);
     });
