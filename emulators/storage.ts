@@ -16,11 +16,12 @@
  * Errors are Storage's `{statusCode, code, error, message}` with the HTTP status the API uses.
  * Upload bodies are capped (`maxObjectBytes`, 413 past it); objects persist under the data dir.
  */
-import { rm } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import type { EmulatorContext } from "./context.ts";
 import { jsonResponse } from "./context.ts";
 import { type BucketRecord, objectMetadata, StorageConflict, validBucketName, validObjectPath } from "./storage-disk.ts";
 import { errors, readJsonBody, refuseUnlessServiceKey, signToken, streamBodyToFile, verifyToken } from "./storage-http.ts";
+import { parseMultipart } from "./storage-multipart.ts";
 import { handleTus, TUS_PATH } from "./storage-tus.ts";
 
 export const STORAGE_BASE = "/storage/v1";
@@ -177,14 +178,17 @@ async function upload(req: Request, bucket: string, objectPath: string, ctx: Emu
     let contentType = requestType;
     let cacheControl = req.headers.get("cache-control") ?? "no-cache";
     if (multipart) {
-      const form = await new Response(Bun.file(tmp), { headers: { "content-type": requestType } }).formData().catch(() => undefined);
-      const file = form ? [...form.values()].find((v): v is File => typeof v !== "string") : undefined;
+      const form = parseMultipart(new Uint8Array(await readFile(tmp)), requestType);
+      const file = form?.find((part) => part.filename !== undefined);
       if (!form || !file) return errors.invalid("the multipart form holds no file");
-      if (file.size > cap) return errors.tooLarge(cap);
-      const control = form.get("cacheControl");
-      if (typeof control === "string") cacheControl = /^\d+$/.test(control) ? `max-age=${control}` : control;
-      contentType = file.type || "application/octet-stream";
-      await Bun.write(tmp, file);
+      if (file.body.length > cap) return errors.tooLarge(cap);
+      const control = form.find((part) => part.name === "cacheControl" && part.filename === undefined);
+      if (control) {
+        const value = new TextDecoder().decode(control.body);
+        cacheControl = /^\d+$/.test(value) ? `max-age=${value}` : value;
+      }
+      contentType = file.contentType ?? "application/octet-stream";
+      await writeFile(tmp, file.body);
     }
     const record = await disk.commitObject(bucket, objectPath, tmp, { contentType, cacheControl, upsert });
     return jsonResponse({ Id: record.id, Key: `${bucket}/${objectPath}` });
