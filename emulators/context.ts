@@ -1,13 +1,16 @@
 import type { FaultBook } from "./faults.ts";
 import type { TokenStore } from "./oauth.ts";
+import type { StorageDisk } from "./storage-disk.ts";
 
-/** What every emulated service gets from the server: its data dir, faults, OAuth tokens, logger. */
+/** What every emulated service gets from the server: its data dir, faults, OAuth tokens, Storage settings, logger. */
 export interface EmulatorContext {
   dataDir: string;
   faults: FaultBook;
   tokens: TokenStore;
   /** The one Gemini API key accepted; undefined accepts any non-empty key. */
   geminiApiKey?: string;
+  /** Supabase Storage: the service key it accepts (none: every call is refused), its object cap, its files. */
+  storage: { serviceKey: string | undefined; maxObjectBytes: number; disk: StorageDisk };
   /** Writes one JSON log line. */
   log(entry: Record<string, unknown>): void;
 }

@@ -14,12 +14,14 @@
  * | youtube    | `drop_after_bytes`      | an upload PUT keeps its first `bytes` bytes, then the connection drops |
  * | youtube    | `http_503`              | the upload call (start or PUT) answers 503 `backendError`, nothing stored |
  * | youtube    | `session_expired`       | the session named by a PUT is discarded and the PUT answers 404     |
+ * | storage    | `drop_after_bytes`      | a TUS PATCH keeps its first `bytes` bytes, then the connection drops |
  */
 
 export const FAULT_KINDS = {
   gemini: ["unavailable", "rate_limited", "malformed_json", "invalid_api_key"],
   "edge-tts": ["close_before_turn_end"],
   youtube: ["drop_after_bytes", "http_503", "session_expired"],
+  storage: ["drop_after_bytes"],
 } as const;
 
 export type FaultService = keyof typeof FAULT_KINDS;

@@ -4,10 +4,11 @@
  * libraries run unchanged against it.
  *
  *   bun emulators/main.ts        # EMULATOR_PORT (default: MDAME_EMULATOR_PORT, else 54330), EMULATOR_DATA_DIR (.local/emulators)
+ *                                # SUPABASE_SERVICE_ROLE_KEY: the one key Storage accepts; EMULATOR_STORAGE_MAX_BYTES: object cap
  *
  * Routes:
  *   GET  /_emulator/health                          200 {ok:true}
- *   POST /_emulator/reset                           clears faults, tokens, uploads
+ *   POST /_emulator/reset                           clears faults, tokens, uploads, Storage buckets and objects
  *   GET  /_emulator/faults, POST /_emulator/faults   fault injection (see faults.ts)
  *   GET  /_emulator/youtube/videos                  completed uploads
  *   POST /v1beta/models/{model}:generateContent     Gemini (also /v1/ and /v1alpha/)
@@ -15,6 +16,7 @@
  *   POST /token                                     Google OAuth 2.0 token endpoint
  *   POST /upload/youtube/v3/videos?uploadType=resumable, PUT <session URI>   YouTube upload
  *   GET  /trending/rss?geo=US|ID                     Google Trends daily RSS
+ *   /storage/v1/...                                 Supabase Storage REST API and TUS uploads (see storage.ts)
  */
 import process from "node:process";
 import { mkdir } from "node:fs/promises";
@@ -27,6 +29,8 @@ import { EDGE_TTS_PATH, edgeTtsWebSocket, upgradeEdgeTts, type EdgeTtsSocketData
 import { handleOAuth, TokenStore } from "./oauth.ts";
 import { handleYouTube, resetYouTube } from "./youtube.ts";
 import { handleTrends } from "./trends.ts";
+import { handleStorage, resetStorage } from "./storage.ts";
+import { StorageDisk } from "./storage-disk.ts";
 import { LOCAL_STACK } from "../shared/config/local-stack.ts";
 
 export interface EmulatorOptions {
@@ -36,6 +40,10 @@ export interface EmulatorOptions {
   dataDir: string;
   /** The Gemini API key to accept (any other is refused as invalid); unset accepts any key. */
   geminiApiKey?: string;
+  /** The key Supabase Storage accepts (`apikey` and bearer); without one, Storage refuses every call. */
+  storageServiceKey?: string;
+  /** Largest object (and request body) Storage accepts, in bytes; 512 MiB unless given. */
+  storageMaxObjectBytes?: number;
   /** Receives one object per log line; defaults to a JSON line on stdout. */
   log?: (entry: Record<string, unknown>) => void;
 }
@@ -54,7 +62,10 @@ const SERVICES: Array<[string, Handler]> = [
   ["oauth", handleOAuth],
   ["youtube", handleYouTube],
   ["trends", handleTrends],
+  ["storage", handleStorage],
 ];
+
+const DEFAULT_STORAGE_MAX_OBJECT_BYTES = 512 * 1024 * 1024;
 
 export async function startEmulator(options: EmulatorOptions): Promise<RunningEmulator> {
   const dataDir = path.resolve(options.dataDir);
@@ -62,7 +73,10 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   const log = options.log ?? ((entry) => process.stdout.write(`${JSON.stringify(entry)}\n`));
   const tokens = new TokenStore(dataDir);
   await tokens.load();
-  const ctx: EmulatorContext = { dataDir, faults: new FaultBook(), tokens, log, geminiApiKey: options.geminiApiKey || undefined };
+  const disk = new StorageDisk(dataDir);
+  await disk.init();
+  const storage = { serviceKey: options.storageServiceKey, maxObjectBytes: options.storageMaxObjectBytes ?? DEFAULT_STORAGE_MAX_OBJECT_BYTES, disk };
+  const ctx: EmulatorContext = { dataDir, faults: new FaultBook(), tokens, storage, log, geminiApiKey: options.geminiApiKey || undefined };
 
   const admin = async (req: Request, url: URL): Promise<Response | undefined> => {
     if (url.pathname === "/_emulator/health" && req.method === "GET") return jsonResponse({ ok: true });
@@ -70,6 +84,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       ctx.faults.clear();
       await tokens.clear();
       await resetYouTube(ctx);
+      await resetStorage(ctx);
       return jsonResponse({ ok: true });
     }
     if (url.pathname === "/_emulator/faults") {
@@ -138,8 +153,20 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
 if (import.meta.main) {
   const port = Number(process.env.EMULATOR_PORT ?? LOCAL_STACK.emulatorPort);
   const dataDir = process.env.EMULATOR_DATA_DIR ?? ".local/emulators";
-  // The stack starts the emulator with its own GEMINI_API_KEY: the key it "issued".
-  const emulator = await startEmulator({ port, hostname: process.env.EMULATOR_HOST ?? "127.0.0.1", dataDir, geminiApiKey: process.env.GEMINI_API_KEY });
+  const maxBytes = process.env.EMULATOR_STORAGE_MAX_BYTES;
+  if (maxBytes !== undefined && !/^[1-9]\d*$/.test(maxBytes)) {
+    process.stderr.write(`emulator: EMULATOR_STORAGE_MAX_BYTES=${maxBytes} must be a positive whole number of bytes\n`);
+    process.exit(1);
+  }
+  const emulator = await startEmulator({
+    port,
+    hostname: process.env.EMULATOR_HOST ?? "127.0.0.1",
+    dataDir,
+    storageServiceKey: process.env.SUPABASE_SERVICE_ROLE_KEY || process.env.SERVICE_ROLE_KEY || undefined,
+    storageMaxObjectBytes: maxBytes === undefined ? undefined : Number(maxBytes),
+    // The stack starts the emulator with its own GEMINI_API_KEY: the key it "issued".
+    geminiApiKey: process.env.GEMINI_API_KEY,
+  });
   process.stdout.write(`${JSON.stringify({ ts: new Date().toISOString(), service: "emulator", event: "listening", url: emulator.url, data_dir: path.resolve(dataDir) })}\n`);
   const shutdown = async () => {
     await emulator.stop();

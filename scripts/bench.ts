@@ -44,7 +44,8 @@ console.log("bench: orchestration transitions (10,000 jobs, 8 consumers)");
 const queue = await runQueueTransitionBenchmark({ jobs: 10_000, consumers: 8, log: (line) => console.log(`bench: ${line}`) });
 
 console.log("bench: emptying the asset store and running the demo from a reset (every asset made from scratch)");
-rmSync(paths.storage, { recursive: true, force: true });
+// Assets live in the Storage emulator's files (the stack is stopped, so nothing holds them).
+rmSync(join(paths.emulators, "storage"), { recursive: true, force: true });
 const started = Date.now();
 const result = spawnSync(process.execPath, [join(paths.root, "scripts", "demo.ts"), "--reset"], {
   cwd: paths.root,
@@ -69,7 +70,7 @@ const lines = [
   "# Benchmarks",
   "",
   `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC on ${machine()}.`,
-  "Command: `npm run bench` (empties `.local/storage`, then runs `npm run demo -- --reset`: every clip, voice and render made from scratch).",
+  "Command: `npm run bench` (empties the Storage emulator's objects under `.local/emulators/storage`, then runs `npm run demo -- --reset`: every clip, voice and render made from scratch).",
   "",
   "## Demo: trend to published video",
   "",

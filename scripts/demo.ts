@@ -9,7 +9,8 @@ import { join } from "node:path";
 import process from "node:process";
 import { createSql } from "../shared/db/client.ts";
 import { probeMedia } from "../shared/media/ffprobe.ts";
-import { LocalDirectoryStore } from "../shared/storage/local-directory-store.ts";
+import { loadEnv, STORAGE_ENV_KEYS } from "../shared/config/env.ts";
+import { createAssetStore } from "../shared/storage/create-asset-store.ts";
 import { describeProgress, RunStatus } from "./demo/progress.ts";
 import * as db from "./local/db.ts";
 import { paths } from "./local/paths.ts";
@@ -94,7 +95,8 @@ async function main() {
     }
     if (!status || status.run.status === "running") throw new Error(`run still running after ${RUN_TIMEOUT_MS / 60000} min; see .local/logs/`);
 
-    const store = new LocalDirectoryStore(env.STORAGE_LOCAL_DIR);
+    // The videos come out of the store the stack's workers wrote them to, through the same client.
+    const store = createAssetStore(loadEnv(STORAGE_ENV_KEYS, env));
     await rm(outDir, { recursive: true, force: true });
     await mkdir(outDir, { recursive: true });
     const dims = await dimensionLanguages(env.DB_URL);

@@ -1,4 +1,4 @@
-import { loadEnv } from "../../shared/config/env.ts";
+import { loadEnv, STORAGE_ENV_KEYS } from "../../shared/config/env.ts";
 import { createSql, type Sql } from "../../shared/db/client.ts";
 import { createLogger, type Logger } from "../../shared/logging/logger.ts";
 import { createGeminiJsonModel } from "../../shared/providers/llm/gemini.ts";
@@ -6,10 +6,10 @@ import { fetchTrendingTopics } from "../../shared/providers/trends/google-trends
 import { synthesizeWithEdgeTts } from "../../shared/providers/tts/edge-tts.ts";
 import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/oauth.ts";
 import type { AssetStore } from "../../shared/storage/asset-store.ts";
-import { LocalDirectoryStore } from "../../shared/storage/local-directory-store.ts";
+import { createAssetStore } from "../../shared/storage/create-asset-store.ts";
 
 export const PIPELINE_ENV_KEYS = [
-  "ENV", "DB_URL", "FUNCTIONS_URL", "SERVICE_ROLE_KEY", "CREDENTIALS_KEY", "STORAGE_BACKEND", "STORAGE_LOCAL_DIR",
+  "ENV", "DB_URL", "FUNCTIONS_URL", "SERVICE_ROLE_KEY", "CREDENTIALS_KEY", ...STORAGE_ENV_KEYS,
   "GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL", "EDGE_TTS_WSS_URL", "YOUTUBE_UPLOAD_BASE_URL",
   "GOOGLE_OAUTH_TOKEN_URL", "GOOGLE_OAUTH_CLIENT_ID", "GOOGLE_OAUTH_CLIENT_SECRET", "TRENDS_BASE_URL",
 ] as const;
@@ -39,7 +39,7 @@ export function createPipelineDeps(source?: Record<string, string | undefined>):
   return {
     env,
     sql: createSql(env.DB_URL, { max: 4, application: "mdame-pipeline" }),
-    store: new LocalDirectoryStore(env.STORAGE_LOCAL_DIR),
+    store: createAssetStore(env),
     logger,
     llm: createGeminiJsonModel({ apiKey: env.GEMINI_API_KEY, baseUrl: env.GEMINI_BASE_URL, model: env.GEMINI_MODEL }),
     voices: [{

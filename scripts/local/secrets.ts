@@ -78,8 +78,11 @@ export function localStackEnv(secrets: LocalSecrets = loadOrCreateSecrets()): Re
     SERVICE_ROLE_KEY: secrets.SERVICE_ROLE_KEY,
     WEBHOOK_SECRET: secrets.WEBHOOK_SECRET,
     CREDENTIALS_KEY: secrets.CREDENTIALS_KEY,
-    STORAGE_BACKEND: "local",
-    STORAGE_LOCAL_DIR: paths.storage,
+    // Assets go through Supabase Storage (the emulator's), as in production: no process shares a directory.
+    STORAGE_BACKEND: "supabase",
+    SUPABASE_URL: emulator,
+    SUPABASE_SERVICE_ROLE_KEY: secrets.SERVICE_ROLE_KEY,
+    STORAGE_BUCKET: "mdame-dev",
     GEMINI_API_KEY: secrets.GEMINI_API_KEY,
     GEMINI_BASE_URL: emulator,
     EDGE_TTS_WSS_URL: `${emulatorWs}/consumer/speech/synthesize/readaloud/edge/v1`,

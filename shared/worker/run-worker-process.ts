@@ -1,13 +1,12 @@
 import { hostname } from "node:os";
-import { resolve } from "node:path";
 import process from "node:process";
-import { loadEnv } from "../config/env.ts";
+import { loadEnv, STORAGE_ENV_KEYS } from "../config/env.ts";
 import { assertEnvironment, createSql, type Sql } from "../db/client.ts";
 import { rpc } from "../db/errors.ts";
 import { createLogger } from "../logging/logger.ts";
 import { ffmpegVersion, resolveFfmpegBinaries } from "../media/ffmpeg.ts";
 import type { AssetStore } from "../storage/asset-store.ts";
-import { LocalDirectoryStore } from "../storage/local-directory-store.ts";
+import { createAssetStore, describeAssetStore } from "../storage/create-asset-store.ts";
 import { sweepScratchDirsAtStart } from "../storage/scratch-dirs.ts";
 import { HttpCallbackSender } from "./callback-sender.ts";
 import { PgmqWorkerQueue } from "./pgmq-worker-queue.ts";
@@ -41,7 +40,7 @@ export function runWorkerProcess<P>(options: {
   });
 
   async function start(): Promise<void> {
-    const env = loadEnv(["ENV", "DB_URL", "FUNCTIONS_URL", "SERVICE_ROLE_KEY", "WEBHOOK_SECRET", "STORAGE_LOCAL_DIR", "FFMPEG_PATH", "WORKER_ID"]);
+    const env = loadEnv(["ENV", "DB_URL", "FUNCTIONS_URL", "SERVICE_ROLE_KEY", "WEBHOOK_SECRET", ...STORAGE_ENV_KEYS, "FFMPEG_PATH", "WORKER_ID"]);
     const workerId = env.WORKER_ID ?? `${options.component}-${hostname()}-${process.pid}`;
     const log = logger.child({ env: env.ENV });
 
@@ -58,8 +57,7 @@ export function runWorkerProcess<P>(options: {
       throw new Error(`database environment check failed for ENV=${env.ENV}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
 
-    const storageRoot = resolve(env.STORAGE_LOCAL_DIR);
-    const resources: WorkerProcessResources = { sql, store: new LocalDirectoryStore(storageRoot), ffmpeg: binaries.ffmpeg, ffprobe: binaries.ffprobe };
+    const resources: WorkerProcessResources = { sql, store: createAssetStore(env), ffmpeg: binaries.ffmpeg, ffprobe: binaries.ffprobe };
     const worker = new PullWorker({
       definition: options.definition(resources),
       queue: new PgmqWorkerQueue(sql),
@@ -77,7 +75,7 @@ export function runWorkerProcess<P>(options: {
       ffmpeg: binaries.ffmpeg,
       ffmpeg_source: binaries.source,
       ffmpeg_version: version,
-      storage: storageRoot,
+      storage: describeAssetStore(env),
     }, `${options.component} ready`);
     worker.start();
     stopOnSignals(worker, log, () => sql.end({ timeout: 5 }));

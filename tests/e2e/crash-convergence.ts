@@ -5,9 +5,15 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadEnv, STORAGE_ENV_KEYS } from "../../shared/config/env.ts";
 import type { Sql } from "../../shared/db/client.ts";
+import { AssetNotFoundError } from "../../shared/storage/asset-store.ts";
+import { createAssetStore } from "../../shared/storage/create-asset-store.ts";
 import { paths } from "../../scripts/local/paths.ts";
+import { localStackEnv } from "../../scripts/local/secrets.ts";
 
 const TERMINAL_UNIT = new Set(["published", "rejected", "failed"]);
 
@@ -48,12 +54,23 @@ export async function checkConverged(checks: Checks, sql: Sql, runId: string, em
   const videos = await (await fetch(`${emulatorUrl}/_emulator/youtube/videos`)).json() as { id: string; sha256: string; size_bytes: number }[];
   checks.check("the YouTube emulator holds as many videos as there are published publications", videos.length === published.length,
     { videos: videos.map((v) => v.id), published: externalIds });
-  for (const pub of published) {
-    const matches = videos.filter((v) => v.id === pub.external_id);
-    checks.check(`published video ${pub.external_id} is on the platform`, matches.length === 1, matches.length);
-    const file = join(paths.storage, pub.video_key as string);
-    const sha = existsSync(file) ? createHash("sha256").update(readFileSync(file)).digest("hex") : "(render missing from storage)";
-    checks.check(`video ${pub.external_id} on the platform is the rendered file`, matches[0]?.sha256 === sha, { platform: matches[0]?.sha256, rendered: sha });
+  // Renders are read back through the store the stack's workers wrote them to.
+  const store = createAssetStore(loadEnv(STORAGE_ENV_KEYS, localStackEnv()));
+  const scratch = await mkdtemp(join(tmpdir(), "mdame-convergence-"));
+  try {
+    for (const pub of published) {
+      const matches = videos.filter((v) => v.id === pub.external_id);
+      checks.check(`published video ${pub.external_id} is on the platform`, matches.length === 1, matches.length);
+      const file = join(scratch, `${pub.external_id}.mp4`);
+      const found = await store.getFile(pub.video_key as string, file).then(() => true, (error) => {
+        if (error instanceof AssetNotFoundError) return false;
+        throw error;
+      });
+      const sha = found ? createHash("sha256").update(readFileSync(file)).digest("hex") : "(render missing from storage)";
+      checks.check(`video ${pub.external_id} on the platform is the rendered file`, matches[0]?.sha256 === sha, { platform: matches[0]?.sha256, rendered: sha });
+    }
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
   }
   const sessions = uploadSessions();
   const withBytes = sessions.filter((s) => s.received > 0);
@@ -69,7 +86,7 @@ export async function checkConverged(checks: Checks, sql: Sql, runId: string, em
   checks.check("at most one render job archived per unit", renders.length === 0, renders);
   const scenes = await sql`select message->>'scene_id' as scene_id, count(*)::int as n from pgmq.a_visual_generation group by 1 having count(*) > 1`;
   checks.check("at most one visual job archived per scene", scenes.length === 0, scenes);
-  const renderFiles = existsSync(join(paths.storage, "renders")) ? readdirSync(join(paths.storage, "renders")).filter((f) => f.endsWith(".mp4")) : [];
+  const renderFiles = (await store.list("renders")).filter((a) => a.key.endsWith(".mp4")).map((a) => a.key);
   checks.check("one rendered video per unit in storage", renderFiles.length === units.length, renderFiles);
   const dead = await sql`select queue_name, msg_id, read_ct, last_error from mdame.dead_letters`;
   checks.check("nothing dead-lettered", dead.length === 0, dead);

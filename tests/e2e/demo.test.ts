@@ -1,9 +1,11 @@
 /**
  * End to end through the real processes: `npm run demo`'s script on the supervised stack (Postgres
  * with pg_cron and pgmq, the Deno edge host, both Bun workers, the emulators), run twice.
- * Every video is checked as a viewer and the platform would see it.
+ * Every video is checked as a viewer and the platform would see it, and every asset of the run
+ * as anyone holding `.local/stack.env` would find it in Supabase Storage through supabase-js.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createClient } from "@supabase/supabase-js";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -48,6 +50,16 @@ function runDemo(extra: string[] = []) {
 
 async function emulatorVideos() {
   return EmulatorVideos.parse(await (await fetch(`${env.EMULATOR_URL}/_emulator/youtube/videos`)).json());
+}
+
+/** `.local/stack.env` as written by the stack (`KEY=value`, JSON-quoted when needed). */
+function readStackEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of readFileSync(paths.stackEnv, "utf8").split("\n")) {
+    const match = /^([A-Z0-9_]+)=(.*)$/.exec(line);
+    if (match) env[match[1]] = match[2].startsWith('"') ? JSON.parse(match[2]) : match[2];
+  }
+  return env;
 }
 
 async function meanVolumeDb(path: string): Promise<number> {
@@ -98,6 +110,50 @@ describe("npm run demo", () => {
       expect(upload?.sha256).toBe(sha);
     }
   }, 16 * 60_000);
+
+  test("every asset of the run is listed and downloadable through supabase-js with .local/stack.env", async () => {
+    const stackEnv = readStackEnv();
+    const { SUPABASE_URL, SUPABASE_SERVICE_ROLE_KEY, STORAGE_BUCKET } = stackEnv;
+    expect([SUPABASE_URL, SUPABASE_SERVICE_ROLE_KEY, STORAGE_BUCKET].every((v) => typeof v === "string" && v.length > 0)).toBe(true);
+    expect(stackEnv.STORAGE_BACKEND).toBe("supabase");
+
+    const sql = createSql(env.DB_URL, { max: 1 });
+    const units = await sql`select id, voice->>'audio_key' as audio_key, video->>'video_key' as video_key
+                              from mdame.work_units where run_id = ${first.summary.run_id} and stage = 'published'`;
+    const scenes = await sql`select s.asset_key from mdame.scenes s join mdame.work_units u on u.id = s.unit_id
+                              where u.run_id = ${first.summary.run_id} and u.stage = 'published'`;
+    await sql.end();
+    const voiceKeys = units.map((u) => u.audio_key as string);
+    const wordKeys = voiceKeys.map((k) => k.replace(/\.mp3$/, ".json"));
+    const sceneKeys = [...new Set(scenes.map((s) => s.asset_key as string))];
+    const renderKeys = units.map((u) => u.video_key as string);
+    expect(units.length).toBe(first.summary.videos.length);
+    expect(sceneKeys.length).toBeGreaterThan(0);
+
+    const files = createClient(SUPABASE_URL, SUPABASE_SERVICE_ROLE_KEY, { auth: { persistSession: false } }).storage.from(STORAGE_BUCKET);
+    const uploads = await emulatorVideos();
+    for (const [folder, keys] of [["voice", [...voiceKeys, ...wordKeys]], ["scenes", sceneKeys], ["renders", renderKeys]] as const) {
+      const { data: listed, error } = await files.list(folder, { limit: 1000 });
+      expect(error).toBeNull();
+      const sizes = new Map(listed!.map((entry) => [`${folder}/${entry.name}`, Number(entry.metadata?.size)]));
+      for (const key of keys) {
+        expect(key.startsWith(`${folder}/`)).toBe(true);
+        expect(sizes.has(key)).toBe(true);
+        const { data: blob, error: downloadError } = await files.download(key);
+        expect(downloadError).toBeNull();
+        const bytes = new Uint8Array(await blob!.arrayBuffer());
+        expect(bytes.length).toBe(sizes.get(key)!);
+        expect(bytes.length).toBeGreaterThan(0);
+        if (folder === "renders") {
+          // The render in Storage is the very file the platform received.
+          const unit = units.find((u) => u.video_key === key)!;
+          const video = first.summary.videos.find((v) => v.path.includes((unit.id as string).slice(0, 8)))!;
+          const upload = uploads.find((u) => u.id === video.publication.external_id);
+          expect(createHash("sha256").update(bytes).digest("hex")).toBe(upload!.sha256);
+        }
+      }
+    }
+  }, 5 * 60_000);
 
   test("a second demo the same day publishes and renders nothing new", async () => {
     const sql = createSql(env.DB_URL, { max: 1 });

@@ -52,7 +52,11 @@ describe.each(COMPONENTS)("%s", (_name, argv) => {
 });
 
 test("a worker refuses ENV=prod against a database that records dev", () => {
-  const run = start([bun, "gpu-worker/main.ts"], { ENV: "prod", FUNCTIONS_URL: "https://functions.example.invalid/functions/v1" });
+  const run = start([bun, "gpu-worker/main.ts"], {
+    ENV: "prod",
+    FUNCTIONS_URL: "https://functions.example.invalid/functions/v1",
+    SUPABASE_URL: "https://project.example.invalid",
+  });
   expect(run.status).toBe(1);
   expect(run.stderr).toContain("ENV=prod but this database is dev");
 });

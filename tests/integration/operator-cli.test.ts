@@ -40,7 +40,7 @@ beforeAll(async () => {
     },
   });
   baseUrl = `http://127.0.0.1:${server.port}/functions/v1`;
-  const env: Record<string, string> = { ...localStackEnv(), FUNCTIONS_URL: baseUrl, STORAGE_LOCAL_DIR: storageDir, LOG_LEVEL: "warn" };
+  const env: Record<string, string> = { ...localStackEnv(), FUNCTIONS_URL: baseUrl, STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: storageDir, LOG_LEVEL: "warn" };
   serviceRoleKey = env.SERVICE_ROLE_KEY;
   deps = createPipelineDeps(env);
   app = createPipelineApp(deps);

@@ -29,6 +29,8 @@ beforeAll(async () => {
   const env: Record<string, string> = {
     ...localStackEnv(),
     ...emulator.serviceEnv(),
+    // These tests are about the stages; the storage backends are proven alike by storage-conformance.
+    STORAGE_BACKEND: "local",
     STORAGE_LOCAL_DIR: storageDir,
     LOG_LEVEL: "warn",
   };

@@ -11,7 +11,8 @@ import { NonRetriableError } from "../../shared/errors.ts";
 import { createLogger } from "../../shared/logging/logger.ts";
 import { FfmpegError, type FfmpegProgress, resolveFfmpegBinaries, runFfmpeg } from "../../shared/media/ffmpeg.ts";
 import { probeMedia } from "../../shared/media/ffprobe.ts";
-import { LocalDirectoryStore } from "../../shared/storage/local-directory-store.ts";
+import { startEmulator } from "../../emulators/main.ts";
+import { SupabaseStore } from "../../shared/storage/supabase-store.ts";
 import type { TaskContext } from "../../shared/worker/pull-worker.ts";
 
 const logger = createLogger("procedural-backend-test", { write: () => {} });
@@ -127,38 +128,46 @@ test("an aborted generation kills ffmpeg and rejects", async () => {
 }, 30_000);
 
 test("the visual task stores a miss under scenes/<scene_hash>.mp4 and reports cache hits without drawing", async () => {
-  const store = new LocalDirectoryStore(join(dir, "storage"));
-  const cacheEntries = new Map<string, string>();
-  const cache: SceneCache = { lookup: (hash) => Promise.resolve(cacheEntries.get(hash) ?? null) };
-  let generated = 0;
-  const procedural = new ProceduralBackend();
-  const backend = { version: procedural.version, generate: (...args: Parameters<ProceduralBackend["generate"]>) => (generated++, procedural.generate(...args)) };
-  const definition = createVisualDefinition({ store, cache, backend, workDir: dir });
-  let beats = 0;
-  const taskCtx: TaskContext = { logger, signal: new AbortController().signal, heartbeat: () => Promise.resolve(void beats++), queue: "visual_generation", msgId: 1, readCt: 1, workerId: "test" };
-  const job = visualJob("scene-task", "pulse");
+  // The clip goes to Supabase Storage (supabase-js against the emulator), as the gpu-worker's do.
+  const storageKey = crypto.randomUUID().replaceAll("-", "");
+  const emulator = await startEmulator({ port: 0, dataDir: join(dir, "storage-emulator"), storageServiceKey: storageKey, log: () => {} });
+  try {
+    const store = new SupabaseStore({ url: emulator.url, serviceRoleKey: storageKey, bucket: "mdame-procedural-test" });
+    const cacheEntries = new Map<string, string>();
+    const cache: SceneCache = { lookup: (hash) => Promise.resolve(cacheEntries.get(hash) ?? null) };
+    let generated = 0;
+    const procedural = new ProceduralBackend();
+    const backend = { version: procedural.version, generate: (...args: Parameters<ProceduralBackend["generate"]>) => (generated++, procedural.generate(...args)) };
+    const definition = createVisualDefinition({ store, cache, backend, workDir: dir });
+    let beats = 0;
+    const taskCtx: TaskContext = { logger, signal: new AbortController().signal, heartbeat: () => Promise.resolve(void beats++), queue: "visual_generation", msgId: 1, readCt: 1, workerId: "test" };
+    const job = visualJob("scene-task", "pulse");
 
-  const miss = await definition.run(job, taskCtx);
-  const key = sceneAssetKey(job.scene_hash);
-  expect(miss).toEqual({ kind: "visual_generation.completed", scene_id: job.scene_id, scene_hash: job.scene_hash, asset_key: key, backend: PROCEDURAL_BACKEND_VERSION, cache_hit: false });
-  expect(await store.exists(key)).toBe(true);
-  expect((await probeMedia(store.pathOf(key))).video).toMatchObject({ width: 720, height: 1280, codec_name: "h264" });
-  expect(generated).toBe(1);
-  expect(beats).toBeGreaterThan(0);
+    const miss = await definition.run(job, taskCtx);
+    const key = sceneAssetKey(job.scene_hash);
+    expect(miss).toEqual({ kind: "visual_generation.completed", scene_id: job.scene_id, scene_hash: job.scene_hash, asset_key: key, backend: PROCEDURAL_BACKEND_VERSION, cache_hit: false });
+    expect(await store.exists(key)).toBe(true);
+    await store.getFile(key, join(dir, "stored-scene.mp4"));
+    expect((await probeMedia(join(dir, "stored-scene.mp4"))).video).toMatchObject({ width: 720, height: 1280, codec_name: "h264" });
+    expect(generated).toBe(1);
+    expect(beats).toBeGreaterThan(0);
 
-  // A redo after a lost callback finds the stored clip.
-  expect(await definition.run(job, taskCtx)).toMatchObject({ asset_key: key, cache_hit: false });
-  expect(generated).toBe(1);
+    // A redo after a lost callback finds the stored clip.
+    expect(await definition.run(job, taskCtx)).toMatchObject({ asset_key: key, cache_hit: false });
+    expect(generated).toBe(1);
 
-  // Once the database recorded it, the cache answers.
-  cacheEntries.set(job.scene_hash, key);
-  expect(await definition.run(job, taskCtx)).toMatchObject({ asset_key: key, cache_hit: true });
-  expect(generated).toBe(1);
+    // Once the database recorded it, the cache answers.
+    cacheEntries.set(job.scene_hash, key);
+    expect(await definition.run(job, taskCtx)).toMatchObject({ asset_key: key, cache_hit: true });
+    expect(generated).toBe(1);
 
-  // A cache entry whose asset vanished is drawn again.
-  await store.remove(key);
-  expect(await definition.run(job, taskCtx)).toMatchObject({ asset_key: key, cache_hit: false });
-  expect(generated).toBe(2);
+    // A cache entry whose asset vanished is drawn again.
+    await store.remove(key);
+    expect(await definition.run(job, taskCtx)).toMatchObject({ asset_key: key, cache_hit: false });
+    expect(generated).toBe(2);
+  } finally {
+    await emulator.stop();
+  }
 }, 120_000);
 
 test("runFfmpeg reports progress and surfaces ffmpeg's own error text", async () => {

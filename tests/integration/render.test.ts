@@ -14,7 +14,9 @@ import type { WordTiming } from "../../shared/contracts/media.ts";
 import type { RenderJob, VisualJob } from "../../shared/contracts/queue.ts";
 import { createLogger } from "../../shared/logging/logger.ts";
 import { probeMedia } from "../../shared/media/ffprobe.ts";
-import { LocalDirectoryStore } from "../../shared/storage/local-directory-store.ts";
+import { startEmulator } from "../../emulators/main.ts";
+import type { AssetStore } from "../../shared/storage/asset-store.ts";
+import { SupabaseStore } from "../../shared/storage/supabase-store.ts";
 import type { TaskContext, TaskOutcome } from "../../shared/worker/pull-worker.ts";
 
 /**
@@ -35,7 +37,10 @@ let keep = false;
 const logLines: Array<Record<string, unknown>> = [];
 const logger = createLogger("render-test", { write: (line: string) => void logLines.push(JSON.parse(line)) });
 
-let store: LocalDirectoryStore;
+// Assets go through Supabase Storage (supabase-js against the emulator), as the render-runner's do.
+const STORAGE_KEY = crypto.randomUUID().replaceAll("-", "");
+let emulator: Awaited<ReturnType<typeof startEmulator>> | undefined;
+let store: AssetStore;
 let job: RenderJob;
 let outcome: TaskOutcome;
 let outputPath = "";
@@ -139,7 +144,8 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "mdame-render-test-"));
   const work = join(dir, "work");
   await mkdir(work);
-  store = new LocalDirectoryStore(join(dir, "storage"));
+  emulator = await startEmulator({ port: 0, dataDir: join(dir, "storage-emulator"), storageServiceKey: STORAGE_KEY, log: () => {} });
+  store = new SupabaseStore({ url: emulator.url, serviceRoleKey: STORAGE_KEY, bucket: "mdame-render-test" });
 
   const voice = await synthesiseVoice(work);
   const audioKey = `voice/${createHash("sha256").update(SCRIPT).digest("hex")}.mp3`;
@@ -193,6 +199,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
+  await emulator?.stop();
   if (keep) {
     console.error(`render test evidence kept in ${dir}`);
     return;

@@ -33,6 +33,8 @@ beforeAll(async () => {
   env = {
     ...localStackEnv(),
     ...emulator.serviceEnv(),
+    // These tests are about the stages; the storage backends are proven alike by storage-conformance.
+    STORAGE_BACKEND: "local",
     STORAGE_LOCAL_DIR: storageDir,
     LOG_LEVEL: "warn",
   };
