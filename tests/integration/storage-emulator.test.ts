@@ -142,6 +142,17 @@ test("an upload without upsert does not replace an object (409); upsert and PUT 
   expect(info.data).toMatchObject({ name: "voice/u.mp3", size: 7, contentType: "audio/mpeg" });
 });
 
+/** A chunked body of `count` 1 MiB chunks, with no declared length. */
+function megabytes(count: number): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      controller.enqueue(new Uint8Array(1024 * 1024));
+      if (++sent >= count) controller.close();
+    },
+  });
+}
+
 test("bodies past the cap are refused with 413 and leave nothing stored", async () => {
   const tooBig = new Uint8Array(CAP + 1);
   const refused = await files().upload("renders/huge.mp4", tooBig, { contentType: "video/mp4" });
@@ -149,13 +160,7 @@ test("bodies past the cap are refused with 413 and leave nothing stored", async 
   const chunked = await fetch(storageUrl(`/object/${BUCKET}/renders/huge.mp4`), {
     method: "POST",
     headers: { ...keyHeaders, "content-type": "video/mp4" },
-    body: new ReadableStream({
-      pull(controller) {
-        controller.enqueue(new Uint8Array(1024 * 1024));
-        if (++this.sent > 20) controller.close();
-      },
-      sent: 0,
-    } as UnderlyingDefaultSource<Uint8Array> & { sent: number }),
+    body: megabytes(21),
     duplex: "half",
   } as RequestInit);
   expect(chunked.status).toBe(413);
