@@ -10,11 +10,8 @@ import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { dirname, join, relative } from "node:path";
 import process from "node:process";
-import postgres from "postgres";
 import { LOCAL_DB_URL, LOCAL_STACK } from "../../shared/config/local-stack.ts";
 import { paths, PG_OS_USER, RUNNING_AS_ROOT } from "./paths.ts";
-import { loadOrCreateSecrets } from "./secrets.ts";
-import { seedLocalCredentials } from "./seed-credentials.ts";
 
 export const DB_USER = "postgres";
 export const DB_PASSWORD = "postgres";
@@ -342,7 +339,7 @@ export interface ResetOptions {
  * Rebuilds the `postgres` database like `supabase db reset`: empties it (other sessions are ended),
  * then platform extensions and roles, pgmq
  * (the real extension where the server has it, else supabase/pgmq-compat/pgmq.sql), every
- * migration in filename order, seed.sql, then the seeded accounts' emulator credentials.
+ * migration in filename order, then seed.sql.
  * The cluster must be running.
  */
 export async function reset(options: ResetOptions = {}): Promise<void> {
@@ -376,14 +373,6 @@ export async function reset(options: ResetOptions = {}): Promise<void> {
   if (existsSync(seed) && statSync(seed).size > 0) {
     log("reset: applying seed.sql");
     await applySqlFile(seed);
-  }
-
-  const sql = postgres(LOCAL_DB_URL, { max: 1, onnotice: () => {} });
-  try {
-    const result = await seedLocalCredentials(sql, loadOrCreateSecrets());
-    log(result.skipped ? `reset: credentials not seeded (${result.skipped})` : `reset: sealed emulator credentials for ${result.sealed} account(s)`);
-  } finally {
-    await sql.end();
   }
 }
 
