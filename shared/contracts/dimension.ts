@@ -104,12 +104,6 @@ export type Dimension = z.infer<typeof Dimension>;
 export const DimensionList = z.object({ dimensions: z.array(Dimension) }).strict();
 export type DimensionList = z.infer<typeof DimensionList>;
 
-/** The configuration part of a stored dimension, as `mdame dimension show` prints it for a file. */
-export function configOf(dimension: Dimension): DimensionConfig {
-  const { active: _a, created_at: _c, updated_at: _u, accounts: _n, active_accounts: _m, ...config } = dimension;
-  return config;
-}
-
 /** One line per problem, `field: message`, unknown fields one by one; for people reading a config's errors. */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string[] {
   const lines: string[] = [];
