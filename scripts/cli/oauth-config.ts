@@ -5,15 +5,10 @@
  * in for every Google endpoint. Unset endpoints are Google's own.
  */
 import { readFileSync } from "node:fs";
+import { ConfigError, loadEnv } from "../../shared/config/env.ts";
 import type { ApiConfig } from "./config.ts";
 import { parseEnvFile } from "./config.ts";
 import { CliError, EXIT } from "./errors.ts";
-
-export const GOOGLE_ENDPOINTS = {
-  GOOGLE_OAUTH_AUTH_URL: "https://accounts.google.com/o/oauth2/v2/auth",
-  GOOGLE_OAUTH_TOKEN_URL: "https://oauth2.googleapis.com/token",
-  YOUTUBE_API_BASE_URL: "https://youtube.googleapis.com",
-} as const;
 
 export interface OAuthConfig {
   clientId: string;
@@ -24,20 +19,12 @@ export interface OAuthConfig {
   youtubeApiBaseUrl: string;
 }
 
-function url(name: string, value: string, from: string): string {
-  try {
-    const parsed = new URL(value);
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error("not http(s)");
-  } catch {
-    throw new CliError(`${name}${from} is not an http(s) URL: ${JSON.stringify(value)}`, EXIT.usage);
-  }
-  return value.replace(/\/+$/, "");
-}
+const OAUTH_KEYS = ["GOOGLE_OAUTH_CLIENT_ID", "GOOGLE_OAUTH_CLIENT_SECRET", "GOOGLE_OAUTH_AUTH_URL", "GOOGLE_OAUTH_TOKEN_URL", "YOUTUBE_API_BASE_URL"] as const;
 
 /**
  * The OAuth settings next to `api`. From the environment: GOOGLE_OAUTH_CLIENT_ID and
- * GOOGLE_OAUTH_CLIENT_SECRET are required, the endpoints default to Google's. From the stack file:
- * the same names, with endpoints missing there derived from its EMULATOR_URL.
+ * GOOGLE_OAUTH_CLIENT_SECRET are required, the endpoints default to Google's (shared/config/env.ts).
+ * From the stack file: the same names, with endpoints missing there derived from its EMULATOR_URL.
  */
 export function resolveOAuthConfig(
   env: Record<string, string | undefined>,
@@ -56,17 +43,23 @@ export function resolveOAuthConfig(
     };
     from = ` in ${api.source}`;
   }
-  const get = (name: string) => values[name]?.trim() || undefined;
-  const missing = ["GOOGLE_OAUTH_CLIENT_ID", "GOOGLE_OAUTH_CLIENT_SECRET"].filter((n) => !get(n));
-  if (missing.length > 0) {
-    throw new CliError(`${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set${from}: the OAuth client (a Desktop app client of your Google Cloud project) is needed to connect an account`, EXIT.usage);
+  let settings;
+  try {
+    // Defaults and checks from the one list of the engine's variables (shared/config/env.ts).
+    settings = loadEnv(OAUTH_KEYS, values);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new CliError(`the OAuth client for connecting an account (a Desktop app client of your Google Cloud project) is not configured${from}:\n${error.message.replace(/^invalid environment:\n/, "")}`, EXIT.usage);
   }
-  const endpoint = (name: keyof typeof GOOGLE_ENDPOINTS) => url(name, get(name) ?? GOOGLE_ENDPOINTS[name], from);
+  for (const key of ["GOOGLE_OAUTH_AUTH_URL", "GOOGLE_OAUTH_TOKEN_URL", "YOUTUBE_API_BASE_URL"] as const) {
+    if (!/^https?:\/\//.test(settings[key])) throw new CliError(`${key}${from} must be an http(s) URL, not ${JSON.stringify(settings[key])}`, EXIT.usage);
+  }
+  const trim = (value: string) => value.replace(/\/+$/, "");
   return {
-    clientId: get("GOOGLE_OAUTH_CLIENT_ID")!,
-    clientSecret: get("GOOGLE_OAUTH_CLIENT_SECRET")!,
-    authUrl: endpoint("GOOGLE_OAUTH_AUTH_URL"),
-    tokenUrl: endpoint("GOOGLE_OAUTH_TOKEN_URL"),
-    youtubeApiBaseUrl: endpoint("YOUTUBE_API_BASE_URL"),
+    clientId: settings.GOOGLE_OAUTH_CLIENT_ID,
+    clientSecret: settings.GOOGLE_OAUTH_CLIENT_SECRET,
+    authUrl: trim(settings.GOOGLE_OAUTH_AUTH_URL),
+    tokenUrl: trim(settings.GOOGLE_OAUTH_TOKEN_URL),
+    youtubeApiBaseUrl: trim(settings.YOUTUBE_API_BASE_URL),
   };
 }

@@ -8,7 +8,7 @@ import { formatAccountList } from "../../scripts/cli/commands/account.ts";
 import { formatDimensionList } from "../../scripts/cli/commands/dimension.ts";
 import { apiError, EXIT, UsageError } from "../../scripts/cli/errors.ts";
 import { main } from "../../scripts/cli/main.ts";
-import { GOOGLE_ENDPOINTS, resolveOAuthConfig } from "../../scripts/cli/oauth-config.ts";
+import { resolveOAuthConfig } from "../../scripts/cli/oauth-config.ts";
 
 const ACCOUNT = "7d3c4c1e-0a1b-4c2d-8e3f-405162738495";
 
@@ -86,13 +86,13 @@ describe("where the OAuth client and Google's endpoints come from", () => {
     expect(resolveOAuthConfig({ GOOGLE_OAUTH_CLIENT_ID: "c.apps.googleusercontent.com", GOOGLE_OAUTH_CLIENT_SECRET: "s" }, fromEnv)).toEqual({
       clientId: "c.apps.googleusercontent.com",
       clientSecret: "s",
-      authUrl: GOOGLE_ENDPOINTS.GOOGLE_OAUTH_AUTH_URL,
-      tokenUrl: GOOGLE_ENDPOINTS.GOOGLE_OAUTH_TOKEN_URL,
-      youtubeApiBaseUrl: GOOGLE_ENDPOINTS.YOUTUBE_API_BASE_URL,
+      authUrl: "https://accounts.google.com/o/oauth2/v2/auth",
+      tokenUrl: "https://oauth2.googleapis.com/token",
+      youtubeApiBaseUrl: "https://youtube.googleapis.com",
     });
-    expect(() => resolveOAuthConfig({ GOOGLE_OAUTH_CLIENT_ID: "c" }, fromEnv)).toThrow("GOOGLE_OAUTH_CLIENT_SECRET is not set");
+    expect(() => resolveOAuthConfig({ GOOGLE_OAUTH_CLIENT_ID: "c" }, fromEnv)).toThrow("GOOGLE_OAUTH_CLIENT_SECRET: not set");
     expect(() => resolveOAuthConfig({ GOOGLE_OAUTH_CLIENT_ID: "c", GOOGLE_OAUTH_CLIENT_SECRET: "s", GOOGLE_OAUTH_AUTH_URL: "ftp://x" }, fromEnv))
-      .toThrow("GOOGLE_OAUTH_AUTH_URL is not an http(s) URL");
+      .toThrow("GOOGLE_OAUTH_AUTH_URL must be an http(s) URL");
   });
 
   test("from the local stack's file: its emulator stands in for every Google endpoint, and the environment is not mixed in", () => {
