@@ -16,7 +16,7 @@ import { paths } from "../../scripts/local/paths.ts";
 import { localStackEnv } from "../../scripts/local/secrets.ts";
 import { connectEnv, connectThroughCli } from "../fixtures/connect-accounts.ts";
 import { type PipelineServer, servePipeline } from "../fixtures/pipeline-server.ts";
-import { startTestEmulator } from "../integration/fixtures/emulator-harness.ts";
+import { startTestEmulator } from "./fixtures/emulator-harness.ts";
 
 let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
 let pipeline: PipelineServer;
@@ -142,6 +142,21 @@ describe("the OAuth emulator's consent and code exchange", () => {
       expect(response.headers.get("location")).toBeNull();
       expect(await response.text()).toContain(error);
     }
+  });
+});
+
+describe("the YouTube emulator's channels.list", () => {
+  test("answers the access token's channel for mine=true, and refuses a missing token or filter", async () => {
+    const { verifier, challenge } = pkce();
+    const consent = await fetch(consentUrl({ code_challenge: challenge, code_challenge_method: "S256", login_hint: "list-me" }), { redirect: "manual" });
+    const code = new URL(consent.headers.get("location")!).searchParams.get("code")!;
+    const { body } = await exchange({ code, code_verifier: verifier });
+    const mine = await fetch(`${emulator.url}/youtube/v3/channels?part=snippet&mine=true`, { headers: { authorization: `Bearer ${body.access_token}` } });
+    expect(mine.status).toBe(200);
+    expect(await mine.json()).toMatchObject({ items: [{ id: channelIdFor("list-me"), snippet: { customUrl: "@list-me", title: "list-me" } }] });
+    expect((await fetch(`${emulator.url}/youtube/v3/channels?part=snippet&mine=true`)).status).toBe(401);
+    const noFilter = await fetch(`${emulator.url}/youtube/v3/channels?part=snippet`, { headers: { authorization: `Bearer ${body.access_token}` } });
+    expect(noFilter.status).toBe(400);
   });
 });
 
