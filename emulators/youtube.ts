@@ -15,12 +15,15 @@
  * 404. A bearer token not issued by the emulator's `/token` (or expired) is 401. Session PUTs
  * need no Authorization (the session URI is the credential), but one that is sent must be valid.
  *
+ * `GET /youtube/v3/channels?mine=true` answers the token's channel (youtube-channels.ts).
+ *
  * Admin: `GET /_emulator/youtube/videos` lists completed uploads.
  */
 import { randomBytes } from "node:crypto";
 import type { EmulatorContext } from "./context.ts";
 import { droppedConnection, jsonResponse } from "./context.ts";
 import { channelIdFor } from "./oauth.ts";
+import { CHANNELS_PATH, listChannels } from "./youtube-channels.ts";
 import { type UploadSession, YouTubeStore } from "./youtube-store.ts";
 
 const UPLOAD_PATH = "/upload/youtube/v3/videos";
@@ -254,6 +257,7 @@ export async function handleYouTube(req: Request, url: URL, ctx: EmulatorContext
     const videos = await storeFor(ctx).listVideos();
     return jsonResponse(videos.map(({ resource: _, ...video }) => video));
   }
+  if (url.pathname === CHANNELS_PATH) return listChannels(req, url, ctx);
   if (url.pathname !== UPLOAD_PATH) return undefined;
   if (req.method === "POST") return await startSession(req, url, ctx);
   if (req.method === "PUT" && url.searchParams.has("upload_id")) return await putSession(req, url, ctx);

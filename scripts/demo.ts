@@ -1,6 +1,7 @@
 /**
  * `npm run demo`: the main job on the local stack. Resets the database when it holds no engine yet,
- * starts the stack, triggers today's run through the HTTP endpoint, shows progress per dimension
+ * starts the stack, connects a YouTube account (on the emulator) for each demo dimension that has
+ * none through `mdame account connect`, triggers today's run through the HTTP endpoint, shows progress per dimension
  * and stage, and writes the videos and out/demo-summary.json. A second demo on the same day finds
  * today's run and publishes nothing new.
  */
@@ -11,6 +12,7 @@ import { createSql } from "../shared/db/client.ts";
 import { probeMedia } from "../shared/media/ffprobe.ts";
 import { loadEnv, STORAGE_ENV_KEYS } from "../shared/config/env.ts";
 import { createAssetStore } from "../shared/storage/create-asset-store.ts";
+import { connectAccounts } from "./demo/connect-accounts.ts";
 import { describeProgress, RunStatus } from "./demo/progress.ts";
 import * as db from "./local/db.ts";
 import { paths } from "./local/paths.ts";
@@ -66,6 +68,8 @@ async function main() {
   const stack = await startStack({ quiet: true });
   try {
     const env = localStackEnv();
+    // As a person would: `mdame account connect youtube` per dimension, this script playing the browser.
+    await connectAccounts({ env, log: say });
     const uploadsBefore = await emulatorVideoCount(env.EMULATOR_URL);
     const trigger = await fetch(`${env.FUNCTIONS_URL}/pipeline/runs`, {
       method: "POST",

@@ -1,6 +1,6 @@
--- Local development seed: the dev environment and two demo dimensions in two languages, each with
--- one YouTube account. Credentials are sealed after the seed by the local stack (scripts/local/seed-credentials.ts),
--- because the sealing key lives outside the database.
+-- Demo data for local development: the dev environment and two demo dimensions in two languages.
+-- Accounts are not seeded: `mdame account connect youtube --dimension <id>` connects one through
+-- OAuth and the operator API, which seals its refresh token (`npm run demo` does that for both).
 
 insert into mdame.settings (key, value) values ('env', 'dev')
 on conflict (key) do update set value = excluded.value, updated_at = now();
@@ -13,8 +13,3 @@ insert into mdame.dimensions (id, display_name, language, tts_voice, tts_rate, t
    '{"palette": ["#2d1e2f", "#6a2c70", "#f08a5d", "#f9ed69"], "motion": "pulse", "caption_font": "DejaVu Sans"}',
    '{"blocked_terms": ["judi", "taruhan", "senjata", "gambling", "casino"]}', 1)
 on conflict (id) do nothing;
-
-insert into mdame.dimension_accounts (dimension_id, platform, channel_handle, daily_quota_units) values
-  ('tech-explained', 'youtube', '@tech-explained-demo', 10000),
-  ('sains-singkat', 'youtube', '@sains-singkat-demo', 10000)
-on conflict (dimension_id, platform, channel_handle) do nothing;

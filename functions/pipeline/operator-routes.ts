@@ -1,5 +1,4 @@
 import type { Env, Hono, Schema } from "hono";
-import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import {
   type AbortedRun,
@@ -13,6 +12,9 @@ import {
 import { rpc } from "../../shared/db/errors.ts";
 import { requireServiceRole } from "../../shared/http/service-auth.ts";
 import type { PipelineDeps } from "./deps.ts";
+import { registerAccountRoutes } from "./operator/account-routes.ts";
+import { registerDimensionRoutes } from "./operator/dimension-routes.ts";
+import { fromDb, int, iso, jsonBody, limitBody } from "./operator/request.ts";
 
 const RunId = z.string().uuid();
 /** Dead-letter ids are bigints: kept as decimal text on the way to SQL. */
@@ -23,30 +25,6 @@ const DeadLettersQuery = ListQuery(50);
 export type OperatorDeps = Pick<PipelineDeps, "env" | "sql" | "store" | "logger">;
 
 /**
- * Reads what an RPC returned through its contract. A mismatch is the engine's fault, not the
- * caller's: a plain Error (500 with an id in the log), never the ZodError the onError turns into 400.
- */
-function fromDb<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(`${what} broke its contract: ${parsed.error.message}`);
-  return parsed.data;
-}
-
-const iso = (value: unknown): string | null => (value == null ? null : value instanceof Date ? value.toISOString() : String(value));
-const int = (value: unknown): number | null => (value == null ? null : Number(value));
-
-/** A JSON body that may be empty; malformed JSON is the caller's mistake (400), not ours. */
-async function jsonBody(request: Request): Promise<unknown> {
-  const text = await request.text();
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new HTTPException(400, { message: "the body is not valid JSON" });
-  }
-}
-
-/**
  * The operator's routes on the `pipeline` app (what the `mdame` CLI calls), each behind the
  * service-role bearer; rule errors raised by the RPCs reach the app's onError (MDN01 -> 404,
  * MDS01/MDL01 -> 409):
@@ -55,6 +33,7 @@ async function jsonBody(request: Request): Promise<unknown> {
  * - `GET  /dead-letters?limit=50`        dead letters, newest first
  * - `POST /dead-letters/:id/retry`       queues the dead letter's payload again (mdame.retry_dead_letter)
  * - `POST /runs/:id/abort {reason?}`     rolls the run back (mdame.abort_run) and deletes the assets it released
+ * - `/dimensions...`, `/accounts...`     see operator/dimension-routes.ts and operator/account-routes.ts
  */
 export function registerOperatorRoutes<E extends Env, S extends Schema, B extends string>(app: Hono<E, S, B>, deps: OperatorDeps): Hono<E, S, B> {
   const auth = requireServiceRole(deps.env.SERVICE_ROLE_KEY);
@@ -97,7 +76,7 @@ export function registerOperatorRoutes<E extends Env, S extends Schema, B extend
     return c.json(result);
   });
 
-  app.post("/runs/:id/abort", auth, async (c) => {
+  app.post("/runs/:id/abort", auth, limitBody, async (c) => {
     const id = RunId.parse(c.req.param("id"));
     const body = AbortRunBody.parse(await jsonBody(c.req.raw));
     const [row] = await rpc(() => deps.sql`select mdame.abort_run(${id}::uuid, ${body.reason ?? null}::text) as result`);
@@ -121,5 +100,7 @@ export function registerOperatorRoutes<E extends Env, S extends Schema, B extend
     return c.json(answer);
   });
 
+  registerDimensionRoutes(app, deps);
+  registerAccountRoutes(app, deps);
   return app;
 }

@@ -11,6 +11,8 @@ import {
   RunList,
   TriggeredRun,
 } from "../../shared/contracts/operator.ts";
+import { AccountList, type ConnectAccountBody, ConnectedAccount, RemovedAccount, Account } from "../../shared/contracts/account.ts";
+import { Dimension, type DimensionConfigInput, DimensionList, type DimensionPatch } from "../../shared/contracts/dimension.ts";
 import { RunStatus } from "../demo/progress.ts";
 import type { ApiConfig } from "./config.ts";
 import { apiError, CliError, EXIT, networkError } from "./errors.ts";
@@ -23,6 +25,16 @@ export interface ApiClient {
   listDeadLetters(limit: number): Promise<DeadLetterList>;
   retryDeadLetter(id: string): Promise<DeadLetterRetry>;
   abortRun(runId: string, reason: string | null): Promise<AbortedRun>;
+  listDimensions(): Promise<DimensionList>;
+  showDimension(id: string): Promise<Dimension>;
+  addDimension(config: DimensionConfigInput): Promise<Dimension>;
+  setDimension(id: string, patch: DimensionPatch): Promise<Dimension>;
+  setDimensionActive(id: string, active: boolean): Promise<Dimension>;
+  listAccounts(dimension: string | null): Promise<AccountList>;
+  /** Carries a refresh token: the one call that sends a credential, once, to be sealed server-side. */
+  connectAccount(body: Omit<ConnectAccountBody, "channel_id"> & { channel_id: string | null }): Promise<ConnectedAccount>;
+  setAccountActive(id: string, active: boolean): Promise<Account>;
+  removeAccount(id: string): Promise<RemovedAccount>;
 }
 
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
@@ -30,7 +42,7 @@ export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
 const REQUEST_TIMEOUT_MS = 60_000;
 
 export function createApiClient(config: ApiConfig, fetchImpl: Fetch = fetch): ApiClient {
-  async function call<T extends z.ZodType>(method: "GET" | "POST", path: string, schema: T, body?: unknown): Promise<z.infer<T>> {
+  async function call<T extends z.ZodType>(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, schema: T, body?: unknown): Promise<z.infer<T>> {
     const url = `${config.baseUrl}${path}`;
     let response: Response;
     let text: string;
@@ -72,5 +84,14 @@ export function createApiClient(config: ApiConfig, fetchImpl: Fetch = fetch): Ap
     listDeadLetters: (limit) => call("GET", `/pipeline/dead-letters?limit=${limit}`, DeadLetterList),
     retryDeadLetter: (deadLetterId) => call("POST", `/pipeline/dead-letters/${id(deadLetterId)}/retry`, DeadLetterRetry, {}),
     abortRun: (runId, reason) => call("POST", `/pipeline/runs/${id(runId)}/abort`, AbortedRun, reason === null ? {} : { reason }),
+    listDimensions: () => call("GET", "/pipeline/dimensions", DimensionList),
+    showDimension: (dimension) => call("GET", `/pipeline/dimensions/${id(dimension)}`, Dimension),
+    addDimension: (config) => call("POST", "/pipeline/dimensions", Dimension, config),
+    setDimension: (dimension, patch) => call("PATCH", `/pipeline/dimensions/${id(dimension)}`, Dimension, patch),
+    setDimensionActive: (dimension, active) => call("POST", `/pipeline/dimensions/${id(dimension)}/${active ? "resume" : "pause"}`, Dimension, {}),
+    listAccounts: (dimension) => call("GET", `/pipeline/accounts${dimension === null ? "" : `?dimension=${id(dimension)}`}`, AccountList),
+    connectAccount: (body) => call("POST", "/pipeline/accounts", ConnectedAccount, body),
+    setAccountActive: (account, active) => call("POST", `/pipeline/accounts/${id(account)}/${active ? "resume" : "pause"}`, Account, {}),
+    removeAccount: (account) => call("DELETE", `/pipeline/accounts/${id(account)}`, RemovedAccount),
   };
 }

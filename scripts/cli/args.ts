@@ -2,31 +2,9 @@
  * The command line of `mdame`: what each command takes, parsing argv into one typed command, and
  * the help text. Pure: no I/O, so tests call it directly.
  */
+import { type CommandSpec, type FlagSpec, JSON_FLAG } from "./command-spec.ts";
 import { EXIT, UsageError } from "./errors.ts";
-
-type FlagKind = "boolean" | "string" | "integer";
-
-interface FlagSpec {
-  name: string;
-  kind: FlagKind;
-  /** Placeholder of the value in the help (string and integer flags). */
-  value?: string;
-  description: string;
-  /** Bounds of an integer flag. */
-  min?: number;
-  max?: number;
-}
-
-interface CommandSpec {
-  /** The words that name the command: ["run"], ["run", "abort"], ["dlq", "list"]. */
-  words: string[];
-  positionals: { name: string; required: boolean; description: string }[];
-  flags: FlagSpec[];
-  summary: string;
-  details?: string;
-}
-
-const JSON_FLAG: FlagSpec = { name: "json", kind: "boolean", description: "print the API's answer as JSON (for scripts)" };
+import { ACCOUNT_SPECS, DIMENSION_FIELD_FLAGS, DIMENSION_SPECS } from "./setup-commands.ts";
 
 const SPECS: CommandSpec[] = [
   {
@@ -78,6 +56,8 @@ const SPECS: CommandSpec[] = [
     summary: "check the configuration, database, functions and every provider; say what is wrong and how to fix it",
     details: "Reads every variable the components read, each from the environment first, then from .local/stack.env. Exits 0 when no check failed, 1 otherwise.",
   },
+  ...DIMENSION_SPECS,
+  ...ACCOUNT_SPECS,
 ];
 
 /** One parsed invocation of mdame. */
@@ -88,11 +68,20 @@ export type Command =
   | { name: "status"; run: string | null; list: boolean; limit: number; json: boolean }
   | { name: "dlq list"; limit: number; json: boolean }
   | { name: "dlq retry"; id: string; json: boolean }
-  | { name: "doctor"; json: boolean; timeout: number };
+  | { name: "doctor"; json: boolean; timeout: number }
+  | { name: "dimension list"; json: boolean }
+  | { name: "dimension show"; id: string; json: boolean }
+  | { name: "dimension add"; file: string; json: boolean }
+  | { name: "dimension set"; id: string; file: string | null; fields: Record<string, string | number>; json: boolean }
+  | { name: "dimension pause" | "dimension resume"; id: string; json: boolean }
+  | { name: "account list"; dimension: string | null; json: boolean }
+  | { name: "account connect"; platform: "youtube"; dimension: string; channel: string | null; loginHint: string | null; timeoutS: number; browser: boolean; json: boolean }
+  | { name: "account pause" | "account resume" | "account remove"; id: string; json: boolean };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEAD_LETTER_ID = /^[1-9][0-9]{0,17}$/;
-const GROUPS = ["run", "dlq"];
+const GROUPS = ["run", "dlq", "dimension", "account"];
+const DIMENSION = /^[a-z0-9][a-z0-9_-]{1,40}$/;
 
 function findSpec(words: string[]): CommandSpec | undefined {
   return SPECS.find((s) => s.words.join(" ") === words.join(" "));
@@ -170,6 +159,11 @@ function parseRest(spec: CommandSpec, rest: string[]): { positionals: string[]; 
   return { positionals, flags, help };
 }
 
+function dimensionId(value: string, command: string): string {
+  if (!DIMENSION.test(value)) throw new UsageError(`not a dimension id (lower-case letters, digits, '-' or '_'): ${JSON.stringify(value)}`, command);
+  return value;
+}
+
 function runId(value: string, command: string): string {
   if (!UUID.test(value)) throw new UsageError(`not a run id (a uuid): ${JSON.stringify(value)}`, command);
   return value.toLowerCase();
@@ -225,6 +219,52 @@ export function parseArgs(argv: string[]): Command {
     }
     case "doctor":
       return { name: "doctor", json, timeout: (flags.get("timeout") as number | undefined) ?? 10 };
+    case "dimension list":
+      return { name: "dimension list", json };
+    case "dimension show":
+    case "dimension pause":
+    case "dimension resume":
+      return { name: command, id: dimensionId(positionals[0]!, command), json };
+    case "dimension add": {
+      const file = text("file");
+      if (file === null) throw new UsageError("dimension add needs --file <config>", command);
+      return { name: "dimension add", file, json };
+    }
+    case "dimension set": {
+      const fields: Record<string, string | number> = {};
+      for (const f of DIMENSION_FIELD_FLAGS) if (flags.has(f.flag)) fields[f.field] = flags.get(f.flag) as string | number;
+      const file = text("file");
+      if (file === null && Object.keys(fields).length === 0) throw new UsageError("dimension set needs --file <config> or a field flag (e.g. --daily-limit 2)", command);
+      return { name: "dimension set", id: dimensionId(positionals[0]!, command), file, fields, json };
+    }
+    case "account list": {
+      const dimension = text("dimension");
+      return { name: "account list", dimension: dimension === null ? null : dimensionId(dimension, command), json };
+    }
+    case "account connect": {
+      if (positionals[0] !== "youtube") throw new UsageError(`cannot connect ${JSON.stringify(positionals[0])}: the platforms are youtube`, command);
+      const dimension = text("dimension");
+      if (dimension === null) throw new UsageError("account connect needs --dimension <id>", command);
+      const channel = text("channel");
+      if (channel !== null && !/^[^\s<>"]{1,100}$/.test(channel)) throw new UsageError(`--channel takes a handle like @name, not ${JSON.stringify(channel)}`, command);
+      return {
+        name: "account connect",
+        platform: "youtube",
+        dimension: dimensionId(dimension, command),
+        channel,
+        loginHint: text("login-hint"),
+        timeoutS: (flags.get("timeout") as number | undefined) ?? 300,
+        browser: flags.get("no-browser") !== true,
+        json,
+      };
+    }
+    case "account pause":
+    case "account resume":
+    case "account remove": {
+      const id = positionals[0]!;
+      if (!UUID.test(id)) throw new UsageError(`not an account id (a uuid): ${JSON.stringify(id)}`, command);
+      return { name: command, id: id.toLowerCase(), json };
+    }
   }
   throw new UsageError(`unknown command: ${command}`);
 }
@@ -245,8 +285,8 @@ const EXIT_CODES_HELP = [
   `  ${EXIT.failure}  the run failed or was rolled back (run --wait), or the API answered another error`,
   `  ${EXIT.usage}  usage error: unknown command or flag, bad value, FUNCTIONS_URL/SERVICE_ROLE_KEY missing`,
   `  ${EXIT.unauthorized}  the service-role key was refused (HTTP 401)`,
-  `  ${EXIT.notFound}  not found (HTTP 404): no such run, dead letter or dimension`,
-  `  ${EXIT.conflict}  conflict (HTTP 409): another run holds the global lock, or the state forbids it`,
+  `  ${EXIT.notFound}  not found (HTTP 404): no such run, dead letter, dimension or account`,
+  `  ${EXIT.conflict}  conflict (HTTP 409): another run holds the global lock, the state forbids it, or the dimension exists`,
   `  ${EXIT.unreachable}  cannot reach the API (network error)`,
 ];
 

@@ -44,7 +44,7 @@ export function exitCodeForStatus(status: number): ExitCode {
 /** The error body the pipeline's onError writes: `{error, issues?, error_id?}`. */
 interface ErrorBody {
   error?: unknown;
-  issues?: { path?: unknown[]; message?: string }[];
+  issues?: { path?: unknown[]; message?: string; keys?: string[] }[];
   error_id?: unknown;
 }
 
@@ -56,8 +56,14 @@ export function apiError(status: number, body: unknown, url: string): CliError {
   if (status === 401) return new CliError(`the service-role key was refused (HTTP 401 from ${url})`, code);
   if (status === 404 || status === 409) return new CliError(server || `HTTP ${status} from ${url}`, code);
   if (status === 400 && Array.isArray(parsed.issues) && parsed.issues.length > 0) {
-    const issues = parsed.issues.map((i) => `${Array.isArray(i.path) && i.path.length ? `${i.path.join(".")}: ` : ""}${i.message ?? "invalid"}`);
-    return new CliError(`the API refused the request: ${issues.join("; ")}`, code);
+    const issues = parsed.issues.flatMap((i) => {
+      const at = Array.isArray(i.path) ? i.path.join(".") : "";
+      // Unknown fields come as one issue listing them; each is named on its own line.
+      if (Array.isArray(i.keys)) return i.keys.map((key) => `${at ? `${at}.` : ""}${key}: unknown field`);
+      return [`${at ? `${at}: ` : ""}${i.message ?? "invalid"}`];
+    });
+    const text = issues.length === 1 ? ` ${issues[0]}` : issues.map((line) => `\n  ${line}`).join("");
+    return new CliError(`the API refused the request:${text}`, code);
   }
   const errorId = typeof parsed.error_id === "string" ? ` (error id ${parsed.error_id}, in the pipeline's log)` : "";
   return new CliError(`HTTP ${status} from ${url}${server ? `: ${server}` : ""}${errorId}`, code);

@@ -6,11 +6,20 @@ import { paths } from "../local/paths.ts";
 import { createApiClient, type ApiClient, type Fetch } from "./api-client.ts";
 import { commandHelp, parseArgs, usageFor } from "./args.ts";
 import { abortCommand } from "./commands/abort.ts";
+import { accountActiveCommand, accountConnectCommand, accountListCommand, accountRemoveCommand } from "./commands/account.ts";
+import {
+  dimensionActiveCommand,
+  dimensionAddCommand,
+  dimensionListCommand,
+  dimensionSetCommand,
+  dimensionShowCommand,
+} from "./commands/dimension.ts";
 import { dlqListCommand, dlqRetryCommand } from "./commands/dlq.ts";
 import { doctorCommand } from "./commands/doctor.ts";
 import { runCommand } from "./commands/run.ts";
 import { statusCommand } from "./commands/status.ts";
 import { resolveApiConfig } from "./config.ts";
+import { resolveOAuthConfig } from "./oauth-config.ts";
 import { CliError, EXIT, UsageError } from "./errors.ts";
 import { type CommandContext, println, type Screen } from "./output.ts";
 
@@ -55,6 +64,26 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
           return await dlqListCommand(command, api, ctx);
         case "dlq retry":
           return await dlqRetryCommand(command, api, ctx);
+        case "dimension list":
+          return await dimensionListCommand(command, api, ctx);
+        case "dimension show":
+          return await dimensionShowCommand(command, api, ctx);
+        case "dimension add":
+          return await dimensionAddCommand(command, api, ctx);
+        case "dimension set":
+          return await dimensionSetCommand(command, api, ctx);
+        case "dimension pause":
+        case "dimension resume":
+          return await dimensionActiveCommand(command, command.name === "dimension resume", api, ctx);
+        case "account list":
+          return await accountListCommand(command, api, ctx);
+        case "account connect":
+          return await accountConnectCommand(command, api, resolveOAuthConfig(io.env, config), ctx);
+        case "account pause":
+        case "account resume":
+          return await accountActiveCommand(command, command.name === "account resume", api, ctx);
+        case "account remove":
+          return await accountRemoveCommand(command, api, ctx);
       }
     } catch (error) {
       if (error instanceof CliError && error.exitCode === EXIT.unreachable && config.source !== "environment") {

@@ -10,11 +10,8 @@ import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { dirname, join, relative } from "node:path";
 import process from "node:process";
-import postgres from "postgres";
 import { LOCAL_DB_URL, LOCAL_STACK } from "../../shared/config/local-stack.ts";
 import { paths, PG_OS_USER, RUNNING_AS_ROOT } from "./paths.ts";
-import { loadOrCreateSecrets } from "./secrets.ts";
-import { seedLocalCredentials } from "./seed-credentials.ts";
 import { DROP_PGMQ_COMPAT, PGTAP_SQL, PLATFORM_SQL, TERMINATE_SESSIONS } from "./platform-sql.ts";
 import { SupabaseResetError, supabaseDbReset } from "./supabase-cli.ts";
 
@@ -287,8 +284,9 @@ export interface ResetOptions {
  * Rebuilds the `postgres` database with the real Supabase CLI, as `supabase db reset` does: other
  * sessions ended, platform roles and extensions, pgmq (the real extension where the server has it,
  * else a fresh supabase/pgmq-compat/pgmq.sql), then `supabase db reset --db-url` (drops the engine,
- * applies every migration in filename order and seed.sql), pgTAP again, and the seeded accounts'
- * emulator credentials. The cluster must be running. A failed file is reported as SqlFileError.
+ * applies every migration in filename order and seed.sql), then pgTAP again (the CLI drops it).
+ * Accounts are not part of the seed: `mdame account connect` adds them. The cluster must be running.
+ * A failed file is reported as SqlFileError.
  */
 export async function reset(options: ResetOptions = {}): Promise<void> {
   const log = options.log ?? console.log;
@@ -317,14 +315,6 @@ export async function reset(options: ResetOptions = {}): Promise<void> {
     throw error;
   }
   await execSql("pgtap", PGTAP_SQL);
-
-  const sql = postgres(LOCAL_DB_URL, { max: 1, onnotice: () => {} });
-  try {
-    const result = await seedLocalCredentials(sql, loadOrCreateSecrets());
-    log(result.skipped ? `reset: credentials not seeded (${result.skipped})` : `reset: sealed emulator credentials for ${result.sealed} account(s)`);
-  } finally {
-    await sql.end();
-  }
 }
 
 async function printStatus(): Promise<void> {

@@ -42,6 +42,10 @@ export const EngineEnv = z.object({
   EDGE_TTS_WSS_URL: z.string().url().optional(),
   YOUTUBE_UPLOAD_BASE_URL: z.string().url().default("https://www.googleapis.com"),
   GOOGLE_OAUTH_TOKEN_URL: z.string().url().default("https://oauth2.googleapis.com/token"),
+  /** Where `mdame account connect` sends the person to consent (Google's OAuth 2.0 authorization endpoint). */
+  GOOGLE_OAUTH_AUTH_URL: z.string().url().default("https://accounts.google.com/o/oauth2/v2/auth"),
+  /** Root of the YouTube Data API (`<root>/youtube/v3/...`), where `mdame account connect` finds the channel. */
+  YOUTUBE_API_BASE_URL: z.string().url().default("https://youtube.googleapis.com"),
   GOOGLE_OAUTH_CLIENT_ID: z.string().min(1),
   GOOGLE_OAUTH_CLIENT_SECRET: z.string().min(1),
   TRENDS_BASE_URL: z.string().url().default("https://trends.google.com"),

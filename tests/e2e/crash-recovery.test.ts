@@ -25,6 +25,7 @@ import { logFile, paths, pidFile } from "../../scripts/local/paths.ts";
 import { localStackEnv } from "../../scripts/local/secrets.ts";
 import { readStackStatus, type StackHandle, startStack, supervisorPid } from "../../scripts/local/stack-control.ts";
 import { orphanedScratchDirs } from "../../shared/storage/scratch-dirs.ts";
+import { connectTestAccounts } from "../fixtures/connect-accounts.ts";
 import { checkConverged, Checks } from "./crash-convergence.ts";
 
 const env = localStackEnv();
@@ -86,7 +87,7 @@ function readPid(component: Component): number | null {
   }
 }
 
-/** Empty database (migrations + seed), empty asset store and emulators; no server left running. */
+/** Empty database (migrations + seed, no accounts), empty asset store and emulators; no server left running. */
 async function cleanSlate(): Promise<void> {
   const other = supervisorPid();
   if (other !== null) throw new Error(`a stack supervisor (pid ${other}) is already running; crash tests need a stack of their own`);
@@ -207,6 +208,8 @@ async function runScenario(scenario: Scenario): Promise<void> {
     log(`stack up; failpoints: ${Object.keys(scenario.failpoints).join(", ") || "none"}`);
     // Short videos (about 30 s of speech): renders take most of a run's time, and crashes need no more.
     await sql`update mdame.dimensions set narration_min_words = ${SHORT_NARRATION.min}, narration_max_words = ${SHORT_NARRATION.max}`;
+    // The reset left no accounts: each dimension's is connected through `mdame account connect`.
+    await connectTestAccounts(env);
     const runId = await triggerRun(`crash-${scenario.name}-${Date.now()}`);
     log(`run ${runId} started`);
 

@@ -1,0 +1,110 @@
+/** The commands that set a channel up: `mdame dimension ...` and `mdame account ...` (parsed by args.ts). */
+import { type CommandSpec, type FlagSpec, JSON_FLAG } from "./command-spec.ts";
+
+const DIMENSION_ID = { name: "id", required: true, description: "the dimension's id (see dimension list)" };
+const ACCOUNT_ID = { name: "id", required: true, description: "the account's id (a uuid, see account list)" };
+
+/** `dimension set` flags that change one field each: flag name -> configuration field. */
+export const DIMENSION_FIELD_FLAGS: { flag: string; field: string; kind: "string" | "integer"; value: string; description: string }[] = [
+  { flag: "display-name", field: "display_name", kind: "string", value: "<text>", description: "the name shown to people" },
+  { flag: "language", field: "language", kind: "string", value: "<en|id>", description: "the language its videos speak" },
+  { flag: "voice", field: "tts_voice", kind: "string", value: "<voice>", description: "the TTS voice, e.g. en-US-AriaNeural" },
+  { flag: "rate", field: "tts_rate", kind: "string", value: "<+n%|-n%>", description: "speaking rate, e.g. +0% or -10%" },
+  { flag: "trend-geo", field: "trend_geo", kind: "string", value: "<CC>", description: "trend region, a two-letter country code" },
+  { flag: "daily-limit", field: "daily_limit", kind: "integer", value: "<n>", description: "at most this many new videos a day (0-50)" },
+  { flag: "narration-min-words", field: "narration_min_words", kind: "integer", value: "<n>", description: "shortest narration, in words (60-180)" },
+  { flag: "narration-max-words", field: "narration_max_words", kind: "integer", value: "<n>", description: "longest narration, in words (60-180)" },
+];
+
+export const DIMENSION_SPECS: CommandSpec[] = [
+  {
+    words: ["dimension", "list"],
+    positionals: [],
+    flags: [JSON_FLAG],
+    summary: "list the dimensions: language, voice, daily limit, paused or not, accounts",
+  },
+  {
+    words: ["dimension", "show"],
+    positionals: [DIMENSION_ID],
+    flags: [JSON_FLAG],
+    summary: "show a dimension's configuration",
+    details: "With --json, the whole dimension; its configuration fields can be saved to a file for `dimension set --file`.",
+  },
+  {
+    words: ["dimension", "add"],
+    positionals: [],
+    flags: [{ name: "file", kind: "string", value: "<config>", description: "the configuration: a JSON file, or YAML (.yaml/.yml)" }, JSON_FLAG],
+    summary: "add a dimension from a configuration file",
+    details: "Fields: id, display_name, language, tts_voice, tts_rate (+0%), trend_geo, style {palette, motion, caption_font}, " +
+      "safety_profile {blocked_terms}, daily_limit (1), narration_min_words (95), narration_max_words (150). Every bad field is " +
+      "named, and nothing is stored unless all are right. An id already taken exits 5.",
+  },
+  {
+    words: ["dimension", "set"],
+    positionals: [DIMENSION_ID],
+    flags: [
+      { name: "file", kind: "string", value: "<config>", description: "fields to change, from a JSON or YAML file (no id)" },
+      ...DIMENSION_FIELD_FLAGS.map((f): FlagSpec => ({ name: f.flag, kind: f.kind, value: f.value, description: f.description, min: 0, max: 100_000 })),
+      JSON_FLAG,
+    ],
+    summary: "change some fields of a dimension's configuration",
+    details: "Flags win over the file. The resulting configuration is checked whole; nothing changes unless it is valid.",
+  },
+  {
+    words: ["dimension", "pause"],
+    positionals: [DIMENSION_ID],
+    flags: [JSON_FLAG],
+    summary: "stop new runs from picking the dimension (work under way finishes)",
+  },
+  {
+    words: ["dimension", "resume"],
+    positionals: [DIMENSION_ID],
+    flags: [JSON_FLAG],
+    summary: "let new runs pick a paused dimension again",
+  },
+];
+
+export const ACCOUNT_SPECS: CommandSpec[] = [
+  {
+    words: ["account", "list"],
+    positionals: [],
+    flags: [{ name: "dimension", kind: "string", value: "<id>", description: "only this dimension's accounts" }, JSON_FLAG],
+    summary: "list publishing accounts and whether their credentials are stored (never the credentials)",
+  },
+  {
+    words: ["account", "connect"],
+    positionals: [{ name: "platform", required: true, description: "where to publish: youtube" }],
+    flags: [
+      { name: "dimension", kind: "string", value: "<id>", description: "the dimension whose videos the channel publishes (required)" },
+      { name: "channel", kind: "string", value: "<@handle>", description: "the channel's handle, instead of asking YouTube which channel the account owns" },
+      { name: "login-hint", kind: "string", value: "<email>", description: "the Google account to pre-select on the consent screen" },
+      { name: "timeout", kind: "integer", value: "<seconds>", description: "how long to wait for the sign-in (default 300)", min: 5, max: 3600 },
+      { name: "no-browser", kind: "boolean", description: "only print the consent address; do not open a browser" },
+      JSON_FLAG,
+    ],
+    summary: "connect a YouTube channel to a dimension through Google's consent screen",
+    details: "Prints a consent address (and opens it in a browser when there is one), waits for the redirect to a loopback " +
+      "address on this machine, and hands the refresh token to the API, which seals it with CREDENTIALS_KEY. Connecting the " +
+      "same channel again replaces its credentials. Needs GOOGLE_OAUTH_CLIENT_ID and GOOGLE_OAUTH_CLIENT_SECRET (a Desktop " +
+      "app client); GOOGLE_OAUTH_AUTH_URL, GOOGLE_OAUTH_TOKEN_URL and YOUTUBE_API_BASE_URL default to Google's.",
+  },
+  {
+    words: ["account", "pause"],
+    positionals: [ACCOUNT_ID],
+    flags: [JSON_FLAG],
+    summary: "stop publishing to an account",
+  },
+  {
+    words: ["account", "resume"],
+    positionals: [ACCOUNT_ID],
+    flags: [JSON_FLAG],
+    summary: "publish to a paused account again",
+  },
+  {
+    words: ["account", "remove"],
+    positionals: [ACCOUNT_ID],
+    flags: [JSON_FLAG],
+    summary: "remove an account; one that has published is kept, paused and without credentials, as the record of its videos",
+  },
+];
+

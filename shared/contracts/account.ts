@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { DimensionId } from "./dimension.ts";
+
+/**
+ * Publishing accounts through the operator API (functions/pipeline/operator/account-routes.ts):
+ * `mdame account connect|list|pause|resume|remove`. A refresh token travels only inward, once, in
+ * ConnectAccountBody; no answer ever carries a credential, only whether one is stored.
+ */
+
+export const Platform = z.enum(["youtube"]);
+export type Platform = z.infer<typeof Platform>;
+
+/** A channel handle as YouTube shows it (`@name`), or the channel's title when it has none. */
+export const ChannelHandle = z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters")
+  .regex(/^[^\s<>"]+$/, "must be one word without spaces, quotes or angle brackets");
+
+/** YouTube channel ids: `UC` + 22 characters. */
+export const ChannelId = z.string().regex(/^UC[A-Za-z0-9_-]{22}$/, "must be a YouTube channel id (UC + 22 characters)");
+
+/** Body of POST /pipeline/accounts: the server seals the refresh token with CREDENTIALS_KEY before storing it. */
+export const ConnectAccountBody = z.object({
+  dimension_id: DimensionId,
+  platform: Platform,
+  channel_handle: ChannelHandle,
+  channel_id: ChannelId.nullable().default(null),
+  refresh_token: z.string().min(1, "must not be empty").max(2048, "must be at most 2048 characters"),
+}).strict();
+export type ConnectAccountBody = z.infer<typeof ConnectAccountBody>;
+
+/** An account as the API shows it. */
+export const Account = z.object({
+  id: z.string().uuid(),
+  dimension_id: z.string(),
+  platform: Platform,
+  channel_handle: z.string(),
+  channel_id: z.string().nullable(),
+  /** False once paused: publishing skips it. */
+  active: z.boolean(),
+  /** Whether sealed credentials are stored (never the credentials themselves). */
+  has_credentials: z.boolean(),
+  daily_quota_units: z.number().int(),
+  connected_at: z.string().nullable(),
+  created_at: z.string(),
+}).strict();
+export type Account = z.infer<typeof Account>;
+
+/** GET /pipeline/accounts[?dimension=id]. */
+export const AccountList = z.object({ accounts: z.array(Account) }).strict();
+export type AccountList = z.infer<typeof AccountList>;
+
+export const AccountsQuery = z.object({ dimension: DimensionId.optional() }).strict();
+
+/** Answer of POST /pipeline/accounts: the account, and whether this connect created it. */
+export const ConnectedAccount = z.object({ account: Account, created: z.boolean() }).strict();
+export type ConnectedAccount = z.infer<typeof ConnectedAccount>;
+
+/**
+ * Answer of DELETE /pipeline/accounts/:id (mdame.remove_account). An account with publications is
+ * kept as their record, paused and without credentials (`deleted: false`).
+ */
+export const RemovedAccount = z.object({
+  account_id: z.string().uuid(),
+  deleted: z.boolean(),
+  publications: z.number().int().nonnegative(),
+}).strict();
+export type RemovedAccount = z.infer<typeof RemovedAccount>;

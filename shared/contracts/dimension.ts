@@ -1,0 +1,121 @@
+import { z } from "zod";
+import { Language } from "./llm.ts";
+import { VisualStyle } from "./media.ts";
+
+/**
+ * A dimension's configuration: the one definition of what `mdame dimension add|set` reads from a
+ * file, what the operator API accepts and returns, and what `mdame.dimensions` stores (its columns
+ * carry the same names). Every bound here matches a check constraint of the table, so a config
+ * this schema accepts is one the database stores.
+ */
+
+/** Narration length bounds (words) a vertical short can hold; the table checks the same. */
+export const NARRATION_WORDS = { min: 60, max: 180, minSpread: 10 } as const;
+
+export const DimensionId = z.string().regex(
+  /^[a-z0-9][a-z0-9_-]{1,40}$/,
+  "must be 2-41 characters: lower-case letters, digits, '-' or '_', starting with a letter or digit",
+);
+
+/** Edge TTS (and Azure) neural voice names: `<lang>-<REGION>-<Name>Neural`. */
+const VOICE = /^([a-z]{2,3})-[A-Z]{2}-[A-Za-z]+Neural$/;
+
+const wholeNumber = (min: number, max: number, range: string) =>
+  z.number({ message: "must be a whole number" }).int("must be a whole number").min(min, range).max(max, range);
+const narrationWords = wholeNumber(NARRATION_WORDS.min, NARRATION_WORDS.max, `must be ${NARRATION_WORDS.min} to ${NARRATION_WORDS.max}`);
+
+/** Each field once, without defaults: a whole config adds them, a patch leaves them out. */
+const DimensionFields = {
+  id: DimensionId,
+  display_name: z.string().trim().min(1, "must not be empty").max(80, "must be at most 80 characters"),
+  language: z.enum(Language.options, { message: `must be one of ${Language.options.join(", ")}` }),
+  /** The TTS voice, e.g. `en-US-AriaNeural`; its language must be the dimension's. */
+  tts_voice: z.string().regex(VOICE, "must be a neural voice name like en-US-AriaNeural"),
+  /** Speaking rate relative to the voice's normal pace, `+0%`, `-10%`, `+15%`. */
+  tts_rate: z.string().regex(/^[+-][0-9]{1,2}%$/, "must be a signed percentage like +0% or -10%"),
+  /** Google Trends region of the trend feed: an ISO 3166-1 alpha-2 code. */
+  trend_geo: z.string().regex(/^[A-Z]{2}$/, "must be a two-letter upper-case country code like US"),
+  style: VisualStyle,
+  safety_profile: z.object({
+    blocked_terms: z.array(z.string().trim().min(1, "must not be empty").max(60, "must be at most 60 characters"))
+      .max(200, "must list at most 200 terms").default([]),
+  }).strict(),
+  /** At most this many new videos per day (0 keeps the dimension idle without pausing it). */
+  daily_limit: wholeNumber(0, 50, "must be 0 to 50"),
+  narration_min_words: narrationWords,
+  narration_max_words: narrationWords,
+};
+
+type ConfigShape = {
+  language?: string;
+  tts_voice?: string;
+  narration_min_words?: number;
+  narration_max_words?: number;
+};
+
+/** Rules that tie two fields together; reported on the field to change. */
+function crossFieldRules(value: ConfigShape, ctx: z.RefinementCtx): void {
+  const voiceLanguage = value.tts_voice ? VOICE.exec(value.tts_voice)?.[1] : undefined;
+  if (voiceLanguage && value.language && voiceLanguage !== value.language) {
+    ctx.addIssue({ code: "custom", path: ["tts_voice"], message: `speaks ${voiceLanguage}, but the dimension's language is ${value.language}` });
+  }
+  const { narration_min_words: min, narration_max_words: max } = value;
+  if (min !== undefined && max !== undefined && max - min < NARRATION_WORDS.minSpread) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["narration_max_words"],
+      message: `must be at least ${NARRATION_WORDS.minSpread} more than narration_min_words (${min})`,
+    });
+  }
+}
+
+/** A whole dimension configuration (a file given to `mdame dimension add`, or the merged result of a `set`). */
+export const DimensionConfig = z.object({
+  ...DimensionFields,
+  tts_rate: DimensionFields.tts_rate.default("+0%"),
+  safety_profile: DimensionFields.safety_profile.default({ blocked_terms: [] }),
+  daily_limit: DimensionFields.daily_limit.default(1),
+  narration_min_words: DimensionFields.narration_min_words.default(95),
+  narration_max_words: DimensionFields.narration_max_words.default(150),
+}).strict().superRefine(crossFieldRules);
+export type DimensionConfig = z.infer<typeof DimensionConfig>;
+export type DimensionConfigInput = z.input<typeof DimensionConfig>;
+
+/** What `mdame dimension set` sends: any fields but the id; checked again once merged with the stored config. */
+export const DimensionPatch = z.object(DimensionFields).omit({ id: true }).partial().strict()
+  .refine((patch) => Object.keys(patch).length > 0, { message: "names no field to change" });
+export type DimensionPatch = z.infer<typeof DimensionPatch>;
+
+/** A stored dimension: its configuration, whether runs pick it, and its accounts at a glance. */
+export const Dimension = z.object({
+  ...DimensionFields,
+  safety_profile: z.object({ blocked_terms: z.array(z.string()) }).strict(),
+  /** False once paused: new runs leave it out. */
+  active: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  /** Connected accounts, and how many of them are active. */
+  accounts: z.number().int().nonnegative(),
+  active_accounts: z.number().int().nonnegative(),
+}).strict();
+export type Dimension = z.infer<typeof Dimension>;
+
+/** GET /pipeline/dimensions. */
+export const DimensionList = z.object({ dimensions: z.array(Dimension) }).strict();
+export type DimensionList = z.infer<typeof DimensionList>;
+
+/** One line per problem, `field: message`, unknown fields one by one; for people reading a config's errors. */
+export function describeIssues(issues: readonly z.core.$ZodIssue[]): string[] {
+  const lines: string[] = [];
+  for (const issue of issues) {
+    const at = issue.path.map(String).join(".");
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) lines.push(`${at ? `${at}.` : ""}${key}: unknown field`);
+    } else if (issue.code === "invalid_type" && issue.message.endsWith("received undefined")) {
+      lines.push(`${at || "(config)"}: is required`);
+    } else {
+      lines.push(`${at || "(config)"}: ${issue.message}`);
+    }
+  }
+  return lines;
+}
