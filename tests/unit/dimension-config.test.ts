@@ -8,10 +8,10 @@ import { DimensionConfig, DimensionPatch, describeIssues } from "../../shared/co
 const GOOD = {
   id: "tech-explained",
   display_name: "Tech Explained",
-  language: "en",
+  language: "en" as const,
   tts_voice: "en-US-AriaNeural",
   trend_geo: "US",
-  style: { palette: ["#0b132b", "#5bc0be"], motion: "drift" },
+  style: { palette: ["#0b132b", "#5bc0be"], motion: "drift" as const },
 };
 
 const problems = (value: unknown) => {
