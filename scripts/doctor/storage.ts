@@ -52,7 +52,9 @@ export async function checkStorage(config: DoctorConfig, timeoutMs: number): Pro
     }
     const code = failure.statusCode ?? String(failure.status);
     if (code === "404" || /not found/i.test(failure.message ?? "")) {
-      return fail(FAMILY, NAME, `bucket ${bucket} does not exist in ${base}`, `create it: Supabase dashboard > Storage > New bucket "${bucket}" (private), or set STORAGE_BUCKET`);
+      // Storage checks the key before it looks for the bucket, and the engine creates its bucket
+      // (private) with that key on its first upload: nothing to fix.
+      return ok(FAMILY, NAME, `Supabase Storage at ${base} accepts the key; bucket ${bucket} does not exist yet and is created (private) on the first upload`);
     }
     if (failure.status === 401 || failure.status === 403 || code === "401" || code === "403" || /signature|jws|jwt|unauthori[sz]ed|invalid.*key/i.test(failure.message ?? "")) {
       return fail(FAMILY, NAME, `Supabase Storage at ${base} refused SUPABASE_SERVICE_ROLE_KEY (${failure.message ?? `HTTP ${failure.status}`})`, hintFor("SUPABASE_SERVICE_ROLE_KEY"));

@@ -132,7 +132,7 @@ describe("a production configuration", () => {
     const named = message.slice("ENV=prod refuses emulator URLs: ".length).split(", ").sort();
     expect(named).toEqual(Object.keys(EMULATOR_URLS).sort());
     expect(() => createPipelineDeps(prodEnv(EMULATOR_URLS))).toThrow(
-      "ENV=prod refuses emulator URLs: FUNCTIONS_URL, GEMINI_BASE_URL, EDGE_TTS_WSS_URL, YOUTUBE_UPLOAD_BASE_URL, GOOGLE_OAUTH_TOKEN_URL, TRENDS_BASE_URL");
+      "ENV=prod refuses emulator URLs: FUNCTIONS_URL, SUPABASE_URL, GEMINI_BASE_URL, EDGE_TTS_WSS_URL, YOUTUBE_UPLOAD_BASE_URL, GOOGLE_OAUTH_TOKEN_URL, TRENDS_BASE_URL");
   });
 
   test("a single emulator URL is enough to be refused, and it is the one named", () => {

@@ -64,7 +64,8 @@ test("started with an empty environment it exits non-zero and names every missin
   expect(code).toBe(1);
   const output = worker.output();
   expect(output).toContain("render-runner: cannot start: invalid environment");
-  for (const name of ["ENV", "DB_URL", "FUNCTIONS_URL", "SERVICE_ROLE_KEY", "WEBHOOK_SECRET"]) {
+  expect(output).toContain("ENV: ENV must be set to dev or prod");
+  for (const name of ["DB_URL", "FUNCTIONS_URL", "SERVICE_ROLE_KEY", "WEBHOOK_SECRET", "SUPABASE_URL"]) {
     expect(output).toContain(`${name}: not set`);
   }
 }, 30_000);
