@@ -42,6 +42,8 @@ async function emulatorVideoCount(emulatorUrl: string): Promise<number> {
 }
 
 async function main() {
+  // The demo is the offline job: every external service is its emulator, whatever .env says.
+  process.env.MDAME_EMULATE = "all";
   const running = supervisorPid() !== null;
   if (running) {
     say("a local stack is already running: using it");

@@ -125,6 +125,8 @@ function heading(index: number, total: number, title: string): void {
 }
 
 async function main(): Promise<number> {
+  // Tests run against the emulators whatever a developer's .env says.
+  process.env.MDAME_EMULATE = "all";
   const only = parseOnly(process.argv.slice(2));
   const needsDb = only.has("db") || only.has("integration") || only.has("e2e");
   const supervisorBefore = supervisorPid();

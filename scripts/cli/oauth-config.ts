@@ -24,7 +24,7 @@ const OAUTH_KEYS = ["GOOGLE_OAUTH_CLIENT_ID", "GOOGLE_OAUTH_CLIENT_SECRET", "GOO
 /**
  * The OAuth settings next to `api`. From the environment: GOOGLE_OAUTH_CLIENT_ID and
  * GOOGLE_OAUTH_CLIENT_SECRET are required, the endpoints default to Google's (shared/config/env.ts).
- * From the stack file: the same names, with endpoints missing there derived from its EMULATOR_URL.
+ * From the stack file: the same names (the local stack writes the emulator's endpoints there).
  */
 export function resolveOAuthConfig(
   env: Record<string, string | undefined>,
@@ -35,12 +35,8 @@ export function resolveOAuthConfig(
   let values: Record<string, string | undefined> = env;
   let from = "";
   if (!fromEnvironment) {
-    const file = parseEnvFile(readFile(api.source));
-    const emulator = file.EMULATOR_URL?.replace(/\/+$/, "");
-    values = {
-      ...(emulator ? { GOOGLE_OAUTH_AUTH_URL: `${emulator}/o/oauth2/v2/auth`, YOUTUBE_API_BASE_URL: emulator } : {}),
-      ...file,
-    };
+    // The stack writes the emulator's endpoints when it emulates YouTube; absent ones are Google's.
+    values = parseEnvFile(readFile(api.source));
     from = ` in ${api.source}`;
   }
   let settings;

@@ -65,35 +65,88 @@ export function loadOrCreateSecrets(file: string = paths.secrets): LocalSecrets 
 }
 
 /**
- * The full environment every local component gets (names as in shared/config/env.ts), pointing
- * every external service at the local emulator.
+ * The external services the local stack can emulate, each with the variables that configure its
+ * real counterpart. A group set in the environment (any of its variables), or left out of
+ * `MDAME_EMULATE`, runs against the real service: the stack then passes the environment's values
+ * on and sets none of that group's emulator values (an unset base URL means the real endpoint).
  */
-export function localStackEnv(secrets: LocalSecrets = loadOrCreateSecrets()): Record<string, string> {
+export const PROVIDER_GROUPS = {
+  gemini: ["GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL"],
+  "edge-tts": ["EDGE_TTS_WSS_URL"],
+  youtube: ["GOOGLE_OAUTH_CLIENT_ID", "GOOGLE_OAUTH_CLIENT_SECRET", "GOOGLE_OAUTH_AUTH_URL", "GOOGLE_OAUTH_TOKEN_URL", "YOUTUBE_UPLOAD_BASE_URL", "YOUTUBE_API_BASE_URL"],
+  trends: ["TRENDS_BASE_URL"],
+  storage: ["STORAGE_BACKEND", "STORAGE_LOCAL_DIR", "SUPABASE_URL", "SUPABASE_SERVICE_ROLE_KEY", "STORAGE_BUCKET"],
+} as const;
+export type ProviderGroup = keyof typeof PROVIDER_GROUPS;
+const GROUPS = Object.keys(PROVIDER_GROUPS) as ProviderGroup[];
+
+/** The stack's own secrets, which a real deployment's values in the environment replace. */
+const SECRET_NAMES = ["SERVICE_ROLE_KEY", "WEBHOOK_SECRET", "CREDENTIALS_KEY"] as const;
+
+const isSet = (value: string | undefined): value is string => value !== undefined && value.trim() !== "";
+
+/**
+ * Which provider groups the stack points at its emulator. `MDAME_EMULATE` lists them (`all`, `none`,
+ * or names from PROVIDER_GROUPS, comma-separated); unset, every group whose variables the
+ * environment leaves unset is emulated. Throws on an unknown name.
+ */
+export function emulatedGroups(environment: Record<string, string | undefined>): Set<ProviderGroup> {
+  const listed = environment.MDAME_EMULATE?.trim();
+  if (listed === undefined || listed === "") {
+    return new Set(GROUPS.filter((group) => !PROVIDER_GROUPS[group].some((name) => isSet(environment[name]))));
+  }
+  if (listed === "all") return new Set(GROUPS);
+  if (listed === "none") return new Set();
+  const names = listed.split(",").map((name) => name.trim()).filter(Boolean);
+  const unknown = names.filter((name) => !(GROUPS as string[]).includes(name));
+  if (unknown.length > 0) throw new Error(`MDAME_EMULATE names unknown providers (${unknown.join(", ")}): use all, none, or some of ${GROUPS.join(", ")}`);
+  return new Set(names as ProviderGroup[]);
+}
+
+/**
+ * The full environment every local component gets (names as in shared/config/env.ts): the local
+ * database and functions, the stack's secrets, and each external service either at the local
+ * emulator or, for the groups `emulatedGroups` leaves out, as the environment configures it.
+ */
+export function localStackEnv(
+  secrets: LocalSecrets = loadOrCreateSecrets(),
+  environment: Record<string, string | undefined> = process.env,
+): Record<string, string> {
   const emulator = LOCAL_EMULATOR_URL;
   const emulatorWs = `ws://${LOCAL_STACK.host}:${LOCAL_STACK.emulatorPort}`;
-  return {
+  const emulated = emulatedGroups(environment);
+  const emulatorValues: Record<ProviderGroup, Record<string, string>> = {
+    gemini: { GEMINI_API_KEY: secrets.GEMINI_API_KEY, GEMINI_BASE_URL: emulator },
+    "edge-tts": { EDGE_TTS_WSS_URL: `${emulatorWs}/consumer/speech/synthesize/readaloud/edge/v1` },
+    youtube: {
+      GOOGLE_OAUTH_CLIENT_ID: secrets.GOOGLE_OAUTH_CLIENT_ID,
+      GOOGLE_OAUTH_CLIENT_SECRET: secrets.GOOGLE_OAUTH_CLIENT_SECRET,
+      GOOGLE_OAUTH_AUTH_URL: `${emulator}/o/oauth2/v2/auth`,
+      GOOGLE_OAUTH_TOKEN_URL: `${emulator}/token`,
+      YOUTUBE_UPLOAD_BASE_URL: emulator,
+      YOUTUBE_API_BASE_URL: emulator,
+    },
+    trends: { TRENDS_BASE_URL: emulator },
+    // Assets go through Supabase Storage (the emulator's), as in production: no process shares a directory.
+    storage: { STORAGE_BACKEND: "supabase", SUPABASE_URL: emulator, SUPABASE_SERVICE_ROLE_KEY: secrets.SERVICE_ROLE_KEY, STORAGE_BUCKET: "mdame-dev" },
+  };
+  const env: Record<string, string> = {
     ENV: "dev",
     DB_URL: LOCAL_DB_URL,
     FUNCTIONS_URL: LOCAL_FUNCTIONS_URL,
-    SERVICE_ROLE_KEY: secrets.SERVICE_ROLE_KEY,
-    WEBHOOK_SECRET: secrets.WEBHOOK_SECRET,
-    CREDENTIALS_KEY: secrets.CREDENTIALS_KEY,
-    // Assets go through Supabase Storage (the emulator's), as in production: no process shares a directory.
-    STORAGE_BACKEND: "supabase",
-    SUPABASE_URL: emulator,
-    SUPABASE_SERVICE_ROLE_KEY: secrets.SERVICE_ROLE_KEY,
-    STORAGE_BUCKET: "mdame-dev",
-    GEMINI_API_KEY: secrets.GEMINI_API_KEY,
-    GEMINI_BASE_URL: emulator,
-    EDGE_TTS_WSS_URL: `${emulatorWs}/consumer/speech/synthesize/readaloud/edge/v1`,
-    YOUTUBE_UPLOAD_BASE_URL: emulator,
-    GOOGLE_OAUTH_TOKEN_URL: `${emulator}/token`,
-    GOOGLE_OAUTH_CLIENT_ID: secrets.GOOGLE_OAUTH_CLIENT_ID,
-    GOOGLE_OAUTH_CLIENT_SECRET: secrets.GOOGLE_OAUTH_CLIENT_SECRET,
-    TRENDS_BASE_URL: emulator,
-    EMULATOR_URL: emulator,
-    EMULATOR_DATA_DIR: paths.emulators,
   };
+  for (const name of SECRET_NAMES) env[name] = isSet(environment[name]) ? environment[name] : secrets[name];
+  for (const group of GROUPS) {
+    if (emulated.has(group)) {
+      Object.assign(env, emulatorValues[group]);
+    } else {
+      for (const name of PROVIDER_GROUPS[group]) if (isSet(environment[name])) env[name] = environment[name];
+    }
+  }
+  env.EMULATOR_URL = emulator;
+  env.EMULATOR_DATA_DIR = paths.emulators;
+  env.MDAME_EMULATE = GROUPS.filter((group) => emulated.has(group)).join(",") || "none";
+  return env;
 }
 
 /** `KEY=value` lines, like `supabase status -o env`. Values are quoted only when they need it. */

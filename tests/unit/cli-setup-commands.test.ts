@@ -95,8 +95,15 @@ describe("where the OAuth client and Google's endpoints come from", () => {
       .toThrow("GOOGLE_OAUTH_AUTH_URL must be an http(s) URL");
   });
 
-  test("from the local stack's file: its emulator stands in for every Google endpoint, and the environment is not mixed in", () => {
-    const file = "GOOGLE_OAUTH_CLIENT_ID=local.apps.googleusercontent.com\nGOOGLE_OAUTH_CLIENT_SECRET=x\nGOOGLE_OAUTH_TOKEN_URL=http://127.0.0.1:54330/token\nEMULATOR_URL=http://127.0.0.1:54330\n";
+  test("from the local stack's file: the endpoints it wrote, and the environment is not mixed in", () => {
+    const file = [
+      "GOOGLE_OAUTH_CLIENT_ID=local.apps.googleusercontent.com",
+      "GOOGLE_OAUTH_CLIENT_SECRET=x",
+      "GOOGLE_OAUTH_AUTH_URL=http://127.0.0.1:54330/o/oauth2/v2/auth",
+      "GOOGLE_OAUTH_TOKEN_URL=http://127.0.0.1:54330/token",
+      "YOUTUBE_API_BASE_URL=http://127.0.0.1:54330",
+      "EMULATOR_URL=http://127.0.0.1:54330",
+    ].join("\n");
     const config = resolveOAuthConfig({ GOOGLE_OAUTH_CLIENT_ID: "other" }, fromFile, () => file);
     expect(config).toEqual({
       clientId: "local.apps.googleusercontent.com",
@@ -105,6 +112,14 @@ describe("where the OAuth client and Google's endpoints come from", () => {
       tokenUrl: "http://127.0.0.1:54330/token",
       youtubeApiBaseUrl: "http://127.0.0.1:54330",
     });
+  });
+
+  test("from a stack file of a stack on the real YouTube: Google's endpoints, never the emulator's", () => {
+    const file = "GOOGLE_OAUTH_CLIENT_ID=123-abc.apps.googleusercontent.com\nGOOGLE_OAUTH_CLIENT_SECRET=GOCSPX-x\nEMULATOR_URL=http://127.0.0.1:54330\n";
+    const config = resolveOAuthConfig({}, fromFile, () => file);
+    expect(config.authUrl).toBe("https://accounts.google.com/o/oauth2/v2/auth");
+    expect(config.tokenUrl).toBe("https://oauth2.googleapis.com/token");
+    expect(config.youtubeApiBaseUrl).toBe("https://youtube.googleapis.com");
   });
 });
 

@@ -1,0 +1,85 @@
+/**
+ * The local stack's environment: every provider at its emulator by default, the real service for a
+ * provider the environment configures or MDAME_EMULATE leaves out, and the stack's own database.
+ */
+import { describe, expect, test } from "bun:test";
+import { LOCAL_DB_URL, LOCAL_EMULATOR_URL } from "../../shared/config/local-stack.ts";
+import { emulatedGroups, type LocalSecrets, localStackEnv } from "../../scripts/local/secrets.ts";
+
+const SECRETS: LocalSecrets = {
+  SERVICE_ROLE_KEY: "s".repeat(64),
+  WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 1).toString("base64")}`,
+  CREDENTIALS_KEY: Buffer.alloc(32, 2).toString("base64"),
+  GEMINI_API_KEY: "local-emulator-key",
+  GOOGLE_OAUTH_CLIENT_ID: "local-client.apps.googleusercontent.com",
+  GOOGLE_OAUTH_CLIENT_SECRET: "local-client-secret",
+};
+
+describe("localStackEnv", () => {
+  test("with nothing configured, every provider is its emulator", () => {
+    const env = localStackEnv(SECRETS, {});
+    expect(env).toMatchObject({
+      ENV: "dev",
+      DB_URL: LOCAL_DB_URL,
+      GEMINI_API_KEY: "local-emulator-key",
+      GEMINI_BASE_URL: LOCAL_EMULATOR_URL,
+      GOOGLE_OAUTH_AUTH_URL: `${LOCAL_EMULATOR_URL}/o/oauth2/v2/auth`,
+      GOOGLE_OAUTH_TOKEN_URL: `${LOCAL_EMULATOR_URL}/token`,
+      YOUTUBE_UPLOAD_BASE_URL: LOCAL_EMULATOR_URL,
+      YOUTUBE_API_BASE_URL: LOCAL_EMULATOR_URL,
+      TRENDS_BASE_URL: LOCAL_EMULATOR_URL,
+      STORAGE_BACKEND: "supabase",
+      SUPABASE_URL: LOCAL_EMULATOR_URL,
+      SUPABASE_SERVICE_ROLE_KEY: SECRETS.SERVICE_ROLE_KEY,
+      STORAGE_BUCKET: "mdame-dev",
+      MDAME_EMULATE: "gemini,edge-tts,youtube,trends,storage",
+    });
+    expect(env.EDGE_TTS_WSS_URL).toStartWith("ws://127.0.0.1:");
+  });
+
+  test("a provider configured in the environment is the real one: its values pass on, no emulator URL", () => {
+    const env = localStackEnv(SECRETS, { GEMINI_API_KEY: "AIza-real-key", GEMINI_MODEL: "gemini-2.5-pro" });
+    expect(env.GEMINI_API_KEY).toBe("AIza-real-key");
+    expect(env.GEMINI_MODEL).toBe("gemini-2.5-pro");
+    expect(env).not.toHaveProperty("GEMINI_BASE_URL");
+    // The others stay emulated.
+    expect(env.TRENDS_BASE_URL).toBe(LOCAL_EMULATOR_URL);
+    expect(env.MDAME_EMULATE).toBe("edge-tts,youtube,trends,storage");
+  });
+
+  test("MDAME_EMULATE=storage: real Gemini, Edge TTS, YouTube and Trends, assets in the Storage emulator", () => {
+    const env = localStackEnv(SECRETS, {
+      MDAME_EMULATE: "storage",
+      GEMINI_API_KEY: "AIza-real-key",
+      GOOGLE_OAUTH_CLIENT_ID: "123-abc.apps.googleusercontent.com",
+      GOOGLE_OAUTH_CLIENT_SECRET: "GOCSPX-real",
+    });
+    for (const name of ["GEMINI_BASE_URL", "EDGE_TTS_WSS_URL", "GOOGLE_OAUTH_AUTH_URL", "GOOGLE_OAUTH_TOKEN_URL", "YOUTUBE_UPLOAD_BASE_URL", "YOUTUBE_API_BASE_URL", "TRENDS_BASE_URL"]) {
+      expect(env).not.toHaveProperty(name);
+    }
+    expect(env.GOOGLE_OAUTH_CLIENT_ID).toBe("123-abc.apps.googleusercontent.com");
+    expect(env.SUPABASE_URL).toBe(LOCAL_EMULATOR_URL);
+    expect(env.DB_URL).toBe(LOCAL_DB_URL);
+  });
+
+  test("secrets set in the environment replace the generated ones", () => {
+    const webhook = `whsec_${Buffer.alloc(32, 9).toString("base64")}`;
+    const env = localStackEnv(SECRETS, { WEBHOOK_SECRET: webhook });
+    expect(env.WEBHOOK_SECRET).toBe(webhook);
+    expect(env.CREDENTIALS_KEY).toBe(SECRETS.CREDENTIALS_KEY);
+  });
+
+  test("tests and the demo force every emulator, whatever the environment configures", () => {
+    const env = localStackEnv(SECRETS, { MDAME_EMULATE: "all", GEMINI_API_KEY: "AIza-real-key" });
+    expect(env.GEMINI_API_KEY).toBe("local-emulator-key");
+    expect(env.GEMINI_BASE_URL).toBe(LOCAL_EMULATOR_URL);
+  });
+});
+
+describe("emulatedGroups", () => {
+  test("none, a list, and an unknown name", () => {
+    expect([...emulatedGroups({ MDAME_EMULATE: "none" })]).toEqual([]);
+    expect([...emulatedGroups({ MDAME_EMULATE: " trends , storage " })].sort()).toEqual(["storage", "trends"]);
+    expect(() => emulatedGroups({ MDAME_EMULATE: "storage,youtub" })).toThrow("MDAME_EMULATE names unknown providers (youtub)");
+  });
+});
