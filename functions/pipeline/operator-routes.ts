@@ -11,6 +11,7 @@ import {
   RunSummary,
 } from "../../shared/contracts/operator.ts";
 import { rpc } from "../../shared/db/errors.ts";
+import { PIPELINE_MAX_BODY_BYTES, readJsonBody } from "../../shared/http/bounded-body.ts";
 import { requireServiceRole } from "../../shared/http/service-auth.ts";
 import type { PipelineDeps } from "./deps.ts";
 
@@ -35,15 +36,9 @@ function fromDb<T extends z.ZodType>(schema: T, value: unknown, what: string): z
 const iso = (value: unknown): string | null => (value == null ? null : value instanceof Date ? value.toISOString() : String(value));
 const int = (value: unknown): number | null => (value == null ? null : Number(value));
 
-/** A JSON body that may be empty; malformed JSON is the caller's mistake (400), not ours. */
-async function jsonBody(request: Request): Promise<unknown> {
-  const text = await request.text();
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new HTTPException(400, { message: "the body is not valid JSON" });
-  }
+/** A JSON body that may be empty, read up to the cap; malformed JSON or a NUL is the caller's mistake (400). */
+function jsonBody(request: Request): Promise<unknown> {
+  return readJsonBody(request, PIPELINE_MAX_BODY_BYTES);
 }
 
 /**

@@ -79,9 +79,18 @@ function runAsPgUser(argv: string[]): Promise<CommandResult> {
   return runCommand(asPgUser(argv), { cwd: "/" });
 }
 
+/**
+ * Server options given on the command line at every start. They win over postgresql.conf, so a
+ * cluster created on one port starts on the port configured now (MDAME_DB_PORT), whatever port
+ * initdb-time settings recorded.
+ */
+export function serverStartOptions(): string[] {
+  return ["-p", String(LOCAL_STACK.dbPort)];
+}
+
 /** The command that runs the server in the foreground (used by the supervisor). */
 export function postgresForegroundCommand(): string[] {
-  return asPgUser([pgBin("postgres"), "-D", paths.pgData]);
+  return asPgUser([pgBin("postgres"), "-D", paths.pgData, ...serverStartOptions()]);
 }
 
 export function isInitialised(): boolean {
@@ -211,7 +220,9 @@ export async function start(log: (line: string) => void = console.log): Promise<
     throw new Error(`port ${LOCAL_STACK.dbPort} is in use by another program (another clone's cluster?); find it with: ss -ltnp 'sport = :${LOCAL_STACK.dbPort}'`);
   }
   log(`pg_ctl: starting the cluster on ${LOCAL_STACK.host}:${LOCAL_STACK.dbPort}`);
-  const result = await runAsPgUser([pgBin("pg_ctl"), "-D", paths.pgData, "-l", paths.pgServerLog, "-w", "-t", "60", "start"]);
+  const result = await runAsPgUser([
+    pgBin("pg_ctl"), "-D", paths.pgData, "-l", paths.pgServerLog, "-o", serverStartOptions().join(" "), "-w", "-t", "60", "start",
+  ]);
   if (result.code !== 0) {
     throw new Error(`pg_ctl start failed (exit ${result.code}):\n${result.stderr || result.stdout}\n--- ${paths.pgServerLog} ---\n${tail(paths.pgServerLog)}`);
   }
