@@ -2,6 +2,7 @@ import process from "node:process";
 import { z } from "zod";
 import { WorkerCallback } from "../contracts/callbacks.ts";
 import { coerceError, isRetriable } from "../errors.ts";
+import { failpoint } from "../failpoints.ts";
 import type { LogContext, Logger } from "../logging/logger.ts";
 import { type CallbackSender, callbackWebhookId, DEFAULT_CALLBACK_RETRY_DELAYS_MS, deliverCallback, type DeliveryOutcome } from "./callback-sender.ts";
 
@@ -428,6 +429,8 @@ export class PullWorker<P> {
       };
       const startedAt = performance.now();
       let outcome: TaskOutcome | null;
+      // Crash tests kill the worker here: a job that takes its worker down before any report.
+      failpoint(`worker.${definition.queue}.before-task`);
       try {
         outcome = await definition.run(payload, ctx);
         log.info({ kind: outcome.kind, duration_ms: Math.round(performance.now() - startedAt) }, "task finished");
