@@ -159,7 +159,7 @@ function cappedStream(source: ReadableStream<Uint8Array>, maxBytes: number): Rea
     cancel(reason) {
       return reader.cancel(reason);
     },
-  });
+  }, { highWaterMark: 0 }); // pull only when the route reads: nothing is fetched ahead of its checks
 }
 
 /**
