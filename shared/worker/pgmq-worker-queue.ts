@@ -1,5 +1,5 @@
 import type { Sql } from "postgres";
-import { MessageGoneError, type QueueMessage, type WorkerQueue } from "./pull-worker.ts";
+import { MessageGoneError, type QueueMessage, type WorkerQueue } from "./lease.ts";
 
 /** pgmq ids are bigint; they stay far below 2^53 in practice, and anything beyond is refused, never rounded. */
 export function toSafeMsgId(value: unknown): number {
