@@ -121,6 +121,17 @@ export function runningPostmasterPid(): number | null {
   return pid;
 }
 
+/** Port the running postmaster listens on (line 4 of postmaster.pid), or null when unknown. */
+export function runningPort(): number | null {
+  if (runningPostmasterPid() === null) return null;
+  try {
+    const port = Number(readFileSync(join(paths.pgData, "postmaster.pid"), "utf8").split("\n")[3]);
+    return Number.isInteger(port) && port > 0 ? port : null;
+  } catch {
+    return null;
+  }
+}
+
 export function isRunning(): boolean {
   return runningPostmasterPid() !== null;
 }
@@ -215,7 +226,13 @@ export function isPortFree(port: number): Promise<boolean> {
 /** Starts the cluster with pg_ctl and waits until it accepts connections. No-op when running. */
 export async function start(log: (line: string) => void = console.log): Promise<void> {
   if (!isInitialised()) throw new Error(`no cluster in ${paths.pgData}; run: bun scripts/local/db.ts init`);
-  if (isRunning()) return;
+  if (isRunning()) {
+    const port = runningPort();
+    if (port !== null && port !== LOCAL_STACK.dbPort) {
+      throw new Error(`the cluster in ${paths.pgData} is running on port ${port}, not on MDAME_DB_PORT=${LOCAL_STACK.dbPort}; stop it (bun scripts/local/db.ts stop) and start it again`);
+    }
+    return;
+  }
   if (!(await isPortFree(LOCAL_STACK.dbPort))) {
     throw new Error(`port ${LOCAL_STACK.dbPort} is in use by another program (another clone's cluster?); find it with: ss -ltnp 'sport = :${LOCAL_STACK.dbPort}'`);
   }

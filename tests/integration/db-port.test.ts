@@ -75,6 +75,10 @@ test("db.ts start listens on the port configured now, not the one the cluster wa
     expect(start.code).toBe(0);
     expect(await accepting(moved)).toBe(true);
     expect(await accepting(createdOn)).toBe(false);
+    // Running on one port, the cluster is not silently taken for started on another.
+    const elsewhere = await dbScript(["start"], createdOn);
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.output).toContain(`is running on port ${moved}, not on MDAME_DB_PORT=${createdOn}`);
   } finally {
     expect((await dbScript(["stop"], moved)).code).toBe(0);
   }
