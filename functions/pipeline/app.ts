@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { rpc } from "../../shared/db/errors.ts";
 import { runKey } from "../../shared/hashing.ts";
+import { limitBody, PIPELINE_MAX_BODY_BYTES, readJsonBody } from "../../shared/http/bounded-body.ts";
 import { createErrorHandler } from "../../shared/http/error-handler.ts";
 import { requireServiceRole } from "../../shared/http/service-auth.ts";
 import type { PipelineDeps } from "./deps.ts";
@@ -10,7 +11,7 @@ import { drainStageTasks } from "./stage-runner.ts";
 
 /** Body of POST /pipeline/runs. */
 export const TriggerRunBody = z.object({
-  dimension: z.string().min(1).optional(),
+  dimension: z.string().min(1).max(100).optional(),
   idempotency_key: z.string().min(8).max(200).optional(),
 }).strict();
 
@@ -20,6 +21,8 @@ const RunId = z.string().uuid();
 export function createPipelineApp(deps: PipelineDeps) {
   const app = new Hono().basePath("/pipeline");
   app.onError(createErrorHandler(deps.logger));
+  // Every route, including those other modules register: a body past the cap is never buffered.
+  app.use("*", limitBody(PIPELINE_MAX_BODY_BYTES));
 
   app.get("/health", (c) => c.json({ ok: true, env: deps.env.ENV }));
   app.use("/runs/*", requireServiceRole(deps.env.SERVICE_ROLE_KEY));
@@ -27,8 +30,7 @@ export function createPipelineApp(deps: PipelineDeps) {
   app.use("/tick", requireServiceRole(deps.env.SERVICE_ROLE_KEY));
 
   app.post("/runs", async (c) => {
-    const text = await c.req.text();
-    const body = TriggerRunBody.parse(text.trim() === "" ? {} : JSON.parse(text));
+    const body = TriggerRunBody.parse(await readJsonBody(c.req.raw, PIPELINE_MAX_BODY_BYTES));
     const runDate = new Date().toISOString().slice(0, 10);
     const key = body.idempotency_key ?? await runKey(deps.env.ENV, runDate, "manual");
     const [row] = await rpc(() =>

@@ -14,7 +14,7 @@ import { requireServiceRole } from "../../shared/http/service-auth.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { registerAccountRoutes } from "./operator/account-routes.ts";
 import { registerDimensionRoutes } from "./operator/dimension-routes.ts";
-import { fromDb, int, iso, jsonBody, limitBody } from "./operator/request.ts";
+import { fromDb, int, iso, jsonBody } from "./operator/request.ts";
 
 const RunId = z.string().uuid();
 /** Dead-letter ids are bigints: kept as decimal text on the way to SQL. */
@@ -76,7 +76,7 @@ export function registerOperatorRoutes<E extends Env, S extends Schema, B extend
     return c.json(result);
   });
 
-  app.post("/runs/:id/abort", auth, limitBody, async (c) => {
+  app.post("/runs/:id/abort", auth, async (c) => {
     const id = RunId.parse(c.req.param("id"));
     const body = AbortRunBody.parse(await jsonBody(c.req.raw));
     const [row] = await rpc(() => deps.sql`select mdame.abort_run(${id}::uuid, ${body.reason ?? null}::text) as result`);

@@ -3,9 +3,11 @@ import { HTTPException } from "hono/http-exception";
 import { WorkerCallback } from "../../shared/contracts/callbacks.ts";
 import type { Sql } from "../../shared/db/client.ts";
 import { rpc } from "../../shared/db/errors.ts";
+import { parseJsonText, readBoundedText } from "../../shared/http/bounded-body.ts";
 import { createErrorHandler } from "../../shared/http/error-handler.ts";
 import type { Logger } from "../../shared/logging/logger.ts";
 import { verifyWebhook, WEBHOOK_MAX_BODY_BYTES, WebhookVerificationError } from "../../shared/webhooks/standard-webhooks.ts";
+import { refuseMalformedWebhookHeaders } from "./webhook-headers.ts";
 
 export interface WorkerCallbackDeps {
   sql: Sql;
@@ -17,15 +19,18 @@ export interface WorkerCallbackDeps {
  * The `worker-callback` Edge Function: a Standard Webhooks delivery from a Bun worker, verified,
  * then handed to the completion RPC. The webhook-id is recorded in the RPC's own transaction, so a
  * replayed delivery changes nothing and still answers 200.
+ *
+ * The body is unauthenticated until its signature checks out, so the order matters: the headers are
+ * checked before any byte is read (401), the body is read up to WEBHOOK_MAX_BODY_BYTES (413 past it,
+ * the rest never read), and only then is the signature verified and the JSON parsed.
  */
 export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
   const app = new Hono().basePath("/worker-callback");
   app.onError(createErrorHandler(deps.logger));
 
   app.post("/", async (c) => {
-    const declared = Number(c.req.header("content-length") ?? "0");
-    if (declared > WEBHOOK_MAX_BODY_BYTES) throw new HTTPException(413, { message: "body too large" });
-    const body = await c.req.text();
+    refuseMalformedWebhookHeaders((name) => c.req.header(name));
+    const body = await readBoundedText(c.req.raw, WEBHOOK_MAX_BODY_BYTES);
     let webhookId: string;
     try {
       ({ id: webhookId } = await verifyWebhook(deps.webhookSecret, { get: (name) => c.req.header(name) ?? null }, body));
@@ -33,7 +38,7 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
       if (error instanceof WebhookVerificationError) throw new HTTPException(401, { message: `webhook refused: ${error.message}` });
       throw error;
     }
-    const callback = WorkerCallback.parse(JSON.parse(body));
+    const callback = WorkerCallback.parse(parseJsonText(body));
     const log = deps.logger.child({ webhook_id: webhookId, kind: callback.kind, msg_id: callback.msg_id, worker_id: callback.worker_id });
 
     switch (callback.kind) {

@@ -76,9 +76,18 @@ function runAsPgUser(argv: string[]): Promise<CommandResult> {
   return runCommand(asPgUser(argv), { cwd: "/" });
 }
 
+/**
+ * Server options given on the command line at every start. They win over postgresql.conf, so a
+ * cluster created on one port starts on the port configured now (MDAME_DB_PORT), whatever port
+ * initdb-time settings recorded.
+ */
+export function serverStartOptions(): string[] {
+  return ["-p", String(LOCAL_STACK.dbPort)];
+}
+
 /** The command that runs the server in the foreground (used by the supervisor). */
 export function postgresForegroundCommand(): string[] {
-  return asPgUser([pgBin("postgres"), "-D", paths.pgData]);
+  return asPgUser([pgBin("postgres"), "-D", paths.pgData, ...serverStartOptions()]);
 }
 
 export function isInitialised(): boolean {
@@ -107,6 +116,17 @@ export function runningPostmasterPid(): number | null {
     // No /proc: trust the signal check.
   }
   return pid;
+}
+
+/** Port the running postmaster listens on (line 4 of postmaster.pid), or null when unknown. */
+export function runningPort(): number | null {
+  if (runningPostmasterPid() === null) return null;
+  try {
+    const port = Number(readFileSync(join(paths.pgData, "postmaster.pid"), "utf8").split("\n")[3]);
+    return Number.isInteger(port) && port > 0 ? port : null;
+  } catch {
+    return null;
+  }
 }
 
 export function isRunning(): boolean {
@@ -203,12 +223,20 @@ export function isPortFree(port: number): Promise<boolean> {
 /** Starts the cluster with pg_ctl and waits until it accepts connections. No-op when running. */
 export async function start(log: (line: string) => void = console.log): Promise<void> {
   if (!isInitialised()) throw new Error(`no cluster in ${paths.pgData}; run: bun scripts/local/db.ts init`);
-  if (isRunning()) return;
+  if (isRunning()) {
+    const port = runningPort();
+    if (port !== null && port !== LOCAL_STACK.dbPort) {
+      throw new Error(`the cluster in ${paths.pgData} is running on port ${port}, not on MDAME_DB_PORT=${LOCAL_STACK.dbPort}; stop it (bun scripts/local/db.ts stop) and start it again`);
+    }
+    return;
+  }
   if (!(await isPortFree(LOCAL_STACK.dbPort))) {
     throw new Error(`port ${LOCAL_STACK.dbPort} is in use by another program (another clone's cluster?); find it with: ss -ltnp 'sport = :${LOCAL_STACK.dbPort}'`);
   }
   log(`pg_ctl: starting the cluster on ${LOCAL_STACK.host}:${LOCAL_STACK.dbPort}`);
-  const result = await runAsPgUser([pgBin("pg_ctl"), "-D", paths.pgData, "-l", paths.pgServerLog, "-w", "-t", "60", "start"]);
+  const result = await runAsPgUser([
+    pgBin("pg_ctl"), "-D", paths.pgData, "-l", paths.pgServerLog, "-o", serverStartOptions().join(" "), "-w", "-t", "60", "start",
+  ]);
   if (result.code !== 0) {
     throw new Error(`pg_ctl start failed (exit ${result.code}):\n${result.stderr || result.stdout}\n--- ${paths.pgServerLog} ---\n${tail(paths.pgServerLog)}`);
   }

@@ -1,5 +1,15 @@
 import { z } from "zod";
 
+/**
+ * Asset keys exactly as the workers produce them: content-addressed by a sha256, under the
+ * worker's own prefix (gpu-worker/visual-task.ts sceneAssetKey, render-runner/render-task.ts
+ * renderAssetKey). Anything else (a path with `..`, another prefix) is refused before it is stored.
+ */
+export const SceneAssetKey = z.string().regex(/^scenes\/[0-9a-f]{64}\.mp4$/, "a scene asset key is scenes/<sha256>.mp4");
+export const RenderVideoKey = z.string().regex(/^renders\/[0-9a-f]{64}\.mp4$/, "a video key is renders/<sha256>.mp4");
+
+const workerId = z.string().min(1).max(200);
+
 const failure = z.object({
   message: z.string().min(1).max(2000),
   retriable: z.boolean(),
@@ -9,40 +19,40 @@ const failure = z.object({
 export const WorkerCallback = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("visual_generation.completed"),
-    msg_id: z.number().int().positive(),
+    msg_id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
     scene_id: z.string().uuid(),
     scene_hash: z.string().regex(/^[0-9a-f]{64}$/),
-    asset_key: z.string().min(1),
-    backend: z.string().min(1),
+    asset_key: SceneAssetKey,
+    backend: z.string().min(1).max(100),
     cache_hit: z.boolean(),
-    worker_id: z.string().min(1),
+    worker_id: workerId,
   }).strict(),
   z.object({
     kind: z.literal("visual_generation.failed"),
-    msg_id: z.number().int().positive(),
+    msg_id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
     scene_id: z.string().uuid(),
     error: failure,
-    worker_id: z.string().min(1),
+    worker_id: workerId,
   }).strict(),
   z.object({
     kind: z.literal("render.completed"),
-    msg_id: z.number().int().positive(),
+    msg_id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
     unit_id: z.string().uuid(),
-    video_key: z.string().min(1),
-    duration_s: z.number().positive(),
-    width: z.number().int().positive(),
-    height: z.number().int().positive(),
-    size_bytes: z.number().int().positive(),
+    video_key: RenderVideoKey,
+    duration_s: z.number().positive().max(3600),
+    width: z.number().int().positive().max(8192),
+    height: z.number().int().positive().max(8192),
+    size_bytes: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
     /** Time FFmpeg took; null when the video was already stored and only reported again. */
-    render_ms: z.number().int().nonnegative().nullable(),
-    worker_id: z.string().min(1),
+    render_ms: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).nullable(),
+    worker_id: workerId,
   }).strict(),
   z.object({
     kind: z.literal("render.failed"),
-    msg_id: z.number().int().positive(),
+    msg_id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
     unit_id: z.string().uuid(),
     error: failure,
-    worker_id: z.string().min(1),
+    worker_id: workerId,
   }).strict(),
 ]);
 export type WorkerCallback = z.infer<typeof WorkerCallback>;

@@ -11,7 +11,7 @@ export const ScriptDraft = z.object({
   /** The full voice-over, hook first; 20-75 s of speech. */
   narration: z.string().min(200).max(1400),
   description: z.string().min(1).max(4000),
-  hashtags: z.array(z.string().regex(/^#[\p{L}\p{N}_]+$/u)).min(1).max(5),
+  hashtags: z.array(z.string().max(100).regex(/^#[\p{L}\p{N}_]+$/u)).min(1).max(5),
 }).strict();
 export type ScriptDraft = z.infer<typeof ScriptDraft>;
 
@@ -19,7 +19,7 @@ export type ScriptDraft = z.infer<typeof ScriptDraft>;
 export const ScenePlan = z.object({
   scenes: z.array(z.object({
     prompt: z.string().min(8).max(400),
-    narration: z.string().min(1),
+    narration: z.string().min(1).max(1400),
   }).strict()).min(5).max(10),
 }).strict();
 export type ScenePlan = z.infer<typeof ScenePlan>;
@@ -31,6 +31,6 @@ export type Language = z.infer<typeof Language>;
 /** Adversarial hook audit: how likely the first seconds stop a scroll, with the reasons. */
 export const HookAudit = z.object({
   score: z.number().min(0).max(1),
-  reasons: z.array(z.string()).max(20),
+  reasons: z.array(z.string().max(500)).max(20),
 }).strict();
 export type HookAudit = z.infer<typeof HookAudit>;

@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /** One spoken word with its timing in the voice track (from TTS word boundaries). */
 export const WordTiming = z.object({
-  text: z.string().min(1),
+  text: z.string().min(1).max(200),
   offset_ms: z.number().int().nonnegative(),
   duration_ms: z.number().int().nonnegative(),
 }).strict();
@@ -12,16 +12,16 @@ export type WordTiming = z.infer<typeof WordTiming>;
 export const VisualStyle = z.object({
   palette: z.array(z.string().regex(/^#[0-9a-fA-F]{6}$/)).min(2).max(6),
   motion: z.enum(["drift", "pulse", "zoom"]),
-  caption_font: z.string().min(1).default("DejaVu Sans"),
+  caption_font: z.string().min(1).max(100).default("DejaVu Sans"),
 }).strict();
 export type VisualStyle = z.infer<typeof VisualStyle>;
 
 /** The stored voice track of a work unit. */
 export const VoiceTrack = z.object({
-  audio_key: z.string().min(1),
+  audio_key: z.string().min(1).max(300),
   duration_ms: z.number().int().positive(),
-  provider: z.string().min(1),
-  voice: z.string().min(1),
-  words: z.array(WordTiming).min(1),
+  provider: z.string().min(1).max(100),
+  voice: z.string().min(1).max(100),
+  words: z.array(WordTiming).min(1).max(5000),
 }).strict();
 export type VoiceTrack = z.infer<typeof VoiceTrack>;

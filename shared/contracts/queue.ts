@@ -10,7 +10,11 @@ export const QUEUES = {
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
 const uuid = z.string().uuid();
-const stepToken = z.string().startsWith("step:");
+const stepToken = z.string().startsWith("step:").max(300);
+/** Dimension ids as the database allows them (mdame.dimensions.id). */
+const dimensionId = z.string().min(1).max(64);
+/** Stored asset keys (shared/storage/asset-store.ts): short, content-addressed paths. */
+const assetKey = z.string().min(1).max(300);
 
 /** Stages a work unit passes through in the `pipeline` Edge Function (besides visuals and render). */
 export const UnitStage = z.enum(["script", "safety", "plan", "voice", "publish"]);
@@ -18,7 +22,7 @@ export type UnitStage = z.infer<typeof UnitStage>;
 
 /** Lightweight stage tasks, drained by the `pipeline` Edge Function. */
 export const StageTask = z.discriminatedUnion("stage", [
-  z.object({ stage: z.literal("ingest"), run_id: uuid, dimension_id: z.string().min(1), step_token: stepToken }).strict(),
+  z.object({ stage: z.literal("ingest"), run_id: uuid, dimension_id: dimensionId, step_token: stepToken }).strict(),
   z.object({ stage: UnitStage, run_id: uuid, unit_id: uuid, step_token: stepToken }).strict(),
 ]);
 export type StageTask = z.infer<typeof StageTask>;
@@ -30,13 +34,13 @@ export const VisualJob = z.object({
   scene_id: uuid,
   scene_index: z.number().int().nonnegative(),
   scene_hash: z.string().regex(/^[0-9a-f]{64}$/),
-  dimension_id: z.string().min(1),
-  prompt: z.string().min(1),
+  dimension_id: dimensionId,
+  prompt: z.string().min(1).max(2000),
   style: VisualStyle,
   duration_s: z.number().positive().max(30),
-  width: z.number().int().positive(),
-  height: z.number().int().positive(),
-  fps: z.number().int().positive(),
+  width: z.number().int().positive().max(8192),
+  height: z.number().int().positive().max(8192),
+  fps: z.number().int().positive().max(120),
   step_token: stepToken,
 }).strict();
 export type VisualJob = z.infer<typeof VisualJob>;
@@ -45,18 +49,18 @@ export type VisualJob = z.infer<typeof VisualJob>;
 export const RenderJob = z.object({
   run_id: uuid,
   unit_id: uuid,
-  dimension_id: z.string().min(1),
-  title: z.string().min(1),
-  audio_key: z.string().min(1),
-  audio_duration_ms: z.number().int().positive(),
-  words: z.array(WordTiming).min(1),
+  dimension_id: dimensionId,
+  title: z.string().min(1).max(200),
+  audio_key: assetKey,
+  audio_duration_ms: z.number().int().positive().max(3_600_000),
+  words: z.array(WordTiming).min(1).max(5000),
   /** Scenes in order; a scene is shown from the offset of its first word until the next scene's. */
   scenes: z.array(z.object({
     index: z.number().int().nonnegative(),
-    asset_key: z.string().min(1),
+    asset_key: assetKey,
     first_word: z.number().int().nonnegative(),
-  }).strict()).min(1),
-  caption_font: z.string().min(1),
+  }).strict()).min(1).max(50),
+  caption_font: z.string().min(1).max(100),
   step_token: stepToken,
 }).strict();
 export type RenderJob = z.infer<typeof RenderJob>;

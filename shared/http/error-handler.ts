@@ -4,27 +4,67 @@ import { ZodError } from "zod";
 import { EnvironmentMismatchError, LockBusyError, mapDbError, NotFoundError, QuotaExhaustedError, WrongStateError } from "../db/errors.ts";
 import { coerceError } from "../errors.ts";
 import type { Logger } from "../logging/logger.ts";
+import { isBodyTooLargeError } from "./bounded-body.ts";
+
+/** Issues and texts an answer or a log line carries at most: an error never echoes a huge input. */
+const MAX_ISSUES = 20;
+const MAX_TEXT = 200;
+const MAX_LOGGED_MESSAGE = 2000;
+
+/** SQLSTATEs of text Postgres cannot store (a NUL, a character outside the encoding): the input's fault. */
+const UNSTORABLE_TEXT = new Set(["22021", "22P05"]);
+
+function clip(text: string, max = MAX_TEXT): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+}
+
+/** Zod issues without anything that repeats the input at length (unrecognized keys, long paths). */
+export function boundedIssues(error: ZodError): Array<Record<string, unknown>> {
+  return error.issues.slice(0, MAX_ISSUES).map((issue) => {
+    const out: Record<string, unknown> = {
+      code: issue.code,
+      path: issue.path.slice(0, 10).map((part) => (typeof part === "string" ? clip(part, 100) : typeof part === "number" ? part : String(part))),
+      message: clip(issue.message),
+    };
+    const keys = (issue as { keys?: unknown }).keys;
+    if (Array.isArray(keys)) out.keys = keys.slice(0, 10).map((key) => clip(String(key), 100));
+    return out;
+  });
+}
 
 /**
- * The one onError of every Hono app: contract errors -> 4xx with the Zod issues, engine rule
- * errors -> their status, everything else -> 500 with an id to find in the log. No stack traces
- * or secrets in a response.
+ * The one onError of every Hono app: contract errors -> 4xx with the Zod issues (bounded), engine
+ * rule errors -> their status, everything else -> 500 with an id to find in the log. No stack
+ * traces or secrets in a response, and no unbounded input in a response or a log line.
  */
 export function createErrorHandler(logger: Logger) {
   return (thrown: unknown, c: Context) => {
     if (thrown instanceof HTTPException) {
-      return c.json({ error: thrown.message || "request refused" }, thrown.status);
+      return c.json({ error: clip(thrown.message || "request refused", 500) }, thrown.status);
+    }
+    // A runtime may wrap the capped stream's error when a route read the body itself.
+    if (isBodyTooLargeError(thrown)) {
+      return c.json({ error: "the body is larger than this endpoint accepts" }, 413);
     }
     if (thrown instanceof ZodError) {
-      return c.json({ error: "invalid request", issues: thrown.issues }, 400);
+      const issues = boundedIssues(thrown);
+      return c.json({ error: "invalid request", issues, ...(thrown.issues.length > issues.length ? { more_issues: thrown.issues.length - issues.length } : {}) }, 400);
+    }
+    const code = (thrown as { code?: unknown })?.code;
+    if (typeof code === "string" && UNSTORABLE_TEXT.has(code)) {
+      return c.json({ error: "the request holds text that cannot be stored (a NUL character or an invalid sequence)" }, 400);
     }
     const error = coerceError(mapDbError(thrown));
-    if (error instanceof NotFoundError) return c.json({ error: error.message }, 404);
-    if (error instanceof LockBusyError || error instanceof WrongStateError) return c.json({ error: error.message }, 409);
-    if (error instanceof QuotaExhaustedError) return c.json({ error: error.message }, 429);
-    if (error instanceof EnvironmentMismatchError) return c.json({ error: error.message }, 503);
+    if (error instanceof NotFoundError) return c.json({ error: clip(error.message, 500) }, 404);
+    if (error instanceof LockBusyError || error instanceof WrongStateError) return c.json({ error: clip(error.message, 500) }, 409);
+    if (error instanceof QuotaExhaustedError) return c.json({ error: clip(error.message, 500) }, 429);
+    if (error instanceof EnvironmentMismatchError) return c.json({ error: clip(error.message, 500) }, 503);
     const errorId = crypto.randomUUID();
-    logger.error({ error_id: errorId, err: error, path: c.req.path }, "unhandled error");
+    logger.error({
+      error_id: errorId,
+      err: { type: error.name, message: clip(error.message, MAX_LOGGED_MESSAGE), stack: clip(error.stack ?? "", MAX_LOGGED_MESSAGE), code },
+      path: clip(c.req.path),
+    }, "unhandled error");
     return c.json({ error: "internal error", error_id: errorId }, 500);
   };
 }

@@ -1,5 +1,5 @@
 import type { Sql } from "postgres";
-import { MessageGoneError, type QueueMessage, type WorkerQueue } from "./pull-worker.ts";
+import { MessageGoneError, type QueueMessage, type WorkerQueue } from "./lease.ts";
 
 /** pgmq ids are bigint; they stay far below 2^53 in practice, and anything beyond is refused, never rounded. */
 export function toSafeMsgId(value: unknown): number {
@@ -36,14 +36,19 @@ export function toQueueMessage(row: MessageRow): QueueMessage {
   };
 }
 
-/** WorkerQueue over pgmq (the extension or the project's compatible SQL), through postgres.js. */
+/**
+ * WorkerQueue over pgmq (the extension or the project's compatible SQL), through postgres.js.
+ * Reads go through mdame.read_worker_jobs, which reads as pgmq.read does but dead-letters a job
+ * read more often than its stage allows instead of handing it out: a job that kills its worker
+ * every time stops coming back once its attempts are used up.
+ */
 export class PgmqWorkerQueue implements WorkerQueue {
   constructor(private readonly sql: Sql) {}
 
   async read(queue: string, vtSeconds: number, qty: number): Promise<QueueMessage[]> {
     const rows = await this.sql<MessageRow[]>`
       select msg_id, read_ct, enqueued_at, vt, message
-      from pgmq.read(${queue}::text, ${vtSeconds}::integer, ${qty}::integer)`;
+      from mdame.read_worker_jobs(${queue}::text, ${vtSeconds}::integer, ${qty}::integer)`;
     return rows.map(toQueueMessage);
   }
 

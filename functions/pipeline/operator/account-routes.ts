@@ -6,7 +6,7 @@ import type { Sql } from "../../../shared/db/client.ts";
 import { NotFoundError, rpc } from "../../../shared/db/errors.ts";
 import { requireServiceRole } from "../../../shared/http/service-auth.ts";
 import type { OperatorDeps } from "../operator-routes.ts";
-import { fromDb, iso, jsonBody, limitBody } from "./request.ts";
+import { fromDb, iso, jsonBody } from "./request.ts";
 
 const AccountId = z.string().uuid();
 
@@ -60,7 +60,7 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
     return c.json({ accounts: rows.map(toAccount) });
   });
 
-  app.post("/accounts", auth, limitBody, async (c) => {
+  app.post("/accounts", auth, async (c) => {
     const body = ConnectAccountBody.parse(await jsonBody(c.req.raw));
     const answer: ConnectedAccount = await rpc(() =>
       deps.sql.begin(async (tx) => {

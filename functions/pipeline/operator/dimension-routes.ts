@@ -5,7 +5,7 @@ import type { Sql } from "../../../shared/db/client.ts";
 import { rpc } from "../../../shared/db/errors.ts";
 import { requireServiceRole } from "../../../shared/http/service-auth.ts";
 import type { OperatorDeps } from "../operator-routes.ts";
-import { fromDb, iso, jsonBody, limitBody } from "./request.ts";
+import { fromDb, iso, jsonBody } from "./request.ts";
 
 const DIMENSION_COLUMNS = [
   "id", "display_name", "language", "tts_voice", "tts_rate", "trend_geo", "style", "safety_profile",
@@ -65,14 +65,14 @@ export function registerDimensionRoutes<E extends Env, S extends Schema, B exten
     return c.json(await rpc(() => oneDimension(deps.sql, id)));
   });
 
-  app.post("/dimensions", auth, limitBody, async (c) => {
+  app.post("/dimensions", auth, async (c) => {
     const config = DimensionConfig.parse(await jsonBody(c.req.raw));
     await rpc(() => deps.sql`select id from mdame.create_dimension(${deps.sql.json(config as never)}::jsonb)`);
     deps.logger.info({ dimension: config.id }, "dimension created by the operator");
     return c.json(await oneDimension(deps.sql, config.id), 201);
   });
 
-  app.patch("/dimensions/:id", auth, limitBody, async (c) => {
+  app.patch("/dimensions/:id", auth, async (c) => {
     const id = DimensionId.parse(c.req.param("id"));
     const patch = DimensionPatch.parse(await jsonBody(c.req.raw));
     const changed = await rpc(() =>

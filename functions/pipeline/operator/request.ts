@@ -1,27 +1,13 @@
 /** What the operator routes share: bounded JSON bodies and reading RPC rows through their contracts. */
-import type { MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
-import { HTTPException } from "hono/http-exception";
 import type { z } from "zod";
+import { PIPELINE_MAX_BODY_BYTES, readJsonBody } from "../../../shared/http/bounded-body.ts";
 
-/** A dimension config or an account connect fits in a few KiB; anything near this is not one. */
-export const MAX_OPERATOR_BODY_BYTES = 64 * 1024;
-
-/** Refuses bodies over the bound with 413 before they are read whole. */
-export const limitBody: MiddlewareHandler = bodyLimit({
-  maxSize: MAX_OPERATOR_BODY_BYTES,
-  onError: (c) => c.json({ error: `the body is over ${MAX_OPERATOR_BODY_BYTES} bytes` }, 413),
-});
-
-/** A JSON body that may be empty; malformed JSON is the caller's mistake (400), not ours. */
-export async function jsonBody(request: Request): Promise<unknown> {
-  const text = await request.text();
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new HTTPException(400, { message: "the body is not valid JSON" });
-  }
+/**
+ * A JSON body that may be empty, read up to the pipeline's cap (the app refuses larger ones before
+ * any route runs); malformed JSON or a NUL character is the caller's mistake (400), not ours.
+ */
+export function jsonBody(request: Request): Promise<unknown> {
+  return readJsonBody(request, PIPELINE_MAX_BODY_BYTES);
 }
 
 /**

@@ -1,0 +1,179 @@
+import type { MiddlewareHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+
+/**
+ * Request bodies read with a hard cap. A body is consumed chunk by chunk and the read stops (the
+ * rest is cancelled, never buffered) as soon as the cap is passed, whether or not the client
+ * declared a content-length: a chunked upload of any size costs at most the cap in memory.
+ */
+
+/** Cap of the `pipeline` function's bodies: its largest (operator) bodies are a few KiB. */
+export const PIPELINE_MAX_BODY_BYTES = 64 * 1024;
+
+/** The body passed its cap; answered 413 by the apps' onError. */
+export class BodyTooLargeError extends HTTPException {
+  constructor(readonly maxBytes: number) {
+    super(413, { message: `the body is larger than ${maxBytes} bytes` });
+    this.name = "BodyTooLargeError";
+  }
+}
+
+/** The body is not what the route reads (bad UTF-8, bad JSON, a NUL character); answered 400. */
+export class MalformedBodyError extends HTTPException {
+  constructor(message: string) {
+    super(400, { message });
+    this.name = "MalformedBodyError";
+  }
+}
+
+/** 413 at once when the client declares more than the cap; nothing is read. */
+function refuseDeclaredLength(request: Request, maxBytes: number): void {
+  const declared = request.headers.get("content-length");
+  if (declared === null) return;
+  if (!/^\d{1,16}$/.test(declared.trim())) throw new MalformedBodyError("content-length is not a byte count");
+  if (Number(declared) > maxBytes) throw new BodyTooLargeError(maxBytes);
+}
+
+/** The body's bytes, at most `maxBytes`; throws BodyTooLargeError as soon as more arrive. */
+export async function readBoundedBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
+  refuseDeclaredLength(request, maxBytes);
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        // Stops the client's upload; the bytes not yet sent are never pulled.
+        await reader.cancel("body too large").catch(() => {});
+        throw new BodyTooLargeError(maxBytes);
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    if (error instanceof HTTPException) throw error;
+    if (isBodyTooLarge(error)) throw new BodyTooLargeError(maxBytes);
+    throw new MalformedBodyError("the body could not be read");
+  } finally {
+    reader.releaseLock();
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** The body as UTF-8 text, at most `maxBytes`; invalid UTF-8 is the caller's mistake (400). */
+export async function readBoundedText(request: Request, maxBytes: number): Promise<string> {
+  const bytes = await readBoundedBytes(request, maxBytes);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new MalformedBodyError("the body is not valid UTF-8");
+  }
+}
+
+/**
+ * Finds a NUL character in any string (key or value) of a parsed JSON value. Postgres text cannot
+ * hold U+0000, so such a value would only fail later, deep in an RPC, as a server error.
+ * Iterative: a deeply nested body must not exhaust the stack.
+ */
+export function findNulCharacter(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next === "string") {
+      if (next.includes("\u0000")) return true;
+    } else if (Array.isArray(next)) {
+      for (const item of next) pending.push(item);
+    } else if (next !== null && typeof next === "object") {
+      for (const [key, item] of Object.entries(next)) {
+        if (key.includes("\u0000")) return true;
+        pending.push(item);
+      }
+    }
+  }
+  return false;
+}
+
+/** Parses JSON text from a client: malformed JSON and NUL characters are refused with a 400. */
+export function parseJsonText(text: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // The parser's own message quotes the input; the client gets a message of ours.
+    throw new MalformedBodyError("the body is not valid JSON");
+  }
+  if (findNulCharacter(value)) throw new MalformedBodyError("the body contains a NUL character (\\u0000), which text fields cannot hold");
+  return value;
+}
+
+/** A JSON body of at most `maxBytes`; an empty body reads as `{}` (routes whose fields are all optional). */
+export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const text = await readBoundedText(request, maxBytes);
+  if (text.trim() === "") return {};
+  return parseJsonText(text);
+}
+
+const TOO_LARGE = Symbol.for("mdame.body-too-large");
+
+function isBodyTooLarge(error: unknown): boolean {
+  for (let e = error, depth = 0; e !== null && typeof e === "object" && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof BodyTooLargeError || (e as Record<symbol, unknown>)[TOO_LARGE] === true) return true;
+  }
+  return false;
+}
+
+/** Whether a thrown value (as a runtime may wrap it) is a body that passed its cap. */
+export function isBodyTooLargeError(error: unknown): boolean {
+  return isBodyTooLarge(error);
+}
+
+/** The same bytes, erroring once more than `maxBytes` went through; the source is cancelled then. */
+function cappedStream(source: ReadableStream<Uint8Array>, maxBytes: number): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let size = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) {
+        controller.close();
+        return;
+      }
+      size += value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel("body too large").catch(() => {});
+        const error = Object.assign(new BodyTooLargeError(maxBytes), { [TOO_LARGE]: true });
+        controller.error(error);
+        return;
+      }
+      controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 }); // pull only when the route reads: nothing is fetched ahead of its checks
+}
+
+/**
+ * Caps the body of every request of an app: a declared content-length over the cap is answered 413
+ * before anything is read, and any other body is swapped for a capped stream, so a route that reads
+ * it in any way (readJsonBody, `c.req.text()`) stops at the cap. Nothing is read here: a route's
+ * own checks (a bearer token, say) still come before the first byte.
+ */
+export function limitBody(maxBytes: number): MiddlewareHandler {
+  return async (c, next) => {
+    const request = c.req.raw;
+    if (request.body === null) return await next();
+    refuseDeclaredLength(request, maxBytes);
+    c.req.raw = new Request(request, { body: cappedStream(request.body, maxBytes), duplex: "half" } as RequestInit);
+    await next();
+  };
+}
