@@ -26,7 +26,7 @@ describe("DimensionConfig", () => {
       ...GOOD,
       style: { ...GOOD.style, caption_font: "DejaVu Sans" },
       tts_rate: "+0%",
-      safety_profile: { blocked_terms: [] },
+      safety_profile: { blocked_terms: [], blocked_categories: ["financial-advice"], strictness: "standard" },
       daily_limit: 1,
       narration_min_words: 95,
       narration_max_words: 150,
