@@ -20,6 +20,7 @@ import { googleError, jsonResponse } from "./context.ts";
 import { auditHook } from "./gemini-tasks/hook-audit.ts";
 import { parsePrompt, Variant } from "./gemini-tasks/prompt.ts";
 import { planScenes } from "./gemini-tasks/scene-plan.ts";
+import { classifySafety } from "./gemini-tasks/safety.ts";
 import { writeScript } from "./gemini-tasks/script.ts";
 
 const ROUTE = /^\/(v1beta|v1|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
@@ -29,6 +30,7 @@ const TASKS: Record<string, (headers: Record<string, string>, variant: Variant) 
   script: writeScript,
   scene_plan: planScenes,
   hook_audit: (headers) => auditHook(headers),
+  safety_classification: (headers) => classifySafety(headers),
 };
 
 interface GenerateContentRequest {
@@ -132,6 +134,23 @@ export async function handleGemini(req: Request, url: URL, ctx: EmulatorContext)
     .map((part) => part.text ?? "")
     .join("\n");
   if (prompt.trim() === "") return googleError(400, "INVALID_ARGUMENT", "* GenerateContentRequest.contents: contents is not specified");
+
+  const blockedPromptTokens = tokens(prompt);
+  // Gemini's own safety system: the prompt refused outright, or the answer stopped for SAFETY.
+  if (fault?.kind === "prompt_blocked") {
+    return jsonResponse({
+      promptFeedback: { blockReason: "SAFETY", safetyRatings: [{ category: "HARM_CATEGORY_DANGEROUS_CONTENT", probability: "HIGH", blocked: true }] },
+      usageMetadata: { promptTokenCount: blockedPromptTokens, totalTokenCount: blockedPromptTokens },
+      modelVersion: model,
+    });
+  }
+  if (fault?.kind === "finish_safety") {
+    return jsonResponse({
+      candidates: [{ finishReason: "SAFETY", index: 0, safetyRatings: [{ category: "HARM_CATEGORY_HARASSMENT", probability: "HIGH", blocked: true }] }],
+      usageMetadata: { promptTokenCount: blockedPromptTokens, totalTokenCount: blockedPromptTokens },
+      modelVersion: model,
+    });
+  }
 
   let text = answerPrompt(model, prompt, body.generationConfig);
   let finishReason = "STOP";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Language } from "./llm.ts";
 import { VisualStyle } from "./media.ts";
+import { DEFAULT_SAFETY_PROFILE, SafetyProfile } from "./safety.ts";
 
 /**
  * A dimension's configuration: the one definition of what `mdame dimension add|set` reads from a
@@ -36,10 +37,8 @@ const DimensionFields = {
   /** Google Trends region of the trend feed: an ISO 3166-1 alpha-2 code. */
   trend_geo: z.string().regex(/^[A-Z]{2}$/, "must be a two-letter upper-case country code like US"),
   style: VisualStyle,
-  safety_profile: z.object({
-    blocked_terms: z.array(z.string().trim().min(1, "must not be empty").max(60, "must be at most 60 characters"))
-      .max(200, "must list at most 200 terms").default([]),
-  }).strict(),
+  /** Blocked terms and categories, and how strict the classifier is (shared/contracts/safety.ts). */
+  safety_profile: SafetyProfile,
   /** At most this many new videos per day (0 keeps the dimension idle without pausing it). */
   daily_limit: wholeNumber(0, 50, "must be 0 to 50"),
   narration_min_words: narrationWords,
@@ -73,7 +72,7 @@ function crossFieldRules(value: ConfigShape, ctx: z.RefinementCtx): void {
 export const DimensionConfig = z.object({
   ...DimensionFields,
   tts_rate: DimensionFields.tts_rate.default("+0%"),
-  safety_profile: DimensionFields.safety_profile.default({ blocked_terms: [] }),
+  safety_profile: DimensionFields.safety_profile.default(DEFAULT_SAFETY_PROFILE),
   daily_limit: DimensionFields.daily_limit.default(1),
   narration_min_words: DimensionFields.narration_min_words.default(95),
   narration_max_words: DimensionFields.narration_max_words.default(150),
@@ -89,7 +88,7 @@ export type DimensionPatch = z.infer<typeof DimensionPatch>;
 /** A stored dimension: its configuration, whether runs pick it, and its accounts at a glance. */
 export const Dimension = z.object({
   ...DimensionFields,
-  safety_profile: z.object({ blocked_terms: z.array(z.string()) }).strict(),
+  safety_profile: SafetyProfile,
   /** False once paused: new runs leave it out. */
   active: z.boolean(),
   created_at: z.string(),

@@ -26,7 +26,7 @@ describe("DimensionConfig", () => {
       ...GOOD,
       style: { ...GOOD.style, caption_font: "DejaVu Sans" },
       tts_rate: "+0%",
-      safety_profile: { blocked_terms: [] },
+      safety_profile: { blocked_terms: [], blocked_categories: ["financial-advice"], strictness: "standard" },
       daily_limit: 1,
       narration_min_words: 95,
       narration_max_words: 150,
@@ -87,5 +87,20 @@ describe("DimensionPatch", () => {
     expect(DimensionPatch.parse({ daily_limit: 3 })).toEqual({ daily_limit: 3 });
     expect(describeIssues(DimensionPatch.safeParse({}).error!.issues)).toEqual(["(config): names no field to change"]);
     expect(describeIssues(DimensionPatch.safeParse({ id: "other" }).error!.issues)).toContain("id: unknown field");
+  });
+});
+
+describe("DimensionConfig safety_profile", () => {
+  test("categories to block and a strictness, with valid defaults for a profile stored before them", () => {
+    const parsed = DimensionConfig.parse({ ...GOOD, safety_profile: { blocked_terms: ["casino"], blocked_categories: ["politics", "religion"], strictness: "strict" } });
+    expect(parsed.safety_profile).toEqual({ blocked_terms: ["casino"], blocked_categories: ["politics", "religion"], strictness: "strict" });
+    expect(DimensionConfig.parse({ ...GOOD, safety_profile: { blocked_terms: [] } }).safety_profile)
+      .toEqual({ blocked_terms: [], blocked_categories: ["financial-advice"], strictness: "standard" });
+  });
+
+  test("an unknown category or strictness is named", () => {
+    const lines = problems({ ...GOOD, safety_profile: { blocked_categories: ["weather"], strictness: "paranoid" } });
+    expect(lines.some((l) => l.startsWith("safety_profile.blocked_categories.0: must be one of politics"))).toBe(true);
+    expect(lines).toContain("safety_profile.strictness: must be one of lenient, standard, strict");
   });
 });

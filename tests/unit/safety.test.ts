@@ -5,7 +5,7 @@ import { firewallIngestedText } from "../../functions/pipeline/safety/prompt-fir
 describe("classifyText", () => {
   test("allows an ordinary script", () => {
     const verdict = classifyText("Why the sky turns orange at sunset, explained in a minute.", ["casino"]);
-    expect(verdict).toEqual({ allowed: true, reasons: [], classifier: "rules/1" });
+    expect(verdict).toEqual({ allowed: true, category: "none", reasons: [], classifier: "rules/1" });
   });
 
   test("rejects engine-wide categories whatever the dimension allows", () => {

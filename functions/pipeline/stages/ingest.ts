@@ -1,8 +1,8 @@
 import { topicFingerprint, workUnitKey } from "../../../shared/hashing.ts";
 import type { Logger } from "../../../shared/logging/logger.ts";
 import type { PipelineDeps } from "../deps.ts";
-import { classifyText } from "../safety/classifier.ts";
 import { firewallIngestedText } from "../safety/prompt-firewall.ts";
+import { gateTopic } from "../safety/stage-gate.ts";
 import type { StageMessage } from "../stage-runner.ts";
 import { loadDimension } from "./unit.ts";
 
@@ -25,21 +25,22 @@ export async function runIngest(deps: PipelineDeps, { msgId, task }: StageMessag
   const signals = await deps.trends(dimension.trend_geo);
 
   const accepted = new Map<string, Record<string, unknown>>();
-  const rejected: { title: string; reasons: string[]; classifier: string }[] = [];
+  const rejected: Record<string, unknown>[] = [];
   for (const signal of signals) {
     const title = firewallIngestedText(signal.title, 120);
     const news = signal.news.map((n) => firewallIngestedText(n.title)).filter((n) => !n.blocked).map((n) => n.text);
     if (title.blocked) {
-      rejected.push({ title: title.text || signal.title.slice(0, 120), reasons: title.reasons, classifier: "prompt-firewall" });
-      continue;
-    }
-    const verdict = classifyText([title.text, ...news].join(" \n "), dimension.safety_profile.blocked_terms);
-    if (!verdict.allowed) {
-      rejected.push({ title: title.text, reasons: verdict.reasons, classifier: verdict.classifier });
+      rejected.push({ title: title.text || signal.title.slice(0, 120), reasons: title.reasons, classifier: "prompt-firewall/2", category: "other" });
       continue;
     }
     const fingerprint = await topicFingerprint(title.text);
     if (accepted.has(fingerprint)) continue;
+    // Rules, then the classifier model; an unavailable model throws and the ingest task retries.
+    const verdict = await gateTopic(deps, dimension, [title.text, ...news].join(" \n "));
+    if (!verdict.allowed) {
+      rejected.push({ title: title.text, ...verdict });
+      continue;
+    }
     accepted.set(fingerprint, {
       unit_key: await workUnitKey(dimension.id, fingerprint, "video"),
       fingerprint,
@@ -48,6 +49,7 @@ export async function runIngest(deps: PipelineDeps, { msgId, task }: StageMessag
       approx_traffic: signal.approx_traffic,
       published_at: signal.published_at,
       score: scoreTrend(signal.approx_traffic, signal.published_at),
+      safety: verdict,
     });
   }
   const topics = [...accepted.values()].sort((a, b) => (b.score as number) - (a.score as number));

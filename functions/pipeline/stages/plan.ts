@@ -5,6 +5,7 @@ import type { Logger } from "../../../shared/logging/logger.ts";
 import { LlmContractError } from "../../../shared/providers/llm/gemini.ts";
 import type { PipelineDeps } from "../deps.ts";
 import { generateJsonCached } from "../llm-cache.ts";
+import { auditText, gateModelOutput } from "../safety/stage-gate.ts";
 import type { StageMessage } from "../stage-runner.ts";
 import { scenePlanPrompt } from "./prompts.ts";
 import { loadUnit, splitWords, WORDS_PER_SECOND } from "./unit.ts";
@@ -50,6 +51,14 @@ export async function runPlan(deps: PipelineDeps, { msgId, holder, task }: Stage
   const style = `${dimension.style.motion} motion, palette ${dimension.style.palette.join(" ")}`;
   const plan = await generateJsonCached(deps, scenePlanPrompt({ language: dimension.language, style, narration }), ScenePlan, { temperature: 0.4 });
   const scenes = await buildScenes(plan, narration, dimension.style, dimension.id);
+  const prompts = { scene_prompts: scenes.map((s) => s.prompt) };
+  const verdict = await gateModelOutput(deps, dimension, "scene_plan", prompts);
+  if (!verdict.allowed) {
+    log.info({ category: verdict.category, reasons: verdict.reasons }, "scene plan refused by the safety gate");
+    await deps.sql`select mdame.reject_unsafe_output(${msgId}, ${task.unit_id}, 'plan', ${task.step_token}, 'scene_plan',
+      ${auditText(prompts)}, ${deps.sql.json(verdict as never)}, ${holder})`;
+    return;
+  }
   log.info({ scenes: scenes.length }, "scenes planned");
   await deps.sql`select mdame.record_scene_plan(${msgId}, ${task.unit_id}, ${task.step_token}, ${deps.sql.json(scenes as never)},
     ${deps.sql.json({ style: dimension.style, ...VISUAL_FORMAT } as never)}, ${holder})`;

@@ -2,6 +2,8 @@ import { HookAudit, ScriptDraft } from "../../../shared/contracts/llm.ts";
 import type { Logger } from "../../../shared/logging/logger.ts";
 import type { PipelineDeps } from "../deps.ts";
 import { generateJsonCached } from "../llm-cache.ts";
+import { firewallModelOutput } from "../safety/prompt-firewall.ts";
+import { auditText, gateModelOutput } from "../safety/stage-gate.ts";
 import type { StageMessage } from "../stage-runner.ts";
 import { hookAuditPrompt, scriptPrompt } from "./prompts.ts";
 import { loadUnit, splitWords } from "./unit.ts";
@@ -30,6 +32,11 @@ export async function runScript(deps: PipelineDeps, { msgId, holder, task }: Sta
     for (const [i, temperature] of CANDIDATE_TEMPERATURES.entries()) {
       const prompt = scriptPrompt({ language: dimension.language, topic: topic.title, context: topic.context ?? [], candidate: i + 1, round, words });
       const draft = await generateJsonCached(deps, prompt, ScriptDraft, { temperature });
+      const firewall = firewallModelOutput(draft);
+      if (firewall.blocked) {
+        audits.push({ round, candidate: i + 1, score: 0, reasons: firewall.reasons.slice(0, 5) });
+        continue;
+      }
       const count = splitWords(draft.narration).length;
       if (count < words.min || count > words.max) {
         audits.push({ round, candidate: i + 1, score: 0, reasons: [`narration has ${count} words, not ${words.min}-${words.max}`] });
@@ -40,6 +47,14 @@ export async function runScript(deps: PipelineDeps, { msgId, holder, task }: Sta
       if (!best || audit.score > best.audit.score) best = { draft, audit };
     }
     if (best && best.audit.score >= HOOK_PASS_THRESHOLD) {
+      // Nothing a model wrote is stored before the safety gate has passed it.
+      const verdict = await gateModelOutput(deps, dimension, "script", best.draft);
+      if (!verdict.allowed) {
+        log.info({ category: verdict.category, reasons: verdict.reasons }, "script refused by the safety gate");
+        await deps.sql`select mdame.reject_unsafe_output(${msgId}, ${task.unit_id}, 'script', ${task.step_token}, 'script',
+          ${auditText(best.draft)}, ${deps.sql.json(verdict as never)}, ${holder})`;
+        return;
+      }
       log.info({ round, hook_score: best.audit.score }, "script accepted");
       await deps.sql`select mdame.record_script(${msgId}, ${task.unit_id}, ${task.step_token},
         ${deps.sql.json({ ...best.draft, hook_score: best.audit.score, hook_audits: audits } as never)}, ${holder})`;

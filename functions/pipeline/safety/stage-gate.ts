@@ -1,0 +1,40 @@
+/**
+ * The safety gate as the stages call it: a dimension's profile read once, topics classified at
+ * ingest, and model-written text (script, titles, descriptions, hashtags, scene prompts) put
+ * through the firewall and the classifier before a record_* RPC stores it.
+ */
+import { SafetyProfile, type SafetyVerdict } from "../../../shared/contracts/safety.ts";
+import type { PipelineDeps } from "../deps.ts";
+import type { DimensionRow } from "../stages/unit.ts";
+import { firewallVerdict, gateText, safetyModelFor, type SafetySubject } from "./gate.ts";
+import { firewallModelOutput } from "./prompt-firewall.ts";
+
+type GateDeps = Pick<PipelineDeps, "sql" | "env">;
+
+/** The stored profile with defaults for fields it predates. */
+export function profileOf(dimension: Pick<DimensionRow, "safety_profile">): SafetyProfile {
+  return SafetyProfile.parse(dimension.safety_profile);
+}
+
+/** A topic (title and its news lines, already firewalled) through the gate. */
+export function gateTopic(deps: GateDeps, dimension: DimensionRow, text: string): Promise<SafetyVerdict> {
+  return gateText({ sql: deps.sql, model: safetyModelFor(deps) }, { subject: "topic", language: dimension.language, text, profile: profileOf(dimension) });
+}
+
+/** Model output: the firewall first (a refusal there skips the classifier), then the classifier on all of it. */
+export async function gateModelOutput(
+  deps: GateDeps,
+  dimension: DimensionRow,
+  subject: SafetySubject,
+  fields: Record<string, string | readonly string[]>,
+): Promise<SafetyVerdict> {
+  const firewall = firewallModelOutput(fields);
+  if (firewall.blocked) return firewallVerdict(firewall.reasons);
+  const text = Object.values(fields).flatMap((v) => (typeof v === "string" ? [v] : [...v])).join("\n");
+  return gateText({ sql: deps.sql, model: safetyModelFor(deps) }, { subject, language: dimension.language, text, profile: profileOf(dimension) });
+}
+
+/** The subject text an audit row keeps for model output. */
+export function auditText(fields: Record<string, string | readonly string[]>): string {
+  return Object.entries(fields).map(([k, v]) => `${k}: ${typeof v === "string" ? v : v.join(" | ")}`).join("\n").slice(0, 8000);
+}
