@@ -29,6 +29,8 @@ import { EDGE_TTS_PATH, edgeTtsWebSocket, upgradeEdgeTts, type EdgeTtsSocketData
 import { handleOAuth, TokenStore } from "./oauth.ts";
 import { handleYouTube, resetYouTube } from "./youtube.ts";
 import { handleTrends } from "./trends.ts";
+import { handleSources } from "./sources.ts";
+import { handleReddit } from "./sources-reddit.ts";
 import { handleStorage, resetStorage } from "./storage.ts";
 import { StorageDisk } from "./storage-disk.ts";
 import { LOCAL_STACK } from "../shared/config/local-stack.ts";
@@ -62,6 +64,8 @@ const SERVICES: Array<[string, Handler]> = [
   ["oauth", handleOAuth],
   ["youtube", handleYouTube],
   ["trends", handleTrends],
+  ["sources", handleSources],
+  ["reddit", handleReddit],
   ["storage", handleStorage],
 ];
 

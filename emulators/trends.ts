@@ -19,11 +19,12 @@ export function rfc822(date: Date): string {
     `${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())} +0000`;
 }
 
+/** Fills `{{PUBDATE -35}}` (RFC 822, as RSS writes dates) and `{{ISODATE -35}}` (RFC 3339, as Atom does): minutes before now. */
 export function renderFeed(template: string, now: Date): string {
-  return template.replace(/\{\{PUBDATE (-?\d+)\}\}/g, (_, minutes: string) => {
+  return template.replace(/\{\{(PUBDATE|ISODATE) (-?\d+)\}\}/g, (_, form: string, minutes: string) => {
     const at = new Date(now.getTime() + Number(minutes) * 60_000);
     at.setUTCSeconds(0, 0);
-    return rfc822(at);
+    return form === "PUBDATE" ? rfc822(at) : at.toISOString().replace(".000Z", "Z");
   });
 }
 

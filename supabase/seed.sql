@@ -13,3 +13,27 @@ insert into mdame.dimensions (id, display_name, language, tts_voice, tts_rate, t
    '{"palette": ["#2d1e2f", "#6a2c70", "#f08a5d", "#f9ed69"], "motion": "pulse", "caption_font": "DejaVu Sans"}',
    '{"blocked_terms": ["judi", "taruhan", "senjata", "gambling", "casino"]}', 1)
 on conflict (id) do nothing;
+
+-- What each demo dimension is about and where its topics come from (docs/sources.md): technology
+-- and space from Google Trends US, Hacker News and English Wikipedia; science in Indonesian from
+-- Google Trends ID and Indonesian Wikipedia.
+update mdame.dimensions set
+  subject = '{"keywords": ["technology", "tech", "software", "computing", "quantum", "telescope", "space", "ai", "robot",
+                            "chip", "battery", "electric", "open source", "rocket", "satellite", "aurora", "northern lights"],
+              "categories": ["technology", "science", "space", "programming"],
+              "excluded_terms": ["celebrity", "gossip"]}',
+  sources = '[{"kind": "google_trends", "weight": 1},
+              {"kind": "hacker_news", "list": "top", "limit": 30, "weight": 0.8},
+              {"kind": "wikipedia", "project": "en.wikipedia", "limit": 40, "weight": 0.6}]',
+  min_score = 0.35
+where id = 'tech-explained' and sources = '[{"kind": "google_trends", "weight": 1}]'::jsonb;
+
+update mdame.dimensions set
+  subject = '{"keywords": ["gerhana", "bulan", "matahari", "planet", "gunung", "gempa", "sains", "listrik", "teknologi",
+                            "komodo", "satelit", "meteor", "komet", "candi"],
+              "categories": ["sains", "teknologi"],
+              "excluded_terms": ["judi", "gosip"]}',
+  sources = '[{"kind": "google_trends", "weight": 1},
+              {"kind": "wikipedia", "project": "id.wikipedia", "limit": 40, "weight": 0.6}]',
+  min_score = 0.35
+where id = 'sains-singkat' and sources = '[{"kind": "google_trends", "weight": 1}]'::jsonb;

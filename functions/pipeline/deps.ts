@@ -2,7 +2,7 @@ import { loadEnv, STORAGE_ENV_KEYS } from "../../shared/config/env.ts";
 import { createSql, type Sql } from "../../shared/db/client.ts";
 import { createLogger, type Logger } from "../../shared/logging/logger.ts";
 import { createGeminiJsonModel } from "../../shared/providers/llm/gemini.ts";
-import { fetchTrendingTopics } from "../../shared/providers/trends/google-trends-rss.ts";
+import { createSourceClients, type SourceClients } from "../../shared/providers/sources/index.ts";
 import { synthesizeWithEdgeTts } from "../../shared/providers/tts/edge-tts.ts";
 import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/oauth.ts";
 import type { AssetStore } from "../../shared/storage/asset-store.ts";
@@ -12,6 +12,7 @@ export const PIPELINE_ENV_KEYS = [
   "ENV", "DB_URL", "FUNCTIONS_URL", "SERVICE_ROLE_KEY", "CREDENTIALS_KEY", ...STORAGE_ENV_KEYS,
   "GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL", "EDGE_TTS_WSS_URL", "YOUTUBE_UPLOAD_BASE_URL",
   "GOOGLE_OAUTH_TOKEN_URL", "GOOGLE_OAUTH_CLIENT_ID", "GOOGLE_OAUTH_CLIENT_SECRET", "TRENDS_BASE_URL",
+  "HACKER_NEWS_BASE_URL", "WIKIMEDIA_BASE_URL", "REDDIT_AUTH_BASE_URL", "REDDIT_API_BASE_URL", "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET",
 ] as const;
 
 export type PipelineEnv = ReturnType<typeof loadEnv<(typeof PIPELINE_ENV_KEYS)[number]>>;
@@ -28,7 +29,8 @@ export interface PipelineDeps {
   llm: JsonModel;
   /** Voice providers in order of preference; the first that succeeds wins, none -> HALT. */
   voices: { provider: string; synthesize: SynthesizeSpeech }[];
-  trends: (geo: string) => ReturnType<typeof fetchTrendingTopics>;
+  /** The trend source clients (shared/providers/sources), one per kind. */
+  sources: SourceClients;
   youtubeAccessToken: (refreshToken: string) => Promise<string>;
 }
 
@@ -46,7 +48,7 @@ export function createPipelineDeps(source?: Record<string, string | undefined>):
       provider: "edge-tts",
       synthesize: ({ text, voice, rate }) => synthesizeWithEdgeTts({ text, voice, rate, wssUrl: env.EDGE_TTS_WSS_URL }),
     }],
-    trends: (geo) => fetchTrendingTopics({ baseUrl: env.TRENDS_BASE_URL, geo }),
+    sources: createSourceClients(env),
     youtubeAccessToken: (refreshToken) =>
       createYouTubeAccessTokenSource({
         clientId: env.GOOGLE_OAUTH_CLIENT_ID,

@@ -74,7 +74,11 @@ export const PROVIDER_GROUPS = {
   gemini: ["GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL"],
   "edge-tts": ["EDGE_TTS_WSS_URL"],
   youtube: ["GOOGLE_OAUTH_CLIENT_ID", "GOOGLE_OAUTH_CLIENT_SECRET", "GOOGLE_OAUTH_AUTH_URL", "GOOGLE_OAUTH_TOKEN_URL", "YOUTUBE_UPLOAD_BASE_URL", "YOUTUBE_API_BASE_URL"],
-  trends: ["TRENDS_BASE_URL"],
+  // Every trend source: Google Trends, Hacker News, Wikimedia pageviews, Reddit (RSS/Atom feeds are URLs in a dimension's config).
+  trends: [
+    "TRENDS_BASE_URL", "HACKER_NEWS_BASE_URL", "WIKIMEDIA_BASE_URL", "REDDIT_AUTH_BASE_URL", "REDDIT_API_BASE_URL",
+    "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET",
+  ],
   storage: ["STORAGE_BACKEND", "STORAGE_LOCAL_DIR", "SUPABASE_URL", "SUPABASE_SERVICE_ROLE_KEY", "STORAGE_BUCKET"],
 } as const;
 export type ProviderGroup = keyof typeof PROVIDER_GROUPS;
@@ -126,7 +130,16 @@ export function localStackEnv(
       YOUTUBE_UPLOAD_BASE_URL: emulator,
       YOUTUBE_API_BASE_URL: emulator,
     },
-    trends: { TRENDS_BASE_URL: emulator },
+    trends: {
+      TRENDS_BASE_URL: emulator,
+      HACKER_NEWS_BASE_URL: emulator,
+      WIKIMEDIA_BASE_URL: emulator,
+      REDDIT_AUTH_BASE_URL: emulator,
+      REDDIT_API_BASE_URL: emulator,
+      // The emulator issues a token to any client id with a secret.
+      REDDIT_CLIENT_ID: "local-reddit-client",
+      REDDIT_CLIENT_SECRET: "local-reddit-secret",
+    },
     // Assets go through Supabase Storage (the emulator's), as in production: no process shares a directory.
     storage: { STORAGE_BACKEND: "supabase", SUPABASE_URL: emulator, SUPABASE_SERVICE_ROLE_KEY: secrets.SERVICE_ROLE_KEY, STORAGE_BUCKET: "mdame-dev" },
   };

@@ -49,6 +49,16 @@ export const EngineEnv = z.object({
   GOOGLE_OAUTH_CLIENT_ID: z.string().min(1),
   GOOGLE_OAUTH_CLIENT_SECRET: z.string().min(1),
   TRENDS_BASE_URL: z.string().url().default("https://trends.google.com"),
+  /** Hacker News Firebase API root (`<root>/v0/topstories.json`). */
+  HACKER_NEWS_BASE_URL: z.string().url().default("https://hacker-news.firebaseio.com"),
+  /** Wikimedia REST API host (`<host>/api/rest_v1/metrics/pageviews/top/...`). */
+  WIKIMEDIA_BASE_URL: z.string().url().default("https://wikimedia.org"),
+  /** Reddit's OAuth token endpoint host (`<host>/api/v1/access_token`) and its OAuth API host. */
+  REDDIT_AUTH_BASE_URL: z.string().url().default("https://www.reddit.com"),
+  REDDIT_API_BASE_URL: z.string().url().default("https://oauth.reddit.com"),
+  /** A Reddit app's credentials (application-only OAuth); unset, a dimension's reddit sources fail and are skipped. */
+  REDDIT_CLIENT_ID: z.string().min(1).optional(),
+  REDDIT_CLIENT_SECRET: z.string().min(1).optional(),
   FFMPEG_PATH: z.string().min(1).optional(),
   WORKER_ID: z.string().min(1).optional(),
 });

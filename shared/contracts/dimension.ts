@@ -2,6 +2,7 @@ import { z } from "zod";
 import { Language } from "./llm.ts";
 import { VisualStyle } from "./media.ts";
 import { DEFAULT_SAFETY_PROFILE, SafetyProfile } from "./safety.ts";
+import { DEFAULT_SOURCES, MinScore, Sources, Subject } from "./sources.ts";
 
 /**
  * A dimension's configuration: the one definition of what `mdame dimension add|set` reads from a
@@ -43,6 +44,12 @@ const DimensionFields = {
   daily_limit: wholeNumber(0, 50, "must be 0 to 50"),
   narration_min_words: narrationWords,
   narration_max_words: narrationWords,
+  /** What the dimension is about: keywords, categories, excluded terms (shared/contracts/sources.ts). */
+  subject: Subject,
+  /** Where its topics come from, each with a weight. */
+  sources: Sources,
+  /** Topics scoring under this (0-1) are dropped, with their score recorded. */
+  min_score: MinScore,
 };
 
 type ConfigShape = {
@@ -76,6 +83,9 @@ export const DimensionConfig = z.object({
   daily_limit: DimensionFields.daily_limit.default(1),
   narration_min_words: DimensionFields.narration_min_words.default(95),
   narration_max_words: DimensionFields.narration_max_words.default(150),
+  subject: DimensionFields.subject.default({ keywords: [], categories: [], excluded_terms: [] }),
+  sources: DimensionFields.sources.default(DEFAULT_SOURCES),
+  min_score: DimensionFields.min_score.default(0),
 }).strict().superRefine(crossFieldRules);
 export type DimensionConfig = z.infer<typeof DimensionConfig>;
 export type DimensionConfigInput = z.input<typeof DimensionConfig>;

@@ -30,6 +30,9 @@ describe("DimensionConfig", () => {
       daily_limit: 1,
       narration_min_words: 95,
       narration_max_words: 150,
+      subject: { keywords: [], categories: [], excluded_terms: [] },
+      sources: [{ kind: "google_trends", weight: 1 }],
+      min_score: 0,
     });
   });
 

@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test";
 import { buildScenes } from "../../functions/pipeline/stages/plan.ts";
-import { scoreTrend } from "../../functions/pipeline/stages/ingest.ts";
 
 const style = { palette: ["#000000", "#ffffff"], motion: "drift", caption_font: "DejaVu Sans" };
 
@@ -32,17 +31,5 @@ describe("buildScenes", () => {
   test("refuses a plan that changed the narration", async () => {
     const changed = { scenes: plan.scenes.map((s, i) => (i === 2 ? { ...s, narration: "Eight nine ten." } : s)) };
     await expect(buildScenes(changed, narration, style, "tech")).rejects.toThrow("changed the narration");
-  });
-});
-
-describe("scoreTrend", () => {
-  const now = Date.parse("2026-11-29T12:00:00Z");
-  test("more traffic scores higher at the same age", () => {
-    expect(scoreTrend(200_000, "2026-11-29T10:00:00Z", now)).toBeGreaterThan(scoreTrend(2_000, "2026-11-29T10:00:00Z", now));
-  });
-  test("a day-old trend scores half of a fresh one", () => {
-    const fresh = scoreTrend(50_000, "2026-11-29T12:00:00Z", now);
-    const old = scoreTrend(50_000, "2026-11-28T12:00:00Z", now);
-    expect(old).toBeCloseTo(fresh / 2, 3);
   });
 });

@@ -1,59 +1,86 @@
+import { z } from "zod";
+import { MinScore, Sources, Subject } from "../../../shared/contracts/sources.ts";
+import type { Sql } from "../../../shared/db/client.ts";
 import { topicFingerprint, workUnitKey } from "../../../shared/hashing.ts";
 import type { Logger } from "../../../shared/logging/logger.ts";
+import { fetchSources } from "../../../shared/providers/sources/index.ts";
+import { type Candidate, selectTopics } from "../../../shared/topics/select.ts";
 import type { PipelineDeps } from "../deps.ts";
 import { firewallIngestedText } from "../safety/prompt-firewall.ts";
 import { gateTopic } from "../safety/stage-gate.ts";
 import type { StageMessage } from "../stage-runner.ts";
 import { loadDimension } from "./unit.ts";
 
-const HOUR_MS = 3_600_000;
+/** How many of the dimension's past topics novelty and near-duplicates are judged against. */
+const HISTORY_TOPICS = 500;
 
-/** Score in [0, 1]: search traffic on a log scale, discounted by age (half-life one day). */
-export function scoreTrend(approxTraffic: number, publishedAt: string, now = Date.now()): number {
-  const traffic = Math.min(1, Math.log10(Math.max(1, approxTraffic)) / 7);
-  const ageH = Math.max(0, (now - Date.parse(publishedAt)) / HOUR_MS);
-  return Math.round(traffic * Math.pow(0.5, ageH / 24) * 1e4) / 1e4;
+const Niche = z.object({ subject: Subject, sources: Sources, min_score: MinScore });
+
+/** The dimension's subject, sources and threshold, checked as they leave the database. */
+async function loadNiche(sql: Sql, dimensionId: string) {
+  const [row] = await sql`select subject, sources, min_score from mdame.dimensions where id = ${dimensionId}`;
+  return Niche.parse(row);
 }
 
 /**
- * Trend signals -> candidate topics for one dimension: firewall, safety on the topic, fingerprint
- * de-duplication, scoring. The volume gate and the cross-day de-duplication happen in record_topics.
+ * Trend signals from every source of one dimension -> its topics: the firewall on each signal,
+ * then subject, score, near-duplicates and threshold (shared/topics/select.ts), then the safety gate
+ * on the topics that remain. A source
+ * that fails is logged and skipped; all of them failing fails the task, retriably. The volume gate
+ * and the cross-day fingerprint de-duplication happen in record_topics, which also records the
+ * rejected and dropped topics.
  */
 export async function runIngest(deps: PipelineDeps, { msgId, task }: StageMessage, log: Logger) {
   if (task.stage !== "ingest") throw new Error("not an ingest task");
   const dimension = await loadDimension(deps.sql, task.dimension_id);
-  const signals = await deps.trends(dimension.trend_geo);
+  const niche = await loadNiche(deps.sql, dimension.id);
+  const now = Date.now();
+  const { signals, failures } = await fetchSources(deps.sources, niche.sources, { geo: dimension.trend_geo, now });
+  for (const failure of failures) log.warn({ source: failure.source, reason: failure.message, retriable: failure.retriable }, "trend source failed: skipped");
 
-  const accepted = new Map<string, Record<string, unknown>>();
   const rejected: Record<string, unknown>[] = [];
-  for (const signal of signals) {
+  const candidates: Candidate[] = [];
+  for (const { signal, weight } of signals) {
     const title = firewallIngestedText(signal.title, 120);
-    const news = signal.news.map((n) => firewallIngestedText(n.title)).filter((n) => !n.blocked).map((n) => n.text);
+    const context = signal.context.map((c) => firewallIngestedText(c)).filter((c) => !c.blocked).map((c) => c.text);
     if (title.blocked) {
       rejected.push({ title: title.text || signal.title.slice(0, 120), reasons: title.reasons, classifier: "prompt-firewall/2", category: "other" });
       continue;
     }
-    const fingerprint = await topicFingerprint(title.text);
-    if (accepted.has(fingerprint)) continue;
-    // Rules, then the classifier model; an unavailable model throws and the ingest task retries.
-    const verdict = await gateTopic(deps, dimension, [title.text, ...news].join(" \n "));
+    candidates.push({ signal, weight, title: title.text, context, fingerprint: await topicFingerprint(title.text) });
+  }
+
+  const history = await deps.sql`
+    select coalesce(topic->>'title', '') as title, topic_fingerprint as fingerprint
+      from mdame.work_units where dimension_id = ${dimension.id}
+     order by created_at desc limit ${HISTORY_TOPICS}`;
+  const { topics, dropped } = selectTopics({
+    candidates,
+    subject: niche.subject,
+    minScore: niche.min_score,
+    history: history.map((h) => ({ title: h.title as string, fingerprint: h.fingerprint as string })),
+    now,
+  });
+  // The safety gate (rules, then the classifier model) judges the topics in score order until the
+  // day's limit is filled: the rest could not become units today, so no model call is spent on
+  // them. Every verdict, allowed or not, is recorded. An unavailable model throws: the task retries.
+  const records: Record<string, unknown>[] = [];
+  for (const topic of topics) {
+    if (records.length >= dimension.daily_limit) break;
+    const verdict = await gateTopic(deps, dimension, [topic.title, ...topic.context].join(" \n "));
     if (!verdict.allowed) {
-      rejected.push({ title: title.text, ...verdict });
+      rejected.push({ title: topic.title, ...verdict });
       continue;
     }
-    accepted.set(fingerprint, {
-      unit_key: await workUnitKey(dimension.id, fingerprint, "video"),
-      fingerprint,
-      title: title.text,
-      context: news.slice(0, 3),
-      approx_traffic: signal.approx_traffic,
-      published_at: signal.published_at,
-      score: scoreTrend(signal.approx_traffic, signal.published_at),
-      safety: verdict,
-    });
+    records.push({ unit_key: await workUnitKey(dimension.id, topic.fingerprint, "video"), ...topic, safety: verdict });
   }
-  const topics = [...accepted.values()].sort((a, b) => (b.score as number) - (a.score as number));
-  log.info({ signals: signals.length, candidates: topics.length, rejected: rejected.length }, "trends ingested");
+  log.info({
+    signals: signals.length,
+    sources_failed: failures.length,
+    candidates: records.length,
+    rejected: rejected.length,
+    dropped: dropped.length,
+  }, "trends ingested");
   await deps.sql`select mdame.record_topics(${msgId}, ${task.run_id}, ${dimension.id}, ${task.step_token},
-    ${deps.sql.json(topics as never)}, ${deps.sql.json(rejected as never)})`;
+    ${deps.sql.json(records as never)}, ${deps.sql.json([...rejected, ...dropped] as never)})`;
 }

@@ -1,12 +1,12 @@
 /**
  * Google Trends "trending now" RSS feed (`/trending/rss?geo=XX`): RSS 2.0 whose items carry
  * Google's `ht:` namespace (`https://trends.google.com/trending/rss`) for the approximate
- * traffic and the related news items. Parsed with the small reader in xml.ts (no dependency).
+ * traffic and the related news items. Parsed with fast-xml-parser (../sources/xml.ts).
  * Runs in Deno and Bun.
  */
 import { z } from "zod";
 import { errorForStatus, ProviderUnavailableError } from "../errors.ts";
-import { childElements, parseXml, textOf, XmlError, type XmlElement } from "./xml.ts";
+import { children, childText, parseXmlDocument, prefixOf, XmlError } from "../sources/xml.ts";
 
 const PROVIDER = "google-trends";
 export const TRENDS_NAMESPACE = "https://trends.google.com/trending/rss";
@@ -45,18 +45,17 @@ export function parseApproxTraffic(text: string): number | undefined {
   return Number.isFinite(value) ? Math.round(value * scale) : undefined;
 }
 
-function readItem(item: XmlElement): TrendSignal | undefined {
-  const first = (name: string, ns?: string) => childElements(item, name, ns)[0];
-  const published = Date.parse(textOf(first("pubDate")));
+function readItem(item: unknown, ht: string): TrendSignal | undefined {
+  const published = Date.parse(childText(item, "pubDate"));
   const candidate = {
-    title: textOf(first("title")).replace(/\s+/g, " "),
-    approx_traffic: parseApproxTraffic(textOf(first("approx_traffic", TRENDS_NAMESPACE))),
+    title: childText(item, "title"),
+    approx_traffic: parseApproxTraffic(childText(item, `${ht}approx_traffic`)),
     published_at: Number.isNaN(published) ? undefined : new Date(published).toISOString(),
-    news: childElements(item, "news_item", TRENDS_NAMESPACE)
+    news: children(item, `${ht}news_item`)
       .map((news) => ({
-        title: textOf(childElements(news, "news_item_title", TRENDS_NAMESPACE)[0]).replace(/\s+/g, " "),
-        url: textOf(childElements(news, "news_item_url", TRENDS_NAMESPACE)[0]),
-        source: textOf(childElements(news, "news_item_source", TRENDS_NAMESPACE)[0]),
+        title: childText(news, `${ht}news_item_title`),
+        url: childText(news, `${ht}news_item_url`),
+        source: childText(news, `${ht}news_item_source`),
       }))
       .filter((news) => z.url({ protocol: /^https?$/ }).safeParse(news.url).success && news.title !== ""),
   };
@@ -66,16 +65,19 @@ function readItem(item: XmlElement): TrendSignal | undefined {
 
 /** Parses a feed document; items missing a title, traffic or date are left out. */
 export function parseTrendsFeed(xml: string): TrendSignal[] {
-  let rss: XmlElement;
+  let root: ReturnType<typeof parseXmlDocument>;
   try {
-    rss = parseXml(xml);
+    root = parseXmlDocument(xml);
   } catch (error) {
     if (error instanceof XmlError) throw new ProviderUnavailableError(PROVIDER, `trends feed is not well-formed XML: ${error.message}`, { cause: error });
     throw error;
   }
-  const channel = rss.name === "rss" ? childElements(rss, "channel")[0] : undefined;
-  if (!channel) throw new ProviderUnavailableError(PROVIDER, `trends feed is not RSS (root <${rss.name}>)`);
-  return childElements(channel, "item").map(readItem).filter((s): s is TrendSignal => s !== undefined);
+  const channel = root.name === "rss" ? children(root.element, "channel")[0] : undefined;
+  if (!channel) throw new ProviderUnavailableError(PROVIDER, `trends feed is not RSS (root <${root.name}>)`);
+  // Without Google's namespace declared, no item carries a traffic figure: every item would be left out.
+  const ht = prefixOf(root.element, TRENDS_NAMESPACE);
+  if (ht === undefined) return [];
+  return children(channel, "item").map((item) => readItem(item, ht)).filter((s): s is TrendSignal => s !== undefined);
 }
 
 export async function fetchTrendingTopics(input: { baseUrl: string; geo: string; signal?: AbortSignal }): Promise<TrendSignal[]> {
