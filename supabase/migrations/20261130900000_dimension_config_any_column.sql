@@ -86,11 +86,11 @@ begin
     raise exception 'unknown dimension settings: %', array_to_string(v_unknown, ', ') using errcode = '22023';
   end if;
   select string_agg(format('%I', c), ', ') into v_list from unnest(v_columns) as c;
-  -- jsonb_populate_record over the current row: settings absent from p_config keep their value;
-  -- a JSON null is not a value any setting takes, so it keeps the current one too.
+  -- jsonb_populate_record over the current row: settings absent from p_config keep their value; a
+  -- JSON null clears a setting that may be null (and is refused by a column that may not).
   execute format(
     'update mdame.dimensions d set (%1$s) = (select %1$s from jsonb_populate_record($1, $2)) where d.id = $3 returning *', v_list)
-    using v_old, jsonb_strip_nulls(p_config), p_id into v_row;
+    using v_old, p_config, p_id into v_row;
   -- updated_at moves only when something did, so a repeated `set` reads as no change.
   if (to_jsonb(v_row) - 'updated_at') is distinct from (to_jsonb(v_old) - 'updated_at') then
     update mdame.dimensions set updated_at = now() where id = p_id returning * into v_row;
