@@ -10,6 +10,9 @@
  * | gemini     | `rate_limited`          | HTTP 429 `{error:{code:429,status:"RESOURCE_EXHAUSTED"}}`           |
  * | gemini     | `malformed_json`        | HTTP 200 whose text is cut mid-JSON, finishReason `MAX_TOKENS`      |
  * | gemini     | `invalid_api_key`       | HTTP 400 `INVALID_ARGUMENT` with reason `API_KEY_INVALID`           |
+ * | gemini-tts | `unavailable`           | HTTP 503 on a TTS model's generateContent                           |
+ * | gemini-tts | `rate_limited`          | HTTP 429 `RESOURCE_EXHAUSTED` with a RetryInfo `retryDelay` of 1s   |
+ * | gemini-tts | `refusal`               | HTTP 200 with `promptFeedback.blockReason: PROHIBITED_CONTENT`, no audio |
  * | edge-tts   | `close_before_turn_end` | sends turn.start and part of the audio, then closes the socket     |
  * | youtube    | `drop_after_bytes`      | an upload PUT keeps its first `bytes` bytes, then the connection drops |
  * | youtube    | `http_503`              | the upload call (start or PUT) answers 503 `backendError`, nothing stored |
@@ -19,6 +22,7 @@
 
 export const FAULT_KINDS = {
   gemini: ["unavailable", "rate_limited", "malformed_json", "invalid_api_key"],
+  "gemini-tts": ["unavailable", "rate_limited", "refusal"],
   "edge-tts": ["close_before_turn_end"],
   youtube: ["drop_after_bytes", "http_503", "session_expired"],
   storage: ["drop_after_bytes"],

@@ -21,6 +21,7 @@ import { auditHook } from "./gemini-tasks/hook-audit.ts";
 import { parsePrompt, Variant } from "./gemini-tasks/prompt.ts";
 import { planScenes } from "./gemini-tasks/scene-plan.ts";
 import { writeScript } from "./gemini-tasks/script.ts";
+import { handleGeminiTts, isTtsModel } from "./gemini-tts.ts";
 
 const ROUTE = /^\/(v1beta|v1|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 const MODEL_ROUTE = /^\/(v1beta|v1|v1alpha)\/models\/([^/:]+)$/;
@@ -110,6 +111,8 @@ export async function handleGemini(req: Request, url: URL, ctx: EmulatorContext)
   if (!model.startsWith("gemini-")) {
     return googleError(404, "NOT_FOUND", `models/${model} is not found for API version ${version}, or is not supported for generateContent.`);
   }
+
+  if (isTtsModel(model)) return handleGeminiTts(req, model, ctx);
 
   const fault = ctx.faults.take("gemini");
   if (fault?.kind === "unavailable") {

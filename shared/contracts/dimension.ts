@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Language } from "./llm.ts";
 import { VisualStyle } from "./media.ts";
+import { GEMINI_TTS_VOICES } from "../providers/tts/gemini-voices.ts";
 
 /**
  * A dimension's configuration: the one definition of what `mdame dimension add|set` reads from a
@@ -31,6 +32,11 @@ const DimensionFields = {
   language: z.enum(Language.options, { message: `must be one of ${Language.options.join(", ")}` }),
   /** The TTS voice, e.g. `en-US-AriaNeural`; its language must be the dimension's. */
   tts_voice: z.string().regex(VOICE, "must be a neural voice name like en-US-AriaNeural"),
+  /**
+   * The Gemini TTS voice spoken when Edge TTS is unavailable (`Kore`, `Puck`, ...); null: the
+   * default for the dimension's language (docs/voice.md).
+   */
+  tts_fallback_voice: z.enum(GEMINI_TTS_VOICES, { message: `must be a Gemini TTS voice: ${GEMINI_TTS_VOICES.join(", ")}` }).nullable(),
   /** Speaking rate relative to the voice's normal pace, `+0%`, `-10%`, `+15%`. */
   tts_rate: z.string().regex(/^[+-][0-9]{1,2}%$/, "must be a signed percentage like +0% or -10%"),
   /** Google Trends region of the trend feed: an ISO 3166-1 alpha-2 code. */
@@ -73,6 +79,7 @@ function crossFieldRules(value: ConfigShape, ctx: z.RefinementCtx): void {
 export const DimensionConfig = z.object({
   ...DimensionFields,
   tts_rate: DimensionFields.tts_rate.default("+0%"),
+  tts_fallback_voice: DimensionFields.tts_fallback_voice.default(null),
   safety_profile: DimensionFields.safety_profile.default({ blocked_terms: [] }),
   daily_limit: DimensionFields.daily_limit.default(1),
   narration_min_words: DimensionFields.narration_min_words.default(95),
