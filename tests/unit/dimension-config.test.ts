@@ -26,6 +26,7 @@ describe("DimensionConfig", () => {
       ...GOOD,
       style: { ...GOOD.style, caption_font: "DejaVu Sans" },
       tts_rate: "+0%",
+      tts_fallback_voice: null,
       safety_profile: { blocked_terms: [] },
       daily_limit: 1,
       narration_min_words: 95,
