@@ -8,12 +8,16 @@ export const HOP_MS = 5;
 const WINDOW_MS = 10;
 /** Below this a frame is digital silence for the level statistics. */
 const FLOOR_DB = -90;
+/** A track whose loud part is quieter than this holds no speech worth aligning. */
+const AUDIBLE_DB = -60;
 
 export interface Envelope {
   /** RMS level of each frame in dBFS; frame i covers [i * HOP_MS, i * HOP_MS + WINDOW_MS). */
   db: Float32Array;
   /** Level under which a frame counts as silence. */
   thresholdDb: number;
+  /** Level of the track's loud speech (its 95th percentile frame). */
+  loudDb: number;
 }
 
 /** A stretch of silence inside the speech, in ms. */
@@ -55,13 +59,14 @@ export function energyEnvelope(pcm: Int16Array, sampleRate: number): Envelope {
   const loud = percentile(sorted, 0.95);
   const floor = percentile(sorted, 0.05);
   const thresholdDb = Math.max(loud - 40, floor + 0.3 * (loud - floor));
-  return { db, thresholdDb };
+  return { db, thresholdDb, loudDb: loud };
 }
 
 /** Voice activity with pauses of at least `minPauseMs`. */
 export function detectSpeech(pcm: Int16Array, sampleRate: number, minPauseMs = 30): SpeechActivity {
   const envelope = energyEnvelope(pcm, sampleRate);
   const { db, thresholdDb } = envelope;
+  if (envelope.loudDb < AUDIBLE_DB) return { envelope, pauses: [] };
   let first = -1;
   let last = -1;
   for (let f = 0; f < db.length; f++) {
