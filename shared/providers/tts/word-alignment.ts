@@ -113,7 +113,10 @@ function choosePauses(words: ScriptWord[], points: Point[], secondsPerWeight: nu
         for (let b = a + 1; b <= Math.min(m - 1, a + MAX_PAUSES_PER_GROUP + 1); b++) {
           if ((b === m - 1) !== (jj === n)) continue; // the last group ends at the speech end, and only it
           const actual = points[b].endMs - points[a].startMs;
-          if (actual <= 0) continue;
+          // A group three times shorter or longer than its words predict is never the best
+          // plan (its cost alone outweighs any pause); skipping it keeps the search near-linear.
+          if (actual * 3 < expected) continue;
+          if (actual > expected * 3) break;
           const inner = pauseCostPrefix[b] - pauseCostPrefix[a + 1];
           const ratio = Math.log(actual / expected);
           let cost = here.cost + 4 * (jj - j) * ratio * ratio + inner + missed;
