@@ -90,3 +90,13 @@ describe("DimensionPatch", () => {
     expect(describeIssues(DimensionPatch.safeParse({ id: "other" }).error!.issues)).toContain("id: unknown field");
   });
 });
+
+describe("tts_fallback_voice", () => {
+  test("is a Gemini prebuilt voice or null (the language's default)", () => {
+    expect(DimensionConfig.parse({ ...GOOD, tts_fallback_voice: "Puck" }).tts_fallback_voice).toBe("Puck");
+    expect(DimensionConfig.parse({ ...GOOD, tts_fallback_voice: null }).tts_fallback_voice).toBeNull();
+    const bad = DimensionConfig.safeParse({ ...GOOD, tts_fallback_voice: "en-US-AriaNeural" });
+    expect(bad.success).toBe(false);
+    expect(describeIssues(bad.error!.issues)[0]).toStartWith("tts_fallback_voice: must be a Gemini TTS voice");
+  });
+});
