@@ -157,11 +157,18 @@ async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Prom
   return results;
 }
 
-export async function synthesizeSpeech(options: { text: string; voice: string; rate?: string; format: string }): Promise<SpeechTrack> {
+/** The speech as 16-bit mono PCM at espeak-ng's own rate, before any encoding, with its words. */
+export interface PcmSpeech {
+  pcm: Int16Array;
+  sampleRate: number;
+  words: SpokenWord[];
+  durationMs: number;
+}
+
+/** espeak-ng speech of `text`, word by word with known pauses (see the module comment). */
+export async function synthesizePcm(options: { text: string; voice: string; rate?: string }): Promise<PcmSpeech> {
   const espeakVoice = espeakVoiceFor(options.voice);
   if (!espeakVoice) throw new Error(`unsupported voice ${options.voice}`);
-  const format = MP3_FORMATS[options.format];
-  if (!format) throw new Error(`unsupported output format ${options.format}`);
   const factor = rateFactor(options.rate);
   const wpm = Math.round(BASE_WPM * factor);
   const tokens = tokenize(options.text);
@@ -183,13 +190,19 @@ export async function synthesizeSpeech(options: { text: string; voice: string; r
     words.push({ text: token.word, offsetTicks: ticks(cursor), durationTicks: ticks(clip.length) });
     cursor += clip.length + (i === tokens.length - 1 ? pause("tail") : pause(token.pause));
   });
+  return { pcm: tokens.length === 0 ? new Int16Array(0) : pcm, sampleRate, words, durationMs: Math.round((total / sampleRate) * 1000) };
+}
 
-  const mp3 = tokens.length === 0 ? new Uint8Array(0) : await run("ffmpeg", [
+export async function synthesizeSpeech(options: { text: string; voice: string; rate?: string; format: string }): Promise<SpeechTrack> {
+  const format = MP3_FORMATS[options.format];
+  if (!format) throw new Error(`unsupported output format ${options.format}`);
+  const { pcm, sampleRate, words, durationMs } = await synthesizePcm(options);
+  const mp3 = words.length === 0 ? new Uint8Array(0) : await run("ffmpeg", [
     "-hide_banner", "-loglevel", "error",
     "-f", "s16le", "-ar", String(sampleRate), "-ac", "1", "-i", "pipe:0",
     "-ar", String(format.sampleRate), "-ac", "1", "-c:a", "libmp3lame", "-b:a", `${format.bitrateK}k`,
     // A live stream, as Edge sends it: no ID3 tag and no Xing header.
     "-write_xing", "0", "-id3v2_version", "0", "-f", "mp3", "pipe:1",
-  ], new Uint8Array(pcm.buffer));
-  return { mp3, words, durationMs: Math.round((total / sampleRate) * 1000) };
+  ], new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength));
+  return { mp3, words, durationMs };
 }

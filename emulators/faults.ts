@@ -12,6 +12,9 @@
  * | gemini     | `invalid_api_key`       | HTTP 400 `INVALID_ARGUMENT` with reason `API_KEY_INVALID`           |
  * | gemini     | `prompt_blocked`        | HTTP 200, no candidates, `promptFeedback.blockReason: "SAFETY"`     |
  * | gemini     | `finish_safety`         | HTTP 200, one candidate with no text, `finishReason: "SAFETY"`      |
+ * | gemini-tts | `unavailable`           | HTTP 503 on a TTS model's generateContent                           |
+ * | gemini-tts | `rate_limited`          | HTTP 429 `RESOURCE_EXHAUSTED` with a RetryInfo `retryDelay` of 1s   |
+ * | gemini-tts | `refusal`               | HTTP 200 with `promptFeedback.blockReason: PROHIBITED_CONTENT`, no audio |
  * | edge-tts   | `close_before_turn_end` | sends turn.start and part of the audio, then closes the socket     |
  * | youtube    | `drop_after_bytes`      | an upload PUT keeps its first `bytes` bytes, then the connection drops |
  * | youtube    | `http_503`              | the upload call (start or PUT) answers 503 `backendError`, nothing stored |
@@ -21,6 +24,7 @@
 
 export const FAULT_KINDS = {
   gemini: ["unavailable", "rate_limited", "malformed_json", "invalid_api_key", "prompt_blocked", "finish_safety"],
+  "gemini-tts": ["unavailable", "rate_limited", "refusal"],
   "edge-tts": ["close_before_turn_end"],
   youtube: ["drop_after_bytes", "http_503", "session_expired"],
   storage: ["drop_after_bytes"],

@@ -22,6 +22,7 @@ import { parsePrompt, Variant } from "./gemini-tasks/prompt.ts";
 import { planScenes } from "./gemini-tasks/scene-plan.ts";
 import { classifySafety } from "./gemini-tasks/safety.ts";
 import { writeScript } from "./gemini-tasks/script.ts";
+import { handleGeminiTts, isTtsModel } from "./gemini-tts.ts";
 
 const ROUTE = /^\/(v1beta|v1|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 const MODEL_ROUTE = /^\/(v1beta|v1|v1alpha)\/models\/([^/:]+)$/;
@@ -112,6 +113,8 @@ export async function handleGemini(req: Request, url: URL, ctx: EmulatorContext)
   if (!model.startsWith("gemini-")) {
     return googleError(404, "NOT_FOUND", `models/${model} is not found for API version ${version}, or is not supported for generateContent.`);
   }
+
+  if (isTtsModel(model)) return handleGeminiTts(req, model, ctx);
 
   const fault = ctx.faults.take("gemini");
   if (fault?.kind === "unavailable") {

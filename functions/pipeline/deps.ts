@@ -3,14 +3,18 @@ import { createSql, type Sql } from "../../shared/db/client.ts";
 import { createLogger, type Logger } from "../../shared/logging/logger.ts";
 import { createGeminiJsonModel } from "../../shared/providers/llm/gemini.ts";
 import { createSourceClients, type SourceClients } from "../../shared/providers/sources/index.ts";
-import { synthesizeWithEdgeTts } from "../../shared/providers/tts/edge-tts.ts";
+import { speakWithEdgeTts } from "../../shared/providers/tts/edge-tts.ts";
+import { synthesizeWithGeminiTts } from "../../shared/providers/tts/gemini-tts.ts";
+import { DEFAULT_GEMINI_VOICE, GEMINI_LANGUAGE_CODE } from "../../shared/providers/tts/gemini-voices.ts";
+import type { SynthesizedSpeech } from "../../shared/providers/tts/speech.ts";
+import type { Language } from "../../shared/contracts/llm.ts";
 import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/oauth.ts";
 import type { AssetStore } from "../../shared/storage/asset-store.ts";
 import { createAssetStore } from "../../shared/storage/create-asset-store.ts";
 
 export const PIPELINE_ENV_KEYS = [
   "ENV", "DB_URL", "FUNCTIONS_URL", "SERVICE_ROLE_KEY", "CREDENTIALS_KEY", ...STORAGE_ENV_KEYS,
-  "GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL", "EDGE_TTS_WSS_URL", "YOUTUBE_UPLOAD_BASE_URL",
+  "GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL", "GEMINI_TTS_MODEL", "EDGE_TTS_WSS_URL", "YOUTUBE_UPLOAD_BASE_URL",
   "GOOGLE_OAUTH_TOKEN_URL", "GOOGLE_OAUTH_CLIENT_ID", "GOOGLE_OAUTH_CLIENT_SECRET", "TRENDS_BASE_URL",
   "HACKER_NEWS_BASE_URL", "WIKIMEDIA_BASE_URL", "REDDIT_AUTH_BASE_URL", "REDDIT_API_BASE_URL", "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET",
 ] as const;
@@ -18,7 +22,23 @@ export const PIPELINE_ENV_KEYS = [
 export type PipelineEnv = ReturnType<typeof loadEnv<(typeof PIPELINE_ENV_KEYS)[number]>>;
 
 export type JsonModel = ReturnType<typeof createGeminiJsonModel>;
-export type SynthesizeSpeech = (request: { text: string; voice: string; rate: string }) => ReturnType<typeof synthesizeWithEdgeTts>;
+export type SynthesizeSpeech = (request: { text: string; voice: string; rate: string; language: Language }) => Promise<SynthesizedSpeech>;
+
+/** What a voice provider needs to know of a dimension to pick its voice. */
+export interface DimensionVoices {
+  language: Language;
+  tts_voice: string;
+  tts_fallback_voice: string | null;
+}
+
+/** One voice of the chain: its name (part of the voice cache key), its voice for a dimension, its call. */
+export interface VoiceProvider {
+  provider: string;
+  /** Extension of the tracks it makes, for finding a stored one before any call. */
+  extension: SynthesizedSpeech["extension"];
+  voiceFor: (dimension: DimensionVoices) => string;
+  synthesize: SynthesizeSpeech;
+}
 
 /** Everything the pipeline's stages reach outside their own code. */
 export interface PipelineDeps {
@@ -28,7 +48,7 @@ export interface PipelineDeps {
   logger: Logger;
   llm: JsonModel;
   /** Voice providers in order of preference; the first that succeeds wins, none -> HALT. */
-  voices: { provider: string; synthesize: SynthesizeSpeech }[];
+  voices: VoiceProvider[];
   /** The trend source clients (shared/providers/sources), one per kind. */
   sources: SourceClients;
   youtubeAccessToken: (refreshToken: string) => Promise<string>;
@@ -44,10 +64,29 @@ export function createPipelineDeps(source?: Record<string, string | undefined>):
     store: createAssetStore(env),
     logger,
     llm: createGeminiJsonModel({ apiKey: env.GEMINI_API_KEY, baseUrl: env.GEMINI_BASE_URL, model: env.GEMINI_MODEL }),
-    voices: [{
-      provider: "edge-tts",
-      synthesize: ({ text, voice, rate }) => synthesizeWithEdgeTts({ text, voice, rate, wssUrl: env.EDGE_TTS_WSS_URL }),
-    }],
+    voices: [
+      {
+        provider: "edge-tts",
+        extension: "mp3",
+        voiceFor: (dimension) => dimension.tts_voice,
+        synthesize: ({ text, voice, rate }) => speakWithEdgeTts({ text, voice, rate, wssUrl: env.EDGE_TTS_WSS_URL }),
+      },
+      {
+        provider: "gemini-tts",
+        extension: "wav",
+        voiceFor: (dimension) => dimension.tts_fallback_voice ?? DEFAULT_GEMINI_VOICE[dimension.language],
+        // Gemini TTS takes no rate: the model speaks at its own pace (the cache key still carries it).
+        synthesize: ({ text, voice, language }) =>
+          synthesizeWithGeminiTts({
+            apiKey: env.GEMINI_API_KEY,
+            baseUrl: env.GEMINI_BASE_URL,
+            model: env.GEMINI_TTS_MODEL,
+            text,
+            voice,
+            languageCode: GEMINI_LANGUAGE_CODE[language],
+          }),
+      },
+    ],
     sources: createSourceClients(env),
     youtubeAccessToken: (refreshToken) =>
       createYouTubeAccessTokenSource({

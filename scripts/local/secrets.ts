@@ -71,7 +71,7 @@ export function loadOrCreateSecrets(file: string = paths.secrets): LocalSecrets 
  * on and sets none of that group's emulator values (an unset base URL means the real endpoint).
  */
 export const PROVIDER_GROUPS = {
-  gemini: ["GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL"],
+  gemini: ["GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL", "GEMINI_TTS_MODEL"],
   "edge-tts": ["EDGE_TTS_WSS_URL"],
   youtube: ["GOOGLE_OAUTH_CLIENT_ID", "GOOGLE_OAUTH_CLIENT_SECRET", "GOOGLE_OAUTH_AUTH_URL", "GOOGLE_OAUTH_TOKEN_URL", "YOUTUBE_UPLOAD_BASE_URL", "YOUTUBE_API_BASE_URL"],
   // Every trend source: Google Trends, Hacker News, Wikimedia pageviews, Reddit (RSS/Atom feeds are URLs in a dimension's config).

@@ -39,6 +39,8 @@ export const EngineEnv = z.object({
   GEMINI_API_KEY: z.string().min(1),
   GEMINI_BASE_URL: z.string().url().optional(),
   GEMINI_MODEL: z.string().min(1).default("gemini-2.5-flash"),
+  /** The voice chain's fallback after Edge TTS: a Gemini TTS model (same key and base URL). */
+  GEMINI_TTS_MODEL: z.string().min(1).default("gemini-2.5-flash-preview-tts"),
   EDGE_TTS_WSS_URL: z.string().url().optional(),
   YOUTUBE_UPLOAD_BASE_URL: z.string().url().default("https://www.googleapis.com"),
   GOOGLE_OAUTH_TOKEN_URL: z.string().url().default("https://oauth2.googleapis.com/token"),

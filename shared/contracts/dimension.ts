@@ -3,6 +3,7 @@ import { Language } from "./llm.ts";
 import { VisualStyle } from "./media.ts";
 import { DEFAULT_SAFETY_PROFILE, SafetyProfile } from "./safety.ts";
 import { DEFAULT_SOURCES, MinScore, Sources, Subject } from "./sources.ts";
+import { GEMINI_TTS_VOICES } from "../providers/tts/gemini-voices.ts";
 
 /**
  * A dimension's configuration: the one definition of what `mdame dimension add|set` reads from a
@@ -33,6 +34,11 @@ const DimensionFields = {
   language: z.enum(Language.options, { message: `must be one of ${Language.options.join(", ")}` }),
   /** The TTS voice, e.g. `en-US-AriaNeural`; its language must be the dimension's. */
   tts_voice: z.string().regex(VOICE, "must be a neural voice name like en-US-AriaNeural"),
+  /**
+   * The Gemini TTS voice spoken when Edge TTS is unavailable (`Kore`, `Puck`, ...); null: the
+   * default for the dimension's language (docs/voice.md).
+   */
+  tts_fallback_voice: z.enum(GEMINI_TTS_VOICES, { message: `must be a Gemini TTS voice: ${GEMINI_TTS_VOICES.join(", ")}` }).nullable(),
   /** Speaking rate relative to the voice's normal pace, `+0%`, `-10%`, `+15%`. */
   tts_rate: z.string().regex(/^[+-][0-9]{1,2}%$/, "must be a signed percentage like +0% or -10%"),
   /** Google Trends region of the trend feed: an ISO 3166-1 alpha-2 code. */
@@ -79,6 +85,7 @@ function crossFieldRules(value: ConfigShape, ctx: z.RefinementCtx): void {
 export const DimensionConfig = z.object({
   ...DimensionFields,
   tts_rate: DimensionFields.tts_rate.default("+0%"),
+  tts_fallback_voice: DimensionFields.tts_fallback_voice.default(null),
   safety_profile: DimensionFields.safety_profile.default(DEFAULT_SAFETY_PROFILE),
   daily_limit: DimensionFields.daily_limit.default(1),
   narration_min_words: DimensionFields.narration_min_words.default(95),
@@ -91,6 +98,9 @@ export type DimensionConfig = z.infer<typeof DimensionConfig>;
 export type DimensionConfigInput = z.input<typeof DimensionConfig>;
 
 /** What `mdame dimension set` sends: any fields but the id; checked again once merged with the stored config. */
+/** The names of a dimension's configuration settings: its table's configuration columns. */
+export const DIMENSION_SETTINGS = Object.keys(DimensionFields) as (keyof typeof DimensionFields)[];
+
 export const DimensionPatch = z.object(DimensionFields).omit({ id: true }).partial().strict()
   .refine((patch) => Object.keys(patch).length > 0, { message: "names no field to change" });
 export type DimensionPatch = z.infer<typeof DimensionPatch>;

@@ -26,6 +26,7 @@ describe("DimensionConfig", () => {
       ...GOOD,
       style: { ...GOOD.style, caption_font: "DejaVu Sans" },
       tts_rate: "+0%",
+      tts_fallback_voice: null,
       safety_profile: { blocked_terms: [], blocked_categories: ["financial-advice"], strictness: "standard" },
       daily_limit: 1,
       narration_min_words: 95,
@@ -105,5 +106,15 @@ describe("DimensionConfig safety_profile", () => {
     const lines = problems({ ...GOOD, safety_profile: { blocked_categories: ["weather"], strictness: "paranoid" } });
     expect(lines.some((l) => l.startsWith("safety_profile.blocked_categories.0: must be one of politics"))).toBe(true);
     expect(lines).toContain("safety_profile.strictness: must be one of lenient, standard, strict");
+  });
+});
+
+describe("tts_fallback_voice", () => {
+  test("is a Gemini prebuilt voice or null (the language's default)", () => {
+    expect(DimensionConfig.parse({ ...GOOD, tts_fallback_voice: "Puck" }).tts_fallback_voice).toBe("Puck");
+    expect(DimensionConfig.parse({ ...GOOD, tts_fallback_voice: null }).tts_fallback_voice).toBeNull();
+    const bad = DimensionConfig.safeParse({ ...GOOD, tts_fallback_voice: "en-US-AriaNeural" });
+    expect(bad.success).toBe(false);
+    expect(describeIssues(bad.error!.issues)[0]).toStartWith("tts_fallback_voice: must be a Gemini TTS voice");
   });
 });

@@ -1,21 +1,17 @@
 import type { Env, Hono, Schema } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { Dimension, DimensionConfig, DimensionId, DimensionPatch } from "../../../shared/contracts/dimension.ts";
+import { Dimension, DIMENSION_SETTINGS, DimensionConfig, DimensionId, DimensionPatch } from "../../../shared/contracts/dimension.ts";
 import type { Sql } from "../../../shared/db/client.ts";
 import { rpc } from "../../../shared/db/errors.ts";
 import { requireServiceRole } from "../../../shared/http/service-auth.ts";
 import type { OperatorDeps } from "../operator-routes.ts";
 import { fromDb, iso, jsonBody } from "./request.ts";
 
-const DIMENSION_COLUMNS = [
-  "id", "display_name", "language", "tts_voice", "tts_rate", "trend_geo", "style", "safety_profile",
-  "daily_limit", "narration_min_words", "narration_max_words", "subject", "sources", "min_score",
-] as const;
 
 /** A dimension row (plus its account counts) as the API shows it. */
 function toDimension(row: Record<string, unknown>): Dimension {
   return fromDb(Dimension, {
-    ...Object.fromEntries(DIMENSION_COLUMNS.map((c) => [c, row[c]])),
+    ...Object.fromEntries(DIMENSION_SETTINGS.map((c) => [c, row[c]])),
     active: row.active,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
@@ -81,7 +77,7 @@ export function registerDimensionRoutes<E extends Env, S extends Schema, B exten
         // a configuration neither of them checked.
         const [current] = await tx`select * from mdame.dimensions where id = ${id} for update`;
         if (!current) throw new HTTPException(404, { message: `no dimension ${id}` });
-        const merged = DimensionConfig.parse({ ...Object.fromEntries(DIMENSION_COLUMNS.map((k) => [k, current[k]])), ...patch });
+        const merged = DimensionConfig.parse({ ...Object.fromEntries(DIMENSION_SETTINGS.map((k) => [k, current[k]])), ...patch });
         const [row] = await tx`select updated_at <> ${current.updated_at} as changed from mdame.update_dimension(${id}, ${tx.json(merged as never)}::jsonb)`;
         return row.changed as boolean;
       })

@@ -11,6 +11,7 @@ import { MsEdgeTTS, OUTPUT_FORMAT } from "msedge-tts";
 import { WordTiming } from "../../contracts/media.ts";
 import { ProviderRejectedError, ProviderUnavailableError } from "../errors.ts";
 import { mp3DurationMs } from "./mp3-duration.ts";
+import { type SynthesizedSpeech, VoiceRefusedError } from "./speech.ts";
 
 const PROVIDER = "edge-tts";
 export const EDGE_TTS_FORMAT = "audio-24khz-48kbitrate-mono-mp3" as const;
@@ -111,7 +112,7 @@ function describe(error: unknown): ProviderRejectedError | ProviderUnavailableEr
 /** Synthesises `text` and returns MP3 audio with per-word timings in milliseconds. */
 export async function synthesizeWithEdgeTts(request: EdgeTtsRequest): Promise<EdgeTtsResult> {
   if (!/[\p{L}\p{N}]/u.test(request.text)) {
-    throw new ProviderRejectedError(PROVIDER, "text has nothing to speak");
+    throw new VoiceRefusedError(PROVIDER, "nothing_to_speak", "text has nothing to speak");
   }
   const tts = new MsEdgeTTS();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -155,5 +156,29 @@ export async function synthesizeWithEdgeTts(request: EdgeTtsRequest): Promise<Ed
   } finally {
     clearTimeout(timer);
     tts.close();
+  }
+}
+
+/**
+ * Edge TTS as a voice of the chain: `attempts` calls in all while the service is unavailable
+ * (dropped or refused connection, truncated stream, timeout), one second apart and doubling.
+ */
+export async function speakWithEdgeTts(request: EdgeTtsRequest & { attempts?: number; backoffMs?: number }): Promise<SynthesizedSpeech> {
+  const attempts = Math.max(1, request.attempts ?? 2);
+  let delay = request.backoffMs ?? 1_000;
+  for (let i = 1; ; i++) {
+    try {
+      const result = await synthesizeWithEdgeTts(request);
+      return { audio: result.audio, contentType: "audio/mpeg", extension: "mp3", words: result.words, durationMs: result.durationMs };
+    } catch (error) {
+      if (!(error instanceof ProviderUnavailableError) || i >= attempts) {
+        if (error instanceof ProviderUnavailableError && attempts > 1) {
+          throw new ProviderUnavailableError(PROVIDER, `${error.message} (after ${attempts} attempts)`, { status: error.status, cause: error });
+        }
+        throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay *= 2;
+    }
   }
 }
