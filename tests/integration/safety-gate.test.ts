@@ -179,7 +179,8 @@ describe("the gate through the stages", () => {
     const topics = await deps.sql`select dimension_id, verdict, classifier, model, category, unit_id from mdame.safety_audit_logs
       where run_id = ${runId} and subject = 'topic'`;
     const allowed = topics.filter((t) => t.verdict === "allowed");
-    expect(allowed.length).toBeGreaterThanOrEqual(8);
+    // The model judges topics until each dimension's daily limit is filled: one allowed topic each.
+    expect(allowed.length).toBeGreaterThanOrEqual(2);
     for (const row of allowed) expect(row).toMatchObject({ classifier: MODEL_CLASSIFIER_VERSION, model: deps.env.GEMINI_MODEL, category: "none" });
     // Each unit's topic has its allowed row; the gambling fixtures were refused by the rules.
     const units = await deps.sql`select id, stage from mdame.work_units where run_id = ${runId}`;

@@ -88,15 +88,20 @@ export function useSafetyModel(deps: object, model: SafetyModel): void {
   models.set(deps, model);
 }
 
+/** The rules pre-filter alone: a refusal, or null when the rules let the text through to the model. */
+export function rulesVerdict(text: string, profile: SafetyProfile): SafetyVerdict | null {
+  const rules = classifyText(text, profile.blocked_terms);
+  if (rules.allowed) return null;
+  return { allowed: false, category: rules.category, reasons: rules.reasons, classifier: rules.classifier, model: null, confidence: null };
+}
+
 /**
  * Classifies one text. Model answers are cached in mdame.llm_cache under the LLM call key, so a
  * retried or replayed step reuses the verdict it already paid for and stays the same.
  */
 export async function gateText(ctx: { sql: Sql; model: SafetyModel }, input: GateInput): Promise<SafetyVerdict> {
-  const rules = classifyText(input.text, input.profile.blocked_terms);
-  if (!rules.allowed) {
-    return { allowed: false, category: rules.category, reasons: rules.reasons, classifier: rules.classifier, model: null, confidence: null };
-  }
+  const ruled = rulesVerdict(input.text, input.profile);
+  if (ruled) return ruled;
   const prompt = safetyPrompt(input);
   const key = await llmCallKey(ctx.model.model, prompt, { temperature: 0, purpose: "safety" });
   const [cached] = await ctx.sql`select response from mdame.llm_cache where cache_key = ${key}`;

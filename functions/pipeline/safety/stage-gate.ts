@@ -6,7 +6,7 @@
 import { SafetyProfile, type SafetyVerdict } from "../../../shared/contracts/safety.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { DimensionRow } from "../stages/unit.ts";
-import { firewallVerdict, gateText, safetyModelFor, type SafetySubject } from "./gate.ts";
+import { firewallVerdict, gateText, rulesVerdict, safetyModelFor, type SafetySubject } from "./gate.ts";
 import { firewallModelOutput } from "./prompt-firewall.ts";
 
 type GateDeps = Pick<PipelineDeps, "sql" | "env">;
@@ -19,6 +19,11 @@ export function profileOf(dimension: Pick<DimensionRow, "safety_profile">): Safe
 /** A topic (title and its news lines, already firewalled) through the gate. */
 export function gateTopic(deps: GateDeps, dimension: DimensionRow, text: string): Promise<SafetyVerdict> {
   return gateText({ sql: deps.sql, model: safetyModelFor(deps) }, { subject: "topic", language: dimension.language, text, profile: profileOf(dimension) });
+}
+
+/** A topic through the rules pre-filter only (no model call): a refusal, or null. */
+export function screenTopic(dimension: DimensionRow, text: string): SafetyVerdict | null {
+  return rulesVerdict(text, profileOf(dimension));
 }
 
 /** Model output: the firewall first (a refusal there skips the classifier), then the classifier on all of it. */

@@ -7,7 +7,7 @@ import { fetchSources } from "../../../shared/providers/sources/index.ts";
 import { type Candidate, selectTopics } from "../../../shared/topics/select.ts";
 import type { PipelineDeps } from "../deps.ts";
 import { firewallIngestedText } from "../safety/prompt-firewall.ts";
-import { gateTopic } from "../safety/stage-gate.ts";
+import { gateTopic, screenTopic } from "../safety/stage-gate.ts";
 import type { StageMessage } from "../stage-runner.ts";
 import { loadDimension } from "./unit.ts";
 
@@ -23,9 +23,9 @@ async function loadNiche(sql: Sql, dimensionId: string) {
 }
 
 /**
- * Trend signals from every source of one dimension -> its topics: the firewall on each signal,
- * then subject, score, near-duplicates and threshold (shared/topics/select.ts), then the safety gate
- * on the topics that remain. A source
+ * Trend signals from every source of one dimension -> its topics: the firewall and the safety
+ * rules on each signal, then subject, score, near-duplicates and threshold
+ * (shared/topics/select.ts), then the safety classifier on the best topics. A source
  * that fails is logged and skipped; all of them failing fails the task, retriably. The volume gate
  * and the cross-day fingerprint de-duplication happen in record_topics, which also records the
  * rejected and dropped topics.
@@ -47,6 +47,13 @@ export async function runIngest(deps: PipelineDeps, { msgId, task }: StageMessag
       rejected.push({ title: title.text || signal.title.slice(0, 120), reasons: title.reasons, classifier: "prompt-firewall/2", category: "other" });
       continue;
     }
+    // The rules pre-filter (no model call) judges every signal: its refusals are audited whatever
+    // the subject or score would have made of them.
+    const ruled = screenTopic(dimension, [title.text, ...context].join(" \n "));
+    if (ruled) {
+      rejected.push({ title: title.text, ...ruled });
+      continue;
+    }
     candidates.push({ signal, weight, title: title.text, context, fingerprint: await topicFingerprint(title.text) });
   }
 
@@ -61,9 +68,9 @@ export async function runIngest(deps: PipelineDeps, { msgId, task }: StageMessag
     history: history.map((h) => ({ title: h.title as string, fingerprint: h.fingerprint as string })),
     now,
   });
-  // The safety gate (rules, then the classifier model) judges the topics in score order until the
-  // day's limit is filled: the rest could not become units today, so no model call is spent on
-  // them. Every verdict, allowed or not, is recorded. An unavailable model throws: the task retries.
+  // The classifier model judges the selected topics in score order only until the day's limit is
+  // filled: the rest could not become units today. Every verdict, allowed or not, is recorded. An
+  // unavailable model throws: the task retries.
   const records: Record<string, unknown>[] = [];
   for (const topic of topics) {
     if (records.length >= dimension.daily_limit) break;
