@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Language } from "./llm.ts";
+import { Language, LlmRouting } from "./llm.ts";
 import { VisualStyle } from "./media.ts";
 
 /**
@@ -44,6 +44,12 @@ const DimensionFields = {
   daily_limit: wholeNumber(0, 50, "must be 0 to 50"),
   narration_min_words: narrationWords,
   narration_max_words: narrationWords,
+  /**
+   * Which LLM answers each task (script, critic, safety, plan): providers in order of preference,
+   * e.g. `{"critic": [{"provider": "openai-compat", "model": "llama3.1:8b"}, {"provider": "gemini"}]}`.
+   * A task left out runs on Gemini's default model; a `set` replaces the whole routing.
+   */
+  llm: LlmRouting,
 };
 
 type ConfigShape = {
@@ -77,6 +83,7 @@ export const DimensionConfig = z.object({
   daily_limit: DimensionFields.daily_limit.default(1),
   narration_min_words: DimensionFields.narration_min_words.default(95),
   narration_max_words: DimensionFields.narration_max_words.default(150),
+  llm: DimensionFields.llm.default({}),
 }).strict().superRefine(crossFieldRules);
 export type DimensionConfig = z.infer<typeof DimensionConfig>;
 export type DimensionConfigInput = z.input<typeof DimensionConfig>;

@@ -2,9 +2,8 @@ import { ScenePlan } from "../../../shared/contracts/llm.ts";
 import { PROCEDURAL_BACKEND_VERSION, VISUAL_FORMAT } from "../../../shared/contracts/visual-backends.ts";
 import { sceneHash } from "../../../shared/hashing.ts";
 import type { Logger } from "../../../shared/logging/logger.ts";
-import { LlmContractError } from "../../../shared/providers/llm/gemini.ts";
+import { LlmContractError } from "../../../shared/providers/llm/contract.ts";
 import type { PipelineDeps } from "../deps.ts";
-import { generateJsonCached } from "../llm-cache.ts";
 import type { StageMessage } from "../stage-runner.ts";
 import { scenePlanPrompt } from "./prompts.ts";
 import { loadUnit, splitWords, WORDS_PER_SECOND } from "./unit.ts";
@@ -18,11 +17,13 @@ export interface PlannedScene {
   scene_hash: string;
 }
 
+function keptNarration(plan: ScenePlan, narration: string): boolean {
+  return plan.scenes.flatMap((s) => splitWords(s.narration)).join(" ") === splitWords(narration).join(" ");
+}
+
 /** Checks the plan kept the narration word for word and sizes each scene. */
 export async function buildScenes(plan: ScenePlan, narration: string, style: unknown, dimensionId: string): Promise<PlannedScene[]> {
-  const expected = splitWords(narration);
-  const planned = plan.scenes.flatMap((s) => splitWords(s.narration));
-  if (planned.join(" ") !== expected.join(" ")) {
+  if (!keptNarration(plan, narration)) {
     throw new LlmContractError("the scene plan changed the narration", []);
   }
   let firstWord = 0;
@@ -48,7 +49,15 @@ export async function runPlan(deps: PipelineDeps, { msgId, holder, task }: Stage
   const { unit, dimension } = await loadUnit(deps.sql, task.unit_id);
   const narration = (unit.script as { narration: string }).narration;
   const style = `${dimension.style.motion} motion, palette ${dimension.style.palette.join(" ")}`;
-  const plan = await generateJsonCached(deps, scenePlanPrompt({ language: dimension.language, style, narration }), ScenePlan, { temperature: 0.4 });
+  // Keeping the narration word for word is part of the contract, so a plan that changed it is
+  // sent back for repair like any other broken answer.
+  const keepsNarration = ScenePlan.refine((p) => keptNarration(p, narration), {
+    path: ["scenes"],
+    message: "the scenes' narration, joined in order, must be the given NARRATION word for word",
+  });
+  const plan = await deps.llm.generate({
+    task: "plan", dimensionId: dimension.id, prompt: scenePlanPrompt({ language: dimension.language, style, narration }), schema: keepsNarration, params: { temperature: 0.4 }, log,
+  });
   const scenes = await buildScenes(plan, narration, dimension.style, dimension.id);
   log.info({ scenes: scenes.length }, "scenes planned");
   await deps.sql`select mdame.record_scene_plan(${msgId}, ${task.unit_id}, ${task.step_token}, ${deps.sql.json(scenes as never)},
