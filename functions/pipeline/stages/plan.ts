@@ -21,6 +21,17 @@ function keptNarration(plan: ScenePlan, narration: string): boolean {
   return plan.scenes.flatMap((s) => splitWords(s.narration)).join(" ") === splitWords(narration).join(" ");
 }
 
+/**
+ * The scene plan's contract for one narration: keeping it word for word is part of the contract,
+ * so a plan that changed it is sent back for repair like any other broken answer.
+ */
+export function scenePlanContract(narration: string) {
+  return ScenePlan.refine((p) => keptNarration(p, narration), {
+    path: ["scenes"],
+    message: "the scenes' narration, joined in order, must be the given NARRATION word for word",
+  });
+}
+
 /** Checks the plan kept the narration word for word and sizes each scene. */
 export async function buildScenes(plan: ScenePlan, narration: string, style: unknown, dimensionId: string): Promise<PlannedScene[]> {
   if (!keptNarration(plan, narration)) {
@@ -49,14 +60,8 @@ export async function runPlan(deps: PipelineDeps, { msgId, holder, task }: Stage
   const { unit, dimension } = await loadUnit(deps.sql, task.unit_id);
   const narration = (unit.script as { narration: string }).narration;
   const style = `${dimension.style.motion} motion, palette ${dimension.style.palette.join(" ")}`;
-  // Keeping the narration word for word is part of the contract, so a plan that changed it is
-  // sent back for repair like any other broken answer.
-  const keepsNarration = ScenePlan.refine((p) => keptNarration(p, narration), {
-    path: ["scenes"],
-    message: "the scenes' narration, joined in order, must be the given NARRATION word for word",
-  });
   const plan = await deps.llm.generate({
-    task: "plan", dimensionId: dimension.id, prompt: scenePlanPrompt({ language: dimension.language, style, narration }), schema: keepsNarration, params: { temperature: 0.4 }, log,
+    task: "plan", dimensionId: dimension.id, prompt: scenePlanPrompt({ language: dimension.language, style, narration }), schema: scenePlanContract(narration), params: { temperature: 0.4 }, log,
   });
   const scenes = await buildScenes(plan, narration, dimension.style, dimension.id);
   log.info({ scenes: scenes.length }, "scenes planned");

@@ -105,7 +105,7 @@ function notJsonIssue(completion: LlmCompletion, parseError: string): LlmIssue {
   if (completion.stop === "max_tokens") {
     return { path: ANSWER, message: `not valid JSON: the answer was cut off at the output token limit (${completion.reason}); answer with shorter, complete JSON` };
   }
-  if (text.startsWith("```")) return { path: ANSWER, message: "not valid JSON: it is wrapped in a Markdown code fence; answer with the bare JSON object only" };
+  if (text.startsWith("```") || text.startsWith("~~~")) return { path: ANSWER, message: "not valid JSON: it is wrapped in a Markdown code fence; answer with the bare JSON object only" };
   const brace = text.search(/[[{]/);
   if (brace > 0) return { path: ANSWER, message: "not valid JSON: there is prose before the JSON; answer with the JSON object only" };
   if (brace === 0 && !/[}\]]$/.test(text)) return { path: ANSWER, message: `not valid JSON: the object is not closed or text follows it (${clip(parseError, 120)})` };
