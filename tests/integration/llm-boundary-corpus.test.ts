@@ -31,7 +31,7 @@ afterAll(async () => {
   // The runs and units made here are left mid-way: leave an empty engine behind.
   await db.reset({ log: () => {} });
   await emulator?.stop();
-});
+}, 60_000);
 
 describe("the malformed-output corpus", () => {
   const results: ReplayResult[] = [];
