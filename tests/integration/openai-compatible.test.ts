@@ -36,9 +36,9 @@ test("the request the emulator saw was a bearer-authenticated chat completion in
   const seen: { auth: string | null; body: Record<string, unknown> }[] = [];
   const original = globalThis.fetch;
   // Installed before the client is made: it keeps the fetch it found.
-  globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    seen.push({ auth: request.headers.get("authorization"), body: await request.clone().json() });
+  globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+    const request = input instanceof Request ? new Request(input, init) : new Request(String(input), init);
+    seen.push({ auth: request.headers.get("authorization"), body: await request.clone().json() as Record<string, unknown> });
     return original(request);
   }) as typeof fetch;
   try {

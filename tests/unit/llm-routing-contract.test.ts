@@ -3,8 +3,8 @@ import { describe, expect, test } from "bun:test";
 import { DimensionConfig, DimensionPatch, describeIssues } from "../../shared/contracts/dimension.ts";
 
 const BASE = {
-  id: "routed", display_name: "Routed", language: "en", tts_voice: "en-US-AriaNeural", trend_geo: "US",
-  style: { palette: ["#000000", "#ffffff"], motion: "drift" },
+  id: "routed", display_name: "Routed", language: "en" as const, tts_voice: "en-US-AriaNeural", trend_geo: "US",
+  style: { palette: ["#000000", "#ffffff"], motion: "drift" as const },
 };
 
 const problems = (llm: unknown) => {
@@ -15,7 +15,10 @@ const problems = (llm: unknown) => {
 
 describe("llm routing in a dimension's configuration", () => {
   test("per task, providers in order, a model optional", () => {
-    const llm = { script: [{ provider: "gemini", model: "gemini-2.5-pro" }], critic: [{ provider: "openai-compat", model: "llama3.1:8b" }, { provider: "gemini" }] };
+    const llm = {
+      script: [{ provider: "gemini" as const, model: "gemini-2.5-pro" }],
+      critic: [{ provider: "openai-compat" as const, model: "llama3.1:8b" }, { provider: "gemini" as const }],
+    };
     expect(DimensionConfig.parse({ ...BASE, llm }).llm).toEqual(llm);
     expect(DimensionConfig.parse(BASE).llm).toEqual({});
     expect(DimensionPatch.parse({ llm: { plan: [{ provider: "openai-compat" }] } })).toEqual({ llm: { plan: [{ provider: "openai-compat" }] } });
