@@ -105,3 +105,20 @@ test("the models list needs the key too", async () => {
   const list = await (await fetch(`${emulator.url}/v1/models`, { headers: { authorization: `Bearer ${OPENAI_EMULATOR_API_KEY}` } })).json() as { data: { id: string }[] };
   expect(list.data.map((m) => m.id)).toContain("emulated-chat");
 });
+
+test("a serve fault with a malformed answer is refused when armed, and arms nothing", async () => {
+  const arm = (body: unknown) => fetch(`${emulator.url}/_emulator/faults`, { method: "POST", body: JSON.stringify(body) });
+  const cases: [unknown, string][] = [
+    [{ service: "openai", kind: "serve" }, "serve needs answer"],
+    [{ service: "gemini", kind: "serve", answer: { text: 5 } }, "answer.text must be a string"],
+    [{ service: "gemini", kind: "serve", answer: { finishReason: "STOP; drop" } }, "answer.finishReason"],
+    [{ service: "openai", kind: "serve", answer: { text: "{}", mood: "grumpy" } }, "unknown keys: mood"],
+  ];
+  for (const [body, message] of cases) {
+    const response = await arm(body);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: string }).error).toContain(message);
+  }
+  const listed = await (await fetch(`${emulator.url}/_emulator/faults`)).json() as { faults: unknown[] };
+  expect(listed.faults).toEqual([]);
+});
