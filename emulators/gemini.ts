@@ -10,6 +10,9 @@
  * When `responseMimeType` is not `application/json` the JSON comes wrapped in a Markdown fence,
  * as models do in free-text mode.
  *
+ * Fault `serve` (faults.ts) answers with a recorded answer instead: the malformed-output corpus
+ * replays through it, and once its count is used up the model answers normally (the repair).
+ *
  * `GET /{version}/models/{model}` answers `models.get` with the model's description. When the
  * emulator is given the key it issued (`geminiApiKey`, the stack's GEMINI_API_KEY), any other key
  * is refused as Google refuses an invalid one: 400 INVALID_ARGUMENT with reason API_KEY_INVALID.
@@ -17,6 +20,7 @@
 import { createHash } from "node:crypto";
 import type { EmulatorContext } from "./context.ts";
 import { googleError, jsonResponse } from "./context.ts";
+import type { ServedAnswer } from "./faults.ts";
 import { auditHook } from "./gemini-tasks/hook-audit.ts";
 import { parsePrompt, Variant } from "./gemini-tasks/prompt.ts";
 import { planScenes } from "./gemini-tasks/scene-plan.ts";
@@ -97,6 +101,25 @@ function describeModel(req: Request, url: URL, ctx: EmulatorContext, version: st
   });
 }
 
+/**
+ * A recorded answer (fault `serve`) in generateContent's shape: a blocked prompt has
+ * `promptFeedback` and no candidates, an empty answer no candidates, a safety stop a candidate
+ * without content.
+ */
+function servedResponse(model: string, prompt: string, answer: ServedAnswer): Response {
+  const promptTokenCount = tokens(prompt);
+  const candidatesTokenCount = answer.text ? tokens(answer.text) : 0;
+  const usageMetadata = { promptTokenCount, candidatesTokenCount, totalTokenCount: promptTokenCount + candidatesTokenCount };
+  if (answer.blockReason) return jsonResponse({ promptFeedback: { blockReason: answer.blockReason }, usageMetadata, modelVersion: model });
+  if (answer.empty) return jsonResponse({ candidates: [], usageMetadata, modelVersion: model });
+  const candidate: Record<string, unknown> = { finishReason: answer.finishReason ?? "STOP", index: 0 };
+  if (answer.text !== undefined) candidate.content = { role: "model", parts: [{ text: answer.text }] };
+  if (candidate.finishReason === "SAFETY") {
+    candidate.safetyRatings = [{ category: "HARM_CATEGORY_DANGEROUS_CONTENT", probability: "HIGH", blocked: true }];
+  }
+  return jsonResponse({ candidates: [candidate], usageMetadata, modelVersion: model });
+}
+
 export async function handleGemini(req: Request, url: URL, ctx: EmulatorContext): Promise<Response | undefined> {
   const described = MODEL_ROUTE.exec(url.pathname);
   if (described) return describeModel(req, url, ctx, described[1]!, described[2]!);
@@ -138,6 +161,7 @@ export async function handleGemini(req: Request, url: URL, ctx: EmulatorContext)
     .join("\n");
   if (prompt.trim() === "") return googleError(400, "INVALID_ARGUMENT", "* GenerateContentRequest.contents: contents is not specified");
 
+  if (fault?.kind === "serve" && fault.answer) return servedResponse(model, prompt, fault.answer);
   const blockedPromptTokens = tokens(prompt);
   // Gemini's own safety system: the prompt refused outright, or the answer stopped for SAFETY.
   if (fault?.kind === "prompt_blocked") {

@@ -25,6 +25,7 @@ import type { EmulatorContext } from "./context.ts";
 import { isDroppedConnection, jsonResponse } from "./context.ts";
 import { FaultBook } from "./faults.ts";
 import { handleGemini } from "./gemini.ts";
+import { handleOpenAi } from "./openai.ts";
 import { EDGE_TTS_PATH, edgeTtsWebSocket, upgradeEdgeTts, type EdgeTtsSocketData } from "./edge-tts.ts";
 import { handleOAuth, TokenStore } from "./oauth.ts";
 import { handleYouTube, resetYouTube } from "./youtube.ts";
@@ -61,6 +62,7 @@ type Handler = (req: Request, url: URL, ctx: EmulatorContext) => Promise<Respons
 
 const SERVICES: Array<[string, Handler]> = [
   ["gemini", handleGemini],
+  ["openai", handleOpenAi],
   ["oauth", handleOAuth],
   ["youtube", handleYouTube],
   ["trends", handleTrends],

@@ -2,6 +2,7 @@ import { loadEnv, STORAGE_ENV_KEYS } from "../../shared/config/env.ts";
 import { createSql, type Sql } from "../../shared/db/client.ts";
 import { createLogger, type Logger } from "../../shared/logging/logger.ts";
 import { createGeminiJsonModel } from "../../shared/providers/llm/gemini.ts";
+import { createOpenAiCompatibleModel } from "../../shared/providers/llm/openai-compatible.ts";
 import { createSourceClients, type SourceClients } from "../../shared/providers/sources/index.ts";
 import { speakWithEdgeTts } from "../../shared/providers/tts/edge-tts.ts";
 import { synthesizeWithGeminiTts } from "../../shared/providers/tts/gemini-tts.ts";
@@ -11,17 +12,18 @@ import type { Language } from "../../shared/contracts/llm.ts";
 import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/oauth.ts";
 import type { AssetStore } from "../../shared/storage/asset-store.ts";
 import { createAssetStore } from "../../shared/storage/create-asset-store.ts";
+import { createLlmRouter, type LlmProviders, type LlmRouter, memoizedProvider } from "./llm-router.ts";
 
 export const PIPELINE_ENV_KEYS = [
   "ENV", "DB_URL", "FUNCTIONS_URL", "SERVICE_ROLE_KEY", "CREDENTIALS_KEY", ...STORAGE_ENV_KEYS,
-  "GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL", "GEMINI_TTS_MODEL", "EDGE_TTS_WSS_URL", "YOUTUBE_UPLOAD_BASE_URL",
+  "GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL", "GEMINI_TTS_MODEL",
+  "OPENAI_COMPAT_BASE_URL", "OPENAI_COMPAT_API_KEY", "OPENAI_COMPAT_MODEL", "OPENAI_COMPAT_RESPONSE_FORMAT", "EDGE_TTS_WSS_URL", "YOUTUBE_UPLOAD_BASE_URL",
   "GOOGLE_OAUTH_TOKEN_URL", "GOOGLE_OAUTH_CLIENT_ID", "GOOGLE_OAUTH_CLIENT_SECRET", "TRENDS_BASE_URL",
   "HACKER_NEWS_BASE_URL", "WIKIMEDIA_BASE_URL", "REDDIT_AUTH_BASE_URL", "REDDIT_API_BASE_URL", "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET",
 ] as const;
 
 export type PipelineEnv = ReturnType<typeof loadEnv<(typeof PIPELINE_ENV_KEYS)[number]>>;
 
-export type JsonModel = ReturnType<typeof createGeminiJsonModel>;
 export type SynthesizeSpeech = (request: { text: string; voice: string; rate: string; language: Language }) => Promise<SynthesizedSpeech>;
 
 /** What a voice provider needs to know of a dimension to pick its voice. */
@@ -46,7 +48,8 @@ export interface PipelineDeps {
   sql: Sql;
   store: AssetStore;
   logger: Logger;
-  llm: JsonModel;
+  /** The LLM per task and dimension: stages ask it for `script`, `critic`, `safety` or `plan`. */
+  llm: LlmRouter;
   /** Voice providers in order of preference; the first that succeeds wins, none -> HALT. */
   voices: VoiceProvider[];
   /** The trend source clients (shared/providers/sources), one per kind. */
@@ -54,16 +57,30 @@ export interface PipelineDeps {
   youtubeAccessToken: (refreshToken: string) => Promise<string>;
 }
 
+/** The LLM providers the environment configures: Gemini always, an OpenAI-compatible API when its base URL is set. */
+export function llmProvidersFromEnv(env: PipelineEnv): LlmProviders {
+  const providers: LlmProviders = {
+    gemini: memoizedProvider(env.GEMINI_MODEL, (model) => createGeminiJsonModel({ apiKey: env.GEMINI_API_KEY, baseUrl: env.GEMINI_BASE_URL, model })),
+  };
+  if (env.OPENAI_COMPAT_BASE_URL) {
+    const baseUrl = env.OPENAI_COMPAT_BASE_URL;
+    providers["openai-compat"] = memoizedProvider(env.OPENAI_COMPAT_MODEL, (model) =>
+      createOpenAiCompatibleModel({ baseUrl, apiKey: env.OPENAI_COMPAT_API_KEY, model, responseFormat: env.OPENAI_COMPAT_RESPONSE_FORMAT }));
+  }
+  return providers;
+}
+
 /** Builds the real dependencies from the environment; throws ConfigError naming what is wrong. */
 export function createPipelineDeps(source?: Record<string, string | undefined>): PipelineDeps {
   const env = loadEnv(PIPELINE_ENV_KEYS, source);
   const logger = createLogger("pipeline", undefined, source?.LOG_LEVEL);
+  const sql = createSql(env.DB_URL, { max: 4, application: "mdame-pipeline" });
   return {
     env,
-    sql: createSql(env.DB_URL, { max: 4, application: "mdame-pipeline" }),
+    sql,
     store: createAssetStore(env),
     logger,
-    llm: createGeminiJsonModel({ apiKey: env.GEMINI_API_KEY, baseUrl: env.GEMINI_BASE_URL, model: env.GEMINI_MODEL }),
+    llm: createLlmRouter({ sql, providers: llmProvidersFromEnv(env) }),
     voices: [
       {
         provider: "edge-tts",

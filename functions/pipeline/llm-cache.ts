@@ -1,25 +1,94 @@
 import type { z } from "zod";
+import type { LlmTask } from "../../shared/contracts/llm.ts";
+import type { Sql } from "../../shared/db/client.ts";
 import { llmCallKey } from "../../shared/hashing.ts";
-import type { PipelineDeps } from "./deps.ts";
+import type { Logger } from "../../shared/logging/logger.ts";
+import { generateValidated, type LlmCallEvent } from "../../shared/providers/llm/boundary.ts";
+import { formatIssues, LlmContractError } from "../../shared/providers/llm/contract.ts";
+import type { GenerationParams, TextModel } from "../../shared/providers/llm/types.ts";
+
+/** What a router counts over its life: every call and repair, cache hits, fallbacks and stops. */
+export interface LlmCounters {
+  calls: number;
+  repairs: number;
+  cache_hits: number;
+  fallbacks: number;
+  contract_failures: number;
+  safety_stops: number;
+}
+
+export function newLlmCounters(): LlmCounters {
+  return { calls: 0, repairs: 0, cache_hits: 0, fallbacks: 0, contract_failures: 0, safety_stops: 0 };
+}
+
+/**
+ * The model's name in cache keys. Gemini keeps its bare id (the keys cached before other
+ * providers existed stay valid); any other provider is prefixed, so two providers serving a
+ * model of the same name never share answers.
+ */
+export function cacheModelId(model: Pick<TextModel, "provider" | "model">): string {
+  return model.provider === "gemini" ? model.model : `${model.provider}/${model.model}`;
+}
+
+export interface CachedCallContext {
+  sql: Sql;
+  /** The stage's logger: it carries the execution id, stage and step token. */
+  log: Logger;
+  task: LlmTask;
+  counters: LlmCounters;
+}
 
 /**
  * An LLM call through the cache: the key is sha256(model + prompt + generation params), so a rerun
- * of a step reuses the answer it already paid for. Cached answers are validated again on the way out.
+ * of a step reuses the answer it already paid for. Only answers the boundary validated are stored,
+ * a repaired one under the original call's key; cached answers are validated again on the way out.
  */
 export async function generateJsonCached<T>(
-  deps: Pick<PipelineDeps, "sql" | "llm">,
+  ctx: CachedCallContext,
+  model: TextModel,
   prompt: string,
   schema: z.ZodType<T>,
-  params: { temperature: number; seed?: number },
+  params: GenerationParams,
 ): Promise<T> {
-  const key = await llmCallKey(deps.llm.model, prompt, params);
-  const [cached] = await deps.sql`select response from mdame.llm_cache where cache_key = ${key}`;
+  const modelId = cacheModelId(model);
+  const key = await llmCallKey(modelId, prompt, params);
+  const [cached] = await ctx.sql`select response from mdame.llm_cache where cache_key = ${key}`;
   if (cached) {
     const parsed = schema.safeParse(cached.response);
-    if (parsed.success) return parsed.data;
+    if (parsed.success) {
+      ctx.counters.cache_hits += 1;
+      ctx.log.debug({ llm_task: ctx.task, provider: model.provider, model: model.model }, "llm answer from cache");
+      return parsed.data;
+    }
   }
-  const { value } = await deps.llm.generateJson(prompt, schema, params);
-  await deps.sql`insert into mdame.llm_cache (cache_key, model, response) values (${key}, ${deps.llm.model}, ${deps.sql.json(value as never)})
-                 on conflict (cache_key) do update set response = excluded.response, created_at = now()`;
+  const onCall = (event: LlmCallEvent) => {
+    ctx.counters.calls += 1;
+    if (event.kind === "repair") ctx.counters.repairs += 1;
+    if (event.outcome === "safety_stop") ctx.counters.safety_stops += 1;
+    const fields = {
+      llm_task: ctx.task,
+      provider: event.provider,
+      model: event.model,
+      kind: event.kind,
+      attempt: event.attempt,
+      outcome: event.outcome,
+      stop: event.stop,
+      finish_reason: event.reason,
+      issues: formatIssues(event.issues),
+      usage: event.usage,
+      duration_ms: event.duration_ms,
+    };
+    if (event.outcome === "valid") ctx.log.info(fields, event.kind === "repair" ? "llm repair accepted" : "llm call");
+    else ctx.log.warn(fields, event.outcome === "safety_stop" ? "llm safety stop" : "llm answer broke its contract");
+  };
+  let value: T;
+  try {
+    ({ value } = await generateValidated(model, prompt, schema, params, { onCall }));
+  } catch (error) {
+    if (error instanceof LlmContractError) ctx.counters.contract_failures += 1;
+    throw error;
+  }
+  await ctx.sql`insert into mdame.llm_cache (cache_key, model, response) values (${key}, ${modelId}, ${ctx.sql.json(value as never)})
+                on conflict (cache_key) do update set response = excluded.response, created_at = now()`;
   return value;
 }

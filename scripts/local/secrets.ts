@@ -72,6 +72,7 @@ export function loadOrCreateSecrets(file: string = paths.secrets): LocalSecrets 
  */
 export const PROVIDER_GROUPS = {
   gemini: ["GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL", "GEMINI_TTS_MODEL"],
+  "openai-compat": ["OPENAI_COMPAT_BASE_URL", "OPENAI_COMPAT_API_KEY", "OPENAI_COMPAT_MODEL", "OPENAI_COMPAT_RESPONSE_FORMAT"],
   "edge-tts": ["EDGE_TTS_WSS_URL"],
   youtube: ["GOOGLE_OAUTH_CLIENT_ID", "GOOGLE_OAUTH_CLIENT_SECRET", "GOOGLE_OAUTH_AUTH_URL", "GOOGLE_OAUTH_TOKEN_URL", "YOUTUBE_UPLOAD_BASE_URL", "YOUTUBE_API_BASE_URL"],
   // Every trend source: Google Trends, Hacker News, Wikimedia pageviews, Reddit (RSS/Atom feeds are URLs in a dimension's config).
@@ -121,6 +122,8 @@ export function localStackEnv(
   const emulated = emulatedGroups(environment);
   const emulatorValues: Record<ProviderGroup, Record<string, string>> = {
     gemini: { GEMINI_API_KEY: secrets.GEMINI_API_KEY, GEMINI_BASE_URL: emulator },
+    // The key the OpenAI emulator accepts (emulators/openai.ts); any other is refused with 401.
+    "openai-compat": { OPENAI_COMPAT_BASE_URL: `${emulator}/v1`, OPENAI_COMPAT_API_KEY: "sk-local-emulator-key", OPENAI_COMPAT_MODEL: "emulated-chat" },
     "edge-tts": { EDGE_TTS_WSS_URL: `${emulatorWs}/consumer/speech/synthesize/readaloud/edge/v1` },
     youtube: {
       GOOGLE_OAUTH_CLIENT_ID: secrets.GOOGLE_OAUTH_CLIENT_ID,

@@ -41,6 +41,17 @@ export const EngineEnv = z.object({
   GEMINI_MODEL: z.string().min(1).default("gemini-2.5-flash"),
   /** The voice chain's fallback after Edge TTS: a Gemini TTS model (same key and base URL). */
   GEMINI_TTS_MODEL: z.string().min(1).default("gemini-2.5-flash-preview-tts"),
+  /**
+   * An OpenAI-compatible Chat Completions API (OpenAI, Ollama, vLLM, OpenRouter...), up to the
+   * path before `/chat/completions`; unset leaves the `openai-compat` provider unconfigured.
+   */
+  OPENAI_COMPAT_BASE_URL: z.string().url().optional(),
+  /** Its bearer key; servers without keys accept any. */
+  OPENAI_COMPAT_API_KEY: z.string().min(1).optional(),
+  /** The model a route naming `openai-compat` without a model runs on. */
+  OPENAI_COMPAT_MODEL: z.string().min(1).default("gpt-4o-mini"),
+  /** `json_schema` where the server supports structured outputs; `json_object` works everywhere. */
+  OPENAI_COMPAT_RESPONSE_FORMAT: z.enum(["json_object", "json_schema"]).default("json_object"),
   EDGE_TTS_WSS_URL: z.string().url().optional(),
   YOUTUBE_UPLOAD_BASE_URL: z.string().url().default("https://www.googleapis.com"),
   GOOGLE_OAUTH_TOKEN_URL: z.string().url().default("https://oauth2.googleapis.com/token"),

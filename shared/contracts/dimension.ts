@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Language } from "./llm.ts";
+import { Language, LlmRouting } from "./llm.ts";
 import { VisualStyle } from "./media.ts";
 import { DEFAULT_SAFETY_PROFILE, SafetyProfile } from "./safety.ts";
 import { DEFAULT_SOURCES, MinScore, Sources, Subject } from "./sources.ts";
@@ -56,6 +56,12 @@ const DimensionFields = {
   sources: Sources,
   /** Topics scoring under this (0-1) are dropped, with their score recorded. */
   min_score: MinScore,
+  /**
+   * Which LLM answers each task (script, critic, safety, plan): providers in order of preference,
+   * e.g. `{"critic": [{"provider": "openai-compat", "model": "llama3.1:8b"}, {"provider": "gemini"}]}`.
+   * A task left out runs on Gemini's default model; a `set` replaces the whole routing.
+   */
+  llm: LlmRouting,
 };
 
 type ConfigShape = {
@@ -93,6 +99,7 @@ export const DimensionConfig = z.object({
   subject: DimensionFields.subject.default({ keywords: [], categories: [], excluded_terms: [] }),
   sources: DimensionFields.sources.default(DEFAULT_SOURCES),
   min_score: DimensionFields.min_score.default(0),
+  llm: DimensionFields.llm.default({}),
 }).strict().superRefine(crossFieldRules);
 export type DimensionConfig = z.infer<typeof DimensionConfig>;
 export type DimensionConfigInput = z.input<typeof DimensionConfig>;

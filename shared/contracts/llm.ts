@@ -34,3 +34,39 @@ export const HookAudit = z.object({
   reasons: z.array(z.string().max(500)).max(20),
 }).strict();
 export type HookAudit = z.infer<typeof HookAudit>;
+
+/**
+ * The jobs a dimension gives to an LLM: the script writer, the hook critic, the safety
+ * classifier and the scene planner. Each may run on its own provider and model.
+ */
+export const LlmTask = z.enum(["script", "critic", "safety", "plan"]);
+export type LlmTask = z.infer<typeof LlmTask>;
+
+/** Providers the engine can call: Gemini, and any OpenAI-compatible Chat Completions endpoint. */
+export const LlmProviderName = z.enum(["gemini", "openai-compat"]);
+export type LlmProviderName = z.infer<typeof LlmProviderName>;
+
+/** One provider and model; without a model, the provider's configured default (GEMINI_MODEL, OPENAI_COMPAT_MODEL). */
+export const LlmRoute = z.object({
+  provider: LlmProviderName,
+  model: z.string().trim().min(1, "must not be empty").max(120, "must be at most 120 characters")
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/, "must be a model id like gemini-2.5-flash or llama3.1:8b").optional(),
+}).strict();
+export type LlmRoute = z.infer<typeof LlmRoute>;
+
+const routeList = z.array(LlmRoute).min(1, "must name at least one provider").max(4, "must name at most 4 providers");
+
+/**
+ * Per task, providers in order of preference: the next is tried only when one is unavailable
+ * (unreachable, overloaded, refusing the key). A task left out runs on Gemini's default model.
+ */
+export const LlmRouting = z.object({
+  script: routeList.optional(),
+  critic: routeList.optional(),
+  safety: routeList.optional(),
+  plan: routeList.optional(),
+}).strict();
+export type LlmRouting = z.infer<typeof LlmRouting>;
+
+/** What a task runs on when the dimension names nothing. */
+export const DEFAULT_LLM_ROUTE: LlmRoute = { provider: "gemini" };

@@ -98,7 +98,7 @@ describe("a production configuration", () => {
     try {
       expect(deps.env.ENV).toBe("prod");
       expect(deps.env.GEMINI_BASE_URL).toBe(INVALID_HOSTS.GEMINI_BASE_URL);
-      expect(deps.llm.model).toBe("gemini-2.5-flash");
+      expect(deps.llm.providers.gemini?.defaultModel).toBe("gemini-2.5-flash");
       expect(deps.voices.map((v) => v.provider)).toEqual(["edge-tts", "gemini-tts"]);
     } finally {
       await deps.sql.end({ timeout: 1 });

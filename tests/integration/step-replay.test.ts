@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createPipelineDeps, type JsonModel, type PipelineDeps } from "../../functions/pipeline/deps.ts";
+import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
+import { createLlmRouter, type LlmProvider } from "../../functions/pipeline/llm-router.ts";
 import { drainStageTasks } from "../../functions/pipeline/stage-runner.ts";
 import type { Sql } from "../../shared/db/client.ts";
 import { createLogger } from "../../shared/logging/logger.ts";
@@ -61,13 +62,21 @@ function gate(): Gate & { arrive(): void; opened: Promise<void> } {
   return { open, arrive, opened, arrived };
 }
 
-function gatedModel(model: JsonModel, g: ReturnType<typeof gate>): JsonModel {
+/** Gemini whose every call waits at the gate. */
+function gatedProvider(provider: LlmProvider, g: ReturnType<typeof gate>): LlmProvider {
   return {
-    model: model.model,
-    async generateJson(prompt, schema, params) {
-      g.arrive();
-      await g.opened;
-      return model.generateJson(prompt, schema, params);
+    defaultModel: provider.defaultModel,
+    model(id) {
+      const model = provider.model(id);
+      return {
+        provider: model.provider,
+        model: model.model,
+        async complete(prompt, params, options) {
+          g.arrive();
+          await g.opened;
+          return model.complete(prompt, params, options);
+        },
+      };
     },
   };
 }
@@ -76,7 +85,8 @@ function gatedModel(model: JsonModel, g: ReturnType<typeof gate>): JsonModel {
 function runner(g?: ReturnType<typeof gate>): PipelineDeps {
   const base = createPipelineDeps(env);
   const logger = createLogger("pipeline", { write: (line: string) => void lines.push(JSON.parse(line)) }, "info");
-  const deps = { ...base, logger, llm: g ? gatedModel(base.llm, g) : base.llm };
+  const llm = g ? createLlmRouter({ sql: base.sql, providers: { ...base.llm.providers, gemini: gatedProvider(base.llm.providers.gemini!, g) } }) : base.llm;
+  const deps = { ...base, logger, llm };
   runners.push(deps);
   return deps;
 }

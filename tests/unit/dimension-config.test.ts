@@ -34,6 +34,7 @@ describe("DimensionConfig", () => {
       subject: { keywords: [], categories: [], excluded_terms: [] },
       sources: [{ kind: "google_trends", weight: 1 }],
       min_score: 0,
+      llm: {},
     });
   });
 

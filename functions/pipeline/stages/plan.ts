@@ -2,9 +2,8 @@ import { ScenePlan } from "../../../shared/contracts/llm.ts";
 import { PROCEDURAL_BACKEND_VERSION, VISUAL_FORMAT } from "../../../shared/contracts/visual-backends.ts";
 import { sceneHash } from "../../../shared/hashing.ts";
 import type { Logger } from "../../../shared/logging/logger.ts";
-import { LlmContractError } from "../../../shared/providers/llm/gemini.ts";
+import { LlmContractError } from "../../../shared/providers/llm/contract.ts";
 import type { PipelineDeps } from "../deps.ts";
-import { generateJsonCached } from "../llm-cache.ts";
 import { auditText, gateModelOutput } from "../safety/stage-gate.ts";
 import type { StageMessage } from "../stage-runner.ts";
 import { scenePlanPrompt } from "./prompts.ts";
@@ -19,11 +18,24 @@ export interface PlannedScene {
   scene_hash: string;
 }
 
+function keptNarration(plan: ScenePlan, narration: string): boolean {
+  return plan.scenes.flatMap((s) => splitWords(s.narration)).join(" ") === splitWords(narration).join(" ");
+}
+
+/**
+ * The scene plan's contract for one narration: keeping it word for word is part of the contract,
+ * so a plan that changed it is sent back for repair like any other broken answer.
+ */
+export function scenePlanContract(narration: string) {
+  return ScenePlan.refine((p) => keptNarration(p, narration), {
+    path: ["scenes"],
+    message: "the scenes' narration, joined in order, must be the given NARRATION word for word",
+  });
+}
+
 /** Checks the plan kept the narration word for word and sizes each scene. */
 export async function buildScenes(plan: ScenePlan, narration: string, style: unknown, dimensionId: string): Promise<PlannedScene[]> {
-  const expected = splitWords(narration);
-  const planned = plan.scenes.flatMap((s) => splitWords(s.narration));
-  if (planned.join(" ") !== expected.join(" ")) {
+  if (!keptNarration(plan, narration)) {
     throw new LlmContractError("the scene plan changed the narration", []);
   }
   let firstWord = 0;
@@ -49,7 +61,9 @@ export async function runPlan(deps: PipelineDeps, { msgId, holder, task }: Stage
   const { unit, dimension } = await loadUnit(deps.sql, task.unit_id);
   const narration = (unit.script as { narration: string }).narration;
   const style = `${dimension.style.motion} motion, palette ${dimension.style.palette.join(" ")}`;
-  const plan = await generateJsonCached(deps, scenePlanPrompt({ language: dimension.language, style, narration }), ScenePlan, { temperature: 0.4 });
+  const plan = await deps.llm.generate({
+    task: "plan", dimensionId: dimension.id, prompt: scenePlanPrompt({ language: dimension.language, style, narration }), schema: scenePlanContract(narration), params: { temperature: 0.4 }, log,
+  });
   const scenes = await buildScenes(plan, narration, dimension.style, dimension.id);
   const prompts = { scene_prompts: scenes.map((s) => s.prompt) };
   const verdict = await gateModelOutput(deps, dimension, "scene_plan", prompts);

@@ -1,7 +1,6 @@
 import { HookAudit, ScriptDraft } from "../../../shared/contracts/llm.ts";
 import type { Logger } from "../../../shared/logging/logger.ts";
 import type { PipelineDeps } from "../deps.ts";
-import { generateJsonCached } from "../llm-cache.ts";
 import { firewallModelOutput } from "../safety/prompt-firewall.ts";
 import { auditText, gateModelOutput } from "../safety/stage-gate.ts";
 import type { StageMessage } from "../stage-runner.ts";
@@ -31,7 +30,7 @@ export async function runScript(deps: PipelineDeps, { msgId, holder, task }: Sta
     let best: { draft: ScriptDraft; audit: HookAudit } | null = null;
     for (const [i, temperature] of CANDIDATE_TEMPERATURES.entries()) {
       const prompt = scriptPrompt({ language: dimension.language, topic: topic.title, context: topic.context ?? [], candidate: i + 1, round, words });
-      const draft = await generateJsonCached(deps, prompt, ScriptDraft, { temperature });
+      const draft = await deps.llm.generate({ task: "script", dimensionId: dimension.id, prompt, schema: ScriptDraft, params: { temperature }, log });
       const firewall = firewallModelOutput(draft);
       if (firewall.blocked) {
         audits.push({ round, candidate: i + 1, score: 0, reasons: firewall.reasons.slice(0, 5) });
@@ -42,7 +41,9 @@ export async function runScript(deps: PipelineDeps, { msgId, holder, task }: Sta
         audits.push({ round, candidate: i + 1, score: 0, reasons: [`narration has ${count} words, not ${words.min}-${words.max}`] });
         continue;
       }
-      const audit = await generateJsonCached(deps, hookAuditPrompt({ language: dimension.language, hook: draft.hook }), HookAudit, { temperature: 0 });
+      const audit = await deps.llm.generate({
+        task: "critic", dimensionId: dimension.id, prompt: hookAuditPrompt({ language: dimension.language, hook: draft.hook }), schema: HookAudit, params: { temperature: 0 }, log,
+      });
       audits.push({ round, candidate: i + 1, score: audit.score, reasons: audit.reasons });
       if (!best || audit.score > best.audit.score) best = { draft, audit };
     }

@@ -1,32 +1,24 @@
 /**
  * Gemini as a JSON model, through `@google/genai`. Runs in Deno (Edge Functions) and Bun.
  *
- * The model's answer is data: it must be JSON (the call sets `responseMimeType:
- * application/json`) and must satisfy the caller's Zod schema, or `LlmContractError` is thrown
- * with the Zod issues and the raw text. HTTP 429/5xx and network failures throw
- * `ProviderUnavailableError` (retriable); other 4xx throw `ProviderRejectedError`.
- * The client's own retries are off: retry policy belongs to the caller.
+ * `complete` asks with `responseMimeType: application/json` and reports the text with why the
+ * model stopped; the LLM boundary (boundary.ts) validates and repairs it. HTTP 429/5xx and
+ * network failures throw `ProviderUnavailableError` (retriable); other 4xx throw
+ * `ProviderRejectedError`. The client's own retries are off: retry policy belongs to the caller.
+ *
+ * `generateJson` is one call checked against a schema, without repair (LlmContractError on a bad
+ * answer); the pipeline goes through the boundary instead.
  */
-import { ApiError, GoogleGenAI } from "@google/genai";
+import { ApiError, type GenerateContentResponse, GoogleGenAI } from "@google/genai";
 import type { z } from "zod";
 import { errorForStatus, ProviderUnavailableError } from "../errors.ts";
+import { checkAnswer, formatIssues, LlmContractError, LlmSafetyStopError } from "./contract.ts";
+import type { GenerationParams, LlmCompletion, StopKind, TextModel, TokenUsage } from "./types.ts";
+
+export { LlmContractError, LlmSafetyStopError } from "./contract.ts";
+export type { GenerationParams, TokenUsage } from "./types.ts";
 
 const PROVIDER = "gemini";
-
-/** The model answered, but not with what the contract asks for. */
-export class LlmContractError extends Error {
-  /** Zod issues when the JSON parsed but did not match; empty when it was not JSON at all. */
-  readonly issues: readonly unknown[];
-  /** The model's text, kept for the log. */
-  readonly raw?: string;
-
-  constructor(message: string, issues: readonly unknown[], raw?: string) {
-    super(message);
-    this.name = "LlmContractError";
-    this.issues = issues;
-    this.raw = raw;
-  }
-}
 
 export interface GeminiJsonModelOptions {
   apiKey: string;
@@ -38,17 +30,6 @@ export interface GeminiJsonModelOptions {
   timeoutMs?: number;
 }
 
-export interface GenerationParams {
-  temperature: number;
-  seed?: number;
-}
-
-export interface TokenUsage {
-  promptTokenCount?: number;
-  candidatesTokenCount?: number;
-  totalTokenCount?: number;
-}
-
 export interface JsonGeneration<T> {
   value: T;
   /** The model's text exactly as returned. */
@@ -56,9 +37,30 @@ export interface JsonGeneration<T> {
   usage?: TokenUsage;
 }
 
-export interface GeminiJsonModel {
-  readonly model: string;
+export interface GeminiJsonModel extends TextModel {
   generateJson<T>(prompt: string, schema: z.ZodType<T>, params: GenerationParams): Promise<JsonGeneration<T>>;
+}
+
+// Finish reasons of Google's FinishReason enum that mean a filter stopped the answer.
+const SAFETY_REASONS = new Set(["SAFETY", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"]);
+
+function stopOf(response: GenerateContentResponse): { stop: StopKind; reason: string } {
+  const blocked = response.promptFeedback?.blockReason;
+  if (blocked) return { stop: "safety", reason: `prompt blocked: ${blocked}` };
+  const candidate = response.candidates?.[0];
+  if (!candidate) return { stop: "empty", reason: "no candidates" };
+  const reason = String(candidate.finishReason ?? "FINISH_REASON_UNSPECIFIED");
+  if (SAFETY_REASONS.has(reason)) return { stop: "safety", reason };
+  if (reason === "MAX_TOKENS") return { stop: "max_tokens", reason };
+  if (reason === "STOP") return { stop: "stop", reason };
+  return { stop: "other", reason };
+}
+
+function usageOf(response: GenerateContentResponse): TokenUsage | undefined {
+  const usage = response.usageMetadata;
+  return usage
+    ? { promptTokenCount: usage.promptTokenCount, candidatesTokenCount: usage.candidatesTokenCount, totalTokenCount: usage.totalTokenCount }
+    : undefined;
 }
 
 export function createGeminiJsonModel(options: GeminiJsonModelOptions): GeminiJsonModel {
@@ -68,48 +70,40 @@ export function createGeminiJsonModel(options: GeminiJsonModelOptions): GeminiJs
     httpOptions: { baseUrl: options.baseUrl, apiVersion: "v1beta", timeout: options.timeoutMs ?? 60_000 },
   });
 
-  return {
-    model: options.model,
-    async generateJson<T>(prompt: string, schema: z.ZodType<T>, params: GenerationParams): Promise<JsonGeneration<T>> {
-      let response;
-      try {
-        response = await ai.models.generateContent({
-          model: options.model,
-          contents: prompt,
-          config: { responseMimeType: "application/json", temperature: params.temperature, seed: params.seed },
-        });
-      } catch (error) {
-        if (error instanceof ApiError) {
-          throw errorForStatus(PROVIDER, error.status, `Gemini answered ${error.status}: ${error.message}`, error);
-        }
-        const message = error instanceof Error ? error.message : String(error);
-        throw new ProviderUnavailableError(PROVIDER, `Gemini request failed: ${message}`, { cause: error });
+  async function complete(prompt: string, params: GenerationParams): Promise<LlmCompletion> {
+    let response: GenerateContentResponse;
+    try {
+      response = await ai.models.generateContent({
+        model: options.model,
+        contents: prompt,
+        config: { responseMimeType: "application/json", temperature: params.temperature, seed: params.seed },
+      });
+    } catch (error) {
+      if (error instanceof ApiError) {
+        throw errorForStatus(PROVIDER, error.status, `Gemini answered ${error.status}: ${error.message}`, error);
       }
+      const message = error instanceof Error ? error.message : String(error);
+      throw new ProviderUnavailableError(PROVIDER, `Gemini request failed: ${message}`, { cause: error });
+    }
+    // The text parts of the first candidate (thought summaries left out), without the SDK's
+    // `text` getter, which warns on mixed parts.
+    const parts = response.candidates?.[0]?.content?.parts ?? [];
+    const text = parts.filter((part) => typeof part.text === "string" && !part.thought).map((part) => part.text).join("");
+    return { text, ...stopOf(response), usage: usageOf(response) };
+  }
 
-      const raw = response.text ?? "";
-      if (raw.trim() === "") {
-        const reason = response.promptFeedback?.blockReason ?? response.candidates?.[0]?.finishReason ?? "no candidates";
-        throw new LlmContractError(`Gemini returned no text (${reason})`, [], raw);
+  return {
+    provider: PROVIDER,
+    model: options.model,
+    complete,
+    async generateJson<T>(prompt: string, schema: z.ZodType<T>, params: GenerationParams): Promise<JsonGeneration<T>> {
+      const completion = await complete(prompt, params);
+      if (completion.stop === "safety") throw new LlmSafetyStopError(PROVIDER, completion.reason);
+      const checked = checkAnswer(completion, schema);
+      if (!checked.ok) {
+        throw new LlmContractError(`Gemini output ${formatIssues(checked.issues).slice(0, 3).join("; ")}`, checked.issues, completion.text);
       }
-      let json: unknown;
-      try {
-        json = JSON.parse(raw);
-      } catch {
-        throw new LlmContractError(`Gemini output is not valid JSON (finishReason ${response.candidates?.[0]?.finishReason ?? "unknown"})`, [], raw);
-      }
-      const parsed = schema.safeParse(json);
-      if (!parsed.success) {
-        const summary = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
-        throw new LlmContractError(`Gemini output does not match the schema: ${summary}`, parsed.error.issues, raw);
-      }
-      const usage = response.usageMetadata;
-      return {
-        value: parsed.data,
-        raw,
-        usage: usage
-          ? { promptTokenCount: usage.promptTokenCount, candidatesTokenCount: usage.candidatesTokenCount, totalTokenCount: usage.totalTokenCount }
-          : undefined,
-      };
+      return { value: checked.value, raw: completion.text, usage: completion.usage };
     },
   };
 }

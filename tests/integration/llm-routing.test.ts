@@ -1,0 +1,149 @@
+/**
+ * Per-task routing of LLM calls with an ordered fallback, against the real database and both
+ * emulators (Gemini and OpenAI-compatible): a dimension's `llm` field picks the provider and model
+ * of each task, an unavailable provider hands the task to the next, a contract failure is
+ * repaired on the same provider, and the hook critic can run on another model than the writer.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
+import { drainStageTasks } from "../../functions/pipeline/stage-runner.ts";
+import { HookAudit, type LlmRouting } from "../../shared/contracts/llm.ts";
+import { isRetriable, NonRetriableError } from "../../shared/errors.ts";
+import { ProviderUnavailableError } from "../../shared/providers/errors.ts";
+import * as db from "../../scripts/local/db.ts";
+import { localStackEnv } from "../../scripts/local/secrets.ts";
+import { OPENAI_EMULATOR_API_KEY } from "../../emulators/openai.ts";
+import { startTestEmulator } from "./fixtures/emulator-harness.ts";
+
+let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
+let deps: PipelineDeps;
+let env: Record<string, string>;
+const DIMENSION = "tech-explained";
+
+const requests = (service: string) => emulator.logs.filter((e) => e.service === service && e.method === "POST").length;
+const hookPrompt = () => `TASK: hook_audit\nLANGUAGE: en\nHOOK: Did you know ${crypto.randomUUID().slice(0, 6)} bees can count to four?`;
+
+async function route(llm: LlmRouting) {
+  await deps.sql`select mdame.update_dimension(${DIMENSION}, ${deps.sql.json({ llm } as never)}::jsonb)`;
+}
+
+beforeAll(async () => {
+  await db.ensureRunning(() => {});
+  await db.reset({ log: () => {} });
+  emulator = await startTestEmulator();
+  env = {
+    ...localStackEnv(),
+    ...emulator.serviceEnv(),
+    OPENAI_COMPAT_BASE_URL: `${emulator.url}/v1`,
+    OPENAI_COMPAT_API_KEY: OPENAI_EMULATOR_API_KEY,
+    OPENAI_COMPAT_MODEL: "emulated-chat",
+    STORAGE_BACKEND: "local",
+    LOG_LEVEL: "silent",
+  };
+  deps = createPipelineDeps(env);
+}, 60_000);
+
+afterAll(async () => {
+  await deps?.sql.end({ timeout: 2 });
+  await db.reset({ log: () => {} });
+  await emulator?.stop();
+}, 60_000);
+
+describe("routing", () => {
+  test("a task the dimension leaves out runs on Gemini's default model", async () => {
+    await route({});
+    expect(await deps.llm.routesFor("critic", DIMENSION)).toEqual([{ provider: "gemini" }]);
+    const before = { gemini: requests("gemini"), openai: requests("openai") };
+    await deps.llm.generate({ task: "critic", dimensionId: DIMENSION, prompt: hookPrompt(), schema: HookAudit, params: { temperature: 0 }, log: deps.logger });
+    expect(requests("gemini") - before.gemini).toBe(1);
+    expect(requests("openai") - before.openai).toBe(0);
+  });
+
+  test("each task goes to the provider and model the dimension names, and the cache key carries the model", async () => {
+    await route({ critic: [{ provider: "openai-compat", model: "llama3.1:8b" }] });
+    const before = { gemini: requests("gemini"), openai: requests("openai") };
+    const prompt = hookPrompt();
+    await deps.llm.generate({ task: "critic", dimensionId: DIMENSION, prompt, schema: HookAudit, params: { temperature: 0 }, log: deps.logger });
+    expect(requests("openai") - before.openai).toBe(1);
+    expect(requests("gemini") - before.gemini).toBe(0);
+    const rows = await deps.sql`select model from mdame.llm_cache where model like 'openai-compat/%'`;
+    expect(rows.map((r) => r.model)).toContain("openai-compat/llama3.1:8b");
+    // Another task of the same dimension still runs on Gemini.
+    expect(await deps.llm.routesFor("script", DIMENSION)).toEqual([{ provider: "gemini" }]);
+  });
+
+  test("Gemini down: the next provider of the list answers the task", async () => {
+    await route({ critic: [{ provider: "gemini" }, { provider: "openai-compat" }] });
+    await emulator.armFault({ service: "gemini", kind: "unavailable", count: 1 });
+    const before = { gemini: requests("gemini"), openai: requests("openai"), fallbacks: deps.llm.counters.fallbacks };
+    const audit = await deps.llm.generate({ task: "critic", dimensionId: DIMENSION, prompt: hookPrompt(), schema: HookAudit, params: { temperature: 0 }, log: deps.logger });
+    expect(audit.score).toBeGreaterThan(0);
+    expect(requests("gemini") - before.gemini).toBe(1);
+    expect(requests("openai") - before.openai).toBe(1);
+    expect(deps.llm.counters.fallbacks - before.fallbacks).toBe(1);
+    expect(await deps.sql`select 1 from mdame.llm_cache where model = 'openai-compat/emulated-chat'`).not.toHaveLength(0);
+  });
+
+  test("a contract failure is repaired on the same provider, not handed to the next", async () => {
+    await route({ critic: [{ provider: "gemini" }, { provider: "openai-compat" }] });
+    await emulator.armFault({ service: "gemini", kind: "serve", count: 1, answer: { text: '{"score":"high"}' } });
+    const before = { gemini: requests("gemini"), openai: requests("openai") };
+    await deps.llm.generate({ task: "critic", dimensionId: DIMENSION, prompt: hookPrompt(), schema: HookAudit, params: { temperature: 0 }, log: deps.logger });
+    expect(requests("gemini") - before.gemini).toBe(2);
+    expect(requests("openai") - before.openai).toBe(0);
+  });
+
+  test("every provider down: the last outage is thrown, retriable", async () => {
+    await route({ critic: [{ provider: "gemini" }, { provider: "openai-compat" }] });
+    await emulator.armFault({ service: "gemini", kind: "unavailable", count: 1 });
+    await emulator.armFault({ service: "openai", kind: "rate_limited", count: 1 });
+    const error = await deps.llm.generate({ task: "critic", dimensionId: DIMENSION, prompt: hookPrompt(), schema: HookAudit, params: { temperature: 0 }, log: deps.logger }).catch((e) => e);
+    expect(error).toBeInstanceOf(ProviderUnavailableError);
+    expect(error.provider).toBe("openai-compat");
+    expect(isRetriable(error)).toBe(true);
+  });
+
+  test("a provider the environment does not configure is skipped; none at all is a final error", async () => {
+    const { OPENAI_COMPAT_BASE_URL: _unset, ...withoutOpenAi } = env;
+    const bare = createPipelineDeps(withoutOpenAi);
+    try {
+      expect(bare.llm.providers["openai-compat"]).toBeUndefined();
+      await route({ critic: [{ provider: "openai-compat" }, { provider: "gemini" }], plan: [{ provider: "openai-compat" }] });
+      const audit = await bare.llm.generate({ task: "critic", dimensionId: DIMENSION, prompt: hookPrompt(), schema: HookAudit, params: { temperature: 0 }, log: bare.logger });
+      expect(audit.score).toBeGreaterThan(0);
+      const error = await bare.llm.generate({ task: "plan", dimensionId: DIMENSION, prompt: hookPrompt(), schema: HookAudit, params: { temperature: 0 }, log: bare.logger }).catch((e) => e);
+      expect(error).toBeInstanceOf(NonRetriableError);
+      expect(error.message).toContain("no configured provider for the plan task of tech-explained");
+    } finally {
+      await bare.sql.end({ timeout: 1 });
+    }
+  });
+});
+
+test("through the script stage, the hook critic runs on another model than the writer", async () => {
+  await route({ script: [{ provider: "gemini" }], critic: [{ provider: "openai-compat", model: "llama3.1:8b" }] });
+  const [run] = await deps.sql`
+    insert into mdame.pipeline_runs (idempotency_key, env, run_date, trigger_kind)
+    values (${`it-llm-routing-${crypto.randomUUID()}`}, 'dev', current_date, 'manual') returning id`;
+  await deps.sql`insert into mdame.run_dimensions (run_id, dimension_id, status) values (${run!.id}, ${DIMENSION}, 'ingested')`;
+  const [unit] = await deps.sql`
+    insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic)
+    values (${run!.id}, ${DIMENSION}, ${crypto.randomUUID()}, ${crypto.randomUUID()}, ${deps.sql.json({ title: `Why the sky is blue ${crypto.randomUUID().slice(0, 6)}` })})
+    returning id`;
+  await deps.sql`select mdame.enqueue_stage_task('script', ${run!.id}, ${unit!.id})`;
+  const criticRows = (model: string) => deps.sql`select count(*)::int as n from mdame.llm_cache where model = ${model} and response ? 'score'`;
+  const before = { gemini: requests("gemini"), openai: requests("openai"), geminiCritics: (await criticRows("gemini-2.5-flash"))[0]!.n };
+  await drainStageTasks(deps, { budgetMs: 30_000 });
+  const [done] = await deps.sql`select stage, script from mdame.work_units where id = ${unit!.id}`;
+  expect(["safety", "plan", "media"]).toContain(done!.stage);
+  const audits = (done!.script.hook_audits as { score: number; reasons: string[] }[]);
+  const scored = audits.filter((a) => !a.reasons.some((r) => r.startsWith("narration has")));
+  // The critic's requests all went to the OpenAI-compatible model (two drafts with one hook share
+  // a cached audit); the drafts, and the scene plan once the unit got there, to Gemini.
+  const critics = requests("openai") - before.openai;
+  expect(critics).toBeGreaterThanOrEqual(1);
+  expect(critics).toBeLessThanOrEqual(scored.length);
+  expect(requests("gemini") - before.gemini).toBe(audits.length + (done!.stage === "media" ? 1 : 0));
+  expect((await criticRows("gemini-2.5-flash"))[0]!.n).toBe(before.geminiCritics);
+  expect((await criticRows("openai-compat/llama3.1:8b"))[0]!.n).toBeGreaterThanOrEqual(critics);
+}, 60_000);
