@@ -13,6 +13,7 @@ import { ProviderUnavailableError } from "../../shared/providers/errors.ts";
 import * as db from "../../scripts/local/db.ts";
 import { localStackEnv } from "../../scripts/local/secrets.ts";
 import { OPENAI_EMULATOR_API_KEY } from "../../emulators/openai.ts";
+import { gateTopic } from "../../functions/pipeline/safety/stage-gate.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
 
 let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
@@ -143,7 +144,22 @@ test("through the script stage, the hook critic runs on another model than the w
   const critics = requests("openai") - before.openai;
   expect(critics).toBeGreaterThanOrEqual(1);
   expect(critics).toBeLessThanOrEqual(scored.length);
-  expect(requests("gemini") - before.gemini).toBe(audits.length + (done!.stage === "media" ? 1 : 0));
+  // Gemini wrote every draft; besides them it answered at most the safety verdict of the script, the
+  // scene plan and the plan's safety verdict, never a hook audit.
+  const geminiCalls = requests("gemini") - before.gemini;
+  expect(geminiCalls).toBeGreaterThanOrEqual(audits.length);
+  expect(geminiCalls).toBeLessThanOrEqual(audits.length + 3);
   expect((await criticRows("gemini-2.5-flash"))[0]!.n).toBe(before.geminiCritics);
   expect((await criticRows("openai-compat/llama3.1:8b"))[0]!.n).toBeGreaterThanOrEqual(critics);
 }, 60_000);
+
+test("the safety classifier follows the dimension's safety route: another provider judges the topic", async () => {
+  await route({ safety: [{ provider: "openai-compat" }] });
+  const [dimension] = await deps.sql`select * from mdame.dimensions where id = ${DIMENSION}`;
+  const before = { gemini: requests("gemini"), openai: requests("openai") };
+  const verdict = await gateTopic(deps, dimension as never, `Why honeybees dance ${crypto.randomUUID().slice(0, 6)}, explained`);
+  expect(verdict).toMatchObject({ allowed: true, model: "openai-compat/emulated-chat" });
+  expect(requests("openai") - before.openai).toBe(1);
+  expect(requests("gemini") - before.gemini).toBe(0);
+  await route({});
+});

@@ -8,7 +8,7 @@
 import { ApiError, GoogleGenAI } from "@google/genai";
 import { type ModelSafetyVerdict, ModelSafetyVerdict as VerdictSchema, type SafetyCategory } from "../../../shared/contracts/safety.ts";
 import { errorForStatus, ProviderUnavailableError } from "../../../shared/providers/errors.ts";
-import { LlmContractError } from "../../../shared/providers/llm/gemini.ts";
+import { fromZodIssues, LlmContractError } from "../../../shared/providers/llm/contract.ts";
 
 export interface SafetyModel {
   readonly model: string;
@@ -85,7 +85,7 @@ export function createGeminiSafetyModel(options: { apiKey: string; baseUrl?: str
       const parsed = VerdictSchema.safeParse(json);
       if (!parsed.success) {
         const summary = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
-        throw new LlmContractError(`Gemini safety verdict does not match the schema: ${summary}`, parsed.error.issues, raw);
+        throw new LlmContractError(`Gemini safety verdict does not match the schema: ${summary}`, fromZodIssues(parsed.error.issues), raw);
       }
       return parsed.data;
     },

@@ -3,13 +3,39 @@
  * ingest, and model-written text (script, titles, descriptions, hashtags, scene prompts) put
  * through the firewall and the classifier before a record_* RPC stores it.
  */
-import { SafetyProfile, type SafetyVerdict } from "../../../shared/contracts/safety.ts";
+import { DEFAULT_LLM_ROUTE } from "../../../shared/contracts/llm.ts";
+import { ModelSafetyVerdict, SafetyProfile, type SafetyVerdict } from "../../../shared/contracts/safety.ts";
+import { LlmSafetyStopError } from "../../../shared/providers/llm/contract.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { DimensionRow } from "../stages/unit.ts";
 import { firewallVerdict, gateText, rulesVerdict, safetyModelFor, type SafetySubject } from "./gate.ts";
+import type { SafetyModel } from "./gemini-safety-model.ts";
 import { firewallModelOutput } from "./prompt-firewall.ts";
 
-type GateDeps = Pick<PipelineDeps, "sql" | "env">;
+type GateDeps = Pick<PipelineDeps, "sql" | "env" | "llm" | "logger">;
+
+/**
+ * The classifier for a dimension. Its `llm.safety` route, when it names one, runs through the LLM
+ * router (any provider, with fallback; a provider's own safety stop is a refusal). Without one,
+ * Gemini's safety model, which also reads Gemini's harm ratings when it blocks a prompt.
+ */
+async function classifierFor(deps: GateDeps, dimension: DimensionRow): Promise<SafetyModel> {
+  const routes = await deps.llm.routesFor("safety", dimension.id);
+  const isDefault = routes.length === 1 && routes[0]!.provider === DEFAULT_LLM_ROUTE.provider && routes[0]!.model === undefined;
+  if (isDefault) return safetyModelFor(deps);
+  const first = routes[0]!;
+  return {
+    model: `${first.provider}/${first.model ?? deps.llm.providers[first.provider]?.defaultModel ?? "default"}`,
+    async classify(prompt) {
+      try {
+        return await deps.llm.generate({ task: "safety", dimensionId: dimension.id, prompt, schema: ModelSafetyVerdict, params: { temperature: 0 }, log: deps.logger });
+      } catch (error) {
+        if (!(error instanceof LlmSafetyStopError)) throw error;
+        return { allowed: false, category: "other", reason: `the classifier model stopped for safety (${error.reason})`.slice(0, 500), confidence: 1 };
+      }
+    },
+  };
+}
 
 /** The stored profile with defaults for fields it predates. */
 export function profileOf(dimension: Pick<DimensionRow, "safety_profile">): SafetyProfile {
@@ -17,8 +43,8 @@ export function profileOf(dimension: Pick<DimensionRow, "safety_profile">): Safe
 }
 
 /** A topic (title and its news lines, already firewalled) through the gate. */
-export function gateTopic(deps: GateDeps, dimension: DimensionRow, text: string): Promise<SafetyVerdict> {
-  return gateText({ sql: deps.sql, model: safetyModelFor(deps) }, { subject: "topic", language: dimension.language, text, profile: profileOf(dimension) });
+export async function gateTopic(deps: GateDeps, dimension: DimensionRow, text: string): Promise<SafetyVerdict> {
+  return gateText({ sql: deps.sql, model: await classifierFor(deps, dimension) }, { subject: "topic", language: dimension.language, text, profile: profileOf(dimension) });
 }
 
 /** A topic through the rules pre-filter only (no model call): a refusal, or null. */
@@ -36,7 +62,7 @@ export async function gateModelOutput(
   const firewall = firewallModelOutput(fields);
   if (firewall.blocked) return firewallVerdict(firewall.reasons);
   const text = Object.values(fields).flatMap((v) => (typeof v === "string" ? [v] : [...v])).join("\n");
-  return gateText({ sql: deps.sql, model: safetyModelFor(deps) }, { subject, language: dimension.language, text, profile: profileOf(dimension) });
+  return gateText({ sql: deps.sql, model: await classifierFor(deps, dimension) }, { subject, language: dimension.language, text, profile: profileOf(dimension) });
 }
 
 /** The subject text an audit row keeps for model output. */
