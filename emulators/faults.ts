@@ -10,6 +10,7 @@
  * | gemini     | `rate_limited`          | HTTP 429 `{error:{code:429,status:"RESOURCE_EXHAUSTED"}}`           |
  * | gemini     | `malformed_json`        | HTTP 200 whose text is cut mid-JSON, finishReason `MAX_TOKENS`      |
  * | gemini     | `invalid_api_key`       | HTTP 400 `INVALID_ARGUMENT` with reason `API_KEY_INVALID`           |
+ * | gemini     | `low_hook_scores`       | a hook audit (`TASK: hook_audit`) scores the hook 0.2; other tasks untouched |
  * | edge-tts   | `close_before_turn_end` | sends turn.start and part of the audio, then closes the socket     |
  * | youtube    | `drop_after_bytes`      | an upload PUT keeps its first `bytes` bytes, then the connection drops |
  * | youtube    | `http_503`              | the upload call (start or PUT) answers 503 `backendError`, nothing stored |
@@ -18,7 +19,7 @@
  */
 
 export const FAULT_KINDS = {
-  gemini: ["unavailable", "rate_limited", "malformed_json", "invalid_api_key"],
+  gemini: ["unavailable", "rate_limited", "malformed_json", "invalid_api_key", "low_hook_scores"],
   "edge-tts": ["close_before_turn_end"],
   youtube: ["drop_after_bytes", "http_503", "session_expired"],
   storage: ["drop_after_bytes"],

@@ -1,6 +1,7 @@
 import { ScenePlan } from "../../../shared/contracts/llm.ts";
 import { PROCEDURAL_BACKEND_VERSION, VISUAL_FORMAT } from "../../../shared/contracts/visual-backends.ts";
 import { sceneHash } from "../../../shared/hashing.ts";
+import { comparableText } from "../../../shared/text/words.ts";
 import type { Logger } from "../../../shared/logging/logger.ts";
 import { LlmContractError } from "../../../shared/providers/llm/gemini.ts";
 import type { PipelineDeps } from "../deps.ts";
@@ -19,16 +20,14 @@ export interface PlannedScene {
 }
 
 /** Checks the plan kept the narration word for word and sizes each scene. */
-export async function buildScenes(plan: ScenePlan, narration: string, style: unknown, dimensionId: string): Promise<PlannedScene[]> {
-  const expected = splitWords(narration);
-  const planned = plan.scenes.flatMap((s) => splitWords(s.narration));
-  if (planned.join(" ") !== expected.join(" ")) {
+export async function buildScenes(plan: ScenePlan, narration: string, style: unknown, dimensionId: string, language?: string): Promise<PlannedScene[]> {
+  if (comparableText(plan.scenes.map((s) => s.narration).join(" ")) !== comparableText(narration)) {
     throw new LlmContractError("the scene plan changed the narration", []);
   }
   let firstWord = 0;
   const scenes: PlannedScene[] = [];
   for (const [index, scene] of plan.scenes.entries()) {
-    const words = splitWords(scene.narration).length;
+    const words = splitWords(scene.narration, language).length;
     scenes.push({
       index,
       prompt: scene.prompt,
@@ -49,7 +48,7 @@ export async function runPlan(deps: PipelineDeps, { msgId, holder, task }: Stage
   const narration = (unit.script as { narration: string }).narration;
   const style = `${dimension.style.motion} motion, palette ${dimension.style.palette.join(" ")}`;
   const plan = await generateJsonCached(deps, scenePlanPrompt({ language: dimension.language, style, narration }), ScenePlan, { temperature: 0.4 });
-  const scenes = await buildScenes(plan, narration, dimension.style, dimension.id);
+  const scenes = await buildScenes(plan, narration, dimension.style, dimension.id, dimension.language);
   log.info({ scenes: scenes.length }, "scenes planned");
   await deps.sql`select mdame.record_scene_plan(${msgId}, ${task.unit_id}, ${task.step_token}, ${deps.sql.json(scenes as never)},
     ${deps.sql.json({ style: dimension.style, ...VISUAL_FORMAT } as never)}, ${holder})`;

@@ -30,7 +30,7 @@ export async function runScript(deps: PipelineDeps, { msgId, holder, task }: Sta
     for (const [i, temperature] of CANDIDATE_TEMPERATURES.entries()) {
       const prompt = scriptPrompt({ language: dimension.language, topic: topic.title, context: topic.context ?? [], candidate: i + 1, round, words });
       const draft = await generateJsonCached(deps, prompt, ScriptDraft, { temperature });
-      const count = splitWords(draft.narration).length;
+      const count = splitWords(draft.narration, dimension.language).length;
       if (count < words.min || count > words.max) {
         audits.push({ round, candidate: i + 1, score: 0, reasons: [`narration has ${count} words, not ${words.min}-${words.max}`] });
         continue;
