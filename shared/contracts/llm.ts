@@ -26,7 +26,6 @@ export type ScenePlan = z.infer<typeof ScenePlan>;
 
 /** The language a dimension speaks: any BCP-47 tag (shared/contracts/language.ts). */
 export { LanguageTag as Language } from "./language.ts";
-export type { LanguageTag as Language } from "./language.ts";
 
 /** Adversarial hook audit: how likely the first seconds stop a scroll, with the reasons. */
 export const HookAudit = z.object({

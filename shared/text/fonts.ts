@@ -25,8 +25,11 @@ const SCRIPT_FONTS: ReadonlyArray<[RegExp, string, string]> = [
 /** Fonts known to cover Latin, Greek and Cyrillic only (of the scripts above, none). */
 const ALPHABETIC_FONTS = new Set(["dejavu sans", "dejavu sans condensed", "dejavu serif"]);
 
-/** The script of `text` that needs its own font, by the first character that has one; undefined for Latin, Greek, Cyrillic. */
+/** The script of `text` that needs its own font (the first one met, Japanese and Korean before Han); undefined for Latin, Greek, Cyrillic. */
 export function fontScript(text: string): string | undefined {
+  // Han characters are shared: kana anywhere makes the text Japanese, Hangul Korean.
+  if (/[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(text)) return "Japanese";
+  if (/\p{Script=Hangul}/u.test(text)) return "Hangul";
   let first: { at: number; name: string } | undefined;
   for (const [pattern, name] of SCRIPT_FONTS) {
     const at = text.search(pattern);
