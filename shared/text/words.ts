@@ -59,3 +59,17 @@ export function comparableText(text: string): string {
   return text.replace(/\s+/g, " ").trim()
     .replace(/(?<=[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{P}]) (?=[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])/gu, "");
 }
+
+/**
+ * Words back into text as it is written: a space between two words unless both sides are in an
+ * unspaced script (`東京`, `は` -> `東京は`; `iPhone`, `は` -> `iPhone は`). Captions join a cue's
+ * spoken words with this; a line of an unspaced script may break between any two words, no hyphen.
+ */
+export function joinWords(words: readonly string[]): string {
+  let text = "";
+  for (const word of words) {
+    if (text && !(isUnspacedScript(text.slice(-1)) && isUnspacedScript(word.charAt(0)))) text += " ";
+    text += word;
+  }
+  return text;
+}

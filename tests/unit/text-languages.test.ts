@@ -3,7 +3,7 @@ import { scriptPrompt } from "../../functions/pipeline/stages/prompts.ts";
 import { buildScenes } from "../../functions/pipeline/stages/plan.ts";
 import { captionFontFor, fontScript } from "../../shared/text/fonts.ts";
 import { canonicalLanguageTag, languageDisplayName, voiceLocale } from "../../shared/text/language.ts";
-import { comparableText, countWords, splitWords } from "../../shared/text/words.ts";
+import { comparableText, countWords, joinWords, splitWords } from "../../shared/text/words.ts";
 import { espeakVoiceFor, tokenize } from "../../emulators/edge-tts-speech.ts";
 
 describe("words in any script", () => {
@@ -23,6 +23,12 @@ describe("words in any script", () => {
 
   test("mixed text: each token by its own script", () => {
     expect(splitWords("iPhone 16 は 東京で 発売", "ja")).toEqual(["iPhone", "16", "は", "東京", "で", "発売"]);
+  });
+
+  test("words join back as written: no space inside an unspaced script, one elsewhere", () => {
+    expect(joinWords(["東京", "は", "今日", "晴れ"])).toBe("東京は今日晴れ");
+    expect(joinWords(["iPhone", "は", "東京", "で"])).toBe("iPhone は東京で");
+    expect(joinWords(["Привет,", "мир!"])).toBe("Привет, мир!");
   });
 
   test("two renderings of one unspaced narration compare equal whatever spaces a model put between words", () => {
