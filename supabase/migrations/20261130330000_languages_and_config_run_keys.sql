@@ -1,15 +1,10 @@
--- Any language, and the configuration in the run key.
---
--- Languages: a dimension's language is any BCP-47 tag in canonical form (what Intl.getCanonicalLocales
--- returns; the contract in shared/contracts/dimension.ts canonicalises and validates it), checked here
--- by shape only. Its voice must speak that language: Edge TTS voice names start with their locale.
---
--- Run keys: a run is keyed by sha256(env:date:trigger:<canonical JSON {dimension_id: config hash}>)
--- over the dimensions it starts, and a trigger starts dimensions whose current configuration no run
--- of the day has started yet; a configuration change on the same day starts a new run for the changed
--- dimensions only. Each run_dimension keeps the configuration it started with, so an earlier run's
--- stages keep theirs. The global lock stays one run at a time per environment: a new run that finds
--- it held waits ('queued' dimensions) and starts when the holder closes (docs/run-keys.md).
+-- Any language, and the configuration in the run key (docs/languages.md, docs/run-keys.md).
+-- Languages: any BCP-47 tag in canonical form (the contract canonicalises it), checked here by shape;
+-- the voice's language subtag (Edge voice names start with their locale) must be the dimension's.
+-- Runs: keyed by sha256(env:date:trigger:<canonical JSON {dimension_id: config hash}>) over the
+-- dimensions they start; a trigger starts the dimensions whose current configuration no run of the
+-- day started. Each run_dimension keeps the configuration it started with. The global lock stays one
+-- run at a time: a new run finding it held waits ('queued') and starts when the holder closes.
 
 alter table mdame.dimensions drop constraint dimensions_language_check;
 alter table mdame.dimensions add constraint dimensions_language_check

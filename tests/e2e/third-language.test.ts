@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createSql } from "../../shared/db/client.ts";
 import { resolveFfmpegBinaries } from "../../shared/media/ffmpeg.ts";
 import { probeMedia } from "../../shared/media/ffprobe.ts";
@@ -107,11 +108,12 @@ test("a Russian dimension is scripted, spoken, captioned, rendered and published
   expect(captionFontFor(row.script.narration, RUSSIAN.style.caption_font)).toBe("DejaVu Sans");
 
   // The platform holds a valid Short with speech, uploaded with the dimension's language.
-  const videos = await (await fetch(`${env.EMULATOR_URL}/_emulator/youtube/videos`)).json() as
-    { id: string; path: string; title: string; resource: { snippet?: { defaultLanguage?: string } } }[];
+  const videos = await (await fetch(`${env.EMULATOR_URL}/_emulator/youtube/videos`)).json() as { id: string; path: string; title: string }[];
   const video = videos.find((v) => v.id === externalId)!;
   expect(video.title).toBe(row.script.title);
-  expect(video.resource.snippet?.defaultLanguage).toBe("ru-RU");
+  // The video resource the platform answered the upload with, beside the file in the emulator's store.
+  const resource = JSON.parse(readFileSync(video.path.replace(/\.mp4$/, ".json"), "utf8")).resource as { snippet?: { defaultLanguage?: string } };
+  expect(resource.snippet?.defaultLanguage).toBe("ru-RU");
   const info = await probeMedia(video.path);
   expect(info.video).toMatchObject({ codec_name: "h264", width: 1080, height: 1920 });
   expect(info.audio?.codec_name).toBe("aac");
