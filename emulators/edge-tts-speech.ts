@@ -7,7 +7,8 @@
  * still after `. ! ?`. Every word's offset and duration is therefore known to the sample. The
  * track is then encoded by ffmpeg (libmp3lame) to the requested MP3 format.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { isUnspacedScript } from "../shared/text/words.ts";
 
 /** One spoken word; times in 100-ns ticks as Edge reports them. */
 export interface SpokenWord {
@@ -33,14 +34,36 @@ const PAUSE_MS = { word: 40, clause: 200, sentence: 420, lead: 100, tail: 300 };
 /** Samples quieter than this (of 32767) count as silence when trimming a word. */
 const SILENCE = 300;
 
-/** espeak-ng voice for an Edge voice name (`en-US-AriaNeural` -> `en-us`), or undefined. */
+/** Edge language subtags whose espeak-ng voice goes by another code. */
+const ESPEAK_ALIASES: Record<string, string> = { zh: "cmn", nb: "nb", no: "nb", fil: "tl" };
+
+let espeakLanguages: Set<string> | undefined;
+
+/** The language codes of the installed espeak-ng voices (`espeak-ng --voices`), read once. */
+function installedEspeakLanguages(): Set<string> {
+  if (!espeakLanguages) {
+    const listed = spawnSync("espeak-ng", ["--voices"], { encoding: "utf8" });
+    espeakLanguages = new Set((listed.stdout ?? "").split("\n").slice(1).map((line) => line.trim().split(/\s+/)[1]?.toLowerCase()).filter(Boolean) as string[]);
+  }
+  return espeakLanguages;
+}
+
+/**
+ * espeak-ng voice for an Edge voice name, from the locale it starts with: the regional voice when
+ * espeak-ng has one (`en-GB-RyanNeural` -> `en-gb`), else the language's (`ru-RU-SvetlanaNeural` ->
+ * `ru`, `en-US-AriaNeural` -> `en-us`, the first English variant); undefined when espeak-ng does
+ * not speak the language.
+ */
 export function espeakVoiceFor(edgeVoice: string): string | undefined {
-  const match = /^([a-z]{2,3})-([A-Z]{2})-/i.exec(edgeVoice);
+  const match = /^([a-z]{2,3})-(?:[A-Z][a-z]{3}-)?([A-Z]{2})-/.exec(edgeVoice);
   if (!match) return undefined;
-  const [lang, region] = [match[1].toLowerCase(), match[2].toLowerCase()];
-  if (lang === "en") return region === "gb" ? "en-gb" : "en-us";
-  if (lang === "id") return "id";
-  return undefined;
+  const lang = ESPEAK_ALIASES[match[1]] ?? match[1];
+  const region = match[2].toLowerCase();
+  const voices = installedEspeakLanguages();
+  for (const candidate of [`${lang}-${region}`, lang, lang === "en" ? "en-us" : ""]) {
+    if (candidate && voices.has(candidate)) return candidate;
+  }
+  return [...voices].find((v) => v.startsWith(`${lang}-`));
 }
 
 /**
@@ -62,11 +85,27 @@ interface Token {
   pause: keyof typeof PAUSE_MS;
 }
 
+const wordSegmenter = new Intl.Segmenter([], { granularity: "word" });
+
+/**
+ * A whitespace token cut into words where its script has no spaces between them (Japanese, Thai,
+ * Chinese...), each word keeping the punctuation after it; other tokens as they are.
+ */
+function spokenPieces(raw: string): string[] {
+  if (!isUnspacedScript(raw)) return [raw];
+  const pieces: string[] = [];
+  for (const part of wordSegmenter.segment(raw)) {
+    if (part.isWordLike || pieces.length === 0) pieces.push(part.segment);
+    else pieces[pieces.length - 1] += part.segment;
+  }
+  return pieces;
+}
+
 /** Words as Edge reports them: punctuation stripped from the ends; pure punctuation lengthens the pause. */
 export function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
-  for (const raw of text.split(/\s+/).filter(Boolean)) {
-    const pause = /[.!?…]["'”’)\]]*$/.test(raw) ? "sentence" : /[,;:—–]["'”’)\]]*$/.test(raw) ? "clause" : "word";
+  for (const raw of text.split(/\s+/).filter(Boolean).flatMap(spokenPieces)) {
+    const pause = /[.!?…。！？]["'”’)\]」』]*$/.test(raw) ? "sentence" : /[,;:—–、，；：]["'”’)\]」』]*$/.test(raw) ? "clause" : "word";
     const word = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
     if (word) {
       tokens.push({ word, pause });

@@ -20,6 +20,7 @@
  * | openai     | `rate_limited`          | HTTP 429 `{error:{type:"rate_limit_exceeded"}}`                     |
  * | openai     | `invalid_api_key`       | HTTP 401 `{error:{code:"invalid_api_key"}}`                         |
  * | openai     | `serve`                 | HTTP 200 with the given `answer` instead of the model's             |
+ * | gemini     | `low_hook_scores`       | a hook audit (`TASK: hook_audit`) scores the hook 0.2; other tasks untouched |
  * | edge-tts   | `close_before_turn_end` | sends turn.start and part of the audio, then closes the socket     |
  * | youtube    | `drop_after_bytes`      | an upload PUT keeps its first `bytes` bytes, then the connection drops |
  * | youtube    | `http_503`              | the upload call (start or PUT) answers 503 `backendError`, nothing stored |
@@ -59,7 +60,7 @@ function servedAnswer(input: unknown): ServedAnswer | string {
 }
 
 export const FAULT_KINDS = {
-  gemini: ["unavailable", "rate_limited", "malformed_json", "invalid_api_key", "prompt_blocked", "finish_safety", "serve"],
+  gemini: ["unavailable", "rate_limited", "malformed_json", "invalid_api_key", "prompt_blocked", "finish_safety", "serve", "low_hook_scores"],
   "gemini-tts": ["unavailable", "rate_limited", "refusal"],
   openai: ["unavailable", "rate_limited", "invalid_api_key", "serve"],
   "edge-tts": ["close_before_turn_end"],

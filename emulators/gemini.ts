@@ -47,13 +47,16 @@ interface GenerateContentRequest {
 const tokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
 /** The emulated model: prompt and generation parameters in, answer text out (no I/O). */
-export function answerPrompt(model: string, prompt: string, config: GenerateContentRequest["generationConfig"] = {}): string {
+export function answerPrompt(model: string, prompt: string, config: GenerateContentRequest["generationConfig"] = {},
+                             options: { lowHookScore?: boolean } = {}): string {
   const digest = createHash("sha256")
     .update(JSON.stringify([model, prompt, config.temperature ?? null, config.seed ?? null]))
     .digest();
   const { task, headers } = parsePrompt(prompt);
   const run = TASKS[task];
-  const value = run ? run(headers, new Variant(new Uint8Array(digest))) : { error: "unknown task" };
+  const value = task === "hook_audit" && options.lowHookScore
+    ? { score: 0.2, reasons: ["the opening does not give a viewer a reason to stay"] }
+    : run ? run(headers, new Variant(new Uint8Array(digest))) : { error: "unknown task" };
   const json = JSON.stringify(value);
   return config.responseMimeType === "application/json" ? json : "```json\n" + json + "\n```";
 }
@@ -139,7 +142,7 @@ export async function handleGemini(req: Request, url: URL, ctx: EmulatorContext)
 
   if (isTtsModel(model)) return handleGeminiTts(req, model, ctx);
 
-  const fault = ctx.faults.take("gemini");
+  const fault = ctx.faults.take("gemini", (kind) => kind !== "low_hook_scores");
   if (fault?.kind === "unavailable") {
     return googleError(503, "UNAVAILABLE", "The model is overloaded. Please try again later.");
   }
@@ -179,7 +182,8 @@ export async function handleGemini(req: Request, url: URL, ctx: EmulatorContext)
     });
   }
 
-  let text = answerPrompt(model, prompt, body.generationConfig);
+  const lowHookScore = parsePrompt(prompt).task === "hook_audit" && ctx.faults.take("gemini", (kind) => kind === "low_hook_scores") !== undefined;
+  let text = answerPrompt(model, prompt, body.generationConfig, { lowHookScore });
   let finishReason = "STOP";
   if (fault?.kind === "malformed_json") {
     text = text.slice(0, Math.max(1, Math.floor(text.length / 2)));

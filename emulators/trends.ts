@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import type { EmulatorContext } from "./context.ts";
 
 const FIXTURES = new URL("./fixtures/trends/", import.meta.url);
-const GEOS = new Set(["US", "ID"]);
+const GEOS = new Set(["US", "ID", "RU"]);
 
 const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];

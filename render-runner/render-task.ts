@@ -2,6 +2,7 @@ import { rm, writeFile } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { QUEUES, RenderJob } from "../shared/contracts/queue.ts";
 import { canonicalJson, sha256Hex } from "../shared/hashing.ts";
+import { captionFontFor } from "../shared/text/fonts.ts";
 import { type MediaInfo, probeMedia } from "../shared/media/ffprobe.ts";
 import { AssetNotFoundError, type AssetStore } from "../shared/storage/asset-store.ts";
 import { makeScratchDir } from "../shared/storage/scratch-dirs.ts";
@@ -91,7 +92,9 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
 
     const cues = groupCaptionCues(job.words, { endLimitMs: timeline.total_ms });
     const subtitlesPath = join(dir, "captions.ass");
-    await writeFile(subtitlesPath, buildAssSubtitles(cues, { fontName: job.caption_font, title: job.title }), "utf8");
+    // The configured font, unless the words are in a script it does not cover.
+    const fontName = captionFontFor(job.words.map((w) => w.text).join(" "), job.caption_font);
+    await writeFile(subtitlesPath, buildAssSubtitles(cues, { fontName, title: job.title }), "utf8");
 
     const intervalMs = (deps.progressLogIntervalS ?? 5) * 1000;
     let lastLog = 0;

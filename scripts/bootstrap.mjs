@@ -22,8 +22,12 @@ const APT_PACKAGES = {
   "libtap-parser-sourcehandler-pgtap-perl": "/usr/bin/pg_prove",
   ffmpeg: "/usr/bin/ffmpeg",
   "espeak-ng": "/usr/bin/espeak-ng",
-  // The caption font the renders burn in (DejaVu Sans Bold).
+  // The caption font the renders burn in (DejaVu Sans Bold: Latin, Greek, Cyrillic).
   "fonts-dejavu-core": "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
+  // Caption fonts of other scripts (shared/text/fonts.ts picks one from the text): Noto Sans Thai,
+  // Devanagari, Arabic, Hebrew, Bengali, Tamil... and Noto Sans CJK for Chinese, Japanese, Korean.
+  "fonts-noto-core": "/usr/share/fonts/truetype/noto/NotoSansThai-Bold.ttf",
+  "fonts-noto-cjk": "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc",
 };
 
 /** Tools the project calls, for machines that are not Debian (checked on PATH). */

@@ -36,9 +36,21 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-/** run key: sha256(env : utc date : trigger kind). */
-export function runKey(env: string, utcDate: string, triggerKind: string): Promise<string> {
-  return sha256Hex(`${env}:${utcDate}:${triggerKind}`);
+/**
+ * A dimension's configuration hash: sha256 of the canonical JSON of its configuration (every
+ * DimensionConfig field; not whether it is active). mdame.config_hash computes the same in SQL.
+ */
+export function dimensionConfigHash(config: Record<string, unknown>): Promise<string> {
+  return sha256Hex(canonicalJson(config));
+}
+
+/**
+ * run key: sha256(env : utc date : trigger kind : canonical JSON of {dimension_id: config hash}) over
+ * the dimensions the run starts, so a configuration changed during the day keys a new run for that
+ * dimension. mdame.run_key computes the same in SQL (the triggers use that one).
+ */
+export function runKey(env: string, utcDate: string, triggerKind: string, configHashes: Record<string, string>): Promise<string> {
+  return sha256Hex(`${env}:${utcDate}:${triggerKind}:${canonicalJson(configHashes)}`);
 }
 
 /** work unit key: sha256(dimension_id : topic fingerprint : stage). */

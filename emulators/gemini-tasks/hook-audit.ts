@@ -1,12 +1,13 @@
 /**
  * `TASK: hook_audit` — scores how well the first line of a short video holds a viewer.
- * Headers: `LANGUAGE: en|id`, `HOOK: <text>`. Answer: `{"score": 0..1, "reasons": [...]}`.
+ * Headers: `LANGUAGE: <BCP-47 tag>` (en, id and ru have their own word lists), `HOOK: <text>`. Answer: `{"score": 0..1, "reasons": [...]}`.
  *
  * The emulated model scores with a fixed, documented heuristic (rounded to 2 decimals):
  *   base 0.30
  *   +0.25 asks a question (contains `?`)
- *   +0.15 contains a number (a digit, or a number word such as "three" / "tiga")
- *   +0.20 speaks to the viewer (en: you/your/you're/yourself; id: kamu/anda/kalian/kau/dirimu)
+ *   +0.15 contains a number (a digit, or a number word such as "three" / "tiga" / "три")
+ *   +0.20 speaks to the viewer (en: you/your/you're/yourself; id: kamu/anda/kalian/kau/dirimu;
+ *         ru: ты/вы and their forms)
  *   +0.15 6-18 words long; 0 under 6 words; -0.10 over 18 words
  * clamped to [0, 1]. So a question to the viewer of a good length scores 0.90 and a plain
  * statement 0.45; the engine's pass mark is 0.72.
@@ -15,16 +16,19 @@
 const NUMBER_WORDS = new Set([
   "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "hundred", "thousand", "million", "billion",
   "satu", "dua", "tiga", "empat", "lima", "enam", "tujuh", "delapan", "sembilan", "sepuluh", "seratus", "seribu", "juta", "miliar",
+  "один", "одна", "два", "две", "три", "четыре", "пять", "шесть", "семь", "восемь", "девять", "десять", "сто", "тысяча", "миллион",
 ]);
 const SECOND_PERSON = {
   en: /\b(you|your|you're|yours|yourself)\b/i,
   id: /(?<!\p{L})(kamu|anda|kalian|kau|dirimu)(?!\p{L})/iu,
+  ru: /(?<!\p{L})(ты|тебя|тебе|тобой|твой|твоя|твоё|твои|вы|вас|вам|вами|ваш|ваша|ваше|ваши)(?!\p{L})/iu,
 };
 
 export function auditHook(headers: Record<string, string>): unknown {
   const hook = (headers.HOOK ?? "").trim();
   if (hook === "") return { error: "missing HOOK" };
-  const language = headers.LANGUAGE?.toLowerCase() === "id" ? "id" : "en";
+  const primary = (headers.LANGUAGE ?? "en").trim().split("-")[0].toLowerCase();
+  const language: keyof typeof SECOND_PERSON = primary === "id" || primary === "ru" ? primary : "en";
   const words = hook.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w));
   let score = 0.3;
   const reasons: string[] = [];

@@ -1,12 +1,12 @@
 /**
  * `TASK: script` — a short-video voice-over about a trend.
- * Headers: `LANGUAGE: en|id`, `TOPIC: <title>`, `CONTEXT: <one line>` (optional; items may be
+ * Headers: `LANGUAGE: <BCP-47 tag>` (English, Indonesian or Russian: `en`, `id-ID`, `ru-RU`, ...), `TOPIC: <title>`, `CONTEXT: <one line>` (optional; items may be
  * separated by ` \| `, the first is used), `WORDS: <min>-<max>` (optional, 60-180; default 95-150).
  * Answer: a ScriptDraft (shared/contracts/llm.ts) whose narration opens with the hook and has
  * min-max words in 5-8 sentences, in the requested language.
  */
 import type { Variant } from "./prompt.ts";
-import { ENGLISH, INDONESIAN, type ScriptTemplates } from "./script-templates.ts";
+import { type ScriptTemplates, TEMPLATES_BY_LANGUAGE } from "./script-templates.ts";
 import { capitalize, countWords, normalizeSpace, splitSentences } from "./sentences.ts";
 
 const DEFAULT_WORDS = { min: 95, max: 150 };
@@ -48,8 +48,9 @@ function hashtagFor(topic: string): string | undefined {
 }
 
 export function writeScript(headers: Record<string, string>, variant: Variant): unknown {
-  const language = (headers.LANGUAGE ?? "en").toLowerCase();
-  if (language !== "en" && language !== "id") return { error: `unsupported language ${language}` };
+  const language = (headers.LANGUAGE ?? "en").trim();
+  const templates = TEMPLATES_BY_LANGUAGE[language.split("-")[0].toLowerCase()];
+  if (!templates) return { error: `unsupported language ${language}` };
   const topic = cleanTopic(headers.TOPIC ?? "");
   if (topic === "") return { error: "missing TOPIC" };
   const context = cleanContext(headers.CONTEXT, topic);
@@ -57,7 +58,7 @@ export function writeScript(headers: Record<string, string>, variant: Variant): 
     return { error: `WORDS must be <min>-<max> within 60-180, at least 10 apart; got ${headers.WORDS}` };
   }
   const { min: MIN_WORDS, max: MAX_WORDS } = wordRange(headers.WORDS) ?? DEFAULT_WORDS;
-  const t: ScriptTemplates = language === "id" ? INDONESIAN : ENGLISH;
+  const t: ScriptTemplates = templates;
   const fill = (template: string) =>
     normalizeSpace(template.replaceAll("{Topic}", capitalize(topic)).replaceAll("{topic}", topic)
       .replaceAll("{context_sentence}", context ? `${context}.` : "").replaceAll("{context}", context));

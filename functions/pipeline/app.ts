@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { rpc } from "../../shared/db/errors.ts";
-import { runKey } from "../../shared/hashing.ts";
 import { limitBody, PIPELINE_MAX_BODY_BYTES, readJsonBody } from "../../shared/http/bounded-body.ts";
 import { createErrorHandler } from "../../shared/http/error-handler.ts";
 import { requireServiceRole } from "../../shared/http/service-auth.ts";
@@ -32,9 +31,12 @@ export function createPipelineApp(deps: PipelineDeps) {
   app.post("/runs", async (c) => {
     const body = TriggerRunBody.parse(await readJsonBody(c.req.raw, PIPELINE_MAX_BODY_BYTES));
     const runDate = new Date().toISOString().slice(0, 10);
-    const key = body.idempotency_key ?? await runKey(deps.env.ENV, runDate, "manual");
+    // A caller's key names one run; without one, today's trigger starts the dimensions whose current
+    // configuration no run of the day has started (keys from their configurations, docs/run-keys.md).
     const [row] = await rpc(() =>
-      deps.sql`select * from mdame.start_run(${key}, ${deps.env.ENV}, 'manual', ${runDate}::date, ${body.dimension ?? null})`
+      body.idempotency_key === undefined
+        ? deps.sql`select * from mdame.trigger_run(${deps.env.ENV}, 'manual', ${runDate}::date, ${body.dimension ?? null})`
+        : deps.sql`select * from mdame.start_run(${body.idempotency_key}, ${deps.env.ENV}, 'manual', ${runDate}::date, ${body.dimension ?? null})`
     );
     deps.logger.info({ execution_id: row.run_id, created: row.created, dimension: body.dimension }, "run triggered");
     const statusUrl = `${deps.env.FUNCTIONS_URL}/pipeline/runs/${row.run_id}`;

@@ -7,7 +7,7 @@ const ACCOUNT_ID = { name: "id", required: true, description: "the account's id 
 /** `dimension set` flags that change one field each: flag name -> configuration field. */
 export const DIMENSION_FIELD_FLAGS: { flag: string; field: string; kind: "string" | "integer"; value: string; description: string }[] = [
   { flag: "display-name", field: "display_name", kind: "string", value: "<text>", description: "the name shown to people" },
-  { flag: "language", field: "language", kind: "string", value: "<en|id>", description: "the language its videos speak" },
+  { flag: "language", field: "language", kind: "string", value: "<BCP-47 tag>", description: "the language its videos speak: en, id, ru-RU, ja-JP..." },
   { flag: "voice", field: "tts_voice", kind: "string", value: "<voice>", description: "the TTS voice, e.g. en-US-AriaNeural" },
   { flag: "rate", field: "tts_rate", kind: "string", value: "<+n%|-n%>", description: "speaking rate, e.g. +0% or -10%" },
   { flag: "trend-geo", field: "trend_geo", kind: "string", value: "<CC>", description: "trend region, a two-letter country code" },

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { Language, LlmRouting } from "./llm.ts";
+import { LlmRouting } from "./llm.ts";
+import { voiceLanguageMismatch } from "../text/language.ts";
+import { EdgeVoiceName, LanguageTag } from "./language.ts";
 import { VisualStyle } from "./media.ts";
 import { DEFAULT_SAFETY_PROFILE, SafetyProfile } from "./safety.ts";
 import { DEFAULT_SOURCES, MinScore, Sources, Subject } from "./sources.ts";
@@ -20,9 +22,6 @@ export const DimensionId = z.string().regex(
   "must be 2-41 characters: lower-case letters, digits, '-' or '_', starting with a letter or digit",
 );
 
-/** Edge TTS (and Azure) neural voice names: `<lang>-<REGION>-<Name>Neural`. */
-const VOICE = /^([a-z]{2,3})-[A-Z]{2}-[A-Za-z]+Neural$/;
-
 const wholeNumber = (min: number, max: number, range: string) =>
   z.number({ message: "must be a whole number" }).int("must be a whole number").min(min, range).max(max, range);
 const narrationWords = wholeNumber(NARRATION_WORDS.min, NARRATION_WORDS.max, `must be ${NARRATION_WORDS.min} to ${NARRATION_WORDS.max}`);
@@ -31,9 +30,10 @@ const narrationWords = wholeNumber(NARRATION_WORDS.min, NARRATION_WORDS.max, `mu
 const DimensionFields = {
   id: DimensionId,
   display_name: z.string().trim().min(1, "must not be empty").max(80, "must be at most 80 characters"),
-  language: z.enum(Language.options, { message: `must be one of ${Language.options.join(", ")}` }),
-  /** The TTS voice, e.g. `en-US-AriaNeural`; its language must be the dimension's. */
-  tts_voice: z.string().regex(VOICE, "must be a neural voice name like en-US-AriaNeural"),
+  /** Any BCP-47 language tag (`en`, `ru-RU`, `ja-JP`), stored in canonical form. */
+  language: LanguageTag,
+  /** The TTS voice, e.g. `en-US-AriaNeural`; it must speak the dimension's language (and region, when the language names one). */
+  tts_voice: EdgeVoiceName,
   /**
    * The Gemini TTS voice spoken when Edge TTS is unavailable (`Kore`, `Puck`, ...); null: the
    * default for the dimension's language (docs/voice.md).
@@ -73,10 +73,8 @@ type ConfigShape = {
 
 /** Rules that tie two fields together; reported on the field to change. */
 function crossFieldRules(value: ConfigShape, ctx: z.RefinementCtx): void {
-  const voiceLanguage = value.tts_voice ? VOICE.exec(value.tts_voice)?.[1] : undefined;
-  if (voiceLanguage && value.language && voiceLanguage !== value.language) {
-    ctx.addIssue({ code: "custom", path: ["tts_voice"], message: `speaks ${voiceLanguage}, but the dimension's language is ${value.language}` });
-  }
+  const mismatch = value.tts_voice && value.language ? voiceLanguageMismatch(value.tts_voice, value.language) : undefined;
+  if (mismatch) ctx.addIssue({ code: "custom", path: ["tts_voice"], message: mismatch });
   const { narration_min_words: min, narration_max_words: max } = value;
   if (min !== undefined && max !== undefined && max - min < NARRATION_WORDS.minSpread) {
     ctx.addIssue({

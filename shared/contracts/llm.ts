@@ -24,9 +24,8 @@ export const ScenePlan = z.object({
 }).strict();
 export type ScenePlan = z.infer<typeof ScenePlan>;
 
-/** Languages the engine speaks; a dimension picks one. */
-export const Language = z.enum(["en", "id"]);
-export type Language = z.infer<typeof Language>;
+/** The language a dimension speaks: any BCP-47 tag (shared/contracts/language.ts). */
+export { LanguageTag as Language } from "./language.ts";
 
 /** Adversarial hook audit: how likely the first seconds stop a scroll, with the reasons. */
 export const HookAudit = z.object({

@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 test("50 concurrent triggers with the same key make one run", async () => {
-  const key = await runKey("dev", today, "manual");
+  const key = await runKey("dev", today, "manual", {});
   const results = await Promise.all(Array.from({ length: 50 }, () =>
     sql`select * from mdame.start_run(${key}, 'dev', 'manual', ${today}::date, null)`.then((rows) => rows[0])
   ));
@@ -38,7 +38,7 @@ test("50 concurrent triggers with the same key make one run", async () => {
 
 test("cron and manual triggers racing on the same day leave one run", async () => {
   await db.reset({ log: () => {} });
-  const keys = { cron: await runKey("dev", today, "cron"), manual: await runKey("dev", today, "manual") };
+  const keys = { cron: await runKey("dev", today, "cron", {}), manual: await runKey("dev", today, "manual", {}) };
   const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => {
     const kind = i % 2 === 0 ? "cron" : "manual";
     return sql`select * from mdame.start_run(${keys[kind]}, 'dev', ${kind}, ${today}::date, null)`
@@ -51,4 +51,18 @@ test("cron and manual triggers racing on the same day leave one run", async () =
   // Every refusal is the global lock's (MDL01), nothing else.
   expect(refused.every((o) => !o.ok && o.code === "MDL01")).toBe(true);
   expect(new Set(outcomes.filter((o) => o.ok).map((o) => o.ok && o.run_id)).size).toBe(1);
+}, 60_000);
+
+test("50 concurrent keyless triggers, cron and manual, make one run and refuse none", async () => {
+  await db.reset({ log: () => {} });
+  const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) =>
+    sql`select * from mdame.trigger_run('dev', ${i % 2 === 0 ? "cron" : "manual"}, ${today}::date, null)`
+      .then((rows) => ({ ok: true as const, run_id: rows[0].run_id as string, created: rows[0].created as boolean }))
+      .catch((error: { code?: string }) => ({ ok: false as const, code: error.code }))
+  ));
+  expect(outcomes.every((o) => o.ok)).toBe(true);
+  expect(new Set(outcomes.map((o) => o.ok && o.run_id)).size).toBe(1);
+  expect(outcomes.filter((o) => o.ok && o.created)).toHaveLength(1);
+  const [runs] = await sql`select count(*)::int as n from mdame.pipeline_runs`;
+  expect(runs.n).toBe(1);
 }, 60_000);

@@ -87,10 +87,10 @@ describe("mdame dimension", () => {
   });
 
   test("a bad config names every bad field at once and stores nothing", async () => {
-    const bad = { ...NEW_DIMENSION, id: "Bad Id", language: "fr", daily_limit: 99, trend_geo: "gb", colour: "red" };
+    const bad = { ...NEW_DIMENSION, id: "Bad Id", language: "french", daily_limit: 99, trend_geo: "gb", colour: "red" };
     const result = await mdame(["dimension", "add", "--file", await file("bad.json", bad)]);
     expect(result.code).toBe(2);
-    for (const line of ["  id: must be", "  language: must be one of en, id", "  daily_limit: must be 0 to 50", "  trend_geo: must be a two-letter", "  colour: unknown field"]) {
+    for (const line of ["  id: must be", "  language: must be a BCP-47 language tag like en, ru-RU or ja-JP", "  daily_limit: must be 0 to 50", "  trend_geo: must be a two-letter", "  colour: unknown field"]) {
       expect(result.stderr).toContain(line);
     }
     expect([...await pipeline.deps.sql`select id from mdame.dimensions where id not in ('tech-explained', 'sains-singkat', 'space-minutes', 'yaml-facts')`]).toEqual([]);
@@ -118,7 +118,7 @@ describe("mdame dimension", () => {
     // Each field alone is fine; merged, the voice no longer speaks the language: refused, unchanged.
     const mismatch = await mdame(["dimension", "set", "space-minutes", "--language", "id"]);
     expect(mismatch.code).toBe(1);
-    expect(mismatch.stderr).toContain("tts_voice: speaks en, but the dimension's language is id");
+    expect(mismatch.stderr).toContain("tts_voice: speaks en-GB, but the dimension's language is id");
     const narrow = await mdame(["dimension", "set", "space-minutes", "--narration-min-words", "145"]);
     expect(narrow.stderr).toContain("narration_max_words: must be at least 10 more than narration_min_words (145)");
     expect(await dimensionRow("space-minutes")).toMatchObject({ language: "en", narration_min_words: 95 });

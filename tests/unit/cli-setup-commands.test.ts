@@ -154,7 +154,7 @@ describe("what the operator reads", () => {
 
   test("a config file that breaks the contract is refused with every field named and nothing sent (exit 2)", async () => {
     const path = `${process.env.TMPDIR ?? "/tmp"}/mdame-unit-bad-${process.pid}.json`;
-    await Bun.write(path, JSON.stringify({ id: "ok-id", language: "xx", daily_limit: 500 }));
+    await Bun.write(path, JSON.stringify({ id: "ok-id", language: "english", daily_limit: 500 }));
     const err: string[] = [];
     let called = false;
     const code = await main(["dimension", "add", "--file", path], {

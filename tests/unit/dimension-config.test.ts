@@ -42,7 +42,7 @@ describe("DimensionConfig", () => {
     const lines = problems({
       id: "Tech Explained",
       display_name: "",
-      language: "fr",
+      language: "français",
       tts_voice: "Aria",
       tts_rate: "10%",
       trend_geo: "usa",
@@ -58,7 +58,8 @@ describe("DimensionConfig", () => {
       "id", "display_name", "language", "tts_voice", "tts_rate", "trend_geo", "style.palette.0", "style.palette", "style.motion",
       "safety_profile.blocked_terms.0", "daily_limit", "narration_min_words", "narration_max_words", "colour",
     ]);
-    expect(lines).toContain("language: must be one of en, id");
+    expect(lines).toContain("language: must be a BCP-47 language tag like en, ru-RU or ja-JP");
+    expect(lines).toContain("tts_voice: must be a neural voice name like en-US-AriaNeural (its locale first)");
     expect(lines).toContain("daily_limit: must be a whole number");
     expect(lines).toContain("narration_min_words: must be 60 to 180");
     expect(lines).toContain("colour: unknown field");
@@ -66,12 +67,13 @@ describe("DimensionConfig", () => {
 
   test("a missing field is reported as required", () => {
     expect(problems({ id: "x1" })).toEqual([
-      "display_name: is required", "language: must be one of en, id", "tts_voice: is required", "trend_geo: is required", "style: is required",
+      "display_name: is required", "language: is required", "tts_voice: is required", "trend_geo: is required", "style: is required",
     ]);
   });
 
   test("rules between fields: the voice speaks the dimension's language, the narration range is at least 10 words", () => {
-    expect(problems({ ...GOOD, language: "id" })).toEqual(["tts_voice: speaks en, but the dimension's language is id"]);
+    expect(problems({ ...GOOD, language: "id" })).toEqual(["tts_voice: speaks en-US, but the dimension's language is id"]);
+    expect(problems({ ...GOOD, language: "en-GB" })).toEqual(["tts_voice: speaks en-US, but the dimension's language is en-GB"]);
     expect(problems({ ...GOOD, narration_min_words: 120, narration_max_words: 125 }))
       .toEqual(["narration_max_words: must be at least 10 more than narration_min_words (120)"]);
     expect(DimensionConfig.safeParse({ ...GOOD, narration_min_words: 120, narration_max_words: 130 }).success).toBe(true);
@@ -117,5 +119,30 @@ describe("tts_fallback_voice", () => {
     const bad = DimensionConfig.safeParse({ ...GOOD, tts_fallback_voice: "en-US-AriaNeural" });
     expect(bad.success).toBe(false);
     expect(describeIssues(bad.error!.issues)[0]).toStartWith("tts_fallback_voice: must be a Gemini TTS voice");
+  });
+});
+
+describe("any language", () => {
+  const RUSSIAN = { ...GOOD, id: "nauka-korotko", language: "ru-RU", tts_voice: "ru-RU-SvetlanaNeural", trend_geo: "RU" };
+
+  test("a language is any BCP-47 tag, stored in its canonical form", () => {
+    expect(DimensionConfig.parse(RUSSIAN).language).toBe("ru-RU");
+    expect(DimensionConfig.parse({ ...RUSSIAN, language: "RU-ru" }).language).toBe("ru-RU");
+    expect(DimensionConfig.parse({ ...GOOD, language: "ja", tts_voice: "ja-JP-NanamiNeural" }).language).toBe("ja");
+    expect(DimensionConfig.parse({ ...GOOD, language: "zh-hant-tw", tts_voice: "zh-TW-HsiaoChenNeural" }).language).toBe("zh-Hant-TW");
+  });
+
+  test("what is not a language tag is refused: words, private use, extensions, und", () => {
+    for (const language of ["russian", "x-klingon", "en-US-u-ca-buddhist", "und", "", "e"]) {
+      expect(problems({ ...GOOD, language })).toContain("language: must be a BCP-47 language tag like en, ru-RU or ja-JP");
+    }
+  });
+
+  test("the voice must speak the language, its script and its region when the tag names them", () => {
+    expect(problems({ ...RUSSIAN, tts_voice: "uk-UA-PolinaNeural" })).toEqual(["tts_voice: speaks uk-UA, but the dimension's language is ru-RU"]);
+    expect(DimensionConfig.safeParse({ ...GOOD, language: "en", tts_voice: "en-GB-RyanNeural" }).success).toBe(true);
+    expect(problems({ ...GOOD, language: "zh-Hant", tts_voice: "zh-CN-XiaoxiaoNeural" }))
+      .toEqual(["tts_voice: speaks zh-CN, written in another script than zh-Hant"]);
+    expect(DimensionConfig.safeParse({ ...GOOD, language: "zh-CN", tts_voice: "zh-CN-shaanxi-XiaoniNeural" }).success).toBe(true);
   });
 });

@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import {
   canonicalJson,
   llmCallKey,
+  dimensionConfigHash,
   runKey,
   sceneHash,
   sha256Hex,
@@ -45,11 +46,22 @@ describe("canonicalJson", () => {
 });
 
 describe("idempotency keys", () => {
-  test("run key is sha256 of env:utc date:trigger kind", async () => {
-    expect(await runKey("dev", "2026-11-29", "cron")).toBe(nodeSha256("dev:2026-11-29:cron"));
-    expect(await runKey("dev", "2026-11-29", "cron")).not.toBe(await runKey("prod", "2026-11-29", "cron"));
-    expect(await runKey("dev", "2026-11-29", "cron")).not.toBe(await runKey("dev", "2026-11-30", "cron"));
-    expect(await runKey("dev", "2026-11-29", "cron")).not.toBe(await runKey("dev", "2026-11-29", "manual"));
+  test("run key is sha256 of env:utc date:trigger kind:the configurations it starts", async () => {
+    const configs = { "tech-explained": "a".repeat(64), "sains-singkat": "b".repeat(64) };
+    expect(await runKey("dev", "2026-11-29", "cron", configs))
+      .toBe(nodeSha256(`dev:2026-11-29:cron:{"sains-singkat":"${"b".repeat(64)}","tech-explained":"${"a".repeat(64)}"}`));
+    expect(await runKey("dev", "2026-11-29", "cron", configs)).not.toBe(await runKey("prod", "2026-11-29", "cron", configs));
+    expect(await runKey("dev", "2026-11-29", "cron", configs)).not.toBe(await runKey("dev", "2026-11-30", "cron", configs));
+    expect(await runKey("dev", "2026-11-29", "cron", configs)).not.toBe(await runKey("dev", "2026-11-29", "manual", configs));
+    expect(await runKey("dev", "2026-11-29", "cron", configs))
+      .not.toBe(await runKey("dev", "2026-11-29", "cron", { ...configs, "sains-singkat": "c".repeat(64) }));
+  });
+
+  test("a configuration hash is sha256 of its canonical JSON, the text mdame.config_hash hashes", async () => {
+    const config = { language: "ru-RU", id: "nauka", style: { palette: ["#000000"], motion: "drift" } };
+    // supabase/tests/database/canonical_json/sorts_keys_at_every_depth.test.sql hashes the same text in SQL.
+    expect(await dimensionConfigHash(config))
+      .toBe(nodeSha256('{"id":"nauka","language":"ru-RU","style":{"motion":"drift","palette":["#000000"]}}'));
   });
 
   test("work unit key is sha256 of dimension:fingerprint:stage", async () => {

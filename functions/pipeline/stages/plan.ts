@@ -1,6 +1,7 @@
 import { ScenePlan } from "../../../shared/contracts/llm.ts";
 import { PROCEDURAL_BACKEND_VERSION, VISUAL_FORMAT } from "../../../shared/contracts/visual-backends.ts";
 import { sceneHash } from "../../../shared/hashing.ts";
+import { comparableText } from "../../../shared/text/words.ts";
 import type { Logger } from "../../../shared/logging/logger.ts";
 import { LlmContractError } from "../../../shared/providers/llm/contract.ts";
 import type { PipelineDeps } from "../deps.ts";
@@ -18,8 +19,9 @@ export interface PlannedScene {
   scene_hash: string;
 }
 
+/** Word for word, in any script: compared as comparableText (shared/text/words.ts) compares them. */
 function keptNarration(plan: ScenePlan, narration: string): boolean {
-  return plan.scenes.flatMap((s) => splitWords(s.narration)).join(" ") === splitWords(narration).join(" ");
+  return comparableText(plan.scenes.map((s) => s.narration).join(" ")) === comparableText(narration);
 }
 
 /**
@@ -34,14 +36,14 @@ export function scenePlanContract(narration: string) {
 }
 
 /** Checks the plan kept the narration word for word and sizes each scene. */
-export async function buildScenes(plan: ScenePlan, narration: string, style: unknown, dimensionId: string): Promise<PlannedScene[]> {
+export async function buildScenes(plan: ScenePlan, narration: string, style: unknown, dimensionId: string, language?: string): Promise<PlannedScene[]> {
   if (!keptNarration(plan, narration)) {
     throw new LlmContractError("the scene plan changed the narration", []);
   }
   let firstWord = 0;
   const scenes: PlannedScene[] = [];
   for (const [index, scene] of plan.scenes.entries()) {
-    const words = splitWords(scene.narration).length;
+    const words = splitWords(scene.narration, language).length;
     scenes.push({
       index,
       prompt: scene.prompt,
@@ -64,7 +66,7 @@ export async function runPlan(deps: PipelineDeps, { msgId, holder, task }: Stage
   const plan = await deps.llm.generate({
     task: "plan", dimensionId: dimension.id, prompt: scenePlanPrompt({ language: dimension.language, style, narration }), schema: scenePlanContract(narration), params: { temperature: 0.4 }, log,
   });
-  const scenes = await buildScenes(plan, narration, dimension.style, dimension.id);
+  const scenes = await buildScenes(plan, narration, dimension.style, dimension.id, dimension.language);
   const prompts = { scene_prompts: scenes.map((s) => s.prompt) };
   const verdict = await gateModelOutput(deps, dimension, "scene_plan", prompts);
   if (!verdict.allowed) {

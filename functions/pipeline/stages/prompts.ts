@@ -1,12 +1,12 @@
 import type { Language } from "../../../shared/contracts/llm.ts";
+import { languageDisplayName } from "../../../shared/text/language.ts";
 import { WORDS_PER_SECOND } from "./unit.ts";
 
 /**
  * Prompts are plain text: a `TASK:` line, `KEY: value` header lines the model can rely on, then
  * instructions. Values come from the database or from firewalled trend text (one line each).
+ * `LANGUAGE:` carries the dimension's BCP-47 tag (the locale); the instructions name the language.
  */
-
-const LANGUAGE_NAMES: Record<Language, string> = { en: "English", id: "Indonesian (Bahasa Indonesia)" };
 
 function headerValue(value: string): string {
   return value.replace(/\s+/g, " ").trim();
@@ -31,7 +31,8 @@ export function scriptPrompt(input: {
     `ROUND: ${input.round}`,
     `WORDS: ${min}-${max}`,
     "",
-    `Write the voice-over of a vertical short video (${seconds(min)} to ${seconds(max)} seconds spoken) in ${LANGUAGE_NAMES[input.language]} about the topic.`,
+    `Write the voice-over of a vertical short video (${seconds(min)} to ${seconds(max)} seconds spoken) in ${languageDisplayName(input.language)} about the topic.`,
+    `Write for the ${input.language} locale: its script, spelling, punctuation and number formats; count words as its speakers do.`,
     "Open with a hook sentence that makes a viewer stop scrolling, then explain the topic in plain words, then close with one memorable line.",
     "Be factual; make no medical, financial or legal promises; no personal data.",
     `Answer with JSON only: {"title": string (max 90 chars), "hook": string, "narration": string (hook first, ${min}-${max} words),`,

@@ -16,8 +16,6 @@ import type { PipelineDeps } from "../deps.ts";
 import type { StageMessage } from "../stage-runner.ts";
 import { loadUnit } from "./unit.ts";
 
-const LANGUAGE_CODES = { en: "en", id: "id" } as const;
-
 /**
  * Upload chunk size; unset = the client's default (8 MiB). Crash tests set a small one
  * (MDAME_UPLOAD_CHUNK_BYTES, a multiple of 256 KiB) so a video of a few MB takes several chunks.
@@ -72,7 +70,8 @@ export async function runPublish(deps: PipelineDeps, { msgId, holder, task }: St
               description: youtubeText(withHashtags(script.description, script.hashtags)).slice(0, 5000),
               tags: script.hashtags.map((h) => h.replace(/^#/, "")),
               categoryId: "27",
-              defaultLanguage: LANGUAGE_CODES[dimension.language],
+              // YouTube takes BCP-47 language tags, the dimension's own.
+              defaultLanguage: dimension.language,
             },
             status: { privacyStatus: "public", selfDeclaredMadeForKids: false },
           },

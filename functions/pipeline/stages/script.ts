@@ -36,7 +36,7 @@ export async function runScript(deps: PipelineDeps, { msgId, holder, task }: Sta
         audits.push({ round, candidate: i + 1, score: 0, reasons: firewall.reasons.slice(0, 5) });
         continue;
       }
-      const count = splitWords(draft.narration).length;
+      const count = splitWords(draft.narration, dimension.language).length;
       if (count < words.min || count > words.max) {
         audits.push({ round, candidate: i + 1, score: 0, reasons: [`narration has ${count} words, not ${words.min}-${words.max}`] });
         continue;
@@ -63,6 +63,7 @@ export async function runScript(deps: PipelineDeps, { msgId, holder, task }: Sta
     }
     log.info({ round, best_score: best?.audit.score ?? null }, "no hook passed the audit");
   }
-  await deps.sql`select mdame.reject_unit(${msgId}, ${task.unit_id}, 'script', ${task.step_token},
-    ${`no hook reached ${HOOK_PASS_THRESHOLD} in ${SCRIPT_ROUNDS} rounds (best ${Math.max(0, ...audits.map((a) => a.score))})`}, ${holder})`;
+  await deps.sql`select mdame.reject_script(${msgId}, ${task.unit_id}, ${task.step_token},
+    ${`no hook reached ${HOOK_PASS_THRESHOLD} in ${SCRIPT_ROUNDS} rounds (best ${Math.max(0, ...audits.map((a) => a.score))})`},
+    ${deps.sql.json(audits as never)}, ${holder})`;
 }

@@ -3,6 +3,7 @@ import { VisualStyle } from "../../../shared/contracts/media.ts";
 import { Language } from "../../../shared/contracts/llm.ts";
 import { NotFoundError } from "../../../shared/db/errors.ts";
 import type { Sql } from "../../../shared/db/client.ts";
+import { splitWords as splitTextWords } from "../../../shared/text/words.ts";
 
 /** The dimension columns the stages use, validated as they leave the database. */
 export const DimensionRow = z.object({
@@ -20,7 +21,16 @@ export const DimensionRow = z.object({
 });
 export type DimensionRow = z.infer<typeof DimensionRow>;
 
-export async function loadDimension(sql: Sql, dimensionId: string): Promise<DimensionRow> {
+/**
+ * A dimension's configuration: as the run started it when `runId` is given (run_dimensions.config,
+ * so a configuration changed during the day leaves the runs already under way as they were), else
+ * as it stands now.
+ */
+export async function loadDimension(sql: Sql, dimensionId: string, runId?: string): Promise<DimensionRow> {
+  if (runId !== undefined) {
+    const [started] = await sql`select config from mdame.run_dimensions where run_id = ${runId} and dimension_id = ${dimensionId}`;
+    if (started?.config) return DimensionRow.parse(started.config);
+  }
   const [row] = await sql`
     select id, display_name, language, tts_voice, tts_rate, trend_geo, style, safety_profile, daily_limit,
            narration_min_words, narration_max_words
@@ -33,13 +43,16 @@ export async function loadDimension(sql: Sql, dimensionId: string): Promise<Dime
 export async function loadUnit(sql: Sql, unitId: string) {
   const [unit] = await sql`select * from mdame.work_units where id = ${unitId}`;
   if (!unit) throw new NotFoundError("MDN01", `no work unit ${unitId}`);
-  return { unit, dimension: await loadDimension(sql, unit.dimension_id as string) };
+  return { unit, dimension: await loadDimension(sql, unit.dimension_id as string, unit.run_id as string) };
 }
 
 /** Estimated speaking pace: sizes scene clips before the voice exists, and tells the model how long its words run. */
 export const WORDS_PER_SECOND = 2.5;
 
-/** Words as the voice speaks them: whitespace-separated tokens. */
-export function splitWords(text: string): string[] {
-  return text.split(/\s+/).filter((w) => w.length > 0);
+/**
+ * Words as the voice speaks them, in the dimension's language: whitespace-separated tokens, or
+ * dictionary words in scripts written without spaces (shared/text/words.ts).
+ */
+export function splitWords(text: string, language?: string): string[] {
+  return splitTextWords(text, language);
 }

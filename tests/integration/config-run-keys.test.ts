@@ -1,0 +1,132 @@
+/**
+ * Run keys carry the dimensions' configurations, against the real Postgres and the emulators,
+ * in-process: a rerun of the day with the same configuration makes no LLM call at all; a changed
+ * configuration starts a run for that dimension only, which waits for the global lock while the
+ * first run goes on, then takes topics the first run did not, under the new configuration.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createPipelineApp } from "../../functions/pipeline/app.ts";
+import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
+import { splitWords } from "../../shared/text/words.ts";
+import * as db from "../../scripts/local/db.ts";
+import { localStackEnv } from "../../scripts/local/secrets.ts";
+import { startTestEmulator } from "./fixtures/emulator-harness.ts";
+
+let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
+let deps: PipelineDeps;
+let app: ReturnType<typeof createPipelineApp>;
+let storageDir: string;
+let auth: Record<string, string>;
+
+beforeAll(async () => {
+  await db.ensureRunning(() => {});
+  await db.reset({ log: () => {} });
+  emulator = await startTestEmulator();
+  storageDir = await mkdtemp(join(tmpdir(), "mdame-it-runkeys-"));
+  const env: Record<string, string> = {
+    ...localStackEnv(),
+    ...emulator.serviceEnv(),
+    STORAGE_BACKEND: "local",
+    STORAGE_LOCAL_DIR: storageDir,
+    LOG_LEVEL: "warn",
+  };
+  deps = createPipelineDeps(env);
+  app = createPipelineApp(deps);
+  auth = { authorization: `Bearer ${env.SERVICE_ROLE_KEY}`, "content-type": "application/json" };
+}, 60_000);
+
+afterAll(async () => {
+  await deps?.sql.end({ timeout: 2 });
+  await db.reset({ log: () => {} });
+  await emulator?.stop();
+  await rm(storageDir, { recursive: true, force: true });
+});
+
+/** generateContent calls the Gemini emulator has answered, from its request log. */
+const geminiCalls = () =>
+  emulator.logs.filter((entry) => entry.service === "gemini" && String(entry.path).endsWith(":generateContent")).length;
+
+async function trigger(): Promise<{ run_id: string; created: boolean; status: string }> {
+  const response = await app.request("/pipeline/runs", { method: "POST", headers: auth, body: "{}" });
+  expect(response.status).toBe(202);
+  return response.json() as Promise<{ run_id: string; created: boolean; status: string }>;
+}
+
+async function drain() {
+  for (let i = 0; i < 25; i++) {
+    const response = await app.request("/pipeline/tick", { method: "POST", headers: auth, body: "{}" });
+    expect(response.status).toBe(200);
+    if (((await response.json()) as { processed: number }).processed === 0) return;
+  }
+}
+
+const unitsOf = (runId: string) =>
+  deps.sql`select id, dimension_id, stage, topic_fingerprint, script->>'narration' as narration from mdame.work_units where run_id = ${runId} order by dimension_id`;
+
+describe("configuration in the run key", () => {
+  let first: { run_id: string };
+  let callsAfterFirst = 0;
+  let firstUnits: Awaited<ReturnType<typeof unitsOf>>;
+
+  test("the day's first trigger runs every dimension through the LLM stages", async () => {
+    const run = await trigger();
+    expect(run.created).toBe(true);
+    first = run;
+    await drain();
+    firstUnits = await unitsOf(run.run_id);
+    expect(firstUnits.map((u) => u.dimension_id)).toEqual(["sains-singkat", "tech-explained"]);
+    expect(firstUnits.every((u) => u.stage === "media")).toBe(true);
+    callsAfterFirst = geminiCalls();
+    expect(callsAfterFirst).toBeGreaterThan(0);
+  }, 180_000);
+
+  test("a rerun the same day with the same configuration is the same run and makes zero LLM calls", async () => {
+    const again = await trigger();
+    expect(again).toMatchObject({ run_id: first.run_id, created: false });
+    await drain();
+    expect(geminiCalls()).toBe(callsAfterFirst);
+    const [runs] = await deps.sql`select count(*)::int as n from mdame.pipeline_runs`;
+    expect(runs.n).toBe(1);
+  }, 60_000);
+
+  test("a changed configuration starts a run for that dimension only, queued behind the running one", async () => {
+    const patched = await app.request("/pipeline/dimensions/sains-singkat", {
+      method: "PATCH", headers: auth, body: JSON.stringify({ narration_min_words: 70, narration_max_words: 90 }),
+    });
+    expect(patched.status).toBe(200);
+
+    const second = await trigger();
+    expect(second.created).toBe(true);
+    expect(second.run_id).not.toBe(first.run_id);
+    const dimensions = await deps.sql`select dimension_id, status, config->>'narration_max_words' as max from mdame.run_dimensions where run_id = ${second.run_id}`;
+    expect(dimensions.map((d) => ({ ...d }))).toEqual([{ dimension_id: "sains-singkat", status: "queued", max: "90" }]);
+    // The first run is not disturbed: same units, same stage, still holding the lock.
+    expect((await unitsOf(first.run_id)).map((u) => ({ ...u }))).toEqual(firstUnits.map((u) => ({ ...u })));
+    const [lock] = await deps.sql`select holder from mdame.system_locks where name = 'pipeline:dev'`;
+    expect(lock.holder).toBe(first.run_id);
+    // And a repeat of the trigger finds the new run.
+    expect(await trigger()).toMatchObject({ run_id: second.run_id, created: false });
+    await drain();
+    expect(geminiCalls()).toBe(callsAfterFirst);
+
+    // Once the first run lets the lock go (an operator rolls it back here), the waiting run starts.
+    const aborted = await app.request(`/pipeline/runs/${first.run_id}/abort`, { method: "POST", headers: auth, body: JSON.stringify({ reason: "test" }) });
+    expect(aborted.status).toBe(200);
+    await drain();
+    const [started] = await deps.sql`select status from mdame.run_dimensions where run_id = ${second.run_id}`;
+    expect(started.status).toBe("ingested");
+    const units = await unitsOf(second.run_id);
+    expect(units).toHaveLength(1);
+    expect(units[0].stage).toBe("media");
+    // A topic the first run did not take, written to the new configuration's length.
+    const taken = firstUnits.find((u) => u.dimension_id === "sains-singkat")!.topic_fingerprint;
+    expect(units[0].topic_fingerprint).not.toBe(taken);
+    const words = splitWords(units[0].narration as string, "id").length;
+    expect(words).toBeGreaterThanOrEqual(70);
+    expect(words).toBeLessThanOrEqual(90);
+    expect(geminiCalls()).toBeGreaterThan(callsAfterFirst);
+  }, 180_000);
+});
