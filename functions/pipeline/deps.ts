@@ -6,7 +6,7 @@ import { createOpenAiCompatibleModel } from "../../shared/providers/llm/openai-c
 import { createSourceClients, type SourceClients } from "../../shared/providers/sources/index.ts";
 import { speakWithEdgeTts } from "../../shared/providers/tts/edge-tts.ts";
 import { synthesizeWithGeminiTts } from "../../shared/providers/tts/gemini-tts.ts";
-import { DEFAULT_GEMINI_VOICE, GEMINI_LANGUAGE_CODE } from "../../shared/providers/tts/gemini-voices.ts";
+import { defaultGeminiVoice, geminiLanguageCode } from "../../shared/providers/tts/gemini-voices.ts";
 import type { SynthesizedSpeech } from "../../shared/providers/tts/speech.ts";
 import type { Language } from "../../shared/contracts/llm.ts";
 import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/oauth.ts";
@@ -91,7 +91,7 @@ export function createPipelineDeps(source?: Record<string, string | undefined>):
       {
         provider: "gemini-tts",
         extension: "wav",
-        voiceFor: (dimension) => dimension.tts_fallback_voice ?? DEFAULT_GEMINI_VOICE[dimension.language],
+        voiceFor: (dimension) => dimension.tts_fallback_voice ?? defaultGeminiVoice(dimension.language),
         // Gemini TTS takes no rate: the model speaks at its own pace (the cache key still carries it).
         synthesize: ({ text, voice, language }) =>
           synthesizeWithGeminiTts({
@@ -100,7 +100,7 @@ export function createPipelineDeps(source?: Record<string, string | undefined>):
             model: env.GEMINI_TTS_MODEL,
             text,
             voice,
-            languageCode: GEMINI_LANGUAGE_CODE[language],
+            languageCode: geminiLanguageCode(language),
           }),
       },
     ],

@@ -9,9 +9,20 @@ export type GeminiTtsVoice = (typeof GEMINI_TTS_VOICES)[number];
 
 /**
  * The fallback voice of a dimension that names none. Gemini's voices speak every language it
- * supports; these were picked for a clear, even narration in each of the engine's languages.
+ * supports; these were picked for a clear, even narration (Aoede for Indonesian, Kore elsewhere).
  */
-export const DEFAULT_GEMINI_VOICE: Record<"en" | "id", GeminiTtsVoice> = { en: "Kore", id: "Aoede" };
+const DEFAULT_VOICE_BY_LANGUAGE: Record<string, GeminiTtsVoice> = { id: "Aoede" };
 
-/** BCP-47 code sent with the request, so the model does not have to guess the language. */
-export const GEMINI_LANGUAGE_CODE: Record<"en" | "id", string> = { en: "en-US", id: "id-ID" };
+export function defaultGeminiVoice(language: string): GeminiTtsVoice {
+  return DEFAULT_VOICE_BY_LANGUAGE[new Intl.Locale(language).language] ?? "Kore";
+}
+
+/**
+ * The language code sent with the request, so the model does not have to guess the language:
+ * language-REGION, the region the tag names or the language's likeliest one (`en` -> en-US,
+ * `ru` -> ru-RU).
+ */
+export function geminiLanguageCode(language: string): string {
+  const locale = new Intl.Locale(language).maximize();
+  return locale.region ? `${locale.language}-${locale.region}` : locale.language;
+}
