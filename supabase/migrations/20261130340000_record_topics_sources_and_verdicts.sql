@@ -1,4 +1,5 @@
--- record_topics with both what topic selection and the safety gate hand it: each topic carries its
+-- record_topics with what topic selection, the safety gate and the configuration in the run key
+-- each bring (the volume gate counts per configuration of the day): each topic carries its
 -- safety verdict (an audit row, allowed or not, whether or not the volume gate leaves it a unit);
 -- each entry of p_rejected is either a topic selection dropped (its `reason` is one of the
 -- selection's: kept in mdame.rejected_topics with its score) or a safety refusal (an audit row).
@@ -29,11 +30,14 @@ begin
   end if;
   select * into v_run from mdame.pipeline_runs where id = p_run_id;
 
-  -- Volume gate: at most daily_limit units per dimension per run date, across all runs of that day.
-  select daily_limit into v_limit from mdame.dimensions where id = p_dimension_id;
+  -- Volume gate: at most daily_limit units per dimension per run date and configuration, across
+  -- all runs of that day (a changed configuration gets its own allowance; docs/run-keys.md).
+  v_limit := coalesce((v_rd.config->>'daily_limit')::integer, (select daily_limit from mdame.dimensions where id = p_dimension_id));
   select count(*) into v_used
-    from mdame.work_units u join mdame.pipeline_runs r on r.id = u.run_id
-   where u.dimension_id = p_dimension_id and r.run_date = v_run.run_date;
+    from mdame.work_units u
+    join mdame.pipeline_runs r on r.id = u.run_id
+    join mdame.run_dimensions rd on rd.run_id = u.run_id and rd.dimension_id = u.dimension_id
+   where u.dimension_id = p_dimension_id and r.run_date = v_run.run_date and rd.config_hash is not distinct from v_rd.config_hash;
 
   for v_topic in select value from jsonb_array_elements(p_topics) loop
     v_unit_id := null;
