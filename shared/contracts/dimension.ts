@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Language } from "./llm.ts";
 import { VisualStyle } from "./media.ts";
+import { DEFAULT_VISUALS, VisualsConfig } from "../providers/visuals/config.ts";
 
 /**
  * A dimension's configuration: the one definition of what `mdame dimension add|set` reads from a
@@ -36,6 +37,8 @@ const DimensionFields = {
   /** Google Trends region of the trend feed: an ISO 3166-1 alpha-2 code. */
   trend_geo: z.string().regex(/^[A-Z]{2}$/, "must be a two-letter upper-case country code like US"),
   style: VisualStyle,
+  /** Visual backends in order of preference, ending with `procedural`, and the Pexels blocklist. */
+  visuals: VisualsConfig,
   safety_profile: z.object({
     blocked_terms: z.array(z.string().trim().min(1, "must not be empty").max(60, "must be at most 60 characters"))
       .max(200, "must list at most 200 terms").default([]),
@@ -74,6 +77,7 @@ export const DimensionConfig = z.object({
   ...DimensionFields,
   tts_rate: DimensionFields.tts_rate.default("+0%"),
   safety_profile: DimensionFields.safety_profile.default({ blocked_terms: [] }),
+  visuals: DimensionFields.visuals.default(DEFAULT_VISUALS),
   daily_limit: DimensionFields.daily_limit.default(1),
   narration_min_words: DimensionFields.narration_min_words.default(95),
   narration_max_words: DimensionFields.narration_max_words.default(150),

@@ -8,7 +8,7 @@ import type { OperatorDeps } from "../operator-routes.ts";
 import { fromDb, iso, jsonBody } from "./request.ts";
 
 const DIMENSION_COLUMNS = [
-  "id", "display_name", "language", "tts_voice", "tts_rate", "trend_geo", "style", "safety_profile",
+  "id", "display_name", "language", "tts_voice", "tts_rate", "trend_geo", "style", "visuals", "safety_profile",
   "daily_limit", "narration_min_words", "narration_max_words",
 ] as const;
 

@@ -1,5 +1,6 @@
 import { ScenePlan } from "../../../shared/contracts/llm.ts";
-import { PROCEDURAL_BACKEND_VERSION, VISUAL_FORMAT } from "../../../shared/contracts/visual-backends.ts";
+import { VISUAL_FORMAT } from "../../../shared/contracts/visual-backends.ts";
+import { DEFAULT_VISUALS, visualChainVersion, VisualsConfig } from "../../../shared/providers/visuals/config.ts";
 import { sceneHash } from "../../../shared/hashing.ts";
 import type { Logger } from "../../../shared/logging/logger.ts";
 import { LlmContractError } from "../../../shared/providers/llm/gemini.ts";
@@ -16,10 +17,19 @@ export interface PlannedScene {
   first_word: number;
   duration_s: number;
   scene_hash: string;
+  /** Stock-search words for the scene (empty when the plan gave none). */
+  keywords: string[];
 }
 
 /** Checks the plan kept the narration word for word and sizes each scene. */
-export async function buildScenes(plan: ScenePlan, narration: string, style: unknown, dimensionId: string): Promise<PlannedScene[]> {
+export async function buildScenes(
+  plan: ScenePlan,
+  narration: string,
+  style: unknown,
+  dimensionId: string,
+  visuals: VisualsConfig = DEFAULT_VISUALS,
+): Promise<PlannedScene[]> {
+  const backendVersion = visualChainVersion(visuals.backends);
   const expected = splitWords(narration);
   const planned = plan.scenes.flatMap((s) => splitWords(s.narration));
   if (planned.join(" ") !== expected.join(" ")) {
@@ -35,7 +45,8 @@ export async function buildScenes(plan: ScenePlan, narration: string, style: unk
       narration: scene.narration,
       first_word: firstWord,
       duration_s: Math.min(30, Math.max(2, Math.round((words / WORDS_PER_SECOND + 0.5) * 10) / 10)),
-      scene_hash: await sceneHash(scene.prompt, style, dimensionId, PROCEDURAL_BACKEND_VERSION),
+      scene_hash: await sceneHash(scene.prompt, style, dimensionId, backendVersion),
+      keywords: [...new Set((scene.keywords ?? []).map((k) => k.toLowerCase()))],
     });
     firstWord += words;
   }
@@ -49,8 +60,10 @@ export async function runPlan(deps: PipelineDeps, { msgId, holder, task }: Stage
   const narration = (unit.script as { narration: string }).narration;
   const style = `${dimension.style.motion} motion, palette ${dimension.style.palette.join(" ")}`;
   const plan = await generateJsonCached(deps, scenePlanPrompt({ language: dimension.language, style, narration }), ScenePlan, { temperature: 0.4 });
-  const scenes = await buildScenes(plan, narration, dimension.style, dimension.id);
-  log.info({ scenes: scenes.length }, "scenes planned");
+  const [row] = await deps.sql`select visuals from mdame.dimensions where id = ${dimension.id}`;
+  const visuals = VisualsConfig.parse(row?.visuals ?? DEFAULT_VISUALS);
+  const scenes = await buildScenes(plan, narration, dimension.style, dimension.id, visuals);
+  log.info({ scenes: scenes.length, backends: visuals.backends }, "scenes planned");
   await deps.sql`select mdame.record_scene_plan(${msgId}, ${task.unit_id}, ${task.step_token}, ${deps.sql.json(scenes as never)},
-    ${deps.sql.json({ style: dimension.style, ...VISUAL_FORMAT } as never)}, ${holder})`;
+    ${deps.sql.json({ style: dimension.style, visuals, ...VISUAL_FORMAT } as never)}, ${holder})`;
 }
