@@ -21,6 +21,7 @@ import { auditHook } from "./gemini-tasks/hook-audit.ts";
 import { parsePrompt, Variant } from "./gemini-tasks/prompt.ts";
 import { planScenes } from "./gemini-tasks/scene-plan.ts";
 import { writeScript } from "./gemini-tasks/script.ts";
+import { answerImage, type ImageGenerationConfig, wantsImage } from "./gemini-image.ts";
 
 const ROUTE = /^\/(v1beta|v1|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 const MODEL_ROUTE = /^\/(v1beta|v1|v1alpha)\/models\/([^/:]+)$/;
@@ -33,7 +34,7 @@ const TASKS: Record<string, (headers: Record<string, string>, variant: Variant) 
 
 interface GenerateContentRequest {
   contents?: Array<{ role?: string; parts?: Array<{ text?: string }> }>;
-  generationConfig?: { temperature?: number; seed?: number; responseMimeType?: string };
+  generationConfig?: { temperature?: number; seed?: number; responseMimeType?: string } & ImageGenerationConfig;
 }
 
 /** Rough token count (about 4 characters per token), as usageMetadata reports it. */
@@ -133,6 +134,7 @@ export async function handleGemini(req: Request, url: URL, ctx: EmulatorContext)
     .join("\n");
   if (prompt.trim() === "") return googleError(400, "INVALID_ARGUMENT", "* GenerateContentRequest.contents: contents is not specified");
 
+  if (wantsImage(body.generationConfig)) return await answerImage(ctx, model, prompt, body.generationConfig!);
   let text = answerPrompt(model, prompt, body.generationConfig);
   let finishReason = "STOP";
   if (fault?.kind === "malformed_json") {

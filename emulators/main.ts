@@ -16,6 +16,7 @@
  *   POST /token                                     Google OAuth 2.0 token endpoint
  *   POST /upload/youtube/v3/videos?uploadType=resumable, PUT <session URI>   YouTube upload
  *   GET  /trending/rss?geo=US|ID                     Google Trends daily RSS
+ *   GET  /videos/search, /video-files/...            Pexels video search and downloads (see pexels.ts)
  *   /storage/v1/...                                 Supabase Storage REST API and TUS uploads (see storage.ts)
  */
 import process from "node:process";
@@ -29,6 +30,7 @@ import { EDGE_TTS_PATH, edgeTtsWebSocket, upgradeEdgeTts, type EdgeTtsSocketData
 import { handleOAuth, TokenStore } from "./oauth.ts";
 import { handleYouTube, resetYouTube } from "./youtube.ts";
 import { handleTrends } from "./trends.ts";
+import { handlePexels } from "./pexels.ts";
 import { handleStorage, resetStorage } from "./storage.ts";
 import { StorageDisk } from "./storage-disk.ts";
 import { LOCAL_STACK } from "../shared/config/local-stack.ts";
@@ -63,6 +65,7 @@ const SERVICES: Array<[string, Handler]> = [
   ["youtube", handleYouTube],
   ["trends", handleTrends],
   ["storage", handleStorage],
+  ["pexels", handlePexels],
 ];
 
 const DEFAULT_STORAGE_MAX_OBJECT_BYTES = 512 * 1024 * 1024;

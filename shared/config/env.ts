@@ -49,6 +49,12 @@ export const EngineEnv = z.object({
   GOOGLE_OAUTH_CLIENT_ID: z.string().min(1),
   GOOGLE_OAUTH_CLIENT_SECRET: z.string().min(1),
   TRENDS_BASE_URL: z.string().url().default("https://trends.google.com"),
+  /** Visual backends (gpu-worker); a backend whose key or URL is unset is skipped. */
+  GEMINI_IMAGE_MODEL: z.string().min(1).default("gemini-2.5-flash-image"),
+  PEXELS_API_KEY: z.string().min(1).optional(),
+  PEXELS_BASE_URL: z.string().url().default("https://api.pexels.com"),
+  /** A ComfyUI server (HTTP + WebSocket API) with the SVD / AnimateDiff models of gpu-worker/workflows. */
+  COMFYUI_URL: z.string().url().optional(),
   FFMPEG_PATH: z.string().min(1).optional(),
   WORKER_ID: z.string().min(1).optional(),
 });

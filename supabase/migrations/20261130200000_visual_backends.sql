@@ -248,7 +248,8 @@ begin
   end if;
   -- The worker recorded its entry already (record_scene_asset); this covers a worker that did not.
   insert into mdame.scene_cache (scene_hash, asset_key, backend, backend_name)
-  values (p_scene_hash, p_asset_key, p_backend, split_part(p_backend, '/', 1))
+  values (p_scene_hash, p_asset_key, p_backend,
+          case when p_backend like 'procedural-ffmpeg/%' then 'procedural' else split_part(p_backend, '/', 1) end)
   on conflict (scene_hash, backend) do nothing;
   if v_scene.status = 'ready' or v_unit.stage <> 'media' then
     return v_scene;

@@ -27,6 +27,7 @@ describe("DimensionConfig", () => {
       style: { ...GOOD.style, caption_font: "DejaVu Sans" },
       tts_rate: "+0%",
       safety_profile: { blocked_terms: [] },
+      visuals: { backends: ["procedural"], pexels_blocklist: [] },
       daily_limit: 1,
       narration_min_words: 95,
       narration_max_words: 150,

@@ -45,3 +45,14 @@ export function visualChainVersion(backends: readonly VisualBackendName[]): stri
   if (backends.length === 1 && backends[0] === "procedural") return PROCEDURAL_BACKEND_VERSION;
   return backends.map((name) => VISUAL_BACKEND_VERSIONS[name]).join(">");
 }
+
+/** Attribution stored with a stock clip (Pexels asks for it; its licence needs none, but credit is due). */
+export const SceneCredit = z.object({
+  provider: z.string().min(1).max(40),
+  author: z.string().min(1).max(200),
+  author_url: z.string().url().max(500).optional(),
+  page_url: z.string().url().max(500),
+  licence: z.string().min(1).max(100),
+  video_id: z.string().min(1).max(40).optional(),
+}).strict();
+export type SceneCredit = z.infer<typeof SceneCredit>;
