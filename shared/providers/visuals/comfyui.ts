@@ -164,13 +164,15 @@ export class ComfyUiClient {
       const queued = z.object({ prompt_id: z.string().min(1) }).passthrough()
         .parse(await this.json("/prompt", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ prompt: workflow, client_id: clientId }) }, signal));
       promptId = queued.prompt_id;
-      early.splice(0).forEach(handle);
 
       const stop = new Promise<never>((_, reject) => {
         const timer = setTimeout(() => reject(new ProviderUnavailableError(PROVIDER, "ComfyUI prompt ran past its time limit")), options.timeoutMs ?? 20 * 60_000);
         done.finally(() => clearTimeout(timer)).catch(() => {});
-        signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+        if (signal?.aborted) reject(signal.reason);
+        else signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
       });
+      stop.catch(() => {});
+      early.splice(0).forEach(handle);
       try {
         await Promise.race([done, stop]);
       } catch (error) {

@@ -33,7 +33,7 @@ export function geminiImagePrompt(scenePrompt: string, style: Pick<VisualStyle, 
     `Colour palette: ${style.palette.join(", ")}.`,
     "A single vertical 9:16 frame with the subject clearly visible and room around it for slow camera motion;",
     "no text, captions, logos or watermarks.",
-  ].join(" ");
+  ].join("\n");
 }
 
 /** The request body `generateContent` is called with (what the client sends, minus transport). */
