@@ -38,7 +38,7 @@ export class PgSceneClaims implements SceneClaims {
 
   async record(entry: Parameters<SceneClaims["record"]>[0]) {
     const [row] = await this.sql<Array<{ asset_key: string; credit: unknown }>>`
-      select asset_key, credit from mdame.record_scene_asset(${entry.sceneHash}, ${entry.backend}, ${entry.backendName}, ${entry.assetKey},
+      select asset_key, credit from mdame.record_scene_asset(${entry.sceneHash}, ${entry.backend}, ${entry.assetKey},
         ${entry.credit === null ? null : this.sql.json(entry.credit as never)}, ${entry.holder})`;
     if (!row?.asset_key) throw new Error("record_scene_asset returned no entry");
     return { assetKey: row.asset_key, credit: credit(row.credit) };

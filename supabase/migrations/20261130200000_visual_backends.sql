@@ -15,12 +15,12 @@ alter table mdame.dimensions
          and visuals->'backends'->>-1 = 'procedural');
 
 alter table mdame.scene_cache
-  -- The configured name ('gemini-image', 'pexels', ...) that `backend` (its full version) belongs to.
-  add column backend_name text,
-  -- Attribution a stock clip's licence asks for: {provider, author, author_url, page_url, licence, video_id}.
+  -- The configured name ('gemini-image', 'pexels', ...) of `backend` (a version such as
+  -- 'gemini-image/1:<model>'): the part before the first '/', and 'procedural' for the procedural one.
+  add column backend_name text generated always as (
+    case when backend like 'procedural-ffmpeg/%' then 'procedural' else split_part(backend, '/', 1) end) stored,
+  -- Attribution of a stock clip: {provider, author, author_url, page_url, licence, video_id}.
   add column credit jsonb check (credit is null or jsonb_typeof(credit) = 'object');
-update mdame.scene_cache set backend_name = 'procedural' where backend_name is null;
-alter table mdame.scene_cache alter column backend_name set not null;
 alter table mdame.scene_cache drop constraint scene_cache_pkey;
 alter table mdame.scene_cache add primary key (scene_hash, backend);
 
@@ -116,8 +116,7 @@ $$;
 
 -- Records a generated clip in the scene cache and ends the claim. The first entry for a key wins:
 -- a worker that took over an expired lease and finished second gets the winner's entry back.
-create function mdame.record_scene_asset(p_scene_hash text, p_backend text, p_backend_name text, p_asset_key text,
-                                         p_credit jsonb, p_holder text)
+create function mdame.record_scene_asset(p_scene_hash text, p_backend text, p_asset_key text, p_credit jsonb, p_holder text)
 returns mdame.scene_cache
 language plpgsql
 set search_path = ''
@@ -125,15 +124,15 @@ as $$
 declare
   v_cache mdame.scene_cache;
 begin
-  if p_scene_hash is null or p_scene_hash !~ '^[0-9a-f]{64}$' or coalesce(p_backend, '') = '' or coalesce(p_backend_name, '') = ''
+  if p_scene_hash is null or p_scene_hash !~ '^[0-9a-f]{64}$' or coalesce(p_backend, '') = ''
      or coalesce(p_asset_key, '') = '' or length(p_asset_key) > 300 then
-    raise exception 'a scene asset needs a scene_hash, a backend, its name and an asset key of at most 300 characters' using errcode = '22023';
+    raise exception 'a scene asset needs a scene_hash, a backend and an asset key of at most 300 characters' using errcode = '22023';
   end if;
   if p_credit is not null and jsonb_typeof(p_credit) <> 'object' then
     raise exception 'a credit is a JSON object' using errcode = '22023';
   end if;
-  insert into mdame.scene_cache (scene_hash, backend, backend_name, asset_key, credit)
-  values (p_scene_hash, p_backend, p_backend_name, p_asset_key, p_credit)
+  insert into mdame.scene_cache (scene_hash, backend, asset_key, credit)
+  values (p_scene_hash, p_backend, p_asset_key, p_credit)
   on conflict (scene_hash, backend) do nothing;
   delete from mdame.scene_generation_claims g where g.scene_hash = p_scene_hash and g.backend = p_backend and g.holder = p_holder;
   select * into v_cache from mdame.scene_cache c where c.scene_hash = p_scene_hash and c.backend = p_backend;
@@ -176,7 +175,10 @@ begin
     return v_lock.unit;
   end if;
   v_unit := v_lock.unit;
-  v_backends := coalesce(array(select jsonb_array_elements_text(p_visual->'visuals'->'backends')), array['procedural']);
+  -- A plan without visuals (made before backend lists) is procedural only.
+  v_backends := case when jsonb_typeof(p_visual->'visuals'->'backends') = 'array'
+                     then array(select jsonb_array_elements_text(p_visual->'visuals'->'backends'))
+                     else array['procedural'] end;
 
   for v_scene in select value from jsonb_array_elements(p_scenes) order by (value->>'index')::integer loop
     select c.* into v_cached from mdame.scene_cache c
@@ -247,9 +249,7 @@ begin
     perform pgmq.archive('visual_generation', p_msg_id);
   end if;
   -- The worker recorded its entry already (record_scene_asset); this covers a worker that did not.
-  insert into mdame.scene_cache (scene_hash, asset_key, backend, backend_name)
-  values (p_scene_hash, p_asset_key, p_backend,
-          case when p_backend like 'procedural-ffmpeg/%' then 'procedural' else split_part(p_backend, '/', 1) end)
+  insert into mdame.scene_cache (scene_hash, asset_key, backend) values (p_scene_hash, p_asset_key, p_backend)
   on conflict (scene_hash, backend) do nothing;
   if v_scene.status = 'ready' or v_unit.stage <> 'media' then
     return v_scene;
