@@ -52,7 +52,7 @@ test("two worker processes racing on one scene generate it once and both report 
   expect([a.cache_hit, b.cache_hit].sort()).toEqual([false, true]);
 
   const rows = await sql`select backend, backend_name, asset_key from mdame.scene_cache where scene_hash = ${job.scene_hash}`;
-  expect(rows).toEqual([{ backend: PROCEDURAL_BACKEND_VERSION, backend_name: "procedural", asset_key: a.asset_key }]);
+  expect([...rows]).toEqual([{ backend: PROCEDURAL_BACKEND_VERSION, backend_name: "procedural", asset_key: a.asset_key }]);
   const [{ claims }] = await sql`select count(*)::int as claims from mdame.scene_generation_claims where scene_hash = ${job.scene_hash}`;
   expect(claims).toBe(0);
   await sql`delete from mdame.scene_cache where scene_hash = ${job.scene_hash}`;
