@@ -27,6 +27,7 @@ import { planScenes } from "./gemini-tasks/scene-plan.ts";
 import { classifySafety } from "./gemini-tasks/safety.ts";
 import { writeScript } from "./gemini-tasks/script.ts";
 import { handleGeminiTts, isTtsModel } from "./gemini-tts.ts";
+import { answerImage, type ImageGenerationConfig, wantsImage } from "./gemini-image.ts";
 
 const ROUTE = /^\/(v1beta|v1|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 const MODEL_ROUTE = /^\/(v1beta|v1|v1alpha)\/models\/([^/:]+)$/;
@@ -40,7 +41,7 @@ const TASKS: Record<string, (headers: Record<string, string>, variant: Variant) 
 
 interface GenerateContentRequest {
   contents?: Array<{ role?: string; parts?: Array<{ text?: string }> }>;
-  generationConfig?: { temperature?: number; seed?: number; responseMimeType?: string };
+  generationConfig?: { temperature?: number; seed?: number; responseMimeType?: string } & ImageGenerationConfig;
 }
 
 /** Rough token count (about 4 characters per token), as usageMetadata reports it. */
@@ -182,6 +183,7 @@ export async function handleGemini(req: Request, url: URL, ctx: EmulatorContext)
     });
   }
 
+  if (wantsImage(body.generationConfig)) return await answerImage(ctx, model, prompt, body.generationConfig!);
   const lowHookScore = parsePrompt(prompt).task === "hook_audit" && ctx.faults.take("gemini", (kind) => kind === "low_hook_scores") !== undefined;
   let text = answerPrompt(model, prompt, body.generationConfig, { lowHookScore });
   let finishReason = "STOP";

@@ -16,6 +16,7 @@
  *   POST /token                                     Google OAuth 2.0 token endpoint
  *   POST /upload/youtube/v3/videos?uploadType=resumable, PUT <session URI>   YouTube upload
  *   GET  /trending/rss?geo=US|ID                     Google Trends daily RSS
+ *   GET  /videos/search, /video-files/...            Pexels video search and downloads (see pexels.ts)
  *   /storage/v1/...                                 Supabase Storage REST API and TUS uploads (see storage.ts)
  */
 import process from "node:process";
@@ -32,6 +33,7 @@ import { handleYouTube, resetYouTube } from "./youtube.ts";
 import { handleTrends } from "./trends.ts";
 import { handleSources } from "./sources.ts";
 import { handleReddit } from "./sources-reddit.ts";
+import { handlePexels } from "./pexels.ts";
 import { handleStorage, resetStorage } from "./storage.ts";
 import { StorageDisk } from "./storage-disk.ts";
 import { LOCAL_STACK } from "../shared/config/local-stack.ts";
@@ -69,6 +71,7 @@ const SERVICES: Array<[string, Handler]> = [
   ["sources", handleSources],
   ["reddit", handleReddit],
   ["storage", handleStorage],
+  ["pexels", handlePexels],
 ];
 
 const DEFAULT_STORAGE_MAX_OBJECT_BYTES = 512 * 1024 * 1024;

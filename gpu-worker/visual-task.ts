@@ -1,86 +1,163 @@
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { Sql } from "postgres";
 import { QUEUES, VisualJob } from "../shared/contracts/queue.ts";
+import { NonRetriableError } from "../shared/errors.ts";
 import { failpoint, failpointWhen } from "../shared/failpoints.ts";
+import { sha256Hex } from "../shared/hashing.ts";
+import { DEFAULT_VISUALS, type VisualBackendName } from "../shared/providers/visuals/config.ts";
 import type { AssetStore } from "../shared/storage/asset-store.ts";
 import { makeScratchDir } from "../shared/storage/scratch-dirs.ts";
 import { type QueueTaskDefinition, type TaskContext, type TaskOutcome, uuidField } from "../shared/worker/pull-worker.ts";
 import type { VisualBackend } from "./backends/visual-backend.ts";
+import type { SceneClaims } from "./scene-claims.ts";
 
-/** The scene cache as the database keeps it: scene_hash -> stored asset key. */
-export interface SceneCache {
-  lookup(sceneHash: string): Promise<string | null>;
-}
+export { PgSceneClaims, type SceneClaim, type SceneClaims } from "./scene-claims.ts";
 
-/** SceneCache over the `mdame.lookup_scene_cache` RPC. */
-export class PgSceneCache implements SceneCache {
-  constructor(private readonly sql: Sql) {}
-
-  async lookup(sceneHash: string): Promise<string | null> {
-    const [row] = await this.sql<Array<{ asset_key: string | null }>>`select mdame.lookup_scene_cache(${sceneHash}) as asset_key`;
-    return row?.asset_key ?? null;
-  }
-}
-
-/** Where a generated scene is stored: content-addressed by scene_hash. */
+/** Where the procedural clip of a scene is stored: content-addressed by scene_hash. */
 export function sceneAssetKey(sceneHash: string): string {
   return `scenes/${sceneHash}.mp4`;
 }
 
-export interface VisualTaskDeps {
-  store: AssetStore;
-  cache: SceneCache;
-  backend: VisualBackend;
-  /** Scratch space for clips being generated. Default: the OS temp dir. */
-  workDir?: string;
+/**
+ * Where a backend's clip of a scene is stored: content-addressed by (scene_hash, backend
+ * version). The procedural backend keeps the plain scene_hash key it has always used.
+ */
+export async function backendSceneAssetKey(sceneHash: string, backend: Pick<VisualBackend, "name" | "version">): Promise<string> {
+  if (backend.name === "procedural") return sceneAssetKey(sceneHash);
+  return `scenes/${await sha256Hex(`${sceneHash}:${backend.version}`)}.mp4`;
 }
 
-async function visualTask(deps: VisualTaskDeps, job: VisualJob, ctx: TaskContext): Promise<TaskOutcome> {
+export interface VisualTaskDeps {
+  store: AssetStore;
+  claims: SceneClaims;
+  /** The backends this worker can run; a dimension's list names them, in its order. */
+  backends: ReadonlyMap<VisualBackendName, VisualBackend>;
+  /** Scratch space for clips being generated. Default: the OS temp dir. */
+  workDir?: string;
+  /** Generation lease on a cache key, renewed while generating. Default 60 s. */
+  claimLeaseS?: number;
+  /** How long to wait for another worker generating the same key before giving up on it. Default 10 min. */
+  maxClaimWaitMs?: number;
+  /** Poll interval while another worker holds the key. Default 1 s. */
+  claimPollMs?: number;
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      signal.removeEventListener("abort", aborted);
+      resolve();
+    }
+    function aborted() {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }
+    signal.addEventListener("abort", aborted, { once: true });
+  });
+
+/** One backend's attempt at a scene: its cache entry, another worker's generation, or its own. */
+async function runBackend(deps: VisualTaskDeps, backend: VisualBackend, job: VisualJob, ctx: TaskContext): Promise<TaskOutcome> {
+  const log = ctx.logger.child({ backend: backend.version });
   const completed = (assetKey: string, cacheHit: boolean): TaskOutcome => ({
     kind: "visual_generation.completed",
     scene_id: job.scene_id,
     scene_hash: job.scene_hash,
     asset_key: assetKey,
-    backend: deps.backend.version,
+    backend: backend.version,
     cache_hit: cacheHit,
   });
-
-  const cached = await deps.cache.lookup(job.scene_hash);
-  if (cached !== null) {
-    if (await deps.store.exists(cached)) {
-      ctx.logger.info({ asset_key: cached }, "scene cache hit");
-      return completed(cached, true);
+  const holder = `${ctx.workerId}:${ctx.msgId}:${ctx.readCt}`;
+  const leaseS = deps.claimLeaseS ?? 60;
+  const waitUntil = Date.now() + (deps.maxClaimWaitMs ?? 600_000);
+  let discard: string | undefined;
+  let waited = false;
+  for (;;) {
+    const claim = await deps.claims.claim(job.scene_hash, backend.version, holder, leaseS, discard);
+    discard = undefined;
+    if (claim.state === "ready") {
+      if (await deps.store.exists(claim.assetKey)) {
+        log.info({ asset_key: claim.assetKey, waited }, waited ? "scene generated by another worker" : "scene cache hit");
+        return completed(claim.assetKey, true);
+      }
+      log.warn({ asset_key: claim.assetKey }, "scene cache points at a missing asset; generating again");
+      discard = claim.assetKey;
+      continue;
     }
-    ctx.logger.warn({ asset_key: cached }, "scene cache points at a missing asset; generating again");
+    if (claim.state === "claimed") break;
+    if (Date.now() > waitUntil) throw new Error(`scene ${job.scene_hash} stayed claimed by ${claim.holder} past the wait limit`);
+    if (!waited) log.info({ holder: claim.holder, lease_until: claim.leaseUntil.toISOString() }, "another worker is generating this scene; waiting");
+    waited = true;
+    await ctx.heartbeat();
+    await sleep(deps.claimPollMs ?? 1000, ctx.signal);
   }
 
-  const key = sceneAssetKey(job.scene_hash);
-  // An earlier attempt may have stored the clip and lost its callback: the key is content-addressed.
-  if (await deps.store.exists(key)) {
-    ctx.logger.info({ asset_key: key }, "scene already stored by an earlier attempt");
-    return completed(key, false);
-  }
-
+  const renew = setInterval(() => {
+    deps.claims.claim(job.scene_hash, backend.version, holder, leaseS).catch((error) => log.warn({ err: error }, "claim renewal failed"));
+  }, (leaseS * 1000) / 3);
   const dir = await makeScratchDir("scene", deps.workDir);
   const outPath = join(dir, "scene.mp4");
   // Crash test: dies once the backend has begun writing the clip.
   const stopCrashWatch = failpointWhen("visual.mid-generation", () => existsSync(outPath));
+  let lastBeat = 0;
+  const progress = () => {
+    if (Date.now() - lastBeat < 5000) return;
+    lastBeat = Date.now();
+    void ctx.heartbeat();
+  };
   try {
     const startedAt = performance.now();
-    await deps.backend.generate(job, outPath, { logger: ctx.logger, signal: ctx.signal });
+    const result = await backend.generate(job, outPath, { logger: log, signal: ctx.signal, progress });
     const generatedMs = Math.round(performance.now() - startedAt);
     ctx.signal.throwIfAborted();
     await ctx.heartbeat();
+    const key = await backendSceneAssetKey(job.scene_hash, backend);
     const stored = await deps.store.putFile(key, outPath, "video/mp4");
-    ctx.logger.info({ asset_key: key, size_bytes: stored.size_bytes, generate_ms: generatedMs, backend: deps.backend.version }, "scene generated");
+    const entry = await deps.claims.record({
+      sceneHash: job.scene_hash,
+      backend: backend.version,
+      backendName: backend.name,
+      assetKey: key,
+      credit: result?.credit ?? null,
+      holder,
+    });
+    log.info({ asset_key: entry.assetKey, size_bytes: stored.size_bytes, generate_ms: generatedMs, credit: entry.credit ?? undefined }, "scene generated");
     failpoint("visual.after-store-before-callback");
-    return completed(key, false);
+    return completed(entry.assetKey, false);
+  } catch (error) {
+    await deps.claims.release(job.scene_hash, backend.version, holder).catch((releaseError) => log.warn({ err: releaseError }, "claim release failed"));
+    throw error;
   } finally {
+    clearInterval(renew);
     stopCrashWatch();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A scene goes down the dimension's backend list: a backend this worker lacks is skipped, one
+ * that fails or has no result hands the scene to the next. The last one's failure is the job's.
+ */
+async function visualTask(deps: VisualTaskDeps, job: VisualJob, ctx: TaskContext): Promise<TaskOutcome> {
+  const visuals = job.visuals ?? DEFAULT_VISUALS;
+  const chain = visuals.backends.filter((name) => {
+    if (deps.backends.has(name)) return true;
+    ctx.logger.info({ backend: name }, "visual backend not configured on this worker; skipped");
+    return false;
+  });
+  if (chain.length === 0) throw new NonRetriableError(`none of the backends ${visuals.backends.join(", ")} is configured on this worker`);
+  for (const [i, name] of chain.entries()) {
+    const backend = deps.backends.get(name)!;
+    try {
+      return await runBackend(deps, backend, job, ctx);
+    } catch (error) {
+      if (ctx.signal.aborted || i === chain.length - 1) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      ctx.logger.warn({ backend: backend.version, error: message, error_class: (error as Error)?.name, next: chain[i + 1] }, "visual backend failed; trying the next");
+    }
+  }
+  throw new Error("unreachable: the chain is not empty");
 }
 
 /** The gpu-worker's queue definition for `visual_generation`. */

@@ -107,6 +107,7 @@ async function main() {
     await mkdir(outDir, { recursive: true });
     const dims = await dimensionLanguages(env.DB_URL);
     const stageSeconds = await stageDurations(env.DB_URL, status.run.id);
+    const sceneRows = await sceneSummaries(env.DB_URL, status.run.id);
     const videos: DemoVideo[] = [];
     for (const unit of status.units.filter((u) => u.stage === "published" && u.video)) {
       const path = join(outDir, `${unit.dimension_id}-${unit.id.slice(0, 8)}.mp4`);
@@ -122,6 +123,7 @@ async function main() {
         publication: { platform: publication.platform, external_id: publication.external_id },
         render_s: unit.video!.render_ms == null ? null : unit.video!.render_ms / 1000,
         stage_seconds: stageSeconds.get(unit.id) ?? {},
+        scenes: sceneRows.get(unit.id) ?? [],
       });
     }
     const summary = { run_id: status.run.id, run_status: status.run.status, created: triggered.created, wall_s: (Date.now() - t0) / 1000, videos };
@@ -130,7 +132,11 @@ async function main() {
     const uploadsAfter = await emulatorVideoCount(env.EMULATOR_URL);
     const newUploads = uploadsAfter - uploadsBefore;
     say(`run ${status.run.id}: ${status.run.status}`);
-    for (const v of videos) say(`  ${v.dimension} (${v.language}) ${v.duration_s}s ${v.path} -> ${v.publication.platform} ${v.publication.external_id}`);
+    for (const v of videos) {
+      say(`  ${v.dimension} (${v.language}) ${v.duration_s}s ${v.path} -> ${v.publication.platform} ${v.publication.external_id}`);
+      const made = Object.entries(Object.groupBy(v.scenes, (scene) => scene.backend ?? "none")).map(([b, list]) => `${b} x${list!.length}`);
+      say(`    scenes: ${made.join(", ")}`);
+    }
     say(newUploads === 0 ? "nothing new was published (today's videos are already up)" : `${newUploads} new upload(s) on the YouTube emulator`);
     say(`summary: out/demo-summary.json`);
 
@@ -154,6 +160,45 @@ interface DemoVideo {
   publication: { platform: string; external_id: string | null };
   render_s: number | null;
   stage_seconds: Record<string, number>;
+  /** The video's scenes in order: which backend made each clip, whether it came from the cache, and a stock clip's credit. */
+  scenes: DemoScene[];
+}
+
+interface DemoScene {
+  index: number;
+  backend: string | null;
+  cache_hit: boolean | null;
+  asset_key: string | null;
+  credit?: Record<string, unknown>;
+}
+
+/** Each unit's scenes with the backend that made them and the credit stored with the clip. */
+async function sceneSummaries(dbUrl: string, runId: string): Promise<Map<string, DemoScene[]>> {
+  const sql = createSql(dbUrl, { max: 1, application: "mdame-demo" });
+  try {
+    const rows = await sql`
+      select s.unit_id, s.scene_index, s.backend, s.cache_hit, s.asset_key, c.credit
+        from mdame.scenes s
+        join mdame.work_units u on u.id = s.unit_id
+        left join mdame.scene_cache c on c.scene_hash = s.scene_hash and c.backend = s.backend
+       where u.run_id = ${runId}
+       order by s.unit_id, s.scene_index`;
+    const byUnit = new Map<string, DemoScene[]>();
+    for (const row of rows) {
+      const scenes = byUnit.get(row.unit_id) ?? [];
+      scenes.push({
+        index: row.scene_index,
+        backend: row.backend,
+        cache_hit: row.cache_hit,
+        asset_key: row.asset_key,
+        ...(row.credit ? { credit: row.credit } : {}),
+      });
+      byUnit.set(row.unit_id, scenes);
+    }
+    return byUnit;
+  } finally {
+    await sql.end({ timeout: 2 });
+  }
 }
 
 /** Seconds each unit spent in each stage, from the stage_entered events. */

@@ -1,16 +1,19 @@
 -- Demo data for local development: the dev environment and two demo dimensions in two languages.
+-- Their scenes come from Gemini image generation and Pexels stock video (emulated locally), procedural last.
 -- Accounts are not seeded: `mdame account connect youtube --dimension <id>` connects one through
 -- OAuth and the operator API, which seals its refresh token (`npm run demo` does that for both).
 
 insert into mdame.settings (key, value) values ('env', 'dev')
 on conflict (key) do update set value = excluded.value, updated_at = now();
 
-insert into mdame.dimensions (id, display_name, language, tts_voice, tts_rate, trend_geo, style, safety_profile, daily_limit) values
+insert into mdame.dimensions (id, display_name, language, tts_voice, tts_rate, trend_geo, style, visuals, safety_profile, daily_limit) values
   ('tech-explained', 'Tech Explained', 'en', 'en-US-AriaNeural', '+0%', 'US',
    '{"palette": ["#0b132b", "#1c2541", "#3a506b", "#5bc0be"], "motion": "drift", "caption_font": "DejaVu Sans"}',
+   '{"backends": ["gemini-image", "pexels", "procedural"], "pexels_blocklist": ["casino", "weapon"]}',
    '{"blocked_terms": ["gambling", "casino", "weapon", "firearm", "betting"]}', 1),
   ('sains-singkat', 'Sains Singkat', 'id', 'id-ID-GadisNeural', '+0%', 'ID',
    '{"palette": ["#2d1e2f", "#6a2c70", "#f08a5d", "#f9ed69"], "motion": "pulse", "caption_font": "DejaVu Sans"}',
+   '{"backends": ["pexels", "gemini-image", "procedural"], "pexels_blocklist": ["casino", "judi"]}',
    '{"blocked_terms": ["judi", "taruhan", "senjata", "gambling", "casino"]}', 1)
 on conflict (id) do nothing;
 

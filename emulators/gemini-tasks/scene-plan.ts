@@ -1,5 +1,5 @@
 /**
- * `TASK: scene_plan` — splits a narration into 5-8 scenes, each with a visual prompt.
+ * `TASK: scene_plan` — splits a narration into 5-8 scenes, each with a visual prompt and keywords.
  * Headers: `LANGUAGE`, `STYLE: <free text>`, then `NARRATION:` followed by the narration (up to
  * the next blank line). The scenes' narration fields, joined by single spaces, equal the
  * narration with its whitespace normalised: nothing is reworded, dropped or reordered.
@@ -86,9 +86,11 @@ export function planScenes(headers: Record<string, string>, variant: Variant): u
   const style = normalizeSpace(headers.STYLE ?? "clean modern explainer look").slice(0, 160);
   const shots = variant.shuffle(SHOTS);
   const scenes = segments.map((segment, i) => {
-    const subject = keywords(segment).join(", ") || "an abstract visual motif";
+    const words = keywords(segment);
+    const subject = words.join(", ") || "an abstract visual motif";
     const prompt = `Vertical 9:16 ${shots[i % shots.length]}, ${variant.pick(LIGHT)}, ${style}; showing: ${subject}`;
-    return { prompt: prompt.slice(0, 400), narration: segment };
+    // The strongest few subject words double as stock-search keywords.
+    return { prompt: prompt.slice(0, 400), narration: segment, keywords: words.slice(0, 3) };
   });
   return { scenes };
 }

@@ -151,6 +151,7 @@ export function proceduralArgs(r: ProceduralRecipe, outPath: string, preset = "u
 }
 
 export class ProceduralBackend implements VisualBackend {
+  readonly name = "procedural" as const;
   readonly version = PROCEDURAL_BACKEND_VERSION;
 
   constructor(private readonly options: { ffmpegPath?: string; preset?: string } = {}) {}

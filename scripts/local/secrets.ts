@@ -71,7 +71,7 @@ export function loadOrCreateSecrets(file: string = paths.secrets): LocalSecrets 
  * on and sets none of that group's emulator values (an unset base URL means the real endpoint).
  */
 export const PROVIDER_GROUPS = {
-  gemini: ["GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL", "GEMINI_TTS_MODEL"],
+  gemini: ["GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL", "GEMINI_TTS_MODEL", "GEMINI_IMAGE_MODEL"],
   "openai-compat": ["OPENAI_COMPAT_BASE_URL", "OPENAI_COMPAT_API_KEY", "OPENAI_COMPAT_MODEL", "OPENAI_COMPAT_RESPONSE_FORMAT"],
   "edge-tts": ["EDGE_TTS_WSS_URL"],
   youtube: ["GOOGLE_OAUTH_CLIENT_ID", "GOOGLE_OAUTH_CLIENT_SECRET", "GOOGLE_OAUTH_AUTH_URL", "GOOGLE_OAUTH_TOKEN_URL", "YOUTUBE_UPLOAD_BASE_URL", "YOUTUBE_API_BASE_URL"],
@@ -81,9 +81,13 @@ export const PROVIDER_GROUPS = {
     "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET",
   ],
   storage: ["STORAGE_BACKEND", "STORAGE_LOCAL_DIR", "SUPABASE_URL", "SUPABASE_SERVICE_ROLE_KEY", "STORAGE_BUCKET"],
+  pexels: ["PEXELS_API_KEY", "PEXELS_BASE_URL"],
 } as const;
 export type ProviderGroup = keyof typeof PROVIDER_GROUPS;
 const GROUPS = Object.keys(PROVIDER_GROUPS) as ProviderGroup[];
+
+/** The Pexels key the local stack and its emulator agree on: not a secret, nothing real accepts it. */
+export const LOCAL_PEXELS_API_KEY = "local-emulator-pexels-key";
 
 /** The stack's own secrets, which a real deployment's values in the environment replace. */
 const SECRET_NAMES = ["SERVICE_ROLE_KEY", "WEBHOOK_SECRET", "CREDENTIALS_KEY"] as const;
@@ -145,6 +149,8 @@ export function localStackEnv(
     },
     // Assets go through Supabase Storage (the emulator's), as in production: no process shares a directory.
     storage: { STORAGE_BACKEND: "supabase", SUPABASE_URL: emulator, SUPABASE_SERVICE_ROLE_KEY: secrets.SERVICE_ROLE_KEY, STORAGE_BUCKET: "mdame-dev" },
+    // The emulator accepts this key only (the Pexels API refuses a request without its key).
+    pexels: { PEXELS_API_KEY: LOCAL_PEXELS_API_KEY, PEXELS_BASE_URL: emulator },
   };
   const env: Record<string, string> = {
     ENV: "dev",

@@ -72,6 +72,12 @@ export const EngineEnv = z.object({
   /** A Reddit app's credentials (application-only OAuth); unset, a dimension's reddit sources fail and are skipped. */
   REDDIT_CLIENT_ID: z.string().min(1).optional(),
   REDDIT_CLIENT_SECRET: z.string().min(1).optional(),
+  /** Visual backends (gpu-worker); a backend whose key or URL is unset is skipped. */
+  GEMINI_IMAGE_MODEL: z.string().min(1).default("gemini-2.5-flash-image"),
+  PEXELS_API_KEY: z.string().min(1).optional(),
+  PEXELS_BASE_URL: z.string().url().default("https://api.pexels.com"),
+  /** A ComfyUI server (HTTP + WebSocket API) with the SVD / AnimateDiff models of gpu-worker/workflows. */
+  COMFYUI_URL: z.string().url().optional(),
   FFMPEG_PATH: z.string().min(1).optional(),
   WORKER_ID: z.string().min(1).optional(),
 });

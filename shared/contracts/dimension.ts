@@ -6,6 +6,7 @@ import { VisualStyle } from "./media.ts";
 import { DEFAULT_SAFETY_PROFILE, SafetyProfile } from "./safety.ts";
 import { DEFAULT_SOURCES, MinScore, Sources, Subject } from "./sources.ts";
 import { GEMINI_TTS_VOICES } from "../providers/tts/gemini-voices.ts";
+import { DEFAULT_VISUALS, VisualsConfig } from "../providers/visuals/config.ts";
 
 /**
  * A dimension's configuration: the one definition of what `mdame dimension add|set` reads from a
@@ -44,6 +45,8 @@ const DimensionFields = {
   /** Google Trends region of the trend feed: an ISO 3166-1 alpha-2 code. */
   trend_geo: z.string().regex(/^[A-Z]{2}$/, "must be a two-letter upper-case country code like US"),
   style: VisualStyle,
+  /** Visual backends in order of preference, ending with `procedural`, and the Pexels blocklist. */
+  visuals: VisualsConfig,
   /** Blocked terms and categories, and how strict the classifier is (shared/contracts/safety.ts). */
   safety_profile: SafetyProfile,
   /** At most this many new videos per day (0 keeps the dimension idle without pausing it). */
@@ -91,6 +94,7 @@ export const DimensionConfig = z.object({
   tts_rate: DimensionFields.tts_rate.default("+0%"),
   tts_fallback_voice: DimensionFields.tts_fallback_voice.default(null),
   safety_profile: DimensionFields.safety_profile.default(DEFAULT_SAFETY_PROFILE),
+  visuals: DimensionFields.visuals.default(DEFAULT_VISUALS),
   daily_limit: DimensionFields.daily_limit.default(1),
   narration_min_words: DimensionFields.narration_min_words.default(95),
   narration_max_words: DimensionFields.narration_max_words.default(150),

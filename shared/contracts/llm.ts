@@ -20,6 +20,8 @@ export const ScenePlan = z.object({
   scenes: z.array(z.object({
     prompt: z.string().min(8).max(400),
     narration: z.string().min(1).max(1400),
+    /** Words a stock-video search can use; optional so plans cached before keywords still parse. */
+    keywords: z.array(z.string().trim().min(1).max(60)).max(8).optional(),
   }).strict()).min(5).max(10),
 }).strict();
 export type ScenePlan = z.infer<typeof ScenePlan>;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { VisualStyle, WordTiming } from "./media.ts";
+import { VisualsConfig } from "../providers/visuals/config.ts";
 
 /** Queue names, as created by the migrations. */
 export const QUEUES = {
@@ -41,6 +42,10 @@ export const VisualJob = z.object({
   width: z.number().int().positive().max(8192),
   height: z.number().int().positive().max(8192),
   fps: z.number().int().positive().max(120),
+  /** Stock-search words from the scene plan (none in plans made before keywords existed). */
+  keywords: z.array(z.string().min(1).max(60)).max(8).optional(),
+  /** The dimension's backend order and Pexels blocklist when the scene was planned; absent: procedural only. */
+  visuals: VisualsConfig.optional(),
   step_token: stepToken,
 }).strict();
 export type VisualJob = z.infer<typeof VisualJob>;

@@ -31,6 +31,14 @@ const Summary = z.object({
   }).passthrough()),
 }).passthrough();
 
+const SceneSummary = z.array(z.object({
+  index: z.number().int(),
+  backend: z.string(),
+  cache_hit: z.boolean(),
+  asset_key: z.string(),
+  credit: z.object({ provider: z.string(), author: z.string(), page_url: z.string(), licence: z.string() }).passthrough().optional(),
+}).strict());
+
 const EmulatorVideos = z.array(z.object({ id: z.string(), sha256: z.string(), size_bytes: z.number(), channel: z.string() }).passthrough());
 
 let stack: StackHandle;
@@ -108,6 +116,15 @@ describe("npm run demo", () => {
       const sha = createHash("sha256").update(readFileSync(file)).digest("hex");
       const upload = uploads.find((u) => u.id === video.publication.external_id);
       expect(upload?.sha256).toBe(sha);
+      // Topic-true scenes: each made by the dimension's first backend (Gemini image or Pexels stock), none procedural.
+      const scenes = SceneSummary.parse((video as { scenes?: unknown }).scenes);
+      expect(scenes.length).toBeGreaterThanOrEqual(5);
+      const first = video.dimension === "tech-explained" ? "gemini-image/" : "pexels/";
+      for (const scene of scenes) {
+        expect(scene.backend).toStartWith(first);
+        expect(scene.asset_key).toStartWith("scenes/");
+        if (first === "pexels/") expect(scene.credit).toMatchObject({ provider: "pexels", licence: "Pexels License" });
+      }
     }
   }, 16 * 60_000);
 

@@ -28,6 +28,7 @@ describe("DimensionConfig", () => {
       tts_rate: "+0%",
       tts_fallback_voice: null,
       safety_profile: { blocked_terms: [], blocked_categories: ["financial-advice"], strictness: "standard" },
+      visuals: { backends: ["procedural"], pexels_blocklist: [] },
       daily_limit: 1,
       narration_min_words: 95,
       narration_max_words: 150,

@@ -41,11 +41,11 @@ describe("words in any script", () => {
     const narration = "東京は今日とても晴れています。明日は雨でしょう。週末は暖かくなります。桜が咲き始めました。公園に行きましょう。";
     const pieces = narration.split("。").filter(Boolean).map((s) => `${s}。`);
     const plan = { scenes: pieces.map((p, i) => ({ prompt: `abstract scene number ${i}`, narration: p })) };
-    const scenes = await buildScenes(plan, narration, {}, "kagaku", "ja");
+    const scenes = await buildScenes(plan, narration, {}, "kagaku", undefined, "ja");
     expect(scenes).toHaveLength(5);
     expect(scenes[1].first_word).toBe(splitWords(pieces[0], "ja").length);
     await expect(buildScenes({ scenes: [...plan.scenes.slice(0, 4), { prompt: "abstract scene x", narration: "公園に行く。" }] },
-      narration, {}, "kagaku", "ja")).rejects.toThrow("changed the narration");
+      narration, {}, "kagaku", undefined, "ja")).rejects.toThrow("changed the narration");
   });
 });
 

@@ -1,5 +1,6 @@
 import { ScenePlan } from "../../../shared/contracts/llm.ts";
-import { PROCEDURAL_BACKEND_VERSION, VISUAL_FORMAT } from "../../../shared/contracts/visual-backends.ts";
+import { VISUAL_FORMAT } from "../../../shared/contracts/visual-backends.ts";
+import { DEFAULT_VISUALS, visualChainVersion, VisualsConfig } from "../../../shared/providers/visuals/config.ts";
 import { sceneHash } from "../../../shared/hashing.ts";
 import { comparableText } from "../../../shared/text/words.ts";
 import type { Logger } from "../../../shared/logging/logger.ts";
@@ -17,6 +18,8 @@ export interface PlannedScene {
   first_word: number;
   duration_s: number;
   scene_hash: string;
+  /** Stock-search words for the scene (empty when the plan gave none). */
+  keywords: string[];
 }
 
 /** Word for word, in any script: compared as comparableText (shared/text/words.ts) compares them. */
@@ -36,7 +39,15 @@ export function scenePlanContract(narration: string) {
 }
 
 /** Checks the plan kept the narration word for word and sizes each scene. */
-export async function buildScenes(plan: ScenePlan, narration: string, style: unknown, dimensionId: string, language?: string): Promise<PlannedScene[]> {
+export async function buildScenes(
+  plan: ScenePlan,
+  narration: string,
+  style: unknown,
+  dimensionId: string,
+  visuals: VisualsConfig = DEFAULT_VISUALS,
+  language?: string,
+): Promise<PlannedScene[]> {
+  const backendVersion = visualChainVersion(visuals.backends);
   if (!keptNarration(plan, narration)) {
     throw new LlmContractError("the scene plan changed the narration", []);
   }
@@ -50,7 +61,8 @@ export async function buildScenes(plan: ScenePlan, narration: string, style: unk
       narration: scene.narration,
       first_word: firstWord,
       duration_s: Math.min(30, Math.max(2, Math.round((words / WORDS_PER_SECOND + 0.5) * 10) / 10)),
-      scene_hash: await sceneHash(scene.prompt, style, dimensionId, PROCEDURAL_BACKEND_VERSION),
+      scene_hash: await sceneHash(scene.prompt, style, dimensionId, backendVersion),
+      keywords: [...new Set((scene.keywords ?? []).map((k) => k.toLowerCase()))],
     });
     firstWord += words;
   }
@@ -66,7 +78,9 @@ export async function runPlan(deps: PipelineDeps, { msgId, holder, task }: Stage
   const plan = await deps.llm.generate({
     task: "plan", dimensionId: dimension.id, prompt: scenePlanPrompt({ language: dimension.language, style, narration }), schema: scenePlanContract(narration), params: { temperature: 0.4 }, log,
   });
-  const scenes = await buildScenes(plan, narration, dimension.style, dimension.id, dimension.language);
+  const [row] = await deps.sql`select visuals from mdame.dimensions where id = ${dimension.id}`;
+  const visuals = VisualsConfig.parse(row?.visuals ?? DEFAULT_VISUALS);
+  const scenes = await buildScenes(plan, narration, dimension.style, dimension.id, visuals, dimension.language);
   const prompts = { scene_prompts: scenes.map((s) => s.prompt) };
   const verdict = await gateModelOutput(deps, dimension, "scene_plan", prompts);
   if (!verdict.allowed) {
@@ -75,7 +89,7 @@ export async function runPlan(deps: PipelineDeps, { msgId, holder, task }: Stage
       ${auditText(prompts)}, ${deps.sql.json(verdict as never)}, ${holder})`;
     return;
   }
-  log.info({ scenes: scenes.length }, "scenes planned");
+  log.info({ scenes: scenes.length, backends: visuals.backends }, "scenes planned");
   await deps.sql`select mdame.record_scene_plan(${msgId}, ${task.unit_id}, ${task.step_token}, ${deps.sql.json(scenes as never)},
-    ${deps.sql.json({ style: dimension.style, ...VISUAL_FORMAT } as never)}, ${holder})`;
+    ${deps.sql.json({ style: dimension.style, visuals, ...VISUAL_FORMAT } as never)}, ${holder})`;
 }

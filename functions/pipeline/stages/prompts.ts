@@ -59,7 +59,9 @@ export function scenePlanPrompt(input: { language: Language; style: string; narr
     "NARRATION:",
     headerValue(input.narration),
     "",
-    "Split the narration, in order and without changing a word, into 5 to 8 scenes. For each scene write a visual prompt for an",
-    "abstract animated background that fits what is said. Answer with JSON only: {\"scenes\": [{\"prompt\": string, \"narration\": string}]}.",
+    "Split the narration, in order and without changing a word, into 5 to 8 scenes. For each scene write a visual prompt for a",
+    "concrete, filmable image of what is said (subject, setting, shot, light), and 1 to 4 short keywords a stock-video search",
+    "would find it with. Answer with JSON only:",
+    "{\"scenes\": [{\"prompt\": string, \"narration\": string, \"keywords\": [string]}]}.",
   ].join("\n");
 }

@@ -1,0 +1,50 @@
+import type { Sql } from "postgres";
+import { SceneCredit } from "../shared/providers/visuals/config.ts";
+
+/** What a claim on (scene_hash, backend) found. */
+export type SceneClaim =
+  | { state: "ready"; assetKey: string; credit: SceneCredit | null }
+  | { state: "claimed" }
+  | { state: "busy"; holder: string; leaseUntil: Date };
+
+/**
+ * The scene cache per backend, with one generation per key: the first worker to claim a key
+ * generates it, another waits for the entry (or the lease to run out). All through RPCs.
+ */
+export interface SceneClaims {
+  claim(sceneHash: string, backend: string, holder: string, leaseS: number, discardAsset?: string): Promise<SceneClaim>;
+  /** Records the clip and ends the claim; returns the entry that won (another worker's if it was first). */
+  record(entry: { sceneHash: string; backend: string; backendName: string; assetKey: string; credit: SceneCredit | null; holder: string }): Promise<{ assetKey: string; credit: SceneCredit | null }>;
+  release(sceneHash: string, backend: string, holder: string): Promise<void>;
+}
+
+const credit = (value: unknown): SceneCredit | null => {
+  const parsed = SceneCredit.safeParse(value);
+  return parsed.success ? parsed.data : null;
+};
+
+/** SceneClaims over mdame.claim_scene_generation / record_scene_asset / release_scene_claim. */
+export class PgSceneClaims implements SceneClaims {
+  constructor(private readonly sql: Sql) {}
+
+  async claim(sceneHash: string, backend: string, holder: string, leaseS: number, discardAsset?: string): Promise<SceneClaim> {
+    const [row] = await this.sql<Array<{ state: string; asset_key: string | null; credit: unknown; holder: string | null; lease_until: Date | null }>>`
+      select * from mdame.claim_scene_generation(${sceneHash}, ${backend}, ${holder}, ${leaseS}, ${discardAsset ?? null})`;
+    if (row?.state === "ready" && row.asset_key) return { state: "ready", assetKey: row.asset_key, credit: credit(row.credit) };
+    if (row?.state === "busy") return { state: "busy", holder: row.holder ?? "", leaseUntil: new Date(row.lease_until ?? Date.now()) };
+    if (row?.state === "claimed") return { state: "claimed" };
+    throw new Error(`claim_scene_generation answered ${JSON.stringify(row)}`);
+  }
+
+  async record(entry: Parameters<SceneClaims["record"]>[0]) {
+    const [row] = await this.sql<Array<{ asset_key: string; credit: unknown }>>`
+      select asset_key, credit from mdame.record_scene_asset(${entry.sceneHash}, ${entry.backend}, ${entry.assetKey},
+        ${entry.credit === null ? null : this.sql.json(entry.credit as never)}, ${entry.holder})`;
+    if (!row?.asset_key) throw new Error("record_scene_asset returned no entry");
+    return { assetKey: row.asset_key, credit: credit(row.credit) };
+  }
+
+  async release(sceneHash: string, backend: string, holder: string): Promise<void> {
+    await this.sql`select mdame.release_scene_claim(${sceneHash}, ${backend}, ${holder})`;
+  }
+}
