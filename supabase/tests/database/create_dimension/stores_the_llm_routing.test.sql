@@ -16,7 +16,7 @@ select is((select llm from plain), '{}'::jsonb, 'without llm every task runs on 
 select throws_ok($$select mdame.create_dimension(jsonb_build_object(
   'id', 'bad-task', 'display_name', 'Bad', 'language', 'en', 'tts_voice', 'en-US-AriaNeural', 'trend_geo', 'US',
   'style', '{"palette": ["#000000"], "motion": "drift", "caption_font": "DejaVu Sans"}'::jsonb,
-  'llm', '{"horoscope": [{"provider": "gemini"}]}'::jsonb))$$, '22023', null, 'an unknown task is refused');
+  'llm', '{"horoscope": [{"provider": "gemini"}]}'::jsonb))$$, '23514', null, 'an unknown task is refused');
 select is((select count(*)::int from mdame.dimensions where id = 'bad-task'), 0, 'and nothing is stored');
 
 select * from finish();
