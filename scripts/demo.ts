@@ -5,6 +5,7 @@
  * and stage, and writes the videos and out/demo-summary.json. A second demo on the same day finds
  * today's run and publishes nothing new.
  */
+import type { QualityReport } from "../shared/contracts/quality.ts";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
@@ -122,6 +123,7 @@ async function main() {
         publication: { platform: publication.platform, external_id: publication.external_id },
         render_s: unit.video!.render_ms == null ? null : unit.video!.render_ms / 1000,
         stage_seconds: stageSeconds.get(unit.id) ?? {},
+        quality: unit.quality ?? null,
       });
     }
     const summary = { run_id: status.run.id, run_status: status.run.status, created: triggered.created, wall_s: (Date.now() - t0) / 1000, videos };
@@ -154,6 +156,8 @@ interface DemoVideo {
   publication: { platform: string; external_id: string | null };
   render_s: number | null;
   stage_seconds: Record<string, number>;
+  /** The quality gate's measures on the video, each with its bound. */
+  quality: QualityReport | null;
 }
 
 /** Seconds each unit spent in each stage, from the stage_entered events. */

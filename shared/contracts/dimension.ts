@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DimensionCaptions } from "./captions.ts";
 import { Language } from "./llm.ts";
 import { VisualStyle } from "./media.ts";
 
@@ -44,6 +45,8 @@ const DimensionFields = {
   daily_limit: wholeNumber(0, 50, "must be 0 to 50"),
   narration_min_words: narrationWords,
   narration_max_words: narrationWords,
+  /** Burned-in captions: which platform's UI they keep clear of (`intersection`: all of them). */
+  captions: DimensionCaptions,
 };
 
 type ConfigShape = {
@@ -77,6 +80,7 @@ export const DimensionConfig = z.object({
   daily_limit: DimensionFields.daily_limit.default(1),
   narration_min_words: DimensionFields.narration_min_words.default(95),
   narration_max_words: DimensionFields.narration_max_words.default(150),
+  captions: DimensionFields.captions.default({ profile: "intersection" }),
 }).strict().superRefine(crossFieldRules);
 export type DimensionConfig = z.infer<typeof DimensionConfig>;
 export type DimensionConfigInput = z.input<typeof DimensionConfig>;
