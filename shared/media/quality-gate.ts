@@ -208,27 +208,28 @@ export function judgeQuality(
   checks.push(check("faststart", order === "moov before mdat", order, null, "moov before mdat", `not faststart: ${order}`));
   const duration = round(info.duration_s, 3);
   const expected = round(input.expectedDurationS, 3);
+  const dB = (n: number) => n.toFixed(1);
   checks.push(check(
-    "duration", Math.abs(info.duration_s - input.expectedDurationS) <= b.durationToleranceS, duration, "s", `${expected} +-${b.durationToleranceS} s`,
-    `duration ${duration} s, outside ${expected} +-${b.durationToleranceS} s`,
+    "duration", Math.abs(info.duration_s - input.expectedDurationS) <= b.durationToleranceS, duration, "s", `${expected.toFixed(2)} +-${b.durationToleranceS} s`,
+    `duration ${duration.toFixed(2)} s, outside ${expected.toFixed(2)} +-${b.durationToleranceS} s`,
   ));
   const lufs = signal.integrated_lufs === null ? null : round(signal.integrated_lufs);
   checks.push(check(
     "integrated_loudness", lufs !== null && Math.abs(lufs - b.targetLufs) <= b.lufsTolerance, lufs, "LUFS", `${b.targetLufs} +-${b.lufsTolerance} LUFS`,
-    lufs === null ? "integrated loudness not measurable (no audio or silence)" : `integrated loudness ${lufs} LUFS, outside ${b.targetLufs} +-${b.lufsTolerance}`,
+    lufs === null ? "integrated loudness not measurable (no audio or silence)" : `integrated loudness ${dB(lufs)} LUFS, outside ${b.targetLufs} +-${b.lufsTolerance}`,
   ));
   const peak = signal.true_peak_dbtp === null ? null : round(signal.true_peak_dbtp);
   checks.push(check(
     "true_peak", peak !== null && peak <= b.maxTruePeakDbtp, peak, "dBTP", `<= ${b.maxTruePeakDbtp} dBTP`,
-    peak === null ? "true peak not measurable (no audio)" : `true peak ${peak} dBTP, above ${b.maxTruePeakDbtp} dBTP`,
+    peak === null ? "true peak not measurable (no audio)" : `true peak ${dB(peak)} dBTP, above ${b.maxTruePeakDbtp} dBTP`,
   ));
   checks.push(check(
     "black_frames", info.video !== null && signal.longest_black_s <= b.maxBlackS, signal.longest_black_s, "s", `<= ${b.maxBlackS} s`,
-    info.video ? `black picture for ${signal.longest_black_s} s, longer than ${b.maxBlackS} s` : "no video stream to check for black frames",
+    info.video ? `black picture for ${signal.longest_black_s.toFixed(2)} s, longer than ${b.maxBlackS} s` : "no video stream to check for black frames",
   ));
   checks.push(check(
     "frozen_frames", info.video !== null && signal.longest_frozen_s <= b.maxFrozenS, signal.longest_frozen_s, "s", `<= ${b.maxFrozenS} s`,
-    info.video ? `frozen picture for ${signal.longest_frozen_s} s, longer than ${b.maxFrozenS} s` : "no video stream to check for frozen frames",
+    info.video ? `frozen picture for ${signal.longest_frozen_s.toFixed(2)} s, longer than ${b.maxFrozenS} s` : "no video stream to check for frozen frames",
   ));
   if (input.captions) {
     const violations = captionBoxViolations(input.captions.boxes, input.captions.zone);
