@@ -11,12 +11,12 @@ alter table mdame.dimensions
   add constraint dimensions_captions_check
     check (jsonb_typeof(captions) = 'object'
            and captions - 'profile' = '{}'::jsonb
-           and captions->>'profile' in ('intersection', 'youtube_shorts', 'tiktok', 'reels'));
+           and coalesce(captions->>'profile', '') in ('intersection', 'youtube_shorts', 'tiktok', 'reels'));
 
 alter table mdame.work_units
   add column quality jsonb,
   add constraint work_units_quality_check
-    check (quality is null or (jsonb_typeof(quality) = 'object' and jsonb_typeof(quality->'passed') = 'boolean'));
+    check (quality is null or (jsonb_typeof(quality) = 'object' and coalesce(jsonb_typeof(quality->'passed'), '') = 'boolean'));
 
 create or replace function mdame.create_dimension(p_config jsonb)
 returns mdame.dimensions
@@ -136,7 +136,7 @@ begin
   if not found then
     raise exception 'no work unit %', p_unit_id using errcode = 'MDN01';
   end if;
-  if p_quality is not null and (jsonb_typeof(p_quality) <> 'object' or jsonb_typeof(p_quality->'passed') <> 'boolean') then
+  if p_quality is not null and (jsonb_typeof(p_quality) <> 'object' or coalesce(jsonb_typeof(p_quality->'passed'), '') <> 'boolean') then
     raise exception 'a quality report is an object with a boolean "passed"' using errcode = '22023';
   end if;
   if not mdame.record_webhook(p_webhook_id, 'render.completed') then
