@@ -78,8 +78,19 @@ async function synthesiseVoice(workDir: string): Promise<{ mp3: string; words: W
   }
   const mp3 = join(workDir, "voice.mp3");
   const inputs = parts.flatMap((p) => ["-i", p]);
-  const concat = `${parts.map((_, i) => `[${i}:a]`).join("")}concat=n=${parts.length}:v=0:a=1,loudnorm=I=-14:TP=-2:LRA=11,aresample=48000[a]`;
-  await run("ffmpeg", ["-v", "error", ...inputs, "-filter_complex", concat, "-map", "[a]", "-c:a", "libmp3lame", "-b:a", "96k", "-y", mp3]);
+  // espeak-ng speaks at about -21 LUFS with -2 dBFS peaks: compressed, then brought to -14 LUFS
+  // under a limiter, a few rounds of measure-and-adjust, as a normalised voice track would be.
+  const compressed = join(workDir, "voice-compressed.wav");
+  const concat = `${parts.map((_, i) => `[${i}:a]`).join("")}concat=n=${parts.length}:v=0:a=1,acompressor=threshold=0.03:ratio=10:attack=1:release=80[a]`;
+  await run("ffmpeg", ["-v", "error", ...inputs, "-filter_complex", concat, "-map", "[a]", "-y", compressed]);
+  let gainDb = 0;
+  for (let round = 0; round < 4; round++) {
+    await run("ffmpeg", ["-v", "error", "-i", compressed, "-af", `volume=${gainDb.toFixed(2)}dB,alimiter=limit=0.5:level=false:attack=1:release=20`, "-c:a", "libmp3lame", "-b:a", "96k", "-y", mp3]);
+    const { stderr } = await run("ffmpeg", ["-hide_banner", "-nostats", "-i", mp3, "-af", "ebur128=framelog=verbose", "-f", "null", "-"]);
+    const lufs = Number(/I:\s+(-?[\d.]+) LUFS/.exec(stderr.slice(stderr.lastIndexOf("Summary:")))![1]);
+    if (Math.abs(lufs + 14) <= 0.3) break;
+    gainDb += -14 - lufs;
+  }
   const durationMs = Math.round((await probeMedia(mp3)).duration_s * 1000);
   return { mp3, words, durationMs };
 }
