@@ -85,7 +85,7 @@ async function synthesiseVoice(workDir: string): Promise<{ mp3: string; words: W
   await run("ffmpeg", ["-v", "error", ...inputs, "-filter_complex", concat, "-map", "[a]", "-y", compressed]);
   let gainDb = 0;
   for (let round = 0; round < 4; round++) {
-    await run("ffmpeg", ["-v", "error", "-i", compressed, "-af", `volume=${gainDb.toFixed(2)}dB,alimiter=limit=0.5:level=false:attack=1:release=20`, "-c:a", "libmp3lame", "-b:a", "96k", "-y", mp3]);
+    await run("ffmpeg", ["-v", "error", "-i", compressed, "-af", `volume=${gainDb.toFixed(2)}dB,alimiter=limit=0.7:level=false:attack=1:release=20`, "-c:a", "libmp3lame", "-b:a", "96k", "-y", mp3]);
     const { stderr } = await run("ffmpeg", ["-hide_banner", "-nostats", "-i", mp3, "-af", "ebur128=framelog=verbose", "-f", "null", "-"]);
     const lufs = Number(/I:\s+(-?[\d.]+) LUFS/.exec(stderr.slice(stderr.lastIndexOf("Summary:")))![1]);
     if (Math.abs(lufs + 14) <= 0.3) break;
