@@ -1,87 +1,82 @@
+import type { CaptionBox } from "../shared/contracts/captions.ts";
 import type { WordTiming } from "../shared/contracts/media.ts";
+import { NonRetriableError } from "../shared/errors.ts";
+import type { FontMetrics } from "./font-metrics.ts";
+import { captionBoxViolations, type SafeZone, zoneRect } from "./safe-zones.ts";
 
 /**
- * Burned-in captions: words grouped into short cues, written as an ASS script that libass renders
- * inside the YouTube Shorts safe zone of a 1080x1920 frame.
+ * Burned-in captions: the voice's words grouped into short phrases of one or two lines, bold white
+ * with a dark outline, the word being spoken lit in the highlight colour as it is spoken. Each
+ * cue's box is computed from the caption font's own advance widths and kept inside the dimension's
+ * safe-zone profile; a cue that cannot be made to fit fails the render, named.
  */
 
-/** Regions of a 1080x1920 Shorts frame that the player's own UI covers. */
-export const SAFE_ZONE = { width: 1080, height: 1920, top: 288, bottom: 672, left: 48, right: 192 } as const;
-
-/** Caption layout, in ASS script pixels (PlayRes = the frame size). */
-export const CAPTION_LAYOUT = {
+/** Caption style and grouping, in ASS script pixels (PlayRes = the 1080x1920 frame). */
+export const CAPTION_STYLE = {
+  /** Phone-sized: about 6% of the frame's width per em. */
   fontSize: 72,
-  /** Long words shrink down to this size before they are broken across lines. */
-  minFontSize: 44,
-  /** Alignment 2 (bottom centre) between these margins. */
-  marginL: 80,
-  marginR: 224,
-  /** Bottom of the text box sits at PlayResY - marginV = 1220, clear of the bottom 672 px. */
-  marginV: 700,
-  outline: 4,
+  /** A cue too wide at full size on two lines is shrunk, down to this size, before it is split. */
+  minFontSize: 56,
+  outline: 5,
   shadow: 0,
-  maxWords: 4,
+  maxLines: 2,
+  /** Words per cue: enough for a phrase, few enough to read at a glance. */
+  maxWords: 6,
   /** A cue stays up this long after its last word ends, unless the next cue starts first. */
   lingerMs: 300,
   /** A pause this long between words starts a new cue. */
   pauseMs: 700,
-  maxLines: 4,
+  /** Room kept between the text box and the zone's bottom edge and sides. */
+  bottomPadding: 24,
+  sidePadding: 16,
+  /** ASS colours are &HAABBGGRR: white text, gold (#FFD700) for the word being spoken, near-black outline. */
+  textColour: "&H00FFFFFF",
+  highlightColour: "&H0000D7FF",
+  outlineColour: "&H00101010",
 } as const;
 
-/**
- * Advance widths in em, grouped and rounded up from DejaVu Sans Bold (the default caption font).
- * libass sizes fonts by cell height (ascent + descent = 1.164 em for DejaVu), so 1 em = size / 1.164.
- */
-const CELL_HEIGHT_EM = 1.164;
-const WIDTH_CLASSES: Array<[number, string]> = [
-  [0.4, " ilj'.,:;|/\\IJ`"],
-  [0.53, "ftr()[]-_!\"*{}’‘"],
-  [0.72, "abcdeghknopqsuvxyz0123456789?$€ELTF¿"],
-  [0.88, "ABCDGHKNOPQRSUVXYZ#+<=>^~&“”ß£"],
-  [1.11, "mwMW@%—…"],
-];
-const CHAR_WIDTH_EM = new Map<string, number>(WIDTH_CLASSES.flatMap(([w, chars]) => [...chars].map((c) => [c, w] as [string, number])));
-/** Anything not in the table (CJK, emoji, other scripts) is assumed wider than any Latin letter. */
-const UNKNOWN_CHAR_EM = 1.25;
-/** Headroom for hinting, kerning and fonts a dimension may pick instead of DejaVu. */
-const WIDTH_SAFETY = 1.05;
-
-function charWidthEm(ch: string): number {
-  const known = CHAR_WIDTH_EM.get(ch);
-  if (known !== undefined) return known;
-  // Accented Latin letters are as wide as their base letter.
-  const base = ch.normalize("NFD")[0];
-  return (base && base !== ch ? CHAR_WIDTH_EM.get(base) : undefined) ?? UNKNOWN_CHAR_EM;
+export interface CaptionWord {
+  text: string;
+  start_ms: number;
+  end_ms: number;
 }
 
-/** Estimated rendered width of one line in script pixels, outline excluded. */
-export function estimateTextWidth(text: string, fontSize: number): number {
-  let em = 0;
-  for (const ch of text) em += charWidthEm(ch);
-  return (em * fontSize * WIDTH_SAFETY) / CELL_HEIGHT_EM;
+/** One piece of a rendered line: a word, or part of one broken across two lines. */
+export interface LinePiece {
+  text: string;
+  /** Index of the word in the cue's `words`. */
+  word: number;
 }
-
-/** Width a line may take: between the margins, minus the outline on both sides. */
-export const LINE_WIDTH_BUDGET = SAFE_ZONE.width - CAPTION_LAYOUT.marginL - CAPTION_LAYOUT.marginR - 2 * (CAPTION_LAYOUT.outline + CAPTION_LAYOUT.shadow);
 
 export interface CaptionCue {
   start_ms: number;
   end_ms: number;
-  /** Plain text (not escaped), one entry per rendered line; usually one. */
-  lines: string[];
+  words: CaptionWord[];
+  /** Rendered lines, one or two. */
+  lines: LinePiece[][];
   font_size: number;
-  /** How many spoken words the cue shows. */
-  word_count: number;
+  /** Where its glyphs (outline included) land on the frame. */
+  box: { left: number; top: number; right: number; bottom: number };
+}
+
+/** A cue lies outside the safe zone however it is wrapped or shrunk; retrying cannot help. */
+export class CaptionLayoutError extends NonRetriableError {
+  constructor(message: string) {
+    super(message);
+    this.name = "CaptionLayoutError";
+  }
 }
 
 const SENTENCE_END = /[.!?…;:,]["'”’»)\]]*$/u;
 
-function normaliseWord(text: string): string {
-  return text.replace(/\s+/gu, " ").trim();
+export function lineText(line: readonly LinePiece[]): string {
+  let text = "";
+  for (const [i, piece] of line.entries()) text += (i > 0 && piece.word !== line[i - 1].word ? " " : "") + piece.text;
+  return text;
 }
 
 /** Splits `items` into `parts` runs of near-equal length, longer runs first. */
-function balancedRuns<T>(items: T[], parts: number): T[][] {
+function balancedRuns<T>(items: readonly T[], parts: number): T[][] {
   const runs: T[][] = [];
   let at = 0;
   for (let p = 0; p < parts; p++) {
@@ -92,72 +87,100 @@ function balancedRuns<T>(items: T[], parts: number): T[][] {
   return runs;
 }
 
-/** Splits a group until each fits the line budget at full size (a single word may not). */
-function fitGroup<T extends { text: string }>(group: T[], fontSize: number): T[][] {
-  const text = group.map((w) => w.text).join(" ");
-  if (group.length === 1 || estimateTextWidth(text, fontSize) <= LINE_WIDTH_BUDGET) return [group];
-  return balancedRuns(group, 2).flatMap((half) => fitGroup(half, fontSize));
+interface LayoutContext {
+  zone: SafeZone;
+  metrics: FontMetrics;
+  /** Widest a line may be: the zone's width less the side padding and the outline on both sides. */
+  budget: number;
 }
 
-/** The largest size, at most the full size, at which every line fits the budget. */
-function fittingSize(lines: string[]): number {
-  const { fontSize } = CAPTION_LAYOUT;
-  const widest = Math.max(...lines.map((l) => estimateTextWidth(l, fontSize)));
-  let size = Math.min(fontSize, Math.floor((fontSize * LINE_WIDTH_BUDGET) / widest));
-  while (size > 1 && lines.some((l) => estimateTextWidth(l, size) > LINE_WIDTH_BUDGET)) size--;
-  return size;
+function widest(lines: LinePiece[][], size: number, metrics: FontMetrics): number {
+  return Math.max(...lines.map((l) => metrics.measure(lineText(l), size)));
+}
+
+/** Word lines of a group: one line, or two split where the wider line is narrowest. */
+function wordLineOptions(words: CaptionWord[], size: number, metrics: FontMetrics): LinePiece[][][] {
+  const pieces = words.map((w, i) => ({ text: w.text, word: i }));
+  const options: LinePiece[][][] = [[pieces]];
+  let best: LinePiece[][] | null = null;
+  for (let cut = 1; cut < pieces.length; cut++) {
+    const candidate = [pieces.slice(0, cut), pieces.slice(cut)];
+    if (!best || widest(candidate, size, metrics) < widest(best, size, metrics)) best = candidate;
+  }
+  if (best) options.push(best);
+  return options;
+}
+
+/** A single word too wide for any line: broken in two balanced, hyphenated halves. */
+function brokenWord(word: CaptionWord): LinePiece[][] {
+  const [head, tail] = balancedRuns([...word.text], 2);
+  return [[{ text: `${head.join("")}-`, word: 0 }], [{ text: tail.join(""), word: 0 }]];
 }
 
 /**
- * Lays out one cue's text: one line at full size if it fits, else one line shrunk down to
- * minFontSize, else the text cut into the fewest balanced, hyphenated lines that fit (a very long
- * word), at most maxLines, the last one ending with an ellipsis when even that is not enough.
+ * The first layout that fits, in order of preference: one line at full size, two lines at full
+ * size (three words or more), then each size down to minFontSize with one line, then two. Null when
+ * none fits (the caller splits the group).
  */
-function layoutText(text: string): { lines: string[]; font_size: number } {
-  const { minFontSize, maxLines } = CAPTION_LAYOUT;
-  const single = fittingSize([text]);
-  if (single >= minFontSize) return { lines: [text], font_size: single };
-  const chars = [...text];
-  for (let count = 2; count <= maxLines; count++) {
-    const lines = balancedRuns(chars, count).map((run, i) => run.join("") + (i < count - 1 ? "-" : ""));
-    const size = fittingSize(lines);
-    if (size >= minFontSize) return { lines, font_size: size };
-  }
-  // Too long even for maxLines: fill the lines greedily and end the last one with an ellipsis.
-  const lines: string[] = [];
-  let line = "";
-  for (const ch of chars) {
-    if (line && estimateTextWidth(`${line}${ch}-`, minFontSize) > LINE_WIDTH_BUDGET) {
-      lines.push(`${line}-`);
-      line = "";
-      if (lines.length === maxLines) break;
+function fitGroup(words: CaptionWord[], ctx: LayoutContext): { lines: LinePiece[][]; font_size: number } | null {
+  const { fontSize, minFontSize } = CAPTION_STYLE;
+  for (let size = fontSize; size >= minFontSize; size -= 2) {
+    for (const lines of wordLineOptions(words, size, ctx.metrics)) {
+      if (lines.length > 1 && words.length < 3 && size === fontSize) continue;
+      if (widest(lines, size, ctx.metrics) <= ctx.budget) return { lines, font_size: size };
     }
-    line += ch;
   }
-  if (lines.length < maxLines) return { lines: [...lines, line], font_size: minFontSize };
-  let last = lines[maxLines - 1].slice(0, -1);
-  while (last.length > 0 && estimateTextWidth(`${last}…`, minFontSize) > LINE_WIDTH_BUDGET) last = [...last].slice(0, -1).join("");
-  lines[maxLines - 1] = `${last}…`;
-  return { lines, font_size: minFontSize };
+  return null;
+}
+
+function layoutGroup(words: CaptionWord[], ctx: LayoutContext): Array<{ words: CaptionWord[]; lines: LinePiece[][]; font_size: number }> {
+  const fitted = fitGroup(words, ctx);
+  if (fitted) return [{ words, ...fitted }];
+  if (words.length > 1) return balancedRuns(words, 2).flatMap((half) => layoutGroup(half, ctx));
+  // One word wider than a line even at the smallest size: hyphenated over two lines, shrunk as
+  // needed; if even that is too wide, the box check names it.
+  const lines = brokenWord(words[0]);
+  let size: number = CAPTION_STYLE.fontSize;
+  while (size > CAPTION_STYLE.minFontSize && widest(lines, size, ctx.metrics) > ctx.budget) size -= 2;
+  return [{ words, lines, font_size: size }];
+}
+
+/** Where the cue's glyphs land: centred in the zone, bottom edge just above the zone's bottom. */
+function cueBox(lines: LinePiece[][], size: number, ctx: LayoutContext): CaptionCue["box"] {
+  const { outline, shadow } = CAPTION_STYLE;
+  const anchor = captionAnchor(ctx.zone);
+  const half = widest(lines, size, ctx.metrics) / 2 + outline + shadow;
+  return { left: anchor.x - half, right: anchor.x + half, top: anchor.y - lines.length * size - outline, bottom: anchor.y + outline + shadow };
+}
+
+/** The \pos point of every cue (alignment 2, bottom centre) for a zone. */
+export function captionAnchor(zone: SafeZone): { x: number; y: number } {
+  const r = zoneRect(zone);
+  return { x: Math.round((r.left + r.right) / 2), y: r.bottom - CAPTION_STYLE.bottomPadding - CAPTION_STYLE.outline - CAPTION_STYLE.shadow };
 }
 
 /**
- * Groups words into cues of 1-4 words. A cue never runs past punctuation that ends a sentence or
- * clause, nor across a long pause, and is split further when it would be too wide. Each cue shows
- * from its first word's offset until the next cue starts or its last word ends + lingerMs,
- * whichever comes first, and never past `endLimitMs`.
+ * Groups words into cues and lays each out for `zone`. A cue never runs past punctuation that ends
+ * a sentence or clause, nor across a long pause, holds at most maxWords words, and is re-wrapped,
+ * shrunk or split until it fits. Each cue shows from its first word's start until the next cue
+ * starts or its last word ends + lingerMs, whichever comes first, never past `endLimitMs`.
  */
-export function groupCaptionCues(words: readonly WordTiming[], options: { endLimitMs?: number } = {}): CaptionCue[] {
-  const { maxWords, lingerMs, pauseMs, fontSize } = CAPTION_LAYOUT;
-  const items = words
-    .map((w) => ({ text: normaliseWord(w.text), start: w.offset_ms, end: w.offset_ms + w.duration_ms }))
+export function layoutCaptions(
+  timings: readonly WordTiming[],
+  options: { zone: SafeZone; metrics: FontMetrics; endLimitMs?: number },
+): CaptionCue[] {
+  const { maxWords, lingerMs, pauseMs, outline, shadow, sidePadding } = CAPTION_STYLE;
+  const r = zoneRect(options.zone);
+  const ctx: LayoutContext = { zone: options.zone, metrics: options.metrics, budget: r.right - r.left - 2 * (sidePadding + outline + shadow) };
+  const words = timings
+    .map((w) => ({ text: w.text.replace(/\s+/gu, " ").trim(), start_ms: w.offset_ms, end_ms: w.offset_ms + w.duration_ms }))
     .filter((w) => w.text.length > 0);
 
-  const phrases: (typeof items)[] = [];
-  let current: typeof items = [];
-  for (const [i, word] of items.entries()) {
-    const previous = items[i - 1];
-    if (current.length > 0 && previous && word.start - previous.end >= pauseMs) {
+  const phrases: CaptionWord[][] = [];
+  let current: CaptionWord[] = [];
+  for (const [i, word] of words.entries()) {
+    const previous = words[i - 1];
+    if (current.length > 0 && previous && word.start_ms - previous.end_ms >= pauseMs) {
       phrases.push(current);
       current = [];
     }
@@ -169,27 +192,36 @@ export function groupCaptionCues(words: readonly WordTiming[], options: { endLim
   }
   if (current.length > 0) phrases.push(current);
 
-  const groups = phrases.flatMap((phrase) => balancedRuns(phrase, Math.ceil(phrase.length / maxWords)).flatMap((g) => fitGroup(g, fontSize)));
-
+  const groups = phrases.flatMap((p) => balancedRuns(p, Math.ceil(p.length / maxWords)).flatMap((g) => layoutGroup(g, ctx)));
   const cues: CaptionCue[] = [];
   for (const [i, group] of groups.entries()) {
-    const start = group[0].start;
-    const next = groups[i + 1]?.[0].start ?? Number.POSITIVE_INFINITY;
-    let end = Math.min(next, group[group.length - 1].end + lingerMs);
+    const start = group.words[0].start_ms;
+    const next = groups[i + 1]?.words[0].start_ms ?? Number.POSITIVE_INFINITY;
+    let end = Math.min(next, group.words[group.words.length - 1].end_ms + lingerMs);
     if (options.endLimitMs !== undefined) end = Math.min(end, options.endLimitMs);
     if (end - start < 10) continue;
-    cues.push({ start_ms: start, end_ms: end, word_count: group.length, ...layoutText(group.map((w) => w.text).join(" ")) });
+    cues.push({ start_ms: start, end_ms: end, words: group.words, lines: group.lines, font_size: group.font_size, box: cueBox(group.lines, group.font_size, ctx) });
   }
   return cues;
 }
 
-/** Estimated box of a cue's glyphs (outline included) on the 1080x1920 frame. */
-export function estimateCueBox(cue: CaptionCue): { left: number; right: number; top: number; bottom: number } {
-  const { marginL, marginR, marginV, outline, shadow } = CAPTION_LAYOUT;
-  const centre = (marginL + SAFE_ZONE.width - marginR) / 2;
-  const half = Math.max(...cue.lines.map((l) => estimateTextWidth(l, cue.font_size))) / 2 + outline + shadow;
-  const bottom = SAFE_ZONE.height - marginV + outline + shadow;
-  return { left: centre - half, right: centre + half, top: bottom - cue.lines.length * cue.font_size - 2 * outline, bottom };
+/** The cues' boxes as the quality gate and the safe-zone check read them. */
+export function captionBoxes(cues: readonly CaptionCue[]): CaptionBox[] {
+  return cues.map((cue, i) => ({
+    cue: i,
+    text: cue.lines.map(lineText).join(" / ").slice(0, 500),
+    start_ms: Math.round(cue.start_ms),
+    ...cue.box,
+  }));
+}
+
+/** Throws CaptionLayoutError naming every cue whose box lies outside the zone. */
+export function assertCaptionsInside(cues: readonly CaptionCue[], zone: SafeZone): void {
+  const violations = captionBoxViolations(captionBoxes(cues), zone);
+  if (violations.length > 0) {
+    const more = violations.length > 3 ? ` (and ${violations.length - 3} more)` : "";
+    throw new CaptionLayoutError(`${violations.slice(0, 3).join("; ")}${more}`);
+  }
 }
 
 /**
@@ -211,33 +243,63 @@ export function formatAssTime(ms: number): string {
   return `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}.${String(c).padStart(2, "0")}`;
 }
 
-/** The ASS script for the cues: bold white text with a dark outline, no automatic wrapping. */
-export function buildAssSubtitles(cues: readonly CaptionCue[], options: { fontName: string; title?: string }): string {
-  const { fontSize, marginL, marginR, marginV, outline, shadow } = CAPTION_LAYOUT;
+/** A cue's text with word `active` in the highlight colour. */
+function cueText(cue: CaptionCue, active: number): string {
+  const { textColour, highlightColour } = CAPTION_STYLE;
+  return cue.lines.map((line) =>
+    line.map((piece, i) => {
+      const space = i > 0 && piece.word !== line[i - 1].word ? " " : "";
+      const text = escapeAssText(piece.text);
+      return piece.word === active ? `${space}{\\1c${highlightColour}&}${text}{\\1c${textColour}&}` : `${space}${text}`;
+    }).join("")
+  ).join("\\N");
+}
+
+/**
+ * The word-states of a cue: word i is lit from its own start (the cue's start for the first) until
+ * the next word starts (the cue's end for the last), so exactly one word is lit at any time.
+ */
+export function wordStates(cue: CaptionCue): Array<{ word: number; start_ms: number; end_ms: number }> {
+  return cue.words.map((w, i) => ({
+    word: i,
+    start_ms: i === 0 ? cue.start_ms : Math.min(Math.max(w.start_ms, cue.start_ms), cue.end_ms),
+    end_ms: i + 1 < cue.words.length ? Math.min(Math.max(cue.words[i + 1].start_ms, cue.start_ms), cue.end_ms) : cue.end_ms,
+  })).filter((s) => formatAssTime(s.end_ms) !== formatAssTime(s.start_ms));
+}
+
+/**
+ * The ASS script: one Dialogue line per word-state, every state of a cue with the same text and
+ * position so the phrase stands still while the highlight moves along it. No automatic wrapping:
+ * the lines are the layout's.
+ */
+export function buildAssSubtitles(cues: readonly CaptionCue[], options: { fontName: string; zone: SafeZone; title?: string }): string {
+  const { fontSize, outline, shadow, textColour, highlightColour, outlineColour } = CAPTION_STYLE;
   // A comma would shift the Style fields; the font name is configuration, not caption text.
   const font = options.fontName.replace(/[,\r\n]/g, " ").trim() || "DejaVu Sans";
   const title = (options.title ?? "MD-AME captions").replace(/[\r\n]/g, " ");
+  const anchor = captionAnchor(options.zone);
   const header = [
     "[Script Info]",
     `Title: ${title}`,
     "ScriptType: v4.00+",
-    `PlayResX: ${SAFE_ZONE.width}`,
-    `PlayResY: ${SAFE_ZONE.height}`,
-    // 2 = no automatic wrapping: line breaks are decided here, against the width budget.
+    `PlayResX: ${options.zone.width}`,
+    `PlayResY: ${options.zone.height}`,
+    // 2 = no automatic wrapping: line breaks are decided here, against the zone's width.
     "WrapStyle: 2",
     "ScaledBorderAndShadow: yes",
     "",
     "[V4+ Styles]",
     "Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding",
-    `Style: Caption,${font},${fontSize},&H00FFFFFF,&H00FFFFFF,&H00141414,&H80000000,-1,0,0,0,100,100,0,0,1,${outline},${shadow},2,${marginL},${marginR},${marginV},1`,
+    `Style: Caption,${font},${fontSize},${textColour},${highlightColour},${outlineColour},&H80000000,-1,0,0,0,100,100,0,0,1,${outline},${shadow},2,0,0,0,1`,
     "",
     "[Events]",
     "Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text",
   ];
-  const events = cues.map((cue) => {
-    const size = cue.font_size === fontSize ? "" : `{\\fs${cue.font_size}}`;
-    const text = cue.lines.map(escapeAssText).join("\\N");
-    return `Dialogue: 0,${formatAssTime(cue.start_ms)},${formatAssTime(cue.end_ms)},Caption,,0,0,0,,${size}${text}`;
+  const events = cues.flatMap((cue) => {
+    const size = cue.font_size === fontSize ? "" : `\\fs${cue.font_size}`;
+    return wordStates(cue).map((state) =>
+      `Dialogue: 0,${formatAssTime(state.start_ms)},${formatAssTime(state.end_ms)},Caption,,0,0,0,,{\\an2\\pos(${anchor.x},${anchor.y})${size}}${cueText(cue, state.word)}`
+    );
   });
   return `${[...header, ...events].join("\n")}\n`;
 }

@@ -9,7 +9,11 @@ import { makeScratchDir } from "../shared/storage/scratch-dirs.ts";
 import { NonRetriableError } from "../shared/errors.ts";
 import { failpoint } from "../shared/failpoints.ts";
 import { type QueueTaskDefinition, type TaskContext, type TaskOutcome, uuidField } from "../shared/worker/pull-worker.ts";
-import { buildAssSubtitles, groupCaptionCues } from "./captions.ts";
+import type { QualityReport } from "../shared/contracts/quality.ts";
+import { describeFailures, measureQuality, QUALITY_GATE_VERSION, type QualityGateInput, type QualityGateOptions } from "../shared/media/quality-gate.ts";
+import { assertCaptionsInside, buildAssSubtitles, captionBoxes, layoutCaptions } from "./captions.ts";
+import { captionFontMetrics } from "./font-metrics.ts";
+import { captionZone, safeZone } from "./safe-zones.ts";
 import { RENDER_FORMAT, renderVideo } from "./ffmpeg-render.ts";
 import { computeTimeline } from "./timeline.ts";
 
@@ -19,7 +23,9 @@ import { computeTimeline } from "./timeline.ts";
  */
 export async function renderAssetKey(job: RenderJob): Promise<string> {
   const { step_token: _stepToken, ...content } = job;
-  return `renders/${await sha256Hex(canonicalJson(content))}.mp4`;
+  // The gate's version is part of the key: a render stored before the gate (or under other bounds)
+  // is never reused as if it had passed.
+  return `renders/${await sha256Hex(canonicalJson({ ...content, quality_gate: QUALITY_GATE_VERSION }))}.mp4`;
 }
 
 export interface RenderTaskDeps {
@@ -33,6 +39,16 @@ export interface RenderTaskDeps {
   ffprobePath?: string;
   /** Seconds between progress log lines. */
   progressLogIntervalS?: number;
+  /** Measures a finished render; the real gate unless a test stands in. */
+  qualityGate?: (input: QualityGateInput, options: QualityGateOptions) => Promise<QualityReport>;
+}
+
+/** A render failed the quality gate on every attempt; rendering the same inputs again will not help. */
+export class QualityGateError extends NonRetriableError {
+  constructor(message: string, readonly report: QualityReport) {
+    super(message);
+    this.name = "QualityGateError";
+  }
 }
 
 async function fetchInput(store: AssetStore, key: string, path: string): Promise<void> {
@@ -53,7 +69,7 @@ function checkOutput(info: MediaInfo): void {
   if (!(info.duration_s > 0) || !(info.size_bytes > 0)) throw new Error("render output is empty");
 }
 
-function completed(job: RenderJob, key: string, info: MediaInfo, renderMs: number | null): TaskOutcome {
+function completed(job: RenderJob, key: string, info: MediaInfo, renderMs: number | null, quality: QualityReport): TaskOutcome {
   return {
     kind: "render.completed",
     unit_id: job.unit_id,
@@ -63,23 +79,37 @@ function completed(job: RenderJob, key: string, info: MediaInfo, renderMs: numbe
     height: info.video?.height ?? 0,
     size_bytes: info.size_bytes,
     render_ms: renderMs,
+    quality,
   };
 }
+
+/** Renders attempted per job before a failing quality gate fails the unit. */
+export const RENDER_ATTEMPTS = 2;
 
 async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext): Promise<TaskOutcome> {
   const key = await renderAssetKey(job);
   const dir = await makeScratchDir("render", deps.workDir);
   const outPath = join(dir, "render.mp4");
+  const gate = deps.qualityGate ?? measureQuality;
+  const gateOptions = { ffmpegPath: deps.ffmpegPath, ffprobePath: deps.ffprobePath, signal: ctx.signal };
   try {
+    const timeline = computeTimeline(job.words, job.scenes, job.audio_duration_ms, { fps: RENDER_FORMAT.fps });
+    const zone = safeZone(job.caption_profile);
+    const cues = layoutCaptions(job.words, { zone, metrics: captionFontMetrics(job.caption_font), endLimitMs: timeline.total_ms });
+    assertCaptionsInside(cues, zone);
+    const gateInput = { path: outPath, expectedDurationS: timeline.total_ms / 1000, captions: { zone: captionZone(zone), boxes: captionBoxes(cues) } };
+
     if (await deps.store.exists(key)) {
+      // Only renders that passed the gate are stored; measuring again gives the report to send.
       await deps.store.getFile(key, outPath);
       const info = await probeMedia(outPath, { ffprobePath: deps.ffprobePath, signal: ctx.signal });
       checkOutput(info);
+      const quality = await gate(gateInput, gateOptions);
+      if (!quality.passed) throw new QualityGateError(`stored render ${key}: ${describeFailures(quality)}`, quality);
       ctx.logger.info({ video_key: key }, "render already stored; reporting it");
-      return completed(job, key, info, null);
+      return completed(job, key, info, null, quality);
     }
 
-    const timeline = computeTimeline(job.words, job.scenes, job.audio_duration_ms, { fps: RENDER_FORMAT.fps });
     const audioPath = join(dir, `voice${extname(job.audio_key) || ".audio"}`);
     await fetchInput(deps.store, job.audio_key, audioPath);
     const clipPaths = new Map<string, string>();
@@ -89,45 +119,53 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
       await fetchInput(deps.store, slot.asset_key, path);
       clipPaths.set(slot.asset_key, path);
     }
-
-    const cues = groupCaptionCues(job.words, { endLimitMs: timeline.total_ms });
     const subtitlesPath = join(dir, "captions.ass");
     // The configured font, unless the words are in a script it does not cover.
     const fontName = captionFontFor(job.words.map((w) => w.text).join(" "), job.caption_font);
-    await writeFile(subtitlesPath, buildAssSubtitles(cues, { fontName, title: job.title }), "utf8");
+    await writeFile(subtitlesPath, buildAssSubtitles(cues, { fontName, zone, title: job.title }), "utf8");
 
-    const intervalMs = (deps.progressLogIntervalS ?? 5) * 1000;
-    let lastLog = 0;
-    const startedAt = performance.now();
-    ctx.logger.info({ video_key: key, scenes: timeline.scenes.length, cues: cues.length, total_ms: timeline.total_ms }, "render started");
-    await renderVideo({
-      clips: timeline.scenes.map((s) => ({ path: clipPaths.get(s.asset_key)!, frames: s.frames })),
-      audioPath,
-      subtitlesPath,
-      fontsDir: deps.fontsDir,
-      outPath,
-      preset: deps.preset,
-    }, {
-      signal: ctx.signal,
-      ffmpegPath: deps.ffmpegPath,
-      onProgress: (p) => {
-        if (p.fraction > 0.3 && !p.done) failpoint("render.mid-render");
-        const now = performance.now();
-        if (!p.done && now - lastLog < intervalMs) return;
-        lastLog = now;
-        ctx.logger.info({ progress_pct: Math.round(p.fraction * 100), out_time_ms: p.out_time_ms, speed: p.speed }, "render progress");
-      },
-    });
-    const renderMs = Math.round(performance.now() - startedAt);
+    let report: QualityReport | null = null;
+    for (let attempt = 1; attempt <= RENDER_ATTEMPTS; attempt++) {
+      const intervalMs = (deps.progressLogIntervalS ?? 5) * 1000;
+      let lastLog = 0;
+      const startedAt = performance.now();
+      ctx.logger.info({ video_key: key, scenes: timeline.scenes.length, cues: cues.length, total_ms: timeline.total_ms, attempt }, "render started");
+      await renderVideo({
+        clips: timeline.scenes.map((s) => ({ path: clipPaths.get(s.asset_key)!, frames: s.frames })),
+        audioPath,
+        subtitlesPath,
+        fontsDir: deps.fontsDir,
+        outPath,
+        preset: deps.preset,
+      }, {
+        signal: ctx.signal,
+        ffmpegPath: deps.ffmpegPath,
+        onProgress: (p) => {
+          if (p.fraction > 0.3 && !p.done) failpoint("render.mid-render");
+          const now = performance.now();
+          if (!p.done && now - lastLog < intervalMs) return;
+          lastLog = now;
+          ctx.logger.info({ progress_pct: Math.round(p.fraction * 100), out_time_ms: p.out_time_ms, speed: p.speed }, "render progress");
+        },
+      });
+      const renderMs = Math.round(performance.now() - startedAt);
 
-    const info = await probeMedia(outPath, { ffprobePath: deps.ffprobePath, signal: ctx.signal });
-    checkOutput(info);
-    ctx.signal.throwIfAborted();
-    await ctx.heartbeat();
-    await deps.store.putFile(key, outPath, "video/mp4");
-    ctx.logger.info({ video_key: key, render_ms: renderMs, duration_s: info.duration_s, size_bytes: info.size_bytes }, "render stored");
-    failpoint("render.after-store-before-callback");
-    return completed(job, key, info, renderMs);
+      const info = await probeMedia(outPath, { ffprobePath: deps.ffprobePath, signal: ctx.signal });
+      checkOutput(info);
+      await ctx.heartbeat();
+      report = await gate(gateInput, gateOptions);
+      ctx.signal.throwIfAborted();
+      if (!report.passed) {
+        ctx.logger.warn({ video_key: key, attempt, failures: report.failures }, attempt < RENDER_ATTEMPTS ? "render failed the quality gate; rendering again" : "render failed the quality gate");
+        continue;
+      }
+      await ctx.heartbeat();
+      await deps.store.putFile(key, outPath, "video/mp4");
+      ctx.logger.info({ video_key: key, render_ms: renderMs, duration_s: info.duration_s, size_bytes: info.size_bytes, integrated_lufs: report.integrated_lufs, true_peak_dbtp: report.true_peak_dbtp }, "render stored");
+      failpoint("render.after-store-before-callback");
+      return completed(job, key, info, renderMs, report);
+    }
+    throw new QualityGateError(describeFailures(report!), report!);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

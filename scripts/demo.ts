@@ -5,6 +5,7 @@
  * and stage, and writes the videos and out/demo-summary.json. A second demo on the same day finds
  * today's run and publishes nothing new.
  */
+import type { QualityReport } from "../shared/contracts/quality.ts";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
@@ -124,6 +125,7 @@ async function main() {
         render_s: unit.video!.render_ms == null ? null : unit.video!.render_ms / 1000,
         stage_seconds: stageSeconds.get(unit.id) ?? {},
         scenes: sceneRows.get(unit.id) ?? [],
+        quality: unit.quality ?? null,
       });
     }
     const summary = { run_id: status.run.id, run_status: status.run.status, created: triggered.created, wall_s: (Date.now() - t0) / 1000, videos };
@@ -162,6 +164,8 @@ interface DemoVideo {
   stage_seconds: Record<string, number>;
   /** The video's scenes in order: which backend made each clip, whether it came from the cache, and a stock clip's credit. */
   scenes: DemoScene[];
+  /** The quality gate's measures on the video, each with its bound. */
+  quality: QualityReport | null;
 }
 
 interface DemoScene {

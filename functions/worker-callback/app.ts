@@ -52,8 +52,9 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
       case "render.completed": {
         const video = { video_key: callback.video_key, duration_s: callback.duration_s, width: callback.width, height: callback.height, size_bytes: callback.size_bytes, render_ms: callback.render_ms };
         const [row] = await rpc(() => deps.sql`
-          select stage from mdame.complete_render_job(${callback.msg_id}, ${callback.unit_id}, ${deps.sql.json(video)}, ${webhookId})`);
-        log.info({ unit_id: callback.unit_id, video_key: callback.video_key }, "render completed");
+          select stage from mdame.complete_render_job(${callback.msg_id}, ${callback.unit_id}, ${deps.sql.json(video)}, ${webhookId},
+            ${deps.sql.json(callback.quality)})`);
+        log.info({ unit_id: callback.unit_id, video_key: callback.video_key, quality_passed: callback.quality.passed }, "render completed");
         return c.json({ ok: true, unit_stage: row.stage });
       }
       case "visual_generation.failed":

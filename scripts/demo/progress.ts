@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { QualityReport } from "../../shared/contracts/quality.ts";
 
 /** The status document GET /pipeline/runs/:id answers (mdame.get_run_status). */
 export const RunStatus = z.object({
@@ -14,6 +15,8 @@ export const RunStatus = z.object({
     scenes_ready: z.number(),
     scenes_total: z.number(),
     video: z.object({ video_key: z.string(), duration_s: z.number(), render_ms: z.number().nullable().optional() }).passthrough().nullable(),
+    /** The quality gate's report on the video (absent from servers before the gate). */
+    quality: QualityReport.nullable().optional(),
     publications: z.array(z.object({ platform: z.string(), status: z.string(), external_id: z.string().nullable() })),
   }).passthrough()),
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { QualityReport } from "./quality.ts";
 
 /**
  * Asset keys exactly as the workers produce them: content-addressed by a sha256, under the
@@ -45,6 +46,8 @@ export const WorkerCallback = z.discriminatedUnion("kind", [
     size_bytes: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
     /** Time FFmpeg took; null when the video was already stored and only reported again. */
     render_ms: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).nullable(),
+    /** What the quality gate measured on the video (it passed, or the render would have failed). */
+    quality: QualityReport,
     worker_id: workerId,
   }).strict(),
   z.object({

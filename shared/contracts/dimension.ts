@@ -2,6 +2,7 @@ import { z } from "zod";
 import { LlmRouting } from "./llm.ts";
 import { voiceLanguageMismatch } from "../text/language.ts";
 import { EdgeVoiceName, LanguageTag } from "./language.ts";
+import { DimensionCaptions } from "./captions.ts";
 import { VisualStyle } from "./media.ts";
 import { DEFAULT_SAFETY_PROFILE, SafetyProfile } from "./safety.ts";
 import { DEFAULT_SOURCES, MinScore, Sources, Subject } from "./sources.ts";
@@ -65,6 +66,8 @@ const DimensionFields = {
    * A task left out runs on Gemini's default model; a `set` replaces the whole routing.
    */
   llm: LlmRouting,
+  /** Burned-in captions: which platform's UI they keep clear of (`intersection`: all of them). */
+  captions: DimensionCaptions,
 };
 
 type ConfigShape = {
@@ -102,6 +105,7 @@ export const DimensionConfig = z.object({
   sources: DimensionFields.sources.default(DEFAULT_SOURCES),
   min_score: DimensionFields.min_score.default(0),
   llm: DimensionFields.llm.default({}),
+  captions: DimensionFields.captions.default({ profile: "intersection" }),
 }).strict().superRefine(crossFieldRules);
 export type DimensionConfig = z.infer<typeof DimensionConfig>;
 export type DimensionConfigInput = z.input<typeof DimensionConfig>;

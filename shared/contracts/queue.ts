@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CaptionProfile } from "./captions.ts";
 import { VisualStyle, WordTiming } from "./media.ts";
 import { VisualsConfig } from "../providers/visuals/config.ts";
 
@@ -66,6 +67,8 @@ export const RenderJob = z.object({
     first_word: z.number().int().nonnegative(),
   }).strict()).min(1).max(50),
   caption_font: z.string().min(1).max(100),
+  /** The platform UI the captions keep clear of (the dimension's `captions.profile`). */
+  caption_profile: CaptionProfile.default("intersection"),
   step_token: stepToken,
 }).strict();
 export type RenderJob = z.infer<typeof RenderJob>;

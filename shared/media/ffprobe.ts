@@ -19,6 +19,8 @@ export interface MediaInfo {
   } | null;
   audio: {
     codec_name: string;
+    /** AAC profile as ffprobe names it ("LC", "HE-AAC"), null for codecs without one. */
+    profile: string | null;
     sample_rate: number;
     channels: number;
     bit_rate: number | null;
@@ -81,6 +83,7 @@ export function parseProbeJson(json: string): MediaInfo {
     audio: a
       ? {
         codec_name: a.codec_name,
+        profile: a.profile ?? null,
         sample_rate: a.sample_rate ?? 0,
         channels: a.channels ?? 0,
         bit_rate: a.bit_rate ?? null,

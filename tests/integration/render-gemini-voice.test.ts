@@ -76,6 +76,7 @@ test("a video renders with a Gemini TTS voice track: audio muxed, length from th
     words: speech.words,
     scenes,
     caption_font: "DejaVu Sans",
+    caption_profile: "intersection",
     step_token: "step:unit-1:5:gemini",
   };
   const ctx = {

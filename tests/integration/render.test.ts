@@ -6,9 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProceduralBackend } from "../../gpu-worker/backends/procedural.ts";
 import { sceneAssetKey } from "../../gpu-worker/visual-task.ts";
-import { CAPTION_LAYOUT, estimateCueBox, groupCaptionCues, SAFE_ZONE } from "../../render-runner/captions.ts";
+import { CAPTION_STYLE, layoutCaptions } from "../../render-runner/captions.ts";
 import { renderVideo } from "../../render-runner/ffmpeg-render.ts";
-import { createRenderDefinition, renderAssetKey } from "../../render-runner/render-task.ts";
+import { captionFontMetrics } from "../../render-runner/font-metrics.ts";
+import { createRenderDefinition, QualityGateError, RENDER_ATTEMPTS, renderAssetKey } from "../../render-runner/render-task.ts";
+import { safeZone, zoneRect } from "../../render-runner/safe-zones.ts";
+import { measureQuality, type QualityGateInput, type QualityGateOptions } from "../../shared/media/quality-gate.ts";
 import { computeTimeline } from "../../render-runner/timeline.ts";
 import type { WordTiming } from "../../shared/contracts/media.ts";
 import type { RenderJob, VisualJob } from "../../shared/contracts/queue.ts";
@@ -17,11 +20,13 @@ import { probeMedia } from "../../shared/media/ffprobe.ts";
 import { startEmulator } from "../../emulators/main.ts";
 import type { AssetStore } from "../../shared/storage/asset-store.ts";
 import { SupabaseStore } from "../../shared/storage/supabase-store.ts";
-import type { TaskContext, TaskOutcome } from "../../shared/worker/pull-worker.ts";
+import { type TaskContext, type TaskOutcome, toTaskFailure } from "../../shared/worker/pull-worker.ts";
 
 /**
  * End to end through real espeak-ng and FFmpeg: five procedural scene clips and a spoken voice
- * track go in, a 1080x1920 H.264/AAC video with burned-in captions comes out.
+ * track go in, a 1080x1920 H.264/AAC video with burned-in captions comes out, measured by the
+ * quality gate. The voice is brought to -14 LUFS here, as a normalised render would be, so the
+ * gate's loudness check passes whatever the render does to levels.
  * When an assertion fails the work directory is kept and its path printed.
  */
 
@@ -73,8 +78,19 @@ async function synthesiseVoice(workDir: string): Promise<{ mp3: string; words: W
   }
   const mp3 = join(workDir, "voice.mp3");
   const inputs = parts.flatMap((p) => ["-i", p]);
-  const concat = `${parts.map((_, i) => `[${i}:a]`).join("")}concat=n=${parts.length}:v=0:a=1[a]`;
-  await run("ffmpeg", ["-v", "error", ...inputs, "-filter_complex", concat, "-map", "[a]", "-c:a", "libmp3lame", "-b:a", "96k", "-y", mp3]);
+  // espeak-ng speaks at about -21 LUFS with -2 dBFS peaks: compressed, then brought to -14 LUFS
+  // under a limiter, a few rounds of measure-and-adjust, as a normalised voice track would be.
+  const compressed = join(workDir, "voice-compressed.wav");
+  const concat = `${parts.map((_, i) => `[${i}:a]`).join("")}concat=n=${parts.length}:v=0:a=1,acompressor=threshold=0.03:ratio=10:attack=1:release=80[a]`;
+  await run("ffmpeg", ["-v", "error", ...inputs, "-filter_complex", concat, "-map", "[a]", "-y", compressed]);
+  let gainDb = 0;
+  for (let round = 0; round < 4; round++) {
+    await run("ffmpeg", ["-v", "error", "-i", compressed, "-af", `volume=${gainDb.toFixed(2)}dB,alimiter=limit=0.7:level=false:attack=1:release=20`, "-c:a", "libmp3lame", "-b:a", "96k", "-y", mp3]);
+    const { stderr } = await run("ffmpeg", ["-hide_banner", "-nostats", "-i", mp3, "-af", "ebur128=framelog=verbose", "-f", "null", "-"]);
+    const lufs = Number(/I:\s+(-?[\d.]+) LUFS/.exec(stderr.slice(stderr.lastIndexOf("Summary:")))![1]);
+    if (Math.abs(lufs + 14) <= 0.3) break;
+    gainDb += -14 - lufs;
+  }
   const durationMs = Math.round((await probeMedia(mp3)).duration_s * 1000);
   return { mp3, words, durationMs };
 }
@@ -187,6 +203,7 @@ beforeAll(async () => {
     words: voice.words,
     scenes,
     caption_font: "DejaVu Sans",
+    caption_profile: "youtube_shorts",
     step_token: "step:unit-1:5:def",
   };
 
@@ -260,7 +277,7 @@ test("the voice is audible", () =>
     expect(max).toBeGreaterThan(-15);
   }));
 
-test("captions are visible and every cue stays inside the Shorts safe zone", () =>
+test("captions are visible, every cue lies inside the Shorts safe zone and inside its computed box", () =>
   evidence(async () => {
     // The same pipeline without the subtitle filter, to diff against.
     const timeline = computeTimeline(job.words, job.scenes, job.audio_duration_ms);
@@ -276,8 +293,10 @@ test("captions are visible and every cue stays inside the Shorts safe zone", () 
     const plainPath = join(dir, "work", "plain.mp4");
     await renderVideo({ clips: timeline.scenes.map((s) => ({ path: clips.get(s.asset_key)!, frames: s.frames })), audioPath: audio, subtitlesPath: null, outPath: plainPath });
 
-    const cues = groupCaptionCues(job.words, { endLimitMs: timeline.total_ms });
-    expect(cues.some((c) => c.font_size < CAPTION_LAYOUT.fontSize || c.lines.length > 1)).toBe(true);
+    const zone = safeZone("youtube_shorts");
+    const cues = layoutCaptions(job.words, { zone, metrics: captionFontMetrics("DejaVu Sans"), endLimitMs: timeline.total_ms });
+    expect(cues.some((c) => c.font_size < CAPTION_STYLE.fontSize || c.lines.length > 1)).toBe(true);
+    const r = zoneRect(zone);
     const frameOf = (ms: number) => Math.floor((ms * 30) / 1000);
     const picks = cues.map((c) => ({ cue: c, frame: frameOf((c.start_ms + c.end_ms) / 2) }));
     const indexes = picks.map((p) => p.frame);
@@ -285,17 +304,20 @@ test("captions are visible and every cue stays inside the Shorts safe zone", () 
 
     for (const { cue, frame } of picks) {
       const box = changedBox(captioned.get(frame)!, plain.get(frame)!);
-      const label = `cue "${cue.lines.join(" / ")}" at frame ${frame}: ${JSON.stringify(box)}`;
+      const label = `cue "${cue.words.map((w) => w.text).join(" ")}" at frame ${frame}: ${JSON.stringify(box)}`;
       expect(box, label).not.toBeNull();
       expect(box!.count, label).toBeGreaterThan(500);
-      expect(box!.left, label).toBeGreaterThanOrEqual(SAFE_ZONE.left);
-      expect(box!.right, label).toBeLessThan(W - SAFE_ZONE.right);
-      expect(box!.top, label).toBeGreaterThanOrEqual(SAFE_ZONE.top);
-      expect(box!.bottom, label).toBeLessThan(H - SAFE_ZONE.bottom);
-      // The layout's estimate is conservative: real glyphs fall inside the estimated box.
-      const estimate = estimateCueBox(cue);
-      expect(box!.left, label).toBeGreaterThanOrEqual(Math.floor(estimate.left) - 2);
-      expect(box!.right, label).toBeLessThanOrEqual(Math.ceil(estimate.right) + 2);
+      expect(box!.left, label).toBeGreaterThanOrEqual(r.left);
+      expect(box!.right, label).toBeLessThan(r.right);
+      expect(box!.top, label).toBeGreaterThanOrEqual(r.top);
+      expect(box!.bottom, label).toBeLessThan(r.bottom);
+      // What libass drew lies inside the box the layout computed from the font's widths, and
+      // fills most of its width (the box is measured, not a loose guess).
+      expect(box!.left, label).toBeGreaterThanOrEqual(Math.floor(cue.box.left));
+      expect(box!.right, label).toBeLessThanOrEqual(Math.ceil(cue.box.right));
+      expect(box!.top, label).toBeGreaterThanOrEqual(Math.floor(cue.box.top));
+      expect(box!.bottom, label).toBeLessThanOrEqual(Math.ceil(cue.box.bottom));
+      expect(box!.right - box!.left, label).toBeGreaterThan((cue.box.right - cue.box.left) * 0.85);
     }
   }), 180_000);
 
@@ -304,8 +326,79 @@ test("rendering the same job again (another step token) reuses the stored video"
     const before = logLines.length;
     const again = await createRenderDefinition({ store, workDir: join(dir, "work") }).run({ ...job, step_token: "step:unit-1:5:other" }, taskContext());
     if (outcome.kind !== "render.completed") throw new Error("not completed");
+    // Measured again by the gate: the same file gives the same report.
     expect(again).toEqual({ ...outcome, render_ms: null });
     const newLines = logLines.slice(before);
     expect(newLines.some((l) => l.msg === "render already stored; reporting it")).toBe(true);
     expect(newLines.some((l) => l.msg === "render started")).toBe(false);
+  }), 60_000);
+
+test("the completed render carries the quality gate's passing report", () =>
+  evidence(() => {
+    if (outcome.kind !== "render.completed") throw new Error("not completed");
+    expect(outcome.quality.failures).toEqual([]);
+    expect(outcome.quality.passed).toBe(true);
+    expect(Math.abs(outcome.quality.integrated_lufs! + 14)).toBeLessThanOrEqual(1);
+    expect(outcome.quality.true_peak_dbtp!).toBeLessThanOrEqual(-1);
+    expect(outcome.quality.duration_s).toBeCloseTo(outcome.duration_s, 2);
+    const zoneCheck = outcome.quality.checks.find((c) => c.check === "captions_safe_zone")!;
+    expect(zoneCheck).toMatchObject({ passed: true, value: 0 });
+    expect(zoneCheck.bound).toContain("youtube_shorts safe zone (x 48-888, y 288-1248)");
+  }));
+
+/**
+ * The real gate, but told for the first `failing` calls that the narration runs 5 s longer than it
+ * does: a real measurement that really fails, on the duration check.
+ */
+function gateFailingFirst(failing: number) {
+  let calls = 0;
+  const gate = (input: QualityGateInput, options: QualityGateOptions) => {
+    calls++;
+    return measureQuality(calls <= failing ? { ...input, expectedDurationS: input.expectedDurationS + 5 } : input, options);
+  };
+  return { gate, calls: () => calls };
+}
+
+test("a render failing the gate is rendered once more; the second passes and is stored", () =>
+  evidence(async () => {
+    const retried = { ...job, title: "Three hearts, rendered twice" };
+    const { gate, calls } = gateFailingFirst(1);
+    const before = logLines.length;
+    const result = await createRenderDefinition({ store, workDir: join(dir, "work"), qualityGate: gate }).run(retried, taskContext());
+    expect(calls()).toBe(2);
+    expect(result).toMatchObject({ kind: "render.completed", video_key: await renderAssetKey(retried) });
+    if (result.kind !== "render.completed") throw new Error("not completed");
+    expect(result.quality.passed).toBe(true);
+    const lines = logLines.slice(before);
+    expect(lines.filter((l) => l.msg === "render started").map((l) => l.attempt)).toEqual([1, 2]);
+    const warning = lines.find((l) => l.msg === "render failed the quality gate; rendering again")!;
+    expect(String((warning.failures as string[])[0])).toMatch(/^duration \d+\.\d\d s, outside \d+\.\d\d \+-0\.5 s$/);
+    expect(await store.exists(result.video_key)).toBe(true);
+  }), 300_000);
+
+test("a render failing the gate twice fails its unit for good with the measured reason, storing nothing", () =>
+  evidence(async () => {
+    const doomed = { ...job, title: "Three hearts, never right" };
+    const { gate, calls } = gateFailingFirst(RENDER_ATTEMPTS);
+    const definition = createRenderDefinition({ store, workDir: join(dir, "work"), qualityGate: gate });
+    const error = await definition.run(doomed, taskContext()).then(() => null, (e: unknown) => e);
+    expect(calls()).toBe(RENDER_ATTEMPTS);
+    expect(error).toBeInstanceOf(QualityGateError);
+    expect(await store.exists(await renderAssetKey(doomed))).toBe(false);
+    // What the pull loop sends: render.failed, not retriable, with the measured reason.
+    const failed = definition.failed({ payload: doomed, raw: doomed, error: toTaskFailure(error) });
+    expect(failed).toMatchObject({ kind: "render.failed", unit_id: doomed.unit_id, error: { retriable: false } });
+    if (failed?.kind !== "render.failed") throw new Error("no render.failed");
+    expect(failed.error.message).toMatch(/^quality gate failed: duration \d+\.\d\d s, outside \d+\.\d\d \+-0\.5 s$/);
+  }), 300_000);
+
+test("captions that cannot fit the profile fail the render before FFmpeg runs, naming the cue", () =>
+  evidence(async () => {
+    const words = [...job.words.slice(0, 3), { text: "X".repeat(70), offset_ms: job.words[3].offset_ms, duration_ms: job.words[3].duration_ms }, ...job.words.slice(4)];
+    const before = logLines.length;
+    const error = await createRenderDefinition({ store, workDir: join(dir, "work") }).run({ ...job, words, caption_profile: "tiktok" }, taskContext()).then(() => null, (e: unknown) => e);
+    const failure = toTaskFailure(error);
+    expect(failure.retriable).toBe(false);
+    expect(failure.message).toMatch(/^caption cue \d+ "X+- \/ X+" at \d+\.\d\d s lies outside the tiktok safe zone \(x 150-930, y 150-1480\): /);
+    expect(logLines.slice(before).some((l) => l.msg === "render started")).toBe(false);
   }), 60_000);

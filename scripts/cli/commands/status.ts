@@ -7,6 +7,16 @@ import { type CommandContext, formatAge, formatTable, printJson, println } from 
 
 const field = (row: Record<string, unknown>, key: string): string | null => (row[key] == null ? null : String(row[key]));
 
+/** A unit's quality measures in one cell: loudness, true peak, duration, pass/fail. */
+export function formatQuality(quality: RunStatus["units"][number]["quality"]): string {
+  if (!quality) return "-";
+  const lufs = quality.integrated_lufs === null ? "? LUFS" : `${quality.integrated_lufs.toFixed(1)} LUFS`;
+  const peak = quality.true_peak_dbtp === null ? "? dBTP" : `${quality.true_peak_dbtp.toFixed(1)} dBTP`;
+  // The reasons can be long; the table keeps to the verdict and `--json` has every check.
+  const verdict = quality.passed ? "pass" : `fail (${quality.failures.length} of ${quality.checks.length} checks)`;
+  return `${lufs} ${peak} ${quality.duration_s.toFixed(1)}s ${verdict}`;
+}
+
 /** The detail view of one run, as lines. Pure, for tests. */
 export function formatRunStatus(status: RunStatus, nowMs: number, width?: number): string[] {
   const run = status.run as RunStatus["run"] & Record<string, unknown>;
@@ -35,7 +45,7 @@ export function formatRunStatus(status: RunStatus, nowMs: number, width?: number
     lines.push("no work units yet");
   } else {
     lines.push(...formatTable(
-      ["unit", "dimension", "stage", "detail", "updated", "title / error"],
+      ["unit", "dimension", "stage", "detail", "quality", "updated", "title / error"],
       status.units.map((u) => {
         const published = u.publications.filter((p) => p.status === "published").map((p) => `${p.platform} ${p.external_id ?? ""}`.trim());
         const detail = u.stage === "media"
@@ -46,7 +56,7 @@ export function formatRunStatus(status: RunStatus, nowMs: number, width?: number
           ? `video ${u.video.duration_s.toFixed(1)}s`
           : "-";
         const text = ["failed", "rejected"].includes(u.stage) && u.error ? u.error : u.title ?? "";
-        return [u.id.slice(0, 8), u.dimension_id, u.stage, detail, formatAge(u.updated_at, nowMs), text];
+        return [u.id.slice(0, 8), u.dimension_id, u.stage, detail, formatQuality(u.quality), formatAge(u.updated_at, nowMs), text];
       }),
       width,
     ));

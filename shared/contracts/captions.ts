@@ -1,0 +1,29 @@
+import { z } from "zod";
+
+/**
+ * Which platform's UI overlay the burned-in captions keep clear of. `intersection` keeps clear of
+ * all three at once, so one render can go anywhere. The margins are in render-runner/safe-zones.ts.
+ */
+export const CaptionProfile = z.enum(["intersection", "youtube_shorts", "tiktok", "reels"], {
+  message: "must be one of intersection, youtube_shorts, tiktok, reels",
+});
+export type CaptionProfile = z.infer<typeof CaptionProfile>;
+
+/** A dimension's caption settings (`captions` in its configuration). */
+export const DimensionCaptions = z.object({
+  profile: CaptionProfile.default("intersection"),
+}).strict();
+export type DimensionCaptions = z.infer<typeof DimensionCaptions>;
+
+/** One caption cue's box on the 1080x1920 frame, in pixels, outline included. */
+export const CaptionBox = z.object({
+  /** Index of the cue in play order, and its text (lines joined by " / "), to name it in a failure. */
+  cue: z.number().int().nonnegative(),
+  text: z.string().max(500),
+  start_ms: z.number().int().nonnegative(),
+  left: z.number(),
+  top: z.number(),
+  right: z.number(),
+  bottom: z.number(),
+}).strict();
+export type CaptionBox = z.infer<typeof CaptionBox>;
