@@ -9,6 +9,8 @@ export interface EmulatorContext {
   tokens: TokenStore;
   /** The one Gemini API key accepted; undefined accepts any non-empty key. */
   geminiApiKey?: string;
+  /** The one Pexels API key accepted; undefined accepts any non-empty key. */
+  pexelsApiKey?: string;
   /** Supabase Storage: the service key it accepts (none: every call is refused), its object cap, its files. */
   storage: { serviceKey: string | undefined; maxObjectBytes: number; disk: StorageDisk };
   /** Writes one JSON log line. */

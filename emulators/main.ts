@@ -45,6 +45,8 @@ export interface EmulatorOptions {
   dataDir: string;
   /** The Gemini API key to accept (any other is refused as invalid); unset accepts any key. */
   geminiApiKey?: string;
+  /** The Pexels API key to accept (any other is refused with 401); unset accepts any key. */
+  pexelsApiKey?: string;
   /** The key Supabase Storage accepts (`apikey` and bearer); without one, Storage refuses every call. */
   storageServiceKey?: string;
   /** Largest object (and request body) Storage accepts, in bytes; 512 MiB unless given. */
@@ -85,7 +87,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   const disk = new StorageDisk(dataDir);
   await disk.init();
   const storage = { serviceKey: options.storageServiceKey, maxObjectBytes: options.storageMaxObjectBytes ?? DEFAULT_STORAGE_MAX_OBJECT_BYTES, disk };
-  const ctx: EmulatorContext = { dataDir, faults: new FaultBook(), tokens, storage, log, geminiApiKey: options.geminiApiKey || undefined };
+  const ctx: EmulatorContext = { dataDir, faults: new FaultBook(), tokens, storage, log, geminiApiKey: options.geminiApiKey || undefined, pexelsApiKey: options.pexelsApiKey || undefined };
 
   const admin = async (req: Request, url: URL): Promise<Response | undefined> => {
     if (url.pathname === "/_emulator/health" && req.method === "GET") return jsonResponse({ ok: true });
@@ -175,6 +177,7 @@ if (import.meta.main) {
     storageMaxObjectBytes: maxBytes === undefined ? undefined : Number(maxBytes),
     // The stack starts the emulator with its own GEMINI_API_KEY: the key it "issued".
     geminiApiKey: process.env.GEMINI_API_KEY,
+    pexelsApiKey: process.env.PEXELS_API_KEY,
   });
   process.stdout.write(`${JSON.stringify({ ts: new Date().toISOString(), service: "emulator", event: "listening", url: emulator.url, data_dir: path.resolve(dataDir) })}\n`);
   const shutdown = async () => {

@@ -7,8 +7,8 @@
  * Answers carry `X-Ratelimit-Limit`, `X-Ratelimit-Remaining` and `X-Ratelimit-Reset` (unix
  * seconds). Results are deterministic from the query: six videos, each with renditions from SD to
  * UHD (one with none at 1080 wide, one landscape-only), page URLs whose slug names the query and a
- * theme. Files are MP4s drawn by FFmpeg showing the query's words. A missing or (when the stack
- * set PEXELS_API_KEY) wrong key answers 401.
+ * theme. Files are MP4s drawn by FFmpeg showing the query's words. A missing key, or a wrong one
+ * when the emulator was given its key (`EmulatorOptions.pexelsApiKey`), answers 401.
  *
  * Faults (this service's own, as the shared fault book lists other services):
  *   POST /_emulator/pexels/faults {kind: "rate_limited" | "unavailable", count}
@@ -106,7 +106,7 @@ export async function handlePexels(req: Request, url: URL, ctx: EmulatorContext)
   if (url.pathname === "/videos/search") {
     if (req.method !== "GET") return jsonResponse({ error: `Method ${req.method} not allowed` }, 405);
     const key = req.headers.get("authorization")?.trim() ?? "";
-    const expected = process.env.PEXELS_API_KEY;
+    const expected = ctx.pexelsApiKey;
     if (key === "" || (expected && key !== expected)) return jsonResponse({ error: "Unauthorized: a valid API key is required in the Authorization header" }, 401);
     const fault = s.faults[0];
     if (fault) {

@@ -9,15 +9,11 @@ import { parseEnvFile } from "../cli/config.ts";
 /** Every variable of shared/config/env.ts, plus the Supabase name DB_URL falls back to and the log level. */
 export const DOCTOR_VARIABLES: readonly string[] = [...Object.keys(EngineEnv.shape), "SUPABASE_DB_URL", "LOG_LEVEL"];
 
-/** Variables whose values are never printed. */
-export const SECRET_VARIABLES = new Set([
-  "SERVICE_ROLE_KEY",
-  "SUPABASE_SERVICE_ROLE_KEY",
-  "WEBHOOK_SECRET",
-  "CREDENTIALS_KEY",
-  "GEMINI_API_KEY",
-  "GOOGLE_OAUTH_CLIENT_SECRET",
-]);
+/**
+ * Variables whose values are never printed: every key, secret, token and password among them,
+ * by name, so a variable added later is masked too.
+ */
+export const SECRET_VARIABLES = new Set(DOCTOR_VARIABLES.filter((name) => /(^|_)(KEY|SECRET|TOKEN|PASSWORD)$/.test(name)));
 
 /** Connection strings: printed with their password masked. */
 const URL_WITH_PASSWORD = new Set(["DB_URL", "SUPABASE_DB_URL"]);

@@ -142,7 +142,9 @@ describe("the gate through the stages", () => {
     await drain();
     const [unit] = await deps.sql`select stage, script from mdame.work_units where id = ${unitId}`;
     expect(unit.stage).toBe("rejected");
-    expect(unit.script).toBeNull();
+    // What is kept of a rejected script is its audits (scores and reasons), never a draft's text.
+    expect(unit.script?.narration).toBeUndefined();
+    expect(JSON.stringify(unit.script ?? {})).not.toContain("ignore all previous instructions");
     const queued = await deps.sql`select count(*)::int as n from pgmq.q_stage_tasks where message->>'unit_id' = ${unitId}`;
     expect(queued[0].n).toBe(0);
   }, 60_000);
