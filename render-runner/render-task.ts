@@ -1,5 +1,6 @@
 import { rm, writeFile } from "node:fs/promises";
 import { extname, join } from "node:path";
+import type { MusicTrackRecord } from "../shared/contracts/callbacks.ts";
 import { QUEUES, RenderJob } from "../shared/contracts/queue.ts";
 import { canonicalJson, sha256Hex } from "../shared/hashing.ts";
 import { type MediaInfo, probeMedia } from "../shared/media/ffprobe.ts";
@@ -9,7 +10,8 @@ import { NonRetriableError } from "../shared/errors.ts";
 import { failpoint } from "../shared/failpoints.ts";
 import { type QueueTaskDefinition, type TaskContext, type TaskOutcome, uuidField } from "../shared/worker/pull-worker.ts";
 import { buildAssSubtitles, groupCaptionCues } from "./captions.ts";
-import { RENDER_FORMAT, renderVideo } from "./ffmpeg-render.ts";
+import { RENDER_FORMAT, RENDER_RECIPE, renderVideo } from "./ffmpeg-render.ts";
+import { musicBedForJob } from "./music-library.ts";
 import { computeTimeline } from "./timeline.ts";
 
 /**
@@ -18,7 +20,7 @@ import { computeTimeline } from "./timeline.ts";
  */
 export async function renderAssetKey(job: RenderJob): Promise<string> {
   const { step_token: _stepToken, ...content } = job;
-  return `renders/${await sha256Hex(canonicalJson(content))}.mp4`;
+  return `renders/${await sha256Hex(canonicalJson({ ...content, recipe: RENDER_RECIPE }))}.mp4`;
 }
 
 export interface RenderTaskDeps {
@@ -27,6 +29,8 @@ export interface RenderTaskDeps {
   workDir?: string;
   /** x264 preset of the final encode. */
   preset?: string;
+  /** FFmpeg threads per render (render-concurrency.ts); absent: every core. */
+  threads?: number;
   fontsDir?: string;
   ffmpegPath?: string;
   ffprobePath?: string;
@@ -52,7 +56,7 @@ function checkOutput(info: MediaInfo): void {
   if (!(info.duration_s > 0) || !(info.size_bytes > 0)) throw new Error("render output is empty");
 }
 
-function completed(job: RenderJob, key: string, info: MediaInfo, renderMs: number | null): TaskOutcome {
+function completed(job: RenderJob, key: string, info: MediaInfo, renderMs: number | null, music: MusicTrackRecord | null): TaskOutcome {
   return {
     kind: "render.completed",
     unit_id: job.unit_id,
@@ -62,6 +66,7 @@ function completed(job: RenderJob, key: string, info: MediaInfo, renderMs: numbe
     height: info.video?.height ?? 0,
     size_bytes: info.size_bytes,
     render_ms: renderMs,
+    ...(job.music ? { music } : {}),
   };
 }
 
@@ -75,7 +80,8 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
       const info = await probeMedia(outPath, { ffprobePath: deps.ffprobePath, signal: ctx.signal });
       checkOutput(info);
       ctx.logger.info({ video_key: key }, "render already stored; reporting it");
-      return completed(job, key, info, null);
+      const music = await musicBedForJob(deps.store, job, dir, ctx.logger, { fetch: false });
+      return completed(job, key, info, null, music?.record ?? null);
     }
 
     const timeline = computeTimeline(job.words, job.scenes, job.audio_duration_ms, { fps: RENDER_FORMAT.fps });
@@ -89,6 +95,7 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
       clipPaths.set(slot.asset_key, path);
     }
 
+    const music = await musicBedForJob(deps.store, job, dir, ctx.logger, { fetch: true });
     const cues = groupCaptionCues(job.words, { endLimitMs: timeline.total_ms });
     const subtitlesPath = join(dir, "captions.ass");
     await writeFile(subtitlesPath, buildAssSubtitles(cues, { fontName: job.caption_font, title: job.title }), "utf8");
@@ -97,9 +104,11 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
     let lastLog = 0;
     const startedAt = performance.now();
     ctx.logger.info({ video_key: key, scenes: timeline.scenes.length, cues: cues.length, total_ms: timeline.total_ms }, "render started");
-    await renderVideo({
+    const audio = await renderVideo({
       clips: timeline.scenes.map((s) => ({ path: clipPaths.get(s.asset_key)!, frames: s.frames })),
       audioPath,
+      music: music && { path: music.path!, mix: music.mix },
+      threads: deps.threads,
       subtitlesPath,
       fontsDir: deps.fontsDir,
       outPath,
@@ -122,9 +131,12 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
     ctx.signal.throwIfAborted();
     await ctx.heartbeat();
     await deps.store.putFile(key, outPath, "video/mp4");
-    ctx.logger.info({ video_key: key, render_ms: renderMs, duration_s: info.duration_s, size_bytes: info.size_bytes }, "render stored");
+    ctx.logger.info({
+      video_key: key, render_ms: renderMs, duration_s: info.duration_s, size_bytes: info.size_bytes,
+      loudness_in_lufs: audio.final.input_i, loudness_linear: audio.linear, music_track: music?.record.track_key ?? null,
+    }, "render stored");
     failpoint("render.after-store-before-callback");
-    return completed(job, key, info, renderMs);
+    return completed(job, key, info, renderMs, music?.record ?? null);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MusicBed } from "./dimension.ts";
 import { VisualStyle, WordTiming } from "./media.ts";
 
 /** Queue names, as created by the migrations. */
@@ -61,6 +62,8 @@ export const RenderJob = z.object({
     first_word: z.number().int().nonnegative(),
   }).strict()).min(1).max(50),
   caption_font: z.string().min(1).max(100),
+  /** The dimension's music bed; absent for voice only (so jobs without one keep their step token). */
+  music: MusicBed.optional(),
   step_token: stepToken,
 }).strict();
 export type RenderJob = z.infer<typeof RenderJob>;

@@ -134,7 +134,7 @@ describe("what the operator reads", () => {
     const dimension = {
       id: "tech-explained", display_name: "Tech Explained", language: "en" as const, tts_voice: "en-US-AriaNeural", tts_rate: "+0%", trend_geo: "US",
       style: { palette: ["#000000", "#ffffff"], motion: "drift" as const, caption_font: "DejaVu Sans" }, safety_profile: { blocked_terms: [] },
-      daily_limit: 1, narration_min_words: 95, narration_max_words: 150, active: false, created_at: "2026-11-30T00:00:00Z", updated_at: "2026-11-30T00:00:00Z",
+      daily_limit: 1, narration_min_words: 95, narration_max_words: 150, music: null, active: false, created_at: "2026-11-30T00:00:00Z", updated_at: "2026-11-30T00:00:00Z",
       accounts: 2, active_accounts: 1,
     };
     const [header, row] = formatDimensionList([dimension]);

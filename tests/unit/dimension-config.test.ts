@@ -30,6 +30,7 @@ describe("DimensionConfig", () => {
       daily_limit: 1,
       narration_min_words: 95,
       narration_max_words: 150,
+      music: null,
     });
   });
 

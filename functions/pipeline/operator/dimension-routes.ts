@@ -9,7 +9,7 @@ import { fromDb, iso, jsonBody } from "./request.ts";
 
 const DIMENSION_COLUMNS = [
   "id", "display_name", "language", "tts_voice", "tts_rate", "trend_geo", "style", "safety_profile",
-  "daily_limit", "narration_min_words", "narration_max_words",
+  "daily_limit", "narration_min_words", "narration_max_words", "music",
 ] as const;
 
 /** A dimension row (plus its account counts) as the API shows it. */
