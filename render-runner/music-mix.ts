@@ -5,6 +5,7 @@ import {
   loudnormApplyFilter,
   measureLoudness,
   peakLimiterFilter,
+  peaksFitAfterGain,
 } from "../shared/media/loudness.ts";
 
 /**
@@ -46,7 +47,15 @@ export interface AudioMixInputs {
 export interface SourceLevels {
   voice: LoudnessMeasurement;
   music: LoudnessMeasurement | null;
+  /**
+   * Gain ahead of the limiter, dB: 0 at first; raised when limiting the peaks took so much
+   * loudness away that the final gain would lift the peaks over the ceiling again.
+   */
+  makeup_db: number;
 }
+
+/** Measuring rounds of the mix: the first, and at most two with more makeup gain. */
+const MAX_MIX_ROUNDS = 3;
 
 const db = (value: number) => `${value.toFixed(2)}dB`;
 const seconds = (value: number) => value.toFixed(6);
@@ -66,8 +75,9 @@ export function buildMixGraph(inputs: AudioMixInputs, levels: SourceLevels, musi
   const voiceGain = gainToTarget(levels.voice);
   const voiceChain = `[${inputs.voice}:a]aresample=${AUDIO_SAMPLE_RATE},${FORMAT},volume=${db(voiceGain)},` +
     `apad=whole_dur=${d},atrim=duration=${d},asetpts=PTS-STARTPTS`;
+  const limiter = `volume=${db(levels.makeup_db)},${peakLimiterFilter()}`;
   if (inputs.music === null || music === null || levels.music === null) {
-    return [`${voiceChain},${peakLimiterFilter()}[${out}]`];
+    return [`${voiceChain},${limiter}[${out}]`];
   }
   const bedGain = gainToTarget(levels.music, LOUDNESS_TARGET.integrated + music.gain_db);
   const fade = Math.min(music.fade_s, inputs.durationS / 2);
@@ -76,7 +86,7 @@ export function buildMixGraph(inputs: AudioMixInputs, levels: SourceLevels, musi
     `${voiceChain},asplit=2[mixvoice][mixkey]`,
     `[${inputs.music}:a]aresample=${AUDIO_SAMPLE_RATE},${FORMAT},atrim=duration=${d},asetpts=PTS-STARTPTS,volume=${db(bedGain)}${fades}[mixbed]`,
     `[mixbed][mixkey]sidechaincompress=threshold=${duckThreshold(music.duck_db).toFixed(6)}:ratio=${DUCK_RATIO}:attack=15:release=400:detection=rms[mixducked]`,
-    `[mixvoice][mixducked]amix=inputs=2:duration=first:dropout_transition=0:normalize=0,${peakLimiterFilter()}[${out}]`,
+    `[mixvoice][mixducked]amix=inputs=2:duration=first:dropout_transition=0:normalize=0,${limiter}[${out}]`,
   ];
 }
 
@@ -102,7 +112,12 @@ export interface AudioSources {
   durationS: number;
 }
 
-/** The measurement passes, both audio only: the sources' levels, then the final mix. */
+/**
+ * The measurement passes, all audio only: the sources' levels, then the final mix. When the mix's
+ * peaks (after the limiter) plus the gain to the target would cross loudnorm's ceiling, loudnorm
+ * could not stay linear: the mix is measured again with that gain moved ahead of the limiter, so
+ * the limiter, not loudnorm's dynamic mode, deals with the peaks.
+ */
 export async function measureRenderAudio(
   sources: AudioSources,
   music: MusicBedMix | null,
@@ -114,10 +129,14 @@ export async function measureRenderAudio(
     ? measureLoudness(["-stream_loop", "-1", "-i", sources.musicPath], `[0:a]aresample=${AUDIO_SAMPLE_RATE},${FORMAT},atrim=duration=${d}[measure]`, options)
     : Promise.resolve(null);
   const [voiceLevel, trackLevel] = await Promise.all([voice, track]);
-  const levels: SourceLevels = { voice: voiceLevel, music: trackLevel };
+  const levels: SourceLevels = { voice: voiceLevel, music: trackLevel, makeup_db: 0 };
   const inputArgs = ["-i", sources.voicePath];
   if (levels.music) inputArgs.push("-stream_loop", "-1", "-i", sources.musicPath!);
-  const graph = buildMixGraph({ voice: 0, music: levels.music ? 1 : null, durationS: sources.durationS }, levels, music, "measure");
-  const final = await measureLoudness(inputArgs, graph.join(";"), options);
+  const mixInputs = { voice: 0, music: levels.music ? 1 : null, durationS: sources.durationS };
+  let final = await measureLoudness(inputArgs, buildMixGraph(mixInputs, levels, music, "measure").join(";"), options);
+  for (let round = 1; round < MAX_MIX_ROUNDS && !peaksFitAfterGain(final); round++) {
+    levels.makeup_db += gainToTarget(final);
+    final = await measureLoudness(inputArgs, buildMixGraph(mixInputs, levels, music, "measure").join(";"), options);
+  }
   return { levels, final };
 }

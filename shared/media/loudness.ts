@@ -100,16 +100,32 @@ export function gainToTarget(m: LoudnessMeasurement, targetLufs: number = LOUDNE
 }
 
 /**
- * Sample-peak ceiling for the limiter ahead of loudnorm, dBFS, for a mix levelled near the target:
- * low enough that after the final gain the true peak (inter-sample peaks add a fraction of a dB)
- * stays under loudnorm's ceiling, so its second pass stays linear.
+ * Ceiling of the limiter ahead of loudnorm, dBTP: 1.5 dB under loudnorm's own, so the small gain
+ * loudnorm still applies after limiting keeps the peaks under its ceiling (it stays linear) with
+ * room for the encoder's overshoot.
  */
-export const PEAK_CEILING_DBFS = LOUDNESS_TARGET.truePeak - 1.5;
+export const PEAK_CEILING_DBTP = LOUDNESS_TARGET.truePeak - 1.5;
 
-/** `alimiter` keeping sample peaks under `ceilingDb`, with its output left at that level (`level=false`). */
-export function peakLimiterFilter(ceilingDb: number = PEAK_CEILING_DBFS): string {
+/**
+ * The AAC encoder lifts true peaks by up to about half a decibel. Mixes are levelled so the peaks
+ * after the final gain stay this far under loudnorm's ceiling, and the encoded file under
+ * TRUE_PEAK_LIMIT_DBTP.
+ */
+export const ENCODER_PEAK_HEADROOM_DB = 0.5;
+
+/** Whether the final gain keeps a mix's peaks under the ceiling with the encoder's headroom to spare. */
+export function peaksFitAfterGain(m: LoudnessMeasurement): boolean {
+  return m.input_tp + gainToTarget(m) <= LOUDNESS_TARGET.truePeak - ENCODER_PEAK_HEADROOM_DB;
+}
+
+/**
+ * A lookahead limiter holding true peaks under `ceilingDb`: alimiter only sees sample peaks, so it
+ * runs on the signal oversampled 4x (192 kHz), where sample peaks are within a small fraction of
+ * a dB of the true peaks. Its output stays at that level (`level=false`).
+ */
+export function peakLimiterFilter(ceilingDb: number = PEAK_CEILING_DBTP, sampleRate = 48_000): string {
   const limit = 10 ** (ceilingDb / 20);
-  return `alimiter=limit=${limit.toFixed(5)}:attack=5:release=60:level=false`;
+  return `aresample=${sampleRate * 4},alimiter=limit=${limit.toFixed(5)}:attack=5:release=60:level=false,aresample=${sampleRate}`;
 }
 
 /**
