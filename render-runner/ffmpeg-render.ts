@@ -47,13 +47,35 @@ export interface RenderAudioReport {
  * after x264 at this bitrate, and costs about half as much, which is most of the render's own
  * filtering work (docs/benchmarks.md, render throughput).
  */
-const SCALE_FLAGS = "bilinear";
+export const SCALE_FLAGS = "bilinear";
 
 /**
  * Names how a render is made, in its storage key (render-task.ts renderAssetKey): a video stored
  * by an earlier recipe (before loudness normalisation, say) is not reused for the same job.
  */
 export const RENDER_RECIPE = "loudnorm-2pass/v1";
+
+/**
+ * The video encoder settings of every render: H.264 high (x264). Exported so the render
+ * benchmark encodes its lower bound and its naive pipeline exactly the same way.
+ */
+export function videoEncoderArgs(options: Pick<RenderPlan, "preset" | "crf" | "threads">): string[] {
+  return [
+    "-c:v", "libx264",
+    "-profile:v", RENDER_FORMAT.videoProfile,
+    "-preset", options.preset ?? "veryfast",
+    "-crf", String(options.crf ?? 21),
+    ...(options.threads === undefined ? [] : ["-threads:v", String(options.threads)]),
+    "-pix_fmt", "yuv420p",
+    "-r", String(RENDER_FORMAT.fps),
+    "-g", String(RENDER_FORMAT.fps * 2),
+  ];
+}
+
+/** The audio encoder settings of every render: AAC stereo at 48 kHz. */
+export function audioEncoderArgs(): string[] {
+  return ["-c:a", "aac", "-b:a", RENDER_FORMAT.audioBitrate, "-ar", String(RENDER_FORMAT.audioSampleRate), "-ac", "2"];
+}
 
 /** Total frames of a plan: the sum of its clips' slots. */
 export function planFrames(plan: Pick<RenderPlan, "clips">): number {
@@ -74,7 +96,6 @@ export function buildRenderArgs(plan: RenderPlan, audio: Pick<RenderAudioReport,
     if (!Number.isInteger(clip.frames) || clip.frames < 1) throw new Error(`clip ${clip.path} has ${clip.frames} frames`);
   }
   const totalFrames = planFrames(plan);
-  const durationS = (totalFrames / fps).toFixed(6);
 
   const inputs = plan.clips.flatMap((clip) => ["-stream_loop", "-1", "-i", clip.path]);
   inputs.push("-i", plan.audioPath);
@@ -102,27 +123,15 @@ export function buildRenderArgs(plan: RenderPlan, audio: Pick<RenderAudioReport,
     "aout",
   ));
 
-  const threads = plan.threads === undefined ? [] : ["-filter_complex_threads", String(plan.threads)];
-  const encoderThreads = plan.threads === undefined ? [] : ["-threads:v", String(plan.threads)];
   return [
-    ...threads,
+    ...(plan.threads === undefined ? [] : ["-filter_complex_threads", String(plan.threads)]),
     ...inputs,
     "-filter_complex", chains.join(";"),
     "-map", "[vout]",
     "-map", "[aout]",
     "-frames:v", String(totalFrames),
-    "-c:v", "libx264",
-    "-profile:v", RENDER_FORMAT.videoProfile,
-    "-preset", plan.preset ?? "veryfast",
-    "-crf", String(plan.crf ?? 21),
-    ...encoderThreads,
-    "-pix_fmt", "yuv420p",
-    "-r", String(fps),
-    "-g", String(fps * 2),
-    "-c:a", "aac",
-    "-b:a", RENDER_FORMAT.audioBitrate,
-    "-ar", String(RENDER_FORMAT.audioSampleRate),
-    "-ac", "2",
+    ...videoEncoderArgs(plan),
+    ...audioEncoderArgs(),
     "-map_metadata", "-1",
     "-movflags", "+faststart",
     "-f", "mp4",
