@@ -97,7 +97,9 @@ export function buildRenderArgs(plan: RenderPlan, audio: Pick<RenderAudioReport,
   }
   const totalFrames = planFrames(plan);
 
-  const inputs = plan.clips.flatMap((clip) => ["-stream_loop", "-1", "-i", clip.path]);
+  // One decoder thread per clip: the clips decode side by side anyway, and eight frame-threaded
+  // decoders only add buffers and thread hand-offs (less memory, slightly less CPU, measured).
+  const inputs = plan.clips.flatMap((clip) => ["-threads", "1", "-stream_loop", "-1", "-i", clip.path]);
   inputs.push("-i", plan.audioPath);
   const voiceInput = plan.clips.length;
   const music = plan.music ?? null;
