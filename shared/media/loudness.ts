@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { NonRetriableError } from "../errors.ts";
 import { runFfmpeg } from "./ffmpeg.ts";
 
 /**
@@ -33,8 +34,11 @@ export const LoudnessMeasurement = z.object({
 }).strict();
 export type LoudnessMeasurement = z.infer<typeof LoudnessMeasurement>;
 
-/** A measurement that cannot drive the second pass (silence, or no report in the log). */
-export class LoudnessMeasurementError extends Error {
+/**
+ * A measurement that cannot drive the second pass (silence, or no report in the log). The same
+ * audio always measures the same, so retrying cannot help.
+ */
+export class LoudnessMeasurementError extends NonRetriableError {
   constructor(message: string) {
     super(message);
     this.name = "LoudnessMeasurementError";
