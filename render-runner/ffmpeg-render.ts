@@ -1,4 +1,6 @@
 import { escapeFilterValue, type FfmpegProgress, runFfmpeg } from "../shared/media/ffmpeg.ts";
+import { isLinear, type LoudnessMeasurement } from "../shared/media/loudness.ts";
+import { buildRenderAudioGraph, measureRenderAudio, type MusicBedMix, type SourceLevels } from "./music-mix.ts";
 
 /** The published format: vertical 1080x1920 H.264 high / AAC. */
 export const RENDER_FORMAT = {
@@ -18,10 +20,61 @@ export interface RenderPlan {
   subtitlesPath: string | null;
   /** Extra font directory for libass (fontconfig finds system fonts without it). */
   fontsDir?: string;
+  /** A music bed under the voice (a local track), or null/absent for voice only. */
+  music?: { path: string; mix: MusicBedMix } | null;
   outPath: string;
   /** x264 preset; veryfast keeps a 40-s video within about real time on 2 cores. */
   preset?: string;
   crf?: number;
+  /**
+   * Encoder and filter threads of this render; absent lets FFmpeg use every core. Set it when
+   * several renders share a machine (render-runner/render-concurrency.ts).
+   */
+  threads?: number;
+}
+
+/** What the render measured and applied to reach the loudness target. */
+export interface RenderAudioReport {
+  levels: SourceLevels;
+  /** The final mix before normalisation (second pass input). */
+  final: LoudnessMeasurement;
+  /** Whether loudnorm normalised with one gain (true) or had to fall back to its dynamic mode. */
+  linear: boolean;
+}
+
+/**
+ * Scaler for the clips: bilinear upscaling of generated footage is indistinguishable from bicubic
+ * after x264 at this bitrate, and costs about half as much, which is most of the render's own
+ * filtering work (docs/benchmarks.md, render throughput).
+ */
+export const SCALE_FLAGS = "bilinear";
+
+/**
+ * Names how a render is made, in its storage key (render-task.ts renderAssetKey): a video stored
+ * by an earlier recipe (before loudness normalisation, say) is not reused for the same job.
+ */
+export const RENDER_RECIPE = "loudnorm-2pass/v1";
+
+/**
+ * The video encoder settings of every render: H.264 high (x264). Exported so the render
+ * benchmark encodes its lower bound and its naive pipeline exactly the same way.
+ */
+export function videoEncoderArgs(options: Pick<RenderPlan, "preset" | "crf" | "threads">): string[] {
+  return [
+    "-c:v", "libx264",
+    "-profile:v", RENDER_FORMAT.videoProfile,
+    "-preset", options.preset ?? "veryfast",
+    "-crf", String(options.crf ?? 21),
+    ...(options.threads === undefined ? [] : ["-threads:v", String(options.threads)]),
+    "-pix_fmt", "yuv420p",
+    "-r", String(RENDER_FORMAT.fps),
+    "-g", String(RENDER_FORMAT.fps * 2),
+  ];
+}
+
+/** The audio encoder settings of every render: AAC stereo at 48 kHz. */
+export function audioEncoderArgs(): string[] {
+  return ["-c:a", "aac", "-b:a", RENDER_FORMAT.audioBitrate, "-ar", String(RENDER_FORMAT.audioSampleRate), "-ac", "2"];
 }
 
 /** Total frames of a plan: the sum of its clips' slots. */
@@ -32,25 +85,29 @@ export function planFrames(plan: Pick<RenderPlan, "clips">): number {
 /**
  * The ffmpeg arguments of one render. Each clip is looped (`-stream_loop -1`), retimed to 30 fps,
  * cut to its slot by frame count, scaled and cropped to fill 1080x1920; the clips are
- * concatenated, the captions burned in, and the voice padded with silence or cut to the video's
- * exact length, so the output lasts exactly `planFrames / fps` seconds.
+ * concatenated, the captions burned in; the audio (music-mix.ts: voice, optional bed, loudness
+ * normalised with the measured values) is padded with silence or cut to the video's exact
+ * length, so the output lasts exactly `planFrames / fps` seconds.
  */
-export function buildRenderArgs(plan: RenderPlan): string[] {
+export function buildRenderArgs(plan: RenderPlan, audio: Pick<RenderAudioReport, "levels" | "final">): string[] {
   const { width, height, fps } = RENDER_FORMAT;
   if (plan.clips.length === 0) throw new Error("a render needs at least one clip");
   for (const clip of plan.clips) {
     if (!Number.isInteger(clip.frames) || clip.frames < 1) throw new Error(`clip ${clip.path} has ${clip.frames} frames`);
   }
   const totalFrames = planFrames(plan);
-  const durationS = (totalFrames / fps).toFixed(6);
 
-  const inputs = plan.clips.flatMap((clip) => ["-stream_loop", "-1", "-i", clip.path]);
+  // One decoder thread per clip: the clips decode side by side anyway, and eight frame-threaded
+  // decoders only add buffers and thread hand-offs (less memory, slightly less CPU, measured).
+  const inputs = plan.clips.flatMap((clip) => ["-threads", "1", "-stream_loop", "-1", "-i", clip.path]);
   inputs.push("-i", plan.audioPath);
-  const audioInput = plan.clips.length;
+  const voiceInput = plan.clips.length;
+  const music = plan.music ?? null;
+  if (music) inputs.push("-stream_loop", "-1", "-i", music.path);
 
   const chains = plan.clips.map((clip, i) =>
     `[${i}:v]fps=${fps},trim=end_frame=${clip.frames},setpts=PTS-STARTPTS,` +
-    `scale=${width}:${height}:force_original_aspect_ratio=increase:flags=bicubic,crop=${width}:${height},setsar=1,format=yuv420p[v${i}]`
+    `scale=${width}:${height}:force_original_aspect_ratio=increase:flags=${SCALE_FLAGS},crop=${width}:${height},setsar=1,format=yuv420p[v${i}]`
   );
   const concatInputs = plan.clips.map((_, i) => `[v${i}]`).join("");
   chains.push(`${concatInputs}concat=n=${plan.clips.length}:v=1:a=0[vcat]`);
@@ -60,27 +117,23 @@ export function buildRenderArgs(plan: RenderPlan): string[] {
   } else {
     chains.push("[vcat]null[vout]");
   }
-  chains.push(
-    `[${audioInput}:a]aresample=${RENDER_FORMAT.audioSampleRate},apad=whole_dur=${durationS},atrim=duration=${durationS},asetpts=PTS-STARTPTS[aout]`,
-  );
+  chains.push(...buildRenderAudioGraph(
+    { voice: voiceInput, music: music ? voiceInput + 1 : null, durationS: totalFrames / fps },
+    audio.levels,
+    music?.mix ?? null,
+    audio.final,
+    "aout",
+  ));
 
   return [
+    ...(plan.threads === undefined ? [] : ["-filter_complex_threads", String(plan.threads)]),
     ...inputs,
     "-filter_complex", chains.join(";"),
     "-map", "[vout]",
     "-map", "[aout]",
     "-frames:v", String(totalFrames),
-    "-c:v", "libx264",
-    "-profile:v", RENDER_FORMAT.videoProfile,
-    "-preset", plan.preset ?? "veryfast",
-    "-crf", String(plan.crf ?? 21),
-    "-pix_fmt", "yuv420p",
-    "-r", String(fps),
-    "-g", String(fps * 2),
-    "-c:a", "aac",
-    "-b:a", RENDER_FORMAT.audioBitrate,
-    "-ar", String(RENDER_FORMAT.audioSampleRate),
-    "-ac", "2",
+    ...videoEncoderArgs(plan),
+    ...audioEncoderArgs(),
     "-map_metadata", "-1",
     "-movflags", "+faststart",
     "-f", "mp4",
@@ -88,15 +141,24 @@ export function buildRenderArgs(plan: RenderPlan): string[] {
   ];
 }
 
-/** Runs the render; progress reports carry the fraction done. */
+/**
+ * Runs the render: the audio-only measuring passes (music-mix.ts), then the one encode, which
+ * normalises the audio with what they measured. Progress reports carry the fraction done.
+ */
 export async function renderVideo(
   plan: RenderPlan,
   options: { signal?: AbortSignal; ffmpegPath?: string; onProgress?: (progress: FfmpegProgress & { fraction: number }) => void } = {},
-): Promise<void> {
+): Promise<RenderAudioReport> {
   const totalMs = (planFrames(plan) / RENDER_FORMAT.fps) * 1000;
-  await runFfmpeg(buildRenderArgs(plan), {
+  const audio = await measureRenderAudio(
+    { voicePath: plan.audioPath, musicPath: plan.music?.path ?? null, durationS: totalMs / 1000 },
+    plan.music?.mix ?? null,
+    { signal: options.signal, ffmpegPath: options.ffmpegPath },
+  );
+  await runFfmpeg(buildRenderArgs(plan, audio), {
     signal: options.signal,
     ffmpegPath: options.ffmpegPath,
     onProgress: (p) => options.onProgress?.({ ...p, fraction: p.done ? 1 : Math.min(1, p.out_time_ms / totalMs) }),
   });
+  return { ...audio, linear: isLinear(audio.final) };
 }

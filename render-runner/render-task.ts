@@ -9,12 +9,14 @@ import { makeScratchDir } from "../shared/storage/scratch-dirs.ts";
 import { NonRetriableError } from "../shared/errors.ts";
 import { failpoint } from "../shared/failpoints.ts";
 import { type QueueTaskDefinition, type TaskContext, type TaskOutcome, uuidField } from "../shared/worker/pull-worker.ts";
+import type { MusicTrackRecord } from "../shared/contracts/callbacks.ts";
 import type { QualityReport } from "../shared/contracts/quality.ts";
 import { describeFailures, measureQuality, QUALITY_GATE_VERSION, type QualityGateInput, type QualityGateOptions } from "../shared/media/quality-gate.ts";
 import { assertCaptionsInside, buildAssSubtitles, captionBoxes, layoutCaptions } from "./captions.ts";
 import { captionFontMetrics } from "./font-metrics.ts";
 import { captionZone, safeZone } from "./safe-zones.ts";
-import { RENDER_FORMAT, renderVideo } from "./ffmpeg-render.ts";
+import { RENDER_FORMAT, RENDER_RECIPE, renderVideo } from "./ffmpeg-render.ts";
+import { musicBedForJob } from "./music-library.ts";
 import { computeTimeline } from "./timeline.ts";
 
 /**
@@ -25,7 +27,7 @@ export async function renderAssetKey(job: RenderJob): Promise<string> {
   const { step_token: _stepToken, ...content } = job;
   // The gate's version is part of the key: a render stored before the gate (or under other bounds)
   // is never reused as if it had passed.
-  return `renders/${await sha256Hex(canonicalJson({ ...content, quality_gate: QUALITY_GATE_VERSION }))}.mp4`;
+  return `renders/${await sha256Hex(canonicalJson({ ...content, recipe: RENDER_RECIPE, quality_gate: QUALITY_GATE_VERSION }))}.mp4`;
 }
 
 export interface RenderTaskDeps {
@@ -34,6 +36,8 @@ export interface RenderTaskDeps {
   workDir?: string;
   /** x264 preset of the final encode. */
   preset?: string;
+  /** FFmpeg threads per render (render-concurrency.ts); absent: every core. */
+  threads?: number;
   fontsDir?: string;
   ffmpegPath?: string;
   ffprobePath?: string;
@@ -69,7 +73,7 @@ function checkOutput(info: MediaInfo): void {
   if (!(info.duration_s > 0) || !(info.size_bytes > 0)) throw new Error("render output is empty");
 }
 
-function completed(job: RenderJob, key: string, info: MediaInfo, renderMs: number | null, quality: QualityReport): TaskOutcome {
+function completed(job: RenderJob, key: string, info: MediaInfo, renderMs: number | null, quality: QualityReport, music: MusicTrackRecord | null): TaskOutcome {
   return {
     kind: "render.completed",
     unit_id: job.unit_id,
@@ -80,6 +84,7 @@ function completed(job: RenderJob, key: string, info: MediaInfo, renderMs: numbe
     size_bytes: info.size_bytes,
     render_ms: renderMs,
     quality,
+    ...(job.music ? { music } : {}),
   };
 }
 
@@ -95,7 +100,10 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
   try {
     const timeline = computeTimeline(job.words, job.scenes, job.audio_duration_ms, { fps: RENDER_FORMAT.fps });
     const zone = safeZone(job.caption_profile);
-    const cues = layoutCaptions(job.words, { zone, metrics: captionFontMetrics(job.caption_font), endLimitMs: timeline.total_ms });
+    // The configured font, unless the words are in a script it does not cover: the layout measures
+    // the font libass will draw.
+    const fontName = captionFontFor(job.words.map((w) => w.text).join(" "), job.caption_font);
+    const cues = layoutCaptions(job.words, { zone, metrics: captionFontMetrics(fontName), endLimitMs: timeline.total_ms });
     assertCaptionsInside(cues, zone);
     const gateInput = { path: outPath, expectedDurationS: timeline.total_ms / 1000, captions: { zone: captionZone(zone), boxes: captionBoxes(cues) } };
 
@@ -107,7 +115,8 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
       const quality = await gate(gateInput, gateOptions);
       if (!quality.passed) throw new QualityGateError(`stored render ${key}: ${describeFailures(quality)}`, quality);
       ctx.logger.info({ video_key: key }, "render already stored; reporting it");
-      return completed(job, key, info, null, quality);
+      const music = await musicBedForJob(deps.store, job, dir, ctx.logger, { fetch: false });
+      return completed(job, key, info, null, quality, music?.record ?? null);
     }
 
     const audioPath = join(dir, `voice${extname(job.audio_key) || ".audio"}`);
@@ -120,9 +129,9 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
       clipPaths.set(slot.asset_key, path);
     }
     const subtitlesPath = join(dir, "captions.ass");
-    // The configured font, unless the words are in a script it does not cover.
-    const fontName = captionFontFor(job.words.map((w) => w.text).join(" "), job.caption_font);
     await writeFile(subtitlesPath, buildAssSubtitles(cues, { fontName, zone, title: job.title }), "utf8");
+
+    const music = await musicBedForJob(deps.store, job, dir, ctx.logger, { fetch: true });
 
     let report: QualityReport | null = null;
     for (let attempt = 1; attempt <= RENDER_ATTEMPTS; attempt++) {
@@ -130,9 +139,11 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
       let lastLog = 0;
       const startedAt = performance.now();
       ctx.logger.info({ video_key: key, scenes: timeline.scenes.length, cues: cues.length, total_ms: timeline.total_ms, attempt }, "render started");
-      await renderVideo({
+      const audio = await renderVideo({
         clips: timeline.scenes.map((s) => ({ path: clipPaths.get(s.asset_key)!, frames: s.frames })),
         audioPath,
+        music: music && { path: music.path!, mix: music.mix },
+        threads: deps.threads,
         subtitlesPath,
         fontsDir: deps.fontsDir,
         outPath,
@@ -161,9 +172,13 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
       }
       await ctx.heartbeat();
       await deps.store.putFile(key, outPath, "video/mp4");
-      ctx.logger.info({ video_key: key, render_ms: renderMs, duration_s: info.duration_s, size_bytes: info.size_bytes, integrated_lufs: report.integrated_lufs, true_peak_dbtp: report.true_peak_dbtp }, "render stored");
+      ctx.logger.info({
+        video_key: key, render_ms: renderMs, duration_s: info.duration_s, size_bytes: info.size_bytes,
+        integrated_lufs: report.integrated_lufs, true_peak_dbtp: report.true_peak_dbtp,
+        loudness_in_lufs: audio.final.input_i, loudness_linear: audio.linear, music_track: music?.record.track_key ?? null,
+      }, "render stored");
       failpoint("render.after-store-before-callback");
-      return completed(job, key, info, renderMs, report);
+      return completed(job, key, info, renderMs, report, music?.record ?? null);
     }
     throw new QualityGateError(describeFailures(report!), report!);
   } finally {

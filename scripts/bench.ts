@@ -1,6 +1,8 @@
 /**
  * `npm run bench`: first the orchestration benchmark (10,000 stage transitions through the real
- * claim and completion RPCs, 8 consumers, against a raw pgmq baseline), then the demo from a reset with an empty asset store (no cached scene clips,
+ * claim and completion RPCs, 8 consumers, against a raw pgmq baseline), then the render
+ * throughput benchmark (one 60-s short: the render against one encode of its finished frames and
+ * a naive multi-pass pipeline, scripts/bench/render-throughput.ts), then the demo from a reset with an empty asset store (no cached scene clips,
  * voices or renders) and reports its figures: wall time per video, and render time over video
  * duration (FFmpeg's own time, reported by the render-runner). Prints them and writes
  * docs/benchmarks.md.
@@ -12,6 +14,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { z } from "zod";
 import { runQueueTransitionBenchmark } from "./bench/queue-transitions.ts";
+import { runRenderThroughputBenchmark } from "./bench/render-throughput.ts";
 import * as db from "./local/db.ts";
 import { paths } from "./local/paths.ts";
 import { supervisorPid } from "./local/stack-control.ts";
@@ -42,6 +45,9 @@ if (!db.isInitialised()) await db.init(console.log);
 await db.ensureRunning(console.log);
 console.log("bench: orchestration transitions (10,000 jobs, 8 consumers)");
 const queue = await runQueueTransitionBenchmark({ jobs: 10_000, consumers: 8, log: (line) => console.log(`bench: ${line}`) });
+
+console.log("bench: render throughput (one 60-s, 8-scene short, three ways)");
+const render = await runRenderThroughputBenchmark({ log: (line) => console.log(`bench: ${line}`) });
 
 console.log("bench: emptying the asset store and running the demo from a reset (every asset made from scratch)");
 // Assets live in the Storage emulator's files (the stack is stopped, so nothing holds them).
@@ -82,7 +88,7 @@ const lines = [
   `| render time / video duration (mean; FFmpeg time measured by the render-runner) | ${meanRatio.toFixed(2)} |`,
   "",
   "Per video: FFmpeg render time, and seconds each unit spent in each stage (from the run's events;",
-  "the render stage includes waiting for the single render-runner, which renders one video at a time):",
+  "the render stage includes waiting for the render-runner, which takes RENDER_CONCURRENCY videos at once, two by default):",
   "",
   "| dimension | video s | render s | render / duration | script | safety | plan | media (voice + visuals) | render stage | publish |",
   "|---|---|---|---|---|---|---|---|---|---|",
@@ -93,6 +99,8 @@ const lines = [
   "All components share the 2 cores: a render runs alongside the other unit's scene generation.",
   "",
   ...queue.markdown,
+  "",
+  ...render.markdown,
   "",
 ];
 function fmt(v: number | undefined) {

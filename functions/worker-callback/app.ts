@@ -50,7 +50,11 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
         return c.json({ ok: true, scene_status: row.status });
       }
       case "render.completed": {
-        const video = { video_key: callback.video_key, duration_s: callback.duration_s, width: callback.width, height: callback.height, size_bytes: callback.size_bytes, render_ms: callback.render_ms };
+        const video = {
+          video_key: callback.video_key, duration_s: callback.duration_s, width: callback.width, height: callback.height, size_bytes: callback.size_bytes, render_ms: callback.render_ms,
+          // The music bed and its licence stay with the video (mdame.work_units.video_music).
+          ...(callback.music ? { music: callback.music } : {}),
+        };
         const [row] = await rpc(() => deps.sql`
           select stage from mdame.complete_render_job(${callback.msg_id}, ${callback.unit_id}, ${deps.sql.json(video)}, ${webhookId},
             ${deps.sql.json(callback.quality)})`);

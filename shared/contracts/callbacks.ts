@@ -9,6 +9,17 @@ import { QualityReport } from "./quality.ts";
 export const SceneAssetKey = z.string().regex(/^scenes\/[0-9a-f]{64}\.mp4$/, "a scene asset key is scenes/<sha256>.mp4");
 export const RenderVideoKey = z.string().regex(/^renders\/[0-9a-f]{64}\.mp4$/, "a video key is renders/<sha256>.mp4");
 
+/** The music bed a video carries and its licence, as the track's sidecar states it. */
+export const MusicTrackRecord = z.object({
+  track_key: z.string().min(1).max(300),
+  license_key: z.string().min(1).max(300),
+  title: z.string().min(1).max(300),
+  author: z.string().min(1).max(300),
+  license: z.string().min(1).max(300),
+  source_url: z.string().url().max(2000),
+}).strict();
+export type MusicTrackRecord = z.infer<typeof MusicTrackRecord>;
+
 const workerId = z.string().min(1).max(200);
 
 const failure = z.object({
@@ -48,6 +59,8 @@ export const WorkerCallback = z.discriminatedUnion("kind", [
     render_ms: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).nullable(),
     /** What the quality gate measured on the video (it passed, or the render would have failed). */
     quality: QualityReport,
+    /** The music bed under the voice; null or absent for voice only. */
+    music: MusicTrackRecord.nullable().optional(),
     worker_id: workerId,
   }).strict(),
   z.object({

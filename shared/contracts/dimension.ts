@@ -28,6 +28,26 @@ const wholeNumber = (min: number, max: number, range: string) =>
   z.number({ message: "must be a whole number" }).int("must be a whole number").min(min, range).max(max, range);
 const narrationWords = wholeNumber(NARRATION_WORDS.min, NARRATION_WORDS.max, `must be ${NARRATION_WORDS.min} to ${NARRATION_WORDS.max}`);
 
+/**
+ * An optional music bed under the voice. `library` is a storage prefix (`music/calm`) holding the
+ * tracks, each with a licence sidecar `<track name>.license.json`; the render picks one track per
+ * video (deterministically, by the unit), loops or trims it to the video, fades it in and out and
+ * ducks it under the voice. The table checks the same bounds (mdame.music_bed_is_valid).
+ */
+export const MusicBed = z.object({
+  library: z.string().max(200, "must be at most 200 characters").regex(
+    /^[a-z0-9_-]+(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/,
+    "must be a storage prefix like music/calm: lower-case first folder, then folders of letters, digits, '.', '-' or '_'",
+  ),
+  /** Loudness of the bed where nobody speaks, relative to the voice, in LU (dB). */
+  gain_db: z.number({ message: "must be a number" }).min(-40, "must be -40 to 0").max(0, "must be -40 to 0").default(-10),
+  /** How far the bed dips while the voice speaks, in dB. */
+  duck_db: z.number({ message: "must be a number" }).min(0, "must be 0 to 30").max(30, "must be 0 to 30").default(10),
+  /** Fade-in at the start and fade-out at the end, in seconds. */
+  fade_s: z.number({ message: "must be a number" }).min(0, "must be 0 to 5").max(5, "must be 0 to 5").default(1.5),
+}).strict();
+export type MusicBed = z.infer<typeof MusicBed>;
+
 /** Each field once, without defaults: a whole config adds them, a patch leaves them out. */
 const DimensionFields = {
   id: DimensionId,
@@ -68,6 +88,8 @@ const DimensionFields = {
   llm: LlmRouting,
   /** Burned-in captions: which platform's UI they keep clear of (`intersection`: all of them). */
   captions: DimensionCaptions,
+  /** The music bed, or null for voice only. */
+  music: MusicBed.nullable(),
 };
 
 type ConfigShape = {
@@ -106,6 +128,7 @@ export const DimensionConfig = z.object({
   min_score: DimensionFields.min_score.default(0),
   llm: DimensionFields.llm.default({}),
   captions: DimensionFields.captions.default({ profile: "intersection" }),
+  music: DimensionFields.music.default(null),
 }).strict().superRefine(crossFieldRules);
 export type DimensionConfig = z.infer<typeof DimensionConfig>;
 export type DimensionConfigInput = z.input<typeof DimensionConfig>;

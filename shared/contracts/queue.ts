@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CaptionProfile } from "./captions.ts";
+import { MusicBed } from "./dimension.ts";
 import { VisualStyle, WordTiming } from "./media.ts";
 import { VisualsConfig } from "../providers/visuals/config.ts";
 
@@ -69,6 +70,8 @@ export const RenderJob = z.object({
   caption_font: z.string().min(1).max(100),
   /** The platform UI the captions keep clear of (the dimension's `captions.profile`). */
   caption_profile: CaptionProfile.default("intersection"),
+  /** The dimension's music bed; absent for voice only (so jobs without one keep their step token). */
+  music: MusicBed.optional(),
   step_token: stepToken,
 }).strict();
 export type RenderJob = z.infer<typeof RenderJob>;

@@ -27,6 +27,8 @@ export interface WorkerProcessResources {
 export function runWorkerProcess<P>(options: {
   component: string;
   vtSeconds: number;
+  /** Messages worked on at once (PullWorker's `concurrency`). Default 1. */
+  concurrency?: number;
   definition: (resources: WorkerProcessResources) => QueueTaskDefinition<P>;
   /** Extra fields for the "ready" log line. */
   describe?: (resources: WorkerProcessResources) => Record<string, unknown>;
@@ -69,6 +71,7 @@ export function runWorkerProcess<P>(options: {
       logger: log,
       workerId,
       vtSeconds: options.vtSeconds,
+      concurrency: options.concurrency,
     });
     log.info({
       ...options.describe?.(resources),

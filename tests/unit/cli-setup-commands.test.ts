@@ -135,7 +135,7 @@ describe("what the operator reads", () => {
       id: "tech-explained", display_name: "Tech Explained", language: "en" as const, tts_voice: "en-US-AriaNeural", tts_fallback_voice: null, tts_rate: "+0%", trend_geo: "US",
       style: { palette: ["#000000", "#ffffff"], motion: "drift" as const, caption_font: "DejaVu Sans" }, safety_profile: { blocked_terms: [], blocked_categories: [], strictness: "standard" as const },
       visuals: { backends: ["procedural" as const], pexels_blocklist: [] },
-      daily_limit: 1, narration_min_words: 95, narration_max_words: 150, llm: {}, captions: { profile: "intersection" as const }, active: false, created_at: "2026-11-30T00:00:00Z", updated_at: "2026-11-30T00:00:00Z",
+      daily_limit: 1, narration_min_words: 95, narration_max_words: 150, llm: {}, captions: { profile: "intersection" as const }, music: null, active: false, created_at: "2026-11-30T00:00:00Z", updated_at: "2026-11-30T00:00:00Z",
       subject: { keywords: [], categories: [], excluded_terms: [] }, sources: [{ kind: "google_trends" as const, weight: 1 }], min_score: 0,
       accounts: 2, active_accounts: 1,
     };

@@ -37,6 +37,7 @@ describe("DimensionConfig", () => {
       min_score: 0,
       llm: {},
       captions: { profile: "intersection" },
+      music: null,
     });
   });
 

@@ -1,0 +1,142 @@
+import {
+  gainToTarget,
+  LOUDNESS_TARGET,
+  type LoudnessMeasurement,
+  loudnormApplyFilter,
+  measureLoudness,
+  peakLimiterFilter,
+  peaksFitAfterGain,
+} from "../shared/media/loudness.ts";
+
+/**
+ * The audio of a render: the voice, levelled to the loudness target, optionally over a music bed
+ * that is looped or trimmed to the video, faded in and out and ducked under the voice by a
+ * sidechain compressor keyed by the voice itself; then a peak limiter, so the final gain can stay
+ * linear. The same graph is used by the measuring pass and by the render, so what is measured is
+ * exactly what gets normalised.
+ */
+
+export const AUDIO_SAMPLE_RATE = 48_000;
+const FORMAT = `aformat=sample_fmts=fltp:sample_rates=${AUDIO_SAMPLE_RATE}:channel_layouts=stereo`;
+/** Sidechain ratio: high enough that the dip follows the threshold closely. */
+const DUCK_RATIO = 20;
+/**
+ * RMS level of speech levelled to the target, as the compressor's detector sees it (about 4 dB
+ * under the integrated loudness for narration); the threshold is set from it so the bed dips by
+ * about `duck_db` while the voice speaks.
+ */
+const SPEECH_RMS_DBFS = LOUDNESS_TARGET.integrated - 4;
+
+export interface MusicBedMix {
+  /** Loudness of the bed where nobody speaks, relative to the voice, LU. */
+  gain_db: number;
+  duck_db: number;
+  fade_s: number;
+}
+
+export interface AudioMixInputs {
+  /** Input index of the voice. */
+  voice: number;
+  /** Input index of the music track (opened with `-stream_loop -1`), or null for voice only. */
+  music: number | null;
+  /** Exact output duration, seconds. */
+  durationS: number;
+}
+
+/** Levels measured in the first pass: the voice's, and the track's over the span it plays. */
+export interface SourceLevels {
+  voice: LoudnessMeasurement;
+  music: LoudnessMeasurement | null;
+  /**
+   * Gain ahead of the limiter, dB: 0 at first; raised when limiting the peaks took so much
+   * loudness away that the final gain would lift the peaks over the ceiling again.
+   */
+  makeup_db: number;
+}
+
+/** Measuring rounds of the mix: the first, and at most two with more makeup gain. */
+const MAX_MIX_ROUNDS = 3;
+
+const db = (value: number) => `${value.toFixed(2)}dB`;
+const seconds = (value: number) => value.toFixed(6);
+
+/** The compressor threshold (linear) that dips the bed by about `duckDb` under levelled speech. */
+export function duckThreshold(duckDb: number): number {
+  const thresholdDb = SPEECH_RMS_DBFS - duckDb / (1 - 1 / DUCK_RATIO);
+  return Math.max(10 ** (-60 / 20), Math.min(1, 10 ** (thresholdDb / 20)));
+}
+
+/**
+ * Filter chains from the inputs to `[<out>]`: voice (+ ducked bed) -> limiter, padded with
+ * silence or cut to exactly `durationS`.
+ */
+export function buildMixGraph(inputs: AudioMixInputs, levels: SourceLevels, music: MusicBedMix | null, out: string): string[] {
+  const d = seconds(inputs.durationS);
+  const voiceGain = gainToTarget(levels.voice);
+  const voiceChain = `[${inputs.voice}:a]aresample=${AUDIO_SAMPLE_RATE},${FORMAT},volume=${db(voiceGain)},` +
+    `apad=whole_dur=${d},atrim=duration=${d},asetpts=PTS-STARTPTS`;
+  const limiter = `volume=${db(levels.makeup_db)},${peakLimiterFilter()}`;
+  if (inputs.music === null || music === null || levels.music === null) {
+    return [`${voiceChain},${limiter}[${out}]`];
+  }
+  const bedGain = gainToTarget(levels.music, LOUDNESS_TARGET.integrated + music.gain_db);
+  const fade = Math.min(music.fade_s, inputs.durationS / 2);
+  const fades = fade > 0 ? `,afade=t=in:d=${seconds(fade)},afade=t=out:st=${seconds(inputs.durationS - fade)}:d=${seconds(fade)}` : "";
+  return [
+    `${voiceChain},asplit=2[mixvoice][mixkey]`,
+    `[${inputs.music}:a]aresample=${AUDIO_SAMPLE_RATE},${FORMAT},atrim=duration=${d},asetpts=PTS-STARTPTS,volume=${db(bedGain)}${fades}[mixbed]`,
+    `[mixbed][mixkey]sidechaincompress=threshold=${duckThreshold(music.duck_db).toFixed(6)}:ratio=${DUCK_RATIO}:attack=15:release=400:detection=rms[mixducked]`,
+    `[mixvoice][mixducked]amix=inputs=2:duration=first:dropout_transition=0:normalize=0,${limiter}[${out}]`,
+  ];
+}
+
+/** The render's audio chains: the mix, normalised with the second-pass measurement, at exactly `durationS`. */
+export function buildRenderAudioGraph(
+  inputs: AudioMixInputs,
+  levels: SourceLevels,
+  music: MusicBedMix | null,
+  final: LoudnessMeasurement,
+  out: string,
+): string[] {
+  const d = seconds(inputs.durationS);
+  return [
+    ...buildMixGraph(inputs, levels, music, "mixed"),
+    // loudnorm works at 192 kHz; back to 48 kHz, and cut again so resampling cannot move the end.
+    `[mixed]${loudnormApplyFilter(final)},aresample=${AUDIO_SAMPLE_RATE},${FORMAT},atrim=duration=${d},asetpts=PTS-STARTPTS[${out}]`,
+  ];
+}
+
+export interface AudioSources {
+  voicePath: string;
+  musicPath: string | null;
+  durationS: number;
+}
+
+/**
+ * The measurement passes, all audio only: the sources' levels, then the final mix. When the mix's
+ * peaks (after the limiter) plus the gain to the target would cross loudnorm's ceiling, loudnorm
+ * could not stay linear: the mix is measured again with that gain moved ahead of the limiter, so
+ * the limiter, not loudnorm's dynamic mode, deals with the peaks.
+ */
+export async function measureRenderAudio(
+  sources: AudioSources,
+  music: MusicBedMix | null,
+  options: { signal?: AbortSignal; ffmpegPath?: string } = {},
+): Promise<{ levels: SourceLevels; final: LoudnessMeasurement }> {
+  const d = seconds(sources.durationS);
+  const voice = measureLoudness(["-i", sources.voicePath], `[0:a]aresample=${AUDIO_SAMPLE_RATE},${FORMAT}[measure]`, options);
+  const track = sources.musicPath && music
+    ? measureLoudness(["-stream_loop", "-1", "-i", sources.musicPath], `[0:a]aresample=${AUDIO_SAMPLE_RATE},${FORMAT},atrim=duration=${d}[measure]`, options)
+    : Promise.resolve(null);
+  const [voiceLevel, trackLevel] = await Promise.all([voice, track]);
+  const levels: SourceLevels = { voice: voiceLevel, music: trackLevel, makeup_db: 0 };
+  const inputArgs = ["-i", sources.voicePath];
+  if (levels.music) inputArgs.push("-stream_loop", "-1", "-i", sources.musicPath!);
+  const mixInputs = { voice: 0, music: levels.music ? 1 : null, durationS: sources.durationS };
+  let final = await measureLoudness(inputArgs, buildMixGraph(mixInputs, levels, music, "measure").join(";"), options);
+  for (let round = 1; round < MAX_MIX_ROUNDS && !peaksFitAfterGain(final); round++) {
+    levels.makeup_db += gainToTarget(final);
+    final = await measureLoudness(inputArgs, buildMixGraph(mixInputs, levels, music, "measure").join(";"), options);
+  }
+  return { levels, final };
+}

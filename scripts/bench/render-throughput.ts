@@ -1,0 +1,240 @@
+/**
+ * Render throughput: one 60-s, 8-scene short (procedural clips, espeak-ng voice, burned captions,
+ * a music bed, loudness normalisation), made three ways in the same run:
+ *
+ * - the render: render-runner's one FFmpeg invocation (plus its audio-only measuring passes);
+ * - the lower bound: one encode of the finished frames (the render's output decoded to raw
+ *   yuv420p on disk, and its audio to WAV) with the same encoder settings;
+ * - a naive pipeline: encode each scene, concatenate, burn the captions, mux (render-naive.ts).
+ *
+ * Prints wall times, ratios, peak RSS (every FFmpeg process, via GNU time) and whether the targets
+ * are met: at most 1.1x the lower bound, at least 3x faster than the naive pipeline.
+ *
+ *   bun scripts/bench/render-throughput.ts [--threads N] [--write]
+ *
+ * `--write` replaces the "Render throughput" section of docs/benchmarks.md (npm run bench does it too).
+ */
+import { mkdir, mkdtemp, rm, stat, statfs, writeFile } from "node:fs/promises";
+import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { ProceduralBackend } from "../../gpu-worker/backends/procedural.ts";
+import { buildAssSubtitles, groupCaptionCues } from "../../render-runner/captions.ts";
+import { audioEncoderArgs, planFrames, RENDER_FORMAT, type RenderPlan, renderVideo, videoEncoderArgs } from "../../render-runner/ffmpeg-render.ts";
+import { computeTimeline } from "../../render-runner/timeline.ts";
+import type { RenderJob, VisualJob } from "../../shared/contracts/queue.ts";
+import { createLogger } from "../../shared/logging/logger.ts";
+import { runFfmpeg } from "../../shared/media/ffmpeg.ts";
+import { synthesiseTrack, TEST_TRACKS } from "../music/generate-test-tracks.ts";
+import { spokenVoice } from "../../tests/fixtures/render-inputs.ts";
+import { renderNaively } from "./render-naive.ts";
+import { createFfmpegRssProbe } from "./render-rss.ts";
+
+export const TARGET_LOWER_BOUND_RATIO = 1.1;
+export const TARGET_NAIVE_SPEEDUP = 3;
+const VIDEO_S = 60;
+
+const SENTENCES = [
+  "Octopuses have three hearts, and two of them stop beating when the animal swims.",
+  "Their blood is blue, because it carries oxygen with copper instead of iron.",
+  "Each arm holds a cluster of neurons that can taste and touch on its own.",
+  "Some species change colour and texture in a fraction of a second to hide.",
+  "They can squeeze through any gap larger than their hard beak.",
+  "Mothers guard their eggs for months and often stop eating while they wait.",
+  "In aquariums they have learned to open jars and to escape from closed tanks.",
+  "So next time you see an octopus, remember it is thinking with its arms. Follow for more.",
+];
+
+export interface RenderBenchResult {
+  threads: number | null;
+  renderS: number;
+  lowerBoundS: number;
+  naiveS: number;
+  lowerBoundRatio: number;
+  naiveSpeedup: number;
+  peakRssMiB: { render: number; lowerBound: number; naive: number };
+  /** CPU seconds (user + system) of the FFmpeg processes of each way. */
+  cpuS: { render: number; lowerBound: number; naive: number };
+  rawInMemory: boolean;
+  targetsMet: { lowerBound: boolean; naive: boolean };
+  markdown: string[];
+}
+
+async function inputs(dir: string, threads: number | undefined): Promise<RenderPlan> {
+  const logger = createLogger("bench-render", { write: () => {} });
+  // Eight phrases with short pauses, padded with silence to 60 s minus the render's tail.
+  const voice = await spokenVoice(dir, "voice", SENTENCES, { gapMs: 900, levelDb: 0 });
+  const audioMs = VIDEO_S * 1000 - 500;
+  if (voice.durationMs > audioMs) throw new Error(`the narration lasts ${voice.durationMs} ms, more than ${audioMs}`);
+  const padded = join(dir, "voice-60s.mp3");
+  await runFfmpeg(["-i", voice.path, "-af", `apad=whole_dur=${audioMs / 1000}`, "-c:a", "libmp3lame", "-b:a", "96k", "-y", padded]);
+
+  const firstWords = SENTENCES.map((_, i) => SENTENCES.slice(0, i).reduce((n, s) => n + s.split(" ").length, 0));
+  const backend = new ProceduralBackend();
+  const clipPaths: string[] = [];
+  for (const [index] of SENTENCES.entries()) {
+    const visual: VisualJob = {
+      run_id: "7b0d8a44-6f0e-4d8e-9b1e-0c2a7d9b3f10", unit_id: "0f4f3c1e-2b7a-4d5c-8e9f-1a2b3c4d5e6f", scene_id: crypto.randomUUID(),
+      scene_index: index, scene_hash: (index.toString(16) + "a".repeat(63)).slice(0, 64), dimension_id: "bench", prompt: `scene ${index}`,
+      style: { palette: ["#0b1d51", "#1f77b4", "#e15759", "#f4d35e"], motion: (["drift", "pulse", "zoom"] as const)[index % 3], caption_font: "DejaVu Sans" },
+      duration_s: 5, width: 720, height: 1280, fps: 30, step_token: `step:bench:${index}:x`,
+    };
+    const path = join(dir, `scene-${index}.mp4`);
+    await backend.generate(visual, path, { logger, signal: new AbortController().signal });
+    clipPaths.push(path);
+  }
+  const scenes: RenderJob["scenes"] = firstWords.map((first, index) => ({ index, asset_key: `scenes/${index}.mp4`, first_word: first }));
+  const timeline = computeTimeline(voice.words, scenes, audioMs, { fps: RENDER_FORMAT.fps });
+  const cues = groupCaptionCues(voice.words, { endLimitMs: timeline.total_ms });
+  const subtitlesPath = join(dir, "captions.ass");
+  await writeFile(subtitlesPath, buildAssSubtitles(cues, { fontName: "DejaVu Sans", title: "Three hearts" }), "utf8");
+  const music = await synthesiseTrack(join(dir, "music"), TEST_TRACKS[0]);
+  return {
+    clips: timeline.scenes.map((s) => ({ path: clipPaths[s.index], frames: s.frames })),
+    audioPath: padded,
+    music: { path: music, mix: { gain_db: -10, duck_db: 10, fade_s: 1.5 } },
+    subtitlesPath,
+    outPath: join(dir, "render.mp4"),
+    threads,
+  };
+}
+
+async function roomFor(path: string, bytes: number): Promise<boolean> {
+  try {
+    const fs = await statfs(path);
+    // Keep 2 GiB spare for everything else using the machine's memory.
+    return fs.bavail * fs.bsize > bytes + 2 * 2 ** 30 && totalmem() > bytes * 2;
+  } catch {
+    return false;
+  }
+}
+
+async function timed(block: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await block();
+  return (performance.now() - started) / 1000;
+}
+
+function machine(): string {
+  return `${availableParallelism()} × ${cpus()[0]?.model?.trim() ?? "unknown cpu"}, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} at the end`;
+}
+
+export async function runRenderThroughputBenchmark(options: { threads?: number; log?: (line: string) => void } = {}): Promise<RenderBenchResult> {
+  const log = options.log ?? console.log;
+  const dir = await mkdtemp(join(tmpdir(), "mdame-bench-render-"));
+  const rss = await createFfmpegRssProbe();
+  try {
+    log(`preparing a ${VIDEO_S}-s, ${SENTENCES.length}-scene short (voice, procedural clips, captions, music bed)`);
+    const plan = await inputs(dir, options.threads);
+    const frames = planFrames(plan);
+    const usage = async () => {
+      const readings = await rss.readings();
+      return { rssMiB: Math.max(0, ...readings.map((r) => r.maxRssKiB)) / 1024, cpuS: readings.reduce((sum, r) => sum + r.cpuS, 0) };
+    };
+
+    log("render: one FFmpeg invocation (after the audio measuring passes)");
+    await rss.reset();
+    const renderS = await timed(() => renderVideo(plan, { ffmpegPath: rss.ffmpegPath }));
+    const renderUsage = await usage();
+
+    log("lower bound: decoding the finished video to raw frames (not timed), then one encode of them");
+    // Raw frames in memory when there is room, so the lower bound measures the encoder, not the disk.
+    const rawDir = await roomFor("/dev/shm", frames * RENDER_FORMAT.width * RENDER_FORMAT.height * 1.5) ? await mkdtemp("/dev/shm/mdame-bench-") : dir;
+    const raw = join(rawDir, "frames.yuv");
+    const wav = join(dir, "audio.wav");
+    await runFfmpeg(["-i", plan.outPath, "-map", "0:v", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-y", raw, "-map", "0:a", "-c:a", "pcm_s16le", "-y", wav]);
+    const rawBytes = (await stat(raw)).size;
+    await rss.reset();
+    const lowerBoundS = await timed(() =>
+      runFfmpeg([
+        "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", `${RENDER_FORMAT.width}x${RENDER_FORMAT.height}`, "-r", String(RENDER_FORMAT.fps), "-i", raw,
+        "-i", wav,
+        "-map", "0:v", "-map", "1:a", "-frames:v", String(frames),
+        ...videoEncoderArgs(plan), ...audioEncoderArgs(),
+        "-movflags", "+faststart", "-y", join(dir, "lower-bound.mp4"),
+      ], { ffmpegPath: rss.ffmpegPath })
+    );
+    const lowerBoundUsage = await usage();
+    await rm(raw, { force: true });
+    if (rawDir !== dir) await rm(rawDir, { recursive: true, force: true });
+
+    log("naive pipeline: encode each scene, concat, burn captions, mux");
+    const naiveDir = join(dir, "naive");
+    await mkdir(naiveDir);
+    await rss.reset();
+    const naiveS = await timed(() => renderNaively({ ...plan, outPath: join(naiveDir, "naive.mp4") }, naiveDir, { ffmpegPath: rss.ffmpegPath }));
+    const naiveUsage = await usage();
+
+    const lowerBoundRatio = renderS / lowerBoundS;
+    const naiveSpeedup = naiveS / renderS;
+    const result: RenderBenchResult = {
+      threads: options.threads ?? null,
+      renderS,
+      lowerBoundS,
+      naiveS,
+      lowerBoundRatio,
+      naiveSpeedup,
+      peakRssMiB: { render: renderUsage.rssMiB, lowerBound: lowerBoundUsage.rssMiB, naive: naiveUsage.rssMiB },
+      cpuS: { render: renderUsage.cpuS, lowerBound: lowerBoundUsage.cpuS, naive: naiveUsage.cpuS },
+      rawInMemory: rawDir !== dir,
+      targetsMet: { lowerBound: lowerBoundRatio <= TARGET_LOWER_BOUND_RATIO, naive: naiveSpeedup >= TARGET_NAIVE_SPEEDUP },
+      markdown: [],
+    };
+    result.markdown = markdownSection(result, frames, rawBytes);
+    return result;
+  } finally {
+    await rss.dispose();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function markdownSection(r: RenderBenchResult, frames: number, rawBytes: number): string[] {
+  const met = (ok: boolean) => (ok ? "**met**" : "**not met**");
+  return [
+    "## Render throughput",
+    "",
+    `Command: \`bun scripts/bench/render-throughput.ts\` (part of \`npm run bench\`). Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC on ${machine()};`,
+    `FFmpeg threads per render: ${r.threads ?? "FFmpeg's default (every core)"}. One ${VIDEO_S}-s short: ${SENTENCES.length} procedural 720x1280 scene clips looped and scaled`,
+    `to 1080x1920, espeak-ng narration, burned captions, a music bed ducked under the voice, loudness normalised to -14 LUFS;`,
+    `${frames} frames of H.264 high (x264 veryfast, CRF 21) + AAC 128k. The three ways are run one after the other in the same process.`,
+    "",
+    "| way | wall time | vs render | FFmpeg CPU time (user + sys) | peak RSS (largest FFmpeg process) |",
+    "|---|---|---|---|---|",
+    `| render (audio measuring passes + one FFmpeg invocation) | ${r.renderS.toFixed(1)} s | 1.00 | ${r.cpuS.render.toFixed(1)} s | ${r.peakRssMiB.render.toFixed(0)} MiB |`,
+    `| lower bound: one encode of the finished frames (raw yuv420p ${r.rawInMemory ? "in memory" : "on disk"}, ${(rawBytes / 2 ** 30).toFixed(1)} GiB, + WAV), same settings | ${r.lowerBoundS.toFixed(1)} s | ${(r.lowerBoundS / r.renderS).toFixed(2)} | ${r.cpuS.lowerBound.toFixed(1)} s | ${r.peakRssMiB.lowerBound.toFixed(0)} MiB |`,
+    `| naive: encode each scene, concat (re-encode), burn captions (re-encode), mux (copy) | ${r.naiveS.toFixed(1)} s | ${(r.naiveS / r.renderS).toFixed(2)} | ${r.cpuS.naive.toFixed(1)} s | ${r.peakRssMiB.naive.toFixed(0)} MiB |`,
+    "",
+    `Targets: render at most ${TARGET_LOWER_BOUND_RATIO}x the lower bound: ${met(r.targetsMet.lowerBound)} (${r.lowerBoundRatio.toFixed(2)}x);`,
+    `at least ${TARGET_NAIVE_SPEEDUP}x faster than the naive pipeline: ${met(r.targetsMet.naive)} (${r.naiveSpeedup.toFixed(2)}x).`,
+    `In CPU time: render ${(r.cpuS.render / r.cpuS.lowerBound).toFixed(2)}x the lower bound; naive ${(r.cpuS.naive / r.cpuS.render).toFixed(2)}x the render.`,
+    "The machine's cores are shared with other work: wall times move with its load; CPU times much less.",
+  ];
+}
+
+/** Replaces (or appends) the "## Render throughput" section of a benchmarks document. */
+export function replaceSection(document: string, section: string[]): string {
+  const lines = document.split("\n");
+  const start = lines.findIndex((l) => l.trim() === "## Render throughput");
+  if (start < 0) return `${document.replace(/\n*$/, "")}\n\n${section.join("\n")}\n`;
+  let end = lines.findIndex((l, i) => i > start && l.startsWith("## "));
+  if (end < 0) end = lines.length;
+  return [...lines.slice(0, start), ...section, "", ...lines.slice(end)].join("\n").replace(/\n*$/, "\n");
+}
+
+if (import.meta.main) {
+  const args = process.argv.slice(2);
+  const threadsAt = args.indexOf("--threads");
+  const threads = threadsAt >= 0 ? Number.parseInt(args[threadsAt + 1] ?? "", 10) : undefined;
+  if (threads !== undefined && !(threads >= 1)) {
+    console.error("usage: bun scripts/bench/render-throughput.ts [--threads N] [--write]");
+    process.exit(2);
+  }
+  const result = await runRenderThroughputBenchmark({ threads, log: (line) => console.log(`bench: ${line}`) });
+  console.log(result.markdown.join("\n"));
+  if (args.includes("--write")) {
+    const { readFileSync, writeFileSync } = await import("node:fs");
+    const path = join(import.meta.dir, "..", "..", "docs", "benchmarks.md");
+    writeFileSync(path, replaceSection(readFileSync(path, "utf8"), result.markdown));
+    console.log("bench: written to docs/benchmarks.md");
+  }
+}

@@ -1,0 +1,155 @@
+import { z } from "zod";
+import { NonRetriableError } from "../errors.ts";
+import { runFfmpeg } from "./ffmpeg.ts";
+
+/**
+ * Broadcast loudness for the published videos (EBU R128 / ITU-R BS.1770 as FFmpeg's `loudnorm`
+ * measures it). Shorts platforms play at about -14 LUFS integrated; a video mastered quieter
+ * sounds weak next to its neighbours, one with peaks at 0 dBTP distorts after the platform's own
+ * transcode. Normalisation is two-pass: a cheap audio-only pass measures the final mix, and the
+ * render applies the measured values with `linear=true`, which is a plain gain (no pumping).
+ */
+export const LOUDNESS_TARGET = {
+  /** Integrated loudness, LUFS. */
+  integrated: -14,
+  /**
+   * True-peak ceiling handed to loudnorm, dBTP. The published limit is -1 dBTP; the half decibel
+   * between them absorbs the AAC encoder's overshoot.
+   */
+  truePeak: -1.5,
+  /** Loudness range target, LU (only used if loudnorm has to fall back to dynamic mode). */
+  range: 11,
+} as const;
+
+/** The published limit a measured output must stay under, dBTP. */
+export const TRUE_PEAK_LIMIT_DBTP = -1;
+
+/** loudnorm's first-pass report (`print_format=json`), numbers parsed. */
+export const LoudnessMeasurement = z.object({
+  input_i: z.number(),
+  input_tp: z.number(),
+  input_lra: z.number(),
+  input_thresh: z.number(),
+  target_offset: z.number(),
+}).strict();
+export type LoudnessMeasurement = z.infer<typeof LoudnessMeasurement>;
+
+/**
+ * A measurement that cannot drive the second pass (silence, or no report in the log). The same
+ * audio always measures the same, so retrying cannot help.
+ */
+export class LoudnessMeasurementError extends NonRetriableError {
+  constructor(message: string) {
+    super(message);
+    this.name = "LoudnessMeasurementError";
+  }
+}
+
+const NUMBER = /^[+-]?\d+(\.\d+)?$/;
+
+/**
+ * Finds loudnorm's JSON report in an FFmpeg log (the last one when there are several). loudnorm
+ * prints `-inf` for silence; that is reported as a LoudnessMeasurementError, since no gain can
+ * bring silence to a target.
+ */
+export function parseLoudnormReport(log: string): LoudnessMeasurement {
+  const end = log.lastIndexOf("}");
+  const start = end < 0 ? -1 : log.lastIndexOf("{", end);
+  if (start < 0) throw new LoudnessMeasurementError("no loudnorm report in the FFmpeg log");
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(log.slice(start, end + 1)) as Record<string, unknown>;
+  } catch {
+    throw new LoudnessMeasurementError("the loudnorm report is not JSON");
+  }
+  const fields = ["input_i", "input_tp", "input_lra", "input_thresh", "target_offset"] as const;
+  const values: Record<string, number> = {};
+  for (const field of fields) {
+    const text = String(raw[field] ?? "").trim();
+    if (/^[+-]?inf$/i.test(text)) throw new LoudnessMeasurementError(`loudnorm reported ${field}=${text}: the audio is silent`);
+    if (!NUMBER.test(text)) throw new LoudnessMeasurementError(`loudnorm reported ${field}=${JSON.stringify(raw[field])}`);
+    const value = Number.parseFloat(text);
+    values[field] = value;
+  }
+  return LoudnessMeasurement.parse(values);
+}
+
+/** The first-pass filter: measures against the target and prints the report. */
+export function loudnormMeasureFilter(): string {
+  const { integrated, truePeak, range } = LOUDNESS_TARGET;
+  return `loudnorm=I=${integrated}:TP=${truePeak}:LRA=${range}:print_format=json`;
+}
+
+/**
+ * The second-pass filter: the first pass's measurement with `linear=true`. loudnorm then applies
+ * one gain (target - measured integrated). It stays linear only while the measured true peak plus
+ * that gain is under the ceiling; `isLinear` tells whether it will, so callers can limit the
+ * peaks beforehand (see `peakCeilingDb`). loudnorm always outputs 192 kHz: resample after it.
+ */
+export function loudnormApplyFilter(m: LoudnessMeasurement): string {
+  const { integrated, truePeak, range } = LOUDNESS_TARGET;
+  return `loudnorm=I=${integrated}:TP=${truePeak}:LRA=${range}` +
+    `:measured_I=${m.input_i}:measured_TP=${m.input_tp}:measured_LRA=${m.input_lra}:measured_thresh=${m.input_thresh}` +
+    `:offset=${m.target_offset}:linear=true:print_format=none`;
+}
+
+/** Whether loudnorm can reach the target with a plain gain (its own rule for keeping linear mode). */
+export function isLinear(m: LoudnessMeasurement): boolean {
+  return m.input_tp + (LOUDNESS_TARGET.integrated - m.input_i) <= LOUDNESS_TARGET.truePeak;
+}
+
+/** The gain that brings a measured signal to `targetLufs`, in dB. */
+export function gainToTarget(m: LoudnessMeasurement, targetLufs: number = LOUDNESS_TARGET.integrated): number {
+  return targetLufs - m.input_i;
+}
+
+/**
+ * Ceiling of the limiter ahead of loudnorm, dBTP: 1.5 dB under loudnorm's own, so the small gain
+ * loudnorm still applies after limiting keeps the peaks under its ceiling (it stays linear) with
+ * room for the encoder's overshoot.
+ */
+export const PEAK_CEILING_DBTP = LOUDNESS_TARGET.truePeak - 1.5;
+
+/**
+ * The AAC encoder lifts true peaks by up to about half a decibel. Mixes are levelled so the peaks
+ * after the final gain stay this far under loudnorm's ceiling, and the encoded file under
+ * TRUE_PEAK_LIMIT_DBTP.
+ */
+export const ENCODER_PEAK_HEADROOM_DB = 0.5;
+
+/** Whether the final gain keeps a mix's peaks under the ceiling with the encoder's headroom to spare. */
+export function peaksFitAfterGain(m: LoudnessMeasurement): boolean {
+  return m.input_tp + gainToTarget(m) <= LOUDNESS_TARGET.truePeak - ENCODER_PEAK_HEADROOM_DB;
+}
+
+/**
+ * A lookahead limiter holding true peaks under `ceilingDb`: alimiter only sees sample peaks, so it
+ * runs on the signal oversampled 4x (192 kHz), where sample peaks are within a small fraction of
+ * a dB of the true peaks. Its output stays at that level (`level=false`).
+ */
+export function peakLimiterFilter(ceilingDb: number = PEAK_CEILING_DBTP, sampleRate = 48_000): string {
+  const limit = 10 ** (ceilingDb / 20);
+  return `aresample=${sampleRate * 4},alimiter=limit=${limit.toFixed(5)}:attack=5:release=60:level=false,aresample=${sampleRate}`;
+}
+
+/**
+ * Runs an audio-only measurement: `inputArgs` are FFmpeg inputs, `graph` a filtergraph whose
+ * output label `[measure]` is the audio to measure (loudnormMeasureFilter is appended here).
+ */
+export async function measureLoudness(
+  inputArgs: readonly string[],
+  graph: string,
+  options: { signal?: AbortSignal; ffmpegPath?: string } = {},
+): Promise<LoudnessMeasurement> {
+  const args = [
+    ...inputArgs,
+    "-filter_complex", `${graph};[measure]${loudnormMeasureFilter()}[measured]`,
+    "-map", "[measured]",
+    "-vn", "-sn", "-dn",
+    // loudnorm prints its report at info level; the runner's default is errors only.
+    "-loglevel", "info",
+    "-f", "null", "-",
+  ];
+  const { stderrTail } = await runFfmpeg(args, { ...options, stderrTailBytes: 64_000 });
+  return parseLoudnormReport(stderrTail);
+}

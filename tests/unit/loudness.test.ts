@@ -1,0 +1,61 @@
+import { describe, expect, test } from "bun:test";
+import {
+  isLinear,
+  LOUDNESS_TARGET,
+  LoudnessMeasurementError,
+  loudnormApplyFilter,
+  parseLoudnormReport,
+  peaksFitAfterGain,
+} from "../../shared/media/loudness.ts";
+
+const LOG = `[Parsed_loudnorm_2 @ 0x55fad2ab8540] something earlier {not json}
+[Parsed_loudnorm_2 @ 0x55fad2ab8540]
+{
+	"input_i" : "-21.85",
+	"input_tp" : "-6.06",
+	"input_lra" : "4.20",
+	"input_thresh" : "-31.95",
+	"output_i" : "-14.04",
+	"output_tp" : "-1.50",
+	"output_lra" : "3.10",
+	"output_thresh" : "-24.04",
+	"normalization_type" : "dynamic",
+	"target_offset" : "0.04"
+}
+`;
+
+describe("loudnorm first-pass report", () => {
+  test("the measured values are read from the last JSON block of the log", () => {
+    expect(parseLoudnormReport(LOG)).toEqual({ input_i: -21.85, input_tp: -6.06, input_lra: 4.2, input_thresh: -31.95, target_offset: 0.04 });
+  });
+
+  test("silence (-inf) and a log without a report are refused with a reason", () => {
+    expect(() => parseLoudnormReport(LOG.replace('"-21.85"', '"-inf"'))).toThrow(/silent/);
+    expect(() => parseLoudnormReport("ffmpeg said nothing useful")).toThrow(LoudnessMeasurementError);
+    expect(() => parseLoudnormReport(LOG.replace('"-6.06"', '"loud"'))).toThrow(/input_tp/);
+  });
+});
+
+describe("second pass", () => {
+  const m = { input_i: -21.85, input_tp: -6.06, input_lra: 4.2, input_thresh: -31.95, target_offset: 0.04 };
+
+  test("applies the measurement linearly at -14 LUFS / -1.5 dBTP", () => {
+    const filter = loudnormApplyFilter(m);
+    expect(filter).toStartWith("loudnorm=I=-14:TP=-1.5:LRA=11:");
+    for (const part of ["measured_I=-21.85", "measured_TP=-6.06", "measured_LRA=4.2", "measured_thresh=-31.95", "offset=0.04", "linear=true"]) {
+      expect(filter).toContain(part);
+    }
+  });
+
+  test("linear only while the peaks plus the gain stay under the ceiling; the render keeps encoder headroom too", () => {
+    // +7.85 dB of gain lifts -6.06 dBTP peaks to +1.79: loudnorm would go dynamic.
+    expect(isLinear(m)).toBe(false);
+    const limited = { ...m, input_i: -14.6, input_tp: -3 };
+    expect(isLinear(limited)).toBe(true);
+    expect(peaksFitAfterGain(limited)).toBe(true);
+    const close = { ...m, input_i: -14.9, input_tp: -2.5 };
+    expect(isLinear(close)).toBe(true);
+    expect(peaksFitAfterGain(close)).toBe(false);
+    expect(LOUDNESS_TARGET.integrated).toBe(-14);
+  });
+});
