@@ -19,7 +19,9 @@ import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { ProceduralBackend } from "../../gpu-worker/backends/procedural.ts";
-import { buildAssSubtitles, groupCaptionCues } from "../../render-runner/captions.ts";
+import { buildAssSubtitles, layoutCaptions } from "../../render-runner/captions.ts";
+import { captionFontMetrics } from "../../render-runner/font-metrics.ts";
+import { safeZone } from "../../render-runner/safe-zones.ts";
 import { audioEncoderArgs, planFrames, RENDER_FORMAT, type RenderPlan, renderVideo, videoEncoderArgs } from "../../render-runner/ffmpeg-render.ts";
 import { computeTimeline } from "../../render-runner/timeline.ts";
 import type { RenderJob, VisualJob } from "../../shared/contracts/queue.ts";
@@ -85,9 +87,10 @@ async function inputs(dir: string, threads: number | undefined): Promise<RenderP
   }
   const scenes: RenderJob["scenes"] = firstWords.map((first, index) => ({ index, asset_key: `scenes/${index}.mp4`, first_word: first }));
   const timeline = computeTimeline(voice.words, scenes, audioMs, { fps: RENDER_FORMAT.fps });
-  const cues = groupCaptionCues(voice.words, { endLimitMs: timeline.total_ms });
+  const zone = safeZone("intersection");
+  const cues = layoutCaptions(voice.words, { zone, metrics: captionFontMetrics("DejaVu Sans"), endLimitMs: timeline.total_ms });
   const subtitlesPath = join(dir, "captions.ass");
-  await writeFile(subtitlesPath, buildAssSubtitles(cues, { fontName: "DejaVu Sans", title: "Three hearts" }), "utf8");
+  await writeFile(subtitlesPath, buildAssSubtitles(cues, { fontName: "DejaVu Sans", zone, title: "Three hearts" }), "utf8");
   const music = await synthesiseTrack(join(dir, "music"), TEST_TRACKS[0]);
   return {
     clips: timeline.scenes.map((s) => ({ path: clipPaths[s.index], frames: s.frames })),

@@ -58,6 +58,7 @@ function jobFor(name: string, voice: SpokenVoice, music: RenderJob["music"]): Re
     words: voice.words,
     scenes: [{ index: 0, asset_key: "scenes/clip.mp4", first_word: 0 }, { index: 1, asset_key: "scenes/clip.mp4", first_word: secondPhraseWord }],
     caption_font: "DejaVu Sans",
+    caption_profile: "intersection",
     ...(music ? { music } : {}),
     step_token: `step:unit-${name}:6:abc`,
   };
