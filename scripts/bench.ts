@@ -107,6 +107,10 @@ function fmt(v: number | undefined) {
   return v === undefined ? "-" : v.toFixed(1);
 }
 
-writeFileSync(join(paths.root, "docs", "benchmarks.md"), lines.join("\n"));
+// Sections other commands write (`npm run eval:alignment -- --write`) are kept as they are.
+const benchmarksFile = join(paths.root, "docs", "benchmarks.md");
+const kept = readFileSync(benchmarksFile, "utf8").match(/<!-- ([a-z-]+):start -->[\s\S]*?<!-- \1:end -->/g) ?? [];
+for (const block of kept) lines.push(block, "");
+writeFileSync(benchmarksFile, lines.join("\n"));
 console.log(lines.join("\n"));
 console.log("bench: written to docs/benchmarks.md");
