@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { readCappedStream } from "./capped-stream.ts";
 
 /**
  * Request bodies read with a hard cap. A body is consumed chunk by chunk and the read stops (the
@@ -37,36 +38,14 @@ function refuseDeclaredLength(request: Request, maxBytes: number): void {
 /** The body's bytes, at most `maxBytes`; throws BodyTooLargeError as soon as more arrive. */
 export async function readBoundedBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
   refuseDeclaredLength(request, maxBytes);
-  if (request.body === null) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        // Stops the client's upload; the bytes not yet sent are never pulled.
-        await reader.cancel("body too large").catch(() => {});
-        throw new BodyTooLargeError(maxBytes);
-      }
-      chunks.push(value);
-    }
+    // Stops the client's upload past the cap: the bytes not yet sent are never pulled.
+    return await readCappedStream(request.body, maxBytes, () => new BodyTooLargeError(maxBytes));
   } catch (error) {
     if (error instanceof HTTPException) throw error;
     if (isBodyTooLarge(error)) throw new BodyTooLargeError(maxBytes);
     throw new MalformedBodyError("the body could not be read");
-  } finally {
-    reader.releaseLock();
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
 }
 
 /** The body as UTF-8 text, at most `maxBytes`; invalid UTF-8 is the caller's mistake (400). */

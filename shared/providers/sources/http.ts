@@ -2,6 +2,7 @@
  * HTTP for the source clients: a time limit on every call, a cap on what is read, and failures as
  * the provider error classes (429/5xx and unreachable: retriable; other 4xx: rejected).
  */
+import { readCappedStream } from "../../http/capped-stream.ts";
 import { errorForStatus, ProviderUnavailableError } from "../errors.ts";
 
 /** A source answer larger than this is refused rather than buffered (feeds and listings are far smaller). */
@@ -21,26 +22,8 @@ async function readCapped(provider: string, response: Response): Promise<string>
     await response.body?.cancel().catch(() => {});
     throw new ProviderUnavailableError(provider, `answer of ${declared} bytes is over the ${SOURCE_MAX_BYTES}-byte cap`);
   }
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > SOURCE_MAX_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw new ProviderUnavailableError(provider, `answer is over the ${SOURCE_MAX_BYTES}-byte cap`);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
+  const bytes = await readCappedStream(response.body, SOURCE_MAX_BYTES, () =>
+    new ProviderUnavailableError(provider, `answer is over the ${SOURCE_MAX_BYTES}-byte cap`));
   return new TextDecoder().decode(bytes);
 }
 

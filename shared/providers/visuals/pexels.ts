@@ -4,6 +4,7 @@
  * pointed at another base URL. Pure parts (query, rendition choice, blocklist) are exported for tests.
  */
 import { z } from "zod";
+import { readCappedStream } from "../../http/capped-stream.ts";
 import { errorForStatus, ProviderUnavailableError } from "../errors.ts";
 
 const PROVIDER = "pexels";
@@ -169,20 +170,7 @@ export class PexelsClient {
     if (!response.ok) throw errorForStatus(PROVIDER, response.status, `Pexels video download answered ${response.status}`);
     const declared = Number(response.headers.get("content-length") ?? Number.NaN);
     if (declared > maxBytes) throw new ProviderUnavailableError(PROVIDER, `Pexels video is ${declared} bytes, more than ${maxBytes}`);
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      size += chunk.length;
-      if (size > maxBytes) throw new ProviderUnavailableError(PROVIDER, `Pexels video is more than ${maxBytes} bytes`);
-      chunks.push(chunk);
-    }
-    const bytes = new Uint8Array(size);
-    let at = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, at);
-      at += chunk.length;
-    }
-    return bytes;
+    return await readCappedStream(response.body, maxBytes, () => new ProviderUnavailableError(PROVIDER, `Pexels video is more than ${maxBytes} bytes`));
   }
 
   private async request(url: string, headers: Record<string, string>, signal?: AbortSignal): Promise<Response> {
