@@ -28,6 +28,10 @@ export const VARIABLE_HINTS: Record<string, string> = {
   FFMPEG_PATH: "the path of an ffmpeg binary, or unset to use ffmpeg on PATH",
   WORKER_ID: "any name for the worker in logs, or unset for <component>-<host>-<pid>",
   LOG_LEVEL: "one of fatal, error, warn, info, debug, trace",
+  OPENAI_COMPAT_BASE_URL: "the API root before /chat/completions (e.g. https://openrouter.ai/api/v1, or an Ollama or vLLM server's /v1), or unset",
+  OPENAI_COMPAT_API_KEY: "the key of that API (its dashboard's API keys page); servers without keys accept any",
+  PEXELS_API_KEY: "a key from https://www.pexels.com/api/ (free), or unset to leave the Pexels backend out",
+  PEXELS_BASE_URL: "leave it unset in production (https://api.pexels.com)",
 };
 
 export function hintFor(name: string): string {

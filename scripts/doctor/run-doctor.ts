@@ -10,6 +10,7 @@ import { checkEnvironment } from "./environment.ts";
 import { checkFunctions } from "./functions.ts";
 import { checkGemini } from "./gemini.ts";
 import { checkGoogleOAuth } from "./google-oauth.ts";
+import { checkOpenAiCompatible, checkPexels } from "./optional-providers.ts";
 import { checkSecrets } from "./secrets.ts";
 import { checkStorage } from "./storage.ts";
 import { checkTrends } from "./trends.ts";
@@ -52,10 +53,12 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     guarded("database", "database", () => checkDatabase(config, timeoutMs)),
     guarded("functions", "pipeline", () => checkFunctions(config, timeoutMs)),
     guarded("providers", "gemini", () => checkGemini(config, timeoutMs)),
+    guarded("providers", "openai-compat", () => checkOpenAiCompatible(config, timeoutMs)),
     guarded("providers", "edge-tts", () => checkEdgeTts(config, timeoutMs)),
     guarded("providers", "google-oauth", () => checkGoogleOAuth(config, timeoutMs)),
     guarded("providers", "youtube", () => checkYouTube(config, timeoutMs)),
     guarded("providers", "trends", () => checkTrends(config, timeoutMs)),
+    guarded("providers", "pexels", () => checkPexels(config, timeoutMs)),
     guarded("providers", "storage", () => checkStorage(config, timeoutMs)),
   ]);
   const checks = groups

@@ -87,10 +87,12 @@ describe("mdame doctor on the local stack", () => {
       ...dimensionLines,
       `ok   functions/pipeline: functions at ${LOCAL_FUNCTIONS_URL} answer (ENV=dev) and accept SERVICE_ROLE_KEY`,
       `ok   providers/gemini: key accepted; model gemini-2.5-flash (Gemini 2.5 Flash) at ${LOCAL_EMULATOR_URL}`,
+      `ok   providers/openai-compat: key accepted; models listed at ${LOCAL_EMULATOR_URL}/v1`,
       `ok   providers/edge-tts: WebSocket handshake accepted at ${wss}`,
       `ok   providers/google-oauth: client accepted by ${LOCAL_EMULATOR_URL}/token (a made-up refresh token is refused with invalid_grant)`,
       `ok   providers/youtube: upload host ${LOCAL_EMULATOR_URL} answers (401 without credentials, as expected)`,
       `ok   providers/trends: feed at ${LOCAL_EMULATOR_URL} lists ${trendCount} trending topics for US`,
+      `ok   providers/pexels: key accepted; search answered at ${LOCAL_EMULATOR_URL}`,
       // The engine creates its bucket on its first upload: before a run, the bucket may not exist yet.
       new RegExp(`^ok   providers/storage: Supabase Storage at ${LOCAL_EMULATOR_URL}(: bucket mdame-dev exists \\(private\\)| accepts the key; bucket mdame-dev does not exist yet and is created \\(private\\) on the first upload)$`),
     ];
@@ -132,6 +134,8 @@ describe("mdame doctor on the local stack", () => {
       TRENDS_BASE_URL: at,
       STORAGE_BACKEND: "supabase",
       SUPABASE_URL: at,
+      OPENAI_COMPAT_BASE_URL: `${at}/v1`,
+      PEXELS_BASE_URL: at,
     }, ["--timeout", "5"]);
     expect(run.code).toBe(1);
     const failed = run.checks.filter((l) => l.startsWith("FAIL"));
@@ -139,10 +143,12 @@ describe("mdame doctor on the local stack", () => {
       "FAIL database/database",
       "FAIL functions/pipeline",
       "FAIL providers/gemini",
+      "FAIL providers/openai-compat",
       "FAIL providers/edge-tts",
       "FAIL providers/google-oauth",
       "FAIL providers/youtube",
       "FAIL providers/trends",
+      "FAIL providers/pexels",
       "FAIL providers/storage",
     ]);
     expect(line(failed, "FAIL database/database")).toStartWith(`FAIL database/database: cannot connect to 127.0.0.1:${closed}/postgres: `);
@@ -158,17 +164,26 @@ describe("mdame doctor on the local stack", () => {
     expect(run.out).toContain("     fix: check GEMINI_BASE_URL");
     expect(run.out).toContain("     fix: check SUPABASE_URL: Supabase dashboard: Project Settings > Data API > Project URL");
     expect(run.out).toContain("     fix: start the local stack (`npm run stack`), or check DB_URL");
-    expect(run.out).toContain("8 failed: not ready");
+    expect(line(failed, "FAIL providers/openai-compat")).toStartWith(`FAIL providers/openai-compat: cannot reach ${at}/v1: `);
+    expect(line(failed, "FAIL providers/pexels")).toStartWith(`FAIL providers/pexels: cannot reach ${at}: `);
+    expect(run.out).toContain("10 failed: not ready");
   }, 60_000);
 
   test("a key the emulator refuses is named, with Google's reason and where to get a key", async () => {
-    const run = await doctor({ GEMINI_API_KEY: "AIzaSy-not-the-issued-key", SERVICE_ROLE_KEY: "not-the-service-role-key-of-this-stack" });
+    const run = await doctor({
+      GEMINI_API_KEY: "AIzaSy-not-the-issued-key",
+      SERVICE_ROLE_KEY: "not-the-service-role-key-of-this-stack",
+      OPENAI_COMPAT_API_KEY: "sk-not-the-issued-key",
+      PEXELS_API_KEY: "not-the-issued-pexels-key",
+    });
     expect(run.code).toBe(1);
     expect(line(run.checks, "FAIL providers/gemini")).toBe(
       `FAIL providers/gemini: ${LOCAL_EMULATOR_URL} refused GEMINI_API_KEY (HTTP 400 API_KEY_INVALID: API key not valid. Please pass a valid API key.)`);
     expect(run.out).toContain("     fix: create an API key in Google AI Studio: https://aistudio.google.com/apikey");
     expect(line(run.checks, "FAIL functions/pipeline")).toBe(`FAIL functions/pipeline: ${LOCAL_FUNCTIONS_URL} refused SERVICE_ROLE_KEY (HTTP 401)`);
-    expect(run.checks.filter((l) => l.startsWith("FAIL")).length).toBe(2);
+    expect(line(run.checks, "FAIL providers/openai-compat")).toBe(`FAIL providers/openai-compat: ${LOCAL_EMULATOR_URL}/v1 refused OPENAI_COMPAT_API_KEY (HTTP 401)`);
+    expect(line(run.checks, "FAIL providers/pexels")).toBe(`FAIL providers/pexels: ${LOCAL_EMULATOR_URL} refused PEXELS_API_KEY (HTTP 401)`);
+    expect(run.checks.filter((l) => l.startsWith("FAIL")).length).toBe(4);
   }, 60_000);
 
   test("a provider that never answers fails within the check's time limit", async () => {
