@@ -1,0 +1,3 @@
+select pgmq.create('render');
+select pgmq.create('stage_tasks');
+select pgmq.create('visual_generation');

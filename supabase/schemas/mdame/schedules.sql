@@ -1,0 +1,10 @@
+do $$
+begin
+  if not exists (select 1 from cron.job where jobname = 'mdame-daily-run') then
+    perform cron.schedule('mdame-daily-run', '0 6 * * *', 'select mdame.trigger_scheduled_run()');
+  end if;
+  if not exists (select 1 from cron.job where jobname = 'mdame-tick') then
+    perform cron.schedule('mdame-tick', '* * * * *', 'select mdame.tick()');
+  end if;
+end
+$$;
