@@ -1,3 +1,6 @@
+-- pg_cron: the minutely tick (recovery sweep; wakes the stage runner when work is visible) and the
+-- daily run. Created only when absent, never by swallowing an error, so a rerun changes nothing.
+
 do $$
 begin
   if not exists (select 1 from cron.job where jobname = 'mdame-daily-run') then
