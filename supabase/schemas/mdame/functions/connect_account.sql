@@ -1,0 +1,33 @@
+-- The account of a channel on a dimension, created on first connect; unique per dimension,
+-- platform and channel handle. A reconnect updates the channel id and keeps the account's id
+-- (its publications stay its own) and whether it is paused. The caller seals the credentials for
+-- the returned id and stores them with store_account_credentials in the same transaction.
+
+create or replace function mdame.connect_account(p_dimension_id text, p_platform text, p_channel_handle text, p_channel_id text default null::text)
+returns mdame.dimension_accounts
+language plpgsql
+set search_path = ''
+as $$
+declare
+  v_row mdame.dimension_accounts;
+begin
+  -- The dimension first (every account RPC locks in this order), so it cannot vanish meanwhile.
+  perform 1 from mdame.dimensions where id = p_dimension_id for update;
+  if not found then
+    raise exception 'no dimension %', p_dimension_id using errcode = 'MDN01';
+  end if;
+  if coalesce(trim(p_channel_handle), '') = '' then
+    raise exception 'a channel handle is needed' using errcode = '22023';
+  end if;
+  insert into mdame.dimension_accounts (dimension_id, platform, channel_handle, channel_id)
+  values (p_dimension_id, p_platform, p_channel_handle, p_channel_id)
+  on conflict (dimension_id, platform, channel_handle) do update
+    set channel_id = coalesce(excluded.channel_id, mdame.dimension_accounts.channel_id),
+        updated_at = now()
+  returning * into v_row;
+  return v_row;
+end;
+$$;
+
+revoke all on function mdame.connect_account(text,text,text,text) from public, anon, authenticated;
+grant execute on function mdame.connect_account(text,text,text,text) to service_role;

@@ -1,0 +1,13 @@
+-- A dimension's configuration: every column but its state (active) and bookkeeping times.
+
+create or replace function mdame.dimension_config(p_dimension mdame.dimensions)
+returns jsonb
+language sql
+stable
+set search_path = ''
+as $$
+  select to_jsonb(p_dimension) - 'active' - 'created_at' - 'updated_at';
+$$;
+
+revoke all on function mdame.dimension_config(mdame.dimensions) from public, anon, authenticated;
+grant execute on function mdame.dimension_config(mdame.dimensions) to service_role;

@@ -1,0 +1,47 @@
+-- A worker reported a failed job: retried after the backoff while attempts remain, else the
+-- message is dead-lettered and the unit fails. The job of a unit that is over is archived; a
+-- message naming another unit is refused and left alone.
+
+create or replace function mdame.fail_worker_job(p_queue text, p_msg_id bigint, p_unit_id uuid, p_error text, p_retriable boolean, p_webhook_id text)
+returns text
+language plpgsql
+set search_path = ''
+as $$
+declare
+  v_msg record;
+  v_unit mdame.work_units;
+  v_outcome text;
+begin
+  if p_queue not in ('visual_generation', 'render') then
+    raise exception 'not a worker queue: %', left(p_queue, 64) using errcode = 'MDS01';
+  end if;
+  select * into v_unit from mdame.work_units where id = p_unit_id for update;
+  if not found then
+    raise exception 'no work unit %', p_unit_id using errcode = 'MDN01';
+  end if;
+  if not mdame.record_webhook(p_webhook_id, p_queue || '.failed') then
+    return 'duplicate';
+  end if;
+  execute format('select msg_id, read_ct, message from pgmq.%I where msg_id = $1 for update', 'q_' || p_queue) into v_msg using p_msg_id;
+  if v_msg.msg_id is null then
+    return 'gone';
+  end if;
+  if v_msg.message->>'unit_id' is distinct from p_unit_id::text then
+    raise exception '% message % is the job of another unit (%), not of unit %', p_queue, p_msg_id,
+      left(coalesce(v_msg.message->>'unit_id', 'none'), 64), p_unit_id using errcode = 'MDS01';
+  end if;
+  if v_unit.stage in ('published', 'rejected', 'failed') then
+    perform pgmq.archive(p_queue, p_msg_id);
+    return 'gone';
+  end if;
+  v_outcome := mdame.retry_or_dead_letter(p_queue, p_queue, p_msg_id, v_msg.read_ct, v_msg.message,
+                                          p_unit_id, v_unit.run_id, p_error, p_retriable);
+  if v_outcome = 'dead_letter' then
+    perform mdame.close_run_if_done(v_unit.run_id);
+  end if;
+  return v_outcome;
+end;
+$$;
+
+revoke all on function mdame.fail_worker_job(text,bigint,uuid,text,boolean,text) from public, anon, authenticated;
+grant execute on function mdame.fail_worker_job(text,bigint,uuid,text,boolean,text) to service_role;

@@ -1,0 +1,17 @@
+-- Active accounts of the unit's dimension, with their sealed credentials (decrypted in the caller's memory only).
+
+create or replace function mdame.get_publish_targets(p_unit_id uuid)
+returns table(account_id uuid, platform text, channel_handle text, credentials_enc text)
+language sql
+stable
+set search_path = ''
+as $$
+  select a.id, a.platform, a.channel_handle, a.credentials_enc
+    from mdame.work_units u
+    join mdame.dimension_accounts a on a.dimension_id = u.dimension_id and a.active
+   where u.id = p_unit_id
+   order by a.id;
+$$;
+
+revoke all on function mdame.get_publish_targets(uuid) from public, anon, authenticated;
+grant execute on function mdame.get_publish_targets(uuid) to service_role;

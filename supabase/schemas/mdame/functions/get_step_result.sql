@@ -1,0 +1,13 @@
+-- The stored result of a step that already completed, or null.
+
+create or replace function mdame.get_step_result(p_step_token text)
+returns jsonb
+language sql
+stable
+set search_path = ''
+as $$
+  select result from mdame.step_results where step_token = p_step_token;
+$$;
+
+revoke all on function mdame.get_step_result(text) from public, anon, authenticated;
+grant execute on function mdame.get_step_result(text) to service_role;

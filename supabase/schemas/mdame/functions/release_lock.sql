@@ -1,0 +1,15 @@
+-- Releases the lock if p_holder holds it; true when released, false when it was not the holder's.
+
+create or replace function mdame.release_lock(p_name text, p_holder text)
+returns boolean
+language plpgsql
+set search_path = ''
+as $$
+begin
+  delete from mdame.system_locks where name = p_name and holder = p_holder;
+  return found;
+end;
+$$;
+
+revoke all on function mdame.release_lock(text,text) from public, anon, authenticated;
+grant execute on function mdame.release_lock(text,text) to service_role;

@@ -1,0 +1,35 @@
+-- The render job of a unit, built from its stored voice and scenes; the same state always gives the
+-- same message (and so the same step token).
+
+create or replace function mdame.render_job(p_unit_id uuid)
+returns jsonb
+language plpgsql
+stable
+set search_path = ''
+as $$
+declare
+  v_unit mdame.work_units;
+  v_dimension mdame.dimensions;
+  v_job jsonb;
+begin
+  select * into v_unit from mdame.work_units where id = p_unit_id;
+  select * into v_dimension from mdame.dimensions where id = v_unit.dimension_id;
+  v_job := jsonb_build_object(
+    'run_id', v_unit.run_id, 'unit_id', v_unit.id, 'dimension_id', v_unit.dimension_id,
+    'title', v_unit.script->>'title',
+    'audio_key', v_unit.voice->>'audio_key', 'audio_duration_ms', (v_unit.voice->>'duration_ms')::integer,
+    'words', v_unit.voice->'words',
+    'scenes', (select jsonb_agg(jsonb_build_object('index', s.scene_index, 'asset_key', s.asset_key, 'first_word', s.first_word) order by s.scene_index)
+                 from mdame.scenes s where s.unit_id = p_unit_id),
+    'caption_font', coalesce(v_dimension.style->>'caption_font', 'DejaVu Sans'),
+    'caption_profile', coalesce(v_dimension.captions->>'profile', 'intersection'));
+  -- Only a job with a bed names one, so voice-only jobs keep the step token they had.
+  if v_dimension.music is not null then
+    v_job := v_job || jsonb_build_object('music', v_dimension.music);
+  end if;
+  return v_job || jsonb_build_object('step_token', mdame.step_token(v_unit.id::text, mdame.stage_index('render'), v_job));
+end;
+$$;
+
+revoke all on function mdame.render_job(uuid) from public, anon, authenticated;
+grant execute on function mdame.render_job(uuid) to service_role;

@@ -1,0 +1,12 @@
+create or replace function mdame.store_step_result(p_step_token text, p_result jsonb)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+begin
+  insert into mdame.step_results (step_token, result) values (p_step_token, p_result) on conflict (step_token) do nothing;
+end;
+$$;
+
+revoke all on function mdame.store_step_result(text,jsonb) from public, anon, authenticated;
+grant execute on function mdame.store_step_result(text,jsonb) to service_role;

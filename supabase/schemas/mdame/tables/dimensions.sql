@@ -1,0 +1,66 @@
+-- How long a dimension's videos run, as the narration's word count: the script prompt asks for it
+-- and the script stage refuses drafts outside it. 95-150 words is 40-60 s of speech at a normal
+-- pace; the bounds keep every dimension inside what a vertical short can hold.
+
+create table mdame.dimensions (
+  id text not null,
+  display_name text not null,
+  language text not null,
+  tts_voice text not null,
+  tts_rate text not null default '+0%'::text,
+  trend_geo text not null,
+  style jsonb not null,
+  safety_profile jsonb not null default '{"blocked_terms": []}'::jsonb,
+  daily_limit integer not null default 1,
+  active boolean not null default true,
+  created_at timestamp with time zone not null default now(),
+  narration_min_words integer not null default 95,
+  narration_max_words integer not null default 150,
+  updated_at timestamp with time zone not null default now(),
+  visuals jsonb not null default '{"backends": ["procedural"], "pexels_blocklist": []}'::jsonb,
+  music jsonb,
+  captions jsonb not null default '{"profile": "intersection"}'::jsonb,
+  tts_fallback_voice text,
+  subject jsonb not null default '{"keywords": [], "categories": [], "excluded_terms": []}'::jsonb,
+  sources jsonb not null default '[{"kind": "google_trends", "weight": 1}]'::jsonb,
+  min_score double precision not null default 0,
+  llm jsonb not null default '{}'::jsonb,
+  constraint dimensions_pkey primary key (id),
+  constraint dimensions_captions_check check (((jsonb_typeof(captions) = 'object'::text) and ((captions - 'profile'::text) = '{}'::jsonb) and (COALESCE((captions ->> 'profile'::text), ''::text) = any (array['intersection'::text, 'youtube_shorts'::text, 'tiktok'::text, 'reels'::text])))),
+  constraint dimensions_daily_limit_check check (((daily_limit >= 0) and (daily_limit <= 50))),
+  constraint dimensions_id_check check ((id ~ '^[a-z0-9][a-z0-9_-]{1,40}$'::text)),
+  constraint dimensions_language_check check ((language ~ '^[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|[0-9]{3}))?(-([a-z0-9]{5,8}|[0-9][a-z0-9]{3}))*$'::text)),
+  constraint dimensions_llm_check check (mdame.llm_routing_is_valid(llm)),
+  constraint dimensions_min_score_range check (((min_score >= (0)::double precision) and (min_score <= (1)::double precision))),
+  constraint dimensions_music_check check (((music is null) or ((jsonb_typeof(music) = 'object'::text) and ((music - array['library'::text, 'gain_db'::text, 'duck_db'::text, 'fade_s'::text]) = '{}'::jsonb) and
+case
+    when (jsonb_typeof((music -> 'library'::text)) = 'string'::text) then ((length((music ->> 'library'::text)) <= 200) and ((music ->> 'library'::text) ~ '^[a-z0-9_-]+(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$'::text))
+    else false
+end and
+case
+    when (jsonb_typeof((music -> 'gain_db'::text)) = 'number'::text) then ((((music ->> 'gain_db'::text))::numeric >= ('-40'::integer)::numeric) and (((music ->> 'gain_db'::text))::numeric <= (0)::numeric))
+    else false
+end and
+case
+    when (jsonb_typeof((music -> 'duck_db'::text)) = 'number'::text) then ((((music ->> 'duck_db'::text))::numeric >= (0)::numeric) and (((music ->> 'duck_db'::text))::numeric <= (30)::numeric))
+    else false
+end and
+case
+    when (jsonb_typeof((music -> 'fade_s'::text)) = 'number'::text) then ((((music ->> 'fade_s'::text))::numeric >= (0)::numeric) and (((music ->> 'fade_s'::text))::numeric <= (5)::numeric))
+    else false
+end))),
+  constraint dimensions_narration_words_check check (((narration_min_words >= 60) and (narration_max_words <= 180) and ((narration_max_words - narration_min_words) >= 10))),
+  constraint dimensions_sources_listed check (((jsonb_typeof(sources) = 'array'::text) and ((jsonb_array_length(sources) >= 1) and (jsonb_array_length(sources) <= 10)))),
+  constraint dimensions_subject_is_object check ((jsonb_typeof(subject) = 'object'::text)),
+  constraint dimensions_trend_geo_check check ((trend_geo ~ '^[A-Z]{2}$'::text)),
+  constraint dimensions_tts_fallback_voice_check check (((tts_fallback_voice is null) or (tts_fallback_voice = any (array['Achernar'::text, 'Achird'::text, 'Algenib'::text, 'Algieba'::text, 'Alnilam'::text, 'Aoede'::text, 'Autonoe'::text, 'Callirrhoe'::text, 'Charon'::text, 'Despina'::text, 'Enceladus'::text, 'Erinome'::text, 'Fenrir'::text, 'Gacrux'::text, 'Iapetus'::text, 'Kore'::text, 'Laomedeia'::text, 'Leda'::text, 'Orus'::text, 'Puck'::text, 'Pulcherrima'::text, 'Rasalgethi'::text, 'Sadachbia'::text, 'Sadaltager'::text, 'Schedar'::text, 'Sulafat'::text, 'Umbriel'::text, 'Vindemiatrix'::text, 'Zephyr'::text, 'Zubenelgenubi'::text])))),
+  constraint dimensions_tts_rate_check check ((tts_rate ~ '^[+-][0-9]{1,2}%$'::text)),
+  constraint dimensions_tts_voice_language_check check ((split_part(tts_voice, '-'::text, 1) = split_part(language, '-'::text, 1))),
+  constraint dimensions_visuals_check check (((jsonb_typeof(visuals) = 'object'::text) and (jsonb_typeof((visuals -> 'backends'::text)) = 'array'::text) and ((jsonb_array_length((visuals -> 'backends'::text)) >= 1) and (jsonb_array_length((visuals -> 'backends'::text)) <= 5)) and (((visuals -> 'backends'::text) ->> '-1'::integer) = 'procedural'::text)))
+);
+
+comment on column mdame.dimensions.music is 'Music bed: {library (storage prefix of tracks with <track>.license.json sidecars), gain_db, duck_db, fade_s}; null for voice only.';
+
+alter table mdame.dimensions enable row level security;
+
+grant select, insert, update, delete on table mdame.dimensions to service_role;

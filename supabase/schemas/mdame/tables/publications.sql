@@ -1,0 +1,25 @@
+create table mdame.publications (
+  id uuid not null default gen_random_uuid(),
+  unit_id uuid not null,
+  account_id uuid not null,
+  platform text not null,
+  status text not null default 'pending'::text,
+  upload_session_uri text,
+  external_id text,
+  video_key text,
+  created_at timestamp with time zone not null default now(),
+  updated_at timestamp with time zone not null default now(),
+  published_at timestamp with time zone,
+  constraint publications_pkey primary key (id),
+  constraint publications_unit_id_account_id_key unique (unit_id, account_id),
+  constraint publications_platform_check check ((platform = 'youtube'::text)),
+  constraint publications_status_check check ((status = any (array['pending'::text, 'uploading'::text, 'published'::text, 'failed'::text]))),
+  constraint publications_account_id_fkey foreign key (account_id) references mdame.dimension_accounts(id),
+  constraint publications_unit_id_fkey foreign key (unit_id) references mdame.work_units(id)
+);
+
+create unique index publications_external_idx on mdame.publications (platform, external_id) where (external_id is not null);
+
+alter table mdame.publications enable row level security;
+
+grant select, insert, update, delete on table mdame.publications to service_role;

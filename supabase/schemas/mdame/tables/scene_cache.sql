@@ -1,0 +1,21 @@
+-- The worker recorded its entry already (record_scene_asset); this covers a worker that did not.
+
+create table mdame.scene_cache (
+  scene_hash text not null,
+  asset_key text not null,
+  backend text not null,
+  created_at timestamp with time zone not null default now(),
+  backend_name text generated always as (
+CASE
+    WHEN (backend ~~ 'procedural-ffmpeg/%'::text) THEN 'procedural'::text
+    ELSE split_part(backend, '/'::text, 1)
+END) stored,
+  credit jsonb,
+  constraint scene_cache_pkey primary key (scene_hash, backend),
+  constraint scene_cache_credit_check check (((credit is null) or (jsonb_typeof(credit) = 'object'::text))),
+  constraint scene_cache_scene_hash_check check ((scene_hash ~ '^[0-9a-f]{64}$'::text))
+);
+
+alter table mdame.scene_cache enable row level security;
+
+grant select, insert, update, delete on table mdame.scene_cache to service_role;

@@ -1,0 +1,16 @@
+create table mdame.settings (
+  key text not null,
+  value text not null,
+  updated_at timestamp with time zone not null default now(),
+  constraint settings_pkey primary key (key)
+);
+
+comment on table mdame.settings is 'Engine settings; key env records dev|prod for the environment guard.';
+
+alter table mdame.settings enable row level security;
+
+grant select, insert, update, delete on table mdame.settings to service_role;
+
+insert into mdame.settings (key, value) values
+  ('youtube_upload_quota_units', '1600')
+on conflict do nothing;

@@ -1,0 +1,53 @@
+/**
+ * Every function declared in supabase/schemas/mdame/functions has a pgTAP folder of the same name
+ * in supabase/tests/database (CONVENTIONS.md: a folder per RPC, a file per behaviour), unless it is
+ * listed below as internal, with the reason it has none.
+ */
+import { expect, test } from "bun:test";
+import { existsSync, readdirSync } from "node:fs";
+import { basename, join } from "node:path";
+import { paths } from "../../scripts/local/paths.ts";
+
+const FUNCTIONS_DIR = join(paths.root, "supabase", "schemas", "mdame", "functions");
+const PGTAP_DIR = join(paths.root, "supabase", "tests", "database");
+
+/** Functions without a pgTAP folder of their own: name -> why, and where they are tested instead. */
+const INTERNAL: Record<string, string> = {
+  assert_worker_message: "guard of complete_render_job and complete_visual_job; tested through their pgTAP folders",
+  config_hash: "helper of start_run and trigger_run; tested there and against shared/hashing.ts in tests/integration/config-run-keys",
+  dimension_config: "config a run key hashes; called by start_run and trigger_run, tested through them",
+  dimension_config_columns: "column list create_dimension and update_dimension share; tested through them",
+  enqueue_stage_task: "helper of every stage RPC that hands work on; tested through them (15 pgTAP files)",
+  get_publish_targets: "read by the publish stage (functions/pipeline/stages/publish.ts); tested in set_account_active, no folder of its own yet",
+  get_step_result: "read side of step replay, for the Edge Functions' own lookups; tested in the replay_step_result and record_* folders",
+  has_queued_work: "helper of recover_overdue_work; tested there",
+  holds_stage_claim: "lease check of extend_stage_lease, fail_stage_task and replay_step_result; tested through them",
+  insert_safety_audit: "writes the audit row for record_safety_verdict, record_topics and reject_unsafe_output; tested there",
+  llm_routing_is_valid: "check constraint of dimensions.llm; tested through create_dimension and update_dimension",
+  lock_unit_at_stage: "lock-and-guard prologue of the stage RPCs; tested through them",
+  log_event: "event log writer every RPC calls; tested through them",
+  restrict_function_privileges: "run by migrations only, to grant execute on mdame functions to service_role; the schema tests check the grants",
+  retry_or_dead_letter: "retry bound of claim_stage_tasks, fail_stage_task, fail_worker_job, read_worker_jobs and tick; tested there",
+  run_key: "helper of trigger_run; tested there and against shared/hashing.ts in tests/integration/config-run-keys",
+  set_unit_stage: "stage transition inside the stage RPCs; tested through them",
+  stage_index: "stage order for enqueue_stage_task, record_scene_plan and render_job; tested through them",
+  start_queued_run: "starts the next queued run from close_run_if_done; tested there",
+  step_token: "step token format shared with shared/hashing.ts; tested in replay_step_result and tests/unit/hashing",
+  store_step_result: "write side of step replay, called by every record_* RPC; tested through them",
+  worker_message: "the worker message assert_worker_message compares against; tested through complete_render_job and complete_visual_job",
+};
+
+const declared = readdirSync(FUNCTIONS_DIR).filter((f) => f.endsWith(".sql")).map((f) => basename(f, ".sql")).sort();
+const hasFolder = (name: string) => existsSync(join(PGTAP_DIR, name)) && readdirSync(join(PGTAP_DIR, name)).some((f) => f.endsWith(".test.sql"));
+
+test("every declared function has a pgTAP folder with tests, or is listed as internal with a reason", () => {
+  const missing = declared.filter((name) => !hasFolder(name) && !(name in INTERNAL));
+  expect(missing).toEqual([]);
+});
+
+test("the internal list names only declared functions that have no pgTAP folder", () => {
+  const stale = Object.keys(INTERNAL).filter((name) => !declared.includes(name));
+  const tested = Object.keys(INTERNAL).filter((name) => hasFolder(name));
+  expect({ stale, tested }).toEqual({ stale: [], tested: [] });
+  for (const [name, reason] of Object.entries(INTERNAL)) expect(reason.length, name).toBeGreaterThan(20);
+});
