@@ -1,3 +1,4 @@
+import { rm } from "node:fs/promises";
 import { escapeFilterValue, type FfmpegProgress, runFfmpeg } from "../shared/media/ffmpeg.ts";
 import { isLinear, type LoudnessMeasurement } from "../shared/media/loudness.ts";
 import { buildRenderAudioGraph, measureRenderAudio, type MusicBedMix, type SourceLevels } from "./music-mix.ts";
@@ -53,7 +54,7 @@ export const SCALE_FLAGS = "bilinear";
  * Names how a render is made, in its storage key (render-task.ts renderAssetKey): a video stored
  * by an earlier recipe (before loudness normalisation, say) is not reused for the same job.
  */
-export const RENDER_RECIPE = "loudnorm-2pass/v1";
+export const RENDER_RECIPE = "loudnorm-2pass/v2";
 
 /**
  * The video encoder settings of every render: H.264 high (x264). Exported so the render
@@ -82,29 +83,26 @@ export function planFrames(plan: Pick<RenderPlan, "clips">): number {
   return plan.clips.reduce((sum, c) => sum + c.frames, 0);
 }
 
+/** Intermediate files of a render, beside its output; removed when the render ends. */
+export function renderPartPaths(outPath: string): { video: string; audio: string } {
+  return { video: `${outPath}.video.mp4`, audio: `${outPath}.audio.m4a` };
+}
+
 /**
- * The ffmpeg arguments of one render. Each clip is looped (`-stream_loop -1`), retimed to 30 fps,
- * cut to its slot by frame count, scaled and cropped to fill 1080x1920; the clips are
- * concatenated, the captions burned in; the audio (music-mix.ts: voice, optional bed, loudness
- * normalised with the measured values) is padded with silence or cut to the video's exact
- * length, so the output lasts exactly `planFrames / fps` seconds.
+ * The picture of a render, without sound. Each clip is looped (`-stream_loop -1`), retimed to 30
+ * fps, cut to its slot by frame count, scaled and cropped to fill 1080x1920 (a clip already that
+ * size passes the scaler untouched); the clips are concatenated and the captions burned in. The
+ * output lasts exactly `planFrames / fps` seconds.
  */
-export function buildRenderArgs(plan: RenderPlan, audio: Pick<RenderAudioReport, "levels" | "final">): string[] {
+export function buildVideoArgs(plan: RenderPlan, outPath: string): string[] {
   const { width, height, fps } = RENDER_FORMAT;
   if (plan.clips.length === 0) throw new Error("a render needs at least one clip");
   for (const clip of plan.clips) {
     if (!Number.isInteger(clip.frames) || clip.frames < 1) throw new Error(`clip ${clip.path} has ${clip.frames} frames`);
   }
-  const totalFrames = planFrames(plan);
-
   // One decoder thread per clip: the clips decode side by side anyway, and eight frame-threaded
   // decoders only add buffers and thread hand-offs (less memory, slightly less CPU, measured).
   const inputs = plan.clips.flatMap((clip) => ["-threads", "1", "-stream_loop", "-1", "-i", clip.path]);
-  inputs.push("-i", plan.audioPath);
-  const voiceInput = plan.clips.length;
-  const music = plan.music ?? null;
-  if (music) inputs.push("-stream_loop", "-1", "-i", music.path);
-
   const chains = plan.clips.map((clip, i) =>
     `[${i}:v]fps=${fps},trim=end_frame=${clip.frames},setpts=PTS-STARTPTS,` +
     `scale=${width}:${height}:force_original_aspect_ratio=increase:flags=${SCALE_FLAGS},crop=${width}:${height},setsar=1,format=yuv420p[v${i}]`
@@ -117,48 +115,93 @@ export function buildRenderArgs(plan: RenderPlan, audio: Pick<RenderAudioReport,
   } else {
     chains.push("[vcat]null[vout]");
   }
-  chains.push(...buildRenderAudioGraph(
-    { voice: voiceInput, music: music ? voiceInput + 1 : null, durationS: totalFrames / fps },
-    audio.levels,
-    music?.mix ?? null,
-    audio.final,
-    "aout",
-  ));
-
   return [
     ...(plan.threads === undefined ? [] : ["-filter_complex_threads", String(plan.threads)]),
     ...inputs,
     "-filter_complex", chains.join(";"),
     "-map", "[vout]",
-    "-map", "[aout]",
-    "-frames:v", String(totalFrames),
+    "-an", "-sn", "-dn",
+    "-frames:v", String(planFrames(plan)),
     ...videoEncoderArgs(plan),
-    ...audioEncoderArgs(),
     "-map_metadata", "-1",
-    "-movflags", "+faststart",
     "-f", "mp4",
-    "-y", plan.outPath,
+    "-y", outPath,
   ];
 }
 
 /**
- * Runs the render: the audio-only measuring passes (music-mix.ts), then the one encode, which
- * normalises the audio with what they measured. Progress reports carry the fraction done.
+ * The sound of a render: the voice (music-mix.ts: optional bed, limiter) normalised by loudnorm's
+ * second pass with the measured values, padded with silence or cut to the video's exact length.
+ */
+export function buildAudioArgs(plan: RenderPlan, audio: Pick<RenderAudioReport, "levels" | "final">, outPath: string): string[] {
+  const music = plan.music ?? null;
+  const inputs = ["-i", plan.audioPath];
+  if (music) inputs.push("-stream_loop", "-1", "-i", music.path);
+  const graph = buildRenderAudioGraph(
+    { voice: 0, music: music ? 1 : null, durationS: planFrames(plan) / RENDER_FORMAT.fps },
+    audio.levels,
+    music?.mix ?? null,
+    audio.final,
+    "aout",
+  );
+  return [...inputs, "-filter_complex", graph.join(";"), "-map", "[aout]", "-vn", "-sn", "-dn", ...audioEncoderArgs(), "-map_metadata", "-1", "-f", "mp4", "-y", outPath];
+}
+
+/** Picture and sound into the published file: stream copies, the index moved to the front. */
+export function buildMuxArgs(videoPath: string, audioPath: string, outPath: string): string[] {
+  return [
+    "-i", videoPath, "-i", audioPath,
+    "-map", "0:v:0", "-map", "1:a:0", "-c", "copy",
+    "-map_metadata", "-1",
+    "-movflags", "+faststart",
+    "-f", "mp4",
+    "-y", outPath,
+  ];
+}
+
+/**
+ * Runs the render as two FFmpeg processes side by side, then a stream copy. The picture (decode,
+ * scale, captions, x264 on every core) starts at once; the sound (the audio-only measuring passes,
+ * then the mix normalised and encoded) is a fraction of that work and runs beside it instead of
+ * ahead of it, on whatever the encoder leaves of the cores. Progress reports follow the picture.
+ * Either failing stops the other; the intermediate files are removed in every case.
  */
 export async function renderVideo(
   plan: RenderPlan,
   options: { signal?: AbortSignal; ffmpegPath?: string; onProgress?: (progress: FfmpegProgress & { fraction: number }) => void } = {},
 ): Promise<RenderAudioReport> {
   const totalMs = (planFrames(plan) / RENDER_FORMAT.fps) * 1000;
-  const audio = await measureRenderAudio(
-    { voicePath: plan.audioPath, musicPath: plan.music?.path ?? null, durationS: totalMs / 1000 },
-    plan.music?.mix ?? null,
-    { signal: options.signal, ffmpegPath: options.ffmpegPath },
-  );
-  await runFfmpeg(buildRenderArgs(plan, audio), {
-    signal: options.signal,
-    ffmpegPath: options.ffmpegPath,
-    onProgress: (p) => options.onProgress?.({ ...p, fraction: p.done ? 1 : Math.min(1, p.out_time_ms / totalMs) }),
-  });
-  return { ...audio, linear: isLinear(audio.final) };
+  const parts = renderPartPaths(plan.outPath);
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(options.signal?.reason);
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
+  const run = { signal: stop.signal, ffmpegPath: options.ffmpegPath };
+  const failFast = <T>(work: Promise<T>): Promise<T> =>
+    work.catch((error) => {
+      stop.abort(error);
+      throw error;
+    });
+  try {
+    const picture = failFast(runFfmpeg(buildVideoArgs(plan, parts.video), {
+      ...run,
+      onProgress: (p) => options.onProgress?.({ ...p, done: false, fraction: Math.min(0.99, p.out_time_ms / totalMs) }),
+    }));
+    const sound = failFast((async () => {
+      const audio = await measureRenderAudio(
+        { voicePath: plan.audioPath, musicPath: plan.music?.path ?? null, durationS: totalMs / 1000 },
+        plan.music?.mix ?? null,
+        run,
+      );
+      await runFfmpeg(buildAudioArgs(plan, audio, parts.audio), run);
+      return audio;
+    })());
+    const [audio] = await Promise.all([sound, picture]);
+    await runFfmpeg(buildMuxArgs(parts.video, parts.audio, plan.outPath), run);
+    options.onProgress?.({ frame: planFrames(plan), fps: null, out_time_ms: totalMs, speed: null, done: true, fraction: 1 });
+    return { ...audio, linear: isLinear(audio.final) };
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
+    await Promise.all([rm(parts.video, { force: true }), rm(parts.audio, { force: true })]);
+  }
 }

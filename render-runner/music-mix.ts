@@ -113,10 +113,12 @@ export interface AudioSources {
 }
 
 /**
- * The measurement passes, all audio only: the sources' levels, then the final mix. When the mix's
- * peaks (after the limiter) plus the gain to the target would cross loudnorm's ceiling, loudnorm
- * could not stay linear: the mix is measured again with that gain moved ahead of the limiter, so
- * the limiter, not loudnorm's dynamic mode, deals with the peaks.
+ * The measuring passes, all audio only and all with the cheap ebur128 meter: the sources' levels
+ * (side by side), then the final mix. When the mix's peaks (after the limiter) plus the gain to
+ * the target would cross loudnorm's ceiling, loudnorm could not stay linear: the mix is measured
+ * again with that gain moved ahead of the limiter, so the limiter, not loudnorm's dynamic mode,
+ * deals with the peaks. The last measurement of the mix is loudnorm's first pass: the render hands
+ * it to loudnorm with `linear=true`.
  */
 export async function measureRenderAudio(
   sources: AudioSources,
@@ -124,19 +126,20 @@ export async function measureRenderAudio(
   options: { signal?: AbortSignal; ffmpegPath?: string } = {},
 ): Promise<{ levels: SourceLevels; final: LoudnessMeasurement }> {
   const d = seconds(sources.durationS);
-  const voice = measureLoudness(["-i", sources.voicePath], `[0:a]aresample=${AUDIO_SAMPLE_RATE},${FORMAT}[measure]`, options);
+  const meter = { ...options, meter: "ebur128" as const };
+  const voice = measureLoudness(["-i", sources.voicePath], `[0:a]aresample=${AUDIO_SAMPLE_RATE},${FORMAT}[measure]`, meter);
   const track = sources.musicPath && music
-    ? measureLoudness(["-stream_loop", "-1", "-i", sources.musicPath], `[0:a]aresample=${AUDIO_SAMPLE_RATE},${FORMAT},atrim=duration=${d}[measure]`, options)
+    ? measureLoudness(["-stream_loop", "-1", "-i", sources.musicPath], `[0:a]aresample=${AUDIO_SAMPLE_RATE},${FORMAT},atrim=duration=${d}[measure]`, meter)
     : Promise.resolve(null);
   const [voiceLevel, trackLevel] = await Promise.all([voice, track]);
   const levels: SourceLevels = { voice: voiceLevel, music: trackLevel, makeup_db: 0 };
   const inputArgs = ["-i", sources.voicePath];
   if (levels.music) inputArgs.push("-stream_loop", "-1", "-i", sources.musicPath!);
   const mixInputs = { voice: 0, music: levels.music ? 1 : null, durationS: sources.durationS };
-  let final = await measureLoudness(inputArgs, buildMixGraph(mixInputs, levels, music, "measure").join(";"), options);
+  let final = await measureLoudness(inputArgs, buildMixGraph(mixInputs, levels, music, "measure").join(";"), meter);
   for (let round = 1; round < MAX_MIX_ROUNDS && !peaksFitAfterGain(final); round++) {
     levels.makeup_db += gainToTarget(final);
-    final = await measureLoudness(inputArgs, buildMixGraph(mixInputs, levels, music, "measure").join(";"), options);
+    final = await measureLoudness(inputArgs, buildMixGraph(mixInputs, levels, music, "measure").join(";"), meter);
   }
   return { levels, final };
 }

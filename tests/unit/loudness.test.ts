@@ -4,6 +4,7 @@ import {
   LOUDNESS_TARGET,
   LoudnessMeasurementError,
   loudnormApplyFilter,
+  parseEbur128Summary,
   parseLoudnormReport,
   peaksFitAfterGain,
 } from "../../shared/media/loudness.ts";
@@ -57,5 +58,38 @@ describe("second pass", () => {
     expect(isLinear(close)).toBe(true);
     expect(peaksFitAfterGain(close)).toBe(false);
     expect(LOUDNESS_TARGET.integrated).toBe(-14);
+  });
+});
+
+const EBUR128 = `[Parsed_ebur128_2 @ 0x5581] t: 59.9 TARGET:-23 LUFS    M: -20.1 S: -21.0     I: -22.2 LUFS
+[Parsed_ebur128_2 @ 0x5581] Summary:
+
+  Integrated loudness:
+    I:         -22.2 LUFS
+    Threshold: -32.4 LUFS
+
+  Loudness range:
+    LRA:         3.0 LU
+    Threshold: -43.2 LUFS
+    LRA low:   -24.6 LUFS
+    LRA high:  -21.6 LUFS
+
+  True peak:
+    Peak:       -5.7 dBFS
+`;
+
+describe("ebur128 summary (the levelling passes' meter)", () => {
+  test("reads integrated loudness, its threshold, the range and the true peak from the last summary", () => {
+    const earlier = EBUR128.replace("-22.2 LUFS\n    Threshold", "-30.0 LUFS\n    Threshold");
+    expect(parseEbur128Summary(earlier + EBUR128)).toEqual({ input_i: -22.2, input_thresh: -32.4, input_lra: 3, input_tp: -5.7, target_offset: 0 });
+  });
+
+  test("silence, a summary without the true peak, and no summary at all are refused", () => {
+    const silent = EBUR128.replace("I:         -22.2", "I:         -70.0").replace("-5.7 dBFS", "-inf dBFS");
+    expect(() => parseEbur128Summary(silent)).toThrow(/silent/);
+    const gatedSilence = EBUR128.replace("I:         -22.2", "I:         -70.0");
+    expect(() => parseEbur128Summary(gatedSilence)).toThrow(/silent/);
+    expect(() => parseEbur128Summary(EBUR128.slice(0, EBUR128.indexOf("  True peak:")))).toThrow(/peak=true/);
+    expect(() => parseEbur128Summary("ffmpeg said nothing useful")).toThrow(LoudnessMeasurementError);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { buildRenderArgs } from "../../render-runner/ffmpeg-render.ts";
+import { buildVideoArgs } from "../../render-runner/ffmpeg-render.ts";
 import { renderConcurrency } from "../../render-runner/render-concurrency.ts";
 
 describe("render concurrency", () => {
@@ -19,12 +19,11 @@ describe("render concurrency", () => {
   });
 
   test("a render's threads reach the encoder and the filter graph", () => {
-    const m = { input_i: -20, input_tp: -5, input_lra: 3, input_thresh: -30, target_offset: 0 };
     const plan = { clips: [{ path: "a.mp4", frames: 30 }], audioPath: "v.mp3", subtitlesPath: null, outPath: "o.mp4" };
-    const args = buildRenderArgs({ ...plan, threads: 2 }, { levels: { voice: m, music: null, makeup_db: 0 }, final: m });
+    const args = buildVideoArgs({ ...plan, threads: 2 }, "o.video.mp4");
     expect(args.slice(0, 2)).toEqual(["-filter_complex_threads", "2"]);
     expect(args.join(" ")).toContain("-threads:v 2");
-    const auto = buildRenderArgs(plan, { levels: { voice: m, music: null, makeup_db: 0 }, final: m });
+    const auto = buildVideoArgs(plan, "o.video.mp4");
     expect(auto).not.toContain("-filter_complex_threads");
   });
 });
