@@ -7,13 +7,15 @@
  *   Tests: 42 passed, 0 failed[, 3 skipped]
  * and the exit code is non-zero when anything failed or crashed.
  *
- *   bun scripts/test.ts [--only typecheck,unit,db,integration,e2e]
+ *   bun scripts/test.ts [--only typecheck,unit,db,integration,e2e] [--pgmq-shape 1.4|1.5]
+ * --pgmq-shape (or MDAME_PGMQ_SHAPE) picks the pgmq layout the reset installs: 1.5 (pgmq 1.5.1, the
+ * default) or 1.4 (pgmq 1.4.4); docs/pgmq.md.
  */
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import process from "node:process";
-import { ensureRunning, pgEnv, reset } from "./local/db.ts";
+import { ensureRunning, pgEnv, pgmqShapeFromEnv, reset } from "./local/db.ts";
 import { paths } from "./local/paths.ts";
 import { localStackEnv } from "./local/secrets.ts";
 import { stopStack, supervisorPid } from "./local/stack-control.ts";
@@ -128,6 +130,19 @@ async function main(): Promise<number> {
   // Tests run against the emulators whatever a developer's .env says.
   process.env.MDAME_EMULATE = "all";
   const only = parseOnly(process.argv.slice(2));
+  const shapeArg = process.argv.findIndex((a) => a === "--pgmq-shape" || a.startsWith("--pgmq-shape="));
+  if (shapeArg !== -1) {
+    const value = process.argv[shapeArg]!.includes("=") ? process.argv[shapeArg]!.split("=")[1] : process.argv[shapeArg + 1];
+    process.env.MDAME_PGMQ_SHAPE = value ?? "";
+  }
+  // Read before any step, so a bad value stops the run instead of crashing the reset; the tests inherit it.
+  try {
+    process.env.MDAME_PGMQ_SHAPE = pgmqShapeFromEnv();
+  } catch (error) {
+    console.error(`--pgmq-shape: ${(error as Error).message}`);
+    process.exit(2);
+  }
+  console.log(`pgmq shape: ${process.env.MDAME_PGMQ_SHAPE}`);
   const needsDb = only.has("db") || only.has("integration") || only.has("e2e");
   const supervisorBefore = supervisorPid();
   const env = needsDb ? { ...process.env, ...localStackEnv(), ...pgEnv() } : { ...process.env, ...localStackEnv() };

@@ -135,11 +135,11 @@ const engineSteps: PhaseSteps = {
 
 const baselineSteps: PhaseSteps = {
   async claim(sql, _worker, qty) {
-    const rows = await sql`select msg_id, read_ct, message from pgmq.read(${RAW_QUEUE}, ${VISIBILITY_TIMEOUT_S}, ${qty})`;
+    const rows = await sql`select msg_id, read_ct, message from pgmq.read(${RAW_QUEUE}::text, ${VISIBILITY_TIMEOUT_S}::integer, ${qty}::integer)`;
     return rows.map((r) => ({ msgId: String(r.msg_id), readCt: Number(r.read_ct), message: r.message, leaseHolder: null }));
   },
   async complete(sql, claimed) {
-    const [row] = await sql`select pgmq.archive(${RAW_QUEUE}, ${claimed.msgId}::bigint) as archived`;
+    const [row] = await sql`select pgmq.archive(${RAW_QUEUE}::text, ${claimed.msgId}::bigint) as archived`;
     if (row?.archived !== true) throw new Error(`pgmq.archive found no message ${claimed.msgId} in ${RAW_QUEUE}`);
   },
 };
@@ -351,11 +351,11 @@ export function assertBaselineChecks(checks: BaselineChecks, jobs: number): void
 }
 
 async function runBaseline(control: Sql, connections: Sql[], runId: string, jobs: number, qty: number, log: (line: string) => void) {
-  await control`select pgmq.create(${RAW_QUEUE})`;
+  await control`select pgmq.create(${RAW_QUEUE}::text)`;
   try {
     // The same messages the transitions consumed, so both phases move the same bytes.
     await control`
-      select count(*) from pgmq.send_batch(${RAW_QUEUE},
+      select count(*) from pgmq.send_batch(${RAW_QUEUE}::text,
         (select array_agg(message order by msg_id) from pgmq.a_stage_tasks where message->>'run_id' = ${runId} and message->>'stage' = 'safety'))`;
     await control.unsafe(`vacuum analyze pgmq.q_${RAW_QUEUE}`);
     const outcome = await runPhase(`raw pgmq read+archive, qty ${qty}`, connections, baselineSteps, jobs, qty, log);
@@ -367,7 +367,7 @@ async function runBaseline(control: Sql, connections: Sql[], runId: string, jobs
     assertBaselineChecks(checks, jobs);
     return { figures: outcome.figures, checks };
   } finally {
-    await control`select pgmq.drop_queue(${RAW_QUEUE})`;
+    await control`select pgmq.drop_queue(${RAW_QUEUE}::text)`;
   }
 }
 

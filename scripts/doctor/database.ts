@@ -98,7 +98,7 @@ async function recordedEnvironment(sql: postgres.Sql, env: string | undefined, s
 async function pgmq(sql: postgres.Sql, step: Step): Promise<CheckResult> {
   const [row] = await step(() => sql<{ extension: string | null; send: boolean; queues: string[] }[]>`
     select (select extversion from pg_extension where extname = 'pgmq') as extension,
-           to_regproc('pgmq.send') is not null as send,
+           exists (select 1 from pg_proc where pronamespace = to_regnamespace('pgmq') and proname = 'send') as send,
            array(select q from unnest(${QUEUES}::text[]) q where to_regclass('pgmq.q_' || q) is not null) as queues`);
   if (!row!.send) return fail(FAMILY, "pgmq", "pgmq is not installed", `apply supabase/migrations (the first creates the pgmq extension): ${APPLY_SCHEMA}`);
   const missing = QUEUES.filter((q) => !row!.queues.includes(q));

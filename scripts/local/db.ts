@@ -306,12 +306,24 @@ export interface ResetOptions {
   log?: (line: string) => void;
   /** Defaults to `<project>/supabase`. */
   supabaseDir?: string;
+  /** pgmq layout to test against; defaults to MDAME_PGMQ_SHAPE (docs/pgmq.md). */
+  pgmqShape?: PgmqShape;
+}
+
+/** The pgmq layouts the engine runs on: 1.5 (pgmq 1.5.1, the default) and 1.4 (pgmq 1.4.4). */
+export type PgmqShape = "1.4" | "1.5";
+
+/** MDAME_PGMQ_SHAPE: `1.4` or `1.5` (the default); anything else is refused. */
+export function pgmqShapeFromEnv(value: string | undefined = process.env.MDAME_PGMQ_SHAPE): PgmqShape {
+  if (value === undefined || value === "" || value === "1.5") return "1.5";
+  if (value === "1.4") return "1.4";
+  throw new Error(`MDAME_PGMQ_SHAPE must be 1.4 or 1.5, not ${JSON.stringify(value.slice(0, 20))}`);
 }
 
 /**
  * Rebuilds the `postgres` database with the real Supabase CLI, as `supabase db reset` does: other
  * sessions ended, platform roles and extensions, pgmq (the real extension where the server has it,
- * else a fresh supabase/pgmq-compat/pgmq.sql), then `supabase db reset --db-url` (drops the engine,
+ * else a fresh supabase/pgmq-compat/pgmq.sql; in pgmq 1.4's layout when MDAME_PGMQ_SHAPE=1.4), then `supabase db reset --db-url` (drops the engine,
  * applies every migration in filename order and seed.sql), then pgTAP again (the CLI drops it).
  * Accounts are not part of the seed: `mdame account connect` adds them. The cluster must be running.
  * A failed file is reported as SqlFileError.
@@ -325,14 +337,19 @@ export async function reset(options: ResetOptions = {}): Promise<void> {
   await execSql("end other sessions", TERMINATE_SESSIONS);
   await execSql("platform setup", PLATFORM_SQL);
 
+  const shape = options.pgmqShape ?? pgmqShapeFromEnv();
   const hasPgmq = (await execSql("pgmq check", "select count(*) from pg_available_extensions where name = 'pgmq'")) !== "0";
-  if (hasPgmq) {
+  if (hasPgmq && shape === "1.4") {
+    // The first migration creates the extension at the server's default version (the CLI drops it first).
+    throw new Error("MDAME_PGMQ_SHAPE=1.4 selects the pgmq-compatible SQL's 1.4 layout, but this server has the pgmq extension, which the first migration creates at its default version; test 1.4 on a server whose pgmq is 1.4.4");
+  } else if (hasPgmq) {
     log("reset: create extension pgmq");
     await execSql("create extension pgmq", "create extension if not exists pgmq");
   } else {
-    log("reset: pgmq extension not available here; applying supabase/pgmq-compat/pgmq.sql");
+    log(`reset: pgmq extension not available here; applying supabase/pgmq-compat/pgmq.sql${shape === "1.4" ? " and shape-1.4.sql (pgmq 1.4.4's layout)" : ""}`);
     await execSql("drop pgmq-compat", DROP_PGMQ_COMPAT);
     await applySqlFile(join(supabaseDir, "pgmq-compat", "pgmq.sql"));
+    if (shape === "1.4") await applySqlFile(join(supabaseDir, "pgmq-compat", "shape-1.4.sql"));
   }
 
   log("reset: supabase db reset --db-url (migrations and seed)");

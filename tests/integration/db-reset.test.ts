@@ -43,7 +43,7 @@ test("a reset applies every migration through the Supabase CLI, then the seed, a
 }, 60_000);
 
 test("a reset starts from empty queues and drops test shims, which the Supabase CLI alone would keep", async () => {
-  await query("select pgmq.send('stage_tasks', '{\"left\": \"over\"}')");
+  await query("select pgmq.send('stage_tasks', '{\"left\": \"over\"}'::jsonb)");
   await db.applySqlFile(join(paths.root, "supabase", "tests", "shims", "vault.sql"));
   await db.applySqlFile(join(paths.root, "supabase", "tests", "shims", "pg_net.sql"));
   await db.reset(quiet);

@@ -176,7 +176,7 @@ describe("stage queue: waking the stage runner", () => {
   test("an enqueue while every queued task is claimed or delayed wakes the runner", async () => {
     await send(task(0));
     await claim("runner-a", 1, 30);
-    await sql`select pgmq.send('stage_tasks', ${sql.json(task(1))}, 60)`;
+    await sql`select pgmq.send('stage_tasks', ${sql.json(task(1))}, 60::integer)`;
     expect(await enqueueAndListen()).toBe(true);
   });
 });
