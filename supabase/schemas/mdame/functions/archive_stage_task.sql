@@ -6,12 +6,21 @@ language plpgsql
 set search_path = ''
 as $$
 begin
-  with moved as (
-    delete from pgmq.q_stage_tasks where msg_id = p_msg_id
-    returning msg_id, read_ct, enqueued_at, vt, message
-  )
-  insert into pgmq.a_stage_tasks (msg_id, read_ct, enqueued_at, vt, message)
-  select msg_id, read_ct, enqueued_at, vt, message from moved;
+  if mdame.pgmq_queue_has_headers('stage_tasks') then
+    with moved as (
+      delete from pgmq.q_stage_tasks where msg_id = p_msg_id
+      returning msg_id, read_ct, enqueued_at, vt, message, headers
+    )
+    insert into pgmq.a_stage_tasks (msg_id, read_ct, enqueued_at, vt, message, headers)
+    select msg_id, read_ct, enqueued_at, vt, message, headers from moved;
+  else
+    with moved as (
+      delete from pgmq.q_stage_tasks where msg_id = p_msg_id
+      returning msg_id, read_ct, enqueued_at, vt, message
+    )
+    insert into pgmq.a_stage_tasks (msg_id, read_ct, enqueued_at, vt, message)
+    select msg_id, read_ct, enqueued_at, vt, message from moved;
+  end if;
   return found;
 end;
 $$;
