@@ -1,13 +1,14 @@
 /**
  * `npm test`: every test layer against the local cluster, in order, each step streamed in full:
- *   typecheck -> cluster (init + start) -> reset -> unit -> db (pgTAP via pg_prove) -> integration -> e2e
+ *   typecheck -> cluster (init + start) -> reset -> unit -> db (pgTAP via pg_prove) -> integration
+ *   -> pgmq-1.4 (reset in pgmq 1.4.4's layout; pgTAP and the queue integration tests again; reset back) -> e2e
  * typecheck counts each checker (deno check, tsc) as one passed test when clean, and each error it
  * reports as one failed test.
  * Every step runs even when an earlier one failed. The last line is the summary:
  *   Tests: 42 passed, 0 failed[, 3 skipped]
  * and the exit code is non-zero when anything failed or crashed.
  *
- *   bun scripts/test.ts [--only typecheck,unit,db,integration,e2e] [--pgmq-shape 1.4|1.5]
+ *   bun scripts/test.ts [--only typecheck,unit,db,integration,pgmq-1.4,e2e] [--pgmq-shape 1.4|1.5]
  * --pgmq-shape (or MDAME_PGMQ_SHAPE) picks the pgmq layout the reset installs: 1.5 (pgmq 1.5.1, the
  * default) or 1.4 (pgmq 1.4.4); docs/pgmq.md.
  */
@@ -21,7 +22,15 @@ import { localStackEnv } from "./local/secrets.ts";
 import { stopStack, supervisorPid } from "./local/stack-control.ts";
 import { runTypeCheck, typeChecks } from "./typecheck.ts";
 
-const LAYERS = ["typecheck", "unit", "db", "integration", "e2e"] as const;
+const LAYERS = ["typecheck", "unit", "db", "integration", "pgmq-1.4", "e2e"] as const;
+
+/**
+ * The integration tests that drive pgmq directly or through the engine's queue RPCs: the
+ * `pgmq-1.4` layer runs them, with every pgTAP file, again on pgmq 1.4.4's layout (docs/pgmq.md).
+ */
+const PGMQ_INTEGRATION_TESTS = [
+  "pgmq-conformance", "stage-queue", "worker-queue-read", "worker-attempt-limit", "step-replay", "pipeline-stages", "concurrent-triggers",
+].map((name) => `./tests/integration/${name}.test.ts`);
 type Layer = (typeof LAYERS)[number];
 
 interface Counts {
@@ -143,7 +152,7 @@ async function main(): Promise<number> {
     process.exit(2);
   }
   console.log(`pgmq shape: ${process.env.MDAME_PGMQ_SHAPE}`);
-  const needsDb = only.has("db") || only.has("integration") || only.has("e2e");
+  const needsDb = only.has("db") || only.has("integration") || only.has("pgmq-1.4") || only.has("e2e");
   const supervisorBefore = supervisorPid();
   const env = needsDb ? { ...process.env, ...localStackEnv(), ...pgEnv() } : { ...process.env, ...localStackEnv() };
   const results: StepResult[] = [];
@@ -201,20 +210,37 @@ async function main(): Promise<number> {
   });
 
   if (only.has("unit")) steps.push(bunStep("unit"));
-  if (only.has("db")) {
+  const pgTap = async (): Promise<Omit<StepResult, "name" | "seconds">> => {
+    const files = findFiles(join(paths.root, "supabase", "tests"), ".test.sql").map((f) => relative(paths.root, f));
+    if (files.length === 0) return nothing("no supabase/tests/**/*.test.sql");
+    const { code, output } = await stream(["pg_prove", "--failures", ...files], env);
+    const counts = parsePgProve(output);
+    if (code !== 0 && counts.failed === 0) return { ...counts, ...crashed(`pg_prove exited with ${code}`), passed: counts.passed };
+    return { ...counts, outcome: counts.failed > 0 || code !== 0 ? "failed" : "passed" };
+  };
+  if (only.has("db")) steps.push({ name: "db", run: pgTap });
+  if (only.has("integration")) steps.push(bunStep("integration"));
+  // Only when the run is on the default (1.5) layout: --pgmq-shape 1.4 already runs everything there.
+  if (only.has("pgmq-1.4") && process.env.MDAME_PGMQ_SHAPE !== "1.4") {
     steps.push({
-      name: "db",
+      name: "pgmq-1.4",
       run: async () => {
-        const files = findFiles(join(paths.root, "supabase", "tests"), ".test.sql").map((f) => relative(paths.root, f));
-        if (files.length === 0) return nothing("no supabase/tests/**/*.test.sql");
-        const { code, output } = await stream(["pg_prove", "--failures", ...files], env);
-        const counts = parsePgProve(output);
-        if (code !== 0 && counts.failed === 0) return { ...counts, ...crashed(`pg_prove exited with ${code}`), passed: counts.passed };
-        return { ...counts, outcome: counts.failed > 0 || code !== 0 ? "failed" : "passed" };
+        const shape = process.env.MDAME_PGMQ_SHAPE;
+        try {
+          await reset({ pgmqShape: "1.4" });
+          const tap = await pgTap();
+          const { code, output } = await stream([process.execPath, "test", ...PGMQ_INTEGRATION_TESTS], { ...env, MDAME_PGMQ_SHAPE: "1.4" });
+          const counts = parseBunTest(output);
+          const passed = tap.passed + counts.passed;
+          const failed = tap.failed + counts.failed + (code !== 0 && counts.failed === 0 ? 1 : 0);
+          return { passed, failed, skipped: 0, outcome: failed > 0 ? "failed" : "passed" };
+        } finally {
+          // Back to the run's layout for whatever follows (e2e).
+          await reset({ pgmqShape: pgmqShapeFromEnv(shape) });
+        }
       },
     });
   }
-  if (only.has("integration")) steps.push(bunStep("integration"));
   if (only.has("e2e")) steps.push(bunStep("e2e", ["--timeout", "600000"]));
 
   for (const [i, step] of steps.entries()) {
