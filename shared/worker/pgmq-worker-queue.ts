@@ -54,7 +54,7 @@ export class PgmqWorkerQueue implements WorkerQueue {
 
   async setVt(queue: string, msgId: number, vtSeconds: number): Promise<void> {
     const rows = await this.sql`
-      select msg_id from pgmq.set_vt(${queue}::text, ${String(msgId)}::bigint, ${vtSeconds}::integer)`;
+      select msg_id from mdame.extend_worker_job(${queue}::text, ${String(msgId)}::bigint, ${vtSeconds}::integer) as msg_id`;
     if (rows.length === 0) throw new MessageGoneError(queue, msgId);
   }
 }

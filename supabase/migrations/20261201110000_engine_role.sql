@@ -217,6 +217,18 @@ begin
 end;
 $$;
 
+-- Whether pgmq and the named queues are installed, for the doctor: the engine role has no usage on
+-- schema pgmq, where to_regclass would refuse it.
+create function mdame.get_queue_setup(p_queues text[])
+returns table (send boolean, queues text[])
+language sql
+stable
+set search_path = ''
+as $$
+  select to_regproc('pgmq.send') is not null,
+         array(select q from unnest(p_queues) q where to_regclass('pgmq.' || quote_ident('q_' || q)) is not null);
+$$;
+
 -- Every migration ends by calling this. For each function in mdame: nobody but its owner may call
 -- an internal helper; every other function runs as its owner and is callable by mdame_engine and
 -- service_role only. Tables and sequences in mdame are the owner's alone: the components reach
