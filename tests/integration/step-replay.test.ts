@@ -16,6 +16,9 @@ import { createLogger } from "../../shared/logging/logger.ts";
 import * as db from "../../scripts/local/db.ts";
 import { localStackEnv } from "../../scripts/local/secrets.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
+import { adminSql } from "../fixtures/admin-sql.ts";
+
+const admin = adminSql();
 
 const REPLAYED = "step already completed: stored result returned";
 
@@ -157,22 +160,22 @@ function replayLines(msgId: number) {
 describe("step tokens", () => {
   test("a step sent again after it completed returns its stored result without running", async () => {
     const deps = runner();
-    const unit = await unitAtScript(deps.sql, "How noise-cancelling headphones work");
-    const first = await sendScriptTask(deps.sql, unit);
+    const unit = await unitAtScript(admin, "How noise-cancelling headphones work");
+    const first = await sendScriptTask(admin, unit);
     expect(await drain(deps)).toEqual({ processed: 4, failed: 0 });
 
     // The script step completed through the runner and the unit went on to its media stage.
-    const before = await unitState(deps.sql, unit.id);
+    const before = await unitState(admin, unit.id);
     expect(before.stage).toBe("media");
-    const stored = await deps.sql`select result, created_at from mdame.step_results where step_token = ${first.token}`;
+    const stored = await admin`select result, created_at from mdame.step_results where step_token = ${first.token}`;
     expect(stored).toHaveLength(1);
     expect(stored[0].result.narration).toBe(before.script.narration);
 
     // The same step comes back, as the recovery pass or a dead-letter retry sends it. With the LLM
     // cache emptied, running the script stage again would show as requests to the provider.
-    await deps.sql`delete from mdame.llm_cache`;
+    await admin`delete from mdame.llm_cache`;
     const requestsBefore = geminiRequests();
-    const duplicate = await sendScriptTask(deps.sql, unit);
+    const duplicate = await sendScriptTask(admin, unit);
     expect(duplicate.token).toBe(first.token);
 
     expect(await drain(deps)).toEqual({ processed: 1, failed: 0 });
@@ -180,9 +183,9 @@ describe("step tokens", () => {
     expect(replayLines(duplicate.msgId)).toEqual([
       expect.objectContaining({ step_token: first.token, stage: "script", unit_id: unit.id }),
     ]);
-    expect(await unitState(deps.sql, unit.id)).toEqual(before);
-    expect(await scriptTasks(deps.sql, unit.id)).toEqual({ queued: 0, archived: [first.msgId, duplicate.msgId] });
-    expect(await deps.sql`select result, created_at from mdame.step_results where step_token = ${first.token}`).toEqual(stored);
+    expect(await unitState(admin, unit.id)).toEqual(before);
+    expect(await scriptTasks(admin, unit.id)).toEqual({ queued: 0, archived: [first.msgId, duplicate.msgId] });
+    expect(await admin`select result, created_at from mdame.step_results where step_token = ${first.token}`).toEqual(stored);
   }, 120_000);
 
   test("a replay that meets the same step's completion in flight waits for it and returns its result", async () => {
