@@ -202,7 +202,7 @@ as $$
 $$;
 
 -- The engine's pg_cron schedules, for the doctor: cron.job shows a role only its own jobs, and the
--- jobs belong to the migration owner.
+-- jobs belong to the migration owner. In the order they were scheduled, as cron.job lists them.
 create function mdame.list_schedules()
 returns table (jobname text, schedule text, active boolean)
 language plpgsql
@@ -213,7 +213,7 @@ begin
   if to_regclass('cron.job') is null then
     return;
   end if;
-  return query select j.jobname::text, j.schedule::text, j.active from cron.job j where j.jobname like 'mdame-%' order by j.jobname;
+  return query select j.jobname::text, j.schedule::text, j.active from cron.job j where j.jobname like 'mdame-%' order by j.jobid;
 end;
 $$;
 
