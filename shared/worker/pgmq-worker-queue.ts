@@ -40,7 +40,8 @@ export function toQueueMessage(row: MessageRow): QueueMessage {
  * WorkerQueue over pgmq (the extension or the project's compatible SQL), through postgres.js.
  * Reads go through mdame.read_worker_jobs, which reads as pgmq.read does but dead-letters a job
  * read more often than its stage allows instead of handing it out: a job that kills its worker
- * every time stops coming back once its attempts are used up.
+ * every time stops coming back once its attempts are used up. Heartbeats go through
+ * mdame.extend_worker_job: the engine role the workers connect as has no access to pgmq itself.
  */
 export class PgmqWorkerQueue implements WorkerQueue {
   constructor(private readonly sql: Sql) {}
