@@ -9,6 +9,7 @@ import type { QualityReport } from "../shared/contracts/quality.ts";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
+import { LOCAL_DB_URL } from "../shared/config/local-stack.ts";
 import { createSql } from "../shared/db/client.ts";
 import { probeMedia } from "../shared/media/ffprobe.ts";
 import { loadEnv, STORAGE_ENV_KEYS } from "../shared/config/env.ts";
@@ -27,7 +28,8 @@ const t0 = Date.now();
 const say = (line: string) => console.log(`[demo ${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${line}`);
 
 async function engineInstalled(): Promise<boolean> {
-  const sql = createSql(localStackEnv().DB_URL, { max: 1, application: "mdame-demo" });
+  // As the superuser: before its first reset the database has no engine role to log in as.
+  const sql = createSql(LOCAL_DB_URL, { max: 1, application: "mdame-demo" });
   try {
     const [row] = await sql`select to_regclass('mdame.pipeline_runs') is not null as ok`;
     return row.ok === true;
@@ -106,9 +108,11 @@ async function main() {
     const store = createAssetStore(loadEnv(STORAGE_ENV_KEYS, env));
     await rm(outDir, { recursive: true, force: true });
     await mkdir(outDir, { recursive: true });
-    const dims = await dimensionLanguages(env.DB_URL);
-    const stageSeconds = await stageDurations(env.DB_URL, status.run.id);
-    const sceneRows = await sceneSummaries(env.DB_URL, status.run.id);
+    // The report reads tables the engine role cannot: the demo owns this local database (it resets
+    // it), so it reads as the superuser, as the tests' fixtures do.
+    const dims = await dimensionLanguages(LOCAL_DB_URL);
+    const stageSeconds = await stageDurations(LOCAL_DB_URL, status.run.id);
+    const sceneRows = await sceneSummaries(LOCAL_DB_URL, status.run.id);
     const videos: DemoVideo[] = [];
     for (const unit of status.units.filter((u) => u.stage === "published" && u.video)) {
       const path = join(outDir, `${unit.dimension_id}-${unit.id.slice(0, 8)}.mp4`);

@@ -52,7 +52,7 @@ export async function generateJsonCached<T>(
 ): Promise<T> {
   const modelId = cacheModelId(model);
   const key = await llmCallKey(modelId, prompt, params);
-  const [cached] = await ctx.sql`select response from mdame.llm_cache where cache_key = ${key}`;
+  const [cached] = await ctx.sql`select response from mdame.get_llm_cache(${key}) as response where response is not null`;
   if (cached) {
     const parsed = schema.safeParse(cached.response);
     if (parsed.success) {
@@ -88,7 +88,6 @@ export async function generateJsonCached<T>(
     if (error instanceof LlmContractError) ctx.counters.contract_failures += 1;
     throw error;
   }
-  await ctx.sql`insert into mdame.llm_cache (cache_key, model, response) values (${key}, ${modelId}, ${ctx.sql.json(value as never)})
-                on conflict (cache_key) do update set response = excluded.response, created_at = now()`;
+  await ctx.sql`select mdame.store_llm_cache(${key}, ${modelId}, ${ctx.sql.json(value as never)})`;
   return value;
 }

@@ -63,7 +63,7 @@ export function createLlmRouter(options: { sql: Sql; providers: LlmProviders }):
   const { sql, providers } = options;
 
   async function routesFor(task: LlmTask, dimensionId: string): Promise<LlmRoute[]> {
-    const [row] = await sql`select llm from mdame.dimensions where id = ${dimensionId}`;
+    const [row] = await sql`select llm from mdame.get_dimensions(${dimensionId})`;
     const routing = LlmRouting.safeParse(row?.llm ?? {});
     if (!routing.success) {
       throw new NonRetriableError(`dimension ${dimensionId} has an invalid llm routing: ${routing.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);

@@ -42,7 +42,7 @@ export function registerOperatorRoutes<E extends Env, S extends Schema, B extend
     const { limit } = RunsQuery.parse(c.req.query());
     const rows = await rpc(() =>
       deps.sql`select id, status, trigger_kind, run_date::text as run_date, created_at, finished_at, error
-                 from mdame.pipeline_runs order by created_at desc limit ${limit}`
+                 from mdame.list_runs(${limit}::integer)`
     );
     const runs = rows.map((r) => fromDb(RunSummary, { ...r, created_at: iso(r.created_at), finished_at: iso(r.finished_at) }, "mdame.pipeline_runs"));
     return c.json({ runs });

@@ -66,7 +66,7 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
         const queue = callback.kind === "render.failed" ? "render" : "visual_generation";
         const unitId = callback.kind === "render.failed"
           ? callback.unit_id
-          : (await deps.sql`select unit_id from mdame.scenes where id = ${callback.scene_id}`)[0]?.unit_id;
+          : (await deps.sql`select unit_id from mdame.get_scene(${callback.scene_id}::uuid)`)[0]?.unit_id;
         if (!unitId) throw new HTTPException(404, { message: "unknown scene" });
         const [row] = await rpc(() => deps.sql`
           select mdame.fail_worker_job(${queue}, ${callback.msg_id}, ${unitId}, ${callback.error.message}, ${callback.error.retriable}, ${webhookId}) as outcome`);

@@ -87,7 +87,7 @@ async function recordedEnvironment(sql: postgres.Sql, env: string | undefined, s
     const [row] = await step(() => sql<{ env: string }[]>`select mdame.assert_environment(${env ?? null}) as env`);
     return ok(FAMILY, "environment", `ENV=${row!.env} matches the environment the database records`);
   } catch (error) {
-    const recorded = await step(() => sql<{ value: string }[]>`select value from mdame.settings where key = 'env'`).catch(() => []);
+    const recorded = await step(() => sql<{ value: string }[]>`select value from mdame.get_recorded_environment() as value where value is not null`).catch(() => []);
     const fix = recorded.length === 0
       ? "record it once: insert into mdame.settings (key, value) values ('env', 'prod');"
       : `set ENV=${recorded[0]!.value}, or use the database of the environment you meant`;
@@ -97,9 +97,8 @@ async function recordedEnvironment(sql: postgres.Sql, env: string | undefined, s
 
 async function pgmq(sql: postgres.Sql, step: Step): Promise<CheckResult> {
   const [row] = await step(() => sql<{ extension: string | null; send: boolean; queues: string[] }[]>`
-    select (select extversion from pg_extension where extname = 'pgmq') as extension,
-           exists (select 1 from pg_proc where pronamespace = to_regnamespace('pgmq') and proname = 'send') as send,
-           array(select q from unnest(${QUEUES}::text[]) q where to_regclass('pgmq.q_' || q) is not null) as queues`);
+    select (select extversion from pg_extension where extname = 'pgmq') as extension, s.send, s.queues
+      from mdame.get_queue_setup(${QUEUES}::text[]) s`);
   if (!row!.send) return fail(FAMILY, "pgmq", "pgmq is not installed", `apply supabase/migrations (the first creates the pgmq extension): ${APPLY_SCHEMA}`);
   const missing = QUEUES.filter((q) => !row!.queues.includes(q));
   const kind = row!.extension ? `extension ${row!.extension}` : "pgmq-compatible SQL";
@@ -114,7 +113,7 @@ async function pgCron(sql: postgres.Sql, step: Step): Promise<CheckResult> {
       "Supabase: Database > Extensions > pg_cron; a plain Postgres: shared_preload_libraries = 'pg_cron', then create extension pg_cron");
   }
   const jobs = await step(() => sql<{ jobname: string; schedule: string; active: boolean }[]>`
-    select jobname, schedule, active from cron.job where jobname in ${sql(SCHEDULES)}`);
+    select jobname, schedule, active from mdame.list_schedules() where jobname in ${sql(SCHEDULES)}`);
   const missing = SCHEDULES.filter((name) => !jobs.some((j) => j.jobname === name));
   const inactive = jobs.filter((j) => !j.active).map((j) => j.jobname);
   if (missing.length > 0) return fail(FAMILY, "pg_cron", `schedules missing: ${missing.join(", ")}`, `apply supabase/migrations (20261129090700_schedules.sql): ${APPLY_SCHEMA}`);
@@ -127,8 +126,8 @@ async function accounts(sql: postgres.Sql, config: DoctorConfig, step: Step, tim
   const env = config.env;
   const rows = await step(() => sql<AccountRow[]>`
     select d.id as dimension_id, a.id::text as account_id, a.channel_handle, a.credentials_enc
-    from mdame.dimensions d
-    left join mdame.dimension_accounts a on a.dimension_id = d.id and a.active
+    from mdame.get_dimensions() d
+    left join mdame.get_accounts() a on a.dimension_id = d.id and a.active
     where d.active
     order by d.id, a.channel_handle`);
   if (rows.length === 0) {

@@ -10,9 +10,10 @@ import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { dirname, join, relative } from "node:path";
 import process from "node:process";
-import { LOCAL_DB_URL, LOCAL_STACK } from "../../shared/config/local-stack.ts";
+import { ENGINE_DB_ROLE, LOCAL_DB_URL, LOCAL_STACK, localEngineDbUrl } from "../../shared/config/local-stack.ts";
 import { paths, PG_OS_USER, RUNNING_AS_ROOT } from "./paths.ts";
-import { DROP_PGMQ_COMPAT, PGTAP_SQL, PLATFORM_SQL, TERMINATE_SESSIONS } from "./platform-sql.ts";
+import { DROP_PGMQ_COMPAT, engineLoginSql, PGTAP_SQL, PLATFORM_SQL, TERMINATE_SESSIONS } from "./platform-sql.ts";
+import { loadOrCreateSecrets } from "./secrets.ts";
 import { SupabaseResetError, supabaseDbReset } from "./supabase-cli.ts";
 
 export const DB_USER = "postgres";
@@ -324,7 +325,8 @@ export function pgmqShapeFromEnv(value: string | undefined = process.env.MDAME_P
  * Rebuilds the `postgres` database with the real Supabase CLI, as `supabase db reset` does: other
  * sessions ended, platform roles and extensions, pgmq (the real extension where the server has it,
  * else a fresh supabase/pgmq-compat/pgmq.sql; in pgmq 1.4's layout when MDAME_PGMQ_SHAPE=1.4), then `supabase db reset --db-url` (drops the engine,
- * applies every migration in filename order and seed.sql), then pgTAP again (the CLI drops it).
+ * applies every migration in filename order and seed.sql), then pgTAP again (the CLI drops it),
+ * then the engine role's login with the clone's password (the migration creates it without one).
  * Accounts are not part of the seed: `mdame account connect` adds them. The cluster must be running.
  * A failed file is reported as SqlFileError.
  */
@@ -360,13 +362,16 @@ export async function reset(options: ResetOptions = {}): Promise<void> {
     throw error;
   }
   await execSql("pgtap", PGTAP_SQL);
+  log(`reset: ${ENGINE_DB_ROLE} may log in with the clone's password (.local/secrets.json)`);
+  await execSql("engine role login", engineLoginSql(loadOrCreateSecrets().ENGINE_DB_PASSWORD));
 }
 
 async function printStatus(): Promise<void> {
   const pid = runningPostmasterPid();
   console.log(`data directory: ${paths.pgData}${isInitialised() ? "" : " (not initialised)"}`);
   console.log(`server:         ${pid ? `running (pid ${pid})` : "stopped"}`);
-  console.log(`url:            ${LOCAL_DB_URL}`);
+  console.log(`admin url:      ${LOCAL_DB_URL}`);
+  console.log(`engine url:     ${localEngineDbUrl("*****")} (password in .local/secrets.json)`);
   console.log(`server log:     ${paths.pgServerLog}`);
   console.log(`os user:        ${RUNNING_AS_ROOT ? PG_OS_USER : userInfo().username}`);
   if (pid && !(await isAccepting())) console.log("warning: the server runs but does not accept connections yet");

@@ -67,3 +67,13 @@ begin
     create extension if not exists pgtap with schema extensions;
   end if;
 end $$;`;
+
+/**
+ * The migration creates the engine role without login or password (a migration holds no secret);
+ * the local stack then does what docs/roles.md asks of an operator on Supabase. The password is
+ * hex (secrets.ts), checked here since it is spliced into the statement.
+ */
+export function engineLoginSql(password: string): string {
+  if (!/^[0-9a-f]{16,}$/.test(password)) throw new Error("the engine role's password must be at least 16 hex digits (.local/secrets.json, ENGINE_DB_PASSWORD)");
+  return `alter role mdame_engine with login password '${password}'`;
+}

@@ -8,7 +8,7 @@ import { dirname } from "node:path";
 import process from "node:process";
 import { generateCredentialsKey } from "../../shared/crypto/credentials.ts";
 import { generateWebhookSecret } from "../../shared/webhooks/standard-webhooks.ts";
-import { LOCAL_DB_URL, LOCAL_EMULATOR_URL, LOCAL_FUNCTIONS_URL, LOCAL_STACK } from "../../shared/config/local-stack.ts";
+import { LOCAL_EMULATOR_URL, LOCAL_FUNCTIONS_URL, LOCAL_STACK, localEngineDbUrl } from "../../shared/config/local-stack.ts";
 import { paths } from "./paths.ts";
 
 /** The secrets a local stack needs; generated on first use and kept for the clone's lifetime. */
@@ -19,6 +19,8 @@ export interface LocalSecrets {
   GEMINI_API_KEY: string;
   GOOGLE_OAUTH_CLIENT_ID: string;
   GOOGLE_OAUTH_CLIENT_SECRET: string;
+  /** Password of the engine role (mdame_engine), set by every db reset. */
+  ENGINE_DB_PASSWORD: string;
 }
 
 const GENERATORS: { [K in keyof LocalSecrets]: () => string } = {
@@ -28,6 +30,7 @@ const GENERATORS: { [K in keyof LocalSecrets]: () => string } = {
   GEMINI_API_KEY: () => "local-emulator-key",
   GOOGLE_OAUTH_CLIENT_ID: () => `local-${randomBytes(8).toString("hex")}.apps.googleusercontent.com`,
   GOOGLE_OAUTH_CLIENT_SECRET: () => randomBytes(24).toString("hex"),
+  ENGINE_DB_PASSWORD: () => randomBytes(24).toString("hex"),
 };
 
 /**
@@ -114,7 +117,7 @@ export function emulatedGroups(environment: Record<string, string | undefined>):
 
 /**
  * The full environment every local component gets (names as in shared/config/env.ts): the local
- * database and functions, the stack's secrets, and each external service either at the local
+ * database as the engine role and the functions, the stack's secrets, and each external service either at the local
  * emulator or, for the groups `emulatedGroups` leaves out, as the environment configures it.
  */
 export function localStackEnv(
@@ -154,7 +157,8 @@ export function localStackEnv(
   };
   const env: Record<string, string> = {
     ENV: "dev",
-    DB_URL: LOCAL_DB_URL,
+    // The engine role, not the superuser: components may only call the RPCs (docs/roles.md).
+    DB_URL: localEngineDbUrl(secrets.ENGINE_DB_PASSWORD),
     FUNCTIONS_URL: LOCAL_FUNCTIONS_URL,
   };
   for (const name of SECRET_NAMES) env[name] = isSet(environment[name]) ? environment[name] : secrets[name];

@@ -22,7 +22,19 @@ export const LOCAL_STACK = {
   host: "127.0.0.1",
 } as const;
 
+/**
+ * The local cluster as its superuser: resets, migrations, benchmarks and tests' fixtures. The
+ * components get `localEngineDbUrl` instead (scripts/local/secrets.ts, localStackEnv).
+ */
 export const LOCAL_DB_URL = `postgres://postgres:postgres@${LOCAL_STACK.host}:${LOCAL_STACK.dbPort}/postgres`;
+
+/** The role the components connect as: it may only execute the mdame RPCs (docs/roles.md). */
+export const ENGINE_DB_ROLE = "mdame_engine";
+
+/** The local cluster as the engine role, with the clone's own password for it. */
+export function localEngineDbUrl(password: string): string {
+  return `postgres://${ENGINE_DB_ROLE}:${encodeURIComponent(password)}@${LOCAL_STACK.host}:${LOCAL_STACK.dbPort}/postgres`;
+}
 export const LOCAL_FUNCTIONS_URL = `http://${LOCAL_STACK.host}:${LOCAL_STACK.edgePort}/functions/v1`;
 export const LOCAL_EMULATOR_URL = `http://${LOCAL_STACK.host}:${LOCAL_STACK.emulatorPort}`;
 

@@ -40,7 +40,8 @@ export function toQueueMessage(row: MessageRow): QueueMessage {
  * WorkerQueue over pgmq (the extension or the project's compatible SQL), through postgres.js.
  * Reads go through mdame.read_worker_jobs, which reads as pgmq.read does but dead-letters a job
  * read more often than its stage allows instead of handing it out: a job that kills its worker
- * every time stops coming back once its attempts are used up.
+ * every time stops coming back once its attempts are used up. Heartbeats go through
+ * mdame.extend_worker_job: the engine role the workers connect as has no access to pgmq itself.
  */
 export class PgmqWorkerQueue implements WorkerQueue {
   constructor(private readonly sql: Sql) {}
@@ -54,7 +55,7 @@ export class PgmqWorkerQueue implements WorkerQueue {
 
   async setVt(queue: string, msgId: number, vtSeconds: number): Promise<void> {
     const rows = await this.sql`
-      select msg_id from pgmq.set_vt(${queue}::text, ${String(msgId)}::bigint, ${vtSeconds}::integer)`;
+      select msg_id from mdame.extend_worker_job(${queue}::text, ${String(msgId)}::bigint, ${vtSeconds}::integer) as msg_id`;
     if (rows.length === 0) throw new MessageGoneError(queue, msgId);
   }
 }

@@ -18,7 +18,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import type { Component } from "../../shared/config/local-stack.ts";
+import { type Component, LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 import { createSql } from "../../shared/db/client.ts";
 import * as db from "../../scripts/local/db.ts";
 import { logFile, paths, pidFile } from "../../scripts/local/paths.ts";
@@ -203,7 +203,7 @@ async function runScenario(scenario: Scenario): Promise<void> {
     rmSync(scratchBase, { recursive: true, force: true });
     throw error;
   }
-  const sql = createSql(env.DB_URL, { max: 1, application: "mdame-crash-test" });
+  const sql = createSql(LOCAL_DB_URL, { max: 1, application: "mdame-crash-test" });
   try {
     log(`stack up; failpoints: ${Object.keys(scenario.failpoints).join(", ") || "none"}`);
     // Short videos (about 30 s of speech): renders take most of a run's time, and crashes need no more.

@@ -18,6 +18,7 @@ import * as db from "../../scripts/local/db.ts";
 import { paths } from "../../scripts/local/paths.ts";
 import { localStackEnv } from "../../scripts/local/secrets.ts";
 import { type StackHandle, startStack } from "../../scripts/local/stack-control.ts";
+import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 
 const Summary = z.object({
   run_id: z.string().uuid(),
@@ -96,7 +97,7 @@ describe("npm run demo", () => {
     expect(first.status).toBe(0);
     expect(first.summary.created).toBe(true);
 
-    const sql = createSql(env.DB_URL, { max: 1 });
+    const sql = createSql(LOCAL_DB_URL, { max: 1 });
     const dimensions = (await sql`select id, language from mdame.dimensions where active order by id`).map((r) => ({ ...r }));
     await sql.end();
     expect(first.summary.videos.map((v) => v.dimension).sort()).toEqual(dimensions.map((d) => d.id));
@@ -134,7 +135,7 @@ describe("npm run demo", () => {
     expect([SUPABASE_URL, SUPABASE_SERVICE_ROLE_KEY, STORAGE_BUCKET].every((v) => typeof v === "string" && v.length > 0)).toBe(true);
     expect(stackEnv.STORAGE_BACKEND).toBe("supabase");
 
-    const sql = createSql(env.DB_URL, { max: 1 });
+    const sql = createSql(LOCAL_DB_URL, { max: 1 });
     const units = await sql`select id, voice->>'audio_key' as audio_key, video->>'video_key' as video_key
                               from mdame.work_units where run_id = ${first.summary.run_id} and stage = 'published'`;
     const scenes = await sql`select s.asset_key from mdame.scenes s join mdame.work_units u on u.id = s.unit_id
@@ -173,7 +174,7 @@ describe("npm run demo", () => {
   }, 5 * 60_000);
 
   test("a second demo the same day publishes and renders nothing new", async () => {
-    const sql = createSql(env.DB_URL, { max: 1 });
+    const sql = createSql(LOCAL_DB_URL, { max: 1 });
     const rendersBefore = (await sql`select count(*)::int as n from pgmq.a_render`)[0].n;
     const second = runDemo();
     expect(second.status).toBe(0);

@@ -17,6 +17,7 @@ import * as db from "../../scripts/local/db.ts";
 import { localStackEnv } from "../../scripts/local/secrets.ts";
 import { type StackHandle, startStack, supervisorPid } from "../../scripts/local/stack-control.ts";
 import { connectTestAccounts } from "../fixtures/connect-accounts.ts";
+import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 
 const env = localStackEnv();
 let stack: StackHandle;
@@ -91,7 +92,7 @@ test("a Russian dimension is scripted, spoken, captioned, rendered and published
   expect(unit.publications[0]?.status).toBe("published");
 
   // The script, its title and the spoken words are Russian, in Cyrillic.
-  const sql = createSql(env.DB_URL, { max: 1 });
+  const sql = createSql(LOCAL_DB_URL, { max: 1 });
   const [row] = await sql`select script, voice, topic from mdame.work_units where id = ${unit.id}`;
   await sql.end();
   const cyrillic = /\p{Script=Cyrillic}/u;

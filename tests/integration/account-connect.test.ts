@@ -17,6 +17,9 @@ import { localStackEnv } from "../../scripts/local/secrets.ts";
 import { connectEnv, connectThroughCli } from "../fixtures/connect-accounts.ts";
 import { type PipelineServer, servePipeline } from "../fixtures/pipeline-server.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
+import { adminSql } from "../fixtures/admin-sql.ts";
+
+const admin = adminSql();
 
 let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
 let pipeline: PipelineServer;
@@ -70,7 +73,7 @@ function startConnect(args: string[]) {
   return { consent, finished };
 }
 
-const accountRows = () => pipeline.deps.sql`select id, dimension_id, channel_handle, channel_id, credentials_enc, connected_at from mdame.dimension_accounts order by created_at`;
+const accountRows = () => admin`select id, dimension_id, channel_handle, channel_id, credentials_enc, connected_at from mdame.dimension_accounts order by created_at`;
 
 function pkce() {
   const verifier = randomBytes(48).toString("base64url");

@@ -7,6 +7,10 @@ import { createSql, type Sql } from "../../shared/db/client.ts";
 import { runKey } from "../../shared/hashing.ts";
 import * as db from "../../scripts/local/db.ts";
 import { localStackEnv } from "../../scripts/local/secrets.ts";
+import { adminSql } from "../fixtures/admin-sql.ts";
+
+// The triggers run as the components do (the engine role); the counts read the tables as the superuser.
+const admin = adminSql();
 
 let sql: Sql;
 const today = new Date().toISOString().slice(0, 10);
@@ -29,10 +33,10 @@ test("50 concurrent triggers with the same key make one run", async () => {
   ));
   expect(results.filter((r) => r.created).length).toBe(1);
   expect(new Set(results.map((r) => r.run_id)).size).toBe(1);
-  const [runs] = await sql`select count(*)::int as n from mdame.pipeline_runs`;
+  const [runs] = await admin`select count(*)::int as n from mdame.pipeline_runs`;
   expect(runs.n).toBe(1);
-  const [dims] = await sql`select count(*)::int as n from mdame.dimensions where active`;
-  const [ingest] = await sql`select count(*)::int as n from pgmq.q_stage_tasks where message->>'stage' = 'ingest'`;
+  const [dims] = await admin`select count(*)::int as n from mdame.dimensions where active`;
+  const [ingest] = await admin`select count(*)::int as n from pgmq.q_stage_tasks where message->>'stage' = 'ingest'`;
   expect(ingest.n).toBe(dims.n);
 }, 60_000);
 
@@ -45,7 +49,7 @@ test("cron and manual triggers racing on the same day leave one run", async () =
       .then((rows) => ({ ok: true as const, run_id: rows[0].run_id as string }))
       .catch((error: { code?: string }) => ({ ok: false as const, code: error.code }));
   }));
-  const [runs] = await sql`select count(*)::int as n from mdame.pipeline_runs`;
+  const [runs] = await admin`select count(*)::int as n from mdame.pipeline_runs`;
   expect(runs.n).toBe(1);
   const refused = outcomes.filter((o) => !o.ok);
   // Every refusal is the global lock's (MDL01), nothing else.
@@ -63,6 +67,6 @@ test("50 concurrent keyless triggers, cron and manual, make one run and refuse n
   expect(outcomes.every((o) => o.ok)).toBe(true);
   expect(new Set(outcomes.map((o) => o.ok && o.run_id)).size).toBe(1);
   expect(outcomes.filter((o) => o.ok && o.created)).toHaveLength(1);
-  const [runs] = await sql`select count(*)::int as n from mdame.pipeline_runs`;
+  const [runs] = await admin`select count(*)::int as n from mdame.pipeline_runs`;
   expect(runs.n).toBe(1);
 }, 60_000);

@@ -14,6 +14,9 @@ import { splitWords } from "../../shared/text/words.ts";
 import * as db from "../../scripts/local/db.ts";
 import { localStackEnv } from "../../scripts/local/secrets.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
+import { adminSql } from "../fixtures/admin-sql.ts";
+
+const admin = adminSql();
 
 let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
 let deps: PipelineDeps;
@@ -64,7 +67,7 @@ async function drain() {
 }
 
 const unitsOf = (runId: string) =>
-  deps.sql`select id, dimension_id, stage, topic_fingerprint, script->>'narration' as narration from mdame.work_units where run_id = ${runId} order by dimension_id`;
+  admin`select id, dimension_id, stage, topic_fingerprint, script->>'narration' as narration from mdame.work_units where run_id = ${runId} order by dimension_id`;
 
 describe("configuration in the run key", () => {
   let first: { run_id: string };
@@ -88,7 +91,7 @@ describe("configuration in the run key", () => {
     expect(again).toMatchObject({ run_id: first.run_id, created: false });
     await drain();
     expect(geminiCalls()).toBe(callsAfterFirst);
-    const [runs] = await deps.sql`select count(*)::int as n from mdame.pipeline_runs`;
+    const [runs] = await admin`select count(*)::int as n from mdame.pipeline_runs`;
     expect(runs.n).toBe(1);
   }, 60_000);
 
@@ -101,11 +104,11 @@ describe("configuration in the run key", () => {
     const second = await trigger();
     expect(second.created).toBe(true);
     expect(second.run_id).not.toBe(first.run_id);
-    const dimensions = await deps.sql`select dimension_id, status, config->>'narration_max_words' as max from mdame.run_dimensions where run_id = ${second.run_id}`;
+    const dimensions = await admin`select dimension_id, status, config->>'narration_max_words' as max from mdame.run_dimensions where run_id = ${second.run_id}`;
     expect(dimensions.map((d) => ({ ...d }))).toEqual([{ dimension_id: "sains-singkat", status: "queued", max: "90" }]);
     // The first run is not disturbed: same units, same stage, still holding the lock.
     expect((await unitsOf(first.run_id)).map((u) => ({ ...u }))).toEqual(firstUnits.map((u) => ({ ...u })));
-    const [lock] = await deps.sql`select holder from mdame.system_locks where name = 'pipeline:dev'`;
+    const [lock] = await admin`select holder from mdame.system_locks where name = 'pipeline:dev'`;
     expect(lock.holder).toBe(first.run_id);
     // And a repeat of the trigger finds the new run.
     expect(await trigger()).toMatchObject({ run_id: second.run_id, created: false });
@@ -116,7 +119,7 @@ describe("configuration in the run key", () => {
     const aborted = await app.request(`/pipeline/runs/${first.run_id}/abort`, { method: "POST", headers: auth, body: JSON.stringify({ reason: "test" }) });
     expect(aborted.status).toBe(200);
     await drain();
-    const [started] = await deps.sql`select status from mdame.run_dimensions where run_id = ${second.run_id}`;
+    const [started] = await admin`select status from mdame.run_dimensions where run_id = ${second.run_id}`;
     expect(started.status).toBe("ingested");
     const units = await unitsOf(second.run_id);
     expect(units).toHaveLength(1);

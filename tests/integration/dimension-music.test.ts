@@ -7,6 +7,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as db from "../../scripts/local/db.ts";
 import { localStackEnv } from "../../scripts/local/secrets.ts";
 import { type PipelineServer, servePipeline } from "../fixtures/pipeline-server.ts";
+import { adminSql } from "../fixtures/admin-sql.ts";
+
+const admin = adminSql();
 
 let pipeline: PipelineServer;
 let serviceRoleKey: string;
@@ -30,7 +33,7 @@ const call = (method: string, path: string, body?: unknown) =>
     headers: { authorization: `Bearer ${serviceRoleKey}`, "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-const storedMusic = (id: string) => pipeline.deps.sql`select music from mdame.dimensions where id = ${id}`.then((rows) => rows[0]?.music ?? null);
+const storedMusic = (id: string) => admin`select music from mdame.dimensions where id = ${id}`.then((rows) => rows[0]?.music ?? null);
 
 test("a new dimension's bed is stored with its defaults and shown back", async () => {
   const response = await call("POST", "/dimensions", {

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import postgres from "postgres";
-import { LOCAL_EMULATOR_URL, LOCAL_FUNCTIONS_URL, LOCAL_STACK } from "../../shared/config/local-stack.ts";
+import { LOCAL_DB_URL, LOCAL_EMULATOR_URL, LOCAL_FUNCTIONS_URL, LOCAL_STACK } from "../../shared/config/local-stack.ts";
 import { fetchTrendingTopics } from "../../shared/providers/trends/google-trends-rss.ts";
 import { parseEnvFile } from "../../scripts/cli/config.ts";
 import { main } from "../../scripts/cli/main.ts";
@@ -35,7 +35,8 @@ beforeAll(async () => {
   // Accounts come from `mdame account connect`, as a person adds them.
   await connectTestAccounts();
   stackEnv = parseEnvFile(readFileSync(paths.stackEnv, "utf8"));
-  const sql = postgres(stackEnv.DB_URL!, { max: 1, onnotice: () => {} });
+  // The tables, as the superuser: stack.env's DB_URL is the engine role, which may only call the RPCs.
+  const sql = postgres(LOCAL_DB_URL, { max: 1, onnotice: () => {} });
   try {
     const rows = await sql<{ id: string; handles: string[] }[]>`
       select d.id, array_agg(a.channel_handle order by a.channel_handle) as handles
@@ -114,7 +115,7 @@ describe("mdame doctor on the local stack", () => {
     expect(source("GEMINI_MODEL")).toEqual(["GEMINI_MODEL", "gemini-2.5-pro", "environment"]);
     expect(source("LOG_LEVEL")).toEqual(["LOG_LEVEL", "warn", "environment"]);
     expect(source("GEMINI_BASE_URL")).toEqual(["GEMINI_BASE_URL", LOCAL_EMULATOR_URL, paths.stackEnv]);
-    expect(source("DB_URL")).toEqual(["DB_URL", `postgres://postgres:*****@127.0.0.1:${LOCAL_STACK.dbPort}/postgres`, paths.stackEnv]);
+    expect(source("DB_URL")).toEqual(["DB_URL", `postgres://mdame_engine:*****@127.0.0.1:${LOCAL_STACK.dbPort}/postgres`, paths.stackEnv]);
     expect(source("GEMINI_API_KEY")).toEqual(["GEMINI_API_KEY", `set (${stackEnv.GEMINI_API_KEY!.length} characters)`, paths.stackEnv]);
     expect(source("YOUTUBE_UPLOAD_BASE_URL")?.[2]).toBe(paths.stackEnv);
     expect(source("FFMPEG_PATH")).toEqual(["FFMPEG_PATH", "-", "not set"]);

@@ -13,6 +13,9 @@ import { CANDIDATE_TEMPERATURES, HOOK_PASS_THRESHOLD, SCRIPT_ROUNDS } from "../.
 import * as db from "../../scripts/local/db.ts";
 import { localStackEnv } from "../../scripts/local/secrets.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
+import { adminSql } from "../fixtures/admin-sql.ts";
+
+const admin = adminSql();
 
 let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
 let deps: PipelineDeps;
@@ -49,15 +52,15 @@ const geminiCalls = () =>
   emulator.logs.filter((entry) => entry.service === "gemini" && String(entry.path).endsWith(":generateContent")).length;
 
 test("a topic whose hooks all score under the pass mark is rejected at the script stage, its audits stored", async () => {
-  const [run] = await deps.sql`select run_id from mdame.start_run('it-hook-audit-run', 'dev', 'manual', current_date, 'tech-explained')`;
+  const [run] = await admin`select run_id from mdame.start_run('it-hook-audit-run', 'dev', 'manual', current_date, 'tech-explained')`;
   // The run's ingest is not the subject here: its task goes, and one unit waits at script.
-  await deps.sql`select pgmq.archive('stage_tasks', msg_id) from pgmq.q_stage_tasks where message->>'stage' = 'ingest'`;
-  await deps.sql`update mdame.run_dimensions set status = 'ingested' where run_id = ${run.run_id}`;
-  const [unit] = await deps.sql`
+  await admin`select pgmq.archive('stage_tasks', msg_id) from pgmq.q_stage_tasks where message->>'stage' = 'ingest'`;
+  await admin`update mdame.run_dimensions set status = 'ingested' where run_id = ${run.run_id}`;
+  const [unit] = await admin`
     insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic)
     values (${run.run_id}, 'tech-explained', 'it-hook-unit', 'it-hook-fp', '{"title": "How tides work", "context": ["The moon pulls the oceans."]}')
     returning id`;
-  await deps.sql`select mdame.enqueue_stage_task('script', ${run.run_id}, ${unit.id})`;
+  await admin`select mdame.enqueue_stage_task('script', ${run.run_id}, ${unit.id})`;
   await emulator.armFault({ service: "gemini", kind: "low_hook_scores", count: 1000 });
 
   const before = geminiCalls();
@@ -66,7 +69,7 @@ test("a topic whose hooks all score under the pass mark is rejected at the scrip
   const drained = await response.json() as { processed: number; failed: number };
   expect(drained.failed).toBe(0);
 
-  const [rejected] = await deps.sql`select stage, error, script from mdame.work_units where id = ${unit.id}`;
+  const [rejected] = await admin`select stage, error, script from mdame.work_units where id = ${unit.id}`;
   expect(rejected.stage).toBe("rejected");
   expect(rejected.error).toBe(`no hook reached ${HOOK_PASS_THRESHOLD} in ${SCRIPT_ROUNDS} rounds (best 0.2)`);
   const audits = rejected.script.hook_audits as { round: number; candidate: number; score: number; reasons: string[] }[];
@@ -83,10 +86,10 @@ test("a topic whose hooks all score under the pass mark is rejected at the scrip
   expect(calls).toBeLessThanOrEqual(2 * SCRIPT_ROUNDS * CANDIDATE_TEMPERATURES.length);
 
   // Nothing goes on to safety; the run closes with the unit rejected.
-  const queued = await deps.sql`select message from pgmq.q_stage_tasks where message->>'unit_id' = ${unit.id}`;
+  const queued = await admin`select message from pgmq.q_stage_tasks where message->>'unit_id' = ${unit.id}`;
   expect(queued).toHaveLength(0);
-  const [closed] = await deps.sql`select status from mdame.pipeline_runs where id = ${run.run_id}`;
+  const [closed] = await admin`select status from mdame.pipeline_runs where id = ${run.run_id}`;
   expect(closed.status).toBe("completed");
-  const [event] = await deps.sql`select detail from mdame.events where unit_id = ${unit.id} and kind = 'script_rejected'`;
+  const [event] = await admin`select detail from mdame.events where unit_id = ${unit.id} and kind = 'script_rejected'`;
   expect(event.detail.audits).toBe(9);
 }, 120_000);

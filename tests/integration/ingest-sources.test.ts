@@ -14,6 +14,9 @@ import { DimensionConfig } from "../../shared/contracts/dimension.ts";
 import * as db from "../../scripts/local/db.ts";
 import { localStackEnv } from "../../scripts/local/secrets.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
+import { adminSql } from "../fixtures/admin-sql.ts";
+
+const admin = adminSql();
 
 let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
 let deps: PipelineDeps;
@@ -40,12 +43,12 @@ beforeAll(async () => {
     ],
     min_score: 0.3,
   });
-  await deps.sql`select mdame.create_dimension(${deps.sql.json(kitchen as never)}::jsonb)`;
+  await admin`select mdame.create_dimension(${admin.json(kitchen as never)}::jsonb)`;
   // The seeded tech dimension reads the same region, plus Hacker News, Wikipedia and an Atom feed.
-  await deps.sql`update mdame.dimensions set daily_limit = 5,
-    sources = sources || ${deps.sql.json([{ kind: "feed", url: `${emulator.url}/feeds/space-notes.xml`, weight: 0.7, limit: 30 }] as never)}::jsonb
+  await admin`update mdame.dimensions set daily_limit = 5,
+    sources = sources || ${admin.json([{ kind: "feed", url: `${emulator.url}/feeds/space-notes.xml`, weight: 0.7, limit: 30 }] as never)}::jsonb
     where id = 'tech-explained'`;
-  await deps.sql`update mdame.dimensions set active = false where id = 'sains-singkat'`;
+  await admin`update mdame.dimensions set active = false where id = 'sains-singkat'`;
 }, 60_000);
 
 afterAll(async () => {
@@ -59,17 +62,17 @@ afterAll(async () => {
 async function ingest(runId: string) {
   for (let i = 0; i < 10; i++) {
     await drainStageTasks(deps, { budgetMs: 1 });
-    const [left] = await deps.sql`select count(*)::int as n from mdame.run_dimensions where run_id = ${runId} and status = 'ingesting'`;
+    const [left] = await admin`select count(*)::int as n from mdame.run_dimensions where run_id = ${runId} and status = 'ingesting'`;
     if (left.n === 0) return;
   }
   throw new Error("ingest did not finish");
 }
 
 test("two dimensions on one geo but different subjects get disjoint, on-subject topics from their own sources", async () => {
-  const [run] = await deps.sql`select * from mdame.start_run('it-ingest-sources', 'dev', 'manual', current_date, null)`;
+  const [run] = await admin`select * from mdame.start_run('it-ingest-sources', 'dev', 'manual', current_date, null)`;
   await ingest(run.run_id);
 
-  const units = await deps.sql`select dimension_id, topic from mdame.work_units where run_id = ${run.run_id} order by dimension_id, created_at`;
+  const units = await admin`select dimension_id, topic from mdame.work_units where run_id = ${run.run_id} order by dimension_id, created_at`;
   const titles = (dimension: string) => units.filter((u) => u.dimension_id === dimension).map((u) => u.topic.title as string);
   const kitchen = titles("kitchen-table");
   const tech = titles("tech-explained");
@@ -86,7 +89,7 @@ test("two dimensions on one geo but different subjects get disjoint, on-subject 
     expect(Object.keys(unit.topic.score_components).sort()).toEqual(["novelty", "recency", "relevance", "traffic"]);
   }
 
-  const dropped = await deps.sql`select dimension_id, title, source, reason, score, components, detail from mdame.rejected_topics where run_id = ${run.run_id}`;
+  const dropped = await admin`select dimension_id, title, source, reason, score, components, detail from mdame.rejected_topics where run_id = ${run.run_id}`;
   const find = (dimension: string, title: string) => dropped.find((d) => d.dimension_id === dimension && d.title === title);
   // The shared trends feed: each dimension keeps what is about it and records the rest as off-subject.
   expect(find("kitchen-table", "james webb telescope")).toMatchObject({ reason: "off_subject", source: "google_trends" });
@@ -100,31 +103,31 @@ test("two dimensions on one geo but different subjects get disjoint, on-subject 
     expect(row.components).toHaveProperty("relevance");
   }
   // The unsafe trend is still audited by the safety filter, before any scoring.
-  const [audit] = await deps.sql`select count(*)::int as n from mdame.safety_audit_logs where run_id = ${run.run_id} and subject_text = 'online casino bonus'`;
+  const [audit] = await admin`select count(*)::int as n from mdame.safety_audit_logs where run_id = ${run.run_id} and subject_text = 'online casino bonus'`;
   expect(audit.n).toBe(2);
-  const [kitchenRun] = await deps.sql`select status, units_created from mdame.run_dimensions where run_id = ${run.run_id} and dimension_id = 'kitchen-table'`;
+  const [kitchenRun] = await admin`select status, units_created from mdame.run_dimensions where run_id = ${run.run_id} and dimension_id = 'kitchen-table'`;
   // The broken feed was skipped, not fatal.
   expect(kitchenRun).toMatchObject({ status: "ingested", units_created: kitchen.length });
 }, 120_000);
 
 test("when every source of a dimension fails, its ingest task is retried later, not lost", async () => {
-  await deps.sql`update mdame.dimensions set active = false where id in ('tech-explained', 'kitchen-table')`;
-  await deps.sql`update mdame.dimensions set active = true, sources = ${deps.sql.json([
+  await admin`update mdame.dimensions set active = false where id in ('tech-explained', 'kitchen-table')`;
+  await admin`update mdame.dimensions set active = true, sources = ${admin.json([
     { kind: "feed", url: `${emulator.url}/feeds/unavailable.xml`, weight: 1, limit: 5 },
     { kind: "wikipedia", project: "xx.wikipedia", weight: 1, limit: 5 },
   ] as never)}::jsonb where id = 'sains-singkat'`;
   // Today's run holds the lock until it closes; this one is tomorrow's.
-  await deps.sql`update mdame.pipeline_runs set status = 'completed', finished_at = now()`;
-  await deps.sql`delete from mdame.system_locks`;
+  await admin`update mdame.pipeline_runs set status = 'completed', finished_at = now()`;
+  await admin`delete from mdame.system_locks`;
   // The first run's script tasks are older than the new ingest task and would be claimed first.
-  await deps.sql`delete from pgmq.q_stage_tasks`;
-  const [run] = await deps.sql`select * from mdame.start_run('it-ingest-all-fail', 'dev', 'manual', current_date + 1, null)`;
+  await admin`delete from pgmq.q_stage_tasks`;
+  const [run] = await admin`select * from mdame.start_run('it-ingest-all-fail', 'dev', 'manual', current_date + 1, null)`;
   await drainStageTasks(deps, { budgetMs: 1 });
 
-  const [rd] = await deps.sql`select status from mdame.run_dimensions where run_id = ${run.run_id} and dimension_id = 'sains-singkat'`;
+  const [rd] = await admin`select status from mdame.run_dimensions where run_id = ${run.run_id} and dimension_id = 'sains-singkat'`;
   expect(rd.status).toBe("ingesting");
-  const [msg] = await deps.sql`select read_ct, vt > now() as hidden from pgmq.q_stage_tasks where message->>'run_id' = ${run.run_id} and message->>'stage' = 'ingest'`;
+  const [msg] = await admin`select read_ct, vt > now() as hidden from pgmq.q_stage_tasks where message->>'run_id' = ${run.run_id} and message->>'stage' = 'ingest'`;
   expect(msg).toMatchObject({ read_ct: 1, hidden: true });
-  const [event] = await deps.sql`select detail from mdame.events where run_id = ${run.run_id} order by id desc limit 1`;
+  const [event] = await admin`select detail from mdame.events where run_id = ${run.run_id} order by id desc limit 1`;
   expect(JSON.stringify(event?.detail ?? {})).toContain("every source failed");
 }, 60_000);

@@ -14,6 +14,9 @@ import * as db from "../../scripts/local/db.ts";
 import { localStackEnv } from "../../scripts/local/secrets.ts";
 import { loadCorpus, replayEntry, type ReplayResult, taskCall } from "../../scripts/eval/llm-boundary-corpus.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
+import { adminSql } from "../fixtures/admin-sql.ts";
+
+const admin = adminSql();
 
 let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
 let deps: PipelineDeps;
@@ -76,9 +79,9 @@ describe("the malformed-output corpus", () => {
       const call = taskCall(entry, nonce);
       return llmCallKey("gemini-2.5-flash", call.prompt, call.params);
     };
-    const [hit] = await deps.sql`select response from mdame.llm_cache where cache_key = ${await keyOf(repaired)}`;
+    const [hit] = await admin`select response from mdame.llm_cache where cache_key = ${await keyOf(repaired)}`;
     expect(Object.keys(hit!.response).sort()).toEqual(["description", "hashtags", "hook", "narration", "title"]);
-    expect(await deps.sql`select 1 from mdame.llm_cache where cache_key = ${await keyOf(failed)}`).toHaveLength(0);
+    expect(await admin`select 1 from mdame.llm_cache where cache_key = ${await keyOf(failed)}`).toHaveLength(0);
     // Asked again, the repaired answer comes from the cache: no request reaches the model.
     const before = geminiCalls();
     const call = taskCall(repaired, nonce);
@@ -89,15 +92,15 @@ describe("the malformed-output corpus", () => {
 
 describe("through the stage runner", () => {
   async function unitAtScript(title: string) {
-    const [run] = await deps.sql`
+    const [run] = await admin`
       insert into mdame.pipeline_runs (idempotency_key, env, run_date, trigger_kind)
       values (${`it-llm-boundary-${crypto.randomUUID()}`}, 'dev', current_date, 'manual') returning id`;
-    await deps.sql`insert into mdame.run_dimensions (run_id, dimension_id, status) values (${run!.id}, 'tech-explained', 'ingested')`;
-    const [unit] = await deps.sql`
+    await admin`insert into mdame.run_dimensions (run_id, dimension_id, status) values (${run!.id}, 'tech-explained', 'ingested')`;
+    const [unit] = await admin`
       insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic)
-      values (${run!.id}, 'tech-explained', ${crypto.randomUUID()}, ${crypto.randomUUID()}, ${deps.sql.json({ title })})
+      values (${run!.id}, 'tech-explained', ${crypto.randomUUID()}, ${crypto.randomUUID()}, ${admin.json({ title })})
       returning id`;
-    await deps.sql`select mdame.enqueue_stage_task('script', ${run!.id}, ${unit!.id})`;
+    await admin`select mdame.enqueue_stage_task('script', ${run!.id}, ${unit!.id})`;
     return unit!.id as string;
   }
 
@@ -112,9 +115,9 @@ describe("through the stage runner", () => {
     const before = geminiCalls();
     await drain();
     expect(geminiCalls() - before).toBe(3);
-    const [unit] = await deps.sql`select stage, error from mdame.work_units where id = ${unitId}`;
+    const [unit] = await admin`select stage, error from mdame.work_units where id = ${unitId}`;
     expect(unit!.stage).toBe("failed");
-    const [letter] = await deps.sql`select read_ct, last_error from mdame.dead_letters where unit_id = ${unitId}`;
+    const [letter] = await admin`select read_ct, last_error from mdame.dead_letters where unit_id = ${unitId}`;
     expect(letter!.read_ct).toBe(1);
     expect(letter!.last_error).toContain("after 2 repairs (3 calls)");
     expect(letter!.last_error).toContain("title: required field is missing");
@@ -127,7 +130,7 @@ describe("through the stage runner", () => {
     const before = geminiCalls();
     await drain();
     expect(geminiCalls() - before).toBe(1);
-    const [letter] = await deps.sql`select last_error from mdame.dead_letters where unit_id = ${unitId}`;
+    const [letter] = await admin`select last_error from mdame.dead_letters where unit_id = ${unitId}`;
     expect(letter!.last_error).toBe("gemini stopped the answer for safety (SAFETY)");
   }, 60_000);
 
@@ -138,7 +141,7 @@ describe("through the stage runner", () => {
     const unitId = await unitAtScript(`How bats see in the dark ${crypto.randomUUID()}`);
     await emulator.armFault({ service: "gemini", kind: "serve", count: 1, answer: corpus.find((e) => e.id === "script-prose-before")!.answer });
     for (let pass = 0; pass < 5; pass++) if (!(await drainStageTasks(logged, { budgetMs: 30_000 })).more) break;
-    const [task] = await deps.sql`select message->>'step_token' as step_token from pgmq.a_stage_tasks where message->>'unit_id' = ${unitId} and message->>'stage' = 'script'`;
+    const [task] = await admin`select message->>'step_token' as step_token from pgmq.a_stage_tasks where message->>'unit_id' = ${unitId} and message->>'stage' = 'script'`;
     const calls = lines.filter((l) => l.step_token === task!.step_token && typeof l.kind === "string" && l.provider === "gemini");
     expect(calls[0]).toMatchObject({ kind: "call", attempt: 0, outcome: "invalid", llm_task: "script" });
     expect(calls[1]).toMatchObject({ kind: "repair", attempt: 1, outcome: "valid", llm_task: "script" });

@@ -15,6 +15,9 @@ import { localStackEnv } from "../../scripts/local/secrets.ts";
 import { OPENAI_EMULATOR_API_KEY } from "../../emulators/openai.ts";
 import { gateTopic } from "../../functions/pipeline/safety/stage-gate.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
+import { adminSql } from "../fixtures/admin-sql.ts";
+
+const admin = adminSql();
 
 let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
 let deps: PipelineDeps;
@@ -25,7 +28,7 @@ const requests = (service: string) => emulator.logs.filter((e) => e.service === 
 const hookPrompt = () => `TASK: hook_audit\nLANGUAGE: en\nHOOK: Did you know ${crypto.randomUUID().slice(0, 6)} bees can count to four?`;
 
 async function route(llm: LlmRouting) {
-  await deps.sql`select mdame.update_dimension(${DIMENSION}, ${deps.sql.json({ llm } as never)}::jsonb)`;
+  await admin`select mdame.update_dimension(${DIMENSION}, ${admin.json({ llm } as never)}::jsonb)`;
 }
 
 beforeAll(async () => {
@@ -67,7 +70,7 @@ describe("routing", () => {
     await deps.llm.generate({ task: "critic", dimensionId: DIMENSION, prompt, schema: HookAudit, params: { temperature: 0 }, log: deps.logger });
     expect(requests("openai") - before.openai).toBe(1);
     expect(requests("gemini") - before.gemini).toBe(0);
-    const rows = await deps.sql`select model from mdame.llm_cache where model like 'openai-compat/%'`;
+    const rows = await admin`select model from mdame.llm_cache where model like 'openai-compat/%'`;
     expect(rows.map((r) => r.model)).toContain("openai-compat/llama3.1:8b");
     // Another task of the same dimension still runs on Gemini.
     expect(await deps.llm.routesFor("script", DIMENSION)).toEqual([{ provider: "gemini" }]);
@@ -82,7 +85,7 @@ describe("routing", () => {
     expect(requests("gemini") - before.gemini).toBe(1);
     expect(requests("openai") - before.openai).toBe(1);
     expect(deps.llm.counters.fallbacks - before.fallbacks).toBe(1);
-    expect(await deps.sql`select 1 from mdame.llm_cache where model = 'openai-compat/emulated-chat'`).not.toHaveLength(0);
+    expect(await admin`select 1 from mdame.llm_cache where model = 'openai-compat/emulated-chat'`).not.toHaveLength(0);
   });
 
   test("a contract failure is repaired on the same provider, not handed to the next", async () => {
@@ -123,19 +126,19 @@ describe("routing", () => {
 
 test("through the script stage, the hook critic runs on another model than the writer", async () => {
   await route({ script: [{ provider: "gemini" }], critic: [{ provider: "openai-compat", model: "llama3.1:8b" }] });
-  const [run] = await deps.sql`
+  const [run] = await admin`
     insert into mdame.pipeline_runs (idempotency_key, env, run_date, trigger_kind)
     values (${`it-llm-routing-${crypto.randomUUID()}`}, 'dev', current_date, 'manual') returning id`;
-  await deps.sql`insert into mdame.run_dimensions (run_id, dimension_id, status) values (${run!.id}, ${DIMENSION}, 'ingested')`;
-  const [unit] = await deps.sql`
+  await admin`insert into mdame.run_dimensions (run_id, dimension_id, status) values (${run!.id}, ${DIMENSION}, 'ingested')`;
+  const [unit] = await admin`
     insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic)
-    values (${run!.id}, ${DIMENSION}, ${crypto.randomUUID()}, ${crypto.randomUUID()}, ${deps.sql.json({ title: `Why the sky is blue ${crypto.randomUUID().slice(0, 6)}` })})
+    values (${run!.id}, ${DIMENSION}, ${crypto.randomUUID()}, ${crypto.randomUUID()}, ${admin.json({ title: `Why the sky is blue ${crypto.randomUUID().slice(0, 6)}` })})
     returning id`;
-  await deps.sql`select mdame.enqueue_stage_task('script', ${run!.id}, ${unit!.id})`;
-  const criticRows = (model: string) => deps.sql`select count(*)::int as n from mdame.llm_cache where model = ${model} and response ? 'score'`;
+  await admin`select mdame.enqueue_stage_task('script', ${run!.id}, ${unit!.id})`;
+  const criticRows = (model: string) => admin`select count(*)::int as n from mdame.llm_cache where model = ${model} and response ? 'score'`;
   const before = { gemini: requests("gemini"), openai: requests("openai"), geminiCritics: (await criticRows("gemini-2.5-flash"))[0]!.n };
   await drainStageTasks(deps, { budgetMs: 30_000 });
-  const [done] = await deps.sql`select stage, script from mdame.work_units where id = ${unit!.id}`;
+  const [done] = await admin`select stage, script from mdame.work_units where id = ${unit!.id}`;
   expect(["safety", "plan", "media"]).toContain(done!.stage);
   const audits = (done!.script.hook_audits as { score: number; reasons: string[] }[]);
   const scored = audits.filter((a) => !a.reasons.some((r) => r.startsWith("narration has")));
@@ -155,7 +158,7 @@ test("through the script stage, the hook critic runs on another model than the w
 
 test("the safety classifier follows the dimension's safety route: another provider judges the topic", async () => {
   await route({ safety: [{ provider: "openai-compat" }] });
-  const [dimension] = await deps.sql`select * from mdame.dimensions where id = ${DIMENSION}`;
+  const [dimension] = await admin`select * from mdame.dimensions where id = ${DIMENSION}`;
   const before = { gemini: requests("gemini"), openai: requests("openai") };
   const verdict = await gateTopic(deps, dimension as never, `Why honeybees dance ${crypto.randomUUID().slice(0, 6)}, explained`);
   expect(verdict).toMatchObject({ allowed: true, model: "openai-compat/emulated-chat" });

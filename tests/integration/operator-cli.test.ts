@@ -14,6 +14,9 @@ import { registerOperatorRoutes } from "../../functions/pipeline/operator-routes
 import * as db from "../../scripts/local/db.ts";
 import { paths } from "../../scripts/local/paths.ts";
 import { localStackEnv } from "../../scripts/local/secrets.ts";
+import { adminSql } from "../fixtures/admin-sql.ts";
+
+const admin = adminSql();
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 
@@ -90,7 +93,7 @@ describe("mdame against the pipeline API", () => {
 
     const again = await mdame(["run"]);
     expect(again).toMatchObject({ code: 0, stdout: `run ${runId} already exists (running)\n` });
-    const runs = await deps.sql`select id from mdame.pipeline_runs`;
+    const runs = await admin`select id from mdame.pipeline_runs`;
     expect(runs.map((r) => r.id)).toEqual([runId]);
   }, 30_000);
 
@@ -101,7 +104,7 @@ describe("mdame against the pipeline API", () => {
   }, 30_000);
 
   test("status shows the most recent run by dimension, as JSON or as text", async () => {
-    const dimensions = (await deps.sql`select id from mdame.dimensions where active order by id`).map((d) => d.id as string);
+    const dimensions = (await admin`select id from mdame.dimensions where active order by id`).map((d) => d.id as string);
     expect(dimensions.length).toBeGreaterThan(0);
 
     const json = await mdame(["status", "--json"]);
@@ -121,15 +124,15 @@ describe("mdame against the pipeline API", () => {
   }, 30_000);
 
   test("dlq list shows a dead letter; dlq retry puts its unit back and queues a new message, once", async () => {
-    [{ id: unitId }] = await deps.sql`
+    [{ id: unitId }] = await admin`
       insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic, stage, error)
       values (${runId}, 'tech-explained', 'cli-unit', 'cli-unit-fp', '{"title": "Why the sky is blue"}', 'failed',
               'script: the LLM answered 503 three times')
       returning id`;
     const payload = { stage: "script", run_id: runId, unit_id: unitId, step_token: `step:${unitId}:1:${"a".repeat(64)}` };
-    [{ id: deadLetterId }] = (await deps.sql`
+    [{ id: deadLetterId }] = (await admin`
       insert into mdame.dead_letters (queue_name, msg_id, read_ct, payload, last_error, unit_id)
-      values ('stage_tasks', 424242, 3, ${deps.sql.json(payload)}, ${"the LLM answered 503: " + "service unavailable ".repeat(20)}, ${unitId})
+      values ('stage_tasks', 424242, 3, ${admin.json(payload)}, ${"the LLM answered 503: " + "service unavailable ".repeat(20)}, ${unitId})
       returning id::int as id`) as unknown as { id: number }[];
 
     const listed = await mdame(["dlq", "list", "--json"]);
@@ -151,17 +154,17 @@ describe("mdame against the pipeline API", () => {
     const msgId = Number(/message (\d+) queued on stage_tasks/.exec(retried.stdout)?.[1]);
     expect(msgId).toBeGreaterThan(0);
 
-    const [unit] = await deps.sql`select stage, error from mdame.work_units where id = ${unitId}`;
+    const [unit] = await admin`select stage, error from mdame.work_units where id = ${unitId}`;
     expect(unit).toEqual({ stage: "script", error: null });
-    const [queued] = await deps.sql`select msg_id::int as msg_id, message from pgmq.q_stage_tasks where message->>'unit_id' = ${unitId}`;
+    const [queued] = await admin`select msg_id::int as msg_id, message from pgmq.q_stage_tasks where message->>'unit_id' = ${unitId}`;
     expect(queued).toEqual({ msg_id: msgId, message: payload });
-    const [dead] = await deps.sql`select retried_msg_id::int as retried from mdame.dead_letters where id = ${deadLetterId}`;
+    const [dead] = await admin`select retried_msg_id::int as retried from mdame.dead_letters where id = ${deadLetterId}`;
     expect(dead.retried).toBe(msgId);
 
     const twice = await mdame(["dlq", "retry", String(deadLetterId)]);
     expect(twice.code).toBe(5);
     expect(twice.stderr).toContain("already retried");
-    expect((await deps.sql`select count(*)::int as n from pgmq.q_stage_tasks where message->>'unit_id' = ${unitId}`)[0].n).toBe(1);
+    expect((await admin`select count(*)::int as n from pgmq.q_stage_tasks where message->>'unit_id' = ${unitId}`)[0].n).toBe(1);
 
     const unknown = await mdame(["dlq", "retry", "987654"]);
     expect(unknown).toMatchObject({ code: 4, stderr: "mdame: no dead letter 987654\n" });
@@ -171,11 +174,11 @@ describe("mdame against the pipeline API", () => {
     const unpublished = `voice/${"1".repeat(64)}`;
     const published = `voice/${"2".repeat(64)}`;
     const publishedVideo = `renders/${"3".repeat(64)}.mp4`;
-    await deps.sql`update mdame.work_units set voice = ${deps.sql.json({ audio_key: `${unpublished}.mp3` })} where id = ${unitId}`;
-    await deps.sql`
+    await admin`update mdame.work_units set voice = ${admin.json({ audio_key: `${unpublished}.mp3` })} where id = ${unitId}`;
+    await admin`
       insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic, stage, voice, video)
       values (${runId}, 'tech-explained', 'cli-published-unit', 'cli-published-fp', '{"title": "Already out"}', 'published',
-              ${deps.sql.json({ audio_key: `${published}.mp3` })}, ${deps.sql.json({ video_key: publishedVideo, duration_s: 40 })})`;
+              ${admin.json({ audio_key: `${published}.mp3` })}, ${admin.json({ video_key: publishedVideo, duration_s: 40 })})`;
     for (const key of [`${unpublished}.mp3`, `${unpublished}.json`, `${published}.mp3`, `${published}.json`, publishedVideo]) await putAsset(key, key);
 
     const aborted = await mdame(["run", "abort", runId, "--reason", "operator test"]);
@@ -183,13 +186,13 @@ describe("mdame against the pipeline API", () => {
     expect(aborted.code).toBe(0);
     expect(aborted.stdout).toBe(`run ${runId} rolled_back\n  1 unit(s) cancelled, 2 asset(s) released, 2 deleted from storage\n`);
 
-    const [run] = await deps.sql`select status, error from mdame.pipeline_runs where id = ${runId}`;
+    const [run] = await admin`select status, error from mdame.pipeline_runs where id = ${runId}`;
     expect(run.status).toBe("rolled_back");
     expect(run.error).toContain("operator test");
-    const units = await deps.sql`select unit_key, stage from mdame.work_units where run_id = ${runId} order by unit_key`;
+    const units = await admin`select unit_key, stage from mdame.work_units where run_id = ${runId} order by unit_key`;
     expect([...units]).toEqual([{ unit_key: "cli-published-unit", stage: "published" }, { unit_key: "cli-unit", stage: "failed" }]);
-    expect((await deps.sql`select count(*)::int as n from pgmq.q_stage_tasks where message->>'run_id' = ${runId}`)[0].n).toBe(0);
-    expect((await deps.sql`select count(*)::int as n from mdame.system_locks`)[0].n).toBe(0);
+    expect((await admin`select count(*)::int as n from pgmq.q_stage_tasks where message->>'run_id' = ${runId}`)[0].n).toBe(0);
+    expect((await admin`select count(*)::int as n from mdame.system_locks`)[0].n).toBe(0);
 
     expect(await assetExists(`${unpublished}.mp3`)).toBe(false);
     expect(await assetExists(`${unpublished}.json`)).toBe(false);
@@ -208,7 +211,7 @@ describe("mdame against the pipeline API", () => {
     expect(rolledBack.stdout).not.toContain("\x1b[");
     expect(rolledBack.stdout).toContain(`run ${runId} rolled_back: aborted: operator test`);
 
-    await deps.sql`
+    await admin`
       insert into mdame.pipeline_runs (idempotency_key, env, run_date, trigger_kind, status, finished_at)
       values ('cli-completed-run', 'dev', current_date, 'manual', 'completed', now())`;
     const completed = await mdame(["run", "--key", "cli-completed-run", "--wait"]);

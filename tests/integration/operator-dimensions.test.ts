@@ -11,6 +11,9 @@ import * as db from "../../scripts/local/db.ts";
 import { paths } from "../../scripts/local/paths.ts";
 import { localStackEnv } from "../../scripts/local/secrets.ts";
 import { type PipelineServer, servePipeline } from "../fixtures/pipeline-server.ts";
+import { adminSql } from "../fixtures/admin-sql.ts";
+
+const admin = adminSql();
 
 let pipeline: PipelineServer;
 let serviceRoleKey: string;
@@ -59,7 +62,7 @@ async function file(name: string, content: unknown): Promise<string> {
   return path;
 }
 
-const dimensionRow = (id: string) => pipeline.deps.sql`select * from mdame.dimensions where id = ${id}`.then((rows) => rows[0]);
+const dimensionRow = (id: string) => admin`select * from mdame.dimensions where id = ${id}`.then((rows) => rows[0]);
 const auth = () => ({ authorization: `Bearer ${serviceRoleKey}`, "content-type": "application/json" });
 
 describe("mdame dimension", () => {
@@ -93,7 +96,7 @@ describe("mdame dimension", () => {
     for (const line of ["  id: must be", "  language: must be a BCP-47 language tag like en, ru-RU or ja-JP", "  daily_limit: must be 0 to 50", "  trend_geo: must be a two-letter", "  colour: unknown field"]) {
       expect(result.stderr).toContain(line);
     }
-    expect([...await pipeline.deps.sql`select id from mdame.dimensions where id not in ('tech-explained', 'sains-singkat', 'space-minutes', 'yaml-facts')`]).toEqual([]);
+    expect([...await admin`select id from mdame.dimensions where id not in ('tech-explained', 'sains-singkat', 'space-minutes', 'yaml-facts')`]).toEqual([]);
 
     // The API holds the same line for callers other than mdame: 400 with every issue, nothing stored.
     const direct = await pipeline.app.request("/pipeline/dimensions", { method: "POST", headers: auth(), body: JSON.stringify({ ...NEW_DIMENSION, id: "direct-one", tts_voice: "id-ID-ArdiNeural", daily_limit: -1 }) });
@@ -139,7 +142,7 @@ describe("mdame dimension", () => {
     const run = await pipeline.app.request("/pipeline/runs", { method: "POST", headers: auth(), body: JSON.stringify({ idempotency_key: "paused-dimension-run" }) });
     expect(run.status).toBe(202);
     const { run_id } = await run.json() as { run_id: string };
-    const picked = await pipeline.deps.sql`select dimension_id from mdame.run_dimensions where run_id = ${run_id} order by dimension_id`;
+    const picked = await admin`select dimension_id from mdame.run_dimensions where run_id = ${run_id} order by dimension_id`;
     expect(picked.map((r) => r.dimension_id)).toEqual(["sains-singkat", "tech-explained", "yaml-facts"]);
     expect((await mdame(["run", "--dimension", "space-minutes"])).code).toBe(4);
     await pipeline.app.request(`/pipeline/runs/${run_id}/abort`, { method: "POST", headers: auth(), body: "{}" });
@@ -163,7 +166,7 @@ describe("mdame dimension", () => {
 
 describe("mdame account list|pause|resume|remove", () => {
   test("lists accounts with whether credentials are stored, pauses, resumes and removes them", async () => {
-    const [account] = await pipeline.deps.sql`select * from mdame.connect_account('space-minutes', 'youtube', '@space-minutes', null)`;
+    const [account] = await admin`select * from mdame.connect_account('space-minutes', 'youtube', '@space-minutes', null)`;
     const listed = await mdame(["account", "list", "--dimension", "space-minutes"]);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain(account.id);
@@ -173,12 +176,12 @@ describe("mdame account list|pause|resume|remove", () => {
     expect(JSON.stringify(json)).not.toContain("credentials_enc");
 
     expect((await mdame(["account", "pause", account.id])).code).toBe(0);
-    expect((await pipeline.deps.sql`select active from mdame.dimension_accounts where id = ${account.id}`)[0].active).toBe(false);
+    expect((await admin`select active from mdame.dimension_accounts where id = ${account.id}`)[0].active).toBe(false);
     expect((await mdame(["account", "resume", account.id])).code).toBe(0);
-    expect((await pipeline.deps.sql`select active from mdame.dimension_accounts where id = ${account.id}`)[0].active).toBe(true);
+    expect((await admin`select active from mdame.dimension_accounts where id = ${account.id}`)[0].active).toBe(true);
 
     expect((await mdame(["account", "remove", account.id])).stdout).toContain("removed");
-    expect([...await pipeline.deps.sql`select id from mdame.dimension_accounts where id = ${account.id}`]).toEqual([]);
+    expect([...await admin`select id from mdame.dimension_accounts where id = ${account.id}`]).toEqual([]);
     expect((await mdame(["account", "remove", account.id])).code).toBe(4);
     expect((await mdame(["account", "list", "--dimension", "no-such-dimension"])).code).toBe(4);
   });
@@ -190,6 +193,6 @@ describe("mdame account list|pause|resume|remove", () => {
     expect((await pipeline.app.request("/pipeline/accounts", { method: "POST", headers: auth(), body: JSON.stringify({ ...body, platform: "tiktok" }) })).status).toBe(400);
     expect((await pipeline.app.request("/pipeline/accounts", { method: "POST", headers: auth(), body: JSON.stringify({ ...body, dimension_id: "no-such-one" }) })).status).toBe(404);
     expect((await pipeline.app.request("/pipeline/accounts/not-a-uuid/pause", { method: "POST", headers: auth() })).status).toBe(400);
-    expect([...await pipeline.deps.sql`select id from mdame.dimension_accounts where channel_handle = '@x'`]).toEqual([]);
+    expect([...await admin`select id from mdame.dimension_accounts where channel_handle = '@x'`]).toEqual([]);
   });
 });

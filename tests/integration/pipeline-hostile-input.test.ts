@@ -16,6 +16,9 @@ import { localStackEnv } from "../../scripts/local/secrets.ts";
 import { PIPELINE_MAX_BODY_BYTES } from "../../shared/http/bounded-body.ts";
 import { createLogger } from "../../shared/logging/logger.ts";
 import { countingBody, MB } from "./fixtures/counting-stream.ts";
+import { adminSql } from "../fixtures/admin-sql.ts";
+
+const admin = adminSql();
 
 const BASE = "http://edge.test/pipeline";
 const logLines: string[] = [];
@@ -64,7 +67,7 @@ describe("malformed bodies are 400, not 500", () => {
     const response = await post("/runs", JSON.stringify({ dimension: "tech\u0000explained" }));
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: string }).error).toContain("NUL");
-    const [runs] = await deps.sql`select count(*)::int as n from mdame.pipeline_runs`;
+    const [runs] = await admin`select count(*)::int as n from mdame.pipeline_runs`;
     expect(runs.n).toBe(0);
   });
 

@@ -14,6 +14,9 @@ import { VoiceTrack } from "../../shared/contracts/media.ts";
 import * as db from "../../scripts/local/db.ts";
 import { localStackEnv } from "../../scripts/local/secrets.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
+import { adminSql } from "../fixtures/admin-sql.ts";
+
+const admin = adminSql();
 
 let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
 let deps: PipelineDeps;
@@ -79,8 +82,8 @@ describe("pipeline stages", () => {
       if (result.processed === 0) break;
     }
 
-    const units = await deps.sql`select id, dimension_id, stage, script, voice from mdame.work_units where run_id = ${run.run_id} order by dimension_id`;
-    const dimensions = await deps.sql`select id, daily_limit from mdame.dimensions where active order by id`;
+    const units = await admin`select id, dimension_id, stage, script, voice from mdame.work_units where run_id = ${run.run_id} order by dimension_id`;
+    const dimensions = await admin`select id, daily_limit from mdame.dimensions where active order by id`;
     expect(units.map((u) => u.dimension_id)).toEqual(dimensions.map((d) => d.id));
     for (const unit of units) {
       expect(unit.stage).toBe("media");
@@ -90,7 +93,7 @@ describe("pipeline stages", () => {
       expect(voice.duration_ms).toBeLessThan(75_000);
       expect(await deps.store.exists(voice.audio_key)).toBe(true);
       // Scene starts were aligned to the spoken words, in order.
-      const scenes = await deps.sql`select scene_index, first_word, status from mdame.scenes where unit_id = ${unit.id} order by scene_index`;
+      const scenes = await admin`select scene_index, first_word, status from mdame.scenes where unit_id = ${unit.id} order by scene_index`;
       expect(scenes.length).toBeGreaterThanOrEqual(5);
       expect(scenes.length).toBeLessThanOrEqual(10);
       const firsts = scenes.map((s) => s.first_word as number);
@@ -100,13 +103,13 @@ describe("pipeline stages", () => {
     }
 
     // One visual job per scene, each a valid contract for the gpu-worker.
-    const jobs = await deps.sql`select message from pgmq.q_visual_generation`;
-    const sceneCount = await deps.sql`select count(*)::int as n from mdame.scenes s join mdame.work_units u on u.id = s.unit_id where u.run_id = ${run.run_id}`;
+    const jobs = await admin`select message from pgmq.q_visual_generation`;
+    const sceneCount = await admin`select count(*)::int as n from mdame.scenes s join mdame.work_units u on u.id = s.unit_id where u.run_id = ${run.run_id}`;
     expect(jobs.length).toBe(sceneCount[0].n);
     for (const job of jobs) VisualJob.parse(job.message);
 
     // The rejected fixture topics were audited, not turned into units.
-    const audits = await deps.sql`select subject, verdict from mdame.safety_audit_logs where run_id = ${run.run_id} and verdict = 'rejected'`;
+    const audits = await admin`select subject, verdict from mdame.safety_audit_logs where run_id = ${run.run_id} and verdict = 'rejected'`;
     expect(audits.length).toBeGreaterThan(0);
 
     const status = await (await app.request(`/pipeline/runs/${run.run_id}`, { headers: auth })).json() as { run: { status: string }; units: { stage: string }[] };
@@ -121,26 +124,26 @@ describe("pipeline stages", () => {
 
   test("a failing LLM call is retried after the backoff, not lost", async () => {
     // A fresh unit at the script stage of the open run, with its task enqueued.
-    const [run] = await deps.sql`select id from mdame.pipeline_runs where status = 'running'`;
-    const [unit] = await deps.sql`
+    const [run] = await admin`select id from mdame.pipeline_runs where status = 'running'`;
+    const [unit] = await admin`
       insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic)
       values (${run.id}, 'tech-explained', 'it-retry-unit', 'it-retry-fp', '{"title": "How noise-cancelling headphones work"}')
       returning id`;
-    await deps.sql`select mdame.enqueue_stage_task('script', ${run.id}, ${unit.id})`;
+    await admin`select mdame.enqueue_stage_task('script', ${run.id}, ${unit.id})`;
     await emulator.armFault({ service: "gemini", kind: "unavailable", count: 1 });
 
     const first = await tick();
     expect(first.failed).toBe(1);
-    const [afterFailure] = await deps.sql`select stage, error from mdame.work_units where id = ${unit.id}`;
+    const [afterFailure] = await admin`select stage, error from mdame.work_units where id = ${unit.id}`;
     expect(afterFailure.stage).toBe("script");
     expect(afterFailure.error).toContain("503");
-    const [msg] = await deps.sql`select read_ct, vt > now() as hidden from pgmq.q_stage_tasks where message->>'unit_id' = ${unit.id}`;
+    const [msg] = await admin`select read_ct, vt > now() as hidden from pgmq.q_stage_tasks where message->>'unit_id' = ${unit.id}`;
     expect(msg).toMatchObject({ read_ct: 1, hidden: true });
 
     // Once the backoff has passed, the same message runs again and succeeds.
-    await deps.sql`update pgmq.q_stage_tasks set vt = now() where message->>'unit_id' = ${unit.id}`;
+    await admin`update pgmq.q_stage_tasks set vt = now() where message->>'unit_id' = ${unit.id}`;
     for (let i = 0; i < 5; i++) if ((await tick()).processed === 0) break;
-    const [afterRetry] = await deps.sql`select stage from mdame.work_units where id = ${unit.id}`;
+    const [afterRetry] = await admin`select stage from mdame.work_units where id = ${unit.id}`;
     expect(["safety", "plan", "media"]).toContain(afterRetry.stage);
   }, 60_000);
 });

@@ -14,6 +14,9 @@ import * as db from "../../scripts/local/db.ts";
 import { paths } from "../../scripts/local/paths.ts";
 import { localStackEnv } from "../../scripts/local/secrets.ts";
 import type { QualityReport } from "../../shared/contracts/quality.ts";
+import { adminSql } from "../fixtures/admin-sql.ts";
+
+const admin = adminSql();
 
 let deps: PipelineDeps;
 let server: ReturnType<typeof Bun.serve>;
@@ -71,17 +74,17 @@ async function mdame(args: string[]) {
 }
 
 test("status shows loudness, true peak, duration and the verdict of each rendered unit", async () => {
-  const [{ id: runId }] = await deps.sql`
+  const [{ id: runId }] = await admin`
     insert into mdame.pipeline_runs (idempotency_key, env, run_date, trigger_kind)
     values ('status-quality', 'dev', current_date, 'manual') returning id`;
-  const [{ id: unitId }] = await deps.sql`
+  const [{ id: unitId }] = await admin`
     insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic, stage, script)
     values (${runId}, 'tech-explained', 'status-quality-unit', 'status-quality-fp', '{"title": "Why the sky is blue"}', 'render',
             '{"title": "Why the sky is blue", "narration": "n", "description": "d", "hashtags": ["#sky"]}')
     returning id`;
-  const [{ msg_id: msgId }] = await deps.sql`select pgmq.send('render', ${deps.sql.json({ unit_id: unitId })}) as msg_id`;
-  await deps.sql`select mdame.complete_render_job(${msgId}, ${unitId}, ${deps.sql.json({ video_key: `renders/${"b".repeat(64)}.mp4`, duration_s: 41.5, render_ms: 9000 })},
-                                                  'wh-status-quality', ${deps.sql.json(REPORT)})`;
+  const [{ msg_id: msgId }] = await admin`select pgmq.send('render', ${admin.json({ unit_id: unitId })}) as msg_id`;
+  await admin`select mdame.complete_render_job(${msgId}, ${unitId}, ${admin.json({ video_key: `renders/${"b".repeat(64)}.mp4`, duration_s: 41.5, render_ms: 9000 })},
+                                                  'wh-status-quality', ${admin.json(REPORT)})`;
 
   const text = await mdame(["status", runId]);
   expect(text.stderr).toBe("");

@@ -16,6 +16,9 @@ import { createLogger } from "../../shared/logging/logger.ts";
 import * as db from "../../scripts/local/db.ts";
 import { localStackEnv } from "../../scripts/local/secrets.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
+import { adminSql } from "../fixtures/admin-sql.ts";
+
+const admin = adminSql();
 
 const REPLAYED = "step already completed: stored result returned";
 
@@ -157,22 +160,22 @@ function replayLines(msgId: number) {
 describe("step tokens", () => {
   test("a step sent again after it completed returns its stored result without running", async () => {
     const deps = runner();
-    const unit = await unitAtScript(deps.sql, "How noise-cancelling headphones work");
-    const first = await sendScriptTask(deps.sql, unit);
+    const unit = await unitAtScript(admin, "How noise-cancelling headphones work");
+    const first = await sendScriptTask(admin, unit);
     expect(await drain(deps)).toEqual({ processed: 4, failed: 0 });
 
     // The script step completed through the runner and the unit went on to its media stage.
-    const before = await unitState(deps.sql, unit.id);
+    const before = await unitState(admin, unit.id);
     expect(before.stage).toBe("media");
-    const stored = await deps.sql`select result, created_at from mdame.step_results where step_token = ${first.token}`;
+    const stored = await admin`select result, created_at from mdame.step_results where step_token = ${first.token}`;
     expect(stored).toHaveLength(1);
     expect(stored[0].result.narration).toBe(before.script.narration);
 
     // The same step comes back, as the recovery pass or a dead-letter retry sends it. With the LLM
     // cache emptied, running the script stage again would show as requests to the provider.
-    await deps.sql`delete from mdame.llm_cache`;
+    await admin`delete from mdame.llm_cache`;
     const requestsBefore = geminiRequests();
-    const duplicate = await sendScriptTask(deps.sql, unit);
+    const duplicate = await sendScriptTask(admin, unit);
     expect(duplicate.token).toBe(first.token);
 
     expect(await drain(deps)).toEqual({ processed: 1, failed: 0 });
@@ -180,16 +183,16 @@ describe("step tokens", () => {
     expect(replayLines(duplicate.msgId)).toEqual([
       expect.objectContaining({ step_token: first.token, stage: "script", unit_id: unit.id }),
     ]);
-    expect(await unitState(deps.sql, unit.id)).toEqual(before);
-    expect(await scriptTasks(deps.sql, unit.id)).toEqual({ queued: 0, archived: [first.msgId, duplicate.msgId] });
-    expect(await deps.sql`select result, created_at from mdame.step_results where step_token = ${first.token}`).toEqual(stored);
+    expect(await unitState(admin, unit.id)).toEqual(before);
+    expect(await scriptTasks(admin, unit.id)).toEqual({ queued: 0, archived: [first.msgId, duplicate.msgId] });
+    expect(await admin`select result, created_at from mdame.step_results where step_token = ${first.token}`).toEqual(stored);
   }, 120_000);
 
   test("a replay that meets the same step's completion in flight waits for it and returns its result", async () => {
     const { sql } = runner();
-    const unit = await unitAtScript(sql, "How a lighthouse lens gathers light");
-    const m1 = await sendScriptTask(sql, unit);
-    const m2 = await sendScriptTask(sql, unit);
+    const unit = await unitAtScript(admin, "How a lighthouse lens gathers light");
+    const m1 = await sendScriptTask(admin, unit);
+    const m2 = await sendScriptTask(admin, unit);
     const claims = await sql`select msg_id, lease_holder from mdame.claim_stage_tasks('it-runner', 2, 30) order by msg_id`;
     expect(claims.map((c) => Number(c.msg_id))).toEqual([m1.msgId, m2.msgId]);
     const [h1, h2] = claims.map((c) => c.lease_holder as string);
@@ -200,7 +203,7 @@ describe("step tokens", () => {
     await completing`select mdame.record_script(${m2.msgId}, ${unit.id}, ${m2.token}, ${sql.json({ title: "From m2" })}, ${h2})`;
     const replay = sql`select mdame.replay_step_result(${m1.msgId}, ${m1.token}, ${h1}) as result`.execute();
     await waitFor(async () => {
-      const [row] = await sql`
+      const [row] = await admin`
         select count(*)::int as n from pg_stat_activity
          where wait_event_type = 'Lock' and query like '%replay_step_result%' and pid <> pg_backend_pid()`;
       return row.n === 1;
@@ -210,9 +213,9 @@ describe("step tokens", () => {
 
     const [replayed] = await replay;
     expect(replayed.result).toEqual({ title: "From m2" });
-    expect(await scriptTasks(sql, unit.id)).toEqual({ queued: 0, archived: [m1.msgId, m2.msgId] });
+    expect(await scriptTasks(admin, unit.id)).toEqual({ queued: 0, archived: [m1.msgId, m2.msgId] });
     // The safety task the completion enqueued is not this test's business; the next test's runners must not see it.
-    await sql`select mdame.cancel_queued_work(${unit.id})`;
+    await admin`select mdame.cancel_queued_work(${unit.id})`;
   }, 30_000);
 
   // Runner a claims first, runner b second, so the unit's lease is b's; both pass the replay check
@@ -225,13 +228,13 @@ describe("step tokens", () => {
     const gateB = gate();
     const a = runner(gateA);
     const b = runner(gateB);
-    const unit = await unitAtScript(a.sql, title);
-    const m1 = await sendScriptTask(a.sql, unit);
-    const m2 = await sendScriptTask(a.sql, unit);
+    const unit = await unitAtScript(admin, title);
+    const m1 = await sendScriptTask(admin, unit);
+    const m2 = await sendScriptTask(admin, unit);
     expect(m2.token).toBe(m1.token);
 
     // A row lock on m2 makes runner a's claim skip it, so each runner claims one of the two.
-    const hold = await a.sql.reserve();
+    const hold = await admin.reserve();
     await hold`begin`;
     await hold`select 1 from pgmq.q_stage_tasks where msg_id = ${m2.msgId} for update`;
     const drainA = drain(a);
@@ -245,9 +248,9 @@ describe("step tokens", () => {
       gateA.open();
       expect(await drainA).toEqual({ processed: 1, failed: 0 });
       // b's claim took the unit's lease, so a's result was refused and m1 waits out its lease.
-      expect([...await a.sql`select count(*)::int as n from mdame.events where unit_id = ${unit.id} and kind = 'stale_lease_refused'`])
+      expect([...await admin`select count(*)::int as n from mdame.events where unit_id = ${unit.id} and kind = 'stale_lease_refused'`])
         .toEqual([{ n: 1 }]);
-      expect(await scriptTasks(a.sql, unit.id)).toEqual({ queued: 2, archived: [] });
+      expect(await scriptTasks(admin, unit.id)).toEqual({ queued: 2, archived: [] });
       gateB.open();
       expect((await drainB).failed).toBe(0);
     } else {
@@ -256,27 +259,27 @@ describe("step tokens", () => {
       gateA.open();
       expect(await drainA).toEqual({ processed: 1, failed: 0 });
       // a's result came after the unit had moved on: m1 was archived by that late call.
-      expect(await scriptTasks(a.sql, unit.id)).toEqual({ queued: 0, archived: [m1.msgId, m2.msgId] });
+      expect(await scriptTasks(admin, unit.id)).toEqual({ queued: 0, archived: [m1.msgId, m2.msgId] });
     }
 
     // Whatever is still queued for the step becomes visible now rather than after its 30 s lease.
     // With the LLM cache emptied, a stage that ran again would show as requests to the provider.
-    await a.sql`update pgmq.q_stage_tasks set vt = now() where message->>'unit_id' = ${unit.id} and message->>'stage' = 'script'`;
-    await a.sql`delete from mdame.llm_cache`;
+    await admin`update pgmq.q_stage_tasks set vt = now() where message->>'unit_id' = ${unit.id} and message->>'stage' = 'script'`;
+    await admin`delete from mdame.llm_cache`;
     const requestsBefore = geminiRequests();
     const settled = await drain(runner());
     expect(geminiRequests() - requestsBefore).toBe(0);
     expect(settled).toEqual(finishesFirst === "a" ? { processed: 1, failed: 0 } : { processed: 0, failed: 0 });
     expect(replayLines(m1.msgId)).toHaveLength(finishesFirst === "a" ? 1 : 0);
 
-    expect(await scriptTasks(a.sql, unit.id)).toEqual({ queued: 0, archived: [m1.msgId, m2.msgId] });
-    expect([...await a.sql`select count(*)::int as n from mdame.step_results where step_token = ${m1.token}`]).toEqual([{ n: 1 }]);
-    const [transitions] = await a.sql`
+    expect(await scriptTasks(admin, unit.id)).toEqual({ queued: 0, archived: [m1.msgId, m2.msgId] });
+    expect([...await admin`select count(*)::int as n from mdame.step_results where step_token = ${m1.token}`]).toEqual([{ n: 1 }]);
+    const [transitions] = await admin`
       select (select count(*)::int from pgmq.q_stage_tasks where message->>'unit_id' = ${unit.id} and message->>'stage' = 'safety')
            + (select count(*)::int from pgmq.a_stage_tasks where message->>'unit_id' = ${unit.id} and message->>'stage' = 'safety') as safety_tasks,
              (select count(*)::int from mdame.events where unit_id = ${unit.id} and kind = 'stage_entered' and stage = 'safety') as entered_safety,
              (select count(*)::int from mdame.safety_audit_logs where unit_id = ${unit.id}) as safety_audits`;
     expect(transitions).toEqual({ safety_tasks: 1, entered_safety: 1, safety_audits: 1 });
-    expect((await unitState(a.sql, unit.id)).stage).toBe("media");
+    expect((await unitState(admin, unit.id)).stage).toBe("media");
   }, 120_000);
 });

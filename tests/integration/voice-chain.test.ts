@@ -15,6 +15,9 @@ import { scriptWords } from "../../shared/providers/tts/word-alignment.ts";
 import * as db from "../../scripts/local/db.ts";
 import { localStackEnv } from "../../scripts/local/secrets.ts";
 import { freePort, startTestEmulator } from "./fixtures/emulator-harness.ts";
+import { adminSql } from "../fixtures/admin-sql.ts";
+
+const admin = adminSql();
 
 let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
 let storageDir: string;
@@ -75,16 +78,16 @@ function ttsRequests() {
 
 /** A new unit at the media stage with `unitId`'s script (narration changed by `suffix`) and scenes; its voice task queued. */
 async function cloneUnit(deps: PipelineDeps, unitId: string, key: string, suffix = "") {
-  const [unit] = await deps.sql`
+  const [unit] = await admin`
     insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic, stage, script)
     select run_id, dimension_id, ${key}, ${key}, topic, 'media',
            jsonb_set(script, '{narration}', to_jsonb(script->>'narration' || ${suffix}))
       from mdame.work_units where id = ${unitId}
     returning id, run_id`;
-  await deps.sql`
+  await admin`
     insert into mdame.scenes (unit_id, scene_index, prompt, narration, first_word, duration_s, scene_hash)
     select ${unit.id}, scene_index, prompt, narration, first_word, duration_s, scene_hash from mdame.scenes where unit_id = ${unitId}`;
-  await deps.sql`select mdame.enqueue_stage_task('voice', ${unit.run_id}, ${unit.id})`;
+  await admin`select mdame.enqueue_stage_task('voice', ${unit.run_id}, ${unit.id})`;
   return unit.id as string;
 }
 
@@ -99,7 +102,7 @@ describe("voice chain", () => {
     expect(trigger.status).toBe(202);
     await drain();
 
-    const [unit] = await deps.sql`select id, stage, script, voice from mdame.work_units where dimension_id = 'tech-explained'`;
+    const [unit] = await admin`select id, stage, script, voice from mdame.work_units where dimension_id = 'tech-explained'`;
     expect(unit.stage).toBe("media");
     const track = VoiceTrack.parse(unit.voice);
     expect(track.provider).toBe("gemini-tts");
@@ -120,7 +123,7 @@ describe("voice chain", () => {
     for (let i = 1; i < track.words.length; i++) expect(track.words[i].offset_ms).toBeGreaterThan(track.words[i - 1].offset_ms);
     expect(track.words.at(-1)!.offset_ms).toBeLessThan(track.duration_ms);
     // Scene starts follow the aligned words.
-    const scenes = await deps.sql`select first_word from mdame.scenes where unit_id = ${unit.id} order by scene_index`;
+    const scenes = await admin`select first_word from mdame.scenes where unit_id = ${unit.id} order by scene_index`;
     const firsts = scenes.map((s) => s.first_word as number);
     expect(firsts[0]).toBe(0);
     for (let i = 1; i < firsts.length; i++) expect(firsts[i]).toBeGreaterThan(firsts[i - 1]);
@@ -134,7 +137,7 @@ describe("voice chain", () => {
     const before = ttsRequests();
     const unitId = await cloneUnit(deps, firstUnit, "it-voice-rerun");
     await drain();
-    const [unit] = await deps.sql`select stage, voice from mdame.work_units where id = ${unitId}`;
+    const [unit] = await admin`select stage, voice from mdame.work_units where id = ${unitId}`;
     expect(unit.stage).toBe("media");
     expect(VoiceTrack.parse(unit.voice)).toEqual(firstTrack);
     expect(ttsRequests()).toEqual(before);
@@ -148,7 +151,7 @@ describe("voice chain", () => {
     const filesBefore = await storedFiles();
     const unitId = await cloneUnit(deps, firstUnit, "it-voice-halt", " Both voices are down today.");
     await drain();
-    const [unit] = await deps.sql`select stage, voice, error from mdame.work_units where id = ${unitId}`;
+    const [unit] = await admin`select stage, voice, error from mdame.work_units where id = ${unitId}`;
     expect(unit.stage).toBe("failed");
     expect(unit.voice).toBeNull();
     expect(unit.error).toContain("HALT");
@@ -156,7 +159,7 @@ describe("voice chain", () => {
     expect(unit.error).toContain("gemini-tts:");
     expect(unit.error).toContain("503");
     expect(ttsRequests().gemini - before.gemini).toBe(3);
-    const render = await deps.sql`select count(*)::int as n from pgmq.q_render where message->>'unit_id' = ${unitId}`;
+    const render = await admin`select count(*)::int as n from pgmq.q_render where message->>'unit_id' = ${unitId}`;
     expect(render[0].n).toBe(0);
     expect(await storedFiles()).toEqual(filesBefore);
   }, 60_000);
@@ -167,7 +170,7 @@ describe("voice chain", () => {
     const before = ttsRequests();
     const unitId = await cloneUnit(deps, firstUnit, "it-voice-refused", " This one is refused.");
     await drain();
-    const [unit] = await deps.sql`select stage, error from mdame.work_units where id = ${unitId}`;
+    const [unit] = await admin`select stage, error from mdame.work_units where id = ${unitId}`;
     expect(unit.stage).toBe("failed");
     expect(unit.error).toContain("HALT");
     expect(unit.error).toContain("gemini-tts refused the narration (safety)");
@@ -180,7 +183,7 @@ describe("voice chain", () => {
     const before = ttsRequests();
     const unitId = await cloneUnit(deps, firstUnit, "it-voice-429", " After a short wait.");
     await drain();
-    const [unit] = await deps.sql`select stage, voice from mdame.work_units where id = ${unitId}`;
+    const [unit] = await admin`select stage, voice from mdame.work_units where id = ${unitId}`;
     expect(unit.stage).toBe("media");
     expect(VoiceTrack.parse(unit.voice).provider).toBe("gemini-tts");
     expect(ttsRequests().gemini - before.gemini).toBe(2);

@@ -3,7 +3,7 @@
  * provider the environment configures or MDAME_EMULATE leaves out, and the stack's own database.
  */
 import { describe, expect, test } from "bun:test";
-import { LOCAL_DB_URL, LOCAL_EMULATOR_URL } from "../../shared/config/local-stack.ts";
+import { LOCAL_DB_URL, LOCAL_EMULATOR_URL, LOCAL_STACK } from "../../shared/config/local-stack.ts";
 import { emulatedGroups, type LocalSecrets, localStackEnv } from "../../scripts/local/secrets.ts";
 
 const SECRETS: LocalSecrets = {
@@ -13,14 +13,17 @@ const SECRETS: LocalSecrets = {
   GEMINI_API_KEY: "local-emulator-key",
   GOOGLE_OAUTH_CLIENT_ID: "local-client.apps.googleusercontent.com",
   GOOGLE_OAUTH_CLIENT_SECRET: "local-client-secret",
+  ENGINE_DB_PASSWORD: "e".repeat(48),
 };
+
+const ENGINE_URL = `postgres://mdame_engine:${"e".repeat(48)}@127.0.0.1:${LOCAL_STACK.dbPort}/postgres`;
 
 describe("localStackEnv", () => {
   test("with nothing configured, every provider is its emulator", () => {
     const env = localStackEnv(SECRETS, {});
     expect(env).toMatchObject({
       ENV: "dev",
-      DB_URL: LOCAL_DB_URL,
+      DB_URL: ENGINE_URL,
       GEMINI_API_KEY: "local-emulator-key",
       GEMINI_BASE_URL: LOCAL_EMULATOR_URL,
       GOOGLE_OAUTH_AUTH_URL: `${LOCAL_EMULATOR_URL}/o/oauth2/v2/auth`,
@@ -63,7 +66,14 @@ describe("localStackEnv", () => {
     }
     expect(env.GOOGLE_OAUTH_CLIENT_ID).toBe("123-abc.apps.googleusercontent.com");
     expect(env.SUPABASE_URL).toBe(LOCAL_EMULATOR_URL);
-    expect(env.DB_URL).toBe(LOCAL_DB_URL);
+    expect(env.DB_URL).toBe(ENGINE_URL);
+  });
+
+  test("components connect as the engine role, never as the superuser the resets use", () => {
+    const env = localStackEnv(SECRETS, {});
+    expect(new URL(env.DB_URL!).username).toBe("mdame_engine");
+    expect(new URL(LOCAL_DB_URL).username).toBe("postgres");
+    expect(Object.values(env).some((value) => value.includes("postgres:postgres@"))).toBe(false);
   });
 
   test("secrets set in the environment replace the generated ones", () => {

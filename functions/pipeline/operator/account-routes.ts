@@ -27,7 +27,7 @@ function toAccount(row: Record<string, unknown>): Account {
 }
 
 async function oneAccount(sql: Sql, id: string): Promise<Account> {
-  const [row] = await sql`select * from mdame.dimension_accounts where id = ${id}`;
+  const [row] = await sql`select * from mdame.get_accounts(null, ${id}::uuid)`;
   if (!row) throw new NotFoundError("MDN01", `no account ${id}`);
   return toAccount(row);
 }
@@ -49,13 +49,11 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
     const { dimension } = AccountsQuery.parse(c.req.query());
     const rows = await rpc(async () => {
       if (dimension !== undefined) {
-        const [known] = await deps.sql`select 1 from mdame.dimensions where id = ${dimension}`;
+        const [known] = await deps.sql`select 1 from mdame.get_dimensions(${dimension})`;
         if (!known) throw new NotFoundError("MDN01", `no dimension ${dimension}`);
       }
       return await deps.sql`
-        select * from mdame.dimension_accounts
-         where ${dimension ?? null}::text is null or dimension_id = ${dimension ?? null}
-         order by dimension_id, platform, channel_handle`;
+        select * from mdame.get_accounts(${dimension ?? null}::text)`;
     });
     return c.json({ accounts: rows.map(toAccount) });
   });
@@ -65,8 +63,8 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
     const answer: ConnectedAccount = await rpc(() =>
       deps.sql.begin(async (tx) => {
         const [existing] = await tx`
-          select id from mdame.dimension_accounts
-           where dimension_id = ${body.dimension_id} and platform = ${body.platform} and channel_handle = ${body.channel_handle}`;
+          select id from mdame.get_accounts(${body.dimension_id})
+           where platform = ${body.platform} and channel_handle = ${body.channel_handle}`;
         const [account] = await tx`
           select * from mdame.connect_account(${body.dimension_id}, ${body.platform}, ${body.channel_handle}, ${body.channel_id})`;
         // Sealed for this account's id (bound as additional data); a failure here rolls the whole

@@ -23,10 +23,9 @@ function toDimension(row: Record<string, unknown>): Dimension {
 async function selectDimensions(sql: Sql, id: string | null): Promise<Dimension[]> {
   const rows = await sql`
     select d.*,
-           (select count(*) from mdame.dimension_accounts a where a.dimension_id = d.id)::int as accounts,
-           (select count(*) from mdame.dimension_accounts a where a.dimension_id = d.id and a.active)::int as active_accounts
-      from mdame.dimensions d
-     where ${id}::text is null or d.id = ${id}
+           (select count(*) from mdame.get_accounts(d.id) a)::int as accounts,
+           (select count(*) from mdame.get_accounts(d.id) a where a.active)::int as active_accounts
+      from mdame.get_dimensions(${id}::text) d
      order by d.id`;
   return rows.map(toDimension);
 }
@@ -75,7 +74,7 @@ export function registerDimensionRoutes<E extends Env, S extends Schema, B exten
       deps.sql.begin(async (tx) => {
         // Read, merge and check under the row lock, so two concurrent changes cannot combine into
         // a configuration neither of them checked.
-        const [current] = await tx`select * from mdame.dimensions where id = ${id} for update`;
+        const [current] = await tx`select * from mdame.lock_dimension(${id})`;
         if (!current) throw new HTTPException(404, { message: `no dimension ${id}` });
         const merged = DimensionConfig.parse({ ...Object.fromEntries(DIMENSION_SETTINGS.map((k) => [k, current[k]])), ...patch });
         const [row] = await tx`select updated_at <> ${current.updated_at} as changed from mdame.update_dimension(${id}, ${tx.json(merged as never)}::jsonb)`;

@@ -104,15 +104,14 @@ export async function gateText(ctx: { sql: Sql; model: SafetyModel }, input: Gat
   if (ruled) return ruled;
   const prompt = safetyPrompt(input);
   const key = await llmCallKey(ctx.model.model, prompt, { temperature: 0, purpose: "safety" });
-  const [cached] = await ctx.sql`select response from mdame.llm_cache where cache_key = ${key}`;
+  const [cached] = await ctx.sql`select response from mdame.get_llm_cache(${key}) as response where response is not null`;
   const reused = cached ? ModelVerdictSchema.safeParse(cached.response) : undefined;
   let answer: ModelSafetyVerdict;
   if (reused?.success) {
     answer = reused.data;
   } else {
     answer = await ctx.model.classify(prompt);
-    await ctx.sql`insert into mdame.llm_cache (cache_key, model, response) values (${key}, ${ctx.model.model}, ${ctx.sql.json(answer as never)})
-                  on conflict (cache_key) do update set response = excluded.response, created_at = now()`;
+    await ctx.sql`select mdame.store_llm_cache(${key}, ${ctx.model.model}, ${ctx.sql.json(answer as never)})`;
   }
   return decideVerdict(input.profile, answer, ctx.model.model);
 }

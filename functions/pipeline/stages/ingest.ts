@@ -18,7 +18,7 @@ const Niche = z.object({ subject: Subject, sources: Sources, min_score: MinScore
 
 /** The dimension's subject, sources and threshold, checked as they leave the database. */
 async function loadNiche(sql: Sql, dimensionId: string) {
-  const [row] = await sql`select subject, sources, min_score from mdame.dimensions where id = ${dimensionId}`;
+  const [row] = await sql`select subject, sources, min_score from mdame.get_dimensions(${dimensionId})`;
   return Niche.parse(row);
 }
 
@@ -58,9 +58,7 @@ export async function runIngest(deps: PipelineDeps, { msgId, task }: StageMessag
   }
 
   const history = await deps.sql`
-    select coalesce(topic->>'title', '') as title, topic_fingerprint as fingerprint
-      from mdame.work_units where dimension_id = ${dimension.id}
-     order by created_at desc limit ${HISTORY_TOPICS}`;
+    select title, fingerprint from mdame.get_topic_history(${dimension.id}, ${HISTORY_TOPICS}::integer)`;
   const { topics, dropped } = selectTopics({
     candidates,
     subject: niche.subject,

@@ -78,7 +78,7 @@ export async function runPlan(deps: PipelineDeps, { msgId, holder, task }: Stage
   const plan = await deps.llm.generate({
     task: "plan", dimensionId: dimension.id, prompt: scenePlanPrompt({ language: dimension.language, style, narration }), schema: scenePlanContract(narration), params: { temperature: 0.4 }, log,
   });
-  const [row] = await deps.sql`select visuals from mdame.dimensions where id = ${dimension.id}`;
+  const [row] = await deps.sql`select visuals from mdame.get_dimensions(${dimension.id})`;
   const visuals = VisualsConfig.parse(row?.visuals ?? DEFAULT_VISUALS);
   const scenes = await buildScenes(plan, narration, dimension.style, dimension.id, visuals, dimension.language);
   const prompts = { scene_prompts: scenes.map((s) => s.prompt) };

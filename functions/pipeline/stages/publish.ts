@@ -107,7 +107,7 @@ async function uploadOnce(
     return await uploadOrResume(deps, log, input);
   } catch (error) {
     if (!(error instanceof UploadSessionExpiredError)) throw error;
-    const [publication] = await deps.sql`select upload_session_uri from mdame.publications where id = ${input.publicationId}`;
+    const [publication] = await deps.sql`select upload_session_uri from mdame.get_publication(${input.publicationId}::uuid)`;
     if (publication?.upload_session_uri) {
       await deps.sql`select mdame.clear_upload_session(${input.publicationId}, ${publication.upload_session_uri})`;
     }

@@ -28,20 +28,20 @@ export type DimensionRow = z.infer<typeof DimensionRow>;
  */
 export async function loadDimension(sql: Sql, dimensionId: string, runId?: string): Promise<DimensionRow> {
   if (runId !== undefined) {
-    const [started] = await sql`select config from mdame.run_dimensions where run_id = ${runId} and dimension_id = ${dimensionId}`;
+    const [started] = await sql`select mdame.get_run_dimension_config(${runId}::uuid, ${dimensionId}) as config`;
     if (started?.config) return DimensionRow.parse(started.config);
   }
   const [row] = await sql`
     select id, display_name, language, tts_voice, tts_rate, trend_geo, style, safety_profile, daily_limit,
            narration_min_words, narration_max_words
-      from mdame.dimensions where id = ${dimensionId}`;
+      from mdame.get_dimensions(${dimensionId})`;
   if (!row) throw new NotFoundError("MDN01", `no dimension ${dimensionId}`);
   return DimensionRow.parse(row);
 }
 
 /** A work unit with its dimension. */
 export async function loadUnit(sql: Sql, unitId: string) {
-  const [unit] = await sql`select * from mdame.work_units where id = ${unitId}`;
+  const [unit] = await sql`select * from mdame.get_work_unit(${unitId}::uuid)`;
   if (!unit) throw new NotFoundError("MDN01", `no work unit ${unitId}`);
   return { unit, dimension: await loadDimension(sql, unit.dimension_id as string, unit.run_id as string) };
 }

@@ -19,9 +19,9 @@ export async function runVoice(deps: PipelineDeps, { msgId, holder, task }: Stag
   if (task.stage !== "voice") throw new Error("not a voice task");
   const { unit, dimension } = await loadUnit(deps.sql, task.unit_id);
   const narration = (unit.script as { narration: string }).narration;
-  const [fallback] = await deps.sql`select tts_fallback_voice from mdame.dimensions where id = ${dimension.id}`;
+  const [fallback] = await deps.sql`select tts_fallback_voice from mdame.get_dimensions(${dimension.id})`;
   const { tts_fallback_voice } = FallbackVoice.parse(fallback);
-  const scenes = await deps.sql`select scene_index, narration from mdame.scenes where unit_id = ${task.unit_id} order by scene_index`;
+  const scenes = await deps.sql`select scene_index, narration from mdame.get_scenes(${task.unit_id}::uuid)`;
   const dir = await makeScratchDir("voice");
   try {
     const track = await speakNarration(deps.store, deps.voices, {

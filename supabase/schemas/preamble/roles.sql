@@ -1,5 +1,10 @@
 -- The API roles Supabase has. On plain Postgres they are created here so row-level security and
 -- grants read the same everywhere.
+--
+-- mdame_engine: the role the engine's components (edge host and Edge Functions, stage runner,
+-- gpu-worker, render-runner) connect as. It may only call the mdame RPCs, which run as their owner
+-- (docs/roles.md). Created without login and without a password: a migration holds no secret; the
+-- local stack gives it one after the migrations (scripts/local/db.ts), on Supabase the operator does.
 
 do $$
 declare
@@ -10,5 +15,8 @@ begin
       execute format('create role %I nologin noinherit', role_name);
     end if;
   end loop;
+  if not exists (select 1 from pg_roles where rolname = 'mdame_engine') then
+    create role mdame_engine nologin noinherit;
+  end if;
 end
 $$;

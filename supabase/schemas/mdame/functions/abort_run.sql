@@ -5,6 +5,7 @@
 create or replace function mdame.abort_run(p_run_id uuid, p_reason text)
 returns jsonb
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -55,4 +56,5 @@ end;
 $$;
 
 revoke all on function mdame.abort_run(uuid,text) from public, anon, authenticated;
+grant execute on function mdame.abort_run(uuid,text) to mdame_engine;
 grant execute on function mdame.abort_run(uuid,text) to service_role;

@@ -31,5 +31,6 @@ begin
 end;
 $$;
 
+comment on function mdame.acquire_lock(text,text,integer) is 'internal: the global run lock, taken by start_run';
+
 revoke all on function mdame.acquire_lock(text,text,integer) from public, anon, authenticated;
-grant execute on function mdame.acquire_lock(text,text,integer) to service_role;

@@ -25,5 +25,6 @@ begin
 end;
 $$;
 
+comment on function mdame.archive_stage_task(bigint) is 'internal: archives a stage task without checking its holder';
+
 revoke all on function mdame.archive_stage_task(bigint) from public, anon, authenticated;
-grant execute on function mdame.archive_stage_task(bigint) to service_role;

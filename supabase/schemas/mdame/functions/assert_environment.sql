@@ -1,7 +1,7 @@
 create or replace function mdame.assert_environment(p_env text)
 returns text
 language plpgsql
-stable
+stable security definer
 set search_path = ''
 as $$
 declare
@@ -19,4 +19,5 @@ end;
 $$;
 
 revoke all on function mdame.assert_environment(text) from public, anon, authenticated;
+grant execute on function mdame.assert_environment(text) to mdame_engine;
 grant execute on function mdame.assert_environment(text) to service_role;

@@ -25,5 +25,6 @@ begin
 end;
 $$;
 
+comment on function mdame.assert_worker_message(text,bigint,uuid,uuid) is 'internal: checks a worker job message inside the completion RPCs';
+
 revoke all on function mdame.assert_worker_message(text,bigint,uuid,uuid) from public, anon, authenticated;
-grant execute on function mdame.assert_worker_message(text,bigint,uuid,uuid) to service_role;

@@ -3,6 +3,7 @@
 create or replace function mdame.begin_publication(p_unit_id uuid, p_account_id uuid)
 returns mdame.publications
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -29,4 +30,5 @@ end;
 $$;
 
 revoke all on function mdame.begin_publication(uuid,uuid) from public, anon, authenticated;
+grant execute on function mdame.begin_publication(uuid,uuid) to mdame_engine;
 grant execute on function mdame.begin_publication(uuid,uuid) to service_role;

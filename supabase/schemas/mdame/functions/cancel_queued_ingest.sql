@@ -14,5 +14,6 @@ begin
 end;
 $$;
 
+comment on function mdame.cancel_queued_ingest(uuid) is 'internal: part of the ingest transitions';
+
 revoke all on function mdame.cancel_queued_ingest(uuid) from public, anon, authenticated;
-grant execute on function mdame.cancel_queued_ingest(uuid) to service_role;

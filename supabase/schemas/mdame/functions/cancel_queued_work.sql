@@ -22,5 +22,6 @@ begin
 end;
 $$;
 
+comment on function mdame.cancel_queued_work(uuid) is 'internal: part of abort_run';
+
 revoke all on function mdame.cancel_queued_work(uuid) from public, anon, authenticated;
-grant execute on function mdame.cancel_queued_work(uuid) to service_role;

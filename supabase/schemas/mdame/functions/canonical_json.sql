@@ -4,7 +4,7 @@
 create or replace function mdame.canonical_json(p_value jsonb)
 returns text
 language plpgsql
-immutable
+immutable security definer
 set search_path = ''
 as $$
 begin
@@ -22,4 +22,5 @@ end;
 $$;
 
 revoke all on function mdame.canonical_json(jsonb) from public, anon, authenticated;
+grant execute on function mdame.canonical_json(jsonb) to mdame_engine;
 grant execute on function mdame.canonical_json(jsonb) to service_role;

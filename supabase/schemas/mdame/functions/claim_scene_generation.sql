@@ -7,6 +7,7 @@
 create or replace function mdame.claim_scene_generation(p_scene_hash text, p_backend text, p_holder text, p_lease_s integer, p_discard_asset text default null::text)
 returns table(state text, asset_key text, credit jsonb, holder text, lease_until timestamp with time zone)
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -54,4 +55,5 @@ end;
 $$;
 
 revoke all on function mdame.claim_scene_generation(text,text,text,integer,text) from public, anon, authenticated;
+grant execute on function mdame.claim_scene_generation(text,text,text,integer,text) to mdame_engine;
 grant execute on function mdame.claim_scene_generation(text,text,text,integer,text) to service_role;

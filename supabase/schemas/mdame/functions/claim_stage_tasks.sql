@@ -5,6 +5,7 @@
 create or replace function mdame.claim_stage_tasks(p_worker text, p_qty integer, p_vt_s integer)
 returns table(msg_id bigint, read_ct integer, message jsonb, lease_holder text, completed_result jsonb)
 language plpgsql
+security definer
 set search_path = ''
 set plan_cache_mode = 'force_generic_plan'
 as $$
@@ -66,4 +67,5 @@ end;
 $$;
 
 revoke all on function mdame.claim_stage_tasks(text,integer,integer) from public, anon, authenticated;
+grant execute on function mdame.claim_stage_tasks(text,integer,integer) to mdame_engine;
 grant execute on function mdame.claim_stage_tasks(text,integer,integer) to service_role;

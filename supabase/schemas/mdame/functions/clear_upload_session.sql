@@ -3,6 +3,7 @@
 create or replace function mdame.clear_upload_session(p_publication_id uuid, p_session_uri text)
 returns mdame.publications
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -19,4 +20,5 @@ end;
 $$;
 
 revoke all on function mdame.clear_upload_session(uuid,text) from public, anon, authenticated;
+grant execute on function mdame.clear_upload_session(uuid,text) to mdame_engine;
 grant execute on function mdame.clear_upload_session(uuid,text) to service_role;

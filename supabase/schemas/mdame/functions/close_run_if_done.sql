@@ -59,5 +59,6 @@ begin
 end;
 $$;
 
+comment on function mdame.close_run_if_done(uuid) is 'internal: closes a run when its last unit is terminal';
+
 revoke all on function mdame.close_run_if_done(uuid) from public, anon, authenticated;
-grant execute on function mdame.close_run_if_done(uuid) to service_role;

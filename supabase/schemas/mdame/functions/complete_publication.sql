@@ -4,6 +4,7 @@
 create or replace function mdame.complete_publication(p_msg_id bigint, p_publication_id uuid, p_external_id text, p_step_token text, p_holder text default null::text)
 returns mdame.work_units
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -41,4 +42,5 @@ end;
 $$;
 
 revoke all on function mdame.complete_publication(bigint,uuid,text,text,text) from public, anon, authenticated;
+grant execute on function mdame.complete_publication(bigint,uuid,text,text,text) to mdame_engine;
 grant execute on function mdame.complete_publication(bigint,uuid,text,text,text) to service_role;

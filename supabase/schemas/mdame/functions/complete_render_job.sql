@@ -1,6 +1,7 @@
 create or replace function mdame.complete_render_job(p_msg_id bigint, p_unit_id uuid, p_video jsonb, p_webhook_id text, p_quality jsonb default null::jsonb)
 returns mdame.work_units
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -35,4 +36,5 @@ end;
 $$;
 
 revoke all on function mdame.complete_render_job(bigint,uuid,jsonb,text,jsonb) from public, anon, authenticated;
+grant execute on function mdame.complete_render_job(bigint,uuid,jsonb,text,jsonb) to mdame_engine;
 grant execute on function mdame.complete_render_job(bigint,uuid,jsonb,text,jsonb) to service_role;

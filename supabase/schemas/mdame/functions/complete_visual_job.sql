@@ -3,6 +3,7 @@
 create or replace function mdame.complete_visual_job(p_msg_id bigint, p_scene_id uuid, p_scene_hash text, p_asset_key text, p_backend text, p_cache_hit boolean, p_webhook_id text)
 returns mdame.scenes
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -43,4 +44,5 @@ end;
 $$;
 
 revoke all on function mdame.complete_visual_job(bigint,uuid,text,text,text,boolean,text) from public, anon, authenticated;
+grant execute on function mdame.complete_visual_job(bigint,uuid,text,text,text,boolean,text) to mdame_engine;
 grant execute on function mdame.complete_visual_job(bigint,uuid,text,text,text,boolean,text) to service_role;

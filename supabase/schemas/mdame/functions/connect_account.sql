@@ -6,6 +6,7 @@
 create or replace function mdame.connect_account(p_dimension_id text, p_platform text, p_channel_handle text, p_channel_id text default null::text)
 returns mdame.dimension_accounts
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -30,4 +31,5 @@ end;
 $$;
 
 revoke all on function mdame.connect_account(text,text,text,text) from public, anon, authenticated;
+grant execute on function mdame.connect_account(text,text,text,text) to mdame_engine;
 grant execute on function mdame.connect_account(text,text,text,text) to service_role;

@@ -1,6 +1,7 @@
 create or replace function mdame.create_dimension(p_config jsonb)
 returns mdame.dimensions
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -36,4 +37,5 @@ end;
 $$;
 
 revoke all on function mdame.create_dimension(jsonb) from public, anon, authenticated;
+grant execute on function mdame.create_dimension(jsonb) to mdame_engine;
 grant execute on function mdame.create_dimension(jsonb) to service_role;

@@ -3,11 +3,12 @@
 create or replace function mdame.dimension_config(p_dimension mdame.dimensions)
 returns jsonb
 language sql
-stable
+stable security definer
 set search_path = ''
 as $$
   select to_jsonb(p_dimension) - 'active' - 'created_at' - 'updated_at';
 $$;
 
 revoke all on function mdame.dimension_config(mdame.dimensions) from public, anon, authenticated;
+grant execute on function mdame.dimension_config(mdame.dimensions) to mdame_engine;
 grant execute on function mdame.dimension_config(mdame.dimensions) to service_role;

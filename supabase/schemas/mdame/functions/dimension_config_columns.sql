@@ -10,5 +10,6 @@ as $$
      and a.attname not in ('id', 'active', 'created_at', 'updated_at');
 $$;
 
+comment on function mdame.dimension_config_columns() is 'internal: column list of the dimension configuration';
+
 revoke all on function mdame.dimension_config_columns() from public, anon, authenticated;
-grant execute on function mdame.dimension_config_columns() to service_role;

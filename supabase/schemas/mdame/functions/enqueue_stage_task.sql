@@ -26,5 +26,6 @@ begin
 end;
 $$;
 
+comment on function mdame.enqueue_stage_task(text,uuid,uuid,text) is 'internal: sends a stage task without any stage guard';
+
 revoke all on function mdame.enqueue_stage_task(text,uuid,uuid,text) from public, anon, authenticated;
-grant execute on function mdame.enqueue_stage_task(text,uuid,uuid,text) to service_role;

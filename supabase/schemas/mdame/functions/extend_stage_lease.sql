@@ -5,6 +5,7 @@
 create or replace function mdame.extend_stage_lease(p_msg_id bigint, p_holder text, p_vt_s integer)
 returns boolean
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -28,4 +29,5 @@ end;
 $$;
 
 revoke all on function mdame.extend_stage_lease(bigint,text,integer) from public, anon, authenticated;
+grant execute on function mdame.extend_stage_lease(bigint,text,integer) to mdame_engine;
 grant execute on function mdame.extend_stage_lease(bigint,text,integer) to service_role;

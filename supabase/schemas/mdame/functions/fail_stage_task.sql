@@ -5,6 +5,7 @@
 create or replace function mdame.fail_stage_task(p_msg_id bigint, p_stage text, p_unit_id uuid, p_run_id uuid, p_dimension_id text, p_error text, p_retriable boolean, p_holder text default null::text)
 returns text
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -41,4 +42,5 @@ end;
 $$;
 
 revoke all on function mdame.fail_stage_task(bigint,text,uuid,uuid,text,text,boolean,text) from public, anon, authenticated;
+grant execute on function mdame.fail_stage_task(bigint,text,uuid,uuid,text,text,boolean,text) to mdame_engine;
 grant execute on function mdame.fail_stage_task(bigint,text,uuid,uuid,text,text,boolean,text) to service_role;

@@ -5,6 +5,7 @@
 create or replace function mdame.fail_worker_job(p_queue text, p_msg_id bigint, p_unit_id uuid, p_error text, p_retriable boolean, p_webhook_id text)
 returns text
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -44,4 +45,5 @@ end;
 $$;
 
 revoke all on function mdame.fail_worker_job(text,bigint,uuid,text,boolean,text) from public, anon, authenticated;
+grant execute on function mdame.fail_worker_job(text,bigint,uuid,text,boolean,text) to mdame_engine;
 grant execute on function mdame.fail_worker_job(text,bigint,uuid,text,boolean,text) to service_role;

@@ -3,7 +3,7 @@
 create or replace function mdame.get_publish_targets(p_unit_id uuid)
 returns table(account_id uuid, platform text, channel_handle text, credentials_enc text)
 language sql
-stable
+stable security definer
 set search_path = ''
 as $$
   select a.id, a.platform, a.channel_handle, a.credentials_enc
@@ -14,4 +14,5 @@ as $$
 $$;
 
 revoke all on function mdame.get_publish_targets(uuid) from public, anon, authenticated;
+grant execute on function mdame.get_publish_targets(uuid) to mdame_engine;
 grant execute on function mdame.get_publish_targets(uuid) to service_role;

@@ -3,7 +3,7 @@
 create or replace function mdame.get_run_status(p_run_id uuid)
 returns jsonb
 language sql
-stable
+stable security definer
 set search_path = ''
 as $$
   select jsonb_build_object(
@@ -26,4 +26,5 @@ as $$
 $$;
 
 revoke all on function mdame.get_run_status(uuid) from public, anon, authenticated;
+grant execute on function mdame.get_run_status(uuid) to mdame_engine;
 grant execute on function mdame.get_run_status(uuid) to service_role;

@@ -13,5 +13,6 @@ begin
 end;
 $$;
 
+comment on function mdame.has_queued_work(text,uuid,text) is 'internal: the tick''s wake decision';
+
 revoke all on function mdame.has_queued_work(text,uuid,text) from public, anon, authenticated;
-grant execute on function mdame.has_queued_work(text,uuid,text) to service_role;

@@ -14,5 +14,6 @@ begin
 end;
 $$;
 
+comment on function mdame.holds_stage_claim(text,bigint,integer) is 'internal: lease check of the stage RPCs';
+
 revoke all on function mdame.holds_stage_claim(text,bigint,integer) from public, anon, authenticated;
-grant execute on function mdame.holds_stage_claim(text,bigint,integer) to service_role;

@@ -13,5 +13,6 @@ as $$
           (p_verdict->>'confidence')::real);
 $$;
 
+comment on function mdame.insert_safety_audit(uuid,uuid,text,text,text,jsonb) is 'internal: audit rows are written by record_safety_verdict';
+
 revoke all on function mdame.insert_safety_audit(uuid,uuid,text,text,text,jsonb) from public, anon, authenticated;
-grant execute on function mdame.insert_safety_audit(uuid,uuid,text,text,text,jsonb) to service_role;

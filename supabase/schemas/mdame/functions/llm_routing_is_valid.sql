@@ -3,7 +3,7 @@
 create or replace function mdame.llm_routing_is_valid(p_llm jsonb)
 returns boolean
 language sql
-immutable
+immutable security definer
 set search_path = ''
 as $$
   select jsonb_typeof(p_llm) = 'object'
@@ -14,4 +14,5 @@ as $$
 $$;
 
 revoke all on function mdame.llm_routing_is_valid(jsonb) from public, anon, authenticated;
+grant execute on function mdame.llm_routing_is_valid(jsonb) to mdame_engine;
 grant execute on function mdame.llm_routing_is_valid(jsonb) to service_role;

@@ -25,5 +25,6 @@ begin
 end;
 $$;
 
+comment on function mdame.lock_unit_at_stage(uuid,text,text,bigint,text) is 'internal: the lock-and-guard step of the stage RPCs';
+
 revoke all on function mdame.lock_unit_at_stage(uuid,text,text,bigint,text) from public, anon, authenticated;
-grant execute on function mdame.lock_unit_at_stage(uuid,text,text,bigint,text) to service_role;

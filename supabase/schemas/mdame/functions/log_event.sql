@@ -8,5 +8,6 @@ begin
 end;
 $$;
 
+comment on function mdame.log_event(uuid,uuid,text,text,jsonb) is 'internal: appends to the event log; RPCs log their own transitions';
+
 revoke all on function mdame.log_event(uuid,uuid,text,text,jsonb) from public, anon, authenticated;
-grant execute on function mdame.log_event(uuid,uuid,text,text,jsonb) to service_role;

@@ -9,6 +9,7 @@
 create or replace function mdame.read_worker_jobs(p_queue text, p_vt_s integer, p_qty integer)
 returns table(msg_id bigint, read_ct integer, enqueued_at timestamp with time zone, vt timestamp with time zone, message jsonb)
 language plpgsql
+security definer
 set search_path = ''
 as $$
 #variable_conflict use_column
@@ -69,4 +70,5 @@ end;
 $$;
 
 revoke all on function mdame.read_worker_jobs(text,integer,integer) from public, anon, authenticated;
+grant execute on function mdame.read_worker_jobs(text,integer,integer) to mdame_engine;
 grant execute on function mdame.read_worker_jobs(text,integer,integer) to service_role;

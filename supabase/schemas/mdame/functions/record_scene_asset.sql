@@ -4,6 +4,7 @@
 create or replace function mdame.record_scene_asset(p_scene_hash text, p_backend text, p_asset_key text, p_credit jsonb, p_holder text)
 returns mdame.scene_cache
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -26,4 +27,5 @@ end;
 $$;
 
 revoke all on function mdame.record_scene_asset(text,text,text,jsonb,text) from public, anon, authenticated;
+grant execute on function mdame.record_scene_asset(text,text,text,jsonb,text) to mdame_engine;
 grant execute on function mdame.record_scene_asset(text,text,text,jsonb,text) to service_role;

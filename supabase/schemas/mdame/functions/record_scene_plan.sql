@@ -5,6 +5,7 @@
 create or replace function mdame.record_scene_plan(p_msg_id bigint, p_unit_id uuid, p_step_token text, p_scenes jsonb, p_visual jsonb, p_holder text default null::text)
 returns mdame.work_units
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -69,4 +70,5 @@ end;
 $$;
 
 revoke all on function mdame.record_scene_plan(bigint,uuid,text,jsonb,jsonb,text) from public, anon, authenticated;
+grant execute on function mdame.record_scene_plan(bigint,uuid,text,jsonb,jsonb,text) to mdame_engine;
 grant execute on function mdame.record_scene_plan(bigint,uuid,text,jsonb,jsonb,text) to service_role;

@@ -1,6 +1,7 @@
 create or replace function mdame.record_script(p_msg_id bigint, p_unit_id uuid, p_step_token text, p_script jsonb, p_holder text default null::text)
 returns mdame.work_units
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -21,4 +22,5 @@ end;
 $$;
 
 revoke all on function mdame.record_script(bigint,uuid,text,jsonb,text) from public, anon, authenticated;
+grant execute on function mdame.record_script(bigint,uuid,text,jsonb,text) to mdame_engine;
 grant execute on function mdame.record_script(bigint,uuid,text,jsonb,text) to service_role;

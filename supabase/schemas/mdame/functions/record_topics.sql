@@ -1,6 +1,7 @@
 create or replace function mdame.record_topics(p_msg_id bigint, p_run_id uuid, p_dimension_id text, p_step_token text, p_topics jsonb, p_rejected jsonb)
 returns mdame.run_dimensions
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -79,4 +80,5 @@ end;
 $$;
 
 revoke all on function mdame.record_topics(bigint,uuid,text,text,jsonb,jsonb) from public, anon, authenticated;
+grant execute on function mdame.record_topics(bigint,uuid,text,text,jsonb,jsonb) to mdame_engine;
 grant execute on function mdame.record_topics(bigint,uuid,text,text,jsonb,jsonb) to service_role;

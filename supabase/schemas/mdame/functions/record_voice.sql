@@ -3,6 +3,7 @@
 create or replace function mdame.record_voice(p_msg_id bigint, p_unit_id uuid, p_step_token text, p_voice jsonb, p_scene_first_words jsonb, p_holder text default null::text)
 returns mdame.work_units
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -28,4 +29,5 @@ end;
 $$;
 
 revoke all on function mdame.record_voice(bigint,uuid,text,jsonb,jsonb,text) from public, anon, authenticated;
+grant execute on function mdame.record_voice(bigint,uuid,text,jsonb,jsonb,text) to mdame_engine;
 grant execute on function mdame.record_voice(bigint,uuid,text,jsonb,jsonb,text) to service_role;

@@ -11,5 +11,6 @@ begin
 end;
 $$;
 
+comment on function mdame.record_webhook(text,text) is 'internal: replay refusal of the worker callbacks, inside their RPCs';
+
 revoke all on function mdame.record_webhook(text,text) from public, anon, authenticated;
-grant execute on function mdame.record_webhook(text,text) to service_role;

@@ -6,6 +6,7 @@
 create or replace function mdame.recover_overdue_work()
 returns jsonb
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -65,4 +66,5 @@ end;
 $$;
 
 revoke all on function mdame.recover_overdue_work() from public, anon, authenticated;
+grant execute on function mdame.recover_overdue_work() to mdame_engine;
 grant execute on function mdame.recover_overdue_work() to service_role;

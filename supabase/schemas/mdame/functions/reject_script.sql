@@ -5,6 +5,7 @@
 create or replace function mdame.reject_script(p_msg_id bigint, p_unit_id uuid, p_step_token text, p_reason text, p_hook_audits jsonb, p_holder text default null::text)
 returns mdame.work_units
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -30,4 +31,5 @@ end;
 $$;
 
 revoke all on function mdame.reject_script(bigint,uuid,text,text,jsonb,text) from public, anon, authenticated;
+grant execute on function mdame.reject_script(bigint,uuid,text,text,jsonb,text) to mdame_engine;
 grant execute on function mdame.reject_script(bigint,uuid,text,text,jsonb,text) to service_role;

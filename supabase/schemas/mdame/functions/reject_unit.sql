@@ -3,6 +3,7 @@
 create or replace function mdame.reject_unit(p_msg_id bigint, p_unit_id uuid, p_stage text, p_step_token text, p_reason text, p_holder text default null::text)
 returns mdame.work_units
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -22,4 +23,5 @@ end;
 $$;
 
 revoke all on function mdame.reject_unit(bigint,uuid,text,text,text,text) from public, anon, authenticated;
+grant execute on function mdame.reject_unit(bigint,uuid,text,text,text,text) to mdame_engine;
 grant execute on function mdame.reject_unit(bigint,uuid,text,text,text,text) to service_role;

@@ -5,6 +5,7 @@
 create or replace function mdame.reject_unsafe_output(p_msg_id bigint, p_unit_id uuid, p_stage text, p_step_token text, p_subject text, p_subject_text text, p_verdict jsonb, p_holder text default null::text)
 returns mdame.work_units
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -33,4 +34,5 @@ end;
 $$;
 
 revoke all on function mdame.reject_unsafe_output(bigint,uuid,text,text,text,text,jsonb,text) from public, anon, authenticated;
+grant execute on function mdame.reject_unsafe_output(bigint,uuid,text,text,text,text,jsonb,text) to mdame_engine;
 grant execute on function mdame.reject_unsafe_output(bigint,uuid,text,text,text,text,jsonb,text) to service_role;

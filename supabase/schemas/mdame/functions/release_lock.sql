@@ -11,5 +11,6 @@ begin
 end;
 $$;
 
+comment on function mdame.release_lock(text,text) is 'internal: the global run lock, released when a run ends';
+
 revoke all on function mdame.release_lock(text,text) from public, anon, authenticated;
-grant execute on function mdame.release_lock(text,text) to service_role;

@@ -3,6 +3,7 @@
 create or replace function mdame.release_scene_claim(p_scene_hash text, p_backend text, p_holder text)
 returns boolean
 language plpgsql
+security definer
 set search_path = ''
 as $$
 begin
@@ -12,4 +13,5 @@ end;
 $$;
 
 revoke all on function mdame.release_scene_claim(text,text,text) from public, anon, authenticated;
+grant execute on function mdame.release_scene_claim(text,text,text) to mdame_engine;
 grant execute on function mdame.release_scene_claim(text,text,text) to service_role;

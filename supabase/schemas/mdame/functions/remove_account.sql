@@ -4,6 +4,7 @@
 create or replace function mdame.remove_account(p_account_id uuid)
 returns jsonb
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -27,4 +28,5 @@ end;
 $$;
 
 revoke all on function mdame.remove_account(uuid) from public, anon, authenticated;
+grant execute on function mdame.remove_account(uuid) to mdame_engine;
 grant execute on function mdame.remove_account(uuid) to service_role;

@@ -4,7 +4,7 @@
 create or replace function mdame.render_job(p_unit_id uuid)
 returns jsonb
 language plpgsql
-stable
+stable security definer
 set search_path = ''
 as $$
 declare
@@ -32,4 +32,5 @@ end;
 $$;
 
 revoke all on function mdame.render_job(uuid) from public, anon, authenticated;
+grant execute on function mdame.render_job(uuid) to mdame_engine;
 grant execute on function mdame.render_job(uuid) to service_role;

@@ -10,6 +10,7 @@
 create or replace function mdame.replay_step_result(p_msg_id bigint, p_step_token text, p_holder text)
 returns jsonb
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -45,4 +46,5 @@ end;
 $$;
 
 revoke all on function mdame.replay_step_result(bigint,text,text) from public, anon, authenticated;
+grant execute on function mdame.replay_step_result(bigint,text,text) to mdame_engine;
 grant execute on function mdame.replay_step_result(bigint,text,text) to service_role;

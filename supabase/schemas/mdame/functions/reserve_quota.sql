@@ -3,6 +3,7 @@
 create or replace function mdame.reserve_quota(p_publication_id uuid)
 returns mdame.quota_reservations
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -36,4 +37,5 @@ end;
 $$;
 
 revoke all on function mdame.reserve_quota(uuid) from public, anon, authenticated;
+grant execute on function mdame.reserve_quota(uuid) to mdame_engine;
 grant execute on function mdame.reserve_quota(uuid) to service_role;

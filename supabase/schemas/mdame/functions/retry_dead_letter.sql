@@ -5,6 +5,7 @@
 create or replace function mdame.retry_dead_letter(p_id bigint)
 returns jsonb
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -66,4 +67,5 @@ end;
 $$;
 
 revoke all on function mdame.retry_dead_letter(bigint) from public, anon, authenticated;
+grant execute on function mdame.retry_dead_letter(bigint) to mdame_engine;
 grant execute on function mdame.retry_dead_letter(bigint) to service_role;

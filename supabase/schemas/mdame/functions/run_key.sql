@@ -3,7 +3,7 @@
 create or replace function mdame.run_key(p_env text, p_run_date date, p_trigger_kind text, p_config_hashes jsonb)
 returns text
 language sql
-stable
+stable security definer
 set search_path = ''
 as $$
   select encode(sha256(convert_to(p_env || ':' || to_char(p_run_date, 'YYYY-MM-DD') || ':' || p_trigger_kind || ':'
@@ -11,4 +11,5 @@ as $$
 $$;
 
 revoke all on function mdame.run_key(text,date,text,jsonb) from public, anon, authenticated;
+grant execute on function mdame.run_key(text,date,text,jsonb) to mdame_engine;
 grant execute on function mdame.run_key(text,date,text,jsonb) to service_role;

@@ -3,6 +3,7 @@
 create or replace function mdame.set_account_active(p_account_id uuid, p_active boolean)
 returns mdame.dimension_accounts
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -20,4 +21,5 @@ end;
 $$;
 
 revoke all on function mdame.set_account_active(uuid,boolean) from public, anon, authenticated;
+grant execute on function mdame.set_account_active(uuid,boolean) to mdame_engine;
 grant execute on function mdame.set_account_active(uuid,boolean) to service_role;

@@ -4,6 +4,7 @@
 create or replace function mdame.set_dimension_active(p_id text, p_active boolean)
 returns mdame.dimensions
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -21,4 +22,5 @@ end;
 $$;
 
 revoke all on function mdame.set_dimension_active(text,boolean) from public, anon, authenticated;
+grant execute on function mdame.set_dimension_active(text,boolean) to mdame_engine;
 grant execute on function mdame.set_dimension_active(text,boolean) to service_role;

@@ -23,5 +23,6 @@ begin
 end;
 $$;
 
+comment on function mdame.set_unit_stage(uuid,text,text) is 'internal: moves a unit without checking its stage or lease';
+
 revoke all on function mdame.set_unit_stage(uuid,text,text) from public, anon, authenticated;
-grant execute on function mdame.set_unit_stage(uuid,text,text) to service_role;

@@ -11,5 +11,6 @@ begin
 end;
 $$;
 
+comment on function mdame.stage_index(text) is 'internal: stage order';
+
 revoke all on function mdame.stage_index(text) from public, anon, authenticated;
-grant execute on function mdame.stage_index(text) to service_role;

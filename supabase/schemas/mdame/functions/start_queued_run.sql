@@ -30,5 +30,6 @@ begin
 end;
 $$;
 
+comment on function mdame.start_queued_run(uuid) is 'internal: starts a queued run once the global lock is taken';
+
 revoke all on function mdame.start_queued_run(uuid) from public, anon, authenticated;
-grant execute on function mdame.start_queued_run(uuid) to service_role;

@@ -3,6 +3,7 @@
 create or replace function mdame.start_run(p_idempotency_key text, p_env text, p_trigger_kind text, p_run_date date, p_dimension text default null::text, p_dimensions text[] default null::text[], p_queue_if_busy boolean default false)
 returns table(run_id uuid, status text, created boolean)
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -63,4 +64,5 @@ end;
 $$;
 
 revoke all on function mdame.start_run(text,text,text,date,text,text[],boolean) from public, anon, authenticated;
+grant execute on function mdame.start_run(text,text,text,date,text,text[],boolean) to mdame_engine;
 grant execute on function mdame.start_run(text,text,text,date,text,text[],boolean) to service_role;

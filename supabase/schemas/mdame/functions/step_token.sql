@@ -3,7 +3,7 @@
 create or replace function mdame.step_token(p_owner text, p_step_index integer, p_params jsonb)
 returns text
 language plpgsql
-immutable
+immutable security definer
 set search_path = ''
 as $$
 begin
@@ -12,4 +12,5 @@ end;
 $$;
 
 revoke all on function mdame.step_token(text,integer,jsonb) from public, anon, authenticated;
+grant execute on function mdame.step_token(text,integer,jsonb) to mdame_engine;
 grant execute on function mdame.step_token(text,integer,jsonb) to service_role;

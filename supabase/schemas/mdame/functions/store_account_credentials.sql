@@ -4,6 +4,7 @@
 create or replace function mdame.store_account_credentials(p_account_id uuid, p_credentials_enc text)
 returns mdame.dimension_accounts
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -25,4 +26,5 @@ end;
 $$;
 
 revoke all on function mdame.store_account_credentials(uuid,text) from public, anon, authenticated;
+grant execute on function mdame.store_account_credentials(uuid,text) to mdame_engine;
 grant execute on function mdame.store_account_credentials(uuid,text) to service_role;

@@ -5,6 +5,7 @@
 create or replace function mdame.tick()
 returns jsonb
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -59,4 +60,5 @@ end;
 $$;
 
 revoke all on function mdame.tick() from public, anon, authenticated;
+grant execute on function mdame.tick() to mdame_engine;
 grant execute on function mdame.tick() to service_role;

@@ -5,6 +5,7 @@
 create or replace function mdame.trigger_run(p_env text, p_trigger_kind text, p_run_date date, p_dimension text default null::text)
 returns table(run_id uuid, status text, created boolean)
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -51,4 +52,5 @@ end;
 $$;
 
 revoke all on function mdame.trigger_run(text,text,date,text) from public, anon, authenticated;
+grant execute on function mdame.trigger_run(text,text,date,text) to mdame_engine;
 grant execute on function mdame.trigger_run(text,text,date,text) to service_role;

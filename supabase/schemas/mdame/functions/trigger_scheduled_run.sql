@@ -3,6 +3,7 @@
 create or replace function mdame.trigger_scheduled_run()
 returns uuid
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -16,4 +17,5 @@ end;
 $$;
 
 revoke all on function mdame.trigger_scheduled_run() from public, anon, authenticated;
+grant execute on function mdame.trigger_scheduled_run() to mdame_engine;
 grant execute on function mdame.trigger_scheduled_run() to service_role;

@@ -5,6 +5,7 @@
 create or replace function mdame.update_dimension(p_id text, p_config jsonb)
 returns mdame.dimensions
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
@@ -46,4 +47,5 @@ end;
 $$;
 
 revoke all on function mdame.update_dimension(text,jsonb) from public, anon, authenticated;
+grant execute on function mdame.update_dimension(text,jsonb) to mdame_engine;
 grant execute on function mdame.update_dimension(text,jsonb) to service_role;

@@ -46,4 +46,5 @@ end;
 $$;
 
 revoke all on function mdame.wake_stage_runner(text) from public, anon, authenticated;
+grant execute on function mdame.wake_stage_runner(text) to mdame_engine;
 grant execute on function mdame.wake_stage_runner(text) to service_role;

@@ -27,5 +27,6 @@ begin
 end;
 $$;
 
+comment on function mdame.worker_message(text,bigint) is 'internal: builds a worker job message';
+
 revoke all on function mdame.worker_message(text,bigint) from public, anon, authenticated;
-grant execute on function mdame.worker_message(text,bigint) to service_role;

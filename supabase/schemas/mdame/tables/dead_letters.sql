@@ -15,5 +15,3 @@ create table mdame.dead_letters (
 );
 
 alter table mdame.dead_letters enable row level security;
-
-grant select, insert, update, delete on table mdame.dead_letters to service_role;

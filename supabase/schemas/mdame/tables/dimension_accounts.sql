@@ -20,5 +20,3 @@ create table mdame.dimension_accounts (
 comment on column mdame.dimension_accounts.credentials_enc is 'AES-256-GCM sealed credentials; the key lives only in the processes that publish.';
 
 alter table mdame.dimension_accounts enable row level security;
-
-grant select, insert, update, delete on table mdame.dimension_accounts to service_role;

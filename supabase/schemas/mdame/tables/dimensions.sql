@@ -62,5 +62,3 @@ end))),
 comment on column mdame.dimensions.music is 'Music bed: {library (storage prefix of tracks with <track>.license.json sidecars), gain_db, duck_db, fade_s}; null for voice only.';
 
 alter table mdame.dimensions enable row level security;
-
-grant select, insert, update, delete on table mdame.dimensions to service_role;

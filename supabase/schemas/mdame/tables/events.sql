@@ -14,5 +14,3 @@ create table mdame.events (
 create index events_run_idx on mdame.events (run_id, id);
 
 alter table mdame.events enable row level security;
-
-grant select, insert, update, delete on table mdame.events to service_role;

@@ -8,5 +8,3 @@ create table mdame.llm_cache (
 );
 
 alter table mdame.llm_cache enable row level security;
-
-grant select, insert, update, delete on table mdame.llm_cache to service_role;

@@ -21,5 +21,3 @@ create table mdame.pipeline_runs (
 );
 
 alter table mdame.pipeline_runs enable row level security;
-
-grant select, insert, update, delete on table mdame.pipeline_runs to service_role;

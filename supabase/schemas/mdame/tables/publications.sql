@@ -21,5 +21,3 @@ create table mdame.publications (
 create unique index publications_external_idx on mdame.publications (platform, external_id) where (external_id is not null);
 
 alter table mdame.publications enable row level security;
-
-grant select, insert, update, delete on table mdame.publications to service_role;

@@ -13,5 +13,3 @@ create table mdame.quota_reservations (
 create index quota_reservations_day_idx on mdame.quota_reservations (account_id, usage_date);
 
 alter table mdame.quota_reservations enable row level security;
-
-grant select, insert, update, delete on table mdame.quota_reservations to service_role;

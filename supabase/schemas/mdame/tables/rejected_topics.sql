@@ -23,5 +23,3 @@ create table mdame.rejected_topics (
 create index rejected_topics_run_idx on mdame.rejected_topics (run_id, dimension_id);
 
 alter table mdame.rejected_topics enable row level security;
-
-grant select, insert, update, delete on table mdame.rejected_topics to service_role;

@@ -19,5 +19,3 @@ comment on column mdame.run_dimensions.config is 'The dimension''s configuration
 create index run_dimensions_config_idx on mdame.run_dimensions (dimension_id, config_hash);
 
 alter table mdame.run_dimensions enable row level security;
-
-grant select, insert, update, delete on table mdame.run_dimensions to service_role;

@@ -24,5 +24,3 @@ create table mdame.safety_audit_logs (
 create index safety_audit_logs_run_idx on mdame.safety_audit_logs (run_id, subject);
 
 alter table mdame.safety_audit_logs enable row level security;
-
-grant select, insert, update, delete on table mdame.safety_audit_logs to service_role;

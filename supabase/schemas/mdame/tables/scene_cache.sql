@@ -17,5 +17,3 @@ END) stored,
 );
 
 alter table mdame.scene_cache enable row level security;
-
-grant select, insert, update, delete on table mdame.scene_cache to service_role;

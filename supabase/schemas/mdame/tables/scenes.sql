@@ -27,5 +27,3 @@ create table mdame.scenes (
 );
 
 alter table mdame.scenes enable row level security;
-
-grant select, insert, update, delete on table mdame.scenes to service_role;

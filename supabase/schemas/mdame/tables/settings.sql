@@ -9,8 +9,6 @@ comment on table mdame.settings is 'Engine settings; key env records dev|prod fo
 
 alter table mdame.settings enable row level security;
 
-grant select, insert, update, delete on table mdame.settings to service_role;
-
 insert into mdame.settings (key, value) values
   ('youtube_upload_quota_units', '1600')
 on conflict do nothing;

@@ -15,8 +15,6 @@ comment on table mdame.stage_policies is 'Per-stage retry bound, queue visibilit
 
 alter table mdame.stage_policies enable row level security;
 
-grant select, insert, update, delete on table mdame.stage_policies to service_role;
-
 insert into mdame.stage_policies (stage, max_attempts, visibility_timeout_s, retry_backoff_s, deadline_s) values
   ('ingest', '3', '60', '10', '600'),
   ('plan', '3', '120', '10', '900'),

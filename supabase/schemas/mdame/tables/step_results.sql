@@ -7,5 +7,3 @@ create table mdame.step_results (
 );
 
 alter table mdame.step_results enable row level security;
-
-grant select, insert, update, delete on table mdame.step_results to service_role;

@@ -7,5 +7,3 @@ create table mdame.system_locks (
 );
 
 alter table mdame.system_locks enable row level security;
-
-grant select, insert, update, delete on table mdame.system_locks to service_role;

@@ -6,5 +6,3 @@ create table mdame.webhook_receipts (
 );
 
 alter table mdame.webhook_receipts enable row level security;
-
-grant select, insert, update, delete on table mdame.webhook_receipts to service_role;

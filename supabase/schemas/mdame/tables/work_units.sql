@@ -36,5 +36,3 @@ create index work_units_open_idx on mdame.work_units (stage_deadline) where (sta
 create index work_units_run_idx on mdame.work_units (run_id);
 
 alter table mdame.work_units enable row level security;
-
-grant select, insert, update, delete on table mdame.work_units to service_role;

@@ -1,0 +1,12 @@
+create or replace function mdame.get_dimensions(p_id text default null::text)
+returns setof mdame.dimensions
+language sql
+stable security definer
+set search_path = ''
+as $$
+  select * from mdame.dimensions where p_id is null or id = p_id order by id;
+$$;
+
+revoke all on function mdame.get_dimensions(text) from public, anon, authenticated;
+grant execute on function mdame.get_dimensions(text) to mdame_engine;
+grant execute on function mdame.get_dimensions(text) to service_role;

@@ -1,0 +1,12 @@
+create or replace function mdame.get_work_unit(p_id uuid)
+returns setof mdame.work_units
+language sql
+stable security definer
+set search_path = ''
+as $$
+  select * from mdame.work_units where id = p_id;
+$$;
+
+revoke all on function mdame.get_work_unit(uuid) from public, anon, authenticated;
+grant execute on function mdame.get_work_unit(uuid) to mdame_engine;
+grant execute on function mdame.get_work_unit(uuid) to service_role;
