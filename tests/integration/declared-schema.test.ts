@@ -40,6 +40,6 @@ test("a changed function body, a changed grant and a missing settings row are ea
   const changed = await diffDatabases(FROM_MIGRATIONS, FROM_DECLARED);
   expect(isEmpty(changed)).toBe(false);
   expect(changed.migraObjects.some((line) => /function mdame\.stage_index\(/i.test(line))).toBe(true);
-  expect(changed.other).toContain("function mdame.tick() privileges: migrations service_role=X/postgres | declared (none)");
+  expect(changed.other).toContain("function mdame.tick() privileges: migrations mdame_engine=X/postgres service_role=X/postgres | declared mdame_engine=X/postgres");
   expect(changed.other.some((line) => line.startsWith("rows of mdame.settings") && line.includes("youtube_upload_quota_units"))).toBe(true);
 }, 60_000);
