@@ -32,7 +32,8 @@
  *
  * Any fault armed with `for_ms` (1..3600000) instead applies to every matching call for that long,
  * whatever `count` says: an outage (`unavailable` for 20 s), a quota-exhausted day, a slow spell.
- * `slow` combines with the other kinds: a call can be both delayed and failed.
+ * `slow` combines with the other kinds: a call can be both delayed and failed. `DELETE /_emulator/faults`
+ * (fault-admin.ts) disarms every fault at once.
  *
  * `serve` replays a recorded answer (the malformed-output corpus, tests/fixtures/llm-malformed):
  * `answer: {text?, finishReason?, blockReason?, refusal?, empty?}` — the text of the answer, its
