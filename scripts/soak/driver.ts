@@ -36,14 +36,14 @@ export interface DayRecord {
   ended_at: string;
   wall_s: number;
   /** terminal: every run and unit terminal before the deadline; deadline: the day ran out. */
-  ended_by: "terminal" | "deadline";
+  ended_by: "terminal" | "deadline" | "interrupted";
   run_ids: string[];
 }
 
 export interface DriveResult {
   days: DayRecord[];
   faults: InjectedFault[];
-  /** After the last day's deadline: runs and units still not terminal. */
+  /** After the last day's deadline (or the interruption): runs and units still not terminal. */
   open_at_end: { runs: number; units: number };
 }
 
@@ -56,7 +56,7 @@ export function addDays(start: string, days: number): string {
 }
 
 /** Runs `fn` until the database answers (it may be restarting), for at most DB_RETRY_MS. */
-async function withDb<T>(what: string, fn: () => Promise<T>): Promise<T> {
+export async function withDb<T>(what: string, fn: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + DB_RETRY_MS;
   for (;;) {
     try {
@@ -82,6 +82,8 @@ interface Context {
   daySeconds: number;
   startDate: string;
   log: Log;
+  /** Set on SIGINT/SIGTERM: the current day ends at once and no further day starts. */
+  interrupted: () => boolean;
 }
 
 /** Timed emulator faults still in force, armed again when the emulator comes back from a kill. */
@@ -160,7 +162,7 @@ async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed:
   const deadline = started + ctx.daySeconds * 1000;
   let endedBy: DayRecord["ended_by"] = "deadline";
   let lastShown = "";
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline && !ctx.interrupted()) {
     const elapsed = (Date.now() - started) / 1000;
     while (due.length > 0 && due[0]!.at_s <= elapsed) faults.push(await inject(ctx, due.shift()!, timed));
     await timed.rearmAfterRestart(ctx.env, ctx.log);
@@ -179,7 +181,8 @@ async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed:
     }
     await sleep(TICK_MS);
   }
-  for (const planned of due) faults.push({ ...await inject(ctx, planned, timed), note: "fired late: the day ran out first" });
+  if (ctx.interrupted() && endedBy === "deadline") endedBy = "interrupted";
+  if (!ctx.interrupted()) for (const planned of due) faults.push({ ...await inject(ctx, planned, timed), note: "fired late: the day ran out first" });
   // A day's faults end with it: the next day starts without them.
   await disarmEmulator(ctx.env);
   timed.clear();
@@ -196,7 +199,7 @@ export async function driveDays(ctx: Context): Promise<DriveResult> {
   const days: DayRecord[] = [];
   const faults: InjectedFault[] = [];
   const timed = new TimedFaults();
-  for (let day = 0; day < ctx.plan.days; day++) days.push(await runDay(ctx, day, faults, timed));
+  for (let day = 0; day < ctx.plan.days && !ctx.interrupted(); day++) days.push(await runDay(ctx, day, faults, timed));
   const open = await withDb("open work", () => openWork(ctx.sql));
   return { days, faults, open_at_end: open };
 }

@@ -7,6 +7,9 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { logFile } from "../local/paths.ts";
 import { readStackStatus } from "../local/stack-control.ts";
 
+/** The services the soak arms faults on. */
+const FAULTED = new Set(["gemini", "edge-tts", "youtube"]);
+
 export interface Effects {
   /** Restarts per component since the stack started (kill -9, Postgres restarts). */
   restarts: Record<string, number>;
@@ -37,10 +40,10 @@ export function observedEffects(emulatorOffset: number, restarts: Record<string,
     } catch {
       continue;
     }
-    if (!entry.service || entry.path?.startsWith("/_emulator")) continue;
+    if (!entry.service || !FAULTED.has(entry.service) || entry.path?.startsWith("/_emulator")) continue;
     if (entry.event === "fault") bump(`${entry.service} cut`);
     if (entry.status !== undefined && !(typeof entry.status === "number" && (entry.status < 300 || entry.status === 308))) bump(`${entry.service} ${entry.status}`);
-    if ((entry.ms ?? 0) >= 1000 && entry.service !== "storage") bump(`${entry.service} slow`);
+    if ((entry.ms ?? 0) >= 1000) bump(`${entry.service} slow`);
   }
   return { restarts, emulator };
 }

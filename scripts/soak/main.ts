@@ -7,7 +7,8 @@
  *   days=N runs=R published=P rejected=J failed=F duplicates=0 stuck=0 lost=0
  *
  * Exit code 1 when a failure has no injected fault to explain it or duplicates/stuck/lost > 0;
- * 2 on bad arguments.
+ * 2 on bad arguments; 3 when interrupted (SIGINT/SIGTERM: the current day ends at once, no other
+ * starts, and the report covers the days run, `days=` counting them).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -15,7 +16,7 @@ import { join, resolve } from "node:path";
 import process from "node:process";
 import { paths } from "../local/paths.ts";
 import { parseSoakArgs, USAGE, UsageError } from "./args.ts";
-import { driveDays } from "./driver.ts";
+import { driveDays, withDb } from "./driver.ts";
 import { emulatorLogOffset, observedEffects, restartsSoFar } from "./evidence.ts";
 import { describePlan, makePlan } from "./plan.ts";
 import { adminSql, cleanSlate, scaleStagePolicies, setUpDimensions, stackEnv, startSoakStack } from "./processes.ts";
@@ -51,17 +52,25 @@ async function main(): Promise<number> {
     say(`stage policies scaled: ${policies.map((p) => `${p.stage} vt ${p.visibility_timeout_s}s backoff ${p.retry_backoff_s}s deadline ${p.deadline_s}s`).join("; ")}`);
     await setUpDimensions(env, plan.dimensions, join(outDir, "dimensions"), say);
     const startDate = new Date().toISOString().slice(0, 10);
-    const drive = await driveDays({ sql, env, plan, daySeconds: options.daySeconds, startDate, log: say });
+    let interrupted = false;
+    const onSignal = (signal: string) => {
+      if (!interrupted) say(`${signal}: ending the current day now; the report covers the days run`);
+      interrupted = true;
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    const drive = await driveDays({ sql, env, plan, daySeconds: options.daySeconds, startDate, log: say, interrupted: () => interrupted });
     const effects = observedEffects(emulatorOffset, restartsSoFar());
-    const report = await buildReport(sql, env, plan, drive, { wall_s: Math.round((Date.now() - t0) / 1000), load_average: loadavg(), stage_policies: policies, effects });
+    const report = await withDb("the report", () => buildReport(sql, env, plan, drive, { wall_s: Math.round((Date.now() - t0) / 1000), load_average: loadavg(), stage_policies: policies, effects }));
     writeReport(outDir, report);
     say(`report: ${join(options.outDir, "report.md")}, ${join(options.outDir, "report.json")}`);
     for (const f of report.unexplained) say(`UNEXPLAINED failure: day ${f.day} ${f.kind} ${f.dimension_id} (${f.stage}): ${f.error}`);
     for (const line of [...report.duplicates, ...report.stuck, ...report.lost]) say(`BROKEN: ${line}`);
     const t = report.totals;
     const ok = report.unexplained.length === 0 && t.duplicates === 0 && t.stuck === 0 && t.lost === 0;
+    if (interrupted) say(`interrupted after ${drive.days.length} of ${plan.days} day(s)`);
     console.log(summaryLine(report));
-    return ok ? 0 : 1;
+    return !ok ? 1 : interrupted ? 3 : 0;
   } finally {
     await sql.end({ timeout: 2 }).catch(() => {});
     await stack.stop();

@@ -205,10 +205,10 @@ function planFaults(random: Random, days: number, daySeconds: number): PlannedFa
   for (let day = 0; day < days; day++) {
     const today = perDay[day]!.map((kind) => {
       const component = kind === "kill" ? pick(random, KILLABLE) : undefined;
-      // Scripts, safety, plans and voices are made in the first seconds of a day: faults of the LLM
-      // and the TTS are armed as the day starts (or just after), upload faults and kills at any time.
+      // Scripts, safety verdicts, plans and voices are all made in the first seconds of a day: faults
+      // of the LLM and the TTS are armed as the day starts; upload faults and kills at any second.
       const early = kind === "quota_exhausted" || kind.startsWith("llm_") || kind.startsWith("tts_");
-      const at_s = early ? (kind === "quota_exhausted" ? 0 : between(random, 0, 2)) : between(random, 2, latest);
+      const at_s = early ? 0 : between(random, 2, latest);
       return { day, at_s, kind, component, arms: armsFor(random, kind, daySeconds) };
     }).sort((a, b) => a.at_s - b.at_s);
     today.forEach((fault, i) => faults.push({ ...fault, id: `d${day + 1}-f${i + 1}`, label: describe(fault) }));

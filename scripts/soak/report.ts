@@ -16,7 +16,9 @@ import { platformVideos } from "./processes.ts";
 
 export interface SoakReport {
   seed: number;
+  /** Days run (fewer than planned when the soak was interrupted). */
   days: number;
+  planned_days: number;
   dimensions: SoakPlan["dimensions"];
   wall_s: number;
   load_average: number[];
@@ -110,7 +112,7 @@ export async function buildReport(sql: Sql, env: Record<string, string>, plan: S
   });
   const fault_kinds_injected = Object.fromEntries(FAULT_KINDS.map((k) => [k, drive.faults.filter((f) => f.kind === k && f.injected_at).length]));
   return {
-    seed: plan.seed, days: plan.days, dimensions: plan.dimensions, wall_s: extra.wall_s, load_average: extra.load_average,
+    seed: plan.seed, days: drive.days.length, planned_days: plan.days, dimensions: plan.dimensions, wall_s: extra.wall_s, load_average: extra.load_average,
     totals: {
       runs: runs.length, published: units.filter((u) => u.stage === "published").length, rejected: units.filter((u) => u.stage === "rejected").length,
       failed: failures.length, duplicates: duplicateCount, stuck: stuck.length, lost: lost.length,
@@ -131,7 +133,7 @@ export function summaryLine(report: SoakReport): string {
 function markdown(report: SoakReport): string {
   const t = report.totals;
   const lines = [
-    `# Soak report: seed ${report.seed}, ${report.days} day(s), ${report.dimensions.length} dimension(s)`,
+    `# Soak report: seed ${report.seed}, ${report.days} day(s)${report.days < report.planned_days ? ` (interrupted; ${report.planned_days} planned)` : ""}, ${report.dimensions.length} dimension(s)`,
     "",
     `Wall time ${(report.wall_s / 60).toFixed(1)} min; load average at the end ${report.load_average.map((l) => l.toFixed(2)).join(" ")}.`,
     "",
