@@ -34,10 +34,10 @@ const LLM_STAGES = ["ingest", "script", "safety", "plan"] as const;
 const RULES: Record<FaultKind, Rule> = {
   kill: { stages: "any", error: LOST_WORK },
   pg_restart: { stages: "any", error: LOST_WORK },
-  llm_outage: { stages: LLM_STAGES, error: /503|unavailable|overloaded|gemini|llm|model/i },
+  llm_outage: { stages: LLM_STAGES, error: /503|unavailable|overloaded/i },
   llm_rate_limited: { stages: LLM_STAGES, error: /429|rate|resource_exhausted|exceeded your current quota/i },
   llm_slow: { stages: LLM_STAGES, error: LOST_WORK },
-  llm_malformed: { stages: LLM_STAGES, error: /json|parse|schema|malformed|max_tokens|truncat|invalid|repair|llm|gemini|model|output/i },
+  llm_malformed: { stages: LLM_STAGES, error: /json|parse|schema|malformed|max_tokens|truncat|invalid|repair/i },
   tts_outage: { stages: ["media"], error: /voice|tts|speech|edge|halt/i },
   tts_slow: { stages: ["media"], error: LOST_WORK },
   upload_outage: { stages: ["publish"], error: /503|backend ?error|unavailable/i },

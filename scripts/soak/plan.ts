@@ -170,7 +170,8 @@ function planTopics(random: Random, dimensions: DimensionPlan[], days: number): 
 /** The emulator faults a kind arms (none for kills and restarts). */
 function armsFor(random: Random, kind: FaultKind, daySeconds: number): EmulatorArm[] {
   switch (kind) {
-    case "llm_outage": return [{ service: "gemini", kind: "unavailable", for_ms: between(random, 4, 12) * 1000 }];
+    // Short or long: retries (backoff 1 s on the scaled clock, 3 attempts) outlast some outages, not others.
+    case "llm_outage": return [{ service: "gemini", kind: "unavailable", for_ms: between(random, 1, 8) * 1000 }];
     case "llm_rate_limited": return [{ service: "gemini", kind: "rate_limited", count: between(random, 1, 3) }];
     case "llm_slow": return [{ service: "gemini", kind: "slow", delay_ms: between(random, 1500, 4000), for_ms: 20_000 }];
     case "llm_malformed": return [{ service: "gemini", kind: "malformed_json", count: between(random, 1, 3) }];
