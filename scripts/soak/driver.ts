@@ -36,7 +36,7 @@ export interface DayRecord {
   ended_at: string;
   wall_s: number;
   /** terminal: every run and unit terminal before the deadline; deadline: the day ran out. */
-  ended_by: "terminal" | "deadline" | "interrupted";
+  ended_by: "terminal" | "deadline";
   run_ids: string[];
 }
 
@@ -82,7 +82,7 @@ interface Context {
   daySeconds: number;
   startDate: string;
   log: Log;
-  /** Set on SIGINT/SIGTERM: the current day ends at once and no further day starts. */
+  /** Set on SIGINT/SIGTERM: the current day runs to its end as usual, and no further day starts. */
   interrupted: () => boolean;
 }
 
@@ -162,7 +162,7 @@ async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed:
   const deadline = started + ctx.daySeconds * 1000;
   let endedBy: DayRecord["ended_by"] = "deadline";
   let lastShown = "";
-  while (Date.now() < deadline && !ctx.interrupted()) {
+  while (Date.now() < deadline) {
     const elapsed = (Date.now() - started) / 1000;
     while (due.length > 0 && due[0]!.at_s <= elapsed) faults.push(await inject(ctx, due.shift()!, timed));
     await timed.rearmAfterRestart(ctx.env, ctx.log);
@@ -181,8 +181,7 @@ async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed:
     }
     await sleep(TICK_MS);
   }
-  if (ctx.interrupted() && endedBy === "deadline") endedBy = "interrupted";
-  if (!ctx.interrupted()) for (const planned of due) faults.push({ ...await inject(ctx, planned, timed), note: "fired late: the day ran out first" });
+  for (const planned of due) faults.push({ ...await inject(ctx, planned, timed), note: "fired late: the day ran out first" });
   // A day's faults end with it: the next day starts without them.
   await disarmEmulator(ctx.env);
   timed.clear();

@@ -7,8 +7,8 @@
  *   days=N runs=R published=P rejected=J failed=F duplicates=0 stuck=0 lost=0
  *
  * Exit code 1 when a failure has no injected fault to explain it or duplicates/stuck/lost > 0;
- * 2 on bad arguments; 3 when interrupted (SIGINT/SIGTERM: the current day ends at once, no other
- * starts, and the report covers the days run, `days=` counting them).
+ * 2 on bad arguments; 3 when interrupted (SIGINT/SIGTERM: the current day runs to its end, no
+ * other starts, and the report covers the days run, `days=` counting them).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -54,7 +54,7 @@ async function main(): Promise<number> {
     const startDate = new Date().toISOString().slice(0, 10);
     let interrupted = false;
     const onSignal = (signal: string) => {
-      if (!interrupted) say(`${signal}: ending the current day now; the report covers the days run`);
+      if (!interrupted) say(`${signal}: no new day starts after this one; the report covers the days run`);
       interrupted = true;
     };
     process.on("SIGINT", onSignal);
