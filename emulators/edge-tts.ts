@@ -15,6 +15,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
 import type { EmulatorContext } from "./context.ts";
+import { slowDown } from "./faults.ts";
 import { MP3_FORMATS, synthesizeSpeech } from "./edge-tts-speech.ts";
 
 export const EDGE_TTS_PATH = "/consumer/speech/synthesize/readaloud/edge/v1";
@@ -110,6 +111,7 @@ async function answerSsml(ws: ServerWebSocket<EdgeTtsSocketData>, requestId: str
     ws.close(1007, String((error as Error).message).slice(0, 120));
     return;
   }
+  await slowDown(ctx.faults, "edge-tts");
   const fault = ctx.faults.take("edge-tts");
   const bytesPerTick = (MP3_FORMATS[format].bitrateK * 1000) / 8 / 1e7;
   const chunks = Math.ceil(track.mp3.length / AUDIO_CHUNK_BYTES);

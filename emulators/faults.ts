@@ -26,6 +26,14 @@
  * | youtube    | `http_503`              | the upload call (start or PUT) answers 503 `backendError`, nothing stored |
  * | youtube    | `session_expired`       | the session named by a PUT is discarded and the PUT answers 404     |
  * | storage    | `drop_after_bytes`      | a TUS PATCH keeps its first `bytes` bytes, then the connection drops |
+ * | youtube    | `quota_exceeded`        | starting an upload answers 403 `quotaExceeded` (domain `youtube.quota`) |
+ * | youtube    | `rate_limited`          | the upload call (start or PUT) answers 429 `rateLimitExceeded`      |
+ * | gemini, gemini-tts, edge-tts, youtube | `slow` | the call is answered `delay_ms` later (1..60000), otherwise normally |
+ *
+ * Any fault armed with `for_ms` (1..3600000) instead applies to every matching call for that long,
+ * whatever `count` says: an outage (`unavailable` for 20 s), a quota-exhausted day, a slow spell.
+ * `slow` combines with the other kinds: a call can be both delayed and failed. `DELETE /_emulator/faults`
+ * (fault-admin.ts) disarms every fault at once.
  *
  * `serve` replays a recorded answer (the malformed-output corpus, tests/fixtures/llm-malformed):
  * `answer: {text?, finishReason?, blockReason?, refusal?, empty?}` — the text of the answer, its
@@ -60,11 +68,11 @@ function servedAnswer(input: unknown): ServedAnswer | string {
 }
 
 export const FAULT_KINDS = {
-  gemini: ["unavailable", "rate_limited", "malformed_json", "invalid_api_key", "prompt_blocked", "finish_safety", "serve", "low_hook_scores"],
-  "gemini-tts": ["unavailable", "rate_limited", "refusal"],
+  gemini: ["unavailable", "rate_limited", "malformed_json", "invalid_api_key", "prompt_blocked", "finish_safety", "serve", "low_hook_scores", "slow"],
+  "gemini-tts": ["unavailable", "rate_limited", "refusal", "slow"],
   openai: ["unavailable", "rate_limited", "invalid_api_key", "serve"],
-  "edge-tts": ["close_before_turn_end"],
-  youtube: ["drop_after_bytes", "http_503", "session_expired"],
+  "edge-tts": ["close_before_turn_end", "slow"],
+  youtube: ["drop_after_bytes", "http_503", "session_expired", "quota_exceeded", "rate_limited", "slow"],
   storage: ["drop_after_bytes"],
 } as const;
 
@@ -79,7 +87,14 @@ export interface Fault {
   bytes?: number;
   /** `serve` only: the answer given instead of the model's. */
   answer?: ServedAnswer;
+  /** `slow` only: how long the call waits before it is answered. */
+  delay_ms?: number;
+  /** Set by `for_ms`: the fault applies to every matching call until then (epoch ms), `remaining` aside. */
+  until?: number;
 }
+
+const MAX_DELAY_MS = 60_000;
+const MAX_FOR_MS = 3_600_000;
 
 export class FaultBook {
   #faults: Fault[] = [];
@@ -87,7 +102,7 @@ export class FaultBook {
   /** Validates and arms a fault from the JSON a test posted; returns an error message or the fault. */
   arm(input: unknown): Fault | string {
     if (input === null || typeof input !== "object") return "body must be a JSON object";
-    const { service, kind, count = 1, bytes, answer } = input as Record<string, unknown>;
+    const { service, kind, count = 1, bytes, answer, delay_ms: delayMs, for_ms: forMs } = input as Record<string, unknown>;
     if (typeof service !== "string" || !(service in FAULT_KINDS)) {
       return `service must be one of ${Object.keys(FAULT_KINDS).join(", ")}`;
     }
@@ -97,6 +112,12 @@ export class FaultBook {
     if (kind === "drop_after_bytes" && (typeof bytes !== "number" || !Number.isInteger(bytes) || bytes < 0)) {
       return "drop_after_bytes needs bytes: a non-negative integer";
     }
+    if (kind === "slow" && (typeof delayMs !== "number" || !Number.isInteger(delayMs) || delayMs < 1 || delayMs > MAX_DELAY_MS)) {
+      return `slow needs delay_ms: an integer 1..${MAX_DELAY_MS}`;
+    }
+    if (forMs !== undefined && (typeof forMs !== "number" || !Number.isInteger(forMs) || forMs < 1 || forMs > MAX_FOR_MS)) {
+      return `for_ms must be an integer 1..${MAX_FOR_MS}`;
+    }
     let served: ServedAnswer | undefined;
     if (kind === "serve") {
       const checked = servedAnswer(answer);
@@ -104,6 +125,8 @@ export class FaultBook {
       served = checked;
     }
     const fault: Fault = { service: service as FaultService, kind, remaining: count, bytes: bytes as number | undefined, answer: served };
+    if (kind === "slow") fault.delay_ms = delayMs as number;
+    if (forMs !== undefined) fault.until = Date.now() + (forMs as number);
     this.#faults.push(fault);
     return fault;
   }
@@ -111,21 +134,42 @@ export class FaultBook {
   /**
    * Consumes one use of the oldest armed fault of `service` whose kind is accepted by `accepts`
    * (a call that a fault kind cannot apply to, such as a status query for `drop_after_bytes`,
-   * leaves it armed).
+   * leaves it armed). `slow` faults are left to `delayFor`.
    */
   take(service: FaultService, accepts: (kind: string) => boolean = () => true): Fault | undefined {
-    const fault = this.#faults.find((f) => f.service === service && accepts(f.kind));
+    return this.#consume((f) => f.service === service && f.kind !== "slow" && accepts(f.kind));
+  }
+
+  /** Milliseconds the next call of `service` waits before it is answered (an armed `slow`), else 0. */
+  delayFor(service: FaultService): number {
+    return this.#consume((f) => f.service === service && f.kind === "slow")?.delay_ms ?? 0;
+  }
+
+  #consume(matches: (fault: Fault) => boolean): Fault | undefined {
+    const now = Date.now();
+    this.#faults = this.#faults.filter((f) => f.until === undefined || f.until > now);
+    const fault = this.#faults.find(matches);
     if (!fault) return undefined;
-    fault.remaining -= 1;
-    if (fault.remaining <= 0) this.#faults = this.#faults.filter((f) => f !== fault);
+    // A timed fault stays armed until it expires; a counted one wears out.
+    if (fault.until === undefined) {
+      fault.remaining -= 1;
+      if (fault.remaining <= 0) this.#faults = this.#faults.filter((f) => f !== fault);
+    }
     return { ...fault };
   }
 
   list(): Fault[] {
-    return this.#faults.map((f) => ({ ...f }));
+    const now = Date.now();
+    return this.#faults.filter((f) => f.until === undefined || f.until > now).map((f) => ({ ...f }));
   }
 
   clear(): void {
     this.#faults = [];
   }
+}
+
+/** Waits out an armed `slow` fault of `service`, if any. */
+export async function slowDown(faults: FaultBook, service: FaultService): Promise<void> {
+  const ms = faults.delayFor(service);
+  if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
 }

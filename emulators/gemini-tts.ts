@@ -13,6 +13,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import type { EmulatorContext } from "./context.ts";
 import { googleError, jsonResponse } from "./context.ts";
+import { slowDown } from "./faults.ts";
 import { synthesizePcm } from "./edge-tts-speech.ts";
 import { GEMINI_TTS_VOICES } from "../shared/providers/tts/gemini-voices.ts";
 
@@ -63,6 +64,7 @@ function resampleTo24k(pcm: Int16Array, fromRate: number): Promise<Uint8Array> {
 }
 
 export async function handleGeminiTts(req: Request, model: string, ctx: EmulatorContext): Promise<Response> {
+  await slowDown(ctx.faults, "gemini-tts");
   const fault = ctx.faults.take("gemini-tts");
   if (fault?.kind === "unavailable") return googleError(503, "UNAVAILABLE", "The model is overloaded. Please try again later.");
   if (fault?.kind === "rate_limited") {

@@ -20,7 +20,7 @@
 import { createHash } from "node:crypto";
 import type { EmulatorContext } from "./context.ts";
 import { googleError, jsonResponse } from "./context.ts";
-import type { ServedAnswer } from "./faults.ts";
+import { type ServedAnswer, slowDown } from "./faults.ts";
 import { auditHook } from "./gemini-tasks/hook-audit.ts";
 import { parsePrompt, Variant } from "./gemini-tasks/prompt.ts";
 import { planScenes } from "./gemini-tasks/scene-plan.ts";
@@ -143,6 +143,7 @@ export async function handleGemini(req: Request, url: URL, ctx: EmulatorContext)
 
   if (isTtsModel(model)) return handleGeminiTts(req, model, ctx);
 
+  await slowDown(ctx.faults, "gemini");
   const fault = ctx.faults.take("gemini", (kind) => kind !== "low_hook_scores");
   if (fault?.kind === "unavailable") {
     return googleError(503, "UNAVAILABLE", "The model is overloaded. Please try again later.");

@@ -34,6 +34,8 @@ import { handleTrends } from "./trends.ts";
 import { handleSources } from "./sources.ts";
 import { handleReddit } from "./sources-reddit.ts";
 import { handlePexels } from "./pexels.ts";
+import { handlePostedFeeds } from "./posted-feeds.ts";
+import { handleFaultAdmin } from "./fault-admin.ts";
 import { handleStorage, resetStorage } from "./storage.ts";
 import { StorageDisk } from "./storage-disk.ts";
 import { LOCAL_STACK } from "../shared/config/local-stack.ts";
@@ -74,6 +76,8 @@ const SERVICES: Array<[string, Handler]> = [
   ["reddit", handleReddit],
   ["storage", handleStorage],
   ["pexels", handlePexels],
+  ["posted-feeds", handlePostedFeeds],
+  ["fault-admin", handleFaultAdmin],
 ];
 
 const DEFAULT_STORAGE_MAX_OBJECT_BYTES = 512 * 1024 * 1024;

@@ -21,6 +21,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { EmulatorContext } from "./context.ts";
+import { slowDown } from "./faults.ts";
 import { droppedConnection, jsonResponse } from "./context.ts";
 import { channelIdFor } from "./oauth.ts";
 import { CHANNELS_PATH, listChannels } from "./youtube-channels.ts";
@@ -44,6 +45,17 @@ function apiError(code: number, reason: string, message: string, extra: Record<s
   const status = { 400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 503: "UNAVAILABLE" }[code] ?? "UNKNOWN";
   return jsonResponse({ error: { code, message, errors: [{ message, domain: "youtube.video", reason, ...extra }], status } }, code,
     code === 401 ? { "www-authenticate": 'Bearer realm="https://accounts.google.com/", error="invalid_token"' } : {});
+}
+
+/** The Data API's answer once the project's daily quota is spent (it resets at midnight Pacific time). */
+function quotaExceeded(): Response {
+  const message = "The request cannot be completed because you have exceeded your quota.";
+  return jsonResponse({ error: { code: 403, message, errors: [{ message, domain: "youtube.quota", reason: "quotaExceeded" }], status: "PERMISSION_DENIED" } }, 403);
+}
+
+function rateLimited(): Response {
+  const message = "The request cannot be completed because you have exceeded your rate limit.";
+  return jsonResponse({ error: { code: 429, message, errors: [{ message, domain: "youtube.quota", reason: "rateLimitExceeded" }], status: "RESOURCE_EXHAUSTED" } }, 429);
 }
 
 const unauthorized = () =>
@@ -120,9 +132,11 @@ async function startSession(req: Request, url: URL, ctx: EmulatorContext): Promi
   if (!/^(video\/|application\/octet-stream)/.test(contentType)) {
     return apiError(400, "invalidContentType", `Media type '${contentType}' is not supported for video uploads.`);
   }
-  if (ctx.faults.take("youtube", (kind) => kind === "http_503")) {
-    return apiError(503, "backendError", "Backend Error");
-  }
+  await slowDown(ctx.faults, "youtube");
+  const fault = ctx.faults.take("youtube", (kind) => kind === "http_503" || kind === "quota_exceeded" || kind === "rate_limited");
+  if (fault?.kind === "http_503") return apiError(503, "backendError", "Backend Error");
+  if (fault?.kind === "rate_limited") return rateLimited();
+  if (fault?.kind === "quota_exceeded") return quotaExceeded();
   const metadata = validateMetadata(await req.json().catch(() => ({})));
   if (metadata instanceof Response) return metadata;
 
@@ -157,12 +171,15 @@ async function putSession(req: Request, url: URL, ctx: EmulatorContext): Promise
     if (!session) return notFound();
     const range = req.headers.get("content-range");
     const statusQuery = range !== null && /^bytes \*\/(\d+|\*)$/.test(range.trim());
-    const fault = ctx.faults.take("youtube", (kind) => kind !== "drop_after_bytes" || !statusQuery);
+    await slowDown(ctx.faults, "youtube");
+    // Quota is charged when an upload starts (videos.insert); a session's PUTs never exceed it.
+    const fault = ctx.faults.take("youtube", (kind) => kind !== "quota_exceeded" && (kind !== "drop_after_bytes" || !statusQuery));
     if (fault?.kind === "session_expired") {
       await store.deleteSession(uploadId);
       return notFound();
     }
     if (fault?.kind === "http_503") return apiError(503, "backendError", "Backend Error");
+    if (fault?.kind === "rate_limited") return rateLimited();
 
     if (session.video_id) {
       const video = await store.getVideo(session.video_id);

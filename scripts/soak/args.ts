@@ -1,0 +1,57 @@
+/**
+ * `npm run soak -- --days N --dimensions D --seed S [--day-seconds T] [--out DIR]`, parsed with
+ * node:util's parseArgs; every bad value is reported with what is expected.
+ */
+import { parseArgs } from "node:util";
+
+export interface SoakOptions {
+  days: number;
+  dimensions: number;
+  seed: number;
+  /** Wall-clock seconds a simulated day may take at most (its deadline). */
+  daySeconds: number;
+  /** Where report.md and report.json go. */
+  outDir: string;
+}
+
+export const USAGE = "usage: npm run soak -- --days N (1-60) --dimensions D (1-10) --seed S (0-4294967295) [--day-seconds T (60-3600, default 900)] [--out DIR (default out/soak)]";
+
+export class UsageError extends Error {}
+
+function wholeNumber(name: string, raw: string | undefined, min: number, max: number, fallback?: number): number {
+  if (raw === undefined) {
+    if (fallback !== undefined) return fallback;
+    throw new UsageError(`--${name} is required`);
+  }
+  if (!/^\d+$/.test(raw.trim())) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new UsageError(`--${name} must be from ${min} to ${max}, got ${value}`);
+  return value;
+}
+
+export function parseSoakArgs(argv: string[]): SoakOptions {
+  let values: Record<string, string | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        days: { type: "string" },
+        dimensions: { type: "string" },
+        seed: { type: "string" },
+        "day-seconds": { type: "string" },
+        out: { type: "string" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }) as { values: Record<string, string | undefined> });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  return {
+    days: wholeNumber("days", values.days, 1, 60),
+    dimensions: wholeNumber("dimensions", values.dimensions, 1, 10),
+    seed: wholeNumber("seed", values.seed, 0, 4294967295),
+    daySeconds: wholeNumber("day-seconds", values["day-seconds"], 60, 3600, 900),
+    outDir: values.out?.trim() || "out/soak",
+  };
+}
