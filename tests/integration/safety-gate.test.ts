@@ -97,8 +97,16 @@ describe("the classifier through the Gemini emulator", () => {
   test("an outage or rate limit never passes a text", async () => {
     await emulator.armFault({ service: "gemini", kind: "rate_limited", count: 1 });
     await expect(gate("Text during a rate limit")).rejects.toBeInstanceOf(ProviderUnavailableError);
-    await emulator.armFault({ service: "gemini", kind: "malformed_json", count: 1 });
-    await expect(gate("Text with a cut answer")).rejects.toThrow("not JSON");
+    await emulator.armFault({ service: "gemini", kind: "malformed_json", count: 3 });
+    await expect(gate("Text with a cut answer")).rejects.toThrow(/not JSON.*after 2 repairs/);
+  });
+
+  test("a verdict cut off at the token limit is asked again, twice at most, and the repaired verdict counts", async () => {
+    await emulator.armFault({ service: "gemini", kind: "malformed_json", count: 2 });
+    const verdict = await gate("How glaciers carve valleys, cut off twice");
+    expect(verdict.allowed).toBe(true);
+    // Both cut answers were spent on this one verdict: the next call is answered normally.
+    expect((await gate("How rivers meander")).allowed).toBe(true);
   });
 
   test("a verdict is reused from the LLM cache: the same text gets the same answer during an outage", async () => {

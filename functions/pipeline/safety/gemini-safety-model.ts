@@ -4,11 +4,16 @@
  * or an answer it stops for safety (finishReason SAFETY, PROHIBITED_CONTENT, BLOCKLIST, SPII) is a
  * "not allowed" verdict carrying that reason. An unreachable, overloaded or slow model is
  * `ProviderUnavailableError` (retriable): the caller waits and retries, and never passes the text.
+ * A verdict that is not the contract's JSON (cut off at the token limit, say) is asked again with
+ * the problems named, at most MAX_REPAIRS times, as every other model answer is (boundary.ts): one
+ * garbled answer must not fail a dimension's whole ingest.
  */
 import { ApiError, GoogleGenAI } from "@google/genai";
 import { type ModelSafetyVerdict, ModelSafetyVerdict as VerdictSchema, type SafetyCategory } from "../../../shared/contracts/safety.ts";
 import { errorForStatus, ProviderUnavailableError } from "../../../shared/providers/errors.ts";
-import { fromZodIssues, LlmContractError } from "../../../shared/providers/llm/contract.ts";
+import { MAX_REPAIRS } from "../../../shared/providers/llm/boundary.ts";
+import { fromZodIssues, type LlmIssue, LlmContractError } from "../../../shared/providers/llm/contract.ts";
+import { repairPrompt } from "../../../shared/providers/llm/repair.ts";
 
 export interface SafetyModel {
   readonly model: string;
@@ -41,53 +46,71 @@ export function createGeminiSafetyModel(options: { apiKey: string; baseUrl?: str
     apiKey: options.apiKey,
     httpOptions: { baseUrl: options.baseUrl, apiVersion: "v1beta", timeout: options.timeoutMs ?? 20_000 },
   });
+
+  /** One question to the model: its verdict, or the contract problem with its answer (returned, not thrown). */
+  async function askOnce(prompt: string): Promise<ModelSafetyVerdict | LlmContractError> {
+    let response;
+    try {
+      response = await ai.models.generateContent({
+        model: options.model,
+        contents: prompt,
+        config: { responseMimeType: "application/json", temperature: 0 },
+      });
+    } catch (error) {
+      if (error instanceof ApiError) throw errorForStatus("gemini", error.status, `Gemini safety classifier answered ${error.status}: ${error.message}`, error);
+      const message = error instanceof Error ? error.message : String(error);
+      throw new ProviderUnavailableError("gemini", `Gemini safety classifier unreachable: ${message}`, { cause: error });
+    }
+    const blockReason = response.promptFeedback?.blockReason;
+    if (blockReason) {
+      return {
+        allowed: false,
+        category: categoryFromRatings(response.promptFeedback?.safetyRatings as Rating[] | undefined, "other"),
+        reason: `Gemini blocked the prompt: ${blockReason}${response.promptFeedback?.blockReasonMessage ? ` (${response.promptFeedback.blockReasonMessage})` : ""}`,
+        confidence: 1,
+      };
+    }
+    const candidate = response.candidates?.[0];
+    const finish = candidate?.finishReason;
+    if (finish && SAFETY_STOPS.has(finish)) {
+      return {
+        allowed: false,
+        category: finish === "SPII" ? "personal-data" : categoryFromRatings(candidate?.safetyRatings as Rating[] | undefined, "other"),
+        reason: `Gemini stopped the answer: ${finish}`,
+        confidence: 1,
+      };
+    }
+    const raw = response.text ?? "";
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      const cut = finish === "MAX_TOKENS" ? ": it was cut off at the token limit, answer shorter" : "";
+      return new LlmContractError(`Gemini safety verdict is not JSON (finishReason ${finish ?? "unknown"})`, [{ path: "(answer)", message: `not JSON${cut}` }], raw);
+    }
+    const parsed = VerdictSchema.safeParse(json);
+    if (!parsed.success) {
+      const summary = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
+      return new LlmContractError(`Gemini safety verdict does not match the schema: ${summary}`, fromZodIssues(parsed.error.issues), raw);
+    }
+    return parsed.data;
+  }
+
   return {
     model: options.model,
     async classify(prompt: string): Promise<ModelSafetyVerdict> {
-      let response;
-      try {
-        response = await ai.models.generateContent({
-          model: options.model,
-          contents: prompt,
-          config: { responseMimeType: "application/json", temperature: 0 },
-        });
-      } catch (error) {
-        if (error instanceof ApiError) throw errorForStatus("gemini", error.status, `Gemini safety classifier answered ${error.status}: ${error.message}`, error);
-        const message = error instanceof Error ? error.message : String(error);
-        throw new ProviderUnavailableError("gemini", `Gemini safety classifier unreachable: ${message}`, { cause: error });
+      let issues: readonly LlmIssue[] = [];
+      let raw = "";
+      let last: LlmContractError | null = null;
+      for (let attempt = 0; attempt <= MAX_REPAIRS; attempt++) {
+        const asked = attempt === 0 ? prompt : repairPrompt({ prompt, issues, badOutput: raw, schema: VerdictSchema, repair: attempt });
+        const answer = await askOnce(asked);
+        if (!(answer instanceof LlmContractError)) return answer;
+        last = answer;
+        issues = answer.issues;
+        raw = answer.raw ?? "";
       }
-      const blockReason = response.promptFeedback?.blockReason;
-      if (blockReason) {
-        return {
-          allowed: false,
-          category: categoryFromRatings(response.promptFeedback?.safetyRatings as Rating[] | undefined, "other"),
-          reason: `Gemini blocked the prompt: ${blockReason}${response.promptFeedback?.blockReasonMessage ? ` (${response.promptFeedback.blockReasonMessage})` : ""}`,
-          confidence: 1,
-        };
-      }
-      const candidate = response.candidates?.[0];
-      const finish = candidate?.finishReason;
-      if (finish && SAFETY_STOPS.has(finish)) {
-        return {
-          allowed: false,
-          category: finish === "SPII" ? "personal-data" : categoryFromRatings(candidate?.safetyRatings as Rating[] | undefined, "other"),
-          reason: `Gemini stopped the answer: ${finish}`,
-          confidence: 1,
-        };
-      }
-      const raw = response.text ?? "";
-      let json: unknown;
-      try {
-        json = JSON.parse(raw);
-      } catch {
-        throw new LlmContractError(`Gemini safety verdict is not JSON (finishReason ${finish ?? "unknown"})`, [], raw);
-      }
-      const parsed = VerdictSchema.safeParse(json);
-      if (!parsed.success) {
-        const summary = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
-        throw new LlmContractError(`Gemini safety verdict does not match the schema: ${summary}`, fromZodIssues(parsed.error.issues), raw);
-      }
-      return parsed.data;
+      throw new LlmContractError(`${last!.message}, still after ${MAX_REPAIRS} repairs`, last!.issues, last!.raw, MAX_REPAIRS + 1);
     },
   };
 }
