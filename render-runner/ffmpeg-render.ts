@@ -1,7 +1,7 @@
 import { rm } from "node:fs/promises";
 import { escapeFilterValue, type FfmpegProgress, runFfmpeg } from "../shared/media/ffmpeg.ts";
 import { isLinear, type LoudnessMeasurement } from "../shared/media/loudness.ts";
-import { buildRenderAudioGraph, measureRenderAudio, type MusicBedMix, type SourceLevels } from "./music-mix.ts";
+import { measureRenderAudio, type MusicBedMix, normaliseChain, type SourceLevels } from "./music-mix.ts";
 
 /** The published format: vertical 1080x1920 H.264 high / AAC. */
 export const RENDER_FORMAT = {
@@ -84,8 +84,8 @@ export function planFrames(plan: Pick<RenderPlan, "clips">): number {
 }
 
 /** Intermediate files of a render, beside its output; removed when the render ends. */
-export function renderPartPaths(outPath: string): { video: string; audio: string } {
-  return { video: `${outPath}.video.mp4`, audio: `${outPath}.audio.m4a` };
+export function renderPartPaths(outPath: string): { video: string; mix: string; audio: string } {
+  return { video: `${outPath}.video.mp4`, mix: `${outPath}.mix.wav`, audio: `${outPath}.audio.m4a` };
 }
 
 /**
@@ -130,21 +130,20 @@ export function buildVideoArgs(plan: RenderPlan, outPath: string): string[] {
 }
 
 /**
- * The sound of a render: the voice (music-mix.ts: optional bed, limiter) normalised by loudnorm's
- * second pass with the measured values, padded with silence or cut to the video's exact length.
+ * The sound of a render: the measured mix (music-mix.ts: voice, optional ducked bed, limiter, as
+ * the measuring pass wrote it) normalised by loudnorm's second pass with the measured values, at
+ * the video's exact length, encoded to AAC.
  */
-export function buildAudioArgs(plan: RenderPlan, audio: Pick<RenderAudioReport, "levels" | "final">, outPath: string): string[] {
-  const music = plan.music ?? null;
-  const inputs = ["-i", plan.audioPath];
-  if (music) inputs.push("-stream_loop", "-1", "-i", music.path);
-  const graph = buildRenderAudioGraph(
-    { voice: 0, music: music ? 1 : null, durationS: planFrames(plan) / RENDER_FORMAT.fps },
-    audio.levels,
-    music?.mix ?? null,
-    audio.final,
-    "aout",
-  );
-  return [...inputs, "-filter_complex", graph.join(";"), "-map", "[aout]", "-vn", "-sn", "-dn", ...audioEncoderArgs(), "-map_metadata", "-1", "-f", "mp4", "-y", outPath];
+export function buildAudioArgs(mixPath: string, final: LoudnessMeasurement, durationS: number, outPath: string): string[] {
+  return [
+    "-i", mixPath,
+    "-filter_complex", `[0:a]${normaliseChain(final, durationS)}[aout]`,
+    "-map", "[aout]", "-vn", "-sn", "-dn",
+    ...audioEncoderArgs(),
+    "-map_metadata", "-1",
+    "-f", "mp4",
+    "-y", outPath,
+  ];
 }
 
 /** Picture and sound into the published file: stream copies, the index moved to the front. */
@@ -162,8 +161,9 @@ export function buildMuxArgs(videoPath: string, audioPath: string, outPath: stri
 /**
  * Runs the render as two FFmpeg processes side by side, then a stream copy. The picture (decode,
  * scale, captions, x264 on every core) starts at once; the sound (the audio-only measuring passes,
- * then the mix normalised and encoded) is a fraction of that work and runs beside it instead of
- * ahead of it, on whatever the encoder leaves of the cores. Progress reports follow the picture.
+ * which keep the mix they measured, then that mix normalised and encoded) is a fraction of that
+ * work and runs beside it instead of ahead of it, on whatever the encoder leaves of the cores.
+ * Progress reports follow the picture.
  * Either failing stops the other; the intermediate files are removed in every case.
  */
 export async function renderVideo(
@@ -191,9 +191,9 @@ export async function renderVideo(
       const audio = await measureRenderAudio(
         { voicePath: plan.audioPath, musicPath: plan.music?.path ?? null, durationS: totalMs / 1000 },
         plan.music?.mix ?? null,
-        run,
+        { ...run, mixPath: parts.mix },
       );
-      await runFfmpeg(buildAudioArgs(plan, audio, parts.audio), run);
+      await runFfmpeg(buildAudioArgs(parts.mix, audio.final, totalMs / 1000, parts.audio), run);
       return audio;
     })());
     const [audio] = await Promise.all([sound, picture]);
@@ -202,6 +202,6 @@ export async function renderVideo(
     return { ...audio, linear: isLinear(audio.final) };
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
-    await Promise.all([rm(parts.video, { force: true }), rm(parts.audio, { force: true })]);
+    await Promise.all([parts.video, parts.mix, parts.audio].map((path) => rm(path, { force: true })));
   }
 }

@@ -90,7 +90,16 @@ export function buildMixGraph(inputs: AudioMixInputs, levels: SourceLevels, musi
   ];
 }
 
-/** The render's audio chains: the mix, normalised with the second-pass measurement, at exactly `durationS`. */
+/**
+ * The second pass on a mix: loudnorm with the first pass's measurement (`linear=true`: one gain),
+ * back to 48 kHz (loudnorm works at 192 kHz), cut again so resampling cannot move the end.
+ */
+export function normaliseChain(final: LoudnessMeasurement, durationS: number): string {
+  const d = seconds(durationS);
+  return `${loudnormApplyFilter(final)},aresample=${AUDIO_SAMPLE_RATE},${FORMAT},atrim=duration=${d},asetpts=PTS-STARTPTS`;
+}
+
+/** The whole audio of a render in one graph: the mix, normalised with the second-pass measurement, at exactly `durationS`. */
 export function buildRenderAudioGraph(
   inputs: AudioMixInputs,
   levels: SourceLevels,
@@ -98,12 +107,7 @@ export function buildRenderAudioGraph(
   final: LoudnessMeasurement,
   out: string,
 ): string[] {
-  const d = seconds(inputs.durationS);
-  return [
-    ...buildMixGraph(inputs, levels, music, "mixed"),
-    // loudnorm works at 192 kHz; back to 48 kHz, and cut again so resampling cannot move the end.
-    `[mixed]${loudnormApplyFilter(final)},aresample=${AUDIO_SAMPLE_RATE},${FORMAT},atrim=duration=${d},asetpts=PTS-STARTPTS[${out}]`,
-  ];
+  return [...buildMixGraph(inputs, levels, music, "mixed"), `[mixed]${normaliseChain(final, inputs.durationS)}[${out}]`];
 }
 
 export interface AudioSources {
@@ -118,15 +122,17 @@ export interface AudioSources {
  * the target would cross loudnorm's ceiling, loudnorm could not stay linear: the mix is measured
  * again with that gain moved ahead of the limiter, so the limiter, not loudnorm's dynamic mode,
  * deals with the peaks. The last measurement of the mix is loudnorm's first pass: the render hands
- * it to loudnorm with `linear=true`.
+ * it to loudnorm with `linear=true`. With `mixPath`, each round also writes the mix it measured
+ * there (the last round's stays), so the second pass needs neither the sources nor the limiter.
  */
 export async function measureRenderAudio(
   sources: AudioSources,
   music: MusicBedMix | null,
-  options: { signal?: AbortSignal; ffmpegPath?: string } = {},
+  options: { signal?: AbortSignal; ffmpegPath?: string; mixPath?: string } = {},
 ): Promise<{ levels: SourceLevels; final: LoudnessMeasurement }> {
   const d = seconds(sources.durationS);
-  const meter = { ...options, meter: "ebur128" as const };
+  const meter = { signal: options.signal, ffmpegPath: options.ffmpegPath, meter: "ebur128" as const };
+  const mixMeter = { ...meter, writeTo: options.mixPath };
   const voice = measureLoudness(["-i", sources.voicePath], `[0:a]aresample=${AUDIO_SAMPLE_RATE},${FORMAT}[measure]`, meter);
   const track = sources.musicPath && music
     ? measureLoudness(["-stream_loop", "-1", "-i", sources.musicPath], `[0:a]aresample=${AUDIO_SAMPLE_RATE},${FORMAT},atrim=duration=${d}[measure]`, meter)
@@ -136,10 +142,10 @@ export async function measureRenderAudio(
   const inputArgs = ["-i", sources.voicePath];
   if (levels.music) inputArgs.push("-stream_loop", "-1", "-i", sources.musicPath!);
   const mixInputs = { voice: 0, music: levels.music ? 1 : null, durationS: sources.durationS };
-  let final = await measureLoudness(inputArgs, buildMixGraph(mixInputs, levels, music, "measure").join(";"), meter);
+  let final = await measureLoudness(inputArgs, buildMixGraph(mixInputs, levels, music, "measure").join(";"), mixMeter);
   for (let round = 1; round < MAX_MIX_ROUNDS && !peaksFitAfterGain(final); round++) {
     levels.makeup_db += gainToTarget(final);
-    final = await measureLoudness(inputArgs, buildMixGraph(mixInputs, levels, music, "measure").join(";"), meter);
+    final = await measureLoudness(inputArgs, buildMixGraph(mixInputs, levels, music, "measure").join(";"), mixMeter);
   }
   return { levels, final };
 }

@@ -180,10 +180,13 @@ export type LoudnessMeter = "ebur128" | "loudnorm";
 export async function measureLoudness(
   inputArgs: readonly string[],
   graph: string,
-  options: { signal?: AbortSignal; ffmpegPath?: string; meter?: LoudnessMeter } = {},
+  options: { signal?: AbortSignal; ffmpegPath?: string; meter?: LoudnessMeter; writeTo?: string } = {},
 ): Promise<LoudnessMeasurement> {
   const meter = options.meter ?? "loudnorm";
   const filter = meter === "loudnorm" ? loudnormMeasureFilter() : "ebur128=peak=true";
+  // ebur128 passes its input through untouched: `writeTo` keeps the measured audio (32-bit float
+  // WAV), so a later pass can apply the gain without rebuilding it.
+  if (options.writeTo && meter !== "ebur128") throw new Error("only the ebur128 meter passes the measured audio through");
   const args = [
     ...inputArgs,
     "-filter_complex", `${graph};[measure]${filter}[measured]`,
@@ -191,7 +194,7 @@ export async function measureLoudness(
     "-vn", "-sn", "-dn",
     // Both meters print their report at info level; the runner's default is errors only.
     "-loglevel", "info",
-    "-f", "null", "-",
+    ...(options.writeTo ? ["-c:a", "pcm_f32le", "-f", "wav", "-y", options.writeTo] : ["-f", "null", "-"]),
   ];
   const { stderrTail } = await runFfmpeg(args, { signal: options.signal, ffmpegPath: options.ffmpegPath, stderrTailBytes: 64_000 });
   return meter === "loudnorm" ? parseLoudnormReport(stderrTail) : parseEbur128Summary(stderrTail);
