@@ -2,11 +2,12 @@
  * The accelerated clock. A simulated day: its trend items are posted, its run is triggered as the
  * daily pg_cron job would (mdame.trigger_run for that run_date), and the minutely tick runs every
  * TICK_MS instead; the day's faults fire at their planned second. The next day starts as soon as
- * every run and unit is terminal and every fault of the day has fired, or at the day's deadline
- * (`--day-seconds` after its trigger), whichever comes first.
+ * every run and unit is terminal, every fault of the day has fired and every component it killed
+ * is back, or at the day's deadline (`--day-seconds` after its trigger), whichever comes first.
  */
 import type { Sql } from "../../shared/db/client.ts";
 import type { PlannedFault, SoakPlan } from "./plan.ts";
+import { restartsSoFar } from "./evidence.ts";
 import { armEmulator, componentPid, disarmEmulator, killComponent, type Log, postFeed, restartPostgres } from "./processes.ts";
 
 const TICK_MS = 2_000;
@@ -162,9 +163,26 @@ async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed:
   const deadline = started + ctx.daySeconds * 1000;
   let endedBy: DayRecord["ended_by"] = "deadline";
   let lastShown = "";
+  // Components killed or restarted today, with the supervisor's restart count before the fault: a
+  // day is not over until the supervisor has brought each back (a kill in the day's last second
+  // must not go unanswered into the next day or the report).
+  const awaitingRestart = new Map<string, number>();
+  const injectDue = async () => {
+    const planned = due.shift()!;
+    const component = planned.kind === "kill" ? planned.component! : planned.kind === "pg_restart" ? "db" : null;
+    const before = component ? restartsSoFar()[component] ?? 0 : 0;
+    const record = await inject(ctx, planned, timed);
+    if (component && record.injected_at) awaitingRestart.set(component, Math.max(before, awaitingRestart.get(component) ?? 0));
+    faults.push(record);
+  };
+  const restartsPending = () => {
+    const now = restartsSoFar();
+    for (const [component, before] of awaitingRestart) if ((now[component] ?? 0) > before) awaitingRestart.delete(component);
+    return awaitingRestart.size;
+  };
   while (Date.now() < deadline) {
     const elapsed = (Date.now() - started) / 1000;
-    while (due.length > 0 && due[0]!.at_s <= elapsed) faults.push(await inject(ctx, due.shift()!, timed));
+    while (due.length > 0 && due[0]!.at_s <= elapsed) await injectDue();
     await timed.rearmAfterRestart(ctx.env, ctx.log);
     try {
       await ctx.sql`select mdame.tick()`;
@@ -172,7 +190,7 @@ async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed:
       const shown = `runs open ${open.runs}, units open ${open.units}`;
       if (shown !== lastShown) ctx.log(`day ${day + 1} +${elapsed.toFixed(0)}s: ${shown}`);
       lastShown = shown;
-      if (due.length === 0 && open.runs === 0 && open.units === 0) {
+      if (due.length === 0 && open.runs === 0 && open.units === 0 && restartsPending() === 0) {
         endedBy = "terminal";
         break;
       }
