@@ -117,7 +117,8 @@ export function tokenize(text: string): Token[] {
   return tokens;
 }
 
-function run(command: string, args: string[], input: Uint8Array | string): Promise<Uint8Array> {
+/** Runs a command with `input` on stdin and resolves with its stdout; a non-zero exit rejects with its stderr. */
+export function run(command: string, args: string[], input: Uint8Array | string): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
     const out: Buffer[] = [];

@@ -9,12 +9,11 @@
  * `unavailable` 503, `rate_limited` 429 with a RetryInfo, `refusal` 200 with
  * `promptFeedback.blockReason: PROHIBITED_CONTENT` and no candidates.
  */
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import type { EmulatorContext } from "./context.ts";
 import { googleError, jsonResponse } from "./context.ts";
 import { slowDown } from "./faults.ts";
-import { synthesizePcm } from "./edge-tts-speech.ts";
+import { run, synthesizePcm } from "./edge-tts-speech.ts";
 import { GEMINI_TTS_VOICES } from "../shared/providers/tts/gemini-voices.ts";
 
 const PCM_RATE = 24_000;
@@ -44,23 +43,10 @@ function speakerFor(languageCode: string | undefined, text: string): string {
 }
 
 function resampleTo24k(pcm: Int16Array, fromRate: number): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("ffmpeg", [
-      "-hide_banner", "-loglevel", "error", "-f", "s16le", "-ar", String(fromRate), "-ac", "1", "-i", "pipe:0",
-      "-ar", String(PCM_RATE), "-ac", "1", "-f", "s16le", "pipe:1",
-    ], { stdio: ["pipe", "pipe", "pipe"] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code === 0) resolve(new Uint8Array(Buffer.concat(out)));
-      else reject(new Error(`ffmpeg exited ${code}: ${Buffer.concat(err).toString().slice(0, 300)}`));
-    });
-    child.stdin.on("error", () => {});
-    child.stdin.end(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));
-  });
+  return run("ffmpeg", [
+    "-hide_banner", "-loglevel", "error", "-f", "s16le", "-ar", String(fromRate), "-ac", "1", "-i", "pipe:0",
+    "-ar", String(PCM_RATE), "-ac", "1", "-f", "s16le", "pipe:1",
+  ], new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength));
 }
 
 export async function handleGeminiTts(req: Request, model: string, ctx: EmulatorContext): Promise<Response> {
