@@ -4,6 +4,7 @@
  * looped and scaled to fill the frame. Frames are always filled by cropping, never letterboxed.
  */
 import type { VisualJob } from "../../shared/contracts/queue.ts";
+import { clipEncoderArgs } from "./procedural.ts";
 
 /** Camera motion over a still: zoom and the crop window's centre, from start to end of the clip. */
 export interface StillMotion {
@@ -39,25 +40,6 @@ export function stillMotion(motion: VisualJob["style"]["motion"], seed: number):
   return flip ? { z0: 1.2, z1: 1, x0: 0.5, x1: 0.5, y0: 0.45, y1: 0.5 } : { z0: 1, z1: 1.2, x0: 0.5, x1: 0.5, y0: 0.5, y1: 0.45 };
 }
 
-function encodeArgs(job: Pick<VisualJob, "fps">, frames: number, outPath: string, preset: string): string[] {
-  return [
-    "-frames:v", String(frames),
-    "-an",
-    "-c:v", "libx264",
-    "-preset", preset,
-    "-crf", "20",
-    "-profile:v", "high",
-    "-pix_fmt", "yuv420p",
-    "-threads", "2",
-    "-g", String(job.fps * 2),
-    "-r", String(job.fps),
-    "-map_metadata", "-1",
-    "-movflags", "+faststart",
-    "-f", "mp4",
-    "-y", outPath,
-  ];
-}
-
 /**
  * A still image moved by `motion` over the clip. The image is first scaled to cover twice the
  * frame (so zoompan's whole-pixel steps are half-pixels in the output: no visible judder), then
@@ -83,7 +65,7 @@ export function stillToClipArgs(
     "setsar=1",
     "format=yuv420p",
   ].join(",");
-  return ["-i", imagePath, "-vf", filter, ...encodeArgs(job, frames, outPath, preset)];
+  return ["-i", imagePath, "-vf", filter, ...clipEncoderArgs(job.fps, frames, outPath, preset)];
 }
 
 /**
@@ -96,7 +78,7 @@ export function videoToClipArgs(
   outPath: string,
   preset = "ultrafast",
 ): string[] {
-  return ["-stream_loop", "-1", "-i", videoPath, "-t", String(job.duration_s), "-vf", fillFilter(job), ...encodeArgs(job, clipFrames(job), outPath, preset)];
+  return ["-stream_loop", "-1", "-i", videoPath, "-t", String(job.duration_s), "-vf", fillFilter(job), ...clipEncoderArgs(job.fps, clipFrames(job), outPath, preset)];
 }
 
 /**
@@ -112,7 +94,7 @@ export function framesToClipArgs(
 ): string[] {
   return [
     "-f", "image2", "-loop", "1", "-framerate", String(round3(sourceFps)), "-i", pattern,
-    "-t", String(job.duration_s), "-vf", fillFilter(job), ...encodeArgs(job, clipFrames(job), outPath, preset),
+    "-t", String(job.duration_s), "-vf", fillFilter(job), ...clipEncoderArgs(job.fps, clipFrames(job), outPath, preset),
   ];
 }
 

@@ -126,11 +126,13 @@ export function proceduralFilter(r: ProceduralRecipe): string {
  * no metadata, and a fixed x264 thread count so the bitstream does not depend on the machine.
  * `ultrafast` by default: a clip is an intermediate that the render encodes again.
  */
-export function proceduralArgs(r: ProceduralRecipe, outPath: string, preset = "ultrafast"): string[] {
+/**
+ * The x264 encode of every generated scene clip (procedural, and the still and stock-footage
+ * motions of clip-motion.ts): H.264 high, `frames` frames at `fps`, deterministic as above.
+ */
+export function clipEncoderArgs(fps: number, frames: number, outPath: string, preset: string): string[] {
   return [
-    "-f", "lavfi",
-    "-i", proceduralFilter(r),
-    "-frames:v", String(r.frames),
+    "-frames:v", String(frames),
     "-an",
     "-c:v", "libx264",
     "-preset", preset,
@@ -138,8 +140,8 @@ export function proceduralArgs(r: ProceduralRecipe, outPath: string, preset = "u
     "-profile:v", "high",
     "-pix_fmt", "yuv420p",
     "-threads", "2",
-    "-g", String(r.fps * 2),
-    "-r", String(r.fps),
+    "-g", String(fps * 2),
+    "-r", String(fps),
     "-flags:v", "+bitexact",
     "-fflags", "+bitexact",
     "-map_metadata", "-1",
@@ -148,6 +150,10 @@ export function proceduralArgs(r: ProceduralRecipe, outPath: string, preset = "u
     "-f", "mp4",
     "-y", outPath,
   ];
+}
+
+export function proceduralArgs(r: ProceduralRecipe, outPath: string, preset = "ultrafast"): string[] {
+  return ["-f", "lavfi", "-i", proceduralFilter(r), ...clipEncoderArgs(r.fps, r.frames, outPath, preset)];
 }
 
 export class ProceduralBackend implements VisualBackend {
