@@ -154,15 +154,6 @@ async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed:
   const started = Date.now();
   for (const dimension of ctx.plan.dimensions) await postFeed(ctx.env, dimension.id, ctx.plan.topics[day]![dimension.id]!);
   const due = ctx.plan.faults.filter((f) => f.day === day);
-  // Faults due at second 0 are in force before the run's first call.
-  while (due.length > 0 && due[0]!.at_s === 0) faults.push(await inject(ctx, due.shift()!, timed));
-  const triggered = await withDb("trigger_run", () => ctx.sql`
-    select t.run_id, t.status, t.created
-      from mdame.trigger_run((select value from mdame.settings where key = 'env'), 'cron', ${runDate}::date, null) t`);
-  ctx.log(`day ${day + 1} (${runDate}): run ${triggered[0]?.run_id} ${triggered[0]?.created ? "started" : "already there"}`);
-  const deadline = started + ctx.daySeconds * 1000;
-  let endedBy: DayRecord["ended_by"] = "deadline";
-  let lastShown = "";
   // Components killed or restarted today, with the supervisor's restart count before the fault: a
   // day is not over until the supervisor has brought each back (a kill in the day's last second
   // must not go unanswered into the next day or the report).
@@ -180,6 +171,15 @@ async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed:
     for (const [component, before] of awaitingRestart) if ((now[component] ?? 0) > before) awaitingRestart.delete(component);
     return awaitingRestart.size;
   };
+  // Faults due at second 0 are in force before the run's first call.
+  while (due.length > 0 && due[0]!.at_s === 0) await injectDue();
+  const triggered = await withDb("trigger_run", () => ctx.sql`
+    select t.run_id, t.status, t.created
+      from mdame.trigger_run((select value from mdame.settings where key = 'env'), 'cron', ${runDate}::date, null) t`);
+  ctx.log(`day ${day + 1} (${runDate}): run ${triggered[0]?.run_id} ${triggered[0]?.created ? "started" : "already there"}`);
+  const deadline = started + ctx.daySeconds * 1000;
+  let endedBy: DayRecord["ended_by"] = "deadline";
+  let lastShown = "";
   while (Date.now() < deadline) {
     const elapsed = (Date.now() - started) / 1000;
     while (due.length > 0 && due[0]!.at_s <= elapsed) await injectDue();
