@@ -3,11 +3,12 @@ import { NonRetriableError } from "../errors.ts";
 import { runFfmpeg } from "./ffmpeg.ts";
 
 /**
- * Broadcast loudness for the published videos (EBU R128 / ITU-R BS.1770 as FFmpeg's `loudnorm`
- * measures it). Shorts platforms play at about -14 LUFS integrated; a video mastered quieter
- * sounds weak next to its neighbours, one with peaks at 0 dBTP distorts after the platform's own
- * transcode. Normalisation is two-pass: a cheap audio-only pass measures the final mix, and the
- * render applies the measured values with `linear=true`, which is a plain gain (no pumping).
+ * Broadcast loudness for the published videos (EBU R128 / ITU-R BS.1770 as FFmpeg's `ebur128`
+ * and `loudnorm` measure it). Shorts platforms play at about -14 LUFS integrated; a video mastered
+ * quieter sounds weak next to its neighbours, one with peaks at 0 dBTP distorts after the
+ * platform's own transcode. Normalisation is two-pass: a cheap audio-only pass (ebur128) measures
+ * the final mix, and loudnorm applies the measured values with `linear=true`, which is a plain
+ * gain (no pumping).
  */
 export const LOUDNESS_TARGET = {
   /** Integrated loudness, LUFS. */
