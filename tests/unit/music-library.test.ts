@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { licensedTracks, licenseKeyOf, pickTrackIndex } from "../../render-runner/music-library.ts";
-import { buildMixGraph, duckThreshold } from "../../render-runner/music-mix.ts";
+import { ASSUMED_LIMITER_SLOPE, buildMixGraph, duckThreshold, nextMakeupDb } from "../../render-runner/music-mix.ts";
 import { MusicBed } from "../../shared/contracts/dimension.ts";
 
 const M = { input_i: -20, input_tp: -5, input_lra: 3, input_thresh: -30, target_offset: 0 };
@@ -68,5 +68,27 @@ describe("mix graph", () => {
   test("a deeper dip sets a lower threshold", () => {
     expect(duckThreshold(20)).toBeLessThan(duckThreshold(10));
     expect(duckThreshold(0)).toBeGreaterThan(duckThreshold(10));
+  });
+});
+
+describe("makeup gain between measuring rounds", () => {
+  const at = (input_i: number) => ({ ...M, input_i, input_tp: -3 });
+
+  test("the first raise doubles the shortfall: the limiter is assumed to keep half of it", () => {
+    // -16.8 LUFS after the limiter, 2.8 dB short of -14: raise by 5.6 dB.
+    expect(nextMakeupDb({ makeup_db: 0, measured: at(-16.8) }, null)).toBeCloseTo(2.8 / ASSUMED_LIMITER_SLOPE, 2);
+  });
+
+  test("later raises use the share measured between the last two rounds", () => {
+    // 0 dB -> -16.8, 4 dB -> -15.2: 0.4 of the raise came out; 1.2 dB short needs 3 dB more.
+    expect(nextMakeupDb({ makeup_db: 4, measured: at(-15.2) }, { makeup_db: 0, measured: at(-16.8) })).toBeCloseTo(7, 2);
+  });
+
+  test("a measured share is kept within sane bounds, and one raise is at most 12 dB", () => {
+    // The loudness did not move at all: the share is taken as 0.2, not 0 (no division by zero).
+    expect(nextMakeupDb({ makeup_db: 2, measured: at(-15) }, { makeup_db: 0, measured: at(-15) })).toBeCloseTo(2 + 1 / 0.2, 2);
+    // More than the raise came out (noise): taken as 1.
+    expect(nextMakeupDb({ makeup_db: 2, measured: at(-14.5) }, { makeup_db: 0, measured: at(-17) })).toBeCloseTo(2.5, 2);
+    expect(nextMakeupDb({ makeup_db: 0, measured: at(-40) }, null)).toBe(12);
   });
 });
