@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { access, constants } from "node:fs/promises";
+import { setPriority } from "node:os";
 import { basename, dirname, join } from "node:path";
 import process from "node:process";
 
@@ -108,6 +109,12 @@ export interface RunFfmpegOptions {
   cwd?: string;
   /** How much of stderr to keep for error messages. */
   stderrTailBytes?: number;
+  /**
+   * Scheduling niceness of the process (0 to 19, higher yields more), for work that runs beside a
+   * more urgent FFmpeg process. Set on the process as soon as it starts, before FFmpeg opens its
+   * inputs and starts its threads, which inherit it.
+   */
+  niceness?: number;
 }
 
 /** FFmpeg exited non-zero or was killed; `stderrTail` holds the end of its log. */
@@ -179,6 +186,13 @@ export async function runFfmpeg(args: readonly string[], options: RunFfmpegOptio
 
   return await new Promise((resolvePromise, reject) => {
     const child = spawn(binary, fullArgs, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    if (options.niceness && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, options.niceness);
+      } catch {
+        // The process already exited (its close event reports how), or the platform has no niceness.
+      }
+    }
     let stderrTail = "";
     let settled = false;
     const parse = createProgressParser((p) => onProgress?.(p));

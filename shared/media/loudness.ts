@@ -181,7 +181,7 @@ export type LoudnessMeter = "ebur128" | "loudnorm";
 export async function measureLoudness(
   inputArgs: readonly string[],
   graph: string,
-  options: { signal?: AbortSignal; ffmpegPath?: string; meter?: LoudnessMeter; writeTo?: string } = {},
+  options: { signal?: AbortSignal; ffmpegPath?: string; niceness?: number; meter?: LoudnessMeter; writeTo?: string } = {},
 ): Promise<LoudnessMeasurement> {
   const meter = options.meter ?? "loudnorm";
   const filter = meter === "loudnorm" ? loudnormMeasureFilter() : "ebur128=peak=true";
@@ -197,6 +197,6 @@ export async function measureLoudness(
     "-loglevel", "info",
     ...(options.writeTo ? ["-c:a", "pcm_f32le", "-f", "wav", "-y", options.writeTo] : ["-f", "null", "-"]),
   ];
-  const { stderrTail } = await runFfmpeg(args, { signal: options.signal, ffmpegPath: options.ffmpegPath, stderrTailBytes: 64_000 });
+  const { stderrTail } = await runFfmpeg(args, { signal: options.signal, ffmpegPath: options.ffmpegPath, niceness: options.niceness, stderrTailBytes: 64_000 });
   return meter === "loudnorm" ? parseLoudnormReport(stderrTail) : parseEbur128Summary(stderrTail);
 }

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { getPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROCEDURAL_BACKEND_VERSION, ProceduralBackend, proceduralRecipe } from "../../gpu-worker/backends/procedural.ts";
 import { createVisualDefinition, sceneAssetKey } from "../../gpu-worker/visual-task.ts";
@@ -181,6 +181,18 @@ test("runFfmpeg reports progress and surfaces ffmpeg's own error text", async ()
   const failing = runFfmpeg(["-i", join(dir, "does-not-exist.mp4"), "-f", "null", "-"]);
   await expect(failing).rejects.toBeInstanceOf(FfmpegError);
   await expect(failing).rejects.toThrow("does-not-exist.mp4");
+}, 30_000);
+
+test("runFfmpeg gives the process the niceness it is asked for; none leaves it at the caller's", async () => {
+  // A stand-in binary that reports its own niceness (field 19 of /proc/self/stat) once started, then runs ffmpeg.
+  const wrapper = join(dir, "ffmpeg-reporting-niceness");
+  const report = join(dir, "niceness");
+  await writeFile(wrapper, `#!/bin/sh\nsleep 0.2\ncut -d' ' -f19 /proc/$$/stat > "${report}"\nexec ffmpeg "$@"\n`, { mode: 0o755 });
+  const args = ["-f", "lavfi", "-i", "anullsrc=d=0.1", "-f", "null", "-"];
+  await runFfmpeg(args, { ffmpegPath: wrapper, niceness: 11 });
+  expect((await readFile(report, "utf8")).trim()).toBe("11");
+  await runFfmpeg(args, { ffmpegPath: wrapper });
+  expect((await readFile(report, "utf8")).trim()).toBe(String(getPriority()));
 }, 30_000);
 
 test("FFMPEG_PATH wins, with ffprobe taken from the same directory", async () => {
