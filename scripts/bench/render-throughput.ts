@@ -3,14 +3,19 @@
  * a music bed, loudness normalisation), made three ways in the same run:
  *
  * - the render: render-runner's picture and sound encodes side by side, then a stream copy;
- * - the lower bound: one encode of the finished frames (the render's output decoded to raw
- *   yuv420p on disk, and its audio to WAV) with the same encoder settings;
+ * - the lower bound: one encode of the finished frames with the same encoder settings: the
+ *   frames the render's encoder receives (its filter graph's output, written raw before the
+ *   timing starts: frames decoded from the render's output would be easier to encode, x264
+ *   having already dropped their finest detail) and the render's finished sound as WAV;
  * - a naive pipeline: encode each scene, concatenate, burn the captions, mux (render-naive.ts).
  *
  * Prints wall times, ratios, peak RSS (every FFmpeg process, via GNU time) and whether the targets
  * are met: at most 1.1x the lower bound, at least 3x faster than the naive pipeline.
  *
- *   bun scripts/bench/render-throughput.ts [--threads N] [--write]
+ *   bun scripts/bench/render-throughput.ts [--threads N] [--repeats N] [--write]
+ *
+ * The render and the lower bound run `--repeats` times (5 by default), back to back in each round;
+ * medians are reported (the machine's speed drifts by a few percent from one minute to the next).
  *
  * `--write` replaces the "Render throughput" section of docs/benchmarks.md (npm run bench does it too).
  */
@@ -18,11 +23,12 @@ import { mkdir, mkdtemp, rm, stat, statfs, writeFile } from "node:fs/promises";
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { parseArgs } from "node:util";
 import { ProceduralBackend } from "../../gpu-worker/backends/procedural.ts";
 import { buildAssSubtitles, layoutCaptions } from "../../render-runner/captions.ts";
 import { captionFontMetrics } from "../../render-runner/font-metrics.ts";
 import { safeZone } from "../../render-runner/safe-zones.ts";
-import { audioEncoderArgs, planFrames, RENDER_FORMAT, type RenderPlan, renderVideo, videoEncoderArgs } from "../../render-runner/ffmpeg-render.ts";
+import { audioEncoderArgs, pictureFrameArgs, planFrames, RENDER_FORMAT, type RenderPlan, renderVideo, videoEncoderArgs } from "../../render-runner/ffmpeg-render.ts";
 import { computeTimeline } from "../../render-runner/timeline.ts";
 import type { RenderJob, VisualJob } from "../../shared/contracts/queue.ts";
 import { createLogger } from "../../shared/logging/logger.ts";
@@ -47,16 +53,25 @@ const SENTENCES = [
   "So next time you see an octopus, remember it is thinking with its arms. Follow for more.",
 ];
 
+/** One way's figures over the rounds: medians, and every round's wall time. */
+export interface WayFigures {
+  wallS: number;
+  cpuS: number;
+  /** Largest resident set of any of its FFmpeg processes, over every round. */
+  peakRssMiB: number;
+  rounds: number[];
+}
+
 export interface RenderBenchResult {
   threads: number | null;
-  renderS: number;
-  lowerBoundS: number;
-  naiveS: number;
+  repeats: number;
+  render: WayFigures;
+  lowerBound: WayFigures;
+  naive: WayFigures;
+  /** Median of the rounds' render / lower bound, each round's two runs back to back. */
   lowerBoundRatio: number;
+  /** Median naive wall time over median render wall time. */
   naiveSpeedup: number;
-  peakRssMiB: { render: number; lowerBound: number; naive: number };
-  /** CPU seconds (user + system) of the FFmpeg processes of each way. */
-  cpuS: { render: number; lowerBound: number; naive: number };
   rawInMemory: boolean;
   targetsMet: { lowerBound: boolean; naive: boolean };
   markdown: string[];
@@ -122,63 +137,95 @@ function machine(): string {
   return `${availableParallelism()} × ${cpus()[0]?.model?.trim() ?? "unknown cpu"}, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} at the end`;
 }
 
-export async function runRenderThroughputBenchmark(options: { threads?: number; log?: (line: string) => void } = {}): Promise<RenderBenchResult> {
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/**
+ * Runs the three ways `repeats` times, interleaved: each round runs the render and the lower
+ * bound back to back (in alternating order), so a change in the machine's speed during the run
+ * (its cores are shared with other tenants) touches both alike; the naive pipeline runs in the
+ * middle round. Medians are reported.
+ */
+export async function runRenderThroughputBenchmark(
+  options: { threads?: number; repeats?: number; log?: (line: string) => void } = {},
+): Promise<RenderBenchResult> {
   const log = options.log ?? console.log;
+  const repeats = options.repeats ?? 5;
+  if (!Number.isInteger(repeats) || repeats < 1) throw new Error(`repeats must be a whole number of at least 1, not ${repeats}`);
   const dir = await mkdtemp(join(tmpdir(), "mdame-bench-render-"));
   const rss = await createFfmpegRssProbe();
+  let rawDir: string | null = null;
   try {
     log(`preparing a ${VIDEO_S}-s, ${SENTENCES.length}-scene short (voice, procedural clips, captions, music bed)`);
     const plan = await inputs(dir, options.threads);
     const frames = planFrames(plan);
-    const usage = async () => {
-      const readings = await rss.readings();
-      return { rssMiB: Math.max(0, ...readings.map((r) => r.maxRssKiB)) / 1024, cpuS: readings.reduce((sum, r) => sum + r.cpuS, 0) };
-    };
 
-    log("render: picture and sound side by side, then a stream copy");
-    await rss.reset();
-    const renderS = await timed(() => renderVideo(plan, { ffmpegPath: rss.ffmpegPath }));
-    const renderUsage = await usage();
-
-    log("lower bound: decoding the finished video to raw frames (not timed), then one encode of them");
+    log("lower bound's input: the frames the render's encoder receives, raw (not timed), and the render's finished sound as WAV");
     // Raw frames in memory when there is room, so the lower bound measures the encoder, not the disk.
-    const rawDir = await roomFor("/dev/shm", frames * RENDER_FORMAT.width * RENDER_FORMAT.height * 1.5) ? await mkdtemp("/dev/shm/mdame-bench-") : dir;
+    rawDir = await roomFor("/dev/shm", frames * RENDER_FORMAT.width * RENDER_FORMAT.height * 1.5) ? await mkdtemp("/dev/shm/mdame-bench-") : dir;
     const raw = join(rawDir, "frames.yuv");
-    const wav = join(dir, "audio.wav");
-    await runFfmpeg(["-i", plan.outPath, "-map", "0:v", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-y", raw, "-map", "0:a", "-c:a", "pcm_s16le", "-y", wav]);
+    await runFfmpeg([...pictureFrameArgs(plan), "-f", "rawvideo", "-pix_fmt", "yuv420p", "-y", raw]);
     const rawBytes = (await stat(raw)).size;
-    await rss.reset();
-    const lowerBoundS = await timed(() =>
-      runFfmpeg([
-        "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", `${RENDER_FORMAT.width}x${RENDER_FORMAT.height}`, "-r", String(RENDER_FORMAT.fps), "-i", raw,
-        "-i", wav,
-        "-map", "0:v", "-map", "1:a", "-frames:v", String(frames),
-        ...videoEncoderArgs(plan), ...audioEncoderArgs(),
-        "-movflags", "+faststart", "-y", join(dir, "lower-bound.mp4"),
-      ], { ffmpegPath: rss.ffmpegPath })
-    );
-    const lowerBoundUsage = await usage();
-    await rm(raw, { force: true });
-    if (rawDir !== dir) await rm(rawDir, { recursive: true, force: true });
+    await renderVideo(plan);
+    const wav = join(dir, "audio.wav");
+    await runFfmpeg(["-i", plan.outPath, "-map", "0:a", "-c:a", "pcm_s16le", "-y", wav]);
 
-    log("naive pipeline: encode each scene, concat, burn captions, mux");
-    const naiveDir = join(dir, "naive");
-    await mkdir(naiveDir);
-    await rss.reset();
-    const naiveS = await timed(() => renderNaively({ ...plan, outPath: join(naiveDir, "naive.mp4") }, naiveDir, { ffmpegPath: rss.ffmpegPath }));
-    const naiveUsage = await usage();
+    const ways = {
+      render: () => renderVideo(plan, { ffmpegPath: rss.ffmpegPath }),
+      lowerBound: () =>
+        runFfmpeg([
+          "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", `${RENDER_FORMAT.width}x${RENDER_FORMAT.height}`, "-r", String(RENDER_FORMAT.fps), "-i", raw,
+          "-i", wav,
+          "-map", "0:v", "-map", "1:a", "-frames:v", String(frames),
+          ...videoEncoderArgs(plan), ...audioEncoderArgs(),
+          "-movflags", "+faststart", "-y", join(dir, "lower-bound.mp4"),
+        ], { ffmpegPath: rss.ffmpegPath }),
+      naive: async () => {
+        const naiveDir = join(dir, "naive");
+        await rm(naiveDir, { recursive: true, force: true });
+        await mkdir(naiveDir);
+        await renderNaively({ ...plan, outPath: join(naiveDir, "naive.mp4") }, naiveDir, { ffmpegPath: rss.ffmpegPath });
+      },
+    };
+    type Way = keyof typeof ways;
+    const runs: Record<Way, Array<{ wallS: number; cpuS: number; rssMiB: number }>> = { render: [], lowerBound: [], naive: [] };
+    const measure = async (way: Way, round: number) => {
+      await rss.reset();
+      const wallS = await timed(ways[way]);
+      const readings = await rss.readings();
+      const run = { wallS, cpuS: readings.reduce((sum, r) => sum + r.cpuS, 0), rssMiB: Math.max(0, ...readings.map((r) => r.maxRssKiB)) / 1024 };
+      runs[way].push(run);
+      log(`round ${round}/${repeats}: ${way} ${wallS.toFixed(1)} s wall, ${run.cpuS.toFixed(1)} s FFmpeg CPU`);
+    };
+    const naiveRound = Math.floor((repeats - 1) / 2);
+    for (let round = 0; round < repeats; round++) {
+      const order: Way[] = round % 2 === 0 ? ["render", "lowerBound"] : ["lowerBound", "render"];
+      for (const way of order) await measure(way, round + 1);
+      if (round === naiveRound) await measure("naive", round + 1);
+    }
 
-    const lowerBoundRatio = renderS / lowerBoundS;
-    const naiveSpeedup = naiveS / renderS;
+    const figures = (way: Way): WayFigures => ({
+      wallS: median(runs[way].map((r) => r.wallS)),
+      cpuS: median(runs[way].map((r) => r.cpuS)),
+      peakRssMiB: Math.max(...runs[way].map((r) => r.rssMiB)),
+      rounds: runs[way].map((r) => r.wallS),
+    });
+    const render = figures("render");
+    const lowerBound = figures("lowerBound");
+    const naive = figures("naive");
+    const lowerBoundRatio = median(runs.render.map((r, i) => r.wallS / runs.lowerBound[i].wallS));
+    const naiveSpeedup = naive.wallS / render.wallS;
     const result: RenderBenchResult = {
       threads: options.threads ?? null,
-      renderS,
-      lowerBoundS,
-      naiveS,
+      repeats,
+      render,
+      lowerBound,
+      naive,
       lowerBoundRatio,
       naiveSpeedup,
-      peakRssMiB: { render: renderUsage.rssMiB, lowerBound: lowerBoundUsage.rssMiB, naive: naiveUsage.rssMiB },
-      cpuS: { render: renderUsage.cpuS, lowerBound: lowerBoundUsage.cpuS, naive: naiveUsage.cpuS },
       rawInMemory: rawDir !== dir,
       targetsMet: { lowerBound: lowerBoundRatio <= TARGET_LOWER_BOUND_RATIO, naive: naiveSpeedup >= TARGET_NAIVE_SPEEDUP },
       markdown: [],
@@ -187,30 +234,36 @@ export async function runRenderThroughputBenchmark(options: { threads?: number; 
     return result;
   } finally {
     await rss.dispose();
+    if (rawDir !== null && rawDir !== dir) await rm(rawDir, { recursive: true, force: true });
     await rm(dir, { recursive: true, force: true });
   }
 }
 
 function markdownSection(r: RenderBenchResult, frames: number, rawBytes: number): string[] {
   const met = (ok: boolean) => (ok ? "**met**" : "**not met**");
+  const rounds = (w: WayFigures) => w.rounds.map((s) => s.toFixed(1)).join(" / ");
+  const row = (label: string, w: WayFigures) =>
+    `| ${label} | ${w.wallS.toFixed(1)} s | ${rounds(w)} | ${(w.wallS / r.render.wallS).toFixed(2)} | ${w.cpuS.toFixed(1)} s | ${w.peakRssMiB.toFixed(0)} MiB |`;
+  const pairs = r.render.rounds.map((s, i) => (s / r.lowerBound.rounds[i]).toFixed(2)).join(" / ");
   return [
     "## Render throughput",
     "",
     `Command: \`bun scripts/bench/render-throughput.ts\` (part of \`npm run bench\`). Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC on ${machine()};`,
     `FFmpeg threads per render: ${r.threads ?? "FFmpeg's default (every core)"}. One ${VIDEO_S}-s short: ${SENTENCES.length} procedural 720x1280 scene clips looped and scaled`,
     `to 1080x1920, espeak-ng narration, burned captions, a music bed ducked under the voice, loudness normalised to -14 LUFS;`,
-    `${frames} frames of H.264 high (x264 veryfast, CRF 21) + AAC 128k. The three ways are run one after the other in the same process.`,
+    `${frames} frames of H.264 high (x264 veryfast, CRF 21) + AAC 128k. ${r.repeats} rounds in one process: each runs the render and the lower bound`,
+    "back to back (alternating which goes first), so a change in the machine's speed touches both; the naive pipeline runs once, in the middle round.",
     "",
-    "| way | wall time | vs render | FFmpeg CPU time (user + sys) | peak RSS (largest FFmpeg process) |",
-    "|---|---|---|---|---|",
-    `| render (picture encode beside the sound's measuring passes and encode, then a stream copy) | ${r.renderS.toFixed(1)} s | 1.00 | ${r.cpuS.render.toFixed(1)} s | ${r.peakRssMiB.render.toFixed(0)} MiB |`,
-    `| lower bound: one encode of the finished frames (raw yuv420p ${r.rawInMemory ? "in memory" : "on disk"}, ${(rawBytes / 2 ** 30).toFixed(1)} GiB, + WAV), same settings | ${r.lowerBoundS.toFixed(1)} s | ${(r.lowerBoundS / r.renderS).toFixed(2)} | ${r.cpuS.lowerBound.toFixed(1)} s | ${r.peakRssMiB.lowerBound.toFixed(0)} MiB |`,
-    `| naive: encode each scene, concat (re-encode), burn captions (re-encode), mux (copy) | ${r.naiveS.toFixed(1)} s | ${(r.naiveS / r.renderS).toFixed(2)} | ${r.cpuS.naive.toFixed(1)} s | ${r.peakRssMiB.naive.toFixed(0)} MiB |`,
+    "| way | wall time (median) | rounds | vs render | FFmpeg CPU time (user + sys, median) | peak RSS (largest FFmpeg process) |",
+    "|---|---|---|---|---|---|",
+    row("render (picture encode, the sound beside it at a lower priority, then a stream copy)", r.render),
+    row(`lower bound: one encode of the frames the render's encoder receives (raw yuv420p ${r.rawInMemory ? "in memory" : "on disk"}, ${(rawBytes / 2 ** 30).toFixed(1)} GiB) and of its sound (WAV), same settings`, r.lowerBound),
+    row("naive: encode each scene, concat (re-encode), burn captions (re-encode), mux (copy)", r.naive),
     "",
-    `Targets: render at most ${TARGET_LOWER_BOUND_RATIO}x the lower bound: ${met(r.targetsMet.lowerBound)} (${r.lowerBoundRatio.toFixed(2)}x);`,
+    `Targets: render at most ${TARGET_LOWER_BOUND_RATIO}x the lower bound: ${met(r.targetsMet.lowerBound)} (${r.lowerBoundRatio.toFixed(2)}x, the median of the rounds' ${pairs});`,
     `at least ${TARGET_NAIVE_SPEEDUP}x faster than the naive pipeline: ${met(r.targetsMet.naive)} (${r.naiveSpeedup.toFixed(2)}x).`,
-    `In CPU time: render ${(r.cpuS.render / r.cpuS.lowerBound).toFixed(2)}x the lower bound; naive ${(r.cpuS.naive / r.cpuS.render).toFixed(2)}x the render.`,
-    "The machine's cores are shared with other work: wall times move with its load; CPU times much less.",
+    `In CPU time: render ${(r.render.cpuS / r.lowerBound.cpuS).toFixed(2)}x the lower bound; naive ${(r.naive.cpuS / r.render.cpuS).toFixed(2)}x the render.`,
+    "The machine's cores are shared with other tenants: the same work takes a few percent more or less from one minute to the next, in wall and in CPU time.",
   ];
 }
 
@@ -224,17 +277,41 @@ export function replaceSection(document: string, section: string[]): string {
   return [...lines.slice(0, start), ...section, "", ...lines.slice(end)].join("\n").replace(/\n*$/, "\n");
 }
 
+const USAGE = "usage: bun scripts/bench/render-throughput.ts [--threads N] [--repeats N] [--write]";
+
+/** Reads the command line; throws with the usage on anything it does not know. */
+export function parseBenchArgs(argv: string[]): { threads?: number; repeats: number; write: boolean } {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: { threads: { type: "string" }, repeats: { type: "string" }, write: { type: "boolean", default: false } },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n${USAGE}`);
+  }
+  const whole = (name: string, raw: string | undefined, fallback: number | undefined) => {
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number of at least 1, not "${raw}"\n${USAGE}`);
+    return n;
+  };
+  return { threads: whole("threads", values.threads, undefined), repeats: whole("repeats", values.repeats, 5)!, write: values.write };
+}
+
 if (import.meta.main) {
-  const args = process.argv.slice(2);
-  const threadsAt = args.indexOf("--threads");
-  const threads = threadsAt >= 0 ? Number.parseInt(args[threadsAt + 1] ?? "", 10) : undefined;
-  if (threads !== undefined && !(threads >= 1)) {
-    console.error("usage: bun scripts/bench/render-throughput.ts [--threads N] [--write]");
+  let args: ReturnType<typeof parseBenchArgs>;
+  try {
+    args = parseBenchArgs(process.argv.slice(2));
+  } catch (error) {
+    console.error((error as Error).message);
     process.exit(2);
   }
-  const result = await runRenderThroughputBenchmark({ threads, log: (line) => console.log(`bench: ${line}`) });
+  const result = await runRenderThroughputBenchmark({ threads: args.threads, repeats: args.repeats, log: (line) => console.log(`bench: ${line}`) });
   console.log(result.markdown.join("\n"));
-  if (args.includes("--write")) {
+  if (args.write) {
     const { readFileSync, writeFileSync } = await import("node:fs");
     const path = join(import.meta.dir, "..", "..", "docs", "benchmarks.md");
     writeFileSync(path, replaceSection(readFileSync(path, "utf8"), result.markdown));
