@@ -24,7 +24,7 @@ import path from "node:path";
 import process from "node:process";
 import type { ServerWebSocket } from "bun";
 import { runFfmpeg } from "../shared/media/ffmpeg.ts";
-import { wrapCaption } from "./media-draw.ts";
+import { LABEL_Y, wrapCaption } from "./media-draw.ts";
 
 type Node = { class_type?: unknown; inputs?: Record<string, unknown> };
 interface PromptRecord {
@@ -114,7 +114,7 @@ export async function startComfyUiEmulator(options: ComfyUiEmulatorOptions): Pro
       await writeFile(textFile, wrapCaption(subject.split(/[.;\n]/)[0]!.trim()) || " ");
       const c = (i: number) => `0x${seed.subarray(i, i + 3).toString("hex")}`;
       args = ["-f", "lavfi", "-i", `gradients=s=${width}x${height}:r=8:c0=${c(0)}:c1=${c(3)}:seed=${seed.readUInt32BE(8)}:speed=0.05,` +
-        `drawtext=fontfile=/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf:textfile=${textFile}:fontsize=${Math.round(width / 12)}:fontcolor=white:box=1:boxcolor=black@0.4:x=(w-text_w)/2:y=(h-text_h)/2`];
+        `drawtext=fontfile=/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf:textfile=${textFile}:fontsize=${Math.round(width / 12)}:fontcolor=white:box=1:boxcolor=black@0.4:x=(w-text_w)/2:y=${LABEL_Y}`];
     }
     await runFfmpeg([...args, "-frames:v", String(frames), "-pix_fmt", "rgb24", "-flags", "+bitexact", "-f", "image2", "-y", path.join(work, "f_%05d.png")]);
     const names: string[] = [];

@@ -13,6 +13,14 @@ import process from "node:process";
 import { runFfmpeg } from "../shared/media/ffmpeg.ts";
 
 const GRADIENT_TYPES = ["linear", "radial", "circular", "spiral"];
+/**
+ * Where the caption's words go: in the upper part of the picture, a fifth of the free height down,
+ * clear of the band a vertical video's burned captions take (the lower middle, above the
+ * platforms' bottom overlays), so a rendered frame shows both.
+ */
+export const LABEL_Y = "(h-text_h)/5";
+/** Names the drawing: part of every cached file's key, so a change of look is not served from old files. */
+const DRAWING_VERSION = 2;
 const FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
 
 export interface DrawSpec {
@@ -56,7 +64,7 @@ function sourceGraph(spec: DrawSpec, textFile: string, rate: number): string {
     `:seed=${b.readUInt32BE(12)}:speed=0.02:type=${GRADIENT_TYPES[b[16]! % GRADIENT_TYPES.length]}`;
   const size = Math.round(Math.min(spec.width, spec.height) / 13);
   const text = `drawtext=fontfile=${FONT}:textfile=${textFile}:fontsize=${size}:fontcolor=white:line_spacing=${Math.round(size / 4)}` +
-    `:box=1:boxcolor=black@0.45:boxborderw=${Math.round(size / 3)}:x=(w-text_w)/2:y=(h-text_h)/2`;
+    `:box=1:boxcolor=black@0.45:boxborderw=${Math.round(size / 3)}:x=(w-text_w)/2:y=${LABEL_Y}`;
   return `${gradient},scale=${spec.width}:${spec.height}:flags=bilinear,drawgrid=w=${Math.round(spec.width / 6)}:h=${Math.round(spec.width / 6)}:t=2:c=white@0.12,${text},format=yuv420p`;
 }
 
@@ -78,7 +86,7 @@ async function cached(dataDir: string, key: string, ext: string, make: (tmpOut: 
 }
 
 const keyOf = (kind: string, spec: DrawSpec, extra: unknown) =>
-  createHash("sha256").update(JSON.stringify([kind, spec, extra])).digest("hex").slice(0, 32);
+  createHash("sha256").update(JSON.stringify([kind, DRAWING_VERSION, spec, extra])).digest("hex").slice(0, 32);
 
 /** One PNG picture. */
 export function drawPng(dataDir: string, spec: DrawSpec): Promise<Uint8Array> {
