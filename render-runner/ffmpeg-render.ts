@@ -1,4 +1,5 @@
-import { rm } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import { escapeFilterValue, type FfmpegProgress, runFfmpeg } from "../shared/media/ffmpeg.ts";
 import { isLinear, type LoudnessMeasurement } from "../shared/media/loudness.ts";
 import { measureRenderAudio, type MusicBedMix, normaliseChain, type SourceLevels } from "./music-mix.ts";
@@ -84,20 +85,66 @@ export function planFrames(plan: Pick<RenderPlan, "clips">): number {
 }
 
 /** Intermediate files of a render, beside its output; removed when the render ends. */
-export function renderPartPaths(outPath: string): { video: string; mix: string; audio: string } {
-  return { video: `${outPath}.video.mp4`, mix: `${outPath}.mix.wav`, audio: `${outPath}.audio.m4a` };
+export function renderPartPaths(outPath: string, segments = 1): { videos: string[]; list: string; mix: string; audio: string } {
+  const videos = segments === 1 ? [`${outPath}.video.mp4`] : Array.from({ length: segments }, (_, i) => `${outPath}.video-${i}.mp4`);
+  return { videos, list: `${outPath}.segments.txt`, mix: `${outPath}.mix.wav`, audio: `${outPath}.audio.m4a` };
+}
+
+/** Frames `[start, end)` of a render's timeline, encoded by one FFmpeg process with `threads` threads. */
+export interface PictureSegment {
+  start: number;
+  end: number;
+  threads?: number;
+}
+
+/** A segment shorter than this is not worth its own encoder (start-up and lookahead are per process). */
+export const MIN_SEGMENT_FRAMES = 10 * RENDER_FORMAT.fps;
+
+/**
+ * How the picture is cut to be encoded side by side: as many segments as the render has threads
+ * (`plan.threads`, else every core), each encoded by its own FFmpeg with one x264 thread, the
+ * segments joined by a stream copy. On 2 cores two single-threaded encoders keep both cores busy
+ * to the end, where one encoder with frame threads leaves them idle part of the time (waiting on
+ * reference rows, filling and draining its pipeline): the render bench measured 1.01-1.04x the
+ * lower bound cut in two against 1.05-1.07x in one piece (docs/benchmarks.md). A render given
+ * one thread (several renders sharing the machine, render-concurrency.ts) stays one segment, and
+ * so does a video under twice `MIN_SEGMENT_FRAMES`. The cuts go to the scene boundary nearest to
+ * equal shares when one is within a quarter of a share (nothing is decoded twice); otherwise
+ * inside a scene, whose frames before the cut the later segment decodes and drops. Each segment
+ * starts with a key frame.
+ */
+export function pictureSegments(plan: Pick<RenderPlan, "clips" | "threads">, cores: number = availableParallelism()): PictureSegment[] {
+  const total = planFrames(plan);
+  const threads = plan.threads ?? cores;
+  const count = Math.max(1, Math.min(threads, Math.floor(total / MIN_SEGMENT_FRAMES)));
+  if (count === 1) return [{ start: 0, end: total, threads: plan.threads }];
+  const boundaries: number[] = [];
+  let at = 0;
+  for (const clip of plan.clips.slice(0, -1)) boundaries.push(at += clip.frames);
+  const share = total / count;
+  const cuts: number[] = [];
+  for (let i = 1; i < count; i++) {
+    const ideal = Math.round(i * share);
+    const nearest = boundaries.reduce<number | null>((best, b) => (best === null || Math.abs(b - ideal) < Math.abs(best - ideal) ? b : best), null);
+    const cut = nearest !== null && Math.abs(nearest - ideal) <= share / 4 ? nearest : ideal;
+    if (cut > (cuts.at(-1) ?? 0) && cut < total) cuts.push(cut);
+  }
+  const edges = [0, ...cuts, total];
+  const perSegment = Math.max(1, Math.floor(threads / (edges.length - 1)));
+  return edges.slice(1).map((end, i) => ({ start: edges[i], end, threads: perSegment }));
 }
 
 /**
- * The picture of a render, without sound. Each clip is looped (`-stream_loop -1`), retimed to 30
- * fps, cut to its slot by frame count, scaled and cropped to fill 1080x1920 (a clip already that
- * size passes the scaler untouched); the clips are concatenated and the captions burned in. The
- * output lasts exactly `planFrames / fps` seconds.
+ * The picture of a render (or of one segment of it), without sound. Each clip is looped
+ * (`-stream_loop -1`), retimed to 30 fps, cut to its slot by frame count, scaled and cropped to
+ * fill 1080x1920 (a clip already that size passes the scaler untouched); the clips are
+ * concatenated and the captions burned in. The output lasts exactly its frames / fps seconds.
  */
-export function buildVideoArgs(plan: RenderPlan, outPath: string): string[] {
+export function buildVideoArgs(plan: RenderPlan, outPath: string, segment?: PictureSegment): string[] {
+  const threads = segment ? segment.threads : plan.threads;
   return [
-    ...pictureFrameArgs(plan),
-    ...videoEncoderArgs(plan),
+    ...pictureFrameArgs(plan, segment),
+    ...videoEncoderArgs({ ...plan, threads }),
     "-map_metadata", "-1",
     "-f", "mp4",
     "-y", outPath,
@@ -105,38 +152,56 @@ export function buildVideoArgs(plan: RenderPlan, outPath: string): string[] {
 }
 
 /**
- * Inputs, filter graph and mapping of the picture up to its encoder: what follows these
- * arguments receives exactly the frames the render encodes (the render benchmark writes them out
- * raw to time one encode of them).
+ * Inputs, filter graph and mapping of the picture (or of one segment) up to its encoder: what
+ * follows these arguments receives exactly the frames the render encodes (the render benchmark
+ * writes them out raw to time one encode of them). A segment takes only the clips it overlaps,
+ * each trimmed to its part, and burns the captions at the segment's place in the timeline.
  */
-export function pictureFrameArgs(plan: RenderPlan): string[] {
+export function pictureFrameArgs(plan: RenderPlan, segment?: PictureSegment): string[] {
   const { width, height, fps } = RENDER_FORMAT;
   if (plan.clips.length === 0) throw new Error("a render needs at least one clip");
   for (const clip of plan.clips) {
     if (!Number.isInteger(clip.frames) || clip.frames < 1) throw new Error(`clip ${clip.path} has ${clip.frames} frames`);
   }
+  const total = planFrames(plan);
+  const { start, end, threads } = segment ?? { start: 0, end: total, threads: plan.threads };
+  if (!(Number.isInteger(start) && Number.isInteger(end) && start >= 0 && end <= total && start < end)) {
+    throw new Error(`segment [${start}, ${end}) is not within the render's ${total} frames`);
+  }
+  // Each clip's part of the segment, in its own frame numbers.
+  const parts: Array<{ path: string; from: number; to: number }> = [];
+  let clipStart = 0;
+  for (const clip of plan.clips) {
+    const from = Math.max(start, clipStart) - clipStart;
+    const to = Math.min(end, clipStart + clip.frames) - clipStart;
+    if (from < to) parts.push({ path: clip.path, from, to });
+    clipStart += clip.frames;
+  }
   // One decoder thread per clip: the clips decode side by side anyway, and eight frame-threaded
   // decoders only add buffers and thread hand-offs (less memory, slightly less CPU, measured).
-  const inputs = plan.clips.flatMap((clip) => ["-threads", "1", "-stream_loop", "-1", "-i", clip.path]);
-  const chains = plan.clips.map((clip, i) =>
-    `[${i}:v]fps=${fps},trim=end_frame=${clip.frames},setpts=PTS-STARTPTS,` +
+  const inputs = parts.flatMap((part) => ["-threads", "1", "-stream_loop", "-1", "-i", part.path]);
+  const chains = parts.map((part, i) =>
+    `[${i}:v]fps=${fps},trim=${part.from > 0 ? `start_frame=${part.from}:` : ""}end_frame=${part.to},setpts=PTS-STARTPTS,` +
     `scale=${width}:${height}:force_original_aspect_ratio=increase:flags=${SCALE_FLAGS},crop=${width}:${height},setsar=1,format=yuv420p[v${i}]`
   );
-  const concatInputs = plan.clips.map((_, i) => `[v${i}]`).join("");
-  chains.push(`${concatInputs}concat=n=${plan.clips.length}:v=1:a=0[vcat]`);
+  const concatInputs = parts.map((_, i) => `[v${i}]`).join("");
+  chains.push(`${concatInputs}concat=n=${parts.length}:v=1:a=0[vcat]`);
   if (plan.subtitlesPath) {
     const fontsDir = plan.fontsDir ? `:fontsdir=${escapeFilterValue(plan.fontsDir)}` : "";
-    chains.push(`[vcat]ass=filename=${escapeFilterValue(plan.subtitlesPath)}${fontsDir}[vout]`);
+    // The captions are timed on the whole video: a later segment's frames are moved to their
+    // place in it for the captions, then back to start at 0.
+    const ass = `ass=filename=${escapeFilterValue(plan.subtitlesPath)}${fontsDir}`;
+    chains.push(start > 0 ? `[vcat]setpts=PTS+${start}/(${fps}*TB),${ass},setpts=PTS-STARTPTS[vout]` : `[vcat]${ass}[vout]`);
   } else {
     chains.push("[vcat]null[vout]");
   }
   return [
-    ...(plan.threads === undefined ? [] : ["-filter_complex_threads", String(plan.threads)]),
+    ...(threads === undefined ? [] : ["-filter_complex_threads", String(threads)]),
     ...inputs,
     "-filter_complex", chains.join(";"),
     "-map", "[vout]",
     "-an", "-sn", "-dn",
-    "-frames:v", String(planFrames(plan)),
+    "-frames:v", String(end - start),
   ];
 }
 
@@ -159,8 +224,20 @@ export function buildAudioArgs(mixPath: string, final: LoudnessMeasurement, dura
 
 /** Picture and sound into the published file: stream copies, the index moved to the front. */
 export function buildMuxArgs(videoPath: string, audioPath: string, outPath: string): string[] {
+  return muxArgs(["-i", videoPath], audioPath, outPath);
+}
+
+/**
+ * Picture segments and sound into the published file: the segments joined by FFmpeg's concat
+ * demuxer (`listPath`, written from `segmentList`), everything copied, the index moved to the front.
+ */
+export function buildSegmentMuxArgs(listPath: string, audioPath: string, outPath: string): string[] {
+  return muxArgs(["-f", "concat", "-safe", "0", "-i", listPath], audioPath, outPath);
+}
+
+function muxArgs(videoInput: string[], audioPath: string, outPath: string): string[] {
   return [
-    "-i", videoPath, "-i", audioPath,
+    ...videoInput, "-i", audioPath,
     "-map", "0:v:0", "-map", "1:a:0", "-c", "copy",
     "-map_metadata", "-1",
     "-movflags", "+faststart",
@@ -169,28 +246,40 @@ export function buildMuxArgs(videoPath: string, audioPath: string, outPath: stri
   ];
 }
 
+/** The concat demuxer's list of segment files, in order (single quotes escaped as the format wants). */
+export function segmentList(paths: string[]): string {
+  return paths.map((p) => `file '${p.replaceAll("'", "'\\''")}'\n`).join("");
+}
+
 /**
- * Niceness of the sound's processes. The picture is the render's critical path and keeps the
- * cores; the sound (a tenth of the work) runs in the gaps x264's threads leave, which are enough
- * for it on 2 cores (render bench: about a second of wall time saved against equal priority).
- * When another render fills those gaps, the sound finishes after its picture instead of slowing it.
+ * Niceness of the sound's processes beside one encoder with frame threads: the picture is the
+ * render's critical path and keeps the cores, and the sound (a tenth of the work) runs in the gaps
+ * x264's frame threads leave (render bench: about a second of wall time saved against equal
+ * priority). Single-threaded encoders (segments, or a render given one thread) leave no gaps:
+ * beside them a niced sound would wait until a picture ends, so it takes its fair share instead.
  */
 export const SOUND_NICENESS = 19;
 
+/** The niceness of a render's sound, given how its picture is encoded. */
+export function soundNiceness(segments: PictureSegment[]): number {
+  return segments.length === 1 && segments[0].threads !== 1 ? SOUND_NICENESS : 0;
+}
+
 /**
- * Runs the render as two FFmpeg processes side by side, then a stream copy. The picture (decode,
- * scale, captions, x264 on every core) starts at once; the sound (the audio-only measuring passes,
- * which keep the mix they measured, then that mix normalised and encoded) is a fraction of that
- * work and runs beside it instead of ahead of it, at a lower priority, on whatever the encoder
- * leaves of the cores. Progress reports follow the picture.
- * Either failing stops the other; the intermediate files are removed in every case.
+ * Runs the render as FFmpeg processes side by side, then a stream copy. The picture (decode,
+ * scale, captions, x264), one process per segment (`pictureSegments`), starts at once; the sound
+ * (the audio-only measuring passes, which keep the mix they measured, then that mix normalised and
+ * encoded) is a fraction of that work and runs beside it instead of ahead of it. Progress reports
+ * follow the picture: the segments' output time, summed.
+ * Any process failing stops the others; the intermediate files are removed in every case.
  */
 export async function renderVideo(
   plan: RenderPlan,
   options: { signal?: AbortSignal; ffmpegPath?: string; onProgress?: (progress: FfmpegProgress & { fraction: number }) => void } = {},
 ): Promise<RenderAudioReport> {
   const totalMs = (planFrames(plan) / RENDER_FORMAT.fps) * 1000;
-  const parts = renderPartPaths(plan.outPath);
+  const segments = pictureSegments(plan);
+  const parts = renderPartPaths(plan.outPath, segments.length);
   const stop = new AbortController();
   const onAbort = () => stop.abort(options.signal?.reason);
   options.signal?.addEventListener("abort", onAbort, { once: true });
@@ -202,12 +291,20 @@ export async function renderVideo(
       throw error;
     });
   try {
-    const picture = failFast(runFfmpeg(buildVideoArgs(plan, parts.video), {
-      ...run,
-      onProgress: (p) => options.onProgress?.({ ...p, done: false, fraction: Math.min(0.99, p.out_time_ms / totalMs) }),
-    }));
+    // Output time reached by each segment.
+    const reached = segments.map(() => 0);
+    const picture = failFast(Promise.all(segments.map((segment, i) =>
+      runFfmpeg(buildVideoArgs(plan, parts.videos[i], segments.length === 1 ? undefined : segment), {
+        ...run,
+        onProgress: (p) => {
+          reached[i] = Math.min(p.out_time_ms, ((segment.end - segment.start) / RENDER_FORMAT.fps) * 1000);
+          const doneMs = reached.reduce((sum, ms) => sum + ms, 0);
+          options.onProgress?.({ ...p, out_time_ms: doneMs, done: false, fraction: Math.min(0.99, doneMs / totalMs) });
+        },
+      })
+    )));
     const sound = failFast((async () => {
-      const background = { ...run, niceness: SOUND_NICENESS };
+      const background = { ...run, niceness: soundNiceness(segments) };
       const audio = await measureRenderAudio(
         { voicePath: plan.audioPath, musicPath: plan.music?.path ?? null, durationS: totalMs / 1000 },
         plan.music?.mix ?? null,
@@ -217,11 +314,16 @@ export async function renderVideo(
       return audio;
     })());
     const [audio] = await Promise.all([sound, picture]);
-    await runFfmpeg(buildMuxArgs(parts.video, parts.audio, plan.outPath), run);
+    if (segments.length === 1) {
+      await runFfmpeg(buildMuxArgs(parts.videos[0], parts.audio, plan.outPath), run);
+    } else {
+      await writeFile(parts.list, segmentList(parts.videos), "utf8");
+      await runFfmpeg(buildSegmentMuxArgs(parts.list, parts.audio, plan.outPath), run);
+    }
     options.onProgress?.({ frame: planFrames(plan), fps: null, out_time_ms: totalMs, speed: null, done: true, fraction: 1 });
     return { ...audio, linear: isLinear(audio.final) };
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
-    await Promise.all([parts.video, parts.mix, parts.audio].map((path) => rm(path, { force: true })));
+    await Promise.all([...parts.videos, parts.list, parts.mix, parts.audio].map((path) => rm(path, { force: true })));
   }
 }

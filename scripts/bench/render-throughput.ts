@@ -2,7 +2,8 @@
  * Render throughput: one 60-s, 8-scene short (procedural clips, espeak-ng voice, burned captions,
  * a music bed, loudness normalisation), made three ways in the same run:
  *
- * - the render: render-runner's picture and sound encodes side by side, then a stream copy;
+ * - the render: render-runner's picture (one process per segment, one per core) and sound side by
+ *   side, then a stream copy;
  * - the lower bound: one encode of the finished frames with the same encoder settings: the
  *   frames the render's encoder receives (its filter graph's output, written raw before the
  *   timing starts: frames decoded from the render's output would be easier to encode, x264
@@ -28,7 +29,7 @@ import { ProceduralBackend } from "../../gpu-worker/backends/procedural.ts";
 import { buildAssSubtitles, layoutCaptions } from "../../render-runner/captions.ts";
 import { captionFontMetrics } from "../../render-runner/font-metrics.ts";
 import { safeZone } from "../../render-runner/safe-zones.ts";
-import { audioEncoderArgs, pictureFrameArgs, planFrames, RENDER_FORMAT, type RenderPlan, renderVideo, videoEncoderArgs } from "../../render-runner/ffmpeg-render.ts";
+import { audioEncoderArgs, pictureFrameArgs, pictureSegments, planFrames, RENDER_FORMAT, type RenderPlan, renderVideo, videoEncoderArgs } from "../../render-runner/ffmpeg-render.ts";
 import { computeTimeline } from "../../render-runner/timeline.ts";
 import type { RenderJob, VisualJob } from "../../shared/contracts/queue.ts";
 import { createLogger } from "../../shared/logging/logger.ts";
@@ -64,6 +65,8 @@ export interface WayFigures {
 
 export interface RenderBenchResult {
   threads: number | null;
+  /** Picture segments of the render (render-runner/ffmpeg-render.ts pictureSegments). */
+  segments: number;
   repeats: number;
   render: WayFigures;
   lowerBound: WayFigures;
@@ -226,6 +229,7 @@ export async function runRenderThroughputBenchmark(
     const naiveSpeedup = median(runs.naive.map((r, i) => r.wallS / runs.render[naiveBeside[i]].wallS));
     const result: RenderBenchResult = {
       threads: options.threads ?? null,
+      segments: pictureSegments(plan).length,
       repeats,
       render,
       lowerBound,
@@ -262,7 +266,9 @@ function markdownSection(r: RenderBenchResult, frames: number, rawBytes: number)
     "",
     "| way | wall time (median) | rounds | vs render | FFmpeg CPU time (user + sys, median) | peak RSS (largest FFmpeg process) |",
     "|---|---|---|---|---|---|",
-    row("render (picture encode, the sound beside it at a lower priority, then a stream copy)", r.render),
+    row(r.segments === 1
+      ? "render (one picture encode, the sound beside it at a lower priority, then a stream copy)"
+      : `render (the picture in ${r.segments} segments encoded side by side, one x264 thread each, the sound beside them, then a stream copy)`, r.render),
     row(`lower bound: one encode of the frames the render's encoder receives (raw yuv420p ${r.rawInMemory ? "in memory" : "on disk"}, ${(rawBytes / 2 ** 30).toFixed(1)} GiB) and of its sound (WAV), same settings`, r.lowerBound),
     row("naive: encode each scene, concat (re-encode), burn captions (re-encode), mux (copy)", r.naive),
     "",
