@@ -254,8 +254,8 @@ export function segmentList(paths: string[]): string {
 /**
  * Niceness of the sound's processes beside one encoder with frame threads: the picture is the
  * render's critical path and keeps the cores, and the sound (a tenth of the work) runs in the gaps
- * x264's frame threads leave (render bench: about a second of wall time saved against equal
- * priority). Single-threaded encoders (segments, or a render given one thread) leave no gaps:
+ * x264's frame threads leave (the render bench's short, interleaved with equal-priority runs:
+ * 0.8-0.9 s sooner, within this machine's run-to-run noise). Single-threaded encoders (segments, or a render given one thread) leave no gaps:
  * beside them a niced sound would wait until a picture ends, so it takes its fair share instead.
  */
 export const SOUND_NICENESS = 19;
@@ -294,7 +294,7 @@ export async function renderVideo(
     // Output time reached by each segment.
     const reached = segments.map(() => 0);
     const picture = failFast(Promise.all(segments.map((segment, i) =>
-      runFfmpeg(buildVideoArgs(plan, parts.videos[i], segments.length === 1 ? undefined : segment), {
+      runFfmpeg(buildVideoArgs(plan, parts.videos[i], segment), {
         ...run,
         onProgress: (p) => {
           reached[i] = Math.min(p.out_time_ms, ((segment.end - segment.start) / RENDER_FORMAT.fps) * 1000);
