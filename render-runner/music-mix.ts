@@ -162,7 +162,7 @@ export async function measureRenderAudio(
   options: { signal?: AbortSignal; ffmpegPath?: string; niceness?: number; mixPath?: string } = {},
 ): Promise<{ levels: SourceLevels; final: LoudnessMeasurement }> {
   const d = seconds(sources.durationS);
-  const meter = { signal: options.signal, ffmpegPath: options.ffmpegPath, niceness: options.niceness, meter: "ebur128" as const };
+  const meter = { signal: options.signal, ffmpegPath: options.ffmpegPath, niceness: options.niceness };
   const mixMeter = { ...meter, writeTo: options.mixPath };
   const voice = measureLoudness(["-i", sources.voicePath], `[0:a]aresample=${AUDIO_SAMPLE_RATE},${FORMAT}[measure]`, meter);
   const track = sources.musicPath && music

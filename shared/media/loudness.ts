@@ -25,7 +25,10 @@ export const LOUDNESS_TARGET = {
 /** The published limit a measured output must stay under, dBTP. */
 export const TRUE_PEAK_LIMIT_DBTP = -1;
 
-/** loudnorm's first-pass report (`print_format=json`), numbers parsed. */
+/**
+ * A measurement in the shape loudnorm's second pass takes (the names of its first-pass report),
+ * read from ebur128's summary (`parseEbur128Summary`).
+ */
 export const LoudnessMeasurement = z.object({
   input_i: z.number(),
   input_tp: z.number(),
@@ -46,46 +49,11 @@ export class LoudnessMeasurementError extends NonRetriableError {
   }
 }
 
-const NUMBER = /^[+-]?\d+(\.\d+)?$/;
-
-/**
- * Finds loudnorm's JSON report in an FFmpeg log (the last one when there are several). loudnorm
- * prints `-inf` for silence; that is reported as a LoudnessMeasurementError, since no gain can
- * bring silence to a target.
- */
-export function parseLoudnormReport(log: string): LoudnessMeasurement {
-  const end = log.lastIndexOf("}");
-  const start = end < 0 ? -1 : log.lastIndexOf("{", end);
-  if (start < 0) throw new LoudnessMeasurementError("no loudnorm report in the FFmpeg log");
-  let raw: Record<string, unknown>;
-  try {
-    raw = JSON.parse(log.slice(start, end + 1)) as Record<string, unknown>;
-  } catch {
-    throw new LoudnessMeasurementError("the loudnorm report is not JSON");
-  }
-  const fields = ["input_i", "input_tp", "input_lra", "input_thresh", "target_offset"] as const;
-  const values: Record<string, number> = {};
-  for (const field of fields) {
-    const text = String(raw[field] ?? "").trim();
-    if (/^[+-]?inf$/i.test(text)) throw new LoudnessMeasurementError(`loudnorm reported ${field}=${text}: the audio is silent`);
-    if (!NUMBER.test(text)) throw new LoudnessMeasurementError(`loudnorm reported ${field}=${JSON.stringify(raw[field])}`);
-    const value = Number.parseFloat(text);
-    values[field] = value;
-  }
-  return LoudnessMeasurement.parse(values);
-}
-
-/** The first-pass filter: measures against the target and prints the report. */
-export function loudnormMeasureFilter(): string {
-  const { integrated, truePeak, range } = LOUDNESS_TARGET;
-  return `loudnorm=I=${integrated}:TP=${truePeak}:LRA=${range}:print_format=json`;
-}
-
 /**
  * The second-pass filter: the first pass's measurement with `linear=true`. loudnorm then applies
  * one gain (target - measured integrated). It stays linear only while the measured true peak plus
  * that gain is under the ceiling; `isLinear` tells whether it will, so callers can limit the
- * peaks beforehand (see `peakCeilingDb`). loudnorm always outputs 192 kHz: resample after it.
+ * peaks beforehand (see `PEAK_CEILING_DBTP`). loudnorm always outputs 192 kHz: resample after it.
  */
 export function loudnormApplyFilter(m: LoudnessMeasurement): string {
   const { integrated, truePeak, range } = LOUDNESS_TARGET;
@@ -169,34 +137,25 @@ export function parseEbur128Summary(log: string): LoudnessMeasurement {
 }
 
 /**
- * How a measuring pass measures: `ebur128` for the levelling passes (cheap), `loudnorm` for the
- * first pass of the final mix, whose report drives loudnorm's second pass in the render.
- */
-export type LoudnessMeter = "ebur128" | "loudnorm";
-
-/**
- * Runs an audio-only measurement: `inputArgs` are FFmpeg inputs, `graph` a filtergraph whose
- * output label `[measure]` is the audio to measure (the meter's filter is appended here).
+ * Runs an audio-only measurement with `ebur128=peak=true`: `inputArgs` are FFmpeg inputs, `graph`
+ * a filtergraph whose output label `[measure]` is the audio to measure (the meter is appended
+ * here). ebur128 passes its input through untouched: `writeTo` keeps the measured audio (32-bit
+ * float WAV), so a later pass can apply the gain without rebuilding it.
  */
 export async function measureLoudness(
   inputArgs: readonly string[],
   graph: string,
-  options: { signal?: AbortSignal; ffmpegPath?: string; niceness?: number; meter?: LoudnessMeter; writeTo?: string } = {},
+  options: { signal?: AbortSignal; ffmpegPath?: string; niceness?: number; writeTo?: string } = {},
 ): Promise<LoudnessMeasurement> {
-  const meter = options.meter ?? "loudnorm";
-  const filter = meter === "loudnorm" ? loudnormMeasureFilter() : "ebur128=peak=true";
-  // ebur128 passes its input through untouched: `writeTo` keeps the measured audio (32-bit float
-  // WAV), so a later pass can apply the gain without rebuilding it.
-  if (options.writeTo && meter !== "ebur128") throw new Error("only the ebur128 meter passes the measured audio through");
   const args = [
     ...inputArgs,
-    "-filter_complex", `${graph};[measure]${filter}[measured]`,
+    "-filter_complex", `${graph};[measure]ebur128=peak=true[measured]`,
     "-map", "[measured]",
     "-vn", "-sn", "-dn",
-    // Both meters print their report at info level; the runner's default is errors only.
+    // The summary is printed at info level; the runner's default is errors only.
     "-loglevel", "info",
     ...(options.writeTo ? ["-c:a", "pcm_f32le", "-f", "wav", "-y", options.writeTo] : ["-f", "null", "-"]),
   ];
   const { stderrTail } = await runFfmpeg(args, { signal: options.signal, ffmpegPath: options.ffmpegPath, niceness: options.niceness, stderrTailBytes: 64_000 });
-  return meter === "loudnorm" ? parseLoudnormReport(stderrTail) : parseEbur128Summary(stderrTail);
+  return parseEbur128Summary(stderrTail);
 }

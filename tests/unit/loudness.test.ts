@@ -5,37 +5,8 @@ import {
   LoudnessMeasurementError,
   loudnormApplyFilter,
   parseEbur128Summary,
-  parseLoudnormReport,
   peaksFitAfterGain,
 } from "../../shared/media/loudness.ts";
-
-const LOG = `[Parsed_loudnorm_2 @ 0x55fad2ab8540] something earlier {not json}
-[Parsed_loudnorm_2 @ 0x55fad2ab8540]
-{
-	"input_i" : "-21.85",
-	"input_tp" : "-6.06",
-	"input_lra" : "4.20",
-	"input_thresh" : "-31.95",
-	"output_i" : "-14.04",
-	"output_tp" : "-1.50",
-	"output_lra" : "3.10",
-	"output_thresh" : "-24.04",
-	"normalization_type" : "dynamic",
-	"target_offset" : "0.04"
-}
-`;
-
-describe("loudnorm first-pass report", () => {
-  test("the measured values are read from the last JSON block of the log", () => {
-    expect(parseLoudnormReport(LOG)).toEqual({ input_i: -21.85, input_tp: -6.06, input_lra: 4.2, input_thresh: -31.95, target_offset: 0.04 });
-  });
-
-  test("silence (-inf) and a log without a report are refused with a reason", () => {
-    expect(() => parseLoudnormReport(LOG.replace('"-21.85"', '"-inf"'))).toThrow(/silent/);
-    expect(() => parseLoudnormReport("ffmpeg said nothing useful")).toThrow(LoudnessMeasurementError);
-    expect(() => parseLoudnormReport(LOG.replace('"-6.06"', '"loud"'))).toThrow(/input_tp/);
-  });
-});
 
 describe("second pass", () => {
   const m = { input_i: -21.85, input_tp: -6.06, input_lra: 4.2, input_thresh: -31.95, target_offset: 0.04 };
