@@ -167,6 +167,7 @@ async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed:
     faults.push(record);
   };
   const restartsPending = () => {
+    if (awaitingRestart.size === 0) return 0;
     const now = restartsSoFar();
     for (const [component, before] of awaitingRestart) if ((now[component] ?? 0) > before) awaitingRestart.delete(component);
     return awaitingRestart.size;
