@@ -86,3 +86,15 @@ test("two segments make the same video as one piece: every frame, the exact leng
   expect(await captionBandPsnr(whole, bare, 13.5)).toBeLessThan(25);
   expect(await captionBandPsnr(whole, bare, 9)).toBeGreaterThan(30);
 }, 180_000);
+
+test("a render in segments stopped while it runs rejects and leaves no segment, list or sound file", async () => {
+  const out = join(dir, "stopped");
+  await mkdir(out);
+  const stop = new AbortController();
+  const rendering = renderVideo({ ...plan, threads: 2, outPath: join(out, "video.mp4") }, {
+    signal: stop.signal,
+    onProgress: (p) => p.fraction > 0.2 && stop.abort(new Error("shutdown")),
+  });
+  await expect(rendering).rejects.toThrow("shutdown");
+  expect((await readdir(out)).filter((name) => name !== "video.mp4")).toEqual([]);
+}, 120_000);
