@@ -6,12 +6,12 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { dirname, join, relative } from "node:path";
 import process from "node:process";
 import { ENGINE_DB_ROLE, LOCAL_DB_URL, LOCAL_STACK, localEngineDbUrl } from "../../shared/config/local-stack.ts";
 import { paths, PG_OS_USER, RUNNING_AS_ROOT } from "./paths.ts";
+import { describeReservation, reserveStackPorts, waitForPort } from "./ports.ts";
 import { DROP_PGMQ_COMPAT, engineLoginSql, PGTAP_SQL, PLATFORM_SQL, TERMINATE_SESSIONS } from "./platform-sql.ts";
 import { loadOrCreateSecrets } from "./secrets.ts";
 import { SupabaseResetError, supabaseDbReset } from "./supabase-cli.ts";
@@ -213,14 +213,6 @@ export async function init(log: (line: string) => void = console.log): Promise<v
 }
 
 /** True when nothing listens on 127.0.0.1:<port>. */
-export function isPortFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, LOCAL_STACK.host, () => server.close(() => resolve(true)));
-  });
-}
-
 /** Starts the cluster with pg_ctl and waits until it accepts connections. No-op when running. */
 export async function start(log: (line: string) => void = console.log): Promise<void> {
   if (!isInitialised()) throw new Error(`no cluster in ${paths.pgData}; run: bun scripts/local/db.ts init`);
@@ -231,9 +223,10 @@ export async function start(log: (line: string) => void = console.log): Promise<
     }
     return;
   }
-  if (!(await isPortFree(LOCAL_STACK.dbPort))) {
-    throw new Error(`port ${LOCAL_STACK.dbPort} is in use by another program (another clone's cluster?); find it with: ss -ltnp 'sport = :${LOCAL_STACK.dbPort}'`);
-  }
+  const reservation = describeReservation(reserveStackPorts());
+  if (reservation) log(reservation);
+  const problem = await waitForPort(LOCAL_STACK.dbPort, "db", { log });
+  if (problem) throw new Error(`${problem} (another clone's cluster?)`);
   log(`pg_ctl: starting the cluster on ${LOCAL_STACK.host}:${LOCAL_STACK.dbPort}`);
   const result = await runAsPgUser([
     pgBin("pg_ctl"), "-D", paths.pgData, "-l", paths.pgServerLog, "-o", serverStartOptions().join(" "), "-w", "-t", "60", "start",

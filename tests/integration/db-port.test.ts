@@ -30,7 +30,8 @@ function freePort(): Promise<number> {
 async function dbScript(args: string[], port: number) {
   const child = Bun.spawn([process.execPath, join(paths.root, "scripts", "local", "db.ts"), ...args], {
     cwd: paths.root,
-    env: { ...process.env, MDAME_PGDATA: pgData, MDAME_DB_PORT: String(port) },
+    // Throwaway ports: not worth a place in the kernel's reserved list.
+    env: { ...process.env, MDAME_PGDATA: pgData, MDAME_DB_PORT: String(port), MDAME_RESERVE_PORTS: "0" },
     stdout: "pipe",
     stderr: "pipe",
   });
