@@ -105,9 +105,12 @@ test("a connection closed from the port's side holds it in TIME_WAIT, which is n
   const port = await freePort();
   const holder = await connectionFrom(port, targetPort, 0);
   await new Promise((resolve) => holder.once("exit", resolve));
+  // FIN_WAIT2 until the server's own FIN arrives, then TIME_WAIT.
+  const states = () => portHolders(port).map((h) => [h.state, h.pid, h.remote.port]);
+  for (let i = 0; i < 50 && !states().some(([state]) => state === "TIME_WAIT"); i++) await Bun.sleep(100);
 
   expect(await isPortFree(port)).toBe(false);
-  expect(portHolders(port).map((h) => [h.state, h.pid, h.remote.port])).toContainEqual(["TIME_WAIT", null, targetPort]);
+  expect(states()).toContainEqual(["TIME_WAIT", null, targetPort]);
   const problem = await waitForPort(port, "emulators", { log: () => {}, waitMs: 500, pollMs: 100 });
   expect(problem).toContain(`port ${port} (emulators) is still taken after 0.5 s, not by a server (127.0.0.1:${port} closed its connection to 127.0.0.1:${targetPort}, TIME_WAIT`);
 });
