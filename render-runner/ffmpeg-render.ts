@@ -102,8 +102,9 @@ export const MIN_SEGMENT_FRAMES = 10 * RENDER_FORMAT.fps;
 
 /**
  * How the picture is cut to be encoded side by side: as many segments as the render has threads
- * (`plan.threads`, else every core), each encoded by its own FFmpeg with one x264 thread, the
- * segments joined by a stream copy. On 2 cores two single-threaded encoders keep both cores busy
+ * (`plan.threads`, else every core) and at least `MIN_SEGMENT_FRAMES` long, each encoded by its
+ * own FFmpeg with its share of the threads (one each when there are as many segments as threads),
+ * the segments joined by a stream copy. On 2 cores two single-threaded encoders keep both cores busy
  * to the end, where one encoder with frame threads leaves them idle part of the time (waiting on
  * reference rows, filling and draining its pipeline): the render bench measured 1.01-1.04x the
  * lower bound cut in two against 1.05-1.07x in one piece (docs/benchmarks.md). A render given
@@ -117,7 +118,7 @@ export function pictureSegments(plan: Pick<RenderPlan, "clips" | "threads">, cor
   const total = planFrames(plan);
   const threads = plan.threads ?? cores;
   const count = Math.max(1, Math.min(threads, Math.floor(total / MIN_SEGMENT_FRAMES)));
-  if (count === 1) return [{ start: 0, end: total, threads: plan.threads }];
+  if (count === 1) return [wholePicture(plan)];
   const boundaries: number[] = [];
   let at = 0;
   for (const clip of plan.clips.slice(0, -1)) boundaries.push(at += clip.frames);
@@ -134,17 +135,21 @@ export function pictureSegments(plan: Pick<RenderPlan, "clips" | "threads">, cor
   return edges.slice(1).map((end, i) => ({ start: edges[i], end, threads: perSegment }));
 }
 
+/** The whole picture as one segment, with the render's own threads. */
+function wholePicture(plan: Pick<RenderPlan, "clips" | "threads">): PictureSegment {
+  return { start: 0, end: planFrames(plan), threads: plan.threads };
+}
+
 /**
  * The picture of a render (or of one segment of it), without sound. Each clip is looped
  * (`-stream_loop -1`), retimed to 30 fps, cut to its slot by frame count, scaled and cropped to
  * fill 1080x1920 (a clip already that size passes the scaler untouched); the clips are
  * concatenated and the captions burned in. The output lasts exactly its frames / fps seconds.
  */
-export function buildVideoArgs(plan: RenderPlan, outPath: string, segment?: PictureSegment): string[] {
-  const threads = segment ? segment.threads : plan.threads;
+export function buildVideoArgs(plan: RenderPlan, outPath: string, segment: PictureSegment = wholePicture(plan)): string[] {
   return [
     ...pictureFrameArgs(plan, segment),
-    ...videoEncoderArgs({ ...plan, threads }),
+    ...videoEncoderArgs({ ...plan, threads: segment.threads }),
     "-map_metadata", "-1",
     "-f", "mp4",
     "-y", outPath,
@@ -157,14 +162,14 @@ export function buildVideoArgs(plan: RenderPlan, outPath: string, segment?: Pict
  * writes them out raw to time one encode of them). A segment takes only the clips it overlaps,
  * each trimmed to its part, and burns the captions at the segment's place in the timeline.
  */
-export function pictureFrameArgs(plan: RenderPlan, segment?: PictureSegment): string[] {
+export function pictureFrameArgs(plan: RenderPlan, segment: PictureSegment = wholePicture(plan)): string[] {
   const { width, height, fps } = RENDER_FORMAT;
   if (plan.clips.length === 0) throw new Error("a render needs at least one clip");
   for (const clip of plan.clips) {
     if (!Number.isInteger(clip.frames) || clip.frames < 1) throw new Error(`clip ${clip.path} has ${clip.frames} frames`);
   }
   const total = planFrames(plan);
-  const { start, end, threads } = segment ?? { start: 0, end: total, threads: plan.threads };
+  const { start, end, threads } = segment;
   if (!(Number.isInteger(start) && Number.isInteger(end) && start >= 0 && end <= total && start < end)) {
     throw new Error(`segment [${start}, ${end}) is not within the render's ${total} frames`);
   }
@@ -255,8 +260,9 @@ export function segmentList(paths: string[]): string {
  * Niceness of the sound's processes beside one encoder with frame threads: the picture is the
  * render's critical path and keeps the cores, and the sound (a tenth of the work) runs in the gaps
  * x264's frame threads leave (the render bench's short, interleaved with equal-priority runs:
- * 0.8-0.9 s sooner, within this machine's run-to-run noise). Single-threaded encoders (segments, or a render given one thread) leave no gaps:
- * beside them a niced sound would wait until a picture ends, so it takes its fair share instead.
+ * 0.8-0.9 s sooner, within this machine's run-to-run noise). Single-threaded encoders (segments,
+ * or a render given one thread) leave no gaps: beside them a niced sound would wait until a
+ * picture ends, so it takes its fair share instead.
  */
 export const SOUND_NICENESS = 19;
 
