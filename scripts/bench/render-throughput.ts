@@ -33,6 +33,7 @@ import { audioEncoderArgs, pictureFrameArgs, pictureSegments, planFrames, RENDER
 import { computeTimeline } from "../../render-runner/timeline.ts";
 import type { RenderJob, VisualJob } from "../../shared/contracts/queue.ts";
 import { createLogger } from "../../shared/logging/logger.ts";
+import { quantile } from "../../shared/stats.ts";
 import { runFfmpeg } from "../../shared/media/ffmpeg.ts";
 import { synthesiseTrack, TEST_TRACKS } from "../music/generate-test-tracks.ts";
 import { spokenVoice } from "../../tests/fixtures/render-inputs.ts";
@@ -71,7 +72,9 @@ export interface RenderBenchResult {
   render: WayFigures;
   lowerBound: WayFigures;
   naive: WayFigures;
-  /** Median of the rounds' render / lower bound, each round's two runs back to back. */
+  /** Each round's render / lower bound, the two run back to back. */
+  lowerBoundRatios: number[];
+  /** Their median. */
   lowerBoundRatio: number;
   /** Median of the naive runs' wall time over the render's in the same round. */
   naiveSpeedup: number;
@@ -140,11 +143,7 @@ function machine(): string {
   return `${availableParallelism()} × ${cpus()[0]?.model?.trim() ?? "unknown cpu"}, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} at the end`;
 }
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
+const median = (values: number[]): number => quantile(values, 0.5);
 
 /**
  * Runs the three ways `repeats` times, interleaved: each round runs the render and the lower
@@ -225,7 +224,8 @@ export async function runRenderThroughputBenchmark(
     const render = figures("render");
     const lowerBound = figures("lowerBound");
     const naive = figures("naive");
-    const lowerBoundRatio = median(runs.render.map((r, i) => r.wallS / runs.lowerBound[i].wallS));
+    const lowerBoundRatios = runs.render.map((r, i) => r.wallS / runs.lowerBound[i].wallS);
+    const lowerBoundRatio = median(lowerBoundRatios);
     // Each naive run against the render of its own round.
     const naiveSpeedup = median(runs.naive.map((r, i) => r.wallS / runs.render[naiveBeside[i]].wallS));
     const result: RenderBenchResult = {
@@ -235,6 +235,7 @@ export async function runRenderThroughputBenchmark(
       render,
       lowerBound,
       naive,
+      lowerBoundRatios,
       lowerBoundRatio,
       naiveSpeedup,
       rawInMemory: rawDir !== dir,
@@ -255,7 +256,7 @@ function markdownSection(r: RenderBenchResult, frames: number, rawBytes: number)
   const rounds = (w: WayFigures) => w.rounds.map((s) => s.toFixed(1)).join(" / ");
   const row = (label: string, w: WayFigures) =>
     `| ${label} | ${w.wallS.toFixed(1)} s | ${rounds(w)} | ${(w.wallS / r.render.wallS).toFixed(2)} | ${w.cpuS.toFixed(1)} s | ${w.peakRssMiB.toFixed(0)} MiB |`;
-  const pairs = r.render.rounds.map((s, i) => (s / r.lowerBound.rounds[i]).toFixed(2)).join(" / ");
+  const pairs = r.lowerBoundRatios.map((ratio) => ratio.toFixed(2)).join(" / ");
   return [
     "## Render throughput",
     "",

@@ -121,12 +121,3 @@ export function startErrors(aligned: { offset_ms: number }[], truth: number[]): 
   if (aligned.length !== truth.length) throw new Error(`aligned ${aligned.length} words, the speech has ${truth.length}`);
   return aligned.map((w, i) => Math.abs(w.offset_ms - truth[i]));
 }
-
-export function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return NaN;
-  const pos = q * (sorted.length - 1);
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
-}

@@ -11,7 +11,8 @@ import { cpus, release, totalmem, type as osType } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { alignWords } from "../../shared/providers/tts/word-alignment.ts";
-import { type AlignmentSample, corpus, PCM_RATE, quantile, renderSample, startErrors } from "./alignment-corpus.ts";
+import { quantile } from "../../shared/stats.ts";
+import { type AlignmentSample, corpus, PCM_RATE, renderSample, startErrors } from "./alignment-corpus.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const TARGET = { median: 80, p95: 200 };

@@ -8,7 +8,8 @@ import { synthesizeWithGeminiTts } from "../../shared/providers/tts/gemini-tts.t
 import { VoiceRefusedError } from "../../shared/providers/tts/speech.ts";
 import { readWav } from "../../shared/providers/tts/wav.ts";
 import { alignWords } from "../../shared/providers/tts/word-alignment.ts";
-import { PCM_RATE, quantile, renderSample, startErrors } from "../../scripts/eval/alignment-corpus.ts";
+import { PCM_RATE, renderSample, startErrors } from "../../scripts/eval/alignment-corpus.ts";
+import { quantile } from "../../shared/stats.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
 
 let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
