@@ -16,7 +16,7 @@ import process from "node:process";
 import { COMPONENTS, type Component, LOCAL_DB_URL, LOCAL_EMULATOR_URL, LOCAL_FUNCTIONS_URL, LOCAL_STACK } from "../shared/config/local-stack.ts";
 import * as db from "./local/db.ts";
 import { logFile, paths, pidFile } from "./local/paths.ts";
-import { describeReservation, reserveStackPorts, waitForPort } from "./local/ports.ts";
+import { reserveStackPorts, waitForPort } from "./local/ports.ts";
 import { formatEnvFile, localStackEnv } from "./local/secrets.ts";
 import { type ComponentStatus, type StackStatus, supervisorPid } from "./local/stack-control.ts";
 
@@ -310,8 +310,7 @@ async function preflight(specs: ComponentSpec[]): Promise<string | null> {
     return `another stack supervisor is running (pid ${other}); stop it first (Ctrl-C in its terminal, or kill ${other})`;
   }
   stopOrphans(specs);
-  const reservation = describeReservation(reserveStackPorts(specs.flatMap((spec) => (spec.port === undefined ? [] : [spec.port]))));
-  if (reservation) say(reservation);
+  reserveStackPorts(specs.flatMap((spec) => (spec.port === undefined ? [] : [spec.port])), say);
   for (const spec of specs) {
     if (spec.port === undefined) continue;
     if (spec.name === "db" && db.isRunning()) continue; // This clone's own cluster: taken over below.

@@ -11,7 +11,7 @@ import { dirname, join, relative } from "node:path";
 import process from "node:process";
 import { ENGINE_DB_ROLE, LOCAL_DB_URL, LOCAL_STACK, localEngineDbUrl } from "../../shared/config/local-stack.ts";
 import { paths, PG_OS_USER, RUNNING_AS_ROOT } from "./paths.ts";
-import { describeReservation, reserveStackPorts, waitForPort } from "./ports.ts";
+import { reserveStackPorts, stackPorts, waitForPort } from "./ports.ts";
 import { DROP_PGMQ_COMPAT, engineLoginSql, PGTAP_SQL, PLATFORM_SQL, TERMINATE_SESSIONS } from "./platform-sql.ts";
 import { loadOrCreateSecrets } from "./secrets.ts";
 import { SupabaseResetError, supabaseDbReset } from "./supabase-cli.ts";
@@ -212,7 +212,6 @@ export async function init(log: (line: string) => void = console.log): Promise<v
   appendFileSync(join(dataDir, "postgresql.conf"), serverSettings());
 }
 
-/** True when nothing listens on 127.0.0.1:<port>. */
 /** Starts the cluster with pg_ctl and waits until it accepts connections. No-op when running. */
 export async function start(log: (line: string) => void = console.log): Promise<void> {
   if (!isInitialised()) throw new Error(`no cluster in ${paths.pgData}; run: bun scripts/local/db.ts init`);
@@ -223,8 +222,7 @@ export async function start(log: (line: string) => void = console.log): Promise<
     }
     return;
   }
-  const reservation = describeReservation(reserveStackPorts());
-  if (reservation) log(reservation);
+  reserveStackPorts(stackPorts(), log);
   const problem = await waitForPort(LOCAL_STACK.dbPort, "db", { log });
   if (problem) throw new Error(`${problem} (another clone's cluster?)`);
   log(`pg_ctl: starting the cluster on ${LOCAL_STACK.host}:${LOCAL_STACK.dbPort}`);

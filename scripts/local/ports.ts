@@ -8,8 +8,9 @@
  * them out; explicit binds (the stack's own servers) still work. As root the stack reserves them
  * itself (unless MDAME_RESERVE_PORTS=0); otherwise it names the command to run.
  *
- * When a port is busy anyway, `portHolders` reads /proc/net/tcp{,6} to tell a server listening on
- * it (another program: refuse) from the local end of a connection (it frees when that closes).
+ * When a port is busy anyway, /proc/net/tcp{,6} tells a server listening on it (another program:
+ * refuse) from the local end of a connection, live or in TIME_WAIT (it frees when that closes, or
+ * TIME_WAIT ends); /proc/<pid>/fd names the process, once there is something to say.
  */
 import { readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -64,9 +65,17 @@ export type Reservation =
 
 /**
  * Makes sure the kernel never gives `ports` to an outgoing connection. Adds them to the reserved
- * list when this process may write it; never throws (the stack runs without, only less surely).
+ * list when this process may write it, and tells `log` what it did or why it could not (nothing
+ * when they were reserved already); never throws (the stack runs without, only less surely).
  */
-export function reserveStackPorts(ports: number[] = stackPorts()): Reservation {
+export function reserveStackPorts(ports: number[], log?: (line: string) => void): Reservation {
+  const reservation = reserve(ports);
+  const line = describeReservation(reservation);
+  if (line) log?.(line);
+  return reservation;
+}
+
+function reserve(ports: number[]): Reservation {
   if (process.env.MDAME_RESERVE_PORTS === "0") return { outcome: "off", ports };
   let current: [number, number][];
   try {
@@ -87,7 +96,7 @@ export function reserveStackPorts(ports: number[] = stackPorts()): Reservation {
 }
 
 /** One line for the log about a reservation, or null when there is nothing to say. */
-export function describeReservation(reservation: Reservation): string | null {
+function describeReservation(reservation: Reservation): string | null {
   switch (reservation.outcome) {
     case "already":
     case "off":
@@ -189,7 +198,7 @@ function socketOwners(inodes: Set<number>): Map<number, { pid: number; command: 
  * without SO_REUSEADDR (every kernel-chosen ephemeral port) that closed first keeps the port from
  * any server for up to 60 s after it closed.
  */
-export function portHolders(port: number): PortHolder[] {
+function portSockets(port: number): TcpSocket[] {
   const sockets: TcpSocket[] = [];
   for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
     try {
@@ -198,15 +207,27 @@ export function portHolders(port: number): PortHolder[] {
       // No IPv6, or no /proc: nothing to report from it.
     }
   }
-  const held = sockets.filter((s) => s.local.port === port);
-  const owners = socketOwners(new Set(held.map((s) => s.inode).filter((inode) => inode > 0)));
-  return held.map((s) => ({ ...s, pid: owners.get(s.inode)?.pid ?? null, command: owners.get(s.inode)?.command ?? null }));
+  return sockets.filter((s) => s.local.port === port);
+}
+
+/** The sockets with the process owning each (a scan of every process's descriptors). */
+function withOwners(sockets: TcpSocket[]): PortHolder[] {
+  const owners = socketOwners(new Set(sockets.map((s) => s.inode).filter((inode) => inode > 0)));
+  return sockets.map((s) => ({ ...s, pid: owners.get(s.inode)?.pid ?? null, command: owners.get(s.inode)?.command ?? null }));
+}
+
+/** The TCP sockets whose local end is `port`, each with its process when this user may see it. */
+export function portHolders(port: number): PortHolder[] {
+  return withOwners(portSockets(port));
 }
 
 /** True when some program listens on the port (as opposed to a connection merely using it). */
-export const isListened = (holders: PortHolder[]) => holders.some((h) => h.state === "LISTEN");
+const isListened = (sockets: TcpSocket[]) => sockets.some((s) => s.state === "LISTEN");
 
-/** "pid 123 (bun test), 127.0.0.1:54330 -> 127.0.0.1:54322 ESTABLISHED", one holder per clause. */
+/**
+ * "pid 123 (bun test): 127.0.0.1:54330 connected to 127.0.0.1:54322, ESTABLISHED", one clause per
+ * holder, joined by "; ".
+ */
 export function describeHolders(holders: PortHolder[]): string {
   if (holders.length === 0) return "no server or connection on it in /proc/net/tcp: a socket bound without listening, or one of another network namespace";
   return holders.map((h) => {
@@ -243,16 +264,18 @@ export async function waitForPort(
   const deadline = Date.now() + waitMs;
   let announced = false;
   while (!(await isPortFree(port))) {
-    const holders = portHolders(port);
-    if (isListened(holders)) {
-      return `port ${port} (${name}) is in use by another program: ${describeHolders(holders)}; find it with: ss -ltnp 'sport = :${port}'`;
+    // Only /proc/net/tcp on every poll; the scan for the owning processes only for a message.
+    const sockets = portSockets(port);
+    const holders = () => describeHolders(withOwners(sockets));
+    if (isListened(sockets)) {
+      return `port ${port} (${name}) is in use by another program: ${holders()}; find it with: ss -ltnp 'sport = :${port}'`;
     }
     if (Date.now() >= deadline) {
-      return `port ${port} (${name}) is still taken after ${waitMs / 1000} s, not by a server (${describeHolders(holders)}); ` +
+      return `port ${port} (${name}) is still taken after ${waitMs / 1000} s, not by a server (${holders()}); ` +
         `a connection's local end frees when the connection closes. To keep outgoing connections off the port: ${reserveCommand([port])}`;
     }
     if (!announced) {
-      options.log(`port ${port} (${name}) is taken, but not by a server (${describeHolders(holders)}): the kernel may have given it to a connection from its ephemeral range; waiting up to ${waitMs / 1000} s for it to be released`);
+      options.log(`port ${port} (${name}) is taken, but not by a server (${holders()}): the kernel may have given it to a connection from its ephemeral range; waiting up to ${waitMs / 1000} s for it to be released`);
       announced = true;
     }
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 500));
