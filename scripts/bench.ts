@@ -14,6 +14,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { z } from "zod";
 import { runQueueTransitionBenchmark } from "./bench/queue-transitions.ts";
+import { keptBlocks } from "./bench/doc-blocks.ts";
 import { runRenderThroughputBenchmark } from "./bench/render-throughput.ts";
 import * as db from "./local/db.ts";
 import { paths } from "./local/paths.ts";
@@ -109,8 +110,7 @@ function fmt(v: number | undefined) {
 
 // Sections other commands write (`npm run eval:alignment -- --write`) are kept as they are.
 const benchmarksFile = join(paths.root, "docs", "benchmarks.md");
-const kept = readFileSync(benchmarksFile, "utf8").match(/<!-- ([a-z-]+):start -->[\s\S]*?<!-- \1:end -->/g) ?? [];
-for (const block of kept) lines.push(block, "");
+for (const block of keptBlocks(readFileSync(benchmarksFile, "utf8"))) lines.push(block, "");
 writeFileSync(benchmarksFile, lines.join("\n"));
 console.log(lines.join("\n"));
 console.log("bench: written to docs/benchmarks.md");

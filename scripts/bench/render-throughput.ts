@@ -34,6 +34,7 @@ import { computeTimeline } from "../../render-runner/timeline.ts";
 import type { RenderJob, VisualJob } from "../../shared/contracts/queue.ts";
 import { createLogger } from "../../shared/logging/logger.ts";
 import { quantile } from "../../shared/stats.ts";
+import { opensBlock } from "./doc-blocks.ts";
 import { runFfmpeg } from "../../shared/media/ffmpeg.ts";
 import { synthesiseTrack, TEST_TRACKS } from "../music/generate-test-tracks.ts";
 import { spokenVoice } from "../../tests/fixtures/render-inputs.ts";
@@ -286,7 +287,8 @@ export function replaceSection(document: string, section: string[]): string {
   const lines = document.split("\n");
   const start = lines.findIndex((l) => l.trim() === "## Render throughput");
   if (start < 0) return `${document.replace(/\n*$/, "")}\n\n${section.join("\n")}\n`;
-  let end = lines.findIndex((l, i) => i > start && l.startsWith("## "));
+  // The section ends at the next heading, or at a block another command owns.
+  let end = lines.findIndex((l, i) => i > start && (l.startsWith("## ") || opensBlock(l)));
   if (end < 0) end = lines.length;
   return [...lines.slice(0, start), ...section, "", ...lines.slice(end)].join("\n").replace(/\n*$/, "\n");
 }

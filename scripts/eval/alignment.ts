@@ -12,6 +12,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { alignWords } from "../../shared/providers/tts/word-alignment.ts";
 import { quantile } from "../../shared/stats.ts";
+import { replaceBlock } from "../bench/doc-blocks.ts";
 import { type AlignmentSample, corpus, PCM_RATE, renderSample, startErrors } from "./alignment-corpus.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -89,7 +90,6 @@ if (process.argv.includes("--write")) {
     "",
   ].join("\n");
   const current = existsSync(path) ? readFileSync(path, "utf8") : "# Benchmarks\n";
-  const marked = /<!-- alignment:start -->[\s\S]*?<!-- alignment:end -->\n?/;
-  writeFileSync(path, marked.test(current) ? current.replace(marked, section) : `${current.trimEnd()}\n\n${section}`);
+  writeFileSync(path, replaceBlock(current, "alignment", section));
   console.log("eval: written to docs/benchmarks.md");
 }

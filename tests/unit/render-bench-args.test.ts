@@ -1,4 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { keptBlocks, replaceBlock } from "../../scripts/bench/doc-blocks.ts";
 import { parseBenchArgs, replaceSection } from "../../scripts/bench/render-throughput.ts";
 
 describe("render throughput bench command line", () => {
@@ -25,7 +28,38 @@ describe("benchmarks document", () => {
     expect(out).toBe("# Benchmarks\n\n## Queue\n\nq\n\n## Render throughput\n\nnew\n\n## Word alignment\n\nw\n");
   });
 
+  test("a block another command owns, right after the section, is kept with its markers", () => {
+    const doc = "## Render throughput\n\nold\n\n<!-- alignment:start -->\n## Word alignment\n\nw\n<!-- alignment:end -->\n";
+    const out = replaceSection(doc, ["## Render throughput", "", "new"]);
+    expect(out).toBe("## Render throughput\n\nnew\n\n<!-- alignment:start -->\n## Word alignment\n\nw\n<!-- alignment:end -->\n");
+  });
+
+  test("docs/benchmarks.md keeps every owned block through the render bench's --write and npm run bench", () => {
+    const doc = readFileSync(join(import.meta.dir, "..", "..", "docs", "benchmarks.md"), "utf8");
+    const blocks = keptBlocks(doc);
+    expect(blocks.map((b) => /<!-- ([a-z-]+):start -->/.exec(b)![1])).toEqual(["render-history", "alignment"]);
+    expect(keptBlocks(replaceSection(doc, ["## Render throughput", "", "new"]))).toEqual(blocks);
+  });
+
   test("a document without the section gets it appended", () => {
     expect(replaceSection("# Benchmarks\n", ["## Render throughput", "", "new"])).toBe("# Benchmarks\n\n## Render throughput\n\nnew\n");
+  });
+});
+
+describe("owned blocks", () => {
+  const block = (text: string) => `<!-- alignment:start -->\n${text}\n<!-- alignment:end -->\n`;
+
+  test("a block is replaced in place, what is around it kept", () => {
+    const doc = `# B\n\n${block("old")}\n## After\n`;
+    expect(replaceBlock(doc, "alignment", block("new"))).toBe(`# B\n\n${block("new")}\n## After\n`);
+  });
+
+  test("a missing block is appended; a replacement's $ signs are taken literally", () => {
+    expect(replaceBlock("# B\n", "alignment", block("costs $1 and $&"))).toBe(`# B\n\n${block("costs $1 and $&")}`);
+    expect(replaceBlock(block("x"), "alignment", block("$&"))).toBe(block("$&"));
+  });
+
+  test("only blocks with both markers of the same name are kept", () => {
+    expect(keptBlocks(`${block("a")}<!-- other:start -->\nno end\n`)).toEqual([block("a").trimEnd()]);
   });
 });
