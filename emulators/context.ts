@@ -1,6 +1,6 @@
-import type { FaultBook } from "./faults.ts";
-import type { TokenStore } from "./oauth.ts";
-import type { StorageDisk } from "./storage-disk.ts";
+import type { FaultBook } from "./faults/fault-book.ts";
+import type { TokenStore } from "./google-oauth/token-store.ts";
+import type { StorageDisk } from "./storage/disk.ts";
 
 /** What every emulated service gets from the server: its data dir, faults, OAuth tokens, Storage settings, logger. */
 export interface EmulatorContext {

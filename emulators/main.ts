@@ -9,35 +9,36 @@
  * Routes:
  *   GET  /_emulator/health                          200 {ok:true}
  *   POST /_emulator/reset                           clears faults, tokens, uploads, Storage buckets and objects
- *   GET  /_emulator/faults, POST /_emulator/faults   fault injection (see faults.ts)
+ *   GET  /_emulator/faults, POST /_emulator/faults   fault injection (see faults/fault-book.ts)
  *   GET  /_emulator/youtube/videos                  completed uploads
  *   POST /v1beta/models/{model}:generateContent     Gemini (also /v1/ and /v1alpha/)
  *   WS   /consumer/speech/synthesize/readaloud/edge/v1   Edge TTS
  *   POST /token                                     Google OAuth 2.0 token endpoint
  *   POST /upload/youtube/v3/videos?uploadType=resumable, PUT <session URI>   YouTube upload
  *   GET  /trending/rss?geo=US|ID                     Google Trends daily RSS
- *   GET  /videos/search, /video-files/...            Pexels video search and downloads (see pexels.ts)
- *   /storage/v1/...                                 Supabase Storage REST API and TUS uploads (see storage.ts)
+ *   GET  /videos/search, /video-files/...            Pexels video search and downloads (see pexels/routes.ts)
+ *   /storage/v1/...                                 Supabase Storage REST API and TUS uploads (see storage/routes.ts)
  */
 import process from "node:process";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { EmulatorContext } from "./context.ts";
 import { isDroppedConnection, jsonResponse } from "./context.ts";
-import { FaultBook } from "./faults.ts";
-import { handleGemini } from "./gemini.ts";
-import { handleOpenAi } from "./openai.ts";
-import { EDGE_TTS_PATH, edgeTtsWebSocket, upgradeEdgeTts, type EdgeTtsSocketData } from "./edge-tts.ts";
-import { handleOAuth, TokenStore } from "./oauth.ts";
-import { handleYouTube, resetYouTube } from "./youtube.ts";
-import { handleTrends } from "./trends.ts";
-import { handleSources } from "./sources.ts";
-import { handleReddit } from "./sources-reddit.ts";
-import { handlePexels } from "./pexels.ts";
-import { handlePostedFeeds } from "./posted-feeds.ts";
-import { handleFaultAdmin } from "./fault-admin.ts";
-import { handleStorage, resetStorage } from "./storage.ts";
-import { StorageDisk } from "./storage-disk.ts";
+import { FaultBook } from "./faults/fault-book.ts";
+import { handleGemini } from "./gemini/routes.ts";
+import { handleOpenAi } from "./openai/routes.ts";
+import { EDGE_TTS_PATH, edgeTtsWebSocket, upgradeEdgeTts, type EdgeTtsSocketData } from "./edge-tts/routes.ts";
+import { handleOAuth } from "./google-oauth/routes.ts";
+import { TokenStore } from "./google-oauth/token-store.ts";
+import { handleYouTube, resetYouTube } from "./youtube/routes.ts";
+import { handleTrends } from "./trends/routes.ts";
+import { handleSources } from "./sources/routes.ts";
+import { handleReddit } from "./sources/reddit.ts";
+import { handlePexels } from "./pexels/routes.ts";
+import { handlePostedFeeds } from "./sources/posted-feeds.ts";
+import { handleFaultAdmin } from "./faults/admin.ts";
+import { handleStorage, resetStorage } from "./storage/routes.ts";
+import { StorageDisk } from "./storage/disk.ts";
 import { LOCAL_STACK } from "../shared/config/local-stack.ts";
 
 export interface EmulatorOptions {

@@ -16,9 +16,9 @@ import { z } from "zod";
 import { runQueueTransitionBenchmark } from "./bench/queue-transitions.ts";
 import { keptBlocks } from "./bench/doc-blocks.ts";
 import { runRenderThroughputBenchmark } from "./bench/render-throughput.ts";
-import * as db from "./local/db.ts";
-import { paths } from "./local/paths.ts";
-import { supervisorPid } from "./local/stack-control.ts";
+import * as db from "../stack/db.ts";
+import { paths } from "../stack/paths.ts";
+import { supervisorPid } from "../stack/stack-control.ts";
 
 const Summary = z.object({
   run_id: z.string(),

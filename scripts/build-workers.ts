@@ -13,7 +13,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import process from "node:process";
-import { paths } from "./local/paths.ts";
+import { paths } from "../stack/paths.ts";
 
 export const WORKERS = [
   { name: "gpu-worker", entrypoint: "gpu-worker/main.ts" },

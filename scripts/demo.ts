@@ -15,11 +15,11 @@ import { probeMedia } from "../shared/media/ffprobe.ts";
 import { loadEnv, STORAGE_ENV_KEYS } from "../shared/config/env.ts";
 import { createAssetStore } from "../shared/storage/create-asset-store.ts";
 import { connectAccounts } from "./demo/connect-accounts.ts";
-import { describeProgress, RunStatus } from "./demo/progress.ts";
-import * as db from "./local/db.ts";
-import { paths } from "./local/paths.ts";
-import { localStackEnv } from "./local/secrets.ts";
-import { startStack, supervisorPid, waitForReady } from "./local/stack-control.ts";
+import { describeProgress, RunStatus } from "../cli/run-progress.ts";
+import * as db from "../stack/db.ts";
+import { paths } from "../stack/paths.ts";
+import { localStackEnv } from "../stack/stack-env.ts";
+import { startStack, supervisorPid, waitForReady } from "../stack/stack-control.ts";
 
 const args = new Set(process.argv.slice(2));
 const RUN_TIMEOUT_MS = 20 * 60_000;

@@ -15,7 +15,7 @@
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import process from "node:process";
-import { paths } from "./local/paths.ts";
+import { paths } from "../stack/paths.ts";
 import {
   bundleFunction,
   type ConfiguredFunction,

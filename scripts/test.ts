@@ -16,10 +16,10 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import process from "node:process";
-import { ensureRunning, pgEnv, pgmqShapeFromEnv, reset } from "./local/db.ts";
-import { paths } from "./local/paths.ts";
-import { localStackEnv } from "./local/secrets.ts";
-import { stopStack, supervisorPid } from "./local/stack-control.ts";
+import { ensureRunning, pgEnv, pgmqShapeFromEnv, reset } from "../stack/db.ts";
+import { paths } from "../stack/paths.ts";
+import { localStackEnv } from "../stack/stack-env.ts";
+import { stopStack, supervisorPid } from "../stack/stack-control.ts";
 import { runTypeCheck, typeChecks } from "./typecheck.ts";
 
 const LAYERS = ["typecheck", "unit", "db", "integration", "pgmq-1.4", "e2e"] as const;

@@ -11,10 +11,10 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import process from "node:process";
-import { paths } from "./local/paths.ts";
+import { paths } from "../stack/paths.ts";
 
 /** Files that run on Deno outside functions/; tsconfig.json excludes them for the same reason. */
-export const DENO_SCRIPTS = ["scripts/edge-host.ts", "tests/integration/fixtures/edge-tts-deno.ts"] as const;
+export const DENO_SCRIPTS = ["stack/edge-host.ts", "tests/integration/fixtures/edge-tts-deno.ts"] as const;
 
 export interface TypeCheck {
   name: string;

@@ -16,7 +16,7 @@ import process from "node:process";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 import { StageTask } from "../../shared/contracts/queue.ts";
 import { createSql, type Sql } from "../../shared/db/client.ts";
-import * as db from "../local/db.ts";
+import * as db from "../../stack/db.ts";
 
 /** Throughput and claim-to-complete latency of one consumer phase. */
 export interface PhaseFigures {

@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import process from "node:process";
 import { AccountList, ConnectedAccount } from "../../shared/contracts/account.ts";
-import { paths } from "../local/paths.ts";
+import { paths } from "../../stack/paths.ts";
 
 export interface ConnectAccountsOptions {
   /** The stack's environment: FUNCTIONS_URL, SERVICE_ROLE_KEY, GOOGLE_OAUTH_CLIENT_ID/SECRET, EMULATOR_URL. */

@@ -9,9 +9,9 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { synthesizePcm } from "../../emulators/edge-tts-speech.ts";
-import { writeScript } from "../../emulators/gemini-tasks/script.ts";
-import { Variant } from "../../emulators/gemini-tasks/prompt.ts";
+import { synthesizePcm } from "../../emulators/edge-tts/speech.ts";
+import { writeScript } from "../../emulators/gemini/tasks/script.ts";
+import { Variant } from "../../emulators/gemini/tasks/prompt.ts";
 
 export const PCM_RATE = 24_000;
 

@@ -18,7 +18,7 @@ import { createSql } from "../../shared/db/client.ts";
 import { createLogger } from "../../shared/logging/logger.ts";
 import { createGeminiJsonModel } from "../../shared/providers/llm/gemini.ts";
 import { startEmulator } from "../../emulators/main.ts";
-import * as db from "../local/db.ts";
+import * as db from "../../stack/db.ts";
 import { EXPECTED_CALLS, loadCorpus, replayEntry, type ReplayResult } from "./llm-boundary-corpus.ts";
 
 /** A model id of the eval's own, so its cache rows are found and removed afterwards. */

@@ -4,8 +4,8 @@
  * long it took) since the soak began.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { logFile } from "../local/paths.ts";
-import { readStackStatus } from "../local/stack-control.ts";
+import { logFile } from "../../stack/paths.ts";
+import { readStackStatus } from "../../stack/stack-control.ts";
 
 /** The services the soak arms faults on. */
 const FAULTED = new Set(["gemini", "edge-tts", "youtube"]);

@@ -14,7 +14,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
-import { paths } from "../local/paths.ts";
+import { paths } from "../../stack/paths.ts";
 import { parseSoakArgs, USAGE, UsageError } from "./args.ts";
 import { driveDays, withDb } from "./driver.ts";
 import { emulatorLogOffset, observedEffects, restartsSoFar } from "./evidence.ts";

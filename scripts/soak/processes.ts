@@ -1,6 +1,6 @@
 /**
  * The engine's real processes as the soak drives them: a clean slate, the supervised stack
- * (scripts/stack.ts restarts what dies, as a process manager would), dimensions and accounts set up
+ * (stack/supervisor.ts restarts what dies, as a process manager would), dimensions and accounts set up
  * through `mdame`, leases scaled to the accelerated clock, and the faults done to processes
  * (kill -9, a Postgres fast shutdown) and to the emulators (POST /_emulator/faults).
  */
@@ -11,10 +11,10 @@ import process from "node:process";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 import { createSql, type Sql } from "../../shared/db/client.ts";
 import { connectAccounts } from "../demo/connect-accounts.ts";
-import * as db from "../local/db.ts";
-import { paths, pidFile } from "../local/paths.ts";
-import { localStackEnv } from "../local/secrets.ts";
-import { type StackHandle, startStack, supervisorPid } from "../local/stack-control.ts";
+import * as db from "../../stack/db.ts";
+import { paths, pidFile } from "../../stack/paths.ts";
+import { localStackEnv } from "../../stack/stack-env.ts";
+import { type StackHandle, startStack, supervisorPid } from "../../stack/stack-control.ts";
 import type { DimensionPlan, EmulatorArm, Killable, TrendItem } from "./plan.ts";
 
 /** Narration length of the soak's videos: about 30 s of speech, so renders stay short. */

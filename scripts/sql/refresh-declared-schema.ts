@@ -14,7 +14,7 @@ import { basename, join, relative } from "node:path";
 import process from "node:process";
 import postgres from "postgres";
 import { LOCAL_STACK } from "../../shared/config/local-stack.ts";
-import { paths } from "../local/paths.ts";
+import { paths } from "../../stack/paths.ts";
 import * as catalog from "./catalog.ts";
 import { commentsAbove, formatFunction, formatTable, functionPrivileges, leadingComment } from "./render-sql.ts";
 import { buildDatabase, dropDatabase, migrationFiles, SUPABASE_DIR } from "./scratch-databases.ts";

@@ -10,9 +10,9 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { pgBinDir, pgEnv, runCommand } from "../local/db.ts";
-import { paths } from "../local/paths.ts";
-import { PLATFORM_SQL } from "../local/platform-sql.ts";
+import { pgBinDir, pgEnv, runCommand } from "../../stack/db.ts";
+import { paths } from "../../stack/paths.ts";
+import { PLATFORM_SQL } from "../../stack/platform-sql.ts";
 
 /** The only database besides `cron.database_name` where pg_cron's install script runs. */
 const BUILD_NAME = "contrib_regression";

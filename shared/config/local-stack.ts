@@ -24,7 +24,7 @@ export const LOCAL_STACK = {
 
 /**
  * The local cluster as its superuser: resets, migrations, benchmarks and tests' fixtures. The
- * components get `localEngineDbUrl` instead (scripts/local/secrets.ts, localStackEnv).
+ * components get `localEngineDbUrl` instead (stack/stack-env.ts, localStackEnv).
  */
 export const LOCAL_DB_URL = `postgres://postgres:postgres@${LOCAL_STACK.host}:${LOCAL_STACK.dbPort}/postgres`;
 

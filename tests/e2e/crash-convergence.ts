@@ -12,8 +12,8 @@ import { loadEnv, STORAGE_ENV_KEYS } from "../../shared/config/env.ts";
 import type { Sql } from "../../shared/db/client.ts";
 import { AssetNotFoundError } from "../../shared/storage/asset-store.ts";
 import { createAssetStore } from "../../shared/storage/create-asset-store.ts";
-import { paths } from "../../scripts/local/paths.ts";
-import { localStackEnv } from "../../scripts/local/secrets.ts";
+import { paths } from "../../stack/paths.ts";
+import { localStackEnv } from "../../stack/stack-env.ts";
 
 const TERMINAL_UNIT = new Set(["published", "rejected", "failed"]);
 

@@ -14,10 +14,10 @@ import { z } from "zod";
 import { createSql } from "../../shared/db/client.ts";
 import { resolveFfmpegBinaries } from "../../shared/media/ffmpeg.ts";
 import { probeMedia } from "../../shared/media/ffprobe.ts";
-import * as db from "../../scripts/local/db.ts";
-import { paths } from "../../scripts/local/paths.ts";
-import { localStackEnv } from "../../scripts/local/secrets.ts";
-import { type StackHandle, startStack } from "../../scripts/local/stack-control.ts";
+import * as db from "../../stack/db.ts";
+import { paths } from "../../stack/paths.ts";
+import { localStackEnv, readStackEnv } from "../../stack/stack-env.ts";
+import { type StackHandle, startStack } from "../../stack/stack-control.ts";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 
 const Summary = z.object({
@@ -59,16 +59,6 @@ function runDemo(extra: string[] = []) {
 
 async function emulatorVideos() {
   return EmulatorVideos.parse(await (await fetch(`${env.EMULATOR_URL}/_emulator/youtube/videos`)).json());
-}
-
-/** `.local/stack.env` as written by the stack (`KEY=value`, JSON-quoted when needed). */
-function readStackEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const line of readFileSync(paths.stackEnv, "utf8").split("\n")) {
-    const match = /^([A-Z0-9_]+)=(.*)$/.exec(line);
-    if (match) env[match[1]] = match[2].startsWith('"') ? JSON.parse(match[2]) : match[2];
-  }
-  return env;
 }
 
 async function meanVolumeDb(path: string): Promise<number> {

@@ -11,7 +11,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { paths } from "../../scripts/local/paths.ts";
+import { paths } from "../../stack/paths.ts";
 import { FAULT_KINDS } from "../../scripts/soak/plan.ts";
 import type { SoakReport } from "../../scripts/soak/report.ts";
 

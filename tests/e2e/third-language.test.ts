@@ -13,9 +13,9 @@ import { resolveFfmpegBinaries } from "../../shared/media/ffmpeg.ts";
 import { probeMedia } from "../../shared/media/ffprobe.ts";
 import { captionFontFor } from "../../shared/text/fonts.ts";
 import { splitWords } from "../../shared/text/words.ts";
-import * as db from "../../scripts/local/db.ts";
-import { localStackEnv } from "../../scripts/local/secrets.ts";
-import { type StackHandle, startStack, supervisorPid } from "../../scripts/local/stack-control.ts";
+import * as db from "../../stack/db.ts";
+import { localStackEnv } from "../../stack/stack-env.ts";
+import { type StackHandle, startStack, supervisorPid } from "../../stack/stack-control.ts";
 import { connectTestAccounts } from "../fixtures/connect-accounts.ts";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createSql, type Sql } from "../../shared/db/client.ts";
 import { runKey } from "../../shared/hashing.ts";
-import * as db from "../../scripts/local/db.ts";
-import { localStackEnv } from "../../scripts/local/secrets.ts";
+import * as db from "../../stack/db.ts";
+import { localStackEnv } from "../../stack/stack-env.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 
 // The triggers run as the components do (the engine role); the counts read the tables as the superuser.

@@ -10,7 +10,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { paths } from "../../scripts/local/paths.ts";
+import { paths } from "../../stack/paths.ts";
 
 let root: string;
 let pgData: string;

@@ -1,5 +1,5 @@
 /**
- * The local db reset (scripts/local/db.ts, reset()) through the real Supabase CLI: what a reset
+ * The local db reset (stack/db.ts, reset()) through the real Supabase CLI: what a reset
  * leaves, what it clears that the CLI alone would keep, and how a broken migration is reported.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
-import * as db from "../../scripts/local/db.ts";
-import { paths } from "../../scripts/local/paths.ts";
+import * as db from "../../stack/db.ts";
+import { paths } from "../../stack/paths.ts";
 
 const quiet = { log: () => {} };
 const query = async <T extends Record<string, unknown>>(text: string): Promise<T[]> => {

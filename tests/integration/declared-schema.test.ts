@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import postgres from "postgres";
 import { LOCAL_STACK } from "../../shared/config/local-stack.ts";
-import * as db from "../../scripts/local/db.ts";
+import * as db from "../../stack/db.ts";
 import { describe as describeDiff, diffDatabases, FROM_DECLARED, FROM_MIGRATIONS, isEmpty, schemaDiff, type SchemaDiff } from "../../scripts/sql/schema-diff.ts";
 import { dropDatabase } from "../../scripts/sql/scratch-databases.ts";
 

@@ -4,8 +4,8 @@
  * with 400 naming the field when it breaks a bound, with nothing stored.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import * as db from "../../scripts/local/db.ts";
-import { localStackEnv } from "../../scripts/local/secrets.ts";
+import * as db from "../../stack/db.ts";
+import { localStackEnv } from "../../stack/stack-env.ts";
 import { type PipelineServer, servePipeline } from "../fixtures/pipeline-server.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import process from "node:process";
 import { createClient } from "@supabase/supabase-js";
 import { type RunningEmulator, startEmulator } from "../../emulators/main.ts";
-import { resolveDoctorConfig } from "../../scripts/doctor/config.ts";
-import { checkStorage } from "../../scripts/doctor/storage.ts";
+import { resolveDoctorConfig } from "../../cli/doctor/config.ts";
+import { checkStorage } from "../../cli/doctor/storage.ts";
 import { freePort } from "./fixtures/emulator-harness.ts";
 
 const KEY = "sb_secret_storage-check-key-0123456789";

@@ -11,11 +11,11 @@ import process from "node:process";
 import postgres from "postgres";
 import { LOCAL_DB_URL, LOCAL_EMULATOR_URL, LOCAL_FUNCTIONS_URL, LOCAL_STACK } from "../../shared/config/local-stack.ts";
 import { fetchTrendingTopics } from "../../shared/providers/trends/google-trends-rss.ts";
-import { parseEnvFile } from "../../scripts/cli/config.ts";
-import { main } from "../../scripts/cli/main.ts";
-import * as db from "../../scripts/local/db.ts";
-import { paths } from "../../scripts/local/paths.ts";
-import { type StackHandle, startStack, supervisorPid } from "../../scripts/local/stack-control.ts";
+import { readStackEnv } from "../../stack/stack-env.ts";
+import { main } from "../../cli/main.ts";
+import * as db from "../../stack/db.ts";
+import { paths } from "../../stack/paths.ts";
+import { type StackHandle, startStack, supervisorPid } from "../../stack/stack-control.ts";
 import { connectTestAccounts } from "../fixtures/connect-accounts.ts";
 import { EDGE_TTS_PATH, freePort } from "./fixtures/emulator-harness.ts";
 
@@ -34,7 +34,7 @@ beforeAll(async () => {
   stack = await startStack({ quiet: true, timeoutMs: 180_000 });
   // Accounts come from `mdame account connect`, as a person adds them.
   await connectTestAccounts();
-  stackEnv = parseEnvFile(readFileSync(paths.stackEnv, "utf8"));
+  stackEnv = readStackEnv();
   // The tables, as the superuser: stack.env's DB_URL is the engine role, which may only call the RPCs.
   const sql = postgres(LOCAL_DB_URL, { max: 1, onnotice: () => {} });
   try {

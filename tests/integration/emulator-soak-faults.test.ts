@@ -1,5 +1,5 @@
 /**
- * The fault kinds the accelerated soak arms (emulators/faults.ts), seen through the real clients:
+ * The fault kinds the accelerated soak arms (emulators/faults/fault-book.ts), seen through the real clients:
  * a quota-exhausted YouTube refuses to start an upload with 403 quotaExceeded and 429 is a rate
  * limit; a fault armed `for_ms` applies to every call until it expires; `slow` delays an answer;
  * `DELETE /_emulator/faults` disarms everything; bad fault parameters are refused with 400 and arm

@@ -5,9 +5,9 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import * as db from "../../scripts/local/db.ts";
-import { paths } from "../../scripts/local/paths.ts";
-import { localStackEnv } from "../../scripts/local/secrets.ts";
+import * as db from "../../stack/db.ts";
+import { paths } from "../../stack/paths.ts";
+import { localStackEnv } from "../../stack/stack-env.ts";
 
 const bun = process.execPath;
 const deno = join(paths.root, "node_modules", ".bin", "deno");
@@ -28,7 +28,7 @@ beforeAll(async () => {
 const COMPONENTS: [string, string[]][] = [
   ["gpu-worker", [bun, "gpu-worker/main.ts"]],
   ["render-runner", [bun, "render-runner/main.ts"]],
-  ["edge host", [deno, "run", "-A", "scripts/edge-host.ts"]],
+  ["edge host", [deno, "run", "-A", "stack/edge-host.ts"]],
 ];
 
 describe.each(COMPONENTS)("%s", (_name, argv) => {

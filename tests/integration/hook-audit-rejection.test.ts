@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { createPipelineApp } from "../../functions/pipeline/app.ts";
 import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
 import { CANDIDATE_TEMPERATURES, HOOK_PASS_THRESHOLD, SCRIPT_ROUNDS } from "../../functions/pipeline/stages/script.ts";
-import * as db from "../../scripts/local/db.ts";
-import { localStackEnv } from "../../scripts/local/secrets.ts";
+import * as db from "../../stack/db.ts";
+import { localStackEnv } from "../../stack/stack-env.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 

@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
 import { drainStageTasks } from "../../functions/pipeline/stage-runner.ts";
 import { DimensionConfig } from "../../shared/contracts/dimension.ts";
-import * as db from "../../scripts/local/db.ts";
-import { localStackEnv } from "../../scripts/local/secrets.ts";
+import * as db from "../../stack/db.ts";
+import { localStackEnv } from "../../stack/stack-env.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 

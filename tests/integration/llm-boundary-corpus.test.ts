@@ -10,8 +10,8 @@ import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/
 import { drainStageTasks } from "../../functions/pipeline/stage-runner.ts";
 import { llmCallKey } from "../../shared/hashing.ts";
 import { createLogger } from "../../shared/logging/logger.ts";
-import * as db from "../../scripts/local/db.ts";
-import { localStackEnv } from "../../scripts/local/secrets.ts";
+import * as db from "../../stack/db.ts";
+import { localStackEnv } from "../../stack/stack-env.ts";
 import { loadCorpus, replayEntry, type ReplayResult, taskCall } from "../../scripts/eval/llm-boundary-corpus.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";

@@ -8,7 +8,7 @@ import { HookAudit, ScenePlan } from "../../shared/contracts/llm.ts";
 import { ProviderRejectedError, ProviderUnavailableError } from "../../shared/providers/errors.ts";
 import { generateValidated } from "../../shared/providers/llm/boundary.ts";
 import { createOpenAiCompatibleModel } from "../../shared/providers/llm/openai-compatible.ts";
-import { OPENAI_EMULATOR_API_KEY } from "../../emulators/openai.ts";
+import { OPENAI_EMULATOR_API_KEY } from "../../emulators/openai/routes.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
 
 let emulator: Awaited<ReturnType<typeof startTestEmulator>>;

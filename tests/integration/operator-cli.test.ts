@@ -11,9 +11,9 @@ import process from "node:process";
 import { createPipelineApp } from "../../functions/pipeline/app.ts";
 import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
 import { registerOperatorRoutes } from "../../functions/pipeline/operator-routes.ts";
-import * as db from "../../scripts/local/db.ts";
-import { paths } from "../../scripts/local/paths.ts";
-import { localStackEnv } from "../../scripts/local/secrets.ts";
+import * as db from "../../stack/db.ts";
+import { paths } from "../../stack/paths.ts";
+import { localStackEnv } from "../../stack/stack-env.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 
 const admin = adminSql();
@@ -57,7 +57,7 @@ afterAll(async () => {
   await rm(storageDir, { recursive: true, force: true });
 });
 
-/** Runs `bun scripts/mdame.ts ...` as its own process against the in-process API. */
+/** Runs `bun cli/mdame.ts ...` as its own process against the in-process API. */
 async function mdame(args: string[], env: Record<string, string> = {}) {
   const child = Bun.spawn([process.execPath, join(paths.root, "scripts", "mdame.ts"), ...args], {
     cwd: paths.root,

@@ -3,7 +3,7 @@
  * - plain Postgres (the local stack): an enqueue notifies `mdame_wake`;
  * - a Supabase-shaped database (pg_net and Vault shims, supabase/tests/shims): an enqueue queues
  *   `POST <functions url>/pipeline/tick` with the service key from Vault; the pg_net performer sends
- *   it to the real edge host (Deno, scripts/edge-host.ts), whose tick drains the work.
+ *   it to the real edge host (Deno, stack/edge-host.ts), whose tick drains the work.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -13,9 +13,9 @@ import { join } from "node:path";
 import process from "node:process";
 import postgres from "postgres";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
-import * as db from "../../scripts/local/db.ts";
-import { paths } from "../../scripts/local/paths.ts";
-import { localStackEnv } from "../../scripts/local/secrets.ts";
+import * as db from "../../stack/db.ts";
+import { paths } from "../../stack/paths.ts";
+import { localStackEnv } from "../../stack/stack-env.ts";
 import { freePort, startTestEmulator } from "./fixtures/emulator-harness.ts";
 import { type PerformedRequest, startPerformer } from "./fixtures/pg-net-performer.ts";
 
@@ -89,7 +89,7 @@ describe("Supabase-shaped database (pg_net and Vault)", () => {
     storageDir = await mkdtemp(join(tmpdir(), "mdame-pg-net-storage-"));
     const port = await freePort();
     functionsUrl = `http://127.0.0.1:${port}/functions/v1`;
-    edgeHost = spawn(join(paths.root, "node_modules", ".bin", "deno"), ["run", "-A", "scripts/edge-host.ts"], {
+    edgeHost = spawn(join(paths.root, "node_modules", ".bin", "deno"), ["run", "-A", "stack/edge-host.ts"], {
       cwd: paths.root,
       env: {
         ...process.env, ...env, ...emulator.serviceEnv(),

@@ -11,8 +11,8 @@ import { createPipelineApp } from "../../functions/pipeline/app.ts";
 import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
 import { VisualJob } from "../../shared/contracts/queue.ts";
 import { VoiceTrack } from "../../shared/contracts/media.ts";
-import * as db from "../../scripts/local/db.ts";
-import { localStackEnv } from "../../scripts/local/secrets.ts";
+import * as db from "../../stack/db.ts";
+import { localStackEnv } from "../../stack/stack-env.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 

@@ -15,9 +15,9 @@ import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 import { generateCredentialsKey } from "../../shared/crypto/credentials.ts";
 import { generateWebhookSecret } from "../../shared/webhooks/standard-webhooks.ts";
 import { createPipelineDeps } from "../../functions/pipeline/deps.ts";
-import { main } from "../../scripts/cli/main.ts";
-import * as db from "../../scripts/local/db.ts";
-import { paths } from "../../scripts/local/paths.ts";
+import { main } from "../../cli/main.ts";
+import * as db from "../../stack/db.ts";
+import { paths } from "../../stack/paths.ts";
 import { freePort } from "./fixtures/emulator-harness.ts";
 
 const ALL_KEYS = Object.keys(EngineEnv.shape) as (keyof EngineEnv)[];

@@ -15,7 +15,7 @@ import {
   type TransitionChecks,
 } from "../../scripts/bench/queue-transitions.ts";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
-import * as db from "../../scripts/local/db.ts";
+import * as db from "../../stack/db.ts";
 
 const JOBS = 200;
 const CONSUMERS = 4;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import * as db from "../../scripts/local/db.ts";
+import * as db from "../../stack/db.ts";
 import { createRenderDefinition } from "../../render-runner/render-task.ts";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 import type { RenderJob } from "../../shared/contracts/queue.ts";

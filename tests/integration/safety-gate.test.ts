@@ -12,8 +12,8 @@ import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/
 import { gateText, MODEL_CLASSIFIER_VERSION, safetyModelFor } from "../../functions/pipeline/safety/gate.ts";
 import { DEFAULT_SAFETY_PROFILE, SafetyProfile } from "../../shared/contracts/safety.ts";
 import { ProviderUnavailableError } from "../../shared/providers/errors.ts";
-import * as db from "../../scripts/local/db.ts";
-import { localStackEnv } from "../../scripts/local/secrets.ts";
+import * as db from "../../stack/db.ts";
+import { localStackEnv } from "../../stack/stack-env.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 

@@ -1,5 +1,5 @@
 /**
- * What the local stack does about a port it needs that is taken (scripts/local/ports.ts, used by
+ * What the local stack does about a port it needs that is taken (stack/ports.ts, used by
  * the supervisor's preflight and the cluster's start): a server listening on it is another program,
  * refused at once with its pid; the local end of a connection is waited for, and refused with the
  * `sysctl` that prevents it when it outlives the wait. Perl holds the connections: unlike Node and
@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import process from "node:process";
-import { isCovered, isPortFree, parsePortList, portHolders, reserveStackPorts, waitForPort } from "../../scripts/local/ports.ts";
+import { isCovered, isPortFree, parsePortList, portHolders, reserveStackPorts, waitForPort } from "../../stack/ports.ts";
 
 const RESERVED = "/proc/sys/net/ipv4/ip_local_reserved_ports";
 const cleanups: (() => void | Promise<void>)[] = [];

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import postgres from "postgres";
-import * as db from "../../scripts/local/db.ts";
+import * as db from "../../stack/db.ts";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 
 const sql = postgres(LOCAL_DB_URL, { max: 4, onnotice: () => {}, types: { bigint: postgres.BigInt } });

@@ -10,9 +10,9 @@ import { join } from "node:path";
 import process from "node:process";
 import { createPipelineApp } from "../../functions/pipeline/app.ts";
 import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
-import * as db from "../../scripts/local/db.ts";
-import { paths } from "../../scripts/local/paths.ts";
-import { localStackEnv } from "../../scripts/local/secrets.ts";
+import * as db from "../../stack/db.ts";
+import { paths } from "../../stack/paths.ts";
+import { localStackEnv } from "../../stack/stack-env.ts";
 import type { QualityReport } from "../../shared/contracts/quality.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 

@@ -13,8 +13,8 @@ import { createLlmRouter, type LlmProvider } from "../../functions/pipeline/llm-
 import { drainStageTasks } from "../../functions/pipeline/stage-runner.ts";
 import type { Sql } from "../../shared/db/client.ts";
 import { createLogger } from "../../shared/logging/logger.ts";
-import * as db from "../../scripts/local/db.ts";
-import { localStackEnv } from "../../scripts/local/secrets.ts";
+import * as db from "../../stack/db.ts";
+import { localStackEnv } from "../../stack/stack-env.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 

@@ -12,8 +12,8 @@ import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/
 import { VoiceTrack } from "../../shared/contracts/media.ts";
 import { readWav } from "../../shared/providers/tts/wav.ts";
 import { scriptWords } from "../../shared/providers/tts/word-alignment.ts";
-import * as db from "../../scripts/local/db.ts";
-import { localStackEnv } from "../../scripts/local/secrets.ts";
+import * as db from "../../stack/db.ts";
+import { localStackEnv } from "../../stack/stack-env.ts";
 import { freePort, startTestEmulator } from "./fixtures/emulator-harness.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createWorkerCallbackApp } from "../../functions/worker-callback/app.ts";
-import * as db from "../../scripts/local/db.ts";
+import * as db from "../../stack/db.ts";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 import { createSql, type Sql } from "../../shared/db/client.ts";
 import { createLogger } from "../../shared/logging/logger.ts";

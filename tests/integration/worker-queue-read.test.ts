@@ -5,7 +5,7 @@
  * extended by set_vt.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import * as db from "../../scripts/local/db.ts";
+import * as db from "../../stack/db.ts";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 import { createSql, type Sql } from "../../shared/db/client.ts";
 import { PgmqWorkerQueue } from "../../shared/worker/pgmq-worker-queue.ts";

@@ -3,15 +3,16 @@
  * HTTP answers become exit codes, and what the operator reads (tables, the live progress view).
  */
 import { describe, expect, test } from "bun:test";
-import { commandHelp, mainHelp, parseArgs } from "../../scripts/cli/args.ts";
-import { describeAbort } from "../../scripts/cli/commands/abort.ts";
-import { formatDeadLetters } from "../../scripts/cli/commands/dlq.ts";
-import { exitCodeForRun } from "../../scripts/cli/commands/run.ts";
-import { parseEnvFile, resolveApiConfig } from "../../scripts/cli/config.ts";
-import { apiError, EXIT, exitCodeForStatus, networkError, UsageError } from "../../scripts/cli/errors.ts";
-import { ProgressView } from "../../scripts/cli/live-progress.ts";
-import { main } from "../../scripts/cli/main.ts";
-import type { RunStatus } from "../../scripts/demo/progress.ts";
+import { commandHelp, mainHelp, parseArgs } from "../../cli/args.ts";
+import { describeAbort } from "../../cli/commands/abort.ts";
+import { formatDeadLetters } from "../../cli/commands/dlq.ts";
+import { exitCodeForRun } from "../../cli/commands/run.ts";
+import { resolveApiConfig } from "../../cli/config.ts";
+import { parseEnvFile } from "../../stack/stack-env.ts";
+import { apiError, EXIT, exitCodeForStatus, networkError, UsageError } from "../../cli/errors.ts";
+import { ProgressView } from "../../cli/live-progress.ts";
+import { main } from "../../cli/main.ts";
+import type { RunStatus } from "../../cli/run-progress.ts";
 
 const RUN = "0b5c7c5e-3a3e-4c4e-9f5e-1d2f3a4b5c6d";
 

@@ -3,12 +3,12 @@
  * OAuth client and Google's endpoints come from, how refused configs read, and the tables.
  */
 import { describe, expect, test } from "bun:test";
-import { commandHelp, parseArgs } from "../../scripts/cli/args.ts";
-import { formatAccountList } from "../../scripts/cli/commands/account.ts";
-import { formatDimensionList } from "../../scripts/cli/commands/dimension.ts";
-import { apiError, EXIT, UsageError } from "../../scripts/cli/errors.ts";
-import { main } from "../../scripts/cli/main.ts";
-import { resolveOAuthConfig } from "../../scripts/cli/oauth-config.ts";
+import { commandHelp, parseArgs } from "../../cli/args.ts";
+import { formatAccountList } from "../../cli/commands/account.ts";
+import { formatDimensionList } from "../../cli/commands/dimension.ts";
+import { apiError, EXIT, UsageError } from "../../cli/errors.ts";
+import { main } from "../../cli/main.ts";
+import { resolveOAuthConfig } from "../../cli/oauth-config.ts";
 
 const ACCOUNT = "7d3c4c1e-0a1b-4c2d-8e3f-405162738495";
 

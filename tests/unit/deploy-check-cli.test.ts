@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { paths } from "../../scripts/local/paths.ts";
+import { paths } from "../../stack/paths.ts";
 
 // `npm run deploy:check` as a deployer runs it: real deno bundle, real module graphs.
 let outDir: string;

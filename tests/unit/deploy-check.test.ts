@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { configProblem, configuredFunctions } from "../../scripts/deploy/edge-functions.ts";
 import { scanSource, servesHandler } from "../../scripts/deploy/runtime-rules.ts";
-import { paths } from "../../scripts/local/paths.ts";
+import { paths } from "../../stack/paths.ts";
 import { readSource } from "../../scripts/deploy/source-text.ts";
 
 const scan = (text: string, entrypoint = false) => scanSource("fn.ts", text, { entrypoint });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { LOCAL_DB_URL, LOCAL_EMULATOR_URL, LOCAL_STACK } from "../../shared/config/local-stack.ts";
-import { emulatedGroups, type LocalSecrets, localStackEnv } from "../../scripts/local/secrets.ts";
+import { emulatedGroups, type LocalSecrets, localStackEnv } from "../../stack/stack-env.ts";
 
 const SECRETS: LocalSecrets = {
   SERVICE_ROLE_KEY: "s".repeat(64),

@@ -1,9 +1,9 @@
 /**
- * The local stack's port helpers (scripts/local/ports.ts): the kernel's reserved-port list read and
+ * The local stack's port helpers (stack/ports.ts): the kernel's reserved-port list read and
  * written back, and /proc/net/tcp{,6} decoded to name what holds a port.
  */
 import { describe, expect, test } from "bun:test";
-import { decodeAddress, describeHolders, formatPortList, isCovered, parsePortList, parseProcNetTcp } from "../../scripts/local/ports.ts";
+import { decodeAddress, describeHolders, formatPortList, isCovered, parsePortList, parseProcNetTcp } from "../../stack/ports.ts";
 
 describe("reserved port list", () => {
   test("reads single ports and ranges, empty when nothing is reserved", () => {

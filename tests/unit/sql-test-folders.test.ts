@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
-import { paths } from "../../scripts/local/paths.ts";
+import { paths } from "../../stack/paths.ts";
 
 const FUNCTIONS_DIR = join(paths.root, "supabase", "schemas", "mdame", "functions");
 const PGTAP_DIR = join(paths.root, "supabase", "tests", "database");

@@ -4,7 +4,7 @@ import { buildScenes } from "../../functions/pipeline/stages/plan.ts";
 import { captionFontFor, fontScript } from "../../shared/text/fonts.ts";
 import { canonicalLanguageTag, languageDisplayName, voiceLocale } from "../../shared/text/language.ts";
 import { comparableText, countWords, joinWords, splitWords } from "../../shared/text/words.ts";
-import { espeakVoiceFor, tokenize } from "../../emulators/edge-tts-speech.ts";
+import { espeakVoiceFor, tokenize } from "../../emulators/edge-tts/speech.ts";
 
 describe("words in any script", () => {
   test("spaced languages count whitespace tokens with a letter or digit, punctuation kept on the word", () => {
@@ -104,7 +104,7 @@ describe("the Edge TTS emulator in other languages", () => {
 
 describe("the Gemini emulator in Russian", () => {
   test("scripts the contract accepts, in Cyrillic, of the requested length; hooks audited with Russian word lists", async () => {
-    const { answerPrompt } = await import("../../emulators/gemini.ts");
+    const { answerPrompt } = await import("../../emulators/gemini/routes.ts");
     const { hookAuditPrompt } = await import("../../functions/pipeline/stages/prompts.ts");
     const { HookAudit, ScriptDraft } = await import("../../shared/contracts/llm.ts");
     let passed = 0;

@@ -1,0 +1,97 @@
+/**
+ * The HTTP API mdame talks to (the `pipeline` Edge Function), and nothing else: the same calls
+ * work against the local stack and a real Supabase project. Every answer is read through its
+ * contract; every failure becomes a CliError with its exit code.
+ */
+import type { z } from "zod";
+import {
+  AbortedRun,
+  DeadLetterList,
+  DeadLetterRetry,
+  RunList,
+  TriggeredRun,
+} from "../shared/contracts/operator.ts";
+import { AccountList, type ConnectAccountBody, ConnectedAccount, RemovedAccount, Account } from "../shared/contracts/account.ts";
+import { Dimension, type DimensionConfigInput, DimensionList, type DimensionPatch } from "../shared/contracts/dimension.ts";
+import { RunStatus } from "./run-progress.ts";
+import type { ApiConfig } from "./config.ts";
+import { apiError, CliError, EXIT, networkError } from "./errors.ts";
+
+export interface ApiClient {
+  readonly baseUrl: string;
+  triggerRun(body: { dimension?: string; idempotency_key?: string }): Promise<TriggeredRun>;
+  runStatus(runId: string): Promise<RunStatus>;
+  listRuns(limit: number): Promise<RunList>;
+  listDeadLetters(limit: number): Promise<DeadLetterList>;
+  retryDeadLetter(id: string): Promise<DeadLetterRetry>;
+  abortRun(runId: string, reason: string | null): Promise<AbortedRun>;
+  listDimensions(): Promise<DimensionList>;
+  showDimension(id: string): Promise<Dimension>;
+  addDimension(config: DimensionConfigInput): Promise<Dimension>;
+  setDimension(id: string, patch: DimensionPatch): Promise<Dimension>;
+  setDimensionActive(id: string, active: boolean): Promise<Dimension>;
+  listAccounts(dimension: string | null): Promise<AccountList>;
+  /** Carries a refresh token: the one call that sends a credential, once, to be sealed server-side. */
+  connectAccount(body: Omit<ConnectAccountBody, "channel_id"> & { channel_id: string | null }): Promise<ConnectedAccount>;
+  setAccountActive(id: string, active: boolean): Promise<Account>;
+  removeAccount(id: string): Promise<RemovedAccount>;
+}
+
+export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
+
+const REQUEST_TIMEOUT_MS = 60_000;
+
+export function createApiClient(config: ApiConfig, fetchImpl: Fetch = fetch): ApiClient {
+  async function call<T extends z.ZodType>(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, schema: T, body?: unknown): Promise<z.infer<T>> {
+    const url = `${config.baseUrl}${path}`;
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetchImpl(url, {
+        method,
+        headers: {
+          authorization: `Bearer ${config.serviceRoleKey}`,
+          accept: "application/json",
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+      text = await response.text();
+    } catch (error) {
+      throw networkError(config.baseUrl, error);
+    }
+    let json: unknown = text;
+    try {
+      json = text === "" ? null : JSON.parse(text);
+    } catch {
+      // Not JSON (a proxy's error page, say): kept as text for the message.
+    }
+    if (!response.ok) throw apiError(response.status, json, `${method} ${url}`);
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      throw new CliError(`unexpected answer from ${method} ${url}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; ")}`, EXIT.failure);
+    }
+    return parsed.data;
+  }
+
+  const id = encodeURIComponent;
+  return {
+    baseUrl: config.baseUrl,
+    triggerRun: (body) => call("POST", "/pipeline/runs", TriggeredRun, body),
+    runStatus: (runId) => call("GET", `/pipeline/runs/${id(runId)}`, RunStatus),
+    listRuns: (limit) => call("GET", `/pipeline/runs?limit=${limit}`, RunList),
+    listDeadLetters: (limit) => call("GET", `/pipeline/dead-letters?limit=${limit}`, DeadLetterList),
+    retryDeadLetter: (deadLetterId) => call("POST", `/pipeline/dead-letters/${id(deadLetterId)}/retry`, DeadLetterRetry, {}),
+    abortRun: (runId, reason) => call("POST", `/pipeline/runs/${id(runId)}/abort`, AbortedRun, reason === null ? {} : { reason }),
+    listDimensions: () => call("GET", "/pipeline/dimensions", DimensionList),
+    showDimension: (dimension) => call("GET", `/pipeline/dimensions/${id(dimension)}`, Dimension),
+    addDimension: (config) => call("POST", "/pipeline/dimensions", Dimension, config),
+    setDimension: (dimension, patch) => call("PATCH", `/pipeline/dimensions/${id(dimension)}`, Dimension, patch),
+    setDimensionActive: (dimension, active) => call("POST", `/pipeline/dimensions/${id(dimension)}/${active ? "resume" : "pause"}`, Dimension, {}),
+    listAccounts: (dimension) => call("GET", `/pipeline/accounts${dimension === null ? "" : `?dimension=${id(dimension)}`}`, AccountList),
+    connectAccount: (body) => call("POST", "/pipeline/accounts", ConnectedAccount, body),
+    setAccountActive: (account, active) => call("POST", `/pipeline/accounts/${id(account)}/${active ? "resume" : "pause"}`, Account, {}),
+    removeAccount: (account) => call("DELETE", `/pipeline/accounts/${id(account)}`, RemovedAccount),
+  };
+}

@@ -1,0 +1,68 @@
+/** `mdame account list|connect|pause|resume|remove`: publishing accounts through the API. */
+import type { Account } from "../../shared/contracts/account.ts";
+import type { ApiClient } from "../api-client.ts";
+import { EXIT } from "../errors.ts";
+import type { OAuthConfig } from "../oauth-config.ts";
+import { type CommandContext, formatAge, formatTable, printJson, println } from "../output.ts";
+import { connectYouTube } from "../youtube-connect.ts";
+
+/** The accounts as table lines; credentials appear only as present or not. Pure, for tests. */
+export function formatAccountList(accounts: Account[], nowMs: number, width?: number): string[] {
+  if (accounts.length === 0) return ["no accounts yet: connect one with `mdame account connect youtube --dimension <id>`"];
+  return formatTable(
+    ["id", "dimension", "platform", "state", "credentials", "connected", "channel"],
+    accounts.map((a) => [
+      a.id,
+      a.dimension_id,
+      a.platform,
+      a.active ? "active" : "paused",
+      a.has_credentials ? "stored" : "missing",
+      a.connected_at ? `${formatAge(a.connected_at, nowMs)} ago` : "-",
+      `${a.channel_handle}${a.channel_id ? ` (${a.channel_id})` : ""}`,
+    ]),
+    width,
+  );
+}
+
+export async function accountListCommand(command: { dimension: string | null; json: boolean }, api: ApiClient, ctx: CommandContext): Promise<number> {
+  const { accounts } = await api.listAccounts(command.dimension);
+  if (command.json) printJson(ctx.out, accounts);
+  else for (const line of formatAccountList(accounts, ctx.now(), ctx.out.columns || undefined)) println(ctx.out, line);
+  return EXIT.ok;
+}
+
+export async function accountConnectCommand(
+  command: { dimension: string; channel: string | null; loginHint: string | null; timeoutS: number; browser: boolean; json: boolean },
+  api: ApiClient,
+  oauth: OAuthConfig,
+  ctx: CommandContext,
+): Promise<number> {
+  const result = await connectYouTube(
+    { dimension: command.dimension, channel: command.channel, loginHint: command.loginHint, timeoutMs: command.timeoutS * 1000, openBrowser: command.browser },
+    oauth,
+    api,
+    ctx.err,
+  );
+  if (command.json) printJson(ctx.out, result);
+  else {
+    const a = result.account;
+    println(ctx.out, `${a.platform} channel ${a.channel_handle}${a.channel_id ? ` (${a.channel_id})` : ""} ${result.created ? "connected to" : "reconnected to"} dimension ${a.dimension_id}: account ${a.id}`);
+    println(ctx.out, `  credentials sealed and stored by the API${a.active ? "" : "; the account is paused (resume it with `mdame account resume " + a.id + "`)"}`);
+  }
+  return EXIT.ok;
+}
+
+export async function accountActiveCommand(command: { id: string; json: boolean }, active: boolean, api: ApiClient, ctx: CommandContext): Promise<number> {
+  const account = await api.setAccountActive(command.id, active);
+  if (command.json) printJson(ctx.out, account);
+  else println(ctx.out, `account ${account.id} (${account.channel_handle}, ${account.dimension_id}) ${active ? "resumed" : "paused: publishing skips it"}`);
+  return EXIT.ok;
+}
+
+export async function accountRemoveCommand(command: { id: string; json: boolean }, api: ApiClient, ctx: CommandContext): Promise<number> {
+  const result = await api.removeAccount(command.id);
+  if (command.json) printJson(ctx.out, result);
+  else if (result.deleted) println(ctx.out, `account ${result.account_id} removed`);
+  else println(ctx.out, `account ${result.account_id} kept as the record of its ${result.publications} publication(s): paused, credentials erased`);
+  return EXIT.ok;
+}

@@ -1,0 +1,98 @@
+/** `mdame status [run] [--list] [--json]`: one run by dimension and unit, or the recent runs. */
+import type { RunSummary } from "../../shared/contracts/operator.ts";
+import type { RunStatus } from "../run-progress.ts";
+import type { ApiClient } from "../api-client.ts";
+import { CliError, EXIT } from "../errors.ts";
+import { type CommandContext, formatAge, formatTable, printJson, println } from "../output.ts";
+
+const field = (row: Record<string, unknown>, key: string): string | null => (row[key] == null ? null : String(row[key]));
+
+/** A unit's quality measures in one cell: loudness, true peak, duration, pass/fail. */
+export function formatQuality(quality: RunStatus["units"][number]["quality"]): string {
+  if (!quality) return "-";
+  const lufs = quality.integrated_lufs === null ? "? LUFS" : `${quality.integrated_lufs.toFixed(1)} LUFS`;
+  const peak = quality.true_peak_dbtp === null ? "? dBTP" : `${quality.true_peak_dbtp.toFixed(1)} dBTP`;
+  // The reasons can be long; the table keeps to the verdict and `--json` has every check.
+  const verdict = quality.passed ? "pass" : `fail (${quality.failures.length} of ${quality.checks.length} checks)`;
+  return `${lufs} ${peak} ${quality.duration_s.toFixed(1)}s ${verdict}`;
+}
+
+/** The detail view of one run, as lines. Pure, for tests. */
+export function formatRunStatus(status: RunStatus, nowMs: number, width?: number): string[] {
+  const run = status.run as RunStatus["run"] & Record<string, unknown>;
+  const started = field(run, "created_at");
+  const finished = field(run, "finished_at");
+  const lines = [
+    `run ${run.id}  ${run.status}`,
+    `  ${[field(run, "trigger_kind"), run.run_date].filter(Boolean).join(" run of ")}` +
+      `${started ? `, started ${formatAge(started, nowMs)} ago` : ""}${finished ? `, ended ${formatAge(finished, nowMs)} ago` : ""}`,
+  ];
+  if (run.error) lines.push(`  error: ${run.error}`);
+
+  lines.push("");
+  if (status.dimensions.length === 0) {
+    lines.push("no dimensions in this run");
+  } else {
+    lines.push(...formatTable(
+      ["dimension", "ingest", "topics", "units"],
+      status.dimensions.map((d) => [d.dimension_id, d.status, field(d, "topics_seen") ?? "-", String(d.units_created)]),
+      width,
+    ));
+  }
+
+  lines.push("");
+  if (status.units.length === 0) {
+    lines.push("no work units yet");
+  } else {
+    lines.push(...formatTable(
+      ["unit", "dimension", "stage", "detail", "quality", "updated", "title / error"],
+      status.units.map((u) => {
+        const published = u.publications.filter((p) => p.status === "published").map((p) => `${p.platform} ${p.external_id ?? ""}`.trim());
+        const detail = u.stage === "media"
+          ? `scenes ${u.scenes_ready}/${u.scenes_total}`
+          : published.length > 0
+          ? published.join(", ")
+          : u.video
+          ? `video ${u.video.duration_s.toFixed(1)}s`
+          : "-";
+        const text = ["failed", "rejected"].includes(u.stage) && u.error ? u.error : u.title ?? "";
+        return [u.id.slice(0, 8), u.dimension_id, u.stage, detail, formatQuality(u.quality), formatAge(u.updated_at, nowMs), text];
+      }),
+      width,
+    ));
+  }
+  return lines;
+}
+
+/** The recent runs, as table lines. Pure, for tests. */
+export function formatRunList(runs: RunSummary[], nowMs: number, width?: number): string[] {
+  if (runs.length === 0) return ["no runs yet"];
+  return formatTable(
+    ["run", "status", "trigger", "date", "started", "ended", "error"],
+    runs.map((r) => [r.id, r.status, r.trigger_kind, r.run_date, `${formatAge(r.created_at, nowMs)} ago`, r.finished_at ? `${formatAge(r.finished_at, nowMs)} ago` : "-", r.error ?? ""]),
+    width,
+  );
+}
+
+export async function statusCommand(
+  command: { run: string | null; list: boolean; limit: number; json: boolean },
+  api: ApiClient,
+  ctx: CommandContext,
+): Promise<number> {
+  if (command.list) {
+    const { runs } = await api.listRuns(command.limit);
+    if (command.json) printJson(ctx.out, runs);
+    else for (const line of formatRunList(runs, ctx.now(), ctx.out.columns || undefined)) println(ctx.out, line);
+    return EXIT.ok;
+  }
+  let runId = command.run;
+  if (runId === null) {
+    const { runs } = await api.listRuns(1);
+    if (runs.length === 0) throw new CliError("no runs yet: start one with `mdame run`", EXIT.notFound);
+    runId = runs[0]!.id;
+  }
+  const status = await api.runStatus(runId);
+  if (command.json) printJson(ctx.out, status);
+  else for (const line of formatRunStatus(status, ctx.now(), ctx.out.columns || undefined)) println(ctx.out, line);
+  return EXIT.ok;
+}

@@ -1,0 +1,99 @@
+/**
+ * The loopback end of an OAuth 2.0 installed-app flow (RFC 8252): an HTTP server on 127.0.0.1 and
+ * an ephemeral port that waits for the browser to be redirected back with `code` and `state`.
+ * The state must be the one this flow sent (anything else may be a forged request and ends the
+ * flow); an `error` from the provider ends it too; other paths are 404 and the wait goes on.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { constantTimeEqual } from "../shared/crypto/constant-time.ts";
+import { CliError, EXIT } from "./errors.ts";
+
+export const CALLBACK_PATH = "/oauth2/callback";
+
+export interface LoopbackRedirect {
+  /** `http://127.0.0.1:<port>/oauth2/callback`. */
+  redirectUri: string;
+  /** Resolves with the authorization code; rejects (CliError) on a refused consent, a wrong state or the timeout. */
+  code: Promise<string>;
+  /** Stops listening; safe to call more than once. */
+  close(): Promise<void>;
+}
+
+function page(response: ServerResponse, status: number, title: string, text: string): void {
+  const body = `<!doctype html><meta charset="utf-8"><title>mdame: ${title}</title><h1>${title}</h1><p>${text}</p>`;
+  response.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", connection: "close" });
+  response.end(body);
+}
+
+/** Listens on 127.0.0.1 (an ephemeral port) for the redirect carrying `expectedState`. */
+export async function listenForRedirect(expectedState: string, timeoutMs: number): Promise<LoopbackRedirect> {
+  let settle!: { resolve: (code: string) => void; reject: (error: Error) => void };
+  const code = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
+  // The caller awaits it; this keeps a rejection nobody awaits any more (after close) from crashing the process.
+  code.catch(() => {});
+  let done = false;
+  const finish = (outcome: { code: string } | { error: CliError }) => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    if ("code" in outcome) settle.resolve(outcome.code);
+    else settle.reject(outcome.error);
+  };
+
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    if (request.method !== "GET" || url.pathname !== CALLBACK_PATH) {
+      page(response, 404, "Not found", "This address only receives the sign-in redirect.");
+      return;
+    }
+    if (done) {
+      page(response, 409, "Already handled", "This sign-in has already been handled; look at the terminal.");
+      return;
+    }
+    const state = url.searchParams.get("state") ?? "";
+    if (!constantTimeEqual(state, expectedState)) {
+      page(response, 400, "Sign-in refused", "The redirect does not carry the state this sign-in sent. Nothing was connected.");
+      finish({ error: new CliError("the sign-in redirect carried the wrong state (a forged or stale request): refused, nothing connected", EXIT.failure) });
+      return;
+    }
+    const error = url.searchParams.get("error");
+    if (error) {
+      page(response, 400, "Sign-in not completed", `The provider answered ${error}. Nothing was connected.`);
+      finish({ error: new CliError(`the sign-in was not completed: ${error}${url.searchParams.get("error_description") ? ` (${url.searchParams.get("error_description")})` : ""}`, EXIT.failure) });
+      return;
+    }
+    const received = url.searchParams.get("code");
+    if (!received) {
+      page(response, 400, "Sign-in refused", "The redirect carries no authorization code.");
+      finish({ error: new CliError("the sign-in redirect carried no authorization code", EXIT.failure) });
+      return;
+    }
+    page(response, 200, "Signed in", "mdame received the authorization. You can close this tab and return to the terminal.");
+    finish({ code: received });
+  });
+
+  const timer = setTimeout(() => {
+    finish({ error: new CliError(`no sign-in within ${Math.round(timeoutMs / 1000)} s: nothing connected (run the command again, or give more time with --timeout)`, EXIT.failure) });
+  }, timeoutMs);
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as { port: number };
+
+  let closed: Promise<void> | null = null;
+  return {
+    redirectUri: `http://127.0.0.1:${port}${CALLBACK_PATH}`,
+    code,
+    close() {
+      clearTimeout(timer);
+      if (!done) finish({ error: new CliError("the sign-in was abandoned", EXIT.failure) });
+      closed ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}

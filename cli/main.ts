@@ -1,0 +1,107 @@
+/**
+ * mdame's entry, as a function of argv and the process's streams so tests run it in-process:
+ * parse, resolve where the API is, run one command, return the exit code.
+ */
+import { paths } from "../stack/paths.ts";
+import { createApiClient, type ApiClient, type Fetch } from "./api-client.ts";
+import { commandHelp, parseArgs, usageFor } from "./args.ts";
+import { abortCommand } from "./commands/abort.ts";
+import { accountActiveCommand, accountConnectCommand, accountListCommand, accountRemoveCommand } from "./commands/account.ts";
+import {
+  dimensionActiveCommand,
+  dimensionAddCommand,
+  dimensionListCommand,
+  dimensionSetCommand,
+  dimensionShowCommand,
+} from "./commands/dimension.ts";
+import { dlqListCommand, dlqRetryCommand } from "./commands/dlq.ts";
+import { doctorCommand } from "./commands/doctor.ts";
+import { runCommand } from "./commands/run.ts";
+import { statusCommand } from "./commands/status.ts";
+import { resolveApiConfig } from "./config.ts";
+import { resolveOAuthConfig } from "./oauth-config.ts";
+import { CliError, EXIT, UsageError } from "./errors.ts";
+import { type CommandContext, println, type Screen } from "./output.ts";
+
+export interface CliIo {
+  out: Screen;
+  err: Screen;
+  env: Record<string, string | undefined>;
+  /** The local stack's environment file, read when FUNCTIONS_URL and SERVICE_ROLE_KEY are unset. */
+  stackEnvFile?: string;
+  fetch?: Fetch;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Runs one mdame invocation; never throws. */
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const ctx: CommandContext = {
+    out: io.out,
+    err: io.err,
+    now: io.now ?? Date.now,
+    sleep: io.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+  };
+  try {
+    const command = parseArgs(argv);
+    if (command.name === "help") {
+      io.out.write(commandHelp(command.topic));
+      return EXIT.ok;
+    }
+    // Doctor reads the whole configuration itself, and must run when FUNCTIONS_URL is missing.
+    if (command.name === "doctor") return await doctorCommand(command, { out: io.out, env: io.env, stackEnvFile: io.stackEnvFile ?? paths.stackEnv });
+    const config = resolveApiConfig(io.env, io.stackEnvFile ?? paths.stackEnv);
+    const api: ApiClient = createApiClient(config, io.fetch);
+    try {
+      switch (command.name) {
+        case "run":
+          return await runCommand(command, api, ctx);
+        case "run abort":
+          return await abortCommand(command, api, ctx);
+        case "status":
+          return await statusCommand(command, api, ctx);
+        case "dlq list":
+          return await dlqListCommand(command, api, ctx);
+        case "dlq retry":
+          return await dlqRetryCommand(command, api, ctx);
+        case "dimension list":
+          return await dimensionListCommand(command, api, ctx);
+        case "dimension show":
+          return await dimensionShowCommand(command, api, ctx);
+        case "dimension add":
+          return await dimensionAddCommand(command, api, ctx);
+        case "dimension set":
+          return await dimensionSetCommand(command, api, ctx);
+        case "dimension pause":
+        case "dimension resume":
+          return await dimensionActiveCommand(command, command.name === "dimension resume", api, ctx);
+        case "account list":
+          return await accountListCommand(command, api, ctx);
+        case "account connect":
+          return await accountConnectCommand(command, api, resolveOAuthConfig(io.env, config), ctx);
+        case "account pause":
+        case "account resume":
+          return await accountActiveCommand(command, command.name === "account resume", api, ctx);
+        case "account remove":
+          return await accountRemoveCommand(command, api, ctx);
+      }
+    } catch (error) {
+      if (error instanceof CliError && error.exitCode === EXIT.unreachable && config.source !== "environment") {
+        throw new CliError(`${error.message}\n(address from ${config.source}: is the local stack running? \`npm run stack\`)`, error.exitCode);
+      }
+      throw error;
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      println(io.err, `mdame: ${error.message}`);
+      println(io.err, usageFor(error.command));
+      return error.exitCode;
+    }
+    if (error instanceof CliError) {
+      println(io.err, `mdame: ${error.message}`);
+      return error.exitCode;
+    }
+    println(io.err, `mdame: unexpected error: ${error instanceof Error ? error.message : String(error)}`);
+    return EXIT.failure;
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * The emulator's OAuth state: authorization codes waiting to be redeemed (memory only) and issued
+ * access tokens, mirrored to `<data dir>/oauth/tokens.json` so uploads in flight survive a restart.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, rm, writeFile, rename } from "node:fs/promises";
+import path from "node:path";
+import process from "node:process";
+
+export const REFRESH_TOKEN_PREFIX = "emulator-refresh-";
+export const TOKEN_LIFETIME_S = 3599;
+const CODE_LIFETIME_MS = 10 * 60_000;
+
+/** An authorization code waiting to be exchanged (kept in memory: a restart loses them, as a user's consent would time out). */
+export interface PendingCode {
+  client_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  scope: string;
+  channel: string;
+  offline: boolean;
+  expires_at: number;
+}
+
+export interface IssuedToken {
+  access_token: string;
+  /** Channel name taken from the refresh token. */
+  channel: string;
+  client_id: string;
+  expires_at: number;
+}
+
+export class TokenStore {
+  #tokens = new Map<string, IssuedToken>();
+  #codes = new Map<string, PendingCode>();
+  readonly #file: string;
+
+  constructor(dataDir: string) {
+    this.#file = path.join(dataDir, "oauth", "tokens.json");
+  }
+
+  async load(): Promise<void> {
+    const text = await readFile(this.#file, "utf8").catch(() => "[]");
+    for (const token of JSON.parse(text) as IssuedToken[]) this.#tokens.set(token.access_token, token);
+  }
+
+  async issue(refreshToken: string, clientId: string): Promise<IssuedToken> {
+    const token: IssuedToken = {
+      access_token: `ya29.emulator-${randomBytes(24).toString("base64url")}`,
+      channel: refreshToken.slice(REFRESH_TOKEN_PREFIX.length),
+      client_id: clientId,
+      expires_at: Date.now() + TOKEN_LIFETIME_S * 1000,
+    };
+    this.#tokens.set(token.access_token, token);
+    await this.#persist();
+    return token;
+  }
+
+  /** The token behind an `Authorization: Bearer` header, or undefined when unknown or expired. */
+  verify(authorization: string | null): IssuedToken | undefined {
+    const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? "");
+    const token = match ? this.#tokens.get(match[1]) : undefined;
+    return token && token.expires_at > Date.now() ? token : undefined;
+  }
+
+  /** A fresh authorization code for a consent. */
+  issueCode(pending: Omit<PendingCode, "expires_at">): string {
+    const code = `4/emulator-${randomBytes(24).toString("base64url")}`;
+    this.#codes.set(code, { ...pending, expires_at: Date.now() + CODE_LIFETIME_MS });
+    return code;
+  }
+
+  /** Takes a code out (a code is redeemed at most once, whatever the outcome); undefined when unknown or expired. */
+  takeCode(code: string): PendingCode | undefined {
+    const pending = this.#codes.get(code);
+    this.#codes.delete(code);
+    return pending && pending.expires_at > Date.now() ? pending : undefined;
+  }
+
+  async clear(): Promise<void> {
+    this.#tokens.clear();
+    this.#codes.clear();
+    await rm(this.#file, { force: true });
+  }
+
+  async #persist(): Promise<void> {
+    const now = Date.now();
+    for (const [key, token] of this.#tokens) if (token.expires_at <= now) this.#tokens.delete(key);
+    await mkdir(path.dirname(this.#file), { recursive: true });
+    const tmp = `${this.#file}.${process.pid}.tmp`;
+    await writeFile(tmp, JSON.stringify([...this.#tokens.values()]));
+    await rename(tmp, this.#file);
+  }
+}

@@ -1,0 +1,406 @@
+/**
+ * The local Postgres cluster (DESIGN.md, "Local stack"): Postgres 15 from the OS packages, pg_cron
+ * preloaded, listening on 127.0.0.1:54322 as user `postgres` / database `postgres`.
+ *
+ * CLI: `bun stack/db.ts init|start|stop|status|reset`
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { dirname, join, relative } from "node:path";
+import process from "node:process";
+import { ENGINE_DB_ROLE, LOCAL_DB_URL, LOCAL_STACK, localEngineDbUrl } from "../shared/config/local-stack.ts";
+import { paths, PG_OS_USER, RUNNING_AS_ROOT } from "./paths.ts";
+import { reserveStackPorts, stackPorts, waitForPort } from "./ports.ts";
+import { DROP_PGMQ_COMPAT, engineLoginSql, PGTAP_SQL, PLATFORM_SQL, TERMINATE_SESSIONS } from "./platform-sql.ts";
+import { loadOrCreateSecrets } from "./stack-env.ts";
+import { SupabaseResetError, supabaseDbReset } from "./supabase-cli.ts";
+
+export const DB_USER = "postgres";
+export const DB_PASSWORD = "postgres";
+export const DB_NAME = "postgres";
+
+/** libpq variables that point psql, pg_prove and pg_isready at the local cluster over TCP. */
+export function pgEnv(database: string = DB_NAME): Record<string, string> {
+  return {
+    PGHOST: LOCAL_STACK.host,
+    PGPORT: String(LOCAL_STACK.dbPort),
+    PGUSER: DB_USER,
+    PGPASSWORD: DB_PASSWORD,
+    PGDATABASE: database,
+  };
+}
+
+export interface CommandResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to completion, capturing its output. Never throws for a non-zero exit. */
+export function runCommand(argv: string[], options: { cwd?: string; env?: Record<string, string | undefined> } = {}): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd ?? paths.root, env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.on("data", (chunk) => (stdout += chunk));
+    child.stderr!.on("data", (chunk) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr }));
+  });
+}
+
+let cachedBinDir: string | undefined;
+
+/** Directory of the Postgres 15 server binaries (pg_cron is packaged for 15). */
+export function pgBinDir(): string {
+  if (cachedBinDir) return cachedBinDir;
+  const usable = (dir: string | undefined): dir is string => !!dir && existsSync(join(dir, "postgres")) && existsSync(join(dir, "pg_ctl"));
+  for (const dir of [process.env.MDAME_PG_BINDIR, "/usr/lib/postgresql/15/bin"]) {
+    if (usable(dir)) return (cachedBinDir = dir);
+  }
+  // Elsewhere (not Debian's layout), ask pg_config; absent when only the server package is installed.
+  const fromPgConfig = spawnSync("pg_config", ["--bindir"], { encoding: "utf8" }).stdout?.trim();
+  if (usable(fromPgConfig)) return (cachedBinDir = fromPgConfig);
+  throw new Error("Postgres 15 server binaries not found (install postgresql-15: node scripts/bootstrap.mjs)");
+}
+
+const pgBin = (name: string) => join(pgBinDir(), name);
+
+/** Prefixes a command so it runs as the cluster's OS user (`runuser -u postgres --` when root). */
+export function asPgUser(argv: string[]): string[] {
+  return RUNNING_AS_ROOT ? ["runuser", "-u", PG_OS_USER, "--", ...argv] : argv;
+}
+
+/** Runs a server tool as the cluster's OS user, from `/` (the project may be closed to that user). */
+function runAsPgUser(argv: string[]): Promise<CommandResult> {
+  return runCommand(asPgUser(argv), { cwd: "/" });
+}
+
+/**
+ * Server options given on the command line at every start. They win over postgresql.conf, so a
+ * cluster created on one port starts on the port configured now (MDAME_DB_PORT), whatever port
+ * initdb-time settings recorded.
+ */
+export function serverStartOptions(): string[] {
+  return ["-p", String(LOCAL_STACK.dbPort)];
+}
+
+/** The command that runs the server in the foreground (used by the supervisor). */
+export function postgresForegroundCommand(): string[] {
+  return asPgUser([pgBin("postgres"), "-D", paths.pgData, ...serverStartOptions()]);
+}
+
+export function isInitialised(): boolean {
+  return existsSync(join(paths.pgData, "PG_VERSION"));
+}
+
+/** Pid of the postmaster serving this cluster's data directory, or null when none is alive. */
+export function runningPostmasterPid(): number | null {
+  let text: string;
+  try {
+    text = readFileSync(join(paths.pgData, "postmaster.pid"), "utf8");
+  } catch {
+    return null;
+  }
+  const pid = Number(text.split("\n")[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return null;
+  }
+  // A stale pid file may name a recycled pid; only a process named postgres counts.
+  try {
+    if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") return null;
+  } catch {
+    // No /proc: trust the signal check.
+  }
+  return pid;
+}
+
+/** Port the running postmaster listens on (line 4 of postmaster.pid), or null when unknown. */
+export function runningPort(): number | null {
+  if (runningPostmasterPid() === null) return null;
+  try {
+    const port = Number(readFileSync(join(paths.pgData, "postmaster.pid"), "utf8").split("\n")[3]);
+    return Number.isInteger(port) && port > 0 ? port : null;
+  } catch {
+    return null;
+  }
+}
+
+export function isRunning(): boolean {
+  return runningPostmasterPid() !== null;
+}
+
+function pickLocale(): string {
+  const out = (spawnSync("locale", ["-a"], { encoding: "utf8" }).stdout ?? "").toLowerCase().split("\n");
+  if (out.includes("c.utf8") || out.includes("c.utf-8")) return "C.UTF-8";
+  if (out.includes("en_us.utf8") || out.includes("en_us.utf-8")) return "en_US.UTF-8";
+  throw new Error("neither C.UTF-8 nor en_US.UTF-8 locale is available (locale -a)");
+}
+
+function tail(file: string, lines = 30): string {
+  try {
+    return readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+  } catch {
+    return "(no log)";
+  }
+}
+
+function chownToPgUser(path: string): void {
+  if (!RUNNING_AS_ROOT) return;
+  const uid = Number(spawnSync("id", ["-u", PG_OS_USER], { encoding: "utf8" }).stdout?.trim() || NaN);
+  const gid = Number(spawnSync("id", ["-g", PG_OS_USER], { encoding: "utf8" }).stdout?.trim() || NaN);
+  if (!Number.isInteger(uid) || !Number.isInteger(gid) || uid <= 0) throw new Error(`OS user ${PG_OS_USER} not found (install postgresql-15)`);
+  chownSync(path, uid, gid);
+}
+
+/** Settings appended to postgresql.conf at init (later lines win over initdb's defaults). */
+function serverSettings(): string {
+  return `
+# --- MD-AME local stack (stack/db.ts) ---
+listen_addresses = '${LOCAL_STACK.host}'
+port = ${LOCAL_STACK.dbPort}
+unix_socket_directories = '${paths.pgSocketDir}'
+max_connections = 100
+shared_buffers = 128MB
+effective_cache_size = 512MB
+work_mem = 8MB
+maintenance_work_mem = 64MB
+max_worker_processes = 16
+max_parallel_workers_per_gather = 1
+timezone = 'UTC'
+shared_preload_libraries = 'pg_cron'
+cron.database_name = '${DB_NAME}'
+# Jobs run in background workers, so pg_cron needs no password to reach the server.
+cron.use_background_workers = on
+`;
+}
+
+/** Creates the cluster (initdb) and writes its settings. No-op when it already exists. */
+export async function init(log: (line: string) => void = console.log): Promise<void> {
+  if (isInitialised()) return;
+  const dataDir = paths.pgData;
+  if (existsSync(dataDir) && readdirSync(dataDir).length > 0) {
+    throw new Error(`${dataDir} exists, is not empty and holds no cluster; remove it or set MDAME_PGDATA`);
+  }
+  log(`initdb: creating cluster in ${dataDir}${RUNNING_AS_ROOT ? ` (as OS user ${PG_OS_USER})` : ""}`);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (RUNNING_AS_ROOT) {
+    // The directory holding the clusters must belong to the postgres user as well.
+    const parent = dirname(dataDir);
+    if (parent.startsWith("/var/lib/postgresql/")) chownToPgUser(parent);
+    chownToPgUser(dataDir);
+  }
+  // The password file sits in a fresh private temp dir that the server's OS user can read.
+  const pwDir = mkdtempSync(join(tmpdir(), "mdame-initdb-"));
+  const pwFile = join(pwDir, "pw");
+  try {
+    writeFileSync(pwFile, `${DB_PASSWORD}\n`, { mode: 0o600 });
+    chownToPgUser(pwDir);
+    chownToPgUser(pwFile);
+    const result = await runAsPgUser([
+      pgBin("initdb"), "-D", dataDir, "-U", DB_USER, `--pwfile=${pwFile}`, "-E", "UTF8", `--locale=${pickLocale()}`,
+      "--auth-local=peer", "--auth-host=scram-sha-256", "--no-instructions",
+    ]);
+    if (result.code !== 0) throw new Error(`initdb failed (exit ${result.code}):\n${result.stderr || result.stdout}`);
+  } finally {
+    rmSync(pwDir, { recursive: true, force: true });
+  }
+  appendFileSync(join(dataDir, "postgresql.conf"), serverSettings());
+}
+
+/** Starts the cluster with pg_ctl and waits until it accepts connections. No-op when running. */
+export async function start(log: (line: string) => void = console.log): Promise<void> {
+  if (!isInitialised()) throw new Error(`no cluster in ${paths.pgData}; run: bun stack/db.ts init`);
+  if (isRunning()) {
+    const port = runningPort();
+    if (port !== null && port !== LOCAL_STACK.dbPort) {
+      throw new Error(`the cluster in ${paths.pgData} is running on port ${port}, not on MDAME_DB_PORT=${LOCAL_STACK.dbPort}; stop it (bun stack/db.ts stop) and start it again`);
+    }
+    return;
+  }
+  reserveStackPorts(stackPorts(), log);
+  const problem = await waitForPort(LOCAL_STACK.dbPort, "db", { log });
+  if (problem) throw new Error(`${problem} (another clone's cluster?)`);
+  log(`pg_ctl: starting the cluster on ${LOCAL_STACK.host}:${LOCAL_STACK.dbPort}`);
+  const result = await runAsPgUser([
+    pgBin("pg_ctl"), "-D", paths.pgData, "-l", paths.pgServerLog, "-o", serverStartOptions().join(" "), "-w", "-t", "60", "start",
+  ]);
+  if (result.code !== 0) {
+    throw new Error(`pg_ctl start failed (exit ${result.code}):\n${result.stderr || result.stdout}\n--- ${paths.pgServerLog} ---\n${tail(paths.pgServerLog)}`);
+  }
+  await waitForAccepting(30_000);
+}
+
+/** Stops the cluster (fast shutdown: open sessions are ended). No-op when stopped. */
+export async function stop(log: (line: string) => void = console.log): Promise<void> {
+  if (!isRunning()) return;
+  log("pg_ctl: stopping the cluster");
+  const result = await runAsPgUser([pgBin("pg_ctl"), "-D", paths.pgData, "-m", "fast", "-w", "-t", "60", "stop"]);
+  if (result.code !== 0 && isRunning()) throw new Error(`pg_ctl stop failed (exit ${result.code}):\n${result.stderr || result.stdout}`);
+}
+
+/** True once the server on 127.0.0.1:54322 accepts connections. */
+export async function isAccepting(): Promise<boolean> {
+  const result = await runCommand([pgBin("pg_isready"), "-q", "-t", "2", "-h", LOCAL_STACK.host, "-p", String(LOCAL_STACK.dbPort), "-d", DB_NAME, "-U", DB_USER]);
+  return result.code === 0;
+}
+
+export async function waitForAccepting(timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await isAccepting())) {
+    if (Date.now() > deadline) throw new Error(`Postgres did not accept connections on ${LOCAL_STACK.host}:${LOCAL_STACK.dbPort} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}
+
+/** Initialises the cluster when needed and starts it when stopped. */
+export async function ensureRunning(log: (line: string) => void = console.log): Promise<void> {
+  await init(log);
+  await start(log);
+}
+
+/** A SQL file that psql refused, with psql's own message. */
+export class SqlFileError extends Error {
+  constructor(readonly file: string, readonly psqlOutput: string) {
+    super(`${file} failed:\n${psqlOutput.trim()}`);
+    this.name = "SqlFileError";
+  }
+}
+
+async function psql(args: string[], database: string = DB_NAME): Promise<CommandResult> {
+  return runCommand([pgBin("psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", ...args], { env: pgEnv(database) });
+}
+
+/** Applies one SQL file in a single transaction; throws SqlFileError naming the file on failure. */
+export async function applySqlFile(file: string, database: string = DB_NAME): Promise<void> {
+  const result = await psql(["--single-transaction", "-f", file], database);
+  if (result.code !== 0) throw new SqlFileError(relative(paths.root, file) || file, result.stderr || result.stdout);
+}
+
+/** Runs SQL through psql; each string of an array is its own `-c` (its own transaction). */
+async function execSql(label: string, sqlText: string | string[], database: string = DB_NAME): Promise<string> {
+  const commands = (Array.isArray(sqlText) ? sqlText : [sqlText]).flatMap((text) => ["-c", text]);
+  const result = await psql(["-At", ...commands], database);
+  if (result.code !== 0) throw new SqlFileError(label, result.stderr || result.stdout);
+  return result.stdout.trim();
+}
+
+/** The URL the Supabase CLI resets: the local cluster, no TLS (the server has none). */
+export function supabaseCliDbUrl(): string {
+  return `postgresql://${DB_USER}:${DB_PASSWORD}@${LOCAL_STACK.host}:${LOCAL_STACK.dbPort}/${DB_NAME}?sslmode=disable`;
+}
+
+export interface ResetOptions {
+  log?: (line: string) => void;
+  /** Defaults to `<project>/supabase`. */
+  supabaseDir?: string;
+  /** pgmq layout to test against; defaults to MDAME_PGMQ_SHAPE (docs/pgmq.md). */
+  pgmqShape?: PgmqShape;
+}
+
+/** The pgmq layouts the engine runs on: 1.5 (pgmq 1.5.1, the default) and 1.4 (pgmq 1.4.4). */
+export type PgmqShape = "1.4" | "1.5";
+
+/** MDAME_PGMQ_SHAPE: `1.4` or `1.5` (the default); anything else is refused. */
+export function pgmqShapeFromEnv(value: string | undefined = process.env.MDAME_PGMQ_SHAPE): PgmqShape {
+  if (value === undefined || value === "" || value === "1.5") return "1.5";
+  if (value === "1.4") return "1.4";
+  throw new Error(`MDAME_PGMQ_SHAPE must be 1.4 or 1.5, not ${JSON.stringify(value.slice(0, 20))}`);
+}
+
+/**
+ * Rebuilds the `postgres` database with the real Supabase CLI, as `supabase db reset` does: other
+ * sessions ended, platform roles and extensions, pgmq (the real extension where the server has it,
+ * else a fresh supabase/pgmq-compat/pgmq.sql; in pgmq 1.4's layout when MDAME_PGMQ_SHAPE=1.4), then `supabase db reset --db-url` (drops the engine,
+ * applies every migration in filename order and seed.sql), then pgTAP again (the CLI drops it),
+ * then the engine role's login with the clone's password (the migration creates it without one).
+ * Accounts are not part of the seed: `mdame account connect` adds them. The cluster must be running.
+ * A failed file is reported as SqlFileError.
+ */
+export async function reset(options: ResetOptions = {}): Promise<void> {
+  const log = options.log ?? console.log;
+  const supabaseDir = options.supabaseDir ?? join(paths.root, "supabase");
+  if (!(await isAccepting())) throw new Error("the cluster is not running; run: bun stack/db.ts start");
+
+  log(`reset: ending other sessions on ${DB_NAME}, platform roles and extensions`);
+  await execSql("end other sessions", TERMINATE_SESSIONS);
+  await execSql("platform setup", PLATFORM_SQL);
+
+  const shape = options.pgmqShape ?? pgmqShapeFromEnv();
+  const hasPgmq = (await execSql("pgmq check", "select count(*) from pg_available_extensions where name = 'pgmq'")) !== "0";
+  if (hasPgmq && shape === "1.4") {
+    // The first migration creates the extension at the server's default version (the CLI drops it first).
+    throw new Error("MDAME_PGMQ_SHAPE=1.4 selects the pgmq-compatible SQL's 1.4 layout, but this server has the pgmq extension, which the first migration creates at its default version; test 1.4 on a server whose pgmq is 1.4.4");
+  } else if (hasPgmq) {
+    log("reset: create extension pgmq");
+    await execSql("create extension pgmq", "create extension if not exists pgmq");
+  } else {
+    log(`reset: pgmq extension not available here; applying supabase/pgmq-compat/pgmq.sql${shape === "1.4" ? " and shape-1.4.sql (pgmq 1.4.4's layout)" : ""}`);
+    await execSql("drop pgmq-compat", DROP_PGMQ_COMPAT);
+    await applySqlFile(join(supabaseDir, "pgmq-compat", "pgmq.sql"));
+    if (shape === "1.4") await applySqlFile(join(supabaseDir, "pgmq-compat", "shape-1.4.sql"));
+  }
+
+  log("reset: supabase db reset --db-url (migrations and seed)");
+  try {
+    await supabaseDbReset({ supabaseDir, dbUrl: supabaseCliDbUrl(), log });
+  } catch (error) {
+    if (error instanceof SupabaseResetError) throw new SqlFileError(error.file ?? "supabase db reset", error.cliOutput);
+    throw error;
+  }
+  await execSql("pgtap", PGTAP_SQL);
+  log(`reset: ${ENGINE_DB_ROLE} may log in with the clone's password (.local/secrets.json)`);
+  await execSql("engine role login", engineLoginSql(loadOrCreateSecrets().ENGINE_DB_PASSWORD));
+}
+
+async function printStatus(): Promise<void> {
+  const pid = runningPostmasterPid();
+  console.log(`data directory: ${paths.pgData}${isInitialised() ? "" : " (not initialised)"}`);
+  console.log(`server:         ${pid ? `running (pid ${pid})` : "stopped"}`);
+  console.log(`admin url:      ${LOCAL_DB_URL}`);
+  console.log(`engine url:     ${localEngineDbUrl("*****")} (password in .local/secrets.json)`);
+  console.log(`server log:     ${paths.pgServerLog}`);
+  console.log(`os user:        ${RUNNING_AS_ROOT ? PG_OS_USER : userInfo().username}`);
+  if (pid && !(await isAccepting())) console.log("warning: the server runs but does not accept connections yet");
+}
+
+async function main(argv: string[]): Promise<number> {
+  const command = argv[0];
+  switch (command) {
+    case "init":
+      if (isInitialised()) console.log(`already initialised: ${paths.pgData}`);
+      await init();
+      return 0;
+    case "start":
+      await ensureRunning();
+      console.log(`running: ${LOCAL_DB_URL}`);
+      return 0;
+    case "stop":
+      await stop();
+      return 0;
+    case "status":
+      await printStatus();
+      return isRunning() ? 0 : 3;
+    case "reset":
+      await ensureRunning();
+      await reset();
+      return 0;
+    default:
+      console.error("usage: bun stack/db.ts init|start|stop|status|reset");
+      return 2;
+  }
+}
+
+if (import.meta.main) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error) => {
+      console.error(error instanceof Error ? error.message : error);
+      process.exit(1);
+    },
+  );
+}

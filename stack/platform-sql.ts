@@ -1,0 +1,79 @@
+/**
+ * SQL the local stack's db reset runs around the Supabase CLI (stack/db.ts, reset()):
+ * before it, what a Supabase project has before its first migration; after it, what the CLI drops
+ * and the tests need.
+ */
+
+/**
+ * Other sessions are ended first: the reset drops what they hold locks on (the edge host's listener,
+ * a worker's connection). The database itself is kept rather than dropped and recreated: pg_cron's
+ * scheduler is connected to it and, once terminated, is not restarted until the server restarts.
+ */
+export const TERMINATE_SESSIONS = `
+select count(pg_terminate_backend(pid, 5000)) from pg_stat_activity
+where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'`;
+
+/**
+ * What Supabase has before any migration: pg_cron, the `extensions` schema on the search path, and
+ * the API roles that migrations grant to. The Supabase CLI keeps schema vault whoever owns it (on
+ * Supabase it is Vault's). Here a vault or net schema that no extension owns is a test's shim
+ * (supabase/tests/shims) and goes, or the next database would wake through a stale shim.
+ */
+export const PLATFORM_SQL = `
+create extension if not exists pg_cron;
+create schema if not exists extensions;
+do $$
+declare
+  role_name text;
+  schema_name text;
+begin
+  foreach role_name in array array['anon', 'authenticated', 'service_role'] loop
+    if not exists (select 1 from pg_roles where rolname = role_name) then
+      execute format('create role %I nologin noinherit', role_name);
+    end if;
+  end loop;
+  foreach schema_name in array array['vault', 'net'] loop
+    if exists (select 1 from pg_namespace n where n.nspname = schema_name
+                and not exists (select 1 from pg_depend d where d.classid = 'pg_namespace'::regclass and d.objid = n.oid and d.deptype = 'e')) then
+      execute format('drop schema %I cascade', schema_name);
+    end if;
+  end loop;
+end $$;
+alter role service_role bypassrls;
+do $$
+begin
+  execute format('alter database %I set search_path to "$user", public, extensions', current_database());
+end $$;
+`;
+
+/**
+ * The pgmq-compatible SQL lives in schema pgmq, which the Supabase CLI keeps (on Supabase that
+ * schema is the extension's): dropped here so every reset starts with empty queues. A pgmq that an
+ * extension owns is the CLI's to drop, and the first migration creates it again.
+ */
+export const DROP_PGMQ_COMPAT = `
+do $$
+begin
+  if not exists (select 1 from pg_extension where extname = 'pgmq') then
+    drop schema if exists pgmq cascade;
+  end if;
+end $$;`;
+
+/** pgTAP for pg_prove, in `extensions` as on Supabase; the CLI drops it with the other extensions. */
+export const PGTAP_SQL = `
+do $$
+begin
+  if exists (select 1 from pg_available_extensions where name = 'pgtap') then
+    create extension if not exists pgtap with schema extensions;
+  end if;
+end $$;`;
+
+/**
+ * The migration creates the engine role without login or password (a migration holds no secret);
+ * the local stack then does what docs/roles.md asks of an operator on Supabase. The password is
+ * hex (secrets.ts), checked here since it is spliced into the statement.
+ */
+export function engineLoginSql(password: string): string {
+  if (!/^[0-9a-f]{16,}$/.test(password)) throw new Error("the engine role's password must be at least 16 hex digits (.local/secrets.json, ENGINE_DB_PASSWORD)");
+  return `alter role mdame_engine with login password '${password}'`;
+}

@@ -1,0 +1,223 @@
+/**
+ * The local stack's environment and its one owner: the secrets created once per clone in
+ * `.local/secrets.json` (mode 0600), the environment every local component is started with, and
+ * `.local/stack.env`, which the supervisor writes (writeStackEnv) and the CLI, doctor and tests
+ * read (readStackEnv, parseEnvFile).
+ */
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import process from "node:process";
+import { generateCredentialsKey } from "../shared/crypto/credentials.ts";
+import { generateWebhookSecret } from "../shared/webhooks/standard-webhooks.ts";
+import { LOCAL_EMULATOR_URL, LOCAL_FUNCTIONS_URL, LOCAL_STACK, localEngineDbUrl } from "../shared/config/local-stack.ts";
+import { paths } from "./paths.ts";
+
+/** The secrets a local stack needs; generated on first use and kept for the clone's lifetime. */
+export interface LocalSecrets {
+  SERVICE_ROLE_KEY: string;
+  WEBHOOK_SECRET: string;
+  CREDENTIALS_KEY: string;
+  GEMINI_API_KEY: string;
+  GOOGLE_OAUTH_CLIENT_ID: string;
+  GOOGLE_OAUTH_CLIENT_SECRET: string;
+  /** Password of the engine role (mdame_engine), set by every db reset. */
+  ENGINE_DB_PASSWORD: string;
+}
+
+const GENERATORS: { [K in keyof LocalSecrets]: () => string } = {
+  SERVICE_ROLE_KEY: () => randomBytes(32).toString("hex"),
+  WEBHOOK_SECRET: generateWebhookSecret,
+  CREDENTIALS_KEY: generateCredentialsKey,
+  GEMINI_API_KEY: () => "local-emulator-key",
+  GOOGLE_OAUTH_CLIENT_ID: () => `local-${randomBytes(8).toString("hex")}.apps.googleusercontent.com`,
+  GOOGLE_OAUTH_CLIENT_SECRET: () => randomBytes(24).toString("hex"),
+  ENGINE_DB_PASSWORD: () => randomBytes(24).toString("hex"),
+};
+
+/**
+ * Reads `.local/secrets.json`, creating it (or filling in keys it lacks) with fresh values.
+ * The file is written atomically with mode 0600.
+ */
+export function loadOrCreateSecrets(file: string = paths.secrets): LocalSecrets {
+  let stored: Partial<Record<keyof LocalSecrets, unknown>> = {};
+  if (existsSync(file)) {
+    try {
+      stored = JSON.parse(readFileSync(file, "utf8"));
+    } catch (error) {
+      throw new Error(`${file} is not valid JSON (${(error as Error).message}); fix or delete it to regenerate`);
+    }
+  }
+  const secrets = {} as LocalSecrets;
+  let changed = false;
+  for (const key of Object.keys(GENERATORS) as (keyof LocalSecrets)[]) {
+    const value = stored[key];
+    if (typeof value === "string" && value.length > 0) {
+      secrets[key] = value;
+    } else {
+      secrets[key] = GENERATORS[key]();
+      changed = true;
+    }
+  }
+  if (changed) {
+    mkdirSync(dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify({ ...stored, ...secrets }, null, 2)}\n`, { mode: 0o600 });
+    renameSync(tmp, file);
+  }
+  chmodSync(file, 0o600);
+  return secrets;
+}
+
+/**
+ * The external services the local stack can emulate, each with the variables that configure its
+ * real counterpart. A group set in the environment (any of its variables), or left out of
+ * `MDAME_EMULATE`, runs against the real service: the stack then passes the environment's values
+ * on and sets none of that group's emulator values (an unset base URL means the real endpoint).
+ */
+export const PROVIDER_GROUPS = {
+  gemini: ["GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL", "GEMINI_TTS_MODEL", "GEMINI_IMAGE_MODEL"],
+  "openai-compat": ["OPENAI_COMPAT_BASE_URL", "OPENAI_COMPAT_API_KEY", "OPENAI_COMPAT_MODEL", "OPENAI_COMPAT_RESPONSE_FORMAT"],
+  "edge-tts": ["EDGE_TTS_WSS_URL"],
+  youtube: ["GOOGLE_OAUTH_CLIENT_ID", "GOOGLE_OAUTH_CLIENT_SECRET", "GOOGLE_OAUTH_AUTH_URL", "GOOGLE_OAUTH_TOKEN_URL", "YOUTUBE_UPLOAD_BASE_URL", "YOUTUBE_API_BASE_URL"],
+  // Every trend source: Google Trends, Hacker News, Wikimedia pageviews, Reddit (RSS/Atom feeds are URLs in a dimension's config).
+  trends: [
+    "TRENDS_BASE_URL", "HACKER_NEWS_BASE_URL", "WIKIMEDIA_BASE_URL", "REDDIT_AUTH_BASE_URL", "REDDIT_API_BASE_URL",
+    "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET",
+  ],
+  storage: ["STORAGE_BACKEND", "STORAGE_LOCAL_DIR", "SUPABASE_URL", "SUPABASE_SERVICE_ROLE_KEY", "STORAGE_BUCKET"],
+  pexels: ["PEXELS_API_KEY", "PEXELS_BASE_URL"],
+} as const;
+export type ProviderGroup = keyof typeof PROVIDER_GROUPS;
+const GROUPS = Object.keys(PROVIDER_GROUPS) as ProviderGroup[];
+
+/** The Pexels key the local stack and its emulator agree on: not a secret, nothing real accepts it. */
+export const LOCAL_PEXELS_API_KEY = "local-emulator-pexels-key";
+
+/** The stack's own secrets, which a real deployment's values in the environment replace. */
+const SECRET_NAMES = ["SERVICE_ROLE_KEY", "WEBHOOK_SECRET", "CREDENTIALS_KEY"] as const;
+
+const isSet = (value: string | undefined): value is string => value !== undefined && value.trim() !== "";
+
+/**
+ * Which provider groups the stack points at its emulator. `MDAME_EMULATE` lists them (`all`, `none`,
+ * or names from PROVIDER_GROUPS, comma-separated); unset, every group whose variables the
+ * environment leaves unset is emulated. Throws on an unknown name.
+ */
+export function emulatedGroups(environment: Record<string, string | undefined>): Set<ProviderGroup> {
+  const listed = environment.MDAME_EMULATE?.trim();
+  if (listed === undefined || listed === "") {
+    return new Set(GROUPS.filter((group) => !PROVIDER_GROUPS[group].some((name) => isSet(environment[name]))));
+  }
+  if (listed === "all") return new Set(GROUPS);
+  if (listed === "none") return new Set();
+  const names = listed.split(",").map((name) => name.trim()).filter(Boolean);
+  const unknown = names.filter((name) => !(GROUPS as string[]).includes(name));
+  if (unknown.length > 0) throw new Error(`MDAME_EMULATE names unknown providers (${unknown.join(", ")}): use all, none, or some of ${GROUPS.join(", ")}`);
+  return new Set(names as ProviderGroup[]);
+}
+
+/**
+ * The full environment every local component gets (names as in shared/config/env.ts): the local
+ * database as the engine role and the functions, the stack's secrets, and each external service either at the local
+ * emulator or, for the groups `emulatedGroups` leaves out, as the environment configures it.
+ */
+export function localStackEnv(
+  secrets: LocalSecrets = loadOrCreateSecrets(),
+  environment: Record<string, string | undefined> = process.env,
+): Record<string, string> {
+  const emulator = LOCAL_EMULATOR_URL;
+  const emulatorWs = `ws://${LOCAL_STACK.host}:${LOCAL_STACK.emulatorPort}`;
+  const emulated = emulatedGroups(environment);
+  const emulatorValues: Record<ProviderGroup, Record<string, string>> = {
+    gemini: { GEMINI_API_KEY: secrets.GEMINI_API_KEY, GEMINI_BASE_URL: emulator },
+    // The key the OpenAI emulator accepts (emulators/openai/routes.ts); any other is refused with 401.
+    "openai-compat": { OPENAI_COMPAT_BASE_URL: `${emulator}/v1`, OPENAI_COMPAT_API_KEY: "sk-local-emulator-key", OPENAI_COMPAT_MODEL: "emulated-chat" },
+    "edge-tts": { EDGE_TTS_WSS_URL: `${emulatorWs}/consumer/speech/synthesize/readaloud/edge/v1` },
+    youtube: {
+      GOOGLE_OAUTH_CLIENT_ID: secrets.GOOGLE_OAUTH_CLIENT_ID,
+      GOOGLE_OAUTH_CLIENT_SECRET: secrets.GOOGLE_OAUTH_CLIENT_SECRET,
+      GOOGLE_OAUTH_AUTH_URL: `${emulator}/o/oauth2/v2/auth`,
+      GOOGLE_OAUTH_TOKEN_URL: `${emulator}/token`,
+      YOUTUBE_UPLOAD_BASE_URL: emulator,
+      YOUTUBE_API_BASE_URL: emulator,
+    },
+    trends: {
+      TRENDS_BASE_URL: emulator,
+      HACKER_NEWS_BASE_URL: emulator,
+      WIKIMEDIA_BASE_URL: emulator,
+      REDDIT_AUTH_BASE_URL: emulator,
+      REDDIT_API_BASE_URL: emulator,
+      // The emulator issues a token to any client id with a secret.
+      REDDIT_CLIENT_ID: "local-reddit-client",
+      REDDIT_CLIENT_SECRET: "local-reddit-secret",
+    },
+    // Assets go through Supabase Storage (the emulator's), as in production: no process shares a directory.
+    storage: { STORAGE_BACKEND: "supabase", SUPABASE_URL: emulator, SUPABASE_SERVICE_ROLE_KEY: secrets.SERVICE_ROLE_KEY, STORAGE_BUCKET: "mdame-dev" },
+    // The emulator accepts this key only (the Pexels API refuses a request without its key).
+    pexels: { PEXELS_API_KEY: LOCAL_PEXELS_API_KEY, PEXELS_BASE_URL: emulator },
+  };
+  const env: Record<string, string> = {
+    ENV: "dev",
+    // The engine role, not the superuser: components may only call the RPCs (docs/roles.md).
+    DB_URL: localEngineDbUrl(secrets.ENGINE_DB_PASSWORD),
+    FUNCTIONS_URL: LOCAL_FUNCTIONS_URL,
+  };
+  for (const name of SECRET_NAMES) env[name] = isSet(environment[name]) ? environment[name] : secrets[name];
+  for (const group of GROUPS) {
+    if (emulated.has(group)) {
+      Object.assign(env, emulatorValues[group]);
+    } else {
+      for (const name of PROVIDER_GROUPS[group]) if (isSet(environment[name])) env[name] = environment[name];
+    }
+  }
+  env.EMULATOR_URL = emulator;
+  env.EMULATOR_DATA_DIR = paths.emulators;
+  env.MDAME_EMULATE = GROUPS.filter((group) => emulated.has(group)).join(",") || "none";
+  return env;
+}
+
+/** Writes `.local/stack.env` (mode 0600), the file the CLI and doctor read to reach the stack. */
+export function writeStackEnv(env: Record<string, string>, file: string = paths.stackEnv): void {
+  writeFileSync(file, formatEnvFile(env), { mode: 0o600 });
+}
+
+/** `.local/stack.env` as the supervisor wrote it; throws when there is none. */
+export function readStackEnv(file: string = paths.stackEnv): Record<string, string> {
+  return parseEnvFile(readFileSync(file, "utf8"));
+}
+
+/** `KEY=value` lines, like `supabase status -o env`. Values are quoted only when they need it. */
+export function formatEnvFile(env: Record<string, string>): string {
+  const lines = Object.entries(env).map(([key, value]) => {
+    const plain = /^[A-Za-z0-9_./:@+=,-]*$/.test(value);
+    return `${key}=${plain ? value : JSON.stringify(value)}`;
+  });
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * `KEY=value` lines as formatEnvFile writes them (values that need it are
+ * JSON-quoted); blank lines and `#` comments are skipped, an optional `export ` prefix is allowed.
+ */
+export function parseEnvFile(text: string): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    const match = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line);
+    if (!match) continue;
+    let value = match[2]!;
+    if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) {
+      try {
+        value = JSON.parse(value);
+      } catch {
+        value = value.slice(1, -1);
+      }
+    } else if (value.startsWith("'") && value.endsWith("'") && value.length >= 2) {
+      value = value.slice(1, -1);
+    }
+    values[match[1]!] = value;
+  }
+  return values;
+}
