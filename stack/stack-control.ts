@@ -163,7 +163,7 @@ export async function startStack(options: StartStackOptions = {}): Promise<Stack
     return { pid: existing, owned: false, status, stop: async () => {} };
   }
   mkdirSync(paths.logs, { recursive: true });
-  const args = [join(paths.root, "scripts", "stack.ts")];
+  const args = [join(paths.root, "stack", "supervisor.ts")];
   if (options.quiet ?? true) args.push("--quiet");
   if (options.only) args.push("--only", options.only.join(","));
   const out = openSync(paths.supervisorLog, "a");

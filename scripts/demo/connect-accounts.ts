@@ -69,7 +69,7 @@ async function activeDimensions(env: Record<string, string>): Promise<string[]> 
  */
 export function connectThroughCli(env: Record<string, string>, dimension: string, channel: string, timeoutS = 60): Promise<ConnectedAccount> {
   const args = [
-    join(paths.root, "scripts", "mdame.ts"), "account", "connect", "youtube",
+    join(paths.root, "cli", "mdame.ts"), "account", "connect", "youtube",
     "--dimension", dimension, "--login-hint", channel, "--no-browser", "--timeout", String(timeoutS), "--json",
   ];
   const child = spawn(process.execPath, args, {

@@ -80,7 +80,7 @@ export async function scaleStagePolicies(sql: Sql): Promise<Record<string, unkno
 
 function runMdame(env: Record<string, string>, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(paths.root, "scripts", "mdame.ts"), ...args], {
+    const child = spawn(process.execPath, [join(paths.root, "cli", "mdame.ts"), ...args], {
       cwd: paths.root,
       env: { ...process.env, FUNCTIONS_URL: env.FUNCTIONS_URL!, SERVICE_ROLE_KEY: env.SERVICE_ROLE_KEY! },
       stdio: ["ignore", "pipe", "pipe"],

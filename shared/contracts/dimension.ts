@@ -155,6 +155,16 @@ export const Dimension = z.object({
 }).strict();
 export type Dimension = z.infer<typeof Dimension>;
 
+/** A row of `mdame.dimensions` as `mdame.get_dimensions` returns it (timestamps as postgres.js gives them). */
+export const StoredDimension = z.object({
+  ...DimensionFields,
+  safety_profile: SafetyProfile,
+  active: z.boolean(),
+  created_at: z.date(),
+  updated_at: z.date(),
+}).strict();
+export type StoredDimension = z.infer<typeof StoredDimension>;
+
 /** GET /pipeline/dimensions. */
 export const DimensionList = z.object({ dimensions: z.array(Dimension) }).strict();
 export type DimensionList = z.infer<typeof DimensionList>;

@@ -42,7 +42,7 @@ afterAll(async () => {
 
 /** Starts `mdame account connect` and resolves, once it printed it, with the consent address and the process. */
 function startConnect(args: string[]) {
-  const child = Bun.spawn([process.execPath, join(paths.root, "scripts", "mdame.ts"), "account", "connect", "youtube", "--no-browser", ...args], {
+  const child = Bun.spawn([process.execPath, join(paths.root, "cli", "mdame.ts"), "account", "connect", "youtube", "--no-browser", ...args], {
     cwd: paths.root,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...connectEnv(env) },
     stdout: "pipe",
@@ -204,7 +204,7 @@ describe("mdame account connect youtube", () => {
     expect(rows[0].id).toBe(before.id);
     expect(rows[0].credentials_enc).not.toBe(before.credentials_enc);
     // Async: the API answering it runs in this process.
-    const list = Bun.spawn([process.execPath, join(paths.root, "scripts", "mdame.ts"), "account", "list"], {
+    const list = Bun.spawn([process.execPath, join(paths.root, "cli", "mdame.ts"), "account", "list"], {
       cwd: paths.root,
       env: { PATH: process.env.PATH ?? "", ...connectEnv(env) },
       stdout: "pipe",

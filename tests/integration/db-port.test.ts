@@ -28,7 +28,7 @@ function freePort(): Promise<number> {
 }
 
 async function dbScript(args: string[], port: number) {
-  const child = Bun.spawn([process.execPath, join(paths.root, "scripts", "local", "db.ts"), ...args], {
+  const child = Bun.spawn([process.execPath, join(paths.root, "stack", "db.ts"), ...args], {
     cwd: paths.root,
     // Throwaway ports: not worth a place in the kernel's reserved list.
     env: { ...process.env, MDAME_PGDATA: pgData, MDAME_DB_PORT: String(port), MDAME_RESERVE_PORTS: "0" },
@@ -88,7 +88,7 @@ test("db.ts start listens on the port configured now, not the one the cluster wa
 test("the supervisor's foreground command listens on the port configured now", async () => {
   const moved = await freePort();
   const printer = Bun.spawn([process.execPath, "-e", `
-    const db = await import(${JSON.stringify(join(paths.root, "scripts", "local", "db.ts"))});
+    const db = await import(${JSON.stringify(join(paths.root, "stack", "db.ts"))});
     console.log(JSON.stringify(db.postgresForegroundCommand()));`], {
     cwd: paths.root,
     env: { ...process.env, MDAME_PGDATA: pgData, MDAME_DB_PORT: String(moved) },

@@ -261,7 +261,7 @@ describe("mdame doctor on the local stack", () => {
   }, 90_000);
 
   test("`mdame doctor` as a process reads .local/stack.env and exits 0", () => {
-    const child = Bun.spawnSync([process.execPath, join(paths.root, "scripts", "mdame.ts"), "doctor"], {
+    const child = Bun.spawnSync([process.execPath, join(paths.root, "cli", "mdame.ts"), "doctor"], {
       cwd: paths.root,
       env: {
         PATH: process.env.PATH ?? "",

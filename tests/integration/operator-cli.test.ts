@@ -59,7 +59,7 @@ afterAll(async () => {
 
 /** Runs `bun cli/mdame.ts ...` as its own process against the in-process API. */
 async function mdame(args: string[], env: Record<string, string> = {}) {
-  const child = Bun.spawn([process.execPath, join(paths.root, "scripts", "mdame.ts"), ...args], {
+  const child = Bun.spawn([process.execPath, join(paths.root, "cli", "mdame.ts"), ...args], {
     cwd: paths.root,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", FUNCTIONS_URL: baseUrl, SERVICE_ROLE_KEY: serviceRoleKey, ...env },
     stdout: "pipe",

@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 async function mdame(args: string[]) {
-  const child = Bun.spawn([process.execPath, join(paths.root, "scripts", "mdame.ts"), ...args], {
+  const child = Bun.spawn([process.execPath, join(paths.root, "cli", "mdame.ts"), ...args], {
     cwd: paths.root,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", FUNCTIONS_URL: pipeline.functionsUrl, SERVICE_ROLE_KEY: serviceRoleKey },
     stdout: "pipe",

@@ -63,7 +63,7 @@ afterAll(async () => {
 }, 60_000);
 
 async function mdame(args: string[]) {
-  const child = Bun.spawn([process.execPath, join(paths.root, "scripts", "mdame.ts"), ...args], {
+  const child = Bun.spawn([process.execPath, join(paths.root, "cli", "mdame.ts"), ...args], {
     cwd: paths.root,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", FUNCTIONS_URL: baseUrl, SERVICE_ROLE_KEY: serviceRoleKey, COLUMNS: "200" },
     stdout: "pipe",
