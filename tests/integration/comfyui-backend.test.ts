@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startComfyUiEmulator, type RunningComfyUi } from "../../emulators/comfyui/routes.ts";
+import { startComfyUiEmulator, type RunningComfyUi } from "../../emulators/comfyui/server.ts";
 import { startEmulator, type RunningEmulator } from "../../emulators/main.ts";
 import { ComfyUiBackend, comfyWorkflowFor } from "../../gpu-worker/backends/comfyui.ts";
 import { createLogger } from "../../shared/logging/logger.ts";

@@ -1,7 +1,7 @@
 /**
  * An emulator of ComfyUI's HTTP + WebSocket API, on its own port (its `/ws` needs the server's
  * WebSocket upgrade, which the shared emulator keeps for Edge TTS). Run with
- * `bun emulators/comfyui/routes.ts` (COMFYUI_EMULATOR_PORT, default 8188) or startComfyUiEmulator().
+ * `bun emulators/comfyui/server.ts` (COMFYUI_EMULATOR_PORT, default 8188) or startComfyUiEmulator().
  *
  *   POST /upload/image         multipart `image` -> {name, subfolder, type: "input"}
  *   POST /prompt               {prompt, client_id} -> {prompt_id, number, node_errors: {}}; 400 with node_errors
