@@ -1,8 +1,7 @@
-import { rm, writeFile } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { QUEUES, RenderJob } from "../shared/contracts/queue.ts";
 import { canonicalJson, sha256Hex } from "../shared/hashing.ts";
-import { captionFontFor } from "../shared/text/fonts.ts";
 import { type MediaInfo, probeMedia } from "../shared/media/ffprobe.ts";
 import { AssetNotFoundError, type AssetStore } from "../shared/storage/asset-store.ts";
 import { makeScratchDir } from "../shared/storage/scratch-dirs.ts";
@@ -12,12 +11,9 @@ import { type QueueTaskDefinition, type TaskContext, type TaskOutcome, uuidField
 import type { MusicTrackRecord } from "../shared/contracts/callbacks.ts";
 import type { QualityReport } from "../shared/contracts/quality.ts";
 import { describeFailures, measureQuality, QUALITY_GATE_VERSION, type QualityGateInput, type QualityGateOptions } from "../shared/media/quality-gate.ts";
-import { assertCaptionsInside, buildAssSubtitles, captionBoxes, layoutCaptions } from "./captions.ts";
-import { captionFontMetrics } from "./font-metrics.ts";
-import { captionZone, safeZone } from "./safe-zones.ts";
 import { RENDER_FORMAT, RENDER_RECIPE, renderVideo } from "./ffmpeg-render.ts";
 import { musicBedForJob } from "./music-library.ts";
-import { computeTimeline } from "./timeline.ts";
+import { layoutRender, planRender, renderGateInput, sceneClipKeys } from "./plan-render.ts";
 
 /**
  * Where a render is stored: content-addressed by the canonical job without its step token, so a
@@ -45,6 +41,8 @@ export interface RenderTaskDeps {
   progressLogIntervalS?: number;
   /** Measures a finished render; the real gate unless a test stands in. */
   qualityGate?: (input: QualityGateInput, options: QualityGateOptions) => Promise<QualityReport>;
+  /** Runs a planned render; FFmpeg (ffmpeg-render.ts renderVideo) unless a test stands in. */
+  render?: typeof renderVideo;
 }
 
 /** A render failed the quality gate on every attempt; rendering the same inputs again will not help. */
@@ -98,14 +96,8 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
   const gate = deps.qualityGate ?? measureQuality;
   const gateOptions = { ffmpegPath: deps.ffmpegPath, ffprobePath: deps.ffprobePath, signal: ctx.signal };
   try {
-    const timeline = computeTimeline(job.words, job.scenes, job.audio_duration_ms, { fps: RENDER_FORMAT.fps });
-    const zone = safeZone(job.caption_profile);
-    // The configured font, unless the words are in a script it does not cover: the layout measures
-    // the font libass will draw.
-    const fontName = captionFontFor(job.words.map((w) => w.text).join(" "), job.caption_font);
-    const cues = layoutCaptions(job.words, { zone, metrics: captionFontMetrics(fontName), endLimitMs: timeline.total_ms });
-    assertCaptionsInside(cues, zone);
-    const gateInput = { path: outPath, expectedDurationS: timeline.total_ms / 1000, captions: { zone: captionZone(zone), boxes: captionBoxes(cues) } };
+    const layout = layoutRender(job);
+    const gateInput = renderGateInput(layout, outPath);
 
     if (await deps.store.exists(key)) {
       // Only renders that passed the gate are stored; measuring again gives the report to send.
@@ -119,36 +111,29 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
       return completed(job, key, info, null, quality, music?.record ?? null);
     }
 
-    const audioPath = join(dir, `voice${extname(job.audio_key) || ".audio"}`);
-    await fetchInput(deps.store, job.audio_key, audioPath);
-    const clipPaths = new Map<string, string>();
-    for (const slot of timeline.scenes) {
-      if (clipPaths.has(slot.asset_key)) continue;
-      const path = join(dir, `scene-${clipPaths.size}.mp4`);
-      await fetchInput(deps.store, slot.asset_key, path);
-      clipPaths.set(slot.asset_key, path);
+    const voicePath = join(dir, `voice${extname(job.audio_key) || ".audio"}`);
+    await fetchInput(deps.store, job.audio_key, voicePath);
+    const clips = new Map<string, string>();
+    for (const assetKey of sceneClipKeys(layout)) {
+      const path = join(dir, `scene-${clips.size}.mp4`);
+      await fetchInput(deps.store, assetKey, path);
+      clips.set(assetKey, path);
     }
-    const subtitlesPath = join(dir, "captions.ass");
-    await writeFile(subtitlesPath, buildAssSubtitles(cues, { fontName, zone, title: job.title }), "utf8");
-
     const music = await musicBedForJob(deps.store, job, dir, ctx.logger, { fetch: true });
+    const { plan } = await planRender(layout, { clips, voicePath, music: music && { path: music.path!, mix: music.mix }, fontsDir: deps.fontsDir }, {
+      subtitlesPath: join(dir, "captions.ass"),
+      outPath,
+      preset: deps.preset,
+      threads: deps.threads,
+    });
 
     let report: QualityReport | null = null;
     for (let attempt = 1; attempt <= RENDER_ATTEMPTS; attempt++) {
       const intervalMs = (deps.progressLogIntervalS ?? 5) * 1000;
       let lastLog = 0;
       const startedAt = performance.now();
-      ctx.logger.info({ video_key: key, scenes: timeline.scenes.length, cues: cues.length, total_ms: timeline.total_ms, attempt }, "render started");
-      const audio = await renderVideo({
-        clips: timeline.scenes.map((s) => ({ path: clipPaths.get(s.asset_key)!, frames: s.frames })),
-        audioPath,
-        music: music && { path: music.path!, mix: music.mix },
-        threads: deps.threads,
-        subtitlesPath,
-        fontsDir: deps.fontsDir,
-        outPath,
-        preset: deps.preset,
-      }, {
+      ctx.logger.info({ video_key: key, scenes: layout.timeline.scenes.length, cues: layout.cues.length, total_ms: layout.timeline.total_ms, attempt }, "render started");
+      const audio = await (deps.render ?? renderVideo)(plan, {
         signal: ctx.signal,
         ffmpegPath: deps.ffmpegPath,
         onProgress: (p) => {

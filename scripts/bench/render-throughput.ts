@@ -2,8 +2,9 @@
  * Render throughput: one 60-s, 8-scene short (procedural clips, espeak-ng voice, burned captions,
  * a music bed, loudness normalisation), made three ways in the same run:
  *
- * - the render: render-runner's picture (one process per segment, one per core) and sound side by
- *   side, then a stream copy;
+ * - the render: the render task's own plan of the job (render-runner/plan-render.ts) and its
+ *   render, the picture (one process per segment, one per core) and the sound side by side, then
+ *   a stream copy;
  * - the lower bound: one encode of the finished frames with the same encoder settings: the
  *   frames the render's encoder receives (its filter graph's output, written raw before the
  *   timing starts: frames decoded from the render's output would be easier to encode, x264
@@ -20,24 +21,21 @@
  *
  * `--write` replaces the "Render throughput" section of docs/benchmarks.md (npm run bench does it too).
  */
-import { mkdir, mkdtemp, rm, stat, statfs, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, stat, statfs } from "node:fs/promises";
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { ProceduralBackend } from "../../gpu-worker/backends/procedural.ts";
-import { buildAssSubtitles, layoutCaptions } from "../../render-runner/captions.ts";
-import { captionFontMetrics } from "../../render-runner/font-metrics.ts";
-import { safeZone } from "../../render-runner/safe-zones.ts";
-import { audioEncoderArgs, pictureFrameArgs, pictureSegments, planFrames, RENDER_FORMAT, type RenderPlan, renderVideo, videoEncoderArgs } from "../../render-runner/ffmpeg-render.ts";
-import { computeTimeline } from "../../render-runner/timeline.ts";
-import type { RenderJob, VisualJob } from "../../shared/contracts/queue.ts";
+import { audioEncoderArgs, pictureFrameArgs, RENDER_FORMAT, renderVideo, videoEncoderArgs } from "../../render-runner/ffmpeg-render.ts";
+import { layoutRender, type PlannedRender, planRender, type RenderInputs } from "../../render-runner/plan-render.ts";
+import { RenderJob, type VisualJob } from "../../shared/contracts/queue.ts";
 import { createLogger } from "../../shared/logging/logger.ts";
 import { quantile } from "../../shared/stats.ts";
 import { opensBlock } from "./doc-blocks.ts";
 import { runFfmpeg } from "../../shared/media/ffmpeg.ts";
 import { synthesiseTrack, TEST_TRACKS } from "../music/generate-test-tracks.ts";
-import { spokenVoice } from "../../tests/fixtures/render-inputs.ts";
+import { spokenVoice } from "./spoken-voice.ts";
 import { renderNaively } from "./render-naive.ts";
 import { createFfmpegRssProbe } from "./render-rss.ts";
 
@@ -84,7 +82,18 @@ export interface RenderBenchResult {
   markdown: string[];
 }
 
-async function inputs(dir: string, threads: number | undefined): Promise<RenderPlan> {
+/** The bench's short as the render task receives it: the job, its inputs on disk, and the plan made from them. */
+export interface BenchRender {
+  job: RenderJob;
+  inputs: RenderInputs;
+  planned: PlannedRender;
+}
+
+/**
+ * Makes the short's inputs in `dir` (narration, scene clips, music bed) and plans its render the
+ * way the render task does (render-runner/plan-render.ts), so the bench times the task's render.
+ */
+export async function prepareRenderBench(dir: string, threads?: number): Promise<BenchRender> {
   const logger = createLogger("bench-render", { write: () => {} });
   // Eight phrases with short pauses, padded with silence to 60 s minus the render's tail.
   const voice = await spokenVoice(dir, "voice", SENTENCES, { gapMs: 900, levelDb: 0 });
@@ -94,34 +103,31 @@ async function inputs(dir: string, threads: number | undefined): Promise<RenderP
   await runFfmpeg(["-i", voice.path, "-af", `apad=whole_dur=${audioMs / 1000}`, "-c:a", "libmp3lame", "-b:a", "96k", "-y", padded]);
 
   const firstWords = SENTENCES.map((_, i) => SENTENCES.slice(0, i).reduce((n, s) => n + s.split(" ").length, 0));
+  const job = RenderJob.parse({
+    run_id: "7b0d8a44-6f0e-4d8e-9b1e-0c2a7d9b3f10", unit_id: "0f4f3c1e-2b7a-4d5c-8e9f-1a2b3c4d5e6f", dimension_id: "bench",
+    title: "Three hearts", audio_key: "voice/bench.mp3", audio_duration_ms: audioMs, words: voice.words,
+    scenes: firstWords.map((first, index) => ({ index, asset_key: `scenes/${index}.mp4`, first_word: first })),
+    caption_font: "DejaVu Sans", caption_profile: "intersection",
+    music: { library: "music/bench", gain_db: -10, duck_db: 10, fade_s: 1.5 },
+    step_token: "step:bench:render:x",
+  });
   const backend = new ProceduralBackend();
-  const clipPaths: string[] = [];
-  for (const [index] of SENTENCES.entries()) {
+  const clips = new Map<string, string>();
+  for (const { index, asset_key: assetKey } of job.scenes) {
     const visual: VisualJob = {
-      run_id: "7b0d8a44-6f0e-4d8e-9b1e-0c2a7d9b3f10", unit_id: "0f4f3c1e-2b7a-4d5c-8e9f-1a2b3c4d5e6f", scene_id: crypto.randomUUID(),
-      scene_index: index, scene_hash: (index.toString(16) + "a".repeat(63)).slice(0, 64), dimension_id: "bench", prompt: `scene ${index}`,
-      style: { palette: ["#0b1d51", "#1f77b4", "#e15759", "#f4d35e"], motion: (["drift", "pulse", "zoom"] as const)[index % 3], caption_font: "DejaVu Sans" },
+      run_id: job.run_id, unit_id: job.unit_id, scene_id: crypto.randomUUID(),
+      scene_index: index, scene_hash: (index.toString(16) + "a".repeat(63)).slice(0, 64), dimension_id: job.dimension_id, prompt: `scene ${index}`,
+      style: { palette: ["#0b1d51", "#1f77b4", "#e15759", "#f4d35e"], motion: (["drift", "pulse", "zoom"] as const)[index % 3], caption_font: job.caption_font },
       duration_s: 5, width: 720, height: 1280, fps: 30, step_token: `step:bench:${index}:x`,
     };
     const path = join(dir, `scene-${index}.mp4`);
     await backend.generate(visual, path, { logger, signal: new AbortController().signal });
-    clipPaths.push(path);
+    clips.set(assetKey, path);
   }
-  const scenes: RenderJob["scenes"] = firstWords.map((first, index) => ({ index, asset_key: `scenes/${index}.mp4`, first_word: first }));
-  const timeline = computeTimeline(voice.words, scenes, audioMs, { fps: RENDER_FORMAT.fps });
-  const zone = safeZone("intersection");
-  const cues = layoutCaptions(voice.words, { zone, metrics: captionFontMetrics("DejaVu Sans"), endLimitMs: timeline.total_ms });
-  const subtitlesPath = join(dir, "captions.ass");
-  await writeFile(subtitlesPath, buildAssSubtitles(cues, { fontName: "DejaVu Sans", zone, title: "Three hearts" }), "utf8");
   const music = await synthesiseTrack(join(dir, "music"), TEST_TRACKS[0]);
-  return {
-    clips: timeline.scenes.map((s) => ({ path: clipPaths[s.index], frames: s.frames })),
-    audioPath: padded,
-    music: { path: music, mix: { gain_db: -10, duck_db: 10, fade_s: 1.5 } },
-    subtitlesPath,
-    outPath: join(dir, "render.mp4"),
-    threads,
-  };
+  const inputs: RenderInputs = { clips, voicePath: padded, music: { path: music, mix: job.music! } };
+  const planned = await planRender(layoutRender(job), inputs, { subtitlesPath: join(dir, "captions.ass"), outPath: join(dir, "render.mp4"), threads });
+  return { job, inputs, planned };
 }
 
 async function roomFor(path: string, bytes: number): Promise<boolean> {
@@ -163,8 +169,7 @@ export async function runRenderThroughputBenchmark(
   let rawDir: string | null = null;
   try {
     log(`preparing a ${VIDEO_S}-s, ${SENTENCES.length}-scene short (voice, procedural clips, captions, music bed)`);
-    const plan = await inputs(dir, options.threads);
-    const frames = planFrames(plan);
+    const { planned: { plan, frames, segments } } = await prepareRenderBench(dir, options.threads);
 
     log("lower bound's input: the frames the render's encoder receives, raw (not timed); its sound is the first render's, as WAV");
     // Raw frames in memory when there is room, so the lower bound measures the encoder, not the disk.
@@ -231,7 +236,7 @@ export async function runRenderThroughputBenchmark(
     const naiveSpeedup = median(runs.naive.map((r, i) => r.wallS / runs.render[naiveBeside[i]].wallS));
     const result: RenderBenchResult = {
       threads: options.threads ?? null,
-      segments: pictureSegments(plan).length,
+      segments: segments.length,
       repeats,
       render,
       lowerBound,
