@@ -9,17 +9,18 @@ import {
   DeadLetterList,
   DeadLetterRetry,
   RunList,
+  RunStatus,
   TriggeredRun,
+  type TriggerRunBody,
 } from "../shared/contracts/operator.ts";
 import { AccountList, type ConnectAccountBody, ConnectedAccount, RemovedAccount, Account } from "../shared/contracts/account.ts";
 import { Dimension, type DimensionConfigInput, DimensionList, type DimensionPatch } from "../shared/contracts/dimension.ts";
-import { RunStatus } from "./run-progress.ts";
 import type { ApiConfig } from "./config.ts";
 import { apiError, CliError, EXIT, networkError } from "./errors.ts";
 
 export interface ApiClient {
   readonly baseUrl: string;
-  triggerRun(body: { dimension?: string; idempotency_key?: string }): Promise<TriggeredRun>;
+  triggerRun(body: TriggerRunBody): Promise<TriggeredRun>;
   runStatus(runId: string): Promise<RunStatus>;
   listRuns(limit: number): Promise<RunList>;
   listDeadLetters(limit: number): Promise<DeadLetterList>;

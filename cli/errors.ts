@@ -1,3 +1,5 @@
+import { ErrorAnswer } from "../shared/contracts/http-error.ts";
+
 /** Exit codes of `mdame`, as `mdame --help` documents them. */
 export const EXIT = {
   ok: 0,
@@ -41,31 +43,25 @@ export function exitCodeForStatus(status: number): ExitCode {
   return EXIT.failure;
 }
 
-/** The error body the pipeline's onError writes: `{error, issues?, error_id?}`. */
-interface ErrorBody {
-  error?: unknown;
-  issues?: { path?: unknown[]; message?: string; keys?: string[] }[];
-  error_id?: unknown;
-}
-
-/** Turns an HTTP error answer into the CliError the user sees. */
+/** Turns an HTTP error answer into the CliError the user sees; a body outside ErrorAnswer is shown as text. */
 export function apiError(status: number, body: unknown, url: string): CliError {
-  const parsed = (typeof body === "object" && body !== null ? body : {}) as ErrorBody;
-  const server = typeof parsed.error === "string" ? parsed.error : typeof body === "string" && body.trim() ? body.trim().slice(0, 200) : "";
+  const answer = ErrorAnswer.safeParse(body);
+  const parsed: Partial<ErrorAnswer> = answer.success ? answer.data : {};
+  const server = parsed.error ?? (typeof body === "string" && body.trim() ? body.trim().slice(0, 200) : "");
   const code = exitCodeForStatus(status);
   if (status === 401) return new CliError(`the service-role key was refused (HTTP 401 from ${url})`, code);
   if (status === 404 || status === 409) return new CliError(server || `HTTP ${status} from ${url}`, code);
-  if (status === 400 && Array.isArray(parsed.issues) && parsed.issues.length > 0) {
+  if (status === 400 && parsed.issues && parsed.issues.length > 0) {
     const issues = parsed.issues.flatMap((i) => {
-      const at = Array.isArray(i.path) ? i.path.join(".") : "";
+      const at = i.path.join(".");
       // Unknown fields come as one issue listing them; each is named on its own line.
-      if (Array.isArray(i.keys)) return i.keys.map((key) => `${at ? `${at}.` : ""}${key}: unknown field`);
-      return [`${at ? `${at}: ` : ""}${i.message ?? "invalid"}`];
+      if (i.keys) return i.keys.map((key) => `${at ? `${at}.` : ""}${key}: unknown field`);
+      return [`${at ? `${at}: ` : ""}${i.message}`];
     });
     const text = issues.length === 1 ? ` ${issues[0]}` : issues.map((line) => `\n  ${line}`).join("");
     return new CliError(`the API refused the request:${text}`, code);
   }
-  const errorId = typeof parsed.error_id === "string" ? ` (error id ${parsed.error_id}, in the pipeline's log)` : "";
+  const errorId = parsed.error_id ? ` (error id ${parsed.error_id}, in the pipeline's log)` : "";
   return new CliError(`HTTP ${status} from ${url}${server ? `: ${server}` : ""}${errorId}`, code);
 }
 

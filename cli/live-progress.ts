@@ -2,8 +2,8 @@
  * `mdame run --wait`: follows a run until it ends. On a terminal the progress block is redrawn in
  * place (ANSI cursor moves); anywhere else (a pipe, a CI log) each change is appended as plain lines.
  */
-import { TERMINAL_RUN_STATES, type RunState } from "../shared/contracts/operator.ts";
-import { describeProgress, type RunStatus } from "./run-progress.ts";
+import { type RunState, type RunStatus, TERMINAL_RUN_STATES } from "../shared/contracts/operator.ts";
+import { describeProgress } from "./run-progress.ts";
 import type { ApiClient } from "./api-client.ts";
 import { CliError, EXIT } from "./errors.ts";
 import { truncate, type CommandContext, type Screen } from "./output.ts";

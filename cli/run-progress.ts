@@ -1,26 +1,4 @@
-import { z } from "zod";
-import { QualityReport } from "../shared/contracts/quality.ts";
-
-/** The status document GET /pipeline/runs/:id answers (mdame.get_run_status). */
-export const RunStatus = z.object({
-  run: z.object({ id: z.string(), status: z.string(), run_date: z.string(), error: z.string().nullable() }).passthrough(),
-  dimensions: z.array(z.object({ dimension_id: z.string(), status: z.string(), units_created: z.number() }).passthrough()),
-  units: z.array(z.object({
-    id: z.string(),
-    dimension_id: z.string(),
-    stage: z.string(),
-    title: z.string().nullable(),
-    error: z.string().nullable(),
-    updated_at: z.string(),
-    scenes_ready: z.number(),
-    scenes_total: z.number(),
-    video: z.object({ video_key: z.string(), duration_s: z.number(), render_ms: z.number().nullable().optional() }).passthrough().nullable(),
-    /** The quality gate's report on the video (absent from servers before the gate). */
-    quality: QualityReport.nullable().optional(),
-    publications: z.array(z.object({ platform: z.string(), status: z.string(), external_id: z.string().nullable() })),
-  }).passthrough()),
-});
-export type RunStatus = z.infer<typeof RunStatus>;
+import type { RunStatus } from "../shared/contracts/operator.ts";
 
 const WORKING_STAGES = new Set(["script", "safety", "plan", "media", "render", "publish"]);
 

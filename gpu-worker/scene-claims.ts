@@ -1,4 +1,5 @@
-import type { Sql } from "postgres";
+import type { Queryable } from "../shared/db/client.ts";
+import { claimSceneGeneration, recordSceneAsset, releaseSceneClaim } from "../shared/db/rpc/scene-claims.ts";
 import { SceneCredit } from "../shared/providers/visuals/config.ts";
 
 /** What a claim on (scene_hash, backend) found. */
@@ -25,26 +26,28 @@ const credit = (value: unknown): SceneCredit | null => {
 
 /** SceneClaims over mdame.claim_scene_generation / record_scene_asset / release_scene_claim. */
 export class PgSceneClaims implements SceneClaims {
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly sql: Queryable) {}
 
   async claim(sceneHash: string, backend: string, holder: string, leaseS: number, discardAsset?: string): Promise<SceneClaim> {
-    const [row] = await this.sql<Array<{ state: string; asset_key: string | null; credit: unknown; holder: string | null; lease_until: Date | null }>>`
-      select * from mdame.claim_scene_generation(${sceneHash}, ${backend}, ${holder}, ${leaseS}, ${discardAsset ?? null})`;
-    if (row?.state === "ready" && row.asset_key) return { state: "ready", assetKey: row.asset_key, credit: credit(row.credit) };
-    if (row?.state === "busy") return { state: "busy", holder: row.holder ?? "", leaseUntil: new Date(row.lease_until ?? Date.now()) };
-    if (row?.state === "claimed") return { state: "claimed" };
+    const row = await claimSceneGeneration(this.sql, { sceneHash, backend, holder, leaseS, discardAsset: discardAsset ?? null });
+    if (row.state === "ready" && row.asset_key) return { state: "ready", assetKey: row.asset_key, credit: credit(row.credit) };
+    if (row.state === "busy") return { state: "busy", holder: row.holder ?? "", leaseUntil: row.lease_until ?? new Date() };
+    if (row.state === "claimed") return { state: "claimed" };
     throw new Error(`claim_scene_generation answered ${JSON.stringify(row)}`);
   }
 
   async record(entry: Parameters<SceneClaims["record"]>[0]) {
-    const [row] = await this.sql<Array<{ asset_key: string; credit: unknown }>>`
-      select asset_key, credit from mdame.record_scene_asset(${entry.sceneHash}, ${entry.backend}, ${entry.assetKey},
-        ${entry.credit === null ? null : this.sql.json(entry.credit as never)}, ${entry.holder})`;
-    if (!row?.asset_key) throw new Error("record_scene_asset returned no entry");
+    const row = await recordSceneAsset(this.sql, {
+      sceneHash: entry.sceneHash,
+      backend: entry.backend,
+      assetKey: entry.assetKey,
+      credit: entry.credit,
+      holder: entry.holder,
+    });
     return { assetKey: row.asset_key, credit: credit(row.credit) };
   }
 
   async release(sceneHash: string, backend: string, holder: string): Promise<void> {
-    await this.sql`select mdame.release_scene_claim(${sceneHash}, ${backend}, ${holder})`;
+    await releaseSceneClaim(this.sql, { sceneHash, backend, holder });
   }
 }

@@ -15,7 +15,8 @@ import { probeMedia } from "../shared/media/ffprobe.ts";
 import { loadEnv, STORAGE_ENV_KEYS } from "../shared/config/env.ts";
 import { createAssetStore } from "../shared/storage/create-asset-store.ts";
 import { connectAccounts } from "./demo/connect-accounts.ts";
-import { describeProgress, RunStatus } from "../cli/run-progress.ts";
+import { describeProgress } from "../cli/run-progress.ts";
+import { RunStatus, TriggeredRun } from "../shared/contracts/operator.ts";
 import * as db from "../stack/db.ts";
 import { paths } from "../stack/paths.ts";
 import { localStackEnv } from "../stack/stack-env.ts";
@@ -81,8 +82,9 @@ async function main() {
       headers: { authorization: `Bearer ${env.SERVICE_ROLE_KEY}`, "content-type": "application/json" },
       body: "{}",
     });
-    const triggered = await trigger.json() as { run_id: string; created: boolean; status_url: string };
-    if (trigger.status !== 202) throw new Error(`trigger refused (${trigger.status}): ${JSON.stringify(triggered)}`);
+    const answered: unknown = await trigger.json();
+    if (trigger.status !== 202) throw new Error(`trigger refused (${trigger.status}): ${JSON.stringify(answered)}`);
+    const triggered = TriggeredRun.parse(answered);
     say(triggered.created ? `run ${triggered.run_id} started` : `today's run ${triggered.run_id} already exists: nothing new will be made`);
 
     let status: RunStatus | null = null;

@@ -27,7 +27,12 @@ export function coerceError(thrown: unknown): Error {
   }
 }
 
-/** Whether a failure should be retried: everything is, unless it says otherwise. */
+/**
+ * The one retry rule of every runner (the stage runner and the pull workers): a NonRetriableError,
+ * or any error that carries `retriable: false` (a provider's refusal, shared/providers/errors.ts),
+ * is final; everything else may be retried within the task's bounded attempts.
+ */
 export function isRetriable(error: Error): boolean {
-  return !(error instanceof NonRetriableError);
+  if (error instanceof NonRetriableError) return false;
+  return (error as { retriable?: unknown }).retriable !== false;
 }

@@ -4,7 +4,9 @@
  * `/<name>` on. It listens for `mdame_wake` notifications, which stand in for pg_net on a plain
  * Postgres: each wake triggers the pipeline tick over HTTP, one at a time, again while work remains.
  */
-import { assertEnvironment, createSql } from "../shared/db/client.ts";
+import { TickAnswer } from "../shared/contracts/operator.ts";
+import { createSql } from "../shared/db/client.ts";
+import { assertEnvironment } from "../shared/db/rpc/runs.ts";
 import { LOCAL_STACK } from "../shared/config/local-stack.ts";
 import { createLogger } from "../shared/logging/logger.ts";
 import { sweepScratchDirsAtStart } from "../shared/storage/scratch-dirs.ts";
@@ -71,9 +73,12 @@ async function tick(reason: string) {
         headers: { authorization: `Bearer ${pipelineDeps.env.SERVICE_ROLE_KEY}`, "content-type": "application/json" },
         body: JSON.stringify({ reason }),
       });
-      const result = await response.json() as { more?: boolean };
-      if (!response.ok) logger.warn({ status: response.status, result }, "tick failed");
-      if (result.more) wakeAgain = true;
+      const body = await response.json();
+      if (!response.ok) {
+        logger.warn({ status: response.status, result: body }, "tick failed");
+        continue;
+      }
+      if (TickAnswer.parse(body).more) wakeAgain = true;
     } while (wakeAgain);
   } catch (error) {
     logger.error({ err: error }, "tick request failed");

@@ -1,14 +1,11 @@
 /** `mdame status [run] [--list] [--json]`: one run by dimension and unit, or the recent runs. */
-import type { RunSummary } from "../../shared/contracts/operator.ts";
-import type { RunStatus } from "../run-progress.ts";
+import type { RunStatus, RunSummary, UnitStatus } from "../../shared/contracts/operator.ts";
 import type { ApiClient } from "../api-client.ts";
 import { CliError, EXIT } from "../errors.ts";
 import { type CommandContext, formatAge, formatTable, printJson, println } from "../output.ts";
 
-const field = (row: Record<string, unknown>, key: string): string | null => (row[key] == null ? null : String(row[key]));
-
 /** A unit's quality measures in one cell: loudness, true peak, duration, pass/fail. */
-export function formatQuality(quality: RunStatus["units"][number]["quality"]): string {
+export function formatQuality(quality: UnitStatus["quality"]): string {
   if (!quality) return "-";
   const lufs = quality.integrated_lufs === null ? "? LUFS" : `${quality.integrated_lufs.toFixed(1)} LUFS`;
   const peak = quality.true_peak_dbtp === null ? "? dBTP" : `${quality.true_peak_dbtp.toFixed(1)} dBTP`;
@@ -19,12 +16,12 @@ export function formatQuality(quality: RunStatus["units"][number]["quality"]): s
 
 /** The detail view of one run, as lines. Pure, for tests. */
 export function formatRunStatus(status: RunStatus, nowMs: number, width?: number): string[] {
-  const run = status.run as RunStatus["run"] & Record<string, unknown>;
-  const started = field(run, "created_at");
-  const finished = field(run, "finished_at");
+  const { run } = status;
+  const started = run.created_at;
+  const finished = run.finished_at;
   const lines = [
     `run ${run.id}  ${run.status}`,
-    `  ${[field(run, "trigger_kind"), run.run_date].filter(Boolean).join(" run of ")}` +
+    `  ${[run.trigger_kind, run.run_date].filter(Boolean).join(" run of ")}` +
       `${started ? `, started ${formatAge(started, nowMs)} ago` : ""}${finished ? `, ended ${formatAge(finished, nowMs)} ago` : ""}`,
   ];
   if (run.error) lines.push(`  error: ${run.error}`);
@@ -35,7 +32,7 @@ export function formatRunStatus(status: RunStatus, nowMs: number, width?: number
   } else {
     lines.push(...formatTable(
       ["dimension", "ingest", "topics", "units"],
-      status.dimensions.map((d) => [d.dimension_id, d.status, field(d, "topics_seen") ?? "-", String(d.units_created)]),
+      status.dimensions.map((d) => [d.dimension_id, d.status, String(d.topics_seen), String(d.units_created)]),
       width,
     ));
   }

@@ -5,6 +5,10 @@
  */
 import postgres from "postgres";
 import { decryptCredentials } from "../../shared/crypto/credentials.ts";
+import { type AccountRow, getAccounts } from "../../shared/db/rpc/accounts.ts";
+import { getDimensions } from "../../shared/db/rpc/dimensions.ts";
+import { assertEnvironment, getRecordedEnvironment } from "../../shared/db/rpc/runs.ts";
+import { getQueueSetup, listSchedules } from "../../shared/db/rpc/setup.ts";
 import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/oauth.ts";
 import { ProviderRejectedError } from "../../shared/providers/errors.ts";
 import { type CheckResult, describeError, fail, ok, warn, withTimeout } from "./check.ts";
@@ -15,13 +19,6 @@ const FAMILY = "database";
 const QUEUES = ["stage_tasks", "visual_generation", "render"];
 const SCHEDULES = ["mdame-tick", "mdame-daily-run"];
 const APPLY_SCHEMA = "locally `npm run db:reset`; on Supabase `supabase db push`";
-
-interface AccountRow {
-  dimension_id: string;
-  account_id: string | null;
-  channel_handle: string | null;
-  credentials_enc: string | null;
-}
 
 function where(url: string): string {
   try {
@@ -84,24 +81,23 @@ type Step = <T>(work: () => Promise<T>) => Promise<T>;
 
 async function recordedEnvironment(sql: postgres.Sql, env: string | undefined, step: Step): Promise<CheckResult> {
   try {
-    const [row] = await step(() => sql<{ env: string }[]>`select mdame.assert_environment(${env ?? null}) as env`);
-    return ok(FAMILY, "environment", `ENV=${row!.env} matches the environment the database records`);
+    const recorded = await step(() => assertEnvironment(sql, env ?? null));
+    return ok(FAMILY, "environment", `ENV=${recorded} matches the environment the database records`);
   } catch (error) {
-    const recorded = await step(() => sql<{ value: string }[]>`select value from mdame.get_recorded_environment() as value where value is not null`).catch(() => []);
-    const fix = recorded.length === 0
+    const recorded = await step(() => getRecordedEnvironment(sql)).catch(() => null);
+    const fix = recorded === null
       ? "record it once: insert into mdame.settings (key, value) values ('env', 'prod');"
-      : `set ENV=${recorded[0]!.value}, or use the database of the environment you meant`;
+      : `set ENV=${recorded}, or use the database of the environment you meant`;
     return fail(FAMILY, "environment", describeError(error), fix);
   }
 }
 
 async function pgmq(sql: postgres.Sql, step: Step): Promise<CheckResult> {
-  const [row] = await step(() => sql<{ extension: string | null; send: boolean; queues: string[] }[]>`
-    select (select extversion from pg_extension where extname = 'pgmq') as extension, s.send, s.queues
-      from mdame.get_queue_setup(${QUEUES}::text[]) s`);
-  if (!row!.send) return fail(FAMILY, "pgmq", "pgmq is not installed", `apply supabase/migrations (the first creates the pgmq extension): ${APPLY_SCHEMA}`);
-  const missing = QUEUES.filter((q) => !row!.queues.includes(q));
-  const kind = row!.extension ? `extension ${row!.extension}` : "pgmq-compatible SQL";
+  const [ext] = await step(() => sql<{ version: string | null }[]>`select (select extversion from pg_extension where extname = 'pgmq') as version`);
+  const setup = await step(() => getQueueSetup(sql, QUEUES));
+  if (!setup.send) return fail(FAMILY, "pgmq", "pgmq is not installed", `apply supabase/migrations (the first creates the pgmq extension): ${APPLY_SCHEMA}`);
+  const missing = QUEUES.filter((q) => !setup.queues.includes(q));
+  const kind = ext!.version ? `extension ${ext!.version}` : "pgmq-compatible SQL";
   if (missing.length > 0) return fail(FAMILY, "pgmq", `${kind}, but queues are missing: ${missing.join(", ")}`, `apply supabase/migrations: ${APPLY_SCHEMA}`);
   return ok(FAMILY, "pgmq", `${kind}; queues ${QUEUES.join(", ")}`);
 }
@@ -112,8 +108,7 @@ async function pgCron(sql: postgres.Sql, step: Step): Promise<CheckResult> {
     return fail(FAMILY, "pg_cron", "pg_cron is not installed",
       "Supabase: Database > Extensions > pg_cron; a plain Postgres: shared_preload_libraries = 'pg_cron', then create extension pg_cron");
   }
-  const jobs = await step(() => sql<{ jobname: string; schedule: string; active: boolean }[]>`
-    select jobname, schedule, active from mdame.list_schedules() where jobname in ${sql(SCHEDULES)}`);
+  const jobs = (await step(() => listSchedules(sql))).filter((j) => SCHEDULES.includes(j.jobname));
   const missing = SCHEDULES.filter((name) => !jobs.some((j) => j.jobname === name));
   const inactive = jobs.filter((j) => !j.active).map((j) => j.jobname);
   if (missing.length > 0) return fail(FAMILY, "pg_cron", `schedules missing: ${missing.join(", ")}`, `apply supabase/migrations (20261129090700_schedules.sql): ${APPLY_SCHEMA}`);
@@ -124,17 +119,14 @@ async function pgCron(sql: postgres.Sql, step: Step): Promise<CheckResult> {
 /** Each active dimension needs an active account whose credentials open and whose refresh token Google accepts. */
 async function accounts(sql: postgres.Sql, config: DoctorConfig, step: Step, timeoutMs: number): Promise<CheckResult[]> {
   const env = config.env;
-  const rows = await step(() => sql<AccountRow[]>`
-    select d.id as dimension_id, a.id::text as account_id, a.channel_handle, a.credentials_enc
-    from mdame.get_dimensions() d
-    left join mdame.get_accounts() a on a.dimension_id = d.id and a.active
-    where d.active
-    order by d.id, a.channel_handle`);
-  if (rows.length === 0) {
+  const [dimensions, activeAccounts] = await step(async () => [
+    (await getDimensions(sql)).filter((d) => d.active),
+    (await getAccounts(sql)).filter((a) => a.active),
+  ] as const);
+  if (dimensions.length === 0) {
     return [warn(FAMILY, "dimensions", "no active dimension: runs will produce nothing", "add one: mdame dimension add --file dim.json")];
   }
-  const byDimension = new Map<string, AccountRow[]>();
-  for (const row of rows) byDimension.set(row.dimension_id, [...(byDimension.get(row.dimension_id) ?? []), ...(row.account_id ? [row] : [])]);
+  const byDimension = new Map<string, AccountRow[]>(dimensions.map((d) => [d.id, activeAccounts.filter((a) => a.dimension_id === d.id)]));
   const canRefresh = Boolean(env.GOOGLE_OAUTH_CLIENT_ID && env.GOOGLE_OAUTH_CLIENT_SECRET);
   const tokenUrl = env.GOOGLE_OAUTH_TOKEN_URL || "https://oauth2.googleapis.com/token";
   const checks = [...byDimension].map(async ([dimension, list]): Promise<CheckResult> => {
@@ -152,7 +144,7 @@ async function accounts(sql: postgres.Sql, config: DoctorConfig, step: Step, tim
       let refreshToken: string;
       try {
         if (!env.CREDENTIALS_KEY) throw new Error("CREDENTIALS_KEY is not set");
-        refreshToken = (await decryptCredentials(env.CREDENTIALS_KEY, account.credentials_enc, account.account_id!)).refresh_token;
+        refreshToken = (await decryptCredentials(env.CREDENTIALS_KEY, account.credentials_enc, account.id)).refresh_token;
       } catch {
         problems.push(`${label}: credentials do not decrypt with CREDENTIALS_KEY (another key sealed them, or they were altered)`);
         continue;

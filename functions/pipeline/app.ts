@@ -1,18 +1,15 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { rpc } from "../../shared/db/errors.ts";
-import { limitBody, PIPELINE_MAX_BODY_BYTES, readJsonBody } from "../../shared/http/bounded-body.ts";
+import { PipelineHealth, TickAnswer, TickBody, TriggeredRun, TriggerRunBody } from "../../shared/contracts/operator.ts";
+import { getRunStatus, startRun, tick, triggerRun } from "../../shared/db/rpc/runs.ts";
+import { limitBody, PIPELINE_MAX_BODY_BYTES } from "../../shared/http/bounded-body.ts";
 import { createErrorHandler } from "../../shared/http/error-handler.ts";
 import { requireServiceRole } from "../../shared/http/service-auth.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { registerOperatorRoutes } from "./operator-routes.ts";
+import { answer } from "../../shared/http/answer.ts";
+import { jsonBody } from "./operator/request.ts";
 import { drainStageTasks } from "./stage-runner.ts";
-
-/** Body of POST /pipeline/runs. */
-export const TriggerRunBody = z.object({
-  dimension: z.string().min(1).max(100).optional(),
-  idempotency_key: z.string().min(8).max(200).optional(),
-}).strict();
 
 const RunId = z.string().uuid();
 
@@ -23,38 +20,37 @@ export function createPipelineApp(deps: PipelineDeps) {
   // Every route, including those other modules register: a body past the cap is never buffered.
   app.use("*", limitBody(PIPELINE_MAX_BODY_BYTES));
 
-  app.get("/health", (c) => c.json({ ok: true, env: deps.env.ENV }));
+  app.get("/health", (c) => c.json(answer(PipelineHealth, { ok: true, env: deps.env.ENV }, "GET /health")));
   app.use("/runs/*", requireServiceRole(deps.env.SERVICE_ROLE_KEY));
   app.use("/runs", requireServiceRole(deps.env.SERVICE_ROLE_KEY));
   app.use("/tick", requireServiceRole(deps.env.SERVICE_ROLE_KEY));
 
   app.post("/runs", async (c) => {
-    const body = TriggerRunBody.parse(await readJsonBody(c.req.raw, PIPELINE_MAX_BODY_BYTES));
-    const runDate = new Date().toISOString().slice(0, 10);
+    const body = TriggerRunBody.parse(await jsonBody(c.req.raw));
+    const run = { env: deps.env.ENV, triggerKind: "manual", runDate: new Date().toISOString().slice(0, 10), dimension: body.dimension ?? null } as const;
     // A caller's key names one run; without one, today's trigger starts the dimensions whose current
     // configuration no run of the day has started (keys from their configurations, docs/run-keys.md).
-    const [row] = await rpc(() =>
-      body.idempotency_key === undefined
-        ? deps.sql`select * from mdame.trigger_run(${deps.env.ENV}, 'manual', ${runDate}::date, ${body.dimension ?? null})`
-        : deps.sql`select * from mdame.start_run(${body.idempotency_key}, ${deps.env.ENV}, 'manual', ${runDate}::date, ${body.dimension ?? null})`
-    );
+    const row = body.idempotency_key === undefined
+      ? await triggerRun(deps.sql, run)
+      : await startRun(deps.sql, { ...run, idempotencyKey: body.idempotency_key });
     deps.logger.info({ execution_id: row.run_id, created: row.created, dimension: body.dimension }, "run triggered");
     const statusUrl = `${deps.env.FUNCTIONS_URL}/pipeline/runs/${row.run_id}`;
     c.header("Location", statusUrl);
-    return c.json({ run_id: row.run_id, status: row.status, created: row.created, status_url: statusUrl }, 202);
+    return c.json(answer(TriggeredRun, { run_id: row.run_id, status: row.status, created: row.created, status_url: statusUrl }, "POST /runs"), 202);
   });
 
   app.get("/runs/:id", async (c) => {
     const id = RunId.parse(c.req.param("id"));
-    const [row] = await rpc(() => deps.sql`select mdame.get_run_status(${id}) as status`);
-    if (!row?.status) return c.json({ error: `no run ${id}` }, 404);
-    return c.json(row.status);
+    const status = await getRunStatus(deps.sql, id);
+    if (status === null) return c.json({ error: `no run ${id}` }, 404);
+    return c.json(status);
   });
 
   app.post("/tick", async (c) => {
-    const [tick] = await deps.sql`select mdame.tick() as result`;
+    TickBody.parse(await jsonBody(c.req.raw));
+    const result = await tick(deps.sql);
     const drained = await drainStageTasks(deps, { budgetMs: 100_000 });
-    return c.json({ tick: tick.result, ...drained });
+    return c.json(answer(TickAnswer, { tick: result, ...drained }, "POST /tick"));
   });
 
   registerOperatorRoutes(app, deps);

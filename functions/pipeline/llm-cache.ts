@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { LlmTask } from "../../shared/contracts/llm.ts";
 import type { Sql } from "../../shared/db/client.ts";
+import { getLlmCache, storeLlmCache } from "../../shared/db/rpc/llm-cache.ts";
 import { llmCallKey } from "../../shared/hashing.ts";
 import type { Logger } from "../../shared/logging/logger.ts";
 import { generateValidated, type LlmCallEvent } from "../../shared/providers/llm/boundary.ts";
@@ -52,9 +53,9 @@ export async function generateJsonCached<T>(
 ): Promise<T> {
   const modelId = cacheModelId(model);
   const key = await llmCallKey(modelId, prompt, params);
-  const [cached] = await ctx.sql`select response from mdame.get_llm_cache(${key}) as response where response is not null`;
-  if (cached) {
-    const parsed = schema.safeParse(cached.response);
+  const cached = await getLlmCache(ctx.sql, key);
+  if (cached !== null) {
+    const parsed = schema.safeParse(cached);
     if (parsed.success) {
       ctx.counters.cache_hits += 1;
       ctx.log.debug({ llm_task: ctx.task, provider: model.provider, model: model.model }, "llm answer from cache");
@@ -88,6 +89,6 @@ export async function generateJsonCached<T>(
     if (error instanceof LlmContractError) ctx.counters.contract_failures += 1;
     throw error;
   }
-  await ctx.sql`select mdame.store_llm_cache(${key}, ${modelId}, ${ctx.sql.json(value as never)})`;
+  await storeLlmCache(ctx.sql, key, modelId, value);
   return value;
 }

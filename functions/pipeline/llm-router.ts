@@ -12,6 +12,7 @@
 import type { z } from "zod";
 import { DEFAULT_LLM_ROUTE, type LlmProviderName, type LlmRoute, LlmRouting, type LlmTask } from "../../shared/contracts/llm.ts";
 import type { Sql } from "../../shared/db/client.ts";
+import { getDimension } from "../../shared/db/rpc/dimensions.ts";
 import { NonRetriableError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logging/logger.ts";
 import { ProviderError } from "../../shared/providers/errors.ts";
@@ -63,8 +64,8 @@ export function createLlmRouter(options: { sql: Sql; providers: LlmProviders }):
   const { sql, providers } = options;
 
   async function routesFor(task: LlmTask, dimensionId: string): Promise<LlmRoute[]> {
-    const [row] = await sql`select llm from mdame.get_dimensions(${dimensionId})`;
-    const routing = LlmRouting.safeParse(row?.llm ?? {});
+    const dimension = await getDimension(sql, dimensionId);
+    const routing = LlmRouting.safeParse(dimension?.llm ?? {});
     if (!routing.success) {
       throw new NonRetriableError(`dimension ${dimensionId} has an invalid llm routing: ${routing.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
     }

@@ -1,20 +1,21 @@
 import type { Env, Hono, Schema } from "hono";
 import { z } from "zod";
 import {
-  type AbortedRun,
+  AbortedRun,
   AbortRunBody,
-  AbortRunResult,
-  DeadLetter,
+  DeadLetterList,
   DeadLetterRetry,
   ListQuery,
-  RunSummary,
+  RunList,
 } from "../../shared/contracts/operator.ts";
-import { rpc } from "../../shared/db/errors.ts";
+import { listDeadLetters, retryDeadLetter } from "../../shared/db/rpc/dead-letters.ts";
+import { abortRun, listRuns } from "../../shared/db/rpc/runs.ts";
 import { requireServiceRole } from "../../shared/http/service-auth.ts";
-import type { PipelineDeps } from "./deps.ts";
 import { registerAccountRoutes } from "./operator/account-routes.ts";
+import type { OperatorDeps } from "./operator/deps.ts";
 import { registerDimensionRoutes } from "./operator/dimension-routes.ts";
-import { fromDb, int, iso, jsonBody } from "./operator/request.ts";
+import { answer } from "../../shared/http/answer.ts";
+import { jsonBody } from "./operator/request.ts";
 
 const RunId = z.string().uuid();
 /** Dead-letter ids are bigints: kept as decimal text on the way to SQL. */
@@ -22,7 +23,7 @@ const DeadLetterId = z.string().regex(/^[1-9][0-9]{0,17}$/, "a dead-letter id is
 const RunsQuery = ListQuery(20);
 const DeadLettersQuery = ListQuery(50);
 
-export type OperatorDeps = Pick<PipelineDeps, "env" | "sql" | "store" | "logger">;
+const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 
 /**
  * The operator's routes on the `pipeline` app (what the `mdame` CLI calls), each behind the
@@ -40,38 +41,31 @@ export function registerOperatorRoutes<E extends Env, S extends Schema, B extend
 
   app.get("/runs", auth, async (c) => {
     const { limit } = RunsQuery.parse(c.req.query());
-    const rows = await rpc(() =>
-      deps.sql`select id, status, trigger_kind, run_date::text as run_date, created_at, finished_at, error
-                 from mdame.list_runs(${limit}::integer)`
-    );
-    const runs = rows.map((r) => fromDb(RunSummary, { ...r, created_at: iso(r.created_at), finished_at: iso(r.finished_at) }, "mdame.pipeline_runs"));
-    return c.json({ runs });
+    const runs = (await listRuns(deps.sql, limit)).map((r) => ({
+      id: r.id,
+      status: r.status,
+      trigger_kind: r.trigger_kind,
+      run_date: r.run_date,
+      created_at: r.created_at.toISOString(),
+      finished_at: iso(r.finished_at),
+      error: r.error,
+    }));
+    return c.json(answer(RunList, { runs }, "GET /runs"));
   });
 
   app.get("/dead-letters", auth, async (c) => {
     const { limit } = DeadLettersQuery.parse(c.req.query());
-    const rows = await rpc(() => deps.sql`select * from mdame.list_dead_letters(${limit}::integer)`);
-    const deadLetters = rows.map((r) =>
-      fromDb(DeadLetter, {
-        id: int(r.id),
-        queue_name: r.queue_name,
-        msg_id: int(r.msg_id),
-        read_ct: int(r.read_ct),
-        payload: r.payload,
-        last_error: r.last_error,
-        unit_id: r.unit_id ?? null,
-        created_at: iso(r.created_at),
-        retried_at: iso(r.retried_at),
-        retried_msg_id: int(r.retried_msg_id),
-      }, "mdame.list_dead_letters")
-    );
-    return c.json({ dead_letters: deadLetters });
+    const deadLetters = (await listDeadLetters(deps.sql, limit)).map((r) => ({
+      ...r,
+      created_at: r.created_at.toISOString(),
+      retried_at: iso(r.retried_at),
+    }));
+    return c.json(answer(DeadLetterList, { dead_letters: deadLetters }, "GET /dead-letters"));
   });
 
   app.post("/dead-letters/:id/retry", auth, async (c) => {
     const id = DeadLetterId.parse(c.req.param("id"));
-    const [row] = await rpc(() => deps.sql`select mdame.retry_dead_letter(${id}::bigint) as result`);
-    const result = fromDb(DeadLetterRetry, row.result, "mdame.retry_dead_letter");
+    const result = answer(DeadLetterRetry, await retryDeadLetter(deps.sql, id), "POST /dead-letters/:id/retry");
     deps.logger.info({ execution_id: result.run_id, dead_letter_id: result.dead_letter_id, queue: result.queue_name, msg_id: result.msg_id, unit_id: result.unit_id }, "dead letter retried by the operator");
     return c.json(result);
   });
@@ -79,8 +73,7 @@ export function registerOperatorRoutes<E extends Env, S extends Schema, B extend
   app.post("/runs/:id/abort", auth, async (c) => {
     const id = RunId.parse(c.req.param("id"));
     const body = AbortRunBody.parse(await jsonBody(c.req.raw));
-    const [row] = await rpc(() => deps.sql`select mdame.abort_run(${id}::uuid, ${body.reason ?? null}::text) as result`);
-    const result = fromDb(AbortRunResult, row.result, "mdame.abort_run");
+    const result = await abortRun(deps.sql, id, body.reason ?? null);
     // The run is rolled back in the database whatever happens here; a key storage refuses to delete
     // is reported rather than failing the call, since the abort cannot be undone or repeated.
     let removed = 0;
@@ -96,8 +89,7 @@ export function registerOperatorRoutes<E extends Env, S extends Schema, B extend
     const log = { execution_id: result.run.id, cancelled_units: result.cancelled_units, released_assets: result.released_assets.length, removed_assets: removed };
     if (unremoved.length > 0) deps.logger.warn({ ...log, unremoved }, "run aborted; some released assets could not be deleted");
     else deps.logger.info({ ...log, reason: body.reason }, "run aborted by the operator");
-    const answer: AbortedRun = { ...result, removed_assets: removed, unremoved_assets: unremoved };
-    return c.json(answer);
+    return c.json(answer(AbortedRun, { ...result, removed_assets: removed, unremoved_assets: unremoved }, "POST /runs/:id/abort"));
   });
 
   registerDimensionRoutes(app, deps);

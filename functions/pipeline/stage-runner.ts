@@ -1,8 +1,21 @@
+import { VoiceTrack } from "../../shared/contracts/media.ts";
 import { StageTask } from "../../shared/contracts/queue.ts";
+import type { Sql } from "../../shared/db/client.ts";
 import { mapDbError } from "../../shared/db/errors.ts";
+import { completePublication } from "../../shared/db/rpc/publications.ts";
+import { claimStageTasks, type ClaimedStageTask, extendStageLease, failStageTask, replayStepResult } from "../../shared/db/rpc/stage-tasks.ts";
+import {
+  recordSafetyVerdict,
+  recordScenePlan,
+  recordScript,
+  recordTopics,
+  recordVoice,
+  rejectScript,
+  rejectUnsafeOutput,
+} from "../../shared/db/rpc/work-units.ts";
 import { coerceError, isRetriable } from "../../shared/errors.ts";
-import { ProviderRejectedError } from "../../shared/providers/errors.ts";
 import type { PipelineDeps } from "./deps.ts";
+import type { Stage, StageContext, StageLease, StageOutcome, StageOutcomeKind, StageTypes } from "./stage-task.ts";
 import { runIngest } from "./stages/ingest.ts";
 import { runPlan } from "./stages/plan.ts";
 import { runPublish } from "./stages/publish.ts";
@@ -10,23 +23,62 @@ import { runSafety } from "./stages/safety.ts";
 import { runScript } from "./stages/script.ts";
 import { runVoice } from "./stages/voice.ts";
 
-/** A stage task as read from the queue, with the message id its completion RPC archives. */
-export interface StageMessage<T extends StageTask = StageTask> {
-  msgId: number;
-  readCt: number;
-  /** This claim's lease; completion RPCs refuse it once another claim has taken the unit. */
-  holder: string;
-  task: T;
-}
+type StageName = keyof StageTypes;
 
-const HANDLERS = {
+const STAGES: { [S in StageName]: Stage<S> } = {
   ingest: runIngest,
   script: runScript,
   safety: runSafety,
   plan: runPlan,
   voice: runVoice,
   publish: runPublish,
-} as const;
+};
+
+/** Runs the stage a task names, with that stage's own payload type. */
+function runStage<S extends StageName>(stage: S, task: StageTypes[S]["task"], ctx: StageContext): Promise<StageTypes[S]["outcome"]> {
+  return STAGES[stage](task, ctx);
+}
+
+type OutcomeOf<K extends StageOutcomeKind> = Extract<StageOutcome, { kind: K }>;
+/** The task of every stage that can end in an outcome of kind K. */
+type TaskOf<K extends StageOutcomeKind> = { [S in StageName]: K extends StageTypes[S]["outcome"]["kind"] ? StageTypes[S]["task"] : never }[StageName];
+/** A finished task as its completion RPC takes it: the claim (archived by the RPC) and the task. */
+type Finished<K extends StageOutcomeKind> = { lease: StageLease; task: TaskOf<K> };
+type Completion<K extends StageOutcomeKind> = (sql: Sql, done: Finished<K>, outcome: OutcomeOf<K>) => Promise<unknown>;
+
+function claimOf({ lease, task }: Finished<StageOutcomeKind>) {
+  return { msgId: lease.msgId, holder: lease.holder, stepToken: task.step_token };
+}
+
+/**
+ * Each outcome's completion RPC: it records the result, archives the message and queues the next
+ * stage in one transaction, and refuses a lease another claim has taken since.
+ */
+const COMPLETIONS: { [K in StageOutcomeKind]: Completion<K> } = {
+  "topics.recorded": (sql, done, o) =>
+    recordTopics(sql, claimOf(done), { runId: done.task.run_id, dimensionId: done.task.dimension_id, topics: o.topics, rejected: o.rejected }),
+  "script.recorded": (sql, done, o) => recordScript(sql, claimOf(done), done.task.unit_id, o.script),
+  "script.rejected": (sql, done, o) => rejectScript(sql, claimOf(done), done.task.unit_id, o.reason, o.audits),
+  "unsafe_output": (sql, done, o) =>
+    rejectUnsafeOutput(sql, claimOf(done), { unitId: done.task.unit_id, stage: done.task.stage, subject: o.subject, text: o.text, verdict: o.verdict }),
+  "safety.judged": (sql, done, { verdict }) =>
+    recordSafetyVerdict(sql, claimOf(done), {
+      unitId: done.task.unit_id,
+      allowed: verdict.allowed,
+      reasons: verdict.reasons,
+      classifier: verdict.classifier,
+      details: { category: verdict.category, model: verdict.model, confidence: verdict.confidence },
+    }),
+  "plan.recorded": (sql, done, o) => recordScenePlan(sql, claimOf(done), { unitId: done.task.unit_id, scenes: o.scenes, visual: o.visual }),
+  "voice.recorded": (sql, done, o) =>
+    recordVoice(sql, claimOf(done), { unitId: done.task.unit_id, voice: VoiceTrack.parse(o.voice), sceneFirstWords: o.sceneFirstWords }),
+  "publish.completed": (sql, done, o) => completePublication(sql, claimOf(done), o.publicationId, o.externalId),
+};
+
+/** Records an outcome through its kind's completion. */
+function complete<K extends StageOutcomeKind>(kind: K, sql: Sql, done: Finished<K>, outcome: OutcomeOf<K>): Promise<unknown> {
+  return COMPLETIONS[kind](sql, done, outcome);
+}
 
 /** A short lease, extended by a heartbeat while the stage works: a crashed runner's task is back within seconds. */
 const VISIBILITY_TIMEOUT_S = 30;
@@ -37,19 +89,18 @@ const RUNNER_ID = `pipeline-${crypto.randomUUID().slice(0, 8)}`;
 /**
  * Reads stage tasks and runs them until the queue shows nothing visible or the time budget is
  * spent. A task whose step already completed (its step token has a stored result) is archived
- * without running its stage. Otherwise the handler ends in its completion RPC, which archives the
- * message; a failure goes to fail_stage_task, which schedules the retry or dead-letters the task.
+ * without running its stage. Otherwise the stage returns its outcome and the runner records it
+ * through the outcome's completion RPC, which archives the message; a failure goes to
+ * fail_stage_task, which schedules the retry or dead-letters the task.
  */
 export async function drainStageTasks(deps: PipelineDeps, options: { budgetMs: number }) {
   const started = Date.now();
   let processed = 0;
   let failed = 0;
   while (Date.now() - started < options.budgetMs) {
-    const rows = await deps.sql`select * from mdame.claim_stage_tasks(${RUNNER_ID}, ${BATCH_SIZE}, ${VISIBILITY_TIMEOUT_S})`;
+    const rows = await claimStageTasks(deps.sql, RUNNER_ID, BATCH_SIZE, VISIBILITY_TIMEOUT_S);
     if (rows.length === 0) return { processed, failed, more: false };
-    const outcomes = await Promise.all(rows.map((row) =>
-      runLeased(deps, Number(row.msg_id), Number(row.read_ct), row.lease_holder as string, row.message, row.completed_result !== null)
-    ));
+    const outcomes = await Promise.all(rows.map((row) => runLeased(deps, row)));
     processed += outcomes.length;
     failed += outcomes.filter((ok) => !ok).length;
   }
@@ -57,25 +108,38 @@ export async function drainStageTasks(deps: PipelineDeps, options: { budgetMs: n
 }
 
 /** Runs one claimed task while a heartbeat keeps its lease. */
-async function runLeased(deps: PipelineDeps, msgId: number, readCt: number, holder: string, message: unknown, completed: boolean): Promise<boolean> {
-  const heartbeat = setInterval(() => {
-    deps.sql`select mdame.extend_stage_lease(${msgId}, ${holder}, ${VISIBILITY_TIMEOUT_S})`.catch((error) =>
-      deps.logger.warn({ err: error, msg_id: msgId }, "lease heartbeat failed")
+async function runLeased(deps: PipelineDeps, row: ClaimedStageTask): Promise<boolean> {
+  const lease: StageLease = { msgId: row.msg_id, readCt: row.read_ct, holder: row.lease_holder };
+  const heartbeat = () =>
+    extendStageLease(deps.sql, lease.msgId, lease.holder, VISIBILITY_TIMEOUT_S).then(
+      () => undefined,
+      (error) => deps.logger.warn({ err: error, msg_id: lease.msgId }, "lease heartbeat failed"),
     );
-  }, HEARTBEAT_MS);
+  const timer = setInterval(heartbeat, HEARTBEAT_MS);
+  // Never aborted today: a claim that lost its lease finds out at completion, whose RPC refuses it.
+  const controller = new AbortController();
   try {
-    return await runOne(deps, msgId, readCt, holder, message, completed);
+    return await runOne(deps, lease, row.message, row.completed_result !== null, { signal: controller.signal, heartbeat });
   } finally {
-    clearInterval(heartbeat);
+    clearInterval(timer);
   }
 }
 
 /** `completed`: the claim found a stored result for the task's step token. */
-async function runOne(deps: PipelineDeps, msgId: number, readCt: number, holder: string, message: unknown, completed: boolean): Promise<boolean> {
+async function runOne(
+  deps: PipelineDeps,
+  lease: StageLease,
+  message: unknown,
+  completed: boolean,
+  control: Pick<StageContext, "signal" | "heartbeat">,
+): Promise<boolean> {
+  const { msgId, readCt, holder } = lease;
   const parsed = StageTask.safeParse(message);
   if (!parsed.success) {
     deps.logger.error({ msg_id: msgId, issues: parsed.error.issues }, "invalid stage task: dead-lettered");
-    await deps.sql`select mdame.fail_stage_task(${msgId}, 'ingest', null, null, null, ${"invalid stage task: " + parsed.error.message}, false)`;
+    await failStageTask(deps.sql, {
+      msgId, stage: "ingest", unitId: null, runId: null, dimensionId: null, error: "invalid stage task: " + parsed.error.message, retriable: false, holder: null,
+    });
     return false;
   }
   const task = parsed.data;
@@ -88,23 +152,21 @@ async function runOne(deps: PipelineDeps, msgId: number, readCt: number, holder:
     // that already completed gets its stored result back, and its message is archived. The claim
     // says when there is one to ask for; a completion still in flight when the claim looked is
     // settled by the completion RPCs, which accept one result.
-    if (completed) {
-      const [replay] = await deps.sql`select mdame.replay_step_result(${msgId}, ${task.step_token}, ${holder}) as result`;
-      if (replay.result !== null) {
-        log.info({ duration_ms: Date.now() - t0 }, "step already completed: stored result returned");
-        return true;
-      }
+    if (completed && await replayStepResult(deps.sql, msgId, task.step_token, holder) !== null) {
+      log.info({ duration_ms: Date.now() - t0 }, "step already completed: stored result returned");
+      return true;
     }
-    const handler = HANDLERS[task.stage] as (deps: PipelineDeps, message: StageMessage, log: typeof deps.logger) => Promise<void>;
-    await handler(deps, { msgId, readCt, holder, task }, log);
-    log.info({ duration_ms: Date.now() - t0 }, "stage task done");
+    const outcome = await runStage(task.stage, task, { deps, logger: log, lease, ...control });
+    await complete(outcome.kind, deps.sql, { lease, task }, outcome);
+    log.info({ duration_ms: Date.now() - t0, outcome: outcome.kind }, "stage task done");
     return true;
   } catch (thrown) {
     const error = coerceError(mapDbError(thrown));
-    const retriable = isRetriable(error) && !(error instanceof ProviderRejectedError);
-    const [row] = await deps.sql`
-      select mdame.fail_stage_task(${msgId}, ${task.stage}, ${unitId}, ${task.run_id}, ${dimensionId}, ${error.message.slice(0, 2000)}, ${retriable}, ${holder}) as outcome`;
-    log.warn({ err: error, retriable, outcome: row.outcome, attempt: readCt }, "stage task failed");
+    const retriable = isRetriable(error);
+    const outcome = await failStageTask(deps.sql, {
+      msgId, stage: task.stage, unitId, runId: task.run_id, dimensionId, error: error.message.slice(0, 2000), retriable, holder,
+    });
+    log.warn({ err: error, retriable, outcome, attempt: readCt }, "stage task failed");
     return false;
   }
 }

@@ -1,8 +1,9 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { WorkerCallback } from "../../shared/contracts/callbacks.ts";
+import { WorkerCallback, WorkerCallbackAnswer } from "../../shared/contracts/callbacks.ts";
 import type { Sql } from "../../shared/db/client.ts";
-import { rpc } from "../../shared/db/errors.ts";
+import { completeRenderJob, completeVisualJob, failWorkerJob, getScene } from "../../shared/db/rpc/worker-jobs.ts";
+import { answer } from "../../shared/http/answer.ts";
 import { parseJsonText, readBoundedText } from "../../shared/http/bounded-body.ts";
 import { createErrorHandler } from "../../shared/http/error-handler.ts";
 import type { Logger } from "../../shared/logging/logger.ts";
@@ -43,11 +44,12 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
 
     switch (callback.kind) {
       case "visual_generation.completed": {
-        const [row] = await rpc(() => deps.sql`
-          select status from mdame.complete_visual_job(${callback.msg_id}, ${callback.scene_id}, ${callback.scene_hash},
-            ${callback.asset_key}, ${callback.backend}, ${callback.cache_hit}, ${webhookId})`);
+        const scene = await completeVisualJob(deps.sql, {
+          msgId: callback.msg_id, sceneId: callback.scene_id, sceneHash: callback.scene_hash, assetKey: callback.asset_key,
+          backend: callback.backend, cacheHit: callback.cache_hit, webhookId,
+        });
         log.info({ scene_id: callback.scene_id, cache_hit: callback.cache_hit }, "scene completed");
-        return c.json({ ok: true, scene_status: row.status });
+        return c.json(answer(WorkerCallbackAnswer, { ok: true, scene_status: scene.status }, "worker-callback answer"));
       }
       case "render.completed": {
         const video = {
@@ -55,23 +57,20 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
           // The music bed and its licence stay with the video (mdame.work_units.video_music).
           ...(callback.music ? { music: callback.music } : {}),
         };
-        const [row] = await rpc(() => deps.sql`
-          select stage from mdame.complete_render_job(${callback.msg_id}, ${callback.unit_id}, ${deps.sql.json(video)}, ${webhookId},
-            ${deps.sql.json(callback.quality)})`);
+        const unit = await completeRenderJob(deps.sql, { msgId: callback.msg_id, unitId: callback.unit_id, video, webhookId, quality: callback.quality });
         log.info({ unit_id: callback.unit_id, video_key: callback.video_key, quality_passed: callback.quality.passed }, "render completed");
-        return c.json({ ok: true, unit_stage: row.stage });
+        return c.json(answer(WorkerCallbackAnswer, { ok: true, unit_stage: unit.stage }, "worker-callback answer"));
       }
       case "visual_generation.failed":
       case "render.failed": {
         const queue = callback.kind === "render.failed" ? "render" : "visual_generation";
-        const unitId = callback.kind === "render.failed"
-          ? callback.unit_id
-          : (await deps.sql`select unit_id from mdame.get_scene(${callback.scene_id}::uuid)`)[0]?.unit_id;
+        const unitId = callback.kind === "render.failed" ? callback.unit_id : (await getScene(deps.sql, callback.scene_id))?.unit_id;
         if (!unitId) throw new HTTPException(404, { message: "unknown scene" });
-        const [row] = await rpc(() => deps.sql`
-          select mdame.fail_worker_job(${queue}, ${callback.msg_id}, ${unitId}, ${callback.error.message}, ${callback.error.retriable}, ${webhookId}) as outcome`);
-        log.warn({ unit_id: unitId, error: callback.error, outcome: row.outcome }, "worker job failed");
-        return c.json({ ok: true, outcome: row.outcome });
+        const outcome = await failWorkerJob(deps.sql, {
+          queue, msgId: callback.msg_id, unitId, error: callback.error.message, retriable: callback.error.retriable, webhookId,
+        });
+        log.warn({ unit_id: unitId, error: callback.error, outcome }, "worker job failed");
+        return c.json(answer(WorkerCallbackAnswer, { ok: true, outcome }, "worker-callback answer"));
       }
     }
   });

@@ -15,6 +15,8 @@ import { loadavg } from "node:os";
 import process from "node:process";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 import { StageTask } from "../../shared/contracts/queue.ts";
+import { claimStageTasks, enqueueStageTask } from "../../shared/db/rpc/stage-tasks.ts";
+import { recordSafetyVerdict } from "../../shared/db/rpc/work-units.ts";
 import { createSql, type Sql } from "../../shared/db/client.ts";
 import * as db from "../../stack/db.ts";
 
@@ -114,19 +116,21 @@ interface PhaseSteps {
 
 const engineSteps: PhaseSteps = {
   async claim(sql, worker, qty) {
-    const rows = await sql`select msg_id, read_ct, message, lease_holder, completed_result from mdame.claim_stage_tasks(${worker}, ${qty}, ${VISIBILITY_TIMEOUT_S})`;
+    const rows = await claimStageTasks(sql, worker, qty, VISIBILITY_TIMEOUT_S);
     // As the stage runner reads a claim; every step here is new, so none may have a stored result.
     const replayed = rows.find((r) => r.completed_result !== null);
     if (replayed) throw new Error(`claimed message ${replayed.msg_id} reports a completed step: the benchmark's steps must all be new`);
-    return rows.map((r) => ({ msgId: String(r.msg_id), readCt: Number(r.read_ct), message: r.message, leaseHolder: r.lease_holder as string }));
+    return rows.map((r) => ({ msgId: String(r.msg_id), readCt: r.read_ct, message: r.message, leaseHolder: r.lease_holder }));
   },
   async complete(sql, claimed) {
     const task = StageTask.parse(claimed.message);
     if (task.stage !== "safety" || !("unit_id" in task)) {
       throw new Error(`claimed message ${claimed.msgId} is a ${task.stage} task, not a safety task: the benchmark would consume work it did not set up`);
     }
-    const [unit] = await sql`
-      select stage from mdame.record_safety_verdict(${claimed.msgId}, ${task.unit_id}, ${task.step_token}, true, '[]'::jsonb, 'bench', ${claimed.leaseHolder})`;
+    if (claimed.leaseHolder === null) throw new Error(`claimed message ${claimed.msgId} has no lease holder`);
+    const unit = await recordSafetyVerdict(sql, { msgId: Number(claimed.msgId), holder: claimed.leaseHolder, stepToken: task.step_token }, {
+      unitId: task.unit_id, allowed: true, reasons: [], classifier: "bench",
+    });
     if (unit?.stage !== "plan") {
       throw new Error(`record_safety_verdict left unit ${task.unit_id} at ${unit?.stage ?? "(no row)"}, not plan (message ${claimed.msgId}, lease ${claimed.leaseHolder})`);
     }
@@ -259,7 +263,7 @@ async function runPhase(
  * the engine's own enqueue_stage_task. Returns the run id.
  */
 async function setUpSafetyBacklog(sql: Sql, jobs: number): Promise<string> {
-  return await sql.begin(async (tx) => {
+  const runId = await sql.begin(async (tx) => {
     const [setting] = await tx`select value from mdame.settings where key = 'env'`;
     if (!setting) throw new Error("mdame.settings has no env: was the database seeded?");
     const [run] = await tx`
@@ -287,11 +291,17 @@ async function setUpSafetyBacklog(sql: Sql, jobs: number): Promise<string> {
                'hashtags', jsonb_build_array('#queues', '#postgres'))
         from generate_series(1, ${jobs}::integer) as g,
              lateral (select encode(sha256(convert_to('bench-topic-' || g, 'UTF8')), 'hex') as fingerprint) as f`;
-    await tx`
-      select count(mdame.enqueue_stage_task('safety', ${runId}::uuid, u.id))
-        from (select id from mdame.work_units where run_id = ${runId} order by unit_key) as u`;
     return runId;
   });
+  // One connection, the calls pipelined in unit_key order: the queue holds the tasks in that order.
+  const connection = await sql.reserve();
+  try {
+    const units = await connection`select id from mdame.work_units where run_id = ${runId} order by unit_key`;
+    await Promise.all(units.map((u) => enqueueStageTask(connection, { stage: "safety", runId, unitId: u.id as string })));
+  } finally {
+    connection.release();
+  }
+  return runId;
 }
 
 async function transitionChecks(sql: Sql, runId: string, outcome: PhaseOutcome): Promise<TransitionChecks> {

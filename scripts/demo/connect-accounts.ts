@@ -9,6 +9,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import process from "node:process";
 import { AccountList, ConnectedAccount } from "../../shared/contracts/account.ts";
+import { DimensionList } from "../../shared/contracts/dimension.ts";
 import { paths } from "../../stack/paths.ts";
 
 export interface ConnectAccountsOptions {
@@ -59,7 +60,7 @@ async function connectedDimensions(env: Record<string, string>): Promise<Set<str
 }
 
 async function activeDimensions(env: Record<string, string>): Promise<string[]> {
-  const { dimensions } = await api(env, "/pipeline/dimensions", (v) => v as { dimensions: { id: string; active: boolean }[] });
+  const { dimensions } = await api(env, "/pipeline/dimensions", (v) => DimensionList.parse(v));
   return dimensions.filter((d) => d.active).map((d) => d.id);
 }
 

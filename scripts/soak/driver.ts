@@ -6,6 +6,7 @@
  * is back, or at the day's deadline (`--day-seconds` after its trigger), whichever comes first.
  */
 import type { Sql } from "../../shared/db/client.ts";
+import { getRecordedEnvironment, tick, triggerRun } from "../../shared/db/rpc/runs.ts";
 import type { PlannedFault, SoakPlan } from "./plan.ts";
 import { restartsSoFar } from "./evidence.ts";
 import { armEmulator, componentPid, disarmEmulator, killComponent, type Log, postFeed, restartPostgres } from "./processes.ts";
@@ -174,10 +175,13 @@ async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed:
   };
   // Faults due at second 0 are in force before the run's first call.
   while (due.length > 0 && due[0]!.at_s === 0) await injectDue();
-  const triggered = await withDb("trigger_run", () => ctx.sql`
-    select t.run_id, t.status, t.created
-      from mdame.trigger_run((select value from mdame.settings where key = 'env'), 'cron', ${runDate}::date, null) t`);
-  ctx.log(`day ${day + 1} (${runDate}): run ${triggered[0]?.run_id} ${triggered[0]?.created ? "started" : "already there"}`);
+  const triggered = await withDb("trigger_run", async () => {
+    // As the daily schedule does: the trigger of the environment the database records.
+    const env = await getRecordedEnvironment(ctx.sql);
+    if (env === null) throw new Error("this database records no environment (mdame.settings key env)");
+    return await triggerRun(ctx.sql, { env, triggerKind: "cron", runDate, dimension: null });
+  });
+  ctx.log(`day ${day + 1} (${runDate}): run ${triggered.run_id} ${triggered.created ? "started" : "already there"}`);
   const deadline = started + ctx.daySeconds * 1000;
   let endedBy: DayRecord["ended_by"] = "deadline";
   let lastShown = "";
@@ -186,7 +190,7 @@ async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed:
     while (due.length > 0 && due[0]!.at_s <= elapsed) await injectDue();
     await timed.rearmAfterRestart(ctx.env, ctx.log);
     try {
-      await ctx.sql`select mdame.tick()`;
+      await tick(ctx.sql);
       const open = await openWork(ctx.sql);
       const shown = `runs open ${open.runs}, units open ${open.units}`;
       if (shown !== lastShown) ctx.log(`day ${day + 1} +${elapsed.toFixed(0)}s: ${shown}`);

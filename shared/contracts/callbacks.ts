@@ -72,3 +72,14 @@ export const WorkerCallback = z.discriminatedUnion("kind", [
   }).strict(),
 ]);
 export type WorkerCallback = z.infer<typeof WorkerCallback>;
+
+/**
+ * Answer of `worker-callback` to a delivery it accepted (replays included): the scene's status, the
+ * unit's stage, or what became of a failed job (`retry`, `dead_letter`, `duplicate`, `gone`).
+ */
+export const WorkerCallbackAnswer = z.union([
+  z.object({ ok: z.literal(true), scene_status: z.enum(["queued", "ready", "failed"]) }).strict(),
+  z.object({ ok: z.literal(true), unit_stage: z.enum(["script", "safety", "plan", "media", "render", "publish", "published", "rejected", "failed"]) }).strict(),
+  z.object({ ok: z.literal(true), outcome: z.enum(["retry", "dead_letter", "duplicate", "gone"]) }).strict(),
+]);
+export type WorkerCallbackAnswer = z.infer<typeof WorkerCallbackAnswer>;

@@ -1,17 +1,29 @@
 import { z } from "zod";
+import { MusicTrackRecord } from "./callbacks.ts";
+import { QualityReport } from "./quality.ts";
 
 /**
- * The operator API of the `pipeline` Edge Function (functions/pipeline/operator-routes.ts) and what
- * the `mdame` CLI reads back from it: recent runs, dead letters, retrying one, aborting a run.
+ * The HTTP API of the `pipeline` Edge Function (functions/pipeline/app.ts and operator-routes.ts)
+ * and what the `mdame` CLI reads back from it: triggering a run and following it, the tick, recent
+ * runs, dead letters, retrying one, aborting a run. The server builds each answer through these
+ * schemas and the clients parse it with the same ones.
  */
 
 const uuid = z.string().uuid();
+const count = z.number().int().nonnegative();
 
 /** How a run stands; the last three are terminal. */
 export const RunState = z.enum(["running", "completed", "failed", "rolled_back"]);
 export type RunState = z.infer<typeof RunState>;
 
 export const TERMINAL_RUN_STATES: readonly RunState[] = ["completed", "failed", "rolled_back"];
+
+/** Body of POST /pipeline/runs: without a key, today's trigger; with one, the run that key names. */
+export const TriggerRunBody = z.object({
+  dimension: z.string().min(1).max(100).optional(),
+  idempotency_key: z.string().min(8).max(200).optional(),
+}).strict();
+export type TriggerRunBody = z.infer<typeof TriggerRunBody>;
 
 /** Answer of POST /pipeline/runs. */
 export const TriggeredRun = z.object({
@@ -21,6 +33,113 @@ export const TriggeredRun = z.object({
   status_url: z.string(),
 }).strict();
 export type TriggeredRun = z.infer<typeof TriggeredRun>;
+
+/** Answer of GET /pipeline/health. */
+export const PipelineHealth = z.object({ ok: z.literal(true), env: z.string() }).strict();
+export type PipelineHealth = z.infer<typeof PipelineHealth>;
+
+/**
+ * A run as mdame.get_run_status and mdame.abort_run show it (`mdame.pipeline_runs` without its
+ * idempotency key), timestamps as JSON text.
+ */
+export const RunRecord = z.object({
+  id: uuid,
+  env: z.string(),
+  run_date: z.string(),
+  trigger_kind: z.string(),
+  /** The one dimension a manual trigger named, or null for all active ones. */
+  dimension_filter: z.string().nullable(),
+  status: RunState,
+  error: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  finished_at: z.string().nullable(),
+}).strict();
+export type RunRecord = z.infer<typeof RunRecord>;
+
+/** How far a run got with one of its dimensions (`mdame.run_dimensions` without the run id). */
+export const RunDimensionStatus = z.object({
+  dimension_id: z.string(),
+  status: z.enum(["queued", "ingesting", "ingested", "failed"]),
+  topics_seen: count,
+  units_created: count,
+  updated_at: z.string(),
+  /** The hash of the configuration the run started the dimension with, and that configuration. */
+  config_hash: z.string().nullable(),
+  config: z.record(z.string(), z.unknown()).nullable(),
+}).strict();
+export type RunDimensionStatus = z.infer<typeof RunDimensionStatus>;
+
+/** A unit's rendered video as the render reported it (mdame.work_units.video). */
+export const UnitVideo = z.object({
+  video_key: z.string(),
+  duration_s: z.number(),
+  width: z.number().int().optional(),
+  height: z.number().int().optional(),
+  size_bytes: z.number().int().optional(),
+  /** Time FFmpeg took; null when the video was already stored and only reported again. */
+  render_ms: z.number().nullable().optional(),
+  /** The music bed and its licence; absent for voice only. */
+  music: MusicTrackRecord.nullable().optional(),
+}).strict();
+export type UnitVideo = z.infer<typeof UnitVideo>;
+
+/** A publication of a unit on one account. */
+export const UnitPublication = z.object({
+  platform: z.string(),
+  status: z.string(),
+  external_id: z.string().nullable(),
+}).strict();
+export type UnitPublication = z.infer<typeof UnitPublication>;
+
+/** One work unit of a run, as the status shows it. */
+export const UnitStatus = z.object({
+  id: uuid,
+  dimension_id: z.string(),
+  stage: z.string(),
+  /** The script's title, else the topic's. */
+  title: z.string().nullable(),
+  error: z.string().nullable(),
+  updated_at: z.string(),
+  scenes_ready: count,
+  scenes_total: count,
+  video: UnitVideo.nullable(),
+  /** The quality gate's report on the video. */
+  quality: QualityReport.nullable(),
+  publications: z.array(UnitPublication),
+}).strict();
+export type UnitStatus = z.infer<typeof UnitStatus>;
+
+/** Answer of GET /pipeline/runs/:id (mdame.get_run_status): the run, its dimensions and its units. */
+export const RunStatus = z.object({
+  run: RunRecord,
+  dimensions: z.array(RunDimensionStatus),
+  units: z.array(UnitStatus),
+}).strict();
+export type RunStatus = z.infer<typeof RunStatus>;
+
+/** Body of POST /pipeline/tick: why it was called (a wake's reason, `poll`); nothing else is read. */
+export const TickBody = z.object({ reason: z.string().max(200).optional() }).strict();
+export type TickBody = z.infer<typeof TickBody>;
+
+/** What mdame.tick did: the recovery pass, worker jobs dead-lettered, runs closed, stage tasks waiting. */
+export const TickResult = z.object({
+  recovery: z.object({ requeued: count, failed: count }).strict(),
+  dead_lettered: count,
+  runs_closed: count,
+  stage_tasks_visible: count,
+}).strict();
+export type TickResult = z.infer<typeof TickResult>;
+
+/** Answer of POST /pipeline/tick: the tick, then the stage tasks drained after it. */
+export const TickAnswer = z.object({
+  tick: TickResult,
+  processed: count,
+  failed: count,
+  /** Stage tasks were still visible when the drain's time budget ran out: call again. */
+  more: z.boolean(),
+}).strict();
+export type TickAnswer = z.infer<typeof TickAnswer>;
 
 /** One line of GET /pipeline/runs. */
 export const RunSummary = z.object({
@@ -80,7 +199,7 @@ export type AbortRunBody = z.infer<typeof AbortRunBody>;
 
 /** Answer of mdame.abort_run: the run afterwards, and what the abort let go of. */
 export const AbortRunResult = z.object({
-  run: z.object({ id: uuid, status: RunState, error: z.string().nullable() }).passthrough(),
+  run: RunRecord.extend({ idempotency_key: z.string() }).strict(),
   cancelled_units: z.number().int().nonnegative(),
   /** Asset keys no other unit needs any more; the route deletes them from storage. */
   released_assets: z.array(z.string()),

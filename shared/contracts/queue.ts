@@ -23,12 +23,32 @@ const assetKey = z.string().min(1).max(300);
 export const UnitStage = z.enum(["script", "safety", "plan", "voice", "publish"]);
 export type UnitStage = z.infer<typeof UnitStage>;
 
-/** Lightweight stage tasks, drained by the `pipeline` Edge Function. */
-export const StageTask = z.discriminatedUnion("stage", [
-  z.object({ stage: z.literal("ingest"), run_id: uuid, dimension_id: dimensionId, step_token: stepToken }).strict(),
-  z.object({ stage: UnitStage, run_id: uuid, unit_id: uuid, step_token: stepToken }).strict(),
-]);
+/** Ingest one dimension's trend signals into topics for a run. */
+export const IngestTask = z.object({ stage: z.literal("ingest"), run_id: uuid, dimension_id: dimensionId, step_token: stepToken }).strict();
+export type IngestTask = z.infer<typeof IngestTask>;
+
+/** A stage of one work unit: the same fields for every unit stage, each stage its own literal. */
+function unitTask<S extends UnitStage>(stage: S) {
+  return z.object({ stage: z.literal(stage), run_id: uuid, unit_id: uuid, step_token: stepToken }).strict();
+}
+
+export const ScriptTask = unitTask("script");
+export type ScriptTask = z.infer<typeof ScriptTask>;
+export const SafetyTask = unitTask("safety");
+export type SafetyTask = z.infer<typeof SafetyTask>;
+export const PlanTask = unitTask("plan");
+export type PlanTask = z.infer<typeof PlanTask>;
+export const VoiceTask = unitTask("voice");
+export type VoiceTask = z.infer<typeof VoiceTask>;
+export const PublishTask = unitTask("publish");
+export type PublishTask = z.infer<typeof PublishTask>;
+
+/** Lightweight stage tasks, drained by the `pipeline` Edge Function; one payload per stage. */
+export const StageTask = z.discriminatedUnion("stage", [IngestTask, ScriptTask, SafetyTask, PlanTask, VoiceTask, PublishTask]);
 export type StageTask = z.infer<typeof StageTask>;
+export type StageName = StageTask["stage"];
+/** A stage task of one work unit (every stage but ingest). */
+export type UnitStageTask = Exclude<StageTask, IngestTask>;
 
 /** One scene to draw, pulled by the gpu-worker from `visual_generation`. */
 export const VisualJob = z.object({

@@ -13,7 +13,5 @@ export function createSql(url: string, options: { max?: number; application?: st
   });
 }
 
-/** Refuses to go on when ENV differs from the environment the database records. */
-export async function assertEnvironment(sql: Sql, env: string): Promise<void> {
-  await sql`select mdame.assert_environment(${env})`;
-}
+/** A pool or a transaction (`sql.begin`'s callback argument): what the RPC functions run on. */
+export type Queryable = postgres.ISql;

@@ -1,6 +1,8 @@
 import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { HTTPException } from "hono/http-exception";
 import { ZodError } from "zod";
+import type { ErrorAnswer, ErrorIssue } from "../contracts/http-error.ts";
 import { EnvironmentMismatchError, LockBusyError, mapDbError, NotFoundError, QuotaExhaustedError, WrongStateError } from "../db/errors.ts";
 import { coerceError } from "../errors.ts";
 import type { Logger } from "../logging/logger.ts";
@@ -19,9 +21,9 @@ function clip(text: string, max = MAX_TEXT): string {
 }
 
 /** Zod issues without anything that repeats the input at length (unrecognized keys, long paths). */
-export function boundedIssues(error: ZodError): Array<Record<string, unknown>> {
+export function boundedIssues(error: ZodError): ErrorIssue[] {
   return error.issues.slice(0, MAX_ISSUES).map((issue) => {
-    const out: Record<string, unknown> = {
+    const out: ErrorIssue = {
       code: issue.code,
       path: issue.path.slice(0, 10).map((part) => (typeof part === "string" ? clip(part, 100) : typeof part === "number" ? part : String(part))),
       message: clip(issue.message),
@@ -38,33 +40,34 @@ export function boundedIssues(error: ZodError): Array<Record<string, unknown>> {
  * traces or secrets in a response, and no unbounded input in a response or a log line.
  */
 export function createErrorHandler(logger: Logger) {
+  const refuse = (c: Context, body: ErrorAnswer, status: ContentfulStatusCode) => c.json(body, status);
   return (thrown: unknown, c: Context) => {
     if (thrown instanceof HTTPException) {
-      return c.json({ error: clip(thrown.message || "request refused", 500) }, thrown.status);
+      return refuse(c, { error: clip(thrown.message || "request refused", 500) }, thrown.status);
     }
     // A runtime may wrap the capped stream's error when a route read the body itself.
     if (isBodyTooLargeError(thrown)) {
-      return c.json({ error: "the body is larger than this endpoint accepts" }, 413);
+      return refuse(c, { error: "the body is larger than this endpoint accepts" }, 413);
     }
     if (thrown instanceof ZodError) {
       const issues = boundedIssues(thrown);
-      return c.json({ error: "invalid request", issues, ...(thrown.issues.length > issues.length ? { more_issues: thrown.issues.length - issues.length } : {}) }, 400);
+      return refuse(c, { error: "invalid request", issues, ...(thrown.issues.length > issues.length ? { more_issues: thrown.issues.length - issues.length } : {}) }, 400);
     }
     const code = (thrown as { code?: unknown })?.code;
     if (typeof code === "string" && UNSTORABLE_TEXT.has(code)) {
-      return c.json({ error: "the request holds text that cannot be stored (a NUL character or an invalid sequence)" }, 400);
+      return refuse(c, { error: "the request holds text that cannot be stored (a NUL character or an invalid sequence)" }, 400);
     }
     const error = coerceError(mapDbError(thrown));
-    if (error instanceof NotFoundError) return c.json({ error: clip(error.message, 500) }, 404);
-    if (error instanceof LockBusyError || error instanceof WrongStateError) return c.json({ error: clip(error.message, 500) }, 409);
-    if (error instanceof QuotaExhaustedError) return c.json({ error: clip(error.message, 500) }, 429);
-    if (error instanceof EnvironmentMismatchError) return c.json({ error: clip(error.message, 500) }, 503);
+    if (error instanceof NotFoundError) return refuse(c, { error: clip(error.message, 500) }, 404);
+    if (error instanceof LockBusyError || error instanceof WrongStateError) return refuse(c, { error: clip(error.message, 500) }, 409);
+    if (error instanceof QuotaExhaustedError) return refuse(c, { error: clip(error.message, 500) }, 429);
+    if (error instanceof EnvironmentMismatchError) return refuse(c, { error: clip(error.message, 500) }, 503);
     const errorId = crypto.randomUUID();
     logger.error({
       error_id: errorId,
       err: { type: error.name, message: clip(error.message, MAX_LOGGED_MESSAGE), stack: clip(error.stack ?? "", MAX_LOGGED_MESSAGE), code },
       path: clip(c.req.path),
     }, "unhandled error");
-    return c.json({ error: "internal error", error_id: errorId }, 500);
+    return refuse(c, { error: "internal error", error_id: errorId }, 500);
   };
 }

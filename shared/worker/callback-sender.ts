@@ -1,4 +1,4 @@
-import type { WorkerCallback } from "../contracts/callbacks.ts";
+import { type WorkerCallback, WorkerCallbackAnswer } from "../contracts/callbacks.ts";
 import type { Logger } from "../logging/logger.ts";
 import { signWebhook } from "../webhooks/standard-webhooks.ts";
 
@@ -36,6 +36,14 @@ export interface HttpCallbackSenderOptions {
   fetch?: typeof fetch;
 }
 
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** POSTs the callback as JSON, signed with Standard Webhooks, with the service-role bearer token. */
 export class HttpCallbackSender implements CallbackSender {
   readonly #options: Required<Omit<HttpCallbackSenderOptions, "fetch">> & { fetch: typeof fetch };
@@ -60,10 +68,15 @@ export class HttpCallbackSender implements CallbackSender {
         body,
         signal: AbortSignal.timeout(timeoutMs),
       });
-      const text = (await response.text().catch(() => "")).slice(0, 500);
-      if (response.ok) return { ok: true, status: response.status };
+      const text = await response.text().catch(() => "");
+      if (response.ok) {
+        // The receiver answers through its contract; anything else is not a delivery this worker understands.
+        const answer = WorkerCallbackAnswer.safeParse(parseJson(text));
+        if (answer.success) return { ok: true, status: response.status };
+        return { ok: false, retriable: false, status: response.status, message: `the answer broke its contract: ${text.slice(0, 500)}` };
+      }
       const retriable = response.status >= 500 || response.status === 408 || response.status === 429;
-      return { ok: false, retriable, status: response.status, message: text || response.statusText || `HTTP ${response.status}` };
+      return { ok: false, retriable, status: response.status, message: text.slice(0, 500) || response.statusText || `HTTP ${response.status}` };
     } catch (error) {
       return { ok: false, retriable: true, status: null, message: error instanceof Error ? error.message : String(error) };
     }

@@ -1,4 +1,5 @@
-import type { Sql } from "postgres";
+import type { Queryable } from "../db/client.ts";
+import { extendWorkerJob, readWorkerJobs } from "../db/rpc/worker-jobs.ts";
 import { MessageGoneError, type QueueMessage, type WorkerQueue } from "./lease.ts";
 
 /** pgmq ids are bigint; they stay far below 2^53 in practice, and anything beyond is refused, never rounded. */
@@ -44,18 +45,13 @@ export function toQueueMessage(row: MessageRow): QueueMessage {
  * mdame.extend_worker_job: the engine role the workers connect as has no access to pgmq itself.
  */
 export class PgmqWorkerQueue implements WorkerQueue {
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly sql: Queryable) {}
 
   async read(queue: string, vtSeconds: number, qty: number): Promise<QueueMessage[]> {
-    const rows = await this.sql<MessageRow[]>`
-      select msg_id, read_ct, enqueued_at, vt, message
-      from mdame.read_worker_jobs(${queue}::text, ${vtSeconds}::integer, ${qty}::integer)`;
-    return rows.map(toQueueMessage);
+    return (await readWorkerJobs(this.sql, queue, vtSeconds, qty)).map(toQueueMessage);
   }
 
   async setVt(queue: string, msgId: number, vtSeconds: number): Promise<void> {
-    const rows = await this.sql`
-      select msg_id from mdame.extend_worker_job(${queue}::text, ${String(msgId)}::bigint, ${vtSeconds}::integer) as msg_id`;
-    if (rows.length === 0) throw new MessageGoneError(queue, msgId);
+    if (!(await extendWorkerJob(this.sql, queue, msgId, vtSeconds))) throw new MessageGoneError(queue, msgId);
   }
 }

@@ -4,6 +4,7 @@ import { WorkerCallback } from "../contracts/callbacks.ts";
 import { coerceError, isRetriable } from "../errors.ts";
 import { failpoint } from "../failpoints.ts";
 import type { LogContext, Logger } from "../logging/logger.ts";
+import type { BaseTaskContext, Task } from "../tasks/task.ts";
 import { type CallbackSender, callbackWebhookId, DEFAULT_CALLBACK_RETRY_DELAYS_MS, deliverCallback, type DeliveryOutcome } from "./callback-sender.ts";
 import { Lease, type QueueMessage, type WorkerQueue } from "./lease.ts";
 
@@ -46,15 +47,11 @@ function describeUnknown(error: unknown): string {
   }
 }
 
-/**
- * Normalises anything thrown by a task. A NonRetriableError (shared/errors.ts), or any error that
- * carries `retriable: false`, is final; everything else may be retried.
- */
+/** Normalises anything thrown by a task; whether it is final is the one rule of shared/errors.ts. */
 export function toTaskFailure(thrown: unknown): TaskFailure {
   const error = coerceError(thrown);
   const message = describeUnknown(thrown).trim() || error.message || "unknown error";
-  const retriable = isRetriable(error) && (error as { retriable?: unknown }).retriable !== false;
-  return { message: message.slice(0, MAX_FAILURE_MESSAGE), retriable };
+  return { message: message.slice(0, MAX_FAILURE_MESSAGE), retriable: isRetriable(error) };
 }
 
 const Uuid = z.string().uuid();
@@ -74,21 +71,19 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 /** A callback body without the fields the loop fills in (`msg_id`, `worker_id`). */
 export type TaskOutcome = DistributiveOmit<WorkerCallback, "msg_id" | "worker_id">;
 
-/** What a task receives besides its payload. */
-export interface TaskContext {
-  /** Child logger carrying execution_id, dimension, stage, step_token, msg_id. */
-  logger: Logger;
-  /** Aborted when the lease is lost or the worker stops past its grace period. */
-  signal: AbortSignal;
-  /** Extends the lease now (the loop also does it every vt/3). Never throws. */
-  heartbeat(): Promise<void>;
+/**
+ * What a pulled task receives besides its payload: the shared context (its signal is aborted when
+ * the lease is lost or the worker stops past its grace period; the loop heartbeats every vt/3),
+ * and the message it came in.
+ */
+export interface TaskContext extends BaseTaskContext {
   queue: string;
   msgId: number;
   readCt: number;
   workerId: string;
 }
 
-export type WorkerTask<P> = (payload: P, ctx: TaskContext) => Promise<TaskOutcome>;
+export type WorkerTask<P> = Task<P, TaskContext, TaskOutcome>;
 
 /** Everything queue-specific: how to parse, log, run and report failure. */
 export interface QueueTaskDefinition<P> {

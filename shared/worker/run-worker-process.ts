@@ -1,7 +1,8 @@
 import { hostname } from "node:os";
 import process from "node:process";
 import { loadEnv, STORAGE_ENV_KEYS } from "../config/env.ts";
-import { assertEnvironment, createSql, type Sql } from "../db/client.ts";
+import { createSql, type Sql } from "../db/client.ts";
+import { assertEnvironment } from "../db/rpc/runs.ts";
 import { rpc } from "../db/errors.ts";
 import { createLogger } from "../logging/logger.ts";
 import { ffmpegVersion, resolveFfmpegBinaries } from "../media/ffmpeg.ts";

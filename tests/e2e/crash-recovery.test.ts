@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { type Component, LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
+import { RunStatus } from "../../shared/contracts/operator.ts";
 import { createSql } from "../../shared/db/client.ts";
 import * as db from "../../stack/db.ts";
 import { logFile, paths, pidFile } from "../../stack/paths.ts";
@@ -41,16 +42,6 @@ const UPLOAD_CHUNK_BYTES = 512 * 1024;
 const SHORT_NARRATION = { min: 60, max: 75 } as const;
 const LOGGED = ["supervisor", "db", "emulators", "edge", "gpu-worker", "render-runner"] as const;
 
-interface UnitStatus {
-  id: string;
-  dimension_id: string;
-  stage: string;
-  error: string | null;
-}
-interface RunStatus {
-  run: { id: string; status: string };
-  units: UnitStatus[];
-}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const say = (line: string) => console.log(`[crash ${new Date().toISOString().slice(11, 19)}] ${line}`);
@@ -149,7 +140,7 @@ async function runStatus(runId: string): Promise<RunStatus | null> {
     await response.body?.cancel();
     return null;
   }
-  return await response.json() as RunStatus;
+  return RunStatus.parse(await response.json());
 }
 
 interface RunContext {

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { RunStatus, TriggeredRun } from "../../shared/contracts/operator.ts";
 import { createSql } from "../../shared/db/client.ts";
 import { resolveFfmpegBinaries } from "../../shared/media/ffmpeg.ts";
 import { probeMedia } from "../../shared/media/ffprobe.ts";
@@ -36,10 +37,6 @@ const RUSSIAN = {
   narration_max_words: 80,
 };
 
-interface RunStatus {
-  run: { id: string; status: string };
-  units: { id: string; dimension_id: string; stage: string; title: string; error: string | null; publications: { status: string; external_id: string | null }[] }[];
-}
 
 async function api(path: string, init: RequestInit = {}): Promise<Response> {
   return await fetch(`${env.FUNCTIONS_URL}${path}`, {
@@ -70,14 +67,14 @@ test("a Russian dimension is scripted, spoken, captioned, rendered and published
 
   const trigger = await api("/pipeline/runs", { method: "POST", body: JSON.stringify({ dimension: RUSSIAN.id }) });
   expect(trigger.status).toBe(202);
-  const { run_id: runId } = await trigger.json() as { run_id: string };
+  const { run_id: runId } = TriggeredRun.parse(await trigger.json());
 
   let status: RunStatus | null = null;
   const deadline = Date.now() + 10 * 60_000;
   while (Date.now() < deadline) {
     const response = await api(`/pipeline/runs/${runId}`);
     if (response.ok) {
-      status = await response.json() as RunStatus;
+      status = RunStatus.parse(await response.json());
       if (status.run.status !== "running") break;
     } else {
       await response.body?.cancel();

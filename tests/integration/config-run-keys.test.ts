@@ -4,67 +4,26 @@
  * configuration starts a run for that dimension only, which waits for the global lock while the
  * first run goes on, then takes topics the first run did not, under the new configuration.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createPipelineApp } from "../../functions/pipeline/app.ts";
-import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
+import { describe, expect, test } from "bun:test";
 import { splitWords } from "../../shared/text/words.ts";
-import * as db from "../../stack/db.ts";
-import { localStackEnv } from "../../stack/stack-env.ts";
-import { startTestEmulator } from "./fixtures/emulator-harness.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
+import { withPipeline } from "../fixtures/pipeline.ts";
 
 const admin = adminSql();
 
-let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
-let deps: PipelineDeps;
-let app: ReturnType<typeof createPipelineApp>;
-let storageDir: string;
-let auth: Record<string, string>;
-
-beforeAll(async () => {
-  await db.ensureRunning(() => {});
-  await db.reset({ log: () => {} });
-  emulator = await startTestEmulator();
-  storageDir = await mkdtemp(join(tmpdir(), "mdame-it-runkeys-"));
-  const env: Record<string, string> = {
-    ...localStackEnv(),
-    ...emulator.serviceEnv(),
-    STORAGE_BACKEND: "local",
-    STORAGE_LOCAL_DIR: storageDir,
-    LOG_LEVEL: "warn",
-  };
-  deps = createPipelineDeps(env);
-  app = createPipelineApp(deps);
-  auth = { authorization: `Bearer ${env.SERVICE_ROLE_KEY}`, "content-type": "application/json" };
-}, 60_000);
-
-afterAll(async () => {
-  await deps?.sql.end({ timeout: 2 });
-  await db.reset({ log: () => {} });
-  await emulator?.stop();
-  await rm(storageDir, { recursive: true, force: true });
-});
+const pipeline = withPipeline({ storagePrefix: "mdame-it-runkeys-" });
 
 /** generateContent calls the Gemini emulator has answered, from its request log. */
 const geminiCalls = () =>
-  emulator.logs.filter((entry) => entry.service === "gemini" && String(entry.path).endsWith(":generateContent")).length;
+  pipeline.emulator.logs.filter((entry) => entry.service === "gemini" && String(entry.path).endsWith(":generateContent")).length;
 
 async function trigger(): Promise<{ run_id: string; created: boolean; status: string }> {
-  const response = await app.request("/pipeline/runs", { method: "POST", headers: auth, body: "{}" });
+  const response = await pipeline.app.request("/pipeline/runs", { method: "POST", headers: pipeline.auth, body: "{}" });
   expect(response.status).toBe(202);
   return response.json() as Promise<{ run_id: string; created: boolean; status: string }>;
 }
 
-async function drain() {
-  for (let i = 0; i < 25; i++) {
-    const response = await app.request("/pipeline/tick", { method: "POST", headers: auth, body: "{}" });
-    expect(response.status).toBe(200);
-    if (((await response.json()) as { processed: number }).processed === 0) return;
-  }
-}
+const drain = () => pipeline.drain(25);
 
 const unitsOf = (runId: string) =>
   admin`select id, dimension_id, stage, topic_fingerprint, script->>'narration' as narration from mdame.work_units where run_id = ${runId} order by dimension_id`;
@@ -96,8 +55,8 @@ describe("configuration in the run key", () => {
   }, 60_000);
 
   test("a changed configuration starts a run for that dimension only, queued behind the running one", async () => {
-    const patched = await app.request("/pipeline/dimensions/sains-singkat", {
-      method: "PATCH", headers: auth, body: JSON.stringify({ narration_min_words: 70, narration_max_words: 90 }),
+    const patched = await pipeline.app.request("/pipeline/dimensions/sains-singkat", {
+      method: "PATCH", headers: pipeline.auth, body: JSON.stringify({ narration_min_words: 70, narration_max_words: 90 }),
     });
     expect(patched.status).toBe(200);
 
@@ -116,7 +75,7 @@ describe("configuration in the run key", () => {
     expect(geminiCalls()).toBe(callsAfterFirst);
 
     // Once the first run lets the lock go (an operator rolls it back here), the waiting run starts.
-    const aborted = await app.request(`/pipeline/runs/${first.run_id}/abort`, { method: "POST", headers: auth, body: JSON.stringify({ reason: "test" }) });
+    const aborted = await pipeline.app.request(`/pipeline/runs/${first.run_id}/abort`, { method: "POST", headers: pipeline.auth, body: JSON.stringify({ reason: "test" }) });
     expect(aborted.status).toBe(200);
     await drain();
     const [started] = await admin`select status from mdame.run_dimensions where run_id = ${second.run_id}`;

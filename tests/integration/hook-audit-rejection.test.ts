@@ -3,53 +3,18 @@
  * three rounds of three candidates, each audited, then the unit is rejected with the reason and
  * every audit kept.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createPipelineApp } from "../../functions/pipeline/app.ts";
-import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
+import { expect, test } from "bun:test";
 import { CANDIDATE_TEMPERATURES, HOOK_PASS_THRESHOLD, SCRIPT_ROUNDS } from "../../functions/pipeline/stages/script.ts";
-import * as db from "../../stack/db.ts";
-import { localStackEnv } from "../../stack/stack-env.ts";
-import { startTestEmulator } from "./fixtures/emulator-harness.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
+import { withPipeline } from "../fixtures/pipeline.ts";
 
 const admin = adminSql();
 
-let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
-let deps: PipelineDeps;
-let app: ReturnType<typeof createPipelineApp>;
-let storageDir: string;
-let auth: Record<string, string>;
-
-beforeAll(async () => {
-  await db.ensureRunning(() => {});
-  await db.reset({ log: () => {} });
-  emulator = await startTestEmulator();
-  storageDir = await mkdtemp(join(tmpdir(), "mdame-it-hook-"));
-  const env: Record<string, string> = {
-    ...localStackEnv(),
-    ...emulator.serviceEnv(),
-    STORAGE_BACKEND: "local",
-    STORAGE_LOCAL_DIR: storageDir,
-    LOG_LEVEL: "warn",
-  };
-  deps = createPipelineDeps(env);
-  app = createPipelineApp(deps);
-  auth = { authorization: `Bearer ${env.SERVICE_ROLE_KEY}`, "content-type": "application/json" };
-}, 60_000);
-
-afterAll(async () => {
-  await deps?.sql.end({ timeout: 2 });
-  await db.reset({ log: () => {} });
-  await emulator?.stop();
-  await rm(storageDir, { recursive: true, force: true });
-});
+const pipeline = withPipeline({ storagePrefix: "mdame-it-hook-" });
 
 /** generateContent calls the emulator has answered (its request log). */
 const geminiCalls = () =>
-  emulator.logs.filter((entry) => entry.service === "gemini" && String(entry.path).endsWith(":generateContent")).length;
+  pipeline.emulator.logs.filter((entry) => entry.service === "gemini" && String(entry.path).endsWith(":generateContent")).length;
 
 test("a topic whose hooks all score under the pass mark is rejected at the script stage, its audits stored", async () => {
   const [run] = await admin`select run_id from mdame.start_run('it-hook-audit-run', 'dev', 'manual', current_date, 'tech-explained')`;
@@ -61,10 +26,10 @@ test("a topic whose hooks all score under the pass mark is rejected at the scrip
     values (${run.run_id}, 'tech-explained', 'it-hook-unit', 'it-hook-fp', '{"title": "How tides work", "context": ["The moon pulls the oceans."]}')
     returning id`;
   await admin`select mdame.enqueue_stage_task('script', ${run.run_id}, ${unit.id})`;
-  await emulator.armFault({ service: "gemini", kind: "low_hook_scores", count: 1000 });
+  await pipeline.emulator.armFault({ service: "gemini", kind: "low_hook_scores", count: 1000 });
 
   const before = geminiCalls();
-  const response = await app.request("/pipeline/tick", { method: "POST", headers: auth, body: "{}" });
+  const response = await pipeline.app.request("/pipeline/tick", { method: "POST", headers: pipeline.auth, body: "{}" });
   expect(response.status).toBe(200);
   const drained = await response.json() as { processed: number; failed: number };
   expect(drained.failed).toBe(0);

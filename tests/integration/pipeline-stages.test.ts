@@ -3,78 +3,38 @@
  * trigger -> ingest -> script + hook audit -> safety -> plan -> voice, checked at the queue
  * boundaries the Bun workers read.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { createPipelineApp } from "../../functions/pipeline/app.ts";
-import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
 import { VisualJob } from "../../shared/contracts/queue.ts";
 import { VoiceTrack } from "../../shared/contracts/media.ts";
-import * as db from "../../stack/db.ts";
-import { localStackEnv } from "../../stack/stack-env.ts";
-import { startTestEmulator } from "./fixtures/emulator-harness.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
+import { withPipeline } from "../fixtures/pipeline.ts";
 
 const admin = adminSql();
 
-let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
-let deps: PipelineDeps;
-let app: ReturnType<typeof createPipelineApp>;
-let storageDir: string;
-let auth: Record<string, string>;
+const pipeline = withPipeline({ storagePrefix: "mdame-it-storage-" });
 
-beforeAll(async () => {
-  await db.ensureRunning(() => {});
-  await db.reset({ log: () => {} });
-  emulator = await startTestEmulator();
-  storageDir = await mkdtemp(join(tmpdir(), "mdame-it-storage-"));
-  const env: Record<string, string> = {
-    ...localStackEnv(),
-    ...emulator.serviceEnv(),
-    // These tests are about the stages; the storage backends are proven alike by storage-conformance.
-    STORAGE_BACKEND: "local",
-    STORAGE_LOCAL_DIR: storageDir,
-    LOG_LEVEL: "warn",
-  };
-  deps = createPipelineDeps(env);
-  app = createPipelineApp(deps);
-  auth = { authorization: `Bearer ${env.SERVICE_ROLE_KEY}`, "content-type": "application/json" };
-}, 60_000);
-
-afterAll(async () => {
-  await deps?.sql.end({ timeout: 2 });
-  // Leave an empty engine behind: this run's assets lived in a temporary store.
-  await db.reset({ log: () => {} });
-  await emulator?.stop();
-  await rm(storageDir, { recursive: true, force: true });
-});
-
-async function tick() {
-  const response = await app.request("/pipeline/tick", { method: "POST", headers: auth, body: "{}" });
-  expect(response.status).toBe(200);
-  return response.json() as Promise<{ processed: number; failed: number; more: boolean }>;
-}
+const tick = () => pipeline.tick();
 
 describe("pipeline stages", () => {
   test("the trigger needs the service-role key and validates its body", async () => {
-    expect((await app.request("/pipeline/runs", { method: "POST", body: "{}" })).status).toBe(401);
-    const bad = await app.request("/pipeline/runs", { method: "POST", headers: auth, body: JSON.stringify({ dimension: 5 }) });
+    expect((await pipeline.app.request("/pipeline/runs", { method: "POST", body: "{}" })).status).toBe(401);
+    const bad = await pipeline.app.request("/pipeline/runs", { method: "POST", headers: pipeline.auth, body: JSON.stringify({ dimension: 5 }) });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { issues: unknown[] }).issues.length).toBeGreaterThan(0);
-    const unknown = await app.request("/pipeline/runs", { method: "POST", headers: auth, body: JSON.stringify({ dimension: "nope" }) });
+    const unknown = await pipeline.app.request("/pipeline/runs", { method: "POST", headers: pipeline.auth, body: JSON.stringify({ dimension: "nope" }) });
     expect(unknown.status).toBe(404);
   });
 
   test("a run goes from trends to visual jobs and a voice track for every dimension", async () => {
-    const trigger = await app.request("/pipeline/runs", { method: "POST", headers: auth, body: "{}" });
+    const trigger = await pipeline.app.request("/pipeline/runs", { method: "POST", headers: pipeline.auth, body: "{}" });
     expect(trigger.status).toBe(202);
     const run = await trigger.json() as { run_id: string; created: boolean; status_url: string };
     expect(run.created).toBe(true);
     expect(run.status_url).toEndWith(`/pipeline/runs/${run.run_id}`);
 
     // The same trigger again is the same run.
-    const again = await (await app.request("/pipeline/runs", { method: "POST", headers: auth, body: "{}" })).json() as { run_id: string; created: boolean };
+    const again = await (await pipeline.app.request("/pipeline/runs", { method: "POST", headers: pipeline.auth, body: "{}" })).json() as { run_id: string; created: boolean };
     expect(again).toMatchObject({ run_id: run.run_id, created: false });
 
     for (let i = 0; i < 20; i++) {
@@ -91,7 +51,7 @@ describe("pipeline stages", () => {
       const voice = VoiceTrack.parse(unit.voice);
       expect(voice.duration_ms).toBeGreaterThan(20_000);
       expect(voice.duration_ms).toBeLessThan(75_000);
-      expect(await deps.store.exists(voice.audio_key)).toBe(true);
+      expect(await pipeline.deps.store.exists(voice.audio_key)).toBe(true);
       // Scene starts were aligned to the spoken words, in order.
       const scenes = await admin`select scene_index, first_word, status from mdame.scenes where unit_id = ${unit.id} order by scene_index`;
       expect(scenes.length).toBeGreaterThanOrEqual(5);
@@ -112,13 +72,13 @@ describe("pipeline stages", () => {
     const audits = await admin`select subject, verdict from mdame.safety_audit_logs where run_id = ${run.run_id} and verdict = 'rejected'`;
     expect(audits.length).toBeGreaterThan(0);
 
-    const status = await (await app.request(`/pipeline/runs/${run.run_id}`, { headers: auth })).json() as { run: { status: string }; units: { stage: string }[] };
+    const status = await (await pipeline.app.request(`/pipeline/runs/${run.run_id}`, { headers: pipeline.auth })).json() as { run: { status: string }; units: { stage: string }[] };
     expect(status.run.status).toBe("running");
     expect(status.units.every((u) => u.stage === "media")).toBe(true);
   }, 180_000);
 
   test("another run key is refused while today's run holds the global lock", async () => {
-    const trigger = await app.request("/pipeline/runs", { method: "POST", headers: auth, body: JSON.stringify({ idempotency_key: "it-second-run-key" }) });
+    const trigger = await pipeline.app.request("/pipeline/runs", { method: "POST", headers: pipeline.auth, body: JSON.stringify({ idempotency_key: "it-second-run-key" }) });
     expect(trigger.status).toBe(409);
   });
 
@@ -130,7 +90,7 @@ describe("pipeline stages", () => {
       values (${run.id}, 'tech-explained', 'it-retry-unit', 'it-retry-fp', '{"title": "How noise-cancelling headphones work"}')
       returning id`;
     await admin`select mdame.enqueue_stage_task('script', ${run.id}, ${unit.id})`;
-    await emulator.armFault({ service: "gemini", kind: "unavailable", count: 1 });
+    await pipeline.emulator.armFault({ service: "gemini", kind: "unavailable", count: 1 });
 
     const first = await tick();
     expect(first.failed).toBe(1);

@@ -3,61 +3,26 @@
  * (allowed, refused, Gemini's own prompt block and SAFETY stop, outage), verdicts audited for
  * allowed and rejected topics through the stages, and model output refused before it is stored.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createPipelineApp } from "../../functions/pipeline/app.ts";
-import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
+import { describe, expect, test } from "bun:test";
 import { gateText, MODEL_CLASSIFIER_VERSION, safetyModelFor } from "../../functions/pipeline/safety/gate.ts";
 import { DEFAULT_SAFETY_PROFILE, SafetyProfile } from "../../shared/contracts/safety.ts";
 import { ProviderUnavailableError } from "../../shared/providers/errors.ts";
-import * as db from "../../stack/db.ts";
-import { localStackEnv } from "../../stack/stack-env.ts";
-import { startTestEmulator } from "./fixtures/emulator-harness.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
+import { withPipeline } from "../fixtures/pipeline.ts";
 
 const admin = adminSql();
 
-let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
-let deps: PipelineDeps;
-let app: ReturnType<typeof createPipelineApp>;
-let storageDir: string;
-let auth: Record<string, string>;
-
-beforeAll(async () => {
-  await db.ensureRunning(() => {});
-  await db.reset({ log: () => {} });
-  emulator = await startTestEmulator();
-  storageDir = await mkdtemp(join(tmpdir(), "mdame-it-safety-"));
-  const env: Record<string, string> = {
-    ...localStackEnv(), ...emulator.serviceEnv(), STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: storageDir, LOG_LEVEL: "error",
-  };
-  deps = createPipelineDeps(env);
-  app = createPipelineApp(deps);
-  auth = { authorization: `Bearer ${env.SERVICE_ROLE_KEY}`, "content-type": "application/json" };
-}, 60_000);
-
-afterAll(async () => {
-  await deps?.sql.end({ timeout: 2 });
-  await db.reset({ log: () => {} });
-  await emulator?.stop();
-  await rm(storageDir, { recursive: true, force: true });
-}, 60_000);
+const pipeline = withPipeline({ storagePrefix: "mdame-it-safety-", logLevel: "error" });
 
 const gate = (text: string, profile = DEFAULT_SAFETY_PROFILE) =>
-  gateText({ sql: deps.sql, model: safetyModelFor(deps) }, { subject: "topic", language: "en", text, profile });
+  gateText({ sql: pipeline.deps.sql, model: safetyModelFor(pipeline.deps) }, { subject: "topic", language: "en", text, profile });
 
-async function tick() {
-  const response = await app.request("/pipeline/tick", { method: "POST", headers: auth, body: "{}" });
-  expect(response.status).toBe(200);
-  return response.json() as Promise<{ processed: number }>;
-}
+const tick = () => pipeline.tick();
 
 describe("the classifier through the Gemini emulator", () => {
   test("an ordinary topic is allowed, with the model and classifier named", async () => {
     const verdict = await gate("Why honeybees dance, explained");
-    expect(verdict).toMatchObject({ allowed: true, category: "none", classifier: MODEL_CLASSIFIER_VERSION, model: deps.env.GEMINI_MODEL });
+    expect(verdict).toMatchObject({ allowed: true, category: "none", classifier: MODEL_CLASSIFIER_VERSION, model: pipeline.deps.env.GEMINI_MODEL });
     expect(verdict.confidence).toBeGreaterThan(0.5);
   });
 
@@ -74,35 +39,35 @@ describe("the classifier through the Gemini emulator", () => {
   });
 
   test("a rules block is final and never reaches the model", async () => {
-    await emulator.armFault({ service: "gemini", kind: "unavailable", count: 1 });
+    await pipeline.emulator.armFault({ service: "gemini", kind: "unavailable", count: 1 });
     expect(await gate("Best online casino bonuses")).toMatchObject({ allowed: false, category: "gambling", classifier: "rules/1", model: null });
     // The armed outage is still there: the model was not called.
     await expect(gate("A fresh text about volcanoes")).rejects.toBeInstanceOf(ProviderUnavailableError);
   });
 
   test("Gemini blocking the prompt is a refusal with that reason", async () => {
-    await emulator.armFault({ service: "gemini", kind: "prompt_blocked", count: 1 });
+    await pipeline.emulator.armFault({ service: "gemini", kind: "prompt_blocked", count: 1 });
     const verdict = await gate("A text Gemini itself refuses, one");
     expect(verdict).toMatchObject({ allowed: false, category: "dangerous-acts" });
     expect(verdict.reasons[0]).toContain("Gemini blocked the prompt: SAFETY");
   });
 
   test("Gemini stopping its answer for SAFETY is a refusal with that reason", async () => {
-    await emulator.armFault({ service: "gemini", kind: "finish_safety", count: 1 });
+    await pipeline.emulator.armFault({ service: "gemini", kind: "finish_safety", count: 1 });
     const verdict = await gate("A text Gemini itself refuses, two");
     expect(verdict).toMatchObject({ allowed: false, category: "harassment" });
     expect(verdict.reasons[0]).toContain("SAFETY");
   });
 
   test("an outage or rate limit never passes a text", async () => {
-    await emulator.armFault({ service: "gemini", kind: "rate_limited", count: 1 });
+    await pipeline.emulator.armFault({ service: "gemini", kind: "rate_limited", count: 1 });
     await expect(gate("Text during a rate limit")).rejects.toBeInstanceOf(ProviderUnavailableError);
-    await emulator.armFault({ service: "gemini", kind: "malformed_json", count: 3 });
+    await pipeline.emulator.armFault({ service: "gemini", kind: "malformed_json", count: 3 });
     await expect(gate("Text with a cut answer")).rejects.toThrow(/not JSON.*after 2 repairs/);
   });
 
   test("a verdict cut off at the token limit is asked again, twice at most, and the repaired verdict counts", async () => {
-    await emulator.armFault({ service: "gemini", kind: "malformed_json", count: 2 });
+    await pipeline.emulator.armFault({ service: "gemini", kind: "malformed_json", count: 2 });
     const verdict = await gate("How glaciers carve valleys, cut off twice");
     expect(verdict.allowed).toBe(true);
     // Both cut answers were spent on this one verdict: the next call is answered normally.
@@ -111,9 +76,9 @@ describe("the classifier through the Gemini emulator", () => {
 
   test("a verdict is reused from the LLM cache: the same text gets the same answer during an outage", async () => {
     const first = await gate("How volcanoes form islands");
-    await emulator.armFault({ service: "gemini", kind: "unavailable", count: 1 });
+    await pipeline.emulator.armFault({ service: "gemini", kind: "unavailable", count: 1 });
     expect(await gate("How volcanoes form islands")).toEqual(first);
-    await emulator.reset();
+    await pipeline.emulator.reset();
   });
 });
 
@@ -128,9 +93,7 @@ async function unitAtScript(title: string): Promise<{ runId: string; unitId: str
   return { runId: run.id as string, unitId: unit.id as string };
 }
 
-async function drain(rounds = 10) {
-  for (let i = 0; i < rounds; i++) if ((await tick()).processed === 0) return;
-}
+const drain = (rounds?: number) => pipeline.drain(rounds);
 
 describe("the gate through the stages", () => {
   test("model output the classifier refuses is audited and never stored", async () => {
@@ -143,7 +106,7 @@ describe("the gate through the stages", () => {
     expect(unit.script).toBeNull();
     const audits = await admin`select subject, verdict, category, classifier, model from mdame.safety_audit_logs where unit_id = ${unitId}`;
     expect(audits.map((a) => ({ ...a }))).toEqual([
-      { subject: "script", verdict: "rejected", category: "financial-advice", classifier: MODEL_CLASSIFIER_VERSION, model: deps.env.GEMINI_MODEL },
+      { subject: "script", verdict: "rejected", category: "financial-advice", classifier: MODEL_CLASSIFIER_VERSION, model: pipeline.deps.env.GEMINI_MODEL },
     ]);
   }, 60_000);
 
@@ -162,8 +125,8 @@ describe("the gate through the stages", () => {
 
   test("a classifier outage makes the ingest wait and retry within its policy, then fail: no topic passes", async () => {
     await admin`update mdame.stage_policies set retry_backoff_s = 1 where stage = 'ingest'`;
-    await emulator.armFault({ service: "gemini", kind: "unavailable", count: 1000 });
-    const trigger = await app.request("/pipeline/runs", { method: "POST", headers: auth, body: JSON.stringify({ idempotency_key: "it-safety-outage", dimension: "sains-singkat" }) });
+    await pipeline.emulator.armFault({ service: "gemini", kind: "unavailable", count: 1000 });
+    const trigger = await pipeline.app.request("/pipeline/runs", { method: "POST", headers: pipeline.auth, body: JSON.stringify({ idempotency_key: "it-safety-outage", dimension: "sains-singkat" }) });
     expect(trigger.status).toBe(202);
     const { run_id: runId } = await trigger.json() as { run_id: string };
     for (let i = 0; i < 12; i++) {
@@ -179,12 +142,12 @@ describe("the gate through the stages", () => {
     const dead = await admin`select last_error from mdame.dead_letters where payload->>'run_id' = ${runId}`;
     expect(dead.length).toBe(1);
     expect(dead[0].last_error).toContain("Gemini safety classifier answered 503");
-    await emulator.reset();
+    await pipeline.emulator.reset();
     await admin`update mdame.stage_policies set retry_backoff_s = 10 where stage = 'ingest'`;
   }, 60_000);
 
   test("a run audits every topic verdict, allowed and rejected, and its scripts", async () => {
-    const trigger = await app.request("/pipeline/runs", { method: "POST", headers: auth, body: JSON.stringify({ idempotency_key: "it-safety-run" }) });
+    const trigger = await pipeline.app.request("/pipeline/runs", { method: "POST", headers: pipeline.auth, body: JSON.stringify({ idempotency_key: "it-safety-run" }) });
     expect(trigger.status).toBe(202);
     const { run_id: runId } = await trigger.json() as { run_id: string };
     for (let i = 0; i < 12; i++) if ((await tick()).processed === 0) break;
@@ -194,7 +157,7 @@ describe("the gate through the stages", () => {
     const allowed = topics.filter((t) => t.verdict === "allowed");
     // The model judges topics until each dimension's daily limit is filled: one allowed topic each.
     expect(allowed.length).toBeGreaterThanOrEqual(2);
-    for (const row of allowed) expect(row).toMatchObject({ classifier: MODEL_CLASSIFIER_VERSION, model: deps.env.GEMINI_MODEL, category: "none" });
+    for (const row of allowed) expect(row).toMatchObject({ classifier: MODEL_CLASSIFIER_VERSION, model: pipeline.deps.env.GEMINI_MODEL, category: "none" });
     // Each unit's topic has its allowed row; the gambling fixtures were refused by the rules.
     const units = await admin`select id, stage from mdame.work_units where run_id = ${runId}`;
     for (const unit of units) expect(allowed.some((t) => t.unit_id === unit.id)).toBe(true);

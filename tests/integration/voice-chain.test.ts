@@ -3,55 +3,26 @@
  * against the real Postgres and the emulators. Edge TTS is "down" by pointing its client at a
  * port nothing listens on; Gemini TTS fails through the emulator's faults.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createPipelineApp } from "../../functions/pipeline/app.ts";
-import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
+import type { PipelineDeps } from "../../functions/pipeline/deps.ts";
 import { VoiceTrack } from "../../shared/contracts/media.ts";
 import { readWav } from "../../shared/providers/tts/wav.ts";
 import { scriptWords } from "../../shared/providers/tts/word-alignment.ts";
-import * as db from "../../stack/db.ts";
-import { localStackEnv } from "../../stack/stack-env.ts";
-import { freePort, startTestEmulator } from "./fixtures/emulator-harness.ts";
+import { freePort } from "./fixtures/emulator-harness.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
+import { withPipeline } from "../fixtures/pipeline.ts";
 
 const admin = adminSql();
 
-let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
-let storageDir: string;
-let env: Record<string, string>;
-const open: PipelineDeps[] = [];
-
-beforeAll(async () => {
-  await db.ensureRunning(() => {});
-  await db.reset({ log: () => {} });
-  emulator = await startTestEmulator();
-  storageDir = await mkdtemp(join(tmpdir(), "mdame-it-voice-"));
-  env = {
-    ...localStackEnv(),
-    ...emulator.serviceEnv(),
-    STORAGE_BACKEND: "local",
-    STORAGE_LOCAL_DIR: storageDir,
-    LOG_LEVEL: "silent",
-  };
-}, 60_000);
-
-afterAll(async () => {
-  for (const deps of open) await deps.sql.end({ timeout: 2 });
-  await db.reset({ log: () => {} });
-  await emulator?.stop();
-  await rm(storageDir, { recursive: true, force: true });
-}, 60_000);
+const harness = withPipeline({ storagePrefix: "mdame-it-voice-", logLevel: "silent" });
 
 /** Pipeline dependencies with Edge TTS reachable or not. */
 async function pipeline(edge: "up" | "down") {
-  const edgeUrl = edge === "up" ? env.EDGE_TTS_WSS_URL : `ws://127.0.0.1:${await freePort()}/consumer/speech/synthesize/readaloud/edge/v1`;
-  const deps = createPipelineDeps({ ...env, EDGE_TTS_WSS_URL: edgeUrl });
-  open.push(deps);
-  const app = createPipelineApp(deps);
-  const auth = { authorization: `Bearer ${env.SERVICE_ROLE_KEY}`, "content-type": "application/json" };
+  const edgeUrl = edge === "up" ? harness.env.EDGE_TTS_WSS_URL : `ws://127.0.0.1:${await freePort()}/consumer/speech/synthesize/readaloud/edge/v1`;
+  const { deps, app } = harness.open({ EDGE_TTS_WSS_URL: edgeUrl });
+  const auth = harness.auth;
   const drain = async () => {
     for (let i = 0; i < 20; i++) {
       const response = await app.request("/pipeline/tick", { method: "POST", headers: auth, body: "{}" });
@@ -64,12 +35,12 @@ async function pipeline(edge: "up" | "down") {
 
 /** Files in the asset store (voice tracks and words among them). */
 async function storedFiles(): Promise<string[]> {
-  return (await readdir(storageDir, { recursive: true })).map(String).filter((f) => /\.(wav|mp3|json)$/.test(f)).sort();
+  return (await readdir(harness.storageDir, { recursive: true })).map(String).filter((f) => /\.(wav|mp3|json)$/.test(f)).sort();
 }
 
 /** TTS requests the emulator has answered so far, per service. */
 function ttsRequests() {
-  const requests = emulator.logs.filter((l) => typeof l.path === "string");
+  const requests = harness.emulator.logs.filter((l) => typeof l.path === "string");
   return {
     edge: requests.filter((l) => String(l.path).includes("/readaloud/edge/")).length,
     gemini: requests.filter((l) => /-tts:generateContent$/.test(String(l.path))).length,
@@ -111,7 +82,7 @@ describe("voice chain", () => {
     expect(ttsRequests().gemini - before.gemini).toBe(1);
 
     // The stored track is 24 kHz WAV whose length is the recorded duration.
-    const wavPath = join(storageDir, "wav-check.wav");
+    const wavPath = join(harness.storageDir, "wav-check.wav");
     await deps.store.getFile(track.audio_key, wavPath);
     const wav = readWav(new Uint8Array(await readFile(wavPath)))!;
     expect(wav.sampleRate).toBe(24_000);
@@ -146,7 +117,7 @@ describe("voice chain", () => {
   test("both providers down: the unit halts with both reasons and nothing goes to render", async () => {
     const { deps, drain } = await pipeline("down");
     // Three calls: Gemini TTS's bounded retries, all answered 503.
-    await emulator.armFault({ service: "gemini-tts", kind: "unavailable", count: 3 });
+    await harness.emulator.armFault({ service: "gemini-tts", kind: "unavailable", count: 3 });
     const before = ttsRequests();
     const filesBefore = await storedFiles();
     const unitId = await cloneUnit(deps, firstUnit, "it-voice-halt", " Both voices are down today.");
@@ -166,7 +137,7 @@ describe("voice chain", () => {
 
   test("a safety refusal halts at once: no retry, no other voice", async () => {
     const { deps, drain } = await pipeline("down");
-    await emulator.armFault({ service: "gemini-tts", kind: "refusal", count: 1 });
+    await harness.emulator.armFault({ service: "gemini-tts", kind: "refusal", count: 1 });
     const before = ttsRequests();
     const unitId = await cloneUnit(deps, firstUnit, "it-voice-refused", " This one is refused.");
     await drain();
@@ -179,7 +150,7 @@ describe("voice chain", () => {
 
   test("a 429 is retried within the call: the narration is still spoken by Gemini TTS", async () => {
     const { deps, drain } = await pipeline("down");
-    await emulator.armFault({ service: "gemini-tts", kind: "rate_limited", count: 1 });
+    await harness.emulator.armFault({ service: "gemini-tts", kind: "rate_limited", count: 1 });
     const before = ttsRequests();
     const unitId = await cloneUnit(deps, firstUnit, "it-voice-429", " After a short wait.");
     await drain();

@@ -12,9 +12,15 @@ import { parseEnvFile } from "../../stack/stack-env.ts";
 import { apiError, EXIT, exitCodeForStatus, networkError, UsageError } from "../../cli/errors.ts";
 import { ProgressView } from "../../cli/live-progress.ts";
 import { main } from "../../cli/main.ts";
-import type { RunStatus } from "../../cli/run-progress.ts";
+import type { RunRecord, RunStatus } from "../../shared/contracts/operator.ts";
 
 const RUN = "0b5c7c5e-3a3e-4c4e-9f5e-1d2f3a4b5c6d";
+
+/** A run as the status and the abort answer show it. */
+const runRecord = (status: RunRecord["status"]): RunRecord => ({
+  id: RUN, env: "dev", run_date: "2026-11-29", trigger_kind: "manual", dimension_filter: null, status, error: null,
+  created_at: "2026-11-29T11:58:00Z", updated_at: "2026-11-29T11:59:00Z", finished_at: null,
+});
 
 function usageError(argv: string[]): UsageError {
   try {
@@ -131,7 +137,7 @@ describe("exit codes", () => {
       .toStartWith("the service-role key was refused");
     expect(apiError(404, { error: "no run 1234" }, "u")).toMatchObject({ message: "no run 1234", exitCode: EXIT.notFound });
     expect(apiError(409, { error: "dead letter 7 was already retried as message 12" }, "u").exitCode).toBe(EXIT.conflict);
-    expect(apiError(400, { error: "invalid request", issues: [{ path: ["dimension"], message: "Invalid input" }] }, "u").message)
+    expect(apiError(400, { error: "invalid request", issues: [{ code: "invalid_type", path: ["dimension"], message: "Invalid input" }] }, "u").message)
       .toBe("the API refused the request: dimension: Invalid input");
     const internal = apiError(500, { error: "internal error", error_id: "e-1" }, "POST u");
     expect(internal.message).toContain("e-1");
@@ -248,7 +254,7 @@ describe("what the operator reads", () => {
   });
 
   test("an abort of a run that had already ended says nothing changed", () => {
-    const run = { id: RUN, status: "completed" as const, error: null };
+    const run = { ...runRecord("completed"), idempotency_key: "k".repeat(64) };
     expect(describeAbort({ run, cancelled_units: 0, released_assets: [], removed_assets: 0, unremoved_assets: [] })[0])
       .toBe(`run ${RUN} is completed: nothing left to cancel`);
     const aborted = describeAbort({
@@ -263,11 +269,13 @@ describe("what the operator reads", () => {
   });
 
   const status = (stage: string, ready: number): RunStatus => ({
-    run: { id: RUN, status: "running", run_date: "2026-11-29", error: null },
-    dimensions: [{ dimension_id: "tech-explained", status: "ingested", units_created: 1 }],
+    run: runRecord("running"),
+    dimensions: [{
+      dimension_id: "tech-explained", status: "ingested", topics_seen: 3, units_created: 1, updated_at: "2026-11-29T11:59:00Z", config_hash: null, config: null,
+    }],
     units: [{
       id: RUN, dimension_id: "tech-explained", stage, title: "t", error: null, updated_at: "2026-11-29T11:59:50Z",
-      scenes_ready: ready, scenes_total: 6, video: null, publications: [],
+      scenes_ready: ready, scenes_total: 6, video: null, quality: null, publications: [],
     }],
   });
 

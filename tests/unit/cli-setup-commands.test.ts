@@ -125,7 +125,7 @@ describe("where the OAuth client and Google's endpoints come from", () => {
 
 describe("what the operator reads", () => {
   test("a 400 with several issues lists each on its own line, unknown fields one by one", () => {
-    const error = apiError(400, { error: "invalid request", issues: [{ path: ["daily_limit"], message: "must be 0 to 50" }, { path: [], keys: ["a", "b"], message: "Unrecognized keys" }] }, "u");
+    const error = apiError(400, { error: "invalid request", issues: [{ code: "too_big", path: ["daily_limit"], message: "must be 0 to 50" }, { code: "unrecognized_keys", path: [], keys: ["a", "b"], message: "Unrecognized keys" }] }, "u");
     expect(error.message).toBe("the API refused the request:\n  daily_limit: must be 0 to 50\n  a: unknown field\n  b: unknown field");
     expect(error.exitCode).toBe(EXIT.failure);
   });

@@ -468,14 +468,14 @@ test("read errors are logged and retried with backoff instead of crashing the lo
 test("HttpCallbackSender signs each attempt with Standard Webhooks and classifies responses", async () => {
   const secret = generateWebhookSecret();
   const requests: Request[] = [];
-  const statuses = [204, 503, 409];
+  const answers: [number, string][] = [[200, '{"ok":true,"outcome":"retry"}'], [503, "status 503"], [409, "status 409"], [200, '{"ok":true,"surprise":1}']];
   // The sender calls fetch with a URL string and an init, so the fake takes those.
   const fakeFetch = ((input: string | URL, init?: RequestInit) => {
     const request = new Request(String(input), init);
     requests.push(request);
-    const status = statuses.shift();
-    if (status === undefined) return Promise.reject(new TypeError("fetch failed"));
-    return Promise.resolve(new Response(status === 204 ? null : `status ${status}`, { status }));
+    const answer = answers.shift();
+    if (answer === undefined) return Promise.reject(new TypeError("fetch failed"));
+    return Promise.resolve(new Response(answer[1], { status: answer[0] }));
   }) as typeof fetch;
   const sender = new HttpCallbackSender({ url: "http://edge.test/functions/v1/worker-callback", serviceRoleKey: "service-role-key-0123456789", webhookSecret: secret, fetch: fakeFetch });
   const delivery: CallbackDelivery = {
@@ -483,9 +483,11 @@ test("HttpCallbackSender signs each attempt with Standard Webhooks and classifie
     body: { kind: "render.failed", msg_id: 7, unit_id: crypto.randomUUID(), error: { message: "x", retriable: true }, worker_id: "w" },
   };
 
-  expect(await sender.send(delivery)).toEqual({ ok: true, status: 204 });
+  expect(await sender.send(delivery)).toEqual({ ok: true, status: 200 });
   expect(await sender.send(delivery)).toMatchObject({ ok: false, retriable: true, status: 503 });
   expect(await sender.send(delivery)).toMatchObject({ ok: false, retriable: false, status: 409, message: "status 409" });
+  // A 2xx whose answer is not the receiver's contract is not taken for a delivery, nor retried.
+  expect(await sender.send(delivery)).toMatchObject({ ok: false, retriable: false, status: 200, message: 'the answer broke its contract: {"ok":true,"surprise":1}' });
   expect(await sender.send(delivery)).toMatchObject({ ok: false, retriable: true, status: null, message: "fetch failed" });
 
   const first = requests[0];

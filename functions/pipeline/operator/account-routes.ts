@@ -1,33 +1,44 @@
 import type { Env, Hono, Schema } from "hono";
 import { z } from "zod";
-import { Account, AccountsQuery, ConnectAccountBody, type ConnectedAccount, RemovedAccount } from "../../../shared/contracts/account.ts";
+import { Account, AccountList, AccountsQuery, ConnectAccountBody, ConnectedAccount, RemovedAccount } from "../../../shared/contracts/account.ts";
 import { encryptCredentials } from "../../../shared/crypto/credentials.ts";
-import type { Sql } from "../../../shared/db/client.ts";
-import { NotFoundError, rpc } from "../../../shared/db/errors.ts";
+import type { Queryable } from "../../../shared/db/client.ts";
+import { NotFoundError } from "../../../shared/db/errors.ts";
+import {
+  type AccountRow,
+  connectAccount,
+  getAccount,
+  getAccounts,
+  removeAccount,
+  setAccountActive,
+  storeAccountCredentials,
+} from "../../../shared/db/rpc/accounts.ts";
+import { getDimension } from "../../../shared/db/rpc/dimensions.ts";
 import { requireServiceRole } from "../../../shared/http/service-auth.ts";
-import type { OperatorDeps } from "../operator-routes.ts";
-import { fromDb, iso, jsonBody } from "./request.ts";
+import type { OperatorDeps } from "./deps.ts";
+import { answer } from "../../../shared/http/answer.ts";
+import { jsonBody } from "./request.ts";
 
 const AccountId = z.string().uuid();
 
-/** An account row as the API shows it: whether credentials are stored, never what they are. */
-function toAccount(row: Record<string, unknown>): Account {
-  return fromDb(Account, {
+/** An account as the API shows it: whether credentials are stored, never what they are. */
+function toAccount(row: AccountRow): Account {
+  return answer(Account, {
     id: row.id,
     dimension_id: row.dimension_id,
     platform: row.platform,
     channel_handle: row.channel_handle,
-    channel_id: row.channel_id ?? null,
+    channel_id: row.channel_id,
     active: row.active,
-    has_credentials: row.credentials_enc != null,
+    has_credentials: row.credentials_enc !== null,
     daily_quota_units: row.daily_quota_units,
-    connected_at: iso(row.connected_at),
-    created_at: iso(row.created_at),
+    connected_at: row.connected_at?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(),
   }, "mdame.dimension_accounts");
 }
 
-async function oneAccount(sql: Sql, id: string): Promise<Account> {
-  const [row] = await sql`select * from mdame.get_accounts(null, ${id}::uuid)`;
+async function oneAccount(sql: Queryable, id: string): Promise<Account> {
+  const row = await getAccount(sql, id);
   if (!row) throw new NotFoundError("MDN01", `no account ${id}`);
   return toAccount(row);
 }
@@ -47,44 +58,42 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
 
   app.get("/accounts", auth, async (c) => {
     const { dimension } = AccountsQuery.parse(c.req.query());
-    const rows = await rpc(async () => {
-      if (dimension !== undefined) {
-        const [known] = await deps.sql`select 1 from mdame.get_dimensions(${dimension})`;
-        if (!known) throw new NotFoundError("MDN01", `no dimension ${dimension}`);
-      }
-      return await deps.sql`
-        select * from mdame.get_accounts(${dimension ?? null}::text)`;
-    });
-    return c.json({ accounts: rows.map(toAccount) });
+    if (dimension !== undefined && (await getDimension(deps.sql, dimension)) === null) {
+      throw new NotFoundError("MDN01", `no dimension ${dimension}`);
+    }
+    const rows = await getAccounts(deps.sql, { dimensionId: dimension });
+    return c.json(answer(AccountList, { accounts: rows.map(toAccount) }, "GET /accounts"));
   });
 
   app.post("/accounts", auth, async (c) => {
     const body = ConnectAccountBody.parse(await jsonBody(c.req.raw));
-    const answer: ConnectedAccount = await rpc(() =>
-      deps.sql.begin(async (tx) => {
-        const [existing] = await tx`
-          select id from mdame.get_accounts(${body.dimension_id})
-           where platform = ${body.platform} and channel_handle = ${body.channel_handle}`;
-        const [account] = await tx`
-          select * from mdame.connect_account(${body.dimension_id}, ${body.platform}, ${body.channel_handle}, ${body.channel_id})`;
-        // Sealed for this account's id (bound as additional data); a failure here rolls the whole
-        // connect back, so no account is left without the credentials it was created for.
-        const sealed = await encryptCredentials(deps.env.CREDENTIALS_KEY, { refresh_token: body.refresh_token }, account.id as string);
-        const [stored] = await tx`select * from mdame.store_account_credentials(${account.id as string}::uuid, ${sealed})`;
-        return { account: toAccount(stored), created: existing === undefined };
-      })
-    );
+    const connected = await deps.sql.begin(async (tx) => {
+      const existing = (await getAccounts(tx, { dimensionId: body.dimension_id }))
+        .some((a) => a.platform === body.platform && a.channel_handle === body.channel_handle);
+      const account = await connectAccount(tx, {
+        dimensionId: body.dimension_id,
+        platform: body.platform,
+        channelHandle: body.channel_handle,
+        channelId: body.channel_id,
+      });
+      // Sealed for this account's id (bound as additional data); a failure here rolls the whole
+      // connect back, so no account is left without the credentials it was created for.
+      const sealed = await encryptCredentials(deps.env.CREDENTIALS_KEY, { refresh_token: body.refresh_token }, account.id);
+      const stored = await storeAccountCredentials(tx, account.id, sealed);
+      return { account: toAccount(stored), created: !existing };
+    });
+    const result = answer(ConnectedAccount, connected, "POST /accounts");
     deps.logger.info(
-      { dimension: body.dimension_id, account_id: answer.account.id, platform: body.platform, channel: body.channel_handle, created: answer.created },
+      { dimension: body.dimension_id, account_id: result.account.id, platform: body.platform, channel: body.channel_handle, created: result.created },
       "account connected by the operator",
     );
-    return c.json(answer, answer.created ? 201 : 200);
+    return c.json(result, result.created ? 201 : 200);
   });
 
   for (const [action, active] of [["pause", false], ["resume", true]] as const) {
     app.post(`/accounts/:id/${action}`, auth, async (c) => {
       const id = AccountId.parse(c.req.param("id"));
-      await rpc(() => deps.sql`select id from mdame.set_account_active(${id}::uuid, ${active})`);
+      await setAccountActive(deps.sql, id, active);
       deps.logger.info({ account_id: id, active }, `account ${action}d by the operator`);
       return c.json(await oneAccount(deps.sql, id));
     });
@@ -92,8 +101,7 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
 
   app.delete("/accounts/:id", auth, async (c) => {
     const id = AccountId.parse(c.req.param("id"));
-    const [row] = await rpc(() => deps.sql`select mdame.remove_account(${id}::uuid) as result`);
-    const result = fromDb(RemovedAccount, row.result, "mdame.remove_account");
+    const result = answer(RemovedAccount, await removeAccount(deps.sql, id), "DELETE /accounts/:id");
     deps.logger.info({ account_id: id, deleted: result.deleted, publications: result.publications }, "account removed by the operator");
     return c.json(result);
   });

@@ -1,33 +1,38 @@
 import type { Env, Hono, Schema } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { Dimension, DIMENSION_SETTINGS, DimensionConfig, DimensionId, DimensionPatch } from "../../../shared/contracts/dimension.ts";
+import { Dimension, DIMENSION_SETTINGS, DimensionConfig, DimensionId, DimensionList, DimensionPatch, type StoredDimension } from "../../../shared/contracts/dimension.ts";
 import type { Sql } from "../../../shared/db/client.ts";
-import { rpc } from "../../../shared/db/errors.ts";
+import { type AccountRow, getAccounts } from "../../../shared/db/rpc/accounts.ts";
+import { createDimension, getDimensions, lockDimension, setDimensionActive, updateDimension } from "../../../shared/db/rpc/dimensions.ts";
 import { requireServiceRole } from "../../../shared/http/service-auth.ts";
-import type { OperatorDeps } from "../operator-routes.ts";
-import { fromDb, iso, jsonBody } from "./request.ts";
+import type { OperatorDeps } from "./deps.ts";
+import { answer } from "../../../shared/http/answer.ts";
+import { jsonBody } from "./request.ts";
 
+type DimensionSettings = Pick<StoredDimension, (typeof DIMENSION_SETTINGS)[number]>;
 
-/** A dimension row (plus its account counts) as the API shows it. */
-function toDimension(row: Record<string, unknown>): Dimension {
-  return fromDb(Dimension, {
-    ...Object.fromEntries(DIMENSION_SETTINGS.map((c) => [c, row[c]])),
+/** A stored dimension's configuration: its settings, without whether it is active or its timestamps. */
+function settingsOf(row: StoredDimension): DimensionSettings {
+  return Object.fromEntries(DIMENSION_SETTINGS.map((k) => [k, row[k]])) as DimensionSettings;
+}
+
+/** A dimension (plus its account counts) as the API shows it. */
+function toDimension(row: StoredDimension, accounts: readonly AccountRow[]): Dimension {
+  const own = accounts.filter((a) => a.dimension_id === row.id);
+  return answer(Dimension, {
+    ...settingsOf(row),
     active: row.active,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-    accounts: Number(row.accounts ?? 0),
-    active_accounts: Number(row.active_accounts ?? 0),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    accounts: own.length,
+    active_accounts: own.filter((a) => a.active).length,
   }, "mdame.dimensions");
 }
 
 async function selectDimensions(sql: Sql, id: string | null): Promise<Dimension[]> {
-  const rows = await sql`
-    select d.*,
-           (select count(*) from mdame.get_accounts(d.id) a)::int as accounts,
-           (select count(*) from mdame.get_accounts(d.id) a where a.active)::int as active_accounts
-      from mdame.get_dimensions(${id}::text) d
-     order by d.id`;
-  return rows.map(toDimension);
+  const dimensions = await getDimensions(sql, id);
+  const accounts = dimensions.length === 0 ? [] : await getAccounts(sql, { dimensionId: id });
+  return dimensions.map((row) => toDimension(row, accounts));
 }
 
 async function oneDimension(sql: Sql, id: string): Promise<Dimension> {
@@ -52,17 +57,17 @@ export function registerDimensionRoutes<E extends Env, S extends Schema, B exten
   const auth = requireServiceRole(deps.env.SERVICE_ROLE_KEY);
 
   app.get("/dimensions", auth, async (c) => {
-    return c.json({ dimensions: await rpc(() => selectDimensions(deps.sql, null)) });
+    return c.json(answer(DimensionList, { dimensions: await selectDimensions(deps.sql, null) }, "GET /dimensions"));
   });
 
   app.get("/dimensions/:id", auth, async (c) => {
     const id = DimensionId.parse(c.req.param("id"));
-    return c.json(await rpc(() => oneDimension(deps.sql, id)));
+    return c.json(await oneDimension(deps.sql, id));
   });
 
   app.post("/dimensions", auth, async (c) => {
     const config = DimensionConfig.parse(await jsonBody(c.req.raw));
-    await rpc(() => deps.sql`select id from mdame.create_dimension(${deps.sql.json(config as never)}::jsonb)`);
+    await createDimension(deps.sql, config);
     deps.logger.info({ dimension: config.id }, "dimension created by the operator");
     return c.json(await oneDimension(deps.sql, config.id), 201);
   });
@@ -70,17 +75,15 @@ export function registerDimensionRoutes<E extends Env, S extends Schema, B exten
   app.patch("/dimensions/:id", auth, async (c) => {
     const id = DimensionId.parse(c.req.param("id"));
     const patch = DimensionPatch.parse(await jsonBody(c.req.raw));
-    const changed = await rpc(() =>
-      deps.sql.begin(async (tx) => {
-        // Read, merge and check under the row lock, so two concurrent changes cannot combine into
-        // a configuration neither of them checked.
-        const [current] = await tx`select * from mdame.lock_dimension(${id})`;
-        if (!current) throw new HTTPException(404, { message: `no dimension ${id}` });
-        const merged = DimensionConfig.parse({ ...Object.fromEntries(DIMENSION_SETTINGS.map((k) => [k, current[k]])), ...patch });
-        const [row] = await tx`select updated_at <> ${current.updated_at} as changed from mdame.update_dimension(${id}, ${tx.json(merged as never)}::jsonb)`;
-        return row.changed as boolean;
-      })
-    );
+    const changed = await deps.sql.begin(async (tx) => {
+      // Read, merge and check under the row lock, so two concurrent changes cannot combine into
+      // a configuration neither of them checked.
+      const current = await lockDimension(tx, id);
+      if (!current) throw new HTTPException(404, { message: `no dimension ${id}` });
+      const merged = DimensionConfig.parse({ ...settingsOf(current), ...patch });
+      const updated = await updateDimension(tx, id, merged);
+      return updated.updated_at.getTime() !== current.updated_at.getTime();
+    });
     deps.logger.info({ dimension: id, fields: Object.keys(patch), changed }, "dimension changed by the operator");
     return c.json(await oneDimension(deps.sql, id));
   });
@@ -88,7 +91,7 @@ export function registerDimensionRoutes<E extends Env, S extends Schema, B exten
   for (const [action, active] of [["pause", false], ["resume", true]] as const) {
     app.post(`/dimensions/:id/${action}`, auth, async (c) => {
       const id = DimensionId.parse(c.req.param("id"));
-      await rpc(() => deps.sql`select id from mdame.set_dimension_active(${id}, ${active})`);
+      await setDimensionActive(deps.sql, id, active);
       deps.logger.info({ dimension: id, active }, `dimension ${action}d by the operator`);
       return c.json(await oneDimension(deps.sql, id));
     });

@@ -10,6 +10,7 @@ import {
   type SafetyProfile, type SafetyVerdict,
 } from "../../../shared/contracts/safety.ts";
 import type { Sql } from "../../../shared/db/client.ts";
+import { getLlmCache, storeLlmCache } from "../../../shared/db/rpc/llm-cache.ts";
 import { llmCallKey } from "../../../shared/hashing.ts";
 import type { PipelineDeps } from "../deps.ts";
 import { classifyText } from "./classifier.ts";
@@ -104,14 +105,14 @@ export async function gateText(ctx: { sql: Sql; model: SafetyModel }, input: Gat
   if (ruled) return ruled;
   const prompt = safetyPrompt(input);
   const key = await llmCallKey(ctx.model.model, prompt, { temperature: 0, purpose: "safety" });
-  const [cached] = await ctx.sql`select response from mdame.get_llm_cache(${key}) as response where response is not null`;
-  const reused = cached ? ModelVerdictSchema.safeParse(cached.response) : undefined;
+  const cached = await getLlmCache(ctx.sql, key);
+  const reused = cached !== null ? ModelVerdictSchema.safeParse(cached) : undefined;
   let answer: ModelSafetyVerdict;
   if (reused?.success) {
     answer = reused.data;
   } else {
     answer = await ctx.model.classify(prompt);
-    await ctx.sql`select mdame.store_llm_cache(${key}, ${ctx.model.model}, ${ctx.sql.json(answer as never)})`;
+    await storeLlmCache(ctx.sql, key, ctx.model.model, answer);
   }
   return decideVerdict(input.profile, answer, ctx.model.model);
 }

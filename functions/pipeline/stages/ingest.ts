@@ -1,14 +1,15 @@
 import { z } from "zod";
 import { MinScore, Sources, Subject } from "../../../shared/contracts/sources.ts";
 import type { Sql } from "../../../shared/db/client.ts";
+import { getDimension } from "../../../shared/db/rpc/dimensions.ts";
+import { getTopicHistory } from "../../../shared/db/rpc/work-units.ts";
+import { NotFoundError } from "../../../shared/db/errors.ts";
 import { topicFingerprint, workUnitKey } from "../../../shared/hashing.ts";
-import type { Logger } from "../../../shared/logging/logger.ts";
 import { fetchSources } from "../../../shared/providers/sources/index.ts";
 import { type Candidate, selectTopics } from "../../../shared/topics/select.ts";
-import type { PipelineDeps } from "../deps.ts";
 import { firewallIngestedText } from "../safety/prompt-firewall.ts";
 import { gateTopic, screenTopic } from "../safety/stage-gate.ts";
-import type { StageMessage } from "../stage-runner.ts";
+import type { Stage } from "../stage-task.ts";
 import { loadDimension } from "./unit.ts";
 
 /** How many of the dimension's past topics novelty and near-duplicates are judged against. */
@@ -18,7 +19,8 @@ const Niche = z.object({ subject: Subject, sources: Sources, min_score: MinScore
 
 /** The dimension's subject, sources and threshold, checked as they leave the database. */
 async function loadNiche(sql: Sql, dimensionId: string) {
-  const [row] = await sql`select subject, sources, min_score from mdame.get_dimensions(${dimensionId})`;
+  const row = await getDimension(sql, dimensionId);
+  if (!row) throw new NotFoundError("MDN01", `no dimension ${dimensionId}`);
   return Niche.parse(row);
 }
 
@@ -30,8 +32,7 @@ async function loadNiche(sql: Sql, dimensionId: string) {
  * and the cross-day fingerprint de-duplication happen in record_topics, which also records the
  * rejected and dropped topics.
  */
-export async function runIngest(deps: PipelineDeps, { msgId, task }: StageMessage, log: Logger) {
-  if (task.stage !== "ingest") throw new Error("not an ingest task");
+export const runIngest: Stage<"ingest"> = async (task, { deps, logger: log }) => {
   const dimension = await loadDimension(deps.sql, task.dimension_id);
   const niche = await loadNiche(deps.sql, dimension.id);
   const now = Date.now();
@@ -57,13 +58,12 @@ export async function runIngest(deps: PipelineDeps, { msgId, task }: StageMessag
     candidates.push({ signal, weight, title: title.text, context, fingerprint: await topicFingerprint(title.text) });
   }
 
-  const history = await deps.sql`
-    select title, fingerprint from mdame.get_topic_history(${dimension.id}, ${HISTORY_TOPICS}::integer)`;
+  const history = await getTopicHistory(deps.sql, dimension.id, HISTORY_TOPICS);
   const { topics, dropped } = selectTopics({
     candidates,
     subject: niche.subject,
     minScore: niche.min_score,
-    history: history.map((h) => ({ title: h.title as string, fingerprint: h.fingerprint as string })),
+    history,
     now,
   });
   // The classifier model judges the selected topics in score order only until the day's limit is
@@ -86,6 +86,5 @@ export async function runIngest(deps: PipelineDeps, { msgId, task }: StageMessag
     rejected: rejected.length,
     dropped: dropped.length,
   }, "trends ingested");
-  await deps.sql`select mdame.record_topics(${msgId}, ${task.run_id}, ${dimension.id}, ${task.step_token},
-    ${deps.sql.json(records as never)}, ${deps.sql.json([...rejected, ...dropped] as never)})`;
-}
+  return { kind: "topics.recorded", topics: records, rejected: [...rejected, ...dropped] };
+};

@@ -3,24 +3,14 @@ import { VISUAL_FORMAT } from "../../../shared/contracts/visual-backends.ts";
 import { DEFAULT_VISUALS, visualChainVersion, VisualsConfig } from "../../../shared/providers/visuals/config.ts";
 import { sceneHash } from "../../../shared/hashing.ts";
 import { comparableText } from "../../../shared/text/words.ts";
-import type { Logger } from "../../../shared/logging/logger.ts";
 import { LlmContractError } from "../../../shared/providers/llm/contract.ts";
-import type { PipelineDeps } from "../deps.ts";
+import { getDimension } from "../../../shared/db/rpc/dimensions.ts";
 import { auditText, gateModelOutput } from "../safety/stage-gate.ts";
-import type { StageMessage } from "../stage-runner.ts";
+import type { PlannedScene, Stage } from "../stage-task.ts";
 import { scenePlanPrompt } from "./prompts.ts";
-import { loadUnit, splitWords, WORDS_PER_SECOND } from "./unit.ts";
+import { acceptedScript, loadUnit, splitWords, WORDS_PER_SECOND } from "./unit.ts";
 
-export interface PlannedScene {
-  index: number;
-  prompt: string;
-  narration: string;
-  first_word: number;
-  duration_s: number;
-  scene_hash: string;
-  /** Stock-search words for the scene (empty when the plan gave none). */
-  keywords: string[];
-}
+export type { PlannedScene };
 
 /** Word for word, in any script: compared as comparableText (shared/text/words.ts) compares them. */
 function keptNarration(plan: ScenePlan, narration: string): boolean {
@@ -70,26 +60,22 @@ export async function buildScenes(
 }
 
 /** Scene planner: the narration split into 5-10 scenes, one visual job per scene not yet cached. */
-export async function runPlan(deps: PipelineDeps, { msgId, holder, task }: StageMessage, log: Logger) {
-  if (task.stage !== "plan") throw new Error("not a plan task");
+export const runPlan: Stage<"plan"> = async (task, { deps, logger: log }) => {
   const { unit, dimension } = await loadUnit(deps.sql, task.unit_id);
-  const narration = (unit.script as { narration: string }).narration;
+  const { narration } = acceptedScript(unit);
   const style = `${dimension.style.motion} motion, palette ${dimension.style.palette.join(" ")}`;
   const plan = await deps.llm.generate({
     task: "plan", dimensionId: dimension.id, prompt: scenePlanPrompt({ language: dimension.language, style, narration }), schema: scenePlanContract(narration), params: { temperature: 0.4 }, log,
   });
-  const [row] = await deps.sql`select visuals from mdame.get_dimensions(${dimension.id})`;
-  const visuals = VisualsConfig.parse(row?.visuals ?? DEFAULT_VISUALS);
+  const current = await getDimension(deps.sql, dimension.id);
+  const visuals = VisualsConfig.parse(current?.visuals ?? DEFAULT_VISUALS);
   const scenes = await buildScenes(plan, narration, dimension.style, dimension.id, visuals, dimension.language);
   const prompts = { scene_prompts: scenes.map((s) => s.prompt) };
   const verdict = await gateModelOutput(deps, dimension, "scene_plan", prompts);
   if (!verdict.allowed) {
     log.info({ category: verdict.category, reasons: verdict.reasons }, "scene plan refused by the safety gate");
-    await deps.sql`select mdame.reject_unsafe_output(${msgId}, ${task.unit_id}, 'plan', ${task.step_token}, 'scene_plan',
-      ${auditText(prompts)}, ${deps.sql.json(verdict as never)}, ${holder})`;
-    return;
+    return { kind: "unsafe_output", subject: "scene_plan", text: auditText(prompts), verdict };
   }
   log.info({ scenes: scenes.length, backends: visuals.backends }, "scenes planned");
-  await deps.sql`select mdame.record_scene_plan(${msgId}, ${task.unit_id}, ${task.step_token}, ${deps.sql.json(scenes as never)},
-    ${deps.sql.json({ style: dimension.style, visuals, ...VISUAL_FORMAT } as never)}, ${holder})`;
-}
+  return { kind: "plan.recorded", scenes, visual: { style: dimension.style, visuals, ...VISUAL_FORMAT } };
+};

@@ -2,6 +2,15 @@ import { rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { decryptCredentials } from "../../../shared/crypto/credentials.ts";
+import {
+  beginPublication,
+  clearUploadSession,
+  getPublication,
+  getPublishTargets,
+  recordPublication,
+  recordUploadSession,
+  reserveQuota,
+} from "../../../shared/db/rpc/publications.ts";
 import { NonRetriableError } from "../../../shared/errors.ts";
 import { failpoint } from "../../../shared/failpoints.ts";
 import { makeScratchDir } from "../../../shared/storage/scratch-dirs.ts";
@@ -13,8 +22,8 @@ import {
   UploadSessionExpiredError,
 } from "../../../shared/providers/youtube/resumable-upload.ts";
 import type { PipelineDeps } from "../deps.ts";
-import type { StageMessage } from "../stage-runner.ts";
-import { loadUnit } from "./unit.ts";
+import type { PublishOutcome, Stage } from "../stage-task.ts";
+import { acceptedScript, loadUnit, required } from "./unit.ts";
 
 /**
  * Upload chunk size; unset = the client's default (8 MiB). Crash tests set a small one
@@ -35,14 +44,16 @@ function uploadChunkBytes(value: string | undefined): number | undefined {
  * Distribution: per active account of the dimension, one publication. Quota is reserved first,
  * credentials are decrypted in memory only, and the resumable session URI is stored before the
  * first byte, so a crash mid-upload resumes the same session instead of starting a second copy.
+ * Each finished upload is recorded at once (record_publication), so a failure on a later account
+ * never loses it; the outcome names the last one, through which the runner publishes the unit.
  */
-export async function runPublish(deps: PipelineDeps, { msgId, holder, task }: StageMessage, log: Logger) {
-  if (task.stage !== "publish") throw new Error("not a publish task");
+export const runPublish: Stage<"publish"> = async (task, { deps, logger: log, lease }) => {
   const { unit, dimension } = await loadUnit(deps.sql, task.unit_id);
-  const video = unit.video as { video_key: string };
-  const script = unit.script as { title: string; description: string; hashtags: string[] };
-  const targets = await deps.sql`select * from mdame.get_publish_targets(${task.unit_id})`;
+  const video = required(unit.video, "video", unit.id);
+  const script = acceptedScript(unit);
+  const targets = await getPublishTargets(deps.sql, task.unit_id);
   if (targets.length === 0) throw new NonRetriableError(`dimension ${dimension.id} has no active account`);
+  let last: PublishOutcome | null = null;
 
   const dir = await makeScratchDir("publish");
   try {
@@ -51,10 +62,10 @@ export async function runPublish(deps: PipelineDeps, { msgId, holder, task }: St
     const contentLength = (await stat(filePath)).size;
 
     for (const target of targets) {
-      const [publication] = await deps.sql`select * from mdame.begin_publication(${task.unit_id}, ${target.account_id})`;
-      let externalId: string | null = publication.external_id;
+      const publication = await beginPublication(deps.sql, task.unit_id, target.account_id);
+      let externalId = publication.external_id;
       if (publication.status !== "published") {
-        await deps.sql`select mdame.reserve_quota(${publication.id})`;
+        await reserveQuota(deps.sql, publication.id);
         if (!target.credentials_enc) throw new NonRetriableError(`account ${target.channel_handle} has no credentials`);
         const credentials = await decryptCredentials(deps.env.CREDENTIALS_KEY, target.credentials_enc, target.account_id);
         const accessToken = await deps.youtubeAccessToken(credentials.refresh_token);
@@ -78,13 +89,17 @@ export async function runPublish(deps: PipelineDeps, { msgId, holder, task }: St
         });
         failpoint("publish.after-upload-before-record");
       }
-      await deps.sql`select mdame.complete_publication(${msgId}, ${publication.id}, ${externalId}, ${task.step_token}, ${holder})`;
+      if (externalId === null) throw new Error(`publication ${publication.id} is published without a video id`);
+      await recordPublication(deps.sql, lease, publication.id, externalId);
       log.info({ account: target.channel_handle, external_id: externalId }, "published");
+      last = { kind: "publish.completed", publicationId: publication.id, externalId };
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-}
+  if (!last) throw new NonRetriableError(`dimension ${dimension.id} has no active account`);
+  return last;
+};
 
 /** YouTube refuses `<` and `>` in titles and descriptions. */
 function youtubeText(text: string): string {
@@ -107,9 +122,9 @@ async function uploadOnce(
     return await uploadOrResume(deps, log, input);
   } catch (error) {
     if (!(error instanceof UploadSessionExpiredError)) throw error;
-    const [publication] = await deps.sql`select upload_session_uri from mdame.get_publication(${input.publicationId}::uuid)`;
+    const publication = await getPublication(deps.sql, input.publicationId);
     if (publication?.upload_session_uri) {
-      await deps.sql`select mdame.clear_upload_session(${input.publicationId}, ${publication.upload_session_uri})`;
+      await clearUploadSession(deps.sql, input.publicationId, publication.upload_session_uri);
     }
     throw new Error("the stored upload session expired; a new one opens on the next attempt", { cause: error });
   }
@@ -146,8 +161,8 @@ async function uploadOrResume(
       contentType: "video/mp4",
     });
     // Stored before the first byte; if another attempt stored one first, that one is used.
-    const [stored] = await deps.sql`select * from mdame.record_upload_session(${input.publicationId}, ${uri})`;
-    sessionUri = stored.upload_session_uri as string;
+    const stored = await recordUploadSession(deps.sql, input.publicationId, uri);
+    sessionUri = stored.upload_session_uri ?? uri;
     if (sessionUri !== uri) return uploadOrResume(deps, log, { ...input, storedSessionUri: sessionUri });
     failpoint("publish.after-session-stored");
   }

@@ -1,9 +1,8 @@
 import { HookAudit, ScriptDraft } from "../../../shared/contracts/llm.ts";
-import type { Logger } from "../../../shared/logging/logger.ts";
-import type { PipelineDeps } from "../deps.ts";
+import type { HookAuditRecord } from "../../../shared/contracts/work-unit.ts";
 import { firewallModelOutput } from "../safety/prompt-firewall.ts";
 import { auditText, gateModelOutput } from "../safety/stage-gate.ts";
-import type { StageMessage } from "../stage-runner.ts";
+import type { Stage } from "../stage-task.ts";
 import { hookAuditPrompt, scriptPrompt } from "./prompts.ts";
 import { loadUnit, splitWords } from "./unit.ts";
 
@@ -18,13 +17,12 @@ export const SCRIPT_ROUNDS = 3;
  * Script + hook audit: three drafts at different temperatures, each hook scored by an adversarial
  * audit; the best passing draft goes on, and a topic whose rounds all fail is rejected.
  */
-export async function runScript(deps: PipelineDeps, { msgId, holder, task }: StageMessage, log: Logger) {
-  if (task.stage !== "script") throw new Error("not a script task");
+export const runScript: Stage<"script"> = async (task, { deps, logger: log }) => {
   const { unit, dimension } = await loadUnit(deps.sql, task.unit_id);
-  const topic = unit.topic as { title: string; context?: string[] };
+  const topic = unit.topic;
   // The dimension's length (mdame.dimensions.narration_*_words, checked to lie within 60-180).
   const words = { min: dimension.narration_min_words, max: dimension.narration_max_words };
-  const audits: { round: number; candidate: number; score: number; reasons: string[] }[] = [];
+  const audits: HookAuditRecord[] = [];
 
   for (let round = 0; round < SCRIPT_ROUNDS; round++) {
     let best: { draft: ScriptDraft; audit: HookAudit } | null = null;
@@ -52,18 +50,16 @@ export async function runScript(deps: PipelineDeps, { msgId, holder, task }: Sta
       const verdict = await gateModelOutput(deps, dimension, "script", best.draft);
       if (!verdict.allowed) {
         log.info({ category: verdict.category, reasons: verdict.reasons }, "script refused by the safety gate");
-        await deps.sql`select mdame.reject_unsafe_output(${msgId}, ${task.unit_id}, 'script', ${task.step_token}, 'script',
-          ${auditText(best.draft)}, ${deps.sql.json(verdict as never)}, ${holder})`;
-        return;
+        return { kind: "unsafe_output", subject: "script", text: auditText(best.draft), verdict };
       }
       log.info({ round, hook_score: best.audit.score }, "script accepted");
-      await deps.sql`select mdame.record_script(${msgId}, ${task.unit_id}, ${task.step_token},
-        ${deps.sql.json({ ...best.draft, hook_score: best.audit.score, hook_audits: audits } as never)}, ${holder})`;
-      return;
+      return { kind: "script.recorded", script: { ...best.draft, hook_score: best.audit.score, hook_audits: audits } };
     }
     log.info({ round, best_score: best?.audit.score ?? null }, "no hook passed the audit");
   }
-  await deps.sql`select mdame.reject_script(${msgId}, ${task.unit_id}, ${task.step_token},
-    ${`no hook reached ${HOOK_PASS_THRESHOLD} in ${SCRIPT_ROUNDS} rounds (best ${Math.max(0, ...audits.map((a) => a.score))})`},
-    ${deps.sql.json(audits as never)}, ${holder})`;
-}
+  return {
+    kind: "script.rejected",
+    reason: `no hook reached ${HOOK_PASS_THRESHOLD} in ${SCRIPT_ROUNDS} rounds (best ${Math.max(0, ...audits.map((a) => a.score))})`,
+    audits,
+  };
+};

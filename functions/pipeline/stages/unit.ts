@@ -2,7 +2,10 @@ import { z } from "zod";
 import { VisualStyle } from "../../../shared/contracts/media.ts";
 import { Language } from "../../../shared/contracts/llm.ts";
 import { NotFoundError } from "../../../shared/db/errors.ts";
+import type { StoredScript, WorkUnit } from "../../../shared/contracts/work-unit.ts";
 import type { Sql } from "../../../shared/db/client.ts";
+import { getDimension } from "../../../shared/db/rpc/dimensions.ts";
+import { getRunDimensionConfig, getWorkUnit } from "../../../shared/db/rpc/work-units.ts";
 import { splitWords as splitTextWords } from "../../../shared/text/words.ts";
 
 /** The dimension columns the stages use, validated as they leave the database. */
@@ -28,22 +31,35 @@ export type DimensionRow = z.infer<typeof DimensionRow>;
  */
 export async function loadDimension(sql: Sql, dimensionId: string, runId?: string): Promise<DimensionRow> {
   if (runId !== undefined) {
-    const [started] = await sql`select mdame.get_run_dimension_config(${runId}::uuid, ${dimensionId}) as config`;
-    if (started?.config) return DimensionRow.parse(started.config);
+    const started = await getRunDimensionConfig(sql, runId, dimensionId);
+    if (started) return DimensionRow.parse(started);
   }
-  const [row] = await sql`
-    select id, display_name, language, tts_voice, tts_rate, trend_geo, style, safety_profile, daily_limit,
-           narration_min_words, narration_max_words
-      from mdame.get_dimensions(${dimensionId})`;
+  const row = await getDimension(sql, dimensionId);
   if (!row) throw new NotFoundError("MDN01", `no dimension ${dimensionId}`);
   return DimensionRow.parse(row);
 }
 
 /** A work unit with its dimension. */
-export async function loadUnit(sql: Sql, unitId: string) {
-  const [unit] = await sql`select * from mdame.get_work_unit(${unitId}::uuid)`;
+export async function loadUnit(sql: Sql, unitId: string): Promise<{ unit: WorkUnit; dimension: DimensionRow }> {
+  const unit = await getWorkUnit(sql, unitId);
   if (!unit) throw new NotFoundError("MDN01", `no work unit ${unitId}`);
-  return { unit, dimension: await loadDimension(sql, unit.dimension_id as string, unit.run_id as string) };
+  return { unit, dimension: await loadDimension(sql, unit.dimension_id, unit.run_id) };
+}
+
+/** The unit's accepted script (record_script), which every stage after the script stage reads. */
+export function acceptedScript(unit: WorkUnit): StoredScript {
+  const script = required(unit.script, "script", unit.id);
+  if (!("narration" in script)) throw new Error(`work unit ${unit.id} has no accepted script`);
+  return script;
+}
+
+/**
+ * The unit's stored field a stage needs, which the stages before it must have written. Its absence
+ * fails the task like any other error, within the stage's bounded attempts.
+ */
+export function required<T>(value: T | null, what: string, unitId: string): T {
+  if (value === null) throw new Error(`work unit ${unitId} has no ${what}`);
+  return value;
 }
 
 /** Estimated speaking pace: sizes scene clips before the voice exists, and tells the model how long its words run. */

@@ -1,0 +1,59 @@
+/** Publishing account RPCs (the operator's `mdame account ...`); rows carry the sealed credentials, never opened here. */
+import { z } from "zod";
+import { Platform, RemovedAccount } from "../../contracts/account.ts";
+import type { Queryable } from "../client.ts";
+import { manyRows, maybeRow, oneRow } from "./query.ts";
+
+/** A row of mdame.dimension_accounts. */
+export const AccountRow = z.object({
+  id: z.string().uuid(),
+  dimension_id: z.string(),
+  platform: Platform,
+  channel_handle: z.string(),
+  /** The refresh token sealed with CREDENTIALS_KEY for this account's id; null when none is stored. */
+  credentials_enc: z.string().nullable(),
+  daily_quota_units: z.number().int(),
+  /** False once paused: publishing skips it. */
+  active: z.boolean(),
+  created_at: z.date(),
+  channel_id: z.string().nullable(),
+  connected_at: z.date().nullable(),
+  updated_at: z.date(),
+}).strict();
+export type AccountRow = z.infer<typeof AccountRow>;
+
+/** Accounts by dimension, platform and channel; all of them, a dimension's, or the one with `id`. */
+export function getAccounts(sql: Queryable, filter: { dimensionId?: string | null; id?: string | null } = {}): Promise<AccountRow[]> {
+  return manyRows("get_accounts", AccountRow, sql`select * from mdame.get_accounts(${filter.dimensionId ?? null}::text, ${filter.id ?? null}::uuid)`);
+}
+
+/** One account, or null. */
+export async function getAccount(sql: Queryable, id: string): Promise<AccountRow | null> {
+  const [row] = await getAccounts(sql, { id });
+  return row ?? null;
+}
+
+/** The account of (dimension, platform, channel), created on first connect; a reconnect keeps its id and whether it is paused. */
+export function connectAccount(
+  sql: Queryable,
+  p: { dimensionId: string; platform: Platform; channelHandle: string; channelId: string | null },
+): Promise<AccountRow> {
+  return oneRow("connect_account", AccountRow, sql`
+    select * from mdame.connect_account(${p.dimensionId}::text, ${p.platform}::text, ${p.channelHandle}::text, ${p.channelId}::text)`);
+}
+
+/** Stores credentials sealed for this account's id (shared/crypto/credentials.ts), marking it connected. */
+export function storeAccountCredentials(sql: Queryable, id: string, sealed: string): Promise<AccountRow> {
+  return oneRow("store_account_credentials", AccountRow, sql`select * from mdame.store_account_credentials(${id}::uuid, ${sealed}::text)`);
+}
+
+/** Pauses (false) or resumes (true) an account. */
+export function setAccountActive(sql: Queryable, id: string, active: boolean): Promise<AccountRow> {
+  return oneRow("set_account_active", AccountRow, sql`select * from mdame.set_account_active(${id}::uuid, ${active}::boolean)`);
+}
+
+/** Deletes an account, or keeps one that has published as their record, paused and without credentials. */
+export async function removeAccount(sql: Queryable, id: string): Promise<RemovedAccount> {
+  const row = await oneRow("remove_account", z.object({ result: RemovedAccount }).strict(), sql`select mdame.remove_account(${id}::uuid) as result`);
+  return row.result;
+}

@@ -1,0 +1,38 @@
+-- The publish stage records each account's upload as soon as it is done (record_publication)
+-- and completes the task once (complete_publication), instead of completing per account: the
+-- stage runner owns the task's completion, and an account already uploaded stays published
+-- whatever happens to the next one.
+
+create or replace function mdame.record_publication(p_msg_id bigint, p_publication_id uuid, p_external_id text, p_holder text)
+returns mdame.publications
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_pub mdame.publications;
+  v_lock record;
+begin
+  select * into v_pub from mdame.publications where id = p_publication_id;
+  if not found then
+    raise exception 'no publication %', p_publication_id using errcode = 'MDN01';
+  end if;
+  select * into v_lock from mdame.lock_unit_at_stage(v_pub.unit_id, 'publish', 'stage_tasks', p_msg_id, p_holder);
+  select * into v_pub from mdame.publications where id = p_publication_id for update;
+  if v_pub.status = 'published' then
+    return v_pub;
+  end if;
+  update mdame.publications set status = 'published', external_id = p_external_id, published_at = now(), updated_at = now()
+   where id = p_publication_id
+  returning * into v_pub;
+  perform mdame.log_event((v_lock.unit).run_id, v_pub.unit_id, 'publish', 'published',
+    jsonb_build_object('platform', v_pub.platform, 'external_id', p_external_id));
+  return v_pub;
+end;
+$$;
+
+revoke all on function mdame.record_publication(bigint,uuid,text,text) from public, anon, authenticated;
+grant execute on function mdame.record_publication(bigint,uuid,text,text) to mdame_engine;
+grant execute on function mdame.record_publication(bigint,uuid,text,text) to service_role;
+
+select mdame.restrict_function_privileges();
