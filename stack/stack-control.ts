@@ -49,18 +49,21 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Pid of the live supervisor of this clone, or null. */
-export function supervisorPid(): number | null {
+/** The supervisor's script, relative to the clone: how it is started and how its process is recognised. */
+export const SUPERVISOR_ENTRY = "stack/supervisor.ts";
+
+/** Pid of the live supervisor of this clone (as its pid file names it), or null. */
+export function supervisorPid(pidFile: string = paths.supervisorPid): number | null {
   let pid: number;
   try {
-    pid = Number(readFileSync(paths.supervisorPid, "utf8").trim());
+    pid = Number(readFileSync(pidFile, "utf8").trim());
   } catch {
     return null;
   }
   if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return null;
   try {
     // A recycled pid belongs to some other program; only the supervisor's command line counts.
-    if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("stack.ts")) return null;
+    if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(SUPERVISOR_ENTRY)) return null;
   } catch {
     // No /proc: trust the signal check.
   }
@@ -163,7 +166,7 @@ export async function startStack(options: StartStackOptions = {}): Promise<Stack
     return { pid: existing, owned: false, status, stop: async () => {} };
   }
   mkdirSync(paths.logs, { recursive: true });
-  const args = [join(paths.root, "stack", "supervisor.ts")];
+  const args = [join(paths.root, SUPERVISOR_ENTRY)];
   if (options.quiet ?? true) args.push("--quiet");
   if (options.only) args.push("--only", options.only.join(","));
   const out = openSync(paths.supervisorLog, "a");
