@@ -26,6 +26,7 @@ const INTERNAL: Record<string, string> = {
   llm_routing_is_valid: "check constraint of dimensions.llm; tested through create_dimension and update_dimension",
   lock_unit_at_stage: "lock-and-guard prologue of the stage RPCs; tested through them",
   log_event: "event log writer every RPC calls; tested through them",
+  mark_publication_published: "the recording step of record_publication and complete_publication; tested in both folders",
   pgmq_queue_has_headers: "catalog probe of archive_stage_task (pgmq 1.5 layout or 1.4's); tested in archive_stage_task/keeps_every_column_of_the_message",
   restrict_function_privileges: "run by migrations only: RPCs security definer for mdame_engine and service_role, internal helpers for nobody; the privileges pgTAP folder checks the result",
   retry_or_dead_letter: "retry bound of claim_stage_tasks, fail_stage_task, fail_worker_job, read_worker_jobs and tick; tested there",

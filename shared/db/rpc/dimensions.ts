@@ -1,15 +1,15 @@
 /** Dimension RPCs: each returns its rows parsed by the contracts in shared/contracts/dimension.ts. */
 import { type DimensionConfig, StoredDimension } from "../../contracts/dimension.ts";
-import type { Queryable, Sql } from "../client.ts";
+import type { Queryable } from "../client.ts";
 import { manyRows, maybeRow, oneRow } from "./query.ts";
 
 /** Every dimension, in id order, or the one named (none when it does not exist). */
-export function getDimensions(sql: Sql, id: string | null = null): Promise<StoredDimension[]> {
+export function getDimensions(sql: Queryable, id: string | null = null): Promise<StoredDimension[]> {
   return manyRows("get_dimensions", StoredDimension, sql`select * from mdame.get_dimensions(${id}::text)`);
 }
 
 /** One dimension as it stands now, or null. */
-export async function getDimension(sql: Sql, id: string): Promise<StoredDimension | null> {
+export async function getDimension(sql: Queryable, id: string): Promise<StoredDimension | null> {
   const [row] = await getDimensions(sql, id);
   return row ?? null;
 }

@@ -17,13 +17,7 @@ begin
     raise exception 'no publication %', p_publication_id using errcode = 'MDN01';
   end if;
   select * into v_lock from mdame.lock_unit_at_stage(v_pub.unit_id, 'publish', 'stage_tasks', p_msg_id, p_holder);
-  select * into v_pub from mdame.publications where id = p_publication_id for update;
-  if v_pub.status <> 'published' then
-    update mdame.publications set status = 'published', external_id = p_external_id, published_at = now(), updated_at = now()
-     where id = p_publication_id;
-    perform mdame.log_event((v_lock.unit).run_id, v_pub.unit_id, 'publish', 'published',
-      jsonb_build_object('platform', v_pub.platform, 'external_id', p_external_id));
-  end if;
+  v_pub := mdame.mark_publication_published(p_publication_id, p_external_id, (v_lock.unit).run_id);
   if not v_lock.at_stage then
     return v_lock.unit;
   end if;
