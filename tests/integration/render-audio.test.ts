@@ -12,7 +12,8 @@ import { LOUDNESS_TARGET, TRUE_PEAK_LIMIT_DBTP } from "../../shared/media/loudne
 import { LocalDirectoryStore } from "../../shared/storage/local-directory-store.ts";
 import type { TaskContext, TaskOutcome } from "../../shared/worker/pull-worker.ts";
 import { generatedLicense, synthesiseHighBandHiss } from "../../scripts/music/generate-test-tracks.ts";
-import { measureR128, sceneClip, segmentRms, spokenVoice, type SpokenVoice } from "../fixtures/render-inputs.ts";
+import { measureR128, sceneClip, segmentRms } from "../fixtures/render-inputs.ts";
+import { spokenVoice, type SpokenVoice } from "../../scripts/bench/spoken-voice.ts";
 
 /**
  * Loudness and the music bed, through the render task with real espeak-ng and FFmpeg: a quiet

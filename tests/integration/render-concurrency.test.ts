@@ -12,7 +12,8 @@ import { LocalDirectoryStore } from "../../shared/storage/local-directory-store.
 import type { CallbackAttempt, CallbackDelivery, CallbackSender } from "../../shared/worker/callback-sender.ts";
 import { PgmqWorkerQueue } from "../../shared/worker/pgmq-worker-queue.ts";
 import { PullWorker } from "../../shared/worker/pull-worker.ts";
-import { sceneClip, spokenVoice } from "../fixtures/render-inputs.ts";
+import { sceneClip } from "../fixtures/render-inputs.ts";
+import { spokenVoice } from "../../scripts/bench/spoken-voice.ts";
 
 /**
  * One render-runner with concurrency 2 against the real `render` queue: two jobs are leased at

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { type RenderPlan, renderVideo } from "../../render-runner/ffmpeg-render.ts";
 import { probeMedia } from "../../shared/media/ffprobe.ts";
 import { LOUDNESS_TARGET } from "../../shared/media/loudness.ts";
-import { measureR128, sceneClip, spokenVoice } from "../fixtures/render-inputs.ts";
+import { measureR128, sceneClip } from "../fixtures/render-inputs.ts";
+import { spokenVoice } from "../../scripts/bench/spoken-voice.ts";
 
 let dir: string;
 let plan: Omit<RenderPlan, "outPath">;

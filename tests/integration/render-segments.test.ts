@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pictureSegments, type RenderPlan, renderVideo } from "../../render-runner/ffmpeg-render.ts";
 import { probeMedia } from "../../shared/media/ffprobe.ts";
-import { run, sceneClip, spokenVoice } from "../fixtures/render-inputs.ts";
+import { sceneClip } from "../fixtures/render-inputs.ts";
+import { run, spokenVoice } from "../../scripts/bench/spoken-voice.ts";
 
 let dir: string;
 let plan: Omit<RenderPlan, "outPath" | "threads">;

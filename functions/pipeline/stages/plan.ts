@@ -10,8 +10,6 @@ import type { PlannedScene, Stage } from "../stage-task.ts";
 import { scenePlanPrompt } from "./prompts.ts";
 import { acceptedScript, loadUnit, splitWords, WORDS_PER_SECOND } from "./unit.ts";
 
-export type { PlannedScene };
-
 /** Word for word, in any script: compared as comparableText (shared/text/words.ts) compares them. */
 function keptNarration(plan: ScenePlan, narration: string): boolean {
   return comparableText(plan.scenes.map((s) => s.narration).join(" ")) === comparableText(narration);
