@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { z } from "zod";
-import type { MusicTrackRecord } from "../shared/contracts/callbacks.ts";
+import { HttpUrl, musicLicenseKeyOf, type MusicTrackRecord } from "../shared/contracts/callbacks.ts";
 import type { MusicBed } from "../shared/contracts/dimension.ts";
 import type { RenderJob } from "../shared/contracts/queue.ts";
 import type { Logger } from "../shared/logging/logger.ts";
@@ -19,7 +19,7 @@ export const MusicLicense = z.object({
   title: z.string().trim().min(1).max(300),
   author: z.string().trim().min(1).max(300),
   license: z.string().trim().min(1).max(300),
-  source_url: z.string().url().max(2000),
+  source_url: HttpUrl,
 }).strict();
 export type MusicLicense = z.infer<typeof MusicLicense>;
 
@@ -28,17 +28,12 @@ const LICENSE_SUFFIX = ".license.json";
 /** Sidecars are a few hundred bytes; anything far larger is not one. */
 const MAX_SIDECAR_BYTES = 64 * 1024;
 
-/** The sidecar key of a track key. */
-export function licenseKeyOf(trackKey: string): string {
-  return `${trackKey.slice(0, trackKey.length - extname(trackKey).length)}${LICENSE_SUFFIX}`;
-}
-
 /** The library's usable tracks: audio files with a sidecar, sorted by key. */
 export function licensedTracks(keys: readonly string[]): Array<{ track_key: string; license_key: string }> {
   const present = new Set(keys);
   return keys
     .filter((key) => (TRACK_EXTENSIONS as readonly string[]).includes(extname(key).toLowerCase()))
-    .map((key) => ({ track_key: key, license_key: licenseKeyOf(key) }))
+    .map((key) => ({ track_key: key, license_key: musicLicenseKeyOf(key) }))
     .filter((t) => present.has(t.license_key))
     .sort((a, b) => (a.track_key < b.track_key ? -1 : a.track_key > b.track_key ? 1 : 0));
 }

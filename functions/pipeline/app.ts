@@ -1,14 +1,16 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { PipelineHealth, TickAnswer, TickBody, TriggeredRun, TriggerRunBody } from "../../shared/contracts/operator.ts";
-import { getRunStatus, startRun, tick, triggerRun } from "../../shared/db/rpc/runs.ts";
+import { assertEnvironment, getRunStatus, startRun, tick, triggerRun } from "../../shared/db/rpc/runs.ts";
 import { limitBody, PIPELINE_MAX_BODY_BYTES } from "../../shared/http/bounded-body.ts";
 import { createErrorHandler } from "../../shared/http/error-handler.ts";
+import { answerUnservedMethods } from "../../shared/http/method-not-allowed.ts";
 import { requireServiceRole } from "../../shared/http/service-auth.ts";
+import { refuseUnstorableUrlText } from "../../shared/http/url-text.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { registerOperatorRoutes } from "./operator-routes.ts";
 import { answer } from "../../shared/http/answer.ts";
-import { jsonBody } from "./operator/request.ts";
+import { jsonBody, routeParam } from "./operator/request.ts";
 import { drainStageTasks } from "./stage-runner.ts";
 
 const RunId = z.string().uuid();
@@ -19,6 +21,8 @@ export function createPipelineApp(deps: PipelineDeps) {
   app.onError(createErrorHandler(deps.logger));
   // Every route, including those other modules register: a body past the cap is never buffered.
   app.use("*", limitBody(PIPELINE_MAX_BODY_BYTES));
+  // Every path segment and query parameter is text the routes can store exactly, whatever reads it.
+  app.use("*", refuseUnstorableUrlText());
 
   app.get("/health", (c) => c.json(answer(PipelineHealth, { ok: true, env: deps.env.ENV }, "GET /health")));
   app.use("/runs/*", requireServiceRole(deps.env.SERVICE_ROLE_KEY));
@@ -40,7 +44,7 @@ export function createPipelineApp(deps: PipelineDeps) {
   });
 
   app.get("/runs/:id", async (c) => {
-    const id = RunId.parse(c.req.param("id"));
+    const id = routeParam("id", c.req.param("id"), RunId);
     const status = await getRunStatus(deps.sql, id);
     if (status === null) return c.json({ error: `no run ${id}` }, 404);
     return c.json(status);
@@ -48,11 +52,15 @@ export function createPipelineApp(deps: PipelineDeps) {
 
   app.post("/tick", async (c) => {
     TickBody.parse(await jsonBody(c.req.raw));
+    // The tick recovers, dead-letters and closes runs: never against another environment's database
+    // (EnvironmentMismatchError, answered 503 as on every route whose RPC checks it).
+    await assertEnvironment(deps.sql, deps.env.ENV);
     const result = await tick(deps.sql);
     const drained = await drainStageTasks(deps, { budgetMs: 100_000 });
     return c.json(answer(TickAnswer, { tick: result, ...drained }, "POST /tick"));
   });
 
   registerOperatorRoutes(app, deps);
+  answerUnservedMethods(app);
   return app;
 }

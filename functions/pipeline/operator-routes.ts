@@ -15,7 +15,7 @@ import { registerAccountRoutes } from "./operator/account-routes.ts";
 import type { OperatorDeps } from "./operator/deps.ts";
 import { registerDimensionRoutes } from "./operator/dimension-routes.ts";
 import { answer } from "../../shared/http/answer.ts";
-import { jsonBody } from "./operator/request.ts";
+import { jsonBody, routeParam } from "./operator/request.ts";
 
 const RunId = z.string().uuid();
 /** Dead-letter ids are bigints: kept as decimal text on the way to SQL. */
@@ -64,14 +64,14 @@ export function registerOperatorRoutes<E extends Env, S extends Schema, B extend
   });
 
   app.post("/dead-letters/:id/retry", auth, async (c) => {
-    const id = DeadLetterId.parse(c.req.param("id"));
+    const id = routeParam("id", c.req.param("id"), DeadLetterId);
     const result = answer(DeadLetterRetry, await retryDeadLetter(deps.sql, id), "POST /dead-letters/:id/retry");
     deps.logger.info({ execution_id: result.run_id, dead_letter_id: result.dead_letter_id, queue: result.queue_name, msg_id: result.msg_id, unit_id: result.unit_id }, "dead letter retried by the operator");
     return c.json(result);
   });
 
   app.post("/runs/:id/abort", auth, async (c) => {
-    const id = RunId.parse(c.req.param("id"));
+    const id = routeParam("id", c.req.param("id"), RunId);
     const body = AbortRunBody.parse(await jsonBody(c.req.raw));
     const result = await abortRun(deps.sql, id, body.reason ?? null);
     // The run is rolled back in the database whatever happens here; a key storage refuses to delete

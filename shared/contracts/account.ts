@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DimensionId } from "./dimension.ts";
+import { oneLine } from "./text.ts";
 
 /**
  * Publishing accounts through the operator API (functions/pipeline/operator/account-routes.ts):
@@ -11,8 +12,8 @@ export const Platform = z.enum(["youtube"]);
 export type Platform = z.infer<typeof Platform>;
 
 /** A channel handle as YouTube shows it (`@name`), or the channel's title when it has none. */
-export const ChannelHandle = z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters")
-  .regex(/^[^\s<>"]+$/, "must be one word without spaces, quotes or angle brackets");
+export const ChannelHandle = oneLine(z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters")
+  .regex(/^[^\s<>"]+$/, "must be one word without spaces, quotes or angle brackets"));
 
 /** YouTube channel ids: `UC` + 22 characters. */
 export const ChannelId = z.string().regex(/^UC[A-Za-z0-9_-]{22}$/, "must be a YouTube channel id (UC + 22 characters)");

@@ -9,15 +9,40 @@ import { QualityReport } from "./quality.ts";
 export const SceneAssetKey = z.string().regex(/^scenes\/[0-9a-f]{64}\.mp4$/, "a scene asset key is scenes/<sha256>.mp4");
 export const RenderVideoKey = z.string().regex(/^renders\/[0-9a-f]{64}\.mp4$/, "a video key is renders/<sha256>.mp4");
 
+/**
+ * A key in the asset store under a music library: '/'-separated names, none empty, '.' or '..',
+ * without a backslash or a control character. Which library it must be under is the unit's
+ * dimension's to say, and is checked where the render is recorded (mdame.complete_render_job).
+ */
+const musicKey = (what: string) =>
+  z.string().min(1).max(300).refine(
+    (key) => key.split("/").every((name) => name !== "" && name !== "." && name !== ".." && !/[\\\u0000-\u001f\u007f-\u009f]/.test(name)),
+    `${what} must be a storage key like music/calm/dawn.mp3 (no '..', empty folder, backslash or control character)`,
+  );
+
+/** The licence sidecar of a track key: `music/calm/dawn.mp3` -> `music/calm/dawn.license.json`. */
+export function musicLicenseKeyOf(trackKey: string): string {
+  const name = trackKey.slice(trackKey.lastIndexOf("/") + 1);
+  const dot = name.lastIndexOf(".");
+  const stem = dot > 0 ? trackKey.slice(0, trackKey.length - (name.length - dot)) : trackKey;
+  return `${stem}.license.json`;
+}
+
+/** Where a track came from: a web page, never a local file or another scheme. */
+export const HttpUrl = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(2000, "must be at most 2000 characters");
+
 /** The music bed a video carries and its licence, as the track's sidecar states it. */
 export const MusicTrackRecord = z.object({
-  track_key: z.string().min(1).max(300),
-  license_key: z.string().min(1).max(300),
+  track_key: musicKey("track_key"),
+  license_key: musicKey("license_key"),
   title: z.string().min(1).max(300),
   author: z.string().min(1).max(300),
   license: z.string().min(1).max(300),
-  source_url: z.string().url().max(2000),
-}).strict();
+  source_url: HttpUrl,
+}).strict().refine(
+  (track) => track.license_key === musicLicenseKeyOf(track.track_key),
+  { message: "license_key must be the track's sidecar (<track name>.license.json)", path: ["license_key"] },
+);
 export type MusicTrackRecord = z.infer<typeof MusicTrackRecord>;
 
 const workerId = z.string().min(1).max(200);

@@ -3,6 +3,7 @@ import { LlmRouting } from "./llm.ts";
 import { voiceLanguageMismatch } from "../text/language.ts";
 import { EdgeVoiceName, LanguageTag } from "./language.ts";
 import { DimensionCaptions } from "./captions.ts";
+import { oneLine } from "./text.ts";
 import { VisualStyle } from "./media.ts";
 import { DEFAULT_SAFETY_PROFILE, SafetyProfile } from "./safety.ts";
 import { DEFAULT_SOURCES, MinScore, Sources, Subject } from "./sources.ts";
@@ -51,7 +52,7 @@ export type MusicBed = z.infer<typeof MusicBed>;
 /** Each field once, without defaults: a whole config adds them, a patch leaves them out. */
 const DimensionFields = {
   id: DimensionId,
-  display_name: z.string().trim().min(1, "must not be empty").max(80, "must be at most 80 characters"),
+  display_name: oneLine(z.string().trim().min(1, "must not be empty").max(80, "must be at most 80 characters")),
   /** Any BCP-47 language tag (`en`, `ru-RU`, `ja-JP`), stored in canonical form. */
   language: LanguageTag,
   /** The TTS voice, e.g. `en-US-AriaNeural`; it must speak the dimension's language (and region, when the language names one). */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { oneLine } from "./text.ts";
 
 /** One spoken word with its timing in the voice track (from TTS word boundaries). */
 export const WordTiming = z.object({
@@ -12,7 +13,7 @@ export type WordTiming = z.infer<typeof WordTiming>;
 export const VisualStyle = z.object({
   palette: z.array(z.string().regex(/^#[0-9a-fA-F]{6}$/)).min(2).max(6),
   motion: z.enum(["drift", "pulse", "zoom"]),
-  caption_font: z.string().min(1).max(100).default("DejaVu Sans"),
+  caption_font: oneLine(z.string().min(1).max(100)).default("DejaVu Sans"),
 }).strict();
 export type VisualStyle = z.infer<typeof VisualStyle>;
 

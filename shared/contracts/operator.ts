@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { MusicTrackRecord } from "./callbacks.ts";
 import { QualityReport } from "./quality.ts";
+import { oneLine } from "./text.ts";
 
 /**
  * The HTTP API of the `pipeline` Edge Function (functions/pipeline/app.ts and operator-routes.ts)
@@ -20,8 +21,8 @@ export const TERMINAL_RUN_STATES: readonly RunState[] = ["completed", "failed", 
 
 /** Body of POST /pipeline/runs: without a key, today's trigger; with one, the run that key names. */
 export const TriggerRunBody = z.object({
-  dimension: z.string().min(1).max(100).optional(),
-  idempotency_key: z.string().min(8).max(200).optional(),
+  dimension: oneLine(z.string().min(1).max(100)).optional(),
+  idempotency_key: oneLine(z.string().min(8).max(200)).optional(),
 }).strict();
 export type TriggerRunBody = z.infer<typeof TriggerRunBody>;
 
@@ -119,7 +120,7 @@ export const RunStatus = z.object({
 export type RunStatus = z.infer<typeof RunStatus>;
 
 /** Body of POST /pipeline/tick: why it was called (a wake's reason, `poll`); nothing else is read. */
-export const TickBody = z.object({ reason: z.string().max(200).optional() }).strict();
+export const TickBody = z.object({ reason: oneLine(z.string().max(200)).optional() }).strict();
 export type TickBody = z.infer<typeof TickBody>;
 
 /** What mdame.tick did: the recovery pass, worker jobs dead-lettered, runs closed, stage tasks waiting. */
@@ -194,7 +195,7 @@ export const DeadLetterRetry = z.object({
 export type DeadLetterRetry = z.infer<typeof DeadLetterRetry>;
 
 /** Body of POST /pipeline/runs/:id/abort. */
-export const AbortRunBody = z.object({ reason: z.string().trim().min(1).max(500).optional() }).strict();
+export const AbortRunBody = z.object({ reason: oneLine(z.string().trim().min(1).max(500)).optional() }).strict();
 export type AbortRunBody = z.infer<typeof AbortRunBody>;
 
 /** Answer of mdame.abort_run: the run afterwards, and what the abort let go of. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { oneLine } from "./text.ts";
 
 /**
  * Content safety: the categories the classifier names, a dimension's safety profile, and the
@@ -31,7 +32,7 @@ export const DEFAULT_BLOCKED_CATEGORIES: readonly (typeof OPTIONAL_CATEGORIES)[n
 
 const profileFields = {
   /** Words or phrases this dimension never publishes (matched as whole words by the rules pre-filter). */
-  blocked_terms: z.array(z.string().trim().min(1, "must not be empty").max(60, "must be at most 60 characters"))
+  blocked_terms: z.array(oneLine(z.string().trim().min(1, "must not be empty").max(60, "must be at most 60 characters")))
     .max(200, "must list at most 200 terms"),
   /** Optional categories this dimension also blocks, on top of the engine's. */
   blocked_categories: z.array(z.enum(OPTIONAL_CATEGORIES, { message: `must be one of ${OPTIONAL_CATEGORIES.join(", ")}` }))

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { oneLine } from "./text.ts";
 
 /**
  * What a dimension is about and where its topics come from: the `subject`, `sources` and
@@ -6,7 +7,7 @@ import { z } from "zod";
  * shape every source client returns (`Signal`). docs/sources.md explains each field.
  */
 
-const term = z.string().trim().min(1, "must not be empty").max(60, "must be at most 60 characters");
+const term = oneLine(z.string().trim().min(1, "must not be empty").max(60, "must be at most 60 characters"));
 
 /** The niche: topics must match it (keywords or categories) and must not carry an excluded term. */
 export const Subject = z.object({
@@ -50,8 +51,8 @@ export const WikipediaSource = z.object({
 export const FeedSource = z.object({
   kind: z.literal("feed"),
   weight,
-  /** An RSS 2.0 or Atom feed. */
-  url: z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(500, "must be at most 500 characters"),
+  /** An RSS 2.0 or Atom feed. Checked as one line first: the URL parser would drop a tab or line break silently. */
+  url: oneLine(z.string()).pipe(z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(500, "must be at most 500 characters")),
   limit: limit(100, 30),
 }).strict();
 

@@ -1,6 +1,8 @@
 import type { MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { findTextIn, findUnstorableText, formatJsonPath } from "../text/storable.ts";
 import { readCappedStream } from "./capped-stream.ts";
+import { MalformedRequestError } from "./malformed-request.ts";
 
 /**
  * Request bodies read with a hard cap. A body is consumed chunk by chunk and the read stops (the
@@ -19,10 +21,10 @@ export class BodyTooLargeError extends HTTPException {
   }
 }
 
-/** The body is not what the route reads (bad UTF-8, bad JSON, a NUL character); answered 400. */
-export class MalformedBodyError extends HTTPException {
-  constructor(message: string) {
-    super(400, { message });
+/** The body is not what the route reads (bad UTF-8, bad JSON, text that cannot be stored); answered 400. */
+export class MalformedBodyError extends MalformedRequestError {
+  constructor(...args: ConstructorParameters<typeof MalformedRequestError>) {
+    super(...args);
     this.name = "MalformedBodyError";
   }
 }
@@ -58,30 +60,17 @@ export async function readBoundedText(request: Request, maxBytes: number): Promi
   }
 }
 
-/**
- * Finds a NUL character in any string (key or value) of a parsed JSON value. Postgres text cannot
- * hold U+0000, so such a value would only fail later, deep in an RPC, as a server error.
- * Iterative: a deeply nested body must not exhaust the stack.
- */
+/** Whether any string (key or value) of a parsed JSON value holds a NUL character. */
 export function findNulCharacter(value: unknown): boolean {
-  const pending: unknown[] = [value];
-  while (pending.length > 0) {
-    const next = pending.pop();
-    if (typeof next === "string") {
-      if (next.includes("\u0000")) return true;
-    } else if (Array.isArray(next)) {
-      for (const item of next) pending.push(item);
-    } else if (next !== null && typeof next === "object") {
-      for (const [key, item] of Object.entries(next)) {
-        if (key.includes("\u0000")) return true;
-        pending.push(item);
-      }
-    }
-  }
-  return false;
+  return findTextIn(value, (text) => (text.includes("\u0000") ? "NUL" : undefined)) !== undefined;
 }
 
-/** Parses JSON text from a client: malformed JSON and NUL characters are refused with a 400. */
+/**
+ * Parses JSON text from a client. Malformed JSON is refused with a 400, and so is the first string
+ * (value or key, at any depth) that Postgres cannot store exactly: a NUL, or a lone surrogate that
+ * JSON's `\ud800` escapes can carry though UTF-8 cannot. Refused here, every field of every body is
+ * covered, named by its path, before it could fail deep in an RPC or be stored as U+FFFD.
+ */
 export function parseJsonText(text: string): unknown {
   let value: unknown;
   try {
@@ -90,7 +79,11 @@ export function parseJsonText(text: string): unknown {
     // The parser's own message quotes the input; the client gets a message of ours.
     throw new MalformedBodyError("the body is not valid JSON");
   }
-  if (findNulCharacter(value)) throw new MalformedBodyError("the body contains a NUL character (\\u0000), which text fields cannot hold");
+  const found = findUnstorableText(value);
+  if (found) {
+    const message = found.key ? `the key ${found.reason}` : found.reason;
+    throw new MalformedBodyError(`${formatJsonPath(found.path)}: ${message}`, { code: "unstorable_text", path: found.path, message });
+  }
   return value;
 }
 

@@ -6,32 +6,44 @@ import type { ErrorAnswer, ErrorIssue } from "../contracts/http-error.ts";
 import { EnvironmentMismatchError, LockBusyError, mapDbError, NotFoundError, QuotaExhaustedError, WrongStateError } from "../db/errors.ts";
 import { coerceError } from "../errors.ts";
 import type { Logger } from "../logging/logger.ts";
+import { visibleText } from "../text/storable.ts";
 import { isBodyTooLargeError } from "./bounded-body.ts";
+import { MalformedRequestError } from "./malformed-request.ts";
 
 /** Issues and texts an answer or a log line carries at most: an error never echoes a huge input. */
 const MAX_ISSUES = 20;
 const MAX_TEXT = 200;
 const MAX_LOGGED_MESSAGE = 2000;
 
-/** SQLSTATEs of text Postgres cannot store (a NUL, a character outside the encoding): the input's fault. */
+/**
+ * SQLSTATEs of text Postgres cannot store (a NUL, a character outside the encoding): the input's
+ * fault. Bodies are checked for such text before any route runs (parseJsonText); this stays as
+ * the second line. 22P02 (invalid_text_representation) is not here: it is also what a bad cast in
+ * the engine's own SQL raises, a bug to log with an id, and the client's cases of it (a lone
+ * surrogate in a JSON body, an id that is not a uuid) are refused before any SQL is sent.
+ */
 const UNSTORABLE_TEXT = new Set(["22021", "22P05"]);
 
+/** At most `max` characters, with controls and bidi controls escaped: an answer never carries what a terminal acts on. */
 function clip(text: string, max = MAX_TEXT): string {
-  return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+  const shown = text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+  return visibleText(shown);
 }
 
-/** Zod issues without anything that repeats the input at length (unrecognized keys, long paths). */
+/** One issue without anything that repeats the input at length (unrecognized keys, long paths). */
+function boundedIssue(issue: { code: string; path: readonly PropertyKey[]; message: string; keys?: unknown }): ErrorIssue {
+  const out: ErrorIssue = {
+    code: issue.code,
+    path: issue.path.slice(0, 10).map((part) => (typeof part === "string" ? clip(part, 100) : typeof part === "number" ? part : String(part))),
+    message: clip(issue.message),
+  };
+  if (Array.isArray(issue.keys)) out.keys = issue.keys.slice(0, 10).map((key) => clip(String(key), 100));
+  return out;
+}
+
+/** Zod issues, bounded in count and length. */
 export function boundedIssues(error: ZodError): ErrorIssue[] {
-  return error.issues.slice(0, MAX_ISSUES).map((issue) => {
-    const out: ErrorIssue = {
-      code: issue.code,
-      path: issue.path.slice(0, 10).map((part) => (typeof part === "string" ? clip(part, 100) : typeof part === "number" ? part : String(part))),
-      message: clip(issue.message),
-    };
-    const keys = (issue as { keys?: unknown }).keys;
-    if (Array.isArray(keys)) out.keys = keys.slice(0, 10).map((key) => clip(String(key), 100));
-    return out;
-  });
+  return error.issues.slice(0, MAX_ISSUES).map(boundedIssue);
 }
 
 /**
@@ -42,6 +54,9 @@ export function boundedIssues(error: ZodError): ErrorIssue[] {
 export function createErrorHandler(logger: Logger) {
   const refuse = (c: Context, body: ErrorAnswer, status: ContentfulStatusCode) => c.json(body, status);
   return (thrown: unknown, c: Context) => {
+    if (thrown instanceof MalformedRequestError && thrown.issue) {
+      return refuse(c, { error: clip(thrown.message, 500), issues: [boundedIssue(thrown.issue)] }, 400);
+    }
     if (thrown instanceof HTTPException) {
       return refuse(c, { error: clip(thrown.message || "request refused", 500) }, thrown.status);
     }

@@ -2,7 +2,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { extname, join } from "node:path";
-import { licenseKeyOf } from "../../render-runner/music-library.ts";
+import { musicLicenseKeyOf } from "../../shared/contracts/callbacks.ts";
 import { prepareRenderBench } from "../../scripts/bench/render-throughput.ts";
 import { LocalDirectoryStore } from "../../shared/storage/local-directory-store.ts";
 import { planContents, renderTaskPlan } from "../fixtures/render-inputs.ts";
@@ -32,7 +32,7 @@ test("the render bench renders the plan the render task makes of the same job an
   // The bench's track, as the only licensed track of the job's library (the generator writes its sidecar beside it).
   const track = `${job.music!.library}/bench${extname(inputs.music!.path)}`;
   await store.putFile(track, inputs.music!.path, "audio/mp4");
-  await store.putFile(licenseKeyOf(track), licenseKeyOf(inputs.music!.path), "application/json");
+  await store.putFile(musicLicenseKeyOf(track), musicLicenseKeyOf(inputs.music!.path), "application/json");
 
   const fromTask = await renderTaskPlan({ store, workDir: dir }, job);
   const fromBench = await planContents(bench.planned.plan);

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { licensedTracks, licenseKeyOf, pickTrackIndex } from "../../render-runner/music-library.ts";
+import { musicLicenseKeyOf } from "../../shared/contracts/callbacks.ts";
+import { licensedTracks, MusicLicense, pickTrackIndex } from "../../render-runner/music-library.ts";
 import { ASSUMED_LIMITER_SLOPE, buildMixGraph, duckThreshold, nextMakeupDb } from "../../render-runner/music-mix.ts";
 import { MusicBed } from "../../shared/contracts/dimension.ts";
 
@@ -17,7 +18,7 @@ describe("music library", () => {
       { track_key: "music/calm/alpha.m4a", license_key: "music/calm/alpha.license.json" },
       { track_key: "music/calm/zeta.mp3", license_key: "music/calm/zeta.license.json" },
     ]);
-    expect(licenseKeyOf("music/calm/dawn.v2.flac")).toBe("music/calm/dawn.v2.license.json");
+    expect(musicLicenseKeyOf("music/calm/dawn.v2.flac")).toBe("music/calm/dawn.v2.license.json");
   });
 
   test("a unit always gets the same track, and different units spread over the library", async () => {
@@ -29,6 +30,19 @@ describe("music library", () => {
     expect(picks.size).toBeGreaterThanOrEqual(4);
     for (const p of picks) expect(p).toBeGreaterThanOrEqual(0);
     for (const p of picks) expect(p).toBeLessThan(5);
+  });
+});
+
+describe("licence sidecar", () => {
+  const sidecar = { title: "Dawn", author: "A. Composer", license: "CC BY 4.0", source_url: "https://example.org/dawn" };
+
+  test("a sidecar naming a web page is read", () => {
+    expect(MusicLicense.parse(sidecar)).toEqual(sidecar);
+  });
+
+  test.each(["file:///etc/passwd", "javascript:alert(1)", "ftp://example.org/dawn"])("a sidecar whose source is %s is refused", (url) => {
+    const parsed = MusicLicense.safeParse({ ...sidecar, source_url: url });
+    expect(parsed.success ? null : parsed.error.issues.map((i) => i.path.join("."))).toEqual(["source_url"]);
   });
 });
 

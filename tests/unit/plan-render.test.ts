@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { licenseKeyOf } from "../../render-runner/music-library.ts";
+import { musicLicenseKeyOf } from "../../shared/contracts/callbacks.ts";
 import { layoutRender, planRender, type RenderInputs, sceneClipKeys } from "../../render-runner/plan-render.ts";
 import { TimelineError } from "../../render-runner/timeline.ts";
 import type { WordTiming } from "../../shared/contracts/media.ts";
@@ -105,7 +105,7 @@ describe("render task", () => {
     await store.putFile(track, inputs.music!.path, "audio/mp4");
     const license = join(dir, "tide.license.json");
     await writeFile(license, JSON.stringify({ title: "Tide", author: "MD-AME", license: "CC0-1.0", source_url: "https://example.org/tide" }), "utf8");
-    await store.putFile(licenseKeyOf(track), license, "application/json");
+    await store.putFile(musicLicenseKeyOf(track), license, "application/json");
 
     const options = { preset: "faster", threads: 1 };
     const fromTask = await renderTaskPlan({ store, workDir: dir, fontsDir: "/opt/fonts", ...options }, JOB);

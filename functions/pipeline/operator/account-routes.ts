@@ -17,7 +17,7 @@ import { getDimension } from "../../../shared/db/rpc/dimensions.ts";
 import { requireServiceRole } from "../../../shared/http/service-auth.ts";
 import type { OperatorDeps } from "./deps.ts";
 import { answer } from "../../../shared/http/answer.ts";
-import { jsonBody } from "./request.ts";
+import { jsonBody, routeParam } from "./request.ts";
 
 const AccountId = z.string().uuid();
 
@@ -92,7 +92,7 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
 
   for (const [action, active] of [["pause", false], ["resume", true]] as const) {
     app.post(`/accounts/:id/${action}`, auth, async (c) => {
-      const id = AccountId.parse(c.req.param("id"));
+      const id = routeParam("id", c.req.param("id"), AccountId);
       await setAccountActive(deps.sql, id, active);
       deps.logger.info({ account_id: id, active }, `account ${action}d by the operator`);
       return c.json(await oneAccount(deps.sql, id));
@@ -100,7 +100,7 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
   }
 
   app.delete("/accounts/:id", auth, async (c) => {
-    const id = AccountId.parse(c.req.param("id"));
+    const id = routeParam("id", c.req.param("id"), AccountId);
     const result = answer(RemovedAccount, await removeAccount(deps.sql, id), "DELETE /accounts/:id");
     deps.logger.info({ account_id: id, deleted: result.deleted, publications: result.publications }, "account removed by the operator");
     return c.json(result);

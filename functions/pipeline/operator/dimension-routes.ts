@@ -7,7 +7,7 @@ import { createDimension, getDimensions, lockDimension, setDimensionActive, upda
 import { requireServiceRole } from "../../../shared/http/service-auth.ts";
 import type { OperatorDeps } from "./deps.ts";
 import { answer } from "../../../shared/http/answer.ts";
-import { jsonBody } from "./request.ts";
+import { jsonBody, routeParam } from "./request.ts";
 
 type DimensionSettings = Pick<StoredDimension, (typeof DIMENSION_SETTINGS)[number]>;
 
@@ -61,7 +61,7 @@ export function registerDimensionRoutes<E extends Env, S extends Schema, B exten
   });
 
   app.get("/dimensions/:id", auth, async (c) => {
-    const id = DimensionId.parse(c.req.param("id"));
+    const id = routeParam("id", c.req.param("id"), DimensionId);
     return c.json(await oneDimension(deps.sql, id));
   });
 
@@ -73,7 +73,7 @@ export function registerDimensionRoutes<E extends Env, S extends Schema, B exten
   });
 
   app.patch("/dimensions/:id", auth, async (c) => {
-    const id = DimensionId.parse(c.req.param("id"));
+    const id = routeParam("id", c.req.param("id"), DimensionId);
     const patch = DimensionPatch.parse(await jsonBody(c.req.raw));
     const changed = await deps.sql.begin(async (tx) => {
       // Read, merge and check under the row lock, so two concurrent changes cannot combine into
@@ -90,7 +90,7 @@ export function registerDimensionRoutes<E extends Env, S extends Schema, B exten
 
   for (const [action, active] of [["pause", false], ["resume", true]] as const) {
     app.post(`/dimensions/:id/${action}`, auth, async (c) => {
-      const id = DimensionId.parse(c.req.param("id"));
+      const id = routeParam("id", c.req.param("id"), DimensionId);
       await setDimensionActive(deps.sql, id, active);
       deps.logger.info({ dimension: id, active }, `dimension ${action}d by the operator`);
       return c.json(await oneDimension(deps.sql, id));

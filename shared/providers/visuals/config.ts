@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PROCEDURAL_BACKEND_VERSION } from "../../contracts/visual-backends.ts";
+import { oneLine } from "../../contracts/text.ts";
 
 /**
  * The visual backends a dimension can list, in the order it prefers them. A scene goes to the
@@ -23,7 +24,7 @@ export const VISUAL_BACKEND_VERSIONS: Record<VisualBackendName, string> = {
   procedural: PROCEDURAL_BACKEND_VERSION,
 };
 
-const blocklistEntry = z.string().trim().min(1, "must not be empty").max(60, "must be at most 60 characters");
+const blocklistEntry = oneLine(z.string().trim().min(1, "must not be empty").max(60, "must be at most 60 characters"));
 
 /** A dimension's `visuals`: backend order and the Pexels blocklist (terms, or video ids as digits). */
 export const VisualsConfig = z.object({
