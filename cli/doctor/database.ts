@@ -1,7 +1,8 @@
 /**
  * Database checks, in order (each needs the one before): reachable with DB_URL, the engine schema
- * installed, ENV equal to what the database records, pgmq and pg_cron with the schedules, and each
- * active dimension with an active account whose credentials open with CREDENTIALS_KEY.
+ * installed, ENV equal to what the database records, pgmq and pg_cron with the schedules, the engine
+ * role no wider than docs/roles.md says, and each active dimension with an active account whose
+ * credentials open with CREDENTIALS_KEY.
  */
 import postgres from "postgres";
 import { decryptCredentials } from "../../shared/crypto/credentials.ts";
@@ -68,6 +69,7 @@ export async function checkDatabase(config: DoctorConfig, timeoutMs: number): Pr
     results.push(await recordedEnvironment(sql, env.ENV, step));
     results.push(await pgmq(sql, step));
     results.push(await pgCron(sql, step));
+    results.push(await engineRole(sql, step));
     results.push(...(await accounts(sql, config, step, timeoutMs)));
   } catch (error) {
     results.push(fail(FAMILY, "database", `query failed: ${describeError(error)}`));
@@ -114,6 +116,101 @@ async function pgCron(sql: postgres.Sql, step: Step): Promise<CheckResult> {
   if (missing.length > 0) return fail(FAMILY, "pg_cron", `schedules missing: ${missing.join(", ")}`, `apply supabase/migrations (20261129090700_schedules.sql): ${APPLY_SCHEMA}`);
   if (inactive.length > 0) return fail(FAMILY, "pg_cron", `schedules inactive: ${inactive.join(", ")}`, `update cron.job set active = true where jobname in (${inactive.map((n) => `'${n}'`).join(", ")});`);
   return ok(FAMILY, "pg_cron", `extension ${ext!.version}; schedules ${jobs.map((j) => `${j.jobname} (${j.schedule})`).join(", ")}`);
+}
+
+const ENGINE_ROLE = "mdame_engine";
+/** What no privilege check can take from the engine role; stated on every engine role line. */
+export const ENGINE_ROLE_RESIDUAL =
+  `${ENGINE_ROLE} can still change its own password, as every Postgres role can: one compromised component could lock the others out (docs/roles.md says how to recover)`;
+
+interface EngineRoleRow {
+  connected_as: string;
+  database: string;
+  exists: boolean;
+  superuser: boolean;
+  attributes: string[];
+  temp: boolean;
+  create_database: boolean;
+  create_in: string[];
+  member_of: string[];
+  settings: string[];
+  tables: number;
+  without_rls: string[];
+}
+
+/**
+ * The engine role as narrow as docs/roles.md says: no TEMP or CREATE on the database, CREATE in no
+ * schema, no role attribute beyond login, a member of no role, no session defaults of its own,
+ * every mdame table under row-level security, and DB_URL connecting as it. The catalogs it reads
+ * are open to every role.
+ */
+async function engineRole(sql: postgres.Sql, step: Step): Promise<CheckResult> {
+  const [row] = await step(() => sql<EngineRoleRow[]>`
+    select current_user::text as connected_as, current_database()::text as database,
+           r.oid is not null as exists, coalesce(r.rolsuper, false) as superuser,
+           array_remove(array[case when r.rolcreaterole then 'createrole' end, case when r.rolcreatedb then 'createdb' end,
+                              case when r.rolbypassrls then 'bypassrls' end, case when r.rolreplication then 'replication' end], null) as attributes,
+           coalesce(has_database_privilege(r.oid, current_database(), 'TEMP'), false) as temp,
+           coalesce(has_database_privilege(r.oid, current_database(), 'CREATE'), false) as create_database,
+           array(select n.nspname::text from pg_namespace n
+                  where r.oid is not null and has_schema_privilege(r.oid, n.oid, 'CREATE') and n.nspname !~ '^pg_(toast_)?temp_' order by 1) as create_in,
+           array(select g.rolname::text from pg_auth_members m join pg_roles g on g.oid = m.roleid where m.member = r.oid order by 1) as member_of,
+           array(select c::text from pg_db_role_setting s, unnest(s.setconfig) c
+                  where s.setrole = r.oid and s.setdatabase in (0, (select d.oid from pg_database d where d.datname = current_database())) order by 1) as settings,
+           (select count(*)::int from pg_class c where c.relnamespace = 'mdame'::regnamespace and c.relkind in ('r', 'p')) as tables,
+           array(select c.relname::text from pg_class c
+                  where c.relnamespace = 'mdame'::regnamespace and c.relkind in ('r', 'p') and not c.relrowsecurity order by 1) as without_rls
+      from (select 1) as one left join pg_roles r on r.rolname = ${ENGINE_ROLE}`);
+  const found = row!;
+  if (!found.exists) {
+    return warn(FAMILY, "engine role", `there is no ${ENGINE_ROLE} role for the components to connect as`, `apply supabase/migrations: ${APPLY_SCHEMA}; then docs/roles.md`);
+  }
+  const problems: string[] = [];
+  const fixes: string[] = [];
+  const db = `"${found.database.replaceAll('"', '""')}"`;
+  if (found.connected_as !== ENGINE_ROLE) {
+    problems.push(`DB_URL connects as ${found.connected_as}, not ${ENGINE_ROLE}, so the components would hold ${found.connected_as}'s privileges`);
+    fixes.push(`point DB_URL at ${ENGINE_ROLE} (docs/roles.md)`);
+  }
+  if (found.superuser) {
+    problems.push(`${ENGINE_ROLE} is a superuser`);
+    fixes.push(`alter role ${ENGINE_ROLE} nosuperuser;`);
+  } else {
+    if (found.temp) {
+      problems.push(`it may create temporary tables (TEMP on database ${found.database})`);
+      fixes.push(`revoke temporary on database ${db} from public, ${ENGINE_ROLE};`);
+    }
+    if (found.create_database) {
+      problems.push(`it may create schemas (CREATE on database ${found.database})`);
+      fixes.push(`revoke create on database ${db} from public, ${ENGINE_ROLE};`);
+    }
+    if (found.create_in.length > 0) {
+      problems.push(`it may create objects in schema ${found.create_in.join(", ")}`);
+      fixes.push(...found.create_in.map((schema) => `revoke create on schema "${schema.replaceAll('"', '""')}" from public, ${ENGINE_ROLE};`));
+    }
+  }
+  if (found.attributes.length > 0) {
+    problems.push(`it has ${found.attributes.join(", ")}`);
+    fixes.push(`alter role ${ENGINE_ROLE} ${found.attributes.map((a) => `no${a}`).join(" ")};`);
+  }
+  if (found.member_of.length > 0) {
+    problems.push(`it is a member of ${found.member_of.join(", ")}`);
+    fixes.push(...found.member_of.map((role) => `revoke "${role.replaceAll('"', '""')}" from ${ENGINE_ROLE};`));
+  }
+  if (found.settings.length > 0) {
+    // The one change the role may make to itself besides its password: it would reach every component.
+    problems.push(`it has session defaults of its own (${found.settings.join(", ")})`);
+    fixes.push(`alter role ${ENGINE_ROLE} reset all; alter role ${ENGINE_ROLE} in database ${db} reset all;`);
+  }
+  if (found.without_rls.length > 0) {
+    problems.push(`row-level security is off on ${found.without_rls.map((t) => `mdame.${t}`).join(", ")}`);
+    fixes.push(...found.without_rls.map((t) => `alter table mdame."${t.replaceAll('"', '""')}" enable row level security;`));
+  }
+  if (problems.length > 0) {
+    return warn(FAMILY, "engine role", `${ENGINE_ROLE} can do more than docs/roles.md lists: ${problems.join("; ")}. ${ENGINE_ROLE_RESIDUAL}`, fixes.join(" "));
+  }
+  return ok(FAMILY, "engine role",
+    `${ENGINE_ROLE} may only call the RPCs (no TEMP or CREATE, no role attributes, memberships or session defaults; row-level security on all ${found.tables} mdame tables). ${ENGINE_ROLE_RESIDUAL}`);
 }
 
 /** Each active dimension needs an active account whose credentials open and whose refresh token Google accepts. */

@@ -6,6 +6,7 @@ import { completeRenderJob, completeVisualJob, failWorkerJob, getScene } from ".
 import { answer } from "../../shared/http/answer.ts";
 import { parseJsonText, readBoundedText } from "../../shared/http/bounded-body.ts";
 import { createErrorHandler } from "../../shared/http/error-handler.ts";
+import { answerUnservedMethods } from "../../shared/http/method-not-allowed.ts";
 import type { Logger } from "../../shared/logging/logger.ts";
 import { verifyWebhook, WEBHOOK_MAX_BODY_BYTES, WebhookVerificationError } from "../../shared/webhooks/standard-webhooks.ts";
 import { refuseMalformedWebhookHeaders } from "./webhook-headers.ts";
@@ -61,19 +62,28 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
         log.info({ unit_id: callback.unit_id, video_key: callback.video_key, quality_passed: callback.quality.passed }, "render completed");
         return c.json(answer(WorkerCallbackAnswer, { ok: true, unit_stage: unit.stage }, "worker-callback answer"));
       }
-      case "visual_generation.failed":
-      case "render.failed": {
-        const queue = callback.kind === "render.failed" ? "render" : "visual_generation";
-        const unitId = callback.kind === "render.failed" ? callback.unit_id : (await getScene(deps.sql, callback.scene_id))?.unit_id;
-        if (!unitId) throw new HTTPException(404, { message: "unknown scene" });
+      case "visual_generation.failed": {
+        // The job belongs to the scene the callback names: failWorkerJob refuses (409) the message of another scene.
+        const scene = await getScene(deps.sql, callback.scene_id);
+        if (!scene) throw new HTTPException(404, { message: `scene_id ${callback.scene_id} names no scene` });
         const outcome = await failWorkerJob(deps.sql, {
-          queue, msgId: callback.msg_id, unitId, error: callback.error.message, retriable: callback.error.retriable, webhookId,
+          queue: "visual_generation", msgId: callback.msg_id, unitId: scene.unit_id, sceneId: scene.id,
+          error: callback.error.message, retriable: callback.error.retriable, webhookId,
         });
-        log.warn({ unit_id: unitId, error: callback.error, outcome }, "worker job failed");
+        log.warn({ unit_id: scene.unit_id, scene_id: scene.id, error: callback.error, outcome }, "worker job failed");
+        return c.json(answer(WorkerCallbackAnswer, { ok: true, outcome }, "worker-callback answer"));
+      }
+      case "render.failed": {
+        const outcome = await failWorkerJob(deps.sql, {
+          queue: "render", msgId: callback.msg_id, unitId: callback.unit_id,
+          error: callback.error.message, retriable: callback.error.retriable, webhookId,
+        });
+        log.warn({ unit_id: callback.unit_id, error: callback.error, outcome }, "worker job failed");
         return c.json(answer(WorkerCallbackAnswer, { ok: true, outcome }, "worker-callback answer"));
       }
     }
   });
 
+  answerUnservedMethods(app);
   return app;
 }

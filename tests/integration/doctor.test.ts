@@ -85,6 +85,7 @@ describe("mdame doctor on the local stack", () => {
       "ok   database/environment: ENV=dev matches the environment the database records",
       "ok   database/pgmq: pgmq-compatible SQL; queues stage_tasks, visual_generation, render",
       /^ok   database\/pg_cron: extension [0-9.-]+; schedules mdame-tick \(\* \* \* \* \*\), mdame-daily-run \(0 6 \* \* \*\)$/,
+      /^ok   database\/engine role: mdame_engine may only call the RPCs \(no TEMP or CREATE, no role attributes, memberships or session defaults; row-level security on all \d+ mdame tables\)\. mdame_engine can still change its own password/,
       ...dimensionLines,
       `ok   functions/pipeline: functions at ${LOCAL_FUNCTIONS_URL} answer (ENV=dev) and accept SERVICE_ROLE_KEY`,
       `ok   providers/gemini: key accepted; model gemini-2.5-flash (Gemini 2.5 Flash) at ${LOCAL_EMULATOR_URL}`,

@@ -1,8 +1,8 @@
 /**
  * A render.completed callback with a music bed, through the real worker-callback app and Postgres:
  * the track and its licence land on the unit's video and in its video_music column; a callback
- * without one (as from a runner that predates beds) records none; a bed without its licence is
- * refused before anything is stored.
+ * without one (as from a runner that predates beds) records none; a bed without its licence, or a
+ * track outside the library the run's dimension names, is refused before anything is stored.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createWorkerCallbackApp } from "../../functions/worker-callback/app.ts";
@@ -45,6 +45,9 @@ async function unitAtRender(): Promise<{ unitId: string; msgId: number }> {
     insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic, stage, script)
     values (${run.id}, 'tech-explained', md5(random()::text), md5(random()::text), '{"title": "t"}', 'render',
             '{"title": "A title", "narration": "words", "description": "d", "hashtags": ["#t"]}') returning id`;
+  await sql`
+    insert into mdame.run_dimensions (run_id, dimension_id, status, config)
+    values (${run.id}, 'tech-explained', 'ingested', ${sql.json({ music: { library: "music/calm" } })})`;
   const [sent] = await sql`select pgmq.send('render', ${sql.json({ run_id: run.id, unit_id: unit.id })}) as msg_id`;
   return { unitId: unit.id, msgId: Number(sent.msg_id) };
 }
@@ -88,4 +91,17 @@ test("a bed reported without its licence is refused with 400 and nothing is stor
   const [unit] = await sql`select stage, video from mdame.work_units where id = ${unitId}`;
   expect(unit.stage).toBe("render");
   expect(unit.video).toBeNull();
+});
+
+test("a track outside the dimension's music library is refused with 409 and nothing is stored", async () => {
+  for (const trackKey of ["music/loud/anthem.m4a", "music/calmer/dawn.m4a", "renders/other.m4a"]) {
+    const { unitId, msgId } = await unitAtRender();
+    const stem = trackKey.slice(0, trackKey.lastIndexOf("."));
+    const response = await post(msgId, unitId, { music: { ...TRACK, track_key: trackKey, license_key: `${stem}.license.json` } });
+    expect({ trackKey, status: response.status }).toEqual({ trackKey, status: 409 });
+    expect(((await response.json()) as { error: string }).error).toContain("music/calm");
+    const [unit] = await sql`select stage, video from mdame.work_units where id = ${unitId}`;
+    expect(unit.stage).toBe("render");
+    expect(unit.video).toBeNull();
+  }
 });

@@ -31,10 +31,20 @@ export function readWorkerJobs(sql: Queryable, queue: string, vtSeconds: number,
       from mdame.read_worker_jobs(${queue}::text, ${vtSeconds}::integer, ${qty}::integer)`);
 }
 
-/** A worker's heartbeat: hides the job `vtSeconds` more; false when the job is gone (completed or dead-lettered). */
-export async function extendWorkerJob(sql: Queryable, queue: string, msgId: number, vtSeconds: number): Promise<boolean> {
+/**
+ * Whose job a worker message is: a render job's unit, or a visual_generation job's unit and scene.
+ * The RPCs refuse (WrongStateError, MDS01) a message that is the job of another.
+ */
+export type WorkerJobOwner = { unitId: string; sceneId?: string };
+
+/**
+ * A worker's heartbeat: hides the job `vtSeconds` more; false when the job is gone (completed or
+ * dead-lettered). Given its owner, a job of another unit or scene is refused and keeps its timeout.
+ */
+export async function extendWorkerJob(sql: Queryable, queue: string, msgId: number, vtSeconds: number, owner?: WorkerJobOwner): Promise<boolean> {
   const rows = await manyRows("extend_worker_job", z.object({ msg_id: PgBigint }).strict(), sql`
-    select msg_id from mdame.extend_worker_job(${queue}::text, ${String(msgId)}::bigint, ${vtSeconds}::integer) as msg_id`);
+    select msg_id from mdame.extend_worker_job(${queue}::text, ${String(msgId)}::bigint, ${vtSeconds}::integer,
+      ${owner?.unitId ?? null}::uuid, ${owner?.sceneId ?? null}::uuid) as msg_id`);
   return rows.length > 0;
 }
 
@@ -77,13 +87,20 @@ export function completeRenderJob(
 export const WorkerFailureOutcome = z.enum(["retry", "dead_letter", "duplicate", "gone"]);
 export type WorkerFailureOutcome = z.infer<typeof WorkerFailureOutcome>;
 
-/** A worker reported a failed job. */
+/**
+ * A worker reported a failed job: a render job names its unit, a visual_generation job its unit and
+ * scene. A message that is the job of another unit or scene is refused (WrongStateError) untouched.
+ */
 export async function failWorkerJob(
   sql: Queryable,
-  p: { queue: WorkerQueueName; msgId: number; unitId: string; error: string; retriable: boolean; webhookId: string },
+  p: { msgId: number; error: string; retriable: boolean; webhookId: string } & (
+    | { queue: "render"; unitId: string }
+    | { queue: "visual_generation"; unitId: string; sceneId: string }
+  ),
 ): Promise<WorkerFailureOutcome> {
+  const sceneId = p.queue === "visual_generation" ? p.sceneId : null;
   const row = await oneRow("fail_worker_job", z.object({ outcome: WorkerFailureOutcome }).strict(), sql`
     select mdame.fail_worker_job(${p.queue}::text, ${String(p.msgId)}::bigint, ${p.unitId}::uuid, ${p.error}::text,
-      ${p.retriable}::boolean, ${p.webhookId}::text) as outcome`);
+      ${p.retriable}::boolean, ${p.webhookId}::text, ${sceneId}::uuid) as outcome`);
   return row.outcome;
 }

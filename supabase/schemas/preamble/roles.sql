@@ -5,6 +5,9 @@
 -- gpu-worker, render-runner) connect as. It may only call the mdame RPCs, which run as their owner
 -- (docs/roles.md). Created without login and without a password: a migration holds no secret; the
 -- local stack gives it one after the migrations (stack/db.ts), on Supabase the operator does.
+--
+-- No client role may create temporary tables: Postgres grants TEMP on a database to PUBLIC, so it is
+-- taken back from PUBLIC and from each client role (a grant of its own would outlive the first).
 
 do $$
 declare
@@ -18,5 +21,11 @@ begin
   if not exists (select 1 from pg_roles where rolname = 'mdame_engine') then
     create role mdame_engine nologin noinherit;
   end if;
+end
+$$;
+
+do $$
+begin
+  execute format('revoke temporary on database %I from public, anon, authenticated, service_role, mdame_engine', current_database());
 end
 $$;

@@ -8,6 +8,7 @@ declare
   v_lock record;
   v_unit mdame.work_units;
   v_queued boolean;
+  v_library text;
 begin
   select * into v_unit from mdame.work_units where id = p_unit_id for update;
   if not found then
@@ -15,6 +16,15 @@ begin
   end if;
   if p_quality is not null and (jsonb_typeof(p_quality) <> 'object' or coalesce(jsonb_typeof(p_quality->'passed'), '') <> 'boolean') then
     raise exception 'a quality report is an object with a boolean "passed"' using errcode = '22023';
+  end if;
+  -- A music bed is a track of the library the run's dimension names, never a key elsewhere in the store.
+  if jsonb_typeof(p_video->'music') = 'object' then
+    select config->'music'->>'library' into v_library
+      from mdame.run_dimensions where run_id = v_unit.run_id and dimension_id = v_unit.dimension_id;
+    if v_library is null or not starts_with(coalesce(p_video->'music'->>'track_key', ''), v_library || '/') then
+      raise exception 'music track % is not in the music library of dimension % (%)', left(coalesce(p_video->'music'->>'track_key', 'none'), 200),
+        v_unit.dimension_id, coalesce(v_library, 'it has none') using errcode = 'MDS01';
+    end if;
   end if;
   if not mdame.record_webhook(p_webhook_id, 'render.completed') then
     return v_unit;

@@ -1,8 +1,9 @@
 -- A worker reported a failed job: retried after the backoff while attempts remain, else the
--- message is dead-lettered and the unit fails. The job of a unit that is over is archived; a
--- message naming another unit is refused and left alone.
+-- message is dead-lettered and the unit fails. The job of a unit that is over is archived. A
+-- visual_generation failure names its scene: a message that is the job of another unit or scene
+-- (assert_worker_job_owner) is refused and left alone.
 
-create or replace function mdame.fail_worker_job(p_queue text, p_msg_id bigint, p_unit_id uuid, p_error text, p_retriable boolean, p_webhook_id text)
+create or replace function mdame.fail_worker_job(p_queue text, p_msg_id bigint, p_unit_id uuid, p_error text, p_retriable boolean, p_webhook_id text, p_scene_id uuid default null::uuid)
 returns text
 language plpgsql
 security definer
@@ -16,9 +17,15 @@ begin
   if p_queue not in ('visual_generation', 'render') then
     raise exception 'not a worker queue: %', left(p_queue, 64) using errcode = 'MDS01';
   end if;
+  if p_queue = 'visual_generation' and p_scene_id is null then
+    raise exception 'a visual_generation failure names its scene (scene_id)' using errcode = '22023';
+  end if;
   select * into v_unit from mdame.work_units where id = p_unit_id for update;
   if not found then
     raise exception 'no work unit %', p_unit_id using errcode = 'MDN01';
+  end if;
+  if p_scene_id is not null and not exists (select 1 from mdame.scenes where id = p_scene_id) then
+    raise exception 'no scene %', p_scene_id using errcode = 'MDN01';
   end if;
   if not mdame.record_webhook(p_webhook_id, p_queue || '.failed') then
     return 'duplicate';
@@ -27,10 +34,7 @@ begin
   if v_msg.msg_id is null then
     return 'gone';
   end if;
-  if v_msg.message->>'unit_id' is distinct from p_unit_id::text then
-    raise exception '% message % is the job of another unit (%), not of unit %', p_queue, p_msg_id,
-      left(coalesce(v_msg.message->>'unit_id', 'none'), 64), p_unit_id using errcode = 'MDS01';
-  end if;
+  perform mdame.assert_worker_job_owner(p_queue, p_msg_id, v_msg.message, p_unit_id, p_scene_id);
   if v_unit.stage in ('published', 'rejected', 'failed') then
     perform pgmq.archive(p_queue, p_msg_id);
     return 'gone';
@@ -44,6 +48,6 @@ begin
 end;
 $$;
 
-revoke all on function mdame.fail_worker_job(text,bigint,uuid,text,boolean,text) from public, anon, authenticated;
-grant execute on function mdame.fail_worker_job(text,bigint,uuid,text,boolean,text) to mdame_engine;
-grant execute on function mdame.fail_worker_job(text,bigint,uuid,text,boolean,text) to service_role;
+revoke all on function mdame.fail_worker_job(text,bigint,uuid,text,boolean,text,uuid) from public, anon, authenticated;
+grant execute on function mdame.fail_worker_job(text,bigint,uuid,text,boolean,text,uuid) to mdame_engine;
+grant execute on function mdame.fail_worker_job(text,bigint,uuid,text,boolean,text,uuid) to service_role;

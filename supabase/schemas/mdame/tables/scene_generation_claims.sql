@@ -10,3 +10,5 @@ create table mdame.scene_generation_claims (
   constraint scene_generation_claims_pkey primary key (scene_hash, backend),
   constraint scene_generation_claims_scene_hash_check check ((scene_hash ~ '^[0-9a-f]{64}$'::text))
 );
+
+alter table mdame.scene_generation_claims enable row level security;

@@ -3,6 +3,8 @@ begin;
 select plan(3);
 
 create temp table u as select * from tests.unit_at_stage('render');
+update mdame.run_dimensions set config = jsonb_build_object('music', jsonb_build_object('library', 'music/calm'))
+  where (run_id, dimension_id) = (select run_id, dimension_id from u);
 create temp table m as select pgmq.send('render', jsonb_build_object('unit_id', (select id from u))) as msg_id;
 create temp table track as select '{"track_key": "music/calm/dawn.m4a", "license_key": "music/calm/dawn.license.json", "title": "Dawn", "author": "MD-AME test generator", "license": "CC0-1.0", "source_url": "https://music.invalid/dawn"}'::jsonb as record;
 select mdame.complete_render_job((select msg_id from m), (select id from u),

@@ -8,7 +8,7 @@ update mdame.work_units set voice = '{"audio_key": "voice/a.mp3", "duration_ms":
 insert into mdame.scenes (unit_id, scene_index, prompt, narration, first_word, duration_s, scene_hash, status, asset_key)
 values ((select id from u), 0, 'p0', 'hi', 0, 3, repeat('a', 64), 'ready', 'scenes/a.mp4'),
        ((select id from u), 1, 'p1', 'there', 1, 3, repeat('b', 64), 'queued', null);
-create temp table m as select pgmq.send('visual_generation', jsonb_build_object('unit_id', s.unit_id, 'scene_id', s.id, 'scene_hash', s.scene_hash)) as msg_id
+create temp table m as select pgmq.send('visual_generation', jsonb_build_object('unit_id', s.unit_id, 'scene_id', s.id, 'scene_index', s.scene_index, 'scene_hash', s.scene_hash)) as msg_id
   from mdame.scenes s where s.scene_hash = repeat('b', 64);
 
 select is((mdame.complete_visual_job((select msg_id from m), (select id from mdame.scenes where scene_hash = repeat('b', 64)),

@@ -6,7 +6,7 @@ select plan(4);
 create temp table u as select * from tests.unit_at_stage('media');
 create temp table s0 as select * from tests.add_scene((select id from u), 0, 'queued');
 create temp table s1 as select * from tests.add_scene((select id from u), 1, 'queued');
-create temp table m0 as select pgmq.send('visual_generation', (select job from s0) || jsonb_build_object('scene_id', (select id from s0))) as msg_id;
+create temp table m0 as select pgmq.send('visual_generation', (select job from s0)) as msg_id;
 
 select throws_ok(format('select mdame.complete_visual_job(%s, %L, %L, %L, ''procedural-ffmpeg/1'', false, ''wh-other-scene'')',
                         (select msg_id from m0), (select id from s1), (select scene_hash from s1), 'scenes/' || (select scene_hash from s1) || '.mp4'),

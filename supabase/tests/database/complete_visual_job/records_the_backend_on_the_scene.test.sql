@@ -5,7 +5,7 @@ select plan(3);
 create temp table u as select * from tests.unit_at_stage('media');
 insert into mdame.scenes (unit_id, scene_index, prompt, narration, first_word, duration_s, scene_hash, status)
 values ((select id from u), 0, 'p0', 'hi', 0, 3, repeat('b', 64), 'queued');
-create temp table m as select pgmq.send('visual_generation', jsonb_build_object('unit_id', s.unit_id, 'scene_id', s.id, 'scene_hash', s.scene_hash)) as msg_id
+create temp table m as select pgmq.send('visual_generation', jsonb_build_object('unit_id', s.unit_id, 'scene_id', s.id, 'scene_index', s.scene_index, 'scene_hash', s.scene_hash)) as msg_id
   from mdame.scenes s where s.scene_hash = repeat('b', 64);
 -- The worker recorded its entry (with the credit) before calling back.
 select mdame.record_scene_asset(repeat('b', 64), 'pexels/1', 'scenes/p.mp4',
