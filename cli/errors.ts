@@ -1,4 +1,5 @@
 import { ErrorAnswer } from "../shared/contracts/http-error.ts";
+import { terminalText } from "./output.ts";
 
 /** Exit codes of `mdame`, as `mdame --help` documents them. */
 export const EXIT = {
@@ -47,21 +48,22 @@ export function exitCodeForStatus(status: number): ExitCode {
 export function apiError(status: number, body: unknown, url: string): CliError {
   const answer = ErrorAnswer.safeParse(body);
   const parsed: Partial<ErrorAnswer> = answer.success ? answer.data : {};
-  const server = parsed.error ?? (typeof body === "string" && body.trim() ? body.trim().slice(0, 200) : "");
+  // What the server says reaches the terminal with its controls and line breaks made visible.
+  const server = terminalText(parsed.error ?? (typeof body === "string" && body.trim() ? body.trim().slice(0, 200) : ""));
   const code = exitCodeForStatus(status);
   if (status === 401) return new CliError(`the service-role key was refused (HTTP 401 from ${url})`, code);
   if (status === 404 || status === 409) return new CliError(server || `HTTP ${status} from ${url}`, code);
   if (status === 400 && parsed.issues && parsed.issues.length > 0) {
     const issues = parsed.issues.flatMap((i) => {
-      const at = i.path.join(".");
+      const at = terminalText(i.path.join("."));
       // Unknown fields come as one issue listing them; each is named on its own line.
-      if (i.keys) return i.keys.map((key) => `${at ? `${at}.` : ""}${key}: unknown field`);
-      return [`${at ? `${at}: ` : ""}${i.message}`];
+      if (i.keys) return i.keys.map((key) => `${at ? `${at}.` : ""}${terminalText(key)}: unknown field`);
+      return [`${at ? `${at}: ` : ""}${terminalText(i.message)}`];
     });
     const text = issues.length === 1 ? ` ${issues[0]}` : issues.map((line) => `\n  ${line}`).join("");
     return new CliError(`the API refused the request:${text}`, code);
   }
-  const errorId = parsed.error_id ? ` (error id ${parsed.error_id}, in the pipeline's log)` : "";
+  const errorId = parsed.error_id ? ` (error id ${terminalText(parsed.error_id)}, in the pipeline's log)` : "";
   return new CliError(`HTTP ${status} from ${url}${server ? `: ${server}` : ""}${errorId}`, code);
 }
 
@@ -69,5 +71,5 @@ export function apiError(status: number, body: unknown, url: string): CliError {
 export function networkError(baseUrl: string, cause: unknown): CliError {
   const error = cause as { name?: string; code?: string; message?: string };
   const detail = error?.name === "TimeoutError" ? "no answer in time" : error?.message || error?.code || String(cause);
-  return new CliError(`cannot reach ${baseUrl}: ${detail}`, EXIT.unreachable);
+  return new CliError(`cannot reach ${baseUrl}: ${terminalText(detail)}`, EXIT.unreachable);
 }

@@ -6,7 +6,7 @@ import { type RunState, type RunStatus, TERMINAL_RUN_STATES } from "../shared/co
 import { describeProgress } from "./run-progress.ts";
 import type { ApiClient } from "./api-client.ts";
 import { CliError, EXIT } from "./errors.ts";
-import { truncate, type CommandContext, type Screen } from "./output.ts";
+import { terminalText, truncate, type CommandContext, type Screen } from "./output.ts";
 
 /** Cursor to the start of the line `n` lines up, then erase from there to the end of the screen. */
 const rewind = (n: number) => `\x1b[${n}F\x1b[J`;
@@ -31,7 +31,7 @@ export class ProgressView {
     if (this.screen.isTTY) {
       // A pseudo-terminal may report 0 columns: assume a common width then.
       const width = Math.max(20, (this.screen.columns || 100) - 1);
-      const lines = [this.header(status, nowMs), ...describeProgress(status, nowMs).map((l) => `  ${l}`)].map((l) => truncate(l, width));
+      const lines = [this.header(status, nowMs), ...describeProgress(status, nowMs).map((l) => `  ${l}`)].map((l) => truncate(terminalText(l), width));
       this.screen.write(`${this.drawnLines > 0 ? rewind(this.drawnLines) : ""}${lines.join("\n")}\n`);
       this.drawnLines = lines.length;
       return;
@@ -42,7 +42,7 @@ export class ProgressView {
     this.lastPlain = body;
     const stamp = `[${String(Math.round((nowMs - this.startedMs) / 1000)).padStart(5)}s]`;
     const lines = [`run ${status.run.id} ${status.run.status}`, ...describeProgress(status, nowMs).map((l) => `  ${l}`)];
-    this.screen.write(lines.map((l) => `${stamp} ${l}\n`).join(""));
+    this.screen.write(lines.map((l) => `${stamp} ${terminalText(l)}\n`).join(""));
   }
 }
 

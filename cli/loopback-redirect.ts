@@ -19,9 +19,24 @@ export interface LoopbackRedirect {
   close(): Promise<void>;
 }
 
+const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+/** Text as HTML shows it literally: whatever a redirect carries is never markup. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+}
+
 function page(response: ServerResponse, status: number, title: string, text: string): void {
-  const body = `<!doctype html><meta charset="utf-8"><title>mdame: ${title}</title><h1>${title}</h1><p>${text}</p>`;
-  response.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", connection: "close" });
+  const [t, p] = [escapeHtml(title), escapeHtml(text)];
+  const body = `<!doctype html><meta charset="utf-8"><title>mdame: ${t}</title><h1>${t}</h1><p>${p}</p>`;
+  response.writeHead(status, {
+    "content-type": "text/html; charset=utf-8",
+    "cache-control": "no-store",
+    // A second line of defence: the page runs no script and loads nothing.
+    "content-security-policy": "default-src 'none'",
+    "x-content-type-options": "nosniff",
+    connection: "close",
+  });
   response.end(body);
 }
 

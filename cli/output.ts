@@ -1,4 +1,12 @@
-/** How mdame writes: where to, and small pure formatters shared by the commands. */
+/**
+ * How mdame writes: where to, and small pure formatters shared by the commands. Everything printed
+ * goes through here, and no text from the server reaches the terminal as control characters: C0
+ * and C1 controls, DEL, bidi controls and line separators are written as visible `\uXXXX` escapes,
+ * so a name or an error cannot move the cursor, recolour the screen, rewrite a line or reorder it.
+ */
+
+/** C0 and C1 controls and DEL (\p{Cc}), bidi controls, line and paragraph separators, lone surrogates. */
+const INVISIBLE = /[\p{Cc}\p{Bidi_Control}\u2028\u2029\ud800-\udfff]/gu;
 
 /** A place to write text: process.stdout or a test double. */
 export interface Screen {
@@ -17,8 +25,24 @@ export interface CommandContext {
   sleep: (ms: number) => Promise<void>;
 }
 
-export function println(screen: Screen, line = ""): void {
-  screen.write(`${line}\n`);
+/** One line of text as the terminal may show it: every control, line break included, made visible. */
+export function terminalText(text: string): string {
+  return text.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** Writes text; its own line breaks stay, every other control is made visible. */
+export function println(screen: Screen, text = ""): void {
+  screen.write(`${text.split("\n").map(terminalText).join("\n")}\n`);
+}
+
+/** Writes exactly one line: a line break inside it is made visible too. */
+export function printLine(screen: Screen, line: string): void {
+  screen.write(`${terminalText(line)}\n`);
+}
+
+/** Writes each entry as exactly one line: a line break inside an entry is made visible too. */
+export function printLines(screen: Screen, lines: readonly string[]): void {
+  screen.write(lines.map((line) => `${terminalText(line)}\n`).join(""));
 }
 
 /** Cuts a one-line text to `width` characters, marking the cut with an ellipsis. */
@@ -44,7 +68,9 @@ export function formatAge(fromIso: string | null | undefined, nowMs: number): st
  * Left-aligned columns separated by two spaces. The last column is truncated so a row fits in
  * `width` (when given); the others keep their full text.
  */
-export function formatTable(headers: string[], rows: string[][], width?: number): string[] {
+export function formatTable(headers: string[], rawRows: string[][], width?: number): string[] {
+  // Escaped before measuring, so the columns line up with what the terminal shows.
+  const rows = rawRows.map((row) => row.map(terminalText));
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const lastIndex = headers.length - 1;
   const fixed = widths.slice(0, lastIndex).reduce((sum, w) => sum + w + 2, 0);
@@ -54,7 +80,11 @@ export function formatTable(headers: string[], rows: string[][], width?: number)
   return [line(headers), ...rows.map(line)];
 }
 
-/** Writes a value as indented JSON, one document per call. */
+/** What JSON.stringify leaves raw but a terminal acts on: DEL, C1 controls, bidi controls, line separators. */
+const RAW_IN_JSON = /[\u007f-\u009f\p{Bidi_Control}\u2028\u2029]/gu;
+
+/** Writes a value as indented JSON, one document per call; it parses back to the same value. */
 export function printJson(screen: Screen, value: unknown): void {
-  screen.write(`${JSON.stringify(value, null, 2)}\n`);
+  const json = JSON.stringify(value, null, 2).replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  screen.write(`${json}\n`);
 }

@@ -2,17 +2,21 @@
  * Local edge host (Deno): serves every Edge Function at http://127.0.0.1:54321/functions/v1/<name>
  * (MDAME_EDGE_PORT moves the port) as the Supabase gateway does: the function sees the path from
  * `/<name>` on. It listens for `mdame_wake` notifications, which stand in for pg_net on a plain
- * Postgres: each wake triggers the pipeline tick over HTTP, one at a time, again while work remains.
+ * Postgres: each wake triggers the pipeline tick over HTTP, one at a time, again while work remains
+ * (stack/wake-loop.ts). HTTP goes through stack/edge-server.ts, which bounds slow and refused clients.
  */
-import { TickAnswer } from "../shared/contracts/operator.ts";
+import { Backoff } from "../shared/backoff.ts";
 import { createSql } from "../shared/db/client.ts";
 import { assertEnvironment } from "../shared/db/rpc/runs.ts";
 import { LOCAL_STACK } from "../shared/config/local-stack.ts";
+import { FailureLog } from "../shared/logging/failure-log.ts";
 import { createLogger } from "../shared/logging/logger.ts";
 import { sweepScratchDirsAtStart } from "../shared/storage/scratch-dirs.ts";
 import { createPipelineApp } from "../functions/pipeline/app.ts";
 import { createPipelineDeps } from "../functions/pipeline/deps.ts";
 import { createWorkerCallbackApp } from "../functions/worker-callback/app.ts";
+import { serveEdge } from "./edge-server.ts";
+import { createWakeLoop } from "./wake-loop.ts";
 
 const logger = createLogger("edge-host");
 const port = LOCAL_STACK.edgePort;
@@ -47,57 +51,60 @@ const functions: Record<string, { fetch: (request: Request) => Response | Promis
   "worker-callback": createWorkerCallbackApp({ sql: pipelineDeps.sql, logger: createLogger("worker-callback"), webhookSecret }),
 };
 
-const server = Deno.serve({ hostname: LOCAL_STACK.host, port, onListen: () => logger.info({ port }, "edge host listening") }, (request) => {
+const route = (request: Request): Response | Promise<Response> => {
   const url = new URL(request.url);
   const match = /^\/functions\/v1\/([a-z0-9-]+)(\/.*)?$/.exec(url.pathname);
   const fn = match ? functions[match[1]] : undefined;
   if (!match || !fn) return Response.json({ error: "function not found" }, { status: 404 });
   url.pathname = `/${match[1]}${match[2] ?? ""}`;
   return fn.fetch(new Request(url, request));
+};
+
+const headersTimeoutMs = Number(Deno.env.get("MDAME_EDGE_HEADERS_TIMEOUT_MS") ?? "10000");
+if (!Number.isInteger(headersTimeoutMs) || headersTimeoutMs < 100) {
+  console.error("edge host: MDAME_EDGE_HEADERS_TIMEOUT_MS must be a whole number of milliseconds, at least 100");
+  Deno.exit(1);
+}
+const server = await serveEdge({ hostname: LOCAL_STACK.host, port, handler: route, logger, headersTimeoutMs });
+logger.info({ port: server.port }, "edge host listening");
+
+const wakeLoop = createWakeLoop({
+  tickUrl: `http://${LOCAL_STACK.host}:${server.port}/functions/v1/pipeline/tick`,
+  serviceRoleKey: pipelineDeps.env.SERVICE_ROLE_KEY,
+  logger,
 });
 
-// Wake-ups: single flight, and one more pass if a wake arrived while a tick was running.
-let ticking = false;
-let wakeAgain = false;
-async function tick(reason: string) {
-  if (ticking) {
-    wakeAgain = true;
-    return;
-  }
-  ticking = true;
-  try {
-    do {
-      wakeAgain = false;
-      const response = await fetch(`http://${LOCAL_STACK.host}:${port}/functions/v1/pipeline/tick`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${pipelineDeps.env.SERVICE_ROLE_KEY}`, "content-type": "application/json" },
-        body: JSON.stringify({ reason }),
-      });
-      const body = await response.json();
-      if (!response.ok) {
-        logger.warn({ status: response.status, result: body }, "tick failed");
-        continue;
-      }
-      if (TickAnswer.parse(body).more) wakeAgain = true;
-    } while (wakeAgain);
-  } catch (error) {
-    logger.error({ err: error }, "tick request failed");
-  } finally {
-    ticking = false;
-  }
-}
-
+// postgres.js re-listens after a lost connection itself, with its own growing, jittered delay;
+// every (re)connect wakes the loop, whose backoff paces the ticks that follow.
 const listener = createSql(pipelineDeps.env.DB_URL, { max: 1, application: "mdame-edge-listener" });
-await listener.listen("mdame_wake", (reason) => void tick(reason), () => void tick("listen"));
+await listenWithBackoff(listener, (reason) => wakeLoop.wake(reason), () => wakeLoop.wake("listen"));
 // Notifications only announce new work; a task whose lease ran out (its runner crashed) becomes
 // visible silently. pg_cron ticks once a minute at best, so the host also polls.
 const POLL_MS = 10_000;
-const poll = setInterval(() => void tick("poll"), POLL_MS);
+const poll = setInterval(() => wakeLoop.wake("poll"), POLL_MS);
+
+/** The first LISTEN, retried with the shared backoff while the database refuses it. */
+async function listenWithBackoff(sql: typeof listener, onNotify: (reason: string) => void, onListen: () => void): Promise<void> {
+  const backoff = new Backoff({ initialMs: 500, maxMs: 30_000 });
+  const failures = new FailureLog(logger, { subject: "listen" });
+  for (;;) {
+    try {
+      await sql.listen("mdame_wake", onNotify, onListen);
+      failures.succeeded();
+      return;
+    } catch (error) {
+      const retryInMs = backoff.next();
+      failures.failed(error, { retry_in_ms: retryInMs });
+      await new Promise((resolve) => setTimeout(resolve, retryInMs));
+    }
+  }
+}
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, async () => {
     logger.info({ signal }, "edge host stopping");
     clearInterval(poll);
+    wakeLoop.stop();
     await server.shutdown();
     await listener.end({ timeout: 2 });
     await pipelineDeps.sql.end({ timeout: 2 });

@@ -1,8 +1,8 @@
 /**
  * `npm run stack`: runs the whole local stack in the foreground until Ctrl-C, as a process manager
  * would: db, emulators, edge, gpu-worker, render-runner, in that order, each started once the one
- * before is ready. A component that dies is restarted with exponential backoff (0.5 s .. 10 s, back
- * to 0.5 s once it has stayed up 30 s). SIGINT/SIGTERM stop the components in reverse order.
+ * before is ready. A component that dies is restarted with the shared backoff (shared/backoff.ts:
+ * exponential with jitter, 0.5 s .. 10 s, back to 0.5 s once it has stayed up 30 s). SIGINT/SIGTERM stop the components in reverse order.
  *
  *   bun stack/supervisor.ts [--quiet] [--only db,emulators]
  *
@@ -13,6 +13,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, type WriteStream } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
+import { Backoff } from "../shared/backoff.ts";
 import { COMPONENTS, type Component, LOCAL_DB_URL, LOCAL_EMULATOR_URL, LOCAL_FUNCTIONS_URL, LOCAL_STACK } from "../shared/config/local-stack.ts";
 import * as db from "./db.ts";
 import { logFile, paths, pidFile } from "./paths.ts";
@@ -130,7 +131,7 @@ class Supervisor {
 class ManagedProcess {
   child: ChildProcess | null = null;
   startedAt = 0;
-  failures = 0;
+  readonly backoff = new Backoff({ initialMs: BACKOFF_MIN_MS, maxMs: BACKOFF_MAX_MS });
   restarts = 0;
   restartTimer: ReturnType<typeof setTimeout> | null = null;
   readyPoll: ReturnType<typeof setTimeout> | null = null;
@@ -218,9 +219,8 @@ class ManagedProcess {
     // orphaned by a killed runuser is shut down cleanly by prepareDb() before the restart.
     if (pid && this.spec.name !== "db") signalGroup(pid, "SIGKILL");
     if (this.sup.stopping) return;
-    if (uptime >= STABLE_AFTER_MS) this.failures = 0;
-    const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** this.failures);
-    this.failures += 1;
+    if (uptime >= STABLE_AFTER_MS) this.backoff.reset();
+    const delay = this.backoff.next();
     this.restarts += 1;
     say(`${this.spec.name} exited (${how}) after ${(uptime / 1000).toFixed(1)} s; restart #${this.restarts} in ${(delay / 1000).toFixed(1)} s`);
     this.sup.setComponent(this.spec.name, { state: "restarting", pid: null, restarts: this.restarts, last_exit: how });

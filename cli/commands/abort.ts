@@ -2,7 +2,7 @@
 import type { AbortedRun } from "../../shared/contracts/operator.ts";
 import type { ApiClient } from "../api-client.ts";
 import { EXIT } from "../errors.ts";
-import { type CommandContext, printJson, println } from "../output.ts";
+import { type CommandContext, printJson, printLines } from "../output.ts";
 
 /** What the operator reads after an abort. Pure, for tests. */
 export function describeAbort(result: AbortedRun): string[] {
@@ -27,6 +27,6 @@ export async function abortCommand(
 ): Promise<number> {
   const result = await api.abortRun(command.run, command.reason);
   if (command.json) printJson(ctx.out, result);
-  else for (const line of describeAbort(result)) println(ctx.out, line);
+  else printLines(ctx.out, describeAbort(result));
   return EXIT.ok;
 }

@@ -3,7 +3,7 @@ import type { Account } from "../../shared/contracts/account.ts";
 import type { ApiClient } from "../api-client.ts";
 import { EXIT } from "../errors.ts";
 import type { OAuthConfig } from "../oauth-config.ts";
-import { type CommandContext, formatAge, formatTable, printJson, println } from "../output.ts";
+import { type CommandContext, formatAge, formatTable, printJson, printLine, printLines } from "../output.ts";
 import { connectYouTube } from "../youtube-connect.ts";
 
 /** The accounts as table lines; credentials appear only as present or not. Pure, for tests. */
@@ -27,7 +27,7 @@ export function formatAccountList(accounts: Account[], nowMs: number, width?: nu
 export async function accountListCommand(command: { dimension: string | null; json: boolean }, api: ApiClient, ctx: CommandContext): Promise<number> {
   const { accounts } = await api.listAccounts(command.dimension);
   if (command.json) printJson(ctx.out, accounts);
-  else for (const line of formatAccountList(accounts, ctx.now(), ctx.out.columns || undefined)) println(ctx.out, line);
+  else printLines(ctx.out, formatAccountList(accounts, ctx.now(), ctx.out.columns || undefined));
   return EXIT.ok;
 }
 
@@ -46,8 +46,8 @@ export async function accountConnectCommand(
   if (command.json) printJson(ctx.out, result);
   else {
     const a = result.account;
-    println(ctx.out, `${a.platform} channel ${a.channel_handle}${a.channel_id ? ` (${a.channel_id})` : ""} ${result.created ? "connected to" : "reconnected to"} dimension ${a.dimension_id}: account ${a.id}`);
-    println(ctx.out, `  credentials sealed and stored by the API${a.active ? "" : "; the account is paused (resume it with `mdame account resume " + a.id + "`)"}`);
+    printLine(ctx.out, `${a.platform} channel ${a.channel_handle}${a.channel_id ? ` (${a.channel_id})` : ""} ${result.created ? "connected to" : "reconnected to"} dimension ${a.dimension_id}: account ${a.id}`);
+    printLine(ctx.out, `  credentials sealed and stored by the API${a.active ? "" : "; the account is paused (resume it with `mdame account resume " + a.id + "`)"}`);
   }
   return EXIT.ok;
 }
@@ -55,14 +55,14 @@ export async function accountConnectCommand(
 export async function accountActiveCommand(command: { id: string; json: boolean }, active: boolean, api: ApiClient, ctx: CommandContext): Promise<number> {
   const account = await api.setAccountActive(command.id, active);
   if (command.json) printJson(ctx.out, account);
-  else println(ctx.out, `account ${account.id} (${account.channel_handle}, ${account.dimension_id}) ${active ? "resumed" : "paused: publishing skips it"}`);
+  else printLine(ctx.out, `account ${account.id} (${account.channel_handle}, ${account.dimension_id}) ${active ? "resumed" : "paused: publishing skips it"}`);
   return EXIT.ok;
 }
 
 export async function accountRemoveCommand(command: { id: string; json: boolean }, api: ApiClient, ctx: CommandContext): Promise<number> {
   const result = await api.removeAccount(command.id);
   if (command.json) printJson(ctx.out, result);
-  else if (result.deleted) println(ctx.out, `account ${result.account_id} removed`);
-  else println(ctx.out, `account ${result.account_id} kept as the record of its ${result.publications} publication(s): paused, credentials erased`);
+  else if (result.deleted) printLine(ctx.out, `account ${result.account_id} removed`);
+  else printLine(ctx.out, `account ${result.account_id} kept as the record of its ${result.publications} publication(s): paused, credentials erased`);
   return EXIT.ok;
 }

@@ -3,7 +3,7 @@ import { type Dimension, DimensionConfig, DimensionPatch, describeIssues } from 
 import type { ApiClient } from "../api-client.ts";
 import { readConfigFile } from "../config-file.ts";
 import { CliError, EXIT } from "../errors.ts";
-import { type CommandContext, formatTable, printJson, println } from "../output.ts";
+import { type CommandContext, formatTable, printJson, printLine, printLines } from "../output.ts";
 
 /** A config that fails its contract: every problem on its own line, then exit 2 with nothing sent. */
 function invalidConfig(source: string, issues: Parameters<typeof describeIssues>[0]): CliError {
@@ -50,8 +50,8 @@ export function formatDimension(d: Dimension): string[] {
 function print(ctx: CommandContext, json: boolean, dimension: Dimension, headline: string | null): number {
   if (json) printJson(ctx.out, dimension);
   else {
-    if (headline) println(ctx.out, headline);
-    for (const line of formatDimension(dimension)) println(ctx.out, line);
+    if (headline) printLine(ctx.out, headline);
+    printLines(ctx.out, formatDimension(dimension));
   }
   return EXIT.ok;
 }
@@ -59,7 +59,7 @@ function print(ctx: CommandContext, json: boolean, dimension: Dimension, headlin
 export async function dimensionListCommand(command: { json: boolean }, api: ApiClient, ctx: CommandContext): Promise<number> {
   const { dimensions } = await api.listDimensions();
   if (command.json) printJson(ctx.out, dimensions);
-  else for (const line of formatDimensionList(dimensions, ctx.out.columns || undefined)) println(ctx.out, line);
+  else printLines(ctx.out, formatDimensionList(dimensions, ctx.out.columns || undefined));
   return EXIT.ok;
 }
 
@@ -95,6 +95,6 @@ export async function dimensionSetCommand(
 export async function dimensionActiveCommand(command: { id: string; json: boolean }, active: boolean, api: ApiClient, ctx: CommandContext): Promise<number> {
   const dimension = await api.setDimensionActive(command.id, active);
   if (command.json) printJson(ctx.out, dimension);
-  else println(ctx.out, `dimension ${dimension.id} ${active ? "resumed: new runs pick it" : "paused: new runs leave it out"}`);
+  else printLine(ctx.out, `dimension ${dimension.id} ${active ? "resumed: new runs pick it" : "paused: new runs leave it out"}`);
   return EXIT.ok;
 }

@@ -2,7 +2,7 @@
 import type { DeadLetter } from "../../shared/contracts/operator.ts";
 import type { ApiClient } from "../api-client.ts";
 import { EXIT } from "../errors.ts";
-import { type CommandContext, formatAge, formatTable, printJson, println } from "../output.ts";
+import { type CommandContext, formatAge, formatTable, printJson, printLine, printLines } from "../output.ts";
 
 /** The dead-letter table, as lines; the last error is cut to fit `width`. Pure, for tests. */
 export function formatDeadLetters(rows: DeadLetter[], nowMs: number, width?: number): string[] {
@@ -25,7 +25,7 @@ export function formatDeadLetters(rows: DeadLetter[], nowMs: number, width?: num
 export async function dlqListCommand(command: { limit: number; json: boolean }, api: ApiClient, ctx: CommandContext): Promise<number> {
   const { dead_letters } = await api.listDeadLetters(command.limit);
   if (command.json) printJson(ctx.out, dead_letters);
-  else for (const line of formatDeadLetters(dead_letters, ctx.now(), ctx.out.columns || undefined)) println(ctx.out, line);
+  else printLines(ctx.out, formatDeadLetters(dead_letters, ctx.now(), ctx.out.columns || undefined));
   return EXIT.ok;
 }
 
@@ -36,7 +36,7 @@ export async function dlqRetryCommand(command: { id: string; json: boolean }, ap
   } else {
     const unit = result.unit_id ? ` for unit ${result.unit_id}` : "";
     const run = result.run_id ? ` (run ${result.run_id})` : "";
-    println(ctx.out, `dead letter ${result.dead_letter_id} retried: message ${result.msg_id} queued on ${result.queue_name}${unit}${run}`);
+    printLine(ctx.out, `dead letter ${result.dead_letter_id} retried: message ${result.msg_id} queued on ${result.queue_name}${unit}${run}`);
   }
   return EXIT.ok;
 }

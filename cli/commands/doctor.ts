@@ -5,7 +5,7 @@
  */
 import { formatReport, runDoctor } from "../doctor/run-doctor.ts";
 import { EXIT, type ExitCode } from "../errors.ts";
-import { printJson, type Screen } from "../output.ts";
+import { printJson, println, type Screen } from "../output.ts";
 
 export interface DoctorCommand {
   name: "doctor";
@@ -25,6 +25,6 @@ export interface DoctorIo {
 export async function doctorCommand(command: DoctorCommand, io: DoctorIo): Promise<ExitCode> {
   const report = await runDoctor({ env: io.env, stackEnvFile: io.stackEnvFile, timeoutMs: command.timeout * 1000 });
   if (command.json) printJson(io.out, report);
-  else io.out.write(formatReport(report));
+  else println(io.out, formatReport(report).replace(/\n$/, ""));
   return report.ok ? EXIT.ok : EXIT.failure;
 }

@@ -2,7 +2,7 @@
 import type { ApiClient } from "../api-client.ts";
 import { EXIT } from "../errors.ts";
 import { watchRun } from "../live-progress.ts";
-import { type CommandContext, printJson, println } from "../output.ts";
+import { type CommandContext, printJson, printLine } from "../output.ts";
 
 /** Exit code for a run that has ended: 0 only when it completed. */
 export function exitCodeForRun(state: string): number {
@@ -20,7 +20,7 @@ export async function runCommand(
   });
   if (!command.wait) {
     if (command.json) printJson(ctx.out, triggered);
-    else println(ctx.out, `run ${triggered.run_id} ${triggered.created ? "created" : `already exists (${triggered.status})`}`);
+    else printLine(ctx.out, `run ${triggered.run_id} ${triggered.created ? "created" : `already exists (${triggered.status})`}`);
     return EXIT.ok;
   }
 
@@ -30,8 +30,8 @@ export async function runCommand(
     printJson(ctx.out, { ...triggered, status });
     return exitCodeForRun(status.run.status);
   }
-  println(ctx.out, `run ${triggered.run_id} ${triggered.created ? "created" : `already exists (${triggered.status})`}; following it (Ctrl-C stops watching, not the run)`);
+  printLine(ctx.out, `run ${triggered.run_id} ${triggered.created ? "created" : `already exists (${triggered.status})`}; following it (Ctrl-C stops watching, not the run)`);
   const status = await watchRun(api, triggered.run_id, ctx);
-  println(ctx.out, `run ${status.run.id} ${status.run.status}${status.run.error ? `: ${status.run.error}` : ""}`);
+  printLine(ctx.out, `run ${status.run.id} ${status.run.status}${status.run.error ? `: ${status.run.error}` : ""}`);
   return exitCodeForRun(status.run.status);
 }

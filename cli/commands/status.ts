@@ -2,7 +2,7 @@
 import type { RunStatus, RunSummary, UnitStatus } from "../../shared/contracts/operator.ts";
 import type { ApiClient } from "../api-client.ts";
 import { CliError, EXIT } from "../errors.ts";
-import { type CommandContext, formatAge, formatTable, printJson, println } from "../output.ts";
+import { type CommandContext, formatAge, formatTable, printJson, printLines } from "../output.ts";
 
 /** A unit's quality measures in one cell: loudness, true peak, duration, pass/fail. */
 export function formatQuality(quality: UnitStatus["quality"]): string {
@@ -79,7 +79,7 @@ export async function statusCommand(
   if (command.list) {
     const { runs } = await api.listRuns(command.limit);
     if (command.json) printJson(ctx.out, runs);
-    else for (const line of formatRunList(runs, ctx.now(), ctx.out.columns || undefined)) println(ctx.out, line);
+    else printLines(ctx.out, formatRunList(runs, ctx.now(), ctx.out.columns || undefined));
     return EXIT.ok;
   }
   let runId = command.run;
@@ -90,6 +90,6 @@ export async function statusCommand(
   }
   const status = await api.runStatus(runId);
   if (command.json) printJson(ctx.out, status);
-  else for (const line of formatRunStatus(status, ctx.now(), ctx.out.columns || undefined)) println(ctx.out, line);
+  else printLines(ctx.out, formatRunStatus(status, ctx.now(), ctx.out.columns || undefined));
   return EXIT.ok;
 }

@@ -2,7 +2,9 @@ import process from "node:process";
 import { z } from "zod";
 import { WorkerCallback } from "../contracts/callbacks.ts";
 import { coerceError, isRetriable } from "../errors.ts";
+import { Backoff } from "../backoff.ts";
 import { failpoint } from "../failpoints.ts";
+import { FailureLog } from "../logging/failure-log.ts";
 import type { LogContext, Logger } from "../logging/logger.ts";
 import type { BaseTaskContext, Task } from "../tasks/task.ts";
 import { type CallbackSender, callbackWebhookId, DEFAULT_CALLBACK_RETRY_DELAYS_MS, deliverCallback, type DeliveryOutcome } from "./callback-sender.ts";
@@ -218,6 +220,12 @@ export class PullWorker<P> {
     return this.#stopping;
   }
 
+  /** Sleeps `ms` unless the worker stops meanwhile; a wake-up does not shorten it. */
+  async #pause(ms: number): Promise<void> {
+    const until = Date.now() + ms;
+    for (let left = ms; left > 0 && this.#state === "running"; left = until - Date.now()) await this.#idle(left);
+  }
+
   /** Sleeps up to `ms` (forever when null) or until woken; true when woken. */
   async #idle(ms: number | null): Promise<boolean> {
     if (this.#woken) {
@@ -243,7 +251,9 @@ export class PullWorker<P> {
   async #pollLoop(): Promise<void> {
     const { min, max } = this.#o.pollIntervalMs;
     let idleDelay = min;
-    let errorDelay = min;
+    // A database that refuses reads must not be polled at once again, nor cost a log line per attempt.
+    const backoff = new Backoff({ initialMs: min, maxMs: Math.max(min, this.#o.errorBackoffMaxMs) });
+    const failures = new FailureLog(this.#log, { subject: "queue read", level: "error" });
     while (this.#state === "running") {
       const free = this.#o.concurrency - this.#inFlight.size;
       if (free <= 0) {
@@ -253,11 +263,13 @@ export class PullWorker<P> {
       let messages: QueueMessage[];
       try {
         messages = await this.#o.queue.read(this.#o.definition.queue, this.#o.vtSeconds, free);
-        errorDelay = min;
+        backoff.reset();
+        failures.succeeded();
       } catch (error) {
-        this.#log.error({ err: error, retry_in_ms: errorDelay }, "queue read failed");
-        await this.#idle(errorDelay);
-        errorDelay = Math.min(errorDelay * 2, this.#o.errorBackoffMaxMs);
+        const retryInMs = backoff.next();
+        failures.failed(error, { retry_in_ms: retryInMs });
+        // A wake-up (a queue notification) does not cut the wait short: only the wait paces the retries.
+        await this.#pause(retryInMs);
         continue;
       }
       // Messages already read are leased to this worker: work them even if a stop came meanwhile.

@@ -1,0 +1,50 @@
+/**
+ * The one retry pacing of the engine's loops (the edge host's tick and listener, the pull workers'
+ * queue reads, the supervisor's restarts): exponential with full jitter, capped, reset on success.
+ * The n-th consecutive failure waits a uniformly random time between `initialMs` and
+ * `min(maxMs, initialMs * 2^(n-1))`, so loops that fail together spread out, and no loop retries
+ * more often than once per `initialMs` however fast its calls fail.
+ */
+export interface BackoffOptions {
+  /** The wait after the first failure, and the least any wait is. */
+  initialMs: number;
+  /** The ceiling of every wait. */
+  maxMs: number;
+  /** A number in [0, 1); Math.random unless a test injects one. */
+  random?: () => number;
+}
+
+export class Backoff {
+  readonly #initialMs: number;
+  readonly #maxMs: number;
+  readonly #random: () => number;
+  #failures = 0;
+
+  constructor(options: BackoffOptions) {
+    if (!(options.initialMs > 0) || !(options.maxMs >= options.initialMs)) {
+      throw new Error("backoff needs 0 < initialMs <= maxMs");
+    }
+    this.#initialMs = options.initialMs;
+    this.#maxMs = options.maxMs;
+    this.#random = options.random ?? Math.random;
+  }
+
+  /** Consecutive failures since the last success. */
+  get failures(): number {
+    return this.#failures;
+  }
+
+  /** Counts one more failure and returns how long to wait before the next attempt. */
+  next(): number {
+    // The exponent stops growing once the ceiling is reached, so a long outage cannot overflow it.
+    const ceiling = Math.min(this.#maxMs, this.#initialMs * 2 ** Math.min(this.#failures, 52));
+    this.#failures += 1;
+    const r = Math.min(Math.max(this.#random(), 0), 1);
+    return Math.round(this.#initialMs + r * (ceiling - this.#initialMs));
+  }
+
+  /** A success: the next failure starts from `initialMs` again. */
+  reset(): void {
+    this.#failures = 0;
+  }
+}
