@@ -199,6 +199,12 @@ async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed:
     const elapsed = (Date.now() - started) / 1000;
     while (due.length > 0 && due[0]!.at_s <= elapsed) await injectDue();
     await timed.rearmAfterRestart(ctx.env, ctx.log);
+    // While the database is sick the soak stays off it as well: a postgres.js pool refused again and
+    // again retries its logins without end, and pg_cron's own tick job runs inside the server anyway.
+    if (sick.some((w) => w.active)) {
+      await sleep(TICK_MS);
+      continue;
+    }
     try {
       await tick(ctx.sql);
       const open = await openWork(ctx.sql);

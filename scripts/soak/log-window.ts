@@ -91,6 +91,24 @@ export function linesInWindow(dir: string, from: { ms: number; offsets: Record<s
   return counts;
 }
 
+const REFUSED_LOGIN = /pg_hba\.conf rejects connection for host "[^"]*", user "([^"]*)"/;
+
+/**
+ * Logins the server refused in the window, per role, from its own log (db.log): how hard the
+ * clients knocked while the door was shut, which their own logs may not show.
+ */
+export function refusedLogins(dir: string, from: { ms: number; offsets: Record<string, number> }, until: { ms: number }): Record<string, number> {
+  const file = join(dir, "db.log");
+  if (!existsSync(file)) return {};
+  const counts: Record<string, number> = {};
+  for (const line of readFrom(file, from.offsets.db ?? 0).text.split("\n")) {
+    const role = REFUSED_LOGIN.exec(line)?.[1];
+    const time = role === undefined ? null : lineTime(line);
+    if (role !== undefined && time !== null && time >= from.ms && time <= until.ms) counts[role] = (counts[role] ?? 0) + 1;
+  }
+  return counts;
+}
+
 /** What the engine wrote during one window: per component, the engine's total and its rate. */
 export interface WindowLogLines {
   seconds: number;
@@ -101,6 +119,8 @@ export interface WindowLogLines {
   engine_per_s: number;
   ceiling_per_s: number;
   within_ceiling: boolean;
+  /** Logins the server refused meanwhile, per role (mdame_engine: the engine's processes; postgres: the soak and the supervisor's checks). */
+  refused_logins: Record<string, number>;
 }
 
 export function windowLogLines(dir: string, from: { ms: number; offsets: Record<string, number> }, until: { ms: number; offsets: Record<string, number> }, ceilingPerS: number = SICK_DB_LOG_CEILING_PER_S): WindowLogLines {
@@ -108,5 +128,8 @@ export function windowLogLines(dir: string, from: { ms: number; offsets: Record<
   const engine_total = ENGINE_LOGS.reduce((n, c) => n + (per_component[c] ?? 0), 0);
   const seconds = Math.max(0.001, (until.ms - from.ms) / 1000);
   const engine_per_s = Math.round((engine_total / seconds) * 100) / 100;
-  return { seconds: Math.round(seconds * 10) / 10, per_component, engine_total, engine_per_s, ceiling_per_s: ceilingPerS, within_ceiling: engine_per_s <= ceilingPerS };
+  return {
+    seconds: Math.round(seconds * 10) / 10, per_component, engine_total, engine_per_s, ceiling_per_s: ceilingPerS, within_ceiling: engine_per_s <= ceilingPerS,
+    refused_logins: refusedLogins(dir, from, until),
+  };
 }

@@ -137,6 +137,12 @@ function engineLines(w: DriveResult["sick_windows"][number]): string {
   return ENGINE_LOGS.map((c) => `${c} ${count(w.log_lines.per_component[c] ?? 0)}`).join(", ");
 }
 
+function refusals(l: DriveResult["sick_windows"][number]["log_lines"]): string {
+  const roles = Object.entries(l.refused_logins);
+  if (roles.length === 0) return "no login";
+  return roles.map(([role, n]) => `${count(n)} login(s) of ${role} (${Math.round((n / l.seconds) * 10) / 10}/s)`).join(", ");
+}
+
 function describeFlood(w: DriveResult["sick_windows"][number]): string {
   const l = w.log_lines;
   return `day ${w.day} ${w.fault_id} db_sick: the engine wrote ${count(l.engine_total)} log lines in ${l.seconds} s (${l.engine_per_s}/s, ceiling ${l.ceiling_per_s}/s): ${engineLines(w)}`;
@@ -146,7 +152,7 @@ function describeFlood(w: DriveResult["sick_windows"][number]): string {
 export function sickDatabaseSummary(report: SoakReport): string[] {
   return report.sick_database.map((w) => {
     const l = w.log_lines;
-    return `Sick database ${w.fault_id} (day ${w.day}, ${l.seconds} s): the engine logged ${count(l.engine_total)} lines, ${l.engine_per_s}/s (ceiling ${l.ceiling_per_s}/s${l.within_ceiling ? "" : ", **exceeded**"}).`;
+    return `Sick database ${w.fault_id} (day ${w.day}, ${l.seconds} s): the engine logged ${count(l.engine_total)} lines, ${l.engine_per_s}/s (ceiling ${l.ceiling_per_s}/s${l.within_ceiling ? "" : ", **exceeded**"}): ${engineLines(w)}; the server refused ${refusals(l)}.`;
   });
 }
 
@@ -186,11 +192,11 @@ function markdown(report: SoakReport): string {
     ...(report.sick_database.length === 0 ? ["none"] : [
       `Lines written to \`.local/logs/<component>.log\` during each window; the ceiling applies to the engine's processes (${ENGINE_LOGS.join(", ")}), averaged over the window. db is the server's own log (a line per refused login), emulators the emulated services'.`,
       "",
-      "| fault | day | from | seconds | ended by | sessions ended | engine lines | lines/s | " + ENGINE_LOGS.join(" | ") + " | db | emulators |",
-      "|---|---|---|---|---|---|---|---|" + ENGINE_LOGS.map(() => "---|").join("") + "---|---|",
+      "| fault | day | from | seconds | ended by | sessions ended | engine lines | lines/s | " + ENGINE_LOGS.join(" | ") + " | db | emulators | logins refused |",
+      "|---|---|---|---|---|---|---|---|" + ENGINE_LOGS.map(() => "---|").join("") + "---|---|---|",
       ...report.sick_database.map((w) => {
         const l = w.log_lines;
-        return `| ${w.fault_id} | ${w.day} | ${w.from} | ${l.seconds} | ${w.ended_by} | ${w.sessions_ended.at_start} + ${w.sessions_ended.during} | ${count(l.engine_total)} | ${l.engine_per_s}${l.within_ceiling ? "" : " (over " + l.ceiling_per_s + ")"} | ${ENGINE_LOGS.map((c) => count(l.per_component[c] ?? 0)).join(" | ")} | ${count(l.per_component.db ?? 0)} | ${count(l.per_component.emulators ?? 0)} |`;
+        return `| ${w.fault_id} | ${w.day} | ${w.from} | ${l.seconds} | ${w.ended_by} | ${w.sessions_ended.at_start} + ${w.sessions_ended.during} | ${count(l.engine_total)} | ${l.engine_per_s}${l.within_ceiling ? "" : " (over " + l.ceiling_per_s + ")"} | ${ENGINE_LOGS.map((c) => count(l.per_component[c] ?? 0)).join(" | ")} | ${count(l.per_component.db ?? 0)} | ${count(l.per_component.emulators ?? 0)} | ${refusals(l)} |`;
       }),
     ]),
     "",

@@ -2,7 +2,8 @@
  * The soak's sick-database fault, without a database: its window is drawn from the seed, lasts
  * 2–4 minutes of a 15-minute day (the same share of a shorter one) and ends by the middle of the
  * day; the rejecting pg_hba.conf keeps the local socket open; the log lines of a window are
- * counted by their own times, or by where they were written; failures it causes are explained.
+ * counted by their own times, or by where they were written, and the logins the server refused
+ * by role; failures it causes are explained.
  */
 import { afterAll, expect, test } from "bun:test";
 import { appendFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -81,7 +82,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 test("a window's lines are counted per component by their own times, or by where they were written", () => {
   const at = (s: number) => new Date(Date.UTC(2026, 11, 1, 12, 0, s)).toISOString();
   const pino = (s: number, msg: string) => `${JSON.stringify({ level: 50, time: at(s), component: "pipeline", msg })}\n`;
-  const pgLine = (s: number) => `${at(s).replace("T", " ").replace("Z", "")} UTC [42] FATAL:  pg_hba.conf rejects connection for host "127.0.0.1"\n`;
+  const pgLine = (s: number, user = "mdame_engine") => `${at(s).replace("T", " ").replace("Z", "")} UTC [42] FATAL:  pg_hba.conf rejects connection for host "127.0.0.1", user "${user}", database "postgres", no encryption\n`;
   const from = Date.parse(at(10));
   const until = Date.parse(at(40));
   writeFileSync(join(dir, "edge.log"), pino(5, "before"));
@@ -91,7 +92,7 @@ test("a window's lines are counted per component by their own times, or by where
   appendFileSync(join(dir, "edge.log"), pino(11, "tick request failed") + pino(12, "tick request failed") + "Uncaught error without a time\n");
   appendFileSync(join(dir, "gpu-worker.log"), pino(20, "queue read failed"));
   appendFileSync(join(dir, "supervisor.log"), "[stack] edge exited (signal SIGKILL); restart #1 in 0.5 s\n");
-  appendFileSync(join(dir, "db.log"), pgLine(15) + pgLine(16) + pgLine(17));
+  appendFileSync(join(dir, "db.log"), pgLine(15) + pgLine(16) + pgLine(17, "postgres"));
   const closed = logOffsets(dir);
   // Written after the window closed: stamped inside it (still in a pipe at the close), or not.
   appendFileSync(join(dir, "edge.log"), pino(39, "late but inside") + pino(45, "after") + "untimed, after\n");
@@ -102,6 +103,8 @@ test("a window's lines are counted per component by their own times, or by where
   expect(lines.seconds).toBe(30);
   expect(lines.engine_per_s).toBe(0.2);
   expect(lines.within_ceiling).toBe(true);
+  // The server's own count of the logins it refused meanwhile, per role.
+  expect(lines.refused_logins).toEqual({ mdame_engine: 2, postgres: 1 });
   expect(windowLogLines(dir, { ms: from, offsets: opened }, { ms: until, offsets: closed }, 0.1).within_ceiling).toBe(false);
   expect(statSync(join(dir, "edge.log")).size).toBeGreaterThan(closed.edge!);
 });
@@ -127,4 +130,17 @@ test("a failure the sick database caused is explained by it while it lasted and 
   expect(explains(fault, { ...failure, stage: "ingest", error: 'pg_hba.conf rejects connection for host "127.0.0.1"' })).toBe(true);
   expect(explains(fault, { ...failure, error: "safety: the verdict was unsafe" })).toBe(false);
   expect(explains(fault, { ...failure, started_at: "2026-12-01T11:00:00Z", failed_at: "2026-12-01T11:05:00Z" })).toBe(false);
+});
+
+test("an answer that says \"please\" is not a lost lease: a rate-limit error is not explained by a restart", () => {
+  const failure: Failure = {
+    kind: "ingest", id: "r/d", day: 1, dimension_id: "d", stage: "ingest",
+    error: 'Gemini safety classifier answered 429: {"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED"}}',
+    started_at: "2026-12-01T10:00:00Z", failed_at: "2026-12-01T10:00:20Z",
+  };
+  const restart = { id: "d1-f10", day: 0, kind: "pg_restart" as const, label: "", planned_at_s: 2, injected_at: "2026-12-01T10:00:02Z", active_until: "2026-12-01T10:00:02Z", note: null, rearmed: 0 };
+  expect(explains(restart, failure)).toBe(false);
+  expect(explains({ ...restart, kind: "db_sick" }, failure)).toBe(false);
+  expect(explains({ ...restart, kind: "llm_rate_limited" }, failure)).toBe(true);
+  expect(explains(restart, { ...failure, error: "ingest: the lease ran out" })).toBe(true);
 });
