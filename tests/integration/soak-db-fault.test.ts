@@ -2,7 +2,8 @@
  * The soak's sick-database controller against this clone's real cluster: while the database is
  * sick, every new TCP login is refused by pg_hba.conf, sessions already open are ended, and a
  * session that slips in is ended by the next sweep, while pg_cron's launcher is left alone;
- * afterwards pg_hba.conf is the healthy file again, byte for byte, and logins work. A soak that
+ * afterwards pg_hba.conf is the healthy file again, byte for byte, and logins work. A window of
+ * the soak ends early, healthy, when the soak is interrupted or the day runs out. A soak that
  * dies mid-fault (SIGKILL) leaves a mark that the next start undoes; one that exits on an error
  * restores the database on its way out.
  */
@@ -12,6 +13,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { hbaFiles, isSick, makeDatabaseSick, restoreHealthyDatabase, terminateClientSessions } from "../../scripts/soak/db-fault.ts";
+import { SickDatabaseWindow } from "../../scripts/soak/sick-window.ts";
 import { LOCAL_DB_URL, LOCAL_STACK } from "../../shared/config/local-stack.ts";
 import { createSql } from "../../shared/db/client.ts";
 import { asPgUser, DB_NAME, DB_USER, ensureRunning, pgBinDir } from "../../stack/db.ts";
@@ -111,6 +113,28 @@ test("while sick, TCP logins are refused and open sessions are ended; afterwards
   // Nothing left to restore.
   expect(await restoreHealthyDatabase()).toBe(false);
 });
+
+test("a soak's window of minutes ends at once when the soak is interrupted, or when the day runs out", async () => {
+  let interrupted = false;
+  const fault = { id: "d1-f1", day: 0, injected_at: null as string | null, active_until: null as string | null, note: null as string | null };
+  const window = await SickDatabaseWindow.begin(fault, 600, () => interrupted, () => {});
+  expect(window.active).toBe(true);
+  expect(fault.injected_at).not.toBeNull();
+  expect(await tcpLoginBecomes("28000")).toBe("28000");
+  interrupted = true;
+  const record = await window.done;
+  expect(record.ended_by).toBe("interrupted");
+  expect(window.active).toBe(false);
+  expect(isSick()).toBe(false);
+  expect(await tcpLoginBecomes("ok")).toBe("ok");
+  expect(record.log_lines.ceiling_per_s).toBe(5);
+
+  const dayEnd = await SickDatabaseWindow.begin({ ...fault, id: "d1-f2" }, 600, () => false, () => {});
+  expect(isSick()).toBe(true);
+  expect((await dayEnd.finish()).ended_by).toBe("day_end");
+  expect(isSick()).toBe(false);
+  expect(await tcpLoginBecomes("ok")).toBe("ok");
+}, 30_000);
 
 /** Runs a Bun script in a process of its own (the soak's environment, ports included). */
 function bunScript(code: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
