@@ -2,14 +2,16 @@
  * The accelerated clock. A simulated day: its trend items are posted, its run is triggered as the
  * daily pg_cron job would (mdame.trigger_run for that run_date), and the minutely tick runs every
  * TICK_MS instead; the day's faults fire at their planned second. The next day starts as soon as
- * every run and unit is terminal, every fault of the day has fired and every component it killed
- * is back, or at the day's deadline (`--day-seconds` after its trigger), whichever comes first.
+ * every run and unit is terminal, every fault of the day has fired, every component it killed
+ * is back and the database is healthy again, or at the day's deadline (`--day-seconds` after its
+ * trigger), whichever comes first.
  */
 import type { Sql } from "../../shared/db/client.ts";
 import { getRecordedEnvironment, tick, triggerRun } from "../../shared/db/rpc/runs.ts";
 import type { PlannedFault, SoakPlan } from "./plan.ts";
 import { restartsSoFar } from "./evidence.ts";
 import { armEmulator, componentPid, disarmEmulator, killComponent, type Log, postFeed, restartPostgres } from "./processes.ts";
+import { SickDatabaseWindow, type SickWindowRecord } from "./sick-window.ts";
 
 const TICK_MS = 2_000;
 /** How long the soak waits for a component restarted by the supervisor before it gives up on one call. */
@@ -45,6 +47,8 @@ export interface DayRecord {
 export interface DriveResult {
   days: DayRecord[];
   faults: InjectedFault[];
+  /** Every sick-database window, with what the engine logged during it. */
+  sick_windows: SickWindowRecord[];
   /** After the last day's deadline (or the interruption): runs and units still not terminal. */
   open_at_end: { runs: number; units: number };
 }
@@ -119,11 +123,16 @@ class TimedFaults {
   }
 }
 
-async function inject(ctx: Context, planned: PlannedFault, timed: TimedFaults): Promise<InjectedFault> {
+async function inject(ctx: Context, planned: PlannedFault, timed: TimedFaults, sick: SickDatabaseWindow[]): Promise<InjectedFault> {
   const record: InjectedFault = {
     id: planned.id, day: planned.day, kind: planned.kind, label: planned.label, component: planned.component,
     planned_at_s: planned.at_s, injected_at: null, active_until: null, note: null, rearmed: 0,
   };
+  if (planned.kind === "db_sick") {
+    sick.push(await SickDatabaseWindow.begin(record, planned.for_s!, ctx.interrupted, ctx.log));
+    ctx.log(`day ${planned.day + 1} ${planned.id} injected: ${planned.label} (${record.note})`);
+    return record;
+  }
   const now = new Date();
   let done = true;
   if (planned.kind === "kill" || planned.kind === "pg_restart") {
@@ -150,7 +159,7 @@ async function inject(ctx: Context, planned: PlannedFault, timed: TimedFaults): 
   return record;
 }
 
-async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed: TimedFaults): Promise<DayRecord> {
+async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed: TimedFaults, sickWindows: SickWindowRecord[]): Promise<DayRecord> {
   const runDate = addDays(ctx.startDate, day);
   const started = Date.now();
   for (const dimension of ctx.plan.dimensions) await postFeed(ctx.env, dimension.id, ctx.plan.topics[day]![dimension.id]!);
@@ -159,11 +168,12 @@ async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed:
   // day is not over until the supervisor has brought each back (a kill in the day's last second
   // must not go unanswered into the next day or the report).
   const awaitingRestart = new Map<string, number>();
+  const sick: SickDatabaseWindow[] = [];
   const injectDue = async () => {
     const planned = due.shift()!;
     const component = planned.kind === "kill" ? planned.component! : planned.kind === "pg_restart" ? "db" : null;
     const before = component ? restartsSoFar()[component] ?? 0 : 0;
-    const record = await inject(ctx, planned, timed);
+    const record = await inject(ctx, planned, timed, sick);
     if (component && record.injected_at) awaitingRestart.set(component, Math.max(before, awaitingRestart.get(component) ?? 0));
     faults.push(record);
   };
@@ -189,13 +199,19 @@ async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed:
     const elapsed = (Date.now() - started) / 1000;
     while (due.length > 0 && due[0]!.at_s <= elapsed) await injectDue();
     await timed.rearmAfterRestart(ctx.env, ctx.log);
+    // While the database is sick the soak stays off it as well: a postgres.js pool refused again and
+    // again retries its logins without end, and pg_cron's own tick job runs inside the server anyway.
+    if (sick.some((w) => w.active)) {
+      await sleep(TICK_MS);
+      continue;
+    }
     try {
       await tick(ctx.sql);
       const open = await openWork(ctx.sql);
       const shown = `runs open ${open.runs}, units open ${open.units}`;
       if (shown !== lastShown) ctx.log(`day ${day + 1} +${elapsed.toFixed(0)}s: ${shown}`);
       lastShown = shown;
-      if (due.length === 0 && open.runs === 0 && open.units === 0 && restartsPending() === 0) {
+      if (due.length === 0 && open.runs === 0 && open.units === 0 && restartsPending() === 0 && !sick.some((w) => w.active)) {
         endedBy = "terminal";
         break;
       }
@@ -204,8 +220,16 @@ async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed:
     }
     await sleep(TICK_MS);
   }
-  for (const planned of due) faults.push({ ...await inject(ctx, planned, timed), note: "fired late: the day ran out first" });
+  for (const planned of due) {
+    // Minutes of a sick database after the day's deadline would be the next day's: not done.
+    if (planned.kind === "db_sick") {
+      faults.push({ id: planned.id, day: planned.day, kind: planned.kind, label: planned.label, planned_at_s: planned.at_s, injected_at: null, active_until: null, note: "not done: the day ran out first", rearmed: 0 });
+      continue;
+    }
+    faults.push({ ...await inject(ctx, planned, timed, sick), note: "fired late: the day ran out first" });
+  }
   // A day's faults end with it: the next day starts without them.
+  for (const window of sick) sickWindows.push(await window.finish());
   await disarmEmulator(ctx.env);
   timed.clear();
   const runs = await withDb("runs of the day", () => ctx.sql`select id from mdame.pipeline_runs where run_date = ${runDate}::date order by created_at`);
@@ -220,8 +244,9 @@ async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed:
 export async function driveDays(ctx: Context): Promise<DriveResult> {
   const days: DayRecord[] = [];
   const faults: InjectedFault[] = [];
+  const sickWindows: SickWindowRecord[] = [];
   const timed = new TimedFaults();
-  for (let day = 0; day < ctx.plan.days && !ctx.interrupted(); day++) days.push(await runDay(ctx, day, faults, timed));
+  for (let day = 0; day < ctx.plan.days && !ctx.interrupted(); day++) days.push(await runDay(ctx, day, faults, timed, sickWindows));
   const open = await withDb("open work", () => openWork(ctx.sql));
-  return { days, faults, open_at_end: open };
+  return { days, faults, sick_windows: sickWindows, open_at_end: open };
 }

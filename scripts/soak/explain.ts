@@ -22,7 +22,7 @@ export interface Failure {
 }
 
 /** Lost work: a lease that expired, a deadline passed, a connection cut. */
-const LOST_WORK = /attempts? exhausted|deadline passed|without a completion|lease|connection|terminat|ECONN|socket|closed|reset by peer|fetch failed|timed? ?out|abort/i;
+const LOST_WORK = /attempts? exhausted|deadline passed|without a completion|\blease|connection|terminat|ECONN|socket|closed|reset by peer|fetch failed|timed? ?out|abort/i;
 
 interface Rule {
   stages: readonly string[] | "any";
@@ -44,6 +44,8 @@ const RULES: Record<FaultKind, Rule> = {
   upload_rate_limited: { stages: ["publish"], error: /429|rate ?limit/i },
   upload_slow: { stages: ["publish"], error: LOST_WORK },
   quota_exhausted: { stages: ["publish"], error: /quota|403/i },
+  // Sessions ended by the server (57P01) and logins refused by pg_hba.conf (28000), or the leases and deadlines they cost.
+  db_sick: { stages: "any", error: new RegExp(`${LOST_WORK.source}|pg_hba|administrator command|57P01|28000`, "i") },
 };
 
 /** How long after a fault ends its effect may still surface (retries, leases, deadlines on the scaled clock). */

@@ -6,8 +6,8 @@
  *
  *   days=N runs=R published=P rejected=J failed=F duplicates=0 stuck=0 lost=0
  *
- * Exit code 1 when a failure has no injected fault to explain it or duplicates/stuck/lost > 0;
- * 2 on bad arguments; 3 when interrupted (SIGINT/SIGTERM: the current day runs to its end, no
+ * Exit code 1 when a failure has no injected fault to explain it, duplicates/stuck/lost > 0, or
+ * the engine logged more than the ceiling while the database was sick; 2 on bad arguments; 3 when interrupted (SIGINT/SIGTERM: the current day runs to its end, no
  * other starts, and the report covers the days run, `days=` counting them).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -16,11 +16,12 @@ import { join, resolve } from "node:path";
 import process from "node:process";
 import { paths } from "../../stack/paths.ts";
 import { parseSoakArgs, USAGE, UsageError } from "./args.ts";
+import { restoreHealthyDatabase, restoreOnExit } from "./db-fault.ts";
 import { driveDays, withDb } from "./driver.ts";
 import { emulatorLogOffset, observedEffects, restartsSoFar } from "./evidence.ts";
 import { describePlan, makePlan } from "./plan.ts";
 import { adminSql, cleanSlate, scaleStagePolicies, setUpDimensions, stackEnv, startSoakStack } from "./processes.ts";
-import { buildReport, summaryLine, writeReport } from "./report.ts";
+import { buildReport, sickDatabaseSummary, summaryLine, writeReport } from "./report.ts";
 
 const t0 = Date.now();
 const say = (line: string) => console.log(`[soak ${((Date.now() - t0) / 1000).toFixed(0).padStart(5)}s] ${line}`);
@@ -40,6 +41,9 @@ async function main(): Promise<number> {
   for (const line of describePlan(plan)) say(line);
   writeFileSync(join(outDir, "plan.json"), `${JSON.stringify(plan, null, 2)}\n`);
 
+  // A soak that died while the database was sick left it refusing connections: undone first.
+  if (await restoreHealthyDatabase()) say("the database was left sick by an earlier soak: its pg_hba.conf is restored");
+  restoreOnExit(say);
   say("clean slate: database reset, empty storage and emulators");
   await cleanSlate(say);
   const emulatorOffset = emulatorLogOffset();
@@ -54,7 +58,7 @@ async function main(): Promise<number> {
     const startDate = new Date().toISOString().slice(0, 10);
     let interrupted = false;
     const onSignal = (signal: string) => {
-      if (!interrupted) say(`${signal}: no new day starts after this one; the report covers the days run`);
+      if (!interrupted) say(`${signal}: no new day starts after this one (a sick database is made healthy at once); the report covers the days run`);
       interrupted = true;
     };
     process.on("SIGINT", onSignal);
@@ -66,8 +70,10 @@ async function main(): Promise<number> {
     say(`report: ${join(options.outDir, "report.md")}, ${join(options.outDir, "report.json")}`);
     for (const f of report.unexplained) say(`UNEXPLAINED failure: day ${f.day} ${f.kind} ${f.dimension_id} (${f.stage}): ${f.error}`);
     for (const line of [...report.duplicates, ...report.stuck, ...report.lost]) say(`BROKEN: ${line}`);
+    for (const line of sickDatabaseSummary(report)) say(line.replaceAll("**", ""));
+    for (const line of report.log_floods) say(`LOG FLOOD: ${line}`);
     const t = report.totals;
-    const ok = report.unexplained.length === 0 && t.duplicates === 0 && t.stuck === 0 && t.lost === 0;
+    const ok = report.unexplained.length === 0 && t.duplicates === 0 && t.stuck === 0 && t.lost === 0 && report.log_floods.length === 0;
     if (interrupted) say(`interrupted after ${drive.days.length} of ${plan.days} day(s)`);
     console.log(summaryLine(report));
     return !ok ? 1 : interrupted ? 3 : 0;

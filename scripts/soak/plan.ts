@@ -74,7 +74,7 @@ export interface TrendItem {
 
 export const FAULT_KINDS = [
   "kill", "pg_restart", "llm_outage", "llm_rate_limited", "llm_slow", "llm_malformed",
-  "tts_outage", "tts_slow", "upload_outage", "upload_rate_limited", "upload_slow", "quota_exhausted",
+  "tts_outage", "tts_slow", "upload_outage", "upload_rate_limited", "upload_slow", "quota_exhausted", "db_sick",
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 export const KILLABLE = ["edge", "gpu-worker", "render-runner", "emulators", "db"] as const;
@@ -97,6 +97,8 @@ export interface PlannedFault {
   kind: FaultKind;
   component?: Killable;
   arms: EmulatorArm[];
+  /** How long a fault that lasts a while is done for (db_sick: Postgres refusing connections). */
+  for_s?: number;
   label: string;
 }
 
@@ -189,7 +191,24 @@ function armsFor(random: Random, kind: FaultKind, daySeconds: number): EmulatorA
 function describe(fault: Omit<PlannedFault, "label" | "id">): string {
   if (fault.kind === "kill") return `kill -9 ${fault.component}`;
   if (fault.kind === "pg_restart") return "Postgres fast shutdown + start";
+  if (fault.kind === "db_sick") return `Postgres refuses every TCP connection and ends every session for ${fault.for_s} s`;
   return fault.arms.map((a) => `${a.service} ${a.kind}${a.count ? ` x${a.count}` : ""}${a.delay_ms ? ` +${a.delay_ms} ms` : ""}${a.for_ms ? ` for ${a.for_ms / 1000} s` : ""}`).join(", ");
+}
+
+/**
+ * How long the database stays sick: 2–4 minutes of a 15-minute day, the same share of a shorter
+ * one (a 300-s day: 40–80 s), never more than 4 minutes.
+ */
+export function sickWindowRange(daySeconds: number): { min: number; max: number } {
+  return { min: Math.min(120, Math.floor((daySeconds * 2) / 15)), max: Math.min(240, Math.floor((daySeconds * 4) / 15)) };
+}
+
+/** When the sick window starts and how long it lasts: it ends by the middle of the day, so the day's work can finish after it. */
+function planSickWindow(random: Random, daySeconds: number, latest: number): { at_s: number; for_s: number } {
+  const { min, max } = sickWindowRange(daySeconds);
+  const for_s = between(random, min, max);
+  const at_s = between(random, 2, Math.max(2, Math.min(latest, Math.floor(daySeconds / 2) - for_s)));
+  return { at_s, for_s };
 }
 
 function planFaults(random: Random, days: number, daySeconds: number): PlannedFault[] {
@@ -197,14 +216,17 @@ function planFaults(random: Random, days: number, daySeconds: number): PlannedFa
   // Every kind at least once, spread over the days; then one or two more a day at random.
   const perDay: FaultKind[][] = Array.from({ length: days }, () => []);
   shuffle(random, [...FAULT_KINDS]).forEach((kind, i) => perDay[i % days]!.push(kind));
-  const extras = FAULT_KINDS.filter((k) => k !== "quota_exhausted");
+  // Day-long and minutes-long faults are not drawn again at random: each would stretch the day.
+  const extras = FAULT_KINDS.filter((k) => k !== "quota_exhausted" && k !== "db_sick");
   for (let day = 0; day < days; day++) {
     for (let n = between(random, 1, 2); n > 0; n--) perDay[day]!.push(pick(random, extras));
     if (days >= 7 && random() < 0.1 && !perDay[day]!.includes("quota_exhausted")) perDay[day]!.push("quota_exhausted");
+    if (days >= 7 && random() < 0.1 && !perDay[day]!.includes("db_sick")) perDay[day]!.push("db_sick");
   }
   const faults: PlannedFault[] = [];
   for (let day = 0; day < days; day++) {
     const today = perDay[day]!.map((kind) => {
+      if (kind === "db_sick") return { day, kind, ...planSickWindow(random, daySeconds, latest), arms: [] };
       const component = kind === "kill" ? pick(random, KILLABLE) : undefined;
       // Scripts, safety verdicts, plans and voices are all made in the first seconds of a day: faults
       // of the LLM and the TTS are armed as the day starts; upload faults and kills at any second.

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { Sql } from "../../shared/db/client.ts";
 import type { DriveResult } from "./driver.ts";
 import type { Effects } from "./evidence.ts";
+import { ENGINE_LOGS } from "./log-window.ts";
 import { explanations, type Failure } from "./explain.ts";
 import { FAULT_KINDS, type SoakPlan } from "./plan.ts";
 import { platformVideos } from "./processes.ts";
@@ -33,6 +34,10 @@ export interface SoakReport {
   topics_dropped_at_ingest: Record<string, number>;
   faults: DriveResult["faults"];
   fault_kinds_injected: Record<string, number>;
+  /** Every sick-database window: when, how many sessions were ended, and the log lines the stack wrote meanwhile. */
+  sick_database: DriveResult["sick_windows"];
+  /** Sick-database windows in which the engine logged more than the ceiling allows, one line each. */
+  log_floods: string[];
   effects: Effects;
   stage_policies: Record<string, unknown>[];
 }
@@ -111,6 +116,7 @@ export async function buildReport(sql: Sql, env: Record<string, string>, plan: S
     };
   });
   const fault_kinds_injected = Object.fromEntries(FAULT_KINDS.map((k) => [k, drive.faults.filter((f) => f.kind === k && f.injected_at).length]));
+  const log_floods = drive.sick_windows.filter((w) => !w.log_lines.within_ceiling).map(describeFlood);
   return {
     seed: plan.seed, days: drive.days.length, planned_days: plan.days, dimensions: plan.dimensions, wall_s: extra.wall_s, load_average: extra.load_average,
     totals: {
@@ -121,8 +127,33 @@ export async function buildReport(sql: Sql, env: Record<string, string>, plan: S
     rejected: units.filter((u) => u.stage === "rejected").map((u) => ({ day: dayOf.get(u.run_date) ?? 0, dimension_id: u.dimension_id, title: u.title, reason: u.error ?? "" })),
     failed, unexplained, duplicates, stuck, lost,
     topics_dropped_at_ingest: Object.fromEntries(dropped.map((r) => [r.reason, r.n])),
-    faults: drive.faults, fault_kinds_injected, effects: extra.effects, stage_policies: extra.stage_policies,
+    faults: drive.faults, fault_kinds_injected, sick_database: drive.sick_windows, log_floods, effects: extra.effects, stage_policies: extra.stage_policies,
   };
+}
+
+const count = (n: number) => n.toLocaleString("en-US");
+
+function engineLines(w: DriveResult["sick_windows"][number]): string {
+  return ENGINE_LOGS.map((c) => `${c} ${count(w.log_lines.per_component[c] ?? 0)}`).join(", ");
+}
+
+function refusals(l: DriveResult["sick_windows"][number]["log_lines"]): string {
+  const roles = Object.entries(l.refused_logins);
+  if (roles.length === 0) return "no login";
+  return roles.map(([role, n]) => `${count(n)} login(s) of ${role} (${Math.round((n / l.seconds) * 10) / 10}/s)`).join(", ");
+}
+
+function describeFlood(w: DriveResult["sick_windows"][number]): string {
+  const l = w.log_lines;
+  return `day ${w.day} ${w.fault_id} db_sick: the engine wrote ${count(l.engine_total)} log lines in ${l.seconds} s (${l.engine_per_s}/s, ceiling ${l.ceiling_per_s}/s): ${engineLines(w)}`;
+}
+
+/** One line per sick-database window for the report's summary. */
+export function sickDatabaseSummary(report: SoakReport): string[] {
+  return report.sick_database.map((w) => {
+    const l = w.log_lines;
+    return `Sick database ${w.fault_id} (day ${w.day}, ${l.seconds} s): the engine logged ${count(l.engine_total)} lines, ${l.engine_per_s}/s (ceiling ${l.ceiling_per_s}/s${l.within_ceiling ? "" : ", **exceeded**"}): ${engineLines(w)}; the server refused ${refusals(l)}.`;
+  });
 }
 
 export function summaryLine(report: SoakReport): string {
@@ -141,6 +172,8 @@ function markdown(report: SoakReport): string {
     "",
     `Unexplained failures: ${report.unexplained.length}.`,
     "",
+    ...sickDatabaseSummary(report),
+    ...(report.sick_database.length > 0 ? [""] : []),
     "## Days",
     "",
     "| day | run date | wall s | ended by | runs | published | rejected | failed | faults |",
@@ -153,6 +186,19 @@ function markdown(report: SoakReport): string {
     "",
     `Restarts by the supervisor: ${Object.entries(report.effects.restarts).map(([c, n]) => `${c} ${n}`).join(", ")}.`,
     `Emulator answers the faults caused: ${Object.entries(report.effects.emulator).map(([k, n]) => `${k} x${n}`).join(", ") || "none"}.`,
+    "",
+    "## Sick database: what the stack logged while Postgres refused connections",
+    "",
+    ...(report.sick_database.length === 0 ? ["none"] : [
+      `Lines written to \`.local/logs/<component>.log\` during each window; the ceiling applies to the engine's processes (${ENGINE_LOGS.join(", ")}), averaged over the window. db is the server's own log (a line per refused login), emulators the emulated services'.`,
+      "",
+      "| fault | day | from | seconds | ended by | sessions ended | engine lines | lines/s | " + ENGINE_LOGS.join(" | ") + " | db | emulators | logins refused |",
+      "|---|---|---|---|---|---|---|---|" + ENGINE_LOGS.map(() => "---|").join("") + "---|---|---|",
+      ...report.sick_database.map((w) => {
+        const l = w.log_lines;
+        return `| ${w.fault_id} | ${w.day} | ${w.from} | ${l.seconds} | ${w.ended_by} | ${w.sessions_ended.at_start} + ${w.sessions_ended.during} | ${count(l.engine_total)} | ${l.engine_per_s}${l.within_ceiling ? "" : " (over " + l.ceiling_per_s + ")"} | ${ENGINE_LOGS.map((c) => count(l.per_component[c] ?? 0)).join(" | ")} | ${count(l.per_component.db ?? 0)} | ${count(l.per_component.emulators ?? 0)} | ${refusals(l)} |`;
+      }),
+    ]),
     "",
     "## Failed, each with the fault that explains it",
     "",

@@ -3,7 +3,9 @@
  * three simulated days on the supervised stack with every fault kind of the plan injected, then
  * the verdict a user reads: the last line of stdout reports zero duplicates, zero stuck and zero
  * lost work, every failure is explained by an injected fault (exit code 0), every fault kind was
- * injected, and the kills and Postgres restarts were answered by the supervisor restarting what died.
+ * injected, the kills and Postgres restarts were answered by the supervisor restarting what died,
+ * and while the database was sick the engine logged no more than the ceiling allows.
+ * `--day-seconds 360` keeps the sick-database window to 48-96 s (2-4 minutes at the default 900).
  * The soak's report stays in `out/soak-e2e/` as evidence.
  */
 import { expect, test } from "bun:test";
@@ -37,16 +39,20 @@ test("bad arguments are refused with a clear message and exit code 2", async () 
 });
 
 test("three simulated days under faults: nothing duplicated, stuck or lost, every failure explained", async () => {
-  const { code, stdout } = await runSoak(["--days", "3", "--dimensions", "2", "--seed", "3", "--out", OUT]);
+  const { code, stdout } = await runSoak(["--days", "3", "--dimensions", "2", "--seed", "3", "--day-seconds", "360", "--out", OUT]);
   const lines = stdout.trimEnd().split("\n");
   const last = lines.at(-1) ?? "";
   expect(last).toMatch(/^days=3 runs=\d+ published=\d+ rejected=\d+ failed=\d+ duplicates=0 stuck=0 lost=0$/);
-  expect(code).toBe(0);
 
   const report = JSON.parse(readFileSync(join(paths.root, OUT, "report.json"), "utf8")) as SoakReport;
   expect(report.unexplained).toEqual([]);
   const missing = FAULT_KINDS.filter((kind) => (report.fault_kinds_injected[kind] ?? 0) < 1);
   expect(missing).toEqual([]);
+  // The sick database was measured, ran its planned time, and the engine's logging stayed bounded.
+  expect(report.sick_database.length).toBeGreaterThanOrEqual(1);
+  for (const window of report.sick_database) expect({ fault: window.fault_id, ended_by: window.ended_by }).toEqual({ fault: window.fault_id, ended_by: "plan" });
+  expect(report.log_floods).toEqual([]);
+  expect(code).toBe(0);
   // Each kill and each Postgres restart was answered by the supervisor restarting the component.
   for (const fault of report.faults.filter((f) => f.injected_at && (f.kind === "kill" || f.kind === "pg_restart"))) {
     const component = fault.kind === "kill" ? fault.component! : "db";
