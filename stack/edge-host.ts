@@ -74,8 +74,9 @@ const wakeLoop = createWakeLoop({
   logger,
 });
 
-// postgres.js re-listens after a lost connection itself, with its own growing, jittered delay;
-// every (re)connect wakes the loop, whose backoff paces the ticks that follow.
+// postgres.js re-listens after a lost connection itself; the pool's reconnect delay
+// (shared/db/client.ts) paces those attempts while the database refuses them. Every (re)connect
+// wakes the loop, whose backoff paces the ticks that follow.
 const listener = createSql(pipelineDeps.env.DB_URL, { max: 1, application: "mdame-edge-listener" });
 await listenWithBackoff(listener, (reason) => wakeLoop.wake(reason), () => wakeLoop.wake("listen"));
 // Notifications only announce new work; a task whose lease ran out (its runner crashed) becomes
