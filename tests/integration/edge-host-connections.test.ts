@@ -4,7 +4,6 @@
  * Each must end with an answer and a closed connection, never a held socket or a stack trace.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { spawn, type ChildProcess } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import process from "node:process";
@@ -13,12 +12,10 @@ import { ErrorAnswer } from "../../shared/contracts/http-error.ts";
 import { createLogger } from "../../shared/logging/logger.ts";
 import * as db from "../../stack/db.ts";
 import { serveEdge } from "../../stack/edge-server.ts";
-import { paths } from "../../stack/paths.ts";
 import { localStackEnv } from "../../stack/stack-env.ts";
-import { freePort } from "./fixtures/emulator-harness.ts";
+import { type EdgeHostProcess, startEdgeHost } from "../fixtures/edge-host-process.ts";
 
-let edgeHost: ChildProcess;
-let output = "";
+let edgeHost: EdgeHostProcess;
 let port: number;
 
 async function waitFor(what: string, probe: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
@@ -44,28 +41,12 @@ function rawClient(first: string) {
 beforeAll(async () => {
   await db.ensureRunning(() => {});
   await db.reset({ log: () => {} });
-  port = await freePort();
-  edgeHost = spawn(join(paths.root, "node_modules", ".bin", "deno"), ["run", "-A", "stack/edge-host.ts"], {
-    cwd: paths.root,
-    env: { ...process.env, ...localStackEnv(), MDAME_EDGE_PORT: String(port), MDAME_EDGE_HEADERS_TIMEOUT_MS: "500", LOG_LEVEL: "info" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  edgeHost.stdout!.on("data", (chunk) => (output += chunk));
-  edgeHost.stderr!.on("data", (chunk) => (output += chunk));
-  await waitFor("the edge host", async () => {
-    if (edgeHost.exitCode !== null) throw new Error(`edge host exited ${edgeHost.exitCode}:\n${output}`);
-    return await fetch(`http://127.0.0.1:${port}/functions/v1/pipeline/health`).then((r) => r.ok, () => false);
-  }, 60_000);
+  edgeHost = await startEdgeHost({ ...localStackEnv(), MDAME_EDGE_HEADERS_TIMEOUT_MS: "500", LOG_LEVEL: "info" });
+  port = edgeHost.port;
 }, 120_000);
 
 afterAll(async () => {
-  if (edgeHost && edgeHost.exitCode === null) {
-    const exited = new Promise((resolve) => edgeHost.once("exit", resolve));
-    edgeHost.kill("SIGTERM");
-    const timer = setTimeout(() => edgeHost.kill("SIGKILL"), 5_000);
-    await exited;
-    clearTimeout(timer);
-  }
+  await edgeHost?.stop();
 });
 
 describe("edge host connections", () => {
@@ -90,9 +71,9 @@ describe("edge host connections", () => {
     expect(bigHead).toStartWith("HTTP/1.1 431 ");
     expect(ErrorAnswer.parse(JSON.parse(bigBody!)).error).toContain("too large");
 
-    expect(output).not.toContain("Method is forbidden");
-    expect(output).not.toMatch(/^\s+at /m);
-    expect(edgeHost.exitCode).toBeNull();
+    expect(edgeHost.output()).not.toContain("Method is forbidden");
+    expect(edgeHost.output()).not.toMatch(/^\s+at /m);
+    expect(edgeHost.child.exitCode).toBeNull();
   }, 30_000);
 
   test("refused chunked uploads that never end get their 401 and lose their connection", async () => {
@@ -115,7 +96,7 @@ describe("edge host connections", () => {
       client.socket.destroy();
     }
     expect(client.received).not.toContain("200 OK");
-    expect(edgeHost.exitCode).toBeNull();
+    expect(edgeHost.child.exitCode).toBeNull();
   }, 40_000);
 });
 

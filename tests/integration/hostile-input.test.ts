@@ -12,17 +12,15 @@
  * writes aimed at (a dimension, another scene's job) is as it was.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { connect, createServer } from "node:net";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
 import { ErrorAnswer } from "../../shared/contracts/http-error.ts";
 import * as db from "../../stack/db.ts";
-import { paths } from "../../stack/paths.ts";
 import { localStackEnv } from "../../stack/stack-env.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
+import { type EdgeHostProcess, startEdgeHost } from "../fixtures/edge-host-process.ts";
 import { queueRow } from "../fixtures/hostile/access-rows.ts";
 import {
   type Answer, bearer, dimensionConfig, FN, type HostileContext, type HostileRequest, type HostileRow, type RenderUnit, type RowGroup, type SceneJob,
@@ -33,24 +31,12 @@ import { visualJob } from "../fixtures/visual-job.ts";
 const admin = adminSql();
 const env = localStackEnv();
 let port: number;
-let edgeHost: ChildProcess;
-let edgeOutput = "";
+let edgeHost: EdgeHostProcess;
 let storageDir: string;
 let ctx: HostileContext;
 /** The target dimension and scene A2's job before the first row. */
 let targetBefore: unknown;
 let a2Before: Awaited<ReturnType<typeof queueRow>>;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The HTTP/1.1 request as bytes: the request line and headers exactly as the row writes them. */
 function encode(request: HostileRequest): Buffer {
@@ -158,28 +144,6 @@ async function expectAnswer(row: HostileRow, request: HostileRequest, answer: An
   }
 }
 
-async function startEdgeHost() {
-  port = await freePort();
-  edgeHost = spawn(join(paths.root, "node_modules", ".bin", "deno"), ["run", "-A", "stack/edge-host.ts"], {
-    cwd: paths.root,
-    env: {
-      ...process.env, ...env,
-      MDAME_EDGE_PORT: String(port), FUNCTIONS_URL: `http://127.0.0.1:${port}${FN}`,
-      STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: storageDir, LOG_LEVEL: "info",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  edgeHost.stdout!.on("data", (chunk) => (edgeOutput += chunk));
-  edgeHost.stderr!.on("data", (chunk) => (edgeOutput += chunk));
-  for (let attempt = 0; ; attempt++) {
-    if (edgeHost.exitCode !== null) throw new Error(`edge host exited ${edgeHost.exitCode}:\n${edgeOutput}`);
-    const up = await fetch(`http://127.0.0.1:${port}${FN}/pipeline/health`).then((r) => r.ok, () => false);
-    if (up) return;
-    if (attempt > 1200) throw new Error(`the edge host did not answer:\n${edgeOutput}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** A call the fixtures make with the right key; anything but `status` stops the suite. */
 async function operator(method: string, path: string, body: unknown, status: number): Promise<Record<string, unknown>> {
   const answer = await send({ method, path: `${FN}${path}`, headers: [bearer(ctx)], body: JSON.stringify(body) });
@@ -220,7 +184,8 @@ beforeAll(async () => {
   // No daily run or minutely tick of pg_cron's may start work under the rows.
   await admin`update cron.job set active = false`;
   storageDir = await mkdtemp(join(tmpdir(), "mdame-hostile-input-storage-"));
-  await startEdgeHost();
+  edgeHost = await startEdgeHost({ ...env, STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: storageDir, LOG_LEVEL: "info" });
+  port = edgeHost.port;
 
   const [completed] = await admin`
     insert into mdame.pipeline_runs (idempotency_key, env, run_date, trigger_kind, status, finished_at)
@@ -251,13 +216,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  if (edgeHost && edgeHost.exitCode === null) {
-    const exited = new Promise((resolve) => edgeHost.once("exit", resolve));
-    edgeHost.kill("SIGTERM");
-    const timer = setTimeout(() => edgeHost.kill("SIGKILL"), 5_000);
-    await exited;
-    clearTimeout(timer);
-  }
+  await edgeHost?.stop();
   await db.reset({ log: () => {} });
   if (storageDir) await rm(storageDir, { recursive: true, force: true });
 }, 120_000);
@@ -284,11 +243,11 @@ for (const group of GROUPS) {
 
 describe("after every row", () => {
   test("the edge host is still serving and logged no unhandled error", async () => {
-    expect({ exitCode: edgeHost.exitCode, signal: edgeHost.signalCode }).toEqual({ exitCode: null, signal: null });
+    expect({ exitCode: edgeHost.child.exitCode, signal: edgeHost.child.signalCode }).toEqual({ exitCode: null, signal: null });
     const health = await send({ method: "GET", path: `${FN}/pipeline/health` });
     expect(jsonOf(health)).toEqual({ ok: true, env: "dev" });
     // The apps' onError logs "unhandled error", the edge server "edge request failed", for every 500.
-    expect(edgeOutput.split("\n").filter((line) => /unhandled error|edge request failed/.test(line))).toEqual([]);
+    expect(edgeHost.output().split("\n").filter((line) => /unhandled error|edge request failed/.test(line))).toEqual([]);
   });
 
   test("the refused writes changed nothing: the target dimension, scene A2's job, the recorded environment", async () => {
