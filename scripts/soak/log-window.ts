@@ -8,6 +8,7 @@
  */
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { ENGINE_DB_ROLE } from "../../shared/config/local-stack.ts";
 
 /** The engine's own processes, whose lines the ceiling applies to (db.log is the server's, emulators.log the emulated services'). */
 export const ENGINE_LOGS = ["edge", "gpu-worker", "render-runner", "supervisor"] as const;
@@ -18,6 +19,13 @@ export const ENGINE_LOGS = ["edge", "gpu-worker", "render-runner", "supervisor"]
  * does not write a line per retry.
  */
 export const SICK_DB_LOG_CEILING_PER_S = 5;
+
+/**
+ * The most logins of the engine's role per second, averaged over the window, that the server may
+ * refuse: a pool that cannot log in waits longer and longer before it asks again
+ * (shared/db/client.ts), it does not knock a hundred times a second without a word in the log.
+ */
+export const SICK_DB_LOGIN_CEILING_PER_S = 5;
 
 /** Size in bytes of every `<component>.log` in `dir`. */
 export function logOffsets(dir: string): Record<string, number> {
@@ -118,18 +126,27 @@ export interface WindowLogLines {
   engine_total: number;
   engine_per_s: number;
   ceiling_per_s: number;
+  /** Logins of the engine's role the server refused, per second, and their ceiling. */
+  engine_logins_per_s: number;
+  login_ceiling_per_s: number;
+  /** Both the lines and the engine's refused logins within their ceilings. */
   within_ceiling: boolean;
   /** Logins the server refused meanwhile, per role (mdame_engine: the engine's processes; postgres: the soak and the supervisor's checks). */
   refused_logins: Record<string, number>;
 }
 
-export function windowLogLines(dir: string, from: { ms: number; offsets: Record<string, number> }, until: { ms: number; offsets: Record<string, number> }, ceilingPerS: number = SICK_DB_LOG_CEILING_PER_S): WindowLogLines {
+export function windowLogLines(dir: string, from: { ms: number; offsets: Record<string, number> }, until: { ms: number; offsets: Record<string, number> }, ceilingPerS: number = SICK_DB_LOG_CEILING_PER_S,
+  loginCeilingPerS: number = SICK_DB_LOGIN_CEILING_PER_S): WindowLogLines {
   const per_component = linesInWindow(dir, from, until);
   const engine_total = ENGINE_LOGS.reduce((n, c) => n + (per_component[c] ?? 0), 0);
   const seconds = Math.max(0.001, (until.ms - from.ms) / 1000);
   const engine_per_s = Math.round((engine_total / seconds) * 100) / 100;
+  const refused_logins = refusedLogins(dir, from, until);
+  const engine_logins_per_s = Math.round(((refused_logins[ENGINE_DB_ROLE] ?? 0) / seconds) * 100) / 100;
   return {
-    seconds: Math.round(seconds * 10) / 10, per_component, engine_total, engine_per_s, ceiling_per_s: ceilingPerS, within_ceiling: engine_per_s <= ceilingPerS,
-    refused_logins: refusedLogins(dir, from, until),
+    seconds: Math.round(seconds * 10) / 10, per_component, engine_total, engine_per_s, ceiling_per_s: ceilingPerS,
+    engine_logins_per_s, login_ceiling_per_s: loginCeilingPerS,
+    within_ceiling: engine_per_s <= ceilingPerS && engine_logins_per_s <= loginCeilingPerS,
+    refused_logins,
   };
 }

@@ -145,7 +145,7 @@ function refusals(l: DriveResult["sick_windows"][number]["log_lines"]): string {
 
 function describeFlood(w: DriveResult["sick_windows"][number]): string {
   const l = w.log_lines;
-  return `day ${w.day} ${w.fault_id} db_sick: the engine wrote ${count(l.engine_total)} log lines in ${l.seconds} s (${l.engine_per_s}/s, ceiling ${l.ceiling_per_s}/s): ${engineLines(w)}`;
+  return `day ${w.day} ${w.fault_id} db_sick: in ${l.seconds} s the engine wrote ${count(l.engine_total)} log lines (${l.engine_per_s}/s, ceiling ${l.ceiling_per_s}/s: ${engineLines(w)}) and the server refused ${l.engine_logins_per_s} of its logins a second (ceiling ${l.login_ceiling_per_s}/s)`;
 }
 
 /** One line per sick-database window for the report's summary. */

@@ -105,7 +105,10 @@ test("a window's lines are counted per component by their own times, or by where
   expect(lines.within_ceiling).toBe(true);
   // The server's own count of the logins it refused meanwhile, per role.
   expect(lines.refused_logins).toEqual({ mdame_engine: 2, postgres: 1 });
+  expect(lines.engine_logins_per_s).toBe(0.07);
   expect(windowLogLines(dir, { ms: from, offsets: opened }, { ms: until, offsets: closed }, 0.1).within_ceiling).toBe(false);
+  // A pool knocking faster than the login ceiling fails the window too, however quiet its log.
+  expect(windowLogLines(dir, { ms: from, offsets: opened }, { ms: until, offsets: closed }, 0.2, 0.05).within_ceiling).toBe(false);
   expect(statSync(join(dir, "edge.log")).size).toBeGreaterThan(closed.edge!);
 });
 
