@@ -33,6 +33,17 @@ const PGMQ_INTEGRATION_TESTS = [
 ].map((name) => `./tests/integration/${name}.test.ts`);
 type Layer = (typeof LAYERS)[number];
 
+/**
+ * Integration tests that touch neither the database nor the stack's ports: FFmpeg renders, visual
+ * backends and the quality gate. They run beside the others, which mostly wait on Postgres and on
+ * processes starting, so the layer takes about as long as its longer half rather than the sum.
+ * tests/unit/test-runner.test.ts holds that none of them reaches the database.
+ */
+export const MEDIA_INTEGRATION_TESTS = [
+  "comfyui-backend", "plan-render", "procedural-backend", "quality-gate", "render", "render-audio", "render-gemini-voice", "render-parts",
+  "render-segments", "visual-backends", "visual-fallback",
+].map((name) => `./tests/integration/${name}.test.ts`);
+
 interface Counts {
   passed: number;
   failed: number;
@@ -72,18 +83,21 @@ function findFiles(dir: string, suffix: string): string[] {
   return found.sort();
 }
 
-/** Runs a command with its output streamed to ours; resolves with the exit code and the output. */
-function stream(argv: string[], env: Record<string, string | undefined>): Promise<{ code: number; output: string }> {
+/**
+ * Runs a command with its output streamed to ours (or only kept, with `quiet`, for a run beside
+ * another that streams); resolves with the exit code and the output.
+ */
+function stream(argv: string[], env: Record<string, string | undefined>, quiet = false): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), { cwd: paths.root, env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout!.on("data", (chunk: Buffer) => {
       output += chunk;
-      process.stdout.write(chunk);
+      if (!quiet) process.stdout.write(chunk);
     });
     child.stderr!.on("data", (chunk: Buffer) => {
       output += chunk;
-      process.stderr.write(chunk);
+      if (!quiet) process.stderr.write(chunk);
     });
     child.on("error", (error) => {
       output += `\n${error.message}\n`;
@@ -219,7 +233,33 @@ async function main(): Promise<number> {
     return { ...counts, outcome: counts.failed > 0 || code !== 0 ? "failed" : "passed" };
   };
   if (only.has("db")) steps.push({ name: "db", run: pgTap });
-  if (only.has("integration")) steps.push(bunStep("integration"));
+  if (only.has("integration")) {
+    steps.push({
+      name: "integration",
+      run: async () => {
+        const files = findFiles(join(paths.root, "tests", "integration"), ".test.ts").map((f) => `./${relative(paths.root, f)}`);
+        if (files.length === 0) return nothing("no tests/integration/**/*.test.ts");
+        const media = files.filter((f) => MEDIA_INTEGRATION_TESTS.includes(f));
+        const rest = files.filter((f) => !MEDIA_INTEGRATION_TESTS.includes(f));
+        console.log(`-- ${rest.length} files streamed here; ${media.length} media files (no database) run beside them, their output follows`);
+        const [db, side] = await Promise.all([
+          stream([process.execPath, "test", ...rest], env),
+          media.length ? stream([process.execPath, "test", ...media], env, true) : Promise.resolve({ code: 0, output: "" }),
+        ]);
+        if (media.length) {
+          console.log(`\n-- the media integration files, run beside the others:`);
+          process.stdout.write(side.output);
+        }
+        const halves = [db, side].map(({ code, output }) => ({ code, ...parseBunTest(output) }));
+        const counts = {
+          passed: halves.reduce((n, h) => n + h.passed, 0),
+          failed: halves.reduce((n, h) => n + h.failed + (h.code !== 0 && h.failed === 0 ? 1 : 0), 0),
+          skipped: halves.reduce((n, h) => n + h.skipped, 0),
+        };
+        return { ...counts, outcome: counts.failed > 0 ? "failed" : "passed" };
+      },
+    });
+  }
   // Only when the run is on the default (1.5) layout: --pgmq-shape 1.4 already runs everything there.
   if (only.has("pgmq-1.4") && process.env.MDAME_PGMQ_SHAPE !== "1.4") {
     steps.push({

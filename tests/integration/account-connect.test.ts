@@ -38,7 +38,7 @@ afterAll(async () => {
   await pipeline?.stop();
   await db.reset({ log: () => {} });
   await emulator?.stop();
-});
+}, 60_000);
 
 /** Starts `mdame account connect` and resolves, once it printed it, with the consent address and the process. */
 function startConnect(args: string[]) {

@@ -30,7 +30,7 @@ afterAll(async () => {
   await comfy?.stop();
   await google?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 const stills = () => new GeminiImageClient({ apiKey: "k", baseUrl: google.url, model: "gemini-2.5-flash-image" });
 

@@ -19,12 +19,12 @@ beforeAll(async () => {
   await db.ensureRunning(() => {});
   await db.reset({ log: () => {} });
   sql = createSql(localStackEnv().DB_URL, { max: 50, application: "mdame-it-triggers" });
-});
+}, 60_000);
 
 afterAll(async () => {
   await sql?.end({ timeout: 2 });
   await db.reset({ log: () => {} });
-});
+}, 60_000);
 
 test("50 concurrent triggers with the same key make one run", async () => {
   const key = await runKey("dev", today, "manual", {});

@@ -27,7 +27,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await db.reset(quiet);
-});
+}, 60_000);
 
 test("a reset applies every migration through the Supabase CLI, then the seed, and leaves pgTAP in place", async () => {
   await db.reset(quiet);

@@ -25,7 +25,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await pipeline?.stop();
   await db.reset({ log: () => {} });
-});
+}, 60_000);
 
 const call = (method: string, path: string, body?: unknown) =>
   fetch(`${pipeline.functionsUrl}/pipeline${path}`, {

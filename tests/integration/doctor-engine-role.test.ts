@@ -28,7 +28,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await admin?.end({ timeout: 2 });
-});
+}, 60_000);
 
 /** The doctor's engine role line for DB_URL (no stack.env: only what is given here). */
 async function engineRoleLine(dbUrl = engineUrl): Promise<CheckResult> {

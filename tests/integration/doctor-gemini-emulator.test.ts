@@ -27,7 +27,7 @@ afterAll(async () => {
   await keyed?.stop();
   await open?.stop();
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 const client = (apiKey: string, baseUrl: string) => new GoogleGenAI({ apiKey, httpOptions: { baseUrl, apiVersion: "v1beta" } });
 const scriptPrompt = ["TASK: script", "LANGUAGE: en", "TOPIC: tide pools", "CONTEXT: Tide pools drew crowds this week", "", "Answer with JSON only."].join("\n");

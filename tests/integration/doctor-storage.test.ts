@@ -33,7 +33,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await emulator?.stop();
   await rm(dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 const check = (env: Record<string, string>) => checkStorage(resolveDoctorConfig({ ENV: "dev", ...env }, join(dir, "none.env")), 5_000);
 const base = () => emulator.url;

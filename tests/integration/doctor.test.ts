@@ -52,7 +52,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
-});
+}, 60_000);
 
 /** Runs `mdame doctor` in-process with exactly `env` (nothing from this process's environment). */
 async function doctor(env: Record<string, string>, args: string[] = []) {

@@ -47,7 +47,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await edgeHost?.stop();
-});
+}, 60_000);
 
 describe("edge host connections", () => {
   test("TRACE, TRACK and oversized headers are refused in the error shape, with no stack trace in the log", async () => {

@@ -43,7 +43,7 @@ afterAll(() => emulator.stop());
 beforeEach(async () => {
   await emulator.reset();
   await writeFile(videoFile, videoBytes);
-});
+}, 60_000);
 
 test("a chunked upload completes and the stored file is byte-identical to the source", async () => {
   const token = await accessToken(emulator.url);

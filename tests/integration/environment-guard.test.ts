@@ -23,7 +23,7 @@ beforeAll(async () => {
   // The engine must exist for the database-side check; reset only if it does not.
   const probe = spawnSync("psql", ["-At", "-c", "select value from mdame.settings where key = 'env'"], { env: { ...process.env, ...db.pgEnv() }, encoding: "utf8" });
   if (probe.stdout.trim() !== "dev") await db.reset({ log: () => {} });
-});
+}, 60_000);
 
 const COMPONENTS: [string, string[]][] = [
   ["gpu-worker", [bun, "gpu-worker/main.ts"]],

@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await emulator?.stop();
-});
+}, 60_000);
 
 const call = (overrides: Partial<Parameters<typeof synthesizeWithGeminiTts>[0]> = {}) =>
   synthesizeWithGeminiTts({ apiKey: "test-key", baseUrl: emulator.url, text: "Kopi susu gula aren sedang populer di mana-mana.", voice: "Aoede", languageCode: "id-ID", backoffMs: 50, ...overrides });

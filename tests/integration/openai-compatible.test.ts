@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await emulator?.stop();
-});
+}, 60_000);
 
 test("JSON mode answers the engine's tasks deterministically, with usage", async () => {
   const first = await model().complete(HOOK, { temperature: 0 });

@@ -55,7 +55,7 @@ afterAll(async () => {
   await deps?.sql.end({ timeout: 2 });
   await db.reset({ log: () => {} });
   await rm(storageDir, { recursive: true, force: true });
-});
+}, 60_000);
 
 /** Runs `bun cli/mdame.ts ...` as its own process against the in-process API. */
 async function mdame(args: string[], env: Record<string, string> = {}) {

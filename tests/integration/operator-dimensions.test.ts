@@ -43,7 +43,7 @@ afterAll(async () => {
   await pipeline?.stop();
   await db.reset({ log: () => {} });
   await rm(dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 async function mdame(args: string[]) {
   const child = Bun.spawn([process.execPath, join(paths.root, "cli", "mdame.ts"), ...args], {

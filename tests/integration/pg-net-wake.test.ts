@@ -45,7 +45,7 @@ const startRun = (key: string) =>
 afterAll(async () => {
   await sql.end({ timeout: 2 });
   await db.reset({ log: () => {} });
-});
+}, 60_000);
 
 describe("plain Postgres (no pg_net, no Vault)", () => {
   beforeAll(async () => {
@@ -123,7 +123,7 @@ describe("Supabase-shaped database (pg_net and Vault)", () => {
     }
     await emulator?.stop();
     if (storageDir) await rm(storageDir, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   /** The answer to the tick request a wake with this reason queued (the drain's own enqueues wake too). */
   const tickAnswer = (reason: string) =>

@@ -68,7 +68,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const name of created) await sql`select pgmq.drop_queue(${name}::text)`.catch(() => {});
   await sql.end();
-});
+}, 60_000);
 
 describe("pgmq conformance", () => {
   test("send then read returns the message once, with read_ct 1", async () => {

@@ -27,7 +27,7 @@ let emulator: Awaited<ReturnType<typeof startEmulator>> | undefined;
 afterAll(async () => {
   await emulator?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 test("a video renders with a Gemini TTS voice track: audio muxed, length from the WAV", async () => {
   dir = await mkdtemp(join(tmpdir(), "mdame-render-gemini-"));

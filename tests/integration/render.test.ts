@@ -222,7 +222,7 @@ afterAll(async () => {
     return;
   }
   if (dir) await rm(dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 /** Marks the evidence to keep when the assertion block throws. */
 async function evidence(block: () => Promise<void> | void) {

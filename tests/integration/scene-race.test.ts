@@ -23,7 +23,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sql?.end({ timeout: 2 });
   if (dir) await rm(dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 function runWorker(job: unknown, generations: string, workerId: string): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {

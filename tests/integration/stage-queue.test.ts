@@ -44,7 +44,7 @@ beforeEach(async () => {
 afterAll(async () => {
   await sql`delete from pgmq.q_stage_tasks`;
   await sql.end();
-});
+}, 60_000);
 
 describe("stage queue: the engine's claim, heartbeat and archive", () => {
   test("claim takes the oldest visible tasks first, at most qty, each read counted once, hidden for the lease", async () => {

@@ -49,7 +49,7 @@ afterAll(async () => {
   await db.reset({ log: () => {} });
   await emulator?.stop();
   await rm(storageDir, { recursive: true, force: true });
-});
+}, 60_000);
 
 /** Holds a runner's provider calls until the test opens it, and tells the test when the first one came. */
 interface Gate {

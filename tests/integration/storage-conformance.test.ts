@@ -35,7 +35,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await emulator?.stop();
   await rm(workDir, { recursive: true, force: true });
-});
+}, 60_000);
 
 const backends: Array<[string, () => AssetStore]> = [
   ["local directory", () => new LocalDirectoryStore(path.join(workDir, "local-store"))],

@@ -36,7 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await emulator?.stop();
   await rm(workDir, { recursive: true, force: true });
-});
+}, 60_000);
 beforeEach(async () => {
   await fetch(`${emulator.url}/_emulator/reset`, { method: "POST" });
   const { error } = await client().storage.createBucket(BUCKET, { public: false });

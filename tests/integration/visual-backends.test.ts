@@ -29,7 +29,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await emulator?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 async function expectClip(path: string, job: VisualJob) {
   const info = await probeMedia(path);

@@ -35,7 +35,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await emulator?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 function setup(names: VisualBackendName[]) {
   const all: Record<string, VisualBackend> = {
