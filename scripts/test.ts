@@ -1,6 +1,7 @@
 /**
  * `npm test`: every test layer against the local cluster, in order, each step streamed in full:
  *   typecheck -> cluster (init + start) -> reset -> unit -> db (pgTAP via pg_prove) -> integration
+ *   -> supabase-extensions (the real pg_net, Vault and pgmq; skipped, saying why, on a server without them)
  *   -> pgmq-1.4 (reset in pgmq 1.4.4's layout; pgTAP and the queue integration tests again; reset back) -> e2e
  * typecheck counts each checker (deno check, tsc) as one passed test when clean, and each error it
  * reports as one failed test.
@@ -8,21 +9,24 @@
  *   Tests: 42 passed, 0 failed[, 3 skipped]
  * and the exit code is non-zero when anything failed or crashed.
  *
- *   bun scripts/test.ts [--only typecheck,unit,db,integration,pgmq-1.4,e2e] [--pgmq-shape 1.4|1.5]
+ *   bun scripts/test.ts [--only typecheck,unit,db,integration,supabase-extensions,pgmq-1.4,e2e] [--pgmq-shape 1.4|1.5]
  * --pgmq-shape (or MDAME_PGMQ_SHAPE) picks the pgmq layout the reset installs: 1.5 (pgmq 1.5.1, the
- * default) or 1.4 (pgmq 1.4.4); docs/pgmq.md.
+ * default) or 1.4 (pgmq 1.4.4); docs/pgmq.md. On a server with the pgmq extension (MDAME_PG_BINDIR,
+ * docs/supabase-wiring.md) the layout is the extension's, and the pgmq-1.4 layer runs only where
+ * that is 1.4.
  */
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import process from "node:process";
-import { ensureRunning, pgEnv, pgmqShapeFromEnv, reset } from "../stack/db.ts";
+import { ensureRunning, pgEnv, reset } from "../stack/db.ts";
+import { pgBinDir, pgmqShapeFromEnv, serverExtensions, serverPgmqVersion } from "../stack/pg-server.ts";
 import { paths } from "../stack/paths.ts";
 import { localStackEnv } from "../stack/stack-env.ts";
 import { stopStack, supervisorPid } from "../stack/stack-control.ts";
 import { runTypeCheck, typeChecks } from "./typecheck.ts";
 
-const LAYERS = ["typecheck", "unit", "db", "integration", "pgmq-1.4", "e2e"] as const;
+const LAYERS = ["typecheck", "unit", "db", "integration", "supabase-extensions", "pgmq-1.4", "e2e"] as const;
 
 /**
  * The integration tests that drive pgmq directly or through the engine's queue RPCs: the
@@ -112,12 +116,19 @@ function lastNumber(output: string, pattern: RegExp): number {
   return matches.length ? Number(matches[matches.length - 1]![1]) : 0;
 }
 
-/** Counts from bun test's closing lines (` 12 pass`, ` 1 skip`, ` 1 todo`, ` 0 fail`). */
+/**
+ * Counts from bun test's closing lines (` 12 pass`, ` 1 skip`, ` 1 todo`, ` 0 fail`). Skipped
+ * tests are counted from bun's `(skip) <describe> > <test>` lines where it prints them: its
+ * closing count also counts a skipped describe's hooks (listed as `(unnamed)`), and a line may be
+ * printed twice (again in the closing summary).
+ */
 export function parseBunTest(output: string): Counts {
+  const listed = new Set(output.split("\n").filter((line) => line.startsWith("(skip) ")));
+  const skippedTests = [...listed].filter((line) => !line.endsWith("> (unnamed)")).length;
   return {
     passed: lastNumber(output, /^\s*(\d+) pass\s*$/gm),
     failed: lastNumber(output, /^\s*(\d+) fail\s*$/gm),
-    skipped: lastNumber(output, /^\s*(\d+) skip\s*$/gm) + lastNumber(output, /^\s*(\d+) todo\s*$/gm),
+    skipped: (listed.size > 0 ? skippedTests : lastNumber(output, /^\s*(\d+) skip\s*$/gm)) + lastNumber(output, /^\s*(\d+) todo\s*$/gm),
   };
 }
 
@@ -165,8 +176,9 @@ async function main(): Promise<number> {
     console.error(`--pgmq-shape: ${(error as Error).message}`);
     process.exit(2);
   }
-  console.log(`pgmq shape: ${process.env.MDAME_PGMQ_SHAPE}`);
-  const needsDb = only.has("db") || only.has("integration") || only.has("pgmq-1.4") || only.has("e2e");
+  const serverPgmq = serverPgmqVersion();
+  console.log(`pgmq shape: ${process.env.MDAME_PGMQ_SHAPE}${serverPgmq === null ? " (pgmq-compatible SQL)" : ` (the server's pgmq extension ${serverPgmq})`}`);
+  const needsDb = only.has("db") || only.has("integration") || only.has("supabase-extensions") || only.has("pgmq-1.4") || only.has("e2e");
   const supervisorBefore = supervisorPid();
   const env = needsDb ? { ...process.env, ...localStackEnv(), ...pgEnv() } : { ...process.env, ...localStackEnv() };
   const results: StepResult[] = [];
@@ -260,12 +272,33 @@ async function main(): Promise<number> {
       },
     });
   }
-  // Only when the run is on the default (1.5) layout: --pgmq-shape 1.4 already runs everything there.
-  if (only.has("pgmq-1.4") && process.env.MDAME_PGMQ_SHAPE !== "1.4") {
+  if (only.has("supabase-extensions")) {
+    // Its tests skip themselves on a server without the extensions, their hooks with them.
+    steps.push({
+      name: "supabase-extensions",
+      run: async () => {
+        const extensions = serverExtensions(pgBinDir());
+        const missing = [!extensions.pgNet && "pg_net", !extensions.vault && "supabase_vault", extensions.pgmqVersion === null && "pgmq"].filter(Boolean);
+        const { code, output } = await stream([process.execPath, "test", "./tests/supabase-extensions"], env);
+        const counts = parseBunTest(output);
+        if (code !== 0 && counts.failed === 0) return { ...counts, ...crashed(`bun test exited with ${code}`), passed: counts.passed };
+        if (missing.length > 0 && counts.passed === 0 && counts.failed === 0) {
+          return { ...counts, outcome: "skipped", note: `${pgBinDir()} has no ${missing.join(", ")}: set MDAME_PG_BINDIR to a Postgres with Supabase's extensions (docs/supabase-wiring.md)` };
+        }
+        return { ...counts, outcome: counts.failed > 0 || code !== 0 ? "failed" : "passed" };
+      },
+    });
+  }
+  // On the pgmq-compatible SQL, only when the run is on the default (1.5) layout: --pgmq-shape 1.4
+  // already runs everything there. On a pgmq extension, the server's version decides.
+  if (only.has("pgmq-1.4") && (serverPgmq !== null || process.env.MDAME_PGMQ_SHAPE !== "1.4")) {
     steps.push({
       name: "pgmq-1.4",
       run: async () => {
         const shape = process.env.MDAME_PGMQ_SHAPE;
+        if (serverPgmq !== null && shape !== "1.4") {
+          return nothing(`the server's pgmq extension is ${serverPgmq}, so pgmq 1.4's layout cannot be had here; run this layer with MDAME_PG_BINDIR on a Postgres whose pgmq is 1.4.x (docs/supabase-wiring.md)`);
+        }
         try {
           await reset({ pgmqShape: "1.4" });
           const tap = await pgTap();
@@ -295,7 +328,7 @@ async function main(): Promise<number> {
     }
     const seconds = (performance.now() - started) / 1000;
     results.push({ name: step.name, seconds, ...result });
-    const counts = result.outcome === "skipped" ? "" : ` (${result.passed} passed, ${result.failed} failed${result.skipped ? `, ${result.skipped} skipped` : ""})`;
+    const counts = result.outcome === "skipped" && !result.skipped ? "" : ` (${result.passed} passed, ${result.failed} failed${result.skipped ? `, ${result.skipped} skipped` : ""})`;
     console.log(`-- ${step.name}: ${result.outcome}${counts}${result.note ? ` - ${result.note}` : ""} in ${seconds.toFixed(1)} s`);
   }
 
@@ -308,9 +341,10 @@ async function main(): Promise<number> {
 
   console.log(`\n${"-".repeat(72)}`);
   for (const r of results) {
-    const counts = r.outcome === "skipped" ? "no tests" : `${r.passed} passed, ${r.failed} failed${r.skipped ? `, ${r.skipped} skipped` : ""}`;
-    console.log(`${r.name.padEnd(12)} ${r.outcome.padEnd(8)} ${counts.padEnd(36)} ${r.seconds.toFixed(1).padStart(6)} s`);
+    const counts = r.outcome === "skipped" && !r.skipped ? "no tests" : `${r.passed} passed, ${r.failed} failed${r.skipped ? `, ${r.skipped} skipped` : ""}`;
+    console.log(`${r.name.padEnd(19)} ${r.outcome.padEnd(8)} ${counts.padEnd(36)} ${r.seconds.toFixed(1).padStart(6)} s`);
   }
+  for (const r of results) if (r.outcome === "skipped" && r.note) console.log(`${r.name} skipped: ${r.note}`);
   const total = results.reduce((acc, r) => ({ passed: acc.passed + r.passed, failed: acc.failed + r.failed, skipped: acc.skipped + r.skipped }), { passed: 0, failed: 0, skipped: 0 });
   const anyBad = results.some((r) => r.outcome === "failed" || r.outcome === "crashed");
   console.log(`Tests: ${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ""}`);

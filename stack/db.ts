@@ -1,11 +1,13 @@
 /**
- * The local Postgres cluster (DESIGN.md, "Local stack"): Postgres 15 from the OS packages, pg_cron
- * preloaded, listening on 127.0.0.1:54322 as user `postgres` / database `postgres`.
+ * The local Postgres cluster (DESIGN.md, "Local stack"): Postgres 15 from the OS packages (or the
+ * installation MDAME_PG_BINDIR names), pg_cron preloaded (with pg_net and supabase_vault where the
+ * installation has them: stack/supabase-extensions.ts), listening on 127.0.0.1:54322 as user
+ * `postgres` / database `postgres`.
  *
  * CLI: `bun stack/db.ts init|start|stop|status|reset`
  */
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { dirname, join, relative } from "node:path";
 import process from "node:process";
@@ -13,7 +15,10 @@ import { ENGINE_DB_ROLE, LOCAL_DB_URL, LOCAL_STACK, localEngineDbUrl } from "../
 import { paths, PG_OS_USER, RUNNING_AS_ROOT } from "./paths.ts";
 import { reserveStackPorts, stackPorts, waitForPort } from "./ports.ts";
 import { DROP_PGMQ_COMPAT, engineLoginSql, PGTAP_SQL, PLATFORM_SQL, TERMINATE_SESSIONS } from "./platform-sql.ts";
-import { loadOrCreateSecrets } from "./stack-env.ts";
+import { loadOrCreateSecrets, localStackEnv } from "./stack-env.ts";
+import { supervisorPid } from "./stack-control.ts";
+import { pgBinDir, pgmqShapeFromEnv, pgmqShapeOfVersion, type PgmqShape } from "./pg-server.ts";
+import { extensionStartOptions, storeWakeSecretsSql } from "./supabase-extensions.ts";
 import { SupabaseResetError, supabaseDbReset } from "./supabase-cli.ts";
 
 export const DB_USER = "postgres";
@@ -50,21 +55,6 @@ export function runCommand(argv: string[], options: { cwd?: string; env?: Record
   });
 }
 
-let cachedBinDir: string | undefined;
-
-/** Directory of the Postgres 15 server binaries (pg_cron is packaged for 15). */
-export function pgBinDir(): string {
-  if (cachedBinDir) return cachedBinDir;
-  const usable = (dir: string | undefined): dir is string => !!dir && existsSync(join(dir, "postgres")) && existsSync(join(dir, "pg_ctl"));
-  for (const dir of [process.env.MDAME_PG_BINDIR, "/usr/lib/postgresql/15/bin"]) {
-    if (usable(dir)) return (cachedBinDir = dir);
-  }
-  // Elsewhere (not Debian's layout), ask pg_config; absent when only the server package is installed.
-  const fromPgConfig = spawnSync("pg_config", ["--bindir"], { encoding: "utf8" }).stdout?.trim();
-  if (usable(fromPgConfig)) return (cachedBinDir = fromPgConfig);
-  throw new Error("Postgres 15 server binaries not found (install postgresql-15: node scripts/bootstrap.mjs)");
-}
-
 const pgBin = (name: string) => join(pgBinDir(), name);
 
 /** Prefixes a command so it runs as the cluster's OS user (`runuser -u postgres --` when root). */
@@ -80,10 +70,11 @@ function runAsPgUser(argv: string[]): Promise<CommandResult> {
 /**
  * Server options given on the command line at every start. They win over postgresql.conf, so a
  * cluster created on one port starts on the port configured now (MDAME_DB_PORT), whatever port
- * initdb-time settings recorded.
+ * initdb-time settings recorded; and a cluster created with one installation starts with what the
+ * installation in use now needs (pg_net and Vault preloaded, Vault's getkey script).
  */
 export function serverStartOptions(): string[] {
-  return ["-p", String(LOCAL_STACK.dbPort)];
+  return ["-p", String(LOCAL_STACK.dbPort), ...extensionStartOptions(pgBinDir())];
 }
 
 /** The command that runs the server in the foreground (used by the supervisor). */
@@ -212,7 +203,30 @@ export async function init(log: (line: string) => void = console.log): Promise<v
   appendFileSync(join(dataDir, "postgresql.conf"), serverSettings());
 }
 
-/** Starts the cluster with pg_ctl and waits until it accepts connections. No-op when running. */
+/**
+ * The running postmaster's command line when it differs from the one this clone would start now
+ * (another installation's server, or other extension options), else null (also when unknown).
+ */
+function staleServerCommand(): string[] | null {
+  const pid = runningPostmasterPid();
+  if (pid === null) return null;
+  let running: string[];
+  try {
+    running = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((arg) => arg !== "");
+  } catch {
+    return null;
+  }
+  const wanted = ["-D", paths.pgData, ...serverStartOptions()];
+  const sameBinary = existsSync(running[0] ?? "") && realpathSync(running[0]!) === realpathSync(pgBin("postgres"));
+  const sameOptions = running.length === wanted.length + 1 && wanted.every((arg, i) => running[i + 1] === arg);
+  return sameBinary && sameOptions ? null : running;
+}
+
+/**
+ * Starts the cluster with pg_ctl and waits until it accepts connections. No-op when running, unless
+ * it was started otherwise than it would be now (MDAME_PG_BINDIR changed: the extensions a server
+ * may load are decided at start), in which case it is restarted.
+ */
 export async function start(log: (line: string) => void = console.log): Promise<void> {
   if (!isInitialised()) throw new Error(`no cluster in ${paths.pgData}; run: bun stack/db.ts init`);
   if (isRunning()) {
@@ -220,7 +234,13 @@ export async function start(log: (line: string) => void = console.log): Promise<
     if (port !== null && port !== LOCAL_STACK.dbPort) {
       throw new Error(`the cluster in ${paths.pgData} is running on port ${port}, not on MDAME_DB_PORT=${LOCAL_STACK.dbPort}; stop it (bun stack/db.ts stop) and start it again`);
     }
-    return;
+    const stale = staleServerCommand();
+    if (stale === null) return;
+    if (supervisorPid() !== null) {
+      throw new Error(`the stack's cluster runs as ${stale.join(" ")}, not as ${pgBin("postgres")} ${serverStartOptions().join(" ")} (MDAME_PG_BINDIR); stop the stack and start it again`);
+    }
+    log(`the cluster runs as ${stale.join(" ")}; restarting it on ${pgBinDir()} with the options it needs now`);
+    await stop(log);
   }
   reserveStackPorts(stackPorts(), log);
   const problem = await waitForPort(LOCAL_STACK.dbPort, "db", { log });
@@ -302,16 +322,6 @@ export interface ResetOptions {
   pgmqShape?: PgmqShape;
 }
 
-/** The pgmq layouts the engine runs on: 1.5 (pgmq 1.5.1, the default) and 1.4 (pgmq 1.4.4). */
-export type PgmqShape = "1.4" | "1.5";
-
-/** MDAME_PGMQ_SHAPE: `1.4` or `1.5` (the default); anything else is refused. */
-export function pgmqShapeFromEnv(value: string | undefined = process.env.MDAME_PGMQ_SHAPE): PgmqShape {
-  if (value === undefined || value === "" || value === "1.5") return "1.5";
-  if (value === "1.4") return "1.4";
-  throw new Error(`MDAME_PGMQ_SHAPE must be 1.4 or 1.5, not ${JSON.stringify(value.slice(0, 20))}`);
-}
-
 /**
  * Rebuilds the `postgres` database with the real Supabase CLI, as `supabase db reset` does: other
  * sessions ended, platform roles and extensions, pgmq (the real extension where the server has it,
@@ -330,13 +340,15 @@ export async function reset(options: ResetOptions = {}): Promise<void> {
   await execSql("end other sessions", TERMINATE_SESSIONS);
   await execSql("platform setup", PLATFORM_SQL);
 
-  const shape = options.pgmqShape ?? pgmqShapeFromEnv();
-  const hasPgmq = (await execSql("pgmq check", "select count(*) from pg_available_extensions where name = 'pgmq'")) !== "0";
-  if (hasPgmq && shape === "1.4") {
+  // The running server's own answer: the extension the first migration will create, if any.
+  const serverPgmq = (await execSql("pgmq check", "select default_version from pg_available_extensions where name = 'pgmq'")) || null;
+  const shape = options.pgmqShape ?? pgmqShapeFromEnv(undefined, serverPgmq);
+  if (serverPgmq !== null) {
     // The first migration creates the extension at the server's default version (the CLI drops it first).
-    throw new Error("MDAME_PGMQ_SHAPE=1.4 selects the pgmq-compatible SQL's 1.4 layout, but this server has the pgmq extension, which the first migration creates at its default version; test 1.4 on a server whose pgmq is 1.4.4");
-  } else if (hasPgmq) {
-    log("reset: create extension pgmq");
+    if (shape !== pgmqShapeOfVersion(serverPgmq)) pgmqShapeFromEnv(shape, serverPgmq);
+    log(`reset: create extension pgmq (${serverPgmq}, the server's)`);
+    // Left by a reset on a server without the extension (MDAME_PG_BINDIR changed since).
+    await execSql("drop pgmq-compat", DROP_PGMQ_COMPAT);
     await execSql("create extension pgmq", "create extension if not exists pgmq");
   } else {
     log(`reset: pgmq extension not available here; applying supabase/pgmq-compat/pgmq.sql${shape === "1.4" ? " and shape-1.4.sql (pgmq 1.4.4's layout)" : ""}`);
@@ -355,6 +367,19 @@ export async function reset(options: ResetOptions = {}): Promise<void> {
   await execSql("pgtap", PGTAP_SQL);
   log(`reset: ${ENGINE_DB_ROLE} may log in with the clone's password (.local/secrets.json)`);
   await execSql("engine role login", engineLoginSql(loadOrCreateSecrets().ENGINE_DB_PASSWORD));
+  await storeWakeSecrets(log);
+}
+
+/**
+ * Where the server has the real Vault (and so wakes through pg_net), stores the two secrets
+ * docs/deploy.md has a deployer store: the local edge host's functions URL and the stack's service
+ * role key, as the stack's components get them (localStackEnv). Nothing on a server without Vault,
+ * whose wake-ups are pg_notify. The reset and the stack's start both call it.
+ */
+export async function storeWakeSecrets(log: (line: string) => void = console.log, env: Record<string, string> = localStackEnv()): Promise<void> {
+  if ((await execSql("vault check", "select count(*) from pg_extension where extname = 'supabase_vault'")) === "0") return;
+  log(`Vault: mdame_functions_url (${env.FUNCTIONS_URL}) and mdame_service_role_key stored for the pg_net wake-ups`);
+  await execSql("vault secrets", storeWakeSecretsSql(env.FUNCTIONS_URL!, env.SERVICE_ROLE_KEY!));
 }
 
 async function printStatus(): Promise<void> {

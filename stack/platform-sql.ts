@@ -16,8 +16,11 @@ where datname = current_database() and pid <> pg_backend_pid() and backend_type 
 /**
  * What Supabase has before any migration: pg_cron, the `extensions` schema on the search path, and
  * the API roles that migrations grant to. The Supabase CLI keeps schema vault whoever owns it (on
- * Supabase it is Vault's). Here a vault or net schema that no extension owns is a test's shim
- * (supabase/tests/shims) and goes, or the next database would wake through a stale shim.
+ * Supabase it is Vault's). Here a vault or net schema that no extension owns or lives in is a
+ * test's shim (supabase/tests/shims) and goes, or the next database would wake through a stale
+ * shim. So do extensions the server does not offer: installed while the cluster ran an
+ * installation that has them (MDAME_PG_BINDIR), their functions would call libraries this server
+ * lacks.
  */
 export const PLATFORM_SQL = `
 create extension if not exists pg_cron;
@@ -26,15 +29,22 @@ do $$
 declare
   role_name text;
   schema_name text;
+  extension_name text;
 begin
   foreach role_name in array array['anon', 'authenticated', 'service_role'] loop
     if not exists (select 1 from pg_roles where rolname = role_name) then
       execute format('create role %I nologin noinherit', role_name);
     end if;
   end loop;
+  for extension_name in
+    select e.extname from pg_extension e where not exists (select 1 from pg_available_extensions a where a.name = e.extname)
+  loop
+    execute format('drop extension %I cascade', extension_name);
+  end loop;
   foreach schema_name in array array['vault', 'net'] loop
     if exists (select 1 from pg_namespace n where n.nspname = schema_name
-                and not exists (select 1 from pg_depend d where d.classid = 'pg_namespace'::regclass and d.objid = n.oid and d.deptype = 'e')) then
+                and not exists (select 1 from pg_depend d where d.classid = 'pg_namespace'::regclass and d.objid = n.oid and d.deptype = 'e')
+                and not exists (select 1 from pg_extension e where e.extnamespace = n.oid)) then
       execute format('drop schema %I cascade', schema_name);
     end if;
   end loop;

@@ -387,6 +387,8 @@ async function main(): Promise<number> {
       await proc.start();
       const timedOut = await Promise.race([ready.then(() => false), sleep(READY_TIMEOUT_MS).then(() => true)]);
       if (timedOut && !sup.stopping) say(`${spec.name} is not ready after ${READY_TIMEOUT_MS / 1000} s (see ${logFile(spec.name)}); going on`);
+      // With the real Vault (and pg_net), SQL wakes the edge host at the URL this stack serves.
+      if (spec.name === "db" && !timedOut && !sup.stopping) await db.storeWakeSecrets(say, env);
     }
   } catch (error) {
     say(`start-up failed: ${(error as Error).message}`);

@@ -14,7 +14,8 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { LOCAL_STACK } from "../../shared/config/local-stack.ts";
-import { asPgUser, DB_NAME, DB_USER, pgBinDir, runCommand, runningPostmasterPid } from "../../stack/db.ts";
+import { asPgUser, DB_NAME, DB_USER, runCommand, runningPostmasterPid } from "../../stack/db.ts";
+import { pgBinDir } from "../../stack/pg-server.ts";
 import { paths } from "../../stack/paths.ts";
 
 /** The live file and the healthy copy kept while the database is sick. */

@@ -10,7 +10,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { pgBinDir, pgEnv, runCommand } from "../../stack/db.ts";
+import { pgEnv, runCommand } from "../../stack/db.ts";
+import { pgBinDir } from "../../stack/pg-server.ts";
 import { paths } from "../../stack/paths.ts";
 import { PLATFORM_SQL } from "../../stack/platform-sql.ts";
 

@@ -4,9 +4,12 @@
 
 create extension if not exists pg_cron;
 
+-- pgmq is here when its functions are: the extension's, or the compatible SQL's. A schema named
+-- pgmq alone says nothing (supabase db reset drops the extension and keeps the schema).
 do $$
 begin
-  if not exists (select 1 from pg_namespace where nspname = 'pgmq') then
+  if not exists (select 1 from pg_extension where extname = 'pgmq')
+     and to_regprocedure('pgmq.create(text)') is null then
     create extension pgmq;
   end if;
 end

@@ -15,6 +15,7 @@ import { readStackEnv } from "../../stack/stack-env.ts";
 import { main } from "../../cli/main.ts";
 import * as db from "../../stack/db.ts";
 import { paths } from "../../stack/paths.ts";
+import { serverPgmqVersion } from "../../stack/pg-server.ts";
 import { type StackHandle, startStack, supervisorPid } from "../../stack/stack-control.ts";
 import { connectTestAccounts } from "../fixtures/connect-accounts.ts";
 import { EDGE_TTS_PATH, freePort } from "./fixtures/emulator-harness.ts";
@@ -83,7 +84,8 @@ describe("mdame doctor on the local stack", () => {
       new RegExp(`^ok   database/database: reachable at 127\\.0\\.0\\.1:${LOCAL_STACK.dbPort}/postgres \\(PostgreSQL 15\\.`),
       "ok   database/schema: the mdame schema is installed",
       "ok   database/environment: ENV=dev matches the environment the database records",
-      "ok   database/pgmq: pgmq-compatible SQL; queues stage_tasks, visual_generation, render",
+      // The real extension on a server that has it (MDAME_PG_BINDIR, docs/supabase-wiring.md).
+      `ok   database/pgmq: ${serverPgmqVersion() === null ? "pgmq-compatible SQL" : `extension ${serverPgmqVersion()}`}; queues stage_tasks, visual_generation, render`,
       /^ok   database\/pg_cron: extension [0-9.-]+; schedules mdame-tick \(\* \* \* \* \*\), mdame-daily-run \(0 6 \* \* \*\)$/,
       /^ok   database\/engine role: mdame_engine may only call the RPCs \(no TEMP or CREATE, no role attributes, memberships or session defaults; row-level security on all \d+ mdame tables\)\. mdame_engine can still change its own password/,
       ...dimensionLines,

@@ -4,6 +4,8 @@
  * - a Supabase-shaped database (pg_net and Vault shims, supabase/tests/shims): an enqueue queues
  *   `POST <functions url>/pipeline/tick` with the service key from Vault; the pg_net performer sends
  *   it to the real edge host (Deno, stack/edge-host.ts), whose tick drains the work.
+ * On a server with the real pg_net and Vault both are skipped: the database there is Supabase's
+ * own, and tests/supabase-extensions/ tests it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -15,11 +17,14 @@ import postgres from "postgres";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 import * as db from "../../stack/db.ts";
 import { paths } from "../../stack/paths.ts";
+import { pgBinDir, serverExtensions } from "../../stack/pg-server.ts";
 import { localStackEnv } from "../../stack/stack-env.ts";
 import { freePort, startTestEmulator } from "./fixtures/emulator-harness.ts";
 import { type PerformedRequest, startPerformer } from "./fixtures/pg-net-performer.ts";
 
 const sql = postgres(LOCAL_DB_URL, { max: 2, onnotice: () => {} });
+const realExtensions = serverExtensions(pgBinDir());
+const supabaseServer = realExtensions.pgNet && realExtensions.vault;
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -47,7 +52,7 @@ afterAll(async () => {
   await db.reset({ log: () => {} });
 }, 60_000);
 
-describe("plain Postgres (no pg_net, no Vault)", () => {
+describe.skipIf(supabaseServer)("plain Postgres (no pg_net, no Vault)", () => {
   beforeAll(async () => {
     await db.ensureRunning(() => {});
     await db.reset({ log: () => {} });
@@ -65,7 +70,7 @@ describe("plain Postgres (no pg_net, no Vault)", () => {
   });
 });
 
-describe("Supabase-shaped database (pg_net and Vault)", () => {
+describe.skipIf(supabaseServer)("Supabase-shaped database (pg_net and Vault shims)", () => {
   let edgeHost: ChildProcess;
   let edgeOutput = "";
   let functionsUrl: string;

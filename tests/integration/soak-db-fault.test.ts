@@ -16,7 +16,8 @@ import { hbaFiles, isSick, makeDatabaseSick, restoreHealthyDatabase, terminateCl
 import { SickDatabaseWindow } from "../../scripts/soak/sick-window.ts";
 import { LOCAL_DB_URL, LOCAL_STACK } from "../../shared/config/local-stack.ts";
 import { createSql } from "../../shared/db/client.ts";
-import { asPgUser, DB_NAME, DB_USER, ensureRunning, pgBinDir } from "../../stack/db.ts";
+import { asPgUser, DB_NAME, DB_USER, ensureRunning } from "../../stack/db.ts";
+import { pgBinDir } from "../../stack/pg-server.ts";
 import { paths } from "../../stack/paths.ts";
 
 let healthy: string;

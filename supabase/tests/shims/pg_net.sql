@@ -1,6 +1,11 @@
 -- pg_net's SQL surface for tests on plain Postgres (see README.md beside this file). Same names,
 -- columns and http_post signature as pg_net 0.x; requests wait in net.http_request_queue until a
 -- test performs them, as pg_net's worker picks them up after the enqueuing transaction commits.
+-- Where the real pg_net is installed (a Supabase server), the file leaves it alone.
+
+select exists (select 1 from pg_extension where extname = 'pg_net') as shim_real_pg_net \gset
+\if :shim_real_pg_net
+\else
 
 create schema if not exists net;
 
@@ -49,3 +54,5 @@ begin
   return v_id;
 end;
 $$;
+
+\endif

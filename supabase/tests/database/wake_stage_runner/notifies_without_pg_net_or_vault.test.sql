@@ -2,6 +2,11 @@ begin;
 \ir ../_fixtures.psql
 select plan(4);
 
+-- On a server with Supabase's pg_net and Vault, this transaction (rolled back) goes without them.
+set local client_min_messages = warning;
+drop extension if exists pg_net cascade;
+drop extension if exists supabase_vault cascade;
+
 -- Plain Postgres (the local stack): no pg_net, no Vault. The wake is a pg_notify on mdame_wake,
 -- which the local edge host listens to; no secret is needed, so nothing can be missing.
 select is(to_regprocedure('net.http_post(text,jsonb,jsonb,jsonb,integer)'), null, 'this database has no pg_net');

@@ -2,6 +2,10 @@ begin;
 \ir ../_fixtures.psql
 \ir ../../shims/pg_net.sql
 \ir ../../shims/vault.sql
+-- With the real extensions (a Supabase server) the stack's own secrets and any request pg_net has
+-- not sent yet are there: this test starts from none (the transaction rolls back).
+delete from vault.secrets where name in ('mdame_functions_url', 'mdame_service_role_key');
+delete from net.http_request_queue;
 select plan(8);
 
 -- A Supabase-shaped database: pg_net and Vault, and the two secrets a deployer stores.
