@@ -36,11 +36,23 @@ export class Backoff {
 
   /** Counts one more failure and returns how long to wait before the next attempt. */
   next(): number {
-    // The exponent stops growing once the ceiling is reached, so a long outage cannot overflow it.
-    const ceiling = Math.min(this.#maxMs, this.#initialMs * 2 ** Math.min(this.#failures, 52));
     this.#failures += 1;
+    return this.again();
+  }
+
+  /** The ceiling of the waits after the failures counted so far (`initialMs` before any). */
+  get ceilingMs(): number {
+    // The exponent stops growing once the ceiling is reached, so a long outage cannot overflow it.
+    return Math.min(this.#maxMs, this.#initialMs * 2 ** Math.min(Math.max(this.#failures - 1, 0), 52));
+  }
+
+  /**
+   * Another wait under the same ceiling, without counting a failure: for attempts that failed
+   * together (every connection of a pool when the server restarts) and are one failure, not many.
+   */
+  again(): number {
     const r = Math.min(Math.max(this.#random(), 0), 1);
-    return Math.round(this.#initialMs + r * (ceiling - this.#initialMs));
+    return Math.round(this.#initialMs + r * (this.ceilingMs - this.#initialMs));
   }
 
   /** A success: the next failure starts from `initialMs` again. */

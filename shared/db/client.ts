@@ -3,27 +3,33 @@ import { Backoff } from "../backoff.ts";
 
 export type Sql = postgres.Sql;
 
-/** A gap between two closes longer than the last wait plus this starts the pacing over. */
+/** A gap between two closes longer than the wait's ceiling plus this starts the pacing over. */
 const QUIET_MS = 10_000;
 
 /**
  * How long a pool's connection waits before connecting again after it closed (postgres.js's
  * `backoff`, in seconds). postgres.js counts only socket errors as failed attempts, so a server that
  * refuses every login, or ends every session as it starts, would be asked again every few
- * milliseconds by each pool and by each re-LISTEN. Here closes that follow each other closely grow
- * the wait instead, exponentially with jitter up to 30 s (shared/backoff.ts), and a quiet spell
- * starts it over: a healthy pool, whose connections close now and then, reconnects at once.
+ * milliseconds by each pool and by each re-LISTEN. Here the waits grow instead, exponentially with
+ * jitter from 50 ms up to 30 s (shared/backoff.ts), one step per round: closes that come while the
+ * last round's waits may still be running (every connection of the pool, when the server restarts or
+ * ends all sessions) are that round's, each with its own jitter. A quiet spell starts it over, so a
+ * healthy pool whose connections close now and then reconnects at once.
  */
 export function reconnectDelay(now: () => number = Date.now, random: () => number = Math.random): () => number {
   const backoff = new Backoff({ initialMs: 50, maxMs: 30_000, random });
   let lastCloseAt = -Infinity;
-  let lastWaitMs = 0;
+  let roundStartedAt = -Infinity;
   return () => {
     const at = now();
-    if (at - lastCloseAt > lastWaitMs + QUIET_MS) backoff.reset();
+    if (at - lastCloseAt > backoff.ceilingMs + QUIET_MS) {
+      backoff.reset();
+      roundStartedAt = -Infinity;
+    }
     lastCloseAt = at;
-    lastWaitMs = backoff.next();
-    return lastWaitMs / 1000;
+    if (at - roundStartedAt < backoff.ceilingMs) return backoff.again() / 1000;
+    roundStartedAt = at;
+    return backoff.next() / 1000;
   };
 }
 

@@ -18,6 +18,18 @@ describe("reconnect delay of the engine's pools", () => {
     expect(Math.max(...waits)).toBeLessThanOrEqual(30);
   });
 
+  test("connections that close together are one failure: a restart costs the whole pool one short wait", () => {
+    let clock = 0;
+    const delay = reconnectDelay(() => clock, () => 0.999);
+    const together = Array.from({ length: 50 }, () => delay());
+    expect(Math.max(...together)).toBe(0.05);
+    // Their reconnects fail together too: one more step, not fifty.
+    clock += 60;
+    const next = Array.from({ length: 50 }, () => delay());
+    expect(Math.max(...next)).toBeLessThanOrEqual(0.1);
+    expect(Math.max(...next)).toBeGreaterThan(0.05);
+  });
+
   test("after a quiet spell the pacing starts over", () => {
     let clock = 0;
     const delay = reconnectDelay(() => clock, () => 0.999);
