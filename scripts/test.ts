@@ -254,9 +254,12 @@ async function main(): Promise<number> {
         const media = files.filter((f) => MEDIA_INTEGRATION_TESTS.includes(f));
         const rest = files.filter((f) => !MEDIA_INTEGRATION_TESTS.includes(f));
         console.log(`-- ${rest.length} files streamed here; ${media.length} media files (no database) run beside them, their output follows`);
+        // They start processes (the CLI, the edge host, FFmpeg) on two cores shared by both halves:
+        // bun's 5-s default per test is too tight for that; a test that names its own keeps it.
+        const timeout = ["--timeout", "30000"];
         const [db, side] = await Promise.all([
-          stream([process.execPath, "test", ...rest], env),
-          media.length ? stream([process.execPath, "test", ...media], env, true) : Promise.resolve({ code: 0, output: "" }),
+          stream([process.execPath, "test", ...timeout, ...rest], env),
+          media.length ? stream([process.execPath, "test", ...timeout, ...media], env, true) : Promise.resolve({ code: 0, output: "" }),
         ]);
         if (media.length) {
           console.log(`\n-- the media integration files, run beside the others:`);
