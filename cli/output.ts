@@ -4,9 +4,7 @@
  * and C1 controls, DEL, bidi controls and line separators are written as visible `\uXXXX` escapes,
  * so a name or an error cannot move the cursor, recolour the screen, rewrite a line or reorder it.
  */
-
-/** C0 and C1 controls and DEL (\p{Cc}), bidi controls, line and paragraph separators, lone surrogates. */
-const INVISIBLE = /[\p{Cc}\p{Bidi_Control}\u2028\u2029\ud800-\udfff]/gu;
+import { visibleText } from "../shared/text/storable.ts";
 
 /** A place to write text: process.stdout or a test double. */
 export interface Screen {
@@ -25,10 +23,11 @@ export interface CommandContext {
   sleep: (ms: number) => Promise<void>;
 }
 
-/** One line of text as the terminal may show it: every control, line break included, made visible. */
-export function terminalText(text: string): string {
-  return text.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
+/**
+ * One line of text as the terminal may show it: every control, line break included, made visible
+ * (the same escapes error answers use, shared/text/storable.ts).
+ */
+export const terminalText = visibleText;
 
 /** Writes text; its own line breaks stay, every other control is made visible. */
 export function println(screen: Screen, text = ""): void {

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { findTextIn, findUnstorableText, formatJsonPath } from "../text/storable.ts";
+import { findUnstorableText, formatJsonPath } from "../text/storable.ts";
 import { readCappedStream } from "./capped-stream.ts";
 import { MalformedRequestError } from "./malformed-request.ts";
 
@@ -58,11 +58,6 @@ export async function readBoundedText(request: Request, maxBytes: number): Promi
   } catch {
     throw new MalformedBodyError("the body is not valid UTF-8");
   }
-}
-
-/** Whether any string (key or value) of a parsed JSON value holds a NUL character. */
-export function findNulCharacter(value: unknown): boolean {
-  return findTextIn(value, (text) => (text.includes("\u0000") ? "NUL" : undefined)) !== undefined;
 }
 
 /**

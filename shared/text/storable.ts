@@ -71,7 +71,7 @@ function pathOf(node: PathNode | undefined): JsonPath {
  * `check` gives a reason. Iterative, with shared path nodes: a deeply nested body costs neither
  * the stack nor memory quadratic in its depth.
  */
-export function findTextIn(value: unknown, check: (text: string) => string | undefined): TextFinding | undefined {
+function findTextIn(value: unknown, check: (text: string) => string | undefined): TextFinding | undefined {
   // A key is checked as its own item just before its value, so the first finding is the first in the text.
   const pending: { value: unknown; at: PathNode | undefined; key?: string }[] = [{ value, at: undefined }];
   while (pending.length > 0) {

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { Hono } from "hono";
-import { BodyTooLargeError, findNulCharacter, limitBody, parseJsonText, readBoundedText, readJsonBody } from "../../shared/http/bounded-body.ts";
+import { BodyTooLargeError, limitBody, parseJsonText, readBoundedText, readJsonBody } from "../../shared/http/bounded-body.ts";
 import { createErrorHandler } from "../../shared/http/error-handler.ts";
 import { createLogger } from "../../shared/logging/logger.ts";
+import { findUnstorableText } from "../../shared/text/storable.ts";
 
 const chunked = (parts: (string | Uint8Array)[]) =>
   new Request("http://x.test/", {
@@ -16,6 +17,8 @@ const chunked = (parts: (string | Uint8Array)[]) =>
     }),
     duplex: "half",
   } as RequestInit);
+
+const hasUnstorableText = (value: unknown) => findUnstorableText(value) !== undefined;
 
 describe("readBoundedText", () => {
   test("a body of exactly the cap is read; one byte more is refused with 413", async () => {
@@ -49,9 +52,9 @@ describe("parseJsonText", () => {
   });
 
   test("a NUL character anywhere, key or value, at any depth, is a 400", () => {
-    expect(findNulCharacter({ a: [{ b: "ok" }, "fine"] })).toBe(false);
-    expect(findNulCharacter({ a: [{ b: "x\u0000" }] })).toBe(true);
-    expect(findNulCharacter({ ["k\u0000"]: 1 })).toBe(true);
+    expect(hasUnstorableText({ a: [{ b: "ok" }, "fine"] })).toBe(false);
+    expect(hasUnstorableText({ a: [{ b: "x\u0000" }] })).toBe(true);
+    expect(hasUnstorableText({ ["k\u0000"]: 1 })).toBe(true);
     expect(() => parseJsonText('{"a": ["\\u0000"]}')).toThrow("NUL character");
   });
 
