@@ -5,42 +5,30 @@
  * to the database's own log by an error.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createPipelineApp } from "../../functions/pipeline/app.ts";
-import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
-import * as db from "../../stack/db.ts";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { paths } from "../../stack/paths.ts";
-import { localStackEnv } from "../../stack/stack-env.ts";
 import { PIPELINE_MAX_BODY_BYTES } from "../../shared/http/bounded-body.ts";
-import { createLogger } from "../../shared/logging/logger.ts";
 import { countingBody, MB } from "./fixtures/counting-stream.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
+import { type InProcessPipeline, startInProcessPipeline } from "../fixtures/in-process-pipeline.ts";
 
 const admin = adminSql();
 
 const BASE = "http://edge.test/pipeline";
 const logLines: string[] = [];
-let deps: PipelineDeps;
-let app: ReturnType<typeof createPipelineApp>;
+let deps: InProcessPipeline["deps"];
+let app: InProcessPipeline["app"];
 let auth: Record<string, string>;
-let storageDir: string;
+let pipeline: InProcessPipeline;
 
 beforeAll(async () => {
-  await db.ensureRunning(() => {});
-  await db.reset({ log: () => {} });
-  storageDir = mkdtempSync(join(tmpdir(), "mdame-hostile-storage-"));
-  const env: Record<string, string> = { ...localStackEnv(), FUNCTIONS_URL: "http://edge.test", STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: storageDir, LOG_LEVEL: "info" };
-  auth = { authorization: `Bearer ${env.SERVICE_ROLE_KEY}` };
-  deps = { ...createPipelineDeps(env), logger: createLogger("pipeline", { write: (line: string) => void logLines.push(line) }, "info") };
-  app = createPipelineApp(deps);
+  pipeline = await startInProcessPipeline({ name: "hostile-storage", env: { LOG_LEVEL: "info" }, log: { write: (line: string) => void logLines.push(line), level: "info" } });
+  ({ app, deps } = pipeline);
+  auth = { authorization: pipeline.bearer };
 }, 60_000);
 
 afterAll(async () => {
-  await deps?.sql.end({ timeout: 2 });
-  await db.reset({ log: () => {} });
-  rmSync(storageDir, { recursive: true, force: true });
+  await pipeline?.close();
 }, 60_000);
 
 const post = (path: string, body: string, headers: Record<string, string> = auth) =>

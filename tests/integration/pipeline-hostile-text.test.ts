@@ -5,16 +5,10 @@
  * is written; text in any script is stored exactly as sent.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createPipelineApp } from "../../functions/pipeline/app.ts";
-import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
 import type { ErrorAnswer } from "../../shared/contracts/http-error.ts";
-import { createLogger } from "../../shared/logging/logger.ts";
-import * as db from "../../stack/db.ts";
-import { localStackEnv } from "../../stack/stack-env.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
+import { type InProcessPipeline, startInProcessPipeline } from "../fixtures/in-process-pipeline.ts";
 
 const admin = adminSql();
 
@@ -28,27 +22,21 @@ const DIMENSION = {
   style: { palette: ["#0b132b", "#5bc0be"], motion: "drift" },
 };
 const errorLines: string[] = [];
-let deps: PipelineDeps;
-let app: ReturnType<typeof createPipelineApp>;
+let deps: InProcessPipeline["deps"];
+let app: InProcessPipeline["app"];
 let auth: Record<string, string>;
-let storageDir: string;
+let pipeline: InProcessPipeline;
 
 beforeAll(async () => {
-  await db.ensureRunning(() => {});
-  await db.reset({ log: () => {} });
-  storageDir = mkdtempSync(join(tmpdir(), "mdame-hostile-text-"));
-  const env: Record<string, string> = { ...localStackEnv(), FUNCTIONS_URL: "http://edge.test", STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: storageDir };
-  auth = { authorization: `Bearer ${env.SERVICE_ROLE_KEY}`, "content-type": "application/json" };
-  deps = { ...createPipelineDeps(env), logger: createLogger("pipeline", { write: (line: string) => void errorLines.push(line) }, "error") };
-  app = createPipelineApp(deps);
+  pipeline = await startInProcessPipeline({ name: "hostile-text", log: { write: (line: string) => void errorLines.push(line), level: "error" } });
+  ({ app, deps } = pipeline);
+  auth = { authorization: pipeline.bearer, "content-type": "application/json" };
   const created = await send("POST", "/dimensions", JSON.stringify(DIMENSION));
   expect(created.status).toBe(201);
 }, 60_000);
 
 afterAll(async () => {
-  await deps?.sql.end({ timeout: 2 });
-  await db.reset({ log: () => {} });
-  rmSync(storageDir, { recursive: true, force: true });
+  await pipeline?.close();
 }, 60_000);
 
 async function send(method: string, path: string, body: string): Promise<Response> {

@@ -4,39 +4,26 @@
  * reason, as the routes whose RPCs check it do, and the database is left as it was.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createPipelineApp } from "../../functions/pipeline/app.ts";
-import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
 import type { ErrorAnswer } from "../../shared/contracts/http-error.ts";
 import { TickAnswer } from "../../shared/contracts/operator.ts";
-import { createLogger } from "../../shared/logging/logger.ts";
-import * as db from "../../stack/db.ts";
-import { localStackEnv } from "../../stack/stack-env.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
+import { type InProcessPipeline, startInProcessPipeline } from "../fixtures/in-process-pipeline.ts";
 
 const admin = adminSql();
 
-let deps: PipelineDeps;
-let app: ReturnType<typeof createPipelineApp>;
+let deps: InProcessPipeline["deps"];
+let app: InProcessPipeline["app"];
 let auth: Record<string, string>;
-let storageDir: string;
+let pipeline: InProcessPipeline;
 
 beforeAll(async () => {
-  await db.ensureRunning(() => {});
-  await db.reset({ log: () => {} });
-  storageDir = mkdtempSync(join(tmpdir(), "mdame-tick-env-"));
-  const env: Record<string, string> = { ...localStackEnv(), ENV: "dev", FUNCTIONS_URL: "http://edge.test", STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: storageDir };
-  auth = { authorization: `Bearer ${env.SERVICE_ROLE_KEY}`, "content-type": "application/json" };
-  deps = { ...createPipelineDeps(env), logger: createLogger("pipeline", { write: () => {} }, "fatal") };
-  app = createPipelineApp(deps);
+  pipeline = await startInProcessPipeline({ name: "tick-env", env: { ENV: "dev" } });
+  ({ app, deps } = pipeline);
+  auth = { authorization: pipeline.bearer, "content-type": "application/json" };
 }, 60_000);
 
 afterAll(async () => {
-  await deps?.sql.end({ timeout: 2 });
-  await db.reset({ log: () => {} });
-  rmSync(storageDir, { recursive: true, force: true });
+  await pipeline?.close();
 }, 60_000);
 
 const tick = () => app.request("http://edge.test/pipeline/tick", { method: "POST", headers: auth, body: JSON.stringify({ reason: "poll" }) });
