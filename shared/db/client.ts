@@ -1,5 +1,6 @@
 import postgres from "postgres";
 import { Backoff } from "../backoff.ts";
+import { pacedConnects } from "./connect-pacing.ts";
 
 export type Sql = postgres.Sql;
 
@@ -33,13 +34,20 @@ export function reconnectDelay(now: () => number = Date.now, random: () => numbe
   };
 }
 
-/** A postgres.js pool for the engine's database; notices are dropped, bigints come back as strings. */
+/**
+ * A postgres.js pool for the engine's database; notices are dropped, bigints come back as strings.
+ * Two paces guard the database while it refuses logins: the reconnect delay above for the closes
+ * postgres.js schedules a reconnect after, and the connect pacing (connect-pacing.ts) in front of
+ * every socket, for the path where postgres.js reconnects without consulting it.
+ */
 export function createSql(url: string, options: { max?: number; application?: string } = {}): Sql {
   return postgres(url, {
     max: options.max ?? 4,
     idle_timeout: 30,
     connect_timeout: 10,
     backoff: reconnectDelay(),
+    // Not in postgres.js's types, but part of its options: how each connection gets its socket.
+    ...({ socket: pacedConnects() } as Record<string, unknown>),
     onnotice: () => {},
     connection: { application_name: options.application ?? "mdame" },
   });
