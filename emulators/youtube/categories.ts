@@ -71,15 +71,15 @@ export async function listVideoCategories(req: Request, url: URL, ctx: EmulatorC
   if (parts.length === 0) return apiError(400, "required", "Required parameter: part", { location: "part", locationType: "parameter" }, "global");
   const unknown = parts.find((p) => p !== "snippet" && p !== "id");
   if (unknown) return apiError(400, "unknownPart", `'${unknown}'`, { location: "part", locationType: "parameter" }, "youtube.part");
-  const ids = q.get("id");
   const region = q.get("regionCode");
-  if ((ids === null) === (region === null)) {
+  if (q.has("id") === (region !== null)) {
     return apiError(400, "missingRequiredParameter", "No filter selected. Expected one of: id, regionCode", {}, "youtube.parameter");
   }
   if (region !== null && !/^[A-Za-z]{2}$/.test(region)) {
     return apiError(400, "invalidRegionCode", "The regionCode parameter specifies an invalid region code.", { location: "regionCode", locationType: "parameter" }, "youtube.parameter");
   }
-  const wanted = ids === null ? undefined : new Set(ids.split(",").map((id) => id.trim()).filter(Boolean));
+  // `id=a,b` and `id=a&id=b` (googleapis sends an array that way) are the same list.
+  const wanted = q.has("id") ? new Set(q.getAll("id").flatMap((id) => id.split(",")).map((id) => id.trim()).filter(Boolean)) : undefined;
   const items = CATEGORIES.filter(([id]) => wanted === undefined || wanted.has(id)).map(category)
     .map((item) => parts.includes("snippet") ? item : { kind: item.kind, etag: item.etag, id: item.id });
   return jsonResponse({ kind: "youtube#videoCategoryListResponse", etag: "emulator-video-categories", items });

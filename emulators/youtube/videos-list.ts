@@ -30,11 +30,11 @@ export async function listVideos(req: Request, url: URL, ctx: EmulatorContext): 
   if (parts.length === 0) return apiError(400, "required", "Required parameter: part", { location: "part", locationType: "parameter" }, "global");
   const unknown = parts.find((p) => !PARTS.has(p));
   if (unknown) return apiError(400, "unknownPart", `'${unknown}'`, { location: "part", locationType: "parameter" }, "youtube.part");
-  const idParam = url.searchParams.get("id");
-  if (idParam === null) {
+  if (!url.searchParams.has("id")) {
     return apiError(400, "missingRequiredParameter", "No filter selected. Expected one of: id (the emulator serves videos.list by id only)", {}, "youtube.parameter");
   }
-  const ids = [...new Set(idParam.split(",").map((id) => id.trim()).filter(Boolean))];
+  // `id=a,b` and `id=a&id=b` (googleapis sends an array that way) are the same list.
+  const ids = [...new Set(url.searchParams.getAll("id").flatMap((id) => id.split(",")).map((id) => id.trim()).filter(Boolean))];
   if (ids.length > MAX_IDS) return apiError(400, "invalidValue", `At most ${MAX_IDS} video ids may be given.`, { location: "id", locationType: "parameter" }, "youtube.parameter");
 
   const { store } = await youtubeFor(ctx);
