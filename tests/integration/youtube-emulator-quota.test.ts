@@ -4,6 +4,7 @@
  * (DST days included), what each call costs, the usage report and `POST /_emulator/reset`.
  */
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
+import { setEmulatorDay } from "../../scripts/soak/processes.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
 import { accessToken, admin, errorOf, projectOf, setClock, startUpload, upload, usage, VIDEO_BYTES } from "./fixtures/youtube-emulator.ts";
 
@@ -167,4 +168,20 @@ test("project settings are validated: bad values are 400 with a message and chan
   expect(tooBig.status).toBe(413);
   expect((await usage(emulator.url)).projects).toEqual([]);
   expect((await admin(emulator.url, "POST", `/_emulator/youtube/projects/${CLIENT}`, { audited: true })).status).toBe(405);
+});
+
+test("the soak's simulated days move the emulator's quota day and upload window one day each", async () => {
+  const env = { EMULATOR_URL: emulator.url };
+  await admin(emulator.url, "PUT", `/_emulator/youtube/projects/${CLIENT}`, { insert_calls_per_day: 1 });
+  await admin(emulator.url, "PUT", "/_emulator/youtube/channels/soak-channel", { uploads_per_24h: 1 });
+  const token = await accessToken(emulator.url, CLIENT, "soak-channel");
+  await setEmulatorDay(env, 0);
+  const first = (await usage(emulator.url)).quota_day;
+  await upload(emulator.url, token);
+  await expectQuotaExceeded(await startUpload(emulator.url, token));
+  await setEmulatorDay(env, 1);
+  const second = await usage(emulator.url);
+  expect(Date.parse(`${second.quota_day}T00:00:00Z`) - Date.parse(`${first}T00:00:00Z`)).toBe(86_400_000);
+  expect(second.channels[0]).toMatchObject({ channel: "soak-channel", uploads_24h: 0 });
+  expect((await startUpload(emulator.url, token)).status).toBe(200);
 });
