@@ -4,9 +4,12 @@
  * (DST days included), what each call costs, the usage report and `POST /_emulator/reset`.
  */
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { rm } from "node:fs/promises";
+import process from "node:process";
 import { setEmulatorDay } from "../../scripts/soak/processes.ts";
-import { startTestEmulator } from "./fixtures/emulator-harness.ts";
-import { accessToken, admin, errorOf, projectOf, setClock, startUpload, upload, usage, VIDEO_BYTES } from "./fixtures/youtube-emulator.ts";
+import { freePort, killProcess, ROOT, spawnEmulatorProcess, startTestEmulator, tempDir } from "./fixtures/emulator-harness.ts";
+import { accessToken, admin, projectOf, setClock, startUpload, upload, usage, VIDEO_BYTES } from "./fixtures/youtube-emulator.ts";
 
 const CLIENT = "quota-1.apps.googleusercontent.com";
 const OTHER = "quota-2.apps.googleusercontent.com";
@@ -185,3 +188,24 @@ test("the soak's simulated days move the emulator's quota day and upload window 
   expect(second.channels[0]).toMatchObject({ channel: "soak-channel", uploads_24h: 0 });
   expect((await startUpload(emulator.url, token)).status).toBe(200);
 });
+
+test("the emulator process takes YouTube's defaults from its environment, and refuses a bad one at start", async () => {
+  const dataDir = await tempDir("youtube-limits");
+  const running = await spawnEmulatorProcess(await freePort(), dataDir, {
+    EMULATOR_YOUTUBE_INSERT_CALLS_PER_DAY: "1000", EMULATOR_YOUTUBE_UNITS_PER_DAY: "20", EMULATOR_YOUTUBE_CHANNEL_UPLOADS_PER_24H: "500",
+  });
+  try {
+    await upload(running.url, await accessToken(running.url, CLIENT, "env-channel"));
+    const report = await usage(running.url);
+    expect(projectOf(report, CLIENT)).toMatchObject({ insert: { used: 1, limit: 1000 }, units: { limit: 20 } });
+    expect(report.channels[0]).toMatchObject({ channel: "env-channel", limit: 500 });
+  } finally {
+    await killProcess(running.child, "SIGTERM");
+  }
+  const refused = spawnSync(process.execPath, ["emulators/main.ts"], {
+    cwd: ROOT, env: { ...process.env, EMULATOR_PORT: String(await freePort()), EMULATOR_DATA_DIR: dataDir, EMULATOR_YOUTUBE_UNITS_PER_DAY: "lots" }, encoding: "utf8", timeout: 20_000,
+  });
+  expect(refused.status).toBe(1);
+  expect(refused.stderr).toContain("EMULATOR_YOUTUBE_UNITS_PER_DAY=lots must be a whole number");
+  await rm(dataDir, { recursive: true, force: true });
+}, 60_000);
