@@ -5,7 +5,7 @@
 import { jsonResponse } from "../context.ts";
 
 const STATUS: Record<number, string> = {
-  400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 429: "RESOURCE_EXHAUSTED", 503: "UNAVAILABLE",
+  400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE", 429: "RESOURCE_EXHAUSTED", 503: "UNAVAILABLE",
 };
 
 export function apiError(code: number, reason: string, message: string, extra: Record<string, unknown> = {}, domain = "youtube.video"): Response {

@@ -20,7 +20,8 @@
  * when the project's insert bucket for the Pacific day is spent, and 400 `uploadLimitExceeded`
  * (domain `youtube.video`) when the channel has reached its cap for the last 24 hours; the
  * session's PUTs cost nothing more. The order of checks: token (401), protocol (400), armed faults,
- * the insert bucket (403, nothing charged), then, charged, the metadata (400, metadata.ts) and the
+ * the insert bucket (403, nothing charged), then, charged, the metadata (400: not JSON or refused by
+ * metadata.ts; 413 past 64 KiB) and the
  * channel's cap (400). An upload completed counts toward its channel's cap. An unaudited
  * project's upload is locked private.
  *
@@ -31,6 +32,7 @@
  * Admin: `/_emulator/youtube/...` (admin.ts): completed uploads, usage, project and channel settings.
  */
 import { randomBytes } from "node:crypto";
+import { isBodyTooLargeError, readBoundedText } from "../../shared/http/bounded-body.ts";
 import type { EmulatorContext } from "../context.ts";
 import { slowDown } from "../faults/fault-book.ts";
 import { droppedConnection, jsonResponse } from "../context.ts";
@@ -47,6 +49,25 @@ import { listVideos, VIDEOS_PATH } from "./videos-list.ts";
 export { resetYouTube } from "./state.ts";
 
 const UPLOAD_PATH = "/upload/youtube/v3/videos";
+/** The metadata of an upload start: a title, a 5000-byte description, tags; far below this. */
+const MAX_METADATA_BYTES = 64 * 1024;
+
+/** The metadata JSON of an upload start (none reads as `{}`); too big or not JSON is refused. */
+async function readMetadata(req: Request): Promise<unknown | Response> {
+  let text: string;
+  try {
+    text = await readBoundedText(req, MAX_METADATA_BYTES);
+  } catch (error) {
+    if (isBodyTooLargeError(error)) return apiError(413, "uploadMetadataTooLarge", `The video metadata is larger than ${MAX_METADATA_BYTES} bytes.`, {}, "global");
+    return apiError(400, "parseError", "The video metadata could not be read as UTF-8 text.", {}, "global");
+  }
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return apiError(400, "parseError", "Parse Error: the video metadata is not valid JSON.", {}, "global");
+  }
+}
 
 async function startSession(req: Request, url: URL, ctx: EmulatorContext): Promise<Response> {
   const token = ctx.tokens.verify(req.headers.get("authorization"));
@@ -72,7 +93,9 @@ async function startSession(req: Request, url: URL, ctx: EmulatorContext): Promi
   const { store, rules } = await youtubeFor(ctx);
   const now = ctx.clock.now();
   if (!await rules.charge(token.client_id, "insert", 1, now)) return quotaExceeded();
-  const metadata = validateMetadata(await req.json().catch(() => ({})), now);
+  const body = await readMetadata(req);
+  if (body instanceof Response) return body;
+  const metadata = validateMetadata(body, now);
   if (metadata instanceof Response) return metadata;
   if (ctx.faults.take("youtube", (kind) => kind === "upload_limit_exceeded") || rules.uploadsInWindow(token.channel, now).total >= rules.channelCap(token.channel)) {
     return uploadLimitExceeded();

@@ -191,3 +191,16 @@ test("the clock admin route sets, offsets, advances and resets the emulator's no
   expect((await admin(emulator.url, "GET", "/_emulator/clock")).body.offset_ms).toBe(0);
   expect((await admin(emulator.url, "PUT", "/_emulator/clock", { offset_ms: 1 })).status).toBe(405);
 });
+
+test("upload metadata that is not JSON is 400 parseError, and metadata past 64 KiB is 413; neither starts a session", async () => {
+  const token = await accessToken(emulator.url, CLIENT);
+  const post = (body: string) => fetch(`${emulator.url}/upload/youtube/v3/videos?uploadType=resumable&part=snippet,status`, {
+    method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "x-upload-content-type": "video/mp4" }, body,
+  });
+  const garbled = await post("{\"snippet\": ");
+  expect(garbled.status).toBe(400);
+  expect((await errorOf(garbled)).errors[0]?.reason).toBe("parseError");
+  const huge = await post(JSON.stringify(metadata("Huge", undefined, { description: "x".repeat(70_000) })));
+  expect(huge.status).toBe(413);
+  expect(huge.headers.get("location")).toBeNull();
+});
