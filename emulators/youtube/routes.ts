@@ -20,10 +20,9 @@
  * when the project's insert bucket for the Pacific day is spent, and 400 `uploadLimitExceeded`
  * (domain `youtube.video`) when the channel has reached its cap for the last 24 hours; the
  * session's PUTs cost nothing more. The order of checks: token (401), protocol (400), armed faults,
- * the insert bucket (403, nothing charged), then, charged, the metadata (400: not JSON or refused by
- * metadata.ts; 413 past 64 KiB) and the
- * channel's cap (400). An upload completed counts toward its channel's cap. An unaudited
- * project's upload is locked private.
+ * the insert bucket (403, nothing charged), then, charged, the metadata (400: not JSON or refused
+ * by metadata.ts; 413 past 64 KiB) and the channel's cap (400). An upload completed counts toward
+ * its channel's cap. An unaudited project's upload is locked private.
  *
  * Data API reads, each 1 unit of the token's project: `GET /youtube/v3/channels?mine=true`
  * (channels.ts), `GET /youtube/v3/videos?id=` (videos-list.ts), `GET /youtube/v3/videoCategories`
