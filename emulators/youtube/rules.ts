@@ -7,7 +7,9 @@
  *   (default 100, one per upload started) and units for every other Data API call (default 10,000;
  *   COSTS below). A call that does not fit what is left is refused and costs nothing.
  * - Each channel may upload at most its cap (default 15; YouTube publishes no number) in any rolling
- *   24 hours, counting the uploads completed here and those recorded as made elsewhere.
+ *   24 hours, counting the uploads completed here and those recorded as made elsewhere. An upload
+ *   counts from the moment its last byte arrives: starts still in flight are not counted, so
+ *   several started together may all complete past the cap.
  * - A project is audited unless marked otherwise; an unaudited project's uploads are locked private.
  *
  * Times are the emulator clock's (clock/clock.ts).
