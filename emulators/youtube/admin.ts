@@ -1,7 +1,12 @@
 /**
  * The YouTube emulator's admin routes (not part of YouTube's API; for tests, the demo and the soak):
  *
- *   GET  /_emulator/youtube/videos                    completed uploads: file, channel, project, what was asked, what holds now
+ *   GET  /_emulator/youtube/videos                    completed uploads, oldest first: [{id, title, channel, size_bytes,
+ *                                                     sha256, path, uploaded_at, client_id, locked_private,
+ *                                                     requested_status (the status part as asked), privacy_status
+ *                                                     (as it reads now), requested_privacy_status, publish_at,
+ *                                                     contains_synthetic_media, self_declared_made_for_kids,
+ *                                                     category_id, default_language, default_audio_language}]
  *   GET  /_emulator/youtube/usage                     each project's buckets for the current Pacific quota day and
  *                                                     each channel's rolling 24 hours (below)
  *   PUT  /_emulator/youtube/projects/<client_id>      {"insert_calls_per_day"?: n, "units_per_day"?: n, "audited"?: bool}
