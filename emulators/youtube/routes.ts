@@ -24,9 +24,9 @@
  * by metadata.ts; 413 past 64 KiB) and the channel's cap (400). An upload completed counts toward
  * its channel's cap. An unaudited project's upload is locked private.
  *
- * Data API reads, each 1 unit of the token's project: `GET /youtube/v3/channels?mine=true`
- * (channels.ts), `GET /youtube/v3/videos?id=` (videos-list.ts), `GET /youtube/v3/videoCategories`
- * (categories.ts).
+ * Data API calls, charged to the token's project's units: `GET /youtube/v3/channels?mine=true`
+ * (channels.ts, 1), `GET /youtube/v3/videos?id=` (videos-list.ts, 1), `PUT /youtube/v3/videos`
+ * (videos-update.ts, 50), `GET /youtube/v3/videoCategories` (categories.ts, 1).
  *
  * Admin: `/_emulator/youtube/...` (admin.ts): completed uploads, usage, project and channel settings.
  */
@@ -44,6 +44,7 @@ import { resourceAt, validateMetadata, videoResource } from "./metadata.ts";
 import { youtubeFor } from "./state.ts";
 import type { UploadSession } from "./store.ts";
 import { listVideos, VIDEOS_PATH } from "./videos-list.ts";
+import { updateVideo } from "./videos-update.ts";
 
 export { resetYouTube } from "./state.ts";
 
@@ -237,7 +238,7 @@ export async function handleYouTube(req: Request, url: URL, ctx: EmulatorContext
   if (url.pathname.startsWith("/_emulator/youtube/")) return await handleYouTubeAdmin(req, url, ctx);
   if (url.pathname === CHANNELS_PATH) return await listChannels(req, url, ctx);
   if (url.pathname === CATEGORIES_PATH) return await listVideoCategories(req, url, ctx);
-  if (url.pathname === VIDEOS_PATH) return await listVideos(req, url, ctx);
+  if (url.pathname === VIDEOS_PATH) return req.method === "PUT" ? await updateVideo(req, url, ctx) : await listVideos(req, url, ctx);
   if (url.pathname !== UPLOAD_PATH) return undefined;
   if (req.method === "POST") return await startSession(req, url, ctx);
   if (req.method === "PUT" && url.searchParams.has("upload_id")) return await putSession(req, url, ctx);

@@ -20,7 +20,7 @@ import process from "node:process";
 import { nextPacificMidnight, pacificDay } from "./pacific-day.ts";
 
 /** Units each Data API call the emulator serves costs (videos.insert has a bucket of its own). */
-export const COSTS = { "channels.list": 1, "videos.list": 1, "videoCategories.list": 1 } as const;
+export const COSTS = { "channels.list": 1, "videos.list": 1, "videos.update": 50, "videoCategories.list": 1 } as const;
 export type ApiMethod = keyof typeof COSTS;
 
 export interface YouTubeLimits {

@@ -171,6 +171,11 @@ export class YouTubeStore {
     return text ? JSON.parse(text) as VideoRecord : undefined;
   }
 
+  /** Replaces a stored video's record (videos.update). */
+  async saveVideo(record: VideoRecord): Promise<void> {
+    await writeJson(this.#video(record.id, "json"), record);
+  }
+
   async listVideos(): Promise<VideoRecord[]> {
     const dir = path.join(this.root, "videos");
     const names = await readdir(dir).catch(() => [] as string[]);

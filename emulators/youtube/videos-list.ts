@@ -23,7 +23,7 @@ const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
 const MAX_IDS = 50;
 
 export async function listVideos(req: Request, url: URL, ctx: EmulatorContext): Promise<Response> {
-  if (req.method !== "GET") return apiError(405, "methodNotAllowed", `${req.method} is not allowed on ${VIDEOS_PATH}: only videos.list is emulated.`, {}, "global");
+  if (req.method !== "GET") return apiError(405, "methodNotAllowed", `${req.method} is not allowed on ${VIDEOS_PATH}: videos.list (GET) and videos.update (PUT) are emulated.`, {}, "global");
   const token = await chargeApiCall(req, ctx, "videos.list");
   if (token instanceof Response) return token;
   const parts = url.searchParams.getAll("part").flatMap((p) => p.split(",")).map((p) => p.trim()).filter(Boolean);
