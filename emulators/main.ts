@@ -126,7 +126,8 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     if (url.pathname === "/_emulator/faults") {
       if (req.method === "GET") return jsonResponse({ faults: ctx.faults.list() });
       if (req.method === "POST") {
-        const body = await readAdminJson(req, 128 * 1024);
+        // A served answer may hold 64 Ki characters, each up to 6 bytes as a JSON escape.
+        const body = await readAdminJson(req, 1024 * 1024);
         if (body instanceof Response) return body;
         const armed = ctx.faults.arm(body);
         return typeof armed === "string" ? jsonResponse({ error: armed }, 400) : jsonResponse({ armed });
