@@ -16,12 +16,21 @@ import { apiError } from "./errors.ts";
 import type { UploadSession, VideoRecord } from "./store.ts";
 
 const PRIVACY = new Set(["public", "private", "unlisted"]);
-const LANGUAGE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$/;
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 export const DEFAULT_CATEGORY = "22";
 
 const invalidMetadata = (message: string) => apiError(400, "invalidVideoMetadata", message);
 const invalidPublishAt = (why: string) => apiError(400, "invalidPublishAt", `The request metadata specifies an invalid scheduled publishing time: ${why}`);
+
+/** A well-formed BCP-47 tag, as Intl reads them (`en`, `pt-BR`, `zh-Hant-TW`, `es-419`). */
+function isLanguageTag(value: unknown): boolean {
+  if (typeof value !== "string" || value.length === 0 || value.length > 35) return false;
+  try {
+    return Intl.getCanonicalLocales(value).length === 1;
+  } catch {
+    return false;
+  }
+}
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 
@@ -48,7 +57,7 @@ export function validateMetadata(body: unknown, now: number): { snippet: Record<
   }
   for (const key of ["defaultLanguage", "defaultAudioLanguage"] as const) {
     const language = snippet[key];
-    if (language !== undefined && (typeof language !== "string" || !LANGUAGE.test(language))) {
+    if (language !== undefined && !isLanguageTag(language)) {
       return invalidMetadata(`snippet.${key} must be a BCP-47 language tag such as en or pt-BR.`);
     }
   }
