@@ -28,7 +28,12 @@ export class EmulatorClock {
   async load(): Promise<void> {
     const text = await readFile(this.#file, "utf8").catch(() => undefined);
     if (text === undefined) return;
-    const offset = (JSON.parse(text) as { offset_ms?: unknown }).offset_ms;
+    let offset: unknown;
+    try {
+      offset = (JSON.parse(text) as { offset_ms?: unknown }).offset_ms;
+    } catch {
+      return;
+    }
     this.#offsetMs = typeof offset === "number" && Number.isInteger(offset) && Math.abs(offset) <= MAX_OFFSET_MS ? offset : 0;
   }
 

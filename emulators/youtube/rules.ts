@@ -81,7 +81,13 @@ export class YouTubeRules {
   async load(): Promise<void> {
     const text = await readFile(this.#file, "utf8").catch(() => undefined);
     if (text === undefined) return;
-    const saved = JSON.parse(text) as SavedRules;
+    let saved: SavedRules;
+    try {
+      saved = JSON.parse(text) as SavedRules;
+    } catch {
+      // Written whole then renamed, the file is never half-written; one that does not parse is not ours.
+      return;
+    }
     this.#projects = new Map(saved.projects);
     this.#usage = new Map(saved.usage.map(([client, days]) => [client, new Map(days)]));
     this.#channels = new Map(saved.channels);
