@@ -88,9 +88,9 @@ export class YouTubeRules {
       // Written whole then renamed, the file is never half-written; one that does not parse is not ours.
       return;
     }
-    this.#projects = new Map(saved.projects);
-    this.#usage = new Map(saved.usage.map(([client, days]) => [client, new Map(days)]));
-    this.#channels = new Map(saved.channels);
+    this.#projects = new Map(saved.projects ?? []);
+    this.#usage = new Map((saved.usage ?? []).map(([client, days]) => [client, new Map(days)]));
+    this.#channels = new Map(saved.channels ?? []);
   }
 
   project(clientId: string): ProjectSettings {
