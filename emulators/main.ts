@@ -21,7 +21,8 @@
  *   WS   /consumer/speech/synthesize/readaloud/edge/v1   Edge TTS
  *   POST /token, POST /revoke, GET /o/oauth2/v2/auth   Google OAuth 2.0 (see google-oauth/routes.ts)
  *   POST /upload/youtube/v3/videos?uploadType=resumable, PUT <session URI>   YouTube upload (videos.insert)
- *   GET  /youtube/v3/channels, /youtube/v3/videos, /youtube/v3/videoCategories   YouTube Data API reads
+ *   GET  /youtube/v3/channels, /youtube/v3/videos, /youtube/v3/videoCategories; PUT /youtube/v3/videos
+ *                                                   YouTube Data API (see youtube/routes.ts for costs)
  *   GET  /trending/rss?geo=US|ID                     Google Trends daily RSS
  *   GET  /videos/search, /video-files/...            Pexels video search and downloads (see pexels/routes.ts)
  *   /storage/v1/...                                 Supabase Storage REST API and TUS uploads (see storage/routes.ts)

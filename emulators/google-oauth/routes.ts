@@ -21,9 +21,9 @@
  * channel the uploads land on (`emulator-refresh-tech-daily` -> channel `tech-daily`); the
  * authorization-code grant issues refresh tokens of that form, and connecting a channel again that
  * way lifts a revocation of its refresh token. Each access token remembers the client id that
- * obtained it: that Google Cloud project is charged for the YouTube calls made with it. Issued access tokens are kept in
- * memory and mirrored to `<data dir>/oauth/tokens.json`, so uploads in flight survive an emulator
- * restart as they survive a restart of Google's servers.
+ * obtained it: that Google Cloud project is charged for the YouTube calls made with it. Issued
+ * access tokens are kept in memory and mirrored to `<data dir>/oauth/tokens.json`, so uploads in
+ * flight survive an emulator restart as they survive a restart of Google's servers.
  */
 import { createHash } from "node:crypto";
 import type { EmulatorContext } from "../context.ts";
