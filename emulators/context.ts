@@ -1,12 +1,18 @@
+import type { EmulatorClock } from "./clock/clock.ts";
 import type { FaultBook } from "./faults/fault-book.ts";
 import type { TokenStore } from "./google-oauth/token-store.ts";
 import type { StorageDisk } from "./storage/disk.ts";
+import type { YouTubeLimits } from "./youtube/rules.ts";
 
-/** What every emulated service gets from the server: its data dir, faults, OAuth tokens, Storage settings, logger. */
+/** What every emulated service gets from the server: its data dir, faults, OAuth tokens, clock, Storage settings, logger. */
 export interface EmulatorContext {
   dataDir: string;
   faults: FaultBook;
   tokens: TokenStore;
+  /** The emulator's notion of now, which tests can move (clock/clock.ts says what follows it). */
+  clock: EmulatorClock;
+  /** YouTube's default quota buckets and channel cap, before any admin route changes them. */
+  youtubeLimits: YouTubeLimits;
   /** The one Gemini API key accepted; undefined accepts any non-empty key. */
   geminiApiKey?: string;
   /** The one Pexels API key accepted; undefined accepts any non-empty key. */

@@ -5,16 +5,24 @@
  *
  *   bun emulators/main.ts        # EMULATOR_PORT (default: MDAME_EMULATOR_PORT, else 54330), EMULATOR_DATA_DIR (.local/emulators)
  *                                # SUPABASE_SERVICE_ROLE_KEY: the one key Storage accepts; EMULATOR_STORAGE_MAX_BYTES: object cap
+ *                                # EMULATOR_YOUTUBE_INSERT_CALLS_PER_DAY (100), EMULATOR_YOUTUBE_UNITS_PER_DAY (10000),
+ *                                # EMULATOR_YOUTUBE_CHANNEL_UPLOADS_PER_24H (15): YouTube's defaults for every project and channel
  *
  * Routes:
  *   GET  /_emulator/health                          200 {ok:true}
- *   POST /_emulator/reset                           clears faults, tokens, uploads, Storage buckets and objects
+ *   POST /_emulator/reset                           clears faults, tokens and revocations, uploads, YouTube quota used
+ *                                                   and settings, Storage buckets and objects; the clock back to real time
  *   GET  /_emulator/faults, POST /_emulator/faults   fault injection (see faults/fault-book.ts)
- *   GET  /_emulator/youtube/videos                  completed uploads
+ *   GET|POST|DELETE /_emulator/clock                the emulator's notion of now (see clock/admin.ts)
+ *   GET  /_emulator/youtube/videos, /usage; PUT /_emulator/youtube/projects/{client_id}, /channels/{channel};
+ *   POST /_emulator/youtube/channels/{channel}/outside-uploads   YouTube admin (see youtube/admin.ts)
+ *   GET|POST /_emulator/oauth/revocations            revoked refresh tokens (see google-oauth/revocation.ts)
  *   POST /v1beta/models/{model}:generateContent     Gemini (also /v1/ and /v1alpha/)
  *   WS   /consumer/speech/synthesize/readaloud/edge/v1   Edge TTS
- *   POST /token                                     Google OAuth 2.0 token endpoint
- *   POST /upload/youtube/v3/videos?uploadType=resumable, PUT <session URI>   YouTube upload
+ *   POST /token, POST /revoke, GET /o/oauth2/v2/auth   Google OAuth 2.0 (see google-oauth/routes.ts)
+ *   POST /upload/youtube/v3/videos?uploadType=resumable, PUT <session URI>   YouTube upload (videos.insert)
+ *   GET  /youtube/v3/channels, /youtube/v3/videos, /youtube/v3/videoCategories; PUT /youtube/v3/videos
+ *                                                   YouTube Data API (see youtube/routes.ts for costs)
  *   GET  /trending/rss?geo=US|ID                     Google Trends daily RSS
  *   GET  /videos/search, /video-files/...            Pexels video search and downloads (see pexels/routes.ts)
  *   /storage/v1/...                                 Supabase Storage REST API and TUS uploads (see storage/routes.ts)
@@ -24,6 +32,9 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { EmulatorContext } from "./context.ts";
 import { isDroppedConnection, jsonResponse } from "./context.ts";
+import { readAdminJson } from "./admin-json.ts";
+import { EmulatorClock } from "./clock/clock.ts";
+import { handleClockAdmin } from "./clock/admin.ts";
 import { FaultBook } from "./faults/fault-book.ts";
 import { handleGemini } from "./gemini/routes.ts";
 import { handleOpenAi } from "./openai/routes.ts";
@@ -31,6 +42,7 @@ import { EDGE_TTS_PATH, edgeTtsWebSocket, upgradeEdgeTts, type EdgeTtsSocketData
 import { handleOAuth } from "./google-oauth/routes.ts";
 import { TokenStore } from "./google-oauth/token-store.ts";
 import { handleYouTube, resetYouTube } from "./youtube/routes.ts";
+import { DEFAULT_LIMITS, type YouTubeLimits } from "./youtube/rules.ts";
 import { handleTrends } from "./trends/routes.ts";
 import { handleSources } from "./sources/routes.ts";
 import { handleReddit } from "./sources/reddit.ts";
@@ -54,6 +66,8 @@ export interface EmulatorOptions {
   storageServiceKey?: string;
   /** Largest object (and request body) Storage accepts, in bytes; 512 MiB unless given. */
   storageMaxObjectBytes?: number;
+  /** YouTube's default buckets and channel cap (youtube/rules.ts); each one not given keeps YouTube's default. */
+  youtubeLimits?: Partial<YouTubeLimits>;
   /** Receives one object per log line; defaults to a JSON line on stdout. */
   log?: (entry: Record<string, unknown>) => void;
 }
@@ -79,6 +93,7 @@ const SERVICES: Array<[string, Handler]> = [
   ["pexels", handlePexels],
   ["posted-feeds", handlePostedFeeds],
   ["fault-admin", handleFaultAdmin],
+  ["clock", handleClockAdmin],
 ];
 
 const DEFAULT_STORAGE_MAX_OBJECT_BYTES = 512 * 1024 * 1024;
@@ -89,16 +104,22 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   const log = options.log ?? ((entry) => process.stdout.write(`${JSON.stringify(entry)}\n`));
   const tokens = new TokenStore(dataDir);
   await tokens.load();
+  const clock = new EmulatorClock(dataDir);
+  await clock.load();
   const disk = new StorageDisk(dataDir);
   await disk.init();
   const storage = { serviceKey: options.storageServiceKey, maxObjectBytes: options.storageMaxObjectBytes ?? DEFAULT_STORAGE_MAX_OBJECT_BYTES, disk };
-  const ctx: EmulatorContext = { dataDir, faults: new FaultBook(), tokens, storage, log, geminiApiKey: options.geminiApiKey || undefined, pexelsApiKey: options.pexelsApiKey || undefined };
+  const ctx: EmulatorContext = {
+    dataDir, faults: new FaultBook(), tokens, clock, youtubeLimits: { ...DEFAULT_LIMITS, ...options.youtubeLimits }, storage, log,
+    geminiApiKey: options.geminiApiKey || undefined, pexelsApiKey: options.pexelsApiKey || undefined,
+  };
 
   const admin = async (req: Request, url: URL): Promise<Response | undefined> => {
     if (url.pathname === "/_emulator/health" && req.method === "GET") return jsonResponse({ ok: true });
     if (url.pathname === "/_emulator/reset" && req.method === "POST") {
       ctx.faults.clear();
       await tokens.clear();
+      await clock.reset();
       await resetYouTube(ctx);
       await resetStorage(ctx);
       return jsonResponse({ ok: true });
@@ -106,7 +127,10 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     if (url.pathname === "/_emulator/faults") {
       if (req.method === "GET") return jsonResponse({ faults: ctx.faults.list() });
       if (req.method === "POST") {
-        const armed = ctx.faults.arm(await req.json().catch(() => null));
+        // A served answer may hold 64 Ki characters, each up to 6 bytes as a JSON escape.
+        const body = await readAdminJson(req, 1024 * 1024);
+        if (body instanceof Response) return body;
+        const armed = ctx.faults.arm(body);
         return typeof armed === "string" ? jsonResponse({ error: armed }, 400) : jsonResponse({ armed });
       }
     }
@@ -174,12 +198,27 @@ if (import.meta.main) {
     process.stderr.write(`emulator: EMULATOR_STORAGE_MAX_BYTES=${maxBytes} must be a positive whole number of bytes\n`);
     process.exit(1);
   }
+  const youtubeLimits: Partial<YouTubeLimits> = {};
+  for (const [name, key] of [
+    ["EMULATOR_YOUTUBE_INSERT_CALLS_PER_DAY", "insertCallsPerDay"],
+    ["EMULATOR_YOUTUBE_UNITS_PER_DAY", "unitsPerDay"],
+    ["EMULATOR_YOUTUBE_CHANNEL_UPLOADS_PER_24H", "channelUploadsPer24h"],
+  ] as const) {
+    const value = process.env[name];
+    if (value === undefined || value === "") continue;
+    if (!/^\d{1,9}$/.test(value)) {
+      process.stderr.write(`emulator: ${name}=${value} must be a whole number 0..999999999\n`);
+      process.exit(1);
+    }
+    youtubeLimits[key] = Number(value);
+  }
   const emulator = await startEmulator({
     port,
     hostname: process.env.EMULATOR_HOST ?? "127.0.0.1",
     dataDir,
     storageServiceKey: process.env.SUPABASE_SERVICE_ROLE_KEY || process.env.SERVICE_ROLE_KEY || undefined,
     storageMaxObjectBytes: maxBytes === undefined ? undefined : Number(maxBytes),
+    youtubeLimits,
     // The stack starts the emulator with its own GEMINI_API_KEY: the key it "issued".
     geminiApiKey: process.env.GEMINI_API_KEY,
     pexelsApiKey: process.env.PEXELS_API_KEY,

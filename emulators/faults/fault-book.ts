@@ -28,6 +28,8 @@
  * | storage    | `drop_after_bytes`      | a TUS PATCH keeps its first `bytes` bytes, then the connection drops |
  * | youtube    | `quota_exceeded`        | starting an upload answers 403 `quotaExceeded` (domain `youtube.quota`) |
  * | youtube    | `rate_limited`          | the upload call (start or PUT) answers 429 `rateLimitExceeded`      |
+ * | youtube    | `upload_limit_exceeded` | starting an upload answers 400 `uploadLimitExceeded` (domain `youtube.video`), charged as a refused insert |
+ * | google-oauth | `invalid_grant`       | a refresh-token grant at `/token` answers 400 `invalid_grant` "Token has been expired or revoked." |
  * | gemini, gemini-tts, edge-tts, youtube | `slow` | the call is answered `delay_ms` later (1..60000), otherwise normally |
  *
  * Any fault armed with `for_ms` (1..3600000) instead applies to every matching call for that long,
@@ -72,7 +74,8 @@ export const FAULT_KINDS = {
   "gemini-tts": ["unavailable", "rate_limited", "refusal", "slow"],
   openai: ["unavailable", "rate_limited", "invalid_api_key", "serve"],
   "edge-tts": ["close_before_turn_end", "slow"],
-  youtube: ["drop_after_bytes", "http_503", "session_expired", "quota_exceeded", "rate_limited", "slow"],
+  youtube: ["drop_after_bytes", "http_503", "session_expired", "quota_exceeded", "rate_limited", "upload_limit_exceeded", "slow"],
+  "google-oauth": ["invalid_grant"],
   storage: ["drop_after_bytes"],
 } as const;
 
@@ -103,7 +106,7 @@ export class FaultBook {
   arm(input: unknown): Fault | string {
     if (input === null || typeof input !== "object") return "body must be a JSON object";
     const { service, kind, count = 1, bytes, answer, delay_ms: delayMs, for_ms: forMs } = input as Record<string, unknown>;
-    if (typeof service !== "string" || !(service in FAULT_KINDS)) {
+    if (typeof service !== "string" || !Object.hasOwn(FAULT_KINDS, service)) {
       return `service must be one of ${Object.keys(FAULT_KINDS).join(", ")}`;
     }
     const kinds: readonly string[] = FAULT_KINDS[service as FaultService];

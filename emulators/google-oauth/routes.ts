@@ -12,17 +12,23 @@
  *     code is single-use, expires after 10 minutes, and is redeemed only by the client and redirect
  *     URI it was issued to with the verifier whose S256 hash is its challenge. With
  *     `access_type=offline` the answer carries a refresh token.
- *   - `grant_type=refresh_token&client_id&client_secret&refresh_token`.
+ *   - `grant_type=refresh_token&client_id&client_secret&refresh_token`: 400 `invalid_grant` ("Token
+ *     has been expired or revoked.") for a token revoked (revocation.ts) or not of the form below,
+ *     and for the next `count` grants while a `google-oauth` `invalid_grant` fault is armed.
+ * - `POST /revoke` and the admin route `/_emulator/oauth/revocations`: revocation.ts.
  *
  * A refresh token is accepted when it starts with `emulator-refresh-`; the rest of it names the
  * channel the uploads land on (`emulator-refresh-tech-daily` -> channel `tech-daily`); the
- * authorization-code grant issues refresh tokens of that form. Issued access tokens are kept in
- * memory and mirrored to `<data dir>/oauth/tokens.json`, so uploads in flight survive an emulator
- * restart as they survive a restart of Google's servers.
+ * authorization-code grant issues refresh tokens of that form, and connecting a channel again that
+ * way lifts a revocation of its refresh token. Each access token remembers the client id that
+ * obtained it: that Google Cloud project is charged for the YouTube calls made with it. Issued
+ * access tokens are kept in memory and mirrored to `<data dir>/oauth/tokens.json`, so uploads in
+ * flight survive an emulator restart as they survive a restart of Google's servers.
  */
 import { createHash } from "node:crypto";
 import type { EmulatorContext } from "../context.ts";
 import { jsonResponse } from "../context.ts";
+import { handleRevocation } from "./revocation.ts";
 import { REFRESH_TOKEN_PREFIX, TOKEN_LIFETIME_S } from "./token-store.ts";
 
 export const UPLOAD_SCOPE = "https://www.googleapis.com/auth/youtube.upload";
@@ -97,6 +103,7 @@ async function exchangeCode(form: Record<string, string>, ctx: EmulatorContext):
     return oauthError(400, "invalid_grant", "Invalid code verifier.");
   }
   const refreshToken = `${REFRESH_TOKEN_PREFIX}${pending.channel}`;
+  await ctx.tokens.restore(refreshToken);
   const token = await ctx.tokens.issue(refreshToken, pending.client_id);
   return jsonResponse({
     access_token: token.access_token,
@@ -111,13 +118,20 @@ export async function handleOAuth(req: Request, url: URL, ctx: EmulatorContext):
   if (url.pathname === AUTHORIZATION_PATH) {
     return req.method === "GET" ? authorize(url, ctx) : consentErrorPage(405, "invalid_request", "Authorization requests use GET.");
   }
+  const revocation = await handleRevocation(req, url, ctx);
+  if (revocation) return revocation;
   if (url.pathname !== "/token") return undefined;
   if (req.method !== "POST") return oauthError(405, "invalid_request", "Token requests must use POST.");
   const type = req.headers.get("content-type") ?? "";
   const raw = await req.text();
-  const form: Record<string, string> = type.includes("application/json")
-    ? Object.fromEntries(Object.entries(JSON.parse(raw || "{}")).map(([k, v]) => [k, String(v)]))
-    : Object.fromEntries(new URLSearchParams(raw));
+  let form: Record<string, string>;
+  try {
+    form = type.includes("application/json")
+      ? Object.fromEntries(Object.entries(JSON.parse(raw || "{}") as Record<string, unknown>).map(([k, v]) => [k, String(v)]))
+      : Object.fromEntries(new URLSearchParams(raw));
+  } catch {
+    return oauthError(400, "invalid_request", "The request body is not valid JSON.");
+  }
 
   if (form.grant_type !== "refresh_token" && form.grant_type !== "authorization_code") {
     return oauthError(400, "unsupported_grant_type", `Invalid grant_type: ${form.grant_type ?? ""}`);
@@ -125,7 +139,8 @@ export async function handleOAuth(req: Request, url: URL, ctx: EmulatorContext):
   if (!form.client_id || !form.client_secret) return oauthError(401, "invalid_client", "The OAuth client was not found.");
   if (form.grant_type === "authorization_code") return await exchangeCode(form, ctx);
   const refreshToken = form.refresh_token ?? "";
-  if (!refreshToken.startsWith(REFRESH_TOKEN_PREFIX) || refreshToken.length === REFRESH_TOKEN_PREFIX.length) {
+  const known = refreshToken.startsWith(REFRESH_TOKEN_PREFIX) && refreshToken.length > REFRESH_TOKEN_PREFIX.length;
+  if (ctx.faults.take("google-oauth") || !known || ctx.tokens.isRevoked(refreshToken)) {
     return oauthError(400, "invalid_grant", "Token has been expired or revoked.");
   }
   const token = await ctx.tokens.issue(refreshToken, form.client_id);

@@ -1,6 +1,8 @@
 /**
- * The emulator's OAuth state: authorization codes waiting to be redeemed (memory only) and issued
- * access tokens, mirrored to `<data dir>/oauth/tokens.json` so uploads in flight survive a restart.
+ * The emulator's OAuth state: authorization codes waiting to be redeemed (memory only), issued
+ * access tokens, mirrored to `<data dir>/oauth/tokens.json` so uploads in flight survive a restart,
+ * and revoked refresh tokens (`<data dir>/oauth/revoked.json`), refused until the channel is
+ * connected again.
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rm, writeFile, rename } from "node:fs/promises";
@@ -33,15 +35,59 @@ export interface IssuedToken {
 export class TokenStore {
   #tokens = new Map<string, IssuedToken>();
   #codes = new Map<string, PendingCode>();
+  #revoked = new Set<string>();
   readonly #file: string;
+  readonly #revokedFile: string;
 
   constructor(dataDir: string) {
     this.#file = path.join(dataDir, "oauth", "tokens.json");
+    this.#revokedFile = path.join(dataDir, "oauth", "revoked.json");
   }
 
   async load(): Promise<void> {
     const text = await readFile(this.#file, "utf8").catch(() => "[]");
     for (const token of JSON.parse(text) as IssuedToken[]) this.#tokens.set(token.access_token, token);
+    const revoked = await readFile(this.#revokedFile, "utf8").catch(() => "[]");
+    this.#revoked = new Set(JSON.parse(revoked) as string[]);
+  }
+
+  /** Whether a refresh token was revoked (and its channel not connected again since). */
+  isRevoked(refreshToken: string): boolean {
+    return this.#revoked.has(refreshToken);
+  }
+
+  /** The access token behind a bare token string (no `Bearer`), when issued and unexpired. */
+  accessToken(token: string): IssuedToken | undefined {
+    return this.verify(`Bearer ${token}`);
+  }
+
+  /**
+   * Revokes a refresh token for good, with every access token issued from it, as a user removing
+   * the app's access does. Answers how many access tokens went with it.
+   */
+  async revoke(refreshToken: string): Promise<number> {
+    this.#revoked.add(refreshToken);
+    const channel = refreshToken.slice(REFRESH_TOKEN_PREFIX.length);
+    let dropped = 0;
+    for (const [key, token] of this.#tokens) {
+      if (token.channel === channel) {
+        this.#tokens.delete(key);
+        dropped += 1;
+      }
+    }
+    await this.#persist();
+    await this.#persistRevoked();
+    return dropped;
+  }
+
+  /** A new consent for the channel: its refresh token works again. */
+  async restore(refreshToken: string): Promise<void> {
+    if (!this.#revoked.delete(refreshToken)) return;
+    await this.#persistRevoked();
+  }
+
+  revokedTokens(): string[] {
+    return [...this.#revoked].sort();
   }
 
   async issue(refreshToken: string, clientId: string): Promise<IssuedToken> {
@@ -80,7 +126,16 @@ export class TokenStore {
   async clear(): Promise<void> {
     this.#tokens.clear();
     this.#codes.clear();
+    this.#revoked.clear();
     await rm(this.#file, { force: true });
+    await rm(this.#revokedFile, { force: true });
+  }
+
+  async #persistRevoked(): Promise<void> {
+    await mkdir(path.dirname(this.#revokedFile), { recursive: true });
+    const tmp = `${this.#revokedFile}.${process.pid}.tmp`;
+    await writeFile(tmp, JSON.stringify([...this.#revoked]));
+    await rename(tmp, this.#revokedFile);
   }
 
   async #persist(): Promise<void> {

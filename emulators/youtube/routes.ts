@@ -15,107 +15,58 @@
  * 404. A bearer token not issued by the emulator's `/token` (or expired) is 401. Session PUTs
  * need no Authorization (the session URI is the credential), but one that is sent must be valid.
  *
- * `GET /youtube/v3/channels?mine=true` answers the token's channel (youtube-channels.ts).
+ * YouTube's rules (rules.ts, on the emulator clock): starting an upload is one `videos.insert`
+ * call of the token's project (its OAuth client): 403 `quotaExceeded` (domain `youtube.quota`)
+ * when the project's insert bucket for the Pacific day is spent, and 400 `uploadLimitExceeded`
+ * (domain `youtube.video`) when the channel has reached its cap for the last 24 hours; the
+ * session's PUTs cost nothing more. The order of checks: token (401), protocol (400), armed faults,
+ * the insert bucket (403, nothing charged), then, charged, the metadata (400: not JSON or refused
+ * by metadata.ts; 413 past 64 KiB) and the channel's cap (400). An upload completed counts toward
+ * its channel's cap. An unaudited project's upload is locked private.
  *
- * Admin: `GET /_emulator/youtube/videos` lists completed uploads.
+ * Data API calls, charged to the token's project's units: `GET /youtube/v3/channels?mine=true`
+ * (channels.ts, 1), `GET /youtube/v3/videos?id=` (videos-list.ts, 1), `PUT /youtube/v3/videos`
+ * (videos-update.ts, 50), `GET /youtube/v3/videoCategories` (categories.ts, 1).
+ *
+ * Admin: `/_emulator/youtube/...` (admin.ts): completed uploads, usage, project and channel settings.
  */
 import { randomBytes } from "node:crypto";
+import { isBodyTooLargeError, readBoundedText } from "../../shared/http/bounded-body.ts";
 import type { EmulatorContext } from "../context.ts";
 import { slowDown } from "../faults/fault-book.ts";
 import { droppedConnection, jsonResponse } from "../context.ts";
 import { channelIdFor } from "../google-oauth/routes.ts";
+import { handleYouTubeAdmin } from "./admin.ts";
+import { CATEGORIES_PATH, listVideoCategories } from "./categories.ts";
 import { CHANNELS_PATH, listChannels } from "./channels.ts";
-import { type UploadSession, YouTubeStore } from "./store.ts";
+import { apiError, quotaExceeded, rateLimited, unauthorized, uploadLimitExceeded } from "./errors.ts";
+import { resourceAt, validateMetadata, videoResource } from "./metadata.ts";
+import { youtubeFor } from "./state.ts";
+import type { UploadSession } from "./store.ts";
+import { listVideos, VIDEOS_PATH } from "./videos-list.ts";
+import { updateVideo } from "./videos-update.ts";
+
+export { resetYouTube } from "./state.ts";
 
 const UPLOAD_PATH = "/upload/youtube/v3/videos";
-const PRIVACY = new Set(["public", "private", "unlisted"]);
+/** The metadata of an upload start: a title, a 5000-byte description, tags; far below this. */
+const MAX_METADATA_BYTES = 64 * 1024;
 
-const stores = new Map<string, YouTubeStore>();
-const storeFor = (ctx: EmulatorContext) => {
-  let store = stores.get(ctx.dataDir);
-  if (!store) stores.set(ctx.dataDir, store = new YouTubeStore(ctx.dataDir));
-  return store;
-};
-
-export async function resetYouTube(ctx: EmulatorContext): Promise<void> {
-  await storeFor(ctx).reset();
-}
-
-function apiError(code: number, reason: string, message: string, extra: Record<string, unknown> = {}): Response {
-  const status = { 400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 503: "UNAVAILABLE" }[code] ?? "UNKNOWN";
-  return jsonResponse({ error: { code, message, errors: [{ message, domain: "youtube.video", reason, ...extra }], status } }, code,
-    code === 401 ? { "www-authenticate": 'Bearer realm="https://accounts.google.com/", error="invalid_token"' } : {});
-}
-
-/** The Data API's answer once the project's daily quota is spent (it resets at midnight Pacific time). */
-function quotaExceeded(): Response {
-  const message = "The request cannot be completed because you have exceeded your quota.";
-  return jsonResponse({ error: { code: 403, message, errors: [{ message, domain: "youtube.quota", reason: "quotaExceeded" }], status: "PERMISSION_DENIED" } }, 403);
-}
-
-function rateLimited(): Response {
-  const message = "The request cannot be completed because you have exceeded your rate limit.";
-  return jsonResponse({ error: { code: 429, message, errors: [{ message, domain: "youtube.quota", reason: "rateLimitExceeded" }], status: "RESOURCE_EXHAUSTED" } }, 429);
-}
-
-const unauthorized = () =>
-  apiError(401, "authError", "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.",
-    { location: "Authorization", locationType: "header" });
-
-function validateMetadata(body: unknown): { snippet: Record<string, unknown>; status: Record<string, unknown> } | Response {
-  const { snippet = {}, status = {} } = (body ?? {}) as { snippet?: Record<string, unknown>; status?: Record<string, unknown> };
-  const title = snippet.title;
-  if (typeof title !== "string" || title.trim() === "" || title.length > 100 || /[<>]/.test(title)) {
-    return apiError(400, "invalidTitle", "The request metadata specifies an invalid or empty video title.");
+/** The metadata JSON of an upload start (none reads as `{}`); too big or not JSON is refused. */
+async function readMetadata(req: Request): Promise<unknown | Response> {
+  let text: string;
+  try {
+    text = await readBoundedText(req, MAX_METADATA_BYTES);
+  } catch (error) {
+    if (isBodyTooLargeError(error)) return apiError(413, "uploadMetadataTooLarge", `The video metadata is larger than ${MAX_METADATA_BYTES} bytes.`, {}, "global");
+    return apiError(400, "parseError", "The video metadata could not be read as UTF-8 text.", {}, "global");
   }
-  const description = snippet.description ?? "";
-  if (typeof description !== "string" || new TextEncoder().encode(description).length > 5000 || /[<>]/.test(description)) {
-    return apiError(400, "invalidDescription", "The request metadata specifies an invalid video description.");
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return apiError(400, "parseError", "Parse Error: the video metadata is not valid JSON.", {}, "global");
   }
-  const tags = snippet.tags ?? [];
-  if (!Array.isArray(tags) || tags.some((t) => typeof t !== "string") || tags.join(",").length > 500) {
-    return apiError(400, "invalidTags", "The request metadata specifies invalid video keywords.");
-  }
-  if (snippet.categoryId !== undefined && !/^\d+$/.test(String(snippet.categoryId))) {
-    return apiError(400, "invalidCategoryId", "The snippet.categoryId property specifies an invalid category ID.");
-  }
-  const privacy = status.privacyStatus ?? "public";
-  if (typeof privacy !== "string" || !PRIVACY.has(privacy)) {
-    return apiError(400, "invalidPrivacyStatus", "The request metadata specifies an invalid privacy status.");
-  }
-  return { snippet: { ...snippet, description, tags }, status: { ...status, privacyStatus: privacy } };
-}
-
-function videoResource(session: UploadSession, videoId: string, publishedAt: string): Record<string, unknown> {
-  const snippet = session.snippet;
-  const resource: Record<string, unknown> = { kind: "youtube#video", etag: randomBytes(20).toString("base64url"), id: videoId };
-  if (session.parts.includes("snippet")) {
-    resource.snippet = {
-      publishedAt,
-      channelId: session.channel_id,
-      title: snippet.title,
-      description: snippet.description,
-      channelTitle: session.channel,
-      tags: snippet.tags,
-      categoryId: String(snippet.categoryId ?? "22"),
-      liveBroadcastContent: "none",
-      ...(snippet.defaultLanguage ? { defaultLanguage: snippet.defaultLanguage } : {}),
-      localized: { title: snippet.title, description: snippet.description },
-    };
-  }
-  if (session.parts.includes("status")) {
-    const madeForKids = session.status.selfDeclaredMadeForKids === true;
-    resource.status = {
-      uploadStatus: "uploaded",
-      privacyStatus: session.status.privacyStatus,
-      license: "youtube",
-      embeddable: true,
-      publicStatsViewable: true,
-      madeForKids,
-      selfDeclaredMadeForKids: madeForKids,
-    };
-  }
-  return resource;
 }
 
 async function startSession(req: Request, url: URL, ctx: EmulatorContext): Promise<Response> {
@@ -137,20 +88,32 @@ async function startSession(req: Request, url: URL, ctx: EmulatorContext): Promi
   if (fault?.kind === "http_503") return apiError(503, "backendError", "Backend Error");
   if (fault?.kind === "rate_limited") return rateLimited();
   if (fault?.kind === "quota_exceeded") return quotaExceeded();
-  const metadata = validateMetadata(await req.json().catch(() => ({})));
+  // One videos.insert call of the token's project, charged before the metadata is read: YouTube
+  // charges refused requests too. The session's PUTs are part of this call and cost nothing more.
+  const { store, rules } = await youtubeFor(ctx);
+  const now = ctx.clock.now();
+  if (!await rules.charge(token.client_id, "insert", 1, now)) return quotaExceeded();
+  const body = await readMetadata(req);
+  if (body instanceof Response) return body;
+  const metadata = validateMetadata(body, now);
   if (metadata instanceof Response) return metadata;
+  if (ctx.faults.take("youtube", (kind) => kind === "upload_limit_exceeded") || rules.uploadsInWindow(token.channel, now).total >= rules.channelCap(token.channel)) {
+    return uploadLimitExceeded();
+  }
 
   const session: UploadSession = {
     upload_id: `AEnB2U${randomBytes(30).toString("base64url")}`,
     created_at: new Date().toISOString(),
     channel: token.channel,
     channel_id: channelIdFor(token.channel),
+    client_id: token.client_id,
+    locked_private: !rules.project(token.client_id).audited,
     parts,
     content_type: contentType,
     total: declared === null ? null : Number(declared),
     ...metadata,
   };
-  await storeFor(ctx).createSession(session);
+  await store.createSession(session);
   const location = `${url.origin}${UPLOAD_PATH}?uploadType=resumable&part=${parts.join(",")}&upload_id=${session.upload_id}`;
   return new Response(null, { status: 200, headers: { location, "x-guploader-uploadid": session.upload_id } });
 }
@@ -163,7 +126,7 @@ async function putSession(req: Request, url: URL, ctx: EmulatorContext): Promise
   const authorization = req.headers.get("authorization");
   if (authorization !== null && !ctx.tokens.verify(authorization)) return unauthorized();
   const uploadId = url.searchParams.get("upload_id") ?? "";
-  const store = storeFor(ctx);
+  const { store, rules } = await youtubeFor(ctx);
   const notFound = () => apiError(404, "notFound", "The upload session does not exist or has expired. Start a new upload.");
 
   return await store.withLock(uploadId, async () => {
@@ -172,8 +135,8 @@ async function putSession(req: Request, url: URL, ctx: EmulatorContext): Promise
     const range = req.headers.get("content-range");
     const statusQuery = range !== null && /^bytes \*\/(\d+|\*)$/.test(range.trim());
     await slowDown(ctx.faults, "youtube");
-    // Quota is charged when an upload starts (videos.insert); a session's PUTs never exceed it.
-    const fault = ctx.faults.take("youtube", (kind) => kind !== "quota_exceeded" && (kind !== "drop_after_bytes" || !statusQuery));
+    // Quota and the cap are checked when an upload starts (videos.insert); a session's PUTs never exceed them.
+    const fault = ctx.faults.take("youtube", (kind) => kind !== "quota_exceeded" && kind !== "upload_limit_exceeded" && (kind !== "drop_after_bytes" || !statusQuery));
     if (fault?.kind === "session_expired") {
       await store.deleteSession(uploadId);
       return notFound();
@@ -183,7 +146,7 @@ async function putSession(req: Request, url: URL, ctx: EmulatorContext): Promise
 
     if (session.video_id) {
       const video = await store.getVideo(session.video_id);
-      if (video) return jsonResponse(video.resource, 200);
+      if (video) return jsonResponse(resourceAt(video, ctx.clock.now()), 200);
     }
     const received = await store.received(session);
     let start = 0;
@@ -262,19 +225,20 @@ async function putSession(req: Request, url: URL, ctx: EmulatorContext): Promise
     const now = await store.received(session);
     if (total !== null && now >= total) {
       const stored = await store.getSession(uploadId) ?? session;
-      const video = await store.finalize({ ...stored, total }, (id, at) => videoResource(stored, id, at));
-      return jsonResponse(video.resource, statusQuery ? 200 : 201);
+      const at = ctx.clock.now();
+      const { record, created } = await store.finalize({ ...stored, total }, new Date(at).toISOString(), (id, publishedAt) => videoResource(stored, id, publishedAt));
+      if (created) await rules.recordUpload(record.channel, at);
+      return jsonResponse(resourceAt(record, at), statusQuery ? 200 : 201);
     }
     return incomplete(now);
   });
 }
 
 export async function handleYouTube(req: Request, url: URL, ctx: EmulatorContext): Promise<Response | undefined> {
-  if (url.pathname === "/_emulator/youtube/videos" && req.method === "GET") {
-    const videos = await storeFor(ctx).listVideos();
-    return jsonResponse(videos.map(({ resource: _, ...video }) => video));
-  }
-  if (url.pathname === CHANNELS_PATH) return listChannels(req, url, ctx);
+  if (url.pathname.startsWith("/_emulator/youtube/")) return await handleYouTubeAdmin(req, url, ctx);
+  if (url.pathname === CHANNELS_PATH) return await listChannels(req, url, ctx);
+  if (url.pathname === CATEGORIES_PATH) return await listVideoCategories(req, url, ctx);
+  if (url.pathname === VIDEOS_PATH) return req.method === "PUT" ? await updateVideo(req, url, ctx) : await listVideos(req, url, ctx);
   if (url.pathname !== UPLOAD_PATH) return undefined;
   if (req.method === "POST") return await startSession(req, url, ctx);
   if (req.method === "PUT" && url.searchParams.has("upload_id")) return await putSession(req, url, ctx);

@@ -5,7 +5,8 @@
  *   sessions/<upload_id>.json   the session: metadata, channel, total size, video id once done
  *   sessions/<upload_id>.bin    the bytes received so far (its size is the received count)
  *   videos/<video_id>.mp4       a completed upload
- *   videos/<video_id>.json      its record: resource, channel, size, sha256, path
+ *   videos/<video_id>.json      its record: resource, channel, project, size, sha256, path
+ *   rules.json                  quota used and settings (rules.ts)
  *
  * The video id is derived from the upload id, so finishing an upload twice (after a crash
  * between the steps) yields the same single video.
@@ -26,6 +27,10 @@ export interface UploadSession {
   total: number | null;
   snippet: Record<string, unknown>;
   status: Record<string, unknown>;
+  /** The OAuth client (Google Cloud project) whose token started the upload. */
+  client_id?: string;
+  /** The project is unaudited: the video is private whatever was asked. */
+  locked_private?: boolean;
   video_id?: string;
 }
 
@@ -37,6 +42,10 @@ export interface VideoRecord {
   sha256: string;
   path: string;
   uploaded_at: string;
+  client_id?: string;
+  locked_private?: boolean;
+  /** The `status` part as the upload asked it (before any lock). */
+  requested_status?: Record<string, unknown>;
   resource: Record<string, unknown>;
 }
 
@@ -127,16 +136,18 @@ export class YouTubeStore {
     return open(this.#session(session.upload_id, "bin"), "a");
   }
 
-  /** Turns a fully received session into a stored video; safe to call again after a crash. */
-  async finalize(session: UploadSession, resource: (videoId: string, publishedAt: string) => Record<string, unknown>): Promise<VideoRecord> {
+  /**
+   * Turns a fully received session into a stored video, uploaded at `uploadedAt`; safe to call
+   * again after a crash (`created` is false then).
+   */
+  async finalize(session: UploadSession, uploadedAt: string, resource: (videoId: string, publishedAt: string) => Record<string, unknown>): Promise<{ record: VideoRecord; created: boolean }> {
     const videoId = videoIdFor(session.upload_id);
     const recordFile = this.#video(videoId, "json");
     const existing = await readFile(recordFile, "utf8").catch(() => undefined);
-    if (existing) return JSON.parse(existing) as VideoRecord;
+    if (existing) return { record: JSON.parse(existing) as VideoRecord, created: false };
     await mkdir(path.join(this.root, "videos"), { recursive: true });
     const mp4 = this.#video(videoId, "mp4");
     if ((await sizeOf(mp4)) === undefined) await rename(this.#session(session.upload_id, "bin"), mp4);
-    const uploadedAt = new Date().toISOString();
     const record: VideoRecord = {
       id: videoId,
       title: String(session.snippet.title ?? ""),
@@ -145,16 +156,24 @@ export class YouTubeStore {
       sha256: await sha256File(mp4),
       path: mp4,
       uploaded_at: uploadedAt,
+      client_id: session.client_id,
+      locked_private: session.locked_private === true,
+      requested_status: session.status,
       resource: resource(videoId, uploadedAt),
     };
     await writeJson(recordFile, record);
     await this.saveSession({ ...session, video_id: videoId });
-    return record;
+    return { record, created: true };
   }
 
   async getVideo(videoId: string): Promise<VideoRecord | undefined> {
     const text = await readFile(this.#video(videoId, "json"), "utf8").catch(() => undefined);
     return text ? JSON.parse(text) as VideoRecord : undefined;
+  }
+
+  /** Replaces a stored video's record (videos.update). */
+  async saveVideo(record: VideoRecord): Promise<void> {
+    await writeJson(this.#video(record.id, "json"), record);
   }
 
   async listVideos(): Promise<VideoRecord[]> {

@@ -10,7 +10,7 @@ import type { Sql } from "../../shared/db/client.ts";
 import { getRecordedEnvironment, tick, triggerRun } from "../../shared/db/rpc/runs.ts";
 import type { PlannedFault, SoakPlan } from "./plan.ts";
 import { restartsSoFar } from "./evidence.ts";
-import { armEmulator, componentPid, disarmEmulator, killComponent, type Log, postFeed, restartPostgres } from "./processes.ts";
+import { armEmulator, componentPid, disarmEmulator, killComponent, type Log, postFeed, restartPostgres, setEmulatorDay } from "./processes.ts";
 import { SickDatabaseWindow, type SickWindowRecord } from "./sick-window.ts";
 
 const TICK_MS = 2_000;
@@ -163,6 +163,8 @@ async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed:
   const runDate = addDays(ctx.startDate, day);
   const started = Date.now();
   for (const dimension of ctx.plan.dimensions) await postFeed(ctx.env, dimension.id, ctx.plan.topics[day]![dimension.id]!);
+  // YouTube's quota day and upload window on the emulator follow the simulated day, as the quota ledger does.
+  await setEmulatorDay(ctx.env, day);
   const due = ctx.plan.faults.filter((f) => f.day === day);
   // Components killed or restarted today, with the supervisor's restart count before the fault: a
   // day is not over until the supervisor has brought each back (a kill in the day's last second

@@ -206,6 +206,26 @@ export async function postFeed(env: Record<string, string>, dimension: string, i
   }
 }
 
+/**
+ * Moves the emulator's clock to simulated day `day` (0 for the first): `day` whole days ahead of
+ * real time, so YouTube's quota day and each channel's 24-hour upload window follow the simulated
+ * days as the engine's quota ledger does (run_date). Retried while the emulator restarts.
+ */
+export async function setEmulatorDay(env: Record<string, string>, day: number): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      const response = await emulatorCall(env, "/_emulator/clock", { method: "POST", body: JSON.stringify({ offset_ms: day * 86_400_000 }) });
+      if (response.ok) return void (await response.body?.cancel());
+      throw new Error(`moving the emulator's clock to day ${day + 1} failed: ${response.status} ${await response.text()}`);
+    } catch (error) {
+      if (error instanceof Error && error.message.startsWith("moving the emulator's clock")) throw error;
+      if (Date.now() > deadline) throw new Error(`the emulator did not take day ${day + 1}'s clock within 60 s`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
 /** The platform's view: every completed upload on the YouTube emulator. */
 export async function platformVideos(env: Record<string, string>): Promise<{ id: string; sha256: string; channel?: string; title?: string }[]> {
   const response = await fetch(`${env.EMULATOR_URL}/_emulator/youtube/videos`, { signal: AbortSignal.timeout(10_000) });

@@ -1,0 +1,34 @@
+/**
+ * Reading an admin route's JSON body: at most `maxBytes` (413 past it, nothing more is read), UTF-8
+ * JSON (400 otherwise), an object (400 for an array or a scalar). An empty body reads as `{}`. Any
+ * string JSON can carry is kept, NUL and lone surrogates included: a fault may serve such text to
+ * the engine on purpose.
+ */
+import { isBodyTooLargeError, readBoundedText } from "../shared/http/bounded-body.ts";
+import { jsonResponse } from "./context.ts";
+
+export const ADMIN_BODY_BYTES = 16 * 1024;
+
+export async function readAdminJson(req: Request, maxBytes = ADMIN_BODY_BYTES): Promise<Record<string, unknown> | Response> {
+  let text: string;
+  try {
+    text = await readBoundedText(req, maxBytes);
+  } catch (error) {
+    if (isBodyTooLargeError(error)) return jsonResponse({ error: `body must be at most ${maxBytes} bytes` }, 413);
+    return jsonResponse({ error: "the body is not valid UTF-8" }, 400);
+  }
+  let body: unknown = {};
+  try {
+    if (text.trim() !== "") body = JSON.parse(text);
+  } catch {
+    return jsonResponse({ error: "the body is not valid JSON" }, 400);
+  }
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return jsonResponse({ error: "body must be a JSON object" }, 400);
+  return body as Record<string, unknown>;
+}
+
+/** An error message when `body` has keys outside `allowed`. */
+export function unknownKeys(body: Record<string, unknown>, allowed: readonly string[]): string | undefined {
+  const extra = Object.keys(body).filter((key) => !allowed.includes(key));
+  return extra.length > 0 ? `unknown keys: ${extra.join(", ")} (allowed: ${allowed.join(", ")})` : undefined;
+}

@@ -1,0 +1,59 @@
+/**
+ * YouTube Data API v3 `videos.list` by id (1 unit), so a client can read a video's status after
+ * its upload:
+ *
+ *   GET /youtube/v3/videos?part=snippet,status&id=ID1,ID2      Authorization: Bearer
+ *
+ * Answers `{kind: "youtube#videoListResponse", etag, pageInfo, items}` with each video as it reads
+ * now on the emulator clock (a scheduled one turns public when its publishAt passes; metadata.ts).
+ * Unknown ids, and private videos of another channel than the token's, are left out,
+ * as YouTube leaves out what the caller may not see. Only the `id` filter is served (at most 50
+ * ids); the parts kept are `snippet` and `status` (other known parts are accepted and omitted).
+ */
+import type { EmulatorContext } from "../context.ts";
+import { jsonResponse } from "../context.ts";
+import { apiError } from "./errors.ts";
+import { resourceAt } from "./metadata.ts";
+import { chargeApiCall, youtubeFor } from "./state.ts";
+
+export const VIDEOS_PATH = "/youtube/v3/videos";
+const PARTS = new Set(["id", "snippet", "status", "contentDetails", "fileDetails", "liveStreamingDetails", "localizations", "paidProductPlacementDetails",
+  "player", "processingDetails", "recordingDetails", "statistics", "suggestions", "topicDetails"]);
+const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
+const MAX_IDS = 50;
+
+export async function listVideos(req: Request, url: URL, ctx: EmulatorContext): Promise<Response> {
+  if (req.method !== "GET") return apiError(405, "methodNotAllowed", `${req.method} is not allowed on ${VIDEOS_PATH}: videos.list (GET) and videos.update (PUT) are emulated.`, {}, "global");
+  const token = await chargeApiCall(req, ctx, "videos.list");
+  if (token instanceof Response) return token;
+  const parts = url.searchParams.getAll("part").flatMap((p) => p.split(",")).map((p) => p.trim()).filter(Boolean);
+  if (parts.length === 0) return apiError(400, "required", "Required parameter: part", { location: "part", locationType: "parameter" }, "global");
+  const unknown = parts.find((p) => !PARTS.has(p));
+  if (unknown) return apiError(400, "unknownPart", `'${unknown}'`, { location: "part", locationType: "parameter" }, "youtube.part");
+  if (!url.searchParams.has("id")) {
+    return apiError(400, "missingRequiredParameter", "No filter selected. Expected one of: id (the emulator serves videos.list by id only)", {}, "youtube.parameter");
+  }
+  // `id=a,b` and `id=a&id=b` (googleapis sends an array that way) are the same list.
+  const ids = [...new Set(url.searchParams.getAll("id").flatMap((id) => id.split(",")).map((id) => id.trim()).filter(Boolean))];
+  if (ids.length > MAX_IDS) return apiError(400, "invalidValue", `At most ${MAX_IDS} video ids may be given.`, { location: "id", locationType: "parameter" }, "youtube.parameter");
+
+  const { store } = await youtubeFor(ctx);
+  const now = ctx.clock.now();
+  const items: Record<string, unknown>[] = [];
+  for (const id of ids.filter((id) => VIDEO_ID.test(id))) {
+    const record = await store.getVideo(id);
+    if (!record) continue;
+    const resource = resourceAt(record, now);
+    const privacy = (resource.status as { privacyStatus?: string } | undefined)?.privacyStatus;
+    if (record.channel !== token.channel && privacy === "private") continue;
+    const item: Record<string, unknown> = { kind: resource.kind, etag: resource.etag, id: resource.id };
+    for (const part of ["snippet", "status"]) if (parts.includes(part) && resource[part] !== undefined) item[part] = resource[part];
+    items.push(item);
+  }
+  return jsonResponse({
+    kind: "youtube#videoListResponse",
+    etag: "emulator-videos",
+    pageInfo: { totalResults: items.length, resultsPerPage: items.length },
+    items,
+  });
+}
