@@ -18,7 +18,7 @@ import { hintFor } from "./hints.ts";
 
 const FAMILY = "database";
 const QUEUES = ["stage_tasks", "visual_generation", "render"];
-const SCHEDULES = ["mdame-tick", "mdame-daily-run"];
+const SCHEDULES = ["mdame-tick", "mdame-scheduled-runs"];
 const APPLY_SCHEMA = "locally `npm run db:reset`; on Supabase `supabase db push`";
 
 function where(url: string): string {
@@ -113,7 +113,7 @@ async function pgCron(sql: postgres.Sql, step: Step): Promise<CheckResult> {
   const jobs = (await step(() => listSchedules(sql))).filter((j) => SCHEDULES.includes(j.jobname));
   const missing = SCHEDULES.filter((name) => !jobs.some((j) => j.jobname === name));
   const inactive = jobs.filter((j) => !j.active).map((j) => j.jobname);
-  if (missing.length > 0) return fail(FAMILY, "pg_cron", `schedules missing: ${missing.join(", ")}`, `apply supabase/migrations (20261129090700_schedules.sql): ${APPLY_SCHEMA}`);
+  if (missing.length > 0) return fail(FAMILY, "pg_cron", `schedules missing: ${missing.join(", ")}`, `apply supabase/migrations (20261129090700_schedules.sql, 20261202120000_dimension_publishing_and_schedule.sql): ${APPLY_SCHEMA}`);
   if (inactive.length > 0) return fail(FAMILY, "pg_cron", `schedules inactive: ${inactive.join(", ")}`, `update cron.job set active = true where jobname in (${inactive.map((n) => `'${n}'`).join(", ")});`);
   return ok(FAMILY, "pg_cron", `extension ${ext!.version}; schedules ${jobs.map((j) => `${j.jobname} (${j.schedule})`).join(", ")}`);
 }
