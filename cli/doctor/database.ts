@@ -2,7 +2,8 @@
  * Database checks, in order (each needs the one before): reachable with DB_URL, the engine schema
  * installed, ENV equal to what the database records, pgmq and pg_cron with the schedules, the engine
  * role no wider than docs/roles.md says, and each active dimension with an active account whose
- * credentials open with CREDENTIALS_KEY.
+ * credentials open with CREDENTIALS_KEY; then (reported with the providers) whether YouTube lets
+ * that account assign the dimension's category (youtube-categories.ts).
  */
 import postgres from "postgres";
 import { decryptCredentials } from "../../shared/crypto/credentials.ts";
@@ -15,6 +16,7 @@ import { ProviderRejectedError } from "../../shared/providers/errors.ts";
 import { type CheckResult, describeError, fail, ok, warn, withTimeout } from "./check.ts";
 import type { DoctorConfig } from "./config.ts";
 import { hintFor } from "./hints.ts";
+import { checkCategories } from "./youtube-categories.ts";
 
 const FAMILY = "database";
 const QUEUES = ["stage_tasks", "visual_generation", "render"];
@@ -71,6 +73,8 @@ export async function checkDatabase(config: DoctorConfig, timeoutMs: number): Pr
     results.push(await pgCron(sql, step));
     results.push(await engineRole(sql, step));
     results.push(...(await accounts(sql, config, step, timeoutMs)));
+    // Asked as each dimension's account, so it needs the accounts this connection found.
+    results.push(...(await checkCategories(sql, config, step, timeoutMs)));
   } catch (error) {
     results.push(fail(FAMILY, "database", `query failed: ${describeError(error)}`));
   } finally {
