@@ -5,6 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { DimensionConfig, DimensionPatch, describeIssues } from "../../shared/contracts/dimension.ts";
 import { DEFAULT_PUBLISHING, DimensionPublishing, runStart } from "../../shared/contracts/publishing.ts";
+import { DimensionRow } from "../../functions/pipeline/stages/unit.ts";
 
 const GOOD = {
   id: "sains-singkat",
@@ -66,6 +67,15 @@ describe("publishing settings", () => {
   test("a patch names only the publishing fields it changes, and no default fills the others", () => {
     expect(DimensionPatch.parse({ publishing: { publish_time: null } })).toEqual({ publishing: { publish_time: null } });
     expect(DimensionPatch.safeParse({ publishing: { privacy_status: "secret" } }).success).toBe(false);
+  });
+});
+
+describe("a run's stored configuration", () => {
+  test("gives the stages its publishing settings; one stored before they existed reads as the defaults", () => {
+    const started = { ...GOOD, tts_rate: "+0%", safety_profile: { blocked_terms: [] }, daily_limit: 1, narration_min_words: 95, narration_max_words: 150 };
+    expect(DimensionRow.parse(started).publishing).toEqual({ ...DEFAULT_PUBLISHING });
+    const scheduled = { ...DEFAULT_PUBLISHING, time_zone: "Asia/Jakarta", publish_time: "18:00" };
+    expect(DimensionRow.parse({ ...started, publishing: scheduled }).publishing).toEqual(scheduled);
   });
 });
 
