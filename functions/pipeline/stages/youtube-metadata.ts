@@ -39,7 +39,9 @@ export interface VideoResourceInput {
  */
 export function buildVideoResource(input: VideoResourceInput): VideoUploadMetadata {
   const { publishing, language, script, now } = input;
-  const scheduled = publishing.publish_time !== null && publishing.privacy_status === "public";
+  const publishAt = publishing.publish_time !== null && publishing.privacy_status === "public"
+    ? nextPublishAt(publishing.publish_time, publishing.time_zone, new Date(now.getTime() + PUBLISH_AT_MARGIN_MINUTES * MINUTE_MS))
+    : null;
   return {
     snippet: {
       title: youtubeText(script.title).slice(0, 100),
@@ -51,13 +53,10 @@ export function buildVideoResource(input: VideoResourceInput): VideoUploadMetada
       defaultAudioLanguage: publishing.default_audio_language ?? language,
     },
     status: {
-      privacyStatus: scheduled ? "private" : publishing.privacy_status,
+      privacyStatus: publishAt ? "private" : publishing.privacy_status,
       selfDeclaredMadeForKids: publishing.made_for_kids,
       containsSyntheticMedia: publishing.contains_synthetic_media,
-      ...(scheduled && {
-        publishAt: nextPublishAt(publishing.publish_time!, publishing.time_zone, new Date(now.getTime() + PUBLISH_AT_MARGIN_MINUTES * MINUTE_MS))
-          .toISOString(),
-      }),
+      ...(publishAt && { publishAt: publishAt.toISOString() }),
     },
   };
 }
