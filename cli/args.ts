@@ -4,7 +4,7 @@
  */
 import { type CommandSpec, type FlagSpec, JSON_FLAG } from "./command-spec.ts";
 import { EXIT, UsageError } from "./errors.ts";
-import { ACCOUNT_SPECS, DIMENSION_FIELD_FLAGS, DIMENSION_SPECS } from "./setup-commands.ts";
+import { ACCOUNT_SPECS, DIMENSION_FIELD_FLAGS, DIMENSION_PUBLISHING_FLAGS, DIMENSION_SPECS, publishingFlagValue } from "./setup-commands.ts";
 
 const SPECS: CommandSpec[] = [
   {
@@ -72,7 +72,14 @@ export type Command =
   | { name: "dimension list"; json: boolean }
   | { name: "dimension show"; id: string; json: boolean }
   | { name: "dimension add"; file: string; json: boolean }
-  | { name: "dimension set"; id: string; file: string | null; fields: Record<string, string | number>; json: boolean }
+  | {
+    name: "dimension set";
+    id: string;
+    file: string | null;
+    fields: Record<string, string | number>;
+    publishing: Record<string, string | boolean | null>;
+    json: boolean;
+  }
   | { name: "dimension pause" | "dimension resume"; id: string; json: boolean }
   | { name: "account list"; dimension: string | null; json: boolean }
   | { name: "account connect"; platform: "youtube"; dimension: string; channel: string | null; loginHint: string | null; timeoutS: number; browser: boolean; json: boolean }
@@ -233,9 +240,13 @@ export function parseArgs(argv: string[]): Command {
     case "dimension set": {
       const fields: Record<string, string | number> = {};
       for (const f of DIMENSION_FIELD_FLAGS) if (flags.has(f.flag)) fields[f.field] = flags.get(f.flag) as string | number;
+      const publishing: Record<string, string | boolean | null> = {};
+      for (const f of DIMENSION_PUBLISHING_FLAGS) if (flags.has(f.flag)) publishing[f.field] = publishingFlagValue(flags.get(f.flag) as string);
       const file = text("file");
-      if (file === null && Object.keys(fields).length === 0) throw new UsageError("dimension set needs --file <config> or a field flag (e.g. --daily-limit 2)", command);
-      return { name: "dimension set", id: dimensionId(positionals[0]!, command), file, fields, json };
+      if (file === null && Object.keys(fields).length === 0 && Object.keys(publishing).length === 0) {
+        throw new UsageError("dimension set needs --file <config> or a field flag (e.g. --daily-limit 2)", command);
+      }
+      return { name: "dimension set", id: dimensionId(positionals[0]!, command), file, fields, publishing, json };
     }
     case "account list": {
       const dimension = text("dimension");

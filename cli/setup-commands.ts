@@ -16,6 +16,28 @@ export const DIMENSION_FIELD_FLAGS: { flag: string; field: string; kind: "string
   { flag: "narration-max-words", field: "narration_max_words", kind: "integer", value: "<n>", description: "longest narration, in words (60-180)" },
 ];
 
+/**
+ * `dimension set` flags that change one publishing setting each: flag name -> `publishing` field.
+ * `none` clears a setting that may be unset; the others keep their stored value.
+ */
+export const DIMENSION_PUBLISHING_FLAGS: { flag: string; field: string; value: string; description: string }[] = [
+  { flag: "category", field: "category_id", value: "<id>", description: "YouTube category id, e.g. 27 (Education); `mdame doctor` checks it is assignable" },
+  { flag: "privacy", field: "privacy_status", value: "<public|unlisted|private>", description: "what the uploaded video is once out" },
+  { flag: "time-zone", field: "time_zone", value: "<IANA zone>", description: "the zone of --publish-time and --run-time, e.g. Asia/Jakarta" },
+  { flag: "publish-time", field: "publish_time", value: "<HH:MM|none>", description: "when public videos go public, local time (none: when uploaded)" },
+  { flag: "run-time", field: "run_time", value: "<HH:MM|none>", description: "when the day's production starts, local time (none: 4 h before --publish-time, else 06:00 UTC)" },
+  { flag: "made-for-kids", field: "made_for_kids", value: "<true|false>", description: "declare the videos made for kids" },
+  { flag: "synthetic-media", field: "contains_synthetic_media", value: "<true|false>", description: "declare altered or synthetic content (default true)" },
+  { flag: "audio-language", field: "default_audio_language", value: "<BCP-47 tag|none>", description: "the videos' audio language (none: the dimension's language)" },
+];
+
+/** A publishing flag's text as the contract takes it: `none` is null, `true`/`false` booleans; the rest is checked there. */
+export function publishingFlagValue(text: string): string | boolean | null {
+  if (text === "none") return null;
+  if (text === "true" || text === "false") return text === "true";
+  return text;
+}
+
 export const DIMENSION_SPECS: CommandSpec[] = [
   {
     words: ["dimension", "list"],
@@ -45,6 +67,7 @@ export const DIMENSION_SPECS: CommandSpec[] = [
     flags: [
       { name: "file", kind: "string", value: "<config>", description: "fields to change, from a JSON or YAML file (no id)" },
       ...DIMENSION_FIELD_FLAGS.map((f): FlagSpec => ({ name: f.flag, kind: f.kind, value: f.value, description: f.description, min: 0, max: 100_000 })),
+      ...DIMENSION_PUBLISHING_FLAGS.map((f): FlagSpec => ({ name: f.flag, kind: "string", value: f.value, description: f.description })),
       JSON_FLAG,
     ],
     summary: "change some fields of a dimension's configuration",

@@ -1,5 +1,6 @@
 /** `mdame dimension list|show|add|set|pause|resume`: a dimension's configuration through the API. */
 import { type Dimension, DimensionConfig, DimensionPatch, describeIssues } from "../../shared/contracts/dimension.ts";
+import { type DimensionPublishing, runStart } from "../../shared/contracts/publishing.ts";
 import type { ApiClient } from "../api-client.ts";
 import { readConfigFile } from "../config-file.ts";
 import { CliError, EXIT } from "../errors.ts";
@@ -43,7 +44,24 @@ export function formatDimension(d: Dimension): string[] {
     `  safety_profile       blocked terms: ${d.safety_profile.blocked_terms.length === 0 ? "(none)" : d.safety_profile.blocked_terms.join(", ")}`,
     `  daily_limit          ${d.daily_limit}`,
     `  narration words      ${d.narration_min_words}-${d.narration_max_words}`,
+    ...formatPublishing(d.publishing, d.language),
     `  accounts             ${d.accounts} (${d.active_accounts} active)${d.accounts === 0 ? ": connect one with `mdame account connect youtube --dimension " + d.id + "`" : ""}`,
+  ];
+}
+
+/** The publishing settings, and when the day's production starts. Pure, for tests. */
+export function formatPublishing(p: DimensionPublishing, language: string): string[] {
+  const start = runStart(p);
+  const startRule = p.run_time !== null ? "run_time" : p.publish_time !== null ? "4 h before publish_time" : "no time set";
+  return [
+    `  category_id          ${p.category_id}`,
+    `  privacy_status       ${p.privacy_status}`,
+    `  time_zone            ${p.time_zone}`,
+    `  publish_time         ${p.publish_time === null ? "(when uploaded)" : p.publish_time}`,
+    `  run_time             ${start.time} ${start.time_zone} (${startRule})`,
+    `  made_for_kids        ${p.made_for_kids}`,
+    `  synthetic media      ${p.contains_synthetic_media ? "declared" : "not declared"}`,
+    `  audio language       ${p.default_audio_language ?? `${language} (the dimension's language)`}`,
   ];
 }
 
@@ -75,7 +93,7 @@ export async function dimensionAddCommand(command: { file: string; json: boolean
 }
 
 export async function dimensionSetCommand(
-  command: { id: string; file: string | null; fields: Record<string, string | number>; json: boolean },
+  command: { id: string; file: string | null; fields: Record<string, string | number>; publishing: Record<string, string | boolean | null>; json: boolean },
   api: ApiClient,
   ctx: CommandContext,
 ): Promise<number> {
@@ -86,7 +104,10 @@ export async function dimensionSetCommand(
   // `show --json` output can be edited and given back whole: what cannot change is dropped.
   const { id, active: _a, created_at: _c, updated_at: _u, accounts: _n, active_accounts: _m, ...fields } = fromFile as Record<string, unknown>;
   if (id !== undefined && id !== command.id) throw new CliError(`${command.file} is for dimension ${JSON.stringify(id)}, not ${command.id}: an id cannot change`, EXIT.usage);
-  const parsed = DimensionPatch.safeParse({ ...fields, ...command.fields });
+  const publishing = Object.keys(command.publishing).length === 0
+    ? {}
+    : { publishing: { ...(typeof fields.publishing === "object" ? fields.publishing : {}), ...command.publishing } };
+  const parsed = DimensionPatch.safeParse({ ...fields, ...command.fields, ...publishing });
   if (!parsed.success) throw invalidConfig(command.file ?? "the flags", parsed.error.issues);
   const dimension = await api.setDimension(command.id, parsed.data);
   return print(ctx, command.json, dimension, `dimension ${dimension.id} changed: ${Object.keys(parsed.data).join(", ")}`);

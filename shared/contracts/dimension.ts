@@ -5,6 +5,7 @@ import { EdgeVoiceName, LanguageTag } from "./language.ts";
 import { DimensionCaptions } from "./captions.ts";
 import { oneLine } from "./text.ts";
 import { VisualStyle } from "./media.ts";
+import { DEFAULT_PUBLISHING, DimensionPublishing, PublishingPatch } from "./publishing.ts";
 import { DEFAULT_SAFETY_PROFILE, SafetyProfile } from "./safety.ts";
 import { DEFAULT_SOURCES, MinScore, Sources, Subject } from "./sources.ts";
 import { GEMINI_TTS_VOICES } from "../providers/tts/gemini-voices.ts";
@@ -91,6 +92,11 @@ const DimensionFields = {
   captions: DimensionCaptions,
   /** The music bed, or null for voice only. */
   music: MusicBed.nullable(),
+  /**
+   * What its uploads tell YouTube (category, privacy, made for kids, synthetic media, audio
+   * language) and when they go public and its production starts (shared/contracts/publishing.ts).
+   */
+  publishing: DimensionPublishing,
 };
 
 type ConfigShape = {
@@ -130,15 +136,19 @@ export const DimensionConfig = z.object({
   llm: DimensionFields.llm.default({}),
   captions: DimensionFields.captions.default({ profile: "intersection" }),
   music: DimensionFields.music.default(null),
+  publishing: DimensionFields.publishing.default(DEFAULT_PUBLISHING),
 }).strict().superRefine(crossFieldRules);
 export type DimensionConfig = z.infer<typeof DimensionConfig>;
 export type DimensionConfigInput = z.input<typeof DimensionConfig>;
 
-/** What `mdame dimension set` sends: any fields but the id; checked again once merged with the stored config. */
 /** The names of a dimension's configuration settings: its table's configuration columns. */
 export const DIMENSION_SETTINGS = Object.keys(DimensionFields) as (keyof typeof DimensionFields)[];
 
-export const DimensionPatch = z.object(DimensionFields).omit({ id: true }).partial().strict()
+/**
+ * What `mdame dimension set` sends: any fields but the id; checked again once merged with the stored
+ * config. `publishing` names only the fields it changes: the others keep their stored value.
+ */
+export const DimensionPatch = z.object({ ...DimensionFields, publishing: PublishingPatch }).omit({ id: true }).partial().strict()
   .refine((patch) => Object.keys(patch).length > 0, { message: "names no field to change" });
 export type DimensionPatch = z.infer<typeof DimensionPatch>;
 

@@ -12,6 +12,8 @@ export class LockBusyError extends DbRuleError {}
 export class QuotaExhaustedError extends DbRuleError {}
 export class NotFoundError extends DbRuleError {}
 export class WrongStateError extends DbRuleError {}
+/** A setting the database cannot take although its contract did (a time zone its zone list lacks). */
+export class InvalidSettingError extends DbRuleError {}
 
 const BY_CODE: Record<string, new (code: string, message: string) => DbRuleError> = {
   MDE01: EnvironmentMismatchError,
@@ -19,6 +21,7 @@ const BY_CODE: Record<string, new (code: string, message: string) => DbRuleError
   MDQ01: QuotaExhaustedError,
   MDN01: NotFoundError,
   MDS01: WrongStateError,
+  MDV01: InvalidSettingError,
 };
 
 /** Maps a postgres.js error with one of the engine's codes to its class; anything else is returned as is. */

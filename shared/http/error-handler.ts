@@ -3,7 +3,15 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { HTTPException } from "hono/http-exception";
 import { ZodError } from "zod";
 import type { ErrorAnswer, ErrorIssue } from "../contracts/http-error.ts";
-import { EnvironmentMismatchError, LockBusyError, mapDbError, NotFoundError, QuotaExhaustedError, WrongStateError } from "../db/errors.ts";
+import {
+  EnvironmentMismatchError,
+  InvalidSettingError,
+  LockBusyError,
+  mapDbError,
+  NotFoundError,
+  QuotaExhaustedError,
+  WrongStateError,
+} from "../db/errors.ts";
 import { coerceError } from "../errors.ts";
 import type { Logger } from "../logging/logger.ts";
 import { visibleText } from "../text/storable.ts";
@@ -73,6 +81,7 @@ export function createErrorHandler(logger: Logger) {
       return refuse(c, { error: "the request holds text that cannot be stored (a NUL character or an invalid sequence)" }, 400);
     }
     const error = coerceError(mapDbError(thrown));
+    if (error instanceof InvalidSettingError) return refuse(c, { error: clip(error.message, 500) }, 400);
     if (error instanceof NotFoundError) return refuse(c, { error: clip(error.message, 500) }, 404);
     if (error instanceof LockBusyError || error instanceof WrongStateError) return refuse(c, { error: clip(error.message, 500) }, 409);
     if (error instanceof QuotaExhaustedError) return refuse(c, { error: clip(error.message, 500) }, 429);

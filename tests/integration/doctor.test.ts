@@ -24,6 +24,8 @@ let stack: StackHandle;
 let stackEnv: Record<string, string>;
 /** `dimension <id>` lines the seeded database should produce. */
 let dimensionLines: string[];
+/** `category <id>` lines: each of those dimensions' category, asked as its account (videoCategories.list). */
+let categoryLines: RegExp[];
 let trendCount: number;
 
 beforeAll(async () => {
@@ -45,6 +47,8 @@ beforeAll(async () => {
       where d.active group by d.id order by d.id`;
     dimensionLines = rows.map((r) =>
       `ok   database/dimension ${r.id}: ${r.handles.length} active account${r.handles.length === 1 ? "" : "s"} (${r.handles.join(", ")}): credentials decrypt, refresh token accepted`);
+    // The seeded dimensions keep the default category, Education; the emulator's channels name no country.
+    categoryLines = rows.map((r) => new RegExp(`^ok   providers/category ${r.id}: category 27 \\(Education\\) is assignable in region US$`));
   } finally {
     await sql.end({ timeout: 2 });
   }
@@ -86,10 +90,11 @@ describe("mdame doctor on the local stack", () => {
       "ok   database/environment: ENV=dev matches the environment the database records",
       // The real extension on a server that has it (MDAME_PG_BINDIR, docs/supabase-wiring.md).
       `ok   database/pgmq: ${serverPgmqVersion() === null ? "pgmq-compatible SQL" : `extension ${serverPgmqVersion()}`}; queues stage_tasks, visual_generation, render`,
-      /^ok   database\/pg_cron: extension [0-9.-]+; schedules mdame-tick \(\* \* \* \* \*\), mdame-daily-run \(0 6 \* \* \*\)$/,
+      /^ok   database\/pg_cron: extension [0-9.-]+; schedules mdame-tick \(\* \* \* \* \*\), mdame-scheduled-runs \(\* \* \* \* \*\)$/,
       /^ok   database\/engine role: mdame_engine may only call the RPCs \(no TEMP or CREATE, no role attributes, memberships or session defaults; row-level security on all \d+ mdame tables\)\. mdame_engine can still change its own password/,
       ...dimensionLines,
       `ok   functions/pipeline: functions at ${LOCAL_FUNCTIONS_URL} answer (ENV=dev) and accept SERVICE_ROLE_KEY`,
+      ...categoryLines,
       `ok   providers/gemini: key accepted; model gemini-2.5-flash (Gemini 2.5 Flash) at ${LOCAL_EMULATOR_URL}`,
       `ok   providers/openai-compat: key accepted; models listed at ${LOCAL_EMULATOR_URL}/v1`,
       `ok   providers/edge-tts: WebSocket handshake accepted at ${wss}`,

@@ -136,6 +136,34 @@ describe("mdame dimension", () => {
     expect((await mdame(["dimension", "set", "space-minutes"])).code).toBe(2);
   });
 
+  test("publishing settings: flags change only the ones they name, show prints them and when production starts", async () => {
+    expect((await dimensionRow("space-minutes")).publishing).toEqual({
+      category_id: "27", privacy_status: "public", time_zone: "UTC", publish_time: null, run_time: null,
+      made_for_kids: false, contains_synthetic_media: true, default_audio_language: null,
+    });
+    const set = await mdame(["dimension", "set", "space-minutes", "--time-zone", "asia/jakarta", "--publish-time", "18:00", "--category", "28"]);
+    expect(set).toMatchObject({ code: 0, stderr: "" });
+    expect(set.stdout).toContain("  publish_time         18:00");
+    expect(set.stdout).toContain("  run_time             14:00 Asia/Jakarta (4 h before publish_time)");
+    expect(set.stdout).toContain("  audio language       en (the dimension's language)");
+    expect((await dimensionRow("space-minutes")).publishing).toMatchObject({ time_zone: "Asia/Jakarta", publish_time: "18:00", category_id: "28", privacy_status: "public" });
+
+    // A second set keeps what the first one set; `none` clears a time.
+    expect((await mdame(["dimension", "set", "space-minutes", "--privacy", "unlisted", "--publish-time", "none"])).code).toBe(0);
+    expect((await dimensionRow("space-minutes")).publishing).toMatchObject({ time_zone: "Asia/Jakarta", publish_time: null, category_id: "28", privacy_status: "unlisted" });
+
+    const unknownZone = await mdame(["dimension", "set", "space-minutes", "--time-zone", "Mars/Olympus_Mons", "--made-for-kids", "maybe"]);
+    expect(unknownZone.code).toBe(2);
+    expect(unknownZone.stderr).toContain('publishing.time_zone: unknown time zone "Mars/Olympus_Mons"');
+    expect(unknownZone.stderr).toContain("publishing.made_for_kids: must be true or false");
+    const route = await pipeline.app.request("/pipeline/dimensions/space-minutes", {
+      method: "PATCH", headers: auth(), body: JSON.stringify({ publishing: { time_zone: "Nowhere/Land" } }),
+    });
+    expect(route.status).toBe(400);
+    expect(await route.text()).toContain("unknown time zone");
+    expect((await dimensionRow("space-minutes")).publishing.time_zone).toBe("Asia/Jakarta");
+  });
+
   test("pause keeps the dimension out of new runs; resume brings it back", async () => {
     expect((await mdame(["dimension", "pause", "space-minutes"])).stdout).toContain("paused");
     expect((await dimensionRow("space-minutes")).active).toBe(false);

@@ -6,6 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { commandHelp, parseArgs } from "../../cli/args.ts";
 import { formatAccountList } from "../../cli/commands/account.ts";
 import { formatDimensionList } from "../../cli/commands/dimension.ts";
+import { DEFAULT_PUBLISHING } from "../../shared/contracts/publishing.ts";
 import { apiError, EXIT, UsageError } from "../../cli/errors.ts";
 import { main } from "../../cli/main.ts";
 import { resolveOAuthConfig } from "../../cli/oauth-config.ts";
@@ -33,10 +34,23 @@ describe("dimension commands", () => {
 
   test("set takes a file and field flags, which name the configuration fields they change", () => {
     expect(parseArgs(["dimension", "set", "tech-explained", "--daily-limit", "3", "--rate", "-10%", "--voice=en-GB-SoniaNeural", "--file", "p.json"])).toEqual({
-      name: "dimension set", id: "tech-explained", file: "p.json", fields: { daily_limit: 3, tts_rate: "-10%", tts_voice: "en-GB-SoniaNeural" }, json: false,
+      name: "dimension set", id: "tech-explained", file: "p.json", fields: { daily_limit: 3, tts_rate: "-10%", tts_voice: "en-GB-SoniaNeural" }, publishing: {}, json: false,
     });
     expect(parseArgs(["dimension", "set", "x1", "--narration-min-words", "70", "--narration-max-words", "90", "--trend-geo", "GB", "--display-name", "X", "--language", "en"]))
       .toMatchObject({ fields: { narration_min_words: 70, narration_max_words: 90, trend_geo: "GB", display_name: "X", language: "en" } });
+  });
+
+  test("publishing flags name the publishing fields they change; none clears, true/false are booleans", () => {
+    expect(parseArgs([
+      "dimension", "set", "sains-singkat", "--time-zone", "Asia/Jakarta", "--publish-time", "18:00", "--run-time", "none", "--privacy", "unlisted",
+      "--category", "28", "--made-for-kids", "false", "--synthetic-media", "true", "--audio-language", "id",
+    ])).toEqual({
+      name: "dimension set", id: "sains-singkat", file: null, fields: {}, json: false,
+      publishing: {
+        time_zone: "Asia/Jakarta", publish_time: "18:00", run_time: null, privacy_status: "unlisted", category_id: "28",
+        made_for_kids: false, contains_synthetic_media: true, default_audio_language: "id",
+      },
+    });
   });
 
   test("usage errors name what is missing or wrong", () => {
@@ -137,6 +151,7 @@ describe("what the operator reads", () => {
       visuals: { backends: ["procedural" as const], pexels_blocklist: [] },
       daily_limit: 1, narration_min_words: 95, narration_max_words: 150, llm: {}, captions: { profile: "intersection" as const }, music: null, active: false, created_at: "2026-11-30T00:00:00Z", updated_at: "2026-11-30T00:00:00Z",
       subject: { keywords: [], categories: [], excluded_terms: [] }, sources: [{ kind: "google_trends" as const, weight: 1 }], min_score: 0,
+      publishing: { ...DEFAULT_PUBLISHING },
       accounts: 2, active_accounts: 1,
     };
     const [header, row] = formatDimensionList([dimension]);

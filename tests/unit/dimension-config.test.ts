@@ -38,6 +38,16 @@ describe("DimensionConfig", () => {
       llm: {},
       captions: { profile: "intersection" },
       music: null,
+      publishing: {
+        category_id: "27",
+        privacy_status: "public",
+        time_zone: "UTC",
+        publish_time: null,
+        run_time: null,
+        made_for_kids: false,
+        contains_synthetic_media: true,
+        default_audio_language: null,
+      },
     });
   });
 

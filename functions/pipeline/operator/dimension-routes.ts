@@ -49,7 +49,7 @@ async function oneDimension(sql: Sql, id: string): Promise<Dimension> {
  * - `GET   /dimensions`              every dimension, with its account counts
  * - `GET   /dimensions/:id`          one dimension
  * - `POST  /dimensions`              create from a whole configuration (mdame.create_dimension)
- * - `PATCH /dimensions/:id`          change some fields; the merged configuration is checked whole (mdame.update_dimension)
+ * - `PATCH /dimensions/:id`          change some fields (and some of `publishing`); the merged configuration is checked whole (mdame.update_dimension)
  * - `POST  /dimensions/:id/pause`    new runs leave it out (mdame.set_dimension_active)
  * - `POST  /dimensions/:id/resume`   new runs pick it again
  */
@@ -80,7 +80,12 @@ export function registerDimensionRoutes<E extends Env, S extends Schema, B exten
       // a configuration neither of them checked.
       const current = await lockDimension(tx, id);
       if (!current) throw new HTTPException(404, { message: `no dimension ${id}` });
-      const merged = DimensionConfig.parse({ ...settingsOf(current), ...patch });
+      const stored = settingsOf(current);
+      const merged = DimensionConfig.parse({
+        ...stored,
+        ...patch,
+        ...(patch.publishing && { publishing: { ...stored.publishing, ...patch.publishing } }),
+      });
       const updated = await updateDimension(tx, id, merged);
       return updated.updated_at.getTime() !== current.updated_at.getTime();
     });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { VisualStyle } from "../../../shared/contracts/media.ts";
+import { DEFAULT_PUBLISHING, DimensionPublishing } from "../../../shared/contracts/publishing.ts";
 import { Language } from "../../../shared/contracts/llm.ts";
 import { NotFoundError } from "../../../shared/db/errors.ts";
 import type { StoredScript, WorkUnit } from "../../../shared/contracts/work-unit.ts";
@@ -21,6 +22,8 @@ export const DimensionRow = z.object({
   daily_limit: z.number().int(),
   narration_min_words: z.number().int(),
   narration_max_words: z.number().int(),
+  /** What the upload tells YouTube (youtube-metadata.ts); a run started before the setting existed has the defaults. */
+  publishing: DimensionPublishing.default(DEFAULT_PUBLISHING),
 });
 export type DimensionRow = z.infer<typeof DimensionRow>;
 

@@ -39,11 +39,19 @@ export const VideoUploadMetadata = z.object({
     tags: z.array(z.string().min(1)).refine((tags) => tags.join(",").length <= 500, "tags must total at most 500 characters").optional(),
     categoryId: z.string().regex(/^\d+$/).optional(),
     defaultLanguage: z.string().min(2).optional(),
+    defaultAudioLanguage: z.string().min(2).optional(),
   }).strict(),
   status: z.object({
     privacyStatus: z.enum(["public", "private", "unlisted"]),
     selfDeclaredMadeForKids: z.boolean().optional(),
-  }).strict(),
+    /** The altered or synthetic content disclosure. */
+    containsSyntheticMedia: z.boolean().optional(),
+    /** When a private video goes public, ISO 8601 UTC; YouTube takes it only with privacyStatus private. */
+    publishAt: z.iso.datetime().optional(),
+  }).strict().refine((s) => s.publishAt === undefined || s.privacyStatus === "private", {
+    message: "publishAt needs privacyStatus private",
+    path: ["publishAt"],
+  }),
 }).strict();
 export type VideoUploadMetadata = z.infer<typeof VideoUploadMetadata>;
 

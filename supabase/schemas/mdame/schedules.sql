@@ -1,13 +1,15 @@
 -- pg_cron: the minutely tick (recovery sweep; wakes the stage runner when work is visible) and the
--- daily run. Created only when absent, never by swallowing an error, so a rerun changes nothing.
+-- scheduled runs, checked every minute: each dimension starts its day's production at its own local
+-- time (mdame.trigger_scheduled_run). Created only when absent, never by swallowing an error, so a
+-- rerun changes nothing.
 
 do $$
 begin
-  if not exists (select 1 from cron.job where jobname = 'mdame-daily-run') then
-    perform cron.schedule('mdame-daily-run', '0 6 * * *', 'select mdame.trigger_scheduled_run()');
-  end if;
   if not exists (select 1 from cron.job where jobname = 'mdame-tick') then
     perform cron.schedule('mdame-tick', '* * * * *', 'select mdame.tick()');
+  end if;
+  if not exists (select 1 from cron.job where jobname = 'mdame-scheduled-runs') then
+    perform cron.schedule('mdame-scheduled-runs', '* * * * *', 'select mdame.trigger_scheduled_run()');
   end if;
 end
 $$;

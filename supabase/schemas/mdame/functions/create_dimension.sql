@@ -20,6 +20,9 @@ begin
   if v_unknown is not null then
     raise exception 'unknown dimension settings: %', array_to_string(v_unknown, ', ') using errcode = '22023';
   end if;
+  if jsonb_typeof(p_config->'publishing'->'time_zone') = 'string' then
+    perform mdame.assert_known_time_zone(p_config->'publishing'->>'time_zone');
+  end if;
   -- Only the settings given are written; the others take their column's default.
   select string_agg(format('%I', k), ', ') into v_list
     from jsonb_object_keys(p_config - 'active' - 'created_at' - 'updated_at') as k;

@@ -1,19 +1,14 @@
--- The daily cron trigger: today's dimensions whose configuration today's runs have not started yet.
+-- The scheduled trigger pg_cron calls every minute (mdame-scheduled-runs): starts the dimensions whose
+-- production start has come today in their own time zone and which today has not started
+-- (mdame.trigger_due_runs); returns the runs it started, none when nothing is due.
 
 create or replace function mdame.trigger_scheduled_run()
-returns uuid
-language plpgsql
+returns table(run_id uuid, status text, created boolean)
+language sql
 security definer
 set search_path = ''
 as $$
-declare
-  v_env text;
-  v_run_id uuid;
-begin
-  select value into v_env from mdame.settings where key = 'env';
-  select t.run_id into v_run_id from mdame.trigger_run(v_env, 'cron', (now() at time zone 'utc')::date, null) t;
-  return v_run_id;
-end;
+  select * from mdame.trigger_due_runs(now());
 $$;
 
 revoke all on function mdame.trigger_scheduled_run() from public, anon, authenticated;

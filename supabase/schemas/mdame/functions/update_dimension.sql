@@ -32,6 +32,9 @@ begin
   if v_unknown is not null then
     raise exception 'unknown dimension settings: %', array_to_string(v_unknown, ', ') using errcode = '22023';
   end if;
+  if jsonb_typeof(p_config->'publishing'->'time_zone') = 'string' then
+    perform mdame.assert_known_time_zone(p_config->'publishing'->>'time_zone');
+  end if;
   select string_agg(format('%I', c), ', ') into v_list from unnest(v_columns) as c;
   -- jsonb_populate_record over the current row: settings absent from p_config keep their value; a
   -- JSON null clears a setting that may be null (and is refused by a column that may not).

@@ -25,6 +25,7 @@ create table mdame.dimensions (
   sources jsonb not null default '[{"kind": "google_trends", "weight": 1}]'::jsonb,
   min_score double precision not null default 0,
   llm jsonb not null default '{}'::jsonb,
+  publishing jsonb not null default '{"run_time": null, "time_zone": "UTC", "category_id": "27", "publish_time": null, "made_for_kids": false, "privacy_status": "public", "default_audio_language": null, "contains_synthetic_media": true}'::jsonb,
   constraint dimensions_pkey primary key (id),
   constraint dimensions_captions_check check (((jsonb_typeof(captions) = 'object'::text) and ((captions - 'profile'::text) = '{}'::jsonb) and (COALESCE((captions ->> 'profile'::text), ''::text) = any (array['intersection'::text, 'youtube_shorts'::text, 'tiktok'::text, 'reels'::text])))),
   constraint dimensions_daily_limit_check check (((daily_limit >= 0) and (daily_limit <= 50))),
@@ -50,6 +51,7 @@ case
     else false
 end))),
   constraint dimensions_narration_words_check check (((narration_min_words >= 60) and (narration_max_words <= 180) and ((narration_max_words - narration_min_words) >= 10))),
+  constraint dimensions_publishing_check check (mdame.publishing_is_valid(publishing)),
   constraint dimensions_sources_listed check (((jsonb_typeof(sources) = 'array'::text) and ((jsonb_array_length(sources) >= 1) and (jsonb_array_length(sources) <= 10)))),
   constraint dimensions_subject_is_object check ((jsonb_typeof(subject) = 'object'::text)),
   constraint dimensions_trend_geo_check check ((trend_geo ~ '^[A-Z]{2}$'::text)),
@@ -60,5 +62,7 @@ end))),
 );
 
 comment on column mdame.dimensions.music is 'Music bed: {library (storage prefix of tracks with <track>.license.json sidecars), gain_db, duck_db, fade_s}; null for voice only.';
+
+comment on column mdame.dimensions.publishing is 'Publishing settings: {category_id, privacy_status, time_zone, publish_time, run_time, made_for_kids, contains_synthetic_media, default_audio_language} (shared/contracts/publishing.ts).';
 
 alter table mdame.dimensions enable row level security;
