@@ -221,7 +221,7 @@ describe("mdame doctor on the local stack", () => {
     expect(run.out).toContain("     fix: set ENV=dev, or use the database of the environment you meant");
     const dimensions = run.checks.filter((l) => l.includes("database/dimension "));
     expect(dimensions.length).toBe(dimensionLines.length);
-    for (const l of dimensions) expect(l).toMatch(/^FAIL database\/dimension [a-z0-9_-]+: account \S+: credentials do not decrypt with CREDENTIALS_KEY/);
+    for (const l of dimensions) expect(l).toMatch(/^FAIL database\/dimension [a-z0-9_-]+: account \S+: credentials do not decrypt with the key ring \(credentials of account \S+ are sealed with key [0-9a-f]{8}, which is not in the key ring/);
     expect(line(run.checks, "FAIL functions/pipeline")).toBe(
       `FAIL functions/pipeline: the functions at ${LOCAL_FUNCTIONS_URL} run as ENV=dev, this configuration says ENV=prod`);
   }, 60_000);
