@@ -13,7 +13,7 @@ import { createPipelineApp } from "../../functions/pipeline/app.ts";
 import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
 import { CredentialKeysCensus, CredentialsRotationBatch } from "../../shared/contracts/credentials.ts";
 import { credentialKeyRing, type CredentialKeyRing } from "../../shared/crypto/credential-keys.ts";
-import { decryptCredentials, encryptCredentials, generateCredentialsKey, sealedKeyId } from "../../shared/crypto/credentials.ts";
+import { CredentialsKeyMissingError, decryptCredentials, encryptCredentials, generateCredentialsKey, sealedKeyId } from "../../shared/crypto/credentials.ts";
 import * as db from "../../stack/db.ts";
 import { paths } from "../../stack/paths.ts";
 import { localStackEnv } from "../../stack/stack-env.ts";
@@ -302,8 +302,9 @@ describe("after the rotation", () => {
       const byStanding = Object.fromEntries(report.by_key.map((g) => [`${g.standing}:${g.kid}`, g.accounts]));
       expect(byStanding).toEqual({ "v1:null": 3, [`missing:${oldRing.current.kid}`]: 3, [`current:${newOnlyRing.current.kid}`]: 1, [`missing:${lostKid}`]: 1 });
       const account = seeded.find((a) => a.sealedWith === "old")!;
-      const error = await decryptCredentials(oldGone.credentialKeys, (await stored()).get(account.id)!, account.id).catch((e) => e as Error);
-      expect(error.message).toContain(`are sealed with key ${oldRing.current.kid}, which is not in the key ring (${newOnlyRing.current.kid})`);
+      const opening = decryptCredentials(oldGone.credentialKeys, (await stored()).get(account.id)!, account.id);
+      await expect(opening).rejects.toBeInstanceOf(CredentialsKeyMissingError);
+      await expect(opening).rejects.toThrow(`are sealed with key ${oldRing.current.kid}, which is not in the key ring (${newOnlyRing.current.kid})`);
     } finally {
       await oldGone.sql.end({ timeout: 2 });
     }
