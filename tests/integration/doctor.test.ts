@@ -10,6 +10,7 @@ import { join } from "node:path";
 import process from "node:process";
 import postgres from "postgres";
 import { LOCAL_DB_URL, LOCAL_EMULATOR_URL, LOCAL_FUNCTIONS_URL, LOCAL_STACK } from "../../shared/config/local-stack.ts";
+import { credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
 import { fetchTrendingTopics } from "../../shared/providers/trends/google-trends-rss.ts";
 import { readStackEnv } from "../../stack/stack-env.ts";
 import { main } from "../../cli/main.ts";
@@ -89,6 +90,8 @@ describe("mdame doctor on the local stack", () => {
       /^ok   database\/pg_cron: extension [0-9.-]+; schedules mdame-tick \(\* \* \* \* \*\), mdame-daily-run \(0 6 \* \* \*\)$/,
       /^ok   database\/engine role: mdame_engine may only call the RPCs \(no TEMP or CREATE, no role attributes, memberships or session defaults; row-level security on all \d+ mdame tables\)\. mdame_engine can still change its own password/,
       ...dimensionLines,
+      // Every account was connected with the stack's key: the functions' census finds them all on it.
+      `ok   database/credential keys: all ${dimensionLines.length} account${dimensionLines.length === 1 ? "" : "s"} sealed with the current key (ring: current ${credentialKeyRing({ CREDENTIALS_KEY: stackEnv.CREDENTIALS_KEY! }).current.kid})`,
       `ok   functions/pipeline: functions at ${LOCAL_FUNCTIONS_URL} answer (ENV=dev) and accept SERVICE_ROLE_KEY`,
       `ok   providers/gemini: key accepted; model gemini-2.5-flash (Gemini 2.5 Flash) at ${LOCAL_EMULATOR_URL}`,
       `ok   providers/openai-compat: key accepted; models listed at ${LOCAL_EMULATOR_URL}/v1`,
