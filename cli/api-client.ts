@@ -14,6 +14,7 @@ import {
   type TriggerRunBody,
 } from "../shared/contracts/operator.ts";
 import { AccountList, type ConnectAccountBody, ConnectedAccount, RemovedAccount, Account } from "../shared/contracts/account.ts";
+import { CredentialKeysCensus, CredentialsRotationBatch, type RotateCredentialsBody } from "../shared/contracts/credentials.ts";
 import { Dimension, type DimensionConfigInput, DimensionList, type DimensionPatch } from "../shared/contracts/dimension.ts";
 import type { ApiConfig } from "./config.ts";
 import { apiError, CliError, EXIT, networkError } from "./errors.ts";
@@ -36,6 +37,9 @@ export interface ApiClient {
   connectAccount(body: Omit<ConnectAccountBody, "channel_id"> & { channel_id: string | null }): Promise<ConnectedAccount>;
   setAccountActive(id: string, active: boolean): Promise<Account>;
   removeAccount(id: string): Promise<RemovedAccount>;
+  /** One batch of key rotation: re-seals the next accounts' credentials with the functions' current key. */
+  rotateCredentials(body: RotateCredentialsBody): Promise<CredentialsRotationBatch>;
+  credentialKeys(): Promise<CredentialKeysCensus>;
 }
 
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
@@ -94,5 +98,7 @@ export function createApiClient(config: ApiConfig, fetchImpl: Fetch = fetch): Ap
     connectAccount: (body) => call("POST", "/pipeline/accounts", ConnectedAccount, body),
     setAccountActive: (account, active) => call("POST", `/pipeline/accounts/${id(account)}/${active ? "resume" : "pause"}`, Account, {}),
     removeAccount: (account) => call("DELETE", `/pipeline/accounts/${id(account)}`, RemovedAccount),
+    rotateCredentials: (body) => call("POST", "/pipeline/credentials/rotate", CredentialsRotationBatch, body),
+    credentialKeys: () => call("GET", "/pipeline/credentials/keys", CredentialKeysCensus),
   };
 }

@@ -5,6 +5,7 @@
 import { type CommandSpec, type FlagSpec, JSON_FLAG } from "./command-spec.ts";
 import { EXIT, UsageError } from "./errors.ts";
 import { ACCOUNT_SPECS, DIMENSION_FIELD_FLAGS, DIMENSION_PUBLISHING_FLAGS, DIMENSION_SPECS, publishingFlagValue } from "./setup-commands.ts";
+import { CREDENTIALS_SPECS, type CredentialsRotateCommand, parseCredentialsRotate } from "./commands/credentials.ts";
 
 const SPECS: CommandSpec[] = [
   {
@@ -58,6 +59,7 @@ const SPECS: CommandSpec[] = [
   },
   ...DIMENSION_SPECS,
   ...ACCOUNT_SPECS,
+  ...CREDENTIALS_SPECS,
 ];
 
 /** One parsed invocation of mdame. */
@@ -83,11 +85,12 @@ export type Command =
   | { name: "dimension pause" | "dimension resume"; id: string; json: boolean }
   | { name: "account list"; dimension: string | null; json: boolean }
   | { name: "account connect"; platform: "youtube"; dimension: string; channel: string | null; loginHint: string | null; timeoutS: number; browser: boolean; json: boolean }
-  | { name: "account pause" | "account resume" | "account remove"; id: string; json: boolean };
+  | { name: "account pause" | "account resume" | "account remove"; id: string; json: boolean }
+  | CredentialsRotateCommand;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEAD_LETTER_ID = /^[1-9][0-9]{0,17}$/;
-const GROUPS = ["run", "dlq", "dimension", "account"];
+const GROUPS = ["run", "dlq", "dimension", "account", "credentials"];
 const DIMENSION = /^[a-z0-9][a-z0-9_-]{1,40}$/;
 
 function findSpec(words: string[]): CommandSpec | undefined {
@@ -276,6 +279,8 @@ export function parseArgs(argv: string[]): Command {
       if (!UUID.test(id)) throw new UsageError(`not an account id (a uuid): ${JSON.stringify(id)}`, command);
       return { name: command, id: id.toLowerCase(), json };
     }
+    case "credentials rotate":
+      return parseCredentialsRotate(flags);
   }
   throw new UsageError(`unknown command: ${command}`);
 }

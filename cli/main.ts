@@ -14,6 +14,7 @@ import {
   dimensionSetCommand,
   dimensionShowCommand,
 } from "./commands/dimension.ts";
+import { credentialsRotateCommand } from "./commands/credentials.ts";
 import { dlqListCommand, dlqRetryCommand } from "./commands/dlq.ts";
 import { doctorCommand } from "./commands/doctor.ts";
 import { runCommand } from "./commands/run.ts";
@@ -84,6 +85,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
           return await accountActiveCommand(command, command.name === "account resume", api, ctx);
         case "account remove":
           return await accountRemoveCommand(command, api, ctx);
+        case "credentials rotate":
+          return await credentialsRotateCommand(command, api, ctx);
       }
     } catch (error) {
       if (error instanceof CliError && error.exitCode === EXIT.unreachable && config.source !== "environment") {

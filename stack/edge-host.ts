@@ -6,12 +6,14 @@
  * (stack/wake-loop.ts). HTTP goes through stack/edge-server.ts, which bounds slow and refused clients.
  */
 import { Backoff } from "../shared/backoff.ts";
+import { loadEnv } from "../shared/config/env.ts";
 import { createSql } from "../shared/db/client.ts";
 import { assertEnvironment } from "../shared/db/rpc/runs.ts";
 import { LOCAL_STACK } from "../shared/config/local-stack.ts";
 import { FailureLog } from "../shared/logging/failure-log.ts";
 import { createLogger } from "../shared/logging/logger.ts";
 import { sweepScratchDirsAtStart } from "../shared/storage/scratch-dirs.ts";
+import { webhookSecrets } from "../shared/webhooks/standard-webhooks.ts";
 import { createPipelineApp } from "../functions/pipeline/app.ts";
 import { createPipelineDeps } from "../functions/pipeline/deps.ts";
 import { createWorkerCallbackApp } from "../functions/worker-callback/app.ts";
@@ -30,9 +32,8 @@ async function startUp() {
     await deps.sql.end({ timeout: 2 });
     throw error;
   }
-  const secret = Deno.env.get("WEBHOOK_SECRET");
-  if (!secret) throw new Error("WEBHOOK_SECRET is not set");
-  return { pipelineDeps: deps, webhookSecret: secret };
+  // The newest secret and those rotated out of it that the callback still accepts (docs/rotation.md).
+  return { pipelineDeps: deps, webhookSecrets: webhookSecrets(loadEnv(["WEBHOOK_SECRET", "WEBHOOK_SECRETS_PREVIOUS"])) };
 }
 
 let started: Awaited<ReturnType<typeof startUp>>;
@@ -44,11 +45,11 @@ try {
   console.error(`edge host: cannot start: ${message}`);
   Deno.exit(1);
 }
-const { pipelineDeps, webhookSecret } = started;
+const { pipelineDeps, webhookSecrets: acceptedWebhookSecrets } = started;
 
 const functions: Record<string, { fetch: (request: Request) => Response | Promise<Response> }> = {
   "pipeline": createPipelineApp(pipelineDeps),
-  "worker-callback": createWorkerCallbackApp({ sql: pipelineDeps.sql, logger: createLogger("worker-callback"), webhookSecret }),
+  "worker-callback": createWorkerCallbackApp({ sql: pipelineDeps.sql, logger: createLogger("worker-callback"), webhookSecrets: acceptedWebhookSecrets }),
 };
 
 const route = (request: Request): Response | Promise<Response> => {

@@ -23,9 +23,18 @@ export interface LocalSecrets {
   GOOGLE_OAUTH_CLIENT_SECRET: string;
   /** Password of the engine role (mdame_engine), set by every db reset. */
   ENGINE_DB_PASSWORD: string;
+  /**
+   * Keys and secrets rotated out of CREDENTIALS_KEY and WEBHOOK_SECRET, still accepted
+   * (docs/rotation.md): never generated, present only while the operator keeps them in the file.
+   */
+  CREDENTIALS_KEYS_PREVIOUS?: string;
+  WEBHOOK_SECRETS_PREVIOUS?: string;
 }
 
-const GENERATORS: { [K in keyof LocalSecrets]: () => string } = {
+/** The rotation lists a secrets file may hold besides the generated secrets. */
+const ROTATED_NAMES = ["CREDENTIALS_KEYS_PREVIOUS", "WEBHOOK_SECRETS_PREVIOUS"] as const;
+
+const GENERATORS: { [K in Exclude<keyof LocalSecrets, (typeof ROTATED_NAMES)[number]>]: () => string } = {
   SERVICE_ROLE_KEY: () => randomBytes(32).toString("hex"),
   WEBHOOK_SECRET: generateWebhookSecret,
   CREDENTIALS_KEY: generateCredentialsKey,
@@ -50,7 +59,11 @@ export function loadOrCreateSecrets(file: string = paths.secrets): LocalSecrets 
   }
   const secrets = {} as LocalSecrets;
   let changed = false;
-  for (const key of Object.keys(GENERATORS) as (keyof LocalSecrets)[]) {
+  for (const key of ROTATED_NAMES) {
+    const value = stored[key];
+    if (typeof value === "string" && value.trim() !== "") secrets[key] = value;
+  }
+  for (const key of Object.keys(GENERATORS) as (keyof typeof GENERATORS)[]) {
     const value = stored[key];
     if (typeof value === "string" && value.length > 0) {
       secrets[key] = value;
@@ -164,6 +177,11 @@ export function localStackEnv(
     FUNCTIONS_URL: LOCAL_FUNCTIONS_URL,
   };
   for (const name of SECRET_NAMES) env[name] = isSet(environment[name]) ? environment[name] : secrets[name];
+  // Set only during a rotation's overlap; the environment first, as for the secrets themselves.
+  for (const name of ROTATED_NAMES) {
+    const value = isSet(environment[name]) ? environment[name] : secrets[name];
+    if (isSet(value)) env[name] = value;
+  }
   for (const group of GROUPS) {
     if (emulated.has(group)) {
       Object.assign(env, emulatorValues[group]);

@@ -13,7 +13,7 @@ export const DOCTOR_VARIABLES: readonly string[] = [...Object.keys(EngineEnv.sha
  * Variables whose values are never printed: every key, secret, token and password among them,
  * by name, so a variable added later is masked too.
  */
-export const SECRET_VARIABLES = new Set(DOCTOR_VARIABLES.filter((name) => /(^|_)(KEY|SECRET|TOKEN|PASSWORD)$/.test(name)));
+export const SECRET_VARIABLES = new Set(DOCTOR_VARIABLES.filter((name) => /(^|_)(KEY|SECRET|TOKEN|PASSWORD)(S_PREVIOUS)?$/.test(name)));
 
 /** Connection strings: printed with their password masked. */
 const URL_WITH_PASSWORD = new Set(["DB_URL", "SUPABASE_DB_URL"]);
@@ -73,7 +73,8 @@ export function resolveDoctorConfig(processEnv: Record<string, string | undefine
     if (fallback?.success && typeof fallback.data === "string") return { name, value: fallback.data, source: "default" };
     return { name, source: "not set" };
   });
-  const secrets = [...SECRET_VARIABLES].map((name) => env[name]).filter(present);
+  // A list of rotated keys is scrubbed whole and entry by entry.
+  const secrets = [...SECRET_VARIABLES].flatMap((name) => [env[name], ...(env[name]?.split(/[\s,]+/) ?? [])]).filter(present);
   for (const name of URL_WITH_PASSWORD) {
     const password = passwordOf(env[name]);
     // A short password ("postgres" on the local stack) would scrub ordinary words from the report;

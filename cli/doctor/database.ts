@@ -6,6 +6,7 @@
  * that account assign the dimension's category (youtube-categories.ts).
  */
 import postgres from "postgres";
+import { credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
 import { decryptCredentials } from "../../shared/crypto/credentials.ts";
 import { type AccountRow, getAccounts } from "../../shared/db/rpc/accounts.ts";
 import { getDimensions } from "../../shared/db/rpc/dimensions.ts";
@@ -245,9 +246,10 @@ async function accounts(sql: postgres.Sql, config: DoctorConfig, step: Step, tim
       let refreshToken: string;
       try {
         if (!env.CREDENTIALS_KEY) throw new Error("CREDENTIALS_KEY is not set");
-        refreshToken = (await decryptCredentials(env.CREDENTIALS_KEY, account.credentials_enc, account.id)).refresh_token;
-      } catch {
-        problems.push(`${label}: credentials do not decrypt with CREDENTIALS_KEY (another key sealed them, or they were altered)`);
+        const ring = credentialKeyRing({ CREDENTIALS_KEY: env.CREDENTIALS_KEY, CREDENTIALS_KEYS_PREVIOUS: env.CREDENTIALS_KEYS_PREVIOUS });
+        refreshToken = (await decryptCredentials(ring, account.credentials_enc, account.id)).refresh_token;
+      } catch (error) {
+        problems.push(`${label}: credentials do not decrypt with the key ring (${describeError(error)})`);
         continue;
       }
       if (!canRefresh) continue;
@@ -259,7 +261,7 @@ async function accounts(sql: postgres.Sql, config: DoctorConfig, step: Step, tim
         else unconfirmed.push(`${label}: its refresh token could not be tried (${describeError(error)})`);
       }
     }
-    if (problems.length > 0) return fail(FAMILY, name, problems.join("; "), `reconnect: ${connect} (or check CREDENTIALS_KEY)`);
+    if (problems.length > 0) return fail(FAMILY, name, problems.join("; "), `reconnect: ${connect} (or check CREDENTIALS_KEY and CREDENTIALS_KEYS_PREVIOUS, docs/rotation.md)`);
     // The token endpoint's own check says why it could not be reached.
     if (unconfirmed.length > 0) return warn(FAMILY, name, `credentials decrypt, but ${unconfirmed.join("; ")}`, "see the google-oauth line");
     const refreshed = canRefresh ? ", refresh token accepted" : "";

@@ -4,6 +4,7 @@
  */
 import { type CheckResult, describeError, fail } from "./check.ts";
 import { type DoctorConfig, displayValue, resolveDoctorConfig, scrub } from "./config.ts";
+import { checkCredentialKeys } from "./credential-keys.ts";
 import { checkDatabase } from "./database.ts";
 import { checkEdgeTts } from "./edge-tts.ts";
 import { checkEnvironment } from "./environment.ts";
@@ -52,6 +53,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     guarded("secrets", "secrets", async () => checkSecrets(config)),
     guarded("database", "database", () => checkDatabase(config, timeoutMs)),
     guarded("functions", "pipeline", () => checkFunctions(config, timeoutMs)),
+    guarded("database", "credential keys", () => checkCredentialKeys(config, timeoutMs)),
     guarded("providers", "gemini", () => checkGemini(config, timeoutMs)),
     guarded("providers", "openai-compat", () => checkOpenAiCompatible(config, timeoutMs)),
     guarded("providers", "edge-tts", () => checkEdgeTts(config, timeoutMs)),

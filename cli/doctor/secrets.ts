@@ -2,7 +2,9 @@
  * Secret checks: the webhook secret and the credentials key in the form the code that uses them
  * needs, and a service-role key. Values are never printed, only their shape.
  */
-import { type CheckResult, fail, ok, warn } from "./check.ts";
+import { credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
+import { webhookSecrets } from "../../shared/webhooks/standard-webhooks.ts";
+import { type CheckResult, describeError, fail, ok, warn } from "./check.ts";
 import type { DoctorConfig } from "./config.ts";
 import { hintFor } from "./hints.ts";
 
@@ -51,6 +53,33 @@ function serviceRoleKey(env: Record<string, string | undefined>): CheckResult {
   return ok(FAMILY, name, `set (${value.length} characters)`);
 }
 
+const ROTATION = "see docs/rotation.md; remove the variable once the rotation is over";
+
+/** The lists of rotated keys and secrets, when set: each entry usable and none given twice. */
+function rotationLists(env: Record<string, string | undefined>): CheckResult[] {
+  const results: CheckResult[] = [];
+  if (env.CREDENTIALS_KEYS_PREVIOUS && env.CREDENTIALS_KEY) {
+    const name = "CREDENTIALS_KEYS_PREVIOUS";
+    try {
+      const ring = credentialKeyRing({ CREDENTIALS_KEY: env.CREDENTIALS_KEY, CREDENTIALS_KEYS_PREVIOUS: env.CREDENTIALS_KEYS_PREVIOUS });
+      results.push(ok(FAMILY, name, `${ring.previous.length} previous key(s) (${ring.previous.map((k) => k.kid).join(", ")}) beside the current one (${ring.current.kid})`));
+    } catch (error) {
+      results.push(fail(FAMILY, name, describeError(error), ROTATION));
+    }
+  }
+  if (env.WEBHOOK_SECRETS_PREVIOUS && env.WEBHOOK_SECRET) {
+    const name = "WEBHOOK_SECRETS_PREVIOUS";
+    try {
+      const accepted = webhookSecrets({ WEBHOOK_SECRET: env.WEBHOOK_SECRET, WEBHOOK_SECRETS_PREVIOUS: env.WEBHOOK_SECRETS_PREVIOUS });
+      results.push(warn(FAMILY, name, `the callback also accepts ${accepted.length - 1} previous secret(s): a rotation is under way`,
+        "once every worker signs with WEBHOOK_SECRET, remove WEBHOOK_SECRETS_PREVIOUS from the functions' secrets (docs/rotation.md)"));
+    } catch (error) {
+      results.push(fail(FAMILY, name, describeError(error), ROTATION));
+    }
+  }
+  return results;
+}
+
 export function checkSecrets(config: DoctorConfig): CheckResult[] {
-  return [webhookSecret(config.env.WEBHOOK_SECRET), credentialsKey(config.env.CREDENTIALS_KEY), serviceRoleKey(config.env)];
+  return [webhookSecret(config.env.WEBHOOK_SECRET), credentialsKey(config.env.CREDENTIALS_KEY), serviceRoleKey(config.env), ...rotationLists(config.env)];
 }

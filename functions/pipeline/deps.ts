@@ -1,4 +1,5 @@
 import { loadEnv, STORAGE_ENV_KEYS } from "../../shared/config/env.ts";
+import { credentialKeyRing, type CredentialKeyRing } from "../../shared/crypto/credential-keys.ts";
 import { createSql, type Sql } from "../../shared/db/client.ts";
 import { createLogger, type Logger } from "../../shared/logging/logger.ts";
 import { createGeminiJsonModel } from "../../shared/providers/llm/gemini.ts";
@@ -15,7 +16,7 @@ import { createAssetStore } from "../../shared/storage/create-asset-store.ts";
 import { createLlmRouter, type LlmProviders, type LlmRouter, memoizedProvider } from "./llm-router.ts";
 
 export const PIPELINE_ENV_KEYS = [
-  "ENV", "DB_URL", "FUNCTIONS_URL", "SERVICE_ROLE_KEY", "CREDENTIALS_KEY", ...STORAGE_ENV_KEYS,
+  "ENV", "DB_URL", "FUNCTIONS_URL", "SERVICE_ROLE_KEY", "CREDENTIALS_KEY", "CREDENTIALS_KEYS_PREVIOUS", ...STORAGE_ENV_KEYS,
   "GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL", "GEMINI_TTS_MODEL",
   "OPENAI_COMPAT_BASE_URL", "OPENAI_COMPAT_API_KEY", "OPENAI_COMPAT_MODEL", "OPENAI_COMPAT_RESPONSE_FORMAT", "EDGE_TTS_WSS_URL", "YOUTUBE_UPLOAD_BASE_URL",
   "GOOGLE_OAUTH_TOKEN_URL", "GOOGLE_OAUTH_CLIENT_ID", "GOOGLE_OAUTH_CLIENT_SECRET", "TRENDS_BASE_URL",
@@ -48,6 +49,8 @@ export interface PipelineDeps {
   sql: Sql;
   store: AssetStore;
   logger: Logger;
+  /** The keys that seal account credentials: the current one seals, each opens what it sealed (docs/rotation.md). */
+  credentialKeys: CredentialKeyRing;
   /** The LLM per task and dimension: stages ask it for `script`, `critic`, `safety` or `plan`. */
   llm: LlmRouter;
   /** Voice providers in order of preference; the first that succeeds wins, none -> HALT. */
@@ -80,6 +83,7 @@ export function createPipelineDeps(source?: Record<string, string | undefined>):
     sql,
     store: createAssetStore(env),
     logger,
+    credentialKeys: credentialKeyRing(env),
     llm: createLlmRouter({ sql, providers: llmProvidersFromEnv(env) }),
     voices: [
       {

@@ -12,6 +12,7 @@ import { listDeadLetters, retryDeadLetter } from "../../shared/db/rpc/dead-lette
 import { abortRun, listRuns } from "../../shared/db/rpc/runs.ts";
 import { requireServiceRole } from "../../shared/http/service-auth.ts";
 import { registerAccountRoutes } from "./operator/account-routes.ts";
+import { registerCredentialRoutes } from "./operator/credential-routes.ts";
 import type { OperatorDeps } from "./operator/deps.ts";
 import { registerDimensionRoutes } from "./operator/dimension-routes.ts";
 import { answer } from "../../shared/http/answer.ts";
@@ -94,5 +95,6 @@ export function registerOperatorRoutes<E extends Env, S extends Schema, B extend
 
   registerDimensionRoutes(app, deps);
   registerAccountRoutes(app, deps);
+  registerCredentialRoutes(app, deps);
   return app;
 }

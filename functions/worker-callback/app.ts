@@ -14,7 +14,11 @@ import { refuseMalformedWebhookHeaders } from "./webhook-headers.ts";
 export interface WorkerCallbackDeps {
   sql: Sql;
   logger: Logger;
-  webhookSecret: string;
+  /**
+   * The secrets a delivery may be signed with, newest first: WEBHOOK_SECRET and, while workers
+   * move to it, WEBHOOK_SECRETS_PREVIOUS (shared/webhooks/standard-webhooks.ts, webhookSecrets).
+   */
+  webhookSecrets: readonly string[];
 }
 
 /**
@@ -35,7 +39,7 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
     const body = await readBoundedText(c.req.raw, WEBHOOK_MAX_BODY_BYTES);
     let webhookId: string;
     try {
-      ({ id: webhookId } = await verifyWebhook(deps.webhookSecret, { get: (name) => c.req.header(name) ?? null }, body));
+      ({ id: webhookId } = await verifyWebhook(deps.webhookSecrets, { get: (name) => c.req.header(name) ?? null }, body));
     } catch (error) {
       if (error instanceof WebhookVerificationError) throw new HTTPException(401, { message: `webhook refused: ${error.message}` });
       throw error;

@@ -1,5 +1,7 @@
 import process from "node:process";
 import { z } from "zod";
+import { credentialKeyRing, CredentialKeyRingError } from "../crypto/credential-keys.ts";
+import { webhookSecrets, WebhookVerificationError } from "../webhooks/standard-webhooks.ts";
 
 /** Bytes a base64 text decodes to, or -1 when it is not base64. */
 function base64Length(text: string): number {
@@ -28,6 +30,17 @@ export const EngineEnv = z.object({
   // rather than at its first callback or publish.
   WEBHOOK_SECRET: z.string().refine((v) => v.startsWith("whsec_") && base64Length(v.slice("whsec_".length)) >= 24, "WEBHOOK_SECRET must be whsec_ + base64 of at least 24 bytes"),
   CREDENTIALS_KEY: z.string().refine((v) => base64Length(v) === 32, "CREDENTIALS_KEY must be 32 bytes, base64"),
+  /**
+   * Keys rotated out of CREDENTIALS_KEY, comma-separated: they open what they sealed until
+   * `mdame credentials rotate` has re-sealed it with CREDENTIALS_KEY (docs/rotation.md).
+   * Checked with CREDENTIALS_KEY in loadEnv (each entry 32 bytes of base64, no key twice).
+   */
+  CREDENTIALS_KEYS_PREVIOUS: z.string().optional(),
+  /**
+   * Secrets rotated out of WEBHOOK_SECRET, comma- or space-separated: the callback still accepts
+   * deliveries signed with them while workers move to WEBHOOK_SECRET (docs/rotation.md).
+   */
+  WEBHOOK_SECRETS_PREVIOUS: z.string().optional(),
   /** `supabase`: Supabase Storage (or its emulator) through supabase-js; `local`: a directory. */
   STORAGE_BACKEND: z.enum(["supabase", "local"]).default("supabase"),
   STORAGE_LOCAL_DIR: z.string().min(1).default(".local/storage"),
@@ -118,6 +131,37 @@ export function withSupabaseNames(source: Record<string, string | undefined>): R
 /** The storage keys a process needs for the backend it is configured with. */
 export const STORAGE_ENV_KEYS = ["STORAGE_BACKEND", "STORAGE_LOCAL_DIR", "SUPABASE_URL", "SUPABASE_SERVICE_ROLE_KEY", "STORAGE_BUCKET"] as const;
 
+/**
+ * The key ring and the webhook secrets are checked whole once their variables are parsed: a bad
+ * entry of a list, or a key given twice, stops the process at start-up rather than at first use.
+ */
+function checkRings(env: Partial<EngineEnv>): void {
+  const problems: string[] = [];
+  if (env.CREDENTIALS_KEYS_PREVIOUS !== undefined) {
+    if (env.CREDENTIALS_KEY === undefined) problems.push("CREDENTIALS_KEYS_PREVIOUS is set without CREDENTIALS_KEY (the current key)");
+    else {
+      try {
+        credentialKeyRing({ CREDENTIALS_KEY: env.CREDENTIALS_KEY, CREDENTIALS_KEYS_PREVIOUS: env.CREDENTIALS_KEYS_PREVIOUS });
+      } catch (error) {
+        if (!(error instanceof CredentialKeyRingError)) throw error;
+        problems.push(error.message);
+      }
+    }
+  }
+  if (env.WEBHOOK_SECRETS_PREVIOUS !== undefined) {
+    if (env.WEBHOOK_SECRET === undefined) problems.push("WEBHOOK_SECRETS_PREVIOUS is set without WEBHOOK_SECRET (the newest secret)");
+    else {
+      try {
+        webhookSecrets({ WEBHOOK_SECRET: env.WEBHOOK_SECRET, WEBHOOK_SECRETS_PREVIOUS: env.WEBHOOK_SECRETS_PREVIOUS });
+      } catch (error) {
+        if (!(error instanceof WebhookVerificationError)) throw error;
+        problems.push(error.message);
+      }
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(`invalid environment:\n${problems.map((p) => `  ${p}`).join("\n")}`);
+}
+
 /** Parses the named keys of the environment; throws ConfigError naming every problem. */
 export function loadEnv<K extends keyof EngineEnv>(keys: readonly K[], source: Record<string, string | undefined> = process.env): Pick<EngineEnv, K> {
   const resolved = withSupabaseNames(source);
@@ -137,6 +181,7 @@ export function loadEnv<K extends keyof EngineEnv>(keys: readonly K[], source: R
     throw new ConfigError(`invalid environment:\n${lines.join("\n")}`);
   }
   const env = result.data as unknown as Pick<EngineEnv, K>;
+  checkRings(env as Partial<EngineEnv>);
   if ((env as Partial<EngineEnv>).ENV === "prod") {
     const local = Object.entries(env).filter(([k, v]) => k.endsWith("_URL") && k !== "DB_URL" && typeof v === "string" && isLoopbackUrl(v));
     if (local.length > 0) {

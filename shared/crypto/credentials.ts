@@ -1,8 +1,12 @@
 import { z } from "zod";
+import { type CredentialKey, type CredentialKeyRing, fromBase64, KEY_BYTES, KID, ringKey, ringKeys } from "./credential-keys.ts";
 
 /**
- * Account credentials at rest: AES-256-GCM, `v1.<base64 iv>.<base64 ciphertext+tag>`.
- * Decrypted in memory only, at the moment of use; the key never enters the database.
+ * Account credentials at rest: AES-256-GCM under the current key of the ring
+ * (shared/crypto/credential-keys.ts), written `v2.<kid>.<base64 iv>.<base64 ciphertext+tag>`, with
+ * the account id bound as additional data. Values of the first format, `v1.<iv>.<ciphertext>`
+ * (no kid), still open with whichever key of the ring sealed them, until rotation re-seals them.
+ * Decrypted in memory only, at the moment of use; the keys never enter the database.
  */
 export const AccountCredentials = z.object({
   refresh_token: z.string().min(1).max(4096),
@@ -18,57 +22,124 @@ function b64(bytes: Uint8Array): string {
   return btoa(s);
 }
 
-/** Canonical padded base64 only: atob alone also takes whitespace and missing padding. */
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-function unb64(text: string): Uint8Array<ArrayBuffer> | null {
-  if (!BASE64.test(text)) return null;
-  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-}
-
 const IV_BYTES = 12;
 /** AES-GCM's tag alone is 16 bytes; a shorter body cannot be a sealed value. */
 const MIN_SEALED_BYTES = 16;
 
-async function importKey(keyB64: string): Promise<CryptoKey> {
-  const raw = unb64(keyB64);
-  if (raw === null) throw new Error("CREDENTIALS_KEY is not base64 (generate one with: openssl rand -base64 32)");
-  if (raw.length !== 32) throw new Error(`CREDENTIALS_KEY must decode to 32 bytes, it decodes to ${raw.length}`);
-  return crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
+/** Not a sealed value of either format: refused before any decryption is tried. */
+export class CredentialsFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "CredentialsFormatError";
+  }
+}
+
+/** The value names a key the ring no longer holds: the operator adds it back or reconnects the account. */
+export class CredentialsKeyMissingError extends Error {
+  constructor(readonly kid: string | null, readonly accountId: string, ring: CredentialKeyRing) {
+    const held = ringKeys(ring).map((key) => key.kid).join(", ");
+    const what = kid === null
+      ? `are sealed in the v1 format (no key id) and no key of the ring (${held}) opens them`
+      : `are sealed with key ${kid}, which is not in the key ring (${held})`;
+    super(`credentials of account ${accountId} ${what}: put the key that sealed them back in CREDENTIALS_KEYS_PREVIOUS and run \`mdame credentials rotate\`, or reconnect the account (mdame account connect)`);
+    this.name = "CredentialsKeyMissingError";
+  }
+}
+
+/** The ring holds the value's key, but it does not open: the value was altered or copied from another account. */
+export class CredentialsTamperedError extends Error {
+  constructor(readonly kid: string, readonly accountId: string) {
+    super(`credentials of account ${accountId} do not open with their key ${kid}: they were altered or belong to another account; reconnect the account`);
+    this.name = "CredentialsTamperedError";
+  }
+}
+
+/** What a sealed value says of itself, read without any key. */
+export type SealedShape =
+  | { format: "v1"; iv: Uint8Array<ArrayBuffer>; body: Uint8Array<ArrayBuffer> }
+  | { format: "v2"; kid: string; iv: Uint8Array<ArrayBuffer>; body: Uint8Array<ArrayBuffer> };
+
+/**
+ * Parses exactly the two formats: `v1.<base64 12-byte iv>.<base64 ciphertext>` and
+ * `v2.<kid>.<base64 12-byte iv>.<base64 ciphertext>`; any other shape (extra segments, bad base64,
+ * another iv size) throws CredentialsFormatError.
+ */
+export function parseSealed(sealed: string): SealedShape {
+  const parts = sealed.split(".");
+  const [version] = parts;
+  const kid = version === "v2" && parts.length === 4 ? parts[1]! : null;
+  const fields = version === "v1" && parts.length === 3 ? parts.slice(1) : kid !== null && KID.test(kid) ? parts.slice(2) : null;
+  const iv = fields ? fromBase64(fields[0]!) : null;
+  const body = iv ? fromBase64(fields![1]!) : null;
+  if (!iv || !body || iv.length !== IV_BYTES || body.length < MIN_SEALED_BYTES) {
+    throw new CredentialsFormatError(
+      "credentials: unknown format (expected v2.<8 hex kid>.<base64 12-byte iv>.<base64 ciphertext>, or v1.<base64 12-byte iv>.<base64 ciphertext>)",
+    );
+  }
+  return kid === null ? { format: "v1", iv, body } : { format: "v2", kid, iv, body };
+}
+
+/** The kid a sealed value names; null for the v1 format. Throws CredentialsFormatError on another shape. */
+export function sealedKeyId(sealed: string): string | null {
+  const shape = parseSealed(sealed);
+  return shape.format === "v2" ? shape.kid : null;
+}
+
+/** True when the value is sealed in the current format with the ring's current key: rotation leaves it alone. */
+export function isSealedWithCurrentKey(ring: CredentialKeyRing, sealed: string): boolean {
+  try {
+    return sealedKeyId(sealed) === ring.current.kid;
+  } catch {
+    return false;
+  }
+}
+
+function importKey(key: CredentialKey): Promise<CryptoKey> {
+  if (key.raw.length !== KEY_BYTES) throw new Error(`credentials key ${key.kid} holds ${key.raw.length} bytes, not ${KEY_BYTES}`);
+  return crypto.subtle.importKey("raw", key.raw, "AES-GCM", false, ["encrypt", "decrypt"]);
 }
 
 /** A fresh base64 key for CREDENTIALS_KEY. */
 export function generateCredentialsKey(): string {
-  return b64(crypto.getRandomValues(new Uint8Array(32)));
+  return b64(crypto.getRandomValues(new Uint8Array(KEY_BYTES)));
 }
 
-export async function encryptCredentials(keyB64: string, credentials: AccountCredentials, accountId: string): Promise<string> {
+/** Seals credentials for one account with the ring's current key: `v2.<kid>.<iv>.<ciphertext>`. */
+export async function encryptCredentials(ring: CredentialKeyRing, credentials: AccountCredentials, accountId: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
   const plain = encoder.encode(JSON.stringify(AccountCredentials.parse(credentials)));
   // The account id is bound as additional data, so a ciphertext copied to another account fails.
-  const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: encoder.encode(accountId) }, await importKey(keyB64), plain);
-  return `v1.${b64(iv)}.${b64(new Uint8Array(sealed))}`;
+  const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: encoder.encode(accountId) }, await importKey(ring.current), plain);
+  return `v2.${ring.current.kid}.${b64(iv)}.${b64(new Uint8Array(sealed))}`;
+}
+
+async function open(key: CredentialKey, shape: SealedShape, accountId: string): Promise<AccountCredentials | null> {
+  let plain: ArrayBuffer;
+  try {
+    plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: shape.iv, additionalData: encoder.encode(accountId) }, await importKey(key), shape.body);
+  } catch {
+    return null;
+  }
+  return AccountCredentials.parse(JSON.parse(decoder.decode(plain)));
 }
 
 /**
- * Opens a sealed value of exactly the one format encryptCredentials writes,
- * `v1.<base64 12-byte iv>.<base64 ciphertext+tag>`: any other shape (extra segments, bad base64,
- * another iv size) is refused before decryption is tried.
+ * Opens a sealed value with the key it names (v2), or with each key of the ring in turn (v1, which
+ * names none). Throws CredentialsFormatError on another shape, CredentialsKeyMissingError when the
+ * ring lacks the key, CredentialsTamperedError when the named key is there but does not open it.
  */
-export async function decryptCredentials(keyB64: string, sealed: string, accountId: string): Promise<AccountCredentials> {
-  const parts = sealed.split(".");
-  const [version, ivText, bodyText] = parts;
-  const iv = parts.length === 3 && version === "v1" ? unb64(ivText!) : null;
-  const body = iv ? unb64(bodyText!) : null;
-  if (!iv || !body || iv.length !== IV_BYTES || body.length < MIN_SEALED_BYTES) {
-    throw new Error("credentials: unknown format (expected v1.<base64 12-byte iv>.<base64 ciphertext>)");
+export async function decryptCredentials(ring: CredentialKeyRing, sealed: string, accountId: string): Promise<AccountCredentials> {
+  const shape = parseSealed(sealed);
+  if (shape.format === "v1") {
+    for (const key of ringKeys(ring)) {
+      const credentials = await open(key, shape, accountId);
+      if (credentials !== null) return credentials;
+    }
+    throw new CredentialsKeyMissingError(null, accountId, ring);
   }
-  const key = await importKey(keyB64);
-  let plain: ArrayBuffer;
-  try {
-    plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv, additionalData: encoder.encode(accountId) }, key, body);
-  } catch {
-    throw new Error(`credentials: cannot decrypt for account ${accountId} (wrong key or tampered)`);
-  }
-  return AccountCredentials.parse(JSON.parse(decoder.decode(plain)));
+  const key = ringKey(ring, shape.kid);
+  if (key === undefined) throw new CredentialsKeyMissingError(shape.kid, accountId, ring);
+  const credentials = await open(key, shape, accountId);
+  if (credentials === null) throw new CredentialsTamperedError(shape.kid, accountId);
+  return credentials;
 }

@@ -1,6 +1,10 @@
 /**
  * Standard Webhooks v1 signing and verification (worker -> edge callbacks).
  * Signature: `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>`, secret `whsec_<base64 key>`.
+ *
+ * Rotation without an outage: workers sign with the newest secret (WEBHOOK_SECRET); the verifier
+ * holds it and the secrets rotated out of it (WEBHOOK_SECRETS_PREVIOUS) and accepts a delivery
+ * that any one of them signed, until the old one is removed (docs/rotation.md).
  */
 
 import { constantTimeEqual } from "../crypto/constant-time.ts";
@@ -41,6 +45,32 @@ async function hmac(secret: string, content: string): Promise<string> {
   return toBase64(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(content))));
 }
 
+/**
+ * The secrets the verifier accepts, newest first: `WEBHOOK_SECRET` and the comma- or
+ * space-separated `WEBHOOK_SECRETS_PREVIOUS` (may be unset). Throws WebhookVerificationError
+ * naming the entry that is not a usable secret, or one given twice.
+ */
+export function webhookSecrets(config: { WEBHOOK_SECRET: string; WEBHOOK_SECRETS_PREVIOUS?: string | undefined }): string[] {
+  const named = (name: string, secret: string) => {
+    try {
+      secretBytes(secret);
+    } catch (error) {
+      throw new WebhookVerificationError(`${name}: ${(error as Error).message}`);
+    }
+    return secret;
+  };
+  const secrets = [named("WEBHOOK_SECRET", config.WEBHOOK_SECRET)];
+  const previous = (config.WEBHOOK_SECRETS_PREVIOUS ?? "").split(/[\s,]+/).filter((entry) => entry !== "");
+  previous.forEach((entry, i) => {
+    const name = `WEBHOOK_SECRETS_PREVIOUS entry ${i + 1}`;
+    named(name, entry);
+    const earlier = secrets.indexOf(entry);
+    if (earlier !== -1) throw new WebhookVerificationError(`${name} repeats ${earlier === 0 ? "WEBHOOK_SECRET" : `entry ${earlier}`}: list each secret once`);
+    secrets.push(entry);
+  });
+  return secrets;
+}
+
 /** A fresh `whsec_` secret with 32 random bytes. */
 export function generateWebhookSecret(): string {
   return `whsec_${toBase64(crypto.getRandomValues(new Uint8Array(32)))}`;
@@ -63,11 +93,12 @@ export async function signWebhook(secret: string, id: string, body: string, nowS
 }
 
 /**
- * Verifies one delivery; throws WebhookVerificationError when anything is off.
- * Replay refusal (recording `webhook-id`) is the caller's job, in the same transaction as the effect.
+ * Verifies one delivery against one secret or several (the accepted secrets, newest first): one
+ * `v1` signature made with any of them is enough. Throws WebhookVerificationError when anything is
+ * off. Replay refusal (recording `webhook-id`) is the caller's job, in the same transaction as the effect.
  */
 export async function verifyWebhook(
-  secret: string,
+  secrets: string | readonly string[],
   headers: { get(name: string): string | null },
   body: string,
   nowS = Math.floor(Date.now() / 1000),
@@ -80,11 +111,22 @@ export async function verifyWebhook(
   if (!/^\d{1,12}$/.test(ts)) throw new WebhookVerificationError("webhook-timestamp is not a whole number of seconds");
   const timestamp = Number(ts);
   if (Math.abs(nowS - timestamp) > WEBHOOK_TOLERANCE_S) throw new WebhookVerificationError("webhook-timestamp outside the tolerance");
-  const expected = await hmac(secret, `${id}.${ts}.${body}`);
-  const ok = sig.split(" ").some((part) => {
+  const accepted = typeof secrets === "string" ? [secrets] : secrets;
+  if (accepted.length === 0) throw new WebhookVerificationError("no webhook secret is configured");
+  const signatures = sig.split(" ").flatMap((part) => {
     const [version, value] = part.split(",", 2);
-    return version === "v1" && value !== undefined && constantTimeEqual(value, expected);
+    return version === "v1" && value !== undefined ? [value] : [];
   });
-  if (!ok) throw new WebhookVerificationError("no matching signature");
+  // Every secret against every signature, without stopping at the first match: the time taken
+  // says nothing about which secret signed.
+  let ok = false;
+  for (const secret of accepted) {
+    const expected = await hmac(secret, `${id}.${ts}.${body}`);
+    for (const value of signatures) if (constantTimeEqual(value, expected)) ok = true;
+  }
+  if (!ok) {
+    const held = accepted.length === 1 ? "the accepted secret" : `any of the ${accepted.length} accepted secrets`;
+    throw new WebhookVerificationError(`no matching signature for ${held} (a worker still signing with a retired secret needs the current WEBHOOK_SECRET)`);
+  }
   return { id, timestamp };
 }

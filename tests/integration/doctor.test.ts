@@ -10,6 +10,7 @@ import { join } from "node:path";
 import process from "node:process";
 import postgres from "postgres";
 import { LOCAL_DB_URL, LOCAL_EMULATOR_URL, LOCAL_FUNCTIONS_URL, LOCAL_STACK } from "../../shared/config/local-stack.ts";
+import { credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
 import { fetchTrendingTopics } from "../../shared/providers/trends/google-trends-rss.ts";
 import { readStackEnv } from "../../stack/stack-env.ts";
 import { main } from "../../cli/main.ts";
@@ -93,6 +94,8 @@ describe("mdame doctor on the local stack", () => {
       /^ok   database\/pg_cron: extension [0-9.-]+; schedules mdame-tick \(\* \* \* \* \*\), mdame-scheduled-runs \(\* \* \* \* \*\)$/,
       /^ok   database\/engine role: mdame_engine may only call the RPCs \(no TEMP or CREATE, no role attributes, memberships or session defaults; row-level security on all \d+ mdame tables\)\. mdame_engine can still change its own password/,
       ...dimensionLines,
+      // Every account was connected with the stack's key: the functions' census finds them all on it.
+      `ok   database/credential keys: all ${dimensionLines.length} account${dimensionLines.length === 1 ? "" : "s"} sealed with the current key (ring: current ${credentialKeyRing({ CREDENTIALS_KEY: stackEnv.CREDENTIALS_KEY! }).current.kid})`,
       `ok   functions/pipeline: functions at ${LOCAL_FUNCTIONS_URL} answer (ENV=dev) and accept SERVICE_ROLE_KEY`,
       ...categoryLines,
       `ok   providers/gemini: key accepted; model gemini-2.5-flash (Gemini 2.5 Flash) at ${LOCAL_EMULATOR_URL}`,
@@ -226,7 +229,7 @@ describe("mdame doctor on the local stack", () => {
     expect(run.out).toContain("     fix: set ENV=dev, or use the database of the environment you meant");
     const dimensions = run.checks.filter((l) => l.includes("database/dimension "));
     expect(dimensions.length).toBe(dimensionLines.length);
-    for (const l of dimensions) expect(l).toMatch(/^FAIL database\/dimension [a-z0-9_-]+: account \S+: credentials do not decrypt with CREDENTIALS_KEY/);
+    for (const l of dimensions) expect(l).toMatch(/^FAIL database\/dimension [a-z0-9_-]+: account \S+: credentials do not decrypt with the key ring \(credentials of account \S+ are sealed with key [0-9a-f]{8}, which is not in the key ring/);
     expect(line(run.checks, "FAIL functions/pipeline")).toBe(
       `FAIL functions/pipeline: the functions at ${LOCAL_FUNCTIONS_URL} run as ENV=dev, this configuration says ENV=prod`);
   }, 60_000);

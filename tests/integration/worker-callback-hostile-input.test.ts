@@ -25,7 +25,7 @@ beforeAll(async () => {
   await db.reset({ log: () => {} });
   sql = createSql(LOCAL_DB_URL, { max: 2, application: "worker-callback-test" });
   const logger = createLogger("worker-callback", { write: (line: string) => void logLines.push(line) }, "info");
-  app = createWorkerCallbackApp({ sql, logger, webhookSecret: secret });
+  app = createWorkerCallbackApp({ sql, logger, webhookSecrets: [secret] });
 }, 60_000);
 
 afterAll(async () => {

@@ -29,7 +29,7 @@ beforeAll(async () => {
   await db.ensureRunning(() => {});
   await db.reset({ log: () => {} });
   sql = createSql(LOCAL_DB_URL, { max: 2, application: "worker-callback-music-test" });
-  app = createWorkerCallbackApp({ sql, logger: createLogger("worker-callback", { write: () => {} }), webhookSecret: secret });
+  app = createWorkerCallbackApp({ sql, logger: createLogger("worker-callback", { write: () => {} }), webhookSecrets: [secret] });
 }, 60_000);
 
 afterAll(async () => {

@@ -27,7 +27,7 @@ beforeAll(async () => {
   await db.reset({ log: () => {} });
   admin = createSql(LOCAL_DB_URL, { max: 2, application: "worker-callback-ownership-fixtures" });
   engine = createSql(localEngineDbUrl(loadOrCreateSecrets().ENGINE_DB_PASSWORD), { max: 2, application: "worker-callback-ownership" });
-  app = createWorkerCallbackApp({ sql: engine, logger: createLogger("worker-callback", { write: () => {} }, "error"), webhookSecret: secret });
+  app = createWorkerCallbackApp({ sql: engine, logger: createLogger("worker-callback", { write: () => {} }, "error"), webhookSecrets: [secret] });
 }, 60_000);
 
 afterAll(async () => {

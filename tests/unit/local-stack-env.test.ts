@@ -4,7 +4,10 @@
  */
 import { describe, expect, test } from "bun:test";
 import { LOCAL_DB_URL, LOCAL_EMULATOR_URL, LOCAL_STACK } from "../../shared/config/local-stack.ts";
-import { emulatedGroups, type LocalSecrets, localStackEnv } from "../../stack/stack-env.ts";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { emulatedGroups, type LocalSecrets, loadOrCreateSecrets, localStackEnv } from "../../stack/stack-env.ts";
 
 const SECRETS: LocalSecrets = {
   SERVICE_ROLE_KEY: "s".repeat(64),
@@ -81,6 +84,32 @@ describe("localStackEnv", () => {
     const env = localStackEnv(SECRETS, { WEBHOOK_SECRET: webhook });
     expect(env.WEBHOOK_SECRET).toBe(webhook);
     expect(env.CREDENTIALS_KEY).toBe(SECRETS.CREDENTIALS_KEY);
+  });
+
+  test("a rotation's previous keys and secrets reach the components only while they are kept, the environment first", () => {
+    expect(localStackEnv(SECRETS, {})).not.toHaveProperty("CREDENTIALS_KEYS_PREVIOUS");
+    expect(localStackEnv(SECRETS, {})).not.toHaveProperty("WEBHOOK_SECRETS_PREVIOUS");
+    const kept = { ...SECRETS, CREDENTIALS_KEYS_PREVIOUS: Buffer.alloc(32, 3).toString("base64"), WEBHOOK_SECRETS_PREVIOUS: `whsec_${Buffer.alloc(32, 4).toString("base64")}` };
+    expect(localStackEnv(kept, {})).toMatchObject({ CREDENTIALS_KEYS_PREVIOUS: kept.CREDENTIALS_KEYS_PREVIOUS, WEBHOOK_SECRETS_PREVIOUS: kept.WEBHOOK_SECRETS_PREVIOUS });
+    const fromEnvironment = Buffer.alloc(32, 5).toString("base64");
+    expect(localStackEnv(kept, { CREDENTIALS_KEYS_PREVIOUS: fromEnvironment }).CREDENTIALS_KEYS_PREVIOUS).toBe(fromEnvironment);
+  });
+
+  test("the secrets file keeps the previous keys the operator put there, and never generates any", () => {
+    const dir = mkdtempSync(join(tmpdir(), "mdame-secrets-"));
+    try {
+      const file = join(dir, "secrets.json");
+      const first = loadOrCreateSecrets(file);
+      expect(first.CREDENTIALS_KEYS_PREVIOUS).toBeUndefined();
+      expect(JSON.parse(readFileSync(file, "utf8"))).not.toHaveProperty("CREDENTIALS_KEYS_PREVIOUS");
+      const previous = first.CREDENTIALS_KEY;
+      writeFileSync(file, JSON.stringify({ ...first, CREDENTIALS_KEY: Buffer.alloc(32, 6).toString("base64"), CREDENTIALS_KEYS_PREVIOUS: previous }));
+      const rotated = loadOrCreateSecrets(file);
+      expect(rotated.CREDENTIALS_KEYS_PREVIOUS).toBe(previous);
+      expect(rotated.CREDENTIALS_KEY).toBe(Buffer.alloc(32, 6).toString("base64"));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("tests and the demo force every emulator, whatever the environment configures", () => {

@@ -4,6 +4,7 @@ import {
   generateWebhookSecret,
   signWebhook,
   verifyWebhook,
+  webhookSecrets,
   WEBHOOK_MAX_BODY_BYTES,
   WEBHOOK_TOLERANCE_S,
   WebhookVerificationError,
@@ -139,5 +140,48 @@ describe("strict header and secret parsing", () => {
 
   test("a secret that is not base64 is a verification error, not a crash", async () => {
     await expect(signWebhook("whsec_***not base64***", "msg_1", "{}")).rejects.toBeInstanceOf(WebhookVerificationError);
+  });
+});
+
+describe("rotating the webhook secret", () => {
+  test("the verifier holds the newest secret and the previous ones, newest first", () => {
+    const [newest, old, older] = [generateWebhookSecret(), generateWebhookSecret(), generateWebhookSecret()];
+    expect(webhookSecrets({ WEBHOOK_SECRET: newest })).toEqual([newest]);
+    expect(webhookSecrets({ WEBHOOK_SECRET: newest, WEBHOOK_SECRETS_PREVIOUS: ` ${old}, ${older} ` })).toEqual([newest, old, older]);
+    expect(webhookSecrets({ WEBHOOK_SECRET: newest, WEBHOOK_SECRETS_PREVIOUS: `${old} ${older}` })).toEqual([newest, old, older]);
+    expect(webhookSecrets({ WEBHOOK_SECRET: newest, WEBHOOK_SECRETS_PREVIOUS: "" })).toEqual([newest]);
+  });
+
+  test("a bad or repeated entry is named", () => {
+    const [newest, old] = [generateWebhookSecret(), generateWebhookSecret()];
+    expect(() => webhookSecrets({ WEBHOOK_SECRET: newest, WEBHOOK_SECRETS_PREVIOUS: `${old},MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw` }))
+      .toThrow("WEBHOOK_SECRETS_PREVIOUS entry 2: webhook secret must start with whsec_");
+    expect(() => webhookSecrets({ WEBHOOK_SECRET: newest, WEBHOOK_SECRETS_PREVIOUS: `whsec_${Buffer.alloc(8, 1).toString("base64")}` }))
+      .toThrow("WEBHOOK_SECRETS_PREVIOUS entry 1: webhook secret is shorter than 24 bytes");
+    expect(() => webhookSecrets({ WEBHOOK_SECRET: newest, WEBHOOK_SECRETS_PREVIOUS: newest })).toThrow("WEBHOOK_SECRETS_PREVIOUS entry 1 repeats WEBHOOK_SECRET");
+    expect(() => webhookSecrets({ WEBHOOK_SECRET: newest, WEBHOOK_SECRETS_PREVIOUS: `${old} ${old}` })).toThrow("WEBHOOK_SECRETS_PREVIOUS entry 2 repeats entry 1");
+    expect(() => webhookSecrets({ WEBHOOK_SECRET: "whsec_short" })).toThrow("WEBHOOK_SECRET: webhook secret");
+  });
+
+  test("during the overlap a delivery signed with either secret is accepted; after the old one is removed its deliveries are refused", async () => {
+    const [newest, old] = [generateWebhookSecret(), generateWebhookSecret()];
+    const overlap = webhookSecrets({ WEBHOOK_SECRET: newest, WEBHOOK_SECRETS_PREVIOUS: old });
+    const fromNewWorker = await signWebhook(newest, "evt_r1", BODY, NOW);
+    const fromOldWorker = await signWebhook(old, "evt_r2", BODY, NOW);
+    expect((await verifyWebhook(overlap, headersOf({ ...fromNewWorker }), BODY, NOW)).id).toBe("evt_r1");
+    expect((await verifyWebhook(overlap, headersOf({ ...fromOldWorker }), BODY, NOW)).id).toBe("evt_r2");
+    const after = webhookSecrets({ WEBHOOK_SECRET: newest });
+    expect((await verifyWebhook(after, headersOf({ ...fromNewWorker }), BODY, NOW)).id).toBe("evt_r1");
+    await expect(verifyWebhook(after, headersOf({ ...fromOldWorker }), BODY, NOW)).rejects.toThrow("no matching signature for the accepted secret");
+    // A secret nobody holds is refused during the overlap too.
+    const stranger = await signWebhook(generateWebhookSecret(), "evt_r3", BODY, NOW);
+    await expect(verifyWebhook(overlap, headersOf({ ...stranger }), BODY, NOW)).rejects.toThrow("no matching signature for any of the 2 accepted secrets");
+  });
+
+  test("several secrets keep the tolerance: an old secret's stale delivery is refused", async () => {
+    const [newest, old] = [generateWebhookSecret(), generateWebhookSecret()];
+    const stale = await signWebhook(old, "evt_r4", BODY, NOW - WEBHOOK_TOLERANCE_S - 1);
+    await expect(verifyWebhook([newest, old], headersOf({ ...stale }), BODY, NOW)).rejects.toThrow("tolerance");
+    await expect(verifyWebhook([], headersOf({ ...(await signWebhook(newest, "evt_r5", BODY, NOW)) }), BODY, NOW)).rejects.toThrow("no webhook secret");
   });
 });

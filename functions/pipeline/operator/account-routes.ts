@@ -78,7 +78,7 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
       });
       // Sealed for this account's id (bound as additional data); a failure here rolls the whole
       // connect back, so no account is left without the credentials it was created for.
-      const sealed = await encryptCredentials(deps.env.CREDENTIALS_KEY, { refresh_token: body.refresh_token }, account.id);
+      const sealed = await encryptCredentials(deps.credentialKeys, { refresh_token: body.refresh_token }, account.id);
       const stored = await storeAccountCredentials(tx, account.id, sealed);
       return { account: toAccount(stored), created: !existing };
     });

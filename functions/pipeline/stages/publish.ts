@@ -67,7 +67,7 @@ export const runPublish: Stage<"publish"> = async (task, { deps, logger: log, le
       if (publication.status !== "published") {
         await reserveQuota(deps.sql, publication.id);
         if (!target.credentials_enc) throw new NonRetriableError(`account ${target.channel_handle} has no credentials`);
-        const credentials = await decryptCredentials(deps.env.CREDENTIALS_KEY, target.credentials_enc, target.account_id);
+        const credentials = await decryptCredentials(deps.credentialKeys, target.credentials_enc, target.account_id);
         const accessToken = await deps.youtubeAccessToken(credentials.refresh_token);
         externalId = await uploadOnce(deps, log, {
           publicationId: publication.id,

@@ -10,7 +10,7 @@ export const AccountRow = z.object({
   dimension_id: z.string(),
   platform: Platform,
   channel_handle: z.string(),
-  /** The refresh token sealed with CREDENTIALS_KEY for this account's id; null when none is stored. */
+  /** The refresh token sealed for this account's id (`v2.<kid>...`, shared/crypto/credentials.ts); null when none is stored. */
   credentials_enc: z.string().nullable(),
   daily_quota_units: z.number().int(),
   /** False once paused: publishing skips it. */
@@ -56,4 +56,18 @@ export function setAccountActive(sql: Queryable, id: string, active: boolean): P
 export async function removeAccount(sql: Queryable, id: string): Promise<RemovedAccount> {
   const row = await oneRow("remove_account", z.object({ result: RemovedAccount }).strict(), sql`select mdame.remove_account(${id}::uuid) as result`);
   return row.result;
+}
+
+/**
+ * Re-seals one account's credentials (key rotation) as a compare-and-swap: `resealed` is stored
+ * only while the stored value is still `expected`. `swapped` is false when a connect (or another
+ * rotation) changed them meanwhile; the row is then what is stored now.
+ */
+export async function resealAccountCredentials(
+  sql: Queryable,
+  p: { id: string; expected: string; resealed: string },
+): Promise<{ row: AccountRow; swapped: boolean }> {
+  const row = await oneRow("reseal_account_credentials", AccountRow, sql`
+    select * from mdame.reseal_account_credentials(${p.id}::uuid, ${p.expected}::text, ${p.resealed}::text)`);
+  return { row, swapped: row.credentials_enc === p.resealed };
 }

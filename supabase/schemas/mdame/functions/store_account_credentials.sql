@@ -1,5 +1,6 @@
--- Stores an account's sealed credentials (`v1.<iv>.<ciphertext>`, sealed by the caller for this
--- account's id), replacing the old ones.
+-- Stores an account's sealed credentials (`v2.<kid>.<iv>.<ciphertext>`, sealed by the caller for
+-- this account's id; `v1.<iv>.<ciphertext>` from functions not yet on the key ring), replacing the
+-- old ones.
 
 create or replace function mdame.store_account_credentials(p_account_id uuid, p_credentials_enc text)
 returns mdame.dimension_accounts
@@ -14,8 +15,9 @@ begin
   if v_row.id is null then
     raise exception 'no account %', p_account_id using errcode = 'MDN01';
   end if;
-  if p_credentials_enc is null or p_credentials_enc !~ '^v1\.[A-Za-z0-9+/=]+\.[A-Za-z0-9+/=]+$' then
-    raise exception 'credentials must be sealed (v1.<iv>.<ciphertext>)' using errcode = '22023';
+  if p_credentials_enc is null
+     or p_credentials_enc !~ '^(v1|v2\.[0-9a-f]{8})\.[A-Za-z0-9+/=]+\.[A-Za-z0-9+/=]+$' then
+    raise exception 'credentials must be sealed (v2.<kid>.<iv>.<ciphertext> or v1.<iv>.<ciphertext>)' using errcode = '22023';
   end if;
   update mdame.dimension_accounts
      set credentials_enc = p_credentials_enc, connected_at = now(), updated_at = now()

@@ -1,0 +1,124 @@
+import type { Env, Hono, Schema } from "hono";
+import {
+  CredentialKeysCensus,
+  CredentialsRotationBatch,
+  type KeyStanding,
+  type ResealOutcome,
+  RotateCredentialsBody,
+} from "../../../shared/contracts/credentials.ts";
+import { type CredentialKeyRing, ringKey, ringKids } from "../../../shared/crypto/credential-keys.ts";
+import { decryptCredentials, encryptCredentials, isSealedWithCurrentKey, parseSealed } from "../../../shared/crypto/credentials.ts";
+import { NotFoundError } from "../../../shared/db/errors.ts";
+import { type AccountRow, getAccounts, resealAccountCredentials } from "../../../shared/db/rpc/accounts.ts";
+import { answer } from "../../../shared/http/answer.ts";
+import { requireServiceRole } from "../../../shared/http/service-auth.ts";
+import type { OperatorDeps } from "./deps.ts";
+import { jsonBody } from "./request.ts";
+
+type Sealed = AccountRow & { credentials_enc: string };
+
+/** Accounts holding credentials, by id: the order batches follow, so `after` resumes where a batch ended. */
+async function sealedAccounts(deps: OperatorDeps): Promise<Sealed[]> {
+  const rows = await getAccounts(deps.sql);
+  return rows.filter((row): row is Sealed => row.credentials_enc !== null).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** The kid a value names and where that key stands in the ring, read without opening it. */
+function standingOf(ring: CredentialKeyRing, sealed: string): { kid: string | null; standing: KeyStanding } {
+  let kid: string | null;
+  try {
+    const shape = parseSealed(sealed);
+    if (shape.format === "v1") return { kid: null, standing: "v1" };
+    kid = shape.kid;
+  } catch {
+    return { kid: null, standing: "unreadable" };
+  }
+  if (kid === ring.current.kid) return { kid, standing: "current" };
+  return { kid, standing: ringKey(ring, kid) ? "previous" : "missing" };
+}
+
+/**
+ * One account: left alone when already sealed with the current key; otherwise opened with the ring
+ * and, unless this is a dry run, sealed with the current key and swapped in only if the stored value
+ * is still the one read (mdame.reseal_account_credentials), so a concurrent connect always wins.
+ */
+async function resealOne(deps: OperatorDeps, account: Sealed, dryRun: boolean): Promise<ResealOutcome> {
+  const ring = deps.credentialKeys;
+  const base = { account_id: account.id, dimension_id: account.dimension_id, channel_handle: account.channel_handle, from_kid: standingOf(ring, account.credentials_enc).kid };
+  if (isSealedWithCurrentKey(ring, account.credentials_enc)) return { ...base, outcome: "current" };
+  let resealed: string;
+  try {
+    const credentials = await decryptCredentials(ring, account.credentials_enc, account.id);
+    if (dryRun) return { ...base, outcome: "would_reseal" };
+    resealed = await encryptCredentials(ring, credentials, account.id);
+  } catch (error) {
+    return { ...base, outcome: "failed", reason: error instanceof Error ? error.message : String(error) };
+  }
+  try {
+    const { swapped } = await resealAccountCredentials(deps.sql, { id: account.id, expected: account.credentials_enc, resealed });
+    return { ...base, outcome: swapped ? "resealed" : "changed" };
+  } catch (error) {
+    // Removed between the read and the swap: nothing left to re-seal.
+    if (error instanceof NotFoundError) return { ...base, outcome: "changed", reason: "the account was removed meanwhile" };
+    throw error;
+  }
+}
+
+/**
+ * Key rotation routes of the operator API (`mdame credentials ...`, docs/rotation.md), behind the
+ * service-role bearer. Only the functions hold the keys, so re-sealing happens here, a bounded
+ * batch per request; every request reads the accounts afresh, so a rotation killed at any point is
+ * finished by running it again.
+ *
+ * - `POST /credentials/rotate {limit?, after?, dry_run?}`  re-seals the next `limit` accounts (by id)
+ *   after `after` with the current key; answers each account's outcome, progress and `next`
+ * - `GET  /credentials/keys`                              accounts by the key their credentials name
+ */
+export function registerCredentialRoutes<E extends Env, S extends Schema, B extends string>(app: Hono<E, S, B>, deps: OperatorDeps): void {
+  const auth = requireServiceRole(deps.env.SERVICE_ROLE_KEY);
+
+  app.post("/credentials/rotate", auth, async (c) => {
+    const body = RotateCredentialsBody.parse(await jsonBody(c.req.raw));
+    const accounts = await sealedAccounts(deps);
+    const pending = body.after === null ? accounts : accounts.filter((a) => a.id > body.after!);
+    const slice = pending.slice(0, body.limit);
+    const batch: ResealOutcome[] = [];
+    for (const account of slice) batch.push(await resealOne(deps, account, body.dry_run));
+    const result = answer(CredentialsRotationBatch, {
+      ring: ringKids(deps.credentialKeys),
+      dry_run: body.dry_run,
+      total: accounts.length,
+      done: accounts.length - pending.length + slice.length,
+      batch,
+      next: pending.length > slice.length ? slice.at(-1)!.id : null,
+    }, "POST /credentials/rotate");
+    const tally = Object.fromEntries(["resealed", "would_reseal", "current", "changed", "failed"].map((k) => [k, batch.filter((o) => o.outcome === k).length]));
+    deps.logger.info({ ...tally, done: result.done, total: result.total, dry_run: body.dry_run, kid: result.ring.current }, "credentials rotation batch");
+    for (const failed of batch.filter((o) => o.outcome === "failed")) {
+      deps.logger.warn({ account_id: failed.account_id, dimension: failed.dimension_id, from_kid: failed.from_kid, reason: failed.reason }, "credentials cannot be re-sealed");
+    }
+    return c.json(result);
+  });
+
+  app.get("/credentials/keys", auth, async (c) => {
+    const ring = deps.credentialKeys;
+    const accounts = await sealedAccounts(deps);
+    const groups = new Map<string, { kid: string | null; standing: KeyStanding; accounts: number }>();
+    for (const account of accounts) {
+      const { kid, standing } = standingOf(ring, account.credentials_enc);
+      const key = `${standing}:${kid}`;
+      const group = groups.get(key) ?? { kid, standing, accounts: 0 };
+      group.accounts += 1;
+      groups.set(key, group);
+    }
+    const named = new Set([...groups.values()].map((g) => g.kid));
+    // A v1 value names no key: any previous key may have sealed it, so none is called unused.
+    const anyV1 = [...groups.values()].some((g) => g.standing === "v1");
+    return c.json(answer(CredentialKeysCensus, {
+      ring: ringKids(ring),
+      accounts: accounts.length,
+      by_key: [...groups.values()],
+      unused_previous: anyV1 ? [] : ring.previous.map((key) => key.kid).filter((kid) => !named.has(kid)),
+    }, "GET /credentials/keys"));
+  });
+}
