@@ -11,6 +11,7 @@ import { OAuth2Client } from "google-auth-library";
 import type postgres from "postgres";
 import { z } from "zod";
 import { decryptCredentials } from "../../shared/crypto/credentials.ts";
+import { credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
 import { getAccounts } from "../../shared/db/rpc/accounts.ts";
 import { getDimensions } from "../../shared/db/rpc/dimensions.ts";
 import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/oauth.ts";
@@ -112,7 +113,11 @@ export async function checkCategories(
     const question = { dimension: dimension.id, categoryId: dimension.publishing.category_id, regionCode: DEFAULT_REGION_CODE };
     let accessToken: string;
     try {
-      const { refresh_token } = await decryptCredentials(env.CREDENTIALS_KEY!, account.credentials_enc!, account.id);
+      const { refresh_token } = await decryptCredentials(
+        credentialKeyRing({ CREDENTIALS_KEY: env.CREDENTIALS_KEY!, CREDENTIALS_KEYS_PREVIOUS: env.CREDENTIALS_KEYS_PREVIOUS }),
+        account.credentials_enc!,
+        account.id,
+      );
       accessToken = await withTimeout(timeoutMs, () =>
         createYouTubeAccessTokenSource({ clientId: env.GOOGLE_OAUTH_CLIENT_ID!, clientSecret: env.GOOGLE_OAUTH_CLIENT_SECRET!, tokenUrl, refreshToken: refresh_token })
           .getAccessToken());
