@@ -1,5 +1,6 @@
--- pg_cron: the minutely tick (recovery sweep; wakes the stage runner when work is visible) and the
--- daily run. Created only when absent, never by swallowing an error, so a rerun changes nothing.
+-- pg_cron: the minutely tick (recovery sweep; wakes the stage runner when work is visible), the
+-- daily run, and the minutely drain of deferred publications whose time has come. Created only
+-- when absent, never by swallowing an error, so a rerun changes nothing.
 
 do $$
 begin
@@ -8,6 +9,9 @@ begin
   end if;
   if not exists (select 1 from cron.job where jobname = 'mdame-tick') then
     perform cron.schedule('mdame-tick', '* * * * *', 'select mdame.tick()');
+  end if;
+  if not exists (select 1 from cron.job where jobname = 'mdame-publish-drain') then
+    perform cron.schedule('mdame-publish-drain', '* * * * *', 'select mdame.drain_deferred_publications()');
   end if;
 end
 $$;
