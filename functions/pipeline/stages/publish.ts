@@ -102,7 +102,7 @@ export const runPublish: Stage<"publish"> = async (task, { deps, logger: log, le
       try {
         const result = await publishToAccount(deps, accountLog, lease, { unitId: task.unit_id, target, filePath, contentLength, metadata });
         if (result.kind === "deferred") deferred += 1;
-        else published = result;
+        else published = { publicationId: result.publicationId, externalId: result.externalId };
       } catch (error) {
         accountLog.warn({ err: error }, "publishing to this account failed; the other accounts go on");
         failures.push(error);
@@ -114,7 +114,7 @@ export const runPublish: Stage<"publish"> = async (task, { deps, logger: log, le
   if (failures.length > 0) throw failures[0];
   if (deferred > 0) return { kind: "publish.deferred" };
   if (!published) throw new NonRetriableError(`dimension ${dimension.id} has no active account`);
-  return { kind: "publish.completed", ...published };
+  return { kind: "publish.completed", publicationId: published.publicationId, externalId: published.externalId };
 };
 
 type AccountResult = { kind: "published"; publicationId: string; externalId: string } | { kind: "deferred" };
