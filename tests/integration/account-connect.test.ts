@@ -174,6 +174,9 @@ describe("mdame account connect youtube", () => {
       channel_id: channelIdFor("tech-explained-demo"),
       active: true,
       has_credentials: true,
+      // The Google project whose YouTube quota the channel spends: the OAuth client the CLI used.
+      oauth_client_id: env.GOOGLE_OAUTH_CLIENT_ID!,
+      health: "ok",
     });
     const [row] = await accountRows();
     expect(row.credentials_enc).toStartWith("v1.");
