@@ -1,8 +1,9 @@
 /**
  * Database checks, in order (each needs the one before): reachable with DB_URL, the engine schema
  * installed, ENV equal to what the database records, pgmq and pg_cron with the schedules, the engine
- * role no wider than docs/roles.md says, and each active dimension with an active account whose
- * credentials open with CREDENTIALS_KEY.
+ * role no wider than docs/roles.md says, each active dimension with an active account whose
+ * credentials open with CREDENTIALS_KEY, then the publishing checks (accounts to reconnect, uploads
+ * YouTube locked private).
  */
 import postgres from "postgres";
 import { decryptCredentials } from "../../shared/crypto/credentials.ts";
@@ -15,10 +16,11 @@ import { ProviderRejectedError } from "../../shared/providers/errors.ts";
 import { type CheckResult, describeError, fail, ok, warn, withTimeout } from "./check.ts";
 import type { DoctorConfig } from "./config.ts";
 import { hintFor } from "./hints.ts";
+import { publishingChecks } from "./publishing.ts";
 
 const FAMILY = "database";
 const QUEUES = ["stage_tasks", "visual_generation", "render"];
-const SCHEDULES = ["mdame-tick", "mdame-daily-run"];
+const SCHEDULES = ["mdame-tick", "mdame-daily-run", "mdame-publish-drain"];
 const APPLY_SCHEMA = "locally `npm run db:reset`; on Supabase `supabase db push`";
 
 function where(url: string): string {
@@ -71,6 +73,7 @@ export async function checkDatabase(config: DoctorConfig, timeoutMs: number): Pr
     results.push(await pgCron(sql, step));
     results.push(await engineRole(sql, step));
     results.push(...(await accounts(sql, config, step, timeoutMs)));
+    results.push(...(await step(() => publishingChecks(sql))));
   } catch (error) {
     results.push(fail(FAMILY, "database", `query failed: ${describeError(error)}`));
   } finally {
@@ -113,7 +116,7 @@ async function pgCron(sql: postgres.Sql, step: Step): Promise<CheckResult> {
   const jobs = (await step(() => listSchedules(sql))).filter((j) => SCHEDULES.includes(j.jobname));
   const missing = SCHEDULES.filter((name) => !jobs.some((j) => j.jobname === name));
   const inactive = jobs.filter((j) => !j.active).map((j) => j.jobname);
-  if (missing.length > 0) return fail(FAMILY, "pg_cron", `schedules missing: ${missing.join(", ")}`, `apply supabase/migrations (20261129090700_schedules.sql): ${APPLY_SCHEMA}`);
+  if (missing.length > 0) return fail(FAMILY, "pg_cron", `schedules missing: ${missing.join(", ")}`, `apply supabase/migrations (the schedules come with them): ${APPLY_SCHEMA}`);
   if (inactive.length > 0) return fail(FAMILY, "pg_cron", `schedules inactive: ${inactive.join(", ")}`, `update cron.job set active = true where jobname in (${inactive.map((n) => `'${n}'`).join(", ")});`);
   return ok(FAMILY, "pg_cron", `extension ${ext!.version}; schedules ${jobs.map((j) => `${j.jobname} (${j.schedule})`).join(", ")}`);
 }
