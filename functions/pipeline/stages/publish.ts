@@ -2,7 +2,7 @@ import { rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { decryptCredentials } from "../../../shared/crypto/credentials.ts";
-import { ChannelCapReachedError, QuotaBucketSpentError } from "../../../shared/db/errors.ts";
+import { ChannelCapReachedError, QuotaBucketSpentError, WrongStateError } from "../../../shared/db/errors.ts";
 import { markAccountNeedsReconnect } from "../../../shared/db/rpc/accounts.ts";
 import {
   beginPublication,
@@ -172,7 +172,12 @@ async function publishToAccount(
     const opened = (await getPublication(deps.sql, publication.id))?.upload_session_uri != null;
     if (refusal?.kind === "quota_exceeded") return defer("quota_spent", await recordYouTubeRefusal(deps.sql, entry.id, "quotaExceeded"));
     if (refusal?.kind === "upload_limit_exceeded") return defer("channel_cap", await recordYouTubeRefusal(deps.sql, entry.id, "uploadLimitExceeded"));
-    if (!opened && entry.status === "reserved") await releaseYouTubeCall(deps.sql, entry.id).catch(() => undefined);
+    if (!opened && entry.status === "reserved") {
+      // A session that opened and then expired was settled meanwhile: YouTube counted it, and it stays counted.
+      await releaseYouTubeCall(deps.sql, entry.id).catch((released) => {
+        if (!(released instanceof WrongStateError)) throw released;
+      });
+    }
     if (refusal?.kind === "grant_refused") {
       await markAccountNeedsReconnect(deps.sql, target.account_id, refusal.reason);
       return defer("needs_reconnect", null);
