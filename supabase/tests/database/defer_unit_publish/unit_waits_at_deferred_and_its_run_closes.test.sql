@@ -4,10 +4,12 @@ select plan(7);
 
 -- tech-explained publishes to two channels; the second one's project is spent.
 insert into mdame.dimension_accounts (dimension_id, platform, channel_handle) values ('tech-explained', 'youtube', '@second');
+-- Created in the same transaction as the fixture's account: name each by its channel, not by age.
+create temp table first_account as select id from mdame.dimension_accounts where channel_handle = '@tech-explained-demo';
 create temp table u as select * from tests.unit_ready_to_publish();
 create temp table m as select tests.send_task('publish', (select id from u)) as msg_id;
 create temp table c as select * from mdame.claim_stage_tasks('runner', 10, 30) where msg_id = (select msg_id from m);
-select mdame.record_publication((select msg_id from m), (mdame.begin_publication((select id from u), tests.account_of('tech-explained'))).id, 'video-1',
+select mdame.record_publication((select msg_id from m), (mdame.begin_publication((select id from u), (select id from first_account))).id, 'video-1',
   (select lease_holder from c));
 select mdame.defer_publication((mdame.begin_publication((select id from u), (select id from mdame.dimension_accounts where channel_handle = '@second'))).id,
   'quota_spent', now() + interval '5 hours');
