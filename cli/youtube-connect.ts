@@ -125,6 +125,8 @@ export async function connectYouTube(options: ConnectYouTubeOptions, oauth: OAut
       channel_handle: channel.handle,
       channel_id: channel.id,
       refresh_token: tokens.refresh_token,
+      // The client the grant was made through names the Google project whose quota the channel spends.
+      oauth_client_id: oauth.clientId,
     });
   } finally {
     await redirect.close();

@@ -16,12 +16,19 @@ export function formatAccountList(accounts: Account[], nowMs: number, width?: nu
       a.dimension_id,
       a.platform,
       a.active ? "active" : "paused",
-      a.has_credentials ? "stored" : "missing",
+      a.health === "needs_reconnect" ? "reconnect" : a.has_credentials ? "stored" : "missing",
       a.connected_at ? `${formatAge(a.connected_at, nowMs)} ago` : "-",
       `${a.channel_handle}${a.channel_id ? ` (${a.channel_id})` : ""}`,
     ]),
     width,
-  );
+  ).concat(accounts.filter((a) => a.health === "needs_reconnect").map((a) =>
+    `${a.channel_handle} (${a.dimension_id}) needs reconnecting${a.health_since ? ` since ${formatAge(a.health_since, nowMs)} ago` : ""}` +
+    `${a.health_reason ? ` (${a.health_reason})` : ""}: ${reconnectCommand(a)}`));
+}
+
+/** The command that clears needs_reconnect: a new consent for the same channel of the same dimension. */
+export function reconnectCommand(a: Pick<Account, "platform" | "dimension_id" | "channel_handle">): string {
+  return `mdame account connect ${a.platform} --dimension ${a.dimension_id} --channel ${a.channel_handle}`;
 }
 
 export async function accountListCommand(command: { dimension: string | null; json: boolean }, api: ApiClient, ctx: CommandContext): Promise<number> {

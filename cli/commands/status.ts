@@ -1,5 +1,5 @@
 /** `mdame status [run] [--list] [--json]`: one run by dimension and unit, or the recent runs. */
-import type { RunStatus, RunSummary, UnitStatus } from "../../shared/contracts/operator.ts";
+import type { RunStatus, RunSummary, UnitPublication, UnitStatus } from "../../shared/contracts/operator.ts";
 import type { ApiClient } from "../api-client.ts";
 import { CliError, EXIT } from "../errors.ts";
 import { type CommandContext, formatAge, formatTable, printJson, printLines } from "../output.ts";
@@ -12,6 +12,16 @@ export function formatQuality(quality: UnitStatus["quality"]): string {
   // The reasons can be long; the table keeps to the verdict and `--json` has every check.
   const verdict = quality.passed ? "pass" : `fail (${quality.failures.length} of ${quality.checks.length} checks)`;
   return `${lufs} ${peak} ${quality.duration_s.toFixed(1)}s ${verdict}`;
+}
+
+/** A deferred publication in one cell: why it waits and until when. */
+export function formatDeferral(p: UnitPublication, nowMs: number): string {
+  const until = p.not_before === null
+    ? "until its account is reconnected"
+    : Date.parse(p.not_before) > nowMs
+    ? `until ${new Date(p.not_before).toISOString().slice(0, 16)}Z (in ${formatAge(new Date(nowMs).toISOString(), Date.parse(p.not_before))})`
+    : "due now";
+  return `${p.platform} deferred (${p.deferred_reason ?? "?"}) ${until}`;
 }
 
 /** The detail view of one run, as lines. Pure, for tests. */
@@ -44,11 +54,13 @@ export function formatRunStatus(status: RunStatus, nowMs: number, width?: number
     lines.push(...formatTable(
       ["unit", "dimension", "stage", "detail", "quality", "updated", "title / error"],
       status.units.map((u) => {
-        const published = u.publications.filter((p) => p.status === "published").map((p) => `${p.platform} ${p.external_id ?? ""}`.trim());
+        const published = u.publications.filter((p) => p.status === "published")
+          .map((p) => `${p.platform} ${p.external_id ?? ""}${p.privacy_status && p.privacy_status !== "public" ? ` (${p.privacy_status})` : ""}`.trim());
+        const deferred = u.publications.filter((p) => p.status === "deferred").map((p) => formatDeferral(p, nowMs));
         const detail = u.stage === "media"
           ? `scenes ${u.scenes_ready}/${u.scenes_total}`
-          : published.length > 0
-          ? published.join(", ")
+          : published.length + deferred.length > 0
+          ? [...published, ...deferred].join(", ")
           : u.video
           ? `video ${u.video.duration_s.toFixed(1)}s`
           : "-";

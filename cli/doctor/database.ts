@@ -2,8 +2,9 @@
  * Database checks, in order (each needs the one before): reachable with DB_URL, the engine schema
  * installed, ENV equal to what the database records, pgmq and pg_cron with the schedules, the engine
  * role no wider than docs/roles.md says, and each active dimension with an active account whose
- * credentials open with CREDENTIALS_KEY; then (reported with the providers) whether YouTube lets
- * that account assign the dimension's category (youtube-categories.ts).
+ * credentials open with CREDENTIALS_KEY, then the publishing checks (accounts to reconnect, uploads
+ * YouTube locked private); then (reported with the providers) whether YouTube lets that account
+ * assign the dimension's category (youtube-categories.ts).
  */
 import postgres from "postgres";
 import { credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
@@ -17,11 +18,12 @@ import { ProviderRejectedError } from "../../shared/providers/errors.ts";
 import { type CheckResult, describeError, fail, ok, warn, withTimeout } from "./check.ts";
 import type { DoctorConfig } from "./config.ts";
 import { hintFor } from "./hints.ts";
+import { publishingChecks } from "./publishing.ts";
 import { checkCategories } from "./youtube-categories.ts";
 
 const FAMILY = "database";
 const QUEUES = ["stage_tasks", "visual_generation", "render"];
-const SCHEDULES = ["mdame-tick", "mdame-scheduled-runs"];
+const SCHEDULES = ["mdame-tick", "mdame-scheduled-runs", "mdame-publish-drain"];
 const APPLY_SCHEMA = "locally `npm run db:reset`; on Supabase `supabase db push`";
 
 function where(url: string): string {
@@ -74,6 +76,7 @@ export async function checkDatabase(config: DoctorConfig, timeoutMs: number): Pr
     results.push(await pgCron(sql, step));
     results.push(await engineRole(sql, step));
     results.push(...(await accounts(sql, config, step, timeoutMs)));
+    results.push(...(await step(() => publishingChecks(sql))));
     // Asked as each dimension's account, so it needs the accounts this connection found.
     results.push(...(await checkCategories(sql, config, step, timeoutMs)));
   } catch (error) {
@@ -118,7 +121,7 @@ async function pgCron(sql: postgres.Sql, step: Step): Promise<CheckResult> {
   const jobs = (await step(() => listSchedules(sql))).filter((j) => SCHEDULES.includes(j.jobname));
   const missing = SCHEDULES.filter((name) => !jobs.some((j) => j.jobname === name));
   const inactive = jobs.filter((j) => !j.active).map((j) => j.jobname);
-  if (missing.length > 0) return fail(FAMILY, "pg_cron", `schedules missing: ${missing.join(", ")}`, `apply supabase/migrations (20261129090700_schedules.sql, 20261202120000_dimension_publishing_and_schedule.sql): ${APPLY_SCHEMA}`);
+  if (missing.length > 0) return fail(FAMILY, "pg_cron", `schedules missing: ${missing.join(", ")}`, `apply supabase/migrations (the schedules come with them): ${APPLY_SCHEMA}`);
   if (inactive.length > 0) return fail(FAMILY, "pg_cron", `schedules inactive: ${inactive.join(", ")}`, `update cron.job set active = true where jobname in (${inactive.map((n) => `'${n}'`).join(", ")});`);
   return ok(FAMILY, "pg_cron", `extension ${ext!.version}; schedules ${jobs.map((j) => `${j.jobname} (${j.schedule})`).join(", ")}`);
 }

@@ -2,7 +2,7 @@ import { VoiceTrack } from "../../shared/contracts/media.ts";
 import { StageTask } from "../../shared/contracts/queue.ts";
 import type { Sql } from "../../shared/db/client.ts";
 import { mapDbError } from "../../shared/db/errors.ts";
-import { completePublication } from "../../shared/db/rpc/publications.ts";
+import { completePublication, deferUnitPublish } from "../../shared/db/rpc/publications.ts";
 import { claimStageTasks, type ClaimedStageTask, extendStageLease, failStageTask, replayStepResult } from "../../shared/db/rpc/stage-tasks.ts";
 import {
   recordSafetyVerdict,
@@ -73,6 +73,7 @@ const COMPLETIONS: { [K in StageOutcomeKind]: Completion<K> } = {
   "voice.recorded": (sql, done, o) =>
     recordVoice(sql, claimOf(done), { unitId: done.task.unit_id, voice: VoiceTrack.parse(o.voice), sceneFirstWords: o.sceneFirstWords }),
   "publish.completed": (sql, done, o) => completePublication(sql, claimOf(done), o.publicationId, o.externalId),
+  "publish.deferred": (sql, done) => deferUnitPublish(sql, claimOf(done), done.task.unit_id),
 };
 
 /** Records an outcome through its kind's completion. */

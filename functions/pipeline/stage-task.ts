@@ -80,9 +80,12 @@ export type VoiceOutcome = { kind: "voice.recorded"; voice: VoiceTrack; sceneFir
 
 /**
  * Every account's upload is recorded (record_publication, as each one finishes); the completion
- * publishes the unit through the last one.
+ * publishes the unit through the last one. `publish.deferred`: every account is published or
+ * deferred and at least one is deferred; the unit waits at stage deferred (defer_unit_publish).
  */
-export type PublishOutcome = { kind: "publish.completed"; publicationId: string; externalId: string };
+export type PublishOutcome =
+  | { kind: "publish.completed"; publicationId: string; externalId: string }
+  | { kind: "publish.deferred" };
 
 /** Each stage's payload and outcomes. */
 export interface StageTypes {

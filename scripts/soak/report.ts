@@ -42,7 +42,12 @@ export interface SoakReport {
   stage_policies: Record<string, unknown>[];
 }
 
-const TERMINAL = new Set(["published", "rejected", "failed"]);
+/**
+ * Stages a unit may end the soak in. `deferred` waits for YouTube's quota reset or channel cap on
+ * the wall clock (docs/distribution.md), which an accelerated day does not move: its run is closed
+ * and the drain publishes it later, so it is not stuck.
+ */
+const TERMINAL = new Set(["published", "deferred", "rejected", "failed"]);
 
 export async function buildReport(sql: Sql, env: Record<string, string>, plan: SoakPlan, drive: DriveResult, extra: { wall_s: number; load_average: number[]; stage_policies: Record<string, unknown>[]; effects: Effects }): Promise<SoakReport> {
   const dayOf = new Map(drive.days.map((d) => [d.run_date, d.day]));

@@ -15,6 +15,14 @@ export type Platform = z.infer<typeof Platform>;
 export const ChannelHandle = oneLine(z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters")
   .regex(/^[^\s<>"]+$/, "must be one word without spaces, quotes or angle brackets"));
 
+/** ok, or needs_reconnect once Google refused the account's grant (a new connect clears it). */
+export const AccountHealth = z.enum(["ok", "needs_reconnect"]);
+export type AccountHealth = z.infer<typeof AccountHealth>;
+
+/** An OAuth client id as Google issues them (`<digits>-<id>.apps.googleusercontent.com`, or an emulator's). */
+export const OAuthClientId = oneLine(z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters")
+  .regex(/^[A-Za-z0-9._-]+$/, "must be an OAuth client id (letters, digits, dots, dashes, underscores)"));
+
 /** YouTube channel ids: `UC` + 22 characters. */
 export const ChannelId = z.string().regex(/^UC[A-Za-z0-9_-]{22}$/, "must be a YouTube channel id (UC + 22 characters)");
 
@@ -25,6 +33,11 @@ export const ConnectAccountBody = z.object({
   channel_handle: ChannelHandle,
   channel_id: ChannelId.nullable().default(null),
   refresh_token: z.string().min(1, "must not be empty").max(2048, "must be at most 2048 characters"),
+  /**
+   * The OAuth client the refresh token was granted to: the Google project whose YouTube quota the
+   * account spends. Absent (an older CLI): the project `default`.
+   */
+  oauth_client_id: OAuthClientId.default("default"),
 }).strict();
 export type ConnectAccountBody = z.infer<typeof ConnectAccountBody>;
 
@@ -39,7 +52,14 @@ export const Account = z.object({
   active: z.boolean(),
   /** Whether sealed credentials are stored (never the credentials themselves). */
   has_credentials: z.boolean(),
-  daily_quota_units: z.number().int(),
+  /** The OAuth client (Google project) whose quota the account spends. */
+  oauth_client_id: z.string(),
+  /** Uploads the channel may make in any 24 hours. */
+  upload_cap_24h: z.number().int(),
+  health: AccountHealth,
+  /** Why the account needs reconnecting, and since when; null while healthy. */
+  health_reason: z.string().nullable(),
+  health_since: z.string().nullable(),
   connected_at: z.string().nullable(),
   created_at: z.string(),
 }).strict();

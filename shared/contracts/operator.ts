@@ -88,8 +88,15 @@ export type UnitVideo = z.infer<typeof UnitVideo>;
 /** A publication of a unit on one account. */
 export const UnitPublication = z.object({
   platform: z.string(),
+  /** pending, uploading, published, deferred (waiting for its account; docs/distribution.md) or failed. */
   status: z.string(),
   external_id: z.string().nullable(),
+  /** Why a deferred publication waits: quota_spent, channel_cap or needs_reconnect. */
+  deferred_reason: z.string().nullable(),
+  /** When a deferred publication is tried again (null: once its account is reconnected). */
+  not_before: z.string().nullable(),
+  /** The privacy YouTube gave the upload; private when public was asked means YouTube locked it. */
+  privacy_status: z.string().nullable(),
 }).strict();
 export type UnitPublication = z.infer<typeof UnitPublication>;
 

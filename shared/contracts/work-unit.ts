@@ -63,7 +63,7 @@ export const WorkUnit = z.object({
   unit_key: z.string(),
   topic_fingerprint: z.string(),
   topic: StoredTopic,
-  stage: z.enum(["script", "safety", "plan", "media", "render", "publish", "published", "rejected", "failed"]),
+  stage: z.enum(["script", "safety", "plan", "media", "render", "publish", "deferred", "published", "rejected", "failed"]),
   stage_attempts: z.number().int(),
   stage_deadline: z.date().nullable(),
   lease_holder: z.string().nullable(),

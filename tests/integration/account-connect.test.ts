@@ -175,6 +175,9 @@ describe("mdame account connect youtube", () => {
       channel_id: channelIdFor("tech-explained-demo"),
       active: true,
       has_credentials: true,
+      // The Google project whose YouTube quota the channel spends: the OAuth client the CLI used.
+      oauth_client_id: env.GOOGLE_OAUTH_CLIENT_ID!,
+      health: "ok",
     });
     const [row] = await accountRows();
     // Sealed with the current key, which the value names.

@@ -27,13 +27,13 @@ test("the declared schema builds what the migrations build", () => {
   expect(isEmpty(diff)).toBe(true);
 });
 
-test("a changed function body, a changed grant and a missing settings row are each reported by name", async () => {
+test("a changed function body, a changed grant and a missing seeded row are each reported by name", async () => {
   const sql = postgres({ host: LOCAL_STACK.host, port: LOCAL_STACK.dbPort, user: "postgres", password: "postgres", database: FROM_DECLARED, max: 1, onnotice: () => {} });
   try {
     await sql.unsafe(`
       create or replace function mdame.stage_index(p_stage text) returns integer language sql immutable set search_path = '' as $$ select 0 $$;
       revoke execute on function mdame.tick() from service_role;
-      delete from mdame.settings where key = 'youtube_upload_quota_units';`);
+      delete from mdame.youtube_call_costs where call_kind = 'videos.update';`);
   } finally {
     await sql.end({ timeout: 2 });
   }
@@ -41,5 +41,5 @@ test("a changed function body, a changed grant and a missing settings row are ea
   expect(isEmpty(changed)).toBe(false);
   expect(changed.migraObjects.some((line) => /function mdame\.stage_index\(/i.test(line))).toBe(true);
   expect(changed.other).toContain("function mdame.tick() privileges: migrations mdame_engine=X/postgres service_role=X/postgres | declared mdame_engine=X/postgres");
-  expect(changed.other.some((line) => line.startsWith("rows of mdame.settings") && line.includes("youtube_upload_quota_units"))).toBe(true);
+  expect(changed.other.some((line) => line.startsWith("rows of mdame.youtube_call_costs") && line.includes("videos.update"))).toBe(true);
 }, 60_000);

@@ -91,11 +91,13 @@ describe("mdame doctor on the local stack", () => {
       "ok   database/environment: ENV=dev matches the environment the database records",
       // The real extension on a server that has it (MDAME_PG_BINDIR, docs/supabase-wiring.md).
       `ok   database/pgmq: ${serverPgmqVersion() === null ? "pgmq-compatible SQL" : `extension ${serverPgmqVersion()}`}; queues stage_tasks, visual_generation, render`,
-      /^ok   database\/pg_cron: extension [0-9.-]+; schedules mdame-tick \(\* \* \* \* \*\), mdame-scheduled-runs \(\* \* \* \* \*\)$/,
+      /^ok   database\/pg_cron: extension [0-9.-]+; schedules mdame-tick \(\* \* \* \* \*\), mdame-scheduled-runs \(\* \* \* \* \*\), mdame-publish-drain \(\* \* \* \* \*\)$/,
       /^ok   database\/engine role: mdame_engine may only call the RPCs \(no TEMP or CREATE, no role attributes, memberships or session defaults; row-level security on all \d+ mdame tables\)\. mdame_engine can still change its own password/,
       ...dimensionLines,
       // Every account was connected with the stack's key: the functions' census finds them all on it.
       `ok   database/credential keys: all ${dimensionLines.length} account${dimensionLines.length === 1 ? "" : "s"} sealed with the current key (ring: current ${credentialKeyRing({ CREDENTIALS_KEY: stackEnv.CREDENTIALS_KEY! }).current.kid})`,
+      "ok   database/account grants: no account needs reconnecting",
+      "ok   database/upload privacy: no upload was locked private by YouTube",
       `ok   functions/pipeline: functions at ${LOCAL_FUNCTIONS_URL} answer (ENV=dev) and accept SERVICE_ROLE_KEY`,
       ...categoryLines,
       `ok   providers/gemini: key accepted; model gemini-2.5-flash (Gemini 2.5 Flash) at ${LOCAL_EMULATOR_URL}`,
@@ -270,6 +272,43 @@ describe("mdame doctor on the local stack", () => {
     }
     expect(runs[3]!.out).toContain(`postgres://postgres:*****@127.0.0.1:${closed}/postgres`);
   }, 90_000);
+
+  test("an account Google refused and an upload YouTube locked private are named, with the command and the audit form", async () => {
+    const sql = postgres(LOCAL_DB_URL, { max: 1, onnotice: () => {} });
+    try {
+      const [account] = await sql<{ id: string; dimension_id: string; channel_handle: string }[]>`
+        update mdame.dimension_accounts set health_state = 'needs_reconnect', health_reason = 'invalid_grant: Token has been expired or revoked.',
+               health_since = '2026-11-30T10:00:00Z'
+         where id = (select id from mdame.dimension_accounts where active order by dimension_id, channel_handle limit 1)
+        returning id, dimension_id, channel_handle`;
+      const [run] = await sql<{ id: string }[]>`
+        insert into mdame.pipeline_runs (idempotency_key, env, run_date, trigger_kind) values ('doctor-locked', 'dev', current_date, 'manual') returning id`;
+      const [unit] = await sql<{ id: string }[]>`
+        insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic, stage)
+        values (${run!.id}, ${account!.dimension_id}, 'doctor-locked', 'doctor-locked', '{"title": "t"}', 'published') returning id`;
+      await sql`insert into mdame.publications (unit_id, account_id, platform, status, external_id, privacy_status, published_at)
+                values (${unit!.id}, ${account!.id}, 'youtube', 'published', 'locked-video-1', 'private', now())`;
+
+      const report = await doctor({});
+      expect(report.code).toBe(1);
+      expect(line(report.checks, `FAIL database/account ${account!.channel_handle}`)).toBe(
+        `FAIL database/account ${account!.channel_handle}: needs reconnecting since 2026-11-30T10:00:00.000Z: ` +
+          "invalid_grant: Token has been expired or revoked.; its publications wait (deferred) until then");
+      expect(report.out).toContain(`     fix: mdame account connect youtube --dimension ${account!.dimension_id} --channel ${account!.channel_handle} `);
+      expect(line(report.checks, "warn database/upload privacy")).toBe(
+        `warn database/upload privacy: YouTube locked uploads private although public was asked: locked-video-1 on ${account!.channel_handle} (private). ` +
+          "The API project (OAuth client) has not passed YouTube's audit");
+      expect(report.out).toContain("https://support.google.com/youtube/contact/yt_api_form");
+    } finally {
+      await sql`delete from mdame.publications where external_id = 'locked-video-1'`;
+      await sql`delete from mdame.events where unit_id in (select id from mdame.work_units where unit_key = 'doctor-locked')`;
+      await sql`delete from mdame.work_units where unit_key = 'doctor-locked'`;
+      await sql`delete from mdame.events where run_id in (select id from mdame.pipeline_runs where idempotency_key = 'doctor-locked')`;
+      await sql`delete from mdame.pipeline_runs where idempotency_key = 'doctor-locked'`;
+      await sql`update mdame.dimension_accounts set health_state = 'ok', health_reason = null, health_since = null`;
+      await sql.end({ timeout: 2 });
+    }
+  }, 60_000);
 
   test("`mdame doctor` as a process reads .local/stack.env and exits 0", () => {
     const child = Bun.spawnSync([process.execPath, join(paths.root, "cli", "mdame.ts"), "doctor"], {

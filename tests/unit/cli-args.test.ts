@@ -7,6 +7,7 @@ import { commandHelp, mainHelp, parseArgs } from "../../cli/args.ts";
 import { describeAbort } from "../../cli/commands/abort.ts";
 import { formatDeadLetters } from "../../cli/commands/dlq.ts";
 import { exitCodeForRun } from "../../cli/commands/run.ts";
+import { formatRunStatus } from "../../cli/commands/status.ts";
 import { resolveApiConfig } from "../../cli/config.ts";
 import { parseEnvFile } from "../../stack/stack-env.ts";
 import { apiError, EXIT, exitCodeForStatus, networkError, UsageError } from "../../cli/errors.ts";
@@ -277,6 +278,20 @@ describe("what the operator reads", () => {
       id: RUN, dimension_id: "tech-explained", stage, title: "t", error: null, updated_at: "2026-11-29T11:59:50Z",
       scenes_ready: ready, scenes_total: 6, video: null, quality: null, publications: [],
     }],
+  });
+
+  test("a unit waiting for an account shows each deferral with its reason and when it is tried again", () => {
+    const waiting = status("deferred", 6);
+    const publication = { platform: "youtube", deferred_reason: null, not_before: null, privacy_status: null };
+    waiting.units[0]!.publications = [
+      { ...publication, status: "published", external_id: "vid-a", privacy_status: "private" },
+      { ...publication, status: "deferred", external_id: null, deferred_reason: "quota_spent", not_before: "2026-11-30T08:00:00Z" },
+      { ...publication, status: "deferred", external_id: null, deferred_reason: "needs_reconnect" },
+    ];
+    const row = formatRunStatus(waiting, Date.parse("2026-11-30T01:00:00Z")).find((line) => line.startsWith(RUN.slice(0, 8)))!;
+    expect(row).toContain("deferred");
+    expect(row).toContain("youtube vid-a (private), youtube deferred (quota_spent) until 2026-11-30T08:00Z (in 7h), " +
+      "youtube deferred (needs_reconnect) until its account is reconnected");
   });
 
   test("on a terminal the live view redraws its block in place", () => {

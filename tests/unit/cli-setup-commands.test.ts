@@ -161,11 +161,19 @@ describe("what the operator reads", () => {
 
     const account = {
       id: ACCOUNT, dimension_id: "tech-explained", platform: "youtube" as const, channel_handle: "@tech", channel_id: null, active: true,
-      has_credentials: true, daily_quota_units: 10000, connected_at: "2026-11-30T00:00:00Z", created_at: "2026-11-30T00:00:00Z",
+      has_credentials: true, oauth_client_id: "default", upload_cap_24h: 15, health: "ok" as const, health_reason: null, health_since: null,
+      connected_at: "2026-11-30T00:00:00Z", created_at: "2026-11-30T00:00:00Z",
     };
     const lines = formatAccountList([account, { ...account, has_credentials: false, connected_at: null, active: false }], Date.parse("2026-11-30T00:10:00Z"));
     expect(lines[1]).toMatch(/active\s+stored\s+10m ago\s+@tech$/);
     expect(lines[2]).toMatch(/paused\s+missing\s+-\s+@tech$/);
+    expect(lines).toHaveLength(3);
+
+    const refused = { ...account, health: "needs_reconnect" as const, health_reason: "invalid_grant: Token has been expired or revoked.", health_since: "2026-11-30T00:05:00Z" };
+    const withRefused = formatAccountList([refused], Date.parse("2026-11-30T00:10:00Z"));
+    expect(withRefused[1]).toMatch(/active\s+reconnect\s+10m ago\s+@tech$/);
+    expect(withRefused[2]).toBe("@tech (tech-explained) needs reconnecting since 5m ago (invalid_grant: Token has been expired or revoked.): " +
+      "mdame account connect youtube --dimension tech-explained --channel @tech");
   });
 
   test("a config file that breaks the contract is refused with every field named and nothing sent (exit 2)", async () => {

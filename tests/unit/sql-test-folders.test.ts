@@ -15,6 +15,7 @@ const PGTAP_DIR = join(paths.root, "supabase", "tests", "database");
 const INTERNAL: Record<string, string> = {
   assert_worker_job_owner: "owner rule of complete_visual_job, complete_render_job, fail_worker_job and extend_worker_job; tested through their pgTAP folders",
   assert_worker_message: "guard of complete_render_job and complete_visual_job; tested through their pgTAP folders",
+  channel_upload_window: "the rolling 24-hour count of reserve_youtube_call and record_youtube_refusal; tested through their channel-cap files",
   config_hash: "helper of start_run and trigger_run; tested there and against shared/hashing.ts in tests/integration/config-run-keys",
   dimension_config: "config a run key hashes; called by start_run and trigger_run, tested through them",
   dimension_config_columns: "column list create_dimension and update_dimension share; tested through them",

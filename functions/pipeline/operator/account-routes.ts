@@ -31,7 +31,11 @@ function toAccount(row: AccountRow): Account {
     channel_id: row.channel_id,
     active: row.active,
     has_credentials: row.credentials_enc !== null,
-    daily_quota_units: row.daily_quota_units,
+    oauth_client_id: row.oauth_client_id,
+    upload_cap_24h: row.upload_cap_24h,
+    health: row.health_state,
+    health_reason: row.health_state === "ok" ? null : row.health_reason,
+    health_since: row.health_state === "ok" ? null : row.health_since?.toISOString() ?? null,
     connected_at: row.connected_at?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
   }, "mdame.dimension_accounts");
@@ -75,6 +79,7 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
         platform: body.platform,
         channelHandle: body.channel_handle,
         channelId: body.channel_id,
+        oauthClientId: body.oauth_client_id,
       });
       // Sealed for this account's id (bound as additional data); a failure here rolls the whole
       // connect back, so no account is left without the credentials it was created for.

@@ -1,6 +1,6 @@
 /** Publishing account RPCs (the operator's `mdame account ...`); rows carry the sealed credentials, never opened here. */
 import { z } from "zod";
-import { Platform, RemovedAccount } from "../../contracts/account.ts";
+import { AccountHealth, Platform, RemovedAccount } from "../../contracts/account.ts";
 import type { Queryable } from "../client.ts";
 import { manyRows, maybeRow, oneRow } from "./query.ts";
 
@@ -12,13 +12,20 @@ export const AccountRow = z.object({
   channel_handle: z.string(),
   /** The refresh token sealed for this account's id (`v2.<kid>...`, shared/crypto/credentials.ts); null when none is stored. */
   credentials_enc: z.string().nullable(),
-  daily_quota_units: z.number().int(),
   /** False once paused: publishing skips it. */
   active: z.boolean(),
   created_at: z.date(),
   channel_id: z.string().nullable(),
   connected_at: z.date().nullable(),
   updated_at: z.date(),
+  /** The OAuth client (Google project) the account was connected through: whose YouTube quota it spends. */
+  oauth_client_id: z.string(),
+  /** Uploads the channel may make in any 24 hours (lowered when YouTube answers uploadLimitExceeded). */
+  upload_cap_24h: z.number().int(),
+  upload_cap_full_until: z.date().nullable(),
+  health_state: AccountHealth,
+  health_reason: z.string().nullable(),
+  health_since: z.date().nullable(),
 }).strict();
 export type AccountRow = z.infer<typeof AccountRow>;
 
@@ -36,13 +43,36 @@ export async function getAccount(sql: Queryable, id: string): Promise<AccountRow
 /** The account of (dimension, platform, channel), created on first connect; a reconnect keeps its id and whether it is paused. */
 export function connectAccount(
   sql: Queryable,
-  p: { dimensionId: string; platform: Platform; channelHandle: string; channelId: string | null },
+  p: { dimensionId: string; platform: Platform; channelHandle: string; channelId: string | null; oauthClientId: string },
 ): Promise<AccountRow> {
   return oneRow("connect_account", AccountRow, sql`
-    select * from mdame.connect_account(${p.dimensionId}::text, ${p.platform}::text, ${p.channelHandle}::text, ${p.channelId}::text)`);
+    select * from mdame.connect_account(${p.dimensionId}::text, ${p.platform}::text, ${p.channelHandle}::text, ${p.channelId}::text,
+                                        ${p.oauthClientId}::text)`);
 }
 
-/** Stores credentials sealed for this account's id (shared/crypto/credentials.ts), marking it connected. */
+/** Google refused the account's grant: it needs reconnecting (an event says so, with the fixing command). */
+export function markAccountNeedsReconnect(sql: Queryable, id: string, reason: string): Promise<AccountRow> {
+  return oneRow("mark_account_needs_reconnect", AccountRow, sql`select * from mdame.mark_account_needs_reconnect(${id}::uuid, ${reason}::text)`);
+}
+
+/** An upload YouTube made private when public was asked (its API project has not passed the audit). */
+export const LockedPublication = z.object({
+  publication_id: z.string().uuid(),
+  account_id: z.string().uuid(),
+  dimension_id: z.string(),
+  channel_handle: z.string(),
+  external_id: z.string().nullable(),
+  privacy_status: z.string(),
+  published_at: z.date().nullable(),
+}).strict();
+export type LockedPublication = z.infer<typeof LockedPublication>;
+
+/** The newest uploads YouTube locked private. */
+export function listLockedPublications(sql: Queryable, limit = 20): Promise<LockedPublication[]> {
+  return manyRows("list_locked_publications", LockedPublication, sql`select * from mdame.list_locked_publications(${limit}::integer)`);
+}
+
+/** Stores credentials sealed for this account's id (shared/crypto/credentials.ts), marking it connected and healthy. */
 export function storeAccountCredentials(sql: Queryable, id: string, sealed: string): Promise<AccountRow> {
   return oneRow("store_account_credentials", AccountRow, sql`select * from mdame.store_account_credentials(${id}::uuid, ${sealed}::text)`);
 }

@@ -1,7 +1,8 @@
 /**
- * Publication RPCs: one publication per (unit, account), quota reserved before the upload, the
- * resumable session stored before the first byte, each account's upload recorded as soon as it
- * is done, and the unit published once every active account has it.
+ * Publication RPCs: one publication per (unit, account), the resumable session stored before the
+ * first byte, each account's upload recorded as soon as it is done, a publication its account
+ * cannot make now deferred, and the unit published once every active account has it (or waiting
+ * at stage deferred). Quota is the ledger's business (quota-ledger.ts).
  */
 import { z } from "zod";
 import { WorkUnit } from "../../contracts/work-unit.ts";
@@ -9,12 +10,18 @@ import type { Sql } from "../client.ts";
 import { manyRows, maybeRow, oneRow } from "./query.ts";
 import type { StageClaim } from "./work-units.ts";
 
+/** Why a publication waits: the project's bucket, the channel's cap, or a grant Google refused. */
+export const DeferralReason = z.enum(["quota_spent", "channel_cap", "needs_reconnect"]);
+export type DeferralReason = z.infer<typeof DeferralReason>;
+
 /** An active account of the unit's dimension to publish to; `credentials_enc` is decrypted in memory only. */
 export const PublishTarget = z.object({
   account_id: z.string().uuid(),
   platform: z.string(),
   channel_handle: z.string(),
   credentials_enc: z.string().nullable(),
+  /** needs_reconnect once Google refused the account's grant: its publication is deferred without a call. */
+  health_state: z.enum(["ok", "needs_reconnect"]),
 }).strict();
 export type PublishTarget = z.infer<typeof PublishTarget>;
 
@@ -24,25 +31,20 @@ export const Publication = z.object({
   unit_id: z.string().uuid(),
   account_id: z.string().uuid(),
   platform: z.literal("youtube"),
-  status: z.enum(["pending", "uploading", "published", "failed"]),
+  status: z.enum(["pending", "uploading", "published", "deferred", "failed"]),
   upload_session_uri: z.string().nullable(),
   external_id: z.string().nullable(),
   video_key: z.string().nullable(),
   created_at: z.date(),
   updated_at: z.date(),
   published_at: z.date().nullable(),
+  deferred_reason: DeferralReason.nullable(),
+  /** A deferred publication is tried again from then on; null: once its account is reconnected. */
+  not_before: z.date().nullable(),
+  /** The privacy YouTube gave the finished upload (status.privacyStatus). */
+  privacy_status: z.string().nullable(),
 }).strict();
 export type Publication = z.infer<typeof Publication>;
-
-/** A row of mdame.quota_reservations: the upload units one publication holds on its account's day. */
-export const QuotaReservation = z.object({
-  publication_id: z.string().uuid(),
-  account_id: z.string().uuid(),
-  usage_date: z.coerce.date(),
-  units: z.number().int().positive(),
-  created_at: z.date(),
-}).strict();
-export type QuotaReservation = z.infer<typeof QuotaReservation>;
 
 /** The unit's dimension's active accounts. */
 export function getPublishTargets(sql: Sql, unitId: string): Promise<PublishTarget[]> {
@@ -54,9 +56,16 @@ export function beginPublication(sql: Sql, unitId: string, accountId: string): P
   return oneRow("begin_publication", Publication, sql`select * from mdame.begin_publication(${unitId}::uuid, ${accountId}::uuid)`);
 }
 
-/** Reserves the upload's quota (once per publication); QuotaExhaustedError when the account's day is spent. */
-export function reserveQuota(sql: Sql, publicationId: string): Promise<QuotaReservation> {
-  return oneRow("reserve_quota", QuotaReservation, sql`select * from mdame.reserve_quota(${publicationId}::uuid)`);
+/** Defers a publication its account cannot make now (a published one is returned unchanged). */
+export function deferPublication(sql: Sql, publicationId: string, reason: DeferralReason, notBefore: Date | null): Promise<Publication> {
+  return oneRow("defer_publication", Publication, sql`
+    select * from mdame.defer_publication(${publicationId}::uuid, ${reason}::text, ${notBefore}::timestamptz)`);
+}
+
+/** Records the privacy YouTube gave the finished upload; an event when it differs from the one asked. */
+export function recordPublicationPrivacy(sql: Sql, publicationId: string, privacyStatus: string, requested: string): Promise<Publication> {
+  return oneRow("record_publication_privacy", Publication, sql`
+    select * from mdame.record_publication_privacy(${publicationId}::uuid, ${privacyStatus}::text, ${requested}::text)`);
 }
 
 /** Stores the resumable session before the first byte; returns the publication with the session stored first. */
@@ -97,4 +106,21 @@ export function recordPublication(
 export function completePublication(sql: Sql, claim: StageClaim, publicationId: string, externalId: string): Promise<WorkUnit | null> {
   return maybeRow("complete_publication", WorkUnit, sql`
     select * from mdame.complete_publication(${claim.msgId}, ${publicationId}::uuid, ${externalId}, ${claim.stepToken}, ${claim.holder})`);
+}
+
+/**
+ * The publish stage's completion when some accounts could not publish: every active account's
+ * publication is published or deferred; the unit waits at stage deferred (its run may close) and
+ * the task is archived, with no step result stored, so the drain sends the same step again.
+ */
+export function deferUnitPublish(sql: Sql, claim: StageClaim, unitId: string): Promise<WorkUnit | null> {
+  return maybeRow("defer_unit_publish", WorkUnit, sql`
+    select * from mdame.defer_unit_publish(${claim.msgId}, ${unitId}::uuid, ${claim.stepToken}, ${claim.holder})`);
+}
+
+/** Sends units whose deferred publications' time has come back to publish (what pg_cron runs every minute). */
+export async function drainDeferredPublications(sql: Sql): Promise<number> {
+  const row = await oneRow("drain_deferred_publications", z.object({ sent: z.number().int() }).strict(),
+    sql`select mdame.drain_deferred_publications() as sent`);
+  return row.sent;
 }

@@ -66,7 +66,7 @@ export function completeVisualJob(
 /** The unit's stage after a render completion: `publish` when it moved on, else where it already was. */
 export const CompletedRender = z.object({
   id: z.string().uuid(),
-  stage: z.enum(["script", "safety", "plan", "media", "render", "publish", "published", "rejected", "failed"]),
+  stage: z.enum(["script", "safety", "plan", "media", "render", "publish", "deferred", "published", "rejected", "failed"]),
 }).strict();
 export type CompletedRender = z.infer<typeof CompletedRender>;
 

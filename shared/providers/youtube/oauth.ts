@@ -42,7 +42,8 @@ export function createYouTubeAccessTokenSource(options: YouTubeAccessTokenSource
         const detail = failure.response?.data?.error
           ? `${failure.response.data.error}: ${failure.response.data.error_description ?? ""}`
           : error instanceof Error ? error.message : String(error);
-        if (typeof status === "number") throw errorForStatus(PROVIDER, status, `token refresh failed (${status}) ${detail}`, error);
+        const reason = failure.response?.data?.error;
+        if (typeof status === "number") throw errorForStatus(PROVIDER, status, `token refresh failed (${status}) ${detail}`, error, reason);
         throw new ProviderUnavailableError(PROVIDER, `token refresh failed: ${detail}`, { cause: error });
       }
       if (!token) throw new ProviderUnavailableError(PROVIDER, "token endpoint answered without an access token");

@@ -82,13 +82,18 @@ async function send(url: string, init: RequestInit, what: string): Promise<Respo
 async function failure(response: Response, what: string): Promise<ProviderError> {
   const text = await response.text().catch(() => "");
   let message = text.slice(0, 300);
+  let reason: string | undefined;
   try {
-    message = JSON.parse(text)?.error?.message ?? message;
+    const body = JSON.parse(text);
+    message = body?.error?.message ?? message;
+    // The Data API's error reason (quotaExceeded, uploadLimitExceeded, ...) is what callers act on.
+    const first = Array.isArray(body?.error?.errors) ? body.error.errors[0]?.reason : undefined;
+    reason = typeof first === "string" ? first : undefined;
   } catch { /* not JSON: keep the text */ }
   if (response.status === 404 || response.status === 410) {
     return new UploadSessionExpiredError(`${what}: upload session not found or expired (${response.status}) ${message}`, response.status);
   }
-  return errorForStatus(PROVIDER, response.status, `${what}: YouTube answered ${response.status}: ${message}`);
+  return errorForStatus(PROVIDER, response.status, `${what}: YouTube answered ${response.status}${reason ? ` ${reason}` : ""}: ${message}`, undefined, reason);
 }
 
 async function videoFrom(response: Response, what: string): Promise<UploadedVideo> {

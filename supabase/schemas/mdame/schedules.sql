@@ -1,7 +1,7 @@
--- pg_cron: the minutely tick (recovery sweep; wakes the stage runner when work is visible) and the
+-- pg_cron: the minutely tick (recovery sweep; wakes the stage runner when work is visible), the
 -- scheduled runs, checked every minute: each dimension starts its day's production at its own local
--- time (mdame.trigger_scheduled_run). Created only when absent, never by swallowing an error, so a
--- rerun changes nothing.
+-- time (mdame.trigger_scheduled_run), and the minutely drain of deferred publications whose time has
+-- come. Created only when absent, never by swallowing an error, so a rerun changes nothing.
 
 do $$
 begin
@@ -10,6 +10,9 @@ begin
   end if;
   if not exists (select 1 from cron.job where jobname = 'mdame-scheduled-runs') then
     perform cron.schedule('mdame-scheduled-runs', '* * * * *', 'select mdame.trigger_scheduled_run()');
+  end if;
+  if not exists (select 1 from cron.job where jobname = 'mdame-publish-drain') then
+    perform cron.schedule('mdame-publish-drain', '* * * * *', 'select mdame.drain_deferred_publications()');
   end if;
 end
 $$;

@@ -54,7 +54,7 @@ begin
     if v_msg.message ? 'unit_id' then
       update mdame.work_units u
          set lease_holder = v_holder, lease_expires_at = v_msg.vt
-       where u.id = (v_msg.message->>'unit_id')::uuid and u.stage not in ('published', 'rejected', 'failed');
+       where u.id = (v_msg.message->>'unit_id')::uuid and u.stage not in ('published', 'deferred', 'rejected', 'failed');
     end if;
     msg_id := v_msg.msg_id;
     read_ct := v_msg.read_ct;

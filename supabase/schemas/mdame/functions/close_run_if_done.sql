@@ -1,4 +1,5 @@
--- Closes a running run once every dimension is ingested and every unit is terminal, releases its
+-- Closes a running run once every dimension is ingested and every unit is terminal (a unit whose
+-- publications wait at stage deferred counts as done: the drain publishes them later), releases its
 -- lock and starts the oldest run waiting for it. A run still waiting for the lock tries to take it.
 
 create or replace function mdame.close_run_if_done(p_run_id uuid)
@@ -10,6 +11,7 @@ declare
   v_run mdame.pipeline_runs;
   v_failed_ingest integer;
   v_published integer;
+  v_deferred integer;
   v_units integer;
   v_next uuid;
 begin
@@ -27,15 +29,16 @@ begin
     return v_run;
   end if;
   if exists (select 1 from mdame.run_dimensions where run_id = p_run_id and status = 'ingesting')
-     or exists (select 1 from mdame.work_units where run_id = p_run_id and stage not in ('published', 'rejected', 'failed')) then
+     or exists (select 1 from mdame.work_units where run_id = p_run_id and stage not in ('published', 'deferred', 'rejected', 'failed')) then
     return v_run;
   end if;
 
   select count(*) filter (where status = 'failed') into v_failed_ingest from mdame.run_dimensions where run_id = p_run_id;
-  select count(*), count(*) filter (where stage = 'published') into v_units, v_published from mdame.work_units where run_id = p_run_id;
+  select count(*), count(*) filter (where stage = 'published'), count(*) filter (where stage = 'deferred')
+    into v_units, v_published, v_deferred from mdame.work_units where run_id = p_run_id;
 
   update mdame.pipeline_runs
-     set status = case when v_failed_ingest > 0 or (v_units > 0 and v_published = 0 and exists (
+     set status = case when v_failed_ingest > 0 or (v_units > 0 and v_published + v_deferred = 0 and exists (
                           select 1 from mdame.work_units where run_id = p_run_id and stage = 'failed')) then 'failed'
                        else 'completed' end,
          error = case when v_failed_ingest > 0 then v_failed_ingest || ' dimension(s) failed to ingest' end,
@@ -45,7 +48,7 @@ begin
   returning * into v_run;
   perform mdame.release_lock('pipeline:' || v_run.env, v_run.id::text);
   perform mdame.log_event(v_run.id, null, null, 'run_' || v_run.status,
-    jsonb_build_object('units', v_units, 'published', v_published));
+    jsonb_build_object('units', v_units, 'published', v_published, 'deferred', v_deferred));
 
   select r.id into v_next from mdame.pipeline_runs r
    where r.env = v_run.env and r.status = 'running'

@@ -2,8 +2,11 @@
 -- platform and channel handle. A reconnect updates the channel id and keeps the account's id
 -- (its publications stay its own) and whether it is paused. The caller seals the credentials for
 -- the returned id and stores them with store_account_credentials in the same transaction.
+-- p_oauth_client_id is the OAuth client the grant was made through: the Google project whose
+-- YouTube quota the account spends (recorded in mdame.youtube_projects on first sight; a reconnect
+-- through another client moves the account to that project).
 
-create or replace function mdame.connect_account(p_dimension_id text, p_platform text, p_channel_handle text, p_channel_id text default null::text)
+create or replace function mdame.connect_account(p_dimension_id text, p_platform text, p_channel_handle text, p_channel_id text default null::text, p_oauth_client_id text default 'default'::text)
 returns mdame.dimension_accounts
 language plpgsql
 security definer
@@ -20,16 +23,21 @@ begin
   if coalesce(trim(p_channel_handle), '') = '' then
     raise exception 'a channel handle is needed' using errcode = '22023';
   end if;
-  insert into mdame.dimension_accounts (dimension_id, platform, channel_handle, channel_id)
-  values (p_dimension_id, p_platform, p_channel_handle, p_channel_id)
+  if coalesce(trim(p_oauth_client_id), '') = '' then
+    raise exception 'an OAuth client id is needed' using errcode = '22023';
+  end if;
+  insert into mdame.youtube_projects (oauth_client_id) values (p_oauth_client_id) on conflict do nothing;
+  insert into mdame.dimension_accounts (dimension_id, platform, channel_handle, channel_id, oauth_client_id)
+  values (p_dimension_id, p_platform, p_channel_handle, p_channel_id, p_oauth_client_id)
   on conflict (dimension_id, platform, channel_handle) do update
     set channel_id = coalesce(excluded.channel_id, mdame.dimension_accounts.channel_id),
+        oauth_client_id = excluded.oauth_client_id,
         updated_at = now()
   returning * into v_row;
   return v_row;
 end;
 $$;
 
-revoke all on function mdame.connect_account(text,text,text,text) from public, anon, authenticated;
-grant execute on function mdame.connect_account(text,text,text,text) to mdame_engine;
-grant execute on function mdame.connect_account(text,text,text,text) to service_role;
+revoke all on function mdame.connect_account(text,text,text,text,text) from public, anon, authenticated;
+grant execute on function mdame.connect_account(text,text,text,text,text) to mdame_engine;
+grant execute on function mdame.connect_account(text,text,text,text,text) to service_role;

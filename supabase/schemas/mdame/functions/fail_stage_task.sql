@@ -20,7 +20,7 @@ begin
   if v_msg.msg_id is null then
     return 'gone';
   end if;
-  if v_unit.stage in ('published', 'rejected', 'failed') then
+  if v_unit.stage in ('published', 'deferred', 'rejected', 'failed') then
     perform mdame.archive_stage_task(p_msg_id);
     return 'gone';
   end if;

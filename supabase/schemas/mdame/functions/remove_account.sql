@@ -1,4 +1,4 @@
--- Removes an account. One that has published (or reserved quota) keeps its row as the record of
+-- Removes an account. One that has published (or has calls in the quota ledger) keeps its row as the record of
 -- those publications, with its credentials erased and publishing stopped; any other is deleted.
 
 create or replace function mdame.remove_account(p_account_id uuid)
@@ -16,7 +16,7 @@ begin
     raise exception 'no account %', p_account_id using errcode = 'MDN01';
   end if;
   select count(*) into v_publications from mdame.publications where account_id = p_account_id;
-  if v_publications > 0 or exists (select 1 from mdame.quota_reservations where account_id = p_account_id) then
+  if v_publications > 0 or exists (select 1 from mdame.quota_ledger where account_id = p_account_id) then
     update mdame.dimension_accounts
        set credentials_enc = null, active = false, connected_at = null, updated_at = now()
      where id = p_account_id;

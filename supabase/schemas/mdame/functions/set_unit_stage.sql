@@ -11,7 +11,7 @@ begin
   update mdame.work_units u
      set stage = p_stage,
          stage_attempts = 0,
-         stage_deadline = case when p_stage in ('published', 'rejected', 'failed') then null
+         stage_deadline = case when p_stage in ('published', 'deferred', 'rejected', 'failed') then null
                                else now() + make_interval(secs => coalesce(
                                  (select deadline_s from mdame.stage_policies where stage = case p_stage when 'media' then 'visual_generation' else p_stage end), 3600)) end,
          error = coalesce(p_error, u.error),

@@ -32,7 +32,7 @@ begin
       if v_unit.id is null and exists (select 1 from mdame.work_units where id = (v_msg.message->>'unit_id')::uuid) then
         continue;
       end if;
-      if v_unit.id is null or v_unit.stage in ('published', 'rejected', 'failed') then
+      if v_unit.id is null or v_unit.stage in ('published', 'deferred', 'rejected', 'failed') then
         perform pgmq.archive(v_queue, v_msg.msg_id);
       else
         perform mdame.retry_or_dead_letter(v_queue, v_queue, v_msg.msg_id, v_msg.read_ct, v_msg.message,

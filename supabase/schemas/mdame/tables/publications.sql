@@ -10,14 +10,23 @@ create table mdame.publications (
   created_at timestamp with time zone not null default now(),
   updated_at timestamp with time zone not null default now(),
   published_at timestamp with time zone,
+  deferred_reason text,
+  not_before timestamp with time zone,
+  privacy_status text,
   constraint publications_pkey primary key (id),
   constraint publications_unit_id_account_id_key unique (unit_id, account_id),
   constraint publications_platform_check check ((platform = 'youtube'::text)),
-  constraint publications_status_check check ((status = any (array['pending'::text, 'uploading'::text, 'published'::text, 'failed'::text]))),
+  constraint publications_status_check check ((status = any (array['pending'::text, 'uploading'::text, 'published'::text, 'deferred'::text, 'failed'::text]))),
   constraint publications_account_id_fkey foreign key (account_id) references mdame.dimension_accounts(id),
+  constraint publications_deferred_reason_check check ((deferred_reason = any (array['quota_spent'::text, 'channel_cap'::text, 'needs_reconnect'::text]))),
   constraint publications_unit_id_fkey foreign key (unit_id) references mdame.work_units(id)
 );
 
 create unique index publications_external_idx on mdame.publications (platform, external_id) where (external_id is not null);
+
+create index publications_deferred_idx on mdame.publications (not_before) where (status = 'deferred'::text);
+
+comment on column mdame.publications.not_before is 'A deferred publication is tried again from then on (null: once its account is reconnected).';
+comment on column mdame.publications.privacy_status is 'The privacy YouTube gave the finished upload (status.privacyStatus); private when public was asked means YouTube locked it.';
 
 alter table mdame.publications enable row level security;

@@ -8,7 +8,3 @@ create table mdame.settings (
 comment on table mdame.settings is 'Engine settings; key env records dev|prod for the environment guard.';
 
 alter table mdame.settings enable row level security;
-
-insert into mdame.settings (key, value) values
-  ('youtube_upload_quota_units', '1600')
-on conflict do nothing;

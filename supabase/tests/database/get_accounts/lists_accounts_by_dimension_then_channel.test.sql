@@ -15,10 +15,10 @@ select is((select array_agg(dimension_id || '/' || channel_handle order by ordin
           'without a filter every account is listed, by dimension then channel');
 select is((select array_agg(dimension_id) from mdame.get_accounts('sains-singkat')), array['sains-singkat'],
           'a dimension filter leaves out the other dimensions'' accounts');
-select is((select row(dimension_id, platform, channel_handle, daily_quota_units, active)::text
+select is((select row(dimension_id, platform, channel_handle, oauth_client_id, upload_cap_24h, health_state, active)::text
              from mdame.get_accounts(p_id => tests.account_of('sains-singkat'))),
-          row('sains-singkat', 'youtube', '@sains-singkat-demo', 10000, true)::text,
-          'an account id picks that one account, with its channel, quota and state');
+          row('sains-singkat', 'youtube', '@sains-singkat-demo', 'default', 15, 'ok', true)::text,
+          'an account id picks that one account, with its channel, project, upload cap, health and state');
 
 select * from finish();
 rollback;

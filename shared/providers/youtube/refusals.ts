@@ -1,0 +1,28 @@
+/**
+ * Which failures of a publish are YouTube or Google saying "not now" or "not this grant" rather
+ * than a fault: the publish stage defers the account's publication on these instead of failing
+ * the unit (docs/distribution.md). Decided from the error class, status and reason code the
+ * provider clients attach, never from the message.
+ */
+import { ProviderError } from "../errors.ts";
+
+export type PublishRefusal =
+  /** 403 `quotaExceeded` (domain youtube.quota): the Google project's bucket is spent for the Pacific day. */
+  | { kind: "quota_exceeded" }
+  /** 400 `uploadLimitExceeded`: the channel's rolling 24-hour upload cap is reached (web and mobile uploads count too). */
+  | { kind: "upload_limit_exceeded" }
+  /** The token endpoint's 400 `invalid_grant` (expired or revoked), or a Data API 401 right after a fresh token. */
+  | { kind: "grant_refused"; reason: string };
+
+export function classifyPublishRefusal(error: unknown): PublishRefusal | null {
+  if (!(error instanceof ProviderError)) return null;
+  if (error.provider === "google-oauth") {
+    if (error.status === 400 && error.apiReason === "invalid_grant") return { kind: "grant_refused", reason: `invalid_grant: ${error.message}` };
+    return null;
+  }
+  if (error.provider !== "youtube") return null;
+  if (error.status === 403 && error.apiReason === "quotaExceeded") return { kind: "quota_exceeded" };
+  if (error.status === 400 && error.apiReason === "uploadLimitExceeded") return { kind: "upload_limit_exceeded" };
+  if (error.status === 401) return { kind: "grant_refused", reason: `YouTube refused a fresh access token (401): ${error.message}` };
+  return null;
+}

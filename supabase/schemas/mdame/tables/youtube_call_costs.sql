@@ -1,0 +1,21 @@
+-- What each YouTube Data API call costs and from which bucket: videos.insert takes one call from
+-- the project's upload bucket; every other call takes its units from the shared units bucket.
+-- thumbnails.set is absent on purpose: Shorts ignore custom thumbnails, so the engine never calls it.
+create table mdame.youtube_call_costs (
+  call_kind text not null,
+  bucket text not null,
+  cost integer not null,
+  constraint youtube_call_costs_pkey primary key (call_kind),
+  constraint youtube_call_costs_bucket_check check ((bucket = any (array['uploads'::text, 'units'::text]))),
+  constraint youtube_call_costs_cost_check check ((cost > 0))
+);
+
+alter table mdame.youtube_call_costs enable row level security;
+
+insert into mdame.youtube_call_costs (call_kind, bucket, cost) values
+  ('videos.insert', 'uploads', 1),
+  ('videos.list', 'units', 1),
+  ('channels.list', 'units', 1),
+  ('videoCategories.list', 'units', 1),
+  ('videos.update', 'units', 50)
+on conflict do nothing;
