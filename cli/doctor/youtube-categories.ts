@@ -1,7 +1,8 @@
 /**
  * Each active dimension's YouTube category must be one its channel may give a video: asked with
- * `videoCategories.list` (`part=snippet`, `id=<category_id>`, `regionCode`=the channel's country,
- * or DEFAULT_REGION_CODE when the channel names none) through the googleapis youtube client, as the
+ * `videoCategories.list` (`part=snippet`, `regionCode`=the channel's country, or DEFAULT_REGION_CODE
+ * when the channel names none; YouTube takes exactly one filter, and only the region's list says
+ * what may be assigned there, so the category is looked up in it) through the googleapis youtube client, as the
  * channel's own account (its refresh token, opened with CREDENTIALS_KEY). A category that does not
  * exist or is not `assignable` fails with the `mdame dimension set` that changes it. Costs 2 units
  * of the channel's daily quota per dimension (channels.list and videoCategories.list).
@@ -71,10 +72,10 @@ export async function channelCountry(apiBaseUrl: string, accessToken: string, si
   return typeof country === "string" && /^[A-Z]{2}$/.test(country) ? country : null;
 }
 
-/** videoCategories.list for one category in one region: the raw answer, for categoryVerdict. */
+/** videoCategories.list of the categories of one region: the raw answer, for categoryVerdict. */
 export async function listVideoCategory(apiBaseUrl: string, accessToken: string, question: Omit<CategoryQuestion, "dimension">, signal?: AbortSignal): Promise<unknown> {
   const answer = await client(apiBaseUrl, accessToken).videoCategories.list(
-    { part: ["snippet"], id: [question.categoryId], regionCode: question.regionCode },
+    { part: ["snippet"], regionCode: question.regionCode },
     { signal },
   );
   return answer.data;

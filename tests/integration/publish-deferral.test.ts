@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
 import { drainStageTasks } from "../../functions/pipeline/stage-runner.ts";
 import { encryptCredentials } from "../../shared/crypto/credentials.ts";
+import { credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
 import { createSql } from "../../shared/db/client.ts";
 import { QuotaBucketSpentError } from "../../shared/db/errors.ts";
 import { storeAccountCredentials } from "../../shared/db/rpc/accounts.ts";
@@ -63,7 +64,7 @@ async function addAccount(dimension: string, handle: string, project: string, re
   const [row] = await admin<{ id: string }[]>`
     insert into mdame.dimension_accounts (dimension_id, platform, channel_handle, oauth_client_id)
     values (${dimension}, 'youtube', ${handle}, ${project}) returning id`;
-  const sealed = await encryptCredentials(env.CREDENTIALS_KEY!, { refresh_token: refreshToken }, row!.id);
+  const sealed = await encryptCredentials(credentialKeyRing({ CREDENTIALS_KEY: env.CREDENTIALS_KEY! }), { refresh_token: refreshToken }, row!.id);
   await admin`update mdame.dimension_accounts set credentials_enc = ${sealed}, connected_at = now() where id = ${row!.id}`;
   return row!.id;
 }
@@ -189,7 +190,7 @@ describe("publishing by YouTube's rules", () => {
     expect(await drainDeferredPublications(deps.sql)).toBe(0);
 
     // The operator connects the channel again: new credentials clear the state.
-    await storeAccountCredentials(deps.sql, revoked, await encryptCredentials(env.CREDENTIALS_KEY!, { refresh_token: GOOD_REFRESH_TOKEN }, revoked));
+    await storeAccountCredentials(deps.sql, revoked, await encryptCredentials(credentialKeyRing({ CREDENTIALS_KEY: env.CREDENTIALS_KEY! }), { refresh_token: GOOD_REFRESH_TOKEN }, revoked));
     expect(await drainDeferredPublications(deps.sql)).toBe(1);
     await runStages();
     pubs = await publications(unitId);

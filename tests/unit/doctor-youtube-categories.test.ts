@@ -63,7 +63,12 @@ describe("the requests, through the googleapis client", () => {
         }
         if (url.pathname === "/youtube/v3/videoCategories") {
           const all = [{ id: "27", title: "Education", assignable: true }, { id: "18", title: "Short Movies", assignable: false }];
-          return Response.json(categories(...all.filter((c) => url.searchParams.getAll("id").join(",").split(",").includes(c.id))));
+          // As YouTube: exactly one filter, a region's whole list or the named ids.
+          const ids = url.searchParams.getAll("id").join(",").split(",").filter(Boolean);
+          if ((ids.length > 0) === url.searchParams.has("regionCode")) {
+            return Response.json({ error: { code: 400, message: "No filter selected. Expected one of: id, regionCode" } }, { status: 400 });
+          }
+          return Response.json(categories(...all.filter((c) => ids.length === 0 || ids.includes(c.id))));
         }
         return Response.json({ error: { code: 404, message: "Not Found" } }, { status: 404 });
       },
@@ -73,12 +78,12 @@ describe("the requests, through the googleapis client", () => {
 
   afterAll(() => server.stop(true));
 
-  test("videoCategories.list asks for the snippet of one id in one region, as the account", async () => {
+  test("videoCategories.list asks for the snippets of the region's categories, as the account", async () => {
     const answer = await listVideoCategory(base, "access-token-1", { categoryId: "27", regionCode: "ID" });
     const request = seen.at(-1)!;
     expect(request.path).toBe("/youtube/v3/videoCategories");
     expect(request.query.get("part")).toBe("snippet");
-    expect(request.query.get("id")).toBe("27");
+    expect(request.query.has("id")).toBe(false);
     expect(request.query.get("regionCode")).toBe("ID");
     expect(request.authorization).toBe("Bearer access-token-1");
     expect(categoryVerdict(QUESTION, answer).status).toBe("ok");
