@@ -43,7 +43,9 @@ const RULES: Record<FaultKind, Rule> = {
   upload_outage: { stages: ["publish"], error: /503|backend ?error|unavailable/i },
   upload_rate_limited: { stages: ["publish"], error: /429|rate ?limit/i },
   upload_slow: { stages: ["publish"], error: LOST_WORK },
-  quota_exhausted: { stages: ["publish"], error: /quota|403/i },
+  // A spent quota defers the day's publications (docs/distribution.md); it explains no failure, so a
+  // unit that fails for quota is reported unexplained.
+  quota_exhausted: { stages: [], error: /$^/ },
   // Sessions ended by the server (57P01) and logins refused by pg_hba.conf (28000), or the leases and deadlines they cost.
   db_sick: { stages: "any", error: new RegExp(`${LOST_WORK.source}|pg_hba|administrator command|57P01|28000`, "i") },
 };

@@ -4,7 +4,7 @@
  * supervisor, and faults drawn from the seed (docs/soak.md). Ends with out/soak/report.md and
  * report.json and, as the last line of stdout:
  *
- *   days=N runs=R published=P rejected=J failed=F duplicates=0 stuck=0 lost=0
+ *   days=N runs=R published=P rejected=J failed=F deferred=Q duplicates=0 stuck=0 lost=0
  *
  * Exit code 1 when a failure has no injected fault to explain it, duplicates/stuck/lost > 0, or
  * the engine logged more than the ceiling while the database was sick; 2 on bad arguments; 3 when interrupted (SIGINT/SIGTERM: the current day runs to its end, no

@@ -23,11 +23,16 @@ export interface SoakReport {
   dimensions: SoakPlan["dimensions"];
   wall_s: number;
   load_average: number[];
-  totals: { runs: number; published: number; rejected: number; failed: number; duplicates: number; stuck: number; lost: number };
+  totals: { runs: number; published: number; rejected: number; failed: number; deferred: number; duplicates: number; stuck: number; lost: number };
   per_day: { day: number; run_date: string; wall_s: number; ended_by: string; runs: { id: string; status: string }[]; published: number; rejected: number; failed: number; faults: string[] }[];
   rejected: { day: number; dimension_id: string; title: string; reason: string }[];
   failed: (Failure & { explained_by: string[] })[];
   unexplained: Failure[];
+  /**
+   * Every publication deferred at least once (YouTube's quota, a channel's cap, a refused grant),
+   * with what became of it: published by the end, or still waiting with its reason and time.
+   */
+  deferred: { publication_id: string; dimension_id: string; day: number; reasons: string[]; status: string; waiting_for: string | null }[];
   duplicates: string[];
   stuck: string[];
   lost: string[];
@@ -62,6 +67,13 @@ export async function buildReport(sql: Sql, env: Record<string, string>, plan: S
   const publications = await sql`
     select p.unit_id, p.account_id, p.external_id, u.dimension_id, u.topic_fingerprint
       from mdame.publications p join mdame.work_units u on u.id = p.unit_id where p.status = 'published'`;
+  const deferredRows = await sql`
+    select p.id, u.dimension_id, r.run_date::text as run_date, p.status, p.deferred_reason, p.not_before,
+           array(select distinct e.detail->>'reason' from mdame.events e
+                  where e.kind = 'publication_deferred' and e.detail->>'publication_id' = p.id::text order by 1) as reasons
+      from mdame.publications p join mdame.work_units u on u.id = p.unit_id join mdame.pipeline_runs r on r.id = u.run_id
+     where exists (select 1 from mdame.events e where e.kind = 'publication_deferred' and e.detail->>'publication_id' = p.id::text)
+     order by p.created_at`;
   const failedIngests = await sql`
     select rd.run_id, r.run_date::text as run_date, rd.dimension_id, rd.updated_at, r.created_at as run_created_at,
            (select d.last_error from mdame.dead_letters d
@@ -109,6 +121,13 @@ export async function buildReport(sql: Sql, env: Record<string, string>, plan: S
   const failed = failures.map((f) => ({ ...f, explained_by: explanations(drive.faults, f).map((x) => `${x.id} ${x.kind}: ${x.label}`) }));
   const unexplained = failures.filter((_, i) => failed[i]!.explained_by.length === 0);
 
+  const deferred = deferredRows.map((p) => ({
+    publication_id: p.id as string, dimension_id: p.dimension_id as string, day: dayOf.get(p.run_date) ?? 0,
+    reasons: p.reasons as string[], status: p.status as string,
+    waiting_for: p.status === "published" ? null
+      : `${p.deferred_reason ?? "no reason recorded"}${p.not_before ? `, not before ${(p.not_before as Date).toISOString()}` : ""}`,
+  }));
+
   const per_day = drive.days.map((d) => {
     const today = units.filter((u) => u.run_date === d.run_date);
     return {
@@ -126,11 +145,11 @@ export async function buildReport(sql: Sql, env: Record<string, string>, plan: S
     seed: plan.seed, days: drive.days.length, planned_days: plan.days, dimensions: plan.dimensions, wall_s: extra.wall_s, load_average: extra.load_average,
     totals: {
       runs: runs.length, published: units.filter((u) => u.stage === "published").length, rejected: units.filter((u) => u.stage === "rejected").length,
-      failed: failures.length, duplicates: duplicateCount, stuck: stuck.length, lost: lost.length,
+      failed: failures.length, deferred: deferred.length, duplicates: duplicateCount, stuck: stuck.length, lost: lost.length,
     },
     per_day,
     rejected: units.filter((u) => u.stage === "rejected").map((u) => ({ day: dayOf.get(u.run_date) ?? 0, dimension_id: u.dimension_id, title: u.title, reason: u.error ?? "" })),
-    failed, unexplained, duplicates, stuck, lost,
+    failed, unexplained, deferred, duplicates, stuck, lost,
     topics_dropped_at_ingest: Object.fromEntries(dropped.map((r) => [r.reason, r.n])),
     faults: drive.faults, fault_kinds_injected, sick_database: drive.sick_windows, log_floods, effects: extra.effects, stage_policies: extra.stage_policies,
   };
@@ -163,7 +182,7 @@ export function sickDatabaseSummary(report: SoakReport): string[] {
 
 export function summaryLine(report: SoakReport): string {
   const t = report.totals;
-  return `days=${report.days} runs=${t.runs} published=${t.published} rejected=${t.rejected} failed=${t.failed} duplicates=${t.duplicates} stuck=${t.stuck} lost=${t.lost}`;
+  return `days=${report.days} runs=${t.runs} published=${t.published} rejected=${t.rejected} failed=${t.failed} deferred=${t.deferred} duplicates=${t.duplicates} stuck=${t.stuck} lost=${t.lost}`;
 }
 
 function markdown(report: SoakReport): string {
@@ -208,6 +227,10 @@ function markdown(report: SoakReport): string {
     "## Failed, each with the fault that explains it",
     "",
     ...(report.failed.length === 0 ? ["none"] : report.failed.map((f) => `- day ${f.day} ${f.kind} ${f.dimension_id} (${f.stage}): ${f.error.slice(0, 200)} — ${f.explained_by[0] ?? "**UNEXPLAINED**"}`)),
+    "",
+    "## Deferred publications, and what became of them",
+    "",
+    ...(report.deferred.length === 0 ? ["none"] : report.deferred.map((d) => `- day ${d.day} ${d.dimension_id} publication ${d.publication_id} (${d.reasons.join(", ")}): ${d.waiting_for === null ? "published" : `still waiting: ${d.waiting_for}`}`)),
     "",
     "## Rejected, with reasons",
     "",

@@ -42,7 +42,7 @@ test("three simulated days under faults: nothing duplicated, stuck or lost, ever
   const { code, stdout } = await runSoak(["--days", "3", "--dimensions", "2", "--seed", "3", "--day-seconds", "360", "--out", OUT]);
   const lines = stdout.trimEnd().split("\n");
   const last = lines.at(-1) ?? "";
-  expect(last).toMatch(/^days=3 runs=\d+ published=\d+ rejected=\d+ failed=\d+ duplicates=0 stuck=0 lost=0$/);
+  expect(last).toMatch(/^days=3 runs=\d+ published=\d+ rejected=\d+ failed=\d+ deferred=\d+ duplicates=0 stuck=0 lost=0$/);
 
   const report = JSON.parse(readFileSync(join(paths.root, OUT, "report.json"), "utf8")) as SoakReport;
   expect(report.unexplained).toEqual([]);
