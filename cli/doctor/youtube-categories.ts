@@ -12,7 +12,7 @@ import { OAuth2Client } from "google-auth-library";
 import type postgres from "postgres";
 import { z } from "zod";
 import { decryptCredentials } from "../../shared/crypto/credentials.ts";
-import { credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
+import { type CredentialKeyRing, credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
 import { getAccounts } from "../../shared/db/rpc/accounts.ts";
 import { getDimensions } from "../../shared/db/rpc/dimensions.ts";
 import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/oauth.ts";
@@ -107,6 +107,10 @@ export async function checkCategories(
     (await getAccounts(sql)).filter((a) => a.active && a.platform === "youtube" && a.credentials_enc),
   ] as const);
   const apiBaseUrl = env.YOUTUBE_API_BASE_URL || "https://youtube.googleapis.com";
+  // Built once, when an account first needs it; a ring that does not parse fails that account's
+  // sign-in, which the database/dimension line explains.
+  let keys: CredentialKeyRing | null = null;
+  const ring = () => keys ??= credentialKeyRing({ CREDENTIALS_KEY: env.CREDENTIALS_KEY!, CREDENTIALS_KEYS_PREVIOUS: env.CREDENTIALS_KEYS_PREVIOUS });
   const tokenUrl = env.GOOGLE_OAUTH_TOKEN_URL || "https://oauth2.googleapis.com/token";
   const checks = dimensions.map(async (dimension): Promise<CheckResult | null> => {
     const account = accounts.find((a) => a.dimension_id === dimension.id);
@@ -114,11 +118,7 @@ export async function checkCategories(
     const question = { dimension: dimension.id, categoryId: dimension.publishing.category_id, regionCode: DEFAULT_REGION_CODE };
     let accessToken: string;
     try {
-      const { refresh_token } = await decryptCredentials(
-        credentialKeyRing({ CREDENTIALS_KEY: env.CREDENTIALS_KEY!, CREDENTIALS_KEYS_PREVIOUS: env.CREDENTIALS_KEYS_PREVIOUS }),
-        account.credentials_enc!,
-        account.id,
-      );
+      const { refresh_token } = await decryptCredentials(ring(), account.credentials_enc!, account.id);
       accessToken = await withTimeout(timeoutMs, () =>
         createYouTubeAccessTokenSource({ clientId: env.GOOGLE_OAUTH_CLIENT_ID!, clientSecret: env.GOOGLE_OAUTH_CLIENT_SECRET!, tokenUrl, refreshToken: refresh_token })
           .getAccessToken());

@@ -82,15 +82,20 @@ export const runPublish: Stage<"publish"> = async (task, { deps, logger: log, le
   const failures: unknown[] = [];
 
   const dir = await makeScratchDir("publish");
+  // Fetched for the first account that uploads: a drain whose accounts are all published already
+  // or deferred again reads no video.
+  let fetched: Promise<VideoFile> | null = null;
+  const videoFile = () =>
+    fetched ??= (async () => {
+      const filePath = join(dir, "video.mp4");
+      await deps.store.getFile(video.video_key, filePath);
+      return { filePath, contentLength: (await stat(filePath)).size };
+    })();
   try {
-    const filePath = join(dir, "video.mp4");
-    await deps.store.getFile(video.video_key, filePath);
-    const contentLength = (await stat(filePath)).size;
-
     for (const target of targets) {
       const accountLog = log.child({ account: target.channel_handle });
       try {
-        const result = await publishToAccount(deps, accountLog, lease, { unitId: task.unit_id, target, filePath, contentLength, metadata });
+        const result = await publishToAccount(deps, accountLog, lease, { unitId: task.unit_id, target, videoFile, metadata });
         if (result.kind === "deferred") deferred += 1;
         else published = { publicationId: result.publicationId, externalId: result.externalId };
       } catch (error) {
@@ -108,13 +113,14 @@ export const runPublish: Stage<"publish"> = async (task, { deps, logger: log, le
 };
 
 type AccountResult = { kind: "published"; publicationId: string; externalId: string } | { kind: "deferred" };
+type VideoFile = { filePath: string; contentLength: number };
 
 /** One account's publication: published (now or before), or deferred with its reason and time. */
 async function publishToAccount(
   deps: PipelineDeps,
   log: Logger,
   lease: StageLease,
-  input: { unitId: string; target: PublishTarget; filePath: string; contentLength: number; metadata: VideoUploadMetadata },
+  input: { unitId: string; target: PublishTarget; videoFile: () => Promise<VideoFile>; metadata: VideoUploadMetadata },
 ): Promise<AccountResult> {
   const { target } = input;
   const publication = await beginPublication(deps.sql, input.unitId, target.account_id);
@@ -152,8 +158,7 @@ async function publishToAccount(
       ledgerEntryId: entry.id,
       storedSessionUri: publication.upload_session_uri,
       accessToken,
-      filePath: input.filePath,
-      contentLength: input.contentLength,
+      ...(await input.videoFile()),
       metadata: input.metadata,
     });
   } catch (error) {
@@ -218,7 +223,7 @@ async function uploadOrResume(
     accessToken: string;
     filePath: string;
     contentLength: number;
-    metadata: Record<string, unknown>;
+    metadata: VideoUploadMetadata;
   },
 ): Promise<UploadedVideo> {
   let sessionUri = input.storedSessionUri;
