@@ -1,19 +1,26 @@
 /**
- * The accelerated clock. A simulated day: its trend items are posted, its run is triggered as the
- * daily pg_cron job would (mdame.trigger_run for that run_date), and the minutely tick runs every
- * TICK_MS instead; the day's faults fire at their planned second. The next day starts as soon as
- * every run and unit is terminal, every fault of the day has fired, every component it killed
- * is back and the database is healthy again, or at the day's deadline (`--day-seconds` after its
- * trigger), whichever comes first.
+ * The accelerated clock. A simulated day: the engine's clock (mdame.set_engine_clock) and the
+ * emulator's move a whole day ahead, so YouTube's quota day and the channels' upload windows pass
+ * as real days do; its trend items are posted, its run is triggered as the daily pg_cron job would
+ * (mdame.trigger_run for that run_date), and the minutely tick and the drain of deferred
+ * publications run every TICK_MS instead; the day's faults fire at their planned second. The
+ * operator answers an account the engine reports as needing a reconnect with
+ * `mdame account connect` (OPERATOR_DELAY_MS after the report). The next day starts as soon as every
+ * run and unit is terminal or waiting for a later day (a deferred publication), every fault of the
+ * day has fired, every component it killed is back, every reported account is reconnected and the
+ * database is healthy again, or at the day's deadline (`--day-seconds` after its trigger),
+ * whichever comes first.
  */
 import type { Sql } from "../../shared/db/client.ts";
 import { getRecordedEnvironment, tick, triggerRun } from "../../shared/db/rpc/runs.ts";
 import type { PlannedFault, SoakPlan } from "./plan.ts";
 import { restartsSoFar } from "./evidence.ts";
-import { armEmulator, componentPid, disarmEmulator, killComponent, type Log, postFeed, restartPostgres, setEmulatorDay } from "./processes.ts";
+import { armEmulator, componentPid, disarmEmulator, killComponent, type Log, postFeed, reconnectAccount, restartPostgres, revokeGrant, setEmulatorDay, setEngineDay, soakChannel } from "./processes.ts";
 import { SickDatabaseWindow, type SickWindowRecord } from "./sick-window.ts";
 
 const TICK_MS = 2_000;
+/** How long the operator takes to answer an account the engine reports as needing a reconnect. */
+const OPERATOR_DELAY_MS = 10_000;
 /** How long the soak waits for a component restarted by the supervisor before it gives up on one call. */
 const DB_RETRY_MS = 60_000;
 
@@ -31,6 +38,21 @@ export interface InjectedFault {
   note: string | null;
   /** Times a timed fault was armed again on an emulator restarted while it lasted. */
   rearmed: number;
+  /** token_revoked: the dimension whose channel's grant was revoked. */
+  dimension?: string;
+}
+
+/** An account the engine marked needs_reconnect, and the operator's answer. */
+export interface ReconnectRecord {
+  day: number;
+  account_id: string;
+  dimension_id: string;
+  channel_handle: string;
+  reason: string | null;
+  /** When the engine marked it (health_since) and when the operator's `mdame account connect` ended. */
+  reported_at: string;
+  reconnected_at: string | null;
+  note: string | null;
 }
 
 export interface DayRecord {
@@ -49,6 +71,8 @@ export interface DriveResult {
   faults: InjectedFault[];
   /** Every sick-database window, with what the engine logged during it. */
   sick_windows: SickWindowRecord[];
+  /** Every account the engine reported as needing a reconnect, and when the operator reconnected it. */
+  reconnects: ReconnectRecord[];
   /** After the last day's deadline (or the interruption): runs and units still not terminal. */
   open_at_end: { runs: number; units: number };
 }
@@ -74,11 +98,74 @@ export async function withDb<T>(what: string, fn: () => Promise<T>): Promise<T> 
   }
 }
 
-async function openWork(sql: Sql): Promise<{ runs: number; units: number }> {
+/**
+ * Runs and units still under way. A unit at stage deferred waits for a later quota day, a channel's
+ * window or a reconnect, none of which the rest of the day brings; one whose time has come is sent
+ * back to publish by the drain each tick and counts again.
+ */
+async function openWork(sql: Sql): Promise<{ runs: number; units: number; waiting: number }> {
   const [row] = await sql`
     select (select count(*)::int from mdame.pipeline_runs where status = 'running') as runs,
-           (select count(*)::int from mdame.work_units where stage not in ('published', 'rejected', 'failed')) as units`;
-  return { runs: row!.runs, units: row!.units };
+           (select count(*)::int from mdame.work_units where stage not in ('published', 'deferred', 'rejected', 'failed')) as units,
+           (select count(*)::int from mdame.work_units where stage = 'deferred') as waiting`;
+  return { runs: row!.runs, units: row!.units, waiting: row!.waiting };
+}
+
+/** The pg_cron job mdame-publish-drain, on the accelerated clock. */
+async function drain(sql: Sql): Promise<number> {
+  const [row] = await sql`select mdame.drain_deferred_publications() as sent`;
+  return row!.sent as number;
+}
+
+/**
+ * The operator: reads the accounts the engine reports as needing a reconnect (what `mdame account
+ * list` and the notifier show) and, OPERATOR_DELAY_MS after each report, runs the command the report
+ * names, `mdame account connect youtube --dimension <id>`, signing in as the channel's owner. A
+ * connect that fails (the emulator or the edge host restarting) is tried again on the next tick.
+ */
+class Operator {
+  #open = new Map<string, ReconnectRecord>();
+  readonly done: ReconnectRecord[] = [];
+
+  constructor(private readonly ctx: Context) {}
+
+  /** How many reported accounts still wait for the operator. */
+  get pending(): number {
+    return this.#open.size;
+  }
+
+  async tick(day: number): Promise<void> {
+    const reported = await this.ctx.sql`
+      select id, dimension_id, channel_handle, health_reason, health_since from mdame.dimension_accounts
+       where health_state = 'needs_reconnect' and active`;
+    for (const account of reported) {
+      if (this.#open.has(account.id)) continue;
+      const record: ReconnectRecord = {
+        day: day + 1, account_id: account.id, dimension_id: account.dimension_id, channel_handle: account.channel_handle,
+        reason: account.health_reason, reported_at: (account.health_since as Date | null)?.toISOString() ?? new Date().toISOString(),
+        reconnected_at: null, note: null,
+      };
+      this.#open.set(account.id, record);
+      this.ctx.log(`day ${day + 1} the engine reports ${account.channel_handle} (${account.dimension_id}) needs reconnecting: ${account.health_reason ?? "no reason"}`);
+    }
+    for (const [id, record] of this.#open) {
+      if (Date.now() - Date.parse(record.reported_at) < OPERATOR_DELAY_MS) continue;
+      try {
+        await reconnectAccount(this.ctx.env, record.dimension_id, soakChannel(record.dimension_id));
+        record.reconnected_at = new Date().toISOString();
+        this.ctx.log(`day ${day + 1} operator: mdame account connect youtube --dimension ${record.dimension_id} reconnected ${record.channel_handle}`);
+        this.#open.delete(id);
+        this.done.push(record);
+      } catch (error) {
+        record.note = `last attempt failed: ${(error as Error).message.split("\n")[0]}`;
+      }
+    }
+  }
+
+  /** Reports the operator has not answered (the soak ended first). */
+  unanswered(): ReconnectRecord[] {
+    return [...this.#open.values()];
+  }
 }
 
 interface Context {
@@ -139,6 +226,11 @@ async function inject(ctx: Context, planned: PlannedFault, timed: TimedFaults, s
     const pid = planned.kind === "kill" ? killComponent(planned.component!) : restartPostgres();
     done = pid !== null;
     record.note = done ? `pid ${pid}` : `${planned.component ?? "db"} had no live process (still restarting after an earlier fault)`;
+  } else if (planned.kind === "token_revoked") {
+    record.dimension = planned.dimension;
+    const revoked = await revokeGrant(ctx.env, soakChannel(planned.dimension!));
+    done = revoked !== null;
+    record.note = revoked ?? "the emulator was down (restarting): nothing was revoked";
   } else {
     let armed = true;
     for (const arm of planned.arms) armed = (await armEmulator(ctx.env, arm)) && armed;
@@ -159,12 +251,14 @@ async function inject(ctx: Context, planned: PlannedFault, timed: TimedFaults, s
   return record;
 }
 
-async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed: TimedFaults, sickWindows: SickWindowRecord[]): Promise<DayRecord> {
+async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed: TimedFaults, sickWindows: SickWindowRecord[], operator: Operator): Promise<DayRecord> {
   const runDate = addDays(ctx.startDate, day);
   const started = Date.now();
   for (const dimension of ctx.plan.dimensions) await postFeed(ctx.env, dimension.id, ctx.plan.topics[day]![dimension.id]!);
-  // YouTube's quota day and upload window on the emulator follow the simulated day, as the quota ledger does.
+  // YouTube's quota day and the channels' upload windows follow the simulated day, on the emulator
+  // and in the engine's quota ledger alike.
   await setEmulatorDay(ctx.env, day);
+  await withDb("set_engine_clock", () => setEngineDay(ctx.sql, day));
   const due = ctx.plan.faults.filter((f) => f.day === day);
   // Components killed or restarted today, with the supervisor's restart count before the fault: a
   // day is not over until the supervisor has brought each back (a kill in the day's last second
@@ -209,11 +303,14 @@ async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed:
     }
     try {
       await tick(ctx.sql);
+      const sent = await drain(ctx.sql);
+      if (sent > 0) ctx.log(`day ${day + 1} +${elapsed.toFixed(0)}s: the drain sent ${sent} deferred unit(s) back to publish`);
+      await operator.tick(day);
       const open = await openWork(ctx.sql);
-      const shown = `runs open ${open.runs}, units open ${open.units}`;
+      const shown = `runs open ${open.runs}, units open ${open.units}, deferred ${open.waiting}`;
       if (shown !== lastShown) ctx.log(`day ${day + 1} +${elapsed.toFixed(0)}s: ${shown}`);
       lastShown = shown;
-      if (due.length === 0 && open.runs === 0 && open.units === 0 && restartsPending() === 0 && !sick.some((w) => w.active)) {
+      if (due.length === 0 && open.runs === 0 && open.units === 0 && operator.pending === 0 && restartsPending() === 0 && !sick.some((w) => w.active)) {
         endedBy = "terminal";
         break;
       }
@@ -248,7 +345,8 @@ export async function driveDays(ctx: Context): Promise<DriveResult> {
   const faults: InjectedFault[] = [];
   const sickWindows: SickWindowRecord[] = [];
   const timed = new TimedFaults();
-  for (let day = 0; day < ctx.plan.days && !ctx.interrupted(); day++) days.push(await runDay(ctx, day, faults, timed, sickWindows));
-  const open = await withDb("open work", () => openWork(ctx.sql));
-  return { days, faults, sick_windows: sickWindows, open_at_end: open };
+  const operator = new Operator(ctx);
+  for (let day = 0; day < ctx.plan.days && !ctx.interrupted(); day++) days.push(await runDay(ctx, day, faults, timed, sickWindows, operator));
+  const { runs, units } = await withDb("open work", () => openWork(ctx.sql));
+  return { days, faults, sick_windows: sickWindows, reconnects: [...operator.done, ...operator.unanswered()], open_at_end: { runs, units } };
 }

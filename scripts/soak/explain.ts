@@ -46,6 +46,9 @@ const RULES: Record<FaultKind, Rule> = {
   // A spent quota defers the day's publications (docs/distribution.md); it explains no failure, so a
   // unit that fails for quota is reported unexplained.
   quota_exhausted: { stages: [], error: /$^/ },
+  // A revoked grant marks the account needs_reconnect and defers its publications until the operator
+  // reconnects it: it explains no failure either.
+  token_revoked: { stages: [], error: /$^/ },
   // Sessions ended by the server (57P01) and logins refused by pg_hba.conf (28000), or the leases and deadlines they cost.
   db_sick: { stages: "any", error: new RegExp(`${LOST_WORK.source}|pg_hba|administrator command|57P01|28000`, "i") },
 };

@@ -6,8 +6,9 @@
  *
  *   days=N runs=R published=P rejected=J failed=F deferred=Q duplicates=0 stuck=0 lost=0
  *
- * Exit code 1 when a failure has no injected fault to explain it, duplicates/stuck/lost > 0, or
- * the engine logged more than the ceiling while the database was sick; 2 on bad arguments; 3 when interrupted (SIGINT/SIGTERM: the current day runs to its end, no
+ * Exit code 1 when a failure has no injected fault to explain it, a publication failed for quota,
+ * a cap or a refused grant instead of waiting, a deferral waits with no reason, duplicates/stuck/lost
+ * > 0, or the engine logged more than the ceiling while the database was sick; 2 on bad arguments; 3 when interrupted (SIGINT/SIGTERM: the current day runs to its end, no
  * other starts, and the report covers the days run, `days=` counting them).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -69,15 +70,18 @@ async function main(): Promise<number> {
     writeReport(outDir, report);
     say(`report: ${join(options.outDir, "report.md")}, ${join(options.outDir, "report.json")}`);
     for (const f of report.unexplained) say(`UNEXPLAINED failure: day ${f.day} ${f.kind} ${f.dimension_id} (${f.stage}): ${f.error}`);
-    for (const line of [...report.duplicates, ...report.stuck, ...report.lost]) say(`BROKEN: ${line}`);
+    for (const line of [...report.duplicates, ...report.stuck, ...report.lost, ...report.publish_refusal_failures, ...report.deferred_unnamed]) say(`BROKEN: ${line}`);
     for (const line of sickDatabaseSummary(report)) say(line.replaceAll("**", ""));
     for (const line of report.log_floods) say(`LOG FLOOD: ${line}`);
     const t = report.totals;
-    const ok = report.unexplained.length === 0 && t.duplicates === 0 && t.stuck === 0 && t.lost === 0 && report.log_floods.length === 0;
+    const ok = report.unexplained.length === 0 && t.duplicates === 0 && t.stuck === 0 && t.lost === 0 && report.log_floods.length === 0 &&
+      report.publish_refusal_failures.length === 0 && report.deferred_unnamed.length === 0;
     if (interrupted) say(`interrupted after ${drive.days.length} of ${plan.days} day(s)`);
     console.log(summaryLine(report));
     return !ok ? 1 : interrupted ? 3 : 0;
   } finally {
+    // The local database goes back to the real clock for whatever runs on it next.
+    await sql`select mdame.set_engine_clock(null)`.catch(() => {});
     await sql.end({ timeout: 2 }).catch(() => {});
     await stack.stop();
   }

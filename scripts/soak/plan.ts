@@ -74,7 +74,7 @@ export interface TrendItem {
 
 export const FAULT_KINDS = [
   "kill", "pg_restart", "llm_outage", "llm_rate_limited", "llm_slow", "llm_malformed",
-  "tts_outage", "tts_slow", "upload_outage", "upload_rate_limited", "upload_slow", "quota_exhausted", "db_sick",
+  "tts_outage", "tts_slow", "upload_outage", "upload_rate_limited", "upload_slow", "quota_exhausted", "db_sick", "token_revoked",
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 export const KILLABLE = ["edge", "gpu-worker", "render-runner", "emulators", "db"] as const;
@@ -99,6 +99,8 @@ export interface PlannedFault {
   arms: EmulatorArm[];
   /** How long a fault that lasts a while is done for (db_sick: Postgres refusing connections). */
   for_s?: number;
+  /** The dimension whose channel's grant a token_revoked fault revokes. */
+  dimension?: string;
   label: string;
 }
 
@@ -192,6 +194,7 @@ function describe(fault: Omit<PlannedFault, "label" | "id">): string {
   if (fault.kind === "kill") return `kill -9 ${fault.component}`;
   if (fault.kind === "pg_restart") return "Postgres fast shutdown + start";
   if (fault.kind === "db_sick") return `Postgres refuses every TCP connection and ends every session for ${fault.for_s} s`;
+  if (fault.kind === "token_revoked") return `Google revokes the refresh token of ${fault.dimension}'s channel (the operator reconnects it once the engine reports it)`;
   return fault.arms.map((a) => `${a.service} ${a.kind}${a.count ? ` x${a.count}` : ""}${a.delay_ms ? ` +${a.delay_ms} ms` : ""}${a.for_ms ? ` for ${a.for_ms / 1000} s` : ""}`).join(", ");
 }
 
@@ -211,16 +214,18 @@ function planSickWindow(random: Random, daySeconds: number, latest: number): { a
   return { at_s, for_s };
 }
 
-function planFaults(random: Random, days: number, daySeconds: number): PlannedFault[] {
+function planFaults(random: Random, days: number, daySeconds: number, dimensionIds: string[]): PlannedFault[] {
   const latest = Math.max(10, Math.min(90, Math.floor(daySeconds / 4)));
   // Every kind at least once, spread over the days; then one or two more a day at random.
   const perDay: FaultKind[][] = Array.from({ length: days }, () => []);
   shuffle(random, [...FAULT_KINDS]).forEach((kind, i) => perDay[i % days]!.push(kind));
   // Day-long and minutes-long faults are not drawn again at random: each would stretch the day.
-  const extras = FAULT_KINDS.filter((k) => k !== "quota_exhausted" && k !== "db_sick");
+  // Quota days and revoked grants come back more often than once on a long soak, as on a real channel.
+  const extras = FAULT_KINDS.filter((k) => k !== "quota_exhausted" && k !== "db_sick" && k !== "token_revoked");
   for (let day = 0; day < days; day++) {
     for (let n = between(random, 1, 2); n > 0; n--) perDay[day]!.push(pick(random, extras));
-    if (days >= 7 && random() < 0.1 && !perDay[day]!.includes("quota_exhausted")) perDay[day]!.push("quota_exhausted");
+    if (days >= 7 && random() < 0.15 && !perDay[day]!.includes("quota_exhausted")) perDay[day]!.push("quota_exhausted");
+    if (days >= 7 && random() < 0.1 && !perDay[day]!.includes("token_revoked")) perDay[day]!.push("token_revoked");
     if (days >= 7 && random() < 0.1 && !perDay[day]!.includes("db_sick")) perDay[day]!.push("db_sick");
   }
   const faults: PlannedFault[] = [];
@@ -228,11 +233,13 @@ function planFaults(random: Random, days: number, daySeconds: number): PlannedFa
     const today = perDay[day]!.map((kind) => {
       if (kind === "db_sick") return { day, kind, ...planSickWindow(random, daySeconds, latest), arms: [] };
       const component = kind === "kill" ? pick(random, KILLABLE) : undefined;
+      const dimension = kind === "token_revoked" ? pick(random, dimensionIds) : undefined;
       // Scripts, safety verdicts, plans and voices are all made in the first seconds of a day: faults
-      // of the LLM and the TTS are armed as the day starts; upload faults and kills at any second.
-      const early = kind === "quota_exhausted" || kind.startsWith("llm_") || kind.startsWith("tts_");
+      // of the LLM and the TTS are armed as the day starts; upload faults and kills at any second. A
+      // grant is revoked as the day starts too, before the day's first upload asks for a token.
+      const early = kind === "quota_exhausted" || kind === "token_revoked" || kind.startsWith("llm_") || kind.startsWith("tts_");
       const at_s = early ? 0 : between(random, 2, latest);
-      return { day, at_s, kind, component, arms: armsFor(random, kind, daySeconds) };
+      return { day, at_s, kind, component, dimension, arms: armsFor(random, kind, daySeconds) };
     }).sort((a, b) => a.at_s - b.at_s);
     today.forEach((fault, i) => faults.push({ ...fault, id: `d${day + 1}-f${i + 1}`, label: describe(fault) }));
   }
@@ -247,7 +254,7 @@ export function makePlan(seed: number, days: number, dimensionCount: number, day
     days,
     dimensions,
     topics: planTopics(seededRandom(seed ^ 0x5eed), dimensions, days),
-    faults: planFaults(seededRandom(seed ^ 0xfa17), days, daySeconds),
+    faults: planFaults(seededRandom(seed ^ 0xfa17), days, daySeconds, dimensions.map((d) => d.id)),
   };
 }
 

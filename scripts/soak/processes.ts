@@ -10,7 +10,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 import { createSql, type Sql } from "../../shared/db/client.ts";
-import { connectAccounts } from "../demo/connect-accounts.ts";
+import { connectAccounts, connectThroughCli } from "../demo/connect-accounts.ts";
 import * as db from "../../stack/db.ts";
 import { paths, pidFile } from "../../stack/paths.ts";
 import { localStackEnv } from "../../stack/stack-env.ts";
@@ -130,7 +130,7 @@ export async function setUpDimensions(env: Record<string, string>, dimensions: D
     writeFileSync(file, `${JSON.stringify(dimensionConfig(dimension, env.EMULATOR_URL!), null, 2)}\n`);
     await runMdame(env, ["dimension", "add", "--file", file]);
   }
-  const outcomes = await connectAccounts({ env, dimensions: dimensions.map((d) => d.id), log });
+  const outcomes = await connectAccounts({ env, dimensions: dimensions.map((d) => d.id), channelFor: soakChannel, log });
   log(`${dimensions.length} dimension(s) added, ${outcomes.filter((o) => o.connected).length} account(s) connected`);
 }
 
@@ -209,7 +209,7 @@ export async function postFeed(env: Record<string, string>, dimension: string, i
 /**
  * Moves the emulator's clock to simulated day `day` (0 for the first): `day` whole days ahead of
  * real time, so YouTube's quota day and each channel's 24-hour upload window follow the simulated
- * days as the engine's quota ledger does (run_date). Retried while the emulator restarts.
+ * days as the engine's quota ledger does (setEngineDay). Retried while the emulator restarts.
  */
 export async function setEmulatorDay(env: Record<string, string>, day: number): Promise<void> {
   const deadline = Date.now() + 60_000;
@@ -224,6 +224,47 @@ export async function setEmulatorDay(env: Record<string, string>, day: number): 
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
+}
+
+/** The emulator channel (its signed-in user) a soak dimension publishes to. */
+export function soakChannel(dimension: string): string {
+  return `${dimension}-demo`;
+}
+
+/** Refresh tokens of the OAuth emulator are `emulator-refresh-<channel>` (emulators/google-oauth/token-store.ts). */
+const EMULATOR_REFRESH_TOKEN_PREFIX = "emulator-refresh-";
+
+/**
+ * Google revokes the channel's grant (the user removed the app's access, or a Testing-mode token
+ * reached its 7 days): its refresh token is refused with invalid_grant until the channel is
+ * connected again. Returns what the emulator said, or null when it did not answer.
+ */
+export async function revokeGrant(env: Record<string, string>, channel: string): Promise<string | null> {
+  try {
+    const response = await emulatorCall(env, "/_emulator/oauth/revocations", {
+      method: "POST", body: JSON.stringify({ refresh_token: `${EMULATOR_REFRESH_TOKEN_PREFIX}${channel}` }),
+    });
+    const body = await response.json() as { access_tokens_revoked?: number; error?: string };
+    if (!response.ok) throw new Error(`revoking the grant of ${channel} failed: ${response.status} ${body.error ?? ""}`);
+    return `the grant of channel ${channel} revoked (${body.access_tokens_revoked ?? 0} access token(s) with it)`;
+  } catch (error) {
+    if (error instanceof Error && error.message.startsWith("revoking the grant")) throw error;
+    return null;
+  }
+}
+
+/** What the operator runs for an account reported as needing a reconnect: `mdame account connect`, signing in as the channel. */
+export async function reconnectAccount(env: Record<string, string>, dimension: string, channel: string): Promise<void> {
+  await connectThroughCli(env, dimension, channel, 60);
+}
+
+/**
+ * Moves the engine's clock (mdame.set_engine_clock, honoured by a dev database only) to simulated
+ * day `day`, as setEmulatorDay moves the emulator's: the quota ledger charges the simulated day's
+ * Pacific quota day, and the drain publishes a deferral once the simulated clock passes its time.
+ */
+export async function setEngineDay(sql: Sql, day: number): Promise<void> {
+  await sql`select mdame.set_engine_clock(make_interval(days => ${day}::int))`;
 }
 
 /** The platform's view: every completed upload on the YouTube emulator. */

@@ -33,6 +33,15 @@ export interface SoakReport {
    * with what became of it: published by the end, or still waiting with its reason and time.
    */
   deferred: { publication_id: string; dimension_id: string; day: number; reasons: string[]; status: string; waiting_for: string | null }[];
+  /**
+   * Failures of the publish stage that read as YouTube's quota, a channel's cap or a refused grant:
+   * each of those must defer the publication, never fail the unit. Must be empty.
+   */
+  publish_refusal_failures: string[];
+  /** Deferred publications still waiting at the end with no reason recorded. Must be empty. */
+  deferred_unnamed: string[];
+  /** Accounts the engine reported as needing a reconnect, and when the operator reconnected them. */
+  reconnects: DriveResult["reconnects"];
   duplicates: string[];
   stuck: string[];
   lost: string[];
@@ -48,11 +57,14 @@ export interface SoakReport {
 }
 
 /**
- * Stages a unit may end the soak in. `deferred` waits for YouTube's quota reset or channel cap on
- * the wall clock (docs/distribution.md), which an accelerated day does not move: its run is closed
- * and the drain publishes it later, so it is not stuck.
+ * Stages a unit may end the soak in. `deferred` waits for YouTube's quota reset, a channel's cap or
+ * a reconnect (docs/distribution.md): its run is closed and the drain publishes it once its time
+ * comes on the engine's clock, so a deferral of the last day still waiting is not stuck.
  */
 const TERMINAL = new Set(["published", "deferred", "rejected", "failed"]);
+
+/** What a publish failure says when it was YouTube's quota, a channel's cap or a refused grant. */
+const PUBLISH_REFUSAL = /quotaExceeded|exceeded your quota|quota_spent|MDQ0[23]|uploadLimitExceeded|upload cap|invalid_grant|needs_reconnect|refused a fresh access token|\b401\b/i;
 
 export async function buildReport(sql: Sql, env: Record<string, string>, plan: SoakPlan, drive: DriveResult, extra: { wall_s: number; load_average: number[]; stage_policies: Record<string, unknown>[]; effects: Effects }): Promise<SoakReport> {
   const dayOf = new Map(drive.days.map((d) => [d.run_date, d.day]));
@@ -128,6 +140,11 @@ export async function buildReport(sql: Sql, env: Record<string, string>, plan: S
       : `${p.deferred_reason ?? "no reason recorded"}${p.not_before ? `, not before ${(p.not_before as Date).toISOString()}` : ""}`,
   }));
 
+  const publish_refusal_failures = failures.filter((f) => f.stage === "publish" && PUBLISH_REFUSAL.test(f.error))
+    .map((f) => `day ${f.day} ${f.kind} ${f.id} (${f.dimension_id}) failed at publish: ${f.error.slice(0, 200)}`);
+  const deferred_unnamed = deferredRows.filter((p) => p.status === "deferred" && !p.deferred_reason)
+    .map((p) => `publication ${p.id} (${p.dimension_id}) waits with no reason recorded`);
+
   const per_day = drive.days.map((d) => {
     const today = units.filter((u) => u.run_date === d.run_date);
     return {
@@ -149,7 +166,7 @@ export async function buildReport(sql: Sql, env: Record<string, string>, plan: S
     },
     per_day,
     rejected: units.filter((u) => u.stage === "rejected").map((u) => ({ day: dayOf.get(u.run_date) ?? 0, dimension_id: u.dimension_id, title: u.title, reason: u.error ?? "" })),
-    failed, unexplained, deferred, duplicates, stuck, lost,
+    failed, unexplained, deferred, publish_refusal_failures, deferred_unnamed, reconnects: drive.reconnects, duplicates, stuck, lost,
     topics_dropped_at_ingest: Object.fromEntries(dropped.map((r) => [r.reason, r.n])),
     faults: drive.faults, fault_kinds_injected, sick_database: drive.sick_windows, log_floods, effects: extra.effects, stage_policies: extra.stage_policies,
   };
@@ -231,6 +248,14 @@ function markdown(report: SoakReport): string {
     "## Deferred publications, and what became of them",
     "",
     ...(report.deferred.length === 0 ? ["none"] : report.deferred.map((d) => `- day ${d.day} ${d.dimension_id} publication ${d.publication_id} (${d.reasons.join(", ")}): ${d.waiting_for === null ? "published" : `still waiting: ${d.waiting_for}`}`)),
+    "",
+    `Publish failures that were YouTube's quota, a cap or a refused grant (must be none): ${report.publish_refusal_failures.length}.`,
+    ...report.publish_refusal_failures.map((x) => `- ${x}`),
+    ...report.deferred_unnamed.map((x) => `- ${x}`),
+    "",
+    "## Accounts reported as needing a reconnect, and the operator's answer",
+    "",
+    ...(report.reconnects.length === 0 ? ["none"] : report.reconnects.map((r) => `- day ${r.day} ${r.channel_handle} (${r.dimension_id}) reported ${r.reported_at}: ${r.reason ?? "no reason"}; ${r.reconnected_at ? `reconnected ${r.reconnected_at} (mdame account connect)` : `not reconnected${r.note ? ` (${r.note})` : ""}`}`)),
     "",
     "## Rejected, with reasons",
     "",

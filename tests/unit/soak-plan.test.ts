@@ -74,3 +74,22 @@ test("a spent quota explains no failure: a unit that fails for quota instead of 
   const fault = { id: "f", day: 0, kind: "quota_exhausted" as const, label: "", planned_at_s: 0, injected_at: "2026-12-01T09:59:59Z", active_until: "2026-12-01T10:15:00Z", note: null, rearmed: 0 };
   expect(explains(fault, failure)).toBe(false);
 });
+
+test("a revoked grant is planned at a day's first second, for one of the soak's dimensions, and explains no failure", () => {
+  const plan = makePlan(11, 14, 5, 600);
+  const revocations = plan.faults.filter((f) => f.kind === "token_revoked");
+  expect(revocations.length).toBeGreaterThanOrEqual(1);
+  const ids = new Set(plan.dimensions.map((d) => d.id));
+  for (const fault of revocations) {
+    expect(fault.at_s).toBe(0);
+    expect(ids.has(fault.dimension!)).toBe(true);
+    expect(fault.label).toContain(fault.dimension!);
+  }
+  const failure: Failure = {
+    kind: "unit", id: "u", day: 1, dimension_id: "d", stage: "publish",
+    error: "publish: YouTube token: invalid_grant: Token has been expired or revoked.",
+    started_at: "2026-12-01T10:00:00Z", failed_at: "2026-12-01T10:02:00Z",
+  };
+  const fault = { id: "f", day: 0, kind: "token_revoked" as const, label: "", planned_at_s: 0, injected_at: "2026-12-01T09:59:59Z", active_until: "2026-12-01T09:59:59Z", note: null, rearmed: 0 };
+  expect(explains(fault, failure)).toBe(false);
+});

@@ -1,9 +1,9 @@
 -- The scheduled drain (pg_cron job mdame-publish-drain, every minute): each unit at stage deferred
--- with a deferred publication whose time has come (not_before passed, or none) on an active,
--- healthy, connected account goes back to stage publish with its publish task sent again (the same
--- step token; its publications keep their stored upload sessions). The publish stage then tries
--- its unpublished accounts again, and a bucket still spent defers them again. Returns how many
--- units were sent.
+-- with a deferred publication whose time has come (not_before passed on the engine's clock,
+-- mdame.engine_now, or none) on an active, healthy, connected account goes back to stage publish
+-- with its publish task sent again (the same step token; its publications keep their stored upload
+-- sessions). The publish stage then tries its unpublished accounts again, and a bucket still spent
+-- defers them again. Returns how many units were sent.
 
 create or replace function mdame.drain_deferred_publications()
 returns integer
@@ -20,7 +20,7 @@ begin
      where u.stage = 'deferred'
        and exists (select 1 from mdame.publications p join mdame.dimension_accounts a on a.id = p.account_id
                     where p.unit_id = u.id and p.status = 'deferred' and a.active and a.health_state = 'ok'
-                      and a.credentials_enc is not null and coalesce(p.not_before, '-infinity') <= now())
+                      and a.credentials_enc is not null and coalesce(p.not_before, '-infinity') <= mdame.engine_now())
      order by u.updated_at
      for update of u skip locked
   loop

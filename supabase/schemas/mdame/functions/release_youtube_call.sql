@@ -21,7 +21,7 @@ begin
   if v_entry.status = 'released' then
     return v_entry;
   end if;
-  update mdame.quota_ledger set status = 'released', settled_at = now() where id = p_entry_id returning * into v_entry;
+  update mdame.quota_ledger set status = 'released', settled_at = mdame.engine_now() where id = p_entry_id returning * into v_entry;
   return v_entry;
 end;
 $$;

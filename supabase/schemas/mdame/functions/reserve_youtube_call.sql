@@ -1,6 +1,6 @@
 -- Reserves one YouTube call before it is made: its cost (mdame.youtube_call_costs) from the bucket
 -- of the account's Google project for the current Pacific quota day and, for videos.insert, a place
--- in the channel's rolling 24-hour upload cap. The project row is locked first, so two publishers
+-- in the channel's rolling 24-hour upload cap, both on the engine's clock (mdame.engine_now). The project row is locked first, so two publishers
 -- racing for the last unit are served one after the other and exactly one gets it. A publication's
 -- call is reserved once: a repeat (a resumed upload) returns the reservation it already holds.
 -- Refusals carry, in their DETAIL, a JSON object with not_before, the instant the account may try
@@ -18,7 +18,8 @@ declare
   v_project mdame.youtube_projects;
   v_cost mdame.youtube_call_costs;
   v_entry mdame.quota_ledger;
-  v_day date := mdame.youtube_quota_day(now());
+  v_now timestamptz := mdame.engine_now();
+  v_day date := mdame.youtube_quota_day(v_now);
   v_size integer;
   v_used integer;
   v_window record;
@@ -57,8 +58,8 @@ begin
   end if;
 
   if p_call_kind = 'videos.insert' then
-    v_window := mdame.channel_upload_window(p_account_id, now());
-    if v_account.upload_cap_full_until > now() or v_window.uploads >= v_account.upload_cap_24h then
+    v_window := mdame.channel_upload_window(p_account_id, v_now);
+    if v_account.upload_cap_full_until > v_now or v_window.uploads >= v_account.upload_cap_24h then
       v_not_before := greatest(v_account.upload_cap_full_until,
                                case when v_window.uploads >= v_account.upload_cap_24h then v_window.oldest_ages_out end);
       raise exception 'channel % reached its upload cap (% in the last 24 hours, cap %)',
@@ -68,8 +69,8 @@ begin
     end if;
   end if;
 
-  insert into mdame.quota_ledger (oauth_client_id, account_id, publication_id, call_kind, bucket, cost, quota_day)
-  values (v_project.oauth_client_id, p_account_id, p_publication_id, p_call_kind, v_cost.bucket, v_cost.cost, v_day)
+  insert into mdame.quota_ledger (oauth_client_id, account_id, publication_id, call_kind, bucket, cost, quota_day, created_at)
+  values (v_project.oauth_client_id, p_account_id, p_publication_id, p_call_kind, v_cost.bucket, v_cost.cost, v_day, v_now)
   returning * into v_entry;
   return v_entry;
 end;
