@@ -29,6 +29,7 @@
  * | youtube    | `quota_exceeded`        | starting an upload answers 403 `quotaExceeded` (domain `youtube.quota`) |
  * | youtube    | `rate_limited`          | the upload call (start or PUT) answers 429 `rateLimitExceeded`      |
  * | youtube    | `upload_limit_exceeded` | starting an upload answers 400 `uploadLimitExceeded` (domain `youtube.video`), charged as a refused insert |
+ * | youtube    | `unauthorized`          | starting an upload answers 401 `authError` although the access token is valid (a grant Google dropped after issuing it), nothing charged |
  * | google-oauth | `invalid_grant`       | a refresh-token grant at `/token` answers 400 `invalid_grant` "Token has been expired or revoked." |
  * | gemini, gemini-tts, edge-tts, youtube | `slow` | the call is answered `delay_ms` later (1..60000), otherwise normally |
  *
@@ -74,7 +75,7 @@ export const FAULT_KINDS = {
   "gemini-tts": ["unavailable", "rate_limited", "refusal", "slow"],
   openai: ["unavailable", "rate_limited", "invalid_api_key", "serve"],
   "edge-tts": ["close_before_turn_end", "slow"],
-  youtube: ["drop_after_bytes", "http_503", "session_expired", "quota_exceeded", "rate_limited", "upload_limit_exceeded", "slow"],
+  youtube: ["drop_after_bytes", "http_503", "session_expired", "quota_exceeded", "rate_limited", "upload_limit_exceeded", "unauthorized", "slow"],
   "google-oauth": ["invalid_grant"],
   storage: ["drop_after_bytes"],
 } as const;

@@ -84,7 +84,8 @@ async function startSession(req: Request, url: URL, ctx: EmulatorContext): Promi
     return apiError(400, "invalidContentType", `Media type '${contentType}' is not supported for video uploads.`);
   }
   await slowDown(ctx.faults, "youtube");
-  const fault = ctx.faults.take("youtube", (kind) => kind === "http_503" || kind === "quota_exceeded" || kind === "rate_limited");
+  const fault = ctx.faults.take("youtube", (kind) => kind === "http_503" || kind === "quota_exceeded" || kind === "rate_limited" || kind === "unauthorized");
+  if (fault?.kind === "unauthorized") return unauthorized();
   if (fault?.kind === "http_503") return apiError(503, "backendError", "Backend Error");
   if (fault?.kind === "rate_limited") return rateLimited();
   if (fault?.kind === "quota_exceeded") return quotaExceeded();
@@ -135,8 +136,8 @@ async function putSession(req: Request, url: URL, ctx: EmulatorContext): Promise
     const range = req.headers.get("content-range");
     const statusQuery = range !== null && /^bytes \*\/(\d+|\*)$/.test(range.trim());
     await slowDown(ctx.faults, "youtube");
-    // Quota and the cap are checked when an upload starts (videos.insert); a session's PUTs never exceed them.
-    const fault = ctx.faults.take("youtube", (kind) => kind !== "quota_exceeded" && kind !== "upload_limit_exceeded" && (kind !== "drop_after_bytes" || !statusQuery));
+    // Quota, the cap and `unauthorized` apply when an upload starts (videos.insert); a session's PUTs never meet them.
+    const fault = ctx.faults.take("youtube", (kind) => kind !== "quota_exceeded" && kind !== "upload_limit_exceeded" && kind !== "unauthorized" && (kind !== "drop_after_bytes" || !statusQuery));
     if (fault?.kind === "session_expired") {
       await store.deleteSession(uploadId);
       return notFound();

@@ -1,0 +1,364 @@
+/**
+ * YouTube and Google refusing a publish, against the real Postgres, the real stage runner and the
+ * YouTube and Google OAuth emulators (the same engine path as publish-deferral.test.ts):
+ * - YouTube's 400 uploadLimitExceeded (the channel's real cap, reached by uploads made elsewhere)
+ *   defers the publication for the cap, lowers the account's cap, releases the refused call, and
+ *   the drain publishes it exactly once after the window has passed;
+ * - a Data API 401 right after a fresh access token (the emulator's youtube `unauthorized` fault)
+ *   marks the account needs_reconnect and defers it while the dimension's other account publishes;
+ *   a new connect lets the drain publish it once;
+ * - a credential key ring: an engine holding the old key as a previous key publishes an account
+ *   sealed with it; an engine whose ring lost that key does not publish it, releases the reserved
+ *   call, and fails the publish task loudly (retried, then dead-lettered) with an error naming
+ *   the missing kid and no key material.
+ * No unit fails for a refusal, and no video is uploaded twice.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
+import { drainStageTasks } from "../../functions/pipeline/stage-runner.ts";
+import { encryptCredentials, generateCredentialsKey, sealedKeyId } from "../../shared/crypto/credentials.ts";
+import { credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
+import { storeAccountCredentials } from "../../shared/db/rpc/accounts.ts";
+import { drainDeferredPublications } from "../../shared/db/rpc/publications.ts";
+import { createLogger } from "../../shared/logging/logger.ts";
+import * as db from "../../stack/db.ts";
+import { localStackEnv } from "../../stack/stack-env.ts";
+import { adminSql } from "../fixtures/admin-sql.ts";
+import { startTestEmulator } from "./fixtures/emulator-harness.ts";
+import { accessToken, errorOf, startUpload } from "./fixtures/youtube-emulator.ts";
+
+const admin = adminSql();
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
+let env: Record<string, string>;
+let deps: PipelineDeps;
+/** Engines built by a test with another key ring; closed after each test's use. */
+const extraDeps: PipelineDeps[] = [];
+let storageDir: string;
+let videoPath: string;
+
+beforeAll(async () => {
+  await db.ensureRunning(() => {});
+  emulator = await startTestEmulator();
+  storageDir = await mkdtemp(join(tmpdir(), "mdame-it-publish-refusals-"));
+  videoPath = join(storageDir, "video.mp4");
+  await writeFile(videoPath, randomBytes(300 * 1024));
+  env = { ...localStackEnv(), ...emulator.serviceEnv(), STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: join(storageDir, "store"), LOG_LEVEL: "warn" };
+  deps = engine(env);
+}, 60_000);
+
+beforeEach(async () => {
+  await db.reset({ log: () => {} });
+  await fetch(`${emulator.url}/_emulator/reset`, { method: "POST" });
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([deps, ...extraDeps].map((d) => d?.sql.end({ timeout: 2 })));
+  await db.reset({ log: () => {} });
+  await emulator?.stop();
+  await rm(storageDir, { recursive: true, force: true });
+}, 60_000);
+
+/** The pipeline's real dependencies for `source`, quiet. */
+function engine(source: Record<string, string>): PipelineDeps {
+  return { ...createPipelineDeps(source), logger: createLogger("pipeline", { write: () => {} }, "fatal") };
+}
+
+/** An engine like the test's own, but holding the credential key ring `keys`. */
+function engineWithKeys(keys: { CREDENTIALS_KEY: string; CREDENTIALS_KEYS_PREVIOUS?: string }): PipelineDeps {
+  const { CREDENTIALS_KEYS_PREVIOUS: _dropped, ...rest } = env;
+  const built = engine({ ...rest, ...keys });
+  extraDeps.push(built);
+  return built;
+}
+
+/**
+ * A channel of `dimension` connected through `project`, its credentials sealed with `key`. The
+ * emulator's channel is the refresh token's part after `emulator-refresh-`: `channel`.
+ */
+async function addAccount(dimension: string, channel: string, project: string, key = env.CREDENTIALS_KEY!): Promise<string> {
+  await admin`insert into mdame.youtube_projects (oauth_client_id) values (${project}) on conflict do nothing`;
+  const [row] = await admin<{ id: string }[]>`
+    insert into mdame.dimension_accounts (dimension_id, platform, channel_handle, oauth_client_id)
+    values (${dimension}, 'youtube', ${"@" + channel}, ${project}) returning id`;
+  const sealed = await encryptCredentials(credentialKeyRing({ CREDENTIALS_KEY: key }), { refresh_token: `emulator-refresh-${channel}` }, row!.id);
+  await admin`update mdame.dimension_accounts set credentials_enc = ${sealed}, connected_at = now() where id = ${row!.id}`;
+  return row!.id;
+}
+
+/** A running run with one unit of `dimension` at publish, its rendered video stored, and its publish task sent. */
+async function unitAtPublish(dimension: string): Promise<{ runId: string; unitId: string }> {
+  const [run] = await admin<{ id: string }[]>`
+    insert into mdame.pipeline_runs (idempotency_key, env, run_date, trigger_kind)
+    values (${"it-" + crypto.randomUUID()}, 'dev', current_date, 'manual') returning id`;
+  await admin`insert into mdame.run_dimensions (run_id, dimension_id, status) values (${run!.id}, ${dimension}, 'ingested')`;
+  const [unit] = await admin<{ id: string }[]>`
+    insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic, stage, script)
+    values (${run!.id}, ${dimension}, ${crypto.randomUUID()}, ${crypto.randomUUID()}, ${admin.json({ title: "A topic" })}, 'publish',
+            ${admin.json({ title: "A title", hook: "A hook", narration: "words here", description: "A description", hashtags: ["#shorts"] })})
+    returning id`;
+  const videoKey = `renders/${unit!.id}.mp4`;
+  await deps.store.putFile(videoKey, videoPath, "video/mp4");
+  await admin`update mdame.work_units set video = ${admin.json({ video_key: videoKey })} where id = ${unit!.id}`;
+  await admin`select mdame.enqueue_stage_task('publish', ${run!.id}::uuid, ${unit!.id}::uuid)`;
+  return { runId: run!.id, unitId: unit!.id };
+}
+
+function runStages(engineDeps: PipelineDeps = deps) {
+  return drainStageTasks(engineDeps, { budgetMs: 60_000 });
+}
+
+type PublicationRow = { account_id: string; status: string; deferred_reason: string | null; not_before: Date | null; external_id: string | null };
+
+async function publications(unitId: string): Promise<Map<string, PublicationRow>> {
+  const rows = await admin<PublicationRow[]>`
+    select account_id, status, deferred_reason, not_before, external_id from mdame.publications where unit_id = ${unitId}`;
+  return new Map(rows.map((r) => [r.account_id, r]));
+}
+
+async function unit(unitId: string): Promise<{ stage: string; error: string | null }> {
+  const [row] = await admin<{ stage: string; error: string | null }[]>`select stage, error from mdame.work_units where id = ${unitId}`;
+  return row!;
+}
+
+async function runStatus(runId: string): Promise<string> {
+  const [row] = await admin<{ status: string }[]>`select status from mdame.pipeline_runs where id = ${runId}`;
+  return row!.status;
+}
+
+type AccountRow = { upload_cap_24h: number; upload_cap_full_until: Date | null; health_state: string; health_reason: string | null; channel_handle: string };
+
+async function account(accountId: string): Promise<AccountRow> {
+  const [row] = await admin<AccountRow[]>`
+    select upload_cap_24h, upload_cap_full_until, health_state, health_reason, channel_handle from mdame.dimension_accounts where id = ${accountId}`;
+  return row!;
+}
+
+async function ledgerOf(accountId: string): Promise<{ entry: string; status: string }[]> {
+  return [...await admin<{ entry: string; status: string }[]>`
+    select entry, status from mdame.quota_ledger where account_id = ${accountId} order by created_at, entry`];
+}
+
+/** The emulator's completed uploads, each with the channel it went to. */
+async function uploadedVideos(): Promise<{ id: string; channel: string }[]> {
+  return (await fetch(`${emulator.url}/_emulator/youtube/videos`)).json() as Promise<{ id: string; channel: string }[]>;
+}
+
+async function emulatorAdmin(method: string, path: string, body: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(`${emulator.url}${path}`, { method, body: JSON.stringify(body) });
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return response.json() as Promise<Record<string, unknown>>;
+}
+
+/** The publish task of a unit that is still queued: its message id. */
+async function publishTaskOf(unitId: string): Promise<number | null> {
+  const [row] = await admin<{ msg_id: number }[]>`
+    select msg_id::int as msg_id from pgmq.q_stage_tasks where message->>'unit_id' = ${unitId} and message->>'stage' = 'publish'`;
+  return row?.msg_id ?? null;
+}
+
+describe("publish refusals", () => {
+  test("400 uploadLimitExceeded defers the publication for the channel's cap; after the window the drain publishes it once", async () => {
+    const project = "cap-project.apps.googleusercontent.com";
+    const accountId = await addAccount("tech-explained", "cap-channel", project);
+    // The channel's real cap on YouTube is 2, and 2 uploads made in YouTube Studio fill it: the
+    // engine's ledger counts none, so it reserves, and YouTube itself refuses the upload.
+    await emulatorAdmin("PUT", "/_emulator/youtube/channels/cap-channel", { uploads_per_24h: 2 });
+    await emulatorAdmin("POST", "/_emulator/youtube/channels/cap-channel/outside-uploads", { count: 2 });
+    const { runId, unitId } = await unitAtPublish("tech-explained");
+
+    const before = Date.now();
+    const result = await runStages();
+    expect(result.failed).toBe(0);
+    const pub = (await publications(unitId)).get(accountId)!;
+    expect(pub).toMatchObject({ status: "deferred", deferred_reason: "channel_cap", external_id: null });
+    // The ledger counts no upload in the window, so the channel waits 24 hours.
+    expect(pub.not_before!.getTime()).toBeGreaterThan(before + DAY_MS - 60_000);
+    expect(pub.not_before!.getTime()).toBeLessThanOrEqual(Date.now() + DAY_MS);
+    const refused = await account(accountId);
+    expect(refused.upload_cap_24h).toBe(1);
+    expect(refused.upload_cap_full_until).toEqual(pub.not_before);
+    expect(refused.health_state).toBe("ok");
+    expect(await ledgerOf(accountId)).toEqual([{ entry: "call", status: "released" }]);
+    const [event] = await admin<{ detail: { reason: string; account_id: string } }[]>`select detail from mdame.events where kind = 'youtube_refusal'`;
+    expect(event!.detail).toMatchObject({ reason: "uploadLimitExceeded", account_id: accountId });
+    expect(await unit(unitId)).toMatchObject({ stage: "deferred", error: null });
+    expect(await runStatus(runId)).toBe("completed");
+    const [deadLetters] = await admin<{ n: number }[]>`select count(*)::int as n from mdame.dead_letters`;
+    expect(deadLetters!.n).toBe(0);
+    expect(await uploadedVideos()).toHaveLength(0);
+
+    // Inside the window nothing is sent again.
+    expect(await drainDeferredPublications(deps.sql)).toBe(0);
+
+    // A day later: the outside uploads age out on YouTube's clock, and the account's refusal
+    // window and the deferral are over on the database's (moved back by a day instead of waiting).
+    await emulatorAdmin("POST", "/_emulator/clock", { advance_ms: DAY_MS + 60_000 });
+    await admin`update mdame.dimension_accounts set upload_cap_full_until = upload_cap_full_until - interval '1 day 1 minute' where id = ${accountId}`;
+    await admin`update mdame.publications set not_before = not_before - interval '1 day 1 minute' where account_id = ${accountId} and status = 'deferred'`;
+    expect(await drainDeferredPublications(deps.sql)).toBe(1);
+    expect((await runStages()).failed).toBe(0);
+    const published = (await publications(unitId)).get(accountId)!;
+    expect(published.status).toBe("published");
+    expect(await unit(unitId)).toMatchObject({ stage: "published" });
+    const videos = await uploadedVideos();
+    expect(videos.map((v) => [v.id, v.channel])).toEqual([[published.external_id!, "cap-channel"]]);
+    expect(await ledgerOf(accountId)).toEqual([{ entry: "call", status: "released" }, { entry: "call", status: "settled" }]);
+    // Nothing is left to send: a further drain and stage pass upload nothing more.
+    expect(await drainDeferredPublications(deps.sql)).toBe(0);
+    await runStages();
+    expect(await uploadedVideos()).toHaveLength(1);
+  }, 120_000);
+
+  test("the emulator's youtube `unauthorized` fault answers 401 authError to one upload start with a valid token, charging nothing", async () => {
+    const clientId = "fault-project.apps.googleusercontent.com";
+    await emulator.armFault({ service: "youtube", kind: "unauthorized", count: 1 });
+    const token = await accessToken(emulator.url, clientId, "fault-channel");
+    const refused = await startUpload(emulator.url, token);
+    expect(refused.status).toBe(401);
+    expect((await errorOf(refused)).errors[0]!.reason).toBe("authError");
+    // The same token works on the next call: the fault wore out.
+    expect((await startUpload(emulator.url, token)).status).toBe(200);
+    const usage = await (await fetch(`${emulator.url}/_emulator/youtube/usage`)).json() as { projects: { client_id: string; insert: { used: number } }[] };
+    expect(usage.projects.find((p) => p.client_id === clientId)?.insert.used).toBe(1);
+  }, 30_000);
+
+  test("a Data API 401 after a fresh token marks the account needs_reconnect and defers it; the other account publishes; a new connect lets the drain publish it once", async () => {
+    const project = "one-project.apps.googleusercontent.com";
+    const a = await addAccount("tech-explained", "first-channel", project);
+    const b = await addAccount("tech-explained", "second-channel", project);
+    // The stage tries accounts in id order, and the armed 401 hits the first upload start.
+    const [dropped, healthy] = [a, b].sort();
+    const droppedChannel = dropped === a ? "first-channel" : "second-channel";
+    const healthyChannel = dropped === a ? "second-channel" : "first-channel";
+    await emulator.armFault({ service: "youtube", kind: "unauthorized", count: 1 });
+    const { runId, unitId } = await unitAtPublish("tech-explained");
+
+    expect((await runStages()).failed).toBe(0);
+    let pubs = await publications(unitId);
+    expect(pubs.get(healthy)?.status).toBe("published");
+    expect(pubs.get(dropped)).toMatchObject({ status: "deferred", deferred_reason: "needs_reconnect", not_before: null });
+    const marked = await account(dropped);
+    expect(marked.health_state).toBe("needs_reconnect");
+    expect(marked.health_reason).toContain("401");
+    expect((await account(healthy)).health_state).toBe("ok");
+    const events = await admin<{ detail: { account_id: string; reason: string; fix: string } }[]>`
+      select detail from mdame.events where kind = 'account_needs_reconnect'`;
+    expect(events).toHaveLength(1);
+    expect(events[0]!.detail.account_id).toBe(dropped);
+    expect(events[0]!.detail.reason).toContain("401");
+    expect(events[0]!.detail.fix).toBe(`mdame account connect youtube --dimension tech-explained --channel @${droppedChannel}`);
+    // The refused call never opened a session: its cost goes back.
+    expect(await ledgerOf(dropped)).toEqual([{ entry: "call", status: "released" }]);
+    expect(await unit(unitId)).toMatchObject({ stage: "deferred" });
+    expect(await runStatus(runId)).toBe("completed");
+    expect((await uploadedVideos()).map((v) => v.channel)).toEqual([healthyChannel]);
+    // Until the channel is connected again, the drain leaves it alone.
+    expect(await drainDeferredPublications(deps.sql)).toBe(0);
+
+    // The operator connects the channel again (the RPC `mdame account connect` ends with): new
+    // credentials clear the state.
+    await storeAccountCredentials(deps.sql, dropped,
+      await encryptCredentials(credentialKeyRing({ CREDENTIALS_KEY: env.CREDENTIALS_KEY! }), { refresh_token: `emulator-refresh-${droppedChannel}` }, dropped));
+    expect((await account(dropped)).health_state).toBe("ok");
+    expect(await drainDeferredPublications(deps.sql)).toBe(1);
+    expect((await runStages()).failed).toBe(0);
+    pubs = await publications(unitId);
+    expect(pubs.get(dropped)?.status).toBe("published");
+    expect(await unit(unitId)).toMatchObject({ stage: "published" });
+    const videos = await uploadedVideos();
+    expect(videos.map((v) => v.channel).sort()).toEqual([droppedChannel, healthyChannel].sort());
+    expect(videos.map((v) => v.id).sort()).toEqual([pubs.get(dropped)!.external_id!, pubs.get(healthy)!.external_id!].sort());
+  }, 120_000);
+
+  test("an engine holding the old key as a previous key publishes an account sealed with it", async () => {
+    const oldKey = generateCredentialsKey();
+    const newKey = generateCredentialsKey();
+    const accountId = await addAccount("tech-explained", "old-key-channel", "ring-project.apps.googleusercontent.com", oldKey);
+    const [{ credentials_enc: sealed }] = await admin<{ credentials_enc: string }[]>`select credentials_enc from mdame.dimension_accounts where id = ${accountId}`;
+    const ring = engineWithKeys({ CREDENTIALS_KEY: newKey, CREDENTIALS_KEYS_PREVIOUS: oldKey });
+    expect(sealedKeyId(sealed)).toBe(ring.credentialKeys.previous[0]!.kid);
+    expect(sealedKeyId(sealed)).not.toBe(ring.credentialKeys.current.kid);
+    const { unitId } = await unitAtPublish("tech-explained");
+
+    expect((await runStages(ring)).failed).toBe(0);
+    const pub = (await publications(unitId)).get(accountId)!;
+    expect(pub.status).toBe("published");
+    expect(await unit(unitId)).toMatchObject({ stage: "published" });
+    expect((await uploadedVideos()).map((v) => [v.id, v.channel])).toEqual([[pub.external_id!, "old-key-channel"]]);
+    expect(await ledgerOf(accountId)).toEqual([{ entry: "call", status: "settled" }]);
+  }, 120_000);
+
+  test("an engine whose ring lost the old key does not publish an account sealed with it: the call is released and the task fails loudly, naming the kid", async () => {
+    const oldKey = generateCredentialsKey();
+    const newKey = generateCredentialsKey();
+    const accountId = await addAccount("sains-singkat", "lost-key-channel", "lost-project.apps.googleusercontent.com", oldKey);
+    const oldKid = credentialKeyRing({ CREDENTIALS_KEY: oldKey }).current.kid;
+    const newOnly = engineWithKeys({ CREDENTIALS_KEY: newKey });
+    expect(newOnly.credentialKeys.previous).toEqual([]);
+    const newKid = newOnly.credentialKeys.current.kid;
+    const { runId, unitId } = await unitAtPublish("sains-singkat");
+    const [{ max_attempts: maxAttempts }] = await admin<{ max_attempts: number }[]>`
+      select max_attempts from mdame.stage_policies where stage = 'publish'`;
+
+    /** Checks the error text: names both kids and the fix, and carries no key material. */
+    const expectClearError = (text: string | null) => {
+      expect(text).toContain(`credentials of account ${accountId} are sealed with key ${oldKid}, which is not in the key ring (${newKid})`);
+      expect(text).toContain("CREDENTIALS_KEYS_PREVIOUS");
+      for (const key of [oldKey, newKey]) {
+        expect(text).not.toContain(key);
+        expect(text).not.toContain(Buffer.from(key, "base64").toString("hex"));
+      }
+    };
+
+    // The first attempt: the call reserved for the upload is released, nothing reaches YouTube,
+    // and the task is scheduled for a retry with the error on the unit.
+    let result = await runStages(newOnly);
+    expect(result).toMatchObject({ processed: 1, failed: 1 });
+    let pub = (await publications(unitId)).get(accountId)!;
+    expect(pub.status).not.toBe("published");
+    expect(pub.external_id).toBeNull();
+    expect(await ledgerOf(accountId)).toEqual([{ entry: "call", status: "released" }]);
+    const first = await unit(unitId);
+    expect(first.stage).toBe("publish");
+    expectClearError(first.error);
+    const [retry] = await admin<{ detail: { attempt: number; error: string } }[]>`
+      select detail from mdame.events where unit_id = ${unitId} and kind = 'retry_scheduled'`;
+    expect(retry!.detail.attempt).toBe(1);
+    expectClearError(retry!.detail.error);
+    // The grant itself was not refused: the account is not marked for a reconnect.
+    expect((await account(accountId)).health_state).toBe("ok");
+    expect(await uploadedVideos()).toHaveLength(0);
+
+    // The remaining attempts (their backoff skipped) fail the same way; the last dead-letters
+    // the task and fails the unit with the same clear error.
+    for (let attempt = 2; attempt <= maxAttempts; attempt++) {
+      const msgId = await publishTaskOf(unitId);
+      expect(msgId).not.toBeNull();
+      await admin`select pgmq.set_vt('stage_tasks', ${msgId!}::bigint, 0)`;
+      result = await runStages(newOnly);
+      expect(result).toMatchObject({ processed: 1, failed: 1 });
+    }
+    expect(await publishTaskOf(unitId)).toBeNull();
+    const failed = await unit(unitId);
+    expect(failed.stage).toBe("failed");
+    expectClearError(failed.error);
+    const [dead] = await admin<{ last_error: string; read_ct: number }[]>`
+      select last_error, read_ct from mdame.dead_letters where unit_id = ${unitId}`;
+    expect(dead!.read_ct).toBe(maxAttempts);
+    expectClearError(dead!.last_error);
+    // Its only unit failed, so the run closes failed: the operator sees it, not a silent skip.
+    expect(await runStatus(runId)).toBe("failed");
+    const [closed] = await admin<{ n: number }[]>`select count(*)::int as n from mdame.events where unit_id = ${unitId} and kind = 'dead_lettered'`;
+    expect(closed!.n).toBe(1);
+    pub = (await publications(unitId)).get(accountId)!;
+    expect(pub.status).not.toBe("published");
+    expect((await ledgerOf(accountId)).every((e) => e.status === "released")).toBe(true);
+    expect(await uploadedVideos()).toHaveLength(0);
+  }, 120_000);
+});
