@@ -8,9 +8,10 @@
  *   marks the account needs_reconnect and defers it while the dimension's other account publishes;
  *   a new connect lets the drain publish it once;
  * - a credential key ring: an engine holding the old key as a previous key publishes an account
- *   sealed with it; an engine whose ring lost that key does not publish it, releases the reserved
- *   call, and fails the publish task loudly (retried, then dead-lettered) with an error naming
- *   the missing kid and no key material.
+ *   sealed with it; an engine whose ring lost that key releases the reserved call and defers that
+ *   account as needs_reconnect with a reason naming the missing kid (no key material) while the
+ *   unit's other account publishes; a rotation with the key put back clears it and the drain
+ *   publishes it.
  * No unit fails for a refusal, and no video is uploaded twice.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
@@ -20,9 +21,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
 import { drainStageTasks } from "../../functions/pipeline/stage-runner.ts";
-import { encryptCredentials, generateCredentialsKey, sealedKeyId } from "../../shared/crypto/credentials.ts";
+import { decryptCredentials, encryptCredentials, generateCredentialsKey, sealedKeyId } from "../../shared/crypto/credentials.ts";
 import { credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
-import { storeAccountCredentials } from "../../shared/db/rpc/accounts.ts";
+import { resealAccountCredentials, storeAccountCredentials } from "../../shared/db/rpc/accounts.ts";
 import { drainDeferredPublications } from "../../shared/db/rpc/publications.ts";
 import { createLogger } from "../../shared/logging/logger.ts";
 import * as db from "../../stack/db.ts";
@@ -153,13 +154,6 @@ async function emulatorAdmin(method: string, path: string, body: unknown): Promi
   const response = await fetch(`${emulator.url}${path}`, { method, body: JSON.stringify(body) });
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
   return response.json() as Promise<Record<string, unknown>>;
-}
-
-/** The publish task of a unit that is still queued: its message id. */
-async function publishTaskOf(unitId: string): Promise<number | null> {
-  const [row] = await admin<{ msg_id: number }[]>`
-    select msg_id::int as msg_id from pgmq.q_stage_tasks where message->>'unit_id' = ${unitId} and message->>'stage' = 'publish'`;
-  return row?.msg_id ?? null;
 }
 
 describe("publish refusals", () => {
@@ -294,71 +288,60 @@ describe("publish refusals", () => {
     expect(await ledgerOf(accountId)).toEqual([{ entry: "call", status: "settled" }]);
   }, 120_000);
 
-  test("an engine whose ring lost the old key does not publish an account sealed with it: the call is released and the task fails loudly, naming the kid", async () => {
+  test("an engine whose ring lost the old key defers that account as needs_reconnect, naming the kid, while the other account publishes; a rotation with the key put back lets the drain publish it", async () => {
     const oldKey = generateCredentialsKey();
     const newKey = generateCredentialsKey();
-    const accountId = await addAccount("sains-singkat", "lost-key-channel", "lost-project.apps.googleusercontent.com", oldKey);
+    const lost = await addAccount("sains-singkat", "lost-key-channel", "lost-project.apps.googleusercontent.com", oldKey);
+    const healthy = await addAccount("sains-singkat", "new-key-channel", "lost-project.apps.googleusercontent.com", newKey);
     const oldKid = credentialKeyRing({ CREDENTIALS_KEY: oldKey }).current.kid;
     const newOnly = engineWithKeys({ CREDENTIALS_KEY: newKey });
     expect(newOnly.credentialKeys.previous).toEqual([]);
     const newKid = newOnly.credentialKeys.current.kid;
     const { runId, unitId } = await unitAtPublish("sains-singkat");
-    const [{ max_attempts: maxAttempts }] = await admin<{ max_attempts: number }[]>`
-      select max_attempts from mdame.stage_policies where stage = 'publish'`;
 
-    /** Checks the error text: names both kids and the fix, and carries no key material. */
-    const expectClearError = (text: string | null) => {
-      expect(text).toContain(`credentials of account ${accountId} are sealed with key ${oldKid}, which is not in the key ring (${newKid})`);
+    /** Checks the reason: names both kids and the fixes, and carries no key material. */
+    const expectClearReason = (text: string | null) => {
+      expect(text).toStartWith("credentials key missing: ");
+      expect(text).toContain(`credentials of account ${lost} are sealed with key ${oldKid}, which is not in the key ring (${newKid})`);
       expect(text).toContain("CREDENTIALS_KEYS_PREVIOUS");
+      expect(text).toContain("mdame account connect");
       for (const key of [oldKey, newKey]) {
         expect(text).not.toContain(key);
         expect(text).not.toContain(Buffer.from(key, "base64").toString("hex"));
       }
     };
 
-    // The first attempt: the call reserved for the upload is released, nothing reaches YouTube,
-    // and the task is scheduled for a retry with the error on the unit.
-    let result = await runStages(newOnly);
-    expect(result).toMatchObject({ processed: 1, failed: 1 });
-    let pub = (await publications(unitId)).get(accountId)!;
-    expect(pub.status).not.toBe("published");
-    expect(pub.external_id).toBeNull();
-    expect(await ledgerOf(accountId)).toEqual([{ entry: "call", status: "released" }]);
-    const first = await unit(unitId);
-    expect(first.stage).toBe("publish");
-    expectClearError(first.error);
-    const [retry] = await admin<{ detail: { attempt: number; error: string } }[]>`
-      select detail from mdame.events where unit_id = ${unitId} and kind = 'retry_scheduled'`;
-    expect(retry!.detail.attempt).toBe(1);
-    expectClearError(retry!.detail.error);
-    // The grant itself was not refused: the account is not marked for a reconnect.
-    expect((await account(accountId)).health_state).toBe("ok");
-    expect(await uploadedVideos()).toHaveLength(0);
+    // One pass: no failure, no retry; the account the ring cannot open waits, the other publishes.
+    expect(await runStages(newOnly)).toMatchObject({ processed: 1, failed: 0 });
+    let pubs = await publications(unitId);
+    expect(pubs.get(healthy)?.status).toBe("published");
+    expect(pubs.get(lost)).toMatchObject({ status: "deferred", deferred_reason: "needs_reconnect", external_id: null });
+    expect(await unit(unitId)).toMatchObject({ stage: "deferred" });
+    expect(await ledgerOf(lost)).toEqual([{ entry: "call", status: "released" }]);
+    const marked = await account(lost);
+    expect(marked.health_state).toBe("needs_reconnect");
+    expectClearReason(marked.health_reason);
+    const [event] = await admin<{ detail: { reason: string; fix: string } }[]>`
+      select detail from mdame.events where kind = 'account_needs_reconnect' and detail->>'account_id' = ${lost}`;
+    expectClearReason(event!.detail.reason);
+    const retries = await admin`select 1 from mdame.events where unit_id = ${unitId} and kind in ('retry_scheduled', 'dead_lettered')`;
+    expect(retries.length).toBe(0);
+    expect(await runStatus(runId)).not.toBe("failed");
+    expect((await uploadedVideos()).map((v) => v.channel)).toEqual(["new-key-channel"]);
+    expect(await drainDeferredPublications(deps.sql)).toBe(0);
 
-    // The remaining attempts (their backoff skipped) fail the same way; the last dead-letters
-    // the task and fails the unit with the same clear error.
-    for (let attempt = 2; attempt <= maxAttempts; attempt++) {
-      const msgId = await publishTaskOf(unitId);
-      expect(msgId).not.toBeNull();
-      await admin`select pgmq.set_vt('stage_tasks', ${msgId!}::bigint, 0)`;
-      result = await runStages(newOnly);
-      expect(result).toMatchObject({ processed: 1, failed: 1 });
-    }
-    expect(await publishTaskOf(unitId)).toBeNull();
-    const failed = await unit(unitId);
-    expect(failed.stage).toBe("failed");
-    expectClearError(failed.error);
-    const [dead] = await admin<{ last_error: string; read_ct: number }[]>`
-      select last_error, read_ct from mdame.dead_letters where unit_id = ${unitId}`;
-    expect(dead!.read_ct).toBe(maxAttempts);
-    expectClearError(dead!.last_error);
-    // Its only unit failed, so the run closes failed: the operator sees it, not a silent skip.
-    expect(await runStatus(runId)).toBe("failed");
-    const [closed] = await admin<{ n: number }[]>`select count(*)::int as n from mdame.events where unit_id = ${unitId} and kind = 'dead_lettered'`;
-    expect(closed!.n).toBe(1);
-    pub = (await publications(unitId)).get(accountId)!;
-    expect(pub.status).not.toBe("published");
-    expect((await ledgerOf(accountId)).every((e) => e.status === "released")).toBe(true);
-    expect(await uploadedVideos()).toHaveLength(0);
+    // The operator puts the old key back as a previous key and rotates: the value is re-sealed with
+    // the current key (what `mdame credentials rotate` does per account), which clears the state.
+    const [{ credentials_enc: sealed }] = await admin<{ credentials_enc: string }[]>`select credentials_enc from mdame.dimension_accounts where id = ${lost}`;
+    const withOld = credentialKeyRing({ CREDENTIALS_KEY: newKey, CREDENTIALS_KEYS_PREVIOUS: oldKey });
+    const resealed = await encryptCredentials(newOnly.credentialKeys, await decryptCredentials(withOld, sealed, lost), lost);
+    expect((await resealAccountCredentials(deps.sql, { id: lost, expected: sealed, resealed })).swapped).toBe(true);
+    expect((await account(lost)).health_state).toBe("ok");
+    expect(await drainDeferredPublications(deps.sql)).toBe(1);
+    expect(await runStages(newOnly)).toMatchObject({ processed: 1, failed: 0 });
+    pubs = await publications(unitId);
+    expect(pubs.get(lost)?.status).toBe("published");
+    expect(await unit(unitId)).toMatchObject({ stage: "published" });
+    expect((await uploadedVideos()).map((v) => v.channel).sort()).toEqual(["lost-key-channel", "new-key-channel"]);
   }, 120_000);
 });

@@ -1,7 +1,7 @@
 import { rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
-import { decryptCredentials } from "../../../shared/crypto/credentials.ts";
+import { CredentialsKeyMissingError, CredentialsTamperedError, decryptCredentials } from "../../../shared/crypto/credentials.ts";
 import { ChannelCapReachedError, QuotaBucketSpentError, WrongStateError } from "../../../shared/db/errors.ts";
 import { markAccountNeedsReconnect } from "../../../shared/db/rpc/accounts.ts";
 import {
@@ -177,6 +177,16 @@ async function publishToAccount(
       await markAccountNeedsReconnect(deps.sql, target.account_id, refusal.reason);
       return defer("needs_reconnect", null);
     }
+    // Credentials the key ring cannot open are this account's problem alone: retrying cannot help,
+    // and the unit's other accounts publish. The reason names the key and both fixes.
+    if (error instanceof CredentialsKeyMissingError) {
+      await markAccountNeedsReconnect(deps.sql, target.account_id, `${CREDENTIALS_KEY_MISSING}: ${error.message}`);
+      return defer("needs_reconnect", null);
+    }
+    if (error instanceof CredentialsTamperedError) {
+      await markAccountNeedsReconnect(deps.sql, target.account_id, error.message);
+      return defer("needs_reconnect", null);
+    }
     throw error;
   }
   failpoint("publish.after-upload-before-record");
@@ -193,6 +203,13 @@ async function publishToAccount(
   log.info({ external_id: video.id }, "published");
   return { kind: "published", publicationId: publication.id, externalId: video.id };
 }
+
+/**
+ * How the reason of an account whose credentials were sealed with a key the ring lacks begins: a
+ * rotation that re-seals them (the key put back as a previous key) clears it
+ * (mdame.reseal_account_credentials), as a reconnect does.
+ */
+export const CREDENTIALS_KEY_MISSING = "credentials key missing";
 
 /** One upload attempt; an expired session is forgotten so the next attempt opens a new one. */
 async function uploadOnce(
