@@ -2,7 +2,8 @@
  * A small accelerated soak through the real processes (`npm run soak -- --days 3 --dimensions 2`):
  * three simulated days on the supervised stack with every fault kind of the plan injected, then
  * the verdict a user reads: the last line of stdout reports zero duplicates, zero stuck and zero
- * lost work, every failure is explained by an injected fault (exit code 0), every fault kind was
+ * lost work, every failure is explained by an injected fault (exit code 0), no publication failed
+ * for quota or a revoked grant and every reported account was reconnected, every fault kind was
  * injected, the kills and Postgres restarts were answered by the supervisor restarting what died,
  * and while the database was sick the engine logged no more than the ceiling allows.
  * `--day-seconds 360` keeps the sick-database window to 48-96 s (2-4 minutes at the default 900).
@@ -46,6 +47,11 @@ test("three simulated days under faults: nothing duplicated, stuck or lost, ever
 
   const report = JSON.parse(readFileSync(join(paths.root, OUT, "report.json"), "utf8")) as SoakReport;
   expect(report.unexplained).toEqual([]);
+  // A spent quota, a reached cap or a revoked grant defers publications; none fails one, every
+  // deferral names what it waits for, and every account the engine reported was reconnected.
+  expect(report.publish_refusal_failures).toEqual([]);
+  expect(report.deferred_unnamed).toEqual([]);
+  expect(report.reconnects.filter((r) => r.reconnected_at === null)).toEqual([]);
   const missing = FAULT_KINDS.filter((kind) => (report.fault_kinds_injected[kind] ?? 0) < 1);
   expect(missing).toEqual([]);
   // The sick database was measured, ran its planned time, and the engine's logging stayed bounded.
