@@ -12,7 +12,6 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
-import { drainStageTasks } from "../../functions/pipeline/stage-runner.ts";
 import { encryptCredentials } from "../../shared/crypto/credentials.ts";
 import { credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
 import { createSql } from "../../shared/db/client.ts";
@@ -25,6 +24,10 @@ import * as db from "../../stack/db.ts";
 import { localStackEnv } from "../../stack/stack-env.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
+import {
+  addYouTubeAccount, publicationsOf, runStages as runStagesWith, runStatusOf, unitAtPublish as unitAtPublishOf, unitOf,
+  uploadedVideos as uploadedVideosOn,
+} from "./fixtures/publish-stage.ts";
 
 const admin = adminSql();
 /** A refresh token the OAuth emulator accepts (it issued it); any other one is refused with invalid_grant. */
@@ -59,63 +62,20 @@ afterAll(async () => {
 }, 60_000);
 
 /** A channel of `dimension` connected through `project`, with sealed credentials for `refreshToken`. */
-async function addAccount(dimension: string, handle: string, project: string, refreshToken = GOOD_REFRESH_TOKEN): Promise<string> {
-  await admin`insert into mdame.youtube_projects (oauth_client_id) values (${project}) on conflict do nothing`;
-  const [row] = await admin<{ id: string }[]>`
-    insert into mdame.dimension_accounts (dimension_id, platform, channel_handle, oauth_client_id)
-    values (${dimension}, 'youtube', ${handle}, ${project}) returning id`;
-  const sealed = await encryptCredentials(credentialKeyRing({ CREDENTIALS_KEY: env.CREDENTIALS_KEY! }), { refresh_token: refreshToken }, row!.id);
-  await admin`update mdame.dimension_accounts set credentials_enc = ${sealed}, connected_at = now() where id = ${row!.id}`;
-  return row!.id;
+function addAccount(dimension: string, handle: string, project: string, refreshToken = GOOD_REFRESH_TOKEN): Promise<string> {
+  return addYouTubeAccount(admin, { dimension, handle, project, refreshToken, key: env.CREDENTIALS_KEY! });
 }
 
-/** A running run with one unit of `dimension` at publish, its rendered video stored, and its publish task sent. */
-async function unitAtPublish(dimension: string): Promise<{ runId: string; unitId: string }> {
-  const [run] = await admin<{ id: string }[]>`
-    insert into mdame.pipeline_runs (idempotency_key, env, run_date, trigger_kind)
-    values (${"it-" + crypto.randomUUID()}, 'dev', current_date, 'manual') returning id`;
-  await admin`insert into mdame.run_dimensions (run_id, dimension_id, status) values (${run!.id}, ${dimension}, 'ingested')`;
-  const [unit] = await admin<{ id: string }[]>`
-    insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic, stage, script)
-    values (${run!.id}, ${dimension}, ${crypto.randomUUID()}, ${crypto.randomUUID()}, ${admin.json({ title: "A topic" })}, 'publish',
-            ${admin.json({ title: "A title", hook: "A hook", narration: "words here", description: "A description", hashtags: ["#shorts"] })})
-    returning id`;
-  const videoKey = `renders/${unit!.id}.mp4`;
-  await deps.store.putFile(videoKey, videoPath, "video/mp4");
-  await admin`update mdame.work_units set video = ${admin.json({ video_key: videoKey })} where id = ${unit!.id}`;
-  await admin`select mdame.enqueue_stage_task('publish', ${run!.id}::uuid, ${unit!.id}::uuid)`;
-  return { runId: run!.id, unitId: unit!.id };
-}
-
-async function runStages(): Promise<void> {
-  await drainStageTasks(deps, { budgetMs: 60_000 });
-}
-
-type PublicationRow = { account_id: string; status: string; deferred_reason: string | null; not_before: Date | null; external_id: string | null };
-
-async function publications(unitId: string): Promise<Map<string, PublicationRow>> {
-  const rows = await admin<PublicationRow[]>`
-    select account_id, status, deferred_reason, not_before, external_id from mdame.publications where unit_id = ${unitId}`;
-  return new Map(rows.map((r) => [r.account_id, r]));
-}
-
-async function unitStage(unitId: string): Promise<string> {
-  const [row] = await admin<{ stage: string }[]>`select stage from mdame.work_units where id = ${unitId}`;
-  return row!.stage;
-}
-
-async function runStatus(runId: string): Promise<string> {
-  const [row] = await admin<{ status: string }[]>`select status from mdame.pipeline_runs where id = ${runId}`;
-  return row!.status;
-}
+const unitAtPublish = (dimension: string) => unitAtPublishOf(admin, deps, videoPath, dimension);
+const runStages = async (): Promise<void> => void (await runStagesWith(deps));
+const publications = (unitId: string) => publicationsOf(admin, unitId);
+const unitStage = async (unitId: string) => (await unitOf(admin, unitId)).stage;
+const runStatus = (runId: string) => runStatusOf(admin, runId);
+const uploadedVideos = () => uploadedVideosOn(emulator.url);
 
 async function nextPacificMidnight(): Promise<Date> {
   const [row] = await admin<{ at: Date }[]>`select mdame.youtube_quota_resets_at(mdame.youtube_quota_day(now())) as at`;
   return row!.at;
-}
-
-async function uploadedVideos(): Promise<{ id: string }[]> {
-  return (await fetch(`${emulator.url}/_emulator/youtube/videos`)).json() as Promise<{ id: string }[]>;
 }
 
 /** What the reset does to the ledger, without waiting for midnight: today's charges become yesterday's, and deferrals fall due. */

@@ -20,7 +20,6 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
-import { drainStageTasks } from "../../functions/pipeline/stage-runner.ts";
 import { decryptCredentials, encryptCredentials, generateCredentialsKey, sealedKeyId } from "../../shared/crypto/credentials.ts";
 import { credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
 import { resealAccountCredentials, storeAccountCredentials } from "../../shared/db/rpc/accounts.ts";
@@ -30,6 +29,10 @@ import * as db from "../../stack/db.ts";
 import { localStackEnv } from "../../stack/stack-env.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
+import {
+  addYouTubeAccount, publicationsOf, runStages as runStagesWith, runStatusOf, unitAtPublish as unitAtPublishOf, unitOf,
+  uploadedVideos as uploadedVideosOn,
+} from "./fixtures/publish-stage.ts";
 import { accessToken, errorOf, startUpload } from "./fixtures/youtube-emulator.ts";
 
 const admin = adminSql();
@@ -82,55 +85,16 @@ function engineWithKeys(keys: { CREDENTIALS_KEY: string; CREDENTIALS_KEYS_PREVIO
  * A channel of `dimension` connected through `project`, its credentials sealed with `key`. The
  * emulator's channel is the refresh token's part after `emulator-refresh-`: `channel`.
  */
-async function addAccount(dimension: string, channel: string, project: string, key = env.CREDENTIALS_KEY!): Promise<string> {
-  await admin`insert into mdame.youtube_projects (oauth_client_id) values (${project}) on conflict do nothing`;
-  const [row] = await admin<{ id: string }[]>`
-    insert into mdame.dimension_accounts (dimension_id, platform, channel_handle, oauth_client_id)
-    values (${dimension}, 'youtube', ${"@" + channel}, ${project}) returning id`;
-  const sealed = await encryptCredentials(credentialKeyRing({ CREDENTIALS_KEY: key }), { refresh_token: `emulator-refresh-${channel}` }, row!.id);
-  await admin`update mdame.dimension_accounts set credentials_enc = ${sealed}, connected_at = now() where id = ${row!.id}`;
-  return row!.id;
+function addAccount(dimension: string, channel: string, project: string, key = env.CREDENTIALS_KEY!): Promise<string> {
+  return addYouTubeAccount(admin, { dimension, handle: `@${channel}`, project, refreshToken: `emulator-refresh-${channel}`, key });
 }
 
-/** A running run with one unit of `dimension` at publish, its rendered video stored, and its publish task sent. */
-async function unitAtPublish(dimension: string): Promise<{ runId: string; unitId: string }> {
-  const [run] = await admin<{ id: string }[]>`
-    insert into mdame.pipeline_runs (idempotency_key, env, run_date, trigger_kind)
-    values (${"it-" + crypto.randomUUID()}, 'dev', current_date, 'manual') returning id`;
-  await admin`insert into mdame.run_dimensions (run_id, dimension_id, status) values (${run!.id}, ${dimension}, 'ingested')`;
-  const [unit] = await admin<{ id: string }[]>`
-    insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic, stage, script)
-    values (${run!.id}, ${dimension}, ${crypto.randomUUID()}, ${crypto.randomUUID()}, ${admin.json({ title: "A topic" })}, 'publish',
-            ${admin.json({ title: "A title", hook: "A hook", narration: "words here", description: "A description", hashtags: ["#shorts"] })})
-    returning id`;
-  const videoKey = `renders/${unit!.id}.mp4`;
-  await deps.store.putFile(videoKey, videoPath, "video/mp4");
-  await admin`update mdame.work_units set video = ${admin.json({ video_key: videoKey })} where id = ${unit!.id}`;
-  await admin`select mdame.enqueue_stage_task('publish', ${run!.id}::uuid, ${unit!.id}::uuid)`;
-  return { runId: run!.id, unitId: unit!.id };
-}
-
-function runStages(engineDeps: PipelineDeps = deps) {
-  return drainStageTasks(engineDeps, { budgetMs: 60_000 });
-}
-
-type PublicationRow = { account_id: string; status: string; deferred_reason: string | null; not_before: Date | null; external_id: string | null };
-
-async function publications(unitId: string): Promise<Map<string, PublicationRow>> {
-  const rows = await admin<PublicationRow[]>`
-    select account_id, status, deferred_reason, not_before, external_id from mdame.publications where unit_id = ${unitId}`;
-  return new Map(rows.map((r) => [r.account_id, r]));
-}
-
-async function unit(unitId: string): Promise<{ stage: string; error: string | null }> {
-  const [row] = await admin<{ stage: string; error: string | null }[]>`select stage, error from mdame.work_units where id = ${unitId}`;
-  return row!;
-}
-
-async function runStatus(runId: string): Promise<string> {
-  const [row] = await admin<{ status: string }[]>`select status from mdame.pipeline_runs where id = ${runId}`;
-  return row!.status;
-}
+const unitAtPublish = (dimension: string) => unitAtPublishOf(admin, deps, videoPath, dimension);
+const runStages = (engineDeps: PipelineDeps = deps) => runStagesWith(engineDeps);
+const publications = (unitId: string) => publicationsOf(admin, unitId);
+const unit = (unitId: string) => unitOf(admin, unitId);
+const runStatus = (runId: string) => runStatusOf(admin, runId);
+const uploadedVideos = () => uploadedVideosOn(emulator.url);
 
 type AccountRow = { upload_cap_24h: number; upload_cap_full_until: Date | null; health_state: string; health_reason: string | null; channel_handle: string };
 
@@ -143,11 +107,6 @@ async function account(accountId: string): Promise<AccountRow> {
 async function ledgerOf(accountId: string): Promise<{ entry: string; status: string }[]> {
   return [...await admin<{ entry: string; status: string }[]>`
     select entry, status from mdame.quota_ledger where account_id = ${accountId} order by created_at, entry`];
-}
-
-/** The emulator's completed uploads, each with the channel it went to. */
-async function uploadedVideos(): Promise<{ id: string; channel: string }[]> {
-  return (await fetch(`${emulator.url}/_emulator/youtube/videos`)).json() as Promise<{ id: string; channel: string }[]>;
 }
 
 async function emulatorAdmin(method: string, path: string, body: unknown): Promise<Record<string, unknown>> {
