@@ -11,18 +11,24 @@
  * Routes:
  *   GET  /_emulator/health                          200 {ok:true}
  *   POST /_emulator/reset                           clears faults, tokens and revocations, uploads, YouTube quota used
- *                                                   and settings, Storage buckets and objects; the clock back to real time
+ *                                                   and settings, TikTok grants, publishes and settings, Storage buckets
+ *                                                   and objects; the clock back to real time
  *   GET  /_emulator/faults, POST /_emulator/faults   fault injection (see faults/fault-book.ts)
  *   GET|POST|DELETE /_emulator/clock                the emulator's notion of now (see clock/admin.ts)
  *   GET  /_emulator/youtube/videos, /usage; PUT /_emulator/youtube/projects/{client_id}, /channels/{channel};
  *   POST /_emulator/youtube/channels/{channel}/outside-uploads   YouTube admin (see youtube/admin.ts)
  *   GET|POST /_emulator/oauth/revocations            revoked refresh tokens (see google-oauth/revocation.ts)
+ *   GET  /_emulator/tiktok/posts, /publishes; PUT /_emulator/tiktok/clients/{client_key}, /settings;
+ *   GET|POST /_emulator/tiktok/revocations           TikTok admin (see tiktok/admin.ts)
  *   POST /v1beta/models/{model}:generateContent     Gemini (also /v1/ and /v1alpha/)
  *   WS   /consumer/speech/synthesize/readaloud/edge/v1   Edge TTS
  *   POST /token, POST /revoke, GET /o/oauth2/v2/auth   Google OAuth 2.0 (see google-oauth/routes.ts)
  *   POST /upload/youtube/v3/videos?uploadType=resumable, PUT <session URI>   YouTube upload (videos.insert)
  *   GET  /youtube/v3/channels, /youtube/v3/videos, /youtube/v3/videoCategories; PUT /youtube/v3/videos
  *                                                   YouTube Data API (see youtube/routes.ts for costs)
+ *   GET  /v2/auth/authorize/, POST /v2/oauth/token/, POST /v2/oauth/revoke/   TikTok Login Kit OAuth v2 (see tiktok/oauth.ts)
+ *   POST /v2/post/publish/creator_info/query/, /v2/post/publish/video/init/, /v2/post/publish/status/fetch/;
+ *   PUT  /tiktok-upload/video/?upload_id=            TikTok Content Posting API, Direct Post (see tiktok/publish.ts, upload.ts)
  *   GET  /trending/rss?geo=US|ID                     Google Trends daily RSS
  *   GET  /videos/search, /video-files/...            Pexels video search and downloads (see pexels/routes.ts)
  *   /storage/v1/...                                 Supabase Storage REST API and TUS uploads (see storage/routes.ts)
@@ -42,6 +48,7 @@ import { EDGE_TTS_PATH, edgeTtsWebSocket, upgradeEdgeTts, type EdgeTtsSocketData
 import { handleOAuth } from "./google-oauth/routes.ts";
 import { TokenStore } from "./google-oauth/token-store.ts";
 import { handleYouTube, resetYouTube } from "./youtube/routes.ts";
+import { handleTikTok, resetTikTok } from "./tiktok/routes.ts";
 import { DEFAULT_LIMITS, type YouTubeLimits } from "./youtube/rules.ts";
 import { handleTrends } from "./trends/routes.ts";
 import { handleSources } from "./sources/routes.ts";
@@ -86,6 +93,7 @@ const SERVICES: Array<[string, Handler]> = [
   ["openai", handleOpenAi],
   ["oauth", handleOAuth],
   ["youtube", handleYouTube],
+  ["tiktok", handleTikTok],
   ["trends", handleTrends],
   ["sources", handleSources],
   ["reddit", handleReddit],
@@ -121,6 +129,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       await tokens.clear();
       await clock.reset();
       await resetYouTube(ctx);
+      await resetTikTok(ctx);
       await resetStorage(ctx);
       return jsonResponse({ ok: true });
     }

@@ -31,7 +31,14 @@
  * | youtube    | `upload_limit_exceeded` | starting an upload answers 400 `uploadLimitExceeded` (domain `youtube.video`), charged as a refused insert |
  * | youtube    | `unauthorized`          | starting an upload answers 401 `authError` although the access token is valid (a grant Google dropped after issuing it), nothing charged |
  * | google-oauth | `invalid_grant`       | a refresh-token grant at `/token` answers 400 `invalid_grant` "Token has been expired or revoked." |
- * | gemini, gemini-tts, edge-tts, youtube | `slow` | the call is answered `delay_ms` later (1..60000), otherwise normally |
+ * | tiktok     | `rate_limited`          | a Content Posting API call answers 429 `rate_limit_exceeded`        |
+ * | tiktok     | `http_503`              | an API call or upload PUT answers 503 `internal_error`, nothing stored |
+ * | tiktok     | `internal_error`        | an API call or upload PUT answers 500 `internal_error`, nothing stored |
+ * | tiktok     | `access_token_invalid`  | an API call answers 401 `access_token_invalid` although the token is valid |
+ * | tiktok     | `spam_risk_too_many_posts` | a video init answers 403 `spam_risk_too_many_posts`, nothing created |
+ * | tiktok     | `fail_processing`       | the publish whose last byte arrives next ends FAILED (`file_format_check_failed`) |
+ * | tiktok     | `invalid_grant`         | a refresh-token grant at `/v2/oauth/token/` answers 400 `invalid_grant` |
+ * | gemini, gemini-tts, edge-tts, youtube, tiktok | `slow` | the call is answered `delay_ms` later (1..60000), otherwise normally |
  *
  * Any fault armed with `for_ms` (1..3600000) instead applies to every matching call for that long,
  * whatever `count` says: an outage (`unavailable` for 20 s), a quota-exhausted day, a slow spell.
@@ -78,6 +85,7 @@ export const FAULT_KINDS = {
   youtube: ["drop_after_bytes", "http_503", "session_expired", "quota_exceeded", "rate_limited", "upload_limit_exceeded", "unauthorized", "slow"],
   "google-oauth": ["invalid_grant"],
   storage: ["drop_after_bytes"],
+  tiktok: ["rate_limited", "http_503", "internal_error", "access_token_invalid", "spam_risk_too_many_posts", "fail_processing", "invalid_grant", "slow"],
 } as const;
 
 export type FaultService = keyof typeof FAULT_KINDS;
