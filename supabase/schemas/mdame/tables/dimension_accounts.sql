@@ -19,14 +19,13 @@ create table mdame.dimension_accounts (
   constraint dimension_accounts_dimension_id_platform_channel_handle_key unique (dimension_id, platform, channel_handle),
   constraint dimension_accounts_health_state_check check ((health_state = any (array['ok'::text, 'needs_reconnect'::text]))),
   constraint dimension_accounts_upload_cap_24h_check check ((upload_cap_24h > 0)),
-  constraint dimension_accounts_platform_check check ((platform = 'youtube'::text)),
-  constraint dimension_accounts_dimension_id_fkey foreign key (dimension_id) references mdame.dimensions(id),
-  constraint dimension_accounts_oauth_client_id_fkey foreign key (oauth_client_id) references mdame.youtube_projects(oauth_client_id)
+  constraint dimension_accounts_platform_check check ((platform = any (array['youtube'::text, 'tiktok'::text]))),
+  constraint dimension_accounts_dimension_id_fkey foreign key (dimension_id) references mdame.dimensions(id)
 );
 
 comment on column mdame.dimension_accounts.credentials_enc is 'AES-256-GCM sealed credentials; the key lives only in the processes that publish.';
 
-comment on column mdame.dimension_accounts.oauth_client_id is 'The OAuth client (Google project) the account was connected through: whose YouTube quota its calls spend.';
+comment on column mdame.dimension_accounts.oauth_client_id is 'The OAuth client the account was connected through (a Google project for YouTube, whose quota its calls spend, recorded in youtube_projects; a client key for TikTok).';
 comment on column mdame.dimension_accounts.upload_cap_24h is 'Uploads the channel may make in any 24 hours; 15 by default (YouTube publishes no figure), lowered when YouTube answers uploadLimitExceeded.';
 comment on column mdame.dimension_accounts.upload_cap_full_until is 'Set when YouTube answered uploadLimitExceeded: the channel takes no upload before then (web and mobile uploads count too).';
 comment on column mdame.dimension_accounts.health_state is 'ok, or needs_reconnect once Google refused the grant (invalid_grant, or a 401 after a fresh token); a connect clears it.';

@@ -15,10 +15,10 @@ create table mdame.publications (
   privacy_status text,
   constraint publications_pkey primary key (id),
   constraint publications_unit_id_account_id_key unique (unit_id, account_id),
-  constraint publications_platform_check check ((platform = 'youtube'::text)),
+  constraint publications_platform_check check ((platform = any (array['youtube'::text, 'tiktok'::text]))),
   constraint publications_status_check check ((status = any (array['pending'::text, 'uploading'::text, 'published'::text, 'deferred'::text, 'failed'::text]))),
   constraint publications_account_id_fkey foreign key (account_id) references mdame.dimension_accounts(id),
-  constraint publications_deferred_reason_check check ((deferred_reason = any (array['quota_spent'::text, 'channel_cap'::text, 'needs_reconnect'::text]))),
+  constraint publications_deferred_reason_check check ((deferred_reason = any (array['quota_spent'::text, 'channel_cap'::text, 'rate_limited'::text, 'needs_reconnect'::text]))),
   constraint publications_unit_id_fkey foreign key (unit_id) references mdame.work_units(id)
 );
 
@@ -27,6 +27,6 @@ create unique index publications_external_idx on mdame.publications (platform, e
 create index publications_deferred_idx on mdame.publications (not_before) where (status = 'deferred'::text);
 
 comment on column mdame.publications.not_before is 'A deferred publication is tried again from then on (null: once its account is reconnected).';
-comment on column mdame.publications.privacy_status is 'The privacy YouTube gave the finished upload (status.privacyStatus); private when public was asked means YouTube locked it.';
+comment on column mdame.publications.privacy_status is 'The privacy the platform gave the finished upload (YouTube status.privacyStatus, TikTok privacy_level); private when public was asked means the platform locked it.';
 
 alter table mdame.publications enable row level security;
