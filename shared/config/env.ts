@@ -74,6 +74,13 @@ export const EngineEnv = z.object({
   YOUTUBE_API_BASE_URL: z.string().url().default("https://youtube.googleapis.com"),
   GOOGLE_OAUTH_CLIENT_ID: z.string().min(1),
   GOOGLE_OAUTH_CLIENT_SECRET: z.string().min(1),
+  /** A TikTok app's client key and secret (Login Kit and the Content Posting API); unset, TikTok accounts cannot publish. */
+  TIKTOK_CLIENT_KEY: z.string().min(1).optional(),
+  TIKTOK_CLIENT_SECRET: z.string().min(1).optional(),
+  /** TikTok's API host (`<host>/v2/oauth/token/`, `<host>/v2/post/publish/...`). */
+  TIKTOK_API_BASE_URL: z.string().url().default("https://open.tiktokapis.com"),
+  /** Where `mdame account connect tiktok` sends the person to consent (`<host>/v2/auth/authorize/`). */
+  TIKTOK_AUTH_BASE_URL: z.string().url().default("https://www.tiktok.com"),
   TRENDS_BASE_URL: z.string().url().default("https://trends.google.com"),
   /** Hacker News Firebase API root (`<root>/v0/topstories.json`). */
   HACKER_NEWS_BASE_URL: z.string().url().default("https://hacker-news.firebaseio.com"),

@@ -8,7 +8,7 @@ import { oneLine } from "./text.ts";
  * ConnectAccountBody; no answer ever carries a credential, only whether one is stored.
  */
 
-export const Platform = z.enum(["youtube"]);
+export const Platform = z.enum(["youtube", "tiktok"]);
 export type Platform = z.infer<typeof Platform>;
 
 /** A channel handle as YouTube shows it (`@name`), or the channel's title when it has none. */
@@ -26,19 +26,27 @@ export const OAuthClientId = oneLine(z.string().trim().min(1, "must not be empty
 /** YouTube channel ids: `UC` + 22 characters. */
 export const ChannelId = z.string().regex(/^UC[A-Za-z0-9_-]{22}$/, "must be a YouTube channel id (UC + 22 characters)");
 
+/** A TikTok user's open_id for the app: letters, digits, `.`, `_`, `-`, at most 128. */
+export const TikTokOpenId = z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, "must be a TikTok open_id (letters, digits, '.', '_' or '-', at most 128)");
+
 /** Body of POST /pipeline/accounts: the server seals the refresh token with CREDENTIALS_KEY before storing it. */
 export const ConnectAccountBody = z.object({
   dimension_id: DimensionId,
   platform: Platform,
   channel_handle: ChannelHandle,
-  channel_id: ChannelId.nullable().default(null),
+  /** YouTube: the channel id (UC...); TikTok: the user's open_id. */
+  channel_id: z.string().max(128, "must be at most 128 characters").nullable().default(null),
   refresh_token: z.string().min(1, "must not be empty").max(2048, "must be at most 2048 characters"),
   /**
    * The OAuth client the refresh token was granted to: the Google project whose YouTube quota the
    * account spends. Absent (an older CLI): the project `default`.
    */
   oauth_client_id: OAuthClientId.default("default"),
-}).strict();
+}).strict().superRefine((body, ctx) => {
+  if (body.channel_id === null) return;
+  const id = (body.platform === "youtube" ? ChannelId : TikTokOpenId).safeParse(body.channel_id);
+  if (!id.success) ctx.addIssue({ code: "custom", path: ["channel_id"], message: id.error.issues[0]!.message });
+});
 export type ConnectAccountBody = z.infer<typeof ConnectAccountBody>;
 
 /** An account as the API shows it. */

@@ -22,6 +22,8 @@ export class QuotaExhaustedError extends DbRuleError {
 export class QuotaBucketSpentError extends QuotaExhaustedError {}
 /** MDQ03: the channel's rolling 24-hour upload cap is reached until its oldest upload ages out. */
 export class ChannelCapReachedError extends QuotaExhaustedError {}
+/** MDQ04: the account's TikTok rate window for the call is full until its oldest call ages out. */
+export class RateWindowFullError extends QuotaExhaustedError {}
 export class NotFoundError extends DbRuleError {}
 export class WrongStateError extends DbRuleError {}
 /** A setting the database cannot take although its contract did (a time zone its zone list lacks). */
@@ -32,6 +34,7 @@ const BY_CODE: Record<string, new (code: string, message: string, notBefore?: Da
   MDL01: LockBusyError,
   MDQ02: QuotaBucketSpentError,
   MDQ03: ChannelCapReachedError,
+  MDQ04: RateWindowFullError,
   MDN01: NotFoundError,
   MDS01: WrongStateError,
   MDV01: InvalidSettingError,

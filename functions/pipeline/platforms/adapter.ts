@@ -55,20 +55,27 @@ export interface PlatformAdapter<Ticket, Metadata> {
   readonly captionProfile: CaptionProfile;
   /** What is told about the video; built once per attempt and sent with the session start only. */
   metadata(input: MetadataInput): Metadata;
-  /** Takes this call's place in the platform's ledger, or says why and until when the account waits. */
-  reserve(deps: PipelineDeps, target: PublishTarget, publicationId: string): Promise<Reservation<Ticket>>;
+  /**
+   * Takes this call's place in the platform's ledger, or says why and until when the account waits.
+   * `resuming`: the publication has a stored session, so no new session will be opened.
+   */
+  reserve(deps: PipelineDeps, input: { target: PublishTarget; publicationId: string; resuming: boolean }): Promise<Reservation<Ticket>>;
   /** The platform accepted the call (the session opened): it counts, whatever happens to the bytes. */
   settle(deps: PipelineDeps, ticket: Ticket): Promise<void>;
   /** The call failed before the platform accepted anything: its place goes back. */
   release(deps: PipelineDeps, ticket: Ticket): Promise<void>;
-  /** A fresh access token from the account's refresh token. */
-  accessToken(deps: PipelineDeps, refreshToken: string): Promise<string>;
+  /**
+   * A fresh access token from the account's refresh token. A platform that rotates refresh tokens
+   * re-seals the new one over `target.credentials_enc` (a compare-and-swap: a reconnect meanwhile wins).
+   */
+  accessToken(deps: PipelineDeps, input: { target: PublishTarget; refreshToken: string }): Promise<string>;
   /** Opens an upload session and returns what identifies it (stored before the first byte). */
-  startSession(deps: PipelineDeps, input: { accessToken: string; metadata: Metadata; video: VideoFile }): Promise<string>;
+  startSession(deps: PipelineDeps, log: Logger, input: { ticket: Ticket; accessToken: string; metadata: Metadata; video: VideoFile }): Promise<string>;
   /** How much of a stored session the platform has, or the finished video. */
-  querySession(deps: PipelineDeps, input: { accessToken: string; session: string; contentLength: number }): Promise<SessionState>;
-  /** Sends the file from `offset` and returns the finished video. */
+  querySession(deps: PipelineDeps, input: { ticket: Ticket; accessToken: string; session: string; contentLength: number }): Promise<SessionState>;
+  /** Sends the file from `offset` and returns the finished video (waiting, within bounds, for the platform to finish it). */
   sendFrom(deps: PipelineDeps, log: Logger, input: {
+    ticket: Ticket;
     accessToken: string;
     session: string;
     video: VideoFile;

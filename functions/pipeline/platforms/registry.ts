@@ -5,6 +5,7 @@
  */
 import { NonRetriableError } from "../../../shared/errors.ts";
 import type { PlatformAdapter } from "./adapter.ts";
+import { tiktokAdapter } from "./tiktok.ts";
 import { youtubeAdapter } from "./youtube.ts";
 
 // deno-lint-ignore no-explicit-any -- each adapter keeps its own ticket and metadata types; the stage is generic over them.
@@ -12,6 +13,7 @@ type AnyAdapter = PlatformAdapter<any, any>;
 
 const ADAPTERS: Record<string, AnyAdapter> = {
   youtube: youtubeAdapter,
+  tiktok: tiktokAdapter,
 };
 
 /** The adapter of `platform`; an account on a platform this engine cannot publish to is a configuration error. */

@@ -46,7 +46,8 @@ export const youtubeAdapter: PlatformAdapter<QuotaLedgerEntry, VideoUploadMetada
 
   metadata: (input) => buildVideoResource(input),
 
-  async reserve(deps, target, publicationId) {
+  async reserve(deps, { target, publicationId }) {
+    // A resumed upload holds its reservation already: a repeat returns it (the ledger charges a publication once).
     try {
       return { kind: "reserved", ticket: await reserveYouTubeCall(deps.sql, { accountId: target.account_id, callKind: "videos.insert", publicationId }) };
     } catch (error) {
@@ -68,9 +69,10 @@ export const youtubeAdapter: PlatformAdapter<QuotaLedgerEntry, VideoUploadMetada
     });
   },
 
-  accessToken: (deps, refreshToken) => deps.youtubeAccessToken(refreshToken),
+  // Google keeps a refresh token until it is revoked or expires: nothing to re-seal.
+  accessToken: (deps, { refreshToken }) => deps.youtubeAccessToken(refreshToken),
 
-  startSession: (deps, { accessToken, metadata, video }) =>
+  startSession: (deps, _log, { accessToken, metadata, video }) =>
     startUploadSession({
       baseUrl: deps.env.YOUTUBE_UPLOAD_BASE_URL,
       accessToken,

@@ -117,7 +117,7 @@ async function publishToAccount<Ticket, Metadata>(
   if (target.health_state === "needs_reconnect") return defer("needs_reconnect", null);
   if (!target.credentials_enc) return needsReconnect("no credentials stored");
 
-  const reservation = await adapter.reserve(deps, target, publication.id);
+  const reservation = await adapter.reserve(deps, { target, publicationId: publication.id, resuming: publication.upload_session_uri !== null });
   if (reservation.kind === "deferred") return defer(reservation.reason, reservation.notBefore);
   const { ticket } = reservation;
 
@@ -125,7 +125,7 @@ async function publishToAccount<Ticket, Metadata>(
   let video: PublishedVideo;
   try {
     const credentials = await decryptCredentials(deps.credentialKeys, target.credentials_enc, target.account_id);
-    const accessToken = await adapter.accessToken(deps, credentials.refresh_token);
+    const accessToken = await adapter.accessToken(deps, { target, refreshToken: credentials.refresh_token });
     video = await uploadOnce(deps, log, adapter, {
       publicationId: publication.id,
       ticket,
@@ -199,7 +199,7 @@ async function uploadOrResume<Ticket, Metadata>(
   let session = input.storedSession;
   let offset = 0;
   if (session) {
-    const status = await adapter.querySession(deps, { accessToken: input.accessToken, session, contentLength: input.video.contentLength });
+    const status = await adapter.querySession(deps, { ticket: input.ticket, accessToken: input.accessToken, session, contentLength: input.video.contentLength });
     if (status.complete) {
       log.info({ external_id: status.video.externalId }, "upload had already completed");
       return status.video;
@@ -207,7 +207,7 @@ async function uploadOrResume<Ticket, Metadata>(
     offset = status.nextByte;
     log.info({ offset }, "resuming the stored upload session");
   } else {
-    const opened = await adapter.startSession(deps, { accessToken: input.accessToken, metadata: input.metadata, video: input.video });
+    const opened = await adapter.startSession(deps, log, { ticket: input.ticket, accessToken: input.accessToken, metadata: input.metadata, video: input.video });
     // Stored before the first byte; if another attempt stored one first, that one is used.
     // The platform accepted the call: it counts, whatever happens to the bytes.
     await adapter.settle(deps, input.ticket);
@@ -217,6 +217,7 @@ async function uploadOrResume<Ticket, Metadata>(
     failpoint("publish.after-session-stored");
   }
   return await adapter.sendFrom(deps, log, {
+    ticket: input.ticket,
     accessToken: input.accessToken,
     session,
     video: input.video,

@@ -11,7 +11,7 @@ import { manyRows, maybeRow, oneRow } from "./query.ts";
 import type { StageClaim } from "./work-units.ts";
 
 /** Why a publication waits: the project's bucket, the channel's cap, or a grant Google refused. */
-export const DeferralReason = z.enum(["quota_spent", "channel_cap", "needs_reconnect"]);
+export const DeferralReason = z.enum(["quota_spent", "channel_cap", "rate_limited", "needs_reconnect"]);
 export type DeferralReason = z.infer<typeof DeferralReason>;
 
 /** An active account of the unit's dimension to publish to; `credentials_enc` is decrypted in memory only. */
@@ -30,7 +30,7 @@ export const Publication = z.object({
   id: z.string().uuid(),
   unit_id: z.string().uuid(),
   account_id: z.string().uuid(),
-  platform: z.literal("youtube"),
+  platform: z.enum(["youtube", "tiktok"]),
   status: z.enum(["pending", "uploading", "published", "deferred", "failed"]),
   upload_session_uri: z.string().nullable(),
   external_id: z.string().nullable(),
@@ -41,8 +41,10 @@ export const Publication = z.object({
   deferred_reason: DeferralReason.nullable(),
   /** A deferred publication is tried again from then on; null: once its account is reconnected. */
   not_before: z.date().nullable(),
-  /** The privacy YouTube gave the finished upload (status.privacyStatus). */
+  /** The privacy the platform gave the finished upload (YouTube status.privacyStatus, TikTok privacy_level). */
   privacy_status: z.string().nullable(),
+  /** The privacy the engine asked for; a difference means the platform locked the upload. */
+  privacy_requested: z.string().nullable(),
 }).strict();
 export type Publication = z.infer<typeof Publication>;
 

@@ -1,5 +1,6 @@
--- Uploads YouTube made private when the engine asked for public (the engine always asks public),
--- newest first, with their channel: what `mdame doctor` reports.
+-- Uploads a platform gave another privacy than the engine asked for (an unaudited API client's
+-- uploads locked private), newest first, with their channel: what `mdame doctor` reports. Rows
+-- recorded before the request was kept count as asked public.
 
 create or replace function mdame.list_locked_publications(p_limit integer default 20)
 returns table(publication_id uuid, account_id uuid, dimension_id text, channel_handle text, external_id text, privacy_status text, published_at timestamp with time zone)
@@ -10,7 +11,7 @@ as $$
   select p.id, a.id, a.dimension_id, a.channel_handle, p.external_id, p.privacy_status, p.published_at
     from mdame.publications p
     join mdame.dimension_accounts a on a.id = p.account_id
-   where p.privacy_status is not null and p.privacy_status <> 'public'
+   where p.privacy_status is not null and p.privacy_status is distinct from coalesce(p.privacy_requested, 'public')
    order by p.published_at desc nulls last, p.id
    limit greatest(coalesce(p_limit, 20), 0);
 $$;

@@ -1,6 +1,7 @@
--- Records the privacy YouTube gave a finished upload (the video resource's status.privacyStatus).
--- YouTube locks the uploads of an API project that has not passed its audit private, whatever was
--- asked; when the privacy differs from the one requested, an event says so (once), and
+-- Records the privacy the platform gave a finished upload (YouTube's status.privacyStatus, the
+-- TikTok privacy_level sent) beside the one the engine asked for. YouTube locks the uploads of an
+-- API project that has not passed its audit private, TikTok posts an unaudited client's SELF_ONLY;
+-- when the privacy differs from the one requested, an event says so (once), and
 -- list_locked_publications reports it. A repeat keeps the first privacy recorded.
 
 create or replace function mdame.record_publication_privacy(p_publication_id uuid, p_privacy_status text, p_requested text)
@@ -20,7 +21,7 @@ begin
   if v_pub.privacy_status is not null or p_privacy_status is null then
     return v_pub;
   end if;
-  update mdame.publications set privacy_status = p_privacy_status, updated_at = now()
+  update mdame.publications set privacy_status = p_privacy_status, privacy_requested = p_requested, updated_at = now()
    where id = p_publication_id
   returning * into v_pub;
   if p_privacy_status is distinct from p_requested then

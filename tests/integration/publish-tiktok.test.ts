@@ -1,0 +1,217 @@
+/**
+ * Publishing to TikTok through the platform adapter, against the real Postgres, the real stage runner
+ * and the TikTok and YouTube emulators; accounts are connected with the real TikTok client
+ * (shared/providers/tiktok: PKCE consent, code exchange) and their refresh tokens sealed as the
+ * operator API does:
+ * - a dimension with a YouTube and a TikTok account publishes to both, each recorded with its own
+ *   platform and id; an unaudited TikTok app's post goes out SELF_ONLY and the publication says so;
+ *   an audited one's goes out public with its public post id; the AI-generated label follows the
+ *   dimension's disclosure setting;
+ * - a full TikTok rate window defers the TikTok publication while YouTube publishes, and the drain
+ *   publishes it once the window has room;
+ * - a revoked TikTok grant marks that account needs_reconnect and defers it, never failing the unit;
+ * - a TikTok outage at init fails the attempt after YouTube published; the retry posts to TikTok once.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
+import { encryptCredentials } from "../../shared/crypto/credentials.ts";
+import { drainDeferredPublications } from "../../shared/db/rpc/publications.ts";
+import { createLogger } from "../../shared/logging/logger.ts";
+import { buildAuthorizeUrl, createCodeVerifier, exchangeCode } from "../../shared/providers/tiktok/oauth.ts";
+import * as db from "../../stack/db.ts";
+import { localStackEnv } from "../../stack/stack-env.ts";
+import { adminSql } from "../fixtures/admin-sql.ts";
+import { startTestEmulator } from "./fixtures/emulator-harness.ts";
+import { addYouTubeAccount, publicationsOf, runStages as runStagesWith, unitAtPublish as unitAtPublishOf, unitOf, uploadedVideos } from "./fixtures/publish-stage.ts";
+
+const admin = adminSql();
+const REDIRECT_URI = "http://127.0.0.1:9/callback/";
+
+let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
+let env: Record<string, string>;
+let deps: PipelineDeps;
+let storageDir: string;
+let videoPath: string;
+
+beforeAll(async () => {
+  await db.ensureRunning(() => {});
+  emulator = await startTestEmulator();
+  storageDir = await mkdtemp(join(tmpdir(), "mdame-it-publish-tiktok-"));
+  videoPath = join(storageDir, "video.mp4");
+  await writeFile(videoPath, randomBytes(400 * 1024));
+  env = { ...localStackEnv(), ...emulator.serviceEnv(), STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: join(storageDir, "store"), LOG_LEVEL: "warn" };
+  deps = { ...createPipelineDeps(env), logger: createLogger("pipeline", { write: () => {} }, "fatal") };
+}, 60_000);
+
+beforeEach(async () => {
+  await db.reset({ log: () => {} });
+  await emulator.reset();
+  // TikTok finishes a post as soon as its bytes are in.
+  await emulatorCall("PUT", "/_emulator/tiktok/settings", { processing_delay_ms: 0 });
+}, 60_000);
+
+afterAll(async () => {
+  await deps?.sql.end({ timeout: 2 });
+  await db.reset({ log: () => {} });
+  await emulator?.stop();
+  await rm(storageDir, { recursive: true, force: true });
+}, 60_000);
+
+async function emulatorCall(method: string, path: string, body?: unknown): Promise<unknown> {
+  const response = await fetch(`${emulator.url}${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return await response.json().catch(() => null);
+}
+
+/** The creator `user` consents to the engine's TikTok app (the real client's PKCE flow): their tokens. */
+async function consent(user: string) {
+  const codeVerifier = createCodeVerifier();
+  const url = new URL(await buildAuthorizeUrl({
+    clientKey: env.TIKTOK_CLIENT_KEY!, scopes: ["user.info.basic", "video.publish", "video.upload"], redirectUri: REDIRECT_URI,
+    state: "it-state", codeVerifier, authBaseUrl: env.TIKTOK_AUTH_BASE_URL,
+  }));
+  url.searchParams.set("login_hint", user);
+  const answer = await fetch(url, { redirect: "manual" });
+  expect(answer.status).toBe(302);
+  const redirect = new URL(answer.headers.get("location")!);
+  expect(redirect.searchParams.get("state")).toBe("it-state");
+  return await exchangeCode({
+    clientKey: env.TIKTOK_CLIENT_KEY!, clientSecret: env.TIKTOK_CLIENT_SECRET!, apiBaseUrl: env.TIKTOK_API_BASE_URL,
+    code: redirect.searchParams.get("code")!, redirectUri: REDIRECT_URI, codeVerifier,
+  });
+}
+
+/** A TikTok account of `dimension` for creator `user`, connected and sealed as the operator API does. */
+async function addTikTokAccount(dimension: string, user: string): Promise<{ id: string; refreshToken: string; openId: string }> {
+  const tokens = await consent(user);
+  const [row] = await admin<{ id: string }[]>`
+    select (mdame.connect_account(${dimension}, 'tiktok', ${"@" + user}, ${tokens.openId}, ${env.TIKTOK_CLIENT_KEY!})).id`;
+  const sealed = await encryptCredentials(deps.credentialKeys, { refresh_token: tokens.refreshToken }, row!.id);
+  await admin`select mdame.store_account_credentials(${row!.id}::uuid, ${sealed})`;
+  return { id: row!.id, refreshToken: tokens.refreshToken, openId: tokens.openId };
+}
+
+const addYouTube = (dimension: string, channel: string) =>
+  addYouTubeAccount(admin, { dimension, handle: `@${channel}`, project: "tiktok-suite.apps.googleusercontent.com", refreshToken: `emulator-refresh-${channel}`, key: env.CREDENTIALS_KEY! });
+const unitAtPublish = (dimension: string) => unitAtPublishOf(admin, deps, videoPath, dimension);
+const runStages = () => runStagesWith(deps);
+
+interface TikTokPost { publish_id: string; post_id: string; user: string; privacy_level: string; title: string; is_aigc: boolean; size_bytes: number }
+const tiktokPosts = async () => await emulatorCall("GET", "/_emulator/tiktok/posts") as TikTokPost[];
+
+async function publicationRow(accountId: string) {
+  const [row] = await admin<{ platform: string; status: string; external_id: string | null; privacy_status: string | null; deferred_reason: string | null; not_before: Date | null }[]>`
+    select platform, status, external_id, privacy_status, deferred_reason, not_before from mdame.publications where account_id = ${accountId}`;
+  return row!;
+}
+
+describe("publishing to TikTok", () => {
+  test("a dimension on YouTube and TikTok publishes to both; an unaudited app's post goes out SELF_ONLY and the publication says so", async () => {
+    const youtube = await addYouTube("tech-explained", "both-platforms");
+    const tiktok = await addTikTokAccount("tech-explained", "sky-facts");
+    const { unitId } = await unitAtPublish("tech-explained");
+
+    expect(await runStages()).toMatchObject({ processed: 1, failed: 0 });
+    expect(await unitOf(admin, unitId)).toMatchObject({ stage: "published" });
+    const pubs = await publicationsOf(admin, unitId);
+    expect(pubs.get(youtube)?.status).toBe("published");
+    expect((await uploadedVideos(emulator.url)).map((v) => v.channel)).toEqual(["both-platforms"]);
+
+    const posts = await tiktokPosts();
+    expect(posts).toHaveLength(1);
+    expect(posts[0]).toMatchObject({ user: "sky-facts", privacy_level: "SELF_ONLY", is_aigc: true, size_bytes: 400 * 1024 });
+    expect(posts[0]!.title).toContain("A title");
+    expect(posts[0]!.title).toContain("#shorts");
+    // No public id for a private post: the publish_id names it; the privacy TikTok gave is not the one asked for.
+    expect(await publicationRow(tiktok)).toMatchObject({ platform: "tiktok", status: "published", external_id: posts[0]!.publish_id, privacy_status: "SELF_ONLY" });
+    const locked = await admin<{ account_id: string; privacy_status: string }[]>`select account_id, privacy_status from mdame.list_locked_publications()`;
+    expect([...locked]).toEqual([{ account_id: tiktok, privacy_status: "SELF_ONLY" }]);
+  }, 120_000);
+
+  test("an audited app's post goes out public with its public post id, labelled by the dimension's disclosure setting", async () => {
+    await emulatorCall("PUT", `/_emulator/tiktok/clients/${env.TIKTOK_CLIENT_KEY}`, { audited: true });
+    await admin`update mdame.dimensions set publishing = publishing || '{"contains_synthetic_media": false}'::jsonb where id = 'sains-singkat'`;
+    const tiktok = await addTikTokAccount("sains-singkat", "ocean-notes");
+    await admin`update mdame.dimension_accounts set active = false where dimension_id = 'sains-singkat' and platform = 'youtube'`;
+    const { unitId } = await unitAtPublish("sains-singkat");
+
+    expect(await runStages()).toMatchObject({ processed: 1, failed: 0 });
+    expect(await unitOf(admin, unitId)).toMatchObject({ stage: "published" });
+    const [post] = await tiktokPosts();
+    expect(post).toMatchObject({ user: "ocean-notes", privacy_level: "PUBLIC_TO_EVERYONE", is_aigc: false });
+    expect(await publicationRow(tiktok)).toMatchObject({ status: "published", external_id: post!.post_id, privacy_status: "PUBLIC_TO_EVERYONE" });
+    // Given what was asked: nothing to report.
+    expect([...await admin`select 1 from mdame.list_locked_publications()`]).toEqual([]);
+  }, 120_000);
+
+  test("a full TikTok rate window defers the TikTok publication while YouTube publishes; the drain publishes it once the window has room", async () => {
+    const youtube = await addYouTube("tech-explained", "window-channel");
+    const tiktok = await addTikTokAccount("tech-explained", "window-creator");
+    // Six inits in the last minute, as another publisher of this account just made.
+    await admin`insert into mdame.tiktok_calls (account_id, call_kind, created_at) select ${tiktok}, 'video.init', now() - interval '10 seconds' from generate_series(1, 6)`;
+    const { unitId } = await unitAtPublish("tech-explained");
+
+    expect(await runStages()).toMatchObject({ processed: 1, failed: 0 });
+    expect((await publicationsOf(admin, unitId)).get(youtube)?.status).toBe("published");
+    const waiting = await publicationRow(tiktok);
+    expect(waiting).toMatchObject({ status: "deferred", deferred_reason: "rate_limited" });
+    expect(waiting.not_before!.getTime()).toBeGreaterThan(Date.now());
+    expect(waiting.not_before!.getTime()).toBeLessThanOrEqual(Date.now() + 60_000);
+    expect(await unitOf(admin, unitId)).toMatchObject({ stage: "deferred" });
+    expect(await tiktokPosts()).toHaveLength(0);
+    expect(await drainDeferredPublications(deps.sql)).toBe(0);
+
+    // A minute later the window has room.
+    await admin`update mdame.tiktok_calls set created_at = created_at - interval '1 minute' where account_id = ${tiktok}`;
+    await admin`update mdame.publications set not_before = now() - interval '1 second' where account_id = ${tiktok}`;
+    expect(await drainDeferredPublications(deps.sql)).toBe(1);
+    expect(await runStages()).toMatchObject({ processed: 1, failed: 0 });
+    expect(await publicationRow(tiktok)).toMatchObject({ status: "published" });
+    expect(await unitOf(admin, unitId)).toMatchObject({ stage: "published" });
+    expect(await tiktokPosts()).toHaveLength(1);
+    expect(await uploadedVideos(emulator.url)).toHaveLength(1);
+  }, 120_000);
+
+  test("a revoked TikTok grant marks the account needs_reconnect and defers it; YouTube publishes; the unit does not fail", async () => {
+    const youtube = await addYouTube("tech-explained", "grant-channel");
+    const tiktok = await addTikTokAccount("tech-explained", "gone-creator");
+    await emulatorCall("POST", "/_emulator/tiktok/revocations", { client_key: env.TIKTOK_CLIENT_KEY, user: "gone-creator" });
+    const { unitId } = await unitAtPublish("tech-explained");
+
+    expect(await runStages()).toMatchObject({ processed: 1, failed: 0 });
+    expect((await publicationsOf(admin, unitId)).get(youtube)?.status).toBe("published");
+    expect(await publicationRow(tiktok)).toMatchObject({ status: "deferred", deferred_reason: "needs_reconnect", not_before: null });
+    const [account] = await admin<{ health_state: string; health_reason: string }[]>`select health_state, health_reason from mdame.dimension_accounts where id = ${tiktok}`;
+    expect(account!.health_state).toBe("needs_reconnect");
+    expect(account!.health_reason).toContain("invalid_grant");
+    const [event] = await admin<{ detail: { fix: string } }[]>`select detail from mdame.events where kind = 'account_needs_reconnect'`;
+    expect(event!.detail.fix).toBe("mdame account connect tiktok --dimension tech-explained --channel @gone-creator");
+    expect(await unitOf(admin, unitId)).toMatchObject({ stage: "deferred" });
+    expect(await tiktokPosts()).toHaveLength(0);
+  }, 120_000);
+
+  test("a TikTok outage at init fails the attempt after YouTube published; the retry posts to TikTok once and YouTube not again", async () => {
+    const youtube = await addYouTube("tech-explained", "outage-channel");
+    const tiktok = await addTikTokAccount("tech-explained", "outage-creator");
+    await emulatorCall("POST", "/_emulator/faults", { service: "tiktok", kind: "http_503", count: 1 });
+    const { unitId } = await unitAtPublish("tech-explained");
+
+    expect(await runStages()).toMatchObject({ processed: 1, failed: 1 });
+    expect((await publicationsOf(admin, unitId)).get(youtube)?.status).toBe("published");
+    expect((await publicationRow(tiktok)).status).not.toBe("published");
+    expect(await unitOf(admin, unitId)).toMatchObject({ stage: "publish" });
+
+    // The retry, its backoff skipped.
+    await admin`select pgmq.set_vt('stage_tasks', msg_id, 0) from pgmq.q_stage_tasks where message->>'unit_id' = ${unitId}`;
+    expect(await runStages()).toMatchObject({ processed: 1, failed: 0 });
+    expect(await publicationRow(tiktok)).toMatchObject({ status: "published" });
+    expect(await unitOf(admin, unitId)).toMatchObject({ stage: "published" });
+    expect(await tiktokPosts()).toHaveLength(1);
+    expect(await uploadedVideos(emulator.url)).toHaveLength(1);
+  }, 120_000);
+
+});
