@@ -86,13 +86,13 @@ async function consent(user: string) {
 }
 
 /** A TikTok account of `dimension` for creator `user`, connected and sealed as the operator API does. */
-async function addTikTokAccount(dimension: string, user: string): Promise<{ id: string; refreshToken: string; openId: string }> {
+async function addTikTokAccount(dimension: string, user: string): Promise<string> {
   const tokens = await consent(user);
   const [row] = await admin<{ id: string }[]>`
     select (mdame.connect_account(${dimension}, 'tiktok', ${"@" + user}, ${tokens.openId}, ${env.TIKTOK_CLIENT_KEY!})).id`;
   const sealed = await encryptCredentials(deps.credentialKeys, { refresh_token: tokens.refreshToken }, row!.id);
   await admin`select mdame.store_account_credentials(${row!.id}::uuid, ${sealed})`;
-  return { id: row!.id, refreshToken: tokens.refreshToken, openId: tokens.openId };
+  return row!.id;
 }
 
 const addYouTube = (dimension: string, channel: string) =>

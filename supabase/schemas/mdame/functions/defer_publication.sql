@@ -1,5 +1,6 @@
--- Defers one publication: its account cannot publish now (quota_spent, channel_cap) or until the
--- operator reconnects it (needs_reconnect, p_not_before null). The publication keeps its stored
+-- Defers one publication: its account cannot publish now (quota_spent, channel_cap, rate_limited:
+-- a platform's quota, cap or rate window) or until the operator reconnects it (needs_reconnect,
+-- p_not_before null). The publication keeps its stored
 -- upload session, so a deferred upload that had started resumes the same session later. A
 -- published publication is returned unchanged. Locks the unit, then the publication, as
 -- record_publication does.
@@ -14,7 +15,7 @@ declare
   v_pub mdame.publications;
   v_unit mdame.work_units;
 begin
-  if p_reason is null or p_reason not in ('quota_spent', 'channel_cap', 'needs_reconnect') then
+  if p_reason is null or p_reason not in ('quota_spent', 'channel_cap', 'rate_limited', 'needs_reconnect') then
     raise exception 'unknown deferral reason %', p_reason using errcode = '22023';
   end if;
   select * into v_pub from mdame.publications where id = p_publication_id;
