@@ -9,9 +9,19 @@ export const CaptionProfile = z.enum(["intersection", "youtube_shorts", "tiktok"
 });
 export type CaptionProfile = z.infer<typeof CaptionProfile>;
 
+/**
+ * A dimension's caption setting: a profile, or `platforms` (the default), which the render job
+ * resolves from the dimension's active accounts: all on YouTube -> youtube_shorts, all on TikTok
+ * -> tiktok, on several platforms or none -> intersection (mdame.render_job).
+ */
+export const DimensionCaptionProfile = z.enum(["platforms", "intersection", "youtube_shorts", "tiktok", "reels"], {
+  message: "must be one of platforms, intersection, youtube_shorts, tiktok, reels",
+});
+export type DimensionCaptionProfile = z.infer<typeof DimensionCaptionProfile>;
+
 /** A dimension's caption settings (`captions` in its configuration). */
 export const DimensionCaptions = z.object({
-  profile: CaptionProfile.default("intersection"),
+  profile: DimensionCaptionProfile.default("platforms"),
 }).strict();
 export type DimensionCaptions = z.infer<typeof DimensionCaptions>;
 

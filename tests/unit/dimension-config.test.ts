@@ -36,7 +36,7 @@ describe("DimensionConfig", () => {
       sources: [{ kind: "google_trends", weight: 1 }],
       min_score: 0,
       llm: {},
-      captions: { profile: "intersection" },
+      captions: { profile: "platforms" },
       music: null,
       publishing: {
         category_id: "27",
@@ -53,8 +53,9 @@ describe("DimensionConfig", () => {
 
   test("captions take a platform profile; an unknown one is named with the choices", () => {
     expect(DimensionConfig.parse({ ...GOOD, captions: { profile: "tiktok" } }).captions).toEqual({ profile: "tiktok" });
-    expect(DimensionConfig.parse({ ...GOOD, captions: {} }).captions).toEqual({ profile: "intersection" });
-    expect(problems({ ...GOOD, captions: { profile: "vine" } })).toEqual(["captions.profile: must be one of intersection, youtube_shorts, tiktok, reels"]);
+    expect(DimensionConfig.parse({ ...GOOD, captions: {} }).captions).toEqual({ profile: "platforms" });
+    expect(DimensionConfig.parse({ ...GOOD, captions: { profile: "intersection" } }).captions).toEqual({ profile: "intersection" });
+    expect(problems({ ...GOOD, captions: { profile: "vine" } })).toEqual(["captions.profile: must be one of platforms, intersection, youtube_shorts, tiktok, reels"]);
     expect(problems({ ...GOOD, captions: { profile: "reels", size: 90 } })).toEqual(["captions.size: unknown field"]);
   });
 
