@@ -88,7 +88,7 @@ const DimensionFields = {
    * A task left out runs on Gemini's default model; a `set` replaces the whole routing.
    */
   llm: LlmRouting,
-  /** Burned-in captions: which platform's UI they keep clear of (`intersection`: all of them). */
+  /** Burned-in captions: which platform's UI they keep clear of (`platforms`: the one its accounts are on, `intersection`: all of them). */
   captions: DimensionCaptions,
   /** The music bed, or null for voice only. */
   music: MusicBed.nullable(),
@@ -134,7 +134,7 @@ export const DimensionConfig = z.object({
   sources: DimensionFields.sources.default(DEFAULT_SOURCES),
   min_score: DimensionFields.min_score.default(0),
   llm: DimensionFields.llm.default({}),
-  captions: DimensionFields.captions.default({ profile: "intersection" }),
+  captions: DimensionFields.captions.default({ profile: "platforms" }),
   music: DimensionFields.music.default(null),
   publishing: DimensionFields.publishing.default(DEFAULT_PUBLISHING),
 }).strict().superRefine(crossFieldRules);
