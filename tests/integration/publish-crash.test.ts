@@ -1,0 +1,157 @@
+/**
+ * kill -9 of the publish stage at chosen points of an upload, on YouTube and on TikTok: the stage
+ * runs as its own process (tests/integration/fixtures/publish-stage-process.ts) with a failpoint
+ * armed, is killed there, and is run again (the task made visible at once, as its lease would
+ * expire) until the unit is published. Each scenario must end with its publication published
+ * exactly once: one upload on the platform's emulator, holding the rendered bytes, and the
+ * platform's id recorded. The video is 16 MB, so YouTube's resumable upload (1 MiB chunks here) and
+ * TikTok's chunked upload (5 MiB chunks, the least TikTok takes) both stop between chunks.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
+import { encryptCredentials } from "../../shared/crypto/credentials.ts";
+import { createLogger } from "../../shared/logging/logger.ts";
+import { buildAuthorizeUrl, createCodeVerifier, exchangeCode } from "../../shared/providers/tiktok/oauth.ts";
+import * as db from "../../stack/db.ts";
+import { localStackEnv } from "../../stack/stack-env.ts";
+import { adminSql } from "../fixtures/admin-sql.ts";
+import { ROOT, startTestEmulator } from "./fixtures/emulator-harness.ts";
+import { addYouTubeAccount, unitAtPublish } from "./fixtures/publish-stage.ts";
+
+const admin = adminSql();
+const VIDEO_BYTES = 16 * 1024 * 1024;
+const MAX_PROCESSES = 8;
+
+let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
+let env: Record<string, string>;
+let deps: PipelineDeps;
+let workDir: string;
+let videoPath: string;
+let videoSha: string;
+
+beforeAll(async () => {
+  await db.ensureRunning(() => {});
+  emulator = await startTestEmulator();
+  workDir = await mkdtemp(join(tmpdir(), "mdame-it-publish-crash-"));
+  videoPath = join(workDir, "video.mp4");
+  const bytes = randomBytes(VIDEO_BYTES);
+  videoSha = createHash("sha256").update(bytes).digest("hex");
+  await writeFile(videoPath, bytes);
+  env = {
+    ...localStackEnv(), ...emulator.serviceEnv(), STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: join(workDir, "store"), LOG_LEVEL: "warn",
+    MDAME_UPLOAD_CHUNK_BYTES: String(1024 * 1024), MDAME_TIKTOK_CHUNK_BYTES: String(5 * 1024 * 1024),
+  };
+  deps = { ...createPipelineDeps(env), logger: createLogger("pipeline", { write: () => {} }, "fatal") };
+}, 60_000);
+
+beforeEach(async () => {
+  await db.reset({ log: () => {} });
+  await emulator.reset();
+  await fetch(`${emulator.url}/_emulator/tiktok/settings`, { method: "PUT", body: JSON.stringify({ processing_delay_ms: 4000 }) });
+}, 60_000);
+
+afterAll(async () => {
+  await deps?.sql.end({ timeout: 2 });
+  await db.reset({ log: () => {} });
+  await emulator?.stop();
+  await rm(workDir, { recursive: true, force: true });
+}, 60_000);
+
+/** One run of the stage process; `killed` when a failpoint ended it with SIGKILL. */
+function stageProcess(failpoint: string, failpointDir: string): Promise<{ killed: boolean; code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(ROOT, "tests/integration/fixtures/publish-stage-process.ts")], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, MDAME_FAILPOINTS: failpoint, MDAME_FAILPOINT_DIR: failpointDir },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+    child.once("exit", (code, signal) => resolve({ killed: signal === "SIGKILL", code, output }));
+  });
+}
+
+async function addTikTokAccount(dimension: string, user: string): Promise<string> {
+  const codeVerifier = createCodeVerifier();
+  const url = new URL(await buildAuthorizeUrl({
+    clientKey: env.TIKTOK_CLIENT_KEY!, scopes: ["video.publish"], redirectUri: "http://127.0.0.1:9/cb/", state: "s", codeVerifier, authBaseUrl: env.TIKTOK_AUTH_BASE_URL,
+  }));
+  url.searchParams.set("login_hint", user);
+  const code = new URL((await fetch(url, { redirect: "manual" })).headers.get("location")!).searchParams.get("code")!;
+  const tokens = await exchangeCode({
+    clientKey: env.TIKTOK_CLIENT_KEY!, clientSecret: env.TIKTOK_CLIENT_SECRET!, apiBaseUrl: env.TIKTOK_API_BASE_URL, code, redirectUri: "http://127.0.0.1:9/cb/", codeVerifier,
+  });
+  const [row] = await admin<{ id: string }[]>`select (mdame.connect_account(${dimension}, 'tiktok', ${"@" + user}, ${tokens.openId}, ${env.TIKTOK_CLIENT_KEY!})).id`;
+  await admin`select mdame.store_account_credentials(${row!.id}::uuid, ${await encryptCredentials(deps.credentialKeys, { refresh_token: tokens.refreshToken }, row!.id)})`;
+  return row!.id;
+}
+
+/** What the platform's emulator holds: each completed upload's id and sha256. */
+async function platformUploads(platform: "youtube" | "tiktok"): Promise<{ id: string; sha256: string }[]> {
+  if (platform === "youtube") return await (await fetch(`${emulator.url}/_emulator/youtube/videos`)).json() as { id: string; sha256: string }[];
+  const posts = await (await fetch(`${emulator.url}/_emulator/tiktok/posts`)).json() as { publish_id: string; post_id: string; sha256: string }[];
+  return posts.map((p) => ({ id: p.publish_id, sha256: p.sha256 }));
+}
+
+/**
+ * A unit of one dimension whose only active account is on `platform`, published by stage
+ * processes with `failpoint` armed, until it is published. Returns the processes' outcomes.
+ */
+async function crashAndConverge(platform: "youtube" | "tiktok", failpoint: string) {
+  const account = platform === "youtube"
+    ? await addYouTubeAccount(admin, { dimension: "tech-explained", handle: "@crash-channel", project: "crash.apps.googleusercontent.com", refreshToken: "emulator-refresh-crash-channel", key: env.CREDENTIALS_KEY! })
+    : await addTikTokAccount("tech-explained", "crash-creator");
+  await admin`update mdame.dimension_accounts set active = (id = ${account}) where dimension_id = 'tech-explained'`;
+  const { unitId } = await unitAtPublish(admin, deps, videoPath, "tech-explained");
+  const failpointDir = await mkdtemp(join(workDir, "failpoints-"));
+  const runs: { killed: boolean; code: number | null }[] = [];
+  for (let n = 0; n < MAX_PROCESSES; n++) {
+    const run = await stageProcess(failpoint, failpointDir);
+    runs.push({ killed: run.killed, code: run.code });
+    if (!run.killed && run.code !== 0) throw new Error(`the stage process failed (${run.code}):\n${run.output}`);
+    const [unit] = await admin<{ stage: string }[]>`select stage from mdame.work_units where id = ${unitId}`;
+    if (unit!.stage === "published") break;
+    // What the killed attempt's lease expiry (or a failed attempt's backoff) would do, at once.
+    await admin`select pgmq.set_vt('stage_tasks', msg_id, 0) from pgmq.q_stage_tasks where message->>'unit_id' = ${unitId}`;
+  }
+  const [pub] = await admin<{ status: string; external_id: string | null }[]>`select status, external_id from mdame.publications where account_id = ${account}`;
+  const [unit] = await admin<{ stage: string }[]>`select stage from mdame.work_units where id = ${unitId}`;
+  return { runs, fired: existsSync(join(failpointDir, `${failpoint.replace(/@\d+$/, "")}.hit`)), pub: pub!, stage: unit!.stage, uploads: await platformUploads(platform) };
+}
+
+const SCENARIOS: { platform: "youtube" | "tiktok"; failpoint: string; what: string }[] = [
+  { platform: "youtube", failpoint: "publish.after-session-stored", what: "the session stored, no byte sent" },
+  { platform: "youtube", failpoint: "publish.mid-upload@3", what: "3 MiB sent" },
+  { platform: "youtube", failpoint: "publish.mid-upload@12", what: "12 MiB sent" },
+  { platform: "youtube", failpoint: "publish.after-upload-before-record", what: "uploaded, not recorded" },
+  { platform: "tiktok", failpoint: "publish.after-session-stored", what: "the post initialised, no chunk sent" },
+  { platform: "tiktok", failpoint: "publish.mid-upload@1", what: "the first chunk accepted" },
+  { platform: "tiktok", failpoint: "publish.mid-upload@2", what: "two chunks accepted" },
+  { platform: "tiktok", failpoint: "publish.tiktok-polling", what: "every chunk in, the post processing" },
+  { platform: "tiktok", failpoint: "publish.after-upload-before-record", what: "posted, not recorded" },
+];
+
+describe("kill -9 of the publish stage converges to one publication on each platform", () => {
+  for (const scenario of SCENARIOS) {
+    test(`${scenario.platform}: killed at ${scenario.failpoint} (${scenario.what})`, async () => {
+      const result = await crashAndConverge(scenario.platform, scenario.failpoint);
+      expect(result.fired).toBe(true);
+      expect(result.runs[0]!.killed).toBe(true);
+      expect(result.stage).toBe("published");
+      expect(result.pub.status).toBe("published");
+      // Exactly one upload on the platform, the rendered bytes, and its id recorded.
+      expect(result.uploads).toHaveLength(1);
+      expect(result.uploads[0]!.sha256).toBe(videoSha);
+      // (TikTok: the unaudited app's SELF_ONLY post is named by its publish_id.)
+      expect(result.pub.external_id).toBe(result.uploads[0]!.id);
+    }, 180_000);
+  }
+});
