@@ -124,7 +124,8 @@ async function crashAndConverge(platform: "youtube" | "tiktok", failpoint: strin
   }
   const [pub] = await admin<{ status: string; external_id: string | null }[]>`select status, external_id from mdame.publications where account_id = ${account}`;
   const [unit] = await admin<{ stage: string }[]>`select stage from mdame.work_units where id = ${unitId}`;
-  return { runs, fired: existsSync(join(failpointDir, `${failpoint.replace(/@\d+$/, "")}.hit`)), pub: pub!, stage: unit!.stage, uploads: await platformUploads(platform) };
+  const started = platform === "tiktok" ? (await (await fetch(`${emulator.url}/_emulator/tiktok/publishes`)).json() as unknown[]).length : null;
+  return { runs, fired: existsSync(join(failpointDir, `${failpoint.replace(/@\d+$/, "")}.hit`)), pub: pub!, stage: unit!.stage, uploads: await platformUploads(platform), started };
 }
 
 const SCENARIOS: { platform: "youtube" | "tiktok"; failpoint: string; what: string }[] = [
@@ -152,6 +153,8 @@ describe("kill -9 of the publish stage converges to one publication on each plat
       expect(result.uploads[0]!.sha256).toBe(videoSha);
       // (TikTok: the unaudited app's SELF_ONLY post is named by its publish_id.)
       expect(result.pub.external_id).toBe(result.uploads[0]!.id);
+      // TikTok: the stored session was resumed, never a second post initialised.
+      if (scenario.platform === "tiktok") expect(result.started).toBe(1);
     }, 180_000);
   }
 });
