@@ -4,6 +4,7 @@
  */
 import { type CommandSpec, type FlagSpec, JSON_FLAG } from "./command-spec.ts";
 import { EXIT, UsageError } from "./errors.ts";
+import { tiktokHandle } from "./tiktok-connect.ts";
 import { ACCOUNT_SPECS, DIMENSION_FIELD_FLAGS, DIMENSION_PUBLISHING_FLAGS, DIMENSION_SPECS, publishingFlagValue } from "./setup-commands.ts";
 import { CREDENTIALS_SPECS, type CredentialsRotateCommand, parseCredentialsRotate } from "./commands/credentials.ts";
 
@@ -85,6 +86,7 @@ export type Command =
   | { name: "dimension pause" | "dimension resume"; id: string; json: boolean }
   | { name: "account list"; dimension: string | null; json: boolean }
   | { name: "account connect"; platform: "youtube"; dimension: string; channel: string | null; loginHint: string | null; timeoutS: number; browser: boolean; json: boolean }
+  | { name: "account connect"; platform: "tiktok"; dimension: string; channel: string; loginHint: string | null; timeoutS: number; browser: boolean; json: boolean }
   | { name: "account pause" | "account resume" | "account remove"; id: string; json: boolean }
   | CredentialsRotateCommand;
 
@@ -256,21 +258,26 @@ export function parseArgs(argv: string[]): Command {
       return { name: "account list", dimension: dimension === null ? null : dimensionId(dimension, command), json };
     }
     case "account connect": {
-      if (positionals[0] !== "youtube") throw new UsageError(`cannot connect ${JSON.stringify(positionals[0])}: the platforms are youtube`, command);
+      const platform = positionals[0];
+      if (platform !== "youtube" && platform !== "tiktok") throw new UsageError(`cannot connect ${JSON.stringify(platform)}: the platforms are youtube and tiktok`, command);
       const dimension = text("dimension");
       if (dimension === null) throw new UsageError("account connect needs --dimension <id>", command);
       const channel = text("channel");
       if (channel !== null && !/^[^\s<>"]{1,100}$/.test(channel)) throw new UsageError(`--channel takes a handle like @name, not ${JSON.stringify(channel)}`, command);
-      return {
-        name: "account connect",
-        platform: "youtube",
+      const common = {
+        name: "account connect" as const,
         dimension: dimensionId(dimension, command),
-        channel,
         loginHint: text("login-hint"),
         timeoutS: (flags.get("timeout") as number | undefined) ?? 300,
         browser: flags.get("no-browser") !== true,
         json,
       };
+      if (platform === "youtube") return { ...common, platform, channel };
+      // TikTok's user info does not give the handle with the scopes mdame asks for: the operator names it.
+      if (channel === null) throw new UsageError("account connect tiktok needs --channel <@handle>: the TikTok account's handle (mdame does not read it from TikTok)", command);
+      const handle = tiktokHandle(channel);
+      if (handle === null) throw new UsageError(`--channel takes a handle like @name, not ${JSON.stringify(channel)}`, command);
+      return { ...common, platform, channel: handle };
     }
     case "account pause":
     case "account resume":

@@ -20,7 +20,7 @@ import { doctorCommand } from "./commands/doctor.ts";
 import { runCommand } from "./commands/run.ts";
 import { statusCommand } from "./commands/status.ts";
 import { resolveApiConfig } from "./config.ts";
-import { resolveOAuthConfig } from "./oauth-config.ts";
+import { resolveOAuthConfig, resolveTikTokOAuthConfig } from "./oauth-config.ts";
 import { CliError, EXIT, UsageError } from "./errors.ts";
 import { type CommandContext, println, type Screen } from "./output.ts";
 
@@ -79,7 +79,14 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         case "account list":
           return await accountListCommand(command, api, ctx);
         case "account connect":
-          return await accountConnectCommand(command, api, resolveOAuthConfig(io.env, config), ctx);
+          return await accountConnectCommand(
+            command,
+            api,
+            command.platform === "tiktok"
+              ? { platform: "tiktok", oauth: resolveTikTokOAuthConfig(io.env, config) }
+              : { platform: "youtube", oauth: resolveOAuthConfig(io.env, config) },
+            ctx,
+          );
         case "account pause":
         case "account resume":
           return await accountActiveCommand(command, command.name === "account resume", api, ctx);

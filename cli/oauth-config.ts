@@ -1,5 +1,6 @@
 /**
- * The OAuth client `mdame account connect` signs in with, and the Google endpoints it talks to.
+ * The OAuth clients `mdame account connect` signs in with (a Google Desktop app client for YouTube,
+ * a TikTok Login Kit app for TikTok), and the endpoints it talks to.
  * Read from the same place as the API address: the environment when FUNCTIONS_URL and
  * SERVICE_ROLE_KEY come from it, else the local stack's `.local/stack.env`, whose emulator stands
  * in for every Google endpoint. Unset endpoints are Google's own.
@@ -57,5 +58,54 @@ export function resolveOAuthConfig(
     authUrl: trim(settings.GOOGLE_OAUTH_AUTH_URL),
     tokenUrl: trim(settings.GOOGLE_OAUTH_TOKEN_URL),
     youtubeApiBaseUrl: trim(settings.YOUTUBE_API_BASE_URL),
+  };
+}
+
+/** The TikTok app (Login Kit, Desktop) `mdame account connect tiktok` signs in with, and TikTok's hosts. */
+export interface TikTokOAuthConfig {
+  clientKey: string;
+  clientSecret: string;
+  /** Where the consent page is (`<host>/v2/auth/authorize/`), without a trailing slash. */
+  authBaseUrl: string;
+  /** TikTok's API host (`<host>/v2/oauth/token/`), without a trailing slash. */
+  apiBaseUrl: string;
+}
+
+const TIKTOK_KEYS = ["TIKTOK_CLIENT_KEY", "TIKTOK_CLIENT_SECRET", "TIKTOK_API_BASE_URL", "TIKTOK_AUTH_BASE_URL"] as const;
+
+/**
+ * The TikTok settings next to `api`, from the same place as resolveOAuthConfig's: TIKTOK_CLIENT_KEY
+ * and TIKTOK_CLIENT_SECRET are required (optional for the engine, which publishes to TikTok only
+ * when they are set), the hosts default to TikTok's (shared/config/env.ts).
+ */
+export function resolveTikTokOAuthConfig(
+  env: Record<string, string | undefined>,
+  api: ApiConfig,
+  readFile: (path: string) => string = (path) => readFileSync(path, "utf8"),
+): TikTokOAuthConfig {
+  const fromEnvironment = api.source === "environment";
+  const values: Record<string, string | undefined> = fromEnvironment ? env : parseEnvFile(readFile(api.source));
+  const from = fromEnvironment ? "" : ` in ${api.source}`;
+  const problems: string[] = [];
+  for (const key of ["TIKTOK_CLIENT_KEY", "TIKTOK_CLIENT_SECRET"] as const) if (!values[key]?.trim()) problems.push(`  ${key}: not set`);
+  let settings;
+  try {
+    settings = loadEnv(TIKTOK_KEYS, values);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.message.replace(/^invalid environment:\n/, "").split("\n").filter((line) => line.trim() !== ""));
+  }
+  if (problems.length > 0 || !settings) {
+    throw new CliError(`the TikTok app for connecting an account (the client key and secret of a Login Kit app with Desktop enabled) is not configured${from}:\n${[...new Set(problems)].join("\n")}`, EXIT.usage);
+  }
+  for (const key of ["TIKTOK_API_BASE_URL", "TIKTOK_AUTH_BASE_URL"] as const) {
+    if (!/^https?:\/\//.test(settings[key])) throw new CliError(`${key}${from} must be an http(s) URL, not ${JSON.stringify(settings[key])}`, EXIT.usage);
+  }
+  const trim = (value: string) => value.replace(/\/+$/, "");
+  return {
+    clientKey: settings.TIKTOK_CLIENT_KEY!.trim(),
+    clientSecret: settings.TIKTOK_CLIENT_SECRET!.trim(),
+    authBaseUrl: trim(settings.TIKTOK_AUTH_BASE_URL),
+    apiBaseUrl: trim(settings.TIKTOK_API_BASE_URL),
   };
 }

@@ -96,20 +96,28 @@ export const ACCOUNT_SPECS: CommandSpec[] = [
   },
   {
     words: ["account", "connect"],
-    positionals: [{ name: "platform", required: true, description: "where to publish: youtube" }],
+    positionals: [{ name: "platform", required: true, description: "where to publish: youtube or tiktok" }],
     flags: [
-      { name: "dimension", kind: "string", value: "<id>", description: "the dimension whose videos the channel publishes (required)" },
-      { name: "channel", kind: "string", value: "<@handle>", description: "the channel's handle, instead of asking YouTube which channel the account owns" },
-      { name: "login-hint", kind: "string", value: "<email>", description: "the Google account to pre-select on the consent screen" },
+      { name: "dimension", kind: "string", value: "<id>", description: "the dimension whose videos the account publishes (required)" },
+      {
+        name: "channel", kind: "string", value: "<@handle>",
+        description: "youtube: the channel's handle, instead of asking YouTube which channel the account owns; " +
+          "tiktok (required): the account's handle, which mdame does not read from TikTok",
+      },
+      { name: "login-hint", kind: "string", value: "<user>", description: "youtube: the Google account to pre-select on the consent screen; tiktok: ignored by TikTok (the emulator signs in as that user)" },
       { name: "timeout", kind: "integer", value: "<seconds>", description: "how long to wait for the sign-in (default 300)", min: 5, max: 3600 },
       { name: "no-browser", kind: "boolean", description: "only print the consent address; do not open a browser" },
       JSON_FLAG,
     ],
-    summary: "connect a YouTube channel to a dimension through Google's consent screen",
+    summary: "connect a YouTube channel or a TikTok account to a dimension through the platform's consent screen",
     details: "Prints a consent address (and opens it in a browser when there is one), waits for the redirect to a loopback " +
       "address on this machine, and hands the refresh token to the API, which seals it with CREDENTIALS_KEY. Connecting the " +
-      "same channel again replaces its credentials. Needs GOOGLE_OAUTH_CLIENT_ID and GOOGLE_OAUTH_CLIENT_SECRET (a Desktop " +
-      "app client); GOOGLE_OAUTH_AUTH_URL, GOOGLE_OAUTH_TOKEN_URL and YOUTUBE_API_BASE_URL default to Google's.",
+      "same channel again replaces its credentials and clears needs_reconnect. YouTube needs GOOGLE_OAUTH_CLIENT_ID and " +
+      "GOOGLE_OAUTH_CLIENT_SECRET (a Desktop app client); GOOGLE_OAUTH_AUTH_URL, GOOGLE_OAUTH_TOKEN_URL and " +
+      "YOUTUBE_API_BASE_URL default to Google's. TikTok needs TIKTOK_CLIENT_KEY and TIKTOK_CLIENT_SECRET (a Login Kit app " +
+      "with Desktop enabled and the scopes user.info.basic, video.publish, video.upload); TIKTOK_AUTH_BASE_URL and " +
+      "TIKTOK_API_BASE_URL default to TikTok's. TikTok's handle is not read from TikTok (its user info gives the username " +
+      "only with user.info.profile): give it with --channel @handle; the account records the grant's open_id as its channel id.",
   },
   {
     words: ["account", "pause"],

@@ -1,14 +1,15 @@
 /** `mdame account list|connect|pause|resume|remove`: publishing accounts through the API. */
 import type { Account } from "../../shared/contracts/account.ts";
 import type { ApiClient } from "../api-client.ts";
-import { EXIT } from "../errors.ts";
-import type { OAuthConfig } from "../oauth-config.ts";
+import { CliError, EXIT } from "../errors.ts";
+import type { OAuthConfig, TikTokOAuthConfig } from "../oauth-config.ts";
 import { type CommandContext, formatAge, formatTable, printJson, printLine, printLines } from "../output.ts";
+import { connectTikTok } from "../tiktok-connect.ts";
 import { connectYouTube } from "../youtube-connect.ts";
 
 /** The accounts as table lines; credentials appear only as present or not. Pure, for tests. */
 export function formatAccountList(accounts: Account[], nowMs: number, width?: number): string[] {
-  if (accounts.length === 0) return ["no accounts yet: connect one with `mdame account connect youtube --dimension <id>`"];
+  if (accounts.length === 0) return ["no accounts yet: connect one with `mdame account connect youtube --dimension <id>` or `mdame account connect tiktok --dimension <id> --channel @handle`"];
   return formatTable(
     ["id", "dimension", "platform", "state", "credentials", "connected", "channel"],
     accounts.map((a) => [
@@ -38,22 +39,28 @@ export async function accountListCommand(command: { dimension: string | null; js
   return EXIT.ok;
 }
 
+/** Where `account connect` signs in: resolved by the caller for the platform the command names. */
+export type ConnectSignIn = { platform: "youtube"; oauth: OAuthConfig } | { platform: "tiktok"; oauth: TikTokOAuthConfig };
+
 export async function accountConnectCommand(
-  command: { dimension: string; channel: string | null; loginHint: string | null; timeoutS: number; browser: boolean; json: boolean },
+  command: { platform: "youtube" | "tiktok"; dimension: string; channel: string | null; loginHint: string | null; timeoutS: number; browser: boolean; json: boolean },
   api: ApiClient,
-  oauth: OAuthConfig,
+  signIn: ConnectSignIn,
   ctx: CommandContext,
 ): Promise<number> {
-  const result = await connectYouTube(
-    { dimension: command.dimension, channel: command.channel, loginHint: command.loginHint, timeoutMs: command.timeoutS * 1000, openBrowser: command.browser },
-    oauth,
-    api,
-    ctx.err,
-  );
+  const common = { dimension: command.dimension, loginHint: command.loginHint, timeoutMs: command.timeoutS * 1000, openBrowser: command.browser };
+  let result;
+  if (signIn.platform === "tiktok") {
+    // The parser makes --channel required for TikTok; this guards other callers.
+    if (command.channel === null) throw new CliError("account connect tiktok needs --channel <@handle>", EXIT.usage);
+    result = await connectTikTok({ ...common, channel: command.channel }, signIn.oauth, api, ctx.err);
+  } else {
+    result = await connectYouTube({ ...common, channel: command.channel }, signIn.oauth, api, ctx.err);
+  }
   if (command.json) printJson(ctx.out, result);
   else {
     const a = result.account;
-    printLine(ctx.out, `${a.platform} channel ${a.channel_handle}${a.channel_id ? ` (${a.channel_id})` : ""} ${result.created ? "connected to" : "reconnected to"} dimension ${a.dimension_id}: account ${a.id}`);
+    printLine(ctx.out, `${a.platform === "tiktok" ? "TikTok account" : "YouTube channel"} ${a.channel_handle}${a.channel_id ? ` (${a.channel_id})` : ""} ${result.created ? "connected to" : "reconnected to"} dimension ${a.dimension_id}: account ${a.id}`);
     printLine(ctx.out, `  credentials sealed and stored by the API${a.active ? "" : "; the account is paused (resume it with `mdame account resume " + a.id + "`)"}`);
   }
   return EXIT.ok;

@@ -4,6 +4,7 @@
  * command prints, and plays the person's browser by requesting that address; the OAuth emulator
  * consents and redirects to the command's loopback address, and the command finishes the exchange
  * and hands the refresh token to the API. Used by `npm run demo` and by every test that publishes.
+ * connectTikTokThroughCli does the same with `mdame account connect tiktok` and the TikTok emulator.
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
@@ -13,7 +14,7 @@ import { DimensionList } from "../../shared/contracts/dimension.ts";
 import { paths } from "../../stack/paths.ts";
 
 export interface ConnectAccountsOptions {
-  /** The stack's environment: FUNCTIONS_URL, SERVICE_ROLE_KEY, GOOGLE_OAUTH_CLIENT_ID/SECRET, EMULATOR_URL. */
+  /** The stack's environment: FUNCTIONS_URL, SERVICE_ROLE_KEY, GOOGLE_OAUTH_CLIENT_ID/SECRET, EMULATOR_URL (TIKTOK_* optional). */
   env: Record<string, string>;
   /** Dimensions to connect; default: every active one the API lists. */
   dimensions?: string[];
@@ -41,6 +42,11 @@ export function connectEnv(env: Record<string, string>): Record<string, string> 
     GOOGLE_OAUTH_AUTH_URL: env.GOOGLE_OAUTH_AUTH_URL ?? `${emulator}/o/oauth2/v2/auth`,
     GOOGLE_OAUTH_TOKEN_URL: env.GOOGLE_OAUTH_TOKEN_URL ?? `${emulator}/token`,
     YOUTUBE_API_BASE_URL: env.YOUTUBE_API_BASE_URL ?? emulator,
+    // `mdame account connect tiktok`: the stack's TikTok app (the emulator takes any key and secret).
+    TIKTOK_CLIENT_KEY: env.TIKTOK_CLIENT_KEY ?? "local-tiktok-client",
+    TIKTOK_CLIENT_SECRET: env.TIKTOK_CLIENT_SECRET ?? "local-tiktok-secret",
+    TIKTOK_AUTH_BASE_URL: env.TIKTOK_AUTH_BASE_URL ?? emulator,
+    TIKTOK_API_BASE_URL: env.TIKTOK_API_BASE_URL ?? emulator,
   };
 }
 
@@ -65,13 +71,15 @@ async function activeDimensions(env: Record<string, string>): Promise<string[]> 
 }
 
 /**
- * Runs one `mdame account connect` and acts as the browser. Resolves with what the command printed
- * (`--json`); rejects with its output when it fails.
+ * Runs one `mdame account connect <platform> ...` and acts as the browser: requests the consent
+ * address the command prints on stderr and follows the emulator's redirect to the command's
+ * loopback address. Resolves with what the command printed (`--json`); rejects with its output
+ * when it fails.
  */
-export function connectThroughCli(env: Record<string, string>, dimension: string, channel: string, timeoutS = 60): Promise<ConnectedAccount> {
+function runConnect(env: Record<string, string>, platform: "youtube" | "tiktok", dimension: string, extra: string[], timeoutS: number): Promise<ConnectedAccount> {
   const args = [
-    join(paths.root, "cli", "mdame.ts"), "account", "connect", "youtube",
-    "--dimension", dimension, "--login-hint", channel, "--no-browser", "--timeout", String(timeoutS), "--json",
+    join(paths.root, "cli", "mdame.ts"), "account", "connect", platform,
+    "--dimension", dimension, ...extra, "--no-browser", "--timeout", String(timeoutS), "--json",
   ];
   const child = spawn(process.execPath, args, {
     cwd: paths.root,
@@ -104,10 +112,23 @@ export function connectThroughCli(env: Record<string, string>, dimension: string
         if (code !== 0) throw new Error(`exited ${code}`);
         resolve(ConnectedAccount.parse(JSON.parse(stdout)));
       } catch (error) {
-        reject(new Error(`mdame account connect youtube --dimension ${dimension} failed (${(error as Error).message}):\n${output}`));
+        reject(new Error(`mdame account connect ${platform} --dimension ${dimension} failed (${(error as Error).message}):\n${output}`));
       }
     });
   });
+}
+
+/** `mdame account connect youtube` as a person runs it, signed in on the emulator as `channel`. */
+export function connectThroughCli(env: Record<string, string>, dimension: string, channel: string, timeoutS = 60): Promise<ConnectedAccount> {
+  return runConnect(env, "youtube", dimension, ["--login-hint", channel], timeoutS);
+}
+
+/**
+ * `mdame account connect tiktok` as a person runs it: signed in on the TikTok emulator as `user`
+ * (its `login_hint`), the account's handle given as `--channel @<user>`.
+ */
+export function connectTikTokThroughCli(env: Record<string, string>, dimension: string, user: string, timeoutS = 60): Promise<ConnectedAccount> {
+  return runConnect(env, "tiktok", dimension, ["--channel", `@${user}`, "--login-hint", user], timeoutS);
 }
 
 /** Connects every dimension that has no active account with credentials yet; others are left alone. */

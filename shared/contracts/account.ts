@@ -29,7 +29,12 @@ export const ChannelId = z.string().regex(/^UC[A-Za-z0-9_-]{22}$/, "must be a Yo
 /** A TikTok user's open_id for the app: letters, digits, `.`, `_`, `-`, at most 128. */
 export const TikTokOpenId = z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, "must be a TikTok open_id (letters, digits, '.', '_' or '-', at most 128)");
 
-/** Body of POST /pipeline/accounts: the server seals the refresh token with CREDENTIALS_KEY before storing it. */
+/**
+ * Body of POST /pipeline/accounts: the server seals the refresh token with CREDENTIALS_KEY before
+ * storing it. A TikTok account names its creator (`channel_id`: the open_id the token answer gave)
+ * and the app the grant was made to (`oauth_client_id`: the client key), both required: a refresh
+ * token is of no use without the client key it was issued to.
+ */
 export const ConnectAccountBody = z.object({
   dimension_id: DimensionId,
   platform: Platform,
@@ -38,15 +43,19 @@ export const ConnectAccountBody = z.object({
   channel_id: z.string().max(128, "must be at most 128 characters").nullable().default(null),
   refresh_token: z.string().min(1, "must not be empty").max(2048, "must be at most 2048 characters"),
   /**
-   * The OAuth client the refresh token was granted to: the Google project whose YouTube quota the
-   * account spends. Absent (an older CLI): the project `default`.
+   * The OAuth client the refresh token was granted to: for YouTube the Google project whose quota
+   * the account spends (absent, from an older CLI: the project `default`); for TikTok the client key.
    */
-  oauth_client_id: OAuthClientId.default("default"),
+  oauth_client_id: OAuthClientId.optional(),
 }).strict().superRefine((body, ctx) => {
+  if (body.platform === "tiktok") {
+    if (body.channel_id === null) ctx.addIssue({ code: "custom", path: ["channel_id"], message: "a TikTok account needs the creator's open_id" });
+    if (body.oauth_client_id === undefined) ctx.addIssue({ code: "custom", path: ["oauth_client_id"], message: "a TikTok account needs the client key its grant was made to" });
+  }
   if (body.channel_id === null) return;
   const id = (body.platform === "youtube" ? ChannelId : TikTokOpenId).safeParse(body.channel_id);
   if (!id.success) ctx.addIssue({ code: "custom", path: ["channel_id"], message: id.error.issues[0]!.message });
-});
+}).transform((body) => ({ ...body, oauth_client_id: body.oauth_client_id ?? "default" }));
 export type ConnectAccountBody = z.infer<typeof ConnectAccountBody>;
 
 /** An account as the API shows it. */

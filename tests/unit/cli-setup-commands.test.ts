@@ -72,7 +72,7 @@ describe("account commands", () => {
     expect(parseArgs(["account", "connect", "youtube", "--dimension", "d1", "--channel", "@mine", "--login-hint", "me@example.invalid", "--timeout", "30", "--no-browser", "--json"]))
       .toMatchObject({ channel: "@mine", loginHint: "me@example.invalid", timeoutS: 30, browser: false, json: true });
     expect(usageError(["account", "connect", "youtube"]).message).toBe("account connect needs --dimension <id>");
-    expect(usageError(["account", "connect", "tiktok", "--dimension", "d1"]).message).toContain("the platforms are youtube");
+    expect(usageError(["account", "connect", "instagram", "--dimension", "d1"]).message).toContain("the platforms are youtube and tiktok");
     expect(usageError(["account", "connect", "youtube", "--dimension", "d1", "--timeout", "1"]).message).toContain("from 5 to 3600");
     expect(usageError(["account", "connect", "youtube", "--dimension", "d1", "--channel", "two words"]).message).toContain("--channel takes a handle");
   });

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { Account, AccountList, AccountsQuery, ConnectAccountBody, ConnectedAccount, RemovedAccount } from "../../../shared/contracts/account.ts";
 import { encryptCredentials } from "../../../shared/crypto/credentials.ts";
 import type { Queryable } from "../../../shared/db/client.ts";
-import { NotFoundError } from "../../../shared/db/errors.ts";
+import { NotFoundError, WrongStateError } from "../../../shared/db/errors.ts";
 import {
   type AccountRow,
   connectAccount,
@@ -53,7 +53,9 @@ async function oneAccount(sql: Queryable, id: string): Promise<Account> {
  * - `GET    /accounts[?dimension=id]`   accounts, by dimension then channel
  * - `POST   /accounts`                  connect: create or update the account of (dimension, platform,
  *   channel), seal the refresh token with CREDENTIALS_KEY for that account's id and store it, all in
- *   one transaction (mdame.connect_account + mdame.store_account_credentials)
+ *   one transaction (mdame.connect_account + mdame.store_account_credentials); a TikTok body needs
+ *   the open_id and the client key (400 otherwise), and a TikTok creator already connected to the
+ *   dimension under another handle is 409
  * - `POST   /accounts/:id/pause|resume` publishing skips a paused account (mdame.set_account_active)
  * - `DELETE /accounts/:id`              mdame.remove_account
  */
@@ -72,8 +74,14 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
   app.post("/accounts", auth, async (c) => {
     const body = ConnectAccountBody.parse(await jsonBody(c.req.raw));
     const connected = await deps.sql.begin(async (tx) => {
-      const existing = (await getAccounts(tx, { dimensionId: body.dimension_id }))
-        .some((a) => a.platform === body.platform && a.channel_handle === body.channel_handle);
+      const accounts = (await getAccounts(tx, { dimensionId: body.dimension_id })).filter((a) => a.platform === body.platform);
+      const existing = accounts.some((a) => a.channel_handle === body.channel_handle);
+      // A TikTok creator is its open_id: connecting it again under another handle would make a
+      // second account publishing for the same creator. The handle it has is the one to reconnect with.
+      const sameCreator = body.platform === "tiktok" && !existing && accounts.find((a) => a.channel_id === body.channel_id);
+      if (sameCreator) {
+        throw new WrongStateError("MDS01", `this TikTok account (open_id ${body.channel_id}) is already connected to dimension ${body.dimension_id} as ${sameCreator.channel_handle}: reconnect it with --channel ${sameCreator.channel_handle}, or remove account ${sameCreator.id} first`);
+      }
       const account = await connectAccount(tx, {
         dimensionId: body.dimension_id,
         platform: body.platform,
