@@ -14,7 +14,7 @@ import { createSql } from "../shared/db/client.ts";
 import { probeMedia } from "../shared/media/ffprobe.ts";
 import { loadEnv, STORAGE_ENV_KEYS } from "../shared/config/env.ts";
 import { createAssetStore } from "../shared/storage/create-asset-store.ts";
-import { connectAccounts } from "./demo/connect-accounts.ts";
+import { connectAccounts, connectTikTokAccount } from "./demo/connect-accounts.ts";
 import { describeProgress } from "../cli/run-progress.ts";
 import { RunStatus, TriggeredRun } from "../shared/contracts/operator.ts";
 import * as db from "../stack/db.ts";
@@ -39,10 +39,23 @@ async function engineInstalled(): Promise<boolean> {
   }
 }
 
+/** Uploads on the YouTube emulator plus posts on the TikTok emulator. */
 async function emulatorVideoCount(emulatorUrl: string): Promise<number> {
-  const response = await fetch(`${emulatorUrl}/_emulator/youtube/videos`);
-  if (!response.ok) throw new Error(`YouTube emulator answered ${response.status}`);
-  return ((await response.json()) as unknown[]).length;
+  let count = 0;
+  for (const path of ["/_emulator/youtube/videos", "/_emulator/tiktok/posts"]) {
+    const response = await fetch(`${emulatorUrl}${path}`);
+    if (!response.ok) throw new Error(`${path} answered ${response.status}`);
+    count += ((await response.json()) as unknown[]).length;
+  }
+  return count;
+}
+
+/** The dimension the demo also publishes to TikTok: the first active one by id. */
+async function tiktokDimension(env: Record<string, string>): Promise<string | null> {
+  const response = await fetch(`${env.FUNCTIONS_URL}/pipeline/dimensions`, { headers: { authorization: `Bearer ${env.SERVICE_ROLE_KEY}` } });
+  if (!response.ok) throw new Error(`GET /pipeline/dimensions answered ${response.status}`);
+  const { dimensions } = await response.json() as { dimensions: { id: string; active: boolean }[] };
+  return dimensions.filter((d) => d.active).map((d) => d.id).sort()[0] ?? null;
 }
 
 async function main() {
@@ -74,8 +87,11 @@ async function main() {
   const stack = await startStack({ quiet: true });
   try {
     const env = localStackEnv();
-    // As a person would: `mdame account connect youtube` per dimension, this script playing the browser.
+    // As a person would: `mdame account connect youtube` per dimension, this script playing the
+    // browser, and `mdame account connect tiktok` for one of them, which then publishes to both.
     await connectAccounts({ env, log: say });
+    const onTikTok = await tiktokDimension(env);
+    if (onTikTok) await connectTikTokAccount(env, onTikTok, `${onTikTok}-tiktok`, say);
     const uploadsBefore = await emulatorVideoCount(env.EMULATOR_URL);
     const trigger = await fetch(`${env.FUNCTIONS_URL}/pipeline/runs`, {
       method: "POST",
@@ -120,7 +136,8 @@ async function main() {
       const path = join(outDir, `${unit.dimension_id}-${unit.id.slice(0, 8)}.mp4`);
       await store.getFile(unit.video!.video_key, path);
       const info = await probeMedia(path);
-      const publication = unit.publications.find((p) => p.status === "published")!;
+      const published = unit.publications.filter((p) => p.status === "published");
+      const publication = published.find((p) => p.platform === "youtube") ?? published[0]!;
       videos.push({
         dimension: unit.dimension_id,
         language: dims.get(unit.dimension_id) ?? "unknown",
@@ -128,6 +145,7 @@ async function main() {
         path: join("out", `${unit.dimension_id}-${unit.id.slice(0, 8)}.mp4`),
         duration_s: Math.round(info.duration_s * 100) / 100,
         publication: { platform: publication.platform, external_id: publication.external_id },
+        publications: published.map((p) => ({ platform: p.platform, external_id: p.external_id, privacy_status: p.privacy_status })),
         render_s: unit.video!.render_ms == null ? null : unit.video!.render_ms / 1000,
         stage_seconds: stageSeconds.get(unit.id) ?? {},
         scenes: sceneRows.get(unit.id) ?? [],
@@ -141,11 +159,11 @@ async function main() {
     const newUploads = uploadsAfter - uploadsBefore;
     say(`run ${status.run.id}: ${status.run.status}`);
     for (const v of videos) {
-      say(`  ${v.dimension} (${v.language}) ${v.duration_s}s ${v.path} -> ${v.publication.platform} ${v.publication.external_id}`);
+      say(`  ${v.dimension} (${v.language}) ${v.duration_s}s ${v.path} -> ${v.publications.map((p) => `${p.platform} ${p.external_id}`).join(", ")}`);
       const made = Object.entries(Object.groupBy(v.scenes, (scene) => scene.backend ?? "none")).map(([b, list]) => `${b} x${list!.length}`);
       say(`    scenes: ${made.join(", ")}`);
     }
-    say(newUploads === 0 ? "nothing new was published (today's videos are already up)" : `${newUploads} new upload(s) on the YouTube emulator`);
+    say(newUploads === 0 ? "nothing new was published (today's videos are already up)" : `${newUploads} new upload(s) on the YouTube and TikTok emulators`);
     say(`summary: out/demo-summary.json`);
 
     const missing = status.dimensions.filter((d) => !videos.some((v) => v.dimension === d.dimension_id));
@@ -165,7 +183,10 @@ interface DemoVideo {
   title: string | null;
   path: string;
   duration_s: number;
+  /** The YouTube publication (the first published one when the dimension is not on YouTube). */
   publication: { platform: string; external_id: string | null };
+  /** Every publication of the video: its platform, the platform's id, and the privacy the platform gave it. */
+  publications: { platform: string; external_id: string | null; privacy_status: string | null }[];
   render_s: number | null;
   stage_seconds: Record<string, number>;
   /** The video's scenes in order: which backend made each clip, whether it came from the cache, and a stock clip's credit. */

@@ -131,6 +131,21 @@ export function connectTikTokThroughCli(env: Record<string, string>, dimension: 
   return runConnect(env, "tiktok", dimension, ["--channel", `@${user}`, "--login-hint", user], timeoutS);
 }
 
+/**
+ * A TikTok account for `dimension` (the TikTok emulator's creator `user`), through `mdame account
+ * connect tiktok`, unless the dimension has an active TikTok account with credentials already.
+ */
+export async function connectTikTokAccount(env: Record<string, string>, dimension: string, user: string, log: (line: string) => void = () => {}): Promise<ConnectOutcome> {
+  const { accounts } = await api(env, "/pipeline/accounts", (v) => AccountList.parse(v));
+  if (accounts.some((a) => a.dimension_id === dimension && a.platform === "tiktok" && a.active && a.has_credentials)) {
+    log(`account: ${dimension} already has a connected TikTok account`);
+    return { dimension, connected: null };
+  }
+  const result = await connectTikTokThroughCli(env, dimension, user);
+  log(`account: connected TikTok account ${result.account.channel_handle} to ${dimension} (mdame account connect tiktok)`);
+  return { dimension, connected: result };
+}
+
 /** Connects every dimension that has no active account with credentials yet; others are left alone. */
 export async function connectAccounts(options: ConnectAccountsOptions): Promise<ConnectOutcome[]> {
   const log = options.log ?? (() => {});

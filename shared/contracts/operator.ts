@@ -91,11 +91,11 @@ export const UnitPublication = z.object({
   /** pending, uploading, published, deferred (waiting for its account; docs/distribution.md) or failed. */
   status: z.string(),
   external_id: z.string().nullable(),
-  /** Why a deferred publication waits: quota_spent, channel_cap or needs_reconnect. */
+  /** Why a deferred publication waits: quota_spent, channel_cap, rate_limited or needs_reconnect. */
   deferred_reason: z.string().nullable(),
   /** When a deferred publication is tried again (null: once its account is reconnected). */
   not_before: z.string().nullable(),
-  /** The privacy YouTube gave the upload; private when public was asked means YouTube locked it. */
+  /** The privacy the platform gave the upload; private when public was asked means the platform locked it. */
   privacy_status: z.string().nullable(),
 }).strict();
 export type UnitPublication = z.infer<typeof UnitPublication>;

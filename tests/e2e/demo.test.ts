@@ -29,6 +29,7 @@ const Summary = z.object({
     path: z.string(),
     duration_s: z.number(),
     publication: z.object({ platform: z.literal("youtube"), external_id: z.string().min(1) }),
+    publications: z.array(z.object({ platform: z.enum(["youtube", "tiktok"]), external_id: z.string().min(1), privacy_status: z.string().nullable() }).strict()),
   }).passthrough()),
 }).passthrough();
 
@@ -41,6 +42,7 @@ const SceneSummary = z.array(z.object({
 }).strict());
 
 const EmulatorVideos = z.array(z.object({ id: z.string(), sha256: z.string(), size_bytes: z.number(), channel: z.string() }).passthrough());
+const TikTokPosts = z.array(z.object({ publish_id: z.string(), post_id: z.string(), sha256: z.string(), privacy_level: z.string(), is_aigc: z.boolean() }).passthrough());
 
 let stack: StackHandle;
 const env = localStackEnv();
@@ -59,6 +61,10 @@ function runDemo(extra: string[] = []) {
 
 async function emulatorVideos() {
   return EmulatorVideos.parse(await (await fetch(`${env.EMULATOR_URL}/_emulator/youtube/videos`)).json());
+}
+
+async function tiktokPosts() {
+  return TikTokPosts.parse(await (await fetch(`${env.EMULATOR_URL}/_emulator/tiktok/posts`)).json());
 }
 
 async function meanVolumeDb(path: string): Promise<number> {
@@ -82,7 +88,7 @@ afterAll(async () => {
 describe("npm run demo", () => {
   let first: ReturnType<typeof runDemo>;
 
-  test("publishes one video per dimension, each a valid Short", async () => {
+  test("publishes one video per dimension, each a valid Short, on YouTube and for one dimension on TikTok too", async () => {
     first = runDemo(["--reset"]);
     expect(first.status).toBe(0);
     expect(first.summary.created).toBe(true);
@@ -95,7 +101,18 @@ describe("npm run demo", () => {
 
     const uploads = await emulatorVideos();
     expect(uploads.length).toBe(first.summary.videos.length);
+    // One dimension (the first by id) publishes to TikTok too: its post holds the same file, named by
+    // the id the summary lists; the unaudited emulator app's post is SELF_ONLY and labelled AI-generated.
+    const posts = await tiktokPosts();
+    expect(posts).toHaveLength(1);
+    const onTikTok = first.summary.videos.filter((v) => v.publications.some((p) => p.platform === "tiktok"));
+    expect(onTikTok.map((v) => v.dimension)).toEqual([dimensions[0]!.id as string]);
+    const tiktok = onTikTok[0]!.publications.find((p) => p.platform === "tiktok")!;
+    expect(tiktok).toEqual({ platform: "tiktok", external_id: posts[0]!.publish_id, privacy_status: "SELF_ONLY" });
+    expect(posts[0]).toMatchObject({ privacy_level: "SELF_ONLY", is_aigc: true });
+    expect(posts[0]!.sha256).toBe(createHash("sha256").update(readFileSync(join(paths.root, onTikTok[0]!.path))).digest("hex"));
     for (const video of first.summary.videos) {
+      expect(video.publications.filter((p) => p.platform === "youtube").map((p) => p.external_id)).toEqual([video.publication.external_id]);
       const file = join(paths.root, video.path);
       const info = await probeMedia(file);
       expect(info.video).toMatchObject({ codec_name: "h264", width: 1080, height: 1920 });
@@ -172,10 +189,12 @@ describe("npm run demo", () => {
     expect(second.summary.run_id).toBe(first.summary.run_id);
     expect(second.output).toContain("nothing new was published");
     expect((await emulatorVideos()).length).toBe(first.summary.videos.length);
+    expect(await tiktokPosts()).toHaveLength(1);
     expect((await sql`select count(*)::int as n from pgmq.a_render`)[0].n).toBe(rendersBefore);
     expect((await sql`select count(*)::int as n from pgmq.q_render`)[0].n).toBe(0);
     const pubs = await sql`select count(*)::int as n from mdame.publications where status = 'published'`;
-    expect(pubs[0].n).toBe(first.summary.videos.length);
+    // One per video on YouTube, and the TikTok one.
+    expect(pubs[0].n).toBe(first.summary.videos.length + 1);
     await sql.end();
   }, 10 * 60_000);
 });
