@@ -19,6 +19,7 @@ import { localStackEnv } from "../../stack/stack-env.ts";
 import { connectEnv, connectTikTokThroughCli } from "../fixtures/connect-accounts.ts";
 import { type PipelineServer, servePipeline } from "../fixtures/pipeline-server.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
+import { startConnect as startConnectCli } from "./fixtures/connect-cli.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 
 const admin = adminSql();
@@ -47,37 +48,9 @@ function cliEnv(overrides: Record<string, string | undefined> = {}): Record<stri
   return Object.fromEntries(Object.entries(merged).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
-/** Starts `mdame account connect tiktok` and resolves, once it printed it, with the consent address and the process. */
+/** `mdame account connect tiktok` with this test's emulator environment and `overrides`. */
 function startConnect(args: string[], overrides: Record<string, string | undefined> = {}) {
-  const child = Bun.spawn([process.execPath, join(paths.root, "cli", "mdame.ts"), "account", "connect", "tiktok", "--no-browser", ...args], {
-    cwd: paths.root,
-    env: cliEnv(overrides),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const stdout = new Response(child.stdout).text();
-  let stderr = "";
-  const reader = child.stderr.getReader();
-  const decoder = new TextDecoder();
-  const consent = (async () => {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return null;
-      stderr += decoder.decode(value);
-      const url = /^\s+(https?:\/\/\S+)$/m.exec(stderr)?.[1];
-      if (url) return url;
-    }
-  })();
-  const finished = (async () => {
-    await consent;
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      stderr += decoder.decode(value);
-    }
-    return { code: await child.exited, stdout: await stdout, stderr };
-  })();
-  return { consent, finished };
+  return startConnectCli("tiktok", args, cliEnv(overrides));
 }
 
 async function mdame(args: string[]) {

@@ -18,6 +18,7 @@ import { localStackEnv } from "../../stack/stack-env.ts";
 import { connectEnv, connectThroughCli } from "../fixtures/connect-accounts.ts";
 import { type PipelineServer, servePipeline } from "../fixtures/pipeline-server.ts";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
+import { startConnect as startConnectCli } from "./fixtures/connect-cli.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 
 const admin = adminSql();
@@ -41,37 +42,9 @@ afterAll(async () => {
   await emulator?.stop();
 }, 60_000);
 
-/** Starts `mdame account connect` and resolves, once it printed it, with the consent address and the process. */
+/** `mdame account connect youtube` with this test's emulator environment. */
 function startConnect(args: string[]) {
-  const child = Bun.spawn([process.execPath, join(paths.root, "cli", "mdame.ts"), "account", "connect", "youtube", "--no-browser", ...args], {
-    cwd: paths.root,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...connectEnv(env) },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const stdout = new Response(child.stdout).text();
-  let stderr = "";
-  const reader = child.stderr.getReader();
-  const decoder = new TextDecoder();
-  const consent = (async () => {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return null;
-      stderr += decoder.decode(value);
-      const url = /^\s+(https?:\/\/\S+)$/m.exec(stderr)?.[1];
-      if (url) return url;
-    }
-  })();
-  const finished = (async () => {
-    await consent;
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      stderr += decoder.decode(value);
-    }
-    return { code: await child.exited, stdout: await stdout, stderr };
-  })();
-  return { consent, finished };
+  return startConnectCli("youtube", args, { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...connectEnv(env) });
 }
 
 const accountRows = () => admin`select id, dimension_id, channel_handle, channel_id, credentials_enc, connected_at from mdame.dimension_accounts order by created_at`;

@@ -10,45 +10,37 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { existsSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
+import type { PipelineDeps } from "../../functions/pipeline/deps.ts";
 import { encryptCredentials } from "../../shared/crypto/credentials.ts";
-import { createLogger } from "../../shared/logging/logger.ts";
 import { buildAuthorizeUrl, createCodeVerifier, exchangeCode } from "../../shared/providers/tiktok/oauth.ts";
 import * as db from "../../stack/db.ts";
-import { localStackEnv } from "../../stack/stack-env.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
-import { ROOT, startTestEmulator } from "./fixtures/emulator-harness.ts";
-import { addYouTubeAccount, unitAtPublish } from "./fixtures/publish-stage.ts";
+import { ROOT } from "./fixtures/emulator-harness.ts";
+import { addYouTubeAccount, type PublishBench, startPublishBench, stopPublishBench, unitAtPublish } from "./fixtures/publish-stage.ts";
 
 const admin = adminSql();
 const VIDEO_BYTES = 16 * 1024 * 1024;
 const MAX_PROCESSES = 8;
 
-let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
+let emulator: PublishBench["emulator"];
 let env: Record<string, string>;
 let deps: PipelineDeps;
 let workDir: string;
 let videoPath: string;
 let videoSha: string;
+let bench: PublishBench;
 
 beforeAll(async () => {
-  await db.ensureRunning(() => {});
-  emulator = await startTestEmulator();
-  workDir = await mkdtemp(join(tmpdir(), "mdame-it-publish-crash-"));
-  videoPath = join(workDir, "video.mp4");
   const bytes = randomBytes(VIDEO_BYTES);
   videoSha = createHash("sha256").update(bytes).digest("hex");
-  await writeFile(videoPath, bytes);
-  env = {
-    ...localStackEnv(), ...emulator.serviceEnv(), STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: join(workDir, "store"), LOG_LEVEL: "warn",
+  bench = await startPublishBench("publish-crash", bytes, {
     MDAME_UPLOAD_CHUNK_BYTES: String(1024 * 1024), MDAME_TIKTOK_CHUNK_BYTES: String(5 * 1024 * 1024),
-  };
-  deps = { ...createPipelineDeps(env), logger: createLogger("pipeline", { write: () => {} }, "fatal") };
+  });
+  ({ emulator, env, deps, workDir, videoPath } = bench);
 }, 60_000);
 
 beforeEach(async () => {
@@ -57,12 +49,7 @@ beforeEach(async () => {
   await fetch(`${emulator.url}/_emulator/tiktok/settings`, { method: "PUT", body: JSON.stringify({ processing_delay_ms: 4000 }) });
 }, 60_000);
 
-afterAll(async () => {
-  await deps?.sql.end({ timeout: 2 });
-  await db.reset({ log: () => {} });
-  await emulator?.stop();
-  await rm(workDir, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => stopPublishBench(bench), 60_000);
 
 /** One run of the stage process; `killed` when a failpoint ended it with SIGKILL. */
 function stageProcess(failpoint: string, failpointDir: string): Promise<{ killed: boolean; code: number | null; output: string }> {

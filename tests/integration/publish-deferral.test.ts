@@ -8,10 +8,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
+import type { PipelineDeps } from "../../functions/pipeline/deps.ts";
 import { encryptCredentials } from "../../shared/crypto/credentials.ts";
 import { credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
 import { createSql } from "../../shared/db/client.ts";
@@ -19,34 +16,27 @@ import { QuotaBucketSpentError } from "../../shared/db/errors.ts";
 import { storeAccountCredentials } from "../../shared/db/rpc/accounts.ts";
 import { beginPublication, drainDeferredPublications } from "../../shared/db/rpc/publications.ts";
 import { reserveYouTubeCall } from "../../shared/db/rpc/quota-ledger.ts";
-import { createLogger } from "../../shared/logging/logger.ts";
 import * as db from "../../stack/db.ts";
-import { localStackEnv } from "../../stack/stack-env.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
-import { startTestEmulator } from "./fixtures/emulator-harness.ts";
 import {
-  addYouTubeAccount, publicationsOf, runStages as runStagesWith, runStatusOf, unitAtPublish as unitAtPublishOf, unitOf,
-  uploadedVideos as uploadedVideosOn,
+  addYouTubeAccount, publicationsOf, runStages as runStagesWith, runStatusOf, unitAtPublish as unitAtPublishOf,
+  unitOf, uploadedVideos as uploadedVideosOn, type PublishBench, startPublishBench, stopPublishBench,
 } from "./fixtures/publish-stage.ts";
 
 const admin = adminSql();
 /** A refresh token the OAuth emulator accepts (it issued it); any other one is refused with invalid_grant. */
 const GOOD_REFRESH_TOKEN = "emulator-refresh-publish-deferral";
 
-let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
+let emulator: PublishBench["emulator"];
 let env: Record<string, string>;
 let deps: PipelineDeps;
-let storageDir: string;
 let videoPath: string;
 
+let bench: PublishBench;
+
 beforeAll(async () => {
-  await db.ensureRunning(() => {});
-  emulator = await startTestEmulator();
-  storageDir = await mkdtemp(join(tmpdir(), "mdame-it-publish-deferral-"));
-  videoPath = join(storageDir, "video.mp4");
-  await writeFile(videoPath, randomBytes(300 * 1024));
-  env = { ...localStackEnv(), ...emulator.serviceEnv(), STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: join(storageDir, "store"), LOG_LEVEL: "warn" };
-  deps = { ...createPipelineDeps(env), logger: createLogger("pipeline", { write: () => {} }, "fatal") };
+  bench = await startPublishBench("publish-deferral", randomBytes(300 * 1024));
+  ({ emulator, env, deps, videoPath } = bench);
 }, 60_000);
 
 beforeEach(async () => {
@@ -54,12 +44,7 @@ beforeEach(async () => {
   await fetch(`${emulator.url}/_emulator/reset`, { method: "POST" });
 }, 60_000);
 
-afterAll(async () => {
-  await deps?.sql.end({ timeout: 2 });
-  await db.reset({ log: () => {} });
-  await emulator?.stop();
-  await rm(storageDir, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => stopPublishBench(bench), 60_000);
 
 /** A channel of `dimension` connected through `project`, with sealed credentials for `refreshToken`. */
 function addAccount(dimension: string, handle: string, project: string, refreshToken = GOOD_REFRESH_TOKEN): Promise<string> {

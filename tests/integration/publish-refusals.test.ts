@@ -16,44 +16,35 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
+import type { PipelineDeps } from "../../functions/pipeline/deps.ts";
 import { decryptCredentials, encryptCredentials, generateCredentialsKey, sealedKeyId } from "../../shared/crypto/credentials.ts";
 import { credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
 import { resealAccountCredentials, storeAccountCredentials } from "../../shared/db/rpc/accounts.ts";
 import { drainDeferredPublications } from "../../shared/db/rpc/publications.ts";
-import { createLogger } from "../../shared/logging/logger.ts";
 import * as db from "../../stack/db.ts";
-import { localStackEnv } from "../../stack/stack-env.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
-import { startTestEmulator } from "./fixtures/emulator-harness.ts";
 import {
-  addYouTubeAccount, publicationsOf, runStages as runStagesWith, runStatusOf, unitAtPublish as unitAtPublishOf, unitOf,
-  uploadedVideos as uploadedVideosOn,
+  addYouTubeAccount, publicationsOf, runStages as runStagesWith, runStatusOf, unitAtPublish as unitAtPublishOf,
+  unitOf, uploadedVideos as uploadedVideosOn, type PublishBench, startPublishBench, stopPublishBench,
+  quietEngine,
 } from "./fixtures/publish-stage.ts";
 import { accessToken, errorOf, startUpload } from "./fixtures/youtube-emulator.ts";
 
 const admin = adminSql();
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
+let emulator: PublishBench["emulator"];
 let env: Record<string, string>;
 let deps: PipelineDeps;
 /** Engines built by a test with another key ring; closed after each test's use. */
 const extraDeps: PipelineDeps[] = [];
-let storageDir: string;
 let videoPath: string;
 
+let bench: PublishBench;
+
 beforeAll(async () => {
-  await db.ensureRunning(() => {});
-  emulator = await startTestEmulator();
-  storageDir = await mkdtemp(join(tmpdir(), "mdame-it-publish-refusals-"));
-  videoPath = join(storageDir, "video.mp4");
-  await writeFile(videoPath, randomBytes(300 * 1024));
-  env = { ...localStackEnv(), ...emulator.serviceEnv(), STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: join(storageDir, "store"), LOG_LEVEL: "warn" };
-  deps = engine(env);
+  bench = await startPublishBench("publish-refusals", randomBytes(300 * 1024));
+  ({ emulator, env, deps, videoPath } = bench);
 }, 60_000);
 
 beforeEach(async () => {
@@ -61,17 +52,9 @@ beforeEach(async () => {
   await fetch(`${emulator.url}/_emulator/reset`, { method: "POST" });
 }, 60_000);
 
-afterAll(async () => {
-  await Promise.all([deps, ...extraDeps].map((d) => d?.sql.end({ timeout: 2 })));
-  await db.reset({ log: () => {} });
-  await emulator?.stop();
-  await rm(storageDir, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => stopPublishBench(bench, extraDeps), 60_000);
 
-/** The pipeline's real dependencies for `source`, quiet. */
-function engine(source: Record<string, string>): PipelineDeps {
-  return { ...createPipelineDeps(source), logger: createLogger("pipeline", { write: () => {} }, "fatal") };
-}
+const engine = quietEngine;
 
 /** An engine like the test's own, but holding the credential key ring `keys`. */
 function engineWithKeys(keys: { CREDENTIALS_KEY: string; CREDENTIALS_KEYS_PREVIOUS?: string }): PipelineDeps {

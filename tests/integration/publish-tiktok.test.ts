@@ -14,37 +14,30 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
+import type { PipelineDeps } from "../../functions/pipeline/deps.ts";
 import { encryptCredentials } from "../../shared/crypto/credentials.ts";
 import { drainDeferredPublications } from "../../shared/db/rpc/publications.ts";
-import { createLogger } from "../../shared/logging/logger.ts";
 import { buildAuthorizeUrl, createCodeVerifier, exchangeCode } from "../../shared/providers/tiktok/oauth.ts";
 import * as db from "../../stack/db.ts";
-import { localStackEnv } from "../../stack/stack-env.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
-import { startTestEmulator } from "./fixtures/emulator-harness.ts";
-import { addYouTubeAccount, publicationsOf, runStages as runStagesWith, unitAtPublish as unitAtPublishOf, unitOf, uploadedVideos } from "./fixtures/publish-stage.ts";
+import {
+  addYouTubeAccount, publicationsOf, runStages as runStagesWith, unitAtPublish as unitAtPublishOf, unitOf,
+  uploadedVideos, type PublishBench, startPublishBench, stopPublishBench,
+} from "./fixtures/publish-stage.ts";
 
 const admin = adminSql();
 const REDIRECT_URI = "http://127.0.0.1:9/callback/";
 
-let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
+let emulator: PublishBench["emulator"];
 let env: Record<string, string>;
 let deps: PipelineDeps;
-let storageDir: string;
 let videoPath: string;
 
+let bench: PublishBench;
+
 beforeAll(async () => {
-  await db.ensureRunning(() => {});
-  emulator = await startTestEmulator();
-  storageDir = await mkdtemp(join(tmpdir(), "mdame-it-publish-tiktok-"));
-  videoPath = join(storageDir, "video.mp4");
-  await writeFile(videoPath, randomBytes(400 * 1024));
-  env = { ...localStackEnv(), ...emulator.serviceEnv(), STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: join(storageDir, "store"), LOG_LEVEL: "warn" };
-  deps = { ...createPipelineDeps(env), logger: createLogger("pipeline", { write: () => {} }, "fatal") };
+  bench = await startPublishBench("publish-tiktok", randomBytes(400 * 1024));
+  ({ emulator, env, deps, videoPath } = bench);
 }, 60_000);
 
 beforeEach(async () => {
@@ -54,12 +47,7 @@ beforeEach(async () => {
   await emulatorCall("PUT", "/_emulator/tiktok/settings", { processing_delay_ms: 0 });
 }, 60_000);
 
-afterAll(async () => {
-  await deps?.sql.end({ timeout: 2 });
-  await db.reset({ log: () => {} });
-  await emulator?.stop();
-  await rm(storageDir, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => stopPublishBench(bench), 60_000);
 
 async function emulatorCall(method: string, path: string, body?: unknown): Promise<unknown> {
   const response = await fetch(`${emulator.url}${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
