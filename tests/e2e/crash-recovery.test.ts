@@ -7,6 +7,7 @@
  * publication on the YouTube emulator, the uploaded bytes equal to the rendered video, no work left
  * in the queues, and no lock held after one tick.
  *
+ * Each run makes one dimension's video (the runs alternate between the seed's two dimensions).
  * Each run starts from a reset database, an empty asset store and empty emulators, on a stack of
  * its own (the failpoints are in its environment). Several failpoints share a run when they fire in
  * different components or stages. The random run prints its seed; replay it with
@@ -154,6 +155,12 @@ interface RunContext {
 
 interface Scenario {
   name: string;
+  /**
+   * The one dimension the run makes a video for (the others are paused): crash safety is per unit,
+   * and one unit keeps a run short. The runs alternate between the seed's dimensions, so both
+   * languages and visual backends are crashed.
+   */
+  dimension: "tech-explained" | "sains-singkat";
   /** Failpoint -> the component it kills. */
   failpoints: Partial<Record<string, Component>>;
   /** Crashes caused from outside while the run goes on; returns the components it killed. */
@@ -199,6 +206,7 @@ async function runScenario(scenario: Scenario): Promise<void> {
     log(`stack up; failpoints: ${Object.keys(scenario.failpoints).join(", ") || "none"}`);
     // Short videos (about 30 s of speech): renders take most of a run's time, and crashes need no more.
     await sql`update mdame.dimensions set narration_min_words = ${SHORT_NARRATION.min}, narration_max_words = ${SHORT_NARRATION.max}`;
+    await sql`update mdame.dimensions set active = (id = ${scenario.dimension})`;
     // The reset left no accounts: each dimension's is connected through `mdame account connect`.
     await connectTestAccounts(env);
     const runId = await triggerRun(`crash-${scenario.name}-${Date.now()}`);
@@ -310,6 +318,7 @@ describe("a crash anywhere converges with zero duplicates", () => {
   test("run A: mid-generation, render stored before its callback, mid-upload", async () => {
     await runScenario({
       name: "a-chosen-points",
+      dimension: "tech-explained",
       failpoints: {
         "visual.mid-generation": "gpu-worker",
         "render.after-store-before-callback": "render-runner",
@@ -321,6 +330,7 @@ describe("a crash anywhere converges with zero duplicates", () => {
   test("run B: clip stored before its callback, mid-render, uploaded before it was recorded", async () => {
     await runScenario({
       name: "b-chosen-points",
+      dimension: "sains-singkat",
       failpoints: {
         "visual.after-store-before-callback": "gpu-worker",
         "render.mid-render": "render-runner",
@@ -332,9 +342,10 @@ describe("a crash anywhere converges with zero duplicates", () => {
   test("run C: session stored before the first byte, and Postgres killed mid-run", async () => {
     await runScenario({
       name: "c-session-and-postgres",
+      dimension: "tech-explained",
       failpoints: { "publish.after-session-stored": "edge" },
       during: async (run) => {
-        // While a render runs and the other unit may still be in media: callbacks and heartbeats meet a dead server.
+        // While the render runs: its callbacks and heartbeats meet a dead server.
         if (!(await run.when(inStage("render")))) return [];
         await sleep(3000);
         killComponent("db", run.say);
@@ -360,6 +371,7 @@ describe("a crash anywhere converges with zero duplicates", () => {
     say(`run D plan: ${plan.map((p) => `${p.component} ${(p.afterMs / 1000).toFixed(1)} s into its window`).join(", ")}`);
     await runScenario({
       name: "d-random-kills",
+      dimension: "sains-singkat",
       failpoints: {},
       during: async (run) => {
         const killed = await Promise.all(plan.map(async ({ component, afterMs }) => {

@@ -38,7 +38,7 @@ beforeAll(async () => {
   const bytes = randomBytes(VIDEO_BYTES);
   videoSha = createHash("sha256").update(bytes).digest("hex");
   bench = await startPublishBench("publish-crash", bytes, {
-    MDAME_UPLOAD_CHUNK_BYTES: String(1024 * 1024), MDAME_TIKTOK_CHUNK_BYTES: String(5 * 1024 * 1024),
+    MDAME_UPLOAD_CHUNK_BYTES: String(1024 * 1024), MDAME_TIKTOK_CHUNK_BYTES: String(5 * 1024 * 1024), MDAME_TIKTOK_POLL_INTERVAL_MS: "500",
   });
   ({ emulator, env, deps, workDir, videoPath } = bench);
 }, 60_000);
@@ -46,7 +46,7 @@ beforeAll(async () => {
 beforeEach(async () => {
   await db.reset({ log: () => {} });
   await emulator.reset();
-  await fetch(`${emulator.url}/_emulator/tiktok/settings`, { method: "PUT", body: JSON.stringify({ processing_delay_ms: 4000 }) });
+  await fetch(`${emulator.url}/_emulator/tiktok/settings`, { method: "PUT", body: JSON.stringify({ processing_delay_ms: 1500 }) });
 }, 60_000);
 
 afterAll(() => stopPublishBench(bench), 60_000);

@@ -41,13 +41,13 @@ import type { PlatformAdapter, PublishedVideo, SessionState } from "./adapter.ts
 
 /** TikTok's caption limit, in UTF-16 code units. */
 const CAPTION_MAX = 2200;
-/** How often a finished upload's post is asked about (30 a minute is TikTok's limit per token). */
-const POLL_INTERVAL_MS = 3_000;
 
 /** Preferred chunk size (the media transfer guide's rules decide the layout); crash tests set a small one. */
 const CHUNK_BYTES = positiveInteger("MDAME_TIKTOK_CHUNK_BYTES", process.env.MDAME_TIKTOK_CHUNK_BYTES) ?? DEFAULT_CHUNK_SIZE;
 /** How long one attempt waits for TikTok to finish a post before the task's retry asks again. */
 const POLL_TIMEOUT_MS = positiveInteger("MDAME_TIKTOK_POLL_TIMEOUT_MS", process.env.MDAME_TIKTOK_POLL_TIMEOUT_MS) ?? 5 * 60_000;
+/** How often a finished upload's post is asked about (the status window, 30 a minute, holds either way). */
+const POLL_INTERVAL_MS = positiveInteger("MDAME_TIKTOK_POLL_INTERVAL_MS", process.env.MDAME_TIKTOK_POLL_INTERVAL_MS) ?? 3_000;
 
 function positiveInteger(name: string, value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === "") return undefined;
