@@ -21,7 +21,6 @@ import { resealAccountCredentials } from "../../../shared/db/rpc/accounts.ts";
 import { reserveTikTokCall, type TikTokCallKind } from "../../../shared/db/rpc/tiktok-calls.ts";
 import { NonRetriableError } from "../../../shared/errors.ts";
 import { failpoint } from "../../../shared/failpoints.ts";
-import type { Logger } from "../../../shared/logging/logger.ts";
 import { ProviderError } from "../../../shared/providers/errors.ts";
 import { DEFAULT_CHUNK_SIZE, planChunks } from "../../../shared/providers/tiktok/chunks.ts";
 import {
