@@ -22,5 +22,3 @@ export function platformAdapter(platform: string): AnyAdapter {
   if (!adapter) throw new NonRetriableError(`no publishing adapter for platform ${platform}: this engine publishes to ${Object.keys(ADAPTERS).join(", ")}`);
   return adapter;
 }
-
-export const PLATFORMS = Object.keys(ADAPTERS);
