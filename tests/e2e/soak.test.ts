@@ -1,5 +1,5 @@
 /**
- * A small accelerated soak through the real processes (`npm run soak -- --days 3 --dimensions 1`):
+ * A small accelerated soak through the real processes (`npm run soak -- --days 3 --dimensions 2`):
  * three simulated days on the supervised stack with every fault kind of the plan injected, then
  * the verdict a user reads: the last line of stdout reports zero duplicates, zero stuck and zero
  * lost work, every failure is explained by an injected fault (exit code 0), no publication failed
@@ -40,7 +40,7 @@ test("bad arguments are refused with a clear message and exit code 2", async () 
 });
 
 test("three simulated days under faults: nothing duplicated, stuck or lost, every failure explained", async () => {
-  const { code, stdout } = await runSoak(["--days", "3", "--dimensions", "1", "--seed", "3", "--day-seconds", "360", "--out", OUT]);
+  const { code, stdout } = await runSoak(["--days", "3", "--dimensions", "2", "--seed", "3", "--day-seconds", "360", "--out", OUT]);
   const lines = stdout.trimEnd().split("\n");
   const last = lines.at(-1) ?? "";
   expect(last).toMatch(/^days=3 runs=\d+ published=\d+ rejected=\d+ failed=\d+ deferred=\d+ duplicates=0 stuck=0 lost=0$/);
