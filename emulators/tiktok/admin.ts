@@ -7,7 +7,8 @@
  *                                                (PUBLISH_COMPLETE on the emulator clock; a FAILED one is not listed)
  *   GET  /_emulator/tiktok/publishes             every publish with its status now, uploaded bytes and fail_reason
  *   PUT  /_emulator/tiktok/clients/<client_key>  {"audited": bool} -> {client_key, audited, privacy_level_options}
- *   PUT  /_emulator/tiktok/settings              {"processing_delay_ms"?: 0..3600000, "posts_per_24h"?: 0..1000}
+ *   PUT  /_emulator/tiktok/settings              {"processing_delay_ms"?: 0..3600000, "posts_per_24h"?: 0..1000,
+ *                                                "rotate_refresh_tokens"?: bool}
  *                                                -> the settings now
  *   GET  /_emulator/tiktok/revocations           {revoked: [{client_key, user, open_id, refresh_token}]}
  *   POST /_emulator/tiktok/revocations           {"refresh_token"} or {"client_key", "user"}: revokes that grant as the
@@ -84,7 +85,7 @@ async function revocations(req: Request, ctx: EmulatorContext, store: TikTokStor
 async function putSettings(req: Request, store: TikTokStore): Promise<Response> {
   const body = await readAdminJson(req);
   if (body instanceof Response) return body;
-  const extra = unknownKeys(body, ["processing_delay_ms", "posts_per_24h"]);
+  const extra = unknownKeys(body, ["processing_delay_ms", "posts_per_24h", "rotate_refresh_tokens"]);
   if (extra) return badRequest(extra);
   const patch: Partial<TikTokSettings> = {};
   for (const [key, max] of [["processing_delay_ms", 3_600_000], ["posts_per_24h", 1000]] as const) {
@@ -93,7 +94,11 @@ async function putSettings(req: Request, store: TikTokStore): Promise<Response> 
     if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > max) return badRequest(`${key} must be a whole number 0..${max}`);
     patch[key] = value;
   }
-  if (Object.keys(patch).length === 0) return badRequest("give processing_delay_ms and/or posts_per_24h");
+  if (body.rotate_refresh_tokens !== undefined) {
+    if (typeof body.rotate_refresh_tokens !== "boolean") return badRequest("rotate_refresh_tokens must be true or false");
+    patch.rotate_refresh_tokens = body.rotate_refresh_tokens;
+  }
+  if (Object.keys(patch).length === 0) return badRequest("give processing_delay_ms, posts_per_24h and/or rotate_refresh_tokens");
   return jsonResponse(await store.setSettings(patch));
 }
 

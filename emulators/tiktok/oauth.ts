@@ -18,7 +18,8 @@
  *   single-use, lives 10 minutes, and is redeemed only by its client and redirect URI with the
  *   verifier it was issued for. `grant_type=refresh_token` with `client_key`, `client_secret`,
  *   `refresh_token` -> the same answer with a new access token and the same refresh token (its
- *   `refresh_expires_in` counting down). Errors `{error, error_description, log_id}`: 401
+ *   `refresh_expires_in` counting down), or a new refresh token when the setting
+ *   `rotate_refresh_tokens` is on (the old one is then refused with `invalid_grant`). Errors `{error, error_description, log_id}`: 401
  *   `invalid_client` (no client_key or client_secret), 400 `invalid_request` (a missing parameter,
  *   a verifier that does not match: "Code verifier or code challenge is invalid."), 400
  *   `invalid_grant` (a code unknown, used, expired, of another client or redirect URI; a refresh

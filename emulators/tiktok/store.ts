@@ -27,6 +27,11 @@ export const DEFAULT_SETTINGS = {
   processing_delay_ms: 5_000,
   /** Successful inits a creator may make in any rolling 24 hours before `spam_risk_too_many_posts`. */
   posts_per_24h: 15,
+  /**
+   * Whether a refresh answers with a new refresh token and the one it was made with stops working
+   * (what TikTok's newer token pages describe); off, a grant keeps its refresh token.
+   */
+  rotate_refresh_tokens: false,
 };
 export type TikTokSettings = typeof DEFAULT_SETTINGS;
 
@@ -218,7 +223,16 @@ export class TikTokStore {
     return [...this.#grants.values()];
   }
 
+  /** A new access token; with rotate_refresh_tokens, the grant's refresh token is replaced first (the old one is refused from then on). */
   async refresh(grant: Grant, now: number): Promise<AccessToken> {
+    if (this.settings().rotate_refresh_tokens) {
+      const old = grant.refresh_token;
+      this.#grants.delete(old);
+      grant.refresh_token = `rft.emu-${randomBytes(24).toString("base64url")}`;
+      this.#grants.set(grant.refresh_token, grant);
+      // Access tokens already issued stay valid until they expire.
+      for (const token of this.#tokens.values()) if (token.refresh_token === old) token.refresh_token = grant.refresh_token;
+    }
     const token = this.#issue(grant, now);
     await this.#save();
     return token;

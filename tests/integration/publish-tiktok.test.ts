@@ -10,12 +10,13 @@
  * - a full TikTok rate window defers the TikTok publication while YouTube publishes, and the drain
  *   publishes it once the window has room;
  * - a revoked TikTok grant marks that account needs_reconnect and defers it, never failing the unit;
- * - a TikTok outage at init fails the attempt after YouTube published; the retry posts to TikTok once.
+ * - a TikTok outage at init fails the attempt after YouTube published; the retry posts to TikTok once;
+ * - a refresh token TikTok rotates is re-sealed over the stored one, so the next publish still works.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import type { PipelineDeps } from "../../functions/pipeline/deps.ts";
-import { encryptCredentials } from "../../shared/crypto/credentials.ts";
+import { decryptCredentials, encryptCredentials } from "../../shared/crypto/credentials.ts";
 import { drainDeferredPublications } from "../../shared/db/rpc/publications.ts";
 import { buildAuthorizeUrl, createCodeVerifier, exchangeCode } from "../../shared/providers/tiktok/oauth.ts";
 import * as db from "../../stack/db.ts";
@@ -200,6 +201,39 @@ describe("publishing to TikTok", () => {
     expect(await unitOf(admin, unitId)).toMatchObject({ stage: "published" });
     expect(await tiktokPosts()).toHaveLength(1);
     expect(await uploadedVideos(emulator.url)).toHaveLength(1);
+  }, 120_000);
+
+
+  test("a refresh token TikTok rotates is re-sealed over the stored one, and the next publish uses the new one", async () => {
+    await emulatorCall("PUT", "/_emulator/tiktok/settings", { rotate_refresh_tokens: true });
+    await admin`update mdame.dimension_accounts set active = false where dimension_id = 'sains-singkat'`;
+    const tiktok = await addTikTokAccount("sains-singkat", "rotating-creator");
+    const stored = async () => {
+      const [row] = await admin<{ credentials_enc: string }[]>`select credentials_enc from mdame.dimension_accounts where id = ${tiktok}`;
+      return (await decryptCredentials(deps.credentialKeys, row!.credentials_enc, tiktok)).refresh_token;
+    };
+    const before = await stored();
+
+    const first = await unitAtPublish("sains-singkat");
+    expect(await runStages()).toMatchObject({ processed: 1, failed: 0 });
+    expect(await unitOf(admin, first.unitId)).toMatchObject({ stage: "published" });
+    const after = await stored();
+    expect(after).not.toBe(before);
+    // The old token is refused now: had the engine kept it, the next publish would need a reconnect.
+    const refused = await fetch(`${env.TIKTOK_API_BASE_URL}/v2/oauth/token/`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ client_key: env.TIKTOK_CLIENT_KEY!, client_secret: env.TIKTOK_CLIENT_SECRET!, grant_type: "refresh_token", refresh_token: before }),
+    });
+    expect(((await refused.json()) as { error?: string }).error).toBe("invalid_grant");
+
+    const second = await unitAtPublish("sains-singkat");
+    expect(await runStages()).toMatchObject({ processed: 1, failed: 0 });
+    expect(await unitOf(admin, second.unitId)).toMatchObject({ stage: "published" });
+    const [account] = await admin<{ health_state: string }[]>`select health_state from mdame.dimension_accounts where id = ${tiktok}`;
+    expect(account!.health_state).toBe("ok");
+    expect(await tiktokPosts()).toHaveLength(2);
+    expect(await stored()).not.toBe(after);
   }, 120_000);
 
 });

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { freePort, killProcess, spawnEmulatorProcess, startTestEmulator, tempDir } from "./fixtures/emulator-harness.ts";
 import {
-  advanceClock, authorizeUrl, CLIENT_KEY, connect, creatorInfo, fetchStatus, initVideo, pkce, REDIRECT_URI, setAudited, tokenCall,
+  advanceClock, authorizeUrl, CLIENT_KEY, connect, creatorInfo, fetchStatus, initVideo, pkce, REDIRECT_URI, setAudited, setSettings, tokenCall,
 } from "./fixtures/tiktok-client.ts";
 
 let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
@@ -167,6 +167,22 @@ describe("Login Kit OAuth v2", () => {
     await emulator.armFault({ service: "tiktok", kind: "invalid_grant" });
     expect((await tokenCall(base, { grant_type: "refresh_token", refresh_token: grant.refresh_token })).body.error).toBe("invalid_grant");
     expect((await tokenCall(base, { grant_type: "refresh_token", refresh_token: grant.refresh_token })).status).toBe(200);
+  });
+
+  test("with rotate_refresh_tokens each refresh answers a new refresh token and refuses the old one; issued access tokens live on", async () => {
+    const grant = await connect(base);
+    expect((await setSettings(base, { rotate_refresh_tokens: true })).status).toBe(200);
+    const first = await tokenCall(base, { grant_type: "refresh_token", refresh_token: grant.refresh_token });
+    expect(first.status).toBe(200);
+    const rotated = String(first.body.refresh_token);
+    expect(rotated).not.toBe(grant.refresh_token);
+    expect((await tokenCall(base, { grant_type: "refresh_token", refresh_token: grant.refresh_token })).body.error).toBe("invalid_grant");
+    // The consent's access token still works; the rotated refresh token refreshes (and rotates again).
+    expect((await creatorInfo(base, grant.access_token)).status).toBe(200);
+    const second = await tokenCall(base, { grant_type: "refresh_token", refresh_token: rotated });
+    expect(second.status).toBe(200);
+    expect(second.body.refresh_token).not.toBe(rotated);
+    expect((await setSettings(base, { rotate_refresh_tokens: "yes" })).status).toBe(400);
   });
 });
 
