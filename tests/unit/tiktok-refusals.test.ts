@@ -55,13 +55,13 @@ describe("classifyTikTokRefusal", () => {
 
   test("rate limits and daily caps defer the publication, each with a suggested not-before", async () => {
     expect(classifyTikTokRefusal(await initError(429, "rate_limit_exceeded"), NOW))
-      .toEqual({ kind: "try_later", reason: "rate_limit_exceeded", notBefore: new Date(NOW.getTime() + MINUTE) });
+      .toEqual({ kind: "try_later", limit: "rate", reason: "rate_limit_exceeded", notBefore: new Date(NOW.getTime() + MINUTE) });
     for (const code of ["spam_risk_too_many_posts", "reached_active_user_cap"]) {
       expect(classifyTikTokRefusal(await initError(403, code), NOW))
-        .toEqual({ kind: "try_later", reason: code, notBefore: new Date(NOW.getTime() + 24 * 60 * MINUTE) });
+        .toEqual({ kind: "try_later", limit: "posts", reason: code, notBefore: new Date(NOW.getTime() + 24 * 60 * MINUTE) });
     }
     // A 429 under an undocumented code is still a rate limit.
-    expect(classifyTikTokRefusal(await initError(429, "too_many_requests"), NOW)).toMatchObject({ kind: "try_later", notBefore: new Date(NOW.getTime() + MINUTE) });
+    expect(classifyTikTokRefusal(await initError(429, "too_many_requests"), NOW)).toMatchObject({ kind: "try_later", limit: "rate", notBefore: new Date(NOW.getTime() + MINUTE) });
   });
 
   test("an unaudited app or a privacy level the creator lacks is a non-retryable configuration error", async () => {

@@ -21,7 +21,6 @@ import { resealAccountCredentials } from "../../../shared/db/rpc/accounts.ts";
 import { reserveTikTokCall, type TikTokCallKind } from "../../../shared/db/rpc/tiktok-calls.ts";
 import { NonRetriableError } from "../../../shared/errors.ts";
 import { failpoint } from "../../../shared/failpoints.ts";
-import { ProviderError } from "../../../shared/providers/errors.ts";
 import { DEFAULT_CHUNK_SIZE, planChunks } from "../../../shared/providers/tiktok/chunks.ts";
 import {
   type DirectPostInfo,
@@ -284,10 +283,7 @@ export const tiktokAdapter: PlatformAdapter<TikTokTicket, TikTokMetadata> = {
     if (error instanceof RateWindowFullError) return { kind: "defer", reason: "rate_limited", notBefore: error.notBefore };
     const refusal = classifyTikTokRefusal(error);
     if (refusal?.kind === "needs_reconnect") return { kind: "grant_refused", reason: refusal.reason };
-    if (refusal?.kind === "try_later") {
-      const code = error instanceof ProviderError && "code" in error ? String((error as { code: unknown }).code) : "";
-      return { kind: "defer", reason: code === "rate_limit_exceeded" || code.startsWith("http_429") ? "rate_limited" : "channel_cap", notBefore: refusal.notBefore };
-    }
+    if (refusal?.kind === "try_later") return { kind: "defer", reason: refusal.limit === "rate" ? "rate_limited" : "channel_cap", notBefore: refusal.notBefore };
     return null;
   },
 

@@ -16,8 +16,11 @@ const DAILY_CAP_WAIT_MS = 24 * 60 * 60_000;
 export type TikTokRefusal =
   /** The grant is gone: the refresh token's `invalid_grant`, or a 401 on a token just refreshed. The user must connect again. */
   | { kind: "needs_reconnect"; reason: string }
-  /** TikTok limits the account or the app for a while: publish again no earlier than `notBefore`. */
-  | { kind: "try_later"; reason: string; notBefore: Date }
+  /**
+   * TikTok limits the account or the app for a while: publish again no earlier than `notBefore`.
+   * `limit`: a per-minute rate limit, or a cap on the creator's posts.
+   */
+  | { kind: "try_later"; limit: "rate" | "posts"; reason: string; notBefore: Date }
   /** The app's setup or the post's settings make TikTok refuse it: retrying cannot help until an operator changes them. */
   | { kind: "configuration"; reason: string; retryable: false };
 
@@ -38,15 +41,15 @@ export function classifyTikTokRefusal(error: unknown, now: Date = new Date()): T
     case "scope_not_authorized":
       return { kind: "needs_reconnect", reason: `TikTok refused a fresh access token (${error.status} ${error.code})` };
     case "rate_limit_exceeded":
-      return { kind: "try_later", reason: error.code, notBefore: after(RATE_LIMIT_WAIT_MS) };
+      return { kind: "try_later", limit: "rate", reason: error.code, notBefore: after(RATE_LIMIT_WAIT_MS) };
     case "spam_risk_too_many_posts":
     case "reached_active_user_cap":
-      return { kind: "try_later", reason: error.code, notBefore: after(DAILY_CAP_WAIT_MS) };
+      return { kind: "try_later", limit: "posts", reason: error.code, notBefore: after(DAILY_CAP_WAIT_MS) };
     case "unaudited_client_can_only_post_to_private_accounts":
       return { kind: "configuration", retryable: false, reason: "the TikTok app is not audited yet: it may only post to private accounts (set privacy_level SELF_ONLY or make the account private)" };
     case "privacy_level_option_mismatch":
       return { kind: "configuration", retryable: false, reason: "privacy_level is not among the creator's privacy_level_options (query creator info and choose one of them)" };
   }
-  if (error.status === 429) return { kind: "try_later", reason: `http_429 ${error.code}`, notBefore: after(RATE_LIMIT_WAIT_MS) };
+  if (error.status === 429) return { kind: "try_later", limit: "rate", reason: `http_429 ${error.code}`, notBefore: after(RATE_LIMIT_WAIT_MS) };
   return null;
 }
