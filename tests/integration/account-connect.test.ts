@@ -12,35 +12,23 @@ import process from "node:process";
 import { credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
 import { decryptCredentials } from "../../shared/crypto/credentials.ts";
 import { channelIdFor } from "../../emulators/google-oauth/routes.ts";
-import * as db from "../../stack/db.ts";
 import { paths } from "../../stack/paths.ts";
-import { localStackEnv } from "../../stack/stack-env.ts";
 import { connectEnv, connectThroughCli } from "../fixtures/connect-accounts.ts";
-import { type PipelineServer, servePipeline } from "../fixtures/pipeline-server.ts";
-import { startTestEmulator } from "./fixtures/emulator-harness.ts";
-import { startConnect as startConnectCli } from "./fixtures/connect-cli.ts";
+import { type ConnectBench, startConnect as startConnectCli, startConnectBench, stopConnectBench } from "./fixtures/connect-cli.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 
 const admin = adminSql();
 
-let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
-let pipeline: PipelineServer;
+let bench: ConnectBench;
+let emulator: ConnectBench["emulator"];
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  await db.ensureRunning(() => {});
-  await db.reset({ log: () => {} });
-  emulator = await startTestEmulator();
-  const base = { ...localStackEnv(), ...emulator.serviceEnv(), LOG_LEVEL: "warn" };
-  pipeline = servePipeline(base);
-  env = { ...base, FUNCTIONS_URL: pipeline.functionsUrl, EMULATOR_URL: emulator.url };
+  bench = await startConnectBench();
+  ({ emulator, env } = bench);
 }, 60_000);
 
-afterAll(async () => {
-  await pipeline?.stop();
-  await db.reset({ log: () => {} });
-  await emulator?.stop();
-}, 60_000);
+afterAll(() => stopConnectBench(bench), 60_000);
 
 /** `mdame account connect youtube` with this test's emulator environment. */
 function startConnect(args: string[]) {

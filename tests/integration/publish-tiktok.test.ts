@@ -203,7 +203,6 @@ describe("publishing to TikTok", () => {
     expect(await uploadedVideos(emulator.url)).toHaveLength(1);
   }, 120_000);
 
-
   test("a refresh token TikTok rotates is re-sealed over the stored one, and the next publish uses the new one", async () => {
     await emulatorCall("PUT", "/_emulator/tiktok/settings", { rotate_refresh_tokens: true });
     await admin`update mdame.dimension_accounts set active = false where dimension_id = 'sains-singkat'`;
