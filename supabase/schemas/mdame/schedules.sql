@@ -14,5 +14,9 @@ begin
   if not exists (select 1 from cron.job where jobname = 'mdame-publish-drain') then
     perform cron.schedule('mdame-publish-drain', '* * * * *', 'select mdame.drain_deferred_publications()');
   end if;
+  -- The weekly reports: Sunday 21:00 UTC (pg_cron's zone), docs/weekly-report.md.
+  if not exists (select 1 from cron.job where jobname = 'mdame-weekly-reports') then
+    perform cron.schedule('mdame-weekly-reports', '0 21 * * 0', 'select mdame.queue_weekly_reports()');
+  end if;
 end
 $$;
