@@ -248,11 +248,34 @@ revoke all on function mdame.record_cache_lookup(text,text,boolean,uuid,uuid,tex
 grant execute on function mdame.record_cache_lookup(text,text,boolean,uuid,uuid,text) to mdame_engine;
 grant execute on function mdame.record_cache_lookup(text,text,boolean,uuid,uuid,text) to service_role;
 
+-- Wakes the stage runner when a pending weekly report is due (queued, its retry backoff over, or
+-- its builder's lease run out): the minutely tick wakes the runner only for stage tasks, so pg_cron
+-- calls this every five minutes, and queue_weekly_reports after queueing. Returns whether it woke.
+
+create or replace function mdame.wake_due_weekly_reports()
+returns boolean
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  if exists (select 1 from mdame.weekly_reports where status = 'pending' and next_attempt_at <= mdame.engine_now()) then
+    perform mdame.wake_stage_runner('report');
+    return true;
+  end if;
+  return false;
+end;
+$$;
+
+revoke all on function mdame.wake_due_weekly_reports() from public, anon, authenticated;
+grant execute on function mdame.wake_due_weekly_reports() to mdame_engine;
+grant execute on function mdame.wake_due_weekly_reports() to service_role;
+
 -- Queues the weekly report of every active dimension: one pending row per dimension and week, so a
 -- second call for the same week adds nothing. The week is the last one whose Sunday has begun in the
 -- dimension's time zone at p_at (the engine's clock by default): pg_cron calls this on Sunday at
--- 21:00 UTC, which is still Sunday west of UTC and already Monday east of UTC+3, and both select the
--- week that is ending or has just ended. Wakes the stage runner when a report waits to be built.
+-- 21:00 UTC, which is still Sunday up to UTC+2 and already Monday from UTC+3 on, and both select the
+-- week that is ending or has just ended. Wakes the stage runner when a report is due to be built.
 -- Returns how many rows it added.
 
 create or replace function mdame.queue_weekly_reports(p_at timestamp with time zone default null::timestamp with time zone)
@@ -274,9 +297,7 @@ begin
    where d.active
   on conflict (dimension_id, week_start) do nothing;
   get diagnostics v_added = row_count;
-  if exists (select 1 from mdame.weekly_reports where status = 'pending') then
-    perform mdame.wake_stage_runner('report');
-  end if;
+  perform mdame.wake_due_weekly_reports();
   return v_added;
 end;
 $$;
@@ -415,6 +436,9 @@ do $$
 begin
   if not exists (select 1 from cron.job where jobname = 'mdame-weekly-reports') then
     perform cron.schedule('mdame-weekly-reports', '0 21 * * 0', 'select mdame.queue_weekly_reports()');
+  end if;
+  if not exists (select 1 from cron.job where jobname = 'mdame-weekly-reports-retry') then
+    perform cron.schedule('mdame-weekly-reports-retry', '*/5 * * * *', 'select mdame.wake_due_weekly_reports()');
   end if;
 end
 $$;

@@ -18,5 +18,8 @@ begin
   if not exists (select 1 from cron.job where jobname = 'mdame-weekly-reports') then
     perform cron.schedule('mdame-weekly-reports', '0 21 * * 0', 'select mdame.queue_weekly_reports()');
   end if;
+  if not exists (select 1 from cron.job where jobname = 'mdame-weekly-reports-retry') then
+    perform cron.schedule('mdame-weekly-reports-retry', '*/5 * * * *', 'select mdame.wake_due_weekly_reports()');
+  end if;
 end
 $$;
