@@ -12,6 +12,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { createPipelineApp } from "../../functions/pipeline/app.ts";
 import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
+import { buildPendingWeeklyReports } from "../../functions/pipeline/reports/weekly.ts";
 import { WeeklyReport } from "../../shared/contracts/weekly-report.ts";
 import { CHART_HEIGHT, CHART_WIDTH } from "../../shared/reports/weekly-chart.ts";
 import * as db from "../../stack/db.ts";
@@ -198,5 +199,22 @@ describe("weekly report", () => {
     expect(cli.stderr).toContain("--week takes a date YYYY-MM-DD");
     const stored = await readFile(join(outDir, "week.png"));
     expect(stored.subarray(1, 4).toString()).toBe("PNG");
+  }, 60_000);
+
+  test("a build that fails is retried after its backoff and still makes one report", async () => {
+    const [queued] = await admin`select mdame.queue_weekly_reports('2026-11-29 21:00Z') as added`;
+    expect(queued!.added).toBe(2);
+    const brokenStore = { ...deps.store, backend: "broken", putFile: () => Promise.reject(new Error("storage unavailable")) };
+    expect(await buildPendingWeeklyReports({ ...deps, store: brokenStore })).toEqual({ built: 0, failed: 2 });
+    const failed = await admin`select status, attempts, last_error from mdame.weekly_reports where week_start = '2026-11-23'`;
+    expect(failed.map((r) => `${r.status} ${r.attempts} ${r.last_error}`)).toEqual(["pending 1 storage unavailable", "pending 1 storage unavailable"]);
+    expect(await buildPendingWeeklyReports(deps)).toEqual({ built: 0, failed: 0 });
+
+    await admin`select mdame.set_engine_clock(interval '2 minutes')`;
+    expect(await buildPendingWeeklyReports(deps)).toEqual({ built: 2, failed: 0 });
+    const [after] = await admin`select count(*) filter (where status = 'ready')::int as ready, count(*)::int as reports,
+        (select count(*)::int from mdame.alerts where dedupe_key like 'weekly_report:%:2026-11-23') as alerts
+      from mdame.weekly_reports where week_start = '2026-11-23'`;
+    expect(after).toEqual({ ready: 2, reports: 2, alerts: 2 });
   }, 60_000);
 });
