@@ -70,9 +70,15 @@ export function createLogger(component: string, destination?: pino.DestinationSt
   return scrubChildBindings(destination ? pino(options, destination) : pino(options));
 }
 
-/** Child bindings are serialized once, when the child is made, outside formatters.log: scrub them there. */
+/**
+ * Child bindings are serialized once, when the child is made, outside formatters.log: scrub them
+ * there. Children are made with Object.create(parent), so they inherit this `child` too.
+ */
 function scrubChildBindings(logger: Logger): Logger {
-  const child = logger.child.bind(logger);
-  logger.child = ((bindings, options) => scrubChildBindings(child(scrubValue(bindings, serializeError) as pino.Bindings, options))) as Logger["child"];
+  type MakeChild = (this: Logger, bindings: pino.Bindings, options?: pino.ChildLoggerOptions) => Logger;
+  const makeChild = logger.child as unknown as MakeChild;
+  (logger as { child: unknown }).child = function (this: Logger, bindings: pino.Bindings, options?: pino.ChildLoggerOptions): Logger {
+    return makeChild.call(this, scrubValue(bindings, serializeError) as pino.Bindings, options);
+  };
   return logger;
 }
