@@ -5,6 +5,7 @@ import { mapDbError } from "../../shared/db/errors.ts";
 import { completePublication, deferUnitPublish } from "../../shared/db/rpc/publications.ts";
 import { claimStageTasks, type ClaimedStageTask, extendStageLease, failStageTask, replayStepResult, type StageFailureOutcome } from "../../shared/db/rpc/stage-tasks.ts";
 import {
+  getWorkUnit,
   recordSafetyVerdict,
   recordScenePlan,
   recordScript,
@@ -127,6 +128,19 @@ async function runLeased(deps: PipelineDeps, row: ClaimedStageTask): Promise<boo
   }
 }
 
+/**
+ * The dimension of a unit task's unit, for its log lines (a unit task names only its unit). A read
+ * that fails leaves the field out: the stage reads the unit itself and fails the task properly.
+ */
+async function unitDimension(sql: Sql, unitId: string | null): Promise<string | undefined> {
+  if (unitId === null) return undefined;
+  try {
+    return (await getWorkUnit(sql, unitId))?.dimension_id;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The `status` of a finished task's log line (docs/logs.md). */
 function outcomeStatus(kind: StageOutcomeKind): LogStatus {
   if (kind === "publish.deferred") return "deferred";
@@ -157,7 +171,7 @@ async function runOne(
   const task = parsed.data;
   const unitId = "unit_id" in task ? task.unit_id : null;
   const dimensionId = "dimension_id" in task ? task.dimension_id : null;
-  const log = deps.logger.child({ execution_id: task.run_id, stage: task.stage, step_token: task.step_token, msg_id: msgId, unit_id: unitId ?? undefined, dimension_id: dimensionId ?? undefined });
+  const log = deps.logger.child({ execution_id: task.run_id, stage: task.stage, step_token: task.step_token, msg_id: msgId, unit_id: unitId ?? undefined, dimension_id: dimensionId ?? await unitDimension(deps.sql, unitId) });
   const t0 = Date.now();
   try {
     // Before any paid work: a step sent again (recovery, dead-letter retry, duplicate delivery)
