@@ -26,12 +26,19 @@ export interface WorkerCallbackDeps {
 /** The `status` of a failed job's log line, from what fail_worker_job made of the failure. */
 const FAILURE_STATUS: Record<WorkerFailureOutcome, LogStatus> = { retry: "retrying", dead_letter: "dead_lettered", duplicate: "skipped", gone: "skipped" };
 
-/** The run, dimension, unit and stage of the job a verified callback reports on, for its log lines. */
+/**
+ * The run, dimension, unit and stage of the job a verified callback reports on, for its log lines.
+ * A unit that cannot be read leaves them out: the answer is the completion RPC's, never this read's.
+ */
 async function jobLogFields(sql: Sql, callback: WorkerCallback): Promise<LogContext> {
   const stage = callback.kind.startsWith("render.") ? QUEUES.render : QUEUES.visualGeneration;
-  const unitId = "unit_id" in callback ? callback.unit_id : (await getScene(sql, callback.scene_id))?.unit_id;
-  const unit = unitId ? await getWorkUnit(sql, unitId) : null;
-  return { stage, ...(unit ? { execution_id: unit.run_id, dimension_id: unit.dimension_id, unit_id: unit.id } : {}) };
+  try {
+    const unitId = "unit_id" in callback ? callback.unit_id : (await getScene(sql, callback.scene_id))?.unit_id;
+    const unit = unitId ? await getWorkUnit(sql, unitId) : null;
+    return { stage, ...(unit ? { execution_id: unit.run_id, dimension_id: unit.dimension_id, unit_id: unit.id } : {}) };
+  } catch {
+    return { stage, ...("unit_id" in callback ? { unit_id: callback.unit_id } : {}) };
+  }
 }
 
 /**
