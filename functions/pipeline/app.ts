@@ -38,7 +38,7 @@ export function createPipelineApp(deps: PipelineDeps) {
     const row = body.idempotency_key === undefined
       ? await triggerRun(deps.sql, run)
       : await startRun(deps.sql, { ...run, idempotencyKey: body.idempotency_key });
-    deps.logger.info({ execution_id: row.run_id, created: row.created, dimension: body.dimension }, "run triggered");
+    deps.logger.info({ execution_id: row.run_id, created: row.created, dimension_id: body.dimension, status: row.created ? "started" : "skipped" }, "run triggered");
     const statusUrl = `${deps.env.FUNCTIONS_URL}/pipeline/runs/${row.run_id}`;
     c.header("Location", statusUrl);
     return c.json(answer(TriggeredRun, { run_id: row.run_id, status: row.status, created: row.created, status_url: statusUrl }, "POST /runs"), 202);

@@ -87,8 +87,8 @@ export async function generateJsonCached<T>(
       usage: event.usage,
       duration_ms: event.duration_ms,
     };
-    if (event.outcome === "valid") ctx.log.info(fields, event.kind === "repair" ? "llm repair accepted" : "llm call");
-    else ctx.log.warn(fields, event.outcome === "safety_stop" ? "llm safety stop" : "llm answer broke its contract");
+    if (event.outcome === "valid") ctx.log.info({ ...fields, status: "succeeded" }, event.kind === "repair" ? "llm repair accepted" : "llm call");
+    else ctx.log.warn({ ...fields, status: event.outcome === "safety_stop" ? "refused" : "failed" }, event.outcome === "safety_stop" ? "llm safety stop" : "llm answer broke its contract");
   };
   let value: T;
   try {

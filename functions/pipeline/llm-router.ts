@@ -79,7 +79,7 @@ export function createLlmRouter(options: { sql: Sql; providers: LlmProviders }):
     for (const [index, route] of routes.entries()) {
       const provider = providers[route.provider];
       if (!provider) {
-        request.log.warn({ llm_task: request.task, provider: route.provider }, "llm provider not configured: skipped");
+        request.log.warn({ llm_task: request.task, provider: route.provider, status: "skipped" }, "llm provider not configured: skipped");
         continue;
       }
       const model = provider.model(route.model ?? provider.defaultModel);
@@ -90,7 +90,7 @@ export function createLlmRouter(options: { sql: Sql; providers: LlmProviders }):
         lastError = error;
         if (index < routes.length - 1) {
           counters.fallbacks += 1;
-          request.log.warn({ llm_task: request.task, provider: model.provider, model: model.model, err: error }, "llm provider unavailable: trying the next");
+          request.log.warn({ llm_task: request.task, provider: model.provider, model: model.model, err: error, status: "retrying" }, "llm provider unavailable: trying the next");
         }
       }
     }

@@ -97,7 +97,7 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
     });
     const result = answer(ConnectedAccount, connected, "POST /accounts");
     deps.logger.info(
-      { dimension: body.dimension_id, account_id: result.account.id, platform: body.platform, channel: body.channel_handle, created: result.created },
+      { dimension_id: body.dimension_id, account_id: result.account.id, platform: body.platform, channel: body.channel_handle, created: result.created, status: "succeeded" },
       "account connected by the operator",
     );
     return c.json(result, result.created ? 201 : 200);
@@ -107,7 +107,7 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
     app.post(`/accounts/:id/${action}`, auth, async (c) => {
       const id = routeParam("id", c.req.param("id"), AccountId);
       await setAccountActive(deps.sql, id, active);
-      deps.logger.info({ account_id: id, active }, `account ${action}d by the operator`);
+      deps.logger.info({ account_id: id, active, status: "succeeded" }, `account ${action}d by the operator`);
       return c.json(await oneAccount(deps.sql, id));
     });
   }
@@ -115,7 +115,7 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
   app.delete("/accounts/:id", auth, async (c) => {
     const id = routeParam("id", c.req.param("id"), AccountId);
     const result = answer(RemovedAccount, await removeAccount(deps.sql, id), "DELETE /accounts/:id");
-    deps.logger.info({ account_id: id, deleted: result.deleted, publications: result.publications }, "account removed by the operator");
+    deps.logger.info({ account_id: id, deleted: result.deleted, publications: result.publications, status: "succeeded" }, "account removed by the operator");
     return c.json(result);
   });
 }

@@ -37,7 +37,7 @@ export const runIngest: Stage<"ingest"> = async (task, { deps, logger: log }) =>
   const niche = await loadNiche(deps.sql, dimension.id);
   const now = Date.now();
   const { signals, failures } = await fetchSources(deps.sources, niche.sources, { geo: dimension.trend_geo, now });
-  for (const failure of failures) log.warn({ source: failure.source, reason: failure.message, retriable: failure.retriable }, "trend source failed: skipped");
+  for (const failure of failures) log.warn({ source: failure.source, reason: failure.message, retriable: failure.retriable, status: "skipped" }, "trend source failed: skipped");
 
   const rejected: Record<string, unknown>[] = [];
   const candidates: Candidate[] = [];
@@ -85,6 +85,7 @@ export const runIngest: Stage<"ingest"> = async (task, { deps, logger: log }) =>
     candidates: records.length,
     rejected: rejected.length,
     dropped: dropped.length,
+    status: "succeeded",
   }, "trends ingested");
   return { kind: "topics.recorded", topics: records, rejected: [...rejected, ...dropped] };
 };

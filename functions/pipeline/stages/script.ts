@@ -49,13 +49,13 @@ export const runScript: Stage<"script"> = async (task, { deps, logger: log }) =>
       // Nothing a model wrote is stored before the safety gate has passed it.
       const verdict = await gateModelOutput(deps, dimension, "script", best.draft);
       if (!verdict.allowed) {
-        log.info({ category: verdict.category, reasons: verdict.reasons }, "script refused by the safety gate");
+        log.info({ category: verdict.category, reasons: verdict.reasons, status: "refused" }, "script refused by the safety gate");
         return { kind: "unsafe_output", subject: "script", text: auditText(best.draft), verdict };
       }
-      log.info({ round, hook_score: best.audit.score }, "script accepted");
+      log.info({ round, hook_score: best.audit.score, status: "succeeded" }, "script accepted");
       return { kind: "script.recorded", script: { ...best.draft, hook_score: best.audit.score, hook_audits: audits } };
     }
-    log.info({ round, best_score: best?.audit.score ?? null }, "no hook passed the audit");
+    log.info({ round, best_score: best?.audit.score ?? null, status: "refused" }, "no hook passed the audit");
   }
   return {
     kind: "script.rejected",
