@@ -410,6 +410,22 @@ revoke all on function mdame.finish_adaptation_week(date) from public, anon, aut
 grant execute on function mdame.finish_adaptation_week(date) to mdame_engine;
 grant execute on function mdame.finish_adaptation_week(date) to service_role;
 
+-- A dimension's configuration as its next run would start it: the contract overlaid with the
+-- adaptations in force (mdame.dimension_config); null for an unknown dimension.
+
+create or replace function mdame.get_effective_dimension_config(p_dimension_id text)
+returns jsonb
+language sql
+stable security definer
+set search_path = ''
+as $$
+  select mdame.dimension_config(d) from mdame.dimensions d where d.id = p_dimension_id;
+$$;
+
+revoke all on function mdame.get_effective_dimension_config(text) from public, anon, authenticated;
+grant execute on function mdame.get_effective_dimension_config(text) to mdame_engine;
+grant execute on function mdame.get_effective_dimension_config(text) to service_role;
+
 do $$
 begin
   if not exists (select 1 from cron.job where jobname = 'mdame-adapt-weekly') then
