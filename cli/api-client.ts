@@ -16,6 +16,7 @@ import {
 import { AccountList, type ConnectAccountBody, ConnectedAccount, RemovedAccount, Account } from "../shared/contracts/account.ts";
 import { CredentialKeysCensus, CredentialsRotationBatch, type RotateCredentialsBody } from "../shared/contracts/credentials.ts";
 import { Dimension, type DimensionConfigInput, DimensionList, type DimensionPatch } from "../shared/contracts/dimension.ts";
+import { Adaptation, AdaptAnswer, AdaptationList, AdaptPins } from "../shared/contracts/adapt.ts";
 import type { ApiConfig } from "./config.ts";
 import { apiError, CliError, EXIT, networkError } from "./errors.ts";
 
@@ -40,6 +41,11 @@ export interface ApiClient {
   /** One batch of key rotation: re-seals the next accounts' credentials with the functions' current key. */
   rotateCredentials(body: RotateCredentialsBody): Promise<CredentialsRotationBatch>;
   credentialKeys(): Promise<CredentialKeysCensus>;
+  /** The adaptive engine (docs/adaptive.md). */
+  adapt(body: { dimension?: string; dry_run: boolean }): Promise<AdaptAnswer>;
+  listAdaptations(dimension: string | null, limit: number): Promise<AdaptationList>;
+  revertAdaptation(id: string): Promise<Adaptation>;
+  setAdaptationPin(dimension: string, parameter: string, pinned: boolean): Promise<AdaptPins>;
 }
 
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
@@ -100,5 +106,9 @@ export function createApiClient(config: ApiConfig, fetchImpl: Fetch = fetch): Ap
     removeAccount: (account) => call("DELETE", `/pipeline/accounts/${id(account)}`, RemovedAccount),
     rotateCredentials: (body) => call("POST", "/pipeline/credentials/rotate", CredentialsRotationBatch, body),
     credentialKeys: () => call("GET", "/pipeline/credentials/keys", CredentialKeysCensus),
+    adapt: (body) => call("POST", "/pipeline/adapt", AdaptAnswer, body),
+    listAdaptations: (dimension, limit) => call("GET", `/pipeline/adaptations?limit=${limit}${dimension === null ? "" : `&dimension=${id(dimension)}`}`, AdaptationList),
+    revertAdaptation: (adaptation) => call("POST", `/pipeline/adaptations/${id(adaptation)}/revert`, Adaptation, {}),
+    setAdaptationPin: (dimension, parameter, pinned) => call("POST", `/pipeline/adapt/${pinned ? "pin" : "unpin"}`, AdaptPins, { dimension, parameter }),
   };
 }
