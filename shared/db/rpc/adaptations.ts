@@ -44,9 +44,9 @@ export function getAdaptationEvidence(sql: Queryable, dimensionId: string, since
 
 /** The configuration the dimension's next run starts with (contract + adaptations in force), or null. */
 export async function getEffectiveDimensionConfig(sql: Queryable, dimensionId: string): Promise<Record<string, unknown> | null> {
-  const row = await oneRow("get_effective_dimension_config", z.object({ config: z.record(z.string(), z.unknown()).nullable() }).strict(),
+  const row = await maybeRow("get_effective_dimension_config", z.object({ config: z.record(z.string(), z.unknown()).nullable() }).strict(),
     sql`select mdame.get_effective_dimension_config(${dimensionId}::text) as config`);
-  return row.config;
+  return row?.config ?? null;
 }
 
 export interface NewAdaptation {
