@@ -55,3 +55,22 @@ test("a unit with its own length is written at that length", async () => {
   expect(words).toBeGreaterThanOrEqual(range.min);
   expect(words).toBeLessThanOrEqual(range.max);
 }, 120_000);
+
+test("with a target length, the ingest gives the run's units alternating short and long lengths", async () => {
+  await pipeline.emulator.reset();
+  // The global run lock: the earlier tests' runs make way.
+  await admin`select mdame.abort_run(id, 'next test') from mdame.pipeline_runs where status = 'running'`;
+  await admin`select mdame.record_adaptation('tech-explained', 'video_length', 'null', '47', 'operator test', '{}', null)`;
+  await admin`select mdame.record_adaptation('tech-explained', 'daily_volume', '1', '3', 'operator test', '{}', null)`;
+  const [run] = await admin`select run_id from mdame.start_run('it-adapt-ingest', 'dev', 'manual', current_date, 'tech-explained')`;
+  const [config] = await admin`select config from mdame.run_dimensions where run_id = ${run!.run_id}`;
+  expect(config!.config.daily_limit).toBe(3);
+  expect(config!.config.adapt.video_length.target_s).toBe(47);
+  await tick();
+  const units = await admin`select topic->'adapt' as adapt, topic->'categories' as categories from mdame.work_units where run_id = ${run!.run_id} order by created_at, id`;
+  expect(units.length).toBeGreaterThanOrEqual(2);
+  const arms = units.map((u) => u.adapt);
+  expect(arms.filter((a) => a.length_arm === "short").length).toBe(Math.ceil(units.length / 2));
+  expect(new Set(arms.map((a) => a.video_length_s))).toEqual(new Set([43, 51].slice(0, Math.min(2, units.length))));
+  for (const u of units) expect(Array.isArray(u.categories)).toBe(true);
+}, 120_000);
