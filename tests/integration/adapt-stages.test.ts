@@ -19,7 +19,7 @@ async function unitAtScript(key: string, topic: Record<string, unknown>) {
   await admin`select pgmq.archive('stage_tasks', msg_id) from pgmq.q_stage_tasks where message->>'stage' = 'ingest'`;
   await admin`update mdame.run_dimensions set status = 'ingested' where run_id = ${run!.run_id}`;
   const [unit] = await admin`insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic)
-    values (${run!.run_id}, 'tech-explained', ${`${key}-unit`}, ${`${key}-fp`}, ${admin.json(topic)}) returning id`;
+    values (${run!.run_id}, 'tech-explained', ${`${key}-unit`}, ${`${key}-fp`}, ${admin.json(topic as never)}) returning id`;
   await admin`select mdame.enqueue_stage_task('script', ${run!.run_id}, ${unit!.id})`;
   return { runId: run!.run_id as string, unitId: unit!.id as string };
 }
