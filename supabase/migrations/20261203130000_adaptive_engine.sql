@@ -22,6 +22,7 @@ create table mdame.adaptations (
   decided_at timestamp with time zone not null,
   applied boolean not null default true,
   reverted_at timestamp with time zone,
+  seq bigint generated always as identity,
   constraint adaptations_pkey primary key (id),
   constraint adaptations_dimension_id_fkey foreign key (dimension_id) references mdame.dimensions(id),
   constraint adaptations_parameter_check check ((parameter ~ '^(daily_volume|hook_threshold|video_length|source_weight\.[a-z_]+|topic_category\.[a-z0-9][a-z0-9 &''._-]{0,59})$'::text)),
@@ -30,7 +31,7 @@ create table mdame.adaptations (
 );
 
 create unique index adaptations_weekly_key on mdame.adaptations (dimension_id, parameter, week_start) where (week_start is not null);
-create index adaptations_in_force_idx on mdame.adaptations (dimension_id, parameter, decided_at desc) where (applied and (reverted_at is null));
+create index adaptations_in_force_idx on mdame.adaptations (dimension_id, parameter, seq desc) where (applied and (reverted_at is null));
 
 alter table mdame.adaptations enable row level security;
 
@@ -94,7 +95,7 @@ begin
     select distinct on (a.parameter) a.parameter, a.after
       from mdame.adaptations a
      where a.dimension_id = p_dimension_id and a.applied and a.reverted_at is null
-     order by a.parameter, a.decided_at desc, a.id
+     order by a.parameter, a.seq desc
   loop
     if r.parameter = 'daily_volume' then
       v := jsonb_set(v, '{daily_limit}', r.after);
@@ -256,7 +257,7 @@ set search_path = ''
 as $$
   select * from mdame.adaptations
    where p_dimension_id is null or dimension_id = p_dimension_id
-   order by decided_at desc, id
+   order by seq desc
    limit least(greatest(coalesce(p_limit, 50), 1), 500);
 $$;
 
@@ -289,7 +290,7 @@ begin
   end if;
   select a.id into v_latest from mdame.adaptations a
    where a.dimension_id = v_row.dimension_id and a.parameter = v_row.parameter and a.applied and a.reverted_at is null
-   order by a.decided_at desc, a.id limit 1;
+   order by a.seq desc limit 1;
   if v_latest is distinct from v_row.id then
     raise exception 'adaptation % is not the one in force for % of %: revert % first', p_id, v_row.parameter, v_row.dimension_id, v_latest
       using errcode = 'MDS01';

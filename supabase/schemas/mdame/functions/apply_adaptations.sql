@@ -17,7 +17,7 @@ begin
     select distinct on (a.parameter) a.parameter, a.after
       from mdame.adaptations a
      where a.dimension_id = p_dimension_id and a.applied and a.reverted_at is null
-     order by a.parameter, a.decided_at desc, a.id
+     order by a.parameter, a.seq desc
   loop
     if r.parameter = 'daily_volume' then
       v := jsonb_set(v, '{daily_limit}', r.after);

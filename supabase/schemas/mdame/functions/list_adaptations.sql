@@ -8,7 +8,7 @@ set search_path = ''
 as $$
   select * from mdame.adaptations
    where p_dimension_id is null or dimension_id = p_dimension_id
-   order by decided_at desc, id
+   order by seq desc
    limit least(greatest(coalesce(p_limit, 50), 1), 500);
 $$;
 

@@ -23,7 +23,7 @@ begin
   end if;
   select a.id into v_latest from mdame.adaptations a
    where a.dimension_id = v_row.dimension_id and a.parameter = v_row.parameter and a.applied and a.reverted_at is null
-   order by a.decided_at desc, a.id limit 1;
+   order by a.seq desc limit 1;
   if v_latest is distinct from v_row.id then
     raise exception 'adaptation % is not the one in force for % of %: revert % first', p_id, v_row.parameter, v_row.dimension_id, v_latest
       using errcode = 'MDS01';

@@ -15,6 +15,7 @@ create table mdame.adaptations (
   decided_at timestamp with time zone not null,
   applied boolean not null default true,
   reverted_at timestamp with time zone,
+  seq bigint generated always as identity,
   constraint adaptations_pkey primary key (id),
   constraint adaptations_dimension_id_fkey foreign key (dimension_id) references mdame.dimensions(id),
   constraint adaptations_parameter_check check ((parameter ~ '^(daily_volume|hook_threshold|video_length|source_weight\.[a-z_]+|topic_category\.[a-z0-9][a-z0-9 &''._-]{0,59})$'::text)),
@@ -23,6 +24,6 @@ create table mdame.adaptations (
 );
 
 create unique index adaptations_weekly_key on mdame.adaptations (dimension_id, parameter, week_start) where (week_start is not null);
-create index adaptations_in_force_idx on mdame.adaptations (dimension_id, parameter, decided_at desc) where (applied and (reverted_at is null));
+create index adaptations_in_force_idx on mdame.adaptations (dimension_id, parameter, seq desc) where (applied and (reverted_at is null));
 
 alter table mdame.adaptations enable row level security;
