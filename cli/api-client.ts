@@ -16,6 +16,7 @@ import {
 import { AccountList, type ConnectAccountBody, ConnectedAccount, RemovedAccount, Account } from "../shared/contracts/account.ts";
 import { CredentialKeysCensus, CredentialsRotationBatch, type RotateCredentialsBody } from "../shared/contracts/credentials.ts";
 import { Dimension, type DimensionConfigInput, DimensionList, type DimensionPatch } from "../shared/contracts/dimension.ts";
+import { WeeklyReportList } from "../shared/contracts/weekly-report.ts";
 import { Adaptation, AdaptAnswer, AdaptationList, AdaptPins } from "../shared/contracts/adapt.ts";
 import type { ApiConfig } from "./config.ts";
 import { apiError, CliError, EXIT, networkError } from "./errors.ts";
@@ -41,6 +42,8 @@ export interface ApiClient {
   /** One batch of key rotation: re-seals the next accounts' credentials with the functions' current key. */
   rotateCredentials(body: RotateCredentialsBody): Promise<CredentialsRotationBatch>;
   credentialKeys(): Promise<CredentialKeysCensus>;
+  /** The weekly report of the week holding `week` (YYYY-MM-DD), every active dimension's or one's. */
+  weeklyReports(week: string, dimension: string | null): Promise<WeeklyReportList>;
   /** The adaptive engine (docs/adaptive.md). */
   adapt(body: { dimension?: string; dry_run: boolean }): Promise<AdaptAnswer>;
   listAdaptations(dimension: string | null, limit: number): Promise<AdaptationList>;
@@ -106,6 +109,8 @@ export function createApiClient(config: ApiConfig, fetchImpl: Fetch = fetch): Ap
     removeAccount: (account) => call("DELETE", `/pipeline/accounts/${id(account)}`, RemovedAccount),
     rotateCredentials: (body) => call("POST", "/pipeline/credentials/rotate", CredentialsRotationBatch, body),
     credentialKeys: () => call("GET", "/pipeline/credentials/keys", CredentialKeysCensus),
+    weeklyReports: (week, dimension) =>
+      call("GET", `/pipeline/reports/weekly?week=${id(week)}${dimension === null ? "" : `&dimension=${id(dimension)}`}`, WeeklyReportList),
     adapt: (body) => call("POST", "/pipeline/adapt", AdaptAnswer, body),
     listAdaptations: (dimension, limit) => call("GET", `/pipeline/adaptations?limit=${limit}${dimension === null ? "" : `&dimension=${id(dimension)}`}`, AdaptationList),
     revertAdaptation: (adaptation) => call("POST", `/pipeline/adaptations/${id(adaptation)}/revert`, Adaptation, {}),

@@ -18,6 +18,7 @@ import { credentialsRotateCommand } from "./commands/credentials.ts";
 import { dlqListCommand, dlqRetryCommand } from "./commands/dlq.ts";
 import { adaptCommand } from "./commands/adapt.ts";
 import { doctorCommand } from "./commands/doctor.ts";
+import { reportCommand } from "./commands/report.ts";
 import { runCommand } from "./commands/run.ts";
 import { statusCommand } from "./commands/status.ts";
 import { resolveApiConfig } from "./config.ts";
@@ -95,6 +96,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
           return await accountRemoveCommand(command, api, ctx);
         case "credentials rotate":
           return await credentialsRotateCommand(command, api, ctx);
+        case "report":
+          return await reportCommand(command, api, ctx);
         case "adapt":
         case "adapt list":
         case "adapt revert":

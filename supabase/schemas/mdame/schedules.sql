@@ -14,6 +14,13 @@ begin
   if not exists (select 1 from cron.job where jobname = 'mdame-publish-drain') then
     perform cron.schedule('mdame-publish-drain', '* * * * *', 'select mdame.drain_deferred_publications()');
   end if;
+  -- The weekly reports: Sunday 21:00 UTC (pg_cron's zone), docs/weekly-report.md.
+  if not exists (select 1 from cron.job where jobname = 'mdame-weekly-reports') then
+    perform cron.schedule('mdame-weekly-reports', '0 21 * * 0', 'select mdame.queue_weekly_reports()');
+  end if;
+  if not exists (select 1 from cron.job where jobname = 'mdame-weekly-reports-retry') then
+    perform cron.schedule('mdame-weekly-reports-retry', '*/5 * * * *', 'select mdame.wake_due_weekly_reports()');
+  end if;
   -- The adaptive engine's week: Sunday 22:30 UTC, after the weekly auditor's Sunday evening run
   -- (docs/adaptive.md); marks the week due and wakes the runner, whose tick decides.
   if not exists (select 1 from cron.job where jobname = 'mdame-adapt-weekly') then
