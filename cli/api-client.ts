@@ -17,6 +17,7 @@ import { AccountList, type ConnectAccountBody, ConnectedAccount, RemovedAccount,
 import { CredentialKeysCensus, CredentialsRotationBatch, type RotateCredentialsBody } from "../shared/contracts/credentials.ts";
 import { Dimension, type DimensionConfigInput, DimensionList, type DimensionPatch } from "../shared/contracts/dimension.ts";
 import { WeeklyReportList } from "../shared/contracts/weekly-report.ts";
+import { Adaptation, AdaptAnswer, AdaptationList, AdaptPins } from "../shared/contracts/adapt.ts";
 import type { ApiConfig } from "./config.ts";
 import { apiError, CliError, EXIT, networkError } from "./errors.ts";
 
@@ -43,6 +44,11 @@ export interface ApiClient {
   credentialKeys(): Promise<CredentialKeysCensus>;
   /** The weekly report of the week holding `week` (YYYY-MM-DD), every active dimension's or one's. */
   weeklyReports(week: string, dimension: string | null): Promise<WeeklyReportList>;
+  /** The adaptive engine (docs/adaptive.md). */
+  adapt(body: { dimension?: string; dry_run: boolean }): Promise<AdaptAnswer>;
+  listAdaptations(dimension: string | null, limit: number): Promise<AdaptationList>;
+  revertAdaptation(id: string): Promise<Adaptation>;
+  setAdaptationPin(dimension: string, parameter: string, pinned: boolean): Promise<AdaptPins>;
 }
 
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
@@ -105,5 +111,9 @@ export function createApiClient(config: ApiConfig, fetchImpl: Fetch = fetch): Ap
     credentialKeys: () => call("GET", "/pipeline/credentials/keys", CredentialKeysCensus),
     weeklyReports: (week, dimension) =>
       call("GET", `/pipeline/reports/weekly?week=${id(week)}${dimension === null ? "" : `&dimension=${id(dimension)}`}`, WeeklyReportList),
+    adapt: (body) => call("POST", "/pipeline/adapt", AdaptAnswer, body),
+    listAdaptations: (dimension, limit) => call("GET", `/pipeline/adaptations?limit=${limit}${dimension === null ? "" : `&dimension=${id(dimension)}`}`, AdaptationList),
+    revertAdaptation: (adaptation) => call("POST", `/pipeline/adaptations/${id(adaptation)}/revert`, Adaptation, {}),
+    setAdaptationPin: (dimension, parameter, pinned) => call("POST", `/pipeline/adapt/${pinned ? "pin" : "unpin"}`, AdaptPins, { dimension, parameter }),
   };
 }

@@ -16,6 +16,7 @@ import {
 } from "./commands/dimension.ts";
 import { credentialsRotateCommand } from "./commands/credentials.ts";
 import { dlqListCommand, dlqRetryCommand } from "./commands/dlq.ts";
+import { adaptCommand } from "./commands/adapt.ts";
 import { doctorCommand } from "./commands/doctor.ts";
 import { reportCommand } from "./commands/report.ts";
 import { runCommand } from "./commands/run.ts";
@@ -97,6 +98,12 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
           return await credentialsRotateCommand(command, api, ctx);
         case "report":
           return await reportCommand(command, api, ctx);
+        case "adapt":
+        case "adapt list":
+        case "adapt revert":
+        case "adapt pin":
+        case "adapt unpin":
+          return await adaptCommand(command, api, ctx);
       }
     } catch (error) {
       if (error instanceof CliError && error.exitCode === EXIT.unreachable && config.source !== "environment") {

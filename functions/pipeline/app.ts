@@ -13,6 +13,7 @@ import { answer } from "../../shared/http/answer.ts";
 import { jsonBody, routeParam } from "./operator/request.ts";
 import { drainStageTasks } from "./stage-runner.ts";
 import { buildPendingWeeklyReports } from "./reports/weekly.ts";
+import { runDueAdaptations } from "./adapt/weekly.ts";
 
 const RunId = z.string().uuid();
 
@@ -58,6 +59,7 @@ export function createPipelineApp(deps: PipelineDeps) {
     await assertEnvironment(deps.sql, deps.env.ENV);
     const result = await tick(deps.sql);
     await buildPendingWeeklyReports(deps);
+    await runDueAdaptations(deps);
     const drained = await drainStageTasks(deps, { budgetMs: 100_000 });
     return c.json(answer(TickAnswer, { tick: result, ...drained }, "POST /tick"));
   });

@@ -9,6 +9,7 @@ import { DEFAULT_PUBLISHING, DimensionPublishing, PublishingPatch } from "./publ
 import { DEFAULT_SAFETY_PROFILE, SafetyProfile } from "./safety.ts";
 import { DEFAULT_SOURCES, MinScore, Sources, Subject } from "./sources.ts";
 import { GEMINI_TTS_VOICES } from "../providers/tts/gemini-voices.ts";
+import { adaptRules, AdaptSettings, DEFAULT_ADAPT } from "./adapt.ts";
 import { DEFAULT_VISUALS, VisualsConfig } from "../providers/visuals/config.ts";
 
 /**
@@ -97,6 +98,11 @@ const DimensionFields = {
    * language) and when they go public and its production starts (shared/contracts/publishing.ts).
    */
   publishing: DimensionPublishing,
+  /**
+   * What the weekly adaptive engine may move, within which bounds and by which step, and what is
+   * pinned (shared/contracts/adapt.ts, docs/adaptive.md).
+   */
+  adapt: AdaptSettings,
 };
 
 type ConfigShape = {
@@ -137,7 +143,8 @@ export const DimensionConfig = z.object({
   captions: DimensionFields.captions.default({ profile: "platforms" }),
   music: DimensionFields.music.default(null),
   publishing: DimensionFields.publishing.default(DEFAULT_PUBLISHING),
-}).strict().superRefine(crossFieldRules);
+  adapt: DimensionFields.adapt.default(DEFAULT_ADAPT),
+}).strict().superRefine(crossFieldRules).superRefine(adaptRules);
 export type DimensionConfig = z.infer<typeof DimensionConfig>;
 export type DimensionConfigInput = z.input<typeof DimensionConfig>;
 

@@ -21,5 +21,10 @@ begin
   if not exists (select 1 from cron.job where jobname = 'mdame-weekly-reports-retry') then
     perform cron.schedule('mdame-weekly-reports-retry', '*/5 * * * *', 'select mdame.wake_due_weekly_reports()');
   end if;
+  -- The adaptive engine's week: Sunday 22:30 UTC, after the weekly auditor's Sunday evening run
+  -- (docs/adaptive.md); marks the week due and wakes the runner, whose tick decides.
+  if not exists (select 1 from cron.job where jobname = 'mdame-adapt-weekly') then
+    perform cron.schedule('mdame-adapt-weekly', '30 22 * * 0', 'select mdame.mark_adaptation_week_due()');
+  end if;
 end
 $$;
