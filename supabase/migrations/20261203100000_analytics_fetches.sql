@@ -250,14 +250,14 @@ grant execute on function mdame.schedule_analytics_fetches() to service_role;
 
 -- Claims up to p_qty visible messages of the analytics_fetches queue for p_vt_s seconds (pgmq.read)
 -- and answers what a fetch needs: the publication's video, when it was published, its account and
--- sealed credentials. Each claim counts one attempt on the fetch's row. A message whose fetch is no
+-- sealed credentials, and the engine's clock (to turn a not-before instant into a delay). Each claim counts one attempt on the fetch's row. A message whose fetch is no
 -- longer queued (fetched or given up meanwhile) or unknown is archived and not returned.
 
 create or replace function mdame.claim_analytics_fetches(p_qty integer, p_vt_s integer)
 returns table(msg_id bigint, read_ct integer, publication_id uuid, window_days integer, attempts integer,
               external_id text, published_at timestamp with time zone, unit_id uuid, run_id uuid,
               account_id uuid, dimension_id text, channel_handle text, oauth_client_id text,
-              credentials_enc text, account_ready boolean)
+              credentials_enc text, account_ready boolean, engine_now timestamp with time zone)
 language plpgsql
 security definer
 set search_path = ''
@@ -289,7 +289,7 @@ begin
     return query
       select v_msg.msg_id, v_msg.read_ct, p.id, v_fetch.window_days, v_fetch.attempts + 1, p.external_id, p.published_at,
              u.id, u.run_id, a.id, a.dimension_id, a.channel_handle, a.oauth_client_id, a.credentials_enc,
-             a.active and a.health_state = 'ok' and a.credentials_enc is not null
+             a.active and a.health_state = 'ok' and a.credentials_enc is not null, mdame.engine_now()
         from mdame.publications p
         join mdame.work_units u on u.id = p.unit_id
         join mdame.dimension_accounts a on a.id = p.account_id
