@@ -75,7 +75,8 @@ async function report(query: VideoReportQuery, params: { metrics: string; dimens
       endDate: query.endDate,
       filters: `video==${query.videoId}`,
       ...params,
-    }, { signal: query.signal })).data;
+    // One query is one call, as the ledger reserved it: the engine's own backoff retries, not gaxios'.
+    }, { signal: query.signal, retry: false })).data;
   } catch (error) {
     throw failure(`reports.query (${params.dimensions ?? "totals"})`, error);
   }
