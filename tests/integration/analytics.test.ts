@@ -12,10 +12,12 @@
  * - a revoked grant marks the account needs_reconnect and keeps the fetch queued;
  * - a quotaExceeded answer fills the project's analytics bucket for the Pacific day and the fetch
  *   waits for the reset;
- * - an outage retries, and a fetch out of attempts is given up with an event, never looping.
+ * - an outage retries, and a fetch out of attempts is given up with an event, never looping;
+ * - `mdame doctor` names each active YouTube account whose grant lacks yt-analytics.readonly.
  */
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
+import { publishingChecks } from "../../cli/doctor/publishing.ts";
 import { createPipelineApp } from "../../functions/pipeline/app.ts";
 import { MAX_ATTEMPTS } from "../../functions/pipeline/analytics/fetch.ts";
 import * as db from "../../stack/db.ts";
@@ -225,3 +227,22 @@ test("an outage is retried with backoff and a fetch out of attempts is given up 
   expect(queued!.n).toBe(0);
   expect(await schedule()).toBe(0);
 }, 120_000);
+
+test("the doctor warns for each active YouTube account whose grant lacks the analytics scope, with the command", async () => {
+  const accountId = await addYouTubeAccount(admin, {
+    dimension: "tech-explained", handle: `@${CHANNEL}`, project: PROJECT, refreshToken: `emulator-refresh-${CHANNEL}`, key: bench.env.CREDENTIALS_KEY!,
+  });
+  const scopeChecks = async () => (await publishingChecks(admin)).filter((c) => c.name.startsWith("analytics scope"));
+  const [unrecorded] = await scopeChecks();
+  expect(unrecorded?.status).toBe("warn");
+  expect(unrecorded?.fix).toStartWith(`mdame account connect youtube --dimension tech-explained --channel @${CHANNEL}`);
+
+  await admin`select mdame.record_account_scopes(${accountId}::uuid, ${admin.array(["https://www.googleapis.com/auth/youtube.upload"])}::text[])`;
+  const [narrow] = await scopeChecks();
+  expect(narrow?.message).toContain("lacks https://www.googleapis.com/auth/yt-analytics.readonly");
+
+  await admin`select mdame.record_account_scopes(${accountId}::uuid, ${admin.array(["https://www.googleapis.com/auth/youtube.upload", "https://www.googleapis.com/auth/yt-analytics.readonly"])}::text[])`;
+  expect(await scopeChecks()).toEqual([]);
+  await admin`update mdame.dimension_accounts set granted_scopes = null, active = false where id = ${accountId}`;
+  expect(await scopeChecks()).toEqual([]);
+}, 60_000);
