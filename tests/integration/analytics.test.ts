@@ -17,7 +17,9 @@
  */
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
+import { formatRunAnalytics } from "../../cli/commands/status.ts";
 import { publishingChecks } from "../../cli/doctor/publishing.ts";
+import { RunAnalyticsList } from "../../shared/contracts/analytics.ts";
 import { createPipelineApp } from "../../functions/pipeline/app.ts";
 import { MAX_ATTEMPTS } from "../../functions/pipeline/analytics/fetch.ts";
 import * as db from "../../stack/db.ts";
@@ -54,16 +56,16 @@ async function tick(): Promise<void> {
 }
 
 /** Publishes one video through the real publish stage; its publication and the emulator's video id. */
-async function publishOne(): Promise<{ accountId: string; publicationId: string; videoId: string; unitId: string }> {
+async function publishOne(): Promise<{ accountId: string; publicationId: string; videoId: string; unitId: string; runId: string }> {
   const accountId = await addYouTubeAccount(admin, {
     dimension: "tech-explained", handle: `@${CHANNEL}`, project: PROJECT, refreshToken: `emulator-refresh-${CHANNEL}`, key: bench.env.CREDENTIALS_KEY!,
   });
-  const { unitId } = await unitAtPublish(admin, bench.deps, bench.videoPath, "tech-explained");
+  const { unitId, runId } = await unitAtPublish(admin, bench.deps, bench.videoPath, "tech-explained");
   await runStages(bench.deps);
   const [publication] = await admin<{ id: string; external_id: string; status: string }[]>`
     select id, external_id, status from mdame.publications where unit_id = ${unitId}`;
   expect(publication?.status).toBe("published");
-  return { accountId, publicationId: publication!.id, videoId: publication!.external_id, unitId };
+  return { accountId, publicationId: publication!.id, videoId: publication!.external_id, unitId, runId };
 }
 
 /** Moves the engine's clock to `days` after now and the emulator's to `emulatorDays` after real time. */
@@ -88,7 +90,7 @@ const analyticsLedger = () => admin<{ bucket: string; status: string; entry: str
   select bucket, status, entry, cost from mdame.quota_ledger where call_kind = 'analytics.reports.query' order by created_at, id`;
 
 test("day 3 and day 7 are fetched once each, charged to the analytics bucket, and a repeat changes only fetched_at", async () => {
-  const { publicationId, videoId } = await publishOne();
+  const { publicationId, videoId, runId } = await publishOne();
   await fetch(`${bench.emulator.url}/_emulator/youtube-analytics/videos/${videoId}`, { method: "PUT", body: JSON.stringify({ duration_s: 40 }) });
 
   await moveClocks(2);
@@ -136,6 +138,17 @@ test("day 3 and day 7 are fetched once each, charged to the analytics bucket, an
   const queries = (await (await fetch(`${bench.emulator.url}/_emulator/youtube-analytics/queries`)).json()) as { queries: Array<{ video_id: string }> };
   expect(queries.queries).toHaveLength(6);
   expect(queries.queries.every((q) => q.video_id === videoId)).toBe(true);
+
+  // What `mdame status` shows of the run: each window's figures, through the operator route.
+  const answer = await app.request(`http://edge.test/pipeline/runs/${runId}/analytics`, { headers: { authorization: `Bearer ${bench.env.SERVICE_ROLE_KEY}` } });
+  expect(answer.status).toBe(200);
+  const { analytics } = RunAnalyticsList.parse(await answer.json());
+  expect(analytics.map((a) => [a.external_id, a.window_days, a.views])).toEqual(rows.map((r) => [videoId, r.window_days, Number(r.views)]));
+  const lines = formatRunAnalytics(analytics, Date.now());
+  expect(lines[1]).toMatch(/^unit\s+video\s+window\s+views\s+engaged views\s+avg % viewed/);
+  expect(lines.some((l) => l.includes(videoId) && l.includes("day 7") && l.includes(`${Number(rows[1]!.average_view_percentage).toFixed(1)}%`))).toBe(true);
+  const unauthorized = await app.request(`http://edge.test/pipeline/runs/${runId}/analytics`);
+  expect(unauthorized.status).toBe(401);
 }, 120_000);
 
 test("a window due before YouTube processed its data stays queued and is fetched on a later try", async () => {
