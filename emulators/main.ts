@@ -7,6 +7,7 @@
  *                                # SUPABASE_SERVICE_ROLE_KEY: the one key Storage accepts; EMULATOR_STORAGE_MAX_BYTES: object cap
  *                                # EMULATOR_YOUTUBE_INSERT_CALLS_PER_DAY (100), EMULATOR_YOUTUBE_UNITS_PER_DAY (10000),
  *                                # EMULATOR_YOUTUBE_CHANNEL_UPLOADS_PER_24H (15): YouTube's defaults for every project and channel
+ *                                # EMULATOR_ANALYTICS_SEED (md-ame): the seed of the YouTube Analytics figures
  *
  * Routes:
  *   GET  /_emulator/health                          200 {ok:true}
