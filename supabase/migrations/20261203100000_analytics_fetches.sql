@@ -307,7 +307,7 @@ grant execute on function mdame.claim_analytics_fetches(integer,integer) to serv
 -- fetched_at (the engine's clock, mdame.engine_now). Marks the window's fetch fetched and, when
 -- p_msg_id is given, archives its queue message in the same transaction: the message leaves the
 -- queue only once the row is written. Figures that cannot be YouTube's are refused (22023): a
--- window other than 3 or 7, a missing or negative figure, more engaged views or likes than views,
+-- window other than 3 or 7, a missing or negative figure, more engaged views than views,
 -- a period that ends before it starts, a retention curve that is not up to 100 points
 -- {ratio in (0,1], watch_ratio >= 0} in increasing ratio order. An unknown or non-YouTube
 -- publication is MDN01.
@@ -337,8 +337,8 @@ begin
      or p_views < 0 or p_engaged_views < 0 or p_likes < 0 or p_average_view_duration_s < 0 or p_average_view_percentage < 0 then
     raise exception 'views, engaged views, likes and the averages must be given and not negative' using errcode = '22023';
   end if;
-  if p_engaged_views > p_views or p_likes > p_views then
-    raise exception 'engaged views (%) and likes (%) cannot exceed views (%)', p_engaged_views, p_likes, p_views using errcode = '22023';
+  if p_engaged_views > p_views then
+    raise exception 'engaged views (%) cannot exceed views (%)', p_engaged_views, p_views using errcode = '22023';
   end if;
   if p_retention is null or jsonb_typeof(p_retention) <> 'array' or jsonb_array_length(p_retention) > 100 then
     raise exception 'the retention curve must be an array of at most 100 points' using errcode = '22023';
