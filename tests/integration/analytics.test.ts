@@ -149,6 +149,8 @@ test("day 3 and day 7 are fetched once each, charged to the analytics bucket, an
   expect(lines.some((l) => l.includes(videoId) && l.includes("day 7") && l.includes(`${Number(rows[1]!.average_view_percentage).toFixed(1)}%`))).toBe(true);
   const unauthorized = await app.request(`http://edge.test/pipeline/runs/${runId}/analytics`);
   expect(unauthorized.status).toBe(401);
+  const badId = await app.request("http://edge.test/pipeline/runs/not-a-run/analytics", { headers: { authorization: `Bearer ${bench.env.SERVICE_ROLE_KEY}` } });
+  expect(badId.status).toBe(400);
 }, 120_000);
 
 test("a window due before YouTube processed its data stays queued and is fetched on a later try", async () => {
