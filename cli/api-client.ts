@@ -17,6 +17,7 @@ import { RunAnalyticsList } from "../shared/contracts/analytics.ts";
 import { AccountList, type ConnectAccountBody, ConnectedAccount, RemovedAccount, Account } from "../shared/contracts/account.ts";
 import { CredentialKeysCensus, CredentialsRotationBatch, type RotateCredentialsBody } from "../shared/contracts/credentials.ts";
 import { Dimension, type DimensionConfigInput, DimensionList, type DimensionPatch } from "../shared/contracts/dimension.ts";
+import { WeeklyReportList } from "../shared/contracts/weekly-report.ts";
 import type { ApiConfig } from "./config.ts";
 import { apiError, CliError, EXIT, networkError } from "./errors.ts";
 
@@ -43,6 +44,8 @@ export interface ApiClient {
   /** One batch of key rotation: re-seals the next accounts' credentials with the functions' current key. */
   rotateCredentials(body: RotateCredentialsBody): Promise<CredentialsRotationBatch>;
   credentialKeys(): Promise<CredentialKeysCensus>;
+  /** The weekly report of the week holding `week` (YYYY-MM-DD), every active dimension's or one's. */
+  weeklyReports(week: string, dimension: string | null): Promise<WeeklyReportList>;
 }
 
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
@@ -104,5 +107,7 @@ export function createApiClient(config: ApiConfig, fetchImpl: Fetch = fetch): Ap
     removeAccount: (account) => call("DELETE", `/pipeline/accounts/${id(account)}`, RemovedAccount),
     rotateCredentials: (body) => call("POST", "/pipeline/credentials/rotate", CredentialsRotationBatch, body),
     credentialKeys: () => call("GET", "/pipeline/credentials/keys", CredentialKeysCensus),
+    weeklyReports: (week, dimension) =>
+      call("GET", `/pipeline/reports/weekly?week=${id(week)}${dimension === null ? "" : `&dimension=${id(dimension)}`}`, WeeklyReportList),
   };
 }

@@ -7,6 +7,7 @@ import { EXIT, UsageError } from "./errors.ts";
 import { tiktokHandle } from "./tiktok-connect.ts";
 import { ACCOUNT_SPECS, DIMENSION_FIELD_FLAGS, DIMENSION_PUBLISHING_FLAGS, DIMENSION_SPECS, publishingFlagValue } from "./setup-commands.ts";
 import { CREDENTIALS_SPECS, type CredentialsRotateCommand, parseCredentialsRotate } from "./commands/credentials.ts";
+import { parseReport, REPORT_SPECS, type ReportCommand } from "./commands/report.ts";
 
 const SPECS: CommandSpec[] = [
   {
@@ -61,6 +62,7 @@ const SPECS: CommandSpec[] = [
   ...DIMENSION_SPECS,
   ...ACCOUNT_SPECS,
   ...CREDENTIALS_SPECS,
+  ...REPORT_SPECS,
 ];
 
 /** One parsed invocation of mdame. */
@@ -88,7 +90,8 @@ export type Command =
   | { name: "account connect"; platform: "youtube"; dimension: string; channel: string | null; loginHint: string | null; timeoutS: number; browser: boolean; json: boolean }
   | { name: "account connect"; platform: "tiktok"; dimension: string; channel: string; loginHint: string | null; timeoutS: number; browser: boolean; json: boolean }
   | { name: "account pause" | "account resume" | "account remove"; id: string; json: boolean }
-  | CredentialsRotateCommand;
+  | CredentialsRotateCommand
+  | ReportCommand;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEAD_LETTER_ID = /^[1-9][0-9]{0,17}$/;
@@ -222,6 +225,8 @@ export function parseArgs(argv: string[]): Command {
       const run = positionals[0] === undefined ? null : runId(positionals[0], command);
       return { name: "status", run, list, limit: (flags.get("limit") as number | undefined) ?? 20, json };
     }
+    case "report":
+      return parseReport(flags);
     case "dlq list":
       return { name: "dlq list", limit: (flags.get("limit") as number | undefined) ?? 50, json };
     case "dlq retry": {

@@ -17,6 +17,7 @@ import {
 import { credentialsRotateCommand } from "./commands/credentials.ts";
 import { dlqListCommand, dlqRetryCommand } from "./commands/dlq.ts";
 import { doctorCommand } from "./commands/doctor.ts";
+import { reportCommand } from "./commands/report.ts";
 import { runCommand } from "./commands/run.ts";
 import { statusCommand } from "./commands/status.ts";
 import { resolveApiConfig } from "./config.ts";
@@ -94,6 +95,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
           return await accountRemoveCommand(command, api, ctx);
         case "credentials rotate":
           return await credentialsRotateCommand(command, api, ctx);
+        case "report":
+          return await reportCommand(command, api, ctx);
       }
     } catch (error) {
       if (error instanceof CliError && error.exitCode === EXIT.unreachable && config.source !== "environment") {

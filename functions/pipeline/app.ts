@@ -13,6 +13,7 @@ import { answer } from "../../shared/http/answer.ts";
 import { jsonBody, routeParam } from "./operator/request.ts";
 import { drainStageTasks } from "./stage-runner.ts";
 import { drainAnalyticsFetches } from "./analytics/fetch.ts";
+import { buildPendingWeeklyReports } from "./reports/weekly.ts";
 
 const RunId = z.string().uuid();
 
@@ -57,6 +58,7 @@ export function createPipelineApp(deps: PipelineDeps) {
     // (EnvironmentMismatchError, answered 503 as on every route whose RPC checks it).
     await assertEnvironment(deps.sql, deps.env.ENV);
     const result = await tick(deps.sql);
+    await buildPendingWeeklyReports(deps);
     const drained = await drainStageTasks(deps, { budgetMs: 100_000 });
     await drainAnalyticsFetches(deps, { budgetMs: 15_000 });
     return c.json(answer(TickAnswer, { tick: result, ...drained }, "POST /tick"));

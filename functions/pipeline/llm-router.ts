@@ -74,7 +74,7 @@ export function createLlmRouter(options: { sql: Sql; providers: LlmProviders }):
 
   async function generate<T>(request: LlmRequest<T>): Promise<T> {
     const routes = await routesFor(request.task, request.dimensionId);
-    const ctx = { sql, log: request.log, task: request.task, counters };
+    const ctx = { sql, log: request.log, task: request.task, counters, dimensionId: request.dimensionId };
     let lastError: ProviderError | undefined;
     for (const [index, route] of routes.entries()) {
       const provider = providers[route.provider];

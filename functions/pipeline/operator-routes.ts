@@ -16,6 +16,7 @@ import { registerAnalyticsRoutes } from "./operator/analytics-routes.ts";
 import { registerCredentialRoutes } from "./operator/credential-routes.ts";
 import type { OperatorDeps } from "./operator/deps.ts";
 import { registerDimensionRoutes } from "./operator/dimension-routes.ts";
+import { registerReportRoutes } from "./operator/report-routes.ts";
 import { answer } from "../../shared/http/answer.ts";
 import { jsonBody, routeParam } from "./operator/request.ts";
 
@@ -38,6 +39,7 @@ const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
  * - `POST /runs/:id/abort {reason?}`     rolls the run back (mdame.abort_run) and deletes the assets it released
  * - `/dimensions...`, `/accounts...`     see operator/dimension-routes.ts and operator/account-routes.ts
  * - `GET  /runs/:id/analytics`           see operator/analytics-routes.ts
+ * - `GET  /reports/weekly?week=...`      see operator/report-routes.ts
  */
 export function registerOperatorRoutes<E extends Env, S extends Schema, B extends string>(app: Hono<E, S, B>, deps: OperatorDeps): Hono<E, S, B> {
   const auth = requireServiceRole(deps.env.SERVICE_ROLE_KEY);
@@ -99,5 +101,6 @@ export function registerOperatorRoutes<E extends Env, S extends Schema, B extend
   registerAccountRoutes(app, deps);
   registerCredentialRoutes(app, deps);
   registerAnalyticsRoutes(app, deps);
+  registerReportRoutes(app, deps);
   return app;
 }

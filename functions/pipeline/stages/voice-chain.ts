@@ -51,6 +51,7 @@ async function storedTrack(store: AssetStore, voices: VoiceProvider[], narration
  *   voice, or speak what a safety filter refused;
  * - when no provider is left, the unit halts with every provider's reason.
  * A halt is a NonRetriableError: the unit fails with the reasons, nothing is rendered.
+ * `onLookup` hears whether a stored track was found (the TTS cache's hit rate).
  */
 export async function speakNarration(
   store: AssetStore,
@@ -58,8 +59,10 @@ export async function speakNarration(
   narration: Narration,
   dir: string,
   log: Logger,
+  onLookup?: (hit: boolean) => Promise<void>,
 ): Promise<VoiceTrack> {
   const stored = await storedTrack(store, voices, narration, dir);
+  await onLookup?.(stored !== null);
   if (stored) {
     log.info({ provider: stored.provider, audio_key: stored.audio_key }, "voice reused from storage");
     return stored;

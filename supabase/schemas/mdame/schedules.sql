@@ -18,5 +18,12 @@ begin
   if not exists (select 1 from cron.job where jobname = 'mdame-analytics-fetches') then
     perform cron.schedule('mdame-analytics-fetches', '0 * * * *', 'select mdame.schedule_analytics_fetches()');
   end if;
+  -- The weekly reports: Sunday 21:00 UTC (pg_cron's zone), docs/weekly-report.md.
+  if not exists (select 1 from cron.job where jobname = 'mdame-weekly-reports') then
+    perform cron.schedule('mdame-weekly-reports', '0 21 * * 0', 'select mdame.queue_weekly_reports()');
+  end if;
+  if not exists (select 1 from cron.job where jobname = 'mdame-weekly-reports-retry') then
+    perform cron.schedule('mdame-weekly-reports-retry', '*/5 * * * *', 'select mdame.wake_due_weekly_reports()');
+  end if;
 end
 $$;
