@@ -13,6 +13,7 @@ import {
   TriggeredRun,
   type TriggerRunBody,
 } from "../shared/contracts/operator.ts";
+import { RunAnalyticsList } from "../shared/contracts/analytics.ts";
 import { AccountList, type ConnectAccountBody, ConnectedAccount, RemovedAccount, Account } from "../shared/contracts/account.ts";
 import { CredentialKeysCensus, CredentialsRotationBatch, type RotateCredentialsBody } from "../shared/contracts/credentials.ts";
 import { Dimension, type DimensionConfigInput, DimensionList, type DimensionPatch } from "../shared/contracts/dimension.ts";
@@ -25,6 +26,8 @@ export interface ApiClient {
   readonly baseUrl: string;
   triggerRun(body: TriggerRunBody): Promise<TriggeredRun>;
   runStatus(runId: string): Promise<RunStatus>;
+  /** The YouTube Analytics fetched for the run's published videos. */
+  runAnalytics(runId: string): Promise<RunAnalyticsList>;
   listRuns(limit: number): Promise<RunList>;
   listDeadLetters(limit: number): Promise<DeadLetterList>;
   retryDeadLetter(id: string): Promise<DeadLetterRetry>;
@@ -94,6 +97,7 @@ export function createApiClient(config: ApiConfig, fetchImpl: Fetch = fetch): Ap
     baseUrl: config.baseUrl,
     triggerRun: (body) => call("POST", "/pipeline/runs", TriggeredRun, body),
     runStatus: (runId) => call("GET", `/pipeline/runs/${id(runId)}`, RunStatus),
+    runAnalytics: (runId) => call("GET", `/pipeline/runs/${id(runId)}/analytics`, RunAnalyticsList),
     listRuns: (limit) => call("GET", `/pipeline/runs?limit=${limit}`, RunList),
     listDeadLetters: (limit) => call("GET", `/pipeline/dead-letters?limit=${limit}`, DeadLetterList),
     retryDeadLetter: (deadLetterId) => call("POST", `/pipeline/dead-letters/${id(deadLetterId)}/retry`, DeadLetterRetry, {}),

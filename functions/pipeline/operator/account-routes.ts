@@ -7,6 +7,7 @@ import { NotFoundError, WrongStateError } from "../../../shared/db/errors.ts";
 import {
   type AccountRow,
   connectAccount,
+  recordAccountScopes,
   getAccount,
   getAccounts,
   removeAccount,
@@ -93,6 +94,7 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
       // connect back, so no account is left without the credentials it was created for.
       const sealed = await encryptCredentials(deps.credentialKeys, { refresh_token: body.refresh_token }, account.id);
       const stored = await storeAccountCredentials(tx, account.id, sealed);
+      if (body.granted_scopes) await recordAccountScopes(tx, account.id, body.granted_scopes);
       return { account: toAccount(stored), created: !existing };
     });
     const result = answer(ConnectedAccount, connected, "POST /accounts");

@@ -1,7 +1,8 @@
 -- pg_cron: the minutely tick (recovery sweep; wakes the stage runner when work is visible), the
 -- scheduled runs, checked every minute: each dimension starts its day's production at its own local
 -- time (mdame.trigger_scheduled_run), and the minutely drain of deferred publications whose time has
--- come. Created only when absent, never by swallowing an error, so a rerun changes nothing.
+-- come; hourly, the enqueue of due YouTube Analytics fetches (mdame.schedule_analytics_fetches).
+-- Created only when absent, never by swallowing an error, so a rerun changes nothing.
 
 do $$
 begin
@@ -13,6 +14,9 @@ begin
   end if;
   if not exists (select 1 from cron.job where jobname = 'mdame-publish-drain') then
     perform cron.schedule('mdame-publish-drain', '* * * * *', 'select mdame.drain_deferred_publications()');
+  end if;
+  if not exists (select 1 from cron.job where jobname = 'mdame-analytics-fetches') then
+    perform cron.schedule('mdame-analytics-fetches', '0 * * * *', 'select mdame.schedule_analytics_fetches()');
   end if;
   -- The weekly reports: Sunday 21:00 UTC (pg_cron's zone), docs/weekly-report.md.
   if not exists (select 1 from cron.job where jobname = 'mdame-weekly-reports') then
