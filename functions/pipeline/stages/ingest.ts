@@ -8,6 +8,7 @@ import { topicFingerprint, workUnitKey } from "../../../shared/hashing.ts";
 import { fetchSources } from "../../../shared/providers/sources/index.ts";
 import { type Candidate, selectTopics } from "../../../shared/topics/select.ts";
 import { defencesOf } from "../safety/defences.ts";
+import { headline } from "../safety/headline.ts";
 import { stripPayloads } from "../safety/payloads.ts";
 import { firewallIngestedText } from "../safety/prompt-firewall.ts";
 import { gateTopic, screenTopic } from "../safety/stage-gate.ts";
@@ -43,16 +44,19 @@ export const runIngest: Stage<"ingest"> = async (task, { deps, logger: log }) =>
 
   const layers = defencesOf(deps);
   // Links, handles, wallets and phone numbers are what an attacker wants published: trend text loses them.
-  const unpaid = (text: string) => (layers.payload_strip ? stripPayloads(text) : text);
+  const unpaid = (text: string, words: number) => {
+    const stripped = layers.payload_strip ? stripPayloads(text) : text;
+    return layers.headline_only ? headline(stripped, words) : stripped;
+  };
   const rejected: Record<string, unknown>[] = [];
   const candidates: Candidate[] = [];
   for (const { signal, weight } of signals) {
     const checked = firewallIngestedText(signal.title, 120, { detect: layers.firewall });
-    const title = { ...checked, text: unpaid(checked.text) };
+    const title = { ...checked, text: unpaid(checked.text, 16) };
     if (!title.blocked && title.text === "") title.reasons.push("empty without its links, handles and numbers");
     title.blocked = title.reasons.length > 0;
     const context = signal.context.map((c) => firewallIngestedText(c, 200, { detect: layers.firewall })).filter((c) => !c.blocked)
-      .map((c) => unpaid(c.text)).filter((c) => c !== "");
+      .map((c) => unpaid(c.text, 30)).filter((c) => c !== "");
     if (title.blocked) {
       rejected.push({ title: title.text || checked.text || signal.title.slice(0, 120), reasons: title.reasons, classifier: "prompt-firewall/2", category: "other" });
       continue;
