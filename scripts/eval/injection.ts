@@ -144,12 +144,22 @@ async function main(): Promise<number> {
       body: JSON.stringify({ attacks: items.filter((i) => i.attack).map((i) => ({ text: i.text.slice(0, 4000), payloads: i.payloads.slice(0, 20) })) }),
     });
 
-    // Items go round-robin to dimensions, so near-identical ones land apart.
-    const dimensionCount = Math.max(1, Math.ceil(items.length / ITEMS_PER_DIMENSION));
-    const dimensions = Array.from({ length: dimensionCount }, (_, d) => `injection-eval-${String(d + 1).padStart(2, "0")}`);
+    // Each item goes to the first dimension holding no item that opens with the same words, so that
+    // attacks built on one headline are each measured, not dropped as near-duplicates of each other.
+    const perDimension: (typeof items)[] = [];
+    const openings: Set<string>[] = [];
+    for (const item of items) {
+      const opening = (item.text.toLocaleLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 4).join(" ");
+      let d = perDimension.findIndex((list, i) => list.length < ITEMS_PER_DIMENSION && !openings[i]!.has(opening));
+      if (d < 0) {
+        d = perDimension.push([]) - 1;
+        openings.push(new Set());
+      }
+      perDimension[d]!.push(item);
+      openings[d]!.add(opening);
+    }
+    const dimensions = perDimension.map((_, d) => `injection-eval-${String(d + 1).padStart(2, "0")}`);
     const feedOf = new Map<string, { dimension: string; position: number }>();
-    const perDimension = dimensions.map(() => [] as typeof items);
-    for (const item of items) perDimension[item.index % dimensionCount]!.push(item);
     await sql`update mdame.dimensions set active = false`;
     for (const [d, id] of dimensions.entries()) {
       const feedItems = perDimension[d]!.map((item, position) => {

@@ -103,7 +103,8 @@ export function findPayloads(text: string): Payload[] {
     return labels.length >= 2 && labels.at(-2)!.length >= 2;
   });
   collect(plain, "handle", HANDLE, found);
-  for (const wallet of WALLETS) collect(plain, "wallet", wallet, found);
+  // A hashtag or name in CamelCase ("ChessProdigy12BeatsGrandmaster") is words run together, not a key.
+  for (const wallet of WALLETS) collect(plain, "wallet", wallet, found, (m) => !/^(?:[A-Z][a-z]+|[a-z]+|\d+)+$/.test(m[0]) || /^(?:bc1|0x)/i.test(m[0]));
   collect(plain, "phone", PHONE, found, phoneLike);
   found.sort((a, b) => a.start - b.start || b.end - a.end);
   const kept: Payload[] = [];

@@ -72,7 +72,7 @@ export const runPlan: Stage<"plan"> = async (task, { deps, logger: log }) => {
   const visuals = VisualsConfig.parse(current?.visuals ?? DEFAULT_VISUALS);
   const scenes = await buildScenes(plan, narration, dimension.style, dimension.id, visuals, dimension.language);
   const prompts = { scene_prompts: scenes.map((s) => s.prompt) };
-  const payloads = defencesOf(deps).output_checks ? outputPayloads(prompts, dimensionSupplied(dimension)) : [];
+  const payloads = defencesOf(deps).output_checks ? outputPayloads(prompts, [unit.topic.title, ...(unit.topic.context ?? []), ...dimensionSupplied(dimension)]) : [];
   const verdict = payloads.length > 0 ? { ...firewallVerdict(payloads), classifier: "output-check/1" } : await gateModelOutput(deps, dimension, "scene_plan", prompts);
   if (!verdict.allowed) {
     log.info({ category: verdict.category, reasons: verdict.reasons }, "scene plan refused by the safety gate");

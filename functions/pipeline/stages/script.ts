@@ -32,7 +32,7 @@ export const runScript: Stage<"script"> = async (task, { deps, logger: log }) =>
   const outputFindings = (draft: ScriptDraft): string[] => {
     if (!layers.output_checks) return [];
     const { title, hook, narration, description, hashtags } = draft;
-    const found = outputPayloads({ title, hook, narration, description, hashtags }, dimensionSupplied(dimension));
+    const found = outputPayloads({ title, hook, narration, description, hashtags }, [...topicTexts, ...dimensionSupplied(dimension)]);
     if (!onSubject(`${title} ${narration}`, topic.title)) found.push("narration: leaves its topic (no word of the topic's title)");
     return found;
   };
