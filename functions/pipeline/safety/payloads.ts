@@ -31,7 +31,7 @@ const LABEL = String.raw`[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?`;
 const DOMAIN = new RegExp(String.raw`(?<![\p{L}\p{N}@.-])(${LABEL}(?:${DOT}${LABEL})*${DOT}(?:${TLDS.join("|")}))(?![\p{L}\p{N}])((?:/[^\s"'<>]*)?)`, "giu");
 /** A scheme, disguised or not (`hxxps`, `h t t p s`, `https[:]//`), and what follows it. */
 const SCHEME = /(?<![\p{L}\p{N}])(?:h\s?[tx]\s?[tx]\s?p\s?s?|ftp)\s*(?::|\[:\]|\(:\))\s*\/\s*\/\s*\S+|(?<![\p{L}\p{N}])www\s*(?:\.|\[\.\]|\(\.\))\s*\S+/giu;
-const EMAIL = /[\p{L}\p{N}._%+-]+\s*(?:@|\[at\]|\(at\))\s*[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.[a-z]{2,}/giu;
+const EMAIL = /[\p{L}\p{N}._%+-]+(?:@|\s*\[at\]\s*|\s*\(at\)\s*)[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.[a-z]{2,}/giu;
 const HANDLE = /(?<![\p{L}\p{N}_.@])[@＠][A-Za-z0-9_](?:[A-Za-z0-9_.]{0,28}[A-Za-z0-9_])?/gu;
 /** BTC bech32 and base58, Ethereum and EVM addresses, and any long token mixing letters and digits as wallets and keys are. */
 const WALLETS = [
@@ -99,8 +99,9 @@ export function findPayloads(text: string): Payload[] {
   collect(plain, "email", EMAIL, found);
   collect(plain, "url", DOMAIN, found, (m) => {
     // "e.g." and "U.S." are not links: a domain has a label of two or more characters before its TLD.
+    // A one-letter name with a path (t.me/channel) is a link all the same.
     const labels = m[1]!.split(new RegExp(DOT, "iu")).filter(Boolean);
-    return labels.length >= 2 && labels.at(-2)!.length >= 2;
+    return labels.length >= 2 && (labels.at(-2)!.length >= 2 || (m[2] ?? "").length > 1);
   });
   collect(plain, "handle", HANDLE, found);
   // A hashtag or name in CamelCase ("ChessProdigy12BeatsGrandmaster") is words run together, not a key.
