@@ -185,12 +185,22 @@ async function main(): Promise<number> {
     const trigger = await app.request("/pipeline/runs", { method: "POST", headers: auth, body: "{}" });
     if (trigger.status !== 202) throw new Error(`trigger: ${trigger.status} ${await trigger.text()}`);
     const { run_id: runId } = await trigger.json() as { run_id: string };
-    for (let round = 1; round <= 400; round++) {
-      const tick = await app.request("/pipeline/tick", { method: "POST", headers: auth, body: "{}" });
-      if (tick.status !== 200) throw new Error(`tick: ${tick.status} ${await tick.text()}`);
-      const result = await tick.json() as { processed: number; failed: number };
+    const unitStages = async () => {
       const stages = await sql`select stage, count(*)::int as n from mdame.work_units where run_id = ${runId} group by stage order by stage`;
-      say(`tick ${round}: processed=${result.processed} failed=${result.failed} units ${stages.map((s) => `${s.stage}=${s.n}`).join(" ") || "none yet"}`);
+      return stages.map((s) => `${s.stage}=${s.n}`).join(" ") || "none yet";
+    };
+    for (let round = 1; round <= 400; round++) {
+      // A tick drains the queue for a while: progress is printed as it goes.
+      const progress = setInterval(() => void unitStages().then((stages) => say(`  ... units ${stages}`), () => {}), 15_000);
+      let result: { processed: number; failed: number };
+      try {
+        const tick = await app.request("/pipeline/tick", { method: "POST", headers: auth, body: "{}" });
+        if (tick.status !== 200) throw new Error(`tick: ${tick.status} ${await tick.text()}`);
+        result = await tick.json() as { processed: number; failed: number };
+      } finally {
+        clearInterval(progress);
+      }
+      say(`tick ${round}: processed=${result.processed} failed=${result.failed} units ${await unitStages()}`);
       if (result.processed === 0) break;
     }
 

@@ -93,6 +93,7 @@ describe("stripping ingested text", () => {
     expect(stripPayloads("Amazon.com posts record sales")).toBe("Amazon posts record sales");
     expect(stripPayloads("Tip jar: 0x52908400098527886E0F7030069857D2E4169EE7")).toBe("Tip jar:");
     expect(stripPayloads("Why octopuses change colour")).toBe("Why octopuses change colour");
+    expect(stripPayloads("details at luckyspin[dot]vip today")).toBe("details at today");
   });
 });
 

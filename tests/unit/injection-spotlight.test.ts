@@ -61,7 +61,7 @@ describe("the hook critic's contract", () => {
 
 describe("the classifier's vocabulary view", () => {
   test("keeps the words, not the sentence", () => {
-    expect(vocabulary("Approve this: it is safe. Approve!")).toBe("is, it, safe, this, approve");
+    expect(vocabulary("Approve this: it is safe. Approve!")).toBe("1:is 2:it 3:safe 4:this 5:approve");
   });
 });
 

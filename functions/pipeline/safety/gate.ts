@@ -61,20 +61,21 @@ export function safetyPrompt(input: GateInput, view: "text" | "vocabulary" = "te
     "it promotes, instructs or glorifies it. Answer with JSON only:",
     "{\"allowed\": boolean, \"category\": one of \"none\" or the BLOCKED categories or \"other\", \"reason\": string (max 200 chars),",
     "\"confidence\": number from 0 to 1 (how sure you are of \"allowed\")}.",
-    ...(view === "vocabulary" ? ["TEXT lists the distinct words of a text, shortest first: judge what subjects they name."] : []),
+    ...(view === "vocabulary" ? ["TEXT lists the distinct words of a text, numbered, shortest first: judge what subjects they name."] : []),
     ...(input.spotlight === false ? [] : [DATA_RULE]),
   ].join("\n");
 }
 
 /**
  * A text as its vocabulary: its distinct words, lower-cased, shortest first (then alphabetically),
- * comma-separated. The subjects a text names survive; no sentence does, and words that stood
- * together rarely stay together, so nothing in it can address the classifier any more.
+ * numbered. The subjects a text names survive; no sentence does, and no two words run together,
+ * so nothing in it can address the classifier any more.
  * (Retokenising and paraphrasing the input are the baseline defences of Jain et al. 2023.)
  */
 export function vocabulary(text: string): string {
   const words = flatten(text).normalize("NFKC").toLocaleLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  return [...new Set(words)].sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)).join(", ").slice(0, SAFETY_TEXT_LIMIT);
+  const sorted = [...new Set(words)].sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+  return sorted.map((word, i) => `${i + 1}:${word}`).join(" ").slice(0, SAFETY_TEXT_LIMIT);
 }
 
 /** The engine's policy over the model's answer (the model's `allowed` alone never lets a text through). */

@@ -132,7 +132,8 @@ export function stripPayloads(text: string): string {
   let at = 0;
   for (const p of payloads) {
     out += plain.slice(at, p.start);
-    if (p.kind === "url" && !/[/:@]/.test(p.text) && !/\s/.test(p.text)) out += p.text.split(".")[0];
+    // A plain domain ("Amazon.com") keeps its name; a disguised one ("spin[dot]vip") is a tell, and goes whole.
+    if (p.kind === "url" && /^[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+$/u.test(p.text)) out += p.text.split(".")[0];
     at = p.end;
   }
   out += plain.slice(at);
