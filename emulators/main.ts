@@ -11,7 +11,7 @@
  *
  * Routes:
  *   GET  /_emulator/health                          200 {ok:true}
- *   POST /_emulator/reset                           clears faults, tokens and revocations, uploads, YouTube quota used
+ *   POST /_emulator/reset                           clears faults, tokens and revocations, uploads, YouTube quota used, the fooled model's attacks
  *                                                   and settings, TikTok grants, publishes and settings, Storage buckets
  *                                                   and objects; the clock back to real time
  *   GET  /_emulator/faults, POST /_emulator/faults   fault injection (see faults/fault-book.ts)
@@ -45,7 +45,7 @@ import { readAdminJson } from "./admin-json.ts";
 import { EmulatorClock } from "./clock/clock.ts";
 import { handleClockAdmin } from "./clock/admin.ts";
 import { FaultBook } from "./faults/fault-book.ts";
-import { handleGemini } from "./gemini/routes.ts";
+import { fooledBookOf, handleGemini } from "./gemini/routes.ts";
 import { handleOpenAi } from "./openai/routes.ts";
 import { EDGE_TTS_PATH, edgeTtsWebSocket, upgradeEdgeTts, type EdgeTtsSocketData } from "./edge-tts/routes.ts";
 import { handleOAuth } from "./google-oauth/routes.ts";
@@ -137,6 +137,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       resetAnalytics(ctx);
       await resetTikTok(ctx);
       await resetStorage(ctx);
+      fooledBookOf(ctx).replace([]);
       return jsonResponse({ ok: true });
     }
     if (url.pathname === "/_emulator/faults") {

@@ -16,11 +16,15 @@
  * `GET /{version}/models/{model}` answers `models.get` with the model's description. When the
  * emulator is given the key it issued (`geminiApiKey`, the stack's GEMINI_API_KEY), any other key
  * is refused as Google refuses an invalid one: 400 INVALID_ARGUMENT with reason API_KEY_INVALID.
+ *
+ * A model id ending in `-fooled` is the fully fooled model of tasks/fooled.ts, which obeys the
+ * attacks `PUT /_emulator/fooled` describes (the OpenAI-compatible routes share it).
  */
 import { createHash } from "node:crypto";
 import type { EmulatorContext } from "../context.ts";
 import { googleError, jsonResponse } from "../context.ts";
 import { type ServedAnswer, slowDown } from "../faults/fault-book.ts";
+import { FooledBook, isFooledModel, obey, parseFooledAttacks } from "./tasks/fooled.ts";
 import { auditHook } from "./tasks/hook-audit.ts";
 import { parsePrompt, Variant } from "./tasks/prompt.ts";
 import { planScenes } from "./tasks/scene-plan.ts";
@@ -49,7 +53,7 @@ const tokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
 /** The emulated model: prompt and generation parameters in, answer text out (no I/O). */
 export function answerPrompt(model: string, prompt: string, config: GenerateContentRequest["generationConfig"] = {},
-                             options: { lowHookScore?: boolean } = {}): string {
+                             options: { lowHookScore?: boolean; fooled?: FooledBook } = {}): string {
   const digest = createHash("sha256")
     .update(JSON.stringify([model, prompt, config.temperature ?? null, config.seed ?? null]))
     .digest();
@@ -58,7 +62,8 @@ export function answerPrompt(model: string, prompt: string, config: GenerateCont
   const value = task === "hook_audit" && options.lowHookScore
     ? { score: 0.2, reasons: ["the opening does not give a viewer a reason to stay"] }
     : run ? run(headers, new Variant(new Uint8Array(digest))) : { error: "unknown task" };
-  const json = JSON.stringify(value);
+  const attack = isFooledModel(model) ? options.fooled?.recognise(prompt) : null;
+  const json = JSON.stringify(attack ? obey(task, value, attack.payloads, new Variant(new Uint8Array(digest).reverse())) : value);
   return config.responseMimeType === "application/json" ? json : "```json\n" + json + "\n```";
 }
 
@@ -124,7 +129,37 @@ function servedResponse(model: string, prompt: string, answer: ServedAnswer): Re
   return jsonResponse({ candidates: [candidate], usageMetadata, modelVersion: model });
 }
 
+const fooledBooks = new WeakMap<EmulatorContext, FooledBook>();
+
+/** The attacks this emulator's fooled models obey. */
+export function fooledBookOf(ctx: EmulatorContext): FooledBook {
+  let book = fooledBooks.get(ctx);
+  if (!book) fooledBooks.set(ctx, (book = new FooledBook()));
+  return book;
+}
+
+const MAX_FOOLED_BODY = 4 * 1024 * 1024;
+
+/** `PUT /_emulator/fooled {"attacks": [{"text", "payloads"}]}` replaces the attacks; GET counts them. */
+async function fooledAdmin(req: Request, ctx: EmulatorContext): Promise<Response> {
+  if (req.method === "GET") return jsonResponse({ attacks: fooledBookOf(ctx).size });
+  if (req.method !== "PUT") return jsonResponse({ error: "use PUT or GET" }, 405);
+  const text = await req.text();
+  if (text.length > MAX_FOOLED_BODY) return jsonResponse({ error: `body must be at most ${MAX_FOOLED_BODY} bytes` }, 413);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return jsonResponse({ error: "body must be JSON" }, 400);
+  }
+  const attacks = parseFooledAttacks(body);
+  if (typeof attacks === "string") return jsonResponse({ error: attacks }, 400);
+  fooledBookOf(ctx).replace(attacks);
+  return jsonResponse({ attacks: attacks.length });
+}
+
 export async function handleGemini(req: Request, url: URL, ctx: EmulatorContext): Promise<Response | undefined> {
+  if (url.pathname === "/_emulator/fooled") return await fooledAdmin(req, ctx);
   const described = MODEL_ROUTE.exec(url.pathname);
   if (described) return describeModel(req, url, ctx, described[1]!, described[2]!);
   const route = ROUTE.exec(url.pathname);
@@ -186,7 +221,7 @@ export async function handleGemini(req: Request, url: URL, ctx: EmulatorContext)
 
   if (wantsImage(body.generationConfig)) return await answerImage(ctx, model, prompt, body.generationConfig!);
   const lowHookScore = parsePrompt(prompt).task === "hook_audit" && ctx.faults.take("gemini", (kind) => kind === "low_hook_scores") !== undefined;
-  let text = answerPrompt(model, prompt, body.generationConfig, { lowHookScore });
+  let text = answerPrompt(model, prompt, body.generationConfig, { lowHookScore, fooled: fooledBookOf(ctx) });
   let finishReason = "STOP";
   if (fault?.kind === "malformed_json") {
     text = text.slice(0, Math.max(1, Math.floor(text.length / 2)));

@@ -18,7 +18,7 @@ import { createHash } from "node:crypto";
 import type { EmulatorContext } from "../context.ts";
 import { jsonResponse } from "../context.ts";
 import type { ServedAnswer } from "../faults/fault-book.ts";
-import { answerPrompt } from "../gemini/routes.ts";
+import { answerPrompt, fooledBookOf } from "../gemini/routes.ts";
 
 export const OPENAI_EMULATOR_API_KEY = "sk-local-emulator-key";
 
@@ -134,6 +134,6 @@ export async function handleOpenAi(req: Request, url: URL, ctx: EmulatorContext)
   if (fault?.kind === "serve" && fault.answer) return served(model, fault.answer, promptTokens);
 
   const json = format === "json_object" || format === "json_schema";
-  const text = answerPrompt(model, prompt, { temperature, seed, responseMimeType: json ? "application/json" : undefined });
+  const text = answerPrompt(model, prompt, { temperature, seed, responseMimeType: json ? "application/json" : undefined }, { fooled: fooledBookOf(ctx) });
   return completion(model, text, "stop", promptTokens);
 }

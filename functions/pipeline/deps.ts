@@ -14,6 +14,7 @@ import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/o
 import type { AssetStore } from "../../shared/storage/asset-store.ts";
 import { createAssetStore } from "../../shared/storage/create-asset-store.ts";
 import { createLlmRouter, type LlmProviders, type LlmRouter, memoizedProvider } from "./llm-router.ts";
+import type { Defences } from "./safety/defences.ts";
 
 export const PIPELINE_ENV_KEYS = [
   "ENV", "DB_URL", "FUNCTIONS_URL", "SERVICE_ROLE_KEY", "CREDENTIALS_KEY", "CREDENTIALS_KEYS_PREVIOUS", ...STORAGE_ENV_KEYS,
@@ -58,6 +59,8 @@ export interface PipelineDeps {
   /** The trend source clients (shared/providers/sources), one per kind. */
   sources: SourceClients;
   youtubeAccessToken: (refreshToken: string) => Promise<string>;
+  /** Prompt-injection layers switched off (only the injection eval does); all are on when absent. */
+  defences?: Partial<Defences>;
 }
 
 /** The LLM providers the environment configures: Gemini always, an OpenAI-compatible API when its base URL is set. */

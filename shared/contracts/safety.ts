@@ -63,7 +63,7 @@ export const SafetyVerdict = z.object({
   allowed: z.boolean(),
   category: SafetyCategory,
   reasons: z.array(z.string().max(500)).max(20),
-  /** Classifier id and version: `rules/1`, `prompt-firewall/2`, `gemini-safety/1`. */
+  /** Classifier id and version: `rules/1`, `prompt-firewall/2`, `gemini-safety/2`, `output-check/1`. */
   classifier: z.string(),
   /** The model that answered, when one did. */
   model: z.string().nullable(),

@@ -4,6 +4,8 @@
  * A prompt is plain text: the first non-empty line is `TASK: <name>`, then `KEY: value` header
  * lines (KEY in capitals), then free text. A header with an empty value opens a block: the
  * lines after it, up to the next blank line or the end, are its value (e.g. `NARRATION:`).
+ * Untrusted text the engine spotlights (`⟦data⟧words^joined^by^carets⟦/data⟧`) is read back as the
+ * plain text it marks, as a model told about the marking reads it.
  */
 
 export interface ParsedPrompt {
@@ -13,6 +15,12 @@ export interface ParsedPrompt {
 }
 
 const HEADER = /^([A-Z][A-Z_]*):[ \t]*(.*)$/;
+const SPOTLIGHT = /⟦data⟧([\s\S]*?)⟦\/data⟧/g;
+
+/** The text a spotlighted value marks: delimiters dropped, the datamark read as the space it stands for. */
+function unmark(value: string): string {
+  return value.replace(SPOTLIGHT, (_, inner: string) => inner.replace(/\^/g, " "));
+}
 
 export function parsePrompt(prompt: string): ParsedPrompt {
   const lines = prompt.replace(/\r\n?/g, "\n").split("\n");
@@ -25,14 +33,14 @@ export function parsePrompt(prompt: string): ParsedPrompt {
     if (!match || match[1] in headers) continue;
     const [, key, value] = match;
     if (value.trim() !== "") {
-      headers[key] = value.trim();
+      headers[key] = unmark(value.trim());
       continue;
     }
     let j = i + 1;
     while (j < lines.length && lines[j].trim() === "") j++;
     const block: string[] = [];
     while (j < lines.length && lines[j].trim() !== "") block.push(lines[j++]);
-    headers[key] = block.join("\n").trim();
+    headers[key] = unmark(block.join("\n").trim());
     i = j - 1;
   }
   return { task, headers };

@@ -65,9 +65,12 @@ export function detectInjection(raw: string): string[] {
   return [...findings];
 }
 
-/** Cleans one piece of ingested text; `blocked` when it carries instructions for the model. */
-export function firewallIngestedText(raw: string, maxLength = 200): FirewallVerdict {
-  const reasons = detectInjection(raw);
+/**
+ * Cleans one piece of ingested text; `blocked` when it carries instructions for the model. With
+ * `detect: false` (the injection eval switching the firewall off) it only cleans.
+ */
+export function firewallIngestedText(raw: string, maxLength = 200, options: { detect?: boolean } = {}): FirewallVerdict {
+  const reasons = options.detect === false ? [] : detectInjection(raw);
   const text = canonical(scanCharacters(raw.slice(0, INSPECT_LIMIT)).visible)
     .replace(/[<>{}`]/g, "")
     .replace(/\s+/g, " ")

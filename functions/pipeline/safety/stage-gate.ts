@@ -9,10 +9,17 @@ import { LlmSafetyStopError } from "../../../shared/providers/llm/contract.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { DimensionRow } from "../stages/unit.ts";
 import { firewallVerdict, gateText, rulesVerdict, safetyModelFor, type SafetySubject } from "./gate.ts";
+import { defencesOf } from "./defences.ts";
 import type { SafetyModel } from "./gemini-safety-model.ts";
 import { firewallModelOutput } from "./prompt-firewall.ts";
 
-type GateDeps = Pick<PipelineDeps, "sql" | "env" | "llm" | "logger">;
+type GateDeps = Pick<PipelineDeps, "sql" | "env" | "llm" | "logger" | "defences">;
+
+/** The gate's share of the injection defences: spotlighting and the vocabulary confirmation. */
+function gateLayers(deps: GateDeps): { spotlight: boolean; confirm: boolean } {
+  const layers = defencesOf(deps);
+  return { spotlight: layers.spotlight, confirm: layers.classifier_confirm };
+}
 
 /**
  * The classifier for a dimension. Its `llm.safety` route, when it names one, runs through the LLM
@@ -44,7 +51,7 @@ export function profileOf(dimension: Pick<DimensionRow, "safety_profile">): Safe
 
 /** A topic (title and its news lines, already firewalled) through the gate. */
 export async function gateTopic(deps: GateDeps, dimension: DimensionRow, text: string): Promise<SafetyVerdict> {
-  return gateText({ sql: deps.sql, model: await classifierFor(deps, dimension) }, { subject: "topic", language: dimension.language, text, profile: profileOf(dimension) });
+  return gateText({ sql: deps.sql, model: await classifierFor(deps, dimension) }, { subject: "topic", language: dimension.language, text, profile: profileOf(dimension), ...gateLayers(deps) });
 }
 
 /** A topic through the rules pre-filter only (no model call): a refusal, or null. */
@@ -59,10 +66,17 @@ export async function gateModelOutput(
   subject: SafetySubject,
   fields: Record<string, string | readonly string[]>,
 ): Promise<SafetyVerdict> {
-  const firewall = firewallModelOutput(fields);
-  if (firewall.blocked) return firewallVerdict(firewall.reasons);
+  if (defencesOf(deps).firewall) {
+    const firewall = firewallModelOutput(fields);
+    if (firewall.blocked) return firewallVerdict(firewall.reasons);
+  }
   const text = Object.values(fields).flatMap((v) => (typeof v === "string" ? [v] : [...v])).join("\n");
-  return gateText({ sql: deps.sql, model: await classifierFor(deps, dimension) }, { subject, language: dimension.language, text, profile: profileOf(dimension) });
+  return gateText({ sql: deps.sql, model: await classifierFor(deps, dimension) }, { subject, language: dimension.language, text, profile: profileOf(dimension), ...gateLayers(deps) });
+}
+
+/** What the dimension's own configuration supplies, which its videos may carry (its name, its publishing settings). */
+export function dimensionSupplied(dimension: Pick<DimensionRow, "display_name" | "publishing">): string[] {
+  return [dimension.display_name, JSON.stringify(dimension.publishing)];
 }
 
 /** The subject text an audit row keeps for model output. */

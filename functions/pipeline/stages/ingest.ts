@@ -8,6 +8,9 @@ import { NotFoundError } from "../../../shared/db/errors.ts";
 import { topicFingerprint, workUnitKey } from "../../../shared/hashing.ts";
 import { fetchSources } from "../../../shared/providers/sources/index.ts";
 import { type Candidate, selectTopics } from "../../../shared/topics/select.ts";
+import { defencesOf } from "../safety/defences.ts";
+import { headline } from "../safety/headline.ts";
+import { stripPayloads } from "../safety/payloads.ts";
 import { firewallIngestedText } from "../safety/prompt-firewall.ts";
 import { gateTopic, screenTopic } from "../safety/stage-gate.ts";
 import type { Stage } from "../stage-task.ts";
@@ -45,13 +48,23 @@ export const runIngest: Stage<"ingest"> = async (task, { deps, logger: log }) =>
   const { signals, failures } = await fetchSources(deps.sources, niche.sources, { geo: dimension.trend_geo, now });
   for (const failure of failures) log.warn({ source: failure.source, reason: failure.message, retriable: failure.retriable, status: "skipped" }, "trend source failed: skipped");
 
+  const layers = defencesOf(deps);
+  // Links, handles, wallets and phone numbers are what an attacker wants published: trend text loses them.
+  const unpaid = (text: string, words: number) => {
+    const stripped = layers.payload_strip ? stripPayloads(text) : text;
+    return layers.headline_only ? headline(stripped, words) : stripped;
+  };
   const rejected: Record<string, unknown>[] = [];
   const candidates: Candidate[] = [];
   for (const { signal, weight } of signals) {
-    const title = firewallIngestedText(signal.title, 120);
-    const context = signal.context.map((c) => firewallIngestedText(c)).filter((c) => !c.blocked).map((c) => c.text);
+    const checked = firewallIngestedText(signal.title, 120, { detect: layers.firewall });
+    const title = { ...checked, text: unpaid(checked.text, 16) };
+    if (!title.blocked && title.text === "") title.reasons.push("empty without its links, handles and numbers");
+    title.blocked = title.reasons.length > 0;
+    const context = signal.context.map((c) => firewallIngestedText(c, 200, { detect: layers.firewall })).filter((c) => !c.blocked)
+      .map((c) => unpaid(c.text, 30)).filter((c) => c !== "");
     if (title.blocked) {
-      rejected.push({ title: title.text || signal.title.slice(0, 120), reasons: title.reasons, classifier: "prompt-firewall/2", category: "other" });
+      rejected.push({ title: title.text || checked.text || signal.title.slice(0, 120), reasons: title.reasons, classifier: "prompt-firewall/2", category: "other" });
       continue;
     }
     // The rules pre-filter (no model call) judges every signal: its refusals are audited whatever

@@ -5,7 +5,10 @@ import { sceneHash } from "../../../shared/hashing.ts";
 import { comparableText } from "../../../shared/text/words.ts";
 import { LlmContractError } from "../../../shared/providers/llm/contract.ts";
 import { getDimension } from "../../../shared/db/rpc/dimensions.ts";
-import { auditText, gateModelOutput } from "../safety/stage-gate.ts";
+import { defencesOf } from "../safety/defences.ts";
+import { outputPayloads } from "../safety/payloads.ts";
+import { firewallVerdict } from "../safety/gate.ts";
+import { auditText, dimensionSupplied, gateModelOutput } from "../safety/stage-gate.ts";
 import type { PlannedScene, Stage } from "../stage-task.ts";
 import { scenePlanPrompt } from "./prompts.ts";
 import { acceptedScript, loadUnit, splitWords, WORDS_PER_SECOND } from "./unit.ts";
@@ -63,13 +66,14 @@ export const runPlan: Stage<"plan"> = async (task, { deps, logger: log }) => {
   const { narration } = acceptedScript(unit);
   const style = `${dimension.style.motion} motion, palette ${dimension.style.palette.join(" ")}`;
   const plan = await deps.llm.generate({
-    task: "plan", dimensionId: dimension.id, prompt: scenePlanPrompt({ language: dimension.language, style, narration }), schema: scenePlanContract(narration), params: { temperature: 0.4 }, log,
+    task: "plan", dimensionId: dimension.id, prompt: scenePlanPrompt({ language: dimension.language, style, narration, spotlight: defencesOf(deps).spotlight }), schema: scenePlanContract(narration), params: { temperature: 0.4 }, log,
   });
   const current = await getDimension(deps.sql, dimension.id);
   const visuals = VisualsConfig.parse(current?.visuals ?? DEFAULT_VISUALS);
   const scenes = await buildScenes(plan, narration, dimension.style, dimension.id, visuals, dimension.language);
   const prompts = { scene_prompts: scenes.map((s) => s.prompt) };
-  const verdict = await gateModelOutput(deps, dimension, "scene_plan", prompts);
+  const payloads = defencesOf(deps).output_checks ? outputPayloads(prompts, [unit.topic.title, ...(unit.topic.context ?? []), ...dimensionSupplied(dimension)]) : [];
+  const verdict = payloads.length > 0 ? { ...firewallVerdict(payloads), classifier: "output-check/1" } : await gateModelOutput(deps, dimension, "scene_plan", prompts);
   if (!verdict.allowed) {
     log.info({ category: verdict.category, reasons: verdict.reasons, status: "refused" }, "scene plan refused by the safety gate");
     return { kind: "unsafe_output", subject: "scene_plan", text: auditText(prompts), verdict };

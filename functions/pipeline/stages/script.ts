@@ -1,7 +1,10 @@
 import { HookAudit, ScriptDraft } from "../../../shared/contracts/llm.ts";
 import type { HookAuditRecord } from "../../../shared/contracts/work-unit.ts";
+import { defencesOf } from "../safety/defences.ts";
+import { maskTopicWords } from "../safety/hook-contract.ts";
+import { onSubject, outputPayloads } from "../safety/payloads.ts";
 import { firewallModelOutput } from "../safety/prompt-firewall.ts";
-import { auditText, gateModelOutput } from "../safety/stage-gate.ts";
+import { auditText, dimensionSupplied, gateModelOutput } from "../safety/stage-gate.ts";
 import type { Stage } from "../stage-task.ts";
 import { hookAuditPrompt, scriptPrompt } from "./prompts.ts";
 import { loadUnit, splitWords } from "./unit.ts";
@@ -32,15 +35,26 @@ export const runScript: Stage<"script"> = async (task, { deps, logger: log }) =>
   // The pass score in force for the run (the adaptive engine's hook_threshold).
   const threshold = dimension.adapt.hook_threshold.value;
   const audits: HookAuditRecord[] = [];
+  const layers = defencesOf(deps);
+  const topicTexts = [topic.title, ...(topic.context ?? [])];
+  /** What the output checks find in a draft: payloads the topic and the dimension did not supply, or a draft off its topic. */
+  const outputFindings = (draft: ScriptDraft): string[] => {
+    if (!layers.output_checks) return [];
+    const { title, hook, narration, description, hashtags } = draft;
+    const found = outputPayloads({ title, hook, narration, description, hashtags }, [...topicTexts, ...dimensionSupplied(dimension)]);
+    if (!onSubject(`${title} ${narration}`, topic.title)) found.push("narration: leaves its topic (no word of the topic's title)");
+    return found;
+  };
 
   for (let round = 0; round < SCRIPT_ROUNDS; round++) {
     let best: { draft: ScriptDraft; audit: HookAudit } | null = null;
     for (const [i, temperature] of CANDIDATE_TEMPERATURES.entries()) {
-      const prompt = scriptPrompt({ language: dimension.language, topic: topic.title, context: topic.context ?? [], candidate: i + 1, round, words });
+      const prompt = scriptPrompt({ language: dimension.language, topic: topic.title, context: topic.context ?? [], candidate: i + 1, round, words, spotlight: layers.spotlight });
       const draft = await deps.llm.generate({ task: "script", dimensionId: dimension.id, prompt, schema: ScriptDraft, params: { temperature }, log });
-      const firewall = firewallModelOutput(draft);
-      if (firewall.blocked) {
-        audits.push({ round, candidate: i + 1, score: 0, reasons: firewall.reasons.slice(0, 5) });
+      const firewall = layers.firewall ? firewallModelOutput(draft) : { blocked: false, reasons: [] };
+      const refused = [...firewall.reasons, ...outputFindings(draft)];
+      if (refused.length > 0) {
+        audits.push({ round, candidate: i + 1, score: 0, reasons: refused.slice(0, 5) });
         continue;
       }
       const count = splitWords(draft.narration, dimension.language).length;
@@ -48,8 +62,11 @@ export const runScript: Stage<"script"> = async (task, { deps, logger: log }) =>
         audits.push({ round, candidate: i + 1, score: 0, reasons: [`narration has ${count} words, not ${words.min}-${words.max}`] });
         continue;
       }
+      // The critic judges the hook's form; the topic's words, which an attacker may have written, reach it masked.
+      const hook = layers.critic_contract ? maskTopicWords(draft.hook, topicTexts) : draft.hook;
       const audit = await deps.llm.generate({
-        task: "critic", dimensionId: dimension.id, prompt: hookAuditPrompt({ language: dimension.language, hook: draft.hook }), schema: HookAudit, params: { temperature: 0 }, log,
+        task: "critic", dimensionId: dimension.id, schema: HookAudit, params: { temperature: 0 }, log,
+        prompt: hookAuditPrompt({ language: dimension.language, hook, spotlight: layers.spotlight, masked: layers.critic_contract }),
       });
       audits.push({ round, candidate: i + 1, score: audit.score, reasons: audit.reasons });
       if (!best || audit.score > best.audit.score) best = { draft, audit };
