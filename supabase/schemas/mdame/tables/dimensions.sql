@@ -26,6 +26,7 @@ create table mdame.dimensions (
   min_score double precision not null default 0,
   llm jsonb not null default '{}'::jsonb,
   publishing jsonb not null default '{"run_time": null, "time_zone": "UTC", "category_id": "27", "publish_time": null, "made_for_kids": false, "privacy_status": "public", "default_audio_language": null, "contains_synthetic_media": true}'::jsonb,
+  alerts jsonb,
   constraint dimensions_pkey primary key (id),
   constraint dimensions_captions_check check (((jsonb_typeof(captions) = 'object'::text) and ((captions - 'profile'::text) = '{}'::jsonb) and (COALESCE((captions ->> 'profile'::text), ''::text) = any (array['platforms'::text, 'intersection'::text, 'youtube_shorts'::text, 'tiktok'::text, 'reels'::text])))),
   constraint dimensions_daily_limit_check check (((daily_limit >= 0) and (daily_limit <= 50))),
@@ -58,11 +59,14 @@ end))),
   constraint dimensions_tts_fallback_voice_check check (((tts_fallback_voice is null) or (tts_fallback_voice = any (array['Achernar'::text, 'Achird'::text, 'Algenib'::text, 'Algieba'::text, 'Alnilam'::text, 'Aoede'::text, 'Autonoe'::text, 'Callirrhoe'::text, 'Charon'::text, 'Despina'::text, 'Enceladus'::text, 'Erinome'::text, 'Fenrir'::text, 'Gacrux'::text, 'Iapetus'::text, 'Kore'::text, 'Laomedeia'::text, 'Leda'::text, 'Orus'::text, 'Puck'::text, 'Pulcherrima'::text, 'Rasalgethi'::text, 'Sadachbia'::text, 'Sadaltager'::text, 'Schedar'::text, 'Sulafat'::text, 'Umbriel'::text, 'Vindemiatrix'::text, 'Zephyr'::text, 'Zubenelgenubi'::text])))),
   constraint dimensions_tts_rate_check check ((tts_rate ~ '^[+-][0-9]{1,2}%$'::text)),
   constraint dimensions_tts_voice_language_check check ((split_part(tts_voice, '-'::text, 1) = split_part(language, '-'::text, 1))),
+  constraint dimensions_alerts_check check (((alerts is null) or ((jsonb_typeof(alerts) = 'object'::text) and ((alerts - 'telegram_chat_id'::text) = '{}'::jsonb) and ((not (alerts ? 'telegram_chat_id'::text)) or ((jsonb_typeof((alerts -> 'telegram_chat_id'::text)) = 'string'::text) and ((alerts ->> 'telegram_chat_id'::text) ~ '^(-?[0-9]{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31})$'::text)))))),
   constraint dimensions_visuals_check check (((jsonb_typeof(visuals) = 'object'::text) and (jsonb_typeof((visuals -> 'backends'::text)) = 'array'::text) and ((jsonb_array_length((visuals -> 'backends'::text)) >= 1) and (jsonb_array_length((visuals -> 'backends'::text)) <= 5)) and (((visuals -> 'backends'::text) ->> '-1'::integer) = 'procedural'::text)))
 );
 
 comment on column mdame.dimensions.music is 'Music bed: {library (storage prefix of tracks with <track>.license.json sidecars), gain_db, duck_db, fade_s}; null for voice only.';
 
 comment on column mdame.dimensions.publishing is 'Publishing settings: {category_id, privacy_status, time_zone, publish_time, run_time, made_for_kids, contains_synthetic_media, default_audio_language} (shared/contracts/publishing.ts).';
+
+comment on column mdame.dimensions.alerts is 'Where this dimension''s alerts go: {telegram_chat_id} overrides the environment''s TELEGRAM_CHAT_ID; null keeps it.';
 
 alter table mdame.dimensions enable row level security;
