@@ -30,6 +30,7 @@
  *   POST /v2/post/publish/creator_info/query/, /v2/post/publish/video/init/, /v2/post/publish/status/fetch/;
  *   PUT  /tiktok-upload/video/?upload_id=            TikTok Content Posting API, Direct Post (see tiktok/publish.ts, upload.ts)
  *   GET  /trending/rss?geo=US|ID                     Google Trends daily RSS
+ *   POST /bot<token>/getMe, /sendMessage, /sendPhoto  Telegram Bot API; GET /_emulator/telegram/messages... (see telegram/)
  *   GET  /videos/search, /video-files/...            Pexels video search and downloads (see pexels/routes.ts)
  *   /storage/v1/...                                 Supabase Storage REST API and TUS uploads (see storage/routes.ts)
  */
@@ -49,6 +50,8 @@ import { handleOAuth } from "./google-oauth/routes.ts";
 import { TokenStore } from "./google-oauth/token-store.ts";
 import { handleYouTube, resetYouTube } from "./youtube/routes.ts";
 import { handleTikTok, resetTikTok } from "./tiktok/routes.ts";
+import { handleTelegram } from "./telegram/routes.ts";
+import { resetTelegram } from "./telegram/admin.ts";
 import { DEFAULT_LIMITS, type YouTubeLimits } from "./youtube/rules.ts";
 import { handleTrends } from "./trends/routes.ts";
 import { handleSources } from "./sources/routes.ts";
@@ -75,6 +78,9 @@ export interface EmulatorOptions {
   storageMaxObjectBytes?: number;
   /** YouTube's default buckets and channel cap (youtube/rules.ts); each one not given keeps YouTube's default. */
   youtubeLimits?: Partial<YouTubeLimits>;
+  /** The Telegram bot token the Bot API accepts (unset: any well-formed token) and the chats that exist. */
+  telegramBotToken?: string;
+  telegramChatIds?: string[];
   /** Receives one object per log line; defaults to a JSON line on stdout. */
   log?: (entry: Record<string, unknown>) => void;
 }
@@ -94,6 +100,7 @@ const SERVICES: Array<[string, Handler]> = [
   ["oauth", handleOAuth],
   ["youtube", handleYouTube],
   ["tiktok", handleTikTok],
+  ["telegram", handleTelegram],
   ["trends", handleTrends],
   ["sources", handleSources],
   ["reddit", handleReddit],
@@ -120,6 +127,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   const ctx: EmulatorContext = {
     dataDir, faults: new FaultBook(), tokens, clock, youtubeLimits: { ...DEFAULT_LIMITS, ...options.youtubeLimits }, storage, log,
     geminiApiKey: options.geminiApiKey || undefined, pexelsApiKey: options.pexelsApiKey || undefined,
+    telegramBotToken: options.telegramBotToken || undefined, telegramChatIds: options.telegramChatIds ?? [],
   };
 
   const admin = async (req: Request, url: URL): Promise<Response | undefined> => {
@@ -131,6 +139,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       await resetYouTube(ctx);
       await resetTikTok(ctx);
       await resetStorage(ctx);
+      resetTelegram(ctx);
       return jsonResponse({ ok: true });
     }
     if (url.pathname === "/_emulator/faults") {
@@ -231,6 +240,8 @@ if (import.meta.main) {
     // The stack starts the emulator with its own GEMINI_API_KEY: the key it "issued".
     geminiApiKey: process.env.GEMINI_API_KEY,
     pexelsApiKey: process.env.PEXELS_API_KEY,
+    telegramBotToken: process.env.TELEGRAM_BOT_TOKEN,
+    telegramChatIds: process.env.TELEGRAM_CHAT_ID ? [process.env.TELEGRAM_CHAT_ID] : [],
   });
   process.stdout.write(`${JSON.stringify({ ts: new Date().toISOString(), service: "emulator", event: "listening", url: emulator.url, data_dir: path.resolve(dataDir) })}\n`);
   const shutdown = async () => {

@@ -12,6 +12,7 @@ import { registerOperatorRoutes } from "./operator-routes.ts";
 import { answer } from "../../shared/http/answer.ts";
 import { jsonBody, routeParam } from "./operator/request.ts";
 import { drainStageTasks } from "./stage-runner.ts";
+import { deliverDueAlerts } from "./alerts/deliver.ts";
 
 const RunId = z.string().uuid();
 
@@ -57,6 +58,7 @@ export function createPipelineApp(deps: PipelineDeps) {
     await assertEnvironment(deps.sql, deps.env.ENV);
     const result = await tick(deps.sql);
     const drained = await drainStageTasks(deps, { budgetMs: 100_000 });
+    await deliverDueAlerts(deps, { budgetMs: 15_000 });
     return c.json(answer(TickAnswer, { tick: result, ...drained }, "POST /tick"));
   });
 
