@@ -7,6 +7,7 @@ import { EXIT, UsageError } from "./errors.ts";
 import { tiktokHandle } from "./tiktok-connect.ts";
 import { ACCOUNT_SPECS, DIMENSION_FIELD_FLAGS, DIMENSION_PUBLISHING_FLAGS, DIMENSION_SPECS, publishingFlagValue } from "./setup-commands.ts";
 import { CREDENTIALS_SPECS, type CredentialsRotateCommand, parseCredentialsRotate } from "./commands/credentials.ts";
+import { ALERTS_SPECS, type AlertsCommand, parseAlerts } from "./commands/alerts.ts";
 
 const SPECS: CommandSpec[] = [
   {
@@ -61,6 +62,7 @@ const SPECS: CommandSpec[] = [
   ...DIMENSION_SPECS,
   ...ACCOUNT_SPECS,
   ...CREDENTIALS_SPECS,
+  ...ALERTS_SPECS,
 ];
 
 /** One parsed invocation of mdame. */
@@ -88,7 +90,8 @@ export type Command =
   | { name: "account connect"; platform: "youtube"; dimension: string; channel: string | null; loginHint: string | null; timeoutS: number; browser: boolean; json: boolean }
   | { name: "account connect"; platform: "tiktok"; dimension: string; channel: string; loginHint: string | null; timeoutS: number; browser: boolean; json: boolean }
   | { name: "account pause" | "account resume" | "account remove"; id: string; json: boolean }
-  | CredentialsRotateCommand;
+  | CredentialsRotateCommand
+  | AlertsCommand;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEAD_LETTER_ID = /^[1-9][0-9]{0,17}$/;
@@ -288,6 +291,8 @@ export function parseArgs(argv: string[]): Command {
     }
     case "credentials rotate":
       return parseCredentialsRotate(flags);
+    case "alerts":
+      return parseAlerts(flags);
   }
   throw new UsageError(`unknown command: ${command}`);
 }

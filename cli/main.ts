@@ -16,6 +16,7 @@ import {
 } from "./commands/dimension.ts";
 import { credentialsRotateCommand } from "./commands/credentials.ts";
 import { dlqListCommand, dlqRetryCommand } from "./commands/dlq.ts";
+import { alertsCommand } from "./commands/alerts.ts";
 import { doctorCommand } from "./commands/doctor.ts";
 import { runCommand } from "./commands/run.ts";
 import { statusCommand } from "./commands/status.ts";
@@ -94,6 +95,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
           return await accountRemoveCommand(command, api, ctx);
         case "credentials rotate":
           return await credentialsRotateCommand(command, api, ctx);
+        case "alerts":
+          return await alertsCommand(command, api, ctx);
       }
     } catch (error) {
       if (error instanceof CliError && error.exitCode === EXIT.unreachable && config.source !== "environment") {
