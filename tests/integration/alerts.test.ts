@@ -11,6 +11,7 @@ import { startEmulator } from "../../emulators/main.ts";
 import { createTelegramClient, TelegramRateLimitedError, TelegramUnavailableError } from "../../shared/providers/telegram/bot-api.ts";
 import { raiseAlert } from "../../shared/db/rpc/alerts.ts";
 import { LOCAL_TELEGRAM_BOT_TOKEN } from "../../stack/stack-env.ts";
+import { raiseThroughDatabase } from "../../stack/restart-alerts.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 import { withPipeline } from "../fixtures/pipeline.ts";
 
@@ -255,4 +256,54 @@ describe("secrets", () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 30_000);
+});
+
+describe("surfaces and the emulator", () => {
+  test("the supervisor's restart alert is raised through the database as the engine role", async () => {
+    await raiseThroughDatabase(pipeline.env.DB_URL!)({ component: "render-runner", restarts: 3, windowS: 600, lastExit: "signal SIGKILL" });
+    const [row] = await alertRows();
+    expect(row!.kind).toBe("component_restarting");
+    expect(row!.dedupe_key).toBe("component_restarting:render-runner");
+    await pipeline.tick();
+    expect((await messages())[0]!.text).toContain("Component keeps restarting");
+  }, 30_000);
+
+  test("GET /pipeline/alerts lists recent alerts with their delivery state, never a claim token", async () => {
+    await raiseAlert(pipeline.deps.sql, { kind: "needs_reconnect", dimensionId: "tech-explained", dedupeKey: "it:list", summary: "reconnect me" });
+    const response = await pipeline.app.request("/pipeline/alerts?limit=5", { headers: pipeline.auth });
+    expect(response.status).toBe(200);
+    const body = await response.json() as { alerts: Array<Record<string, unknown>>; delivery: { configured: boolean } };
+    expect(body.delivery.configured).toBe(true);
+    expect(body.alerts.map((a) => [a.kind, a.dimension_id, a.status, a.occurrences])).toEqual([["needs_reconnect", "tech-explained", "pending", 1]]);
+    expect(body.alerts[0]).not.toHaveProperty("claim_token");
+    expect((await pipeline.app.request("/pipeline/alerts?limit=0", { headers: pipeline.auth })).status).toBe(400);
+    expect((await pipeline.app.request("/pipeline/alerts")).status).toBe(401);
+  });
+
+  test("the emulator takes JSON, form and multipart parameters and refuses what Telegram refuses", async () => {
+    const bot = `${pipeline.emulator.url}/bot${LOCAL_TELEGRAM_BOT_TOKEN}`;
+    const post = async (method: string, init: RequestInit) => {
+      const response = await fetch(`${bot}/${method}`, { method: "POST", ...init });
+      return { status: response.status, body: await response.json() as Record<string, any> };
+    };
+    await admin("/_emulator/telegram/settings", { method: "PUT", body: JSON.stringify({ per_chat_interval_ms: 0 }) });
+    const json = (body: unknown) => ({ headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect((await post("sendMessage", json({ chat_id: CHAT, text: "plain *bold* text\\.", parse_mode: "MarkdownV2" }))).body.result.text).toBe("plain bold text.");
+    expect((await post("sendMessage", { headers: { "content-type": "application/x-www-form-urlencoded" }, body: `chat_id=${CHAT}&text=form` })).body.result.text).toBe("form");
+    const form = new FormData();
+    form.set("chat_id", CHAT);
+    form.set("text", "multipart");
+    expect((await post("sendMessage", { body: form })).body.result.text).toBe("multipart");
+
+    expect(await post("sendMessage", json({ chat_id: CHAT, text: "Run failed.", parse_mode: "MarkdownV2" }))).toEqual({
+      status: 400,
+      body: { ok: false, error_code: 400, description: "Bad Request: can't parse entities: Character '.' is reserved and must be escaped with the preceding '\\'" },
+    });
+    expect((await post("sendMessage", json({ chat_id: CHAT, text: "x".repeat(4097) }))).body.description).toBe("Bad Request: message is too long");
+    expect((await post("sendMessage", json({ chat_id: "-1000000404", text: "x" }))).body.description).toBe("Bad Request: chat not found");
+    expect((await post("sendPhoto", json({ chat_id: CHAT, caption: "no photo" }))).body.description).toBe("Bad Request: there is no photo in the request");
+    expect((await post("sendMessage", { headers: { "content-type": "application/json" }, body: "{" })).status).toBe(400);
+    const listed = await messages();
+    expect(listed.map((m) => m.text)).toEqual(["plain bold text.", "form", "multipart"]);
+  });
 });
