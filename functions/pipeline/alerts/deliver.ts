@@ -78,8 +78,23 @@ async function send(deps: PipelineDeps, client: TelegramClient, alert: ClaimedAl
   return ids;
 }
 
-/** Delivers due alerts until none is due or `budgetMs` has passed. Without a bot token, nothing is claimed. */
+/**
+ * Delivers due alerts until none is due or `budgetMs` has passed. Without a bot token, nothing is
+ * claimed. A failure of the delivery itself (the database gone mid-pass) is logged, not thrown: the
+ * tick's stage work is done, and a claimed alert is due again when its lease ends.
+ */
 export async function deliverDueAlerts(deps: PipelineDeps, options: { budgetMs: number }): Promise<DeliveryResult> {
+  try {
+    return await deliver(deps, options);
+  } catch (thrown) {
+    const env = deps.env as Env;
+    const message = env.TELEGRAM_BOT_TOKEN ? scrubToken(coerceError(thrown).message, env.TELEGRAM_BOT_TOKEN) : coerceError(thrown).message;
+    deps.logger.error({ stage: "alerts", status: "error", error: message.slice(0, 1000) }, "alert delivery stopped");
+    return { configured: true, sent: 0, retried: 0, failed: 0 };
+  }
+}
+
+async function deliver(deps: PipelineDeps, options: { budgetMs: number }): Promise<DeliveryResult> {
   const env = deps.env as Env;
   const result: DeliveryResult = { configured: Boolean(env.TELEGRAM_BOT_TOKEN), sent: 0, retried: 0, failed: 0 };
   if (!env.TELEGRAM_BOT_TOKEN) return result;
@@ -95,7 +110,8 @@ export async function deliverDueAlerts(deps: PipelineDeps, options: { budgetMs: 
     if (!alert) break;
     const claim = { id: alert.id, claimToken: alert.claim_token };
     const chat = alert.chat_id ?? env.TELEGRAM_CHAT_ID;
-    const log = { alert_id: alert.id, kind: alert.kind, dimension_id: alert.dimension_id, stage: "alerts", attempt: alert.attempts };
+    const runId = typeof alert.details.run_id === "string" ? alert.details.run_id : undefined;
+    const log = { execution_id: runId, alert_id: alert.id, kind: alert.kind, dimension_id: alert.dimension_id, stage: "alerts", attempt: alert.attempts };
     if (!chat) {
       await recordAlertAttempt(deps.sql, claim, { error: "no chat: set TELEGRAM_CHAT_ID or the dimension's alerts.telegram_chat_id", permanent: false });
       deps.logger.warn({ ...log, status: "no_chat" }, "alert not delivered: no chat configured");
