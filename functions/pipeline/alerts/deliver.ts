@@ -103,8 +103,8 @@ async function deliver(deps: PipelineDeps, options: { budgetMs: number }): Promi
   const secrets = [token, env.SERVICE_ROLE_KEY, env.CREDENTIALS_KEY, env.GEMINI_API_KEY, env.GOOGLE_OAUTH_CLIENT_SECRET, env.TIKTOK_CLIENT_SECRET,
     env.OPENAI_COMPAT_API_KEY, env.REDDIT_CLIENT_SECRET, env.SUPABASE_SERVICE_ROLE_KEY].filter((s): s is string => typeof s === "string");
   const deadline = Date.now() + options.budgetMs;
-  /** Chats that answered 429 in this pass: their alerts wait for the next one. */
-  const limited = new Set<string>();
+  /** Chats that answered 429 in this pass, and until when: their alerts wait that long. */
+  const limited = new Map<string, number>();
   while (Date.now() < deadline) {
     const [alert] = await claimAlerts(deps.sql, 1, LEASE_S);
     if (!alert) break;
@@ -119,7 +119,8 @@ async function deliver(deps: PipelineDeps, options: { budgetMs: number }): Promi
       continue;
     }
     if (limited.has(chat) || !(await paced(chat, deadline))) {
-      await recordAlertAttempt(deps.sql, claim, { error: "waiting for the chat's rate limit", permanent: false, retryAfterS: 2 });
+      const waitS = Math.max(1, Math.ceil(((limited.get(chat) ?? (lastSentAt.get(chat) ?? 0) + CHAT_PACE_MS) - Date.now()) / 1000));
+      await recordAlertAttempt(deps.sql, claim, { error: "waiting for the chat's rate limit", permanent: false, retryAfterS: waitS });
       result.retried += 1;
       if (!limited.has(chat)) break;
       continue;
@@ -133,7 +134,7 @@ async function deliver(deps: PipelineDeps, options: { budgetMs: number }): Promi
       const error = coerceError(thrown);
       const message = scrubToken(error.message, token).slice(0, 1000);
       if (error instanceof TelegramRateLimitedError) {
-        limited.add(chat);
+        limited.set(chat, Date.now() + error.retryAfterS * 1000);
         lastSentAt.set(chat, Date.now() + error.retryAfterS * 1000 - CHAT_PACE_MS);
         await recordAlertAttempt(deps.sql, claim, { error: message, permanent: false, retryAfterS: error.retryAfterS });
         deps.logger.warn({ ...log, status: "rate_limited", retry_after_s: error.retryAfterS }, "alert delivery rate-limited");
