@@ -14,9 +14,12 @@ import {
   TriggeredRun,
   type TriggerRunBody,
 } from "../shared/contracts/operator.ts";
+import { RunAnalyticsList } from "../shared/contracts/analytics.ts";
 import { AccountList, type ConnectAccountBody, ConnectedAccount, RemovedAccount, Account } from "../shared/contracts/account.ts";
 import { CredentialKeysCensus, CredentialsRotationBatch, type RotateCredentialsBody } from "../shared/contracts/credentials.ts";
 import { Dimension, type DimensionConfigInput, DimensionList, type DimensionPatch } from "../shared/contracts/dimension.ts";
+import { WeeklyReportList } from "../shared/contracts/weekly-report.ts";
+import { Adaptation, AdaptAnswer, AdaptationList, AdaptPins } from "../shared/contracts/adapt.ts";
 import type { ApiConfig } from "./config.ts";
 import { apiError, CliError, EXIT, networkError } from "./errors.ts";
 
@@ -24,6 +27,8 @@ export interface ApiClient {
   readonly baseUrl: string;
   triggerRun(body: TriggerRunBody): Promise<TriggeredRun>;
   runStatus(runId: string): Promise<RunStatus>;
+  /** The YouTube Analytics fetched for the run's published videos. */
+  runAnalytics(runId: string): Promise<RunAnalyticsList>;
   listRuns(limit: number): Promise<RunList>;
   listDeadLetters(limit: number): Promise<DeadLetterList>;
   listAlerts(limit: number): Promise<AlertList>;
@@ -42,6 +47,13 @@ export interface ApiClient {
   /** One batch of key rotation: re-seals the next accounts' credentials with the functions' current key. */
   rotateCredentials(body: RotateCredentialsBody): Promise<CredentialsRotationBatch>;
   credentialKeys(): Promise<CredentialKeysCensus>;
+  /** The weekly report of the week holding `week` (YYYY-MM-DD), every active dimension's or one's. */
+  weeklyReports(week: string, dimension: string | null): Promise<WeeklyReportList>;
+  /** The adaptive engine (docs/adaptive.md). */
+  adapt(body: { dimension?: string; dry_run: boolean }): Promise<AdaptAnswer>;
+  listAdaptations(dimension: string | null, limit: number): Promise<AdaptationList>;
+  revertAdaptation(id: string): Promise<Adaptation>;
+  setAdaptationPin(dimension: string, parameter: string, pinned: boolean): Promise<AdaptPins>;
 }
 
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
@@ -87,6 +99,7 @@ export function createApiClient(config: ApiConfig, fetchImpl: Fetch = fetch): Ap
     baseUrl: config.baseUrl,
     triggerRun: (body) => call("POST", "/pipeline/runs", TriggeredRun, body),
     runStatus: (runId) => call("GET", `/pipeline/runs/${id(runId)}`, RunStatus),
+    runAnalytics: (runId) => call("GET", `/pipeline/runs/${id(runId)}/analytics`, RunAnalyticsList),
     listRuns: (limit) => call("GET", `/pipeline/runs?limit=${limit}`, RunList),
     listDeadLetters: (limit) => call("GET", `/pipeline/dead-letters?limit=${limit}`, DeadLetterList),
     listAlerts: (limit) => call("GET", `/pipeline/alerts?limit=${limit}`, AlertList),
@@ -103,5 +116,11 @@ export function createApiClient(config: ApiConfig, fetchImpl: Fetch = fetch): Ap
     removeAccount: (account) => call("DELETE", `/pipeline/accounts/${id(account)}`, RemovedAccount),
     rotateCredentials: (body) => call("POST", "/pipeline/credentials/rotate", CredentialsRotationBatch, body),
     credentialKeys: () => call("GET", "/pipeline/credentials/keys", CredentialKeysCensus),
+    weeklyReports: (week, dimension) =>
+      call("GET", `/pipeline/reports/weekly?week=${id(week)}${dimension === null ? "" : `&dimension=${id(dimension)}`}`, WeeklyReportList),
+    adapt: (body) => call("POST", "/pipeline/adapt", AdaptAnswer, body),
+    listAdaptations: (dimension, limit) => call("GET", `/pipeline/adaptations?limit=${limit}${dimension === null ? "" : `&dimension=${id(dimension)}`}`, AdaptationList),
+    revertAdaptation: (adaptation) => call("POST", `/pipeline/adaptations/${id(adaptation)}/revert`, Adaptation, {}),
+    setAdaptationPin: (dimension, parameter, pinned) => call("POST", `/pipeline/adapt/${pinned ? "pin" : "unpin"}`, AdaptPins, { dimension, parameter }),
   };
 }

@@ -8,6 +8,8 @@ import { tiktokHandle } from "./tiktok-connect.ts";
 import { ACCOUNT_SPECS, DIMENSION_FIELD_FLAGS, DIMENSION_PUBLISHING_FLAGS, DIMENSION_SPECS, publishingFlagValue } from "./setup-commands.ts";
 import { CREDENTIALS_SPECS, type CredentialsRotateCommand, parseCredentialsRotate } from "./commands/credentials.ts";
 import { ALERTS_SPECS, type AlertsCommand, parseAlerts } from "./commands/alerts.ts";
+import { parseReport, REPORT_SPECS, type ReportCommand } from "./commands/report.ts";
+import { ADAPT_SPECS, type AdaptCommand, parseAdapt } from "./commands/adapt.ts";
 
 const SPECS: CommandSpec[] = [
   {
@@ -63,6 +65,8 @@ const SPECS: CommandSpec[] = [
   ...ACCOUNT_SPECS,
   ...CREDENTIALS_SPECS,
   ...ALERTS_SPECS,
+  ...REPORT_SPECS,
+  ...ADAPT_SPECS,
 ];
 
 /** One parsed invocation of mdame. */
@@ -91,11 +95,13 @@ export type Command =
   | { name: "account connect"; platform: "tiktok"; dimension: string; channel: string; loginHint: string | null; timeoutS: number; browser: boolean; json: boolean }
   | { name: "account pause" | "account resume" | "account remove"; id: string; json: boolean }
   | CredentialsRotateCommand
-  | AlertsCommand;
+  | AlertsCommand
+  | ReportCommand
+  | AdaptCommand;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEAD_LETTER_ID = /^[1-9][0-9]{0,17}$/;
-const GROUPS = ["run", "dlq", "dimension", "account", "credentials"];
+const GROUPS = ["run", "dlq", "dimension", "account", "credentials", "adapt"];
 const DIMENSION = /^[a-z0-9][a-z0-9_-]{1,40}$/;
 
 function findSpec(words: string[]): CommandSpec | undefined {
@@ -225,6 +231,8 @@ export function parseArgs(argv: string[]): Command {
       const run = positionals[0] === undefined ? null : runId(positionals[0], command);
       return { name: "status", run, list, limit: (flags.get("limit") as number | undefined) ?? 20, json };
     }
+    case "report":
+      return parseReport(flags);
     case "dlq list":
       return { name: "dlq list", limit: (flags.get("limit") as number | undefined) ?? 50, json };
     case "dlq retry": {
@@ -293,6 +301,12 @@ export function parseArgs(argv: string[]): Command {
       return parseCredentialsRotate(flags);
     case "alerts":
       return parseAlerts(flags);
+    case "adapt":
+    case "adapt list":
+    case "adapt revert":
+    case "adapt pin":
+    case "adapt unpin":
+      return parseAdapt(command, positionals, flags);
   }
   throw new UsageError(`unknown command: ${command}`);
 }

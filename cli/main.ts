@@ -17,7 +17,9 @@ import {
 import { credentialsRotateCommand } from "./commands/credentials.ts";
 import { dlqListCommand, dlqRetryCommand } from "./commands/dlq.ts";
 import { alertsCommand } from "./commands/alerts.ts";
+import { adaptCommand } from "./commands/adapt.ts";
 import { doctorCommand } from "./commands/doctor.ts";
+import { reportCommand } from "./commands/report.ts";
 import { runCommand } from "./commands/run.ts";
 import { statusCommand } from "./commands/status.ts";
 import { resolveApiConfig } from "./config.ts";
@@ -97,6 +99,14 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
           return await credentialsRotateCommand(command, api, ctx);
         case "alerts":
           return await alertsCommand(command, api, ctx);
+        case "report":
+          return await reportCommand(command, api, ctx);
+        case "adapt":
+        case "adapt list":
+        case "adapt revert":
+        case "adapt pin":
+        case "adapt unpin":
+          return await adaptCommand(command, api, ctx);
       }
     } catch (error) {
       if (error instanceof CliError && error.exitCode === EXIT.unreachable && config.source !== "environment") {

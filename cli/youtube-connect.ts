@@ -16,10 +16,11 @@ import { listenForRedirect } from "./loopback-redirect.ts";
 import type { OAuthConfig } from "./oauth-config.ts";
 import { println, type Screen } from "./output.ts";
 
-/** Uploading videos, and reading which channel the signed-in account owns. */
+/** Uploading videos, reading which channel the signed-in account owns, and reading how its videos did (YouTube Analytics). */
 export const YOUTUBE_SCOPES = [
   "https://www.googleapis.com/auth/youtube.upload",
   "https://www.googleapis.com/auth/youtube.readonly",
+  "https://www.googleapis.com/auth/yt-analytics.readonly",
 ];
 
 export interface ConnectYouTubeOptions {
@@ -127,6 +128,8 @@ export async function connectYouTube(options: ConnectYouTubeOptions, oauth: OAut
       refresh_token: tokens.refresh_token,
       // The client the grant was made through names the Google project whose quota the channel spends.
       oauth_client_id: oauth.clientId,
+      // What the person allowed (Google lets them untick scopes): `mdame doctor` names a grant without analytics.
+      ...(tokens.scope ? { granted_scopes: tokens.scope.split(/\s+/).filter(Boolean) } : {}),
     });
   } finally {
     await redirect.close();

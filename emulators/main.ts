@@ -7,6 +7,7 @@
  *                                # SUPABASE_SERVICE_ROLE_KEY: the one key Storage accepts; EMULATOR_STORAGE_MAX_BYTES: object cap
  *                                # EMULATOR_YOUTUBE_INSERT_CALLS_PER_DAY (100), EMULATOR_YOUTUBE_UNITS_PER_DAY (10000),
  *                                # EMULATOR_YOUTUBE_CHANNEL_UPLOADS_PER_24H (15): YouTube's defaults for every project and channel
+ *                                # EMULATOR_ANALYTICS_SEED (md-ame): the seed of the YouTube Analytics figures
  *
  * Routes:
  *   GET  /_emulator/health                          200 {ok:true}
@@ -29,6 +30,8 @@
  *   GET  /v2/auth/authorize/, POST /v2/oauth/token/, POST /v2/oauth/revoke/   TikTok Login Kit OAuth v2 (see tiktok/oauth.ts)
  *   POST /v2/post/publish/creator_info/query/, /v2/post/publish/video/init/, /v2/post/publish/status/fetch/;
  *   PUT  /tiktok-upload/video/?upload_id=            TikTok Content Posting API, Direct Post (see tiktok/publish.ts, upload.ts)
+ *   GET  /v2/reports                                 YouTube Analytics reports.query (see youtube-analytics/routes.ts);
+ *   GET  /_emulator/youtube-analytics/queries, GET|PUT .../settings, PUT .../videos/{id}   its admin (admin.ts)
  *   GET  /trending/rss?geo=US|ID                     Google Trends daily RSS
  *   POST /bot<token>/getMe, /sendMessage, /sendPhoto  Telegram Bot API; GET /_emulator/telegram/messages... (see telegram/)
  *   GET  /videos/search, /video-files/...            Pexels video search and downloads (see pexels/routes.ts)
@@ -52,6 +55,7 @@ import { handleYouTube, resetYouTube } from "./youtube/routes.ts";
 import { handleTikTok, resetTikTok } from "./tiktok/routes.ts";
 import { handleTelegram } from "./telegram/routes.ts";
 import { resetTelegram } from "./telegram/admin.ts";
+import { handleYouTubeAnalytics, resetAnalytics } from "./youtube-analytics/routes.ts";
 import { DEFAULT_LIMITS, type YouTubeLimits } from "./youtube/rules.ts";
 import { handleTrends } from "./trends/routes.ts";
 import { handleSources } from "./sources/routes.ts";
@@ -99,6 +103,7 @@ const SERVICES: Array<[string, Handler]> = [
   ["openai", handleOpenAi],
   ["oauth", handleOAuth],
   ["youtube", handleYouTube],
+  ["youtube-analytics", handleYouTubeAnalytics],
   ["tiktok", handleTikTok],
   ["telegram", handleTelegram],
   ["trends", handleTrends],
@@ -137,6 +142,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       await tokens.clear();
       await clock.reset();
       await resetYouTube(ctx);
+      resetAnalytics(ctx);
       await resetTikTok(ctx);
       await resetStorage(ctx);
       resetTelegram(ctx);

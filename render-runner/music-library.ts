@@ -104,7 +104,7 @@ export async function musicBedForJob(
     return { record, path, mix: job.music };
   } catch (error) {
     if (!(error instanceof MusicLibraryError)) throw error;
-    logger.warn({ library: job.music.library, error: error.message }, "music library unusable; rendering the voice alone");
+    logger.warn({ library: job.music.library, error: error.message, status: "skipped" }, "music library unusable; rendering the voice alone");
     return null;
   }
 }

@@ -41,7 +41,7 @@ try {
   started = await startUp();
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
-  logger.fatal({ err: error }, "edge host cannot start");
+  logger.fatal({ err: error, status: "failed" }, "edge host cannot start");
   console.error(`edge host: cannot start: ${message}`);
   Deno.exit(1);
 }

@@ -181,7 +181,7 @@ export async function serveEdge(options: EdgeServerOptions): Promise<EdgeServer>
       }
     } catch (error) {
       const errorId = crypto.randomUUID();
-      logger.error({ err: error, error_id: errorId, method: message.method, path: (message.url ?? "").split("?")[0] }, "edge request failed");
+      logger.error({ err: error, error_id: errorId, method: message.method, path: (message.url ?? "").split("?")[0], status: "failed" }, "edge request failed");
       errorAnswer(out, 500, { error: "internal error", error_id: errorId });
     }
     if (!message.complete) await drainThenClose(message, next, drainBytes, drainMs);

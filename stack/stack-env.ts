@@ -92,7 +92,7 @@ export const PROVIDER_GROUPS = {
   gemini: ["GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL", "GEMINI_TTS_MODEL", "GEMINI_IMAGE_MODEL"],
   "openai-compat": ["OPENAI_COMPAT_BASE_URL", "OPENAI_COMPAT_API_KEY", "OPENAI_COMPAT_MODEL", "OPENAI_COMPAT_RESPONSE_FORMAT"],
   "edge-tts": ["EDGE_TTS_WSS_URL"],
-  youtube: ["GOOGLE_OAUTH_CLIENT_ID", "GOOGLE_OAUTH_CLIENT_SECRET", "GOOGLE_OAUTH_AUTH_URL", "GOOGLE_OAUTH_TOKEN_URL", "YOUTUBE_UPLOAD_BASE_URL", "YOUTUBE_API_BASE_URL"],
+  youtube: ["GOOGLE_OAUTH_CLIENT_ID", "GOOGLE_OAUTH_CLIENT_SECRET", "GOOGLE_OAUTH_AUTH_URL", "GOOGLE_OAUTH_TOKEN_URL", "YOUTUBE_UPLOAD_BASE_URL", "YOUTUBE_API_BASE_URL", "YOUTUBE_ANALYTICS_BASE_URL"],
   tiktok: ["TIKTOK_CLIENT_KEY", "TIKTOK_CLIENT_SECRET", "TIKTOK_API_BASE_URL", "TIKTOK_AUTH_BASE_URL"],
   // Every trend source: Google Trends, Hacker News, Wikimedia pageviews, Reddit (RSS/Atom feeds are URLs in a dimension's config).
   trends: [
@@ -160,6 +160,7 @@ export function localStackEnv(
       GOOGLE_OAUTH_TOKEN_URL: `${emulator}/token`,
       YOUTUBE_UPLOAD_BASE_URL: emulator,
       YOUTUBE_API_BASE_URL: emulator,
+      YOUTUBE_ANALYTICS_BASE_URL: emulator,
     },
     // The TikTok emulator takes any client key and secret (emulators/tiktok); these are the stack's own.
     tiktok: {

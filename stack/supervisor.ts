@@ -7,13 +7,16 @@
  *   bun stack/supervisor.ts [--quiet] [--only db,emulators]
  *
  * Output of each component goes to `.local/logs/<component>.log` and, prefixed, to this terminal
- * (unless --quiet). `.local/stack.env` holds the environment every component gets.
+ * (unless --quiet); the supervisor's own lines, and its start and exit lines in each component's
+ * file, are JSON lines like the components' (docs/logs.md). `.local/stack.env` holds the
+ * environment every component gets.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, type WriteStream } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { Backoff } from "../shared/backoff.ts";
+import { createLogger, type LogContext, type Logger } from "../shared/logging/logger.ts";
 import { COMPONENTS, type Component, LOCAL_DB_URL, LOCAL_EMULATOR_URL, LOCAL_FUNCTIONS_URL, LOCAL_STACK } from "../shared/config/local-stack.ts";
 import * as db from "./db.ts";
 import { logFile, paths, pidFile } from "./paths.ts";
@@ -38,7 +41,8 @@ interface ComponentSpec {
   ready(proc: ManagedProcess): Promise<boolean>;
 }
 
-const say = (line: string) => console.log(`[stack] ${line}`);
+const log = createLogger("supervisor");
+const say = (line: string, fields: LogContext = {}) => log.info(fields, line);
 
 async function httpOk(url: string): Promise<boolean> {
   try {
@@ -140,11 +144,14 @@ class ManagedProcess {
   restartTimer: ReturnType<typeof setTimeout> | null = null;
   readyPoll: ReturnType<typeof setTimeout> | null = null;
   log: WriteStream;
+  /** The supervisor's lines about this component, written into the component's own file. */
+  markers: Logger;
   exited: Promise<void> = Promise.resolve();
   private readyWaiters: (() => void)[] = [];
 
   constructor(readonly spec: ComponentSpec, readonly sup: Supervisor) {
     this.log = createWriteStream(logFile(spec.name), { flags: "a" });
+    this.markers = createLogger("supervisor", { write: (line: string) => this.writeLog(line) }).child({ managed: spec.name });
   }
 
   private writeLog(text: string | Buffer): void {
@@ -166,13 +173,13 @@ class ManagedProcess {
     const child = spawn(command!, args, { cwd: this.spec.cwd, env: { ...process.env, ...this.sup.env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
     this.child = child;
     this.startedAt = Date.now();
-    this.writeLog(`--- ${new Date().toISOString()} started (pid ${child.pid}): ${[command, ...args].join(" ")}\n`);
+    this.markers.info({ pid: child.pid, command: [command, ...args].join(" "), status: "started" }, `${this.spec.name} started`);
     // "exit", not "close": after runuser is killed, the orphaned server still holds the pipes open.
     this.exited = new Promise((resolve) => child.once("exit", (code, signal) => {
       this.onExit(code, signal);
       resolve();
     }));
-    child.once("error", (error) => this.writeLog(`--- spawn error: ${error.message}\n`));
+    child.once("error", (error) => this.markers.error({ err: error, status: "failed" }, `${this.spec.name} could not be spawned`));
     this.pipe(child.stdout!);
     this.pipe(child.stderr!);
     if (child.pid) writeFileSync(pidFile(this.spec.name), `${child.pid}\n`);
@@ -202,7 +209,7 @@ class ManagedProcess {
         // The postmaster, not runuser, is the process worth signalling.
         const pid = this.spec.name === "db" ? db.runningPostmasterPid() ?? child.pid : child.pid;
         if (pid) writeFileSync(pidFile(this.spec.name), `${pid}\n`);
-        say(`${this.spec.name} ready (pid ${pid})`);
+        say(`${this.spec.name} ready (pid ${pid})`, { managed: this.spec.name, pid, status: "succeeded" });
         this.sup.setComponent(this.spec.name, { state: "ready", pid: pid ?? null });
         for (const resolve of this.readyWaiters.splice(0)) resolve();
         return;
@@ -215,7 +222,7 @@ class ManagedProcess {
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
     const uptime = Date.now() - this.startedAt;
     const how = signal ? `signal ${signal}` : `code ${code}`;
-    this.writeLog(`--- ${new Date().toISOString()} exited (${how}) after ${(uptime / 1000).toFixed(1)} s\n`);
+    this.markers.info({ exit: how, uptime_ms: uptime, status: this.sup.stopping ? "succeeded" : "failed" }, `${this.spec.name} exited (${how}) after ${(uptime / 1000).toFixed(1)} s`);
     const pid = this.child?.pid;
     this.child = null;
     rmSync(pidFile(this.spec.name), { force: true });
@@ -226,13 +233,13 @@ class ManagedProcess {
     if (uptime >= STABLE_AFTER_MS) this.backoff.reset();
     const delay = this.backoff.next();
     this.restarts += 1;
-    say(`${this.spec.name} exited (${how}) after ${(uptime / 1000).toFixed(1)} s; restart #${this.restarts} in ${(delay / 1000).toFixed(1)} s`);
+    say(`${this.spec.name} exited (${how}) after ${(uptime / 1000).toFixed(1)} s; restart #${this.restarts} in ${(delay / 1000).toFixed(1)} s`, { managed: this.spec.name, exit: how, restarts: this.restarts, retry_in_ms: delay, status: "retrying" });
     this.sup.setComponent(this.spec.name, { state: "restarting", pid: null, restarts: this.restarts, last_exit: how });
     if (this.spec.name !== "db") void this.sup.restartWatch.record(this.spec.name, how);
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;
       this.start().catch((error) => {
-        say(`${this.spec.name} could not be restarted: ${(error as Error).message}`);
+        say(`${this.spec.name} could not be restarted: ${(error as Error).message}`, { managed: this.spec.name, status: "failed" });
         this.onExit(1, null);
       });
     }, delay);
@@ -350,7 +357,7 @@ async function main(): Promise<number> {
 
   const problem = await preflight(present);
   if (problem) {
-    console.error(`[stack] refusing to start: ${problem}`);
+    log.error({ status: "failed" }, `refusing to start: ${problem}`);
     return 1;
   }
   writeFileSync(paths.supervisorPid, `${process.pid}\n`);
@@ -376,7 +383,7 @@ async function main(): Promise<number> {
     }
     say(`${signal} received`);
     sup.shutdown().then(() => process.exit(0), (error) => {
-      console.error(`[stack] error while stopping: ${(error as Error).message}`);
+      log.error({ err: error, status: "failed" }, "error while stopping");
       process.exit(1);
     });
   };
@@ -396,7 +403,7 @@ async function main(): Promise<number> {
       if (spec.name === "db" && !timedOut && !sup.stopping) await db.storeWakeSecrets(say, env);
     }
   } catch (error) {
-    say(`start-up failed: ${(error as Error).message}`);
+    log.error({ err: error, status: "failed" }, "start-up failed");
     await sup.shutdown();
     return 1;
   }
@@ -405,7 +412,7 @@ async function main(): Promise<number> {
     sup.writeStatus();
     const where: Partial<Record<Component, string>> = { db: LOCAL_DB_URL, emulators: LOCAL_EMULATOR_URL, edge: LOCAL_FUNCTIONS_URL };
     const running = present.map((spec) => (where[spec.name] ? `${spec.name} ${where[spec.name]}` : spec.name));
-    say(`stack running: ${running.join(", ")}. Ctrl-C to stop.`);
+    say(`stack running: ${running.join(", ")}. Ctrl-C to stop.`, { status: "succeeded" });
   }
   // Runs until a signal arrives; the signal handler exits the process.
   await new Promise(() => {});
@@ -415,7 +422,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error) => {
-    console.error(`[stack] ${(error as Error).message}`);
+    log.error({ err: error, status: "failed" }, (error as Error).message);
     rmSync(paths.supervisorPid, { force: true });
     process.exit(1);
   },

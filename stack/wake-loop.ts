@@ -110,7 +110,7 @@ export function createWakeLoop(options: WakeLoopOptions): WakeLoop {
       let release!: () => void;
       running = new Promise<void>((resolve) => (release = resolve));
       run(reason)
-        .catch((error) => options.logger.error({ err: error }, "wake loop crashed"))
+        .catch((error) => options.logger.error({ err: error, status: "failed" }, "wake loop crashed"))
         .finally(() => {
           running = null;
           release();

@@ -1,4 +1,5 @@
 /** `mdame status [run] [--list] [--json]`: one run by dimension and unit, or the recent runs. */
+import type { RunVideoAnalytics } from "../../shared/contracts/analytics.ts";
 import type { RunStatus, RunSummary, UnitPublication, UnitStatus } from "../../shared/contracts/operator.ts";
 import type { ApiClient } from "../api-client.ts";
 import { CliError, EXIT } from "../errors.ts";
@@ -73,6 +74,19 @@ export function formatRunStatus(status: RunStatus, nowMs: number, width?: number
   return lines;
 }
 
+/** The YouTube Analytics fetched for a run's published videos, as lines (none before the first fetch). Pure, for tests. */
+export function formatRunAnalytics(analytics: RunVideoAnalytics[], nowMs: number, width?: number): string[] {
+  if (analytics.length === 0) return [];
+  return ["", ...formatTable(
+    ["unit", "video", "window", "views", "engaged views", "avg % viewed", "avg duration", "likes", "fetched"],
+    analytics.map((a) => [
+      a.unit_id.slice(0, 8), `${a.channel_handle} ${a.external_id ?? ""}`.trim(), `day ${a.window_days}`, String(a.views), String(a.engaged_views),
+      `${a.average_view_percentage.toFixed(1)}%`, `${a.average_view_duration_s.toFixed(0)}s`, String(a.likes), `${formatAge(a.fetched_at, nowMs)} ago`,
+    ]),
+    width,
+  )];
+}
+
 /** The recent runs, as table lines. Pure, for tests. */
 export function formatRunList(runs: RunSummary[], nowMs: number, width?: number): string[] {
   if (runs.length === 0) return ["no runs yet"];
@@ -101,7 +115,8 @@ export async function statusCommand(
     runId = runs[0]!.id;
   }
   const status = await api.runStatus(runId);
-  if (command.json) printJson(ctx.out, status);
-  else printLines(ctx.out, formatRunStatus(status, ctx.now(), ctx.out.columns || undefined));
+  const { analytics } = await api.runAnalytics(runId);
+  if (command.json) printJson(ctx.out, { ...status, analytics });
+  else printLines(ctx.out, [...formatRunStatus(status, ctx.now(), ctx.out.columns || undefined), ...formatRunAnalytics(analytics, ctx.now(), ctx.out.columns || undefined)]);
   return EXIT.ok;
 }

@@ -30,6 +30,9 @@
  * | youtube    | `rate_limited`          | the upload call (start or PUT) answers 429 `rateLimitExceeded`      |
  * | youtube    | `upload_limit_exceeded` | starting an upload answers 400 `uploadLimitExceeded` (domain `youtube.video`), charged as a refused insert |
  * | youtube    | `unauthorized`          | starting an upload answers 401 `authError` although the access token is valid (a grant Google dropped after issuing it), nothing charged |
+ * | youtube-analytics | `quota_exceeded` | a reports.query answers 403 `quotaExceeded` (domain `usageLimits`), nothing charged |
+ * | youtube-analytics | `http_503`       | a reports.query answers 503 `backendError` (an outage)             |
+ * | youtube-analytics | `http_500`       | a reports.query answers 500 `internalError`                        |
  * | google-oauth | `invalid_grant`       | a refresh-token grant at `/token` answers 400 `invalid_grant` "Token has been expired or revoked." |
  * | tiktok     | `rate_limited`          | a Content Posting API call answers 429 `rate_limit_exceeded`        |
  * | tiktok     | `http_503`              | an API call or upload PUT answers 503 `internal_error`, nothing stored |
@@ -41,7 +44,7 @@
  * | telegram   | `unavailable`           | a Bot API call answers 502 `Bad Gateway`, nothing sent              |
  * | telegram   | `refused`               | a Bot API call's connection drops, nothing sent                     |
  * | telegram   | `rate_limited`          | a Bot API call answers 429 with `parameters.retry_after: 3`         |
- * | gemini, gemini-tts, edge-tts, youtube, tiktok | `slow` | the call is answered `delay_ms` later (1..60000), otherwise normally |
+ * | gemini, gemini-tts, edge-tts, youtube, youtube-analytics, tiktok | `slow` | the call is answered `delay_ms` later (1..60000), otherwise normally |
  *
  * Any fault armed with `for_ms` (1..3600000) instead applies to every matching call for that long,
  * whatever `count` says: an outage (`unavailable` for 20 s), a quota-exhausted day, a slow spell.
@@ -86,6 +89,7 @@ export const FAULT_KINDS = {
   openai: ["unavailable", "rate_limited", "invalid_api_key", "serve"],
   "edge-tts": ["close_before_turn_end", "slow"],
   youtube: ["drop_after_bytes", "http_503", "session_expired", "quota_exceeded", "rate_limited", "upload_limit_exceeded", "unauthorized", "slow"],
+  "youtube-analytics": ["quota_exceeded", "http_503", "http_500", "slow"],
   "google-oauth": ["invalid_grant"],
   storage: ["drop_after_bytes"],
   tiktok: ["rate_limited", "http_503", "internal_error", "access_token_invalid", "spam_risk_too_many_posts", "fail_processing", "invalid_grant", "slow"],

@@ -17,6 +17,10 @@
  *     and for the next `count` grants while a `google-oauth` `invalid_grant` fault is armed.
  * - `POST /revoke` and the admin route `/_emulator/oauth/revocations`: revocation.ts.
  *
+ * Each grant answers the scopes it carries: a code's are those the consent asked for (all of them, as a
+ * user allowing everything), a refresh token's those of its consent, recorded with it (or, for one
+ * no consent here issued, DEFAULT_GRANT in token-store.ts: upload, readonly and yt-analytics.readonly).
+ *
  * A refresh token is accepted when it starts with `emulator-refresh-`; the rest of it names the
  * channel the uploads land on (`emulator-refresh-tech-daily` -> channel `tech-daily`); the
  * authorization-code grant issues refresh tokens of that form, and connecting a channel again that
@@ -104,7 +108,8 @@ async function exchangeCode(form: Record<string, string>, ctx: EmulatorContext):
   }
   const refreshToken = `${REFRESH_TOKEN_PREFIX}${pending.channel}`;
   await ctx.tokens.restore(refreshToken);
-  const token = await ctx.tokens.issue(refreshToken, pending.client_id);
+  if (pending.offline) await ctx.tokens.recordGrant(refreshToken, pending.scope);
+  const token = await ctx.tokens.issue(refreshToken, pending.client_id, pending.scope);
   return jsonResponse({
     access_token: token.access_token,
     expires_in: TOKEN_LIFETIME_S,
@@ -148,6 +153,6 @@ export async function handleOAuth(req: Request, url: URL, ctx: EmulatorContext):
     access_token: token.access_token,
     expires_in: TOKEN_LIFETIME_S,
     token_type: "Bearer",
-    scope: UPLOAD_SCOPE,
+    scope: token.scope,
   });
 }

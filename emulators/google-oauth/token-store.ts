@@ -1,8 +1,9 @@
 /**
  * The emulator's OAuth state: authorization codes waiting to be redeemed (memory only), issued
  * access tokens, mirrored to `<data dir>/oauth/tokens.json` so uploads in flight survive a restart,
- * and revoked refresh tokens (`<data dir>/oauth/revoked.json`), refused until the channel is
- * connected again.
+ * revoked refresh tokens (`<data dir>/oauth/revoked.json`), refused until the channel is
+ * connected again, and the scopes each refresh token's consent granted (`<data dir>/oauth/grants.json`;
+ * a refresh token never consented here carries DEFAULT_GRANT).
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rm, writeFile, rename } from "node:fs/promises";
@@ -11,6 +12,15 @@ import process from "node:process";
 
 export const REFRESH_TOKEN_PREFIX = "emulator-refresh-";
 export const TOKEN_LIFETIME_S = 3599;
+/**
+ * What a refresh token that no consent here recorded was granted (tests hand the engine
+ * `emulator-refresh-<channel>` directly): everything `mdame account connect youtube` asks.
+ */
+export const DEFAULT_GRANT = [
+  "https://www.googleapis.com/auth/youtube.upload",
+  "https://www.googleapis.com/auth/youtube.readonly",
+  "https://www.googleapis.com/auth/yt-analytics.readonly",
+].join(" ");
 const CODE_LIFETIME_MS = 10 * 60_000;
 
 /** An authorization code waiting to be exchanged (kept in memory: a restart loses them, as a user's consent would time out). */
@@ -30,18 +40,28 @@ export interface IssuedToken {
   channel: string;
   client_id: string;
   expires_at: number;
+  /** The space-separated scopes the token carries (absent on tokens issued before scopes were kept: DEFAULT_GRANT). */
+  scope?: string;
+}
+
+/** Whether an access token carries `scope`. */
+export function hasScope(token: IssuedToken, scope: string): boolean {
+  return (token.scope ?? DEFAULT_GRANT).split(/\s+/).includes(scope);
 }
 
 export class TokenStore {
   #tokens = new Map<string, IssuedToken>();
   #codes = new Map<string, PendingCode>();
   #revoked = new Set<string>();
+  #grants = new Map<string, string>();
   readonly #file: string;
   readonly #revokedFile: string;
+  readonly #grantsFile: string;
 
   constructor(dataDir: string) {
     this.#file = path.join(dataDir, "oauth", "tokens.json");
     this.#revokedFile = path.join(dataDir, "oauth", "revoked.json");
+    this.#grantsFile = path.join(dataDir, "oauth", "grants.json");
   }
 
   async load(): Promise<void> {
@@ -49,6 +69,22 @@ export class TokenStore {
     for (const token of JSON.parse(text) as IssuedToken[]) this.#tokens.set(token.access_token, token);
     const revoked = await readFile(this.#revokedFile, "utf8").catch(() => "[]");
     this.#revoked = new Set(JSON.parse(revoked) as string[]);
+    const grants = await readFile(this.#grantsFile, "utf8").catch(() => "{}");
+    this.#grants = new Map(Object.entries(JSON.parse(grants) as Record<string, string>));
+  }
+
+  /** The scopes a refresh token was granted: its recorded consent's, else DEFAULT_GRANT. */
+  grantedScope(refreshToken: string): string {
+    return this.#grants.get(refreshToken) ?? DEFAULT_GRANT;
+  }
+
+  /** Records what a consent granted the refresh token (a new consent replaces the old grant). */
+  async recordGrant(refreshToken: string, scope: string): Promise<void> {
+    this.#grants.set(refreshToken, scope);
+    await mkdir(path.dirname(this.#grantsFile), { recursive: true });
+    const tmp = `${this.#grantsFile}.${process.pid}.tmp`;
+    await writeFile(tmp, JSON.stringify(Object.fromEntries(this.#grants)));
+    await rename(tmp, this.#grantsFile);
   }
 
   /** Whether a refresh token was revoked (and its channel not connected again since). */
@@ -90,8 +126,9 @@ export class TokenStore {
     return [...this.#revoked].sort();
   }
 
-  async issue(refreshToken: string, clientId: string): Promise<IssuedToken> {
+  async issue(refreshToken: string, clientId: string, scope = this.grantedScope(refreshToken)): Promise<IssuedToken> {
     const token: IssuedToken = {
+      scope,
       access_token: `ya29.emulator-${randomBytes(24).toString("base64url")}`,
       channel: refreshToken.slice(REFRESH_TOKEN_PREFIX.length),
       client_id: clientId,
@@ -127,6 +164,8 @@ export class TokenStore {
     this.#tokens.clear();
     this.#codes.clear();
     this.#revoked.clear();
+    this.#grants.clear();
+    await rm(this.#grantsFile, { force: true });
     await rm(this.#file, { force: true });
     await rm(this.#revokedFile, { force: true });
   }

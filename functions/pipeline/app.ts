@@ -13,6 +13,9 @@ import { answer } from "../../shared/http/answer.ts";
 import { jsonBody, routeParam } from "./operator/request.ts";
 import { drainStageTasks } from "./stage-runner.ts";
 import { deliverDueAlerts } from "./alerts/deliver.ts";
+import { drainAnalyticsFetches } from "./analytics/fetch.ts";
+import { buildPendingWeeklyReports } from "./reports/weekly.ts";
+import { runDueAdaptations } from "./adapt/weekly.ts";
 
 const RunId = z.string().uuid();
 
@@ -38,7 +41,7 @@ export function createPipelineApp(deps: PipelineDeps) {
     const row = body.idempotency_key === undefined
       ? await triggerRun(deps.sql, run)
       : await startRun(deps.sql, { ...run, idempotencyKey: body.idempotency_key });
-    deps.logger.info({ execution_id: row.run_id, created: row.created, dimension: body.dimension }, "run triggered");
+    deps.logger.info({ execution_id: row.run_id, created: row.created, dimension_id: body.dimension, status: row.created ? "started" : "skipped" }, "run triggered");
     const statusUrl = `${deps.env.FUNCTIONS_URL}/pipeline/runs/${row.run_id}`;
     c.header("Location", statusUrl);
     return c.json(answer(TriggeredRun, { run_id: row.run_id, status: row.status, created: row.created, status_url: statusUrl }, "POST /runs"), 202);
@@ -57,8 +60,11 @@ export function createPipelineApp(deps: PipelineDeps) {
     // (EnvironmentMismatchError, answered 503 as on every route whose RPC checks it).
     await assertEnvironment(deps.sql, deps.env.ENV);
     const result = await tick(deps.sql);
+    await buildPendingWeeklyReports(deps);
+    await runDueAdaptations(deps);
     const drained = await drainStageTasks(deps, { budgetMs: 100_000 });
     await deliverDueAlerts(deps, { budgetMs: 15_000 });
+    await drainAnalyticsFetches(deps, { budgetMs: 15_000 });
     return c.json(answer(TickAnswer, { tick: result, ...drained }, "POST /tick"));
   });
 

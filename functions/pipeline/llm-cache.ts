@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { LlmTask } from "../../shared/contracts/llm.ts";
 import type { Sql } from "../../shared/db/client.ts";
 import { getLlmCache, storeLlmCache } from "../../shared/db/rpc/llm-cache.ts";
+import { recordCacheLookup } from "../../shared/db/rpc/weekly-reports.ts";
 import { llmCallKey } from "../../shared/hashing.ts";
 import type { Logger } from "../../shared/logging/logger.ts";
 import { generateValidated, type LlmCallEvent } from "../../shared/providers/llm/boundary.ts";
@@ -37,6 +38,8 @@ export interface CachedCallContext {
   log: Logger;
   task: LlmTask;
   counters: LlmCounters;
+  /** Whose call it is: the lookup is recorded for the dimension's weekly report. */
+  dimensionId?: string;
 }
 
 /**
@@ -54,8 +57,13 @@ export async function generateJsonCached<T>(
   const modelId = cacheModelId(model);
   const key = await llmCallKey(modelId, prompt, params);
   const cached = await getLlmCache(ctx.sql, key);
-  if (cached !== null) {
-    const parsed = schema.safeParse(cached);
+  const parsed = cached === null ? null : schema.safeParse(cached);
+  if (ctx.dimensionId !== undefined) {
+    // A hit is an answer that still passes the caller's schema: only that one saves the call.
+    await recordCacheLookup(ctx.sql, { cache: "llm", dimensionId: ctx.dimensionId, hit: parsed?.success === true }).catch((error) =>
+      ctx.log.warn({ llm_task: ctx.task, err: error }, "llm cache lookup not recorded"));
+  }
+  if (parsed !== null) {
     if (parsed.success) {
       ctx.counters.cache_hits += 1;
       ctx.log.debug({ llm_task: ctx.task, provider: model.provider, model: model.model }, "llm answer from cache");
@@ -79,8 +87,8 @@ export async function generateJsonCached<T>(
       usage: event.usage,
       duration_ms: event.duration_ms,
     };
-    if (event.outcome === "valid") ctx.log.info(fields, event.kind === "repair" ? "llm repair accepted" : "llm call");
-    else ctx.log.warn(fields, event.outcome === "safety_stop" ? "llm safety stop" : "llm answer broke its contract");
+    if (event.outcome === "valid") ctx.log.info({ ...fields, status: "succeeded" }, event.kind === "repair" ? "llm repair accepted" : "llm call");
+    else ctx.log.warn({ ...fields, status: event.outcome === "safety_stop" ? "refused" : "failed" }, event.outcome === "safety_stop" ? "llm safety stop" : "llm answer broke its contract");
   };
   let value: T;
   try {

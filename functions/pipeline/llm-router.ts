@@ -74,12 +74,12 @@ export function createLlmRouter(options: { sql: Sql; providers: LlmProviders }):
 
   async function generate<T>(request: LlmRequest<T>): Promise<T> {
     const routes = await routesFor(request.task, request.dimensionId);
-    const ctx = { sql, log: request.log, task: request.task, counters };
+    const ctx = { sql, log: request.log, task: request.task, counters, dimensionId: request.dimensionId };
     let lastError: ProviderError | undefined;
     for (const [index, route] of routes.entries()) {
       const provider = providers[route.provider];
       if (!provider) {
-        request.log.warn({ llm_task: request.task, provider: route.provider }, "llm provider not configured: skipped");
+        request.log.warn({ llm_task: request.task, provider: route.provider, status: "skipped" }, "llm provider not configured: skipped");
         continue;
       }
       const model = provider.model(route.model ?? provider.defaultModel);
@@ -90,7 +90,7 @@ export function createLlmRouter(options: { sql: Sql; providers: LlmProviders }):
         lastError = error;
         if (index < routes.length - 1) {
           counters.fallbacks += 1;
-          request.log.warn({ llm_task: request.task, provider: model.provider, model: model.model, err: error }, "llm provider unavailable: trying the next");
+          request.log.warn({ llm_task: request.task, provider: model.provider, model: model.model, err: error, status: "retrying" }, "llm provider unavailable: trying the next");
         }
       }
     }

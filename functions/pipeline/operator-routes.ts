@@ -13,9 +13,12 @@ import { abortRun, listRuns } from "../../shared/db/rpc/runs.ts";
 import { requireServiceRole } from "../../shared/http/service-auth.ts";
 import { registerAccountRoutes } from "./operator/account-routes.ts";
 import { registerAlertRoutes } from "./operator/alert-routes.ts";
+import { registerAnalyticsRoutes } from "./operator/analytics-routes.ts";
 import { registerCredentialRoutes } from "./operator/credential-routes.ts";
 import type { OperatorDeps } from "./operator/deps.ts";
 import { registerDimensionRoutes } from "./operator/dimension-routes.ts";
+import { registerReportRoutes } from "./operator/report-routes.ts";
+import { registerAdaptRoutes } from "./adapt/routes.ts";
 import { answer } from "../../shared/http/answer.ts";
 import { jsonBody, routeParam } from "./operator/request.ts";
 
@@ -38,6 +41,9 @@ const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
  * - `POST /runs/:id/abort {reason?}`     rolls the run back (mdame.abort_run) and deletes the assets it released
  * - `/dimensions...`, `/accounts...`     see operator/dimension-routes.ts and operator/account-routes.ts
  * - `GET  /alerts?limit=30`              recent alerts and their delivery (operator/alert-routes.ts)
+ * - `GET  /runs/:id/analytics`           see operator/analytics-routes.ts
+ * - `GET  /reports/weekly?week=...`      see operator/report-routes.ts
+ * - `/adapt...`, `/adaptations...`       the adaptive engine, see adapt/routes.ts
  */
 export function registerOperatorRoutes<E extends Env, S extends Schema, B extends string>(app: Hono<E, S, B>, deps: OperatorDeps): Hono<E, S, B> {
   const auth = requireServiceRole(deps.env.SERVICE_ROLE_KEY);
@@ -69,7 +75,7 @@ export function registerOperatorRoutes<E extends Env, S extends Schema, B extend
   app.post("/dead-letters/:id/retry", auth, async (c) => {
     const id = routeParam("id", c.req.param("id"), DeadLetterId);
     const result = answer(DeadLetterRetry, await retryDeadLetter(deps.sql, id), "POST /dead-letters/:id/retry");
-    deps.logger.info({ execution_id: result.run_id, dead_letter_id: result.dead_letter_id, queue: result.queue_name, msg_id: result.msg_id, unit_id: result.unit_id }, "dead letter retried by the operator");
+    deps.logger.info({ execution_id: result.run_id, dead_letter_id: result.dead_letter_id, queue: result.queue_name, msg_id: result.msg_id, unit_id: result.unit_id, status: "retrying" }, "dead letter retried by the operator");
     return c.json(result);
   });
 
@@ -90,8 +96,8 @@ export function registerOperatorRoutes<E extends Env, S extends Schema, B extend
       }
     }
     const log = { execution_id: result.run.id, cancelled_units: result.cancelled_units, released_assets: result.released_assets.length, removed_assets: removed };
-    if (unremoved.length > 0) deps.logger.warn({ ...log, unremoved }, "run aborted; some released assets could not be deleted");
-    else deps.logger.info({ ...log, reason: body.reason }, "run aborted by the operator");
+    if (unremoved.length > 0) deps.logger.warn({ ...log, unremoved, status: "failed" }, "run aborted; some released assets could not be deleted");
+    else deps.logger.info({ ...log, reason: body.reason, status: "cancelled" }, "run aborted by the operator");
     return c.json(answer(AbortedRun, { ...result, removed_assets: removed, unremoved_assets: unremoved }, "POST /runs/:id/abort"));
   });
 
@@ -99,5 +105,8 @@ export function registerOperatorRoutes<E extends Env, S extends Schema, B extend
   registerAccountRoutes(app, deps);
   registerCredentialRoutes(app, deps);
   registerAlertRoutes(app, deps);
+  registerAnalyticsRoutes(app, deps);
+  registerReportRoutes(app, deps);
+  registerAdaptRoutes(app, deps);
   return app;
 }

@@ -3,8 +3,9 @@ import { StageTask } from "../../shared/contracts/queue.ts";
 import type { Sql } from "../../shared/db/client.ts";
 import { mapDbError } from "../../shared/db/errors.ts";
 import { completePublication, deferUnitPublish } from "../../shared/db/rpc/publications.ts";
-import { claimStageTasks, type ClaimedStageTask, extendStageLease, failStageTask, replayStepResult } from "../../shared/db/rpc/stage-tasks.ts";
+import { claimStageTasks, type ClaimedStageTask, extendStageLease, failStageTask, replayStepResult, type StageFailureOutcome } from "../../shared/db/rpc/stage-tasks.ts";
 import {
+  getWorkUnit,
   recordSafetyVerdict,
   recordScenePlan,
   recordScript,
@@ -14,6 +15,7 @@ import {
   rejectUnsafeOutput,
 } from "../../shared/db/rpc/work-units.ts";
 import { coerceError, isRetriable } from "../../shared/errors.ts";
+import type { LogStatus } from "../../shared/logging/logger.ts";
 import type { PipelineDeps } from "./deps.ts";
 import type { Stage, StageContext, StageLease, StageOutcome, StageOutcomeKind, StageTypes } from "./stage-task.ts";
 import { runIngest } from "./stages/ingest.ts";
@@ -114,7 +116,7 @@ async function runLeased(deps: PipelineDeps, row: ClaimedStageTask): Promise<boo
   const heartbeat = () =>
     extendStageLease(deps.sql, lease.msgId, lease.holder, VISIBILITY_TIMEOUT_S).then(
       () => undefined,
-      (error) => deps.logger.warn({ err: error, msg_id: lease.msgId }, "lease heartbeat failed"),
+      (error) => deps.logger.warn({ err: error, msg_id: lease.msgId, status: "failed" }, "lease heartbeat failed"),
     );
   const timer = setInterval(heartbeat, HEARTBEAT_MS);
   // Never aborted today: a claim that lost its lease finds out at completion, whose RPC refuses it.
@@ -125,6 +127,29 @@ async function runLeased(deps: PipelineDeps, row: ClaimedStageTask): Promise<boo
     clearInterval(timer);
   }
 }
+
+/**
+ * The dimension of a unit task's unit, for its log lines (a unit task names only its unit). A read
+ * that fails leaves the field out: the stage reads the unit itself and fails the task properly.
+ */
+async function unitDimension(sql: Sql, unitId: string | null): Promise<string | undefined> {
+  if (unitId === null) return undefined;
+  try {
+    return (await getWorkUnit(sql, unitId))?.dimension_id;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `status` of a finished task's log line (docs/logs.md). */
+function outcomeStatus(kind: StageOutcomeKind): LogStatus {
+  if (kind === "publish.deferred") return "deferred";
+  if (kind === "script.rejected" || kind === "unsafe_output") return "refused";
+  return "succeeded";
+}
+
+/** The `status` of a failed task's log line, from what fail_stage_task made of the failure. */
+const FAILURE_STATUS: Record<StageFailureOutcome, LogStatus> = { retry: "retrying", dead_letter: "dead_lettered", gone: "skipped", stale: "skipped" };
 
 /** `completed`: the claim found a stored result for the task's step token. */
 async function runOne(
@@ -137,7 +162,7 @@ async function runOne(
   const { msgId, readCt, holder } = lease;
   const parsed = StageTask.safeParse(message);
   if (!parsed.success) {
-    deps.logger.error({ msg_id: msgId, issues: parsed.error.issues }, "invalid stage task: dead-lettered");
+    deps.logger.error({ msg_id: msgId, issues: parsed.error.issues, status: "dead_lettered" }, "invalid stage task: dead-lettered");
     await failStageTask(deps.sql, {
       msgId, stage: "ingest", unitId: null, runId: null, dimensionId: null, error: "invalid stage task: " + parsed.error.message, retriable: false, holder: null,
     });
@@ -146,7 +171,7 @@ async function runOne(
   const task = parsed.data;
   const unitId = "unit_id" in task ? task.unit_id : null;
   const dimensionId = "dimension_id" in task ? task.dimension_id : null;
-  const log = deps.logger.child({ execution_id: task.run_id, stage: task.stage, step_token: task.step_token, msg_id: msgId, unit_id: unitId ?? undefined, dimension: dimensionId ?? undefined });
+  const log = deps.logger.child({ execution_id: task.run_id, stage: task.stage, step_token: task.step_token, msg_id: msgId, unit_id: unitId ?? undefined, dimension_id: dimensionId ?? await unitDimension(deps.sql, unitId) });
   const t0 = Date.now();
   try {
     // Before any paid work: a step sent again (recovery, dead-letter retry, duplicate delivery)
@@ -154,12 +179,12 @@ async function runOne(
     // says when there is one to ask for; a completion still in flight when the claim looked is
     // settled by the completion RPCs, which accept one result.
     if (completed && await replayStepResult(deps.sql, msgId, task.step_token, holder) !== null) {
-      log.info({ duration_ms: Date.now() - t0 }, "step already completed: stored result returned");
+      log.info({ duration_ms: Date.now() - t0, status: "skipped" }, "step already completed: stored result returned");
       return true;
     }
     const outcome = await runStage(task.stage, task, { deps, logger: log, lease, ...control });
     await complete(outcome.kind, deps.sql, { lease, task }, outcome);
-    log.info({ duration_ms: Date.now() - t0, outcome: outcome.kind }, "stage task done");
+    log.info({ duration_ms: Date.now() - t0, outcome: outcome.kind, status: outcomeStatus(outcome.kind) }, "stage task done");
     return true;
   } catch (thrown) {
     const error = coerceError(mapDbError(thrown));
@@ -167,7 +192,7 @@ async function runOne(
     const outcome = await failStageTask(deps.sql, {
       msgId, stage: task.stage, unitId, runId: task.run_id, dimensionId, error: error.message.slice(0, 2000), retriable, holder,
     });
-    log.warn({ err: error, retriable, outcome, attempt: readCt }, "stage task failed");
+    log.warn({ err: error, retriable, outcome, attempt: readCt, status: FAILURE_STATUS[outcome] }, "stage task failed");
     return false;
   }
 }

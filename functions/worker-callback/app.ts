@@ -1,13 +1,15 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { WorkerCallback, WorkerCallbackAnswer } from "../../shared/contracts/callbacks.ts";
+import { QUEUES } from "../../shared/contracts/queue.ts";
 import type { Sql } from "../../shared/db/client.ts";
-import { completeRenderJob, completeVisualJob, failWorkerJob, getScene } from "../../shared/db/rpc/worker-jobs.ts";
+import { getWorkUnit } from "../../shared/db/rpc/work-units.ts";
+import { completeRenderJob, completeVisualJob, failWorkerJob, getScene, type WorkerFailureOutcome } from "../../shared/db/rpc/worker-jobs.ts";
 import { answer } from "../../shared/http/answer.ts";
 import { parseJsonText, readBoundedText } from "../../shared/http/bounded-body.ts";
 import { createErrorHandler } from "../../shared/http/error-handler.ts";
 import { answerUnservedMethods } from "../../shared/http/method-not-allowed.ts";
-import type { Logger } from "../../shared/logging/logger.ts";
+import type { LogContext, Logger, LogStatus } from "../../shared/logging/logger.ts";
 import { verifyWebhook, WEBHOOK_MAX_BODY_BYTES, WebhookVerificationError } from "../../shared/webhooks/standard-webhooks.ts";
 import { refuseMalformedWebhookHeaders } from "./webhook-headers.ts";
 
@@ -19,6 +21,24 @@ export interface WorkerCallbackDeps {
    * move to it, WEBHOOK_SECRETS_PREVIOUS (shared/webhooks/standard-webhooks.ts, webhookSecrets).
    */
   webhookSecrets: readonly string[];
+}
+
+/** The `status` of a failed job's log line, from what fail_worker_job made of the failure. */
+const FAILURE_STATUS: Record<WorkerFailureOutcome, LogStatus> = { retry: "retrying", dead_letter: "dead_lettered", duplicate: "skipped", gone: "skipped" };
+
+/**
+ * The run, dimension, unit and stage of the job a verified callback reports on, for its log lines.
+ * A unit that cannot be read leaves them out: the answer is the completion RPC's, never this read's.
+ */
+async function jobLogFields(sql: Sql, callback: WorkerCallback): Promise<LogContext> {
+  const stage = callback.kind.startsWith("render.") ? QUEUES.render : QUEUES.visualGeneration;
+  try {
+    const unitId = "unit_id" in callback ? callback.unit_id : (await getScene(sql, callback.scene_id))?.unit_id;
+    const unit = unitId ? await getWorkUnit(sql, unitId) : null;
+    return { stage, ...(unit ? { execution_id: unit.run_id, dimension_id: unit.dimension_id, unit_id: unit.id } : {}) };
+  } catch {
+    return { stage, ...("unit_id" in callback ? { unit_id: callback.unit_id } : {}) };
+  }
 }
 
 /**
@@ -45,7 +65,7 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
       throw error;
     }
     const callback = WorkerCallback.parse(parseJsonText(body));
-    const log = deps.logger.child({ webhook_id: webhookId, kind: callback.kind, msg_id: callback.msg_id, worker_id: callback.worker_id });
+    const log = deps.logger.child({ webhook_id: webhookId, kind: callback.kind, msg_id: callback.msg_id, worker_id: callback.worker_id, ...await jobLogFields(deps.sql, callback) });
 
     switch (callback.kind) {
       case "visual_generation.completed": {
@@ -53,7 +73,7 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
           msgId: callback.msg_id, sceneId: callback.scene_id, sceneHash: callback.scene_hash, assetKey: callback.asset_key,
           backend: callback.backend, cacheHit: callback.cache_hit, webhookId,
         });
-        log.info({ scene_id: callback.scene_id, cache_hit: callback.cache_hit }, "scene completed");
+        log.info({ scene_id: callback.scene_id, cache_hit: callback.cache_hit, status: "succeeded" }, "scene completed");
         return c.json(answer(WorkerCallbackAnswer, { ok: true, scene_status: scene.status }, "worker-callback answer"));
       }
       case "render.completed": {
@@ -63,7 +83,7 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
           ...(callback.music ? { music: callback.music } : {}),
         };
         const unit = await completeRenderJob(deps.sql, { msgId: callback.msg_id, unitId: callback.unit_id, video, webhookId, quality: callback.quality });
-        log.info({ unit_id: callback.unit_id, video_key: callback.video_key, quality_passed: callback.quality.passed }, "render completed");
+        log.info({ unit_id: callback.unit_id, video_key: callback.video_key, quality_passed: callback.quality.passed, status: "succeeded" }, "render completed");
         return c.json(answer(WorkerCallbackAnswer, { ok: true, unit_stage: unit.stage }, "worker-callback answer"));
       }
       case "visual_generation.failed": {
@@ -74,7 +94,7 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
           queue: "visual_generation", msgId: callback.msg_id, unitId: scene.unit_id, sceneId: scene.id,
           error: callback.error.message, retriable: callback.error.retriable, webhookId,
         });
-        log.warn({ unit_id: scene.unit_id, scene_id: scene.id, error: callback.error, outcome }, "worker job failed");
+        log.warn({ unit_id: scene.unit_id, scene_id: scene.id, error: callback.error, outcome, status: FAILURE_STATUS[outcome] }, "worker job failed");
         return c.json(answer(WorkerCallbackAnswer, { ok: true, outcome }, "worker-callback answer"));
       }
       case "render.failed": {
@@ -82,7 +102,7 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
           queue: "render", msgId: callback.msg_id, unitId: callback.unit_id,
           error: callback.error.message, retriable: callback.error.retriable, webhookId,
         });
-        log.warn({ unit_id: callback.unit_id, error: callback.error, outcome }, "worker job failed");
+        log.warn({ unit_id: callback.unit_id, error: callback.error, outcome, status: FAILURE_STATUS[outcome] }, "worker job failed");
         return c.json(answer(WorkerCallbackAnswer, { ok: true, outcome }, "worker-callback answer"));
       }
     }

@@ -72,6 +72,8 @@ export const EngineEnv = z.object({
   GOOGLE_OAUTH_AUTH_URL: z.string().url().default("https://accounts.google.com/o/oauth2/v2/auth"),
   /** Root of the YouTube Data API (`<root>/youtube/v3/...`), where `mdame account connect` finds the channel. */
   YOUTUBE_API_BASE_URL: z.string().url().default("https://youtube.googleapis.com"),
+  /** Root of the YouTube Analytics API (`<root>/v2/reports`), where the engine reads how its videos did. */
+  YOUTUBE_ANALYTICS_BASE_URL: z.string().url().default("https://youtubeanalytics.googleapis.com"),
   GOOGLE_OAUTH_CLIENT_ID: z.string().min(1),
   GOOGLE_OAUTH_CLIENT_SECRET: z.string().min(1),
   /** A TikTok app's client key and secret (Login Kit and the Content Posting API); unset, TikTok accounts cannot publish. */

@@ -47,6 +47,8 @@ export const ConnectAccountBody = z.object({
    * the account spends (absent, from an older CLI: the project `default`); for TikTok the client key.
    */
   oauth_client_id: OAuthClientId.optional(),
+  /** YouTube: the scopes the grant carries (the token answer's `scope`, split); absent from an older CLI. */
+  granted_scopes: z.array(z.string().regex(/^\S{1,200}$/, "must be one scope of at most 200 characters")).min(1).max(50).optional(),
 }).strict().superRefine((body, ctx) => {
   if (body.platform === "tiktok") {
     if (body.channel_id === null) ctx.addIssue({ code: "custom", path: ["channel_id"], message: "a TikTok account needs the creator's open_id" });

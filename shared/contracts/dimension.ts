@@ -10,6 +10,7 @@ import { DimensionAlerts } from "./alerts.ts";
 import { DEFAULT_SAFETY_PROFILE, SafetyProfile } from "./safety.ts";
 import { DEFAULT_SOURCES, MinScore, Sources, Subject } from "./sources.ts";
 import { GEMINI_TTS_VOICES } from "../providers/tts/gemini-voices.ts";
+import { adaptRules, AdaptSettings, DEFAULT_ADAPT } from "./adapt.ts";
 import { DEFAULT_VISUALS, VisualsConfig } from "../providers/visuals/config.ts";
 
 /**
@@ -100,6 +101,11 @@ const DimensionFields = {
   publishing: DimensionPublishing,
   /** Where its alerts go (docs/alerts.md); null: the environment's chat. */
   alerts: DimensionAlerts.nullable(),
+  /**
+   * What the weekly adaptive engine may move, within which bounds and by which step, and what is
+   * pinned (shared/contracts/adapt.ts, docs/adaptive.md).
+   */
+  adapt: AdaptSettings,
 };
 
 type ConfigShape = {
@@ -141,7 +147,8 @@ export const DimensionConfig = z.object({
   music: DimensionFields.music.default(null),
   publishing: DimensionFields.publishing.default(DEFAULT_PUBLISHING),
   alerts: DimensionFields.alerts.default(null),
-}).strict().superRefine(crossFieldRules);
+  adapt: DimensionFields.adapt.default(DEFAULT_ADAPT),
+}).strict().superRefine(crossFieldRules).superRefine(adaptRules);
 export type DimensionConfig = z.infer<typeof DimensionConfig>;
 export type DimensionConfigInput = z.input<typeof DimensionConfig>;
 

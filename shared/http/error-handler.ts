@@ -91,6 +91,7 @@ export function createErrorHandler(logger: Logger) {
       error_id: errorId,
       err: { type: error.name, message: clip(error.message, MAX_LOGGED_MESSAGE), stack: clip(error.stack ?? "", MAX_LOGGED_MESSAGE), code },
       path: clip(c.req.path),
+      status: "failed",
     }, "unhandled error");
     return refuse(c, { error: "internal error", error_id: errorId }, 500);
   };

@@ -66,13 +66,14 @@ export class FailureLog {
     if (!this.#seen.has(key) && this.#seen.size < MAX_DISTINCT) {
       this.#seen.add(key);
       this.#lastLineAt = now;
-      this.#log[this.#level]({ ...fields, ...detail, failures: this.#failures }, `${this.#subject} failed`);
+      this.#log[this.#level]({ status: "retrying", ...fields, ...detail, failures: this.#failures }, `${this.#subject} failed`);
       return;
     }
     this.#unreported += 1;
     if (now - this.#lastLineAt < this.#intervalMs) return;
     this.#lastLineAt = now;
     this.#log[this.#level]({
+      status: "retrying",
       ...fields,
       ...detail,
       failures: this.#failures,
@@ -87,7 +88,7 @@ export class FailureLog {
   succeeded(fields: Record<string, unknown> = {}): void {
     if (this.#failures === 0) return;
     const failures = this.#failures;
-    this.#log.info({ ...fields, failures, failing_for_ms: this.#now() - this.#startedAt }, `${this.#subject} recovered after ${failures} failure${failures === 1 ? "" : "s"}`);
+    this.#log.info({ status: "succeeded", ...fields, failures, failing_for_ms: this.#now() - this.#startedAt }, `${this.#subject} recovered after ${failures} failure${failures === 1 ? "" : "s"}`);
     this.#failures = 0;
     this.#unreported = 0;
     this.#seen.clear();

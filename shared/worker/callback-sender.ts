@@ -121,7 +121,7 @@ export async function deliverCallback(sender: CallbackSender, delivery: Callback
   const log = options.logger.child({ webhook_id: delivery.webhookId, callback_kind: delivery.body.kind });
   for (let attempt = 1; attempt <= delays.length + 1; attempt++) {
     if (options.signal?.aborted) {
-      log.warn({ attempt }, "callback delivery aborted; the message will be redone after its visibility timeout");
+      log.warn({ attempt, status: "retrying" }, "callback delivery aborted; the message will be redone after its visibility timeout");
       return "aborted";
     }
     let result: CallbackAttempt;
@@ -131,19 +131,19 @@ export async function deliverCallback(sender: CallbackSender, delivery: Callback
       result = { ok: false, retriable: true, status: null, message: error instanceof Error ? error.message : String(error) };
     }
     if (result.ok) {
-      log.info({ attempt, status: result.status }, "callback delivered");
+      log.info({ attempt, http_status: result.status, status: "succeeded" }, "callback delivered");
       return "delivered";
     }
     if (!result.retriable) {
-      log.error({ attempt, status: result.status, response: result.message }, "callback rejected; not retrying");
+      log.error({ attempt, http_status: result.status, response: result.message, status: "failed" }, "callback rejected; not retrying");
       return "rejected";
     }
     const wait = delays[attempt - 1];
     if (wait === undefined) {
-      log.error({ attempt, status: result.status, error: result.message }, "callback delivery gave up; the message will be redone after its visibility timeout");
+      log.error({ attempt, http_status: result.status, error: result.message, status: "failed" }, "callback delivery gave up; the message will be redone after its visibility timeout");
       return "gave_up";
     }
-    log.warn({ attempt, status: result.status, error: result.message, retry_in_ms: wait }, "callback attempt failed; retrying");
+    log.warn({ attempt, http_status: result.status, error: result.message, retry_in_ms: wait, status: "retrying" }, "callback attempt failed; retrying");
     await sleep(wait, options.signal);
   }
   return "gave_up";

@@ -60,7 +60,7 @@ export class Lease {
   #tick() {
     // Checked here too, so a set_vt call that hangs cannot keep a lost lease alive.
     if (Date.now() >= this.#expiresAt) {
-      this.log.error("lease expired; abandoning the work");
+      this.log.error({ status: "retrying" }, "lease expired; abandoning the work");
       this.#lose(new LeaseExpiredError(this.queueName, this.msgId));
       return;
     }
@@ -84,11 +84,11 @@ export class Lease {
     } catch (error) {
       if (this.#stopped) return;
       if (error instanceof MessageGoneError) {
-        this.log.warn("message is no longer queued; abandoning the work");
+        this.log.warn({ status: "skipped" }, "message is no longer queued; abandoning the work");
         this.#lose(error);
         return;
       }
-      this.log.warn({ err: error }, "heartbeat failed");
+      this.log.warn({ err: error, status: "failed" }, "heartbeat failed");
       if (Date.now() >= this.#expiresAt) this.#tick();
     }
   }

@@ -288,7 +288,7 @@ export class PullWorker<P> {
     const entry: InFlight = { controller, done: Promise.resolve() };
     entry.done = this.#process(message, controller)
       .catch((error) => {
-        this.#log.error({ err: error, msg_id: message.msg_id }, "unexpected error while handling a message");
+        this.#log.error({ err: error, msg_id: message.msg_id, status: "failed" }, "unexpected error while handling a message");
       })
       .finally(() => {
         this.#inFlight.delete(entry);
@@ -309,10 +309,10 @@ export class PullWorker<P> {
         const failure: TaskFailure = { message: `invalid ${definition.queue} message: ${toTaskFailure(error).message}`.slice(0, MAX_FAILURE_MESSAGE), retriable: false };
         const outcome = definition.failed({ payload: null, raw: message.message, error: failure });
         if (!outcome) {
-          msgLog.error({ error: failure.message }, "invalid message with no identifiable unit; leaving it for dead-lettering");
+          msgLog.error({ error: failure.message, status: "failed" }, "invalid message with no identifiable unit; leaving it for dead-lettering");
           return;
         }
-        msgLog.error({ error: failure.message }, "invalid message; reporting it as failed");
+        msgLog.error({ error: failure.message, status: "failed" }, "invalid message; reporting it as failed");
         await lease.release();
         await this.#deliver(message, outcome, msgLog, controller.signal);
         return;
@@ -334,14 +334,14 @@ export class PullWorker<P> {
       failpoint(`worker.${definition.queue}.before-task`);
       try {
         outcome = await definition.run(payload, ctx);
-        log.info({ kind: outcome.kind, duration_ms: Math.round(performance.now() - startedAt) }, "task finished");
+        log.info({ kind: outcome.kind, duration_ms: Math.round(performance.now() - startedAt), status: outcome.kind.endsWith(".failed") ? "failed" : "succeeded" }, "task finished");
       } catch (error) {
         if (controller.signal.aborted) {
-          log.warn({ reason: describeUnknown(controller.signal.reason) }, "task abandoned; the message comes back after its visibility timeout");
+          log.warn({ reason: describeUnknown(controller.signal.reason), status: "retrying" }, "task abandoned; the message comes back after its visibility timeout");
           return;
         }
         const failure = toTaskFailure(error);
-        log.error({ err: error, retriable: failure.retriable, duration_ms: Math.round(performance.now() - startedAt) }, "task failed");
+        log.error({ err: error, retriable: failure.retriable, duration_ms: Math.round(performance.now() - startedAt), status: "failed" }, "task failed");
         outcome = definition.failed({ payload, raw: message.message, error: failure });
         if (!outcome) return;
       }
@@ -360,7 +360,7 @@ export class PullWorker<P> {
     } else {
       // A task built a body the contract refuses: a bug, reported as a final failure when possible.
       const failure: TaskFailure = { message: `invalid callback body: ${toTaskFailure(parsed.error).message}`.slice(0, MAX_FAILURE_MESSAGE), retriable: false };
-      log.error({ error: failure.message }, "task produced an invalid callback body");
+      log.error({ error: failure.message, status: "failed" }, "task produced an invalid callback body");
       const fallback = this.#o.definition.failed({ payload: null, raw: message.message, error: failure });
       const retry = fallback && WorkerCallback.safeParse({ ...fallback, msg_id: message.msg_id, worker_id: this.#o.workerId });
       if (!retry || !retry.success) return "rejected";

@@ -147,6 +147,13 @@ describe("mdame account connect youtube", () => {
     expect(row.credentials_enc).not.toContain("emulator-refresh");
     const credentials = await decryptCredentials(ring, row.credentials_enc, row.id);
     expect(credentials.refresh_token).toBe("emulator-refresh-tech-explained-demo");
+    // The scopes the consent granted are recorded with the account, YouTube Analytics among them.
+    const [scopes] = await admin<{ granted_scopes: string[] }[]>`select granted_scopes from mdame.dimension_accounts where id = ${row.id}`;
+    expect(scopes!.granted_scopes).toEqual([
+      "https://www.googleapis.com/auth/youtube.readonly",
+      "https://www.googleapis.com/auth/youtube.upload",
+      "https://www.googleapis.com/auth/yt-analytics.readonly",
+    ]);
     // The flow went through the consent, the code exchange with its verifier, and channels.list.
     const paths = emulator.logs.map((l) => `${l.method} ${l.path} ${l.status}`);
     expect(paths).toContain("GET /o/oauth2/v2/auth 302");

@@ -7,6 +7,7 @@ import { commandHelp, parseArgs } from "../../cli/args.ts";
 import { formatAccountList } from "../../cli/commands/account.ts";
 import { formatDimensionList } from "../../cli/commands/dimension.ts";
 import { DEFAULT_PUBLISHING } from "../../shared/contracts/publishing.ts";
+import { DEFAULT_ADAPT } from "../../shared/contracts/adapt.ts";
 import { apiError, EXIT, UsageError } from "../../cli/errors.ts";
 import { main } from "../../cli/main.ts";
 import { resolveOAuthConfig } from "../../cli/oauth-config.ts";
@@ -151,7 +152,7 @@ describe("what the operator reads", () => {
       visuals: { backends: ["procedural" as const], pexels_blocklist: [] },
       daily_limit: 1, narration_min_words: 95, narration_max_words: 150, llm: {}, captions: { profile: "intersection" as const }, music: null, active: false, created_at: "2026-11-30T00:00:00Z", updated_at: "2026-11-30T00:00:00Z",
       subject: { keywords: [], categories: [], excluded_terms: [] }, sources: [{ kind: "google_trends" as const, weight: 1 }], min_score: 0,
-      publishing: { ...DEFAULT_PUBLISHING }, alerts: null,
+      publishing: { ...DEFAULT_PUBLISHING }, adapt: DEFAULT_ADAPT, alerts: null,
       accounts: 2, active_accounts: 1,
     };
     const [header, row] = formatDimensionList([dimension]);

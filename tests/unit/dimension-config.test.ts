@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { DimensionConfig, DimensionPatch, describeIssues } from "../../shared/contracts/dimension.ts";
+import { DEFAULT_ADAPT } from "../../shared/contracts/adapt.ts";
 
 const GOOD = {
   id: "tech-explained",
@@ -49,6 +50,7 @@ describe("DimensionConfig", () => {
         contains_synthetic_media: true,
         default_audio_language: null,
       },
+      adapt: DEFAULT_ADAPT,
     });
   });
 

@@ -386,7 +386,7 @@ test("callback delivery stops at a 4xx and succeeds after a transient failure", 
   await worker.stop();
 
   expect(sender.attempts.map((a) => a.body.msg_id)).toEqual([first, second, second]);
-  expect(lines.find((l) => l.msg === "callback rejected; not retrying")).toMatchObject({ status: 401, msg_id: first });
+  expect(lines.find((l) => l.msg === "callback rejected; not retrying")).toMatchObject({ http_status: 401, status: "failed", msg_id: first });
 });
 
 test("a lost lease aborts the task and sends nothing", async () => {

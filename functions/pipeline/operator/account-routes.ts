@@ -7,6 +7,7 @@ import { NotFoundError, WrongStateError } from "../../../shared/db/errors.ts";
 import {
   type AccountRow,
   connectAccount,
+  recordAccountScopes,
   getAccount,
   getAccounts,
   removeAccount,
@@ -93,11 +94,12 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
       // connect back, so no account is left without the credentials it was created for.
       const sealed = await encryptCredentials(deps.credentialKeys, { refresh_token: body.refresh_token }, account.id);
       const stored = await storeAccountCredentials(tx, account.id, sealed);
+      if (body.granted_scopes) await recordAccountScopes(tx, account.id, body.granted_scopes);
       return { account: toAccount(stored), created: !existing };
     });
     const result = answer(ConnectedAccount, connected, "POST /accounts");
     deps.logger.info(
-      { dimension: body.dimension_id, account_id: result.account.id, platform: body.platform, channel: body.channel_handle, created: result.created },
+      { dimension_id: body.dimension_id, account_id: result.account.id, platform: body.platform, channel: body.channel_handle, created: result.created, status: "succeeded" },
       "account connected by the operator",
     );
     return c.json(result, result.created ? 201 : 200);
@@ -107,7 +109,7 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
     app.post(`/accounts/:id/${action}`, auth, async (c) => {
       const id = routeParam("id", c.req.param("id"), AccountId);
       await setAccountActive(deps.sql, id, active);
-      deps.logger.info({ account_id: id, active }, `account ${action}d by the operator`);
+      deps.logger.info({ account_id: id, active, status: "succeeded" }, `account ${action}d by the operator`);
       return c.json(await oneAccount(deps.sql, id));
     });
   }
@@ -115,7 +117,7 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
   app.delete("/accounts/:id", auth, async (c) => {
     const id = routeParam("id", c.req.param("id"), AccountId);
     const result = answer(RemovedAccount, await removeAccount(deps.sql, id), "DELETE /accounts/:id");
-    deps.logger.info({ account_id: id, deleted: result.deleted, publications: result.publications }, "account removed by the operator");
+    deps.logger.info({ account_id: id, deleted: result.deleted, publications: result.publications, status: "succeeded" }, "account removed by the operator");
     return c.json(result);
   });
 }

@@ -95,7 +95,7 @@ export function registerCredentialRoutes<E extends Env, S extends Schema, B exte
     const tally = Object.fromEntries(["resealed", "would_reseal", "current", "changed", "failed"].map((k) => [k, batch.filter((o) => o.outcome === k).length]));
     deps.logger.info({ ...tally, done: result.done, total: result.total, dry_run: body.dry_run, kid: result.ring.current }, "credentials rotation batch");
     for (const failed of batch.filter((o) => o.outcome === "failed")) {
-      deps.logger.warn({ account_id: failed.account_id, dimension: failed.dimension_id, from_kid: failed.from_kid, reason: failed.reason }, "credentials cannot be re-sealed");
+      deps.logger.warn({ account_id: failed.account_id, dimension_id: failed.dimension_id, status: "failed", from_kid: failed.from_kid, reason: failed.reason }, "credentials cannot be re-sealed");
     }
     return c.json(result);
   });

@@ -68,7 +68,7 @@ export function registerDimensionRoutes<E extends Env, S extends Schema, B exten
   app.post("/dimensions", auth, async (c) => {
     const config = DimensionConfig.parse(await jsonBody(c.req.raw));
     await createDimension(deps.sql, config);
-    deps.logger.info({ dimension: config.id }, "dimension created by the operator");
+    deps.logger.info({ dimension_id: config.id, status: "succeeded" }, "dimension created by the operator");
     return c.json(await oneDimension(deps.sql, config.id), 201);
   });
 
@@ -89,7 +89,7 @@ export function registerDimensionRoutes<E extends Env, S extends Schema, B exten
       const updated = await updateDimension(tx, id, merged);
       return updated.updated_at.getTime() !== current.updated_at.getTime();
     });
-    deps.logger.info({ dimension: id, fields: Object.keys(patch), changed }, "dimension changed by the operator");
+    deps.logger.info({ dimension_id: id, fields: Object.keys(patch), changed, status: "succeeded" }, "dimension changed by the operator");
     return c.json(await oneDimension(deps.sql, id));
   });
 
@@ -97,7 +97,7 @@ export function registerDimensionRoutes<E extends Env, S extends Schema, B exten
     app.post(`/dimensions/:id/${action}`, auth, async (c) => {
       const id = routeParam("id", c.req.param("id"), DimensionId);
       await setDimensionActive(deps.sql, id, active);
-      deps.logger.info({ dimension: id, active }, `dimension ${action}d by the operator`);
+      deps.logger.info({ dimension_id: id, active, status: "succeeded" }, `dimension ${action}d by the operator`);
       return c.json(await oneDimension(deps.sql, id));
     });
   }

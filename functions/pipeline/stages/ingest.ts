@@ -2,7 +2,8 @@ import { z } from "zod";
 import { MinScore, Sources, Subject } from "../../../shared/contracts/sources.ts";
 import type { Sql } from "../../../shared/db/client.ts";
 import { getDimension } from "../../../shared/db/rpc/dimensions.ts";
-import { getTopicHistory } from "../../../shared/db/rpc/work-units.ts";
+import { getRunDimensionConfig, getTopicHistory } from "../../../shared/db/rpc/work-units.ts";
+import { rankByCategory, unitLength } from "../../../shared/adapt/apply.ts";
 import { NotFoundError } from "../../../shared/db/errors.ts";
 import { topicFingerprint, workUnitKey } from "../../../shared/hashing.ts";
 import { fetchSources } from "../../../shared/providers/sources/index.ts";
@@ -17,8 +18,13 @@ const HISTORY_TOPICS = 500;
 
 const Niche = z.object({ subject: Subject, sources: Sources, min_score: MinScore });
 
-/** The dimension's subject, sources and threshold, checked as they leave the database. */
-async function loadNiche(sql: Sql, dimensionId: string) {
+/**
+ * The dimension's subject, sources and threshold, checked as they leave the database: as the run
+ * started them (so the source weights in force, with the adaptive engine's moves), else as they stand.
+ */
+async function loadNiche(sql: Sql, dimensionId: string, runId: string) {
+  const started = await getRunDimensionConfig(sql, runId, dimensionId);
+  if (started) return Niche.parse(started);
   const row = await getDimension(sql, dimensionId);
   if (!row) throw new NotFoundError("MDN01", `no dimension ${dimensionId}`);
   return Niche.parse(row);
@@ -33,11 +39,11 @@ async function loadNiche(sql: Sql, dimensionId: string) {
  * rejected and dropped topics.
  */
 export const runIngest: Stage<"ingest"> = async (task, { deps, logger: log }) => {
-  const dimension = await loadDimension(deps.sql, task.dimension_id);
-  const niche = await loadNiche(deps.sql, dimension.id);
+  const dimension = await loadDimension(deps.sql, task.dimension_id, task.run_id);
+  const niche = await loadNiche(deps.sql, dimension.id, task.run_id);
   const now = Date.now();
   const { signals, failures } = await fetchSources(deps.sources, niche.sources, { geo: dimension.trend_geo, now });
-  for (const failure of failures) log.warn({ source: failure.source, reason: failure.message, retriable: failure.retriable }, "trend source failed: skipped");
+  for (const failure of failures) log.warn({ source: failure.source, reason: failure.message, retriable: failure.retriable, status: "skipped" }, "trend source failed: skipped");
 
   const rejected: Record<string, unknown>[] = [];
   const candidates: Candidate[] = [];
@@ -59,13 +65,17 @@ export const runIngest: Stage<"ingest"> = async (task, { deps, logger: log }) =>
   }
 
   const history = await getTopicHistory(deps.sql, dimension.id, HISTORY_TOPICS);
-  const { topics, dropped } = selectTopics({
+  const selected = selectTopics({
     candidates,
     subject: niche.subject,
     minScore: niche.min_score,
     history,
     now,
   });
+  // Favoured and avoided categories (the adaptive engine's) move topics up or down the ranking.
+  const categoriesOf = new Map(candidates.map((c) => [c.fingerprint, c.signal.categories.map((x) => x.toLowerCase())]));
+  const topics = rankByCategory(selected.topics.map((t) => ({ ...t, categories: categoriesOf.get(t.fingerprint) ?? [] })), dimension.adapt);
+  const dropped = selected.dropped;
   // The classifier model judges the selected topics in score order only until the day's limit is
   // filled: the rest could not become units today. Every verdict, allowed or not, is recorded. An
   // unavailable model throws: the task retries.
@@ -77,7 +87,9 @@ export const runIngest: Stage<"ingest"> = async (task, { deps, logger: log }) =>
       rejected.push({ title: topic.title, ...verdict });
       continue;
     }
-    records.push({ unit_key: await workUnitKey(dimension.id, topic.fingerprint, "video"), ...topic, safety: verdict });
+    // The parameters the unit is made with beyond the run's: its length arm when the run explores lengths.
+    const length = unitLength(dimension.adapt, records.length);
+    records.push({ unit_key: await workUnitKey(dimension.id, topic.fingerprint, "video"), ...topic, ...(length ? { adapt: length } : {}), safety: verdict });
   }
   log.info({
     signals: signals.length,
@@ -85,6 +97,7 @@ export const runIngest: Stage<"ingest"> = async (task, { deps, logger: log }) =>
     candidates: records.length,
     rejected: rejected.length,
     dropped: dropped.length,
+    status: "succeeded",
   }, "trends ingested");
   return { kind: "topics.recorded", topics: records, rejected: [...rejected, ...dropped] };
 };

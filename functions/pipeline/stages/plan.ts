@@ -71,9 +71,9 @@ export const runPlan: Stage<"plan"> = async (task, { deps, logger: log }) => {
   const prompts = { scene_prompts: scenes.map((s) => s.prompt) };
   const verdict = await gateModelOutput(deps, dimension, "scene_plan", prompts);
   if (!verdict.allowed) {
-    log.info({ category: verdict.category, reasons: verdict.reasons }, "scene plan refused by the safety gate");
+    log.info({ category: verdict.category, reasons: verdict.reasons, status: "refused" }, "scene plan refused by the safety gate");
     return { kind: "unsafe_output", subject: "scene_plan", text: auditText(prompts), verdict };
   }
-  log.info({ scenes: scenes.length, backends: visuals.backends }, "scenes planned");
+  log.info({ scenes: scenes.length, backends: visuals.backends, status: "succeeded" }, "scenes planned");
   return { kind: "plan.recorded", scenes, visual: { style: dimension.style, visuals, ...VISUAL_FORMAT } };
 };

@@ -68,7 +68,7 @@ export const runPublish: Stage<"publish"> = async (task, { deps, logger: log, le
         if (result.kind === "deferred") deferred += 1;
         else published = { publicationId: result.publicationId, externalId: result.externalId };
       } catch (error) {
-        accountLog.warn({ err: error }, "publishing to this account failed; the other accounts go on");
+        accountLog.warn({ err: error, status: "failed" }, "publishing to this account failed; the other accounts go on");
         failures.push(error);
       }
     }
@@ -107,7 +107,7 @@ async function publishToAccount<Ticket, Metadata>(
   }
   const defer = async (reason: DeferralReason, notBefore: Date | null): Promise<AccountResult> => {
     await deferPublication(deps.sql, publication.id, reason, notBefore);
-    log.info({ reason, not_before: notBefore?.toISOString() ?? null }, "publication deferred");
+    log.info({ reason, not_before: notBefore?.toISOString() ?? null, status: "deferred" }, "publication deferred");
     return { kind: "deferred" };
   };
   const needsReconnect = async (reason: string): Promise<AccountResult> => {
@@ -157,7 +157,7 @@ async function publishToAccount<Ticket, Metadata>(
       log.warn({ external_id: video.externalId, privacy_status: video.privacy }, `${adapter.platform} locked the upload private: the API client has not passed the platform's audit`);
     }
   }
-  log.info({ external_id: video.externalId }, "published");
+  log.info({ external_id: video.externalId, status: "succeeded" }, "published");
   return { kind: "published", publicationId: publication.id, externalId: video.externalId };
 }
 
@@ -201,7 +201,7 @@ async function uploadOrResume<Ticket, Metadata>(
   if (session) {
     const status = await adapter.querySession(deps, { ticket: input.ticket, accessToken: input.accessToken, session, contentLength: input.video.contentLength });
     if (status.complete) {
-      log.info({ external_id: status.video.externalId }, "upload had already completed");
+      log.info({ external_id: status.video.externalId, status: "succeeded" }, "upload had already completed");
       return status.video;
     }
     offset = status.nextByte;

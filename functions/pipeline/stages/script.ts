@@ -5,8 +5,12 @@ import { auditText, gateModelOutput } from "../safety/stage-gate.ts";
 import type { Stage } from "../stage-task.ts";
 import { hookAuditPrompt, scriptPrompt } from "./prompts.ts";
 import { loadUnit, splitWords } from "./unit.ts";
+import { narrationWordsFor } from "../../../shared/adapt/apply.ts";
 
-/** A hook must score at least this in the adversarial audit (DESIGN.md, step 5). */
+/**
+ * A hook must score at least this in the adversarial audit (DESIGN.md, step 5): the default of the
+ * dimension's adapt.hook_threshold, which the adaptive engine may move within its bounds.
+ */
 export const HOOK_PASS_THRESHOLD = 0.72;
 /** Temperatures of the three candidates drafted per round. */
 export const CANDIDATE_TEMPERATURES = [0.5, 0.8, 1.1] as const;
@@ -20,8 +24,13 @@ export const SCRIPT_ROUNDS = 3;
 export const runScript: Stage<"script"> = async (task, { deps, logger: log }) => {
   const { unit, dimension } = await loadUnit(deps.sql, task.unit_id);
   const topic = unit.topic;
-  // The dimension's length (mdame.dimensions.narration_*_words, checked to lie within 60-180).
-  const words = { min: dimension.narration_min_words, max: dimension.narration_max_words };
+  // The dimension's length (mdame.dimensions.narration_*_words, checked to lie within 60-180), or,
+  // when the run explores lengths, the unit's own length inside it (topic.adapt, shared/adapt/apply.ts).
+  const range = { min: dimension.narration_min_words, max: dimension.narration_max_words };
+  const lengthS = (topic as { adapt?: { video_length_s?: unknown } }).adapt?.video_length_s;
+  const words = typeof lengthS === "number" ? narrationWordsFor(lengthS, range) : range;
+  // The pass score in force for the run (the adaptive engine's hook_threshold).
+  const threshold = dimension.adapt.hook_threshold.value;
   const audits: HookAuditRecord[] = [];
 
   for (let round = 0; round < SCRIPT_ROUNDS; round++) {
@@ -45,21 +54,21 @@ export const runScript: Stage<"script"> = async (task, { deps, logger: log }) =>
       audits.push({ round, candidate: i + 1, score: audit.score, reasons: audit.reasons });
       if (!best || audit.score > best.audit.score) best = { draft, audit };
     }
-    if (best && best.audit.score >= HOOK_PASS_THRESHOLD) {
+    if (best && best.audit.score >= threshold) {
       // Nothing a model wrote is stored before the safety gate has passed it.
       const verdict = await gateModelOutput(deps, dimension, "script", best.draft);
       if (!verdict.allowed) {
-        log.info({ category: verdict.category, reasons: verdict.reasons }, "script refused by the safety gate");
+        log.info({ category: verdict.category, reasons: verdict.reasons, status: "refused" }, "script refused by the safety gate");
         return { kind: "unsafe_output", subject: "script", text: auditText(best.draft), verdict };
       }
-      log.info({ round, hook_score: best.audit.score }, "script accepted");
+      log.info({ round, hook_score: best.audit.score, status: "succeeded" }, "script accepted");
       return { kind: "script.recorded", script: { ...best.draft, hook_score: best.audit.score, hook_audits: audits } };
     }
-    log.info({ round, best_score: best?.audit.score ?? null }, "no hook passed the audit");
+    log.info({ round, best_score: best?.audit.score ?? null, status: "refused" }, "no hook passed the audit");
   }
   return {
     kind: "script.rejected",
-    reason: `no hook reached ${HOOK_PASS_THRESHOLD} in ${SCRIPT_ROUNDS} rounds (best ${Math.max(0, ...audits.map((a) => a.score))})`,
+    reason: `no hook reached ${threshold} in ${SCRIPT_ROUNDS} rounds (best ${Math.max(0, ...audits.map((a) => a.score))})`,
     audits,
   };
 };

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { VisualStyle } from "../../../shared/contracts/media.ts";
 import { DEFAULT_PUBLISHING, DimensionPublishing } from "../../../shared/contracts/publishing.ts";
+import { AdaptSettings, DEFAULT_ADAPT } from "../../../shared/contracts/adapt.ts";
 import { Language } from "../../../shared/contracts/llm.ts";
 import { NotFoundError } from "../../../shared/db/errors.ts";
 import type { StoredScript, WorkUnit } from "../../../shared/contracts/work-unit.ts";
@@ -24,6 +25,8 @@ export const DimensionRow = z.object({
   narration_max_words: z.number().int(),
   /** What the upload tells YouTube (youtube-metadata.ts); a run started before the setting existed has the defaults. */
   publishing: DimensionPublishing.default(DEFAULT_PUBLISHING),
+  /** The adaptive parameters in force when the run started (a run started before them has the defaults). */
+  adapt: AdaptSettings.default(DEFAULT_ADAPT),
 });
 export type DimensionRow = z.infer<typeof DimensionRow>;
 

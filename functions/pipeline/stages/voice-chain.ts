@@ -51,6 +51,7 @@ async function storedTrack(store: AssetStore, voices: VoiceProvider[], narration
  *   voice, or speak what a safety filter refused;
  * - when no provider is left, the unit halts with every provider's reason.
  * A halt is a NonRetriableError: the unit fails with the reasons, nothing is rendered.
+ * `onLookup` hears whether a stored track was found (the TTS cache's hit rate).
  */
 export async function speakNarration(
   store: AssetStore,
@@ -58,10 +59,12 @@ export async function speakNarration(
   narration: Narration,
   dir: string,
   log: Logger,
+  onLookup?: (hit: boolean) => Promise<void>,
 ): Promise<VoiceTrack> {
   const stored = await storedTrack(store, voices, narration, dir);
+  await onLookup?.(stored !== null);
   if (stored) {
-    log.info({ provider: stored.provider, audio_key: stored.audio_key }, "voice reused from storage");
+    log.info({ provider: stored.provider, audio_key: stored.audio_key, status: "skipped" }, "voice reused from storage");
     return stored;
   }
   const failures: string[] = [];
@@ -79,17 +82,17 @@ export async function speakNarration(
       await store.putFile(audioKey, audioPath, speech.contentType);
       await store.putFile(wordsKey, wordsPath, "application/json");
       await rm(audioPath, { force: true });
-      log.info({ provider: provider.provider, voice, words: track.words.length, duration_ms: track.duration_ms, took_ms: Date.now() - t0 }, "voice synthesised");
+      log.info({ provider: provider.provider, voice, words: track.words.length, duration_ms: track.duration_ms, took_ms: Date.now() - t0, status: "succeeded" }, "voice synthesised");
       return track;
     } catch (error) {
       if (error instanceof VoiceRefusedError) {
         failures.push(`${provider.provider} refused the narration (${error.reason}): ${error.message}`);
-        log.error({ provider: provider.provider, err: error }, "voice refused: halting");
+        log.error({ provider: provider.provider, err: error, status: "refused" }, "voice refused: halting");
         throw new NonRetriableError(`HALT: ${failures.join("; ")}`);
       }
       if (!(error instanceof ProviderUnavailableError || error instanceof ProviderRejectedError)) throw error;
       failures.push(`${provider.provider}: ${error.message}`);
-      log.warn({ provider: provider.provider, err: error }, "voice provider failed; trying the next");
+      log.warn({ provider: provider.provider, err: error, status: "retrying" }, "voice provider failed; trying the next");
     }
   }
   throw new NonRetriableError(`HALT: no voice provider could speak the narration (${failures.join("; ")})`);

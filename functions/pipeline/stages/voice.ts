@@ -2,6 +2,7 @@ import { rm } from "node:fs/promises";
 import { getDimension } from "../../../shared/db/rpc/dimensions.ts";
 import { getScenes } from "../../../shared/db/rpc/work-units.ts";
 import { NotFoundError } from "../../../shared/db/errors.ts";
+import { recordCacheLookup } from "../../../shared/db/rpc/weekly-reports.ts";
 import { makeScratchDir } from "../../../shared/storage/scratch-dirs.ts";
 import type { Stage } from "../stage-task.ts";
 import { acceptedScript, loadUnit } from "./unit.ts";
@@ -25,7 +26,9 @@ export const runVoice: Stage<"voice"> = async (task, { deps, logger: log }) => {
       text: narration,
       rate: dimension.tts_rate,
       dimension: { language: dimension.language, tts_voice: dimension.tts_voice, tts_fallback_voice },
-    }, dir, log);
+    }, dir, log, (hit) =>
+      recordCacheLookup(deps.sql, { cache: "tts", dimensionId: dimension.id, hit, runId: unit.run_id, unitId: unit.id, stage: "voice" })
+        .catch((error) => log.warn({ err: error }, "voice cache lookup not recorded")));
     const sceneFirstWords = alignSceneStarts(scenes.map((s) => s.narration), track.words);
     return { kind: "voice.recorded", voice: track, sceneFirstWords };
   } finally {

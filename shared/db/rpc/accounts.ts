@@ -26,6 +26,8 @@ export const AccountRow = z.object({
   health_state: AccountHealth,
   health_reason: z.string().nullable(),
   health_since: z.date().nullable(),
+  /** The OAuth scopes the last connect's grant carried; null when connected before scopes were recorded. */
+  granted_scopes: z.array(z.string()).nullable(),
 }).strict();
 export type AccountRow = z.infer<typeof AccountRow>;
 
@@ -48,6 +50,11 @@ export function connectAccount(
   return oneRow("connect_account", AccountRow, sql`
     select * from mdame.connect_account(${p.dimensionId}::text, ${p.platform}::text, ${p.channelHandle}::text, ${p.channelId}::text,
                                         ${p.oauthClientId}::text)`);
+}
+
+/** Records the scopes the account's new grant carries (the token answer's `scope`, split). */
+export function recordAccountScopes(sql: Queryable, id: string, scopes: readonly string[]): Promise<AccountRow> {
+  return oneRow("record_account_scopes", AccountRow, sql`select * from mdame.record_account_scopes(${id}::uuid, ${sql.array(scopes as string[])}::text[])`);
 }
 
 /** Google refused the account's grant: it needs reconnecting (an event says so, with the fixing command). */

@@ -15,6 +15,7 @@ create table mdame.dimension_accounts (
   health_state text not null default 'ok'::text,
   health_reason text,
   health_since timestamp with time zone,
+  granted_scopes text[],
   constraint dimension_accounts_pkey primary key (id),
   constraint dimension_accounts_dimension_id_platform_channel_handle_key unique (dimension_id, platform, channel_handle),
   constraint dimension_accounts_health_state_check check ((health_state = any (array['ok'::text, 'needs_reconnect'::text]))),
@@ -29,5 +30,7 @@ comment on column mdame.dimension_accounts.oauth_client_id is 'The OAuth client 
 comment on column mdame.dimension_accounts.upload_cap_24h is 'Uploads the channel may make in any 24 hours; 15 by default (YouTube publishes no figure), lowered when YouTube answers uploadLimitExceeded.';
 comment on column mdame.dimension_accounts.upload_cap_full_until is 'Set when YouTube answered uploadLimitExceeded: the channel takes no upload before then (web and mobile uploads count too).';
 comment on column mdame.dimension_accounts.health_state is 'ok, or needs_reconnect once Google refused the grant (invalid_grant, or a 401 after a fresh token); a connect clears it.';
+
+comment on column mdame.dimension_accounts.granted_scopes is 'The OAuth scopes the last connect''s grant carried (the token answer''s scope); null when connected before scopes were recorded.';
 
 alter table mdame.dimension_accounts enable row level security;

@@ -27,7 +27,9 @@ create table mdame.dimensions (
   llm jsonb not null default '{}'::jsonb,
   publishing jsonb not null default '{"run_time": null, "time_zone": "UTC", "category_id": "27", "publish_time": null, "made_for_kids": false, "privacy_status": "public", "default_audio_language": null, "contains_synthetic_media": true}'::jsonb,
   alerts jsonb,
+  adapt jsonb not null default '{"pinned": [], "min_sample": 8, "video_length": {"step_s": 3, "spread_s": 4, "target_s": null}, "daily_volume": {"max": null, "min": null, "step": 1}, "min_effect_pp": 3, "cooldown_weeks": 4, "hook_threshold": {"max": 0.85, "min": 0.65, "step": 0.02, "value": 0.72}, "source_weights": {"max": 1, "min": 0.2, "step": 0.1}, "topic_categories": {"boost": 0.15, "avoided": [], "favoured": []}}'::jsonb,
   constraint dimensions_pkey primary key (id),
+  constraint dimensions_adapt_check check ((jsonb_typeof(adapt) = 'object'::text)),
   constraint dimensions_captions_check check (((jsonb_typeof(captions) = 'object'::text) and ((captions - 'profile'::text) = '{}'::jsonb) and (COALESCE((captions ->> 'profile'::text), ''::text) = any (array['platforms'::text, 'intersection'::text, 'youtube_shorts'::text, 'tiktok'::text, 'reels'::text])))),
   constraint dimensions_daily_limit_check check (((daily_limit >= 0) and (daily_limit <= 50))),
   constraint dimensions_id_check check ((id ~ '^[a-z0-9][a-z0-9_-]{1,40}$'::text)),
@@ -64,6 +66,8 @@ end))),
 );
 
 comment on column mdame.dimensions.music is 'Music bed: {library (storage prefix of tracks with <track>.license.json sidecars), gain_db, duck_db, fade_s}; null for voice only.';
+
+comment on column mdame.dimensions.adapt is 'What the adaptive engine may move: bounds, steps, pins (shared/contracts/adapt.ts, docs/adaptive.md).';
 
 comment on column mdame.dimensions.publishing is 'Publishing settings: {category_id, privacy_status, time_zone, publish_time, run_time, made_for_kids, contains_synthetic_media, default_audio_language} (shared/contracts/publishing.ts).';
 

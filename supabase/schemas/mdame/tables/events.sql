@@ -11,6 +11,8 @@ create table mdame.events (
   constraint events_unit_id_fkey foreign key (unit_id) references mdame.work_units(id)
 );
 
+create index events_kind_created_idx on mdame.events (kind, created_at);
+
 create index events_run_idx on mdame.events (run_id, id);
 
 alter table mdame.events enable row level security;

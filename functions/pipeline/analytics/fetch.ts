@@ -1,0 +1,213 @@
+/**
+ * The YouTube Analytics fetches the tick drains after its stage tasks (docs/analytics.md). Each
+ * claimed fetch (a published video's day-3 or day-7 window, enqueued hourly by
+ * mdame.schedule_analytics_fetches) opens the account's refresh token, reserves each
+ * reports.query in the Google project's analytics bucket of the quota ledger, asks the totals and
+ * the retention curve of the days since publication, and records them with
+ * mdame.record_video_analytics, which archives the message once the row is written.
+ *
+ * What is not a success is retried through mdame.retry_analytics_fetch, never in a loop:
+ * - no rows yet (YouTube's data lags 48-72 h): again in LAG_RETRY_S;
+ * - the project's analytics bucket spent (the ledger's MDQ02, or YouTube's 403 quotaExceeded,
+ *   which the ledger takes over): again when the bucket resets at Pacific midnight;
+ * - a grant Google refused (invalid_grant, a 401 with a fresh token, 403 insufficientPermissions:
+ *   a grant without yt-analytics.readonly) or credentials the key ring cannot open: the account is
+ *   marked needs_reconnect through the publish stage's path, and the fetch waits ACCOUNT_RETRY_S;
+ * - an outage (5xx, 429, no answer): exponential backoff with full jitter, 1 min .. 1 h;
+ * - anything else (a 4xx for the query itself, a video that is no longer the channel's) gives up.
+ * A fetch claimed MAX_ATTEMPTS times is given up (an event analytics_fetch_given_up records it).
+ */
+import { CredentialsKeyMissingError, CredentialsTamperedError, decryptCredentials } from "../../../shared/crypto/credentials.ts";
+import { QuotaBucketSpentError } from "../../../shared/db/errors.ts";
+import { markAccountNeedsReconnect } from "../../../shared/db/rpc/accounts.ts";
+import { type ClaimedAnalyticsFetch, claimAnalyticsFetches, recordVideoAnalytics, retryAnalyticsFetch } from "../../../shared/db/rpc/analytics.ts";
+import {
+  type QuotaLedgerEntry,
+  recordYouTubeRefusal,
+  releaseYouTubeCall,
+  reserveYouTubeCall,
+  settleYouTubeCall,
+} from "../../../shared/db/rpc/quota-ledger.ts";
+import type { Logger } from "../../../shared/logging/logger.ts";
+import { ProviderError } from "../../../shared/providers/errors.ts";
+import { queryVideoRetention, queryVideoTotals, type VideoReportQuery } from "../../../shared/providers/youtube/analytics.ts";
+import type { PipelineDeps } from "../deps.ts";
+
+export const MAX_ATTEMPTS = 12;
+export const LAG_RETRY_S = 3 * 3600;
+export const ACCOUNT_RETRY_S = 6 * 3600;
+const CLAIM_BATCH = 5;
+/** Long enough for two reports.query calls and a token refresh. */
+const CLAIM_VT_S = 120;
+const DAY_MS = 86_400_000;
+
+export interface AnalyticsDrain {
+  fetched: number;
+  retried: number;
+  given_up: number;
+}
+
+type Outcome =
+  | { kind: "fetched" }
+  | { kind: "retry"; delayS: number; reason: string }
+  | { kind: "give_up"; reason: string };
+
+/** The n-th outage's wait: uniform in [60 s, min(1 h, 60 s * 2^(n-1))]. */
+export function outageDelayS(attempt: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(3600, 60 * 2 ** Math.max(0, attempt - 1));
+  return Math.round(60 + (ceiling - 60) * random());
+}
+
+const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+class Refused extends Error {
+  constructor(readonly outcome: Outcome) {
+    super(outcome.kind === "fetched" ? "fetched" : outcome.reason);
+  }
+}
+
+/** One reports.query, reserved in the ledger first, settled once Google answered, released when it never did. */
+async function meteredQuery<T>(deps: PipelineDeps, fetch: ClaimedAnalyticsFetch, call: () => Promise<T>): Promise<T> {
+  let entry: QuotaLedgerEntry;
+  try {
+    entry = await reserveYouTubeCall(deps.sql, { accountId: fetch.account_id, callKind: "analytics.reports.query" });
+  } catch (error) {
+    if (error instanceof QuotaBucketSpentError) {
+      const until = error.notBefore ?? new Date(fetch.engine_now.getTime() + 3600_000);
+      throw new Refused({ kind: "retry", delayS: delayUntil(fetch, until), reason: `analytics quota spent until ${until.toISOString()}` });
+    }
+    throw error;
+  }
+  try {
+    const answer = await call();
+    await settleYouTubeCall(deps.sql, entry.id);
+    return answer;
+  } catch (error) {
+    if (error instanceof ProviderError && error.status === 403 && error.apiReason === "quotaExceeded") {
+      const notBefore = await recordYouTubeRefusal(deps.sql, entry.id, "quotaExceeded");
+      throw new Refused({ kind: "retry", delayS: delayUntil(fetch, notBefore), reason: `YouTube Analytics answered quotaExceeded; the bucket is spent until ${notBefore.toISOString()}` });
+    }
+    // An answer of Google's counted; no answer, or an outage, did not.
+    if (error instanceof ProviderError && typeof error.status === "number" && !error.retriable) await settleYouTubeCall(deps.sql, entry.id);
+    else await releaseYouTubeCall(deps.sql, entry.id);
+    throw error;
+  }
+}
+
+function delayUntil(fetch: ClaimedAnalyticsFetch, notBefore: Date): number {
+  return Math.min(7 * 86_400, Math.max(60, Math.ceil((notBefore.getTime() - fetch.engine_now.getTime()) / 1000)));
+}
+
+async function needsReconnect(deps: PipelineDeps, log: Logger, fetch: ClaimedAnalyticsFetch, reason: string): Promise<Outcome> {
+  await markAccountNeedsReconnect(deps.sql, fetch.account_id, reason);
+  log.warn({ status: "needs_reconnect", reason }, "analytics fetch: the account needs reconnecting");
+  return { kind: "retry", delayS: ACCOUNT_RETRY_S, reason: `account needs reconnecting: ${reason}` };
+}
+
+async function fetchOne(deps: PipelineDeps, log: Logger, fetch: ClaimedAnalyticsFetch): Promise<Outcome> {
+  if (!fetch.external_id || !fetch.published_at) return { kind: "give_up", reason: "the publication has no YouTube video id or publication time" };
+  if (!fetch.account_ready) return { kind: "retry", delayS: ACCOUNT_RETRY_S, reason: "the account is paused, needs reconnecting or holds no credentials" };
+  let refreshToken: string;
+  try {
+    refreshToken = (await decryptCredentials(deps.credentialKeys, fetch.credentials_enc!, fetch.account_id)).refresh_token;
+  } catch (error) {
+    if (error instanceof CredentialsKeyMissingError || error instanceof CredentialsTamperedError) return await needsReconnect(deps, log, fetch, error.message);
+    throw error;
+  }
+  let accessToken: string;
+  try {
+    accessToken = await deps.youtubeAccessToken(refreshToken);
+  } catch (error) {
+    if (error instanceof ProviderError && error.status === 400 && error.apiReason === "invalid_grant") {
+      return await needsReconnect(deps, log, fetch, `invalid_grant: ${error.message}`);
+    }
+    throw error;
+  }
+  const publishedMs = fetch.published_at.getTime();
+  const query: VideoReportQuery = {
+    baseUrl: deps.env.YOUTUBE_ANALYTICS_BASE_URL,
+    accessToken,
+    videoId: fetch.external_id,
+    startDate: utcDate(publishedMs),
+    endDate: utcDate(publishedMs + fetch.window_days * DAY_MS),
+  };
+  try {
+    const totals = await meteredQuery(deps, fetch, () => queryVideoTotals(query));
+    if (!totals) return { kind: "retry", delayS: LAG_RETRY_S, reason: "YouTube Analytics has no data for the video yet" };
+    const retention = await meteredQuery(deps, fetch, () => queryVideoRetention(query));
+    if (!retention) return { kind: "retry", delayS: LAG_RETRY_S, reason: "YouTube Analytics has no retention data for the video yet" };
+    const row = await recordVideoAnalytics(deps.sql, {
+      publicationId: fetch.publication_id,
+      windowDays: fetch.window_days,
+      periodStart: query.startDate,
+      periodEnd: query.endDate,
+      views: totals.views,
+      engagedViews: totals.engagedViews,
+      averageViewDurationS: totals.averageViewDuration,
+      averageViewPercentage: totals.averageViewPercentage,
+      likes: totals.likes,
+      retention,
+      msgId: fetch.msg_id,
+    });
+    log.info({ status: "fetched", views: row.views, engaged_views: row.engaged_views, average_view_percentage: row.average_view_percentage }, "analytics fetched");
+    return { kind: "fetched" };
+  } catch (error) {
+    if (error instanceof Refused) return error.outcome;
+    if (!(error instanceof ProviderError)) throw error;
+    if (error.status === 401) return await needsReconnect(deps, log, fetch, `YouTube Analytics refused a fresh access token (401): ${error.message}`);
+    if (error.status === 403 && error.apiReason === "insufficientPermissions") {
+      return await needsReconnect(deps, log, fetch, "the grant lacks the yt-analytics.readonly scope");
+    }
+    if (error.retriable) return { kind: "retry", delayS: outageDelayS(fetch.attempts), reason: error.message };
+    return { kind: "give_up", reason: error.message };
+  }
+}
+
+async function settle(deps: PipelineDeps, log: Logger, fetch: ClaimedAnalyticsFetch, outcome: Outcome, drained: AnalyticsDrain): Promise<void> {
+  if (outcome.kind === "fetched") {
+    drained.fetched += 1;
+    return;
+  }
+  const giveUp = outcome.kind === "give_up" || fetch.attempts >= MAX_ATTEMPTS;
+  const reason = outcome.kind === "retry" && giveUp ? `gave up after ${fetch.attempts} attempts; last: ${outcome.reason}` : outcome.reason;
+  await retryAnalyticsFetch(deps.sql, {
+    publicationId: fetch.publication_id,
+    windowDays: fetch.window_days,
+    msgId: fetch.msg_id,
+    delaySeconds: outcome.kind === "retry" ? outcome.delayS : 60,
+    reason,
+    giveUp,
+  });
+  if (giveUp) {
+    drained.given_up += 1;
+    log.warn({ status: "given_up", attempts: fetch.attempts, reason }, "analytics fetch given up");
+  } else {
+    drained.retried += 1;
+    log.info({ status: "retry", attempts: fetch.attempts, delay_s: outcome.kind === "retry" ? outcome.delayS : 60, reason }, "analytics fetch retried later");
+  }
+}
+
+/**
+ * Drains the analytics fetches that are due, for at most `budgetMs`. A fetch whose database work
+ * fails is left to its claim's visibility timeout and counted again when next claimed.
+ */
+export async function drainAnalyticsFetches(deps: PipelineDeps, options: { budgetMs: number }): Promise<AnalyticsDrain> {
+  const started = Date.now();
+  const drained: AnalyticsDrain = { fetched: 0, retried: 0, given_up: 0 };
+  while (Date.now() - started < options.budgetMs) {
+    const claimed = await claimAnalyticsFetches(deps.sql, CLAIM_BATCH, CLAIM_VT_S);
+    if (claimed.length === 0) break;
+    for (const fetch of claimed) {
+      const log = deps.logger.child({
+        stage: "analytics", execution_id: fetch.run_id, dimension_id: fetch.dimension_id, unit_id: fetch.unit_id,
+        publication_id: fetch.publication_id, window_days: fetch.window_days, msg_id: fetch.msg_id,
+      });
+      try {
+        await settle(deps, log, fetch, await fetchOne(deps, log, fetch), drained);
+      } catch (error) {
+        log.error({ status: "error", err: error }, "analytics fetch failed; its message comes back after the claim's timeout");
+      }
+    }
+  }
+  return drained;
+}

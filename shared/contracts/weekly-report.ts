@@ -1,0 +1,117 @@
+import { z } from "zod";
+
+/**
+ * The weekly report of one dimension (mdame.weekly_report): what it produced, where it lost units,
+ * how long each stage took, how often the caches saved a call, the quota it used, and its best and
+ * worst videos. The SQL builds it, the pipeline parses it with this schema before rendering it
+ * (shared/reports/weekly-markdown.ts, weekly-chart.ts), and the operator API answers with it.
+ */
+
+const count = z.number().int().nonnegative();
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date YYYY-MM-DD");
+
+/** A cache's lookups in the week; `hit_rate` is null when nothing was looked up. */
+export const CacheFigures = z.object({
+  lookups: count,
+  hits: count,
+  hit_rate: z.number().min(0).max(1).nullable(),
+}).strict();
+export type CacheFigures = z.infer<typeof CacheFigures>;
+
+/** One video's latest analytics window (day 3 or day 7). `title` is untrusted text: escape it to show it. */
+export const ReportVideo = z.object({
+  publication_id: z.string().uuid(),
+  platform: z.enum(["youtube", "tiktok"]),
+  title: z.string(),
+  url: z.string().url().nullable(),
+  window_days: z.union([z.literal(3), z.literal(7)]),
+  views: count,
+  engaged_views: count,
+  average_view_duration_s: z.number().nonnegative(),
+  average_view_percentage: z.number().nonnegative(),
+  likes: count,
+}).strict();
+export type ReportVideo = z.infer<typeof ReportVideo>;
+
+export const DailyOutcomes = z.object({ date: isoDate, published: count, rejected: count, failed: count }).strict();
+export type DailyOutcomes = z.infer<typeof DailyOutcomes>;
+
+export const StageLatency = z.object({
+  stage: z.string(),
+  samples: count,
+  p50_s: z.number().nonnegative(),
+  p95_s: z.number().nonnegative(),
+}).strict();
+export type StageLatency = z.infer<typeof StageLatency>;
+
+export const WeeklyReport = z.object({
+  dimension_id: z.string(),
+  display_name: z.string(),
+  /** The IANA zone the week's days are counted in (the dimension's publishing.time_zone). */
+  time_zone: z.string(),
+  /** Monday of the week. */
+  week_start: isoDate,
+  /** Sunday of the week. */
+  week_end: isoDate,
+  /** When the figures were read, on the engine's clock. */
+  generated_at: z.string(),
+  outcomes: z.object({
+    published: count,
+    rejected: count,
+    failed: count,
+    rejected_by_reason: z.array(z.object({ reason: z.string(), count }).strict()),
+    failed_by_stage: z.array(z.object({ stage: z.string(), count }).strict()),
+  }).strict(),
+  /** Topics the ingest stage dropped before they became units, by reason. */
+  topics_rejected: z.array(z.object({ reason: z.string(), count }).strict()),
+  /** The seven days, Monday first. */
+  daily: z.array(DailyOutcomes).length(7),
+  stage_latency: z.array(StageLatency),
+  cache: z.object({ scenes: CacheFigures, llm: CacheFigures, tts: CacheFigures }).strict(),
+  quota: z.object({
+    // analytics: the YouTube Analytics API's own queries (docs/analytics.md).
+    youtube: z.array(z.object({ bucket: z.enum(["uploads", "units", "analytics"]), used: count, calls: count }).strict()),
+    tiktok: z.array(z.object({ call_kind: z.string(), calls: count }).strict()),
+  }).strict(),
+  videos: z.object({
+    /** Videos whose latest analytics window was fetched during the week. */
+    count,
+    best_engaged: ReportVideo.nullable(),
+    worst_engaged: ReportVideo.nullable(),
+    best_retention: ReportVideo.nullable(),
+    worst_retention: ReportVideo.nullable(),
+  }).strict(),
+}).strict();
+export type WeeklyReport = z.infer<typeof WeeklyReport>;
+
+/** A date of the week to report, as the operator API and the CLI take it. */
+export const ReportDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date YYYY-MM-DD").refine((text) => {
+  const date = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === text;
+}, "not a calendar date");
+
+/** Query of GET /pipeline/reports/weekly: any date of the week, and optionally one dimension. */
+export const WeeklyReportQuery = z.object({
+  week: ReportDate,
+  dimension: z.string().regex(/^[a-z0-9][a-z0-9_-]{1,40}$/, "a dimension id").optional(),
+}).strict();
+export type WeeklyReportQuery = z.infer<typeof WeeklyReportQuery>;
+
+/** One dimension's report as the operator API answers it: the figures, the Markdown, the chart (PNG, base64). */
+export const RenderedWeeklyReport = z.object({
+  report: WeeklyReport,
+  markdown: z.string(),
+  chart_png_base64: z.string(),
+}).strict();
+export type RenderedWeeklyReport = z.infer<typeof RenderedWeeklyReport>;
+
+/** Answer of GET /pipeline/reports/weekly: every active dimension's report (or the one asked for). */
+export const WeeklyReportList = z.object({ week_start: isoDate, reports: z.array(RenderedWeeklyReport) }).strict();
+export type WeeklyReportList = z.infer<typeof WeeklyReportList>;
+
+/** The Monday of the week that holds `date` (YYYY-MM-DD). */
+export function mondayOf(date: string): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  const back = (d.getUTCDay() + 6) % 7;
+  return new Date(d.getTime() - back * 86_400_000).toISOString().slice(0, 10);
+}

@@ -1,0 +1,136 @@
+/**
+ * The YouTube Analytics fetches (docs/analytics.md): scheduled hourly by SQL, claimed from the
+ * analytics_fetches queue by the pipeline's tick, recorded (an upsert per publication and window)
+ * or retried and given up; and what a run's status shows of them.
+ */
+import { z } from "zod";
+import type { Queryable } from "../client.ts";
+import { manyRows, oneRow } from "./query.ts";
+
+export const AnalyticsWindow = z.union([z.literal(3), z.literal(7)]);
+export type AnalyticsWindow = z.infer<typeof AnalyticsWindow>;
+
+/** A claimed fetch: its queue message and what the fetch needs. */
+export const ClaimedAnalyticsFetch = z.object({
+  msg_id: z.coerce.number().int(),
+  read_ct: z.number().int(),
+  publication_id: z.string().uuid(),
+  window_days: AnalyticsWindow,
+  /** Claims so far, this one included. */
+  attempts: z.number().int().positive(),
+  external_id: z.string().nullable(),
+  published_at: z.date().nullable(),
+  unit_id: z.string().uuid(),
+  run_id: z.string().uuid(),
+  account_id: z.string().uuid(),
+  dimension_id: z.string(),
+  channel_handle: z.string(),
+  oauth_client_id: z.string(),
+  credentials_enc: z.string().nullable(),
+  /** Active, healthy and holding credentials. */
+  account_ready: z.boolean(),
+  /** mdame.engine_now() at the claim. */
+  engine_now: z.date(),
+}).strict();
+export type ClaimedAnalyticsFetch = z.infer<typeof ClaimedAnalyticsFetch>;
+
+/** A row of mdame.analytics_fetches. */
+export const AnalyticsFetch = z.object({
+  publication_id: z.string().uuid(),
+  window_days: AnalyticsWindow,
+  status: z.enum(["queued", "fetched", "given_up"]),
+  msg_id: z.coerce.number().int().nullable(),
+  attempts: z.number().int().nonnegative(),
+  due_at: z.date(),
+  enqueued_at: z.date(),
+  last_error: z.string().nullable(),
+  finished_at: z.date().nullable(),
+}).strict();
+export type AnalyticsFetch = z.infer<typeof AnalyticsFetch>;
+
+const numeric = z.union([z.string(), z.number()]).transform(Number).pipe(z.number().finite());
+const bigCount = z.union([z.string(), z.number(), z.bigint()]).transform(Number).pipe(z.number().int().nonnegative());
+
+/** A row of mdame.video_analytics. */
+export const VideoAnalyticsRow = z.object({
+  id: z.string().uuid(),
+  publication_id: z.string().uuid(),
+  window_days: AnalyticsWindow,
+  fetched_at: z.date(),
+  period_start: z.coerce.date(),
+  period_end: z.coerce.date(),
+  views: bigCount,
+  engaged_views: bigCount,
+  average_view_duration_s: numeric,
+  average_view_percentage: numeric,
+  likes: bigCount,
+  retention: z.array(z.object({ ratio: z.number(), watch_ratio: z.number() }).strict()),
+}).strict();
+export type VideoAnalyticsRow = z.infer<typeof VideoAnalyticsRow>;
+
+/** The figures of one fetch, as record_video_analytics takes them. */
+export interface VideoAnalyticsFigures {
+  publicationId: string;
+  windowDays: AnalyticsWindow;
+  periodStart: string;
+  periodEnd: string;
+  views: number;
+  engagedViews: number;
+  averageViewDurationS: number;
+  averageViewPercentage: number;
+  likes: number;
+  retention: Array<{ ratio: number; watch_ratio: number }>;
+  /** The queue message, archived with the row written. */
+  msgId: number | null;
+}
+
+/** Enqueues every due day-3 and day-7 window not yet enqueued; how many were. */
+export async function scheduleAnalyticsFetches(sql: Queryable): Promise<number> {
+  const row = await oneRow("schedule_analytics_fetches", z.object({ enqueued: z.number().int() }).strict(),
+    sql`select mdame.schedule_analytics_fetches() as enqueued`);
+  return row.enqueued;
+}
+
+/** Claims up to `qty` visible fetches for `vtSeconds`. */
+export function claimAnalyticsFetches(sql: Queryable, qty: number, vtSeconds: number): Promise<ClaimedAnalyticsFetch[]> {
+  return manyRows("claim_analytics_fetches", ClaimedAnalyticsFetch,
+    sql`select * from mdame.claim_analytics_fetches(${qty}::integer, ${vtSeconds}::integer)`);
+}
+
+/** Writes (or replaces) the window's figures, marks the fetch fetched and archives its message. */
+export function recordVideoAnalytics(sql: Queryable, f: VideoAnalyticsFigures): Promise<VideoAnalyticsRow> {
+  return oneRow("record_video_analytics", VideoAnalyticsRow, sql`
+    select * from mdame.record_video_analytics(${f.publicationId}::uuid, ${f.windowDays}::integer, ${f.periodStart}::date,
+      ${f.periodEnd}::date, ${f.views}::bigint, ${f.engagedViews}::bigint, ${f.averageViewDurationS}::numeric,
+      ${f.averageViewPercentage}::numeric, ${f.likes}::bigint, ${sql.json(f.retention as never)}::jsonb, ${f.msgId}::bigint)`);
+}
+
+/** Makes the fetch's message visible again after `delaySeconds`, or gives the fetch up for good. */
+export function retryAnalyticsFetch(
+  sql: Queryable,
+  p: { publicationId: string; windowDays: AnalyticsWindow; msgId: number; delaySeconds: number; reason: string; giveUp: boolean },
+): Promise<AnalyticsFetch> {
+  return oneRow("retry_analytics_fetch", AnalyticsFetch, sql`
+    select * from mdame.retry_analytics_fetch(${p.publicationId}::uuid, ${p.windowDays}::integer, ${p.msgId}::bigint,
+      ${p.delaySeconds}::integer, ${p.reason}::text, ${p.giveUp}::boolean)`);
+}
+
+/** One fetched window of a run's published video. */
+export const RunAnalytics = z.object({
+  unit_id: z.string().uuid(),
+  publication_id: z.string().uuid(),
+  external_id: z.string().nullable(),
+  channel_handle: z.string(),
+  window_days: AnalyticsWindow,
+  views: bigCount,
+  engaged_views: bigCount,
+  average_view_percentage: numeric,
+  average_view_duration_s: numeric,
+  likes: bigCount,
+  fetched_at: z.date(),
+}).strict();
+export type RunAnalytics = z.infer<typeof RunAnalytics>;
+
+export function getRunAnalytics(sql: Queryable, runId: string): Promise<RunAnalytics[]> {
+  return manyRows("get_run_analytics", RunAnalytics, sql`select * from mdame.get_run_analytics(${runId}::uuid)`);
+}
