@@ -101,3 +101,33 @@ describe("alert text", () => {
     expect(redactSecrets("a secret-value-1 b", ["secret-value-1"])).toBe("a [redacted] b");
   });
 });
+
+describe("the weekly report's CommonMark", () => {
+  test("headings, bold and links become MarkdownV2; escaped titles stay literal; every piece parses", async () => {
+    const { commonMarkToMarkdownV2 } = await import("../../functions/pipeline/alerts/commonmark.ts");
+    const markdown = [
+      "# Weekly report · tech-explained",
+      "**Published:** 12 of 14 (85.7%)",
+      "| video | views |",
+      "| --- | ---: |",
+      "| [A \\*hostile\\* \\[title\\]\\(x\\) \\#1](https://youtu.be/abc_d-1) | 1,204 |",
+      "Best: \\*\\*not bold\\*\\* ~ `code` > quote",
+    ].join("\n");
+    const converted = commonMarkToMarkdownV2(markdown);
+    const parsed = parseMarkdownV2(converted);
+    expect(parsed).toEqual({
+      ok: true,
+      text: [
+        "Weekly report · tech-explained",
+        "Published: 12 of 14 (85.7%)",
+        "| video | views |",
+        "",
+        "| A *hostile* [title](x) #1 | 1,204 |",
+        "Best: **not bold** ~ `code` > quote",
+      ].join("\n"),
+    });
+    expect(converted).toContain("](https://youtu.be/abc_d-1)");
+    const long = commonMarkToMarkdownV2(Array.from({ length: 300 }, (_, i) => `**row ${i}** ${"x".repeat(30)} \\| [t](https://e.x/${i})`).join("\n"));
+    for (const piece of [...splitMarkdownV2(long), ...splitMarkdownV2(long, 1024)]) expect(parseMarkdownV2(piece).ok).toBe(true);
+  });
+});

@@ -5,6 +5,7 @@
  */
 import type { AlertKind, ClaimedAlert } from "../../../shared/contracts/alerts.ts";
 import { boldMarkdownV2, escapeMarkdownV2, MAX_CAPTION_CHARS, splitMarkdownV2 } from "../../../shared/providers/telegram/markdown-v2.ts";
+import { commonMarkToMarkdownV2 } from "./commonmark.ts";
 
 const TITLES: Record<AlertKind, string> = {
   run_failed: "🔴 Run failed",
@@ -53,7 +54,8 @@ export function formatAlert(alert: ClaimedAlert, secrets: readonly (string | und
   const clean = (text: string) => escapeMarkdownV2(redactSecrets(text, secrets));
   const lines: string[] = [];
   lines.push(`*${clean(TITLES[alert.kind])}*${alert.dimension_id ? ` · ${clean(alert.dimension_id)}` : ""}`);
-  lines.push(clean(alert.summary));
+  // The weekly report is CommonMark (docs/weekly-report.md): shown with its headings, bold and links.
+  lines.push(alert.kind === "weekly_report" ? commonMarkToMarkdownV2(redactSecrets(alert.summary, secrets)) : clean(alert.summary));
   if (alert.occurrences > 1) {
     lines.push(clean(`Happened ${alert.occurrences} times, first ${utc(alert.created_at)}, last ${utc(alert.last_raised_at)}`));
   }
