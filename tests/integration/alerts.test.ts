@@ -307,3 +307,24 @@ describe("surfaces and the emulator", () => {
     expect(listed.map((m) => m.text)).toEqual(["plain bold text.", "form", "multipart"]);
   });
 });
+
+describe("the weekly report", () => {
+  test("its alert reaches the chat as the chart with its caption, then the rest of the report, all parsed", async () => {
+    await adminSql()`delete from mdame.weekly_reports`;
+    const [queued] = await adminSql()`select mdame.queue_weekly_reports('2026-11-22 21:00Z') as added`;
+    expect(queued!.added).toBe(2);
+    await pipeline.tick();
+    const rows = await alertRows();
+    expect(rows.filter((a) => a.kind === "weekly_report").map((a) => a.status)).toEqual(["sent", "sent"]);
+    const sent = (await messages()).filter((m) => m.chat_id === CHAT);
+    const photos = sent.filter((m) => m.method === "sendPhoto");
+    expect(photos.length).toBe(2);
+    for (const photo of photos) {
+      expect(photo.text.startsWith("📊 Weekly report")).toBe(true);
+      expect(photo.photo!.size_bytes).toBeGreaterThan(100);
+    }
+    const all = sent.map((m) => m.text).join("\n");
+    expect(all).toContain("Weekly report: Tech Explained");
+    expect(all).not.toContain("\\");
+  }, 60_000);
+});
