@@ -3,6 +3,7 @@
  * work against the local stack and a real Supabase project. Every answer is read through its
  * contract; every failure becomes a CliError with its exit code.
  */
+import { AlertList } from "../shared/contracts/alerts.ts";
 import type { z } from "zod";
 import {
   AbortedRun,
@@ -30,6 +31,7 @@ export interface ApiClient {
   runAnalytics(runId: string): Promise<RunAnalyticsList>;
   listRuns(limit: number): Promise<RunList>;
   listDeadLetters(limit: number): Promise<DeadLetterList>;
+  listAlerts(limit: number): Promise<AlertList>;
   retryDeadLetter(id: string): Promise<DeadLetterRetry>;
   abortRun(runId: string, reason: string | null): Promise<AbortedRun>;
   listDimensions(): Promise<DimensionList>;
@@ -100,6 +102,7 @@ export function createApiClient(config: ApiConfig, fetchImpl: Fetch = fetch): Ap
     runAnalytics: (runId) => call("GET", `/pipeline/runs/${id(runId)}/analytics`, RunAnalyticsList),
     listRuns: (limit) => call("GET", `/pipeline/runs?limit=${limit}`, RunList),
     listDeadLetters: (limit) => call("GET", `/pipeline/dead-letters?limit=${limit}`, DeadLetterList),
+    listAlerts: (limit) => call("GET", `/pipeline/alerts?limit=${limit}`, AlertList),
     retryDeadLetter: (deadLetterId) => call("POST", `/pipeline/dead-letters/${id(deadLetterId)}/retry`, DeadLetterRetry, {}),
     abortRun: (runId, reason) => call("POST", `/pipeline/runs/${id(runId)}/abort`, AbortedRun, reason === null ? {} : { reason }),
     listDimensions: () => call("GET", "/pipeline/dimensions", DimensionList),

@@ -7,6 +7,7 @@ import { EXIT, UsageError } from "./errors.ts";
 import { tiktokHandle } from "./tiktok-connect.ts";
 import { ACCOUNT_SPECS, DIMENSION_FIELD_FLAGS, DIMENSION_PUBLISHING_FLAGS, DIMENSION_SPECS, publishingFlagValue } from "./setup-commands.ts";
 import { CREDENTIALS_SPECS, type CredentialsRotateCommand, parseCredentialsRotate } from "./commands/credentials.ts";
+import { ALERTS_SPECS, type AlertsCommand, parseAlerts } from "./commands/alerts.ts";
 import { parseReport, REPORT_SPECS, type ReportCommand } from "./commands/report.ts";
 import { ADAPT_SPECS, type AdaptCommand, parseAdapt } from "./commands/adapt.ts";
 
@@ -63,6 +64,7 @@ const SPECS: CommandSpec[] = [
   ...DIMENSION_SPECS,
   ...ACCOUNT_SPECS,
   ...CREDENTIALS_SPECS,
+  ...ALERTS_SPECS,
   ...REPORT_SPECS,
   ...ADAPT_SPECS,
 ];
@@ -93,6 +95,7 @@ export type Command =
   | { name: "account connect"; platform: "tiktok"; dimension: string; channel: string; loginHint: string | null; timeoutS: number; browser: boolean; json: boolean }
   | { name: "account pause" | "account resume" | "account remove"; id: string; json: boolean }
   | CredentialsRotateCommand
+  | AlertsCommand
   | ReportCommand
   | AdaptCommand;
 
@@ -296,6 +299,8 @@ export function parseArgs(argv: string[]): Command {
     }
     case "credentials rotate":
       return parseCredentialsRotate(flags);
+    case "alerts":
+      return parseAlerts(flags);
     case "adapt":
     case "adapt list":
     case "adapt revert":

@@ -16,6 +16,7 @@ import {
 } from "./commands/dimension.ts";
 import { credentialsRotateCommand } from "./commands/credentials.ts";
 import { dlqListCommand, dlqRetryCommand } from "./commands/dlq.ts";
+import { alertsCommand } from "./commands/alerts.ts";
 import { adaptCommand } from "./commands/adapt.ts";
 import { doctorCommand } from "./commands/doctor.ts";
 import { reportCommand } from "./commands/report.ts";
@@ -96,6 +97,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
           return await accountRemoveCommand(command, api, ctx);
         case "credentials rotate":
           return await credentialsRotateCommand(command, api, ctx);
+        case "alerts":
+          return await alertsCommand(command, api, ctx);
         case "report":
           return await reportCommand(command, api, ctx);
         case "adapt":

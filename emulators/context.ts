@@ -17,6 +17,10 @@ export interface EmulatorContext {
   geminiApiKey?: string;
   /** The one Pexels API key accepted; undefined accepts any non-empty key. */
   pexelsApiKey?: string;
+  /** The one Telegram bot token accepted; undefined accepts any well-formed token. */
+  telegramBotToken?: string;
+  /** The Telegram chats that exist when the emulator starts (more through its admin route). */
+  telegramChatIds?: string[];
   /** Supabase Storage: the service key it accepts (none: every call is refused), its object cap, its files. */
   storage: { serviceKey: string | undefined; maxObjectBytes: number; disk: StorageDisk };
   /** Writes one JSON log line. */

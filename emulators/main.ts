@@ -33,6 +33,7 @@
  *   GET  /v2/reports                                 YouTube Analytics reports.query (see youtube-analytics/routes.ts);
  *   GET  /_emulator/youtube-analytics/queries, GET|PUT .../settings, PUT .../videos/{id}   its admin (admin.ts)
  *   GET  /trending/rss?geo=US|ID                     Google Trends daily RSS
+ *   POST /bot<token>/getMe, /sendMessage, /sendPhoto  Telegram Bot API; GET /_emulator/telegram/messages... (see telegram/)
  *   GET  /videos/search, /video-files/...            Pexels video search and downloads (see pexels/routes.ts)
  *   /storage/v1/...                                 Supabase Storage REST API and TUS uploads (see storage/routes.ts)
  */
@@ -52,6 +53,8 @@ import { handleOAuth } from "./google-oauth/routes.ts";
 import { TokenStore } from "./google-oauth/token-store.ts";
 import { handleYouTube, resetYouTube } from "./youtube/routes.ts";
 import { handleTikTok, resetTikTok } from "./tiktok/routes.ts";
+import { handleTelegram } from "./telegram/routes.ts";
+import { resetTelegram } from "./telegram/admin.ts";
 import { handleYouTubeAnalytics, resetAnalytics } from "./youtube-analytics/routes.ts";
 import { DEFAULT_LIMITS, type YouTubeLimits } from "./youtube/rules.ts";
 import { handleTrends } from "./trends/routes.ts";
@@ -79,6 +82,9 @@ export interface EmulatorOptions {
   storageMaxObjectBytes?: number;
   /** YouTube's default buckets and channel cap (youtube/rules.ts); each one not given keeps YouTube's default. */
   youtubeLimits?: Partial<YouTubeLimits>;
+  /** The Telegram bot token the Bot API accepts (unset: any well-formed token) and the chats that exist. */
+  telegramBotToken?: string;
+  telegramChatIds?: string[];
   /** Receives one object per log line; defaults to a JSON line on stdout. */
   log?: (entry: Record<string, unknown>) => void;
 }
@@ -99,6 +105,7 @@ const SERVICES: Array<[string, Handler]> = [
   ["youtube", handleYouTube],
   ["youtube-analytics", handleYouTubeAnalytics],
   ["tiktok", handleTikTok],
+  ["telegram", handleTelegram],
   ["trends", handleTrends],
   ["sources", handleSources],
   ["reddit", handleReddit],
@@ -125,6 +132,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   const ctx: EmulatorContext = {
     dataDir, faults: new FaultBook(), tokens, clock, youtubeLimits: { ...DEFAULT_LIMITS, ...options.youtubeLimits }, storage, log,
     geminiApiKey: options.geminiApiKey || undefined, pexelsApiKey: options.pexelsApiKey || undefined,
+    telegramBotToken: options.telegramBotToken || undefined, telegramChatIds: options.telegramChatIds ?? [],
   };
 
   const admin = async (req: Request, url: URL): Promise<Response | undefined> => {
@@ -138,6 +146,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       await resetTikTok(ctx);
       await resetStorage(ctx);
       fooledBookOf(ctx).replace([]);
+      resetTelegram(ctx);
       return jsonResponse({ ok: true });
     }
     if (url.pathname === "/_emulator/faults") {
@@ -238,6 +247,8 @@ if (import.meta.main) {
     // The stack starts the emulator with its own GEMINI_API_KEY: the key it "issued".
     geminiApiKey: process.env.GEMINI_API_KEY,
     pexelsApiKey: process.env.PEXELS_API_KEY,
+    telegramBotToken: process.env.TELEGRAM_BOT_TOKEN,
+    telegramChatIds: process.env.TELEGRAM_CHAT_ID ? [process.env.TELEGRAM_CHAT_ID] : [],
   });
   process.stdout.write(`${JSON.stringify({ ts: new Date().toISOString(), service: "emulator", event: "listening", url: emulator.url, data_dir: path.resolve(dataDir) })}\n`);
   const shutdown = async () => {

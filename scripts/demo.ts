@@ -15,6 +15,7 @@ import { probeMedia } from "../shared/media/ffprobe.ts";
 import { loadEnv, STORAGE_ENV_KEYS } from "../shared/config/env.ts";
 import { createAssetStore } from "../shared/storage/create-asset-store.ts";
 import { connectAccounts, connectTikTokAccount } from "./demo/connect-accounts.ts";
+import { collectDemoAlerts } from "./demo/alerts.ts";
 import { demoAnalytics } from "./demo/analytics.ts";
 import { describeProgress } from "../cli/run-progress.ts";
 import { RunStatus, TriggeredRun } from "../shared/contracts/operator.ts";
@@ -153,8 +154,10 @@ async function main() {
         quality: unit.quality ?? null,
       });
     }
+    // Alerts go to the Telegram emulator on the local stack (TELEGRAM_* in stack-env.ts).
+    const alerts = await collectDemoAlerts(LOCAL_DB_URL, env.EMULATOR_URL, new Date(t0), say);
     const analytics = await demoAnalytics(env, status.run.id, say);
-    const summary = { run_id: status.run.id, run_status: status.run.status, created: triggered.created, wall_s: (Date.now() - t0) / 1000, videos, analytics };
+    const summary = { run_id: status.run.id, run_status: status.run.status, created: triggered.created, wall_s: (Date.now() - t0) / 1000, videos, analytics, alerts };
     await writeFile(join(outDir, "demo-summary.json"), JSON.stringify(summary, null, 2) + "\n");
 
     const uploadsAfter = await emulatorVideoCount(env.EMULATOR_URL);

@@ -101,12 +101,17 @@ export const PROVIDER_GROUPS = {
   ],
   storage: ["STORAGE_BACKEND", "STORAGE_LOCAL_DIR", "SUPABASE_URL", "SUPABASE_SERVICE_ROLE_KEY", "STORAGE_BUCKET"],
   pexels: ["PEXELS_API_KEY", "PEXELS_BASE_URL"],
+  telegram: ["TELEGRAM_BOT_TOKEN", "TELEGRAM_API_BASE_URL", "TELEGRAM_CHAT_ID"],
 } as const;
 export type ProviderGroup = keyof typeof PROVIDER_GROUPS;
 const GROUPS = Object.keys(PROVIDER_GROUPS) as ProviderGroup[];
 
 /** The Pexels key the local stack and its emulator agree on: not a secret, nothing real accepts it. */
 export const LOCAL_PEXELS_API_KEY = "local-emulator-pexels-key";
+
+/** The bot token and alert chat the local stack and its Telegram emulator agree on: nothing real accepts them. */
+export const LOCAL_TELEGRAM_BOT_TOKEN = "1000000001:local-emulator-telegram-bot-token";
+export const LOCAL_TELEGRAM_CHAT_ID = "-1001000000001";
 
 /** The stack's own secrets, which a real deployment's values in the environment replace. */
 const SECRET_NAMES = ["SERVICE_ROLE_KEY", "WEBHOOK_SECRET", "CREDENTIALS_KEY"] as const;
@@ -178,6 +183,8 @@ export function localStackEnv(
     storage: { STORAGE_BACKEND: "supabase", SUPABASE_URL: emulator, SUPABASE_SERVICE_ROLE_KEY: secrets.SERVICE_ROLE_KEY, STORAGE_BUCKET: "mdame-dev" },
     // The emulator accepts this key only (the Pexels API refuses a request without its key).
     pexels: { PEXELS_API_KEY: LOCAL_PEXELS_API_KEY, PEXELS_BASE_URL: emulator },
+    // Alerts go to the emulator's chat (GET /_emulator/telegram/messages shows them).
+    telegram: { TELEGRAM_BOT_TOKEN: LOCAL_TELEGRAM_BOT_TOKEN, TELEGRAM_API_BASE_URL: emulator, TELEGRAM_CHAT_ID: LOCAL_TELEGRAM_CHAT_ID },
   };
   const env: Record<string, string> = {
     ENV: "dev",

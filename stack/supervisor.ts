@@ -22,6 +22,7 @@ import * as db from "./db.ts";
 import { logFile, paths, pidFile } from "./paths.ts";
 import { reserveStackPorts, waitForPort } from "./ports.ts";
 import { localStackEnv, writeStackEnv } from "./stack-env.ts";
+import { raiseThroughDatabase, RestartWatch } from "./restart-alerts.ts";
 import { type ComponentStatus, type StackStatus, supervisorPid } from "./stack-control.ts";
 
 const BACKOFF_MIN_MS = 500;
@@ -100,8 +101,11 @@ class Supervisor {
   readonly procs: ManagedProcess[] = [];
   status: StackStatus;
   stopping = false;
+  /** Raises component_restarting after 3 restarts of one component within 10 minutes (docs/alerts.md). */
+  readonly restartWatch: RestartWatch;
 
   constructor(readonly quiet: boolean, readonly env: Record<string, string>) {
+    this.restartWatch = new RestartWatch({ raise: raiseThroughDatabase(env.DB_URL!), report: say });
     this.status = { supervisor_pid: process.pid, started_at: new Date().toISOString(), phase: "starting", components: {} };
   }
 
@@ -231,6 +235,7 @@ class ManagedProcess {
     this.restarts += 1;
     say(`${this.spec.name} exited (${how}) after ${(uptime / 1000).toFixed(1)} s; restart #${this.restarts} in ${(delay / 1000).toFixed(1)} s`, { managed: this.spec.name, exit: how, restarts: this.restarts, retry_in_ms: delay, status: "retrying" });
     this.sup.setComponent(this.spec.name, { state: "restarting", pid: null, restarts: this.restarts, last_exit: how });
+    if (this.spec.name !== "db") void this.sup.restartWatch.record(this.spec.name, how);
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;
       this.start().catch((error) => {

@@ -34,6 +34,9 @@ export const VARIABLE_HINTS: Record<string, string> = {
   OPENAI_COMPAT_API_KEY: "the key of that API (its dashboard's API keys page); servers without keys accept any",
   PEXELS_API_KEY: "a key from https://www.pexels.com/api/ (free), or unset to leave the Pexels backend out",
   PEXELS_BASE_URL: "leave it unset in production (https://api.pexels.com)",
+  TELEGRAM_BOT_TOKEN: "talk to @BotFather in Telegram: /newbot gives the token; or unset to record alerts without sending them",
+  TELEGRAM_API_BASE_URL: "leave it unset in production (https://api.telegram.org); the local stack points it at the emulator",
+  TELEGRAM_CHAT_ID: "add the bot to the alerts group, send it a message, and read chat.id from https://api.telegram.org/bot<token>/getUpdates",
 };
 
 export function hintFor(name: string): string {

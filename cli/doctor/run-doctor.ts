@@ -16,6 +16,7 @@ import { checkSecrets } from "./secrets.ts";
 import { checkStorage } from "./storage.ts";
 import { checkTrends } from "./trends.ts";
 import { checkYouTube } from "./youtube.ts";
+import { checkTelegram } from "./telegram.ts";
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
 const FAMILY_ORDER = ["environment", "secrets", "database", "functions", "providers"];
@@ -62,6 +63,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     guarded("providers", "trends", () => checkTrends(config, timeoutMs)),
     guarded("providers", "pexels", () => checkPexels(config, timeoutMs)),
     guarded("providers", "storage", () => checkStorage(config, timeoutMs)),
+    guarded("providers", "telegram", () => checkTelegram(config, timeoutMs)),
   ]);
   const checks = groups
     .flat()

@@ -41,6 +41,9 @@
  * | tiktok     | `spam_risk_too_many_posts` | a video init answers 403 `spam_risk_too_many_posts`, nothing created |
  * | tiktok     | `fail_processing`       | the publish whose last byte arrives next ends FAILED (`file_format_check_failed`) |
  * | tiktok     | `invalid_grant`         | a refresh-token grant at `/v2/oauth/token/` answers 400 `invalid_grant` |
+ * | telegram   | `unavailable`           | a Bot API call answers 502 `Bad Gateway`, nothing sent              |
+ * | telegram   | `refused`               | a Bot API call's connection drops, nothing sent                     |
+ * | telegram   | `rate_limited`          | a Bot API call answers 429 with `parameters.retry_after: 3`         |
  * | gemini, gemini-tts, edge-tts, youtube, youtube-analytics, tiktok | `slow` | the call is answered `delay_ms` later (1..60000), otherwise normally |
  *
  * Any fault armed with `for_ms` (1..3600000) instead applies to every matching call for that long,
@@ -90,6 +93,7 @@ export const FAULT_KINDS = {
   "google-oauth": ["invalid_grant"],
   storage: ["drop_after_bytes"],
   tiktok: ["rate_limited", "http_503", "internal_error", "access_token_invalid", "spam_risk_too_many_posts", "fail_processing", "invalid_grant", "slow"],
+  telegram: ["unavailable", "refused", "rate_limited", "slow"],
 } as const;
 
 export type FaultService = keyof typeof FAULT_KINDS;

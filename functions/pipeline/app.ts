@@ -12,6 +12,7 @@ import { registerOperatorRoutes } from "./operator-routes.ts";
 import { answer } from "../../shared/http/answer.ts";
 import { jsonBody, routeParam } from "./operator/request.ts";
 import { drainStageTasks } from "./stage-runner.ts";
+import { deliverDueAlerts } from "./alerts/deliver.ts";
 import { drainAnalyticsFetches } from "./analytics/fetch.ts";
 import { buildPendingWeeklyReports } from "./reports/weekly.ts";
 import { runDueAdaptations } from "./adapt/weekly.ts";
@@ -62,6 +63,7 @@ export function createPipelineApp(deps: PipelineDeps) {
     await buildPendingWeeklyReports(deps);
     await runDueAdaptations(deps);
     const drained = await drainStageTasks(deps, { budgetMs: 100_000 });
+    await deliverDueAlerts(deps, { budgetMs: 15_000 });
     await drainAnalyticsFetches(deps, { budgetMs: 15_000 });
     return c.json(answer(TickAnswer, { tick: result, ...drained }, "POST /tick"));
   });

@@ -12,6 +12,7 @@ import { listDeadLetters, retryDeadLetter } from "../../shared/db/rpc/dead-lette
 import { abortRun, listRuns } from "../../shared/db/rpc/runs.ts";
 import { requireServiceRole } from "../../shared/http/service-auth.ts";
 import { registerAccountRoutes } from "./operator/account-routes.ts";
+import { registerAlertRoutes } from "./operator/alert-routes.ts";
 import { registerAnalyticsRoutes } from "./operator/analytics-routes.ts";
 import { registerCredentialRoutes } from "./operator/credential-routes.ts";
 import type { OperatorDeps } from "./operator/deps.ts";
@@ -39,6 +40,7 @@ const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
  * - `POST /dead-letters/:id/retry`       queues the dead letter's payload again (mdame.retry_dead_letter)
  * - `POST /runs/:id/abort {reason?}`     rolls the run back (mdame.abort_run) and deletes the assets it released
  * - `/dimensions...`, `/accounts...`     see operator/dimension-routes.ts and operator/account-routes.ts
+ * - `GET  /alerts?limit=30`              recent alerts and their delivery (operator/alert-routes.ts)
  * - `GET  /runs/:id/analytics`           see operator/analytics-routes.ts
  * - `GET  /reports/weekly?week=...`      see operator/report-routes.ts
  * - `/adapt...`, `/adaptations...`       the adaptive engine, see adapt/routes.ts
@@ -102,6 +104,7 @@ export function registerOperatorRoutes<E extends Env, S extends Schema, B extend
   registerDimensionRoutes(app, deps);
   registerAccountRoutes(app, deps);
   registerCredentialRoutes(app, deps);
+  registerAlertRoutes(app, deps);
   registerAnalyticsRoutes(app, deps);
   registerReportRoutes(app, deps);
   registerAdaptRoutes(app, deps);

@@ -98,6 +98,11 @@ export const EngineEnv = z.object({
   GEMINI_IMAGE_MODEL: z.string().min(1).default("gemini-2.5-flash-image"),
   PEXELS_API_KEY: z.string().min(1).optional(),
   PEXELS_BASE_URL: z.string().url().default("https://api.pexels.com"),
+  /** The operator's alerts (docs/alerts.md): a bot token from BotFather; unset, alerts are recorded but not delivered. */
+  TELEGRAM_BOT_TOKEN: z.string().regex(/^\d{1,20}:[A-Za-z0-9_-]{20,100}$/, "TELEGRAM_BOT_TOKEN must look like <bot id>:<secret>").optional(),
+  TELEGRAM_API_BASE_URL: z.string().url().default("https://api.telegram.org"),
+  /** The chat this environment's alerts go to (a dimension may name its own: alerts.telegram_chat_id). */
+  TELEGRAM_CHAT_ID: z.string().regex(/^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31})$/, "TELEGRAM_CHAT_ID must be a number or @channelname").optional(),
   /** A ComfyUI server (HTTP + WebSocket API) with the SVD / AnimateDiff models of gpu-worker/workflows. */
   COMFYUI_URL: z.string().url().optional(),
   FFMPEG_PATH: z.string().min(1).optional(),

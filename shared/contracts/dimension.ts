@@ -6,6 +6,7 @@ import { DimensionCaptions } from "./captions.ts";
 import { oneLine } from "./text.ts";
 import { VisualStyle } from "./media.ts";
 import { DEFAULT_PUBLISHING, DimensionPublishing, PublishingPatch } from "./publishing.ts";
+import { DimensionAlerts } from "./alerts.ts";
 import { DEFAULT_SAFETY_PROFILE, SafetyProfile } from "./safety.ts";
 import { DEFAULT_SOURCES, MinScore, Sources, Subject } from "./sources.ts";
 import { GEMINI_TTS_VOICES } from "../providers/tts/gemini-voices.ts";
@@ -98,6 +99,8 @@ const DimensionFields = {
    * language) and when they go public and its production starts (shared/contracts/publishing.ts).
    */
   publishing: DimensionPublishing,
+  /** Where its alerts go (docs/alerts.md); null: the environment's chat. */
+  alerts: DimensionAlerts.nullable(),
   /**
    * What the weekly adaptive engine may move, within which bounds and by which step, and what is
    * pinned (shared/contracts/adapt.ts, docs/adaptive.md).
@@ -143,6 +146,7 @@ export const DimensionConfig = z.object({
   captions: DimensionFields.captions.default({ profile: "platforms" }),
   music: DimensionFields.music.default(null),
   publishing: DimensionFields.publishing.default(DEFAULT_PUBLISHING),
+  alerts: DimensionFields.alerts.default(null),
   adapt: DimensionFields.adapt.default(DEFAULT_ADAPT),
 }).strict().superRefine(crossFieldRules).superRefine(adaptRules);
 export type DimensionConfig = z.infer<typeof DimensionConfig>;

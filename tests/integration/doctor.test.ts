@@ -12,7 +12,7 @@ import postgres from "postgres";
 import { LOCAL_DB_URL, LOCAL_EMULATOR_URL, LOCAL_FUNCTIONS_URL, LOCAL_STACK } from "../../shared/config/local-stack.ts";
 import { credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
 import { fetchTrendingTopics } from "../../shared/providers/trends/google-trends-rss.ts";
-import { readStackEnv } from "../../stack/stack-env.ts";
+import { LOCAL_TELEGRAM_CHAT_ID, readStackEnv } from "../../stack/stack-env.ts";
 import { main } from "../../cli/main.ts";
 import * as db from "../../stack/db.ts";
 import { paths } from "../../stack/paths.ts";
@@ -109,6 +109,7 @@ describe("mdame doctor on the local stack", () => {
       `ok   providers/pexels: key accepted; search answered at ${LOCAL_EMULATOR_URL}`,
       // The engine creates its bucket on its first upload: before a run, the bucket may not exist yet.
       new RegExp(`^ok   providers/storage: Supabase Storage at ${LOCAL_EMULATOR_URL}(: bucket mdame-dev exists \\(private\\)| accepts the key; bucket mdame-dev does not exist yet and is created \\(private\\) on the first upload)$`),
+      `ok   providers/telegram: bot @mdame_emulated_bot answers at ${LOCAL_EMULATOR_URL}; alerts go to chat ${LOCAL_TELEGRAM_CHAT_ID}`,
     ];
     expect(dimensionLines.length).toBeGreaterThan(0);
     expect(run.checks.length).toBe(expected.length);

@@ -152,7 +152,7 @@ describe("what the operator reads", () => {
       visuals: { backends: ["procedural" as const], pexels_blocklist: [] },
       daily_limit: 1, narration_min_words: 95, narration_max_words: 150, llm: {}, captions: { profile: "intersection" as const }, music: null, active: false, created_at: "2026-11-30T00:00:00Z", updated_at: "2026-11-30T00:00:00Z",
       subject: { keywords: [], categories: [], excluded_terms: [] }, sources: [{ kind: "google_trends" as const, weight: 1 }], min_score: 0,
-      publishing: { ...DEFAULT_PUBLISHING }, adapt: DEFAULT_ADAPT,
+      publishing: { ...DEFAULT_PUBLISHING }, adapt: DEFAULT_ADAPT, alerts: null,
       accounts: 2, active_accounts: 1,
     };
     const [header, row] = formatDimensionList([dimension]);

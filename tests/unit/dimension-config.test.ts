@@ -39,6 +39,7 @@ describe("DimensionConfig", () => {
       llm: {},
       captions: { profile: "platforms" },
       music: null,
+      alerts: null,
       publishing: {
         category_id: "27",
         privacy_status: "public",

@@ -39,6 +39,10 @@ const INTERNAL: Record<string, string> = {
   step_token: "step token format shared with shared/hashing.ts; tested in replay_step_result and tests/unit/hashing",
   store_step_result: "write side of step replay, called by every record_* RPC; tested through them",
   worker_message: "the worker message assert_worker_message compares against; tested through complete_render_job and complete_visual_job",
+  alert_on_dead_letter: "trigger on dead_letters raising dead_letter or quality_gate_failed; tested in alert_producers",
+  alert_on_needs_reconnect: "trigger on dimension_accounts raising needs_reconnect; tested in alert_producers",
+  alert_on_run_failed: "trigger on pipeline_runs raising run_failed; tested in alert_producers",
+  track_deferred_since: "trigger keeping publications.deferred_since; tested in check_alerts",
 };
 
 const declared = readdirSync(FUNCTIONS_DIR).filter((f) => f.endsWith(".sql")).map((f) => basename(f, ".sql")).sort();

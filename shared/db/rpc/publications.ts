@@ -45,6 +45,8 @@ export const Publication = z.object({
   privacy_status: z.string().nullable(),
   /** The privacy the engine asked for; a difference means the platform locked the upload. */
   privacy_requested: z.string().nullable(),
+  /** Since when it has been deferred (engine clock); null when it is not deferred. */
+  deferred_since: z.date().nullable(),
 }).strict();
 export type Publication = z.infer<typeof Publication>;
 

@@ -15,6 +15,10 @@ begin
   if not exists (select 1 from cron.job where jobname = 'mdame-publish-drain') then
     perform cron.schedule('mdame-publish-drain', '* * * * *', 'select mdame.drain_deferred_publications()');
   end if;
+  -- Alerts: stale deferrals raised, and the runner woken while an alert delivery is due (docs/alerts.md).
+  if not exists (select 1 from cron.job where jobname = 'mdame-alerts') then
+    perform cron.schedule('mdame-alerts', '* * * * *', 'select mdame.check_alerts()');
+  end if;
   if not exists (select 1 from cron.job where jobname = 'mdame-analytics-fetches') then
     perform cron.schedule('mdame-analytics-fetches', '0 * * * *', 'select mdame.schedule_analytics_fetches()');
   end if;

@@ -18,6 +18,9 @@ create table mdame.alerts (
   created_at timestamp with time zone not null,
   last_raised_at timestamp with time zone not null,
   sent_at timestamp with time zone,
+  claim_token uuid,
+  chat_id text,
+  message_ids bigint[] not null default '{}'::bigint[],
   constraint alerts_pkey primary key (id),
   constraint alerts_dimension_id_fkey foreign key (dimension_id) references mdame.dimensions(id) on delete set null,
   constraint alerts_kind_check check ((kind = any (array['run_failed'::text, 'dead_letter'::text, 'needs_reconnect'::text, 'quota_deferral_stale'::text, 'quality_gate_failed'::text, 'component_restarting'::text, 'weekly_report'::text]))),
@@ -32,6 +35,10 @@ create table mdame.alerts (
 create index alerts_dedupe_idx on mdame.alerts (dedupe_key, last_raised_at);
 
 create index alerts_pending_idx on mdame.alerts (next_attempt_at) where (status = 'pending'::text);
+
+comment on column mdame.alerts.claim_token is 'Set by claim_alerts: only the claimer may record the attempt (a late call after another claim changes nothing).';
+
+comment on column mdame.alerts.message_ids is 'The chat''s message ids of a sent alert, in order (a long alert is split in several messages).';
 
 comment on table mdame.alerts is 'The operator''s alerts (an outbox): raised in the producer''s transaction, delivered by the notifier, deduplicated by dedupe_key within the window of settings key alert_dedupe_window (default 6 hours).';
 

@@ -26,6 +26,7 @@ create table mdame.dimensions (
   min_score double precision not null default 0,
   llm jsonb not null default '{}'::jsonb,
   publishing jsonb not null default '{"run_time": null, "time_zone": "UTC", "category_id": "27", "publish_time": null, "made_for_kids": false, "privacy_status": "public", "default_audio_language": null, "contains_synthetic_media": true}'::jsonb,
+  alerts jsonb,
   adapt jsonb not null default '{"pinned": [], "min_sample": 8, "video_length": {"step_s": 3, "spread_s": 4, "target_s": null}, "daily_volume": {"max": null, "min": null, "step": 1}, "min_effect_pp": 3, "cooldown_weeks": 4, "hook_threshold": {"max": 0.85, "min": 0.65, "step": 0.02, "value": 0.72}, "source_weights": {"max": 1, "min": 0.2, "step": 0.1}, "topic_categories": {"boost": 0.15, "avoided": [], "favoured": []}}'::jsonb,
   constraint dimensions_pkey primary key (id),
   constraint dimensions_adapt_check check ((jsonb_typeof(adapt) = 'object'::text)),
@@ -60,6 +61,7 @@ end))),
   constraint dimensions_tts_fallback_voice_check check (((tts_fallback_voice is null) or (tts_fallback_voice = any (array['Achernar'::text, 'Achird'::text, 'Algenib'::text, 'Algieba'::text, 'Alnilam'::text, 'Aoede'::text, 'Autonoe'::text, 'Callirrhoe'::text, 'Charon'::text, 'Despina'::text, 'Enceladus'::text, 'Erinome'::text, 'Fenrir'::text, 'Gacrux'::text, 'Iapetus'::text, 'Kore'::text, 'Laomedeia'::text, 'Leda'::text, 'Orus'::text, 'Puck'::text, 'Pulcherrima'::text, 'Rasalgethi'::text, 'Sadachbia'::text, 'Sadaltager'::text, 'Schedar'::text, 'Sulafat'::text, 'Umbriel'::text, 'Vindemiatrix'::text, 'Zephyr'::text, 'Zubenelgenubi'::text])))),
   constraint dimensions_tts_rate_check check ((tts_rate ~ '^[+-][0-9]{1,2}%$'::text)),
   constraint dimensions_tts_voice_language_check check ((split_part(tts_voice, '-'::text, 1) = split_part(language, '-'::text, 1))),
+  constraint dimensions_alerts_check check (((alerts is null) or ((jsonb_typeof(alerts) = 'object'::text) and ((alerts - 'telegram_chat_id'::text) = '{}'::jsonb) and ((not (alerts ? 'telegram_chat_id'::text)) or ((jsonb_typeof((alerts -> 'telegram_chat_id'::text)) = 'string'::text) and ((alerts ->> 'telegram_chat_id'::text) ~ '^(-?[0-9]{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31})$'::text)))))),
   constraint dimensions_visuals_check check (((jsonb_typeof(visuals) = 'object'::text) and (jsonb_typeof((visuals -> 'backends'::text)) = 'array'::text) and ((jsonb_array_length((visuals -> 'backends'::text)) >= 1) and (jsonb_array_length((visuals -> 'backends'::text)) <= 5)) and (((visuals -> 'backends'::text) ->> '-1'::integer) = 'procedural'::text)))
 );
 
@@ -68,5 +70,7 @@ comment on column mdame.dimensions.music is 'Music bed: {library (storage prefix
 comment on column mdame.dimensions.adapt is 'What the adaptive engine may move: bounds, steps, pins (shared/contracts/adapt.ts, docs/adaptive.md).';
 
 comment on column mdame.dimensions.publishing is 'Publishing settings: {category_id, privacy_status, time_zone, publish_time, run_time, made_for_kids, contains_synthetic_media, default_audio_language} (shared/contracts/publishing.ts).';
+
+comment on column mdame.dimensions.alerts is 'Where this dimension''s alerts go: {telegram_chat_id} overrides the environment''s TELEGRAM_CHAT_ID; null keeps it.';
 
 alter table mdame.dimensions enable row level security;

@@ -14,6 +14,7 @@ create table mdame.publications (
   not_before timestamp with time zone,
   privacy_status text,
   privacy_requested text,
+  deferred_since timestamp with time zone,
   constraint publications_pkey primary key (id),
   constraint publications_unit_id_account_id_key unique (unit_id, account_id),
   constraint publications_platform_check check ((platform = any (array['youtube'::text, 'tiktok'::text]))),
@@ -28,6 +29,8 @@ create unique index publications_external_idx on mdame.publications (platform, e
 create index publications_deferred_idx on mdame.publications (not_before) where (status = 'deferred'::text);
 
 comment on column mdame.publications.not_before is 'A deferred publication is tried again from then on (null: once its account is reconnected).';
+comment on column mdame.publications.deferred_since is 'When the publication last entered status deferred (engine clock), kept by a trigger; null when it is not deferred.';
+
 comment on column mdame.publications.privacy_requested is 'The privacy the engine asked for (recorded with privacy_status): a difference means the platform locked the upload.';
 comment on column mdame.publications.privacy_status is 'The privacy the platform gave the finished upload (YouTube status.privacyStatus, TikTok privacy_level); private when public was asked means the platform locked it.';
 

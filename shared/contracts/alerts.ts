@@ -1,0 +1,72 @@
+/** The operator's alerts (docs/alerts.md): the outbox rows, what the notifier claims, the CLI's list. */
+import { z } from "zod";
+
+export const ALERT_KINDS = ["run_failed", "dead_letter", "needs_reconnect", "quota_deferral_stale", "quality_gate_failed", "component_restarting", "weekly_report"] as const;
+export const AlertKind = z.enum(ALERT_KINDS);
+export type AlertKind = z.infer<typeof AlertKind>;
+
+export const AlertStatus = z.enum(["pending", "sent", "failed"]);
+
+/** A chat id: a number (groups and channels negative) or a public `@channelname`. */
+export const AlertChatId = z.string().regex(/^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31})$/, "must be a Telegram chat id (a number) or @channelname");
+
+/** A dimension's alert settings: its own Telegram chat instead of the environment's TELEGRAM_CHAT_ID. */
+export const DimensionAlerts = z.object({
+  telegram_chat_id: AlertChatId.optional(),
+}).strict();
+export type DimensionAlerts = z.infer<typeof DimensionAlerts>;
+
+const Timestamp = z.union([z.string(), z.date()]).transform((v) => (v instanceof Date ? v.toISOString() : new Date(v).toISOString()));
+const Details = z.record(z.string(), z.unknown());
+
+/** One alert the notifier claimed (mdame.claim_alerts). */
+export const ClaimedAlert = z.object({
+  id: z.string().uuid(),
+  claim_token: z.string().uuid(),
+  kind: AlertKind,
+  dimension_id: z.string().nullable(),
+  dedupe_key: z.string(),
+  summary: z.string(),
+  details: Details,
+  photo_key: z.string().nullable(),
+  occurrences: z.number().int(),
+  attempts: z.number().int(),
+  created_at: Timestamp,
+  last_raised_at: Timestamp,
+  chat_id: z.string().nullable(),
+}).strict();
+export type ClaimedAlert = z.infer<typeof ClaimedAlert>;
+
+/** An alert row (mdame.alerts), as the RPCs return it. */
+export const AlertRow = z.object({
+  id: z.string().uuid(),
+  kind: AlertKind,
+  dimension_id: z.string().nullable(),
+  dedupe_key: z.string(),
+  summary: z.string(),
+  details: Details,
+  photo_key: z.string().nullable(),
+  status: AlertStatus,
+  occurrences: z.number().int(),
+  attempts: z.number().int(),
+  next_attempt_at: Timestamp,
+  last_error: z.string().nullable(),
+  created_at: Timestamp,
+  last_raised_at: Timestamp,
+  sent_at: Timestamp.nullable(),
+  claim_token: z.string().uuid().nullable(),
+  chat_id: z.string().nullable(),
+  message_ids: z.array(z.union([z.number(), z.string()]).transform(Number)),
+}).strict();
+export type AlertRow = z.infer<typeof AlertRow>;
+
+/** One alert as `GET /pipeline/alerts` lists it (no claim token). */
+export const ListedAlert = AlertRow.omit({ claim_token: true, dedupe_key: true });
+export type ListedAlert = z.infer<typeof ListedAlert>;
+
+/** `GET /pipeline/alerts`: the most recent alerts, newest first, and whether delivery is configured. */
+export const AlertList = z.object({
+  alerts: z.array(ListedAlert),
+  delivery: z.object({ configured: z.boolean(), default_chat: z.boolean() }).strict(),
+}).strict();
+export type AlertList = z.infer<typeof AlertList>;

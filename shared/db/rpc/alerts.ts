@@ -1,0 +1,49 @@
+/** The alerts outbox (docs/alerts.md): raise, claim, record the outcome, list. */
+import { z } from "zod";
+import { AlertKind, AlertRow, ClaimedAlert } from "../../contracts/alerts.ts";
+import type { Queryable } from "../client.ts";
+import { manyRows, oneRow } from "./query.ts";
+
+export interface RaisedAlert {
+  kind: AlertKind;
+  dimensionId: string | null;
+  dedupeKey: string;
+  summary: string;
+  details?: Record<string, unknown>;
+  photoKey?: string | null;
+}
+
+/** Raises an alert in the caller's transaction; the same dedupe key within the window counts one more occurrence. Returns its id. */
+export async function raiseAlert(sql: Queryable, alert: RaisedAlert): Promise<string> {
+  const row = await oneRow("raise_alert", z.object({ id: z.string().uuid() }).strict(), sql`
+    select mdame.raise_alert(${alert.kind}, ${alert.dimensionId}, ${alert.dedupeKey}, ${alert.summary},
+                             ${sql.json((alert.details ?? {}) as never)}::jsonb, ${alert.photoKey ?? null}) as id`);
+  return row.id;
+}
+
+/** Claims up to `limit` due alerts for `leaseS` seconds, oldest due first. */
+export function claimAlerts(sql: Queryable, limit: number, leaseS: number): Promise<ClaimedAlert[]> {
+  return manyRows("claim_alerts", ClaimedAlert, sql`select * from mdame.claim_alerts(${limit}::integer, ${leaseS}::integer)`);
+}
+
+/** Records a claimed alert as sent to `chatId` as the messages `messageIds`. */
+export function recordAlertSent(sql: Queryable, claim: { id: string; claimToken: string }, chatId: string, messageIds: number[]): Promise<AlertRow> {
+  return oneRow("record_alert_sent", AlertRow, sql`
+    select * from mdame.record_alert_sent(${claim.id}::uuid, ${claim.claimToken}::uuid, ${chatId}, ${messageIds}::bigint[])`);
+}
+
+/** Records a failed attempt: permanent marks the alert failed; otherwise it is due again after `retryAfterS` or the backoff. */
+export function recordAlertAttempt(
+  sql: Queryable,
+  claim: { id: string; claimToken: string },
+  attempt: { error: string; permanent: boolean; retryAfterS?: number },
+): Promise<AlertRow> {
+  return oneRow("record_alert_attempt", AlertRow, sql`
+    select * from mdame.record_alert_attempt(${claim.id}::uuid, ${claim.claimToken}::uuid, ${attempt.error}, ${attempt.permanent},
+                                             ${attempt.retryAfterS ?? null}::integer)`);
+}
+
+/** The most recent alerts, newest raised first. */
+export function listAlerts(sql: Queryable, limit: number): Promise<AlertRow[]> {
+  return manyRows("list_alerts", AlertRow, sql`select * from mdame.list_alerts(${limit}::integer)`);
+}
