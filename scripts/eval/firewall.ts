@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { parseJsonLines } from "./json-lines.ts";
 import { firewallIngestedText } from "../../functions/pipeline/safety/prompt-firewall.ts";
 
 const Example = z.object({ text: z.string(), attack: z.boolean() }).strict();
@@ -22,18 +23,7 @@ export interface FirewallScore {
 }
 
 export function parseCorpus(source: string, name = "corpus"): Example[] {
-  return source.split("\n").flatMap((line, i) => {
-    if (line.trim() === "") return [];
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch {
-      throw new Error(`${name}:${i + 1}: not JSON`);
-    }
-    const parsed = Example.safeParse(json);
-    if (!parsed.success) throw new Error(`${name}:${i + 1}: expected {"text": string, "attack": boolean}`);
-    return [parsed.data];
-  });
+  return parseJsonLines(source, Example, '{"text": string, "attack": boolean}', name);
 }
 
 export function scoreFirewall(examples: readonly Example[], maxLength = 200): FirewallScore {

@@ -6,6 +6,7 @@
  * refuses, or when the stored script left its topic.
  */
 import { z } from "zod";
+import { parseJsonLines } from "./json-lines.ts";
 import { comparable, findPayloads, onSubject } from "../../functions/pipeline/safety/payloads.ts";
 
 export const InjectionExample = z.object({
@@ -17,18 +18,7 @@ export const InjectionExample = z.object({
 export type InjectionExample = z.infer<typeof InjectionExample>;
 
 export function parseInjectionCorpus(source: string, name = "corpus"): InjectionExample[] {
-  return source.split("\n").flatMap((line, i) => {
-    if (line.trim() === "") return [];
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch {
-      throw new Error(`${name}:${i + 1}: not JSON`);
-    }
-    const parsed = InjectionExample.safeParse(json);
-    if (!parsed.success) throw new Error(`${name}:${i + 1}: expected {"text": string, "attack": boolean, "payload"?: string}`);
-    return [parsed.data];
-  });
+  return parseJsonLines(source, InjectionExample, '{"text": string, "attack": boolean, "payload"?: string}', name);
 }
 
 /**

@@ -19,24 +19,6 @@ export type DimensionAlerts = z.infer<typeof DimensionAlerts>;
 const Timestamp = z.union([z.string(), z.date()]).transform((v) => (v instanceof Date ? v.toISOString() : new Date(v).toISOString()));
 const Details = z.record(z.string(), z.unknown());
 
-/** One alert the notifier claimed (mdame.claim_alerts). */
-export const ClaimedAlert = z.object({
-  id: z.string().uuid(),
-  claim_token: z.string().uuid(),
-  kind: AlertKind,
-  dimension_id: z.string().nullable(),
-  dedupe_key: z.string(),
-  summary: z.string(),
-  details: Details,
-  photo_key: z.string().nullable(),
-  occurrences: z.number().int(),
-  attempts: z.number().int(),
-  created_at: Timestamp,
-  last_raised_at: Timestamp,
-  chat_id: z.string().nullable(),
-}).strict();
-export type ClaimedAlert = z.infer<typeof ClaimedAlert>;
-
 /** An alert row (mdame.alerts), as the RPCs return it. */
 export const AlertRow = z.object({
   id: z.string().uuid(),
@@ -59,6 +41,13 @@ export const AlertRow = z.object({
   message_ids: z.array(z.union([z.number(), z.string()]).transform(Number)),
 }).strict();
 export type AlertRow = z.infer<typeof AlertRow>;
+
+/** One alert the notifier claimed (mdame.claim_alerts): the row's delivery fields, with its claim token. */
+export const ClaimedAlert = AlertRow.pick({
+  id: true, kind: true, dimension_id: true, dedupe_key: true, summary: true, details: true, photo_key: true,
+  occurrences: true, attempts: true, created_at: true, last_raised_at: true, chat_id: true,
+}).extend({ claim_token: z.string().uuid() });
+export type ClaimedAlert = z.infer<typeof ClaimedAlert>;
 
 /** One alert as `GET /pipeline/alerts` lists it (no claim token). */
 export const ListedAlert = AlertRow.omit({ claim_token: true, dedupe_key: true });
