@@ -16,7 +16,7 @@ import { loadEnv, STORAGE_ENV_KEYS } from "../shared/config/env.ts";
 import { createAssetStore } from "../shared/storage/create-asset-store.ts";
 import { connectAccounts, connectTikTokAccount } from "./demo/connect-accounts.ts";
 import { collectDemoAlerts } from "./demo/alerts.ts";
-import { demoAnalytics } from "./demo/analytics.ts";
+import { demoAnalytics, realTimeClocks } from "./demo/analytics.ts";
 import { describeProgress } from "../cli/run-progress.ts";
 import { RunStatus, TriggeredRun } from "../shared/contracts/operator.ts";
 import * as db from "../stack/db.ts";
@@ -89,6 +89,7 @@ async function main() {
   const stack = await startStack({ quiet: true });
   try {
     const env = localStackEnv();
+    await realTimeClocks(env, say);
     // As a person would: `mdame account connect youtube` per dimension, this script playing the
     // browser, and `mdame account connect tiktok` for one of them, which then publishes to both.
     await connectAccounts({ env, log: say });

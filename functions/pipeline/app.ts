@@ -20,6 +20,11 @@ import { runDueAdaptations } from "./adapt/weekly.ts";
 const RunId = z.string().uuid();
 
 /** The `pipeline` Edge Function: manual trigger, run status, and the tick that drains stage tasks. */
+/** A tick's whole budget: pg_net waits 120 s for its answer (wake_stage_runner). */
+const TICK_BUDGET_MS = 100_000;
+/** Kept for the alerts' delivery and for the analytics fetches, each, out of the tick's budget. */
+const SIDE_WORK_BUDGET_MS = 12_000;
+
 export function createPipelineApp(deps: PipelineDeps) {
   const app = new Hono().basePath("/pipeline");
   app.onError(createErrorHandler(deps.logger));
@@ -59,12 +64,16 @@ export function createPipelineApp(deps: PipelineDeps) {
     // The tick recovers, dead-letters and closes runs: never against another environment's database
     // (EnvironmentMismatchError, answered 503 as on every route whose RPC checks it).
     await assertEnvironment(deps.sql, deps.env.ENV);
+    // One budget for the whole tick, under pg_net's 120-s timeout (wake_stage_runner): the stage
+    // tasks take what the alerts and analytics fetches do not keep for themselves.
+    const startedAt = Date.now();
+    const left = () => Math.max(0, TICK_BUDGET_MS - (Date.now() - startedAt));
     const result = await tick(deps.sql);
     await buildPendingWeeklyReports(deps);
     await runDueAdaptations(deps);
-    const drained = await drainStageTasks(deps, { budgetMs: 100_000 });
-    await deliverDueAlerts(deps, { budgetMs: 15_000 });
-    await drainAnalyticsFetches(deps, { budgetMs: 15_000 });
+    const drained = await drainStageTasks(deps, { budgetMs: Math.max(0, left() - 2 * SIDE_WORK_BUDGET_MS) });
+    await deliverDueAlerts(deps, { budgetMs: Math.min(SIDE_WORK_BUDGET_MS, left()) });
+    await drainAnalyticsFetches(deps, { budgetMs: Math.min(SIDE_WORK_BUDGET_MS, left()) });
     return c.json(answer(TickAnswer, { tick: result, ...drained }, "POST /tick"));
   });
 

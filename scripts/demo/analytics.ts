@@ -48,6 +48,32 @@ async function setEmulatorClock(emulatorUrl: string, offsetMs: number | null): P
   if (!response.ok) throw new Error(`the emulator clock refused the move (${response.status}): ${await response.text()}`);
 }
 
+/**
+ * Puts the engine's and the emulator's clocks back to real time before the run, saying so when
+ * either was moved (a soak, a test, an interrupted demo leave them moved, and both persist): a
+ * video uploaded on a moved clock would have its analytics windows counted from the wrong day.
+ */
+export async function realTimeClocks(env: Record<string, string>, say: (line: string) => void): Promise<void> {
+  const sql = createSql(LOCAL_DB_URL, { max: 1, application: "mdame-demo-clock" });
+  try {
+    const rows = await sql<{ value: string }[]>`select value from mdame.settings where key = 'clock_offset'`;
+    const offset = rows[0]?.value;
+    if (offset !== undefined) {
+      say(`the engine's clock was moved (${offset}): back to real time`);
+      await sql`select mdame.set_engine_clock(null)`;
+    }
+  } finally {
+    await sql.end({ timeout: 2 });
+  }
+  const clock = await fetch(`${env.EMULATOR_URL}/_emulator/clock`);
+  if (!clock.ok) throw new Error(`the emulator clock did not answer (${clock.status}): ${await clock.text()}`);
+  const { offset_ms } = await clock.json() as { offset_ms: number };
+  if (offset_ms !== 0) {
+    say(`the emulator's clock was moved (${Math.round(offset_ms / 3_600_000)} h): back to real time`);
+    await setEmulatorClock(env.EMULATOR_URL!, null);
+  }
+}
+
 /** Fetches the day-3 analytics of the run's published YouTube videos; one entry per video. */
 export async function demoAnalytics(env: Record<string, string>, runId: string, say: (line: string) => void): Promise<DemoAnalytics[]> {
   // The demo owns this local database (it resets it): it reads and moves the clock as the superuser.

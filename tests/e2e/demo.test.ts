@@ -31,6 +31,16 @@ const Summary = z.object({
     publication: z.object({ platform: z.literal("youtube"), external_id: z.string().min(1) }),
     publications: z.array(z.object({ platform: z.enum(["youtube", "tiktok"]), external_id: z.string().min(1), privacy_status: z.string().nullable() }).strict()),
   }).passthrough()),
+  analytics: z.array(z.object({
+    dimension: z.string(),
+    external_id: z.string(),
+    window_days: z.number().nullable(),
+    views: z.number().nullable(),
+    engaged_views: z.number().nullable(),
+    retention_points: z.number(),
+    status: z.string(),
+  }).passthrough()),
+  alerts: z.array(z.unknown()),
 }).passthrough();
 
 const SceneSummary = z.array(z.object({
@@ -101,6 +111,15 @@ describe("npm run demo", () => {
 
     const uploads = await emulatorVideos();
     expect(uploads.length).toBe(first.summary.videos.length);
+    // The closed loop's measurements: three days on, each published YouTube video's day-3 figures
+    // were fetched from the Analytics emulator through the engine's own client and stored.
+    const youtubeIds = first.summary.videos.map((v) => v.publication.external_id).sort();
+    expect(first.summary.analytics.map((a) => a.external_id).sort()).toEqual(youtubeIds);
+    for (const a of first.summary.analytics) {
+      expect(a).toMatchObject({ status: "fetched", window_days: 3, retention_points: 100 });
+      expect(a.views!).toBeGreaterThan(0);
+      expect(a.engaged_views!).toBeLessThanOrEqual(a.views!);
+    }
     // One dimension (the first by id) publishes to TikTok too: its post holds the same file, named by
     // the id the summary lists; the unaudited emulator app's post is SELF_ONLY and labelled AI-generated.
     const posts = await tiktokPosts();
