@@ -223,6 +223,40 @@ function staleServerCommand(): string[] | null {
 }
 
 /**
+ * Kills what a killed postmaster left of this cluster: its backends and background workers keep
+ * running after a kill -9 (pg_cron's launcher, between the jobs it has started, does not notice
+ * its postmaster's death), and while any of them lives it holds the shared memory a new server
+ * needs ("pre-existing shared memory block ... is still in use"). Only when no postmaster runs on
+ * the data directory, and only processes whose working directory is this cluster's data directory
+ * (every server process of a cluster runs there), so no other clone's cluster is touched. Linux
+ * (/proc); elsewhere nothing is done. Returns how many were killed.
+ */
+export function reapOrphanedServerProcesses(log: (line: string) => void = console.log): number {
+  if (runningPostmasterPid() !== null || !existsSync("/proc")) return 0;
+  let dataDir: string;
+  try {
+    dataDir = realpathSync(paths.pgData);
+  } catch {
+    return 0;
+  }
+  let killed = 0;
+  for (const entry of readdirSync("/proc")) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") continue;
+      if (realpathSync(`/proc/${pid}/cwd`) !== dataDir) continue;
+      process.kill(pid, "SIGKILL");
+      killed += 1;
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  if (killed > 0) log(`db: killed ${killed} server process(es) a dead postmaster left on ${paths.pgData}`);
+  return killed;
+}
+
+/**
  * Starts the cluster with pg_ctl and waits until it accepts connections. No-op when running, unless
  * it was started otherwise than it would be now (MDAME_PG_BINDIR changed: the extensions a server
  * may load are decided at start), in which case it is restarted.
@@ -242,6 +276,7 @@ export async function start(log: (line: string) => void = console.log): Promise<
     log(`the cluster runs as ${stale.join(" ")}; restarting it on ${pgBinDir()} with the options it needs now`);
     await stop(log);
   }
+  reapOrphanedServerProcesses(log);
   reserveStackPorts(stackPorts(), log);
   const problem = await waitForPort(LOCAL_STACK.dbPort, "db", { log });
   if (problem) throw new Error(`${problem} (another clone's cluster?)`);

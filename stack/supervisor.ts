@@ -290,6 +290,8 @@ async function prepareDb(): Promise<void> {
     say("db: a server already runs on the data directory; stopping it to run it supervised");
     await db.stop(say);
   }
+  // After a kill -9 of the server, what it left would hold its shared memory and refuse the restart.
+  db.reapOrphanedServerProcesses(say);
 }
 
 /** Processes a supervisor that died without stopping them left behind (their pid files remain). */
