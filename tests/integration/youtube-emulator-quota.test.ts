@@ -129,10 +129,16 @@ test("the quota day follows daylight saving time: 23 hours in spring, 25 in autu
 
 test("the usage report names every project and channel, and POST /_emulator/reset clears usage, settings and the clock", async () => {
   await admin(emulator.url, "PUT", `/_emulator/youtube/projects/${OTHER}`, { units_per_day: 50, audited: false });
+  // The hour the clock moves ahead stays inside one quota day: from 20:00 UTC (noon or 13:00 in
+  // Pacific time), so the report reads the day of the upload whatever the hour of the run.
+  const middayUtc = new Date();
+  middayUtc.setUTCHours(20, 0, 0, 0);
+  if (middayUtc.getTime() <= Date.now()) middayUtc.setUTCDate(middayUtc.getUTCDate() + 1);
+  await setClock(emulator.url, { offset_ms: middayUtc.getTime() - Date.now() });
   const token = await accessToken(emulator.url, CLIENT, "report-channel");
   await upload(emulator.url, token);
   await channelsList(token);
-  await setClock(emulator.url, { offset_ms: 3_600_000 });
+  await setClock(emulator.url, { advance_ms: 3_600_000 });
   const report = await usage(emulator.url);
   expect(Date.parse(report.now) - Date.now()).toBeGreaterThan(3_500_000);
   expect(report.projects).toEqual([
