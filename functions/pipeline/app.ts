@@ -16,6 +16,7 @@ import { deliverDueAlerts } from "./alerts/deliver.ts";
 import { drainAnalyticsFetches } from "./analytics/fetch.ts";
 import { buildPendingWeeklyReports } from "./reports/weekly.ts";
 import { runDueAdaptations } from "./adapt/weekly.ts";
+import { registerOpenApiRoute } from "./openapi/document.ts";
 
 const RunId = z.string().uuid();
 
@@ -78,6 +79,8 @@ export function createPipelineApp(deps: PipelineDeps) {
   });
 
   registerOperatorRoutes(app, deps);
+  // The OpenAPI document of both functions, from the same contracts (no auth: it holds nothing secret).
+  registerOpenApiRoute(app, deps.env.FUNCTIONS_URL);
   answerUnservedMethods(app);
   return app;
 }

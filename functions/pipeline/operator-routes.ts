@@ -22,11 +22,11 @@ import { registerAdaptRoutes } from "./adapt/routes.ts";
 import { answer } from "../../shared/http/answer.ts";
 import { jsonBody, routeParam } from "./operator/request.ts";
 
-const RunId = z.string().uuid();
+export const RunId = z.string().uuid();
 /** Dead-letter ids are bigints: kept as decimal text on the way to SQL. */
-const DeadLetterId = z.string().regex(/^[1-9][0-9]{0,17}$/, "a dead-letter id is a positive integer");
-const RunsQuery = ListQuery(20);
-const DeadLettersQuery = ListQuery(50);
+export const DeadLetterId = z.string().regex(/^[1-9][0-9]{0,17}$/, "a dead-letter id is a positive integer");
+export const RunsQuery = ListQuery(20);
+export const DeadLettersQuery = ListQuery(50);
 
 const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 

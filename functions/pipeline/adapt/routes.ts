@@ -18,7 +18,7 @@ import type { OperatorDeps } from "../operator/deps.ts";
 import { jsonBody, routeParam } from "../operator/request.ts";
 import { adaptDimension } from "./weekly.ts";
 
-const AdaptationsQuery = z.object({ dimension: DimensionId.optional(), limit: z.coerce.number().int().min(1).max(500).default(50) }).strict();
+export const AdaptationsQuery = z.object({ dimension: DimensionId.optional(), limit: z.coerce.number().int().min(1).max(500).default(50) }).strict();
 
 function toAdaptation(row: AdaptationRow): Adaptation {
   return { ...row, decided_at: row.decided_at.toISOString(), reverted_at: row.reverted_at?.toISOString() ?? null };

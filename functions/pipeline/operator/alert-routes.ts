@@ -6,7 +6,7 @@ import { answer } from "../../../shared/http/answer.ts";
 import { requireServiceRole } from "../../../shared/http/service-auth.ts";
 import type { OperatorDeps } from "./deps.ts";
 
-const AlertsQuery = ListQuery(30);
+export const AlertsQuery = ListQuery(30);
 
 /**
  * - `GET /alerts?limit=30`   the most recent alerts, newest raised first, with their delivery state,

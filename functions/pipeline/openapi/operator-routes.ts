@@ -1,0 +1,159 @@
+/**
+ * The operator routes of the `pipeline` Edge Function (functions/pipeline/operator/*, adapt/routes.ts),
+ * described for the OpenAPI document: one block per route, in the order of their modules. See
+ * routes.ts for what a block holds.
+ */
+import { AccountsQuery } from "../../../shared/contracts/account.ts";
+import { DimensionId } from "../../../shared/contracts/dimension.ts";
+import { WeeklyReportQuery } from "../../../shared/contracts/weekly-report.ts";
+import type { RouteDoc } from "../../../shared/http/openapi.ts";
+import { AdaptationsQuery } from "../adapt/routes.ts";
+import { AlertsQuery } from "../operator/alert-routes.ts";
+import { RunId } from "../operator-routes.ts";
+import { dimension, dimensionConfig, dimensionPatch, errorExamples, examples } from "./examples.ts";
+import { body, bodyOf, errors, ok, param, SERVICE_ROLE, serviceBodyErrors, serviceErrors, uuidParam } from "./responses.ts";
+
+const dimensionParam = { id: param(DimensionId, "The dimension's id") };
+const noDimension = errors.notFound("dimension", errorExamples.dimensionNotFound);
+const noAccount = errors.notFound("account", errorExamples.accountNotFound);
+
+export const operatorRoutes: RouteDoc[] = [
+  // operator/dimension-routes.ts
+  {
+    method: "get", path: "/pipeline/dimensions", operationId: "listDimensions", tags: ["dimensions"], security: SERVICE_ROLE,
+    summary: "Every dimension, with its account counts",
+    responses: { 200: ok("The dimensions", "DimensionList", "one dimension", { dimensions: [dimension] }), ...serviceErrors },
+  },
+  {
+    method: "post", path: "/pipeline/dimensions", operationId: "createDimension", tags: ["dimensions"], security: SERVICE_ROLE,
+    summary: "Create a dimension from a whole configuration (mdame.create_dimension)",
+    description: "Every bad field is reported at once (400) before anything is written.",
+    body: { required: true, ...bodyOf("DimensionConfig", "the fields without a default", dimensionConfig) },
+    responses: { 201: ok("Created", "Dimension", "created", dimension), ...serviceBodyErrors, 409: errors.conflict("The id is taken", { error: "dimension tech-explained already exists" }) },
+  },
+  {
+    method: "get", path: "/pipeline/dimensions/{id}", operationId: "getDimension", tags: ["dimensions"], security: SERVICE_ROLE,
+    summary: "One dimension", params: dimensionParam,
+    responses: { 200: ok("The dimension", "Dimension", "a dimension", dimension), ...serviceErrors, 404: noDimension },
+  },
+  {
+    method: "patch", path: "/pipeline/dimensions/{id}", operationId: "updateDimension", tags: ["dimensions"], security: SERVICE_ROLE,
+    summary: "Change some fields (and some of `publishing`); the merged configuration is checked whole (mdame.update_dimension)",
+    params: dimensionParam,
+    body: { required: true, ...bodyOf("DimensionPatch", "two videos a day, public at 18:00", dimensionPatch) },
+    responses: { 200: ok("The dimension afterwards", "Dimension", "changed", dimension), ...serviceBodyErrors, 404: noDimension },
+  },
+  ...(["pause", "resume"] as const).map((action): RouteDoc => ({
+    method: "post", path: `/pipeline/dimensions/{id}/${action}`, operationId: `${action}Dimension`, tags: ["dimensions"], security: SERVICE_ROLE,
+    summary: action === "pause" ? "New runs leave the dimension out (mdame.set_dimension_active)" : "New runs pick the dimension again",
+    params: dimensionParam,
+    responses: { 200: ok("The dimension afterwards", "Dimension", "the dimension", { ...dimension, active: action === "resume" }), ...serviceErrors, 404: noDimension },
+  })),
+
+  // operator/account-routes.ts
+  {
+    method: "get", path: "/pipeline/accounts", operationId: "listAccounts", tags: ["accounts"], security: SERVICE_ROLE,
+    summary: "Publishing accounts, by dimension then channel; never their credentials", query: AccountsQuery,
+    responses: { 200: ok("The accounts", "AccountList", "one YouTube channel", { accounts: [examples.account] }), ...serviceErrors, 404: noDimension },
+  },
+  {
+    method: "post", path: "/pipeline/accounts", operationId: "connectAccount", tags: ["accounts"], security: SERVICE_ROLE,
+    summary: "Connect an account: create or update it and store its refresh token sealed with CREDENTIALS_KEY, in one transaction",
+    body: {
+      required: true,
+      ...body("ConnectAccountBody", {
+        youtube: { summary: "a YouTube channel", value: examples.connectYouTube },
+        tiktok: { summary: "a TikTok creator: open_id and client key required", value: examples.connectTikTok },
+      }),
+    },
+    responses: {
+      200: ok("An account connected again", "ConnectedAccount", "reconnected", { account: examples.account, created: false }),
+      201: ok("A new account", "ConnectedAccount", "connected", { account: examples.account, created: true }),
+      ...serviceBodyErrors,
+      404: noDimension,
+      409: errors.conflict("This TikTok creator is connected to the dimension under another handle", { error: "this TikTok account (open_id _000Qx-example-open-id) is already connected to dimension tech-explained as techexplained" }),
+    },
+  },
+  ...(["pause", "resume"] as const).map((action): RouteDoc => ({
+    method: "post", path: `/pipeline/accounts/{id}/${action}`, operationId: `${action}Account`, tags: ["accounts"], security: SERVICE_ROLE,
+    summary: action === "pause" ? "Publishing skips the account (mdame.set_account_active)" : "Publishing uses the account again",
+    params: { id: uuidParam("account") },
+    responses: { 200: ok("The account afterwards", "Account", "the account", { ...examples.account, active: action === "resume" }), ...serviceErrors, 404: noAccount },
+  })),
+  {
+    method: "delete", path: "/pipeline/accounts/{id}", operationId: "removeAccount", tags: ["accounts"], security: SERVICE_ROLE,
+    summary: "Remove an account; one with publications is kept as their record, paused and without credentials (mdame.remove_account)",
+    params: { id: uuidParam("account") },
+    responses: { 200: ok("What was removed", "RemovedAccount", "kept for its publications", examples.removedAccount), ...serviceErrors, 404: noAccount },
+  },
+
+  // operator/credential-routes.ts
+  {
+    method: "post", path: "/pipeline/credentials/rotate", operationId: "rotateCredentials", tags: ["credentials"], security: SERVICE_ROLE,
+    summary: "Re-seal the next batch of accounts' credentials with the current key (docs/rotation.md)",
+    body: { required: false, ...bodyOf("RotateCredentialsBody", "a dry run of the first batch", examples.rotateBatch) },
+    responses: { 200: ok("Each account's outcome, the progress and `next`", "CredentialsRotationBatch", "a dry run", examples.rotation), ...serviceBodyErrors },
+  },
+  {
+    method: "get", path: "/pipeline/credentials/keys", operationId: "credentialKeys", tags: ["credentials"], security: SERVICE_ROLE,
+    summary: "Accounts by the key their credentials name; the previous keys no value names",
+    responses: { 200: ok("The census", "CredentialKeysCensus", "every account on the current key", examples.keys), ...serviceErrors },
+  },
+
+  // operator/alert-routes.ts
+  {
+    method: "get", path: "/pipeline/alerts", operationId: "listAlerts", tags: ["alerts"], security: SERVICE_ROLE,
+    summary: "Recent alerts, newest first, with their delivery, and whether this environment delivers them", query: AlertsQuery,
+    responses: { 200: ok("The alerts", "AlertList", "one alert sent", examples.alerts), ...serviceErrors },
+  },
+
+  // operator/analytics-routes.ts
+  {
+    method: "get", path: "/pipeline/runs/{id}/analytics", operationId: "getRunAnalytics", tags: ["runs"], security: SERVICE_ROLE,
+    summary: "The YouTube Analytics fetched for a run's published videos (empty before any fetch)",
+    params: { id: param(RunId, "The run's id") },
+    responses: { 200: ok("The figures, per video and window", "RunAnalyticsList", "day-3 figures of one video", examples.analytics), ...serviceErrors },
+  },
+
+  // operator/report-routes.ts
+  {
+    method: "get", path: "/pipeline/reports/weekly", operationId: "weeklyReports", tags: ["reports"], security: SERVICE_ROLE,
+    summary: "The weekly report of the week holding `week`, for every active dimension or the one named: figures, Markdown and chart (PNG, base64)",
+    query: WeeklyReportQuery,
+    responses: { 200: ok("The reports", "WeeklyReportList", "a week with no active dimension", examples.weeklyReports), ...serviceErrors, 404: noDimension },
+  },
+
+  // adapt/routes.ts
+  {
+    method: "post", path: "/pipeline/adapt", operationId: "adapt", tags: ["adapt"], security: SERVICE_ROLE,
+    summary: "Decide now for one dimension or every active one; a dry run records nothing (docs/adaptive.md)",
+    body: { required: false, ...bodyOf("AdaptBody", "a dry run for one dimension", examples.adaptDryRun) },
+    responses: { 200: ok("Each dimension's decisions", "AdaptAnswer", "one move proposed", examples.adaptAnswer), ...serviceBodyErrors, 404: noDimension },
+  },
+  {
+    method: "get", path: "/pipeline/adaptations", operationId: "listAdaptations", tags: ["adapt"], security: SERVICE_ROLE,
+    summary: "The recorded moves, newest first", query: AdaptationsQuery,
+    responses: { 200: ok("The moves", "AdaptationList", "one move", { adaptations: [examples.adaptation] }), ...serviceErrors },
+  },
+  {
+    method: "post", path: "/pipeline/adaptations/{id}/revert", operationId: "revertAdaptation", tags: ["adapt"], security: SERVICE_ROLE,
+    summary: "Put the value before a move in force again",
+    params: { id: uuidParam("adaptation") },
+    responses: {
+      200: ok("The move, reverted", "Adaptation", "reverted", { ...examples.adaptation, reverted_at: "2026-12-02T08:00:00.000Z" }),
+      ...serviceBodyErrors,
+      404: errors.notFound("adaptation", { error: `no adaptation ${examples.adaptation.id}` }),
+      409: errors.conflict("A later move of the same parameter hides it", { error: "a later move of hook_threshold hides this one" }),
+    },
+  },
+  ...(["pin", "unpin"] as const).map((action): RouteDoc => ({
+    method: "post", path: `/pipeline/adapt/${action}`, operationId: `${action}AdaptParameter`, tags: ["adapt"], security: SERVICE_ROLE,
+    summary: action === "pin" ? "The parameter never moves" : "The parameter may move again",
+    body: { required: true, ...bodyOf("AdaptPinBody", "the hook threshold", examples.pin) },
+    responses: {
+      200: ok("The dimension's pinned parameters afterwards", "AdaptPins", "pinned", action === "pin" ? examples.pins : { ...examples.pins, pinned: [] }),
+      ...serviceBodyErrors,
+      404: noDimension,
+    },
+  })),
+];
