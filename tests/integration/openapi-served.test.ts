@@ -2,7 +2,8 @@
  * The OpenAPI document against real answers: the pipeline app served in-process over real HTTP
  * with the real Postgres behind it (and the worker-callback app on the same database), the
  * document fetched from GET /pipeline/openapi.json, and what a few routes answer (successes and
- * errors) validated with Ajv against the schema the document gives that route and status.
+ * errors) validated with Ajv against the schema the document gives that route and status. The
+ * real Deno edge host serves the same document.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -18,6 +19,7 @@ import { createLogger } from "../../shared/logging/logger.ts";
 import { generateWebhookSecret, signWebhook } from "../../shared/webhooks/standard-webhooks.ts";
 import * as db from "../../stack/db.ts";
 import { loadOrCreateSecrets, localStackEnv } from "../../stack/stack-env.ts";
+import { type EdgeHostProcess, startEdgeHost } from "../fixtures/edge-host-process.ts";
 import { type PipelineServer, servePipeline } from "../fixtures/pipeline-server.ts";
 
 type Media = { schema: { $ref: string } };
@@ -81,6 +83,27 @@ const call = (method: string, path: string, body?: unknown, auth = true) =>
     headers: { ...(auth && { authorization: `Bearer ${key}` }), ...(body !== undefined && { "content-type": "application/json" }) },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   });
+
+describe("the document under Deno", () => {
+  let edgeHost: EdgeHostProcess | undefined;
+  afterAll(async () => {
+    await edgeHost?.stop();
+  }, 60_000);
+
+  test("the edge host serves the same document, under its own FUNCTIONS_URL, with an ETag", async () => {
+    // FUNCTIONS_URL left to the fixture: the edge host's own address, which the document must name.
+    const { FUNCTIONS_URL: _configured, ...env } = localStackEnv();
+    edgeHost = await startEdgeHost({ ...env, LOG_LEVEL: "warn" });
+    const response = await fetch(`${edgeHost.functionsUrl}/pipeline/openapi.json`);
+    expect(response.status).toBe(200);
+    const etag = response.headers.get("etag");
+    expect(etag).toMatch(/^"[0-9a-f]{32}"$/);
+    const served = (await response.json()) as Document;
+    expect(served.servers[0]!.url).toBe(edgeHost.functionsUrl);
+    expect({ ...served, servers: [] }).toEqual({ ...document, servers: [] });
+    expect((await fetch(`${edgeHost.functionsUrl}/pipeline/openapi.json`, { headers: { "if-none-match": etag! } })).status).toBe(304);
+  }, 120_000);
+});
 
 describe("answers over HTTP match the document", () => {
   test("the document names this server", () => {

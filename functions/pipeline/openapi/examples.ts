@@ -183,7 +183,7 @@ export const errorExamples = {
   dimensionNotFound: { error: `no dimension ${DIMENSION}` },
   accountNotFound: { error: `no account ${ACCOUNT_ID}` },
   deadLetterNotFound: { error: "no dead letter 12" },
-  wrongState: { error: "dead letter 12 was already retried" },
+  wrongState: { error: "dead letter 12 was already retried as message 377" },
   tooLarge: { error: "the body is larger than this endpoint accepts" },
   internal: { error: "internal error", error_id: "6f0e2d4c-1b3a-4c5d-9e8f-7a6b5c4d3e2f" },
   environment: { error: "this database belongs to the staging environment, not prod" },

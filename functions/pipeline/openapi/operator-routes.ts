@@ -29,7 +29,7 @@ export const operatorRoutes: RouteDoc[] = [
     summary: "Create a dimension from a whole configuration (mdame.create_dimension)",
     description: "Every bad field is reported at once (400) before anything is written.",
     body: { required: true, ...bodyOf("DimensionConfig", "the fields without a default", dimensionConfig) },
-    responses: { 201: ok("Created", "Dimension", "created", dimension), ...serviceBodyErrors, 409: errors.conflict("The id is taken", { error: "dimension tech-explained already exists" }) },
+    responses: { 201: ok("Created", "Dimension", "created", dimension), ...serviceBodyErrors, 409: errors.conflict("The id is taken", { error: "dimension tech-explained already exists (change it with `mdame dimension set`)" }) },
   },
   {
     method: "get", path: "/pipeline/dimensions/{id}", operationId: "getDimension", tags: ["dimensions"], security: SERVICE_ROLE,
@@ -143,7 +143,7 @@ export const operatorRoutes: RouteDoc[] = [
       200: ok("The move, reverted", "Adaptation", "reverted", { ...examples.adaptation, reverted_at: "2026-12-02T08:00:00.000Z" }),
       ...serviceBodyErrors,
       404: errors.notFound("adaptation", { error: `no adaptation ${examples.adaptation.id}` }),
-      409: errors.conflict("A later move of the same parameter hides it", { error: "a later move of hook_threshold hides this one" }),
+      409: errors.conflict("A later move of the same parameter is in force", { error: `adaptation ${examples.adaptation.id} is not the one in force for hook_threshold of tech-explained: revert 0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e first` }),
     },
   },
   ...(["pin", "unpin"] as const).map((action): RouteDoc => ({

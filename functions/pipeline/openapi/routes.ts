@@ -59,13 +59,13 @@ const pipelineRoutes: RouteDoc[] = [
   {
     method: "post", path: "/pipeline/runs/{id}/abort", operationId: "abortRun", tags: ["runs"], security: SERVICE_ROLE,
     summary: "Roll a run back and delete the assets it released (mdame.abort_run)",
+    description: "A run already finished is answered as it stands: nothing cancelled, nothing released.",
     params: { id: param(RunId, "The run's id") },
     body: { required: false, ...bodyOf("AbortRunBody", "with a reason", examples.abortBody) },
     responses: {
       200: ok("The run afterwards; released assets storage refused to delete are listed", "AbortedRun", "aborted", examples.aborted),
       ...serviceBodyErrors,
       404: errors.notFound("run", errorExamples.runNotFound),
-      409: errors.conflict("The run is already finished", { error: `run ${examples.triggered.run_id} is completed` }),
     },
   },
   {
