@@ -164,7 +164,7 @@ describe("the document's examples", () => {
 describe("the document", () => {
   test("is valid OpenAPI 3.1", async () => {
     const validator = new Validator();
-    const result = await validator.validate(structuredClone(document) as unknown as object);
+    const result = await validator.validate(structuredClone(document) as unknown as Record<string, unknown>);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe("3.1");
