@@ -97,7 +97,7 @@ function jsonSchemaOptions(io: Io): z.core.ToJSONSchemaParams {
   };
 }
 
-/** A schema on its own, every reference inlined: what a validator is given for one body. */
+/** A schema on its own, every reference inlined (parameters, and comparing the two sides of a component). */
 export function toJsonSchema(schema: z.ZodType, io: Io): JsonSchema {
   const json = z.toJSONSchema(schema, jsonSchemaOptions(io)) as JsonSchema;
   delete json.$schema;
@@ -156,11 +156,6 @@ function buildComponents(components: Record<string, z.ZodType>, used: { input: S
   };
 }
 
-function parameterSchema(schema: z.ZodType): { schema: JsonSchema; required: boolean } {
-  const json = toJsonSchema(schema, "input");
-  return { schema: json, required: !schema.safeParse(undefined).success };
-}
-
 function queryParameters(query: z.ZodObject) {
   const json = toJsonSchema(query, "input") as { properties?: Record<string, JsonSchema>; required?: string[] };
   return Object.entries(json.properties ?? {}).map(([name, schema]) => ({
@@ -190,9 +185,9 @@ export function buildOpenApiDocument(api: ApiDoc): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of api.routes) {
     const parameters = [
-      ...Object.entries(route.params ?? {}).map(([name, p]) => ({ name, in: "path", required: true, description: p.description, schema: parameterSchema(p.schema).schema })),
+      ...Object.entries(route.params ?? {}).map(([name, p]) => ({ name, in: "path", required: true, description: p.description, schema: toJsonSchema(p.schema, "input") })),
       ...(route.query ? queryParameters(route.query) : []),
-      ...Object.entries(route.headers ?? {}).map(([name, h]) => ({ name, in: "header", required: h.required, description: h.description, schema: parameterSchema(h.schema).schema })),
+      ...Object.entries(route.headers ?? {}).map(([name, h]) => ({ name, in: "header", required: h.required, description: h.description, schema: toJsonSchema(h.schema, "input") })),
     ];
     const responses = Object.fromEntries(Object.entries(route.responses).map(([status, response]) => [status, {
       description: response.description,

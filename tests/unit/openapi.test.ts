@@ -9,14 +9,14 @@ import { describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import type { z } from "zod";
+import { z } from "zod";
 import { createPipelineApp } from "../../functions/pipeline/app.ts";
 import type { PipelineDeps } from "../../functions/pipeline/deps.ts";
 import { components } from "../../functions/pipeline/openapi/components.ts";
 import { openApiDocument } from "../../functions/pipeline/openapi/document.ts";
 import { routeDocs } from "../../functions/pipeline/openapi/routes.ts";
 import { createWorkerCallbackApp } from "../../functions/worker-callback/app.ts";
-import type { RouteDoc } from "../../shared/http/openapi.ts";
+import { buildOpenApiDocument, type RouteDoc } from "../../shared/http/openapi.ts";
 import { createLogger } from "../../shared/logging/logger.ts";
 
 const KEY = "service-role-key-for-tests";
@@ -210,5 +210,41 @@ describe("GET /pipeline/openapi.json", () => {
     const response = await pipeline.request("http://edge.test/pipeline/openapi.json", { method: "POST" });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("GET, HEAD");
+  });
+});
+
+describe("the builder (shared/http/openapi.ts)", () => {
+  const Item = z.object({
+    count: z.number().int().default(1),
+    at: z.date(),
+    tag: z.string().max(5).transform((t) => t.toLowerCase()),
+  }).strict();
+  const Wrapped = z.object({ item: Item }).strict();
+  const route: RouteDoc = {
+    method: "post", path: "/f/items", operationId: "addItem", summary: "add", tags: [], security: null,
+    body: { required: true, component: "Item", examples: { one: { summary: "one", value: {} } } },
+    responses: { 200: { description: "added", body: { component: "Wrapped", examples: { one: { summary: "one", value: {} } } } } },
+  };
+  const build = (routes: RouteDoc[]) =>
+    buildOpenApiDocument({ info: { title: "t", version: "1", description: "d" }, servers: [], tags: [], securitySchemes: {}, components: { Item, Wrapped }, routes }) as unknown as Document;
+
+  test("a component sent and accepted in different forms is written twice; answers refer to the sent form", () => {
+    const doc = build([route]);
+    const schemas = doc.components.schemas as Record<string, { required?: string[]; properties: Record<string, unknown> }>;
+    expect(Object.keys(schemas)).toEqual(["Item", "ItemInput", "Wrapped"]);
+    expect(schemas.Item!.required).toEqual(["count", "at", "tag"]);
+    expect(schemas.ItemInput!.required).toEqual(["at", "tag"]);
+    expect(schemas.Wrapped!.properties.item).toEqual({ $ref: "#/components/schemas/Item" });
+    expect(doc.paths["/f/items"]!.post!.requestBody!.content["application/json"]!.schema).toEqual({ $ref: "#/components/schemas/ItemInput" });
+    // JSON has no Date: a date is its ISO text. A transform's output is described by what it accepts.
+    expect(schemas.Item!.properties.at).toEqual({ type: "string", format: "date-time" });
+    expect(schemas.Item!.properties.tag).toEqual({ type: "string", maxLength: 5 });
+  });
+
+  test("a component only accepted keeps its name; one a route names but the document lacks is refused", () => {
+    const acceptOnly = build([{ ...route, responses: { 204: { description: "added" } } }]);
+    expect(Object.keys(acceptOnly.components.schemas)).toEqual(["Item"]);
+    expect(() => build([{ ...route, body: { ...route.body!, component: "Missing" } }])).toThrow("POST /f/items names the component Missing");
+    expect(() => build([route, route])).toThrow("POST /f/items is described twice");
   });
 });
