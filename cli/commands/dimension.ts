@@ -1,5 +1,7 @@
-/** `mdame dimension list|show|add|set|pause|resume`: a dimension's configuration through the API. */
+/** `mdame dimension list|show|add|set|pause|resume|schema`: a dimension's configuration through the API, and its file's JSON Schema. */
+import { writeFileSync } from "node:fs";
 import { type Dimension, DimensionConfig, DimensionPatch, describeIssues } from "../../shared/contracts/dimension.ts";
+import { dimensionJsonSchemaText } from "../../shared/contracts/dimension-schema.ts";
 import { type DimensionPublishing, runStart } from "../../shared/contracts/publishing.ts";
 import type { ApiClient } from "../api-client.ts";
 import { readConfigFile } from "../config-file.ts";
@@ -117,5 +119,21 @@ export async function dimensionActiveCommand(command: { id: string; json: boolea
   const dimension = await api.setDimensionActive(command.id, active);
   if (command.json) printJson(ctx.out, dimension);
   else printLine(ctx.out, `dimension ${dimension.id} ${active ? "resumed: new runs pick it" : "paused: new runs leave it out"}`);
+  return EXIT.ok;
+}
+
+/** Prints the JSON Schema of a configuration file, or writes it to `--out`. */
+export function dimensionSchemaCommand(command: { out: string | null }, ctx: CommandContext): number {
+  const text = dimensionJsonSchemaText();
+  if (command.out === null) {
+    ctx.out.write(text);
+    return EXIT.ok;
+  }
+  try {
+    writeFileSync(command.out, text);
+  } catch (error) {
+    throw new CliError(`cannot write ${command.out}: ${(error as Error).message}`, EXIT.usage);
+  }
+  printLine(ctx.out, `wrote the dimension configuration schema to ${command.out}`);
   return EXIT.ok;
 }
