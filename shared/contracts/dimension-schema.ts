@@ -22,7 +22,17 @@ type JsonObject = Record<string, unknown>;
 
 /** The JSON Schema (draft 2020-12) of a dimension configuration file. */
 export function dimensionJsonSchema(): JsonObject {
-  const generated = z.toJSONSchema(DimensionConfig, { target: "draft-2020-12", io: "input", unrepresentable: "throw" }) as JsonObject;
+  const generated = z.toJSONSchema(DimensionConfig, {
+    target: "draft-2020-12",
+    io: "input",
+    unrepresentable: "throw",
+    // Zod leaves out the default of a field that transforms (a time zone, a language tag, a section
+    // holding one); each of ours is already in the form the field takes, so editors are shown it too.
+    override: ({ zodSchema, jsonSchema }) => {
+      const def = zodSchema._zod.def as { type: string; defaultValue?: unknown };
+      if (def.type === "default" && jsonSchema.default === undefined) jsonSchema.default = JSON.parse(JSON.stringify(def.defaultValue));
+    },
+  }) as JsonObject;
   const { $schema, ...rest } = generated;
   const properties = rest.properties as JsonObject;
   return {
