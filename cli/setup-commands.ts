@@ -49,7 +49,7 @@ export const DIMENSION_SPECS: CommandSpec[] = [
     words: ["dimension", "show"],
     positionals: [DIMENSION_ID],
     flags: [JSON_FLAG],
-    summary: "show a dimension's configuration",
+    summary: "show a dimension's configuration: every setting, sections indented",
     details: "With --json, the whole dimension; its configuration fields can be saved to a file for `dimension set --file`.",
   },
   {
