@@ -2,7 +2,8 @@
  * `npm run clean`: a clone's local state gone, so deleting the clone leaves nothing behind.
  *
  *   npm run clean                                  stops this clone's stack and cluster, removes its
- *                                                  cluster (wherever it lives) and `.local/`
+ *                                                  cluster (wherever it lives: under the clone, outside
+ *                                                  it, or where MDAME_PGDATA says) and `.local/`
  *   npm run clean -- --orphans                     lists the clusters under /var/lib/postgresql/mdame
  *                                                  whose clone no longer exists (nothing removed)
  *   npm run clean -- --orphans --yes               removes them

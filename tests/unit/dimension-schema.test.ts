@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import Ajv2020 from "ajv/dist/2020.js";
 import { readConfigFile } from "../../cli/config-file.ts";
+import { parseArgs } from "../../cli/args.ts";
 import { main } from "../../cli/main.ts";
 import { EXIT } from "../../cli/errors.ts";
 import { DimensionConfig, describeIssues } from "../../shared/contracts/dimension.ts";
@@ -140,6 +141,13 @@ describe("the dimension JSON Schema", () => {
       for (const text of zodSays) expect(issues).toContain(text);
     });
   }
+
+  test("`mdame dimension schema` takes only --out", () => {
+    expect(parseArgs(["dimension", "schema"])).toEqual({ name: "dimension schema", out: null });
+    expect(parseArgs(["dimension", "schema", "--out", "d.json"])).toEqual({ name: "dimension schema", out: "d.json" });
+    expect(() => parseArgs(["dimension", "schema", "--json"])).toThrow("unknown flag: --json");
+    expect(() => parseArgs(["dimension", "schema", "extra"])).toThrow("takes no argument");
+  });
 
   test("`mdame dimension schema` prints it, `--out` writes it, and no API is needed", async () => {
     const out: string[] = [];
