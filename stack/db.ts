@@ -154,8 +154,12 @@ function chownToPgUser(path: string): void {
   chownSync(path, uid, gid);
 }
 
-/** A cluster kept outside the clone names its clone, so `npm run clean -- --orphans` can tell when the clone is gone. */
-function markOutsideCluster(log: (line: string) => void): void {
+/**
+ * A cluster kept outside the clone names its clone, so `npm run clean -- --orphans` can tell when
+ * the clone is gone. At init and at every start (pg_ctl's or the supervisor's), so a cluster made
+ * before markers existed gets one the next time its clone runs.
+ */
+export function markOutsideCluster(log: (line: string) => void = console.log): void {
   if (CLUSTER_LOCATION.place !== "outside" || !isInitialised()) return;
   if (writeProjectMarker(paths.pgData, paths.root, RUNNING_AS_ROOT ? pgUserIds() : undefined)) {
     log(`db: ${paths.pgData} is marked as ${paths.root}'s cluster (npm run clean removes it with the clone's data)`);
