@@ -76,7 +76,7 @@ export function chooseClusterLocation(inputs: LocationInputs): ClusterLocation {
   if (existsSync(join(inClone, "PG_VERSION"))) return { dataDir: inClone, place: "clone", reason: "the clone's cluster exists" };
   const outside = outsideDataDir(inputs.projectHash, inputs.outsideRoot);
   if (existsSync(outside)) {
-    return { dataDir: outside, place: "outside", reason: "the clone's cluster was made outside it before clusters lived in clones (npm run clean removes it)" };
+    return { dataDir: outside, place: "outside", reason: "the clone's cluster exists outside it, where it was made (npm run clean removes it)" };
   }
   const entry = nearestExisting(dirname(inClone));
   if (inputs.pgUserCanEnter(entry)) return { dataDir: inClone, place: "clone", reason: "the postgres OS user can enter the clone" };
