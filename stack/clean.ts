@@ -15,7 +15,7 @@
  * nor an unmarked one whose hash is that of a worktree of this repository.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, lstatSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { cloneDataDir, OUTSIDE_CLUSTERS_ROOT, outsideDataDir, projectHash, readProjectMarker } from "./cluster-location.ts";
@@ -141,6 +141,8 @@ export interface OutsideCluster {
   /** The clone it belongs to: its marker's, or the worktree of this repository with its hash. */
   owner: string | null;
   ownerFrom: "marker" | "worktree" | null;
+  /** When its server last wrote its control file (every checkpoint and shutdown): ISO date, or null. */
+  lastUsed: string | null;
   /**
    * in-use: its clone exists; running: a postmaster serves it; orphan: its marker names a clone
    * that is gone; unmarked: no marker and no known clone.
@@ -170,7 +172,13 @@ export function surveyOutsideClusters(root: string, knownClones: ReadonlyMap<str
     if (postmasterOn(dir) !== null) state = "running";
     else if (owner !== null && cloneExists(owner)) state = "in-use";
     else state = marker ? "orphan" : "unmarked";
-    clusters.push({ dir, bytes: diskBytes(dir) + diskBytes(`${dir}-vault-getkey`), owner, ownerFrom, state });
+    let lastUsed: string | null = null;
+    try {
+      lastUsed = `${statSync(join(dir, "global", "pg_control")).mtime.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+    } catch {
+      // Not a whole cluster: its use is unknown.
+    }
+    clusters.push({ dir, bytes: diskBytes(dir) + diskBytes(`${dir}-vault-getkey`), owner, ownerFrom, lastUsed, state });
   }
   return clusters;
 }
@@ -188,7 +196,7 @@ export function describeSurvey(clusters: OutsideCluster[], includeUnmarked: bool
     const action = c.state === "orphan" || (c.state === "unmarked" && includeUnmarked)
       ? (apply ? "removed" : "would be removed")
       : c.state === "unmarked" ? "kept (--include-unmarked removes it)" : c.state === "running" ? "kept: a server runs on it" : "kept: its clone exists";
-    return `${c.dir}  ${formatBytes(c.bytes).padStart(8)}  ${c.state.padEnd(8)}  ${owner}: ${action}`;
+    return `${c.dir}  ${formatBytes(c.bytes).padStart(8)}  last used ${c.lastUsed ?? "(unknown)           "}  ${c.state.padEnd(8)}  ${owner}: ${action}`;
   });
   const chosen = clustersToRemove(clusters, includeUnmarked);
   const total = formatBytes(chosen.reduce((sum, c) => sum + c.bytes, 0));

@@ -4,7 +4,7 @@
  * removing only what it is asked to.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -25,6 +25,9 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 /** A stopped cluster's directory: PG_VERSION and some data. */
 function fakeCluster(path: string, bytes = 4096): string {
   mkdirSync(join(path, "base"), { recursive: true });
+  mkdirSync(join(path, "global"));
+  writeFileSync(join(path, "global", "pg_control"), Buffer.alloc(8192));
+  utimesSync(join(path, "global", "pg_control"), new Date("2026-11-20T10:30:00Z"), new Date("2026-11-20T10:30:00Z"));
   writeFileSync(join(path, "PG_VERSION"), "15\n");
   writeFileSync(join(path, "base", "1"), Buffer.alloc(bytes));
   return path;
@@ -109,6 +112,7 @@ describe("clusters outside the clones (--orphans)", () => {
     expect(lines.find((line) => line.startsWith(l.orphan))).toContain("would be removed");
     expect(lines.find((line) => line.startsWith(l.orphan))).toContain(formatBytes(survey[1]!.bytes));
     expect(lines.find((line) => line.startsWith(l.unmarked))).toContain("kept (--include-unmarked removes it)");
+    expect(lines.find((line) => line.startsWith(l.unmarked))).toContain("last used 2026-11-20 10:30");
     expect(lines.find((line) => line.startsWith(l.inUse))).toContain("kept: its clone exists");
     expect(lines.at(-1)).toContain("run again with --yes");
     expect(existsSync(l.orphan)).toBe(true);
