@@ -81,6 +81,7 @@ export type Command =
   | { name: "dimension list"; json: boolean }
   | { name: "dimension show"; id: string; json: boolean }
   | { name: "dimension add"; file: string; json: boolean }
+  | { name: "dimension schema"; out: string | null }
   | {
     name: "dimension set";
     id: string;
@@ -253,6 +254,8 @@ export function parseArgs(argv: string[]): Command {
       if (file === null) throw new UsageError("dimension add needs --file <config>", command);
       return { name: "dimension add", file, json };
     }
+    case "dimension schema":
+      return { name: "dimension schema", out: text("out") };
     case "dimension set": {
       const fields: Record<string, string | number> = {};
       for (const f of DIMENSION_FIELD_FLAGS) if (flags.has(f.flag)) fields[f.field] = flags.get(f.flag) as string | number;

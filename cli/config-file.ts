@@ -19,12 +19,26 @@ export function readConfigFile(path: string): unknown {
     throw new CliError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}`, EXIT.usage);
   }
   const yaml = [".yaml", ".yml"].includes(extname(path).toLowerCase());
+  let value: unknown;
   try {
-    if (!yaml) return JSON.parse(text);
-    const parser = (globalThis as { Bun?: { YAML?: YamlParser } }).Bun?.YAML;
-    if (!parser) throw new Error("YAML needs the Bun runtime (mdame runs on Bun); use a JSON file instead");
-    return parser.parse(text);
+    if (!yaml) value = JSON.parse(text);
+    else {
+      const parser = (globalThis as { Bun?: { YAML?: YamlParser } }).Bun?.YAML;
+      if (!parser) throw new Error("YAML needs the Bun runtime (mdame runs on Bun); use a JSON file instead");
+      value = parser.parse(text);
+    }
   } catch (error) {
     throw new CliError(`${path} is not valid ${yaml ? "YAML" : "JSON"}: ${(error as Error).message}`, EXIT.usage);
   }
+  return withoutSchemaKey(value);
+}
+
+/**
+ * A file's top-level `$schema` (the JSON Schema an editor checks it with, docs/dimension.schema.json)
+ * is for the editor, not a setting: it is dropped before the contract sees the file.
+ */
+export function withoutSchemaKey(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value) || !Object.hasOwn(value, "$schema")) return value;
+  const { $schema: _schema, ...rest } = value as Record<string, unknown>;
+  return rest;
 }

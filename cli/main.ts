@@ -11,6 +11,7 @@ import {
   dimensionActiveCommand,
   dimensionAddCommand,
   dimensionListCommand,
+  dimensionSchemaCommand,
   dimensionSetCommand,
   dimensionShowCommand,
 } from "./commands/dimension.ts";
@@ -54,6 +55,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     }
     // Doctor reads the whole configuration itself, and must run when FUNCTIONS_URL is missing.
     if (command.name === "doctor") return await doctorCommand(command, { out: io.out, env: io.env, stackEnvFile: io.stackEnvFile ?? paths.stackEnv });
+    // The schema comes from the contract alone: no API needed.
+    if (command.name === "dimension schema") return dimensionSchemaCommand(command, ctx);
     const config = resolveApiConfig(io.env, io.stackEnvFile ?? paths.stackEnv);
     const api: ApiClient = createApiClient(config, io.fetch);
     try {

@@ -49,7 +49,7 @@ export const DIMENSION_SPECS: CommandSpec[] = [
     words: ["dimension", "show"],
     positionals: [DIMENSION_ID],
     flags: [JSON_FLAG],
-    summary: "show a dimension's configuration",
+    summary: "show a dimension's configuration: every setting, sections indented",
     details: "With --json, the whole dimension; its configuration fields can be saved to a file for `dimension set --file`.",
   },
   {
@@ -57,9 +57,17 @@ export const DIMENSION_SPECS: CommandSpec[] = [
     positionals: [],
     flags: [{ name: "file", kind: "string", value: "<config>", description: "the configuration: a JSON file, or YAML (.yaml/.yml)" }, JSON_FLAG],
     summary: "add a dimension from a configuration file",
-    details: "Fields: id, display_name, language, tts_voice, tts_rate (+0%), trend_geo, style {palette, motion, caption_font}, " +
-      "safety_profile {blocked_terms}, daily_limit (1), narration_min_words (95), narration_max_words (150). Every bad field is " +
+    details: "Required: id, display_name, language, tts_voice, trend_geo, style {palette, motion}; every other field has a default " +
+      "(docs/channel-setup.md lists them; `mdame dimension schema` prints the JSON Schema editors check files with). Every bad field is " +
       "named, and nothing is stored unless all are right. An id already taken exits 5.",
+  },
+  {
+    words: ["dimension", "schema"],
+    positionals: [],
+    flags: [{ name: "out", kind: "string", value: "<file>", description: "write it to this file instead of printing it" }],
+    summary: "print the JSON Schema of a dimension configuration file, for editors",
+    details: "Generated from the contract the CLI and the API check (JSON Schema draft 2020-12). docs/dimension.schema.json is a copy; " +
+      "docs/channel-setup.md shows how to point an editor at it.",
   },
   {
     words: ["dimension", "set"],

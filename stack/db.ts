@@ -12,7 +12,8 @@ import { tmpdir, userInfo } from "node:os";
 import { dirname, join, relative } from "node:path";
 import process from "node:process";
 import { ENGINE_DB_ROLE, LOCAL_DB_URL, LOCAL_STACK, localEngineDbUrl } from "../shared/config/local-stack.ts";
-import { paths, PG_OS_USER, RUNNING_AS_ROOT } from "./paths.ts";
+import { CLUSTER_LOCATION, paths, PG_OS_USER, RUNNING_AS_ROOT } from "./paths.ts";
+import { writeProjectMarker } from "./cluster-location.ts";
 import { reserveStackPorts, stackPorts, waitForPort } from "./ports.ts";
 import { DROP_PGMQ_COMPAT, engineLoginSql, PGTAP_SQL, PLATFORM_SQL, TERMINATE_SESSIONS } from "./platform-sql.ts";
 import { loadOrCreateSecrets, localStackEnv } from "./stack-env.ts";
@@ -140,12 +141,29 @@ function tail(file: string, lines = 30): string {
   }
 }
 
-function chownToPgUser(path: string): void {
-  if (!RUNNING_AS_ROOT) return;
+function pgUserIds(): { uid: number; gid: number } {
   const uid = Number(spawnSync("id", ["-u", PG_OS_USER], { encoding: "utf8" }).stdout?.trim() || NaN);
   const gid = Number(spawnSync("id", ["-g", PG_OS_USER], { encoding: "utf8" }).stdout?.trim() || NaN);
   if (!Number.isInteger(uid) || !Number.isInteger(gid) || uid <= 0) throw new Error(`OS user ${PG_OS_USER} not found (install postgresql-15)`);
+  return { uid, gid };
+}
+
+function chownToPgUser(path: string): void {
+  if (!RUNNING_AS_ROOT) return;
+  const { uid, gid } = pgUserIds();
   chownSync(path, uid, gid);
+}
+
+/**
+ * A cluster kept outside the clone names its clone, so `npm run clean -- --orphans` can tell when
+ * the clone is gone. At init and at every start (pg_ctl's or the supervisor's), so a cluster made
+ * before markers existed gets one the next time its clone runs.
+ */
+export function markOutsideCluster(log: (line: string) => void = console.log): void {
+  if (CLUSTER_LOCATION.place !== "outside" || !isInitialised()) return;
+  if (writeProjectMarker(paths.pgData, paths.root, RUNNING_AS_ROOT ? pgUserIds() : undefined)) {
+    log(`db: ${paths.pgData} is marked as ${paths.root}'s cluster (npm run clean removes it with the clone's data)`);
+  }
 }
 
 /** Settings appended to postgresql.conf at init (later lines win over initdb's defaults). */
@@ -177,12 +195,17 @@ export async function init(log: (line: string) => void = console.log): Promise<v
   if (existsSync(dataDir) && readdirSync(dataDir).length > 0) {
     throw new Error(`${dataDir} exists, is not empty and holds no cluster; remove it or set MDAME_PGDATA`);
   }
-  log(`initdb: creating cluster in ${dataDir}${RUNNING_AS_ROOT ? ` (as OS user ${PG_OS_USER})` : ""}`);
+  log(`initdb: creating cluster in ${dataDir}${RUNNING_AS_ROOT ? ` (as OS user ${PG_OS_USER}; ${CLUSTER_LOCATION.reason})` : ""}`);
+  if (CLUSTER_LOCATION.place === "clone") {
+    // Folders above the data directory stay open to the server's OS user (a recursive mkdir would make them 0700).
+    mkdirSync(paths.local, { recursive: true, mode: 0o755 });
+    mkdirSync(dirname(dataDir), { recursive: true, mode: 0o755 });
+  }
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (RUNNING_AS_ROOT) {
-    // The directory holding the clusters must belong to the postgres user as well.
+    // The directory holding the cluster (`.local/db`, or the one of the clusters outside) belongs to the postgres user as well.
     const parent = dirname(dataDir);
-    if (parent.startsWith("/var/lib/postgresql/")) chownToPgUser(parent);
+    if (parent.startsWith("/var/lib/postgresql/") || CLUSTER_LOCATION.place === "clone") chownToPgUser(parent);
     chownToPgUser(dataDir);
   }
   // The password file sits in a fresh private temp dir that the server's OS user can read.
@@ -201,6 +224,7 @@ export async function init(log: (line: string) => void = console.log): Promise<v
     rmSync(pwDir, { recursive: true, force: true });
   }
   appendFileSync(join(dataDir, "postgresql.conf"), serverSettings());
+  markOutsideCluster(log);
 }
 
 /**
@@ -263,6 +287,7 @@ export function reapOrphanedServerProcesses(log: (line: string) => void = consol
  */
 export async function start(log: (line: string) => void = console.log): Promise<void> {
   if (!isInitialised()) throw new Error(`no cluster in ${paths.pgData}; run: bun stack/db.ts init`);
+  markOutsideCluster(log);
   if (isRunning()) {
     const port = runningPort();
     if (port !== null && port !== LOCAL_STACK.dbPort) {
@@ -420,6 +445,7 @@ export async function storeWakeSecrets(log: (line: string) => void = console.log
 async function printStatus(): Promise<void> {
   const pid = runningPostmasterPid();
   console.log(`data directory: ${paths.pgData}${isInitialised() ? "" : " (not initialised)"}`);
+  console.log(`location:       ${CLUSTER_LOCATION.place}: ${CLUSTER_LOCATION.reason}`);
   console.log(`server:         ${pid ? `running (pid ${pid})` : "stopped"}`);
   console.log(`admin url:      ${LOCAL_DB_URL}`);
   console.log(`engine url:     ${localEngineDbUrl("*****")} (password in .local/secrets.json)`);

@@ -1,12 +1,14 @@
 /**
  * Where the local stack keeps its state (DESIGN.md, "Local stack").
  *
- * Everything lives under `.local/` in the project, except the Postgres data directory when running
- * as root: initdb refuses root, so the cluster runs as the `postgres` OS user, and that user may not
- * be able to enter the project (a clone under /root, say). Its data then lives in a directory the
- * `postgres` user owns, keyed by a short hash of the project path so two clones never share one.
+ * Everything lives under `.local/` in the project, the Postgres cluster included, so deleting a
+ * clone leaves nothing behind. The one exception: as root the cluster runs as the `postgres` OS
+ * user (initdb refuses root), and when that user cannot enter the project (a clone under /root,
+ * say) its data lives in a directory the `postgres` user owns, keyed by a short hash of the project
+ * path so two clones never share one, with a marker naming the clone (stack/cluster-location.ts;
+ * `npm run clean` removes it).
  */
-import { createHash } from "node:crypto";
+import { chooseClusterLocation, postgresUserCanEnter, projectHash } from "./cluster-location.ts";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -23,14 +25,21 @@ export const PG_OS_USER = "postgres";
 const LOCAL_DIR = join(PROJECT_ROOT, ".local");
 
 /** A short, stable name for this clone, used to keep clusters of different clones apart. */
-export const PROJECT_HASH = createHash("sha256").update(PROJECT_ROOT).digest("hex").slice(0, 12);
+export const PROJECT_HASH = projectHash(PROJECT_ROOT);
 
-function defaultPgData(): string {
-  if (RUNNING_AS_ROOT) return join("/var/lib/postgresql/mdame", PROJECT_HASH);
-  return join(LOCAL_DIR, "db", "data");
-}
+/** Where this clone's cluster lives, and why there. */
+export const CLUSTER_LOCATION = chooseClusterLocation({
+  localDir: LOCAL_DIR,
+  projectHash: PROJECT_HASH,
+  asRoot: RUNNING_AS_ROOT,
+  pgDataFromEnv: process.env.MDAME_PGDATA ? resolve(process.env.MDAME_PGDATA) : undefined,
+  pgUserCanEnter: (dir) => postgresUserCanEnter(dir, PG_OS_USER),
+});
 
-const pgData = process.env.MDAME_PGDATA ? resolve(process.env.MDAME_PGDATA) : defaultPgData();
+const pgData = CLUSTER_LOCATION.dataDir;
+
+/** A Unix socket path is limited to 107 bytes: one that would not fit goes to /tmp (the port keeps clusters apart). */
+const socketFits = (dir: string) => Buffer.byteLength(join(dir, ".s.PGSQL.65535.lock")) <= 107;
 
 export const paths = {
   root: PROJECT_ROOT,
@@ -49,10 +58,10 @@ export const paths = {
   supervisorLog: join(LOCAL_DIR, "logs", "supervisor.log"),
   pgData,
   /**
-   * Unix socket directory: never inside the project (socket paths are limited to ~100 bytes and
-   * the project may sit where the `postgres` user cannot enter).
+   * Unix socket directory: the data directory when the cluster runs as `postgres` or MDAME_PGDATA
+   * places it (socket paths are limited to ~100 bytes, so a deep one falls back to /tmp), else /tmp.
    */
-  pgSocketDir: RUNNING_AS_ROOT || process.env.MDAME_PGDATA ? pgData : "/tmp",
+  pgSocketDir: (RUNNING_AS_ROOT || process.env.MDAME_PGDATA) && socketFits(pgData) ? pgData : "/tmp",
   /** Server log when the cluster is started by pg_ctl (the supervisor logs to `.local/logs/db.log`). */
   pgServerLog: join(pgData, "server.log"),
 } as const;

@@ -286,6 +286,7 @@ async function prepareDb(): Promise<void> {
     await db.ensureRunning(say);
     await db.reset({ log: say });
   }
+  db.markOutsideCluster(say);
   if (db.isRunning()) {
     say("db: a server already runs on the data directory; stopping it to run it supervised");
     await db.stop(say);

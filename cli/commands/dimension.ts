@@ -1,6 +1,9 @@
-/** `mdame dimension list|show|add|set|pause|resume`: a dimension's configuration through the API. */
-import { type Dimension, DimensionConfig, DimensionPatch, describeIssues } from "../../shared/contracts/dimension.ts";
-import { type DimensionPublishing, runStart } from "../../shared/contracts/publishing.ts";
+/** `mdame dimension list|show|add|set|pause|resume|schema`: a dimension's configuration through the API, and its file's JSON Schema. */
+import { writeFileSync } from "node:fs";
+import { type Dimension, DIMENSION_SETTINGS, DimensionConfig, DimensionPatch, describeIssues } from "../../shared/contracts/dimension.ts";
+import { LlmTask } from "../../shared/contracts/llm.ts";
+import { dimensionJsonSchemaText } from "../../shared/contracts/dimension-schema.ts";
+import { runStart } from "../../shared/contracts/publishing.ts";
 import type { ApiClient } from "../api-client.ts";
 import { readConfigFile } from "../config-file.ts";
 import { CliError, EXIT } from "../errors.ts";
@@ -31,37 +34,79 @@ export function formatDimensionList(dimensions: Dimension[], width?: number): st
   );
 }
 
-/** One dimension, field by field. Pure, for tests. */
-export function formatDimension(d: Dimension): string[] {
-  return [
-    `dimension ${d.id}  ${d.active ? "active" : "paused (new runs leave it out)"}`,
-    `  display_name         ${d.display_name}`,
-    `  language             ${d.language}`,
-    `  tts_voice            ${d.tts_voice}`,
-    `  tts_rate             ${d.tts_rate}`,
-    `  trend_geo            ${d.trend_geo}`,
-    `  style                palette ${d.style.palette.join(" ")}, motion ${d.style.motion}, captions ${d.style.caption_font}`,
-    `  safety_profile       blocked terms: ${d.safety_profile.blocked_terms.length === 0 ? "(none)" : d.safety_profile.blocked_terms.join(", ")}`,
-    `  daily_limit          ${d.daily_limit}`,
-    `  narration words      ${d.narration_min_words}-${d.narration_max_words}`,
-    ...formatPublishing(d.publishing, d.language),
-    `  accounts             ${d.accounts} (${d.active_accounts} active)${d.accounts === 0 ? ": connect one with `mdame account connect youtube --dimension " + d.id + "`" : ""}`,
-  ];
+/** Where a value starts on a `show` line: after the longest label (`narration_min_words`, nested `contains_synthetic_media`). */
+const VALUE_COLUMN = 32;
+
+function fieldLine(depth: number, key: string, value?: string): string {
+  const label = `${"  ".repeat(depth)}${key}`;
+  return value === undefined ? label : `${label.padEnd(VALUE_COLUMN - 1)} ${value}`;
 }
 
-/** The publishing settings, and when the day's production starts. Pure, for tests. */
-export function formatPublishing(p: DimensionPublishing, language: string): string[] {
-  const start = runStart(p);
-  const startRule = p.run_time !== null ? "run_time" : p.publish_time !== null ? "4 h before publish_time" : "no time set";
+function scalarText(value: unknown): string {
+  if (value === null || value === undefined) return "(none)";
+  if (Array.isArray(value)) return value.length === 0 ? "(none)" : value.map(scalarText).join(", ");
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/** What a null (or left-out) setting means, by its path; the rest print "(none)". */
+const UNSET_MEANING: Record<string, string> = {
+  tts_fallback_voice: "(none: the language's default Gemini voice, docs/voice.md)",
+  music: "(none: voice only)",
+  alerts: "(none: the environment's chat, TELEGRAM_CHAT_ID)",
+  "alerts.telegram_chat_id": "(the environment's chat, TELEGRAM_CHAT_ID)",
+  "publishing.publish_time": "(when uploaded)",
+  "adapt.daily_volume.min": "(daily_limit)",
+  "adapt.daily_volume.max": "(daily_limit)",
+  "adapt.video_length.target_s": "(none: the whole narration range, no length learning)",
+};
+
+/** Lines of one setting and, for a section, of each of its fields one level deeper. */
+function settingLines(path: string, key: string, value: unknown, depth: number, d: Dimension): string[] {
+  const special = SPECIAL[path]?.(value, d, depth + 1);
+  if (special !== undefined) return typeof special === "string" ? [fieldLine(depth, key, special)] : [fieldLine(depth, key), ...special];
+  if ((value === null || value === undefined) && UNSET_MEANING[path]) return [fieldLine(depth, key, UNSET_MEANING[path])];
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    return [fieldLine(depth, key), ...Object.entries(value).flatMap(([k, v]) => settingLines(`${path}.${k}`, k, v, depth + 1, d))];
+  }
+  return [fieldLine(depth, key, scalarText(value))];
+}
+
+/** A setting's value, or the whole lines under its name (at `depth`). */
+type Special = (value: unknown, d: Dimension, depth: number) => string | string[] | undefined;
+
+const routeText = (routes: { provider: string; model?: string }[]) => routes.map((r) => `${r.provider} ${r.model ?? "(its default model)"}`).join(" > ");
+
+/** Settings shown otherwise than field by field: orders as arrows, sources one a line, what a run derives. */
+const SPECIAL: Record<string, Special> = {
+  "style.palette": (v) => (v as string[]).join(" "),
+  "visuals.backends": (v) => (v as string[]).join(" > "),
+  sources: (v, _d, depth) =>
+    (v as Record<string, unknown>[]).map((source) => {
+      const fields = Object.entries(source).map(([k, x]) => `${k} ${scalarText(x)}`);
+      if (source.kind === "google_trends" && source.geo === undefined) fields.push("geo (trend_geo)");
+      return `${"  ".repeat(depth)}- ${fields.join(", ")}`;
+    }),
+  llm: (v, _d, depth) => {
+    const routing = v as Record<string, { provider: string; model?: string }[] | undefined>;
+    return LlmTask.options.map((task) => fieldLine(depth, task, routing[task] ? routeText(routing[task]) : "(not set: gemini, its default model)"));
+  },
+  "publishing.run_time": (_v, d) => {
+    const start = runStart(d.publishing);
+    const rule = d.publishing.run_time !== null ? "run_time" : d.publishing.publish_time !== null ? "4 h before publish_time" : "no time set";
+    return `${start.time} ${start.time_zone} (${rule})`;
+  },
+  "publishing.contains_synthetic_media": (v) => `${v} (${v ? "declared" : "not declared"})`,
+  "publishing.default_audio_language": (v, d) => (v === null ? `${d.language} (the dimension's language)` : String(v)),
+};
+
+/** One dimension, every setting of its configuration, sections indented. Pure, for tests. */
+export function formatDimension(d: Dimension): string[] {
+  const settings = DIMENSION_SETTINGS.filter((key) => key !== "id").flatMap((key) => settingLines(key, key, d[key], 1, d));
   return [
-    `  category_id          ${p.category_id}`,
-    `  privacy_status       ${p.privacy_status}`,
-    `  time_zone            ${p.time_zone}`,
-    `  publish_time         ${p.publish_time === null ? "(when uploaded)" : p.publish_time}`,
-    `  run_time             ${start.time} ${start.time_zone} (${startRule})`,
-    `  made_for_kids        ${p.made_for_kids}`,
-    `  synthetic media      ${p.contains_synthetic_media ? "declared" : "not declared"}`,
-    `  audio language       ${p.default_audio_language ?? `${language} (the dimension's language)`}`,
+    `dimension ${d.id}  ${d.active ? "active" : "paused (new runs leave it out)"}`,
+    ...settings,
+    fieldLine(1, "accounts", `${d.accounts} (${d.active_accounts} active)${d.accounts === 0 ? ": connect one with `mdame account connect youtube --dimension " + d.id + "`" : ""}`),
+    fieldLine(1, "updated_at", d.updated_at),
   ];
 }
 
@@ -117,5 +162,21 @@ export async function dimensionActiveCommand(command: { id: string; json: boolea
   const dimension = await api.setDimensionActive(command.id, active);
   if (command.json) printJson(ctx.out, dimension);
   else printLine(ctx.out, `dimension ${dimension.id} ${active ? "resumed: new runs pick it" : "paused: new runs leave it out"}`);
+  return EXIT.ok;
+}
+
+/** Prints the JSON Schema of a configuration file, or writes it to `--out`. */
+export function dimensionSchemaCommand(command: { out: string | null }, ctx: CommandContext): number {
+  const text = dimensionJsonSchemaText();
+  if (command.out === null) {
+    ctx.out.write(text);
+    return EXIT.ok;
+  }
+  try {
+    writeFileSync(command.out, text);
+  } catch (error) {
+    throw new CliError(`cannot write ${command.out}: ${(error as Error).message}`, EXIT.usage);
+  }
+  printLine(ctx.out, `wrote the dimension configuration schema to ${command.out}`);
   return EXIT.ok;
 }

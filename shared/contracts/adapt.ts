@@ -35,35 +35,61 @@ export type CategoryLevel = (typeof CATEGORY_LEVELS)[number];
 
 export const AdaptSettings = z.object({
   /** Videos per day (the config's daily_limit); null bounds: daily_limit itself, so it does not move until bounds are set. */
-  daily_volume: z.object({ min: whole(0, 50).nullable().default(null), max: whole(0, 50).nullable().default(null), step: whole(1, 10).default(1) }).strict()
-    .default({ min: null, max: null, step: 1 }),
+  daily_volume: z.object({
+    min: whole(0, 50).nullable().default(null).describe("Fewest videos per day the engine may move to (0-50); null: daily_limit."),
+    max: whole(0, 50).nullable().default(null).describe("Most videos per day the engine may move to (0-50); null: daily_limit."),
+    step: whole(1, 10).default(1).describe("Videos per day one move changes (1-10)."),
+  }).strict()
+    .default({ min: null, max: null, step: 1 })
+    .describe("Videos per day (the config's daily_limit): bounds and step; null bounds keep it at daily_limit."),
   /** The hook audit's pass score (0.72 before the engine adapted). */
-  hook_threshold: z.object({ value: num(0.5, 0.95).default(0.72), min: num(0.5, 0.95).default(0.65), max: num(0.5, 0.95).default(0.85), step: num(0.005, 0.1).default(0.02) }).strict()
-    .default({ value: 0.72, min: 0.65, max: 0.85, step: 0.02 }),
+  hook_threshold: z.object({
+    value: num(0.5, 0.95).default(0.72).describe("The hook audit's pass score to start from (0.5-0.95), within min and max."),
+    min: num(0.5, 0.95).default(0.65).describe("Lowest pass score the engine may move to (0.5-0.95)."),
+    max: num(0.5, 0.95).default(0.85).describe("Highest pass score the engine may move to (0.5-0.95)."),
+    step: num(0.005, 0.1).default(0.02).describe("How far one move changes the pass score (0.005-0.1)."),
+  }).strict()
+    .default({ value: 0.72, min: 0.65, max: 0.85, step: 0.02 })
+    .describe("The hook audit's pass score, its bounds and step."),
   /**
    * Target video length in seconds, inside the dimension's own range (narration words / 2.5 words a
    * second). Null: the whole narration range, as before, and no length learning. Set, the units of a
    * run alternate between target - spread_s and target + spread_s (the exploration the decision learns from).
    */
-  video_length: z.object({ target_s: num(20, 75).nullable().default(null), spread_s: num(2, 15).default(4), step_s: num(1, 15).default(3) }).strict()
-    .default({ target_s: null, spread_s: 4, step_s: 3 }),
+  video_length: z.object({
+    target_s: num(20, 75).nullable().default(null).describe("Target video length in seconds (20-75), inside the narration range; null: the whole range, no length learning."),
+    spread_s: num(2, 15).default(4).describe("A run's units alternate between target_s - spread_s and target_s + spread_s (2-15 s)."),
+    step_s: num(1, 15).default(3).describe("Seconds one move changes the target (1-15)."),
+  }).strict()
+    .default({ target_s: null, spread_s: 4, step_s: 3 })
+    .describe("Target video length in seconds, the spread explored around it and the step of a move."),
   /** Bounds and step of each source's weight (the sources' own weights are the starting values). */
-  source_weights: z.object({ min: num(0.05, 1).default(0.2), max: num(0.05, 1).default(1), step: num(0.01, 0.5).default(0.1) }).strict()
-    .default({ min: 0.2, max: 1, step: 0.1 }),
+  source_weights: z.object({
+    min: num(0.05, 1).default(0.2).describe("Lowest weight a source may move to (0.05-1)."),
+    max: num(0.05, 1).default(1).describe("Highest weight a source may move to (0.05-1)."),
+    step: num(0.01, 0.5).default(0.1).describe("How far one move changes a weight (0.01-0.5)."),
+  }).strict()
+    .default({ min: 0.2, max: 1, step: 0.1 })
+    .describe("Bounds and step of each source's weight (the sources' own weights are the starting values)."),
   /** Topic categories favoured or avoided, and by how much a topic's score moves for it (x(1 ± boost)). */
   topic_categories: z.object({
-    favoured: z.array(z.string().regex(CATEGORY, "must be a lower-case category")).max(50).default([]),
-    avoided: z.array(z.string().regex(CATEGORY, "must be a lower-case category")).max(50).default([]),
-    boost: num(0, 0.5).default(0.15),
-  }).strict().default({ favoured: [], avoided: [], boost: 0.15 }),
+    favoured: z.array(z.string().regex(CATEGORY, "must be a lower-case category")).max(50).default([])
+      .describe("Lower-case topic categories whose topics score higher."),
+    avoided: z.array(z.string().regex(CATEGORY, "must be a lower-case category")).max(50).default([])
+      .describe("Lower-case topic categories whose topics score lower (none also favoured)."),
+    boost: num(0, 0.5).default(0.15).describe("How much a topic's score moves for its category: x(1 ± boost), 0-0.5."),
+  }).strict().default({ favoured: [], avoided: [], boost: 0.15 })
+    .describe("Topic categories favoured or avoided, and by how much a topic's score moves for it."),
   /** Parameters (or groups) that never move. */
-  pinned: z.array(AdaptParameter).max(100).default([]),
+  pinned: z.array(AdaptParameter).max(100).default([])
+    .describe("Parameters (or groups) that never move: daily_volume, hook_threshold, video_length, source_weights, topic_categories, source_weight.<kind>, topic_category.<category>."),
   /** Videos each arm needs before a comparison decides anything. */
-  min_sample: whole(4, 500).default(8),
+  min_sample: whole(4, 500).default(8).describe("Videos each arm needs before a comparison decides anything (4-500)."),
   /** Smallest retention difference (percentage points of average_view_percentage) worth a move. */
-  min_effect_pp: num(0.5, 50).default(3),
+  min_effect_pp: num(0.5, 50).default(3)
+    .describe("Smallest retention difference worth a move, in percentage points of average_view_percentage (0.5-50)."),
   /** Weeks after a move during which the opposite move needs much stronger evidence. */
-  cooldown_weeks: whole(0, 52).default(4),
+  cooldown_weeks: whole(0, 52).default(4).describe("Weeks after a move during which the opposite move needs much stronger evidence (0-52)."),
 }).strict();
 export type AdaptSettings = z.infer<typeof AdaptSettings>;
 export const DEFAULT_ADAPT: AdaptSettings = AdaptSettings.parse({});

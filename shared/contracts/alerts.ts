@@ -12,7 +12,7 @@ export const AlertChatId = z.string().regex(/^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{
 
 /** A dimension's alert settings: its own Telegram chat instead of the environment's TELEGRAM_CHAT_ID. */
 export const DimensionAlerts = z.object({
-  telegram_chat_id: AlertChatId.optional(),
+  telegram_chat_id: AlertChatId.optional().describe("Telegram chat of this dimension's alerts: a chat id (a number) or @channelname; left out: TELEGRAM_CHAT_ID."),
 }).strict();
 export type DimensionAlerts = z.infer<typeof DimensionAlerts>;
 

@@ -42,70 +42,73 @@ export const MusicBed = z.object({
   library: z.string().max(200, "must be at most 200 characters").regex(
     /^[a-z0-9_-]+(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/,
     "must be a storage prefix like music/calm: lower-case first folder, then folders of letters, digits, '.', '-' or '_'",
-  ),
+  ).describe("Storage prefix holding the tracks (music/calm), each with a licence sidecar <track name>.license.json."),
   /** Loudness of the bed where nobody speaks, relative to the voice, in LU (dB). */
-  gain_db: z.number({ message: "must be a number" }).min(-40, "must be -40 to 0").max(0, "must be -40 to 0").default(-10),
+  gain_db: z.number({ message: "must be a number" }).min(-40, "must be -40 to 0").max(0, "must be -40 to 0").default(-10)
+    .describe("Loudness of the bed where nobody speaks, relative to the voice, in LU (dB): -40 to 0."),
   /** How far the bed dips while the voice speaks, in dB. */
-  duck_db: z.number({ message: "must be a number" }).min(0, "must be 0 to 30").max(30, "must be 0 to 30").default(10),
+  duck_db: z.number({ message: "must be a number" }).min(0, "must be 0 to 30").max(30, "must be 0 to 30").default(10)
+    .describe("How far the bed dips while the voice speaks, in dB: 0 to 30."),
   /** Fade-in at the start and fade-out at the end, in seconds. */
-  fade_s: z.number({ message: "must be a number" }).min(0, "must be 0 to 5").max(5, "must be 0 to 5").default(1.5),
+  fade_s: z.number({ message: "must be a number" }).min(0, "must be 0 to 5").max(5, "must be 0 to 5").default(1.5)
+    .describe("Fade-in at the start and fade-out at the end, in seconds: 0 to 5."),
 }).strict();
 export type MusicBed = z.infer<typeof MusicBed>;
 
 /** Each field once, without defaults: a whole config adds them, a patch leaves them out. */
 const DimensionFields = {
-  id: DimensionId,
-  display_name: oneLine(z.string().trim().min(1, "must not be empty").max(80, "must be at most 80 characters")),
+  id: DimensionId.describe("The dimension's id: 2-41 characters, lower-case letters, digits, '-' or '_', starting with a letter or digit; it cannot change."),
+  display_name: oneLine(z.string().trim().min(1, "must not be empty").max(80, "must be at most 80 characters")).describe("The name people see: one line, 1-80 characters."),
   /** Any BCP-47 language tag (`en`, `ru-RU`, `ja-JP`), stored in canonical form. */
-  language: LanguageTag,
+  language: LanguageTag.describe("Any BCP-47 language tag (en, id, ru-RU, ja-JP), stored in canonical form (docs/languages.md)."),
   /** The TTS voice, e.g. `en-US-AriaNeural`; it must speak the dimension's language (and region, when the language names one). */
-  tts_voice: EdgeVoiceName,
+  tts_voice: EdgeVoiceName.describe("The Edge TTS neural voice, e.g. en-US-AriaNeural; it must speak the dimension's language (and region, when the language names one)."),
   /**
    * The Gemini TTS voice spoken when Edge TTS is unavailable (`Kore`, `Puck`, ...); null: the
    * default for the dimension's language (docs/voice.md).
    */
-  tts_fallback_voice: z.enum(GEMINI_TTS_VOICES, { message: `must be a Gemini TTS voice: ${GEMINI_TTS_VOICES.join(", ")}` }).nullable(),
+  tts_fallback_voice: z.enum(GEMINI_TTS_VOICES, { message: `must be a Gemini TTS voice: ${GEMINI_TTS_VOICES.join(", ")}` }).nullable().describe("The Gemini TTS voice spoken when Edge TTS is unavailable (Kore, Puck, ...); null: the default for the dimension's language (docs/voice.md)."),
   /** Speaking rate relative to the voice's normal pace, `+0%`, `-10%`, `+15%`. */
-  tts_rate: z.string().regex(/^[+-][0-9]{1,2}%$/, "must be a signed percentage like +0% or -10%"),
+  tts_rate: z.string().regex(/^[+-][0-9]{1,2}%$/, "must be a signed percentage like +0% or -10%").describe("Speaking rate relative to the voice's normal pace: a signed percentage, +0%, -10%, +15%."),
   /** Google Trends region of the trend feed: an ISO 3166-1 alpha-2 code. */
-  trend_geo: z.string().regex(/^[A-Z]{2}$/, "must be a two-letter upper-case country code like US"),
-  style: VisualStyle,
+  trend_geo: z.string().regex(/^[A-Z]{2}$/, "must be a two-letter upper-case country code like US").describe("Google Trends region of the trend feed: an ISO 3166-1 alpha-2 code in upper case, e.g. US."),
+  style: VisualStyle.describe("Visual style the procedural and GPU backends draw with: palette, motion, caption font."),
   /** Visual backends in order of preference, ending with `procedural`, and the Pexels blocklist. */
-  visuals: VisualsConfig,
+  visuals: VisualsConfig.describe("Visual backends in order of preference, ending with procedural, and the Pexels blocklist."),
   /** Blocked terms and categories, and how strict the classifier is (shared/contracts/safety.ts). */
-  safety_profile: SafetyProfile,
+  safety_profile: SafetyProfile.describe("Blocked terms and categories, and how strict the safety classifier is (docs/safety.md)."),
   /** At most this many new videos per day (0 keeps the dimension idle without pausing it). */
-  daily_limit: wholeNumber(0, 50, "must be 0 to 50"),
-  narration_min_words: narrationWords,
-  narration_max_words: narrationWords,
+  daily_limit: wholeNumber(0, 50, "must be 0 to 50").describe("At most this many new videos per day, 0-50 (0 keeps the dimension idle without pausing it)."),
+  narration_min_words: narrationWords.describe("Fewest words of a narration, 60-180; at least 10 fewer than narration_max_words."),
+  narration_max_words: narrationWords.describe("Most words of a narration, 60-180; at least 10 more than narration_min_words."),
   /** What the dimension is about: keywords, categories, excluded terms (shared/contracts/sources.ts). */
-  subject: Subject,
+  subject: Subject.describe("What the dimension is about: keywords, categories and excluded terms (docs/sources.md)."),
   /** Where its topics come from, each with a weight. */
-  sources: Sources,
+  sources: Sources.describe("Where its topics come from: 1-10 sources, each with a kind and a weight (docs/sources.md)."),
   /** Topics scoring under this (0-1) are dropped, with their score recorded. */
-  min_score: MinScore,
+  min_score: MinScore.describe("Topics scoring under this (0-1) are dropped, with their score recorded."),
   /**
    * Which LLM answers each task (script, critic, safety, plan): providers in order of preference,
    * e.g. `{"critic": [{"provider": "openai-compat", "model": "llama3.1:8b"}, {"provider": "gemini"}]}`.
    * A task left out runs on Gemini's default model; a `set` replaces the whole routing.
    */
-  llm: LlmRouting,
+  llm: LlmRouting.describe("Which LLM answers each task (script, critic, safety, plan): providers in order of preference; a task left out runs on Gemini's default model; a set replaces the whole routing."),
   /** Burned-in captions: which platform's UI they keep clear of (`platforms`: the one its accounts are on, `intersection`: all of them). */
-  captions: DimensionCaptions,
+  captions: DimensionCaptions.describe("Burned-in captions: which platform's UI they keep clear of."),
   /** The music bed, or null for voice only. */
-  music: MusicBed.nullable(),
+  music: MusicBed.nullable().describe("The music bed under the voice, or null for voice only (docs/audio.md)."),
   /**
    * What its uploads tell YouTube (category, privacy, made for kids, synthetic media, audio
    * language) and when they go public and its production starts (shared/contracts/publishing.ts).
    */
-  publishing: DimensionPublishing,
+  publishing: DimensionPublishing.describe("What its uploads tell YouTube (category, privacy, made for kids, synthetic media, audio language), when they go public and when its production starts (docs/distribution.md); a set changes only the fields it names."),
   /** Where its alerts go (docs/alerts.md); null: the environment's chat. */
-  alerts: DimensionAlerts.nullable(),
+  alerts: DimensionAlerts.nullable().describe("Where its alerts go (docs/alerts.md); null: the environment's chat."),
   /**
    * What the weekly adaptive engine may move, within which bounds and by which step, and what is
    * pinned (shared/contracts/adapt.ts, docs/adaptive.md).
    */
-  adapt: AdaptSettings,
+  adapt: AdaptSettings.describe("What the weekly adaptive engine may move, within which bounds and by which step, and what is pinned (docs/adaptive.md); a set replaces the whole section."),
 };
 
 type ConfigShape = {

@@ -49,9 +49,10 @@ export type LlmProviderName = z.infer<typeof LlmProviderName>;
 
 /** One provider and model; without a model, the provider's configured default (GEMINI_MODEL, OPENAI_COMPAT_MODEL). */
 export const LlmRoute = z.object({
-  provider: LlmProviderName,
+  provider: LlmProviderName.describe("`gemini`, or `openai-compat`: any OpenAI-compatible Chat Completions endpoint (OPENAI_COMPAT_BASE_URL)."),
   model: z.string().trim().min(1, "must not be empty").max(120, "must be at most 120 characters")
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/, "must be a model id like gemini-2.5-flash or llama3.1:8b").optional(),
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/, "must be a model id like gemini-2.5-flash or llama3.1:8b").optional()
+    .describe("The model; left out: the provider's configured default (GEMINI_MODEL, OPENAI_COMPAT_MODEL)."),
 }).strict();
 export type LlmRoute = z.infer<typeof LlmRoute>;
 
@@ -62,10 +63,10 @@ const routeList = z.array(LlmRoute).min(1, "must name at least one provider").ma
  * (unreachable, overloaded, refusing the key). A task left out runs on Gemini's default model.
  */
 export const LlmRouting = z.object({
-  script: routeList.optional(),
-  critic: routeList.optional(),
-  safety: routeList.optional(),
-  plan: routeList.optional(),
+  script: routeList.optional().describe("Providers of the script writer, in order of preference."),
+  critic: routeList.optional().describe("Providers of the hook critic, in order of preference."),
+  safety: routeList.optional().describe("Providers of the safety classifier, in order of preference."),
+  plan: routeList.optional().describe("Providers of the scene planner, in order of preference."),
 }).strict();
 export type LlmRouting = z.infer<typeof LlmRouting>;
 

@@ -11,9 +11,9 @@ export type WordTiming = z.infer<typeof WordTiming>;
 
 /** Visual style of a dimension: what the procedural and GPU backends draw with. */
 export const VisualStyle = z.object({
-  palette: z.array(z.string().regex(/^#[0-9a-fA-F]{6}$/)).min(2).max(6),
-  motion: z.enum(["drift", "pulse", "zoom"]),
-  caption_font: oneLine(z.string().min(1).max(100)).default("DejaVu Sans"),
+  palette: z.array(z.string().regex(/^#[0-9a-fA-F]{6}$/)).min(2).max(6).describe("2 to 6 colours, `#rrggbb`, the backgrounds and captions are drawn with."),
+  motion: z.enum(["drift", "pulse", "zoom"]).describe("How the procedural backgrounds move: drift, pulse or zoom."),
+  caption_font: oneLine(z.string().min(1).max(100)).default("DejaVu Sans").describe("Font family of the burned-in captions (fontconfig name)."),
 }).strict();
 export type VisualStyle = z.infer<typeof VisualStyle>;
 

@@ -50,21 +50,22 @@ function canonicalTimeZone(zone: string): string | undefined {
 /** Each field once, without defaults: the settings add them, a patch leaves them out. */
 const PublishingFields = {
   /** snippet.categoryId; `mdame doctor` checks the channel may assign it. */
-  category_id: YouTubeCategoryId,
+  category_id: YouTubeCategoryId.describe("YouTube video category id in quotes (snippet.categoryId), e.g. \"27\" (Education)."),
   /** status.privacyStatus once the video is out; with `publish_time`, `public` means private until then. */
-  privacy_status: PrivacyStatus,
+  privacy_status: PrivacyStatus.describe("status.privacyStatus once the video is out: public, unlisted or private; with publish_time, public means private until then."),
   /** The zone `publish_time` and `run_time` are read in. */
-  time_zone: TimeZone,
+  time_zone: TimeZone.describe("IANA time zone name (Asia/Jakarta, America/New_York, UTC) that publish_time and run_time are read in."),
   /** When a public video goes public, local time; null: as soon as it is uploaded. */
-  publish_time: WallClockTime.nullable(),
+  publish_time: WallClockTime.nullable().describe("When a public video goes public, HH:MM local time; null: as soon as it is uploaded."),
   /** When the day's production starts, local time; null: RUN_LEAD_MINUTES before publish_time, else 06:00 UTC. */
-  run_time: WallClockTime.nullable(),
+  run_time: WallClockTime.nullable().describe("When the day's production starts, HH:MM local time; null: 4 hours before publish_time, else 06:00 UTC."),
   /** status.selfDeclaredMadeForKids. */
-  made_for_kids: z.boolean({ message: "must be true or false" }),
+  made_for_kids: z.boolean({ message: "must be true or false" }).describe("status.selfDeclaredMadeForKids."),
   /** status.containsSyntheticMedia: YouTube's altered or synthetic content disclosure (the voice and pictures are generated). */
-  contains_synthetic_media: z.boolean({ message: "must be true or false" }),
+  contains_synthetic_media: z.boolean({ message: "must be true or false" })
+    .describe("status.containsSyntheticMedia: YouTube's altered or synthetic content disclosure (the voice and pictures are generated)."),
   /** snippet.defaultAudioLanguage, a BCP-47 tag; null: the dimension's language. */
-  default_audio_language: LanguageTag.nullable(),
+  default_audio_language: LanguageTag.nullable().describe("snippet.defaultAudioLanguage, a BCP-47 tag; null: the dimension's language."),
 };
 
 export const DEFAULT_PUBLISHING = {

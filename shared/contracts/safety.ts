@@ -33,11 +33,14 @@ export const DEFAULT_BLOCKED_CATEGORIES: readonly (typeof OPTIONAL_CATEGORIES)[n
 const profileFields = {
   /** Words or phrases this dimension never publishes (matched as whole words by the rules pre-filter). */
   blocked_terms: z.array(oneLine(z.string().trim().min(1, "must not be empty").max(60, "must be at most 60 characters")))
-    .max(200, "must list at most 200 terms"),
+    .max(200, "must list at most 200 terms")
+    .describe("Words or phrases this dimension never publishes (matched as whole words)."),
   /** Optional categories this dimension also blocks, on top of the engine's. */
   blocked_categories: z.array(z.enum(OPTIONAL_CATEGORIES, { message: `must be one of ${OPTIONAL_CATEGORIES.join(", ")}` }))
-    .max(OPTIONAL_CATEGORIES.length),
-  strictness: z.enum(Strictness.options, { message: `must be one of ${Strictness.options.join(", ")}` }),
+    .max(OPTIONAL_CATEGORIES.length)
+    .describe(`Optional categories this dimension also blocks, on top of the engine's: ${OPTIONAL_CATEGORIES.join(", ")}.`),
+  strictness: z.enum(Strictness.options, { message: `must be one of ${Strictness.options.join(", ")}` })
+    .describe("How sure the classifier must be that a text is safe: lenient (0.3), standard (0.5) or strict (0.7, also refusing a text allowed while naming a blocked category)."),
 };
 
 /** A dimension's safety profile; every field has a default, so `{}` (or a profile stored before a field existed) is valid. */

@@ -12,55 +12,65 @@ const term = oneLine(z.string().trim().min(1, "must not be empty").max(60, "must
 /** The niche: topics must match it (keywords or categories) and must not carry an excluded term. */
 export const Subject = z.object({
   /** Words or phrases of the niche; a topic matches a phrase when it carries all its words. Empty: every topic matches. */
-  keywords: z.array(term).max(100, "must list at most 100 keywords").default([]),
+  keywords: z.array(term).max(100, "must list at most 100 keywords").default([])
+    .describe("Words or phrases of the niche; a topic matches a phrase when it carries all its words. Empty: every topic matches."),
   /** Categories a source tags its items with (a feed's <category>, a subreddit's name). */
-  categories: z.array(term).max(50, "must list at most 50 categories").default([]),
+  categories: z.array(term).max(50, "must list at most 50 categories").default([])
+    .describe("Categories a source tags its items with (a feed's <category>, a subreddit's name); a topic in one of them matches."),
   /** A topic carrying any of these (in its title or context) is rejected. */
-  excluded_terms: z.array(term).max(200, "must list at most 200 terms").default([]),
+  excluded_terms: z.array(term).max(200, "must list at most 200 terms").default([])
+    .describe("A topic carrying any of these (in its title or context) is rejected."),
 }).strict();
 export type Subject = z.infer<typeof Subject>;
 
 /** How much a source's topics count, relative to the others: (0, 1]. */
-const weight = z.number({ message: "must be a number" }).gt(0, "must be more than 0").max(1, "must be at most 1").default(1);
+const weight = z.number({ message: "must be a number" }).gt(0, "must be more than 0").max(1, "must be at most 1").default(1)
+  .describe("How much this source's topics count relative to the others: more than 0, at most 1.");
 const limit = (max: number, fallback: number) =>
-  z.number({ message: "must be a whole number" }).int("must be a whole number").min(1, `must be 1 to ${max}`).max(max, `must be 1 to ${max}`).default(fallback);
+  z.number({ message: "must be a whole number" }).int("must be a whole number").min(1, `must be 1 to ${max}`).max(max, `must be 1 to ${max}`).default(fallback)
+    .describe(`How many items of the source are read per run: 1 to ${max}.`);
 
 export const GoogleTrendsSource = z.object({
-  kind: z.literal("google_trends"),
+  kind: z.literal("google_trends").describe("Google Trends' \"trending now\" RSS feed of a region."),
   weight,
   /** Region of the feed; the dimension's trend_geo when left out. */
-  geo: z.string().regex(/^[A-Z]{2}$/, "must be a two-letter upper-case country code like US").optional(),
+  geo: z.string().regex(/^[A-Z]{2}$/, "must be a two-letter upper-case country code like US").optional()
+    .describe("Region of the feed, two upper-case letters; the dimension's trend_geo when left out."),
 }).strict();
 
 export const HackerNewsSource = z.object({
-  kind: z.literal("hacker_news"),
+  kind: z.literal("hacker_news").describe("Hacker News stories."),
   weight,
   /** `top` (topstories) or `best` (beststories). */
-  list: z.enum(["top", "best"], { message: "must be top or best" }).default("top"),
+  list: z.enum(["top", "best"], { message: "must be top or best" }).default("top")
+    .describe("`top` (topstories) or `best` (beststories)."),
   limit: limit(60, 30),
 }).strict();
 
 export const WikipediaSource = z.object({
-  kind: z.literal("wikipedia"),
+  kind: z.literal("wikipedia").describe("A Wikipedia project's most viewed articles of the day."),
   weight,
   /** Wikimedia project of the pageviews, e.g. `en.wikipedia`, `id.wikipedia`. */
-  project: z.string().regex(/^[a-z]{2,3}(-[a-z]{2,8})?\.wikipedia$/, "must be a Wikipedia project like en.wikipedia"),
+  project: z.string().regex(/^[a-z]{2,3}(-[a-z]{2,8})?\.wikipedia$/, "must be a Wikipedia project like en.wikipedia")
+    .describe("Wikimedia project of the pageviews, e.g. `en.wikipedia`, `id.wikipedia`."),
   limit: limit(100, 40),
 }).strict();
 
 export const FeedSource = z.object({
-  kind: z.literal("feed"),
+  kind: z.literal("feed").describe("An RSS 2.0 or Atom feed."),
   weight,
   /** An RSS 2.0 or Atom feed. Checked as one line first: the URL parser would drop a tab or line break silently. */
-  url: oneLine(z.string()).pipe(z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(500, "must be at most 500 characters")),
+  url: oneLine(z.string()).pipe(z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(500, "must be at most 500 characters"))
+    .describe("Address of an RSS 2.0 or Atom feed (http or https)."),
   limit: limit(100, 30),
 }).strict();
 
 export const RedditSource = z.object({
-  kind: z.literal("reddit"),
+  kind: z.literal("reddit").describe("A subreddit's hot posts."),
   weight,
   /** Subreddit name without `r/`. */
-  subreddit: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_]{1,20}$/, "must be a subreddit name like space (without r/)"),
+  subreddit: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_]{1,20}$/, "must be a subreddit name like space (without r/)")
+    .describe("Subreddit name without `r/`."),
   limit: limit(100, 25),
 }).strict();
 

@@ -143,9 +143,9 @@ describe("mdame dimension", () => {
     });
     const set = await mdame(["dimension", "set", "space-minutes", "--time-zone", "asia/jakarta", "--publish-time", "18:00", "--category", "28"]);
     expect(set).toMatchObject({ code: 0, stderr: "" });
-    expect(set.stdout).toContain("  publish_time         18:00");
-    expect(set.stdout).toContain("  run_time             14:00 Asia/Jakarta (4 h before publish_time)");
-    expect(set.stdout).toContain("  audio language       en (the dimension's language)");
+    expect(set.stdout).toMatch(/^ {4}publish_time +18:00$/m);
+    expect(set.stdout).toMatch(/^ {4}run_time +14:00 Asia\/Jakarta \(4 h before publish_time\)$/m);
+    expect(set.stdout).toMatch(/^ {4}default_audio_language +en \(the dimension's language\)$/m);
     expect((await dimensionRow("space-minutes")).publishing).toMatchObject({ time_zone: "Asia/Jakarta", publish_time: "18:00", category_id: "28", privacy_status: "public" });
 
     // A second set keeps what the first one set; `none` clears a time.

@@ -30,8 +30,10 @@ const blocklistEntry = oneLine(z.string().trim().min(1, "must not be empty").max
 export const VisualsConfig = z.object({
   backends: z.array(VisualBackendName).min(1, "must list at least procedural").max(VISUAL_BACKEND_NAMES.length)
     .refine((list) => new Set(list).size === list.length, "must not list a backend twice")
-    .refine((list) => list.at(-1) === "procedural", "must end with procedural, the last resort that never fails"),
-  pexels_blocklist: z.array(blocklistEntry).max(200, "must list at most 200 entries").default([]),
+    .refine((list) => list.at(-1) === "procedural", "must end with procedural, the last resort that never fails")
+    .describe(`Visual backends in order of preference, each once, ending with procedural: ${VISUAL_BACKEND_NAMES.join(", ")}.`),
+  pexels_blocklist: z.array(blocklistEntry).max(200, "must list at most 200 entries").default([])
+    .describe("Pexels clips never used: search terms, or video ids as digits."),
 }).strict();
 export type VisualsConfig = z.infer<typeof VisualsConfig>;
 
