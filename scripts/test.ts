@@ -48,6 +48,28 @@ export const MEDIA_INTEGRATION_TESTS = [
   "render-segments", "visual-backends", "visual-fallback",
 ].map((name) => `./tests/integration/${name}.test.ts`);
 
+/**
+ * The e2e files that run on a second, whole local stack of the clone (its own `.local/e2e-b/`,
+ * cluster and ports) beside the others: each e2e file starts, kills and resets a supervised stack of
+ * its own, and most of their time is spent waiting on processes, so two stacks take about as long as
+ * the longer half. crash-recovery (the longest file) keeps the first stack.
+ */
+export const E2E_SECOND_STACK_TESTS = ["soak", "demo", "third-language"].map((name) => `./tests/e2e/${name}.test.ts`);
+const E2E_SECOND_STACK = { localDir: ".local/e2e-b", dbPort: 55422, edgePort: 55421, emulatorPort: 55430 } as const;
+
+/** The second stack's environment: the tests' usual one, computed under its paths and ports. */
+async function secondStackEnv(): Promise<Record<string, string | undefined>> {
+  const vars = {
+    MDAME_LOCAL_DIR: join(paths.root, E2E_SECOND_STACK.localDir),
+    MDAME_DB_PORT: String(E2E_SECOND_STACK.dbPort),
+    MDAME_EDGE_PORT: String(E2E_SECOND_STACK.edgePort),
+    MDAME_EMULATOR_PORT: String(E2E_SECOND_STACK.emulatorPort),
+  };
+  const { code, output } = await stream([process.execPath, "scripts/stack-env-json.ts"], { ...process.env, ...vars }, true);
+  if (code !== 0) throw new Error(`the second e2e stack's environment could not be computed:\n${output}`);
+  return { ...process.env, ...vars, ...(JSON.parse(output.trim().split("\n").pop()!) as Record<string, string>) };
+}
+
 interface Counts {
   passed: number;
   failed: number;
@@ -317,7 +339,37 @@ async function main(): Promise<number> {
       },
     });
   }
-  if (only.has("e2e")) steps.push(bunStep("e2e", ["--timeout", "600000"]));
+  if (only.has("e2e")) {
+    steps.push({
+      name: "e2e",
+      run: async () => {
+        const files = findFiles(join(paths.root, "tests", "e2e"), ".test.ts").map((f) => `./${relative(paths.root, f)}`);
+        if (files.length === 0) return nothing("no tests/e2e/**/*.test.ts");
+        const second = files.filter((f) => E2E_SECOND_STACK_TESTS.includes(f));
+        const first = files.filter((f) => !E2E_SECOND_STACK_TESTS.includes(f));
+        const timeout = ["--timeout", "600000"];
+        const secondEnv = second.length ? await secondStackEnv() : null;
+        console.log(`-- ${first.length} files streamed here on the stack of .local/; ${second.length} on a second stack (${E2E_SECOND_STACK.localDir}, ports ${E2E_SECOND_STACK.dbPort}/${E2E_SECOND_STACK.edgePort}/${E2E_SECOND_STACK.emulatorPort}) beside them, their output follows`);
+        const [main, side] = await Promise.all([
+          first.length ? stream([process.execPath, "test", ...timeout, ...first], env) : Promise.resolve({ code: 0, output: "" }),
+          secondEnv ? stream([process.execPath, "test", ...timeout, ...second], secondEnv, true) : Promise.resolve({ code: 0, output: "" }),
+        ]);
+        if (secondEnv) {
+          console.log(`\n-- the e2e files of the second stack:`);
+          process.stdout.write(side.output);
+          // Its cluster stays initialised for a look afterwards (npm run clean removes it with .local/), not running.
+          await stream([process.execPath, "stack/db.ts", "stop"], secondEnv);
+        }
+        const halves = [main, side].map(({ code, output }) => ({ code, ...parseBunTest(output) }));
+        const counts = {
+          passed: halves.reduce((n, h) => n + h.passed, 0),
+          failed: halves.reduce((n, h) => n + h.failed + (h.code !== 0 && h.failed === 0 ? 1 : 0), 0),
+          skipped: halves.reduce((n, h) => n + h.skipped, 0),
+        };
+        return { ...counts, outcome: counts.failed > 0 ? "failed" : "passed" };
+      },
+    });
+  }
 
   for (const [i, step] of steps.entries()) {
     heading(i + 1, steps.length, step.name);

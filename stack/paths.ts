@@ -22,10 +22,14 @@ export const RUNNING_AS_ROOT = typeof process.getuid === "function" && process.g
 /** OS user the Postgres server and its tools run as. */
 export const PG_OS_USER = "postgres";
 
-const LOCAL_DIR = join(PROJECT_ROOT, ".local");
+/**
+ * `.local/` of the project, or MDAME_LOCAL_DIR: a second stack of the same clone (with its own
+ * MDAME_*_PORT) keeps its state, cluster included, apart from the first one's.
+ */
+const LOCAL_DIR = process.env.MDAME_LOCAL_DIR ? resolve(process.env.MDAME_LOCAL_DIR) : join(PROJECT_ROOT, ".local");
 
-/** A short, stable name for this clone, used to keep clusters of different clones apart. */
-export const PROJECT_HASH = projectHash(PROJECT_ROOT);
+/** A short, stable name for this clone (or for its second stack), used to keep clusters apart. */
+export const PROJECT_HASH = projectHash(process.env.MDAME_LOCAL_DIR ? LOCAL_DIR : PROJECT_ROOT);
 
 /** Where this clone's cluster lives, and why there. */
 export const CLUSTER_LOCATION = chooseClusterLocation({
