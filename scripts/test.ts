@@ -49,21 +49,44 @@ export const MEDIA_INTEGRATION_TESTS = [
 ].map((name) => `./tests/integration/${name}.test.ts`);
 
 /**
- * The e2e files that run on a second, whole local stack of the clone (its own `.local/e2e-b/`,
- * cluster and ports) beside the others: each e2e file starts, kills and resets a supervised stack of
- * its own, and most of their time is spent waiting on processes, so two stacks take about as long as
- * the longer half. crash-recovery (the longest file) keeps the first stack.
+ * A second, whole local stack of the clone (its own state under `.local/stack-b/`, cluster and
+ * ports): the integration and e2e layers each run about half their files on it, beside the others.
+ * Those tests mostly wait on Postgres and on processes starting, so two stacks take about as long
+ * as the longer half.
  */
+const SECOND_STACK = { localDir: ".local/stack-b", dbPort: 55422, edgePort: 55421, emulatorPort: 55430 } as const;
+
+/** The e2e files of the second stack; crash-recovery (the longest file) keeps the first. */
 export const E2E_SECOND_STACK_TESTS = ["soak", "demo", "third-language"].map((name) => `./tests/e2e/${name}.test.ts`);
-const E2E_SECOND_STACK = { localDir: ".local/e2e-b", dbPort: 55422, edgePort: 55421, emulatorPort: 55430 } as const;
+
+/**
+ * Integration files that move the stack's own paths, ports or clusters (or copy the clone): they
+ * stay on the first stack, where the clone's defaults are theirs.
+ */
+export const FIRST_STACK_ONLY_TESTS = ["clean", "cluster-outside-clone", "db-port", "db-reset", "stack-ports"].map(
+  (name) => `./tests/integration/${name}.test.ts`,
+);
+
+/**
+ * The database files of the integration layer, shared between the two stacks: the pinned ones on
+ * the first, the others in name order each to the stack holding fewer files so far.
+ */
+export function splitIntegrationFiles(files: string[]): { first: string[]; second: string[] } {
+  const first = files.filter((f) => FIRST_STACK_ONLY_TESTS.includes(f));
+  const second: string[] = [];
+  for (const file of files.filter((f) => !FIRST_STACK_ONLY_TESTS.includes(f)).sort()) {
+    (second.length < first.length ? second : first).push(file);
+  }
+  return { first, second };
+}
 
 /** The second stack's environment: the tests' usual one, computed under its paths and ports. */
 async function secondStackEnv(): Promise<Record<string, string | undefined>> {
   const vars = {
-    MDAME_LOCAL_DIR: join(paths.root, E2E_SECOND_STACK.localDir),
-    MDAME_DB_PORT: String(E2E_SECOND_STACK.dbPort),
-    MDAME_EDGE_PORT: String(E2E_SECOND_STACK.edgePort),
-    MDAME_EMULATOR_PORT: String(E2E_SECOND_STACK.emulatorPort),
+    MDAME_LOCAL_DIR: join(paths.root, SECOND_STACK.localDir),
+    MDAME_DB_PORT: String(SECOND_STACK.dbPort),
+    MDAME_EDGE_PORT: String(SECOND_STACK.edgePort),
+    MDAME_EMULATOR_PORT: String(SECOND_STACK.emulatorPort),
   };
   const { code, output } = await stream([process.execPath, "scripts/stack-env-json.ts"], { ...process.env, ...vars }, true);
   if (code !== 0) throw new Error(`the second e2e stack's environment could not be computed:\n${output}`);
@@ -274,20 +297,30 @@ async function main(): Promise<number> {
         const files = findFiles(join(paths.root, "tests", "integration"), ".test.ts").map((f) => `./${relative(paths.root, f)}`);
         if (files.length === 0) return nothing("no tests/integration/**/*.test.ts");
         const media = files.filter((f) => MEDIA_INTEGRATION_TESTS.includes(f));
-        const rest = files.filter((f) => !MEDIA_INTEGRATION_TESTS.includes(f));
-        console.log(`-- ${rest.length} files streamed here; ${media.length} media files (no database) run beside them, their output follows`);
-        // They start processes (the CLI, the edge host, FFmpeg) on two cores shared by both halves:
+        const { first, second } = splitIntegrationFiles(files.filter((f) => !MEDIA_INTEGRATION_TESTS.includes(f)));
+        // The second stack's cluster is created and reset like the first one was.
+        const secondEnv = await secondStackEnv();
+        const prepared = await stream([process.execPath, "stack/db-reset.ts"], secondEnv, true);
+        if (prepared.code !== 0) throw new Error(`the second stack's database could not be reset:\n${prepared.output}`);
+        console.log(`-- ${first.length} files streamed here; ${second.length} on a second stack (${SECOND_STACK.localDir}) and ${media.length} media files (no database) run beside them, their output follows`);
+        // They start processes (the CLI, the edge host, FFmpeg) on two cores shared by all three:
         // bun's 5-s default per test is too tight for that; a test that names its own keeps it.
         const timeout = ["--timeout", "30000"];
-        const [db, side] = await Promise.all([
-          stream([process.execPath, "test", ...timeout, ...rest], env),
+        const [db, other, side] = await Promise.all([
+          stream([process.execPath, "test", ...timeout, ...first], env),
+          second.length ? stream([process.execPath, "test", ...timeout, ...second], secondEnv, true) : Promise.resolve({ code: 0, output: "" }),
           media.length ? stream([process.execPath, "test", ...timeout, ...media], env, true) : Promise.resolve({ code: 0, output: "" }),
         ]);
+        if (second.length) {
+          console.log(`\n-- the integration files of the second stack:`);
+          process.stdout.write(other.output);
+        }
         if (media.length) {
           console.log(`\n-- the media integration files, run beside the others:`);
           process.stdout.write(side.output);
         }
-        const halves = [db, side].map(({ code, output }) => ({ code, ...parseBunTest(output) }));
+        await stream([process.execPath, "stack/db.ts", "stop"], secondEnv, true);
+        const halves = [db, other, side].map(({ code, output }) => ({ code, ...parseBunTest(output) }));
         const counts = {
           passed: halves.reduce((n, h) => n + h.passed, 0),
           failed: halves.reduce((n, h) => n + h.failed + (h.code !== 0 && h.failed === 0 ? 1 : 0), 0),
@@ -349,7 +382,7 @@ async function main(): Promise<number> {
         const first = files.filter((f) => !E2E_SECOND_STACK_TESTS.includes(f));
         const timeout = ["--timeout", "600000"];
         const secondEnv = second.length ? await secondStackEnv() : null;
-        console.log(`-- ${first.length} files streamed here on the stack of .local/; ${second.length} on a second stack (${E2E_SECOND_STACK.localDir}, ports ${E2E_SECOND_STACK.dbPort}/${E2E_SECOND_STACK.edgePort}/${E2E_SECOND_STACK.emulatorPort}) beside them, their output follows`);
+        console.log(`-- ${first.length} files streamed here on the stack of .local/; ${second.length} on a second stack (${SECOND_STACK.localDir}, ports ${SECOND_STACK.dbPort}/${SECOND_STACK.edgePort}/${SECOND_STACK.emulatorPort}) beside them, their output follows`);
         const [main, side] = await Promise.all([
           first.length ? stream([process.execPath, "test", ...timeout, ...first], env) : Promise.resolve({ code: 0, output: "" }),
           secondEnv ? stream([process.execPath, "test", ...timeout, ...second], secondEnv, true) : Promise.resolve({ code: 0, output: "" }),
@@ -357,8 +390,8 @@ async function main(): Promise<number> {
         if (secondEnv) {
           console.log(`\n-- the e2e files of the second stack:`);
           process.stdout.write(side.output);
-          // Its cluster stays initialised for a look afterwards (npm run clean removes it with .local/), not running.
-          await stream([process.execPath, "stack/db.ts", "stop"], secondEnv);
+          // Its cluster stays for a look afterwards (npm run clean removes it with .local/), stopped.
+          await stream([process.execPath, "stack/db.ts", "stop"], secondEnv, true);
         }
         const halves = [main, side].map(({ code, output }) => ({ code, ...parseBunTest(output) }));
         const counts = {

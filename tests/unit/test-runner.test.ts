@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { paths } from "../../stack/paths.ts";
-import { MEDIA_INTEGRATION_TESTS, parseBunTest } from "../../scripts/test.ts";
+import { E2E_SECOND_STACK_TESTS, FIRST_STACK_ONLY_TESTS, MEDIA_INTEGRATION_TESTS, parseBunTest, splitIntegrationFiles } from "../../scripts/test.ts";
 
 /** What a test that reaches the database or the stack's fixed ports imports or names. */
 const REACHES_DB_OR_STACK = /stack\/(db|supervisor|stack-control|stack-env|ports)\.ts|shared\/db\/|admin-sql|createSql|LOCAL_DB_URL|LOCAL_STACK|localStackEnv|startTestEmulator|edge-host/;
@@ -35,4 +35,34 @@ describe("the integration files run beside the others", () => {
 
 test("bun test's closing counts are read from its last summary", () => {
   expect(parseBunTest(" 3 pass\n 1 fail\n...\n 12 pass\n 0 fail\n 2 skip\n")).toEqual({ passed: 12, failed: 0, skipped: 2 });
+});
+
+describe("the integration and e2e files shared between two stacks", () => {
+  const integration = readdirSync(join(paths.root, "tests", "integration"))
+    .filter((name) => name.endsWith(".test.ts"))
+    .map((name) => `./tests/integration/${name}`)
+    .filter((f) => !MEDIA_INTEGRATION_TESTS.includes(f));
+
+  test("every database file runs exactly once, the pinned ones on the first stack, the two shares within one file", () => {
+    const { first, second } = splitIntegrationFiles(integration);
+    expect([...first, ...second].sort()).toEqual([...integration].sort());
+    expect(new Set([...first, ...second]).size).toBe(integration.length);
+    for (const pinned of FIRST_STACK_ONLY_TESTS) {
+      expect(existsSync(join(paths.root, pinned))).toBe(true);
+      expect(first).toContain(pinned);
+      expect(second).not.toContain(pinned);
+    }
+    expect(Math.abs(first.length - second.length)).toBeLessThanOrEqual(1);
+  });
+
+  test("the split of a small list keeps the pinned files first and balances the rest", () => {
+    const pinned = FIRST_STACK_ONLY_TESTS[0]!;
+    const { first, second } = splitIntegrationFiles(["./tests/integration/b.test.ts", pinned, "./tests/integration/a.test.ts", "./tests/integration/c.test.ts"]);
+    expect(first).toEqual([pinned, "./tests/integration/b.test.ts"]);
+    expect(second).toEqual(["./tests/integration/a.test.ts", "./tests/integration/c.test.ts"]);
+  });
+
+  test("the e2e files of the second stack exist", () => {
+    for (const file of E2E_SECOND_STACK_TESTS) expect(existsSync(join(paths.root, file))).toBe(true);
+  });
 });
