@@ -319,6 +319,8 @@ describe("mdame doctor on the local stack", () => {
         MDAME_DB_PORT: String(LOCAL_STACK.dbPort),
         MDAME_EDGE_PORT: String(LOCAL_STACK.edgePort),
         MDAME_EMULATOR_PORT: String(LOCAL_STACK.emulatorPort),
+        // A second stack of the clone (scripts/test.ts) keeps its stack.env in its own folder.
+        ...(process.env.MDAME_LOCAL_DIR ? { MDAME_LOCAL_DIR: process.env.MDAME_LOCAL_DIR } : {}),
       },
     });
     const out = child.stdout.toString();
