@@ -118,10 +118,10 @@ export function registerOpsRoutes<E extends Env, S extends Schema, B extends str
   });
 
   app.post("/ops/schedules/:name/run", auth, async (c) => {
-    const name = c.req.param("name");
     // Any name outside the engine's whitelist is absent (404), malformed or not; the RPC decides.
-    if (!OpsScheduleName.safeParse(name).success) throw new HTTPException(404, { message: `no engine schedule ${String(name).slice(0, 80)}` });
-    const ran = answer(OpsScheduleRunNow, await runEngineJob(deps.sql, name), "POST /ops/schedules/:name/run");
+    const name = OpsScheduleName.safeParse(c.req.param("name"));
+    if (!name.success) throw new HTTPException(404, { message: `no engine schedule ${String(c.req.param("name")).slice(0, 80)}` });
+    const ran = answer(OpsScheduleRunNow, await runEngineJob(deps.sql, name.data), "POST /ops/schedules/:name/run");
     deps.logger.info({ schedule: ran.name, function: ran.function, stage: "schedule", status: "ran" }, "engine schedule run by the operator");
     return c.json(ran);
   });
