@@ -20,6 +20,7 @@ import {
   OpsVideoDetail,
   OpsVideoList,
 } from "../../shared/contracts/ops.ts";
+import type { QualityReport } from "../../shared/contracts/quality.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 import { withPipeline } from "../fixtures/pipeline.ts";
 
@@ -66,13 +67,13 @@ interface Seeded {
   publicationId: string;
   olderPublicationId: string;
   renderKey: string;
-  renderBytes: Uint8Array;
+  renderBytes: Uint8Array<ArrayBuffer>;
   youtubeAccount: string;
   brokenAccount: string;
 }
 let seeded: Seeded;
 
-const QUALITY = {
+const QUALITY: QualityReport = {
   passed: true,
   integrated_lufs: -14.2,
   true_peak_dbtp: -1.6,
