@@ -217,6 +217,12 @@ describe("refusals", () => {
     expect(badId.status).toBe(400);
     expect(await badId.text()).toContain("id");
     expect((await call(`/ops/videos/${crypto.randomUUID()}`)).status).toBe(404);
+    // Broken percent-encoding and odd names are the caller's mistake, never a 500.
+    for (const [method, route] of [["GET", "/ops/videos/%ZZ"], ["GET", `/ops/videos/${"9".repeat(5000)}`], ["POST", "/ops/schedules/%ZZ/run"],
+      ["POST", "/ops/schedules/mdame-%00/run"], ["GET", "/ops/overview?failures=%ZZ"]] as const) {
+      const response = await call(route, { method });
+      expect([400, 404]).toContain(response.status);
+    }
   });
 });
 
