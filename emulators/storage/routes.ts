@@ -10,6 +10,8 @@
  *   DELETE /object/{bucket} {prefixes}       removes objects; answers those that existed
  *   POST   /object/sign/{bucket}/{path} {expiresIn}, POST /object/sign/{bucket} {expiresIn, paths}
  *   GET    /object/sign/{bucket}/{path}?token=   download through a signed URL (no key needed)
+ *   Downloads answer a single `Range: bytes=` request with 206 and Content-Range (416 past the end),
+ *   so a <video> element plays and seeks a signed render.
  *   /upload/resumable                        TUS resumable uploads (storage-tus.ts)
  *
  * Every call except a signed download needs the service key (`apikey` and `Authorization: Bearer`).
@@ -127,15 +129,47 @@ async function serveObject(req: Request, bucket: string, objectPath: string, ctx
   const found = await ctx.storage.disk.getObject(bucket, objectPath);
   if (!found) return req.method === "HEAD" ? new Response(null, { status: 404 }) : errors.noSuchKey();
   const r = found.record;
-  const headers = {
+  const headers: Record<string, string> = {
     "content-type": r.content_type,
     "content-length": String(r.size),
     "cache-control": r.cache_control,
     etag: r.etag,
     "last-modified": new Date(r.updated_at).toUTCString(),
+    "accept-ranges": "bytes",
   };
+  const range = byteRange(req.headers.get("range"), r.size);
+  if (range === "unsatisfiable") {
+    return new Response(null, { status: 416, headers: { "content-range": `bytes */${r.size}`, "accept-ranges": "bytes" } });
+  }
   // Bun.file streams from disk: a render is never held in memory whole.
+  if (range !== null) {
+    headers["content-length"] = String(range.end - range.start + 1);
+    headers["content-range"] = `bytes ${range.start}-${range.end}/${r.size}`;
+    return new Response(req.method === "HEAD" ? null : Bun.file(found.file).slice(range.start, range.end + 1), { status: 206, headers });
+  }
   return new Response(req.method === "HEAD" ? null : Bun.file(found.file), { status: 200, headers });
+}
+
+/**
+ * The one byte range of a `Range: bytes=...` header (RFC 9110 section 14): `a-b`, `a-` or the
+ * suffix `-n`, the end clamped to the object. Null means "serve the whole object" (no header, a
+ * unit other than bytes, several ranges, a malformed one: the RFC lets a server ignore those);
+ * "unsatisfiable" is a range wholly past the end (416), as a <video> element's probe may send.
+ */
+export function byteRange(header: string | null, size: number): { start: number; end: number } | "unsatisfiable" | null {
+  const match = header?.trim().match(/^bytes=(\d*)-(\d*)$/);
+  if (!match || (match[1] === "" && match[2] === "")) return null;
+  const [, first, last] = match;
+  if (first === "") {
+    const suffix = Number(last);
+    if (suffix === 0 || size === 0) return "unsatisfiable";
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(first);
+  const end = last === "" ? size - 1 : Math.min(Number(last), size - 1);
+  if (last !== "" && Number(last) < start) return null;
+  if (start >= size) return "unsatisfiable";
+  return { start, end };
 }
 
 async function objectInfo(rest: string, ctx: EmulatorContext): Promise<Response> {

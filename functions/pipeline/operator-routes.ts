@@ -17,6 +17,7 @@ import { registerAnalyticsRoutes } from "./operator/analytics-routes.ts";
 import { registerCredentialRoutes } from "./operator/credential-routes.ts";
 import type { OperatorDeps } from "./operator/deps.ts";
 import { registerDimensionRoutes } from "./operator/dimension-routes.ts";
+import { registerOpsRoutes } from "./operator/ops-routes.ts";
 import { registerReportRoutes } from "./operator/report-routes.ts";
 import { registerAdaptRoutes } from "./adapt/routes.ts";
 import { answer } from "../../shared/http/answer.ts";
@@ -108,5 +109,6 @@ export function registerOperatorRoutes<E extends Env, S extends Schema, B extend
   registerAnalyticsRoutes(app, deps);
   registerReportRoutes(app, deps);
   registerAdaptRoutes(app, deps);
+  registerOpsRoutes(app, deps);
   return app;
 }

@@ -15,6 +15,12 @@ export interface AssetStore {
   remove(key: string): Promise<void>;
   /** The assets directly under `prefix` (`scenes` lists `scenes/<hash>.mp4`), by key. */
   list(prefix: string): Promise<ListedAsset[]>;
+  /**
+   * A URL anyone holding it may GET the asset through for `expiresInSeconds` (a browser plays a
+   * render from it; Range requests are answered 206). Null when the backend cannot sign (the local
+   * directory has no server to sign for); throws AssetNotFoundError when the key is absent.
+   */
+  signedUrl(key: string, expiresInSeconds: number): Promise<string | null>;
 }
 
 export interface ListedAsset {

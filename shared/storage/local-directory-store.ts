@@ -53,6 +53,12 @@ export class LocalDirectoryStore implements AssetStore {
     await rm(this.pathOf(key), { force: true });
   }
 
+  /** A local directory has no server to sign a URL for: always null once the key is known to exist. */
+  async signedUrl(key: string, _expiresInSeconds: number): Promise<string | null> {
+    if (!(await this.exists(key))) throw new AssetNotFoundError(key);
+    return null;
+  }
+
   async list(prefix: string): Promise<ListedAsset[]> {
     assertAssetPrefix(prefix);
     const entries = await readdir(join(this.root, prefix), { withFileTypes: true }).catch(() => []);

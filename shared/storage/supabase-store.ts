@@ -193,6 +193,17 @@ export class SupabaseStore implements AssetStore {
     if (error && !isNotFound(error)) throw failure(`removal of ${key}`, error);
   }
 
+  async signedUrl(key: string, expiresInSeconds: number): Promise<string | null> {
+    assertAssetKey(key);
+    if (!Number.isInteger(expiresInSeconds) || expiresInSeconds < 1) throw new RangeError(`a signed URL lasts a whole number of seconds, at least 1: ${expiresInSeconds}`);
+    const { data, error } = await this.#files().createSignedUrl(key, expiresInSeconds);
+    if (error) {
+      if (isNotFound(error)) throw new AssetNotFoundError(key);
+      throw failure(`signing of ${key}`, error);
+    }
+    return data.signedUrl;
+  }
+
   async list(prefix: string): Promise<ListedAsset[]> {
     assertAssetPrefix(prefix);
     const assets: ListedAsset[] = [];

@@ -105,6 +105,21 @@ describe.each(backends)("%s", (_name, makeStore) => {
     expect((await readdir(out)).filter((n) => n.endsWith(".part"))).toEqual([]);
   });
 
+  test("a signed URL serves the asset's bytes where the backend can sign; the local directory cannot", async () => {
+    await store.putFile("renders/signed.mp4", small.file, "video/mp4");
+    const url = await store.signedUrl("renders/signed.mp4", 600);
+    if (store instanceof LocalDirectoryStore) {
+      expect(url).toBeNull();
+    } else {
+      expect(url).not.toBeNull();
+      const response = await fetch(url!);
+      expect(response.status).toBe(200);
+      expect(sha256(new Uint8Array(await response.arrayBuffer()))).toBe(sha256(small.bytes));
+    }
+    await expect(store.signedUrl("renders/never-stored.mp4", 600)).rejects.toBeInstanceOf(AssetNotFoundError);
+    await expect(store.signedUrl("../escape.mp4", 600)).rejects.toThrow("invalid asset key");
+  });
+
   test("keys that could escape the store are refused before anything is stored", async () => {
     for (const key of ["../escape.mp4", "scenes/../../etc/passwd", "/abs/path.mp4", "scenes/", "scenes", "Scenes/x.mp4", "scenes/a b.mp4"]) {
       await expect(store.putFile(key, small.file, "video/mp4")).rejects.toThrow("invalid asset key");

@@ -20,4 +20,6 @@ create table mdame.pipeline_runs (
   constraint pipeline_runs_dimension_filter_fkey foreign key (dimension_filter) references mdame.dimensions(id)
 );
 
+create index pipeline_runs_run_date_idx on mdame.pipeline_runs (run_date, created_at);
+
 alter table mdame.pipeline_runs enable row level security;

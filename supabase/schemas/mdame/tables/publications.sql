@@ -28,6 +28,8 @@ create unique index publications_external_idx on mdame.publications (platform, e
 
 create index publications_deferred_idx on mdame.publications (not_before) where (status = 'deferred'::text);
 
+create index publications_recent_idx on mdame.publications (COALESCE(published_at, created_at));
+
 comment on column mdame.publications.not_before is 'A deferred publication is tried again from then on (null: once its account is reconnected).';
 comment on column mdame.publications.deferred_since is 'When the publication last entered status deferred (engine clock), kept by a trigger; null when it is not deferred.';
 

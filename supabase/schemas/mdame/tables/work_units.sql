@@ -34,5 +34,7 @@ comment on column mdame.work_units.video_music is 'The music track of the video 
 
 create index work_units_open_idx on mdame.work_units (stage_deadline) where (stage <> ALL (array['published'::text, 'rejected'::text, 'failed'::text]));
 create index work_units_run_idx on mdame.work_units (run_id);
+create index work_units_failed_idx on mdame.work_units (updated_at) where (stage = 'failed'::text);
+create index work_units_lease_idx on mdame.work_units (lease_expires_at) where (lease_holder is not null);
 
 alter table mdame.work_units enable row level security;

@@ -1,0 +1,54 @@
+-- One publication for the ops dashboard (GET /pipeline/ops/videos/:id, shared/contracts/ops.ts
+-- OpsVideoDetail): the publication as ops_videos shows it, the unit's quality-gate report and
+-- rendered video, its scenes with the backend and credit of each clip (the scene cache's entry),
+-- and its analytics windows. Null when there is no such publication. The route adds the signed URL.
+
+create or replace function mdame.ops_video(p_publication_id uuid)
+returns jsonb
+language sql
+stable security definer
+set search_path = ''
+as $$
+  select jsonb_build_object(
+           'video', jsonb_build_object(
+             'id', p.id, 'unit_id', p.unit_id, 'run_id', u.run_id, 'dimension_id', u.dimension_id,
+             'platform', p.platform, 'channel_handle', a.channel_handle, 'external_id', p.external_id,
+             'url', case when p.external_id is null then null
+                         when p.platform = 'youtube' then 'https://www.youtube.com/shorts/' || p.external_id
+                         else 'https://www.tiktok.com/@' || ltrim(a.channel_handle, '@') || '/video/' || p.external_id end,
+             'title', coalesce(u.script->>'title', u.topic->>'title'),
+             'status', p.status, 'privacy_status', p.privacy_status, 'deferred_reason', p.deferred_reason,
+             'created_at', p.created_at, 'published_at', p.published_at),
+           'quality', u.quality,
+           'render', jsonb_build_object(
+             'key', coalesce(p.video_key, u.video->>'video_key'),
+             'duration_s', (u.video->>'duration_s')::numeric,
+             'width', (u.video->>'width')::integer,
+             'height', (u.video->>'height')::integer,
+             'size_bytes', (u.video->>'size_bytes')::bigint),
+           'scenes', (select coalesce(jsonb_agg(jsonb_build_object(
+                        'scene_index', s.scene_index, 'status', s.status, 'duration_s', s.duration_s, 'narration', s.narration,
+                        'backend', s.backend, 'backend_name', c.backend_name, 'asset_key', s.asset_key, 'cache_hit', s.cache_hit,
+                        'credit', c.credit) order by s.scene_index), '[]'::jsonb)
+                        from mdame.scenes s
+                        left join lateral (
+                          select sc.backend_name, sc.credit from mdame.scene_cache sc
+                           where sc.scene_hash = s.scene_hash and (sc.backend = s.backend or sc.asset_key = s.asset_key)
+                           order by sc.backend = s.backend desc limit 1
+                        ) c on true
+                       where s.unit_id = u.id),
+           'analytics', (select coalesce(jsonb_agg(jsonb_build_object(
+                           'window_days', va.window_days, 'fetched_at', va.fetched_at, 'period_start', va.period_start,
+                           'period_end', va.period_end, 'views', va.views, 'engaged_views', va.engaged_views,
+                           'average_view_duration_s', va.average_view_duration_s, 'average_view_percentage', va.average_view_percentage,
+                           'likes', va.likes, 'retention', va.retention) order by va.window_days), '[]'::jsonb)
+                           from mdame.video_analytics va where va.publication_id = p.id))
+    from mdame.publications p
+    join mdame.work_units u on u.id = p.unit_id
+    join mdame.dimension_accounts a on a.id = p.account_id
+   where p.id = p_publication_id;
+$$;
+
+revoke all on function mdame.ops_video(uuid) from public, anon, authenticated;
+grant execute on function mdame.ops_video(uuid) to mdame_engine;
+grant execute on function mdame.ops_video(uuid) to service_role;
