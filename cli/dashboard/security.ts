@@ -15,16 +15,19 @@ export function hostAllowed(host: string | undefined, port: number): boolean {
 }
 
 /**
- * True when a POST comes from the dashboard's own pages: its Origin (when sent) is one of ours and
- * its Sec-Fetch-Site (when sent) is same-origin, and at least one of the two was sent (every
- * browser sends both on a form POST; a request with neither is not a browser's form).
+ * True when a POST comes from the dashboard's own pages. Sec-Fetch-Site is set by the browser and
+ * cannot be set by a page, so when it is sent it must be same-origin; the Origin, when sent, must be
+ * ours, or `null`, which is what a browser sends for a same-origin form under Referrer-Policy
+ * no-referrer (then only a same-origin Sec-Fetch-Site lets it through). A request with neither header
+ * is not a browser's form, and one with an unknown Origin is another site's.
  */
 export function sameOriginPost(headers: { origin?: string; secFetchSite?: string }, port: number): boolean {
   const { origin, secFetchSite } = headers;
   if (origin === undefined && secFetchSite === undefined) return false;
-  if (origin !== undefined && !allowedHosts(port).some((host) => origin.toLowerCase() === `http://${host}`)) return false;
   if (secFetchSite !== undefined && secFetchSite !== "same-origin") return false;
-  return true;
+  if (origin === undefined) return true;
+  if (origin === "null") return secFetchSite === "same-origin";
+  return allowedHosts(port).some((host) => origin.toLowerCase() === `http://${host}`);
 }
 
 /**
