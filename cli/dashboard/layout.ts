@@ -55,8 +55,7 @@ export function when(iso: string | null | undefined, nowMs: number): Html {
   const ms = Date.parse(iso);
   if (!Number.isFinite(ms)) return html`${iso}`;
   const utc = new Date(ms).toISOString().replace("T", " ").slice(0, 19);
-  const future = ms > nowMs;
-  const age = future ? `in ${formatAge(new Date(nowMs).toISOString(), ms)}` : `${formatAge(iso, nowMs)} ago`;
+  const age = Math.abs(ms - nowMs) < 1000 ? "now" : ms > nowMs ? `in ${formatAge(new Date(nowMs).toISOString(), ms)}` : `${formatAge(iso, nowMs)} ago`;
   return html`<time datetime="${new Date(ms).toISOString()}">${utc} UTC <span class="age">(${age})</span></time>`;
 }
 
