@@ -29,7 +29,7 @@ if (!Number.isInteger(runs) || runs < 1 || runs > 1000) {
 }
 
 /** The median of a non-empty list. */
-export function median(values: number[]): number {
+function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
