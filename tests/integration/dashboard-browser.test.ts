@@ -25,6 +25,23 @@ import { localStackEnv } from "../../stack/stack-env.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 import { type PipelineServer, servePipeline } from "../fixtures/pipeline-server.ts";
 
+/** The few DOM shapes the in-page functions use: the Bun side compiles without the DOM library. */
+interface DomElement {
+  innerText: string;
+  value: string;
+  src: string;
+  remove(): void;
+  getAttribute(name: string): string | null;
+}
+interface DomVideo {
+  readyState: number;
+  duration: number;
+  videoWidth: number;
+  videoHeight: number;
+  error: { code: number } | null;
+}
+declare const document: { body: DomElement; cookie: string; querySelector(selector: string): unknown };
+
 const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 const SCREENSHOTS = process.env.MDAME_WRITE_SCREENSHOTS === "1";
 const STORAGE_KEY = randomBytes(32).toString("hex");
@@ -212,7 +229,7 @@ describe("mdame dashboard in Chromium", () => {
     const response = await page.goto(dashboardUrl);
     expect(response!.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
     expect(response!.headers()["cache-control"]).toBe("no-store");
-    const row = await page.$eval('tr[data-dimension="tech-explained"]', (el) => (el as HTMLElement).innerText);
+    const row = await page.$eval('tr[data-dimension="tech-explained"]', (el) => (el as unknown as DomElement).innerText);
     expect(row).toContain("running");
     const body = await text();
     expect(body).toContain("Counts by state");
@@ -223,7 +240,7 @@ describe("mdame dashboard in Chromium", () => {
 
   test("queues: each pgmq queue's depth, the leases and the workers", async () => {
     await page.goto(`${dashboardUrl}queues`);
-    const names = await page.$$eval("tr[data-queue]", (rows) => rows.map((r) => r.getAttribute("data-queue")));
+    const names = await page.$$eval("tr[data-queue]", (rows) => rows.map((r) => (r as unknown as DomElement).getAttribute("data-queue")));
     expect(names.sort()).toEqual(["analytics_fetches", "render", "stage_tasks", "visual_generation"]);
     expect(await text()).toContain("Worker heartbeats");
     await screenshot("queues");
@@ -233,7 +250,7 @@ describe("mdame dashboard in Chromium", () => {
     await page.goto(`${dashboardUrl}videos`);
     const row = await page.$(`tr[data-video="${seeded.publicationId}"]`);
     expect(row).not.toBeNull();
-    expect(await row!.$eval("a", (a) => (a as HTMLAnchorElement).innerText)).toBe(HOSTILE_TITLE);
+    expect(await row!.$eval("a", (a) => (a as unknown as DomElement).innerText)).toBe(HOSTILE_TITLE);
     expect(await page.$$eval(`a[href="https://www.youtube.com/shorts/dashVideo01"]`, (a) => a.length)).toBe(1);
     expect(await page.$$eval("script, img", (els) => els.length)).toBe(0);
     expect(await page.title()).not.toContain("owned");
@@ -247,12 +264,12 @@ describe("mdame dashboard in Chromium", () => {
     expect(body).toContain("pexels/777");
     expect(body).toContain("Dash Author");
     expect(body).toContain("4321");
-    const src = await page.$eval("video#render", (v) => (v as HTMLVideoElement).src);
+    const src = await page.$eval("video#render", (v) => (v as unknown as DomElement).src);
     expect(src.startsWith(`${storage.url}/storage/v1/object/sign/`)).toBe(true);
     expect(response!.headers()["content-security-policy"]).toContain(`media-src ${new URL(storage.url).origin}`);
-    await page.waitForFunction(() => (document.querySelector("video#render") as HTMLVideoElement).readyState >= 1, { timeout: 20_000 });
+    await page.waitForFunction(() => (document.querySelector("video#render") as DomVideo).readyState >= 1, { timeout: 20_000 });
     const played = await page.$eval("video#render", (v) => {
-      const video = v as HTMLVideoElement;
+      const video = v as unknown as DomVideo;
       return { duration: video.duration, width: video.videoWidth, height: video.videoHeight, error: video.error?.code ?? null };
     });
     expect(played.error).toBeNull();
@@ -275,7 +292,7 @@ describe("mdame dashboard in Chromium", () => {
     await screenshot("quota");
 
     await page.goto(`${dashboardUrl}analytics`);
-    const row = await page.$eval(`tr[data-publication="${seeded.publicationId}"]`, (el) => (el as HTMLElement).innerText);
+    const row = await page.$eval(`tr[data-publication="${seeded.publicationId}"]`, (el) => (el as unknown as DomElement).innerText);
     expect(row).toContain("4321");
     expect(row).toContain("75.5 %");
     await screenshot("analytics");
@@ -292,7 +309,7 @@ describe("mdame dashboard in Chromium", () => {
     for (const edit of ["remove", "forge"] as const) {
       await page.goto(`${dashboardUrl}dead-letters/${seeded.deadLetterId}/retry`);
       await page.evaluate((how) => {
-        const input = document.querySelector('input[name="csrf"]') as HTMLInputElement;
+        const input = document.querySelector('input[name="csrf"]') as unknown as DomElement;
         if (how === "remove") input.remove();
         else input.value = "forged-token";
       }, edit);
@@ -303,7 +320,7 @@ describe("mdame dashboard in Chromium", () => {
     expect(forged).toEqual([403, 403]);
     const cookie = (await browser.cookies()).find((c) => c.name === "mdame_session")!;
     await page.goto(`${dashboardUrl}dead-letters/${seeded.deadLetterId}/retry`);
-    const csrf = await page.$eval('input[name="csrf"]', (i) => (i as HTMLInputElement).value);
+    const csrf = await page.$eval('input[name="csrf"]', (i) => (i as unknown as DomElement).value);
     const crossSite = await fetch(`${dashboardUrl}dead-letters/${seeded.deadLetterId}/retry`, {
       method: "POST",
       headers: { cookie: `mdame_session=${cookie.value}`, origin: "http://evil.example", "content-type": "application/x-www-form-urlencoded" },
@@ -333,7 +350,7 @@ describe("mdame dashboard in Chromium", () => {
     expect(unit).toEqual({ stage: "script", error: null });
 
     await page.goto(`${dashboardUrl}dead-letters`);
-    const row = await page.$eval(`#dead-letter-${seeded.deadLetterId}`, (el) => (el as HTMLElement).innerText);
+    const row = await page.$eval(`#dead-letter-${seeded.deadLetterId}`, (el) => (el as unknown as DomElement).innerText);
     expect(row).toContain(`retried as message ${msgId}`);
     expect(await page.$(`#dead-letter-${seeded.deadLetterId} a.button`)).toBeNull();
   }, 30_000);
@@ -344,7 +361,7 @@ describe("mdame dashboard in Chromium", () => {
     expect(await text()).toContain("Run mdame-alerts now?");
     await Promise.all([page.waitForNavigation(), page.click('form button[type="submit"]')]);
     expect(await text()).toContain("mdame-alerts ran mdame.check_alerts()");
-    const result = await page.$eval("pre.result", (pre) => (pre as HTMLElement).innerText);
+    const result = await page.$eval("pre.result", (pre) => (pre as unknown as DomElement).innerText);
     expect(() => JSON.parse(result)).not.toThrow();
   }, 30_000);
 });
