@@ -18,7 +18,7 @@ import { quotaPage } from "./pages/quota.ts";
 import { confirmRunNow, ranNow, schedulesPage } from "./pages/schedules.ts";
 import { videoPage, videosPage } from "./pages/videos.ts";
 import { hostAllowed, sameOriginPost, securityHeaders } from "./security.ts";
-import { SESSION_COOKIE, type Session, type Sessions, sameToken, SESSION_TTL_MS } from "./sessions.ts";
+import { SESSION_COOKIE, type Session, type Sessions, sameToken } from "./sessions.ts";
 import { STYLE_CSS } from "./style.ts";
 
 export interface DashboardAppOptions {
@@ -38,7 +38,7 @@ const MAX_FORM_BYTES = 4096;
 
 function wantsHtml(c: Context): boolean {
   const accept = c.req.header("accept") ?? "";
-  return accept === "" || accept.includes("text/html") || accept.includes("*/*") && !accept.includes("application/json");
+  return accept === "" || accept.includes("text/html") || (accept.includes("*/*") && !accept.includes("application/json"));
 }
 
 /** A refusal: a page for a browser, JSON for anything else. */
@@ -73,7 +73,8 @@ export function createDashboardApp(options: DashboardAppOptions) {
     if (!session) {
       return refuse(c, 401, "Sign-in refused", "This sign-in link is not valid, or it was used already: each link works once.", "Restart `mdame dashboard` for a new link.");
     }
-    setCookie(c, SESSION_COOKIE, session.id, { httpOnly: true, sameSite: "Strict", path: "/", maxAge: Math.floor(SESSION_TTL_MS / 1000) });
+    // A browser-session cookie (no Max-Age): the browser forgets it when closed; the server ends it after SESSION_TTL_MS.
+    setCookie(c, SESSION_COOKIE, session.id, { httpOnly: true, sameSite: "Strict", path: "/" });
     // 303 to a URL without the token, so it stays in neither the address bar nor the next page's referrer.
     return c.redirect("/", 303);
   });
