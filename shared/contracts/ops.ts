@@ -84,9 +84,15 @@ export const OpsOverview = z.object({
     runs: z.array(OpsStateCount),
     /** The units of today's runs per stage. */
     work_units: z.array(OpsStateCount),
-    /** The stage_tasks queue's messages: `waiting` (visible), `leased` (read and invisible), `delayed` (not yet visible, never read), and `dead_lettered` (not retried). */
+    /**
+     * The stage_tasks queue's messages: `waiting` (visible, including a claim that ran out), `leased` (a runner's claim holds it),
+     * `retrying` (a failed attempt's backoff), `delayed` (not yet visible, never read), and `dead_lettered` (not retried).
+     */
     stage_tasks: z.array(OpsStateCount),
-    /** The worker queues' (visual_generation, render) messages, with the same states. */
+    /**
+     * The worker queues' (visual_generation, render) messages: `waiting`, `leased`, `delayed`, `dead_lettered`. A job in a
+     * retry's backoff counts as `leased`: pgmq records no reader, and a backoff and a heartbeat both only move its visibility.
+     */
     worker_jobs: z.array(OpsStateCount),
   }).strict(),
   /** The most recent failures, newest first. */
@@ -106,7 +112,7 @@ export const OpsQueue = z.object({
   visible: count,
   /** Messages invisible right now: leased by a reader (read_ct > 0) or sent with a delay. */
   invisible: count,
-  /** Of the invisible ones, those a reader holds (read at least once). */
+  /** Of the invisible ones, those read at least once: held by a reader, or waiting out a retry's backoff. */
   leased: count,
   /** Age of the oldest message in seconds; null when the queue is empty. */
   oldest_msg_age_s: z.number().int().nullable(),
@@ -116,7 +122,10 @@ export const OpsQueue = z.object({
 }).strict();
 export type OpsQueue = z.infer<typeof OpsQueue>;
 
-/** Leases of one kind: held now, and expired but not taken back yet (nothing reclaimed them). */
+/**
+ * Leases of one kind: held now, and expired but not taken back yet (nothing reclaimed them). A stage
+ * task in a retry's backoff is neither; a worker job in one counts as held (see OpsWorkerActivity).
+ */
 export const OpsLeaseCounts = z.object({ held: count, stale: count }).strict();
 export type OpsLeaseCounts = z.infer<typeof OpsLeaseCounts>;
 

@@ -171,7 +171,8 @@ async function seed(): Promise<Seeded> {
   const [task] = await sql`select pgmq.send('stage_tasks', ${sql.json({ stage: "media", run_id: runId, unit_id: units.media!, step_token: "step:media" })}) as id`;
   await sql`select * from mdame.claim_stage_tasks('runner-ops', 10, 30)`;
   await sql`update pgmq.q_stage_tasks set vt = clock_timestamp() - interval '90 seconds' where msg_id = ${task!.id}`;
-  await sql`update mdame.work_units set lease_expires_at = clock_timestamp() - interval '90 seconds' where id = ${units.media!}`;
+  // The unit's lease and the message's visibility end together, as claim_stage_tasks sets them.
+  await sql`update mdame.work_units set lease_expires_at = (select vt from pgmq.q_stage_tasks where msg_id = ${task!.id}) where id = ${units.media!}`;
   const [job] = await sql`select pgmq.send('render', ${sql.json({ unit_id: units.rendering!, run_id: runId })}) as id`;
   await sql`update pgmq.q_render set read_ct = 1, vt = clock_timestamp() - interval '5 minutes' where msg_id = ${job!.id}`;
   await sql`insert into mdame.scene_generation_claims (scene_hash, backend, holder, lease_until) values
@@ -216,6 +217,12 @@ describe("refusals", () => {
     expect(badId.status).toBe(400);
     expect(await badId.text()).toContain("id");
     expect((await call(`/ops/videos/${crypto.randomUUID()}`)).status).toBe(404);
+    // Broken percent-encoding and odd names are the caller's mistake, never a 500.
+    for (const [method, route] of [["GET", "/ops/videos/%ZZ"], ["GET", `/ops/videos/${"9".repeat(5000)}`], ["POST", "/ops/schedules/%ZZ/run"],
+      ["POST", "/ops/schedules/mdame-%00/run"], ["GET", "/ops/overview?failures=%ZZ"]] as const) {
+      const response = await call(route, { method });
+      expect([400, 404]).toContain(response.status);
+    }
   });
 });
 
@@ -237,7 +244,7 @@ describe("GET /ops/overview", () => {
     expect(overview.counts.runs).toEqual([{ state: "running", count: 1 }]);
     expect(overview.counts.work_units.find((c) => c.state === "published")?.count).toBe(2);
     const stageTasks = Object.fromEntries(overview.counts.stage_tasks.map((c) => [c.state, c.count]));
-    expect(stageTasks).toEqual({ waiting: 1, leased: 0, delayed: 0, dead_lettered: 1 });
+    expect(stageTasks).toEqual({ waiting: 1, leased: 0, retrying: 0, delayed: 0, dead_lettered: 1 });
     const workerJobs = Object.fromEntries(overview.counts.worker_jobs.map((c) => [c.state, c.count]));
     expect(workerJobs).toEqual({ waiting: 1, leased: 0, delayed: 0, dead_lettered: 0 });
 

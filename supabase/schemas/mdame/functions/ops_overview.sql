@@ -1,6 +1,8 @@
 -- The ops dashboard's overview (GET /pipeline/ops/overview, shared/contracts/ops.ts OpsOverview):
 -- today's run per active dimension with its units' funnel, counts by state, the latest failures.
--- Today is the engine clock's UTC date; queue states use the database clock, as pgmq does.
+-- Today is the engine clock's UTC date; queue states use the database clock, as pgmq does. A worker
+-- job in a retry's backoff counts as leased: pgmq records no reader, and a backoff and a heartbeat
+-- both only move the message's visibility.
 
 create or replace function mdame.ops_overview(p_failures integer)
 returns jsonb
@@ -54,13 +56,14 @@ begin
            where r.run_date = v_today group by u.stage) c;
 
   select jsonb_build_array(
-           jsonb_build_object('state', 'waiting', 'count', count(*) filter (where q.vt <= clock_timestamp())),
-           jsonb_build_object('state', 'leased', 'count', count(*) filter (where q.vt > clock_timestamp() and q.read_ct > 0)),
-           jsonb_build_object('state', 'delayed', 'count', count(*) filter (where q.vt > clock_timestamp() and q.read_ct = 0)),
+           jsonb_build_object('state', 'waiting', 'count', count(*) filter (where t.state in ('waiting', 'lease_expired'))),
+           jsonb_build_object('state', 'leased', 'count', count(*) filter (where t.state = 'leased')),
+           jsonb_build_object('state', 'retrying', 'count', count(*) filter (where t.state = 'retrying')),
+           jsonb_build_object('state', 'delayed', 'count', count(*) filter (where t.state = 'delayed')),
            jsonb_build_object('state', 'dead_lettered', 'count',
              (select count(*) from mdame.dead_letters dl where dl.queue_name = 'stage_tasks' and dl.retried_at is null)))
     into v_stage_tasks
-    from pgmq.q_stage_tasks q;
+    from mdame.stage_task_leases(clock_timestamp()) t;
 
   select jsonb_build_array(
            jsonb_build_object('state', 'waiting', 'count', count(*) filter (where q.vt <= clock_timestamp())),

@@ -1,9 +1,12 @@
 -- The ops dashboard's queues (GET /pipeline/ops/queues, shared/contracts/ops.ts OpsQueues): every
 -- pgmq queue's metrics (pgmq.metrics_all, in pgmq 1.4 and 1.5 and the compatible SQL alike) with
--- how many of its messages are invisible and leased; held and stale leases (stage tasks and worker
--- jobs are queue messages read at least once; a stale one's visibility timeout has passed and no
--- reader took it again yet; scene generation claims past their lease_until); and each worker's last
--- lease, the one trace of its heartbeats the schema keeps. Leases and ages use the database clock.
+-- how many of its messages are invisible and how many of those were read; the leases held and the
+-- stale ones, whose time ran out with nothing taking them back yet (a stage task's claim, a worker
+-- job's read, a scene generation claim); and each worker's latest lease, the one trace of its
+-- heartbeats the schema keeps. Leases and ages use the database clock. A stage task in a retry's
+-- backoff is no lease (stage_task_leases tells them apart by the unit's lease); a worker job in a
+-- backoff counts as held, since pgmq records no reader and a backoff and a heartbeat both only move
+-- the message's visibility.
 
 create or replace function mdame.ops_queues()
 returns jsonb
@@ -37,18 +40,13 @@ begin
       'total_messages', v_metric.total_messages);
   end loop;
 
-  with stage_tasks as (
-    select q.msg_id, q.read_ct, q.vt, (q.message->>'unit_id') as unit_text from pgmq.q_stage_tasks q where q.read_ct > 0
-  ), worker_jobs as (
+  with worker_jobs as (
     select 'visual_generation' as queue, w.msg_id, w.vt, (w.message->>'unit_id') as unit_text from pgmq.q_visual_generation w where w.read_ct > 0
     union all
     select 'render', r.msg_id, r.vt, (r.message->>'unit_id') from pgmq.q_render r where r.read_ct > 0
   ), stale as (
-    select 'stage_task' as kind,
-           (select u.lease_holder from mdame.work_units u
-             where u.id = case when t.unit_text ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then t.unit_text::uuid end and mdame.holds_stage_claim(u.lease_holder, t.msg_id, t.read_ct)) as holder,
-           'stage_tasks/' || t.msg_id as subject, t.unit_text, t.vt as expired_at
-      from stage_tasks t where t.vt <= v_now
+    select 'stage_task' as kind, t.holder, 'stage_tasks/' || t.msg_id as subject, t.unit_id::text as unit_text, t.vt as expired_at
+      from mdame.stage_task_leases(v_now) t where t.state = 'lease_expired'
     union all
     select 'worker_job', null, j.queue || '/' || j.msg_id, j.unit_text, j.vt from worker_jobs j where j.vt <= v_now
     union all
@@ -64,8 +62,8 @@ begin
     from (select * from stale order by expired_at, subject limit 100) s;
 
   select jsonb_build_object(
-    'stage_tasks', (select jsonb_build_object('held', count(*) filter (where q.vt > v_now), 'stale', count(*) filter (where q.vt <= v_now))
-                      from pgmq.q_stage_tasks q where q.read_ct > 0),
+    'stage_tasks', (select jsonb_build_object('held', count(*) filter (where t.state = 'leased'), 'stale', count(*) filter (where t.state = 'lease_expired'))
+                      from mdame.stage_task_leases(v_now) t),
     'worker_jobs', (select jsonb_build_object('held', count(*) filter (where j.vt > v_now), 'stale', count(*) filter (where j.vt <= v_now))
                       from (select w.vt from pgmq.q_visual_generation w where w.read_ct > 0
                             union all select r.vt from pgmq.q_render r where r.read_ct > 0) j),
@@ -76,13 +74,17 @@ begin
   -- Stage runners name each claim <worker>/<msg_id>/<read_ct>; a unit keeps its last lease after its
   -- stage moves on, so the latest one per worker is its last claim or heartbeat (within a day).
   with runners as (
-    select regexp_replace(u.lease_holder, '/[0-9]+/[0-9]+$', '') as worker_id, u.lease_expires_at
+    select regexp_replace(u.lease_holder, '/[0-9]+/[0-9]+$', '') as worker_id, max(u.lease_expires_at) as latest
       from mdame.work_units u
      where u.lease_holder is not null and u.lease_expires_at > v_now - interval '1 day'
+     group by 1
+  ), runner_claims as (
+    select regexp_replace(t.holder, '/[0-9]+/[0-9]+$', '') as worker_id, count(*) as held
+      from mdame.stage_task_leases(v_now) t where t.state = 'leased' and t.holder is not null
+     group by 1
   ), activity as (
-    select 'stage_runner' as kind, r.worker_id, count(*) filter (where r.lease_expires_at > v_now) as held,
-           max(r.lease_expires_at) as latest, 'work_unit_lease' as source
-      from runners r group by r.worker_id
+    select 'stage_runner' as kind, r.worker_id, coalesce(c.held, 0) as held, r.latest, 'work_unit_lease' as source
+      from runners r left join runner_claims c on c.worker_id = r.worker_id
     union all
     select 'scene_generator', g.holder, count(*) filter (where g.lease_until > v_now), max(g.lease_until), 'scene_generation_claim'
       from mdame.scene_generation_claims g group by g.holder

@@ -7,7 +7,8 @@ create temp table seeded as select * from tests.unit_at_stage('script');
 select tests.send_task('script', (select id from seeded));
 select count(*) from mdame.claim_stage_tasks('runner-x', 10, 30);
 update pgmq.q_stage_tasks set vt = clock_timestamp() - interval '1 minute';
-update mdame.work_units set lease_expires_at = clock_timestamp() - interval '1 minute' where id = (select id from seeded);
+-- The claim's lease and the message's visibility end together, as claim_stage_tasks sets them.
+update mdame.work_units set lease_expires_at = (select vt from pgmq.q_stage_tasks) where id = (select id from seeded);
 insert into mdame.scene_generation_claims (scene_hash, backend, holder, lease_until) values
   (repeat('a', 64), 'pexels', 'gpu-1', clock_timestamp() + interval '5 minutes'),
   (repeat('b', 64), 'pexels', 'gpu-2', clock_timestamp() - interval '5 minutes');
