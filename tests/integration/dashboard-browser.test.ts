@@ -364,5 +364,18 @@ describe("mdame dashboard in Chromium", () => {
     const result = await page.$eval("pre.result", (pre) => (pre as unknown as DomElement).innerText);
     expect(() => JSON.parse(result)).not.toThrow();
   }, 30_000);
+
+  test("Ctrl-C stops it: the command exits 0 and the port answers no more", async () => {
+    dashboard!.kill("SIGINT");
+    expect(await dashboard!.exited).toBe(0);
+    expect(await new Response(dashboard!.stderr as ReadableStream).text()).toBe("");
+    let refused = false;
+    try {
+      await fetch(dashboardUrl);
+    } catch {
+      refused = true;
+    }
+    expect(refused).toBe(true);
+  }, 30_000);
 });
 
