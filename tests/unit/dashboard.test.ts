@@ -8,6 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { mainHelp, parseArgs } from "../../cli/args.ts";
 import { createDashboardApp } from "../../cli/dashboard/app.ts";
 import type { DashboardApi } from "../../cli/dashboard/ops-client.ts";
+import { when } from "../../cli/dashboard/layout.ts";
 import { safeHttpUrl } from "../../cli/dashboard/pages/videos.ts";
 import { contentSecurityPolicy, hostAllowed, sameOriginPost } from "../../cli/dashboard/security.ts";
 import { createSessions, SESSION_TTL_MS, sameToken } from "../../cli/dashboard/sessions.ts";
@@ -148,6 +149,18 @@ describe("the app", () => {
     const json = await get(app, "/queues", { accept: "application/json" });
     expect(json.status).toBe(401);
     expect(await json.json()).toEqual({ error: expect.any(String) });
+    const post = await app.request(`http://${HOST}/dead-letters/7/retry`, {
+      method: "POST", headers: { host: HOST, origin: `http://${HOST}`, "sec-fetch-site": "same-origin", "content-type": "application/x-www-form-urlencoded" }, body: "csrf=x",
+    });
+    expect(post.status).toBe(401);
+  });
+
+  test("timestamps read in UTC with their age", async () => {
+    const now = Date.parse("2026-12-02T08:00:00Z");
+    expect(String(await when("2026-12-02T07:57:00.000Z", now))).toBe('<time datetime="2026-12-02T07:57:00.000Z">2026-12-02 07:57:00 UTC <span class="age">(3m ago)</span></time>');
+    expect(String(await when("2026-12-02T10:00:00+02:00", now))).toContain("2026-12-02 08:00:00 UTC <span class=\"age\">(now)</span>");
+    expect(String(await when("2026-12-03T08:00:00Z", now))).toContain("(in 24h)");
+    expect(String(await when(null, now))).toContain("-");
   });
 
   test("sign-in: an HttpOnly SameSite=Strict cookie and a 303 to /; the link works once", async () => {
