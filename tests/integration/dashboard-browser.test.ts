@@ -50,6 +50,7 @@ const HOSTILE_TITLE = `<script>document.title="owned"</script><img src=x onerror
 const admin = adminSql();
 let storageDir: string;
 let storage: Awaited<ReturnType<typeof startEmulator>>;
+let storageStopped = false;
 let pipeline: PipelineServer;
 let dashboard: ReturnType<typeof Bun.spawn> | undefined;
 let dashboardUrl: string;
@@ -189,7 +190,7 @@ afterAll(async () => {
   dashboard?.kill("SIGTERM");
   await dashboard?.exited;
   await pipeline?.stop();
-  await storage?.stop();
+  if (!storageStopped) await storage?.stop();
   await db.reset({ log: () => {} });
   if (storageDir) await rm(storageDir, { recursive: true, force: true });
 }, 60_000);
@@ -363,6 +364,22 @@ describe("mdame dashboard in Chromium", () => {
     expect(await text()).toContain("mdame-alerts ran mdame.check_alerts()");
     const result = await page.$eval("pre.result", (pre) => (pre as unknown as DomElement).innerText);
     expect(() => JSON.parse(result)).not.toThrow();
+  }, 30_000);
+
+  test("a section whose API call fails says so, and the page around it still renders", async () => {
+    // Storage gone: the video's route cannot sign its render's URL and fails.
+    await storage.stop();
+    storageStopped = true;
+    const response = await page.goto(`${dashboardUrl}videos/${seeded.publicationId}`);
+    expect(response!.status()).toBe(200);
+    const body = await text();
+    expect(body).toContain(`Could not load video ${seeded.publicationId}.`);
+    expect(body).toContain(`HTTP 500 from ${pipeline.functionsUrl}/pipeline/ops/videos/${seeded.publicationId}`);
+    expect(body).not.toMatch(/\n\s+at /);
+    expect(await page.$$eval("nav a", (links) => links.length)).toBe(7);
+    // The other pages do not need Storage.
+    await page.goto(`${dashboardUrl}videos`);
+    expect(await page.$(`tr[data-video="${seeded.publicationId}"]`)).not.toBeNull();
   }, 30_000);
 
   test("Ctrl-C stops it: the command exits 0 and the port answers no more", async () => {
