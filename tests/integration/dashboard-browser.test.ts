@@ -374,7 +374,7 @@ describe("mdame dashboard in Chromium", () => {
     expect(response!.status()).toBe(200);
     const body = await text();
     expect(body).toContain(`Could not load video ${seeded.publicationId}.`);
-    expect(body).toContain(`HTTP 500 from ${pipeline.functionsUrl}/pipeline/ops/videos/${seeded.publicationId}`);
+    expect(body).toContain(`HTTP 500 from GET ${pipeline.functionsUrl}/pipeline/ops/videos/${seeded.publicationId}`);
     expect(body).not.toMatch(/\n\s+at /);
     expect(await page.$$eval("nav a", (links) => links.length)).toBe(7);
     // The other pages do not need Storage.
