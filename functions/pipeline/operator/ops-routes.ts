@@ -23,9 +23,10 @@ import { AssetNotFoundError } from "../../../shared/storage/asset-store.ts";
 import type { OperatorDeps } from "./deps.ts";
 import { routeParam } from "./request.ts";
 
-const PublicationId = z.string().uuid();
-const VideosQuery = ListQuery(20);
-const NoQuery = z.object({}).strict();
+export const PublicationId = z.string().uuid();
+export const OpsVideosQuery = ListQuery(20);
+/** The routes that take no query parameter refuse any (400). */
+export const OpsNoQuery = z.object({}).strict();
 
 /**
  * When a pg_cron expression next fires after `from`, in UTC (pg_cron's default cron.timezone);
@@ -64,12 +65,12 @@ export function registerOpsRoutes<E extends Env, S extends Schema, B extends str
   });
 
   app.get("/ops/queues", auth, async (c) => {
-    NoQuery.parse(c.req.query());
+    OpsNoQuery.parse(c.req.query());
     return c.json(answer(OpsQueues, await opsQueues(deps.sql), "GET /ops/queues"));
   });
 
   app.get("/ops/videos", auth, async (c) => {
-    const { limit } = VideosQuery.parse(c.req.query());
+    const { limit } = OpsVideosQuery.parse(c.req.query());
     return c.json(answer(OpsVideoList, { videos: await opsVideos(deps.sql, limit) }, "GET /ops/videos"));
   });
 
@@ -95,7 +96,7 @@ export function registerOpsRoutes<E extends Env, S extends Schema, B extends str
   });
 
   app.get("/ops/quota", auth, async (c) => {
-    NoQuery.parse(c.req.query());
+    OpsNoQuery.parse(c.req.query());
     const quota = await opsQuota(deps.sql);
     const accounts = quota.accounts.map((account) => ({
       ...account,
@@ -107,7 +108,7 @@ export function registerOpsRoutes<E extends Env, S extends Schema, B extends str
   });
 
   app.get("/ops/schedules", auth, async (c) => {
-    NoQuery.parse(c.req.query());
+    OpsNoQuery.parse(c.req.query());
     const list = await opsSchedules(deps.sql);
     const now = new Date();
     const schedules = list.schedules.map((schedule) => ({
