@@ -5,7 +5,7 @@
  */
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { getCookie, setCookie } from "hono/cookie";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { html } from "hono/html";
 import { OpsScheduleName } from "../../shared/contracts/ops.ts";
 import { type Html, layout, messagePage, sectionError } from "./layout.ts";
@@ -51,9 +51,8 @@ export function createDashboardApp(options: DashboardAppOptions) {
   const { api, sessions } = options;
   const now = options.now ?? Date.now;
   const app = new Hono<DashboardEnv>();
-  const frame = (title: string, active: string | null) => ({ title, active, apiUrl: api.baseUrl });
   const page = (c: Context<DashboardEnv>, title: string, active: string | null, body: Html, status: 200 | 502 = 200) =>
-    c.html(layout(frame(title, active), body), status);
+    c.html(layout({ title, active, apiUrl: api.baseUrl, csrf: c.get("session").csrf }, body), status);
 
   app.use(async (c, next) => {
     c.set("mediaOrigins", []);
@@ -101,6 +100,12 @@ export function createDashboardApp(options: DashboardAppOptions) {
       await next();
     },
   ] as const;
+
+  app.post("/sign-out", ...checkedPost, (c) => {
+    sessions.signOut(c.get("session").id);
+    deleteCookie(c, SESSION_COOKIE, { path: "/" });
+    return c.html(messagePage("Signed out", "This browser is signed out of the dashboard.", "Restart `mdame dashboard` for a new sign-in link."));
+  });
 
   app.get("/", async (c) => page(c, "Overview", "/", await overviewPage(api, now())));
   app.get("/queues", async (c) => page(c, "Queues", "/queues", await queuesPage(api, now())));

@@ -24,6 +24,8 @@ export interface PageFrame {
   active: string | null;
   /** Where the API is, shown in the header. */
   apiUrl?: string;
+  /** The session's CSRF token: the header's sign-out form carries it. */
+  csrf?: string;
 }
 
 export function layout(frame: PageFrame, body: Html): Html {
@@ -40,6 +42,7 @@ export function layout(frame: PageFrame, body: Html): Html {
 <span class="brand">MD-AME</span>
 ${frame.active === null ? "" : html`<nav>${NAV.map((n) => html`<a href="${n.path}"${n.path === frame.active ? html` aria-current="page"` : ""}>${n.label}</a>`)}</nav>`}
 ${frame.apiUrl ? html`<span class="api" title="the operator API this dashboard reads">${frame.apiUrl}</span>` : ""}
+${frame.csrf ? html`<form class="sign-out" method="post" action="/sign-out"><input type="hidden" name="csrf" value="${frame.csrf}"><button type="submit">Sign out</button></form>` : ""}
 </header>
 <main>
 <h1>${frame.title}</h1>

@@ -24,6 +24,8 @@ export interface Sessions {
   signIn(token: string): Session | null;
   /** The session a cookie value names, while it lasts. */
   find(sessionId: string | undefined): Session | null;
+  /** Ends a session at once. */
+  signOut(sessionId: string): void;
 }
 
 /** A random token of `bytes` bytes, base64url. */
@@ -61,6 +63,9 @@ export function createSessions(now: () => number = Date.now, token: string = ran
         return null;
       }
       return session;
+    },
+    signOut(sessionId) {
+      sessions.delete(sessionId);
     },
   };
 }

@@ -310,18 +310,18 @@ describe("mdame dashboard in Chromium", () => {
     for (const edit of ["remove", "forge"] as const) {
       await page.goto(`${dashboardUrl}dead-letters/${seeded.deadLetterId}/retry`);
       await page.evaluate((how) => {
-        const input = document.querySelector('input[name="csrf"]') as unknown as DomElement;
+        const input = document.querySelector('form.confirm input[name="csrf"]') as unknown as DomElement;
         if (how === "remove") input.remove();
         else input.value = "forged-token";
       }, edit);
-      const [refused] = await Promise.all([page.waitForNavigation(), page.click('form button[type="submit"]')]);
+      const [refused] = await Promise.all([page.waitForNavigation(), page.click('form.confirm button[type="submit"]')]);
       forged.push(refused!.status());
       expect(await text()).toContain("security token is missing or out of date");
     }
     expect(forged).toEqual([403, 403]);
     const cookie = (await browser.cookies()).find((c) => c.name === "mdame_session")!;
     await page.goto(`${dashboardUrl}dead-letters/${seeded.deadLetterId}/retry`);
-    const csrf = await page.$eval('input[name="csrf"]', (i) => (i as unknown as DomElement).value);
+    const csrf = await page.$eval('form.confirm input[name="csrf"]', (i) => (i as unknown as DomElement).value);
     const crossSite = await fetch(`${dashboardUrl}dead-letters/${seeded.deadLetterId}/retry`, {
       method: "POST",
       headers: { cookie: `mdame_session=${cookie.value}`, origin: "http://evil.example", "content-type": "application/x-www-form-urlencoded" },
@@ -339,7 +339,7 @@ describe("mdame dashboard in Chromium", () => {
     expect(page.url()).toBe(`${dashboardUrl}dead-letters/${seeded.deadLetterId}/retry`);
     expect(await text()).toContain("the LLM answered 503 three times");
     await screenshot("retry-confirmation");
-    await Promise.all([page.waitForNavigation(), page.click('form button[type="submit"]')]);
+    await Promise.all([page.waitForNavigation(), page.click('form.confirm button[type="submit"]')]);
     const msgId = Number(/message (\d+) queued on stage_tasks/.exec(await text())?.[1]);
     expect(msgId).toBeGreaterThan(0);
 
@@ -360,7 +360,7 @@ describe("mdame dashboard in Chromium", () => {
     await page.goto(`${dashboardUrl}schedules`);
     await Promise.all([page.waitForNavigation(), page.click('tr[data-schedule="mdame-alerts"] a.button')]);
     expect(await text()).toContain("Run mdame-alerts now?");
-    await Promise.all([page.waitForNavigation(), page.click('form button[type="submit"]')]);
+    await Promise.all([page.waitForNavigation(), page.click('form.confirm button[type="submit"]')]);
     expect(await text()).toContain("mdame-alerts ran mdame.check_alerts()");
     const result = await page.$eval("pre.result", (pre) => (pre as unknown as DomElement).innerText);
     expect(() => JSON.parse(result)).not.toThrow();
@@ -380,6 +380,13 @@ describe("mdame dashboard in Chromium", () => {
     // The other pages do not need Storage.
     await page.goto(`${dashboardUrl}videos`);
     expect(await page.$(`tr[data-video="${seeded.publicationId}"]`)).not.toBeNull();
+  }, 30_000);
+
+  test("sign-out ends the session: the next page is refused", async () => {
+    await page.goto(`${dashboardUrl}queues`);
+    await Promise.all([page.waitForNavigation(), page.click("form.sign-out button")]);
+    expect(await text()).toContain("This browser is signed out");
+    expect((await page.goto(`${dashboardUrl}queues`))!.status()).toBe(401);
   }, 30_000);
 
   test("Ctrl-C stops it: the command exits 0 and the port answers no more", async () => {

@@ -223,6 +223,21 @@ describe("the app", () => {
     expect((await get(app, "/dead-letters/abc/retry", { cookie })).status).toBe(400);
   });
 
+  test("sign-out, with the CSRF token, ends the session at once", async () => {
+    const { app, cookie, csrf } = await signedIn();
+    const signOut = (form: Record<string, string>) => app.request(`http://${HOST}/sign-out`, {
+      method: "POST",
+      headers: { host: HOST, accept: "text/html", cookie, origin: `http://${HOST}`, "sec-fetch-site": "same-origin", "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(form).toString(),
+    });
+    expect((await signOut({})).status).toBe(403);
+    expect((await get(app, "/dead-letters", { cookie })).status).toBe(200);
+    const out = await signOut({ csrf });
+    expect(out.status).toBe(200);
+    expect(out.headers.get("set-cookie")).toMatch(/^mdame_session=; Max-Age=0; Path=\//);
+    expect((await get(app, "/dead-letters", { cookie })).status).toBe(401);
+  });
+
   test("a video's player plays only an http(s) signed URL, and the CSP names its origin", async () => {
     const detail = (signedUrl: string) => ({
       video: {

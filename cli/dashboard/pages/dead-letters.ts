@@ -27,7 +27,7 @@ export function confirmRetry(deadLetter: DeadLetter, csrf: string, nowMs: number
     deadLetter.unit_id ? html`, putting unit <code>${deadLetter.unit_id}</code> (and its run) back where the work stopped` : ""
   }?</p>
 <p class="reason">Last error: ${deadLetter.last_error}</p>
-<form method="post" action="/dead-letters/${deadLetter.id}/retry">
+<form class="confirm" method="post" action="/dead-letters/${deadLetter.id}/retry">
 <input type="hidden" name="csrf" value="${csrf}">
 <button type="submit" class="danger">Retry dead letter ${deadLetter.id}</button>
 <a href="/dead-letters">Cancel</a>

@@ -22,7 +22,7 @@ export function schedulesPage({ ops }: DashboardApi, nowMs: number): Promise<Htm
 export function confirmRunNow(schedule: OpsSchedule, csrf: string): Html {
   return html`<p>Run <code>${schedule.name}</code> now, outside its schedule <code>${schedule.schedule}</code>?</p>
 <p class="muted">It runs: <code>${schedule.command}</code></p>
-<form method="post" action="/schedules/${schedule.name}/run">
+<form class="confirm" method="post" action="/schedules/${schedule.name}/run">
 <input type="hidden" name="csrf" value="${csrf}">
 <button type="submit" class="danger">Run ${schedule.name} now</button>
 <a href="/schedules">Cancel</a>
