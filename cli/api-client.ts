@@ -60,8 +60,11 @@ export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
 
 const REQUEST_TIMEOUT_MS = 60_000;
 
-export function createApiClient(config: ApiConfig, fetchImpl: Fetch = fetch): ApiClient {
-  async function call<T extends z.ZodType>(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, schema: T, body?: unknown): Promise<z.infer<T>> {
+/** One call of the API, its answer parsed with `schema`; every failure a CliError. */
+export type ApiCall = <T extends z.ZodType>(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, schema: T, body?: unknown) => Promise<z.infer<T>>;
+
+export function createApiCall(config: ApiConfig, fetchImpl: Fetch = fetch): ApiCall {
+  return async function call<T extends z.ZodType>(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, schema: T, body?: unknown): Promise<z.infer<T>> {
     const url = `${config.baseUrl}${path}`;
     let response: Response;
     let text: string;
@@ -92,8 +95,11 @@ export function createApiClient(config: ApiConfig, fetchImpl: Fetch = fetch): Ap
       throw new CliError(`unexpected answer from ${method} ${url}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; ")}`, EXIT.failure);
     }
     return parsed.data;
-  }
+  };
+}
 
+export function createApiClient(config: ApiConfig, fetchImpl: Fetch = fetch): ApiClient {
+  const call = createApiCall(config, fetchImpl);
   const id = encodeURIComponent;
   return {
     baseUrl: config.baseUrl,

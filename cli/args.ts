@@ -10,6 +10,7 @@ import { CREDENTIALS_SPECS, type CredentialsRotateCommand, parseCredentialsRotat
 import { ALERTS_SPECS, type AlertsCommand, parseAlerts } from "./commands/alerts.ts";
 import { parseReport, REPORT_SPECS, type ReportCommand } from "./commands/report.ts";
 import { ADAPT_SPECS, type AdaptCommand, parseAdapt } from "./commands/adapt.ts";
+import { DASHBOARD_SPECS, type DashboardCommand, parseDashboard } from "./commands/dashboard.ts";
 
 const SPECS: CommandSpec[] = [
   {
@@ -67,6 +68,7 @@ const SPECS: CommandSpec[] = [
   ...ALERTS_SPECS,
   ...REPORT_SPECS,
   ...ADAPT_SPECS,
+  ...DASHBOARD_SPECS,
 ];
 
 /** One parsed invocation of mdame. */
@@ -98,7 +100,8 @@ export type Command =
   | CredentialsRotateCommand
   | AlertsCommand
   | ReportCommand
-  | AdaptCommand;
+  | AdaptCommand
+  | DashboardCommand;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEAD_LETTER_ID = /^[1-9][0-9]{0,17}$/;
@@ -310,6 +313,8 @@ export function parseArgs(argv: string[]): Command {
     case "adapt pin":
     case "adapt unpin":
       return parseAdapt(command, positionals, flags);
+    case "dashboard":
+      return parseDashboard(flags);
   }
   throw new UsageError(`unknown command: ${command}`);
 }

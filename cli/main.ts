@@ -19,6 +19,8 @@ import { credentialsRotateCommand } from "./commands/credentials.ts";
 import { dlqListCommand, dlqRetryCommand } from "./commands/dlq.ts";
 import { alertsCommand } from "./commands/alerts.ts";
 import { adaptCommand } from "./commands/adapt.ts";
+import { dashboardCommand } from "./commands/dashboard.ts";
+import { createDashboardApi } from "./dashboard/ops-client.ts";
 import { doctorCommand } from "./commands/doctor.ts";
 import { reportCommand } from "./commands/report.ts";
 import { runCommand } from "./commands/run.ts";
@@ -110,6 +112,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         case "adapt pin":
         case "adapt unpin":
           return await adaptCommand(command, api, ctx);
+        case "dashboard":
+          return await dashboardCommand(command, createDashboardApi(config, io.fetch), ctx);
       }
     } catch (error) {
       if (error instanceof CliError && error.exitCode === EXIT.unreachable && config.source !== "environment") {

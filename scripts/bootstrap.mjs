@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Makes this machine able to run the project: OS packages (Postgres 15 with pg_cron and pgTAP,
-// FFmpeg, espeak-ng) and node_modules. Runs before every npm script, so the common case (all
+// FFmpeg, espeak-ng, Chromium) and node_modules. Runs before every npm script, so the common case (all
 // present) only looks at a few files and returns in milliseconds.
 //
 // Plain Node ESM with no dependencies: it runs before `npm ci` has.
@@ -28,7 +28,13 @@ const APT_PACKAGES = {
   // Devanagari, Arabic, Hebrew, Bengali, Tamil... and Noto Sans CJK for Chinese, Japanese, Korean.
   "fonts-noto-core": "/usr/share/fonts/truetype/noto/NotoSansThai-Bold.ttf",
   "fonts-noto-cjk": "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc",
+  // The headless browser of the dashboard's browser test (puppeteer-core drives it; nothing downloads one).
+  // CHROMIUM_PATH names another Chromium or Chrome instead.
+  chromium: "/usr/bin/chromium",
 };
+
+/** The browser the dashboard's tests drive: CHROMIUM_PATH, else Debian's chromium. */
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH?.trim() || null;
 
 /** Tools the project calls, for machines that are not Debian (checked on PATH). */
 const TOOLS = ["pg_ctl", "psql", "pg_prove", "ffmpeg", "espeak-ng"];
@@ -57,7 +63,9 @@ function onPath(tool) {
 
 /** Packages whose marker file is missing and that dpkg does not report as installed. */
 function missingAptPackages() {
-  const suspects = Object.entries(APT_PACKAGES).filter(([, marker]) => !existsSync(marker)).map(([name]) => name);
+  const suspects = Object.entries(APT_PACKAGES)
+    .filter(([name, marker]) => !existsSync(marker) && !(name === "chromium" && CHROMIUM_PATH !== null))
+    .map(([name]) => name);
   if (suspects.length === 0) return [];
   const query = spawnSync("dpkg-query", ["-W", "-f=${Package} ${db:Status-Status}\n", ...suspects], { encoding: "utf8" });
   const installed = new Set(
@@ -66,13 +74,21 @@ function missingAptPackages() {
   return suspects.filter((name) => !installed.has(name));
 }
 
+function ensureChromiumPath() {
+  if (CHROMIUM_PATH !== null && !existsSync(CHROMIUM_PATH)) {
+    fail([`CHROMIUM_PATH is ${CHROMIUM_PATH}, which does not exist: point it at a Chromium or Chrome binary, or unset it to use /usr/bin/chromium`]);
+  }
+}
+
 function ensureOsPackages() {
+  ensureChromiumPath();
   if (!isDebian()) {
     const absent = TOOLS.filter((tool) => !onPath(tool) && !existsSync(join("/usr/lib/postgresql/15/bin", tool)));
+    if (CHROMIUM_PATH === null && !existsSync(APT_PACKAGES.chromium)) absent.push("chromium (or set CHROMIUM_PATH)");
     if (absent.length === 0) return;
     fail([
       `missing tools: ${absent.join(", ")}. This is not a Debian/Ubuntu machine, so install them yourself:`,
-      "  PostgreSQL 15 with the pg_cron and pgTAP extensions (and pg_prove), FFmpeg, espeak-ng",
+      "  PostgreSQL 15 with the pg_cron and pgTAP extensions (and pg_prove), FFmpeg, espeak-ng, Chromium (the dashboard's browser test)",
     ]);
   }
   const missing = missingAptPackages();
