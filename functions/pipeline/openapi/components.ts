@@ -24,6 +24,7 @@ import {
   TriggeredRun,
   TriggerRunBody,
 } from "../../../shared/contracts/operator.ts";
+import { OpsOverview, OpsQueues, OpsQuota, OpsScheduleList, OpsScheduleRunNow, OpsVideoDetail, OpsVideoList } from "../../../shared/contracts/ops.ts";
 import { WeeklyReportList } from "../../../shared/contracts/weekly-report.ts";
 
 /** What GET /pipeline/openapi.json answers: an OpenAPI 3.1 document (checked whole by the tests). */
@@ -68,6 +69,13 @@ export const components = {
   AdaptationList,
   AdaptPinBody,
   AdaptPins,
+  OpsOverview,
+  OpsQueues,
+  OpsVideoList,
+  OpsVideoDetail,
+  OpsQuota,
+  OpsScheduleList,
+  OpsScheduleRunNow,
   WorkerCallback,
   WorkerCallbackAnswer,
 } satisfies Record<string, z.ZodType>;

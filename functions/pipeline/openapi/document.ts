@@ -34,6 +34,7 @@ export function openApiDocument(functionsUrl: string): Record<string, unknown> {
       { name: "alerts", description: "Alerts (`mdame alerts`, docs/alerts.md)" },
       { name: "reports", description: "Weekly reports (`mdame report`)" },
       { name: "adapt", description: "The adaptive engine (`mdame adapt`, docs/adaptive.md)" },
+      { name: "ops", description: "The ops dashboard's views (`mdame dashboard`, docs/ops-api.md)" },
       { name: "worker-callback", description: "The `worker-callback` function: Standard Webhooks deliveries from the workers" },
     ],
     securitySchemes: {

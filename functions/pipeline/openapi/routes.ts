@@ -12,6 +12,7 @@ import type { RouteDoc } from "../../../shared/http/openapi.ts";
 import { DeadLetterId, DeadLettersQuery, RunId, RunsQuery } from "../operator-routes.ts";
 import { errorExamples, examples } from "./examples.ts";
 import { operatorRoutes } from "./operator-routes.ts";
+import { opsRoutes } from "./ops-routes.ts";
 import { body, bodyOf, errors, ok, param, SERVICE_ROLE, serviceBodyErrors, serviceErrors } from "./responses.ts";
 import { workerCallbackRoutes } from "./worker-callback-routes.ts";
 
@@ -91,6 +92,7 @@ const pipelineRoutes: RouteDoc[] = [
     },
   },
   ...operatorRoutes,
+  ...opsRoutes,
 ];
 
 /** Every route of both functions, in the order the document lists them. */
