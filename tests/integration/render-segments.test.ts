@@ -86,7 +86,8 @@ test("two segments make the same video as one piece: every frame, the exact leng
   await renderVideo({ ...plan, subtitlesPath: null, threads: 1, outPath: bare });
   expect(await captionBandPsnr(whole, bare, 13.5)).toBeLessThan(25);
   expect(await captionBandPsnr(whole, bare, 9)).toBeGreaterThan(30);
-}, 180_000);
+  // Three 22-s renders and their probes, beside two stacks' integration files on two cores.
+}, 420_000);
 
 test("a render in segments stopped while it runs rejects and leaves no segment, list or sound file", async () => {
   const out = join(dir, "stopped");
