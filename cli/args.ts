@@ -10,6 +10,7 @@ import { CREDENTIALS_SPECS, type CredentialsRotateCommand, parseCredentialsRotat
 import { ALERTS_SPECS, type AlertsCommand, parseAlerts } from "./commands/alerts.ts";
 import { parseReport, REPORT_SPECS, type ReportCommand } from "./commands/report.ts";
 import { ADAPT_SPECS, type AdaptCommand, parseAdapt } from "./commands/adapt.ts";
+import { parseStorage, STORAGE_SPECS, type StorageCommand } from "./commands/storage.ts";
 
 const SPECS: CommandSpec[] = [
   {
@@ -67,6 +68,7 @@ const SPECS: CommandSpec[] = [
   ...ALERTS_SPECS,
   ...REPORT_SPECS,
   ...ADAPT_SPECS,
+  ...STORAGE_SPECS,
 ];
 
 /** One parsed invocation of mdame. */
@@ -97,11 +99,12 @@ export type Command =
   | CredentialsRotateCommand
   | AlertsCommand
   | ReportCommand
-  | AdaptCommand;
+  | AdaptCommand
+  | StorageCommand;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEAD_LETTER_ID = /^[1-9][0-9]{0,17}$/;
-const GROUPS = ["run", "dlq", "dimension", "account", "credentials", "adapt"];
+const GROUPS = ["run", "dlq", "dimension", "account", "credentials", "adapt", "storage", "housekeeping"];
 const DIMENSION = /^[a-z0-9][a-z0-9_-]{1,40}$/;
 
 function findSpec(words: string[]): CommandSpec | undefined {
@@ -307,6 +310,10 @@ export function parseArgs(argv: string[]): Command {
     case "adapt pin":
     case "adapt unpin":
       return parseAdapt(command, positionals, flags);
+    case "storage usage":
+    case "housekeeping":
+    case "housekeeping settings":
+      return parseStorage(command, flags);
   }
   throw new UsageError(`unknown command: ${command}`);
 }

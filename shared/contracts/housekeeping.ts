@@ -67,11 +67,11 @@ export const HousekeepingAnswer = z.object({
 }).strict();
 export type HousekeepingAnswer = z.infer<typeof HousekeepingAnswer>;
 
-/** `PUT /pipeline/housekeeping/settings`: the settings to change; null puts one back on its default. */
+/** `PATCH /pipeline/housekeeping/settings`: the settings to change; null puts one back on its default. */
 export const HousekeepingSettingsBody = z.partialRecord(HousekeepingSettingName, z.number().int().min(0).max(10000).nullable())
   .refine((body) => Object.keys(body).length > 0, "name at least one setting");
 
-/** `GET|PUT /pipeline/housekeeping/settings`. */
+/** `GET|PATCH /pipeline/housekeeping/settings`. */
 export const HousekeepingSettings = z.object({ settings: z.array(HousekeepingSetting) }).strict();
 export type HousekeepingSettings = z.infer<typeof HousekeepingSettings>;
 

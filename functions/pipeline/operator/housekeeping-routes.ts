@@ -25,7 +25,7 @@ const UsageQuery = z.object({ tables: z.coerce.number().int().min(1).max(200).de
  * - `GET  /storage/usage?tables=15`       the database's size and largest tables, Storage's size by folder (listed)
  * - `POST /housekeeping {dry_run?}`       one pass now, per kind; without dry_run the outbox is drained after it
  * - `GET  /housekeeping/settings`         the retention settings in effect
- * - `PUT  /housekeeping/settings {name: value|null}`  changes settings (null: back to the default)
+ * - `PATCH /housekeeping/settings {name: value|null}`  changes settings (null: back to the default)
  */
 export function registerHousekeepingRoutes<E extends Env, S extends Schema, B extends string>(app: Hono<E, S, B>, deps: OperatorDeps): void {
   const auth = requireServiceRole(deps.env.SERVICE_ROLE_KEY);
@@ -54,7 +54,7 @@ export function registerHousekeepingRoutes<E extends Env, S extends Schema, B ex
     return c.json(answer(HousekeepingSettings, { settings: await housekeepingSettings(deps.sql) }, "GET /housekeeping/settings"));
   });
 
-  app.put("/housekeeping/settings", auth, async (c) => {
+  app.patch("/housekeeping/settings", auth, async (c) => {
     const body = HousekeepingSettingsBody.parse(await jsonBody(c.req.raw));
     // One setting after another, each checked against its own range by the database (MDV01 -> 400).
     let settings = await housekeepingSettings(deps.sql);
@@ -64,6 +64,6 @@ export function registerHousekeepingRoutes<E extends Env, S extends Schema, B ex
       }
     });
     deps.logger.info({ stage: "housekeeping", changed: body, status: "updated" }, "housekeeping settings changed by the operator");
-    return c.json(answer(HousekeepingSettings, { settings }, "PUT /housekeeping/settings"));
+    return c.json(answer(HousekeepingSettings, { settings }, "PATCH /housekeeping/settings"));
   });
 }
