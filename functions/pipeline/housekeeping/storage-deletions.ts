@@ -29,7 +29,7 @@ export async function drainStorageDeletions(deps: Pick<PipelineDeps, "sql" | "st
     const claimed = await claimStorageDeletions(deps.sql, CLAIM_BATCH, CLAIM_LEASE_S);
     if (claimed.length === 0) break;
     for (const entry of claimed) {
-      const log = { stage: "housekeeping", key: entry.key, kind: entry.kind, attempt: entry.attempts };
+      const log = { stage: "housekeeping", asset_key: entry.key, kind: entry.kind, attempt: entry.attempts };
       try {
         await deps.store.remove(entry.key);
       } catch (error) {
