@@ -207,6 +207,12 @@ describe("what expires, on the engine clock", () => {
     expect(unknown.status).toBe(400);
     const badBody = await pipeline.app.request("/pipeline/housekeeping", { method: "POST", headers: pipeline.auth, body: JSON.stringify({ dry_run: "yes" }) });
     expect(badBody.status).toBe(400);
+    const malformed = await pipeline.app.request("/pipeline/housekeeping", { method: "POST", headers: pipeline.auth, body: '{"dry_run": ' });
+    expect(malformed.status).toBe(400);
+    const nothing = await pipeline.app.request("/pipeline/housekeeping/settings", { method: "PATCH", headers: pipeline.auth, body: "{}" });
+    expect(nothing.status).toBe(400);
+    const noKey = await pipeline.app.request("/pipeline/housekeeping", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(noKey.status).toBe(401);
   });
 });
 
