@@ -66,6 +66,9 @@ try {
   if (ageDays > 0) await deps.sql`select mdame.set_engine_clock(${offset}::interval + make_interval(days => ${ageDays}))`;
   const deleted = new Map<string, number>();
   let passes = 0;
+  let housekeepingMs = 0;
+  let drainMs = 0;
+  let drained = { removed: 0, failed: 0 };
   const startedAt = performance.now();
   try {
     for (; passes < MAX_PASSES; passes++) {
@@ -73,13 +76,13 @@ try {
       for (const k of kinds) deleted.set(k.kind, (deleted.get(k.kind) ?? 0) + k.deleted);
       if (kinds.every((k) => k.deleted === 0)) break;
     }
+    housekeepingMs = performance.now() - startedAt;
+    const drainStartedAt = performance.now();
+    drained = await drainStorageDeletions(deps, { budgetMs: 600_000 });
+    drainMs = performance.now() - drainStartedAt;
   } finally {
     if (ageDays > 0) await deps.sql`select mdame.set_engine_clock(${offset}::interval)`;
   }
-  const housekeepingMs = performance.now() - startedAt;
-  const drainStartedAt = performance.now();
-  const drained = await drainStorageDeletions(deps, { budgetMs: 600_000 });
-  const drainMs = performance.now() - drainStartedAt;
 
   if (values.vacuum) {
     const admin = createSql(env.ADMIN_DB_URL ?? LOCAL_DB_URL, { max: 1, application: "mdame-bench-housekeeping" });
