@@ -20,6 +20,7 @@ import { CredentialKeysCensus, CredentialsRotationBatch, type RotateCredentialsB
 import { Dimension, type DimensionConfigInput, DimensionList, type DimensionPatch } from "../shared/contracts/dimension.ts";
 import { WeeklyReportList } from "../shared/contracts/weekly-report.ts";
 import { Adaptation, AdaptAnswer, AdaptationList, AdaptPins } from "../shared/contracts/adapt.ts";
+import { HousekeepingAnswer, HousekeepingSettings, StorageUsage } from "../shared/contracts/housekeeping.ts";
 import type { ApiConfig } from "./config.ts";
 import { apiError, CliError, EXIT, networkError } from "./errors.ts";
 
@@ -54,6 +55,11 @@ export interface ApiClient {
   listAdaptations(dimension: string | null, limit: number): Promise<AdaptationList>;
   revertAdaptation(id: string): Promise<Adaptation>;
   setAdaptationPin(dimension: string, parameter: string, pinned: boolean): Promise<AdaptPins>;
+  /** Retention and housekeeping (docs/retention.md). */
+  storageUsage(tables: number): Promise<StorageUsage>;
+  housekeeping(dryRun: boolean): Promise<HousekeepingAnswer>;
+  housekeepingSettings(): Promise<HousekeepingSettings>;
+  setHousekeepingSettings(changes: Record<string, number | null>): Promise<HousekeepingSettings>;
 }
 
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
@@ -128,5 +134,9 @@ export function createApiClient(config: ApiConfig, fetchImpl: Fetch = fetch): Ap
     listAdaptations: (dimension, limit) => call("GET", `/pipeline/adaptations?limit=${limit}${dimension === null ? "" : `&dimension=${id(dimension)}`}`, AdaptationList),
     revertAdaptation: (adaptation) => call("POST", `/pipeline/adaptations/${id(adaptation)}/revert`, Adaptation, {}),
     setAdaptationPin: (dimension, parameter, pinned) => call("POST", `/pipeline/adapt/${pinned ? "pin" : "unpin"}`, AdaptPins, { dimension, parameter }),
+    storageUsage: (tables) => call("GET", `/pipeline/storage/usage?tables=${tables}`, StorageUsage),
+    housekeeping: (dryRun) => call("POST", "/pipeline/housekeeping", HousekeepingAnswer, { dry_run: dryRun }),
+    housekeepingSettings: () => call("GET", "/pipeline/housekeeping/settings", HousekeepingSettings),
+    setHousekeepingSettings: (changes) => call("PATCH", "/pipeline/housekeeping/settings", HousekeepingSettings, changes),
   };
 }

@@ -11,6 +11,7 @@ import { ALERTS_SPECS, type AlertsCommand, parseAlerts } from "./commands/alerts
 import { parseReport, REPORT_SPECS, type ReportCommand } from "./commands/report.ts";
 import { ADAPT_SPECS, type AdaptCommand, parseAdapt } from "./commands/adapt.ts";
 import { DASHBOARD_SPECS, type DashboardCommand, parseDashboard } from "./commands/dashboard.ts";
+import { parseStorage, STORAGE_SPECS, type StorageCommand } from "./commands/storage.ts";
 
 const SPECS: CommandSpec[] = [
   {
@@ -69,6 +70,7 @@ const SPECS: CommandSpec[] = [
   ...REPORT_SPECS,
   ...ADAPT_SPECS,
   ...DASHBOARD_SPECS,
+  ...STORAGE_SPECS,
 ];
 
 /** One parsed invocation of mdame. */
@@ -101,11 +103,12 @@ export type Command =
   | AlertsCommand
   | ReportCommand
   | AdaptCommand
-  | DashboardCommand;
+  | DashboardCommand
+  | StorageCommand;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEAD_LETTER_ID = /^[1-9][0-9]{0,17}$/;
-const GROUPS = ["run", "dlq", "dimension", "account", "credentials", "adapt"];
+const GROUPS = ["run", "dlq", "dimension", "account", "credentials", "adapt", "storage", "housekeeping"];
 const DIMENSION = /^[a-z0-9][a-z0-9_-]{1,40}$/;
 
 function findSpec(words: string[]): CommandSpec | undefined {
@@ -315,6 +318,10 @@ export function parseArgs(argv: string[]): Command {
       return parseAdapt(command, positionals, flags);
     case "dashboard":
       return parseDashboard(flags);
+    case "storage usage":
+    case "housekeeping":
+    case "housekeeping settings":
+      return parseStorage(command, flags);
   }
   throw new UsageError(`unknown command: ${command}`);
 }

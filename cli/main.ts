@@ -25,6 +25,7 @@ import { doctorCommand } from "./commands/doctor.ts";
 import { reportCommand } from "./commands/report.ts";
 import { runCommand } from "./commands/run.ts";
 import { statusCommand } from "./commands/status.ts";
+import { storageCommand } from "./commands/storage.ts";
 import { resolveApiConfig } from "./config.ts";
 import { resolveOAuthConfig, resolveTikTokOAuthConfig } from "./oauth-config.ts";
 import { CliError, EXIT, UsageError } from "./errors.ts";
@@ -114,6 +115,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
           return await adaptCommand(command, api, ctx);
         case "dashboard":
           return await dashboardCommand(command, createDashboardApi(config, io.fetch), ctx);
+        case "storage usage":
+        case "housekeeping":
+        case "housekeeping settings":
+          return await storageCommand(command, api, ctx);
       }
     } catch (error) {
       if (error instanceof CliError && error.exitCode === EXIT.unreachable && config.source !== "environment") {

@@ -23,7 +23,7 @@ import { checkCategories } from "./youtube-categories.ts";
 
 const FAMILY = "database";
 const QUEUES = ["stage_tasks", "visual_generation", "render"];
-const SCHEDULES = ["mdame-tick", "mdame-scheduled-runs", "mdame-publish-drain", "mdame-weekly-reports", "mdame-weekly-reports-retry", "mdame-adapt-weekly"];
+const SCHEDULES = ["mdame-tick", "mdame-scheduled-runs", "mdame-publish-drain", "mdame-weekly-reports", "mdame-weekly-reports-retry", "mdame-adapt-weekly", "mdame-housekeeping", "mdame-storage-deletions"];
 const APPLY_SCHEMA = "locally `npm run db:reset`; on Supabase `supabase db push`";
 
 function where(url: string): string {

@@ -13,6 +13,7 @@ import { checkGemini } from "./gemini.ts";
 import { checkGoogleOAuth } from "./google-oauth.ts";
 import { checkOpenAiCompatible, checkPexels } from "./optional-providers.ts";
 import { checkSecrets } from "./secrets.ts";
+import { checkSizes } from "./sizes.ts";
 import { checkStorage } from "./storage.ts";
 import { checkTrends } from "./trends.ts";
 import { checkYouTube } from "./youtube.ts";
@@ -55,6 +56,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     guarded("database", "database", () => checkDatabase(config, timeoutMs)),
     guarded("functions", "pipeline", () => checkFunctions(config, timeoutMs)),
     guarded("database", "credential keys", () => checkCredentialKeys(config, timeoutMs)),
+    guarded("database", "sizes", () => checkSizes(config, timeoutMs)),
     guarded("providers", "gemini", () => checkGemini(config, timeoutMs)),
     guarded("providers", "openai-compat", () => checkOpenAiCompatible(config, timeoutMs)),
     guarded("providers", "edge-tts", () => checkEdgeTts(config, timeoutMs)),

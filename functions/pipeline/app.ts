@@ -17,6 +17,7 @@ import { drainAnalyticsFetches } from "./analytics/fetch.ts";
 import { buildPendingWeeklyReports } from "./reports/weekly.ts";
 import { runDueAdaptations } from "./adapt/weekly.ts";
 import { registerOpenApiRoute } from "./openapi/document.ts";
+import { drainStorageDeletions, STORAGE_DELETIONS_BUDGET_MS } from "./housekeeping/storage-deletions.ts";
 
 const RunId = z.string().uuid();
 
@@ -72,9 +73,10 @@ export function createPipelineApp(deps: PipelineDeps) {
     const result = await tick(deps.sql);
     await buildPendingWeeklyReports(deps);
     await runDueAdaptations(deps);
-    const drained = await drainStageTasks(deps, { budgetMs: Math.max(0, left() - 2 * SIDE_WORK_BUDGET_MS) });
+    const drained = await drainStageTasks(deps, { budgetMs: Math.max(0, left() - 2 * SIDE_WORK_BUDGET_MS - STORAGE_DELETIONS_BUDGET_MS) });
     await deliverDueAlerts(deps, { budgetMs: Math.min(SIDE_WORK_BUDGET_MS, left()) });
     await drainAnalyticsFetches(deps, { budgetMs: Math.min(SIDE_WORK_BUDGET_MS, left()) });
+    await drainStorageDeletions(deps, { budgetMs: Math.min(STORAGE_DELETIONS_BUDGET_MS, left()) });
     return c.json(answer(TickAnswer, { tick: result, ...drained }, "POST /tick"));
   });
 

@@ -19,6 +19,7 @@ import type { OperatorDeps } from "./operator/deps.ts";
 import { registerDimensionRoutes } from "./operator/dimension-routes.ts";
 import { registerOpsRoutes } from "./operator/ops-routes.ts";
 import { registerReportRoutes } from "./operator/report-routes.ts";
+import { registerHousekeepingRoutes } from "./operator/housekeeping-routes.ts";
 import { registerAdaptRoutes } from "./adapt/routes.ts";
 import { answer } from "../../shared/http/answer.ts";
 import { jsonBody, routeParam } from "./operator/request.ts";
@@ -45,6 +46,7 @@ const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
  * - `GET  /runs/:id/analytics`           see operator/analytics-routes.ts
  * - `GET  /reports/weekly?week=...`      see operator/report-routes.ts
  * - `/adapt...`, `/adaptations...`       the adaptive engine, see adapt/routes.ts
+ * - `/storage/usage`, `/housekeeping...`  retention, see operator/housekeeping-routes.ts
  */
 export function registerOperatorRoutes<E extends Env, S extends Schema, B extends string>(app: Hono<E, S, B>, deps: OperatorDeps): Hono<E, S, B> {
   const auth = requireServiceRole(deps.env.SERVICE_ROLE_KEY);
@@ -110,5 +112,6 @@ export function registerOperatorRoutes<E extends Env, S extends Schema, B extend
   registerReportRoutes(app, deps);
   registerAdaptRoutes(app, deps);
   registerOpsRoutes(app, deps);
+  registerHousekeepingRoutes(app, deps);
   return app;
 }

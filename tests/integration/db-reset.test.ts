@@ -39,7 +39,7 @@ test("a reset applies every migration through the Supabase CLI, then the seed, a
   const [pgtap] = await query<{ n: number }>("select count(*)::int as n from pg_extension where extname = 'pgtap'");
   expect(pgtap.n).toBe(1);
   const jobs = await query<{ jobname: string }>("select jobname from cron.job order by jobname");
-  expect(jobs.map((j) => j.jobname)).toEqual(["mdame-adapt-weekly", "mdame-alerts", "mdame-analytics-fetches", "mdame-publish-drain", "mdame-scheduled-runs", "mdame-tick", "mdame-weekly-reports", "mdame-weekly-reports-retry"]);
+  expect(jobs.map((j) => j.jobname)).toEqual(["mdame-adapt-weekly", "mdame-alerts", "mdame-analytics-fetches", "mdame-housekeeping", "mdame-publish-drain", "mdame-scheduled-runs", "mdame-storage-deletions", "mdame-tick", "mdame-weekly-reports", "mdame-weekly-reports-retry"]);
 }, 60_000);
 
 test("a reset starts from empty queues and drops test shims, which the Supabase CLI alone would keep", async () => {

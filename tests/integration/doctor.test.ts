@@ -91,13 +91,14 @@ describe("mdame doctor on the local stack", () => {
       "ok   database/environment: ENV=dev matches the environment the database records",
       // The real extension on a server that has it (MDAME_PG_BINDIR, docs/supabase-wiring.md).
       `ok   database/pgmq: ${serverPgmqVersion() === null ? "pgmq-compatible SQL" : `extension ${serverPgmqVersion()}`}; queues stage_tasks, visual_generation, render`,
-      /^ok   database\/pg_cron: extension [0-9.-]+; schedules mdame-tick \(\* \* \* \* \*\), mdame-publish-drain \(\* \* \* \* \*\), mdame-scheduled-runs \(\* \* \* \* \*\), mdame-weekly-reports \(0 21 \* \* 0\), mdame-weekly-reports-retry \(\*\/5 \* \* \* \*\), mdame-adapt-weekly \(30 22 \* \* 0\)$/,
+      /^ok   database\/pg_cron: extension [0-9.-]+; schedules mdame-tick \(\* \* \* \* \*\), mdame-publish-drain \(\* \* \* \* \*\), mdame-scheduled-runs \(\* \* \* \* \*\), mdame-weekly-reports \(0 21 \* \* 0\), mdame-weekly-reports-retry \(\*\/5 \* \* \* \*\), mdame-adapt-weekly \(30 22 \* \* 0\), mdame-housekeeping \(30 3 \* \* \*\), mdame-storage-deletions \(\*\/10 \* \* \* \*\)$/,
       /^ok   database\/engine role: mdame_engine may only call the RPCs \(no TEMP or CREATE, no role attributes, memberships or session defaults; row-level security on all \d+ mdame tables\)\. mdame_engine can still change its own password/,
       ...dimensionLines,
       "ok   database/account grants: no account needs reconnecting",
       "ok   database/upload privacy: no upload was locked private by YouTube",
       // Every account was connected with the stack's key: the functions' census finds them all on it.
       `ok   database/credential keys: all ${dimensionLines.length} account${dimensionLines.length === 1 ? "" : "s"} sealed with the current key (ring: current ${credentialKeyRing({ CREDENTIALS_KEY: stackEnv.CREDENTIALS_KEY! }).current.kid})`,
+      /^ok   database\/sizes: database [0-9.]+ (B|KiB|MiB|GiB); storage [0-9.]+ (B|KiB|MiB|GiB) in \d+ objects.* \(mdame storage usage\)$/,
       `ok   functions/pipeline: functions at ${LOCAL_FUNCTIONS_URL} answer (ENV=dev) and accept SERVICE_ROLE_KEY`,
       ...categoryLines,
       `ok   providers/gemini: key accepted; model gemini-2.5-flash (Gemini 2.5 Flash) at ${LOCAL_EMULATOR_URL}`,

@@ -34,5 +34,13 @@ begin
   if not exists (select 1 from cron.job where jobname = 'mdame-adapt-weekly') then
     perform cron.schedule('mdame-adapt-weekly', '30 22 * * 0', 'select mdame.mark_adaptation_week_due()');
   end if;
+  -- Housekeeping (docs/retention.md): a daily pass at 03:30 UTC in bounded batches, and a check
+  -- every ten minutes that wakes the runner while a Storage deletion is due.
+  if not exists (select 1 from cron.job where jobname = 'mdame-housekeeping') then
+    perform cron.schedule('mdame-housekeeping', '30 3 * * *', 'select count(*) from mdame.housekeeping(false)');
+  end if;
+  if not exists (select 1 from cron.job where jobname = 'mdame-storage-deletions') then
+    perform cron.schedule('mdame-storage-deletions', '*/10 * * * *', 'select mdame.wake_due_storage_deletions()');
+  end if;
 end
 $$;

@@ -2,7 +2,8 @@
 -- state 'ready' with the cache entry when it exists, 'claimed' when the caller is to generate it
 -- (a new claim, its own claim renewed, or an expired one taken over), or 'busy' with the current
 -- holder and lease when another worker is generating it. p_discard_asset drops a cache entry that
--- points at that asset (the caller found it missing from storage) before claiming.
+-- points at that asset (the caller found it missing from storage) before claiming. A 'ready'
+-- answer is a cache hit: it pushes the entry's expiry (last_hit_at, docs/retention.md).
 
 create or replace function mdame.claim_scene_generation(p_scene_hash text, p_backend text, p_holder text, p_lease_s integer, p_discard_asset text default null::text)
 returns table(state text, asset_key text, credit jsonb, holder text, lease_until timestamp with time zone)
@@ -25,6 +26,7 @@ begin
   end if;
   select * into v_cache from mdame.scene_cache c where c.scene_hash = p_scene_hash and c.backend = p_backend;
   if found then
+    update mdame.scene_cache c set last_hit_at = mdame.engine_now() where c.scene_hash = p_scene_hash and c.backend = p_backend;
     return query select 'ready'::text, v_cache.asset_key, v_cache.credit, null::text, null::timestamptz;
     return;
   end if;
@@ -46,6 +48,7 @@ begin
   -- An entry recorded between the first look and the claim (its claim already gone) wins.
   select * into v_cache from mdame.scene_cache c where c.scene_hash = p_scene_hash and c.backend = p_backend;
   if found then
+    update mdame.scene_cache c set last_hit_at = mdame.engine_now() where c.scene_hash = p_scene_hash and c.backend = p_backend;
     delete from mdame.scene_generation_claims g where g.scene_hash = p_scene_hash and g.backend = p_backend and g.holder = p_holder;
     return query select 'ready'::text, v_cache.asset_key, v_cache.credit, null::text, null::timestamptz;
     return;

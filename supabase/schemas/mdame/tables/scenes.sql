@@ -26,4 +26,6 @@ create table mdame.scenes (
   constraint scenes_unit_id_fkey foreign key (unit_id) references mdame.work_units(id)
 );
 
+create index scenes_asset_key_idx on mdame.scenes (asset_key) where (asset_key is not null);
+
 alter table mdame.scenes enable row level security;

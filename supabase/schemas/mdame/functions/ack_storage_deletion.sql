@@ -1,0 +1,18 @@
+-- The object at p_key is gone from Storage: its outbox entry is done. Returns whether there was
+-- one (a repeated acknowledgement finds none and changes nothing).
+
+create or replace function mdame.ack_storage_deletion(p_key text)
+returns boolean
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  delete from mdame.storage_deletions d where d.key = p_key;
+  return found;
+end;
+$$;
+
+revoke all on function mdame.ack_storage_deletion(text) from public, anon, authenticated;
+grant execute on function mdame.ack_storage_deletion(text) to mdame_engine;
+grant execute on function mdame.ack_storage_deletion(text) to service_role;
