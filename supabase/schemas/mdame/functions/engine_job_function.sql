@@ -17,6 +17,8 @@ as $$
            when 'mdame-weekly-reports' then 'mdame.queue_weekly_reports()'
            when 'mdame-weekly-reports-retry' then 'mdame.wake_due_weekly_reports()'
            when 'mdame-adapt-weekly' then 'mdame.mark_adaptation_week_due()'
+           when 'mdame-housekeeping' then 'mdame.housekeeping(false)'
+           when 'mdame-storage-deletions' then 'mdame.wake_due_storage_deletions()'
          end;
 $$;
 

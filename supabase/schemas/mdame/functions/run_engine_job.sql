@@ -26,6 +26,9 @@ begin
     when 'mdame-weekly-reports' then v_result := to_jsonb(mdame.queue_weekly_reports());
     when 'mdame-weekly-reports-retry' then v_result := to_jsonb(mdame.wake_due_weekly_reports());
     when 'mdame-adapt-weekly' then v_result := to_jsonb(mdame.mark_adaptation_week_due());
+    when 'mdame-housekeeping' then
+      select coalesce(jsonb_agg(to_jsonb(h)), '[]'::jsonb) into v_result from mdame.housekeeping(false) h;
+    when 'mdame-storage-deletions' then v_result := to_jsonb(mdame.wake_due_storage_deletions());
   end case;
   return jsonb_build_object('name', p_name, 'function', v_function, 'result', v_result, 'ran_at', clock_timestamp());
 end;
