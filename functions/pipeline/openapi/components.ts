@@ -10,6 +10,7 @@ import { RunAnalyticsList } from "../../../shared/contracts/analytics.ts";
 import { WorkerCallback, WorkerCallbackAnswer } from "../../../shared/contracts/callbacks.ts";
 import { CredentialKeysCensus, CredentialsRotationBatch, RotateCredentialsBody } from "../../../shared/contracts/credentials.ts";
 import { Dimension, DimensionConfig, DimensionList, DimensionPatch } from "../../../shared/contracts/dimension.ts";
+import { HousekeepingAnswer, HousekeepingBody, HousekeepingSettings, HousekeepingSettingsBody, StorageUsage } from "../../../shared/contracts/housekeeping.ts";
 import { ErrorAnswer } from "../../../shared/contracts/http-error.ts";
 import {
   AbortedRun,
@@ -76,6 +77,11 @@ export const components = {
   OpsQuota,
   OpsScheduleList,
   OpsScheduleRunNow,
+  StorageUsage,
+  HousekeepingBody,
+  HousekeepingAnswer,
+  HousekeepingSettings,
+  HousekeepingSettingsBody,
   WorkerCallback,
   WorkerCallbackAnswer,
 } satisfies Record<string, z.ZodType>;

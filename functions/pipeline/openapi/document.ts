@@ -35,6 +35,7 @@ export function openApiDocument(functionsUrl: string): Record<string, unknown> {
       { name: "reports", description: "Weekly reports (`mdame report`)" },
       { name: "adapt", description: "The adaptive engine (`mdame adapt`, docs/adaptive.md)" },
       { name: "ops", description: "The ops dashboard's views (`mdame dashboard`, docs/ops-api.md)" },
+      { name: "housekeeping", description: "Retention, housekeeping passes and sizes (`mdame housekeeping`, `mdame storage usage`, docs/retention.md)" },
       { name: "worker-callback", description: "The `worker-callback` function: Standard Webhooks deliveries from the workers" },
     ],
     securitySchemes: {

@@ -11,6 +11,7 @@
 import type { RouteDoc } from "../../../shared/http/openapi.ts";
 import { DeadLetterId, DeadLettersQuery, RunId, RunsQuery } from "../operator-routes.ts";
 import { errorExamples, examples } from "./examples.ts";
+import { housekeepingRoutes } from "./housekeeping-routes.ts";
 import { operatorRoutes } from "./operator-routes.ts";
 import { opsRoutes } from "./ops-routes.ts";
 import { body, bodyOf, errors, ok, param, SERVICE_ROLE, serviceBodyErrors, serviceErrors } from "./responses.ts";
@@ -93,6 +94,7 @@ const pipelineRoutes: RouteDoc[] = [
   },
   ...operatorRoutes,
   ...opsRoutes,
+  ...housekeepingRoutes,
 ];
 
 /** Every route of both functions, in the order the document lists them. */

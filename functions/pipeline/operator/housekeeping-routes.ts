@@ -18,7 +18,7 @@ import { jsonBody } from "./request.ts";
 
 /** What a manual pass gives the outbox's drain, under the caller's patience. */
 const MANUAL_DRAIN_BUDGET_MS = 30_000;
-const UsageQuery = z.object({ tables: z.coerce.number().int().min(1).max(200).default(15) }).strict();
+export const UsageQuery = z.object({ tables: z.coerce.number().int().min(1).max(200).default(15) }).strict();
 
 /**
  * Retention and housekeeping (docs/retention.md), behind the service-role bearer:
