@@ -6,16 +6,23 @@
  *   - browser: a full navigation in Chromium (Navigation Timing: first byte and load event).
  * Prints the median of each, per page, as a table. Nothing is written or changed.
  *
- *   bun scripts/bench/dashboard.ts [--runs 7] [--video <publication id>]
+ *   bun scripts/bench/dashboard.ts [--runs 7] [--video <publication id>] [--write] [--data "<what the stack holds>"]
+ *
+ * --write puts the table in docs/benchmarks.md (a block of its own, which `npm run bench` keeps),
+ * with --data describing the data it was measured on.
  *
  * CHROMIUM_PATH names the browser (default /usr/bin/chromium).
  */
+import { readFileSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { join } from "node:path";
 import process from "node:process";
 import puppeteer from "puppeteer-core";
 import { resolveApiConfig } from "../../cli/config.ts";
 import { createDashboardApi } from "../../cli/dashboard/ops-client.ts";
 import { startDashboard } from "../../cli/dashboard/server.ts";
 import { paths } from "../../stack/paths.ts";
+import { replaceBlock } from "./doc-blocks.ts";
 
 function flag(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);
@@ -85,10 +92,27 @@ try {
   const headers = ["page", "status", "KiB", "server ms", "browser TTFB ms", "browser load ms"];
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`;
-  console.log(line(headers));
-  console.log(`|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
-  for (const row of rows) console.log(line(row));
-  console.log("medians; server = the dashboard's HTML answer with its API calls, fetched directly; browser = Chromium's Navigation Timing of a full page load");
+  const table = [line(headers), `|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`, ...rows.map(line)];
+  const legend = "medians; server = the dashboard's HTML answer with its API calls, fetched directly; browser = Chromium's Navigation Timing of a full page load";
+  for (const row of table) console.log(row);
+  console.log(legend);
+  if (process.argv.includes("--write")) {
+    const data = flag("data");
+    const block = [
+      "<!-- dashboard:start -->",
+      "## Dashboard page loads",
+      "",
+      `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC on ${cpus().length} cores with \`bun scripts/bench/dashboard.ts --runs ${runs}\`` +
+        ` against ${config.baseUrl}${data ? `, holding ${data}` : ""}; ${legend}.`,
+      "",
+      ...table,
+      "<!-- dashboard:end -->",
+      "",
+    ].join("\n");
+    const file = join(paths.root, "docs", "benchmarks.md");
+    writeFileSync(file, replaceBlock(readFileSync(file, "utf8"), "dashboard", block));
+    console.log("dashboard bench: written to docs/benchmarks.md");
+  }
 } finally {
   await browser.close();
   await dashboard.stop();
