@@ -19,7 +19,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync } fr
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { cloneDataDir, OUTSIDE_CLUSTERS_ROOT, outsideDataDir, projectHash, readProjectMarker } from "./cluster-location.ts";
-import { asPgUser, runCommand } from "./db.ts";
+import { asPgUser, postmasterOn, runCommand } from "./db.ts";
 import { pgBinDir } from "./pg-server.ts";
 import { CLUSTER_LOCATION, paths, PROJECT_HASH } from "./paths.ts";
 import { stopStack, supervisorPid } from "./stack-control.ts";
@@ -51,28 +51,6 @@ export function formatBytes(bytes: number): string {
     unit += 1;
   }
   return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
-}
-
-/** Pid of a live postmaster on `dataDir` (its postmaster.pid names a running `postgres`), else null. */
-export function postmasterOn(dataDir: string): number | null {
-  let pid: number;
-  try {
-    pid = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
-  } catch {
-    return null;
-  }
-  if (!Number.isInteger(pid) || pid <= 0) return null;
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return null;
-  }
-  try {
-    if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") return null;
-  } catch {
-    // No /proc: trust the signal check.
-  }
-  return pid;
 }
 
 /** Stops the postmaster on `dataDir`, if one runs (pg_ctl, fast shutdown, as the cluster's OS user). */

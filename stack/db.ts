@@ -89,9 +89,14 @@ export function isInitialised(): boolean {
 
 /** Pid of the postmaster serving this cluster's data directory, or null when none is alive. */
 export function runningPostmasterPid(): number | null {
+  return postmasterOn(paths.pgData);
+}
+
+/** Pid of a live postmaster on `dataDir` (its postmaster.pid names a running `postgres`), else null. */
+export function postmasterOn(dataDir: string): number | null {
   let text: string;
   try {
-    text = readFileSync(join(paths.pgData, "postmaster.pid"), "utf8");
+    text = readFileSync(join(dataDir, "postmaster.pid"), "utf8");
   } catch {
     return null;
   }

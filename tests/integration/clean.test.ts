@@ -10,7 +10,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { cleanClone, clustersToRemove, postmasterOn, surveyOutsideClusters } from "../../stack/clean.ts";
+import { cleanClone, clustersToRemove, surveyOutsideClusters } from "../../stack/clean.ts";
+import { postmasterOn } from "../../stack/db.ts";
 import { paths } from "../../stack/paths.ts";
 
 let root: string;

@@ -12,7 +12,8 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import process from "node:process";
 import { OUTSIDE_CLUSTERS_ROOT, outsideDataDir, PROJECT_MARKER, projectHash } from "../../stack/cluster-location.ts";
-import { clustersToRemove, postmasterOn, removeOutsideClusters, surveyOutsideClusters } from "../../stack/clean.ts";
+import { clustersToRemove, removeOutsideClusters, surveyOutsideClusters } from "../../stack/clean.ts";
+import { postmasterOn } from "../../stack/db.ts";
 import { paths } from "../../stack/paths.ts";
 
 const asRoot = typeof process.getuid === "function" && process.getuid() === 0;
