@@ -103,10 +103,10 @@ describe("the marker of a cluster outside its clone", () => {
     const data = join(dir, "data");
     mkdirSync(data);
     expect(readProjectMarker(data)).toBeNull();
-    expect(writeProjectMarker(data, "/work/some-clone")).toBe(true);
-    expect(readProjectMarker(data)?.project).toBe("/work/some-clone");
+    expect(writeProjectMarker(data, "/srv/clones/some-clone")).toBe(true);
+    expect(readProjectMarker(data)?.project).toBe("/srv/clones/some-clone");
     const first = readFileSync(join(data, PROJECT_MARKER), "utf8");
-    expect(writeProjectMarker(data, "/work/some-clone")).toBe(false);
+    expect(writeProjectMarker(data, "/srv/clones/some-clone")).toBe(false);
     expect(readFileSync(join(data, PROJECT_MARKER), "utf8")).toBe(first);
     writeFileSync(join(data, PROJECT_MARKER), "{not json");
     expect(readProjectMarker(data)).toBeNull();
