@@ -26,6 +26,7 @@ const INTERNAL: Record<string, string> = {
   holds_stage_claim: "lease check of extend_stage_lease, fail_stage_task and replay_step_result; tested through them",
   insert_safety_audit: "writes the audit row for record_safety_verdict, record_topics and reject_unsafe_output; tested there",
   llm_routing_is_valid: "check constraint of dimensions.llm; tested through create_dimension and update_dimension",
+  published_assets_due: "the renders and voices rule of housekeeping; tested through the housekeeping pgTAP folder and tests/integration/housekeeping.test.ts",
   lock_unit_at_stage: "lock-and-guard prologue of the stage RPCs; tested through them",
   log_event: "event log writer every RPC calls; tested through them",
   mark_publication_published: "the recording step of record_publication and complete_publication; tested in both folders",

@@ -66,18 +66,13 @@ begin
 
   -- Renders: the unit's video, render_retention_days after its publications were confirmed.
   v_cutoff := v_now - make_interval(days => (v_settings->>'render_retention_days')::integer);
-  select count(*) into v_due from mdame.work_units u
-   where u.stage = 'published' and u.video ? 'video_key' and not (u.video ? 'deleted_at')
-     and not exists (select 1 from mdame.publications p where p.unit_id = u.id and p.status = any (array['pending', 'uploading', 'deferred']))
-     and (select max(p.published_at) from mdame.publications p where p.unit_id = u.id and p.status = 'published') < v_cutoff;
+  select count(*) into v_due from mdame.published_assets_due('video', v_cutoff);
   v_deleted := 0;
   v_queued := 0;
   if not p_dry_run then
     with doomed as (
       select u.id from mdame.work_units u
-       where u.stage = 'published' and u.video ? 'video_key' and not (u.video ? 'deleted_at')
-         and not exists (select 1 from mdame.publications p where p.unit_id = u.id and p.status = any (array['pending', 'uploading', 'deferred']))
-         and (select max(p.published_at) from mdame.publications p where p.unit_id = u.id and p.status = 'published') < v_cutoff
+       where u.id in (select mdame.published_assets_due('video', v_cutoff))
        order by u.id
        limit v_batch
        for update of u skip locked
@@ -95,18 +90,13 @@ begin
 
   -- Voices: the unit's narration track and its word timings, voice_retention_days after.
   v_cutoff := v_now - make_interval(days => (v_settings->>'voice_retention_days')::integer);
-  select count(*) into v_due from mdame.work_units u
-   where u.stage = 'published' and u.voice ? 'audio_key' and not (u.voice ? 'deleted_at')
-     and not exists (select 1 from mdame.publications p where p.unit_id = u.id and p.status = any (array['pending', 'uploading', 'deferred']))
-     and (select max(p.published_at) from mdame.publications p where p.unit_id = u.id and p.status = 'published') < v_cutoff;
+  select count(*) into v_due from mdame.published_assets_due('voice', v_cutoff);
   v_deleted := 0;
   v_queued := 0;
   if not p_dry_run then
     with doomed as (
       select u.id from mdame.work_units u
-       where u.stage = 'published' and u.voice ? 'audio_key' and not (u.voice ? 'deleted_at')
-         and not exists (select 1 from mdame.publications p where p.unit_id = u.id and p.status = any (array['pending', 'uploading', 'deferred']))
-         and (select max(p.published_at) from mdame.publications p where p.unit_id = u.id and p.status = 'published') < v_cutoff
+       where u.id in (select mdame.published_assets_due('voice', v_cutoff))
        order by u.id
        limit v_batch
        for update of u skip locked
