@@ -25,6 +25,7 @@ import { paths } from "../stack/paths.ts";
 import { localStackEnv } from "../stack/stack-env.ts";
 import { stopStack, supervisorPid } from "../stack/stack-control.ts";
 import { runTypeCheck, typeChecks } from "./typecheck.ts";
+import { LOCAL_STACK } from "../shared/config/local-stack.ts";
 
 const LAYERS = ["typecheck", "unit", "db", "integration", "supabase-extensions", "pgmq-1.4", "e2e"] as const;
 
@@ -54,7 +55,13 @@ export const MEDIA_INTEGRATION_TESTS = [
  * Those tests mostly wait on Postgres and on processes starting, so two stacks take about as long
  * as the longer half.
  */
-const SECOND_STACK = { localDir: ".local/stack-b", dbPort: 55422, edgePort: 55421, emulatorPort: 55430 } as const;
+const SECOND_STACK_PORT_OFFSET = 1100;
+const SECOND_STACK = {
+  localDir: ".local/stack-b",
+  dbPort: LOCAL_STACK.dbPort + SECOND_STACK_PORT_OFFSET,
+  edgePort: LOCAL_STACK.edgePort + SECOND_STACK_PORT_OFFSET,
+  emulatorPort: LOCAL_STACK.emulatorPort + SECOND_STACK_PORT_OFFSET,
+} as const;
 
 /** The e2e files of the second stack; crash-recovery (the longest file) keeps the first. */
 export const E2E_SECOND_STACK_TESTS = ["soak", "demo", "third-language"].map((name) => `./tests/e2e/${name}.test.ts`);
