@@ -1,12 +1,14 @@
 -- The ops dashboard's queues (GET /pipeline/ops/queues, shared/contracts/ops.ts OpsQueues): every
 -- pgmq queue's metrics (pgmq.metrics_all, in pgmq 1.4 and 1.5 and the compatible SQL alike) with
--- how many of its messages are invisible and how many of those were read; the leases held and the
--- stale ones, whose time ran out with nothing taking them back yet (a stage task's claim, a worker
--- job's read, a scene generation claim); and each worker's latest lease, the one trace of its
--- heartbeats the schema keeps. Leases and ages use the database clock. A stage task in a retry's
--- backoff is no lease (stage_task_leases tells them apart by the unit's lease); a worker job in a
--- backoff counts as held, since pgmq records no reader and a backoff and a heartbeat both only move
--- the message's visibility.
+-- how many of its messages are invisible and how many of those were read, and the pull workers
+-- that beat for it within the last day (mdame.worker_heartbeats: live, stale or stopped by
+-- mdame.worker_status, at most 200, live ones first); the leases held and the stale ones, whose
+-- time ran out with nothing taking them back yet (a stage task's claim, a worker job's read, a
+-- scene generation claim); and the latest lease of each stage runner and scene generator, the one
+-- trace of their heartbeats the schema keeps. Leases, beats and ages use the database clock. A
+-- stage task in a retry's backoff is no lease (stage_task_leases tells them apart by the unit's
+-- lease); a worker job in a backoff counts as held, since pgmq records no reader and a backoff and
+-- a heartbeat both only move the message's visibility.
 
 create or replace function mdame.ops_queues()
 returns jsonb
@@ -23,12 +25,23 @@ declare
   v_stale jsonb;
   v_workers jsonb;
   v_leases jsonb;
+  v_pullers jsonb;
 begin
   for v_metric in select m.queue_name, m.queue_length, m.newest_msg_age_sec, m.oldest_msg_age_sec, m.total_messages
                     from pgmq.metrics_all() m order by m.queue_name loop
     execute format('select count(*) filter (where q.vt > $1), count(*) filter (where q.vt > $1 and q.read_ct > 0) from pgmq.%I q',
                    'q_' || v_metric.queue_name)
        into v_invisible, v_leased using v_now;
+    select coalesce(jsonb_agg(jsonb_build_object(
+             'worker_id', w.worker_id, 'host', w.host, 'pid', w.pid, 'concurrency', w.concurrency, 'jobs_held', w.jobs_held,
+             'started_at', w.started_at, 'last_beat_at', w.last_beat_at,
+             'last_beat_age_s', floor(extract(epoch from v_now - w.last_beat_at))::bigint, 'status', w.status)
+             order by w.status <> 'live', w.status = 'stopped', w.worker_id), '[]'::jsonb)
+      into v_pullers
+      from (select h.*, mdame.worker_status(h, v_now) as status from mdame.worker_heartbeats h
+             where h.queue_name = v_metric.queue_name and h.last_beat_at > v_now - interval '1 day'
+             order by mdame.worker_status(h, v_now) <> 'live', h.stopped_at is not null, h.worker_id
+             limit 200) w;
     v_queues := v_queues || jsonb_build_object(
       'queue_name', v_metric.queue_name,
       'depth', v_metric.queue_length,
@@ -37,7 +50,8 @@ begin
       'leased', v_leased,
       'oldest_msg_age_s', v_metric.oldest_msg_age_sec,
       'newest_msg_age_s', v_metric.newest_msg_age_sec,
-      'total_messages', v_metric.total_messages);
+      'total_messages', v_metric.total_messages,
+      'workers', v_pullers);
   end loop;
 
   with worker_jobs as (
@@ -88,12 +102,6 @@ begin
     union all
     select 'scene_generator', g.holder, count(*) filter (where g.lease_until > v_now), max(g.lease_until), 'scene_generation_claim'
       from mdame.scene_generation_claims g group by g.holder
-    union all
-    select 'visual_generation', null, count(*) filter (where w.vt > v_now), max(w.vt), 'queue_visibility'
-      from pgmq.q_visual_generation w where w.read_ct > 0
-    union all
-    select 'render', null, count(*) filter (where r.vt > v_now), max(r.vt), 'queue_visibility'
-      from pgmq.q_render r where r.read_ct > 0
   )
   select coalesce(jsonb_agg(jsonb_build_object(
            'kind', a.kind, 'worker_id', a.worker_id, 'leases_held', a.held, 'latest_lease_until', a.latest,
@@ -101,7 +109,7 @@ begin
     into v_workers
     from activity a;
 
-  return jsonb_build_object('now', v_now, 'queues', v_queues, 'leases', v_leases, 'stale_leases', v_stale, 'workers', v_workers);
+  return jsonb_build_object('now', v_now, 'queues', v_queues, 'leases', v_leases, 'stale_leases', v_stale, 'lease_holders', v_workers);
 end;
 $$;
 

@@ -23,9 +23,9 @@ select is((select o->'leases'->'stage_tasks' from q), '{"held": 0, "stale": 1}':
 select is((select o->'leases'->'scene_claims' from q), '{"held": 1, "stale": 1}'::jsonb, 'scene claims are held until their lease_until');
 select is((select s->>'holder' from q, jsonb_array_elements(o->'stale_leases') s where s->>'kind' = 'stage_task'),
           (select lease_holder from mdame.work_units where id = (select id from seeded)), 'the stale stage task names its holder');
-select is((select (w->>'live')::boolean from q, jsonb_array_elements(o->'workers') w where w->>'worker_id' = 'runner-x'), false,
+select is((select (w->>'live')::boolean from q, jsonb_array_elements(o->'lease_holders') w where w->>'worker_id' = 'runner-x'), false,
           'the stage runner''s last lease has run out');
-select is((select (w->>'leases_held')::int from q, jsonb_array_elements(o->'workers') w where w->>'worker_id' = 'gpu-1'), 1,
+select is((select (w->>'leases_held')::int from q, jsonb_array_elements(o->'lease_holders') w where w->>'worker_id' = 'gpu-1'), 1,
           'a scene generator holding a claim is live');
 
 select * from finish();
