@@ -5,19 +5,12 @@
  * (render-concurrency.ts); each render in flight holds its own lease and heartbeats.
  */
 import process from "node:process";
-import { z } from "zod";
 import { runWorkerProcess } from "../shared/worker/run-worker-process.ts";
-import { type RenderConcurrency, renderConcurrency } from "./render-concurrency.ts";
+import { sizingOrExit } from "../shared/worker/worker-sizing.ts";
+import { renderConcurrency } from "./render-concurrency.ts";
 import { createRenderDefinition } from "./render-task.ts";
 
-let sizing: RenderConcurrency;
-try {
-  sizing = renderConcurrency(process.env);
-} catch (error) {
-  const message = error instanceof z.ZodError ? error.issues.map((i) => i.message).join("; ") : String(error);
-  process.stderr.write(`render-runner: cannot start: ${message}\n`);
-  process.exit(1);
-}
+const sizing = sizingOrExit("render-runner", () => renderConcurrency(process.env));
 
 runWorkerProcess({
   component: "render-runner",

@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { z } from "zod";
+import { parseSizingEnv, sizingVariable } from "../shared/worker/worker-sizing.ts";
 
 /**
  * How many renders one render-runner works on at once, and how many FFmpeg threads each gets.
@@ -12,9 +13,9 @@ import { z } from "zod";
  */
 export const RenderWorkerEnv = z.object({
   /** Renders worked on at once. Default: 2, or a quarter of the cores on machines with more than 8. */
-  RENDER_CONCURRENCY: z.coerce.number().int("RENDER_CONCURRENCY must be a whole number").min(1, "RENDER_CONCURRENCY must be 1 to 32").max(32, "RENDER_CONCURRENCY must be 1 to 32").optional(),
+  RENDER_CONCURRENCY: sizingVariable("RENDER_CONCURRENCY", 32),
   /** FFmpeg encoder and filter threads per render. Default: the cores divided among the renders. */
-  RENDER_FFMPEG_THREADS: z.coerce.number().int("RENDER_FFMPEG_THREADS must be a whole number").min(1, "RENDER_FFMPEG_THREADS must be 1 to 64").max(64, "RENDER_FFMPEG_THREADS must be 1 to 64").optional(),
+  RENDER_FFMPEG_THREADS: sizingVariable("RENDER_FFMPEG_THREADS", 64),
 });
 
 export interface RenderConcurrency {
@@ -25,10 +26,7 @@ export interface RenderConcurrency {
 
 /** The runner's sizing from its environment (unset or empty variables take the defaults) and core count. */
 export function renderConcurrency(env: Record<string, string | undefined>, cores: number = availableParallelism()): RenderConcurrency {
-  const parsed = RenderWorkerEnv.parse({
-    RENDER_CONCURRENCY: env.RENDER_CONCURRENCY?.trim() || undefined,
-    RENDER_FFMPEG_THREADS: env.RENDER_FFMPEG_THREADS?.trim() || undefined,
-  });
+  const parsed = parseSizingEnv(RenderWorkerEnv, env);
   const usable = Math.max(1, Math.floor(cores));
   const concurrency = parsed.RENDER_CONCURRENCY ?? (usable === 1 ? 1 : Math.max(2, Math.floor(usable / 4)));
   const threadsPerRender = parsed.RENDER_FFMPEG_THREADS ?? Math.max(1, Math.floor(usable / concurrency));

@@ -87,7 +87,7 @@ export function table(headers: string[], rows: Html[], empty: string): Html {
 
 /** A state as a coloured tag. */
 export function badge(state: string): Html {
-  const tone = /fail|dead|reject|needs|stale|error|rolled/.test(state) ? "bad" : /complet|publish|ok|sent|passed|active/.test(state) ? "good" : "neutral";
+  const tone = /fail|dead|reject|needs|stale|error|rolled/.test(state) ? "bad" : /complet|publish|ok|sent|passed|active|live/.test(state) ? "good" : "neutral";
   return html`<span class="badge ${tone}">${state}</span>`;
 }
 

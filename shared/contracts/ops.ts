@@ -103,6 +103,28 @@ export type OpsOverview = z.infer<typeof OpsOverview>;
 // ---------------------------------------------------------------------------------------------
 // GET /pipeline/ops/queues
 
+/**
+ * A pull worker (gpu-worker, render-runner) that beat for a queue within the last day
+ * (mdame.worker_heartbeats, database clock). `live`: it beat within three of its beat intervals;
+ * `stale`: it did not (crashed, killed, or cut off from the database); `stopped`: it stopped cleanly.
+ */
+export const OpsQueueWorker = z.object({
+  /** `<name>-<host>-<pid>-<random>`, unique per process; its callbacks carry it too. */
+  worker_id: z.string(),
+  host: z.string(),
+  pid: z.number().int().positive(),
+  /** Jobs it works on at once (GPU_CONCURRENCY, RENDER_CONCURRENCY). */
+  concurrency: z.number().int().positive(),
+  /** Jobs it held at its last beat (0 once stopped). */
+  jobs_held: count,
+  started_at: timestamp,
+  last_beat_at: timestamp,
+  /** Seconds since its last beat. */
+  last_beat_age_s: z.number().int(),
+  status: z.enum(["live", "stale", "stopped"]),
+}).strict();
+export type OpsQueueWorker = z.infer<typeof OpsQueueWorker>;
+
 /** One pgmq queue of the engine (pgmq.metrics_all(), plus how many messages are leased right now). */
 export const OpsQueue = z.object({
   queue_name: z.string(),
@@ -119,12 +141,15 @@ export const OpsQueue = z.object({
   newest_msg_age_s: z.number().int().nullable(),
   /** Messages ever sent to the queue. */
   total_messages: count,
+  /** Its pull workers, live ones first (at most 200); empty for a queue the pipeline drains (stage_tasks, analytics_fetches). */
+  workers: z.array(OpsQueueWorker),
 }).strict();
 export type OpsQueue = z.infer<typeof OpsQueue>;
 
 /**
  * Leases of one kind: held now, and expired but not taken back yet (nothing reclaimed them). A stage
- * task in a retry's backoff is neither; a worker job in one counts as held (see OpsWorkerActivity).
+ * task in a retry's backoff is neither; a worker job in one counts as held (pgmq records no reader,
+ * and a backoff and a heartbeat both only move its visibility).
  */
 export const OpsLeaseCounts = z.object({ held: count, stale: count }).strict();
 export type OpsLeaseCounts = z.infer<typeof OpsLeaseCounts>;
@@ -144,24 +169,24 @@ export const OpsStaleLease = z.object({
 export type OpsStaleLease = z.infer<typeof OpsStaleLease>;
 
 /**
- * A worker's last sign of life. The schema keeps no heartbeat record: a worker's heartbeat only
- * extends its lease (extend_stage_lease moves the unit's lease_expires_at, extend_worker_job the
- * message's visibility timeout, claim_scene_generation the claim's lease_until). So this is derived
- * from the latest lease the worker holds or held: `latest_lease_until` is the furthest lease expiry
- * it set (its last heartbeat or claim was that minus its lease length). Stage runners and scene
- * generators name themselves in their leases (`worker_id`); the worker queues' readers do not
- * (pgmq records no reader), so those appear once per queue with `worker_id` null.
+ * The last sign of life of a worker that leaves no heartbeat row: a stage runner (the pipeline
+ * Edge Function's claims) or a scene generator (a gpu-worker's scene claims, by holder). Their
+ * heartbeats only extend their leases (extend_stage_lease moves the unit's lease_expires_at,
+ * claim_scene_generation the claim's lease_until), so this is derived from the latest lease the
+ * worker holds or held: `latest_lease_until` is the furthest lease expiry it set (its last
+ * heartbeat or claim was that minus its lease length). The pull workers themselves are listed per
+ * queue (OpsQueue.workers), from their beats.
  */
 export const OpsWorkerActivity = z.object({
-  kind: z.enum(["stage_runner", "scene_generator", "visual_generation", "render"]),
-  worker_id: z.string().nullable(),
+  kind: z.enum(["stage_runner", "scene_generator"]),
+  worker_id: z.string(),
   /** Leases it holds now (unexpired). */
   leases_held: count,
   /** The furthest lease expiry it set; null when nothing of it is recorded. */
   latest_lease_until: timestamp.nullable(),
   /** Whether that lease is still running (database clock). */
   live: z.boolean(),
-  source: z.enum(["work_unit_lease", "scene_generation_claim", "queue_visibility"]),
+  source: z.enum(["work_unit_lease", "scene_generation_claim"]),
 }).strict();
 export type OpsWorkerActivity = z.infer<typeof OpsWorkerActivity>;
 
@@ -177,7 +202,8 @@ export const OpsQueues = z.object({
   }).strict(),
   /** Expired, unreclaimed leases, longest expired first (at most 100). */
   stale_leases: z.array(OpsStaleLease),
-  workers: z.array(OpsWorkerActivity),
+  /** Stage runners' and scene generators' latest leases. */
+  lease_holders: z.array(OpsWorkerActivity),
 }).strict();
 export type OpsQueues = z.infer<typeof OpsQueues>;
 

@@ -1,4 +1,3 @@
-import process from "node:process";
 import { z } from "zod";
 import { WorkerCallback } from "../contracts/callbacks.ts";
 import { coerceError, isRetriable } from "../errors.ts";
@@ -9,6 +8,7 @@ import type { LogContext, Logger } from "../logging/logger.ts";
 import type { BaseTaskContext, Task } from "../tasks/task.ts";
 import { type CallbackSender, callbackWebhookId, DEFAULT_CALLBACK_RETRY_DELAYS_MS, deliverCallback, type DeliveryOutcome } from "./callback-sender.ts";
 import { Lease, type QueueMessage, type WorkerQueue } from "./lease.ts";
+import { DEFAULT_BEAT_INTERVAL_MS, HeartbeatLoop, type WorkerHeartbeats } from "./worker-heartbeat.ts";
 
 export { LeaseExpiredError, MessageGoneError, type QueueMessage, type WorkerQueue } from "./lease.ts";
 
@@ -118,6 +118,11 @@ export interface PullWorkerOptions<P> {
   /** Ceiling of the backoff after failed reads. Default 10 s. */
   errorBackoffMaxMs?: number;
   callbackRetryDelaysMs?: readonly number[];
+  /**
+   * Where the worker says it is alive (worker-heartbeat.ts), with the host and pid it runs as: at
+   * start, every `intervalMs` (default 15 s) with the jobs it holds, and once stopped. Unset: no beats.
+   */
+  presence?: { heartbeats: WorkerHeartbeats; host: string; pid: number; intervalMs?: number };
 }
 
 interface InFlight {
@@ -127,7 +132,7 @@ interface InFlight {
 
 /** Pulls one queue until stopped. */
 export class PullWorker<P> {
-  readonly #o: Required<Omit<PullWorkerOptions<P>, "heartbeatIntervalMs">> & { heartbeatIntervalMs: number };
+  readonly #o: Required<Omit<PullWorkerOptions<P>, "heartbeatIntervalMs" | "presence">> & { heartbeatIntervalMs: number };
   readonly #log: Logger;
   readonly #inFlight = new Set<InFlight>();
   #state: "idle" | "running" | "stopping" | "stopped" = "idle";
@@ -135,6 +140,7 @@ export class PullWorker<P> {
   #stopping: Promise<void> | null = null;
   #woken = false;
   #wakeWaiter: (() => void) | null = null;
+  readonly #presence: HeartbeatLoop | null;
 
   constructor(options: PullWorkerOptions<P>) {
     const vtSeconds = options.vtSeconds ?? 60;
@@ -155,6 +161,19 @@ export class PullWorker<P> {
       workerId: options.workerId,
     };
     this.#log = options.logger.child({ queue: options.definition.queue, worker_id: options.workerId });
+    const presence = options.presence;
+    const beatMs = presence?.intervalMs ?? DEFAULT_BEAT_INTERVAL_MS;
+    this.#presence = presence
+      ? new HeartbeatLoop({
+        heartbeats: presence.heartbeats,
+        intervalMs: beatMs,
+        logger: this.#log,
+        beat: () => ({
+          workerId: options.workerId, queue: options.definition.queue, host: presence.host, pid: presence.pid,
+          concurrency, jobsHeld: Math.min(this.#inFlight.size, concurrency), beatIntervalS: Math.max(1, Math.ceil(beatMs / 1000)),
+        }),
+      })
+      : null;
     const retryBudgetMs = this.#o.callbackRetryDelaysMs.reduce((sum, ms) => sum + ms, 0);
     if (retryBudgetMs > vtSeconds * 1000 - this.#o.heartbeatIntervalMs) {
       this.#log.warn({ retry_budget_ms: retryBudgetMs, vt_seconds: vtSeconds }, "callback retries can outlast the lease; a message may be redone while its callback is retried");
@@ -178,6 +197,7 @@ export class PullWorker<P> {
     this.#loop = this.#pollLoop().catch((error) => {
       this.#log.fatal({ err: error }, "poll loop crashed");
     });
+    this.#presence?.start();
   }
 
   /** Polls now instead of waiting out the idle backoff (e.g. on a queue notification). */
@@ -214,6 +234,7 @@ export class PullWorker<P> {
         }
       }
       await all;
+      await this.#presence?.stop();
       this.#state = "stopped";
       if (wasRunning) this.#log.info("worker stopped");
     })();
@@ -369,29 +390,4 @@ export class PullWorker<P> {
     const webhookId = callbackWebhookId(this.#o.definition.queue, message.msg_id, message.read_ct, body.kind);
     return await deliverCallback(this.#o.callbacks, { webhookId, body }, { logger: log, signal, retryDelaysMs: this.#o.callbackRetryDelaysMs });
   }
-}
-
-/**
- * Stops the worker on SIGINT/SIGTERM, waits for in-flight work, runs `cleanup`, then exits 0.
- * A second signal exits at once with 130 (messages in flight come back after their vt).
- */
-export function stopOnSignals(worker: { stop(): Promise<void> }, logger: Logger, cleanup: () => Promise<void> | void): void {
-  let stopping = false;
-  const onSignal = (signal: string) => {
-    if (stopping) {
-      logger.warn({ signal }, "second signal; exiting without waiting");
-      process.exit(130);
-    }
-    stopping = true;
-    logger.info({ signal }, "signal received; finishing in-flight work");
-    worker.stop()
-      .then(() => cleanup())
-      .then(() => process.exit(0))
-      .catch((error) => {
-        logger.error({ err: error }, "error while stopping");
-        process.exit(1);
-      });
-  };
-  process.on("SIGINT", () => onSignal("SIGINT"));
-  process.on("SIGTERM", () => onSignal("SIGTERM"));
 }

@@ -4,14 +4,16 @@ import { loadEnv, STORAGE_ENV_KEYS } from "../config/env.ts";
 import { createSql, type Sql } from "../db/client.ts";
 import { assertEnvironment } from "../db/rpc/runs.ts";
 import { rpc } from "../db/errors.ts";
-import { createLogger } from "../logging/logger.ts";
+import { createLogger, type Logger } from "../logging/logger.ts";
 import { ffmpegVersion, resolveFfmpegBinaries } from "../media/ffmpeg.ts";
 import type { AssetStore } from "../storage/asset-store.ts";
 import { createAssetStore, describeAssetStore } from "../storage/create-asset-store.ts";
 import { sweepScratchDirsAtStart } from "../storage/scratch-dirs.ts";
 import { HttpCallbackSender } from "./callback-sender.ts";
 import { PgmqWorkerQueue } from "./pgmq-worker-queue.ts";
-import { PullWorker, type QueueTaskDefinition, stopOnSignals } from "./pull-worker.ts";
+import { PullWorker, type QueueTaskDefinition } from "./pull-worker.ts";
+import { PgWorkerHeartbeats } from "./worker-heartbeat.ts";
+import { workerIdentity } from "./worker-id.ts";
 
 export interface WorkerProcessResources {
   sql: Sql;
@@ -22,7 +24,8 @@ export interface WorkerProcessResources {
 
 /**
  * The start-up every Bun pull worker shares: environment check (against the database's recorded
- * env too), FFmpeg resolution, the pgmq queue, signed callbacks to worker-callback, signal handling.
+ * env too), FFmpeg resolution, the pgmq queue, signed callbacks to worker-callback, a worker id of
+ * its own (worker-id.ts) and heartbeats in mdame.worker_heartbeats, signal handling.
  * Exits 1 with `<component>: cannot start: <reason>` when anything is missing.
  */
 export function runWorkerProcess<P>(options: {
@@ -44,7 +47,7 @@ export function runWorkerProcess<P>(options: {
 
   async function start(): Promise<void> {
     const env = loadEnv(["ENV", "DB_URL", "FUNCTIONS_URL", "SERVICE_ROLE_KEY", "WEBHOOK_SECRET", ...STORAGE_ENV_KEYS, "FFMPEG_PATH", "WORKER_ID"]);
-    const workerId = env.WORKER_ID ?? `${options.component}-${hostname()}-${process.pid}`;
+    const { workerId, host, pid } = workerIdentity({ name: env.WORKER_ID ?? options.component, host: hostname(), pid: process.pid });
     const log = logger.child({ env: env.ENV });
 
     await sweepScratchDirsAtStart(log);
@@ -73,8 +76,11 @@ export function runWorkerProcess<P>(options: {
       workerId,
       vtSeconds: options.vtSeconds,
       concurrency: options.concurrency,
+      presence: { heartbeats: new PgWorkerHeartbeats(sql), host, pid },
     });
     log.info({
+      worker_id: workerId,
+      concurrency: options.concurrency ?? 1,
       ...options.describe?.(resources),
       ffmpeg: binaries.ffmpeg,
       ffmpeg_source: binaries.source,
@@ -84,4 +90,29 @@ export function runWorkerProcess<P>(options: {
     worker.start();
     stopOnSignals(worker, log, () => sql.end({ timeout: 5 }));
   }
+}
+
+/**
+ * Stops the worker on SIGINT/SIGTERM, waits for in-flight work, runs `cleanup`, then exits 0.
+ * A second signal exits at once with 130 (messages in flight come back after their vt).
+ */
+function stopOnSignals(worker: { stop(): Promise<void> }, logger: Logger, cleanup: () => Promise<void> | void): void {
+  let stopping = false;
+  const onSignal = (signal: string) => {
+    if (stopping) {
+      logger.warn({ signal }, "second signal; exiting without waiting");
+      process.exit(130);
+    }
+    stopping = true;
+    logger.info({ signal }, "signal received; finishing in-flight work");
+    worker.stop()
+      .then(() => cleanup())
+      .then(() => process.exit(0))
+      .catch((error) => {
+        logger.error({ err: error }, "error while stopping");
+        process.exit(1);
+      });
+  };
+  process.on("SIGINT", () => onSignal("SIGINT"));
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
 }

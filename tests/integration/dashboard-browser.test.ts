@@ -132,6 +132,12 @@ async function seed(): Promise<Seeded> {
   await admin`insert into mdame.quota_ledger (oauth_client_id, account_id, call_kind, bucket, cost, quota_day, status, created_at)
     values ('default', ${account!.id}, 'videos.insert', 'uploads', 1, ${day}, 'settled', mdame.engine_now())`;
 
+  // Two render-runners on two machines, one of them silent for ten minutes, and a gpu-worker.
+  await admin`select mdame.record_worker_heartbeat('render-runner-box-1-4121-9f3a1c', 'render', 'box-1', 4121, 2, 1, 15)`;
+  await admin`select mdame.record_worker_heartbeat('render-runner-box-2-733-04be7d', 'render', 'box-2', 733, 2, 2, 15)`;
+  await admin`update mdame.worker_heartbeats set last_beat_at = clock_timestamp() - interval '10 minutes' where host = 'box-2'`;
+  await admin`select mdame.record_worker_heartbeat('gpu-worker-gpu-1-90-c0ffee', 'visual_generation', 'gpu-1', 90, 1, 0, 15)`;
+
   // A stage task that used up its attempts, dead-lettered by the engine's own decision.
   const payload = { stage: "script", run_id: runId, unit_id: deadUnitId, step_token: `step:${deadUnitId}:1:${"a".repeat(64)}` };
   const [sent] = await admin`select pgmq.send('stage_tasks', ${admin.json(payload)}) as id`;
@@ -239,11 +245,17 @@ describe("mdame dashboard in Chromium", () => {
     await screenshot("overview");
   }, 30_000);
 
-  test("queues: each pgmq queue's depth, the leases and the workers", async () => {
+  test("queues: each pgmq queue's depth and pull workers, the leases and the lease holders", async () => {
     await page.goto(`${dashboardUrl}queues`);
     const names = await page.$$eval("tr[data-queue]", (rows) => rows.map((r) => (r as unknown as DomElement).getAttribute("data-queue")));
     expect(names.sort()).toEqual(["analytics_fetches", "render", "stage_tasks", "visual_generation"]);
-    expect(await text()).toContain("Worker heartbeats");
+    const workers = await page.$$eval("tr[data-worker]", (rows) => rows.map((r) => (r as unknown as DomElement).innerText));
+    expect(workers).toHaveLength(3);
+    expect(workers.find((w) => w.includes("box-1"))).toMatch(/1 of 2.*live/);
+    expect(workers.find((w) => w.includes("box-2"))).toMatch(/2 of 2.*stale/);
+    const renderRow = await page.$eval("tr[data-queue=render]", (r) => (r as unknown as DomElement).innerText);
+    expect(renderRow).toContain("1 live of 2");
+    expect(await text()).toContain("Lease holders");
     await screenshot("queues");
   }, 30_000);
 

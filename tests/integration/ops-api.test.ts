@@ -177,6 +177,10 @@ async function seed(): Promise<Seeded> {
   await sql`update pgmq.q_render set read_ct = 1, vt = clock_timestamp() - interval '5 minutes' where msg_id = ${job!.id}`;
   await sql`insert into mdame.scene_generation_claims (scene_hash, backend, holder, lease_until) values
     (${HASH_STALE}, 'pexels', 'gpu-worker-7', clock_timestamp() - interval '10 minutes')`;
+  // A render-runner at work and one that crashed while holding a job.
+  await sql`select mdame.record_worker_heartbeat('render-runner-ops-a-41-aaaaaa', 'render', 'ops-a', 41, 2, 1, 15)`;
+  await sql`select mdame.record_worker_heartbeat('render-runner-ops-b-42-bbbbbb', 'render', 'ops-b', 42, 2, 1, 15)`;
+  await sql`update mdame.worker_heartbeats set last_beat_at = clock_timestamp() - interval '5 minutes' where worker_id = 'render-runner-ops-b-42-bbbbbb'`;
 
   return {
     runId,
@@ -265,7 +269,7 @@ describe("GET /ops/overview", () => {
 });
 
 describe("GET /ops/queues", () => {
-  test("each queue's depth and ages, leases held and stale, and the workers' last leases", async () => {
+  test("each queue's depth, ages and pull workers, leases held and stale, and the lease holders' last leases", async () => {
     const queues = OpsQueues.parse(await getJson("/ops/queues"));
     const byName = Object.fromEntries(queues.queues.map((q) => [q.queue_name, q]));
     expect(Object.keys(byName).sort()).toEqual(["analytics_fetches", "render", "stage_tasks", "visual_generation"]);
@@ -283,10 +287,17 @@ describe("GET /ops/queues", () => {
     // Longest expired first: the scene claim (10 min), the render job (5 min), the stage task (90 s).
     expect(queues.stale_leases.map((l) => l.kind)).toEqual(["scene_claim", "worker_job", "stage_task"]);
 
-    const runner = queues.workers.find((w) => w.kind === "stage_runner" && w.worker_id === "runner-ops");
+    expect(byName.render!.workers.map((w) => [w.worker_id, w.host, w.pid, w.concurrency, w.jobs_held, w.status])).toEqual([
+      ["render-runner-ops-a-41-aaaaaa", "ops-a", 41, 2, 1, "live"],
+      ["render-runner-ops-b-42-bbbbbb", "ops-b", 42, 2, 1, "stale"],
+    ]);
+    expect(byName.render!.workers[1]!.last_beat_age_s).toBeGreaterThanOrEqual(299);
+    expect(byName.stage_tasks!.workers).toEqual([]);
+
+    const runner = queues.lease_holders.find((w) => w.kind === "stage_runner" && w.worker_id === "runner-ops");
     expect(runner).toMatchObject({ leases_held: 0, live: false, source: "work_unit_lease" });
-    expect(queues.workers.find((w) => w.kind === "scene_generator")).toMatchObject({ worker_id: "gpu-worker-7", live: false });
-    expect(queues.workers.find((w) => w.kind === "render")).toMatchObject({ worker_id: null, leases_held: 0, source: "queue_visibility" });
+    expect(queues.lease_holders.find((w) => w.kind === "scene_generator")).toMatchObject({ worker_id: "gpu-worker-7", live: false });
+    expect(queues.lease_holders.map((w) => w.kind).sort()).toEqual(["scene_generator", "stage_runner"]);
   });
 });
 

@@ -59,13 +59,18 @@ export const opsExamples = {
   queues: {
     now: "2026-12-02T08:15:00.000Z",
     queues: [
-      { queue_name: "render", depth: 3, visible: 2, invisible: 1, leased: 1, oldest_msg_age_s: 412, newest_msg_age_s: 35, total_messages: 118 },
-      { queue_name: "stage_tasks", depth: 1, visible: 0, invisible: 1, leased: 1, oldest_msg_age_s: 12, newest_msg_age_s: 12, total_messages: 2304 },
+      {
+        queue_name: "render", depth: 3, visible: 2, invisible: 1, leased: 1, oldest_msg_age_s: 412, newest_msg_age_s: 35, total_messages: 118,
+        workers: [
+          { worker_id: "render-runner-render-box-1-4121-9f3a1c", host: "render-box-1", pid: 4121, concurrency: 2, jobs_held: 1, started_at: "2026-12-02T06:00:02.000Z", last_beat_at: "2026-12-02T08:14:51.000Z", last_beat_age_s: 9, status: "live" },
+          { worker_id: "render-runner-render-box-2-733-04be7d", host: "render-box-2", pid: 733, concurrency: 2, jobs_held: 2, started_at: "2026-12-02T06:00:05.000Z", last_beat_at: "2026-12-02T07:58:40.000Z", last_beat_age_s: 980, status: "stale" },
+        ],
+      },
+      { queue_name: "stage_tasks", depth: 1, visible: 0, invisible: 1, leased: 1, oldest_msg_age_s: 12, newest_msg_age_s: 12, total_messages: 2304, workers: [] },
     ],
     leases: { stage_tasks: { held: 1, stale: 0 }, worker_jobs: { held: 1, stale: 0 }, scene_claims: { held: 0, stale: 1 } },
     stale_leases: [{ kind: "scene_claim", holder: "gpu-worker-1", subject: `${"a".repeat(64)}/pexels`, unit_id: null, expired_at: "2026-12-02T08:05:00.000Z", expired_for_s: 600 }],
-    workers: [
-      { kind: "render", worker_id: null, leases_held: 1, latest_lease_until: "2026-12-02T08:20:00.000Z", live: true, source: "queue_visibility" },
+    lease_holders: [
       { kind: "stage_runner", worker_id: "edge-8f2c", leases_held: 1, latest_lease_until: "2026-12-02T08:15:30.000Z", live: true, source: "work_unit_lease" },
     ],
   },
@@ -130,7 +135,7 @@ export const opsRoutes: RouteDoc[] = [
   },
   {
     method: "get", path: "/pipeline/ops/queues", operationId: "opsQueues", tags: ["ops"], security: SERVICE_ROLE,
-    summary: "Each pgmq queue's depth and ages, leases held and stale, the workers' latest leases (mdame.ops_queues)",
+    summary: "Each pgmq queue's depth, ages and pull workers (their heartbeats), leases held and stale, the stage runners' and scene generators' latest leases (mdame.ops_queues)",
     query: OpsNoQuery,
     responses: { 200: ok("The queues", "OpsQueues", "a render in progress", opsExamples.queues), ...serviceErrors },
   },
