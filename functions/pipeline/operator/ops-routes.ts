@@ -49,7 +49,7 @@ export function nextCronRun(expression: string, from: Date): Date | null {
  * bearer, each reading one RPC (shared/db/rpc/ops.ts):
  *
  * - `GET  /ops/overview?failures=20`      today's runs per active dimension with their funnels, counts by state, recent failures
- * - `GET  /ops/queues`                    pgmq metrics, leases held and stale, the workers' last leases
+ * - `GET  /ops/queues`                    pgmq metrics and pull workers, leases held and stale, lease holders
  * - `GET  /ops/videos?limit=20`           recent publications, newest first
  * - `GET  /ops/videos/:id`                one publication: quality gate, scenes and credits, analytics, a signed URL of the render
  * - `GET  /ops/quota`                     YouTube buckets of today's quota day, TikTok rate windows, account health
