@@ -28,7 +28,7 @@ export const VARIABLE_HINTS: Record<string, string> = {
   GOOGLE_OAUTH_CLIENT_SECRET: OAUTH_CLIENT,
   TRENDS_BASE_URL: "leave it unset in production (https://trends.google.com)",
   FFMPEG_PATH: "the path of an ffmpeg binary, or unset to use ffmpeg on PATH",
-  WORKER_ID: "any name for the worker in logs, or unset for <component>-<host>-<pid>",
+  WORKER_ID: "a label the worker's id starts with (<label>-<host>-<pid>-<random>), or unset for the component's name",
   LOG_LEVEL: "one of fatal, error, warn, info, debug, trace",
   OPENAI_COMPAT_BASE_URL: "the API root before /chat/completions (e.g. https://openrouter.ai/api/v1, or an Ollama or vLLM server's /v1), or unset",
   OPENAI_COMPAT_API_KEY: "the key of that API (its dashboard's API keys page); servers without keys accept any",

@@ -23,7 +23,7 @@ function workerCount(x: OpsQueue): Html | string {
 function render(q: OpsQueues, nowMs: number): Html {
   const queues = q.queues.map((x) => html`<tr data-queue="${x.queue_name}"><td><code>${x.queue_name}</code></td><td class="num">${x.depth}</td><td class="num">${x.visible}</td><td class="num">${x.leased}</td><td class="num">${x.invisible - x.leased}</td><td>${seconds(x.oldest_msg_age_s)}</td><td class="num">${x.total_messages}</td><td>${workerCount(x)}</td></tr>`);
   const pullers = q.queues.flatMap((x) => x.workers.map((w) =>
-    html`<tr data-worker="${w.worker_id}"><td><code>${x.queue_name}</code></td><td><code>${w.worker_id}</code></td><td>${w.host}</td><td class="num">${w.pid}</td><td class="num">${w.jobs_held} of ${w.concurrency}</td><td>${when(w.started_at, nowMs)}</td><td>${when(w.last_beat_at, nowMs)} <span class="muted">(${seconds(w.last_beat_age_s)} ago)</span></td><td>${badge(w.status)}</td></tr>`));
+    html`<tr data-worker="${w.worker_id}"><td><code>${x.queue_name}</code></td><td><code>${w.worker_id}</code></td><td>${w.host}</td><td class="num">${w.pid}</td><td class="num">${w.jobs_held} of ${w.concurrency}</td><td>${when(w.started_at, nowMs)}</td><td>${when(w.last_beat_at, nowMs)}</td><td>${badge(w.status)}</td></tr>`));
   const leases = (Object.entries(q.leases) as [string, { held: number; stale: number }][]).map(([kind, l]) =>
     html`<tr><td>${kind.replace("_", " ")}</td><td class="num">${l.held}</td><td class="num${l.stale > 0 ? " bad" : ""}">${l.stale}</td></tr>`);
   const stale = q.stale_leases.map((l) => html`<tr><td>${badge(l.kind)}</td><td><code>${l.subject}</code></td><td>${l.holder ?? "-"}</td><td>${when(l.expired_at, nowMs)}</td><td>${seconds(l.expired_for_s)}</td></tr>`);
