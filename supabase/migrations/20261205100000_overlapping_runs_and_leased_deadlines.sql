@@ -844,3 +844,5 @@ create index if not exists q_visual_generation_unit_id_idx on pgmq.q_visual_gene
 create index if not exists q_render_unit_id_idx on pgmq.q_render ((message->>'unit_id'));
 create index if not exists q_visual_generation_read_ct_idx on pgmq.q_visual_generation (read_ct);
 create index if not exists q_render_read_ct_idx on pgmq.q_render (read_ct);
+
+select mdame.restrict_function_privileges();
