@@ -1,4 +1,7 @@
 -- Starts a run, idempotent on its key: a repeated call returns the existing run with created = false.
+-- A dimension that a run of this environment and date still running has started with its current
+-- configuration is that run's: it is left out, and when that leaves nothing of the scope, the
+-- latest such run is returned (created = false), so two triggers of one dimension-day make one run.
 -- The call is one orchestration pass of the environment: it holds the lock 'pipeline:<env>' for the
 -- pass only (recovery, closing finished runs, intake, dispatch), releasing it before it returns, so
 -- a run starts when it is due whatever other runs have in flight; their units are protected by
@@ -14,6 +17,7 @@ declare
   v_run mdame.pipeline_runs;
   v_dimension mdame.dimensions;
   v_config jsonb;
+  v_scope text[];
   v_pass text := 'pass:' || txid_current();
 begin
   perform mdame.assert_environment(p_env);
@@ -25,6 +29,35 @@ begin
   -- and runs it leaves all-terminal are closed.
   perform mdame.recover_overdue_work();
   perform mdame.close_run_if_done(r.id) from mdame.pipeline_runs r where r.status = 'running' order by r.created_at;
+
+  select * into v_run from mdame.pipeline_runs r where r.idempotency_key = p_idempotency_key;
+  if found then
+    perform mdame.release_lock('pipeline:' || p_env, v_pass);
+    return query select v_run.id, v_run.status, false;
+    return;
+  end if;
+  v_scope := array(
+    select d.id from mdame.dimensions d
+     where d.active and (p_dimension is null or d.id = p_dimension) and (p_dimensions is null or d.id = any (p_dimensions))
+       and not exists (
+         select 1 from mdame.run_dimensions rd join mdame.pipeline_runs r on r.id = rd.run_id
+          where r.env = p_env and r.run_date = p_run_date and r.status = 'running' and rd.dimension_id = d.id
+            and rd.config_hash = mdame.config_hash(mdame.dimension_config(d)))
+     order by d.id);
+  if cardinality(v_scope) = 0 then
+    select r.* into v_run from mdame.pipeline_runs r
+     where r.env = p_env and r.run_date = p_run_date and r.status = 'running'
+       and exists (select 1 from mdame.run_dimensions rd join mdame.dimensions d on d.id = rd.dimension_id
+                    where rd.run_id = r.id and d.active and (p_dimension is null or d.id = p_dimension)
+                      and (p_dimensions is null or d.id = any (p_dimensions)))
+     order by r.created_at desc
+     limit 1;
+    if found then
+      perform mdame.release_lock('pipeline:' || p_env, v_pass);
+      return query select v_run.id, v_run.status, false;
+      return;
+    end if;
+  end if;
 
   -- clock_timestamp: runs started in one transaction still order by when each started.
   insert into mdame.pipeline_runs (idempotency_key, env, run_date, trigger_kind, dimension_filter, created_at)
@@ -38,11 +71,7 @@ begin
     return;
   end if;
 
-  for v_dimension in
-    select * from mdame.dimensions d
-     where d.active and (p_dimension is null or d.id = p_dimension) and (p_dimensions is null or d.id = any (p_dimensions))
-     order by d.id
-  loop
+  for v_dimension in select * from mdame.dimensions d where d.id = any (v_scope) order by d.id loop
     v_config := mdame.dimension_config(v_dimension);
     insert into mdame.run_dimensions (run_id, dimension_id, status, config_hash, config)
     values (v_run.id, v_dimension.id, 'ingesting', mdame.config_hash(v_config), v_config);
