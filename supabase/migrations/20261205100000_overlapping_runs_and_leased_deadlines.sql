@@ -214,9 +214,11 @@ begin
   end if;
   perform mdame.acquire_lock('pipeline:' || p_env, v_pass, 300);
   -- Recovery first: overdue work of earlier runs is resumed or failed before anything new starts,
-  -- and runs it leaves all-terminal are closed.
+  -- and runs it leaves all-terminal are closed; a run another transaction holds (a completion in
+  -- progress) is skipped, never waited on: the next pass or tick closes it.
   perform mdame.recover_overdue_work();
-  perform mdame.close_run_if_done(r.id) from mdame.pipeline_runs r where r.status = 'running' order by r.created_at;
+  perform mdame.close_run_if_done(r.id)
+     from (select p.id from mdame.pipeline_runs p where p.status = 'running' order by p.created_at for no key update skip locked) r;
 
   select * into v_run from mdame.pipeline_runs r where r.idempotency_key = p_idempotency_key;
   if found then
@@ -481,7 +483,8 @@ begin
     end loop;
   end loop;
 
-  for v_run_id in select id from mdame.pipeline_runs where status = 'running' order by created_at loop
+  -- skip locked: a run a completion holds right now is closed by that completion or the next tick.
+  for v_run_id in select id from mdame.pipeline_runs where status = 'running' order by created_at for no key update skip locked loop
     if (mdame.close_run_if_done(v_run_id)).status <> 'running' then
       v_closed := v_closed + 1;
     end if;

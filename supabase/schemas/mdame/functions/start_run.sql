@@ -26,9 +26,11 @@ begin
   end if;
   perform mdame.acquire_lock('pipeline:' || p_env, v_pass, 300);
   -- Recovery first: overdue work of earlier runs is resumed or failed before anything new starts,
-  -- and runs it leaves all-terminal are closed.
+  -- and runs it leaves all-terminal are closed; a run another transaction holds (a completion in
+  -- progress) is skipped, never waited on: the next pass or tick closes it.
   perform mdame.recover_overdue_work();
-  perform mdame.close_run_if_done(r.id) from mdame.pipeline_runs r where r.status = 'running' order by r.created_at;
+  perform mdame.close_run_if_done(r.id)
+     from (select p.id from mdame.pipeline_runs p where p.status = 'running' order by p.created_at for no key update skip locked) r;
 
   select * into v_run from mdame.pipeline_runs r where r.idempotency_key = p_idempotency_key;
   if found then

@@ -43,7 +43,8 @@ begin
     end loop;
   end loop;
 
-  for v_run_id in select id from mdame.pipeline_runs where status = 'running' order by created_at loop
+  -- skip locked: a run a completion holds right now is closed by that completion or the next tick.
+  for v_run_id in select id from mdame.pipeline_runs where status = 'running' order by created_at for no key update skip locked loop
     if (mdame.close_run_if_done(v_run_id)).status <> 'running' then
       v_closed := v_closed + 1;
     end if;
