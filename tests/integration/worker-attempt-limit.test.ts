@@ -5,7 +5,7 @@
  * again after each death, as the supervisor does. The job must stop coming back once its stage's
  * attempts (stage_policies.visual_generation.max_attempts = 3) are used up: the next read
  * dead-letters it with the reason, its unit fails, the rest of the run goes on, and the run closes
- * and releases its lock once its other unit is done.
+ * once its other unit is done.
  *
  * The dead worker's lease is ended by moving the message's vt to now, instead of waiting out the
  * 30 s visibility timeout of each attempt; pg_cron's jobs are paused so the minutely tick cannot
