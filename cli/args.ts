@@ -343,7 +343,7 @@ const EXIT_CODES_HELP = [
   `  ${EXIT.usage}  usage error: unknown command or flag, bad value, FUNCTIONS_URL/SERVICE_ROLE_KEY missing`,
   `  ${EXIT.unauthorized}  the service-role key was refused (HTTP 401)`,
   `  ${EXIT.notFound}  not found (HTTP 404): no such run, dead letter, dimension or account`,
-  `  ${EXIT.conflict}  conflict (HTTP 409): another run holds the global lock, the state forbids it, or the dimension exists`,
+  `  ${EXIT.conflict}  conflict (HTTP 409): the state forbids it, or the dimension exists`,
   `  ${EXIT.unreachable}  cannot reach the API (network error)`,
 ];
 

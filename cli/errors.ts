@@ -12,7 +12,7 @@ export const EXIT = {
   unauthorized: 3,
   /** HTTP 404: no such run, dead letter or dimension. */
   notFound: 4,
-  /** HTTP 409: another run holds the global lock, or the state forbids the call. */
+  /** HTTP 409: the state forbids the call. */
   conflict: 5,
   /** The API could not be reached at all. */
   unreachable: 6,

@@ -35,6 +35,7 @@ const LAYERS = ["typecheck", "unit", "db", "integration", "supabase-extensions",
  */
 const PGMQ_INTEGRATION_TESTS = [
   "pgmq-conformance", "stage-queue", "worker-queue-read", "worker-attempt-limit", "step-replay", "pipeline-stages", "concurrent-triggers",
+  "recovery-at-scale", "overlapping-runs",
 ].map((name) => `./tests/integration/${name}.test.ts`);
 type Layer = (typeof LAYERS)[number];
 

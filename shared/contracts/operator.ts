@@ -61,7 +61,7 @@ export type RunRecord = z.infer<typeof RunRecord>;
 /** How far a run got with one of its dimensions (`mdame.run_dimensions` without the run id). */
 export const RunDimensionStatus = z.object({
   dimension_id: z.string(),
-  status: z.enum(["queued", "ingesting", "ingested", "failed"]),
+  status: z.enum(["ingesting", "ingested", "failed"]),
   topics_seen: count,
   units_created: count,
   updated_at: z.string(),

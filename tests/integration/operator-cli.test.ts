@@ -97,10 +97,10 @@ describe("mdame against the pipeline API", () => {
     expect(runs.map((r) => r.id)).toEqual([runId]);
   }, 30_000);
 
-  test("another run is refused while this one holds the global lock (exit 5)", async () => {
+  test("another key for the dimensions this run is running today finds this run (exit 0)", async () => {
     const other = await mdame(["run", "--key", "operator-cli-other-run"]);
-    expect(other.code).toBe(5);
-    expect(other.stderr).toContain("is held by");
+    expect(other).toMatchObject({ code: 0, stdout: `run ${runId} already exists (running)\n` });
+    expect((await admin`select id from mdame.pipeline_runs`).map((r) => r.id)).toEqual([runId]);
   }, 30_000);
 
   test("status shows the most recent run by dimension, as JSON or as text", async () => {

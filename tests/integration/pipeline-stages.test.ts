@@ -77,9 +77,12 @@ describe("pipeline stages", () => {
     expect(status.units.every((u) => u.stage === "media")).toBe(true);
   }, 180_000);
 
-  test("another run key is refused while today's run holds the global lock", async () => {
+  test("another run key for the dimensions today's run is running finds that run", async () => {
+    const [open] = await admin`select id from mdame.pipeline_runs where status = 'running'`;
     const trigger = await pipeline.app.request("/pipeline/runs", { method: "POST", headers: pipeline.auth, body: JSON.stringify({ idempotency_key: "it-second-run-key" }) });
-    expect(trigger.status).toBe(409);
+    expect(trigger.status).toBe(202);
+    expect(await trigger.json()).toMatchObject({ run_id: open.id, created: false });
+    expect(await admin`select id from mdame.pipeline_runs`).toHaveLength(1);
   });
 
   test("a failing LLM call is retried after the backoff, not lost", async () => {

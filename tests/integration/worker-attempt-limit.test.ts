@@ -5,7 +5,7 @@
  * again after each death, as the supervisor does. The job must stop coming back once its stage's
  * attempts (stage_policies.visual_generation.max_attempts = 3) are used up: the next read
  * dead-letters it with the reason, its unit fails, the rest of the run goes on, and the run closes
- * and releases its lock once its other unit is done.
+ * once its other unit is done.
  *
  * The dead worker's lease is ended by moving the message's vt to now, instead of waiting out the
  * 30 s visibility timeout of each attempt; pg_cron's jobs are paused so the minutely tick cannot
@@ -69,7 +69,6 @@ async function seedRun() {
     insert into mdame.pipeline_runs (idempotency_key, env, run_date, trigger_kind)
     values (${`attempt-limit-${crypto.randomUUID()}`}, 'dev', current_date, 'manual') returning id`;
   await sql`insert into mdame.run_dimensions (run_id, dimension_id, status) values (${run.id}, 'tech-explained', 'ingested')`;
-  await sql`select mdame.acquire_lock('pipeline:dev', ${run.id}::text, 3600)`;
   const units = await sql`
     insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic, stage, script)
     select ${run.id}, 'tech-explained', md5(random()::text), md5(random()::text), '{"title": "A topic"}', stage,
@@ -135,14 +134,10 @@ test("a job that kills its worker on every attempt is dead-lettered at its limit
   expect(units[unitB].stage).toBe("plan");
   const [running] = await sql`select status from mdame.pipeline_runs where id = ${runId}`;
   expect(running.status).toBe("running");
-  const [held] = await sql`select holder from mdame.system_locks where name = 'pipeline:dev'`;
-  expect(held?.holder).toBe(runId);
 
-  // The other unit finishes; the next tick closes the run and lets go of the lock.
+  // The other unit finishes; the next tick closes the run.
   await sql`update mdame.work_units set stage = 'published' where id = ${unitB}`;
   await sql`select mdame.tick()`;
   const [closed] = await sql`select status from mdame.pipeline_runs where id = ${runId}`;
   expect(closed.status).toBe("completed");
-  const locks = await sql`select holder from mdame.system_locks where name = 'pipeline:dev'`;
-  expect(locks).toHaveLength(0);
 }, 120_000);

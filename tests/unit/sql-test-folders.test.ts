@@ -22,7 +22,7 @@ const INTERNAL: Record<string, string> = {
   enqueue_stage_task: "helper of every stage RPC that hands work on; tested through them (15 pgTAP files)",
   get_publish_targets: "read by the publish stage (functions/pipeline/stages/publish.ts); tested in set_account_active, no folder of its own yet",
   get_step_result: "read side of step replay, for the Edge Functions' own lookups; tested in the replay_step_result and record_* folders",
-  has_queued_work: "helper of recover_overdue_work; tested there",
+  queued_work_state: "helper of recover_overdue_work (waiting, leased or lost work); tested there and in tests/integration/recovery-at-scale",
   holds_stage_claim: "lease check of extend_stage_lease, fail_stage_task and replay_step_result; tested through them",
   insert_safety_audit: "writes the audit row for record_safety_verdict, record_topics and reject_unsafe_output; tested there",
   llm_routing_is_valid: "check constraint of dimensions.llm; tested through create_dimension and update_dimension",
@@ -36,13 +36,13 @@ const INTERNAL: Record<string, string> = {
   run_key: "helper of trigger_run; tested there and against shared/hashing.ts in tests/integration/config-run-keys",
   set_unit_stage: "stage transition inside the stage RPCs; tested through them",
   stage_index: "stage order for enqueue_stage_task, record_scene_plan and render_job; tested through them",
-  start_queued_run: "starts the next queued run from close_run_if_done; tested there",
   step_token: "step token format shared with shared/hashing.ts; tested in replay_step_result and tests/unit/hashing",
   store_step_result: "write side of step replay, called by every record_* RPC; tested through them",
   worker_message: "the worker message assert_worker_message compares against; tested through complete_render_job and complete_visual_job",
   alert_on_dead_letter: "trigger on dead_letters raising dead_letter or quality_gate_failed; tested in alert_producers",
   alert_on_needs_reconnect: "trigger on dimension_accounts raising needs_reconnect; tested in alert_producers",
   alert_on_run_failed: "trigger on pipeline_runs raising run_failed; tested in alert_producers",
+  unit_stage_policy: "the policy of a unit's stage for set_unit_stage, claim_stage_tasks, read_worker_jobs and recover_overdue_work; tested through them",
   track_deferred_since: "trigger keeping publications.deferred_since; tested in check_alerts",
 };
 

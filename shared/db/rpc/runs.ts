@@ -40,7 +40,11 @@ export function triggerRun(sql: Queryable, p: { env: string; triggerKind: Trigge
       from mdame.trigger_run(${p.env}::text, ${p.triggerKind}::text, ${p.runDate}::date, ${p.dimension}::text)`);
 }
 
-/** Starts the run a caller's key names; the same key again returns that run (created = false). */
+/**
+ * Starts the run a caller's key names; the same key again returns that run (created = false), and so
+ * does any key while a run of the day still running has started every dimension in scope with its
+ * current configuration.
+ */
 export function startRun(
   sql: Queryable,
   p: { idempotencyKey: string; env: string; triggerKind: TriggerKind; runDate: string; dimension: string | null },

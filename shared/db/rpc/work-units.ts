@@ -67,7 +67,7 @@ export function getTopicHistory(sql: Sql, dimensionId: string, limit: number): P
 export const RunDimension = z.object({
   run_id: z.string().uuid(),
   dimension_id: z.string(),
-  status: z.enum(["queued", "ingesting", "ingested", "failed"]),
+  status: z.enum(["ingesting", "ingested", "failed"]),
   topics_seen: z.number().int(),
   units_created: z.number().int(),
   updated_at: z.date(),

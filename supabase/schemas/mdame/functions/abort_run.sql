@@ -48,7 +48,6 @@ begin
   update mdame.pipeline_runs set status = 'rolled_back', error = 'aborted: ' || v_reason, finished_at = now(), updated_at = now()
    where id = p_run_id
   returning * into v_run;
-  perform mdame.release_lock('pipeline:' || v_run.env, v_run.id::text);
   perform mdame.log_event(p_run_id, null, null, 'run_rolled_back', jsonb_build_object('reason', v_reason, 'cancelled_units', v_cancelled));
   return jsonb_build_object('run', to_jsonb(v_run), 'cancelled_units', v_cancelled,
                             'released_assets', to_jsonb(array(select distinct unnest(v_assets))));

@@ -1,6 +1,7 @@
 -- Claims up to p_qty visible stage tasks for p_vt_s seconds. Each claim gets its own lease holder
 -- (<worker>/<msg_id>/<read_ct>), recorded on the unit: the completion RPCs refuse a caller whose
--- lease another claim has since taken.
+-- lease another claim has since taken. A claim of the unit's current stage task (voice, at media)
+-- starts the unit's stage deadline: time the task waited in the queue never counts against it.
 
 create or replace function mdame.claim_stage_tasks(p_worker text, p_qty integer, p_vt_s integer)
 returns table(msg_id bigint, read_ct integer, message jsonb, lease_holder text, completed_result jsonb)
@@ -53,7 +54,10 @@ begin
     v_holder := p_worker || '/' || v_msg.msg_id || '/' || v_msg.read_ct;
     if v_msg.message ? 'unit_id' then
       update mdame.work_units u
-         set lease_holder = v_holder, lease_expires_at = v_msg.vt
+         set lease_holder = v_holder, lease_expires_at = v_msg.vt,
+             stage_deadline = case when u.stage = v_msg.message->>'stage' or (u.stage = 'media' and v_msg.message->>'stage' = 'voice')
+                                   then clock_timestamp() + make_interval(secs => (mdame.unit_stage_policy(u.stage)).deadline_s)
+                                   else u.stage_deadline end
        where u.id = (v_msg.message->>'unit_id')::uuid and u.stage not in ('published', 'deferred', 'rejected', 'failed');
     end if;
     msg_id := v_msg.msg_id;

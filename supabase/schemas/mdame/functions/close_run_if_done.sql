@@ -1,6 +1,6 @@
 -- Closes a running run once every dimension is ingested and every unit is terminal (a unit whose
--- publications wait at stage deferred counts as done: the drain publishes them later), releases its
--- lock and starts the oldest run waiting for it. A run still waiting for the lock tries to take it.
+-- publications wait at stage deferred counts as done: the drain publishes them later). A run holds
+-- no lock (start_run holds the environment's lock for its pass only), so closing releases nothing.
 
 create or replace function mdame.close_run_if_done(p_run_id uuid)
 returns mdame.pipeline_runs
@@ -13,7 +13,6 @@ declare
   v_published integer;
   v_deferred integer;
   v_units integer;
-  v_next uuid;
 begin
   -- no key update: child rows written in this transaction hold key-share locks on the run, which
   -- this must not wait on (two units closing at once would deadlock).
@@ -22,10 +21,6 @@ begin
     raise exception 'no run %', p_run_id using errcode = 'MDN01';
   end if;
   if v_run.status <> 'running' then
-    return v_run;
-  end if;
-  if exists (select 1 from mdame.run_dimensions where run_id = p_run_id and status = 'queued') then
-    perform mdame.start_queued_run(p_run_id);
     return v_run;
   end if;
   if exists (select 1 from mdame.run_dimensions where run_id = p_run_id and status = 'ingesting')
@@ -46,18 +41,8 @@ begin
          updated_at = now()
    where id = p_run_id
   returning * into v_run;
-  perform mdame.release_lock('pipeline:' || v_run.env, v_run.id::text);
   perform mdame.log_event(v_run.id, null, null, 'run_' || v_run.status,
     jsonb_build_object('units', v_units, 'published', v_published, 'deferred', v_deferred));
-
-  select r.id into v_next from mdame.pipeline_runs r
-   where r.env = v_run.env and r.status = 'running'
-     and exists (select 1 from mdame.run_dimensions rd where rd.run_id = r.id and rd.status = 'queued')
-   order by r.created_at
-   limit 1;
-  if v_next is not null then
-    perform mdame.start_queued_run(v_next);
-  end if;
   return v_run;
 end;
 $$;

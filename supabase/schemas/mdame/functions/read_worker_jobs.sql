@@ -4,7 +4,9 @@
 -- (stage_policies.max_attempts) is not handed out: its worker stopped before reporting every time
 -- (killed by the job, say), so it is dead-lettered with that reason, its unit fails and its run
 -- closes once nothing else is left. A message whose unit a completion holds right now is skipped
--- (never waited on) and dealt with by a later read.
+-- (never waited on) and dealt with by a later read. A message handed out starts its unit's stage
+-- deadline (media for visual_generation, render for render): the time it waited in the queue never
+-- counts against the unit. A unit a completion holds keeps its deadline (it is finishing).
 
 create or replace function mdame.read_worker_jobs(p_queue text, p_vt_s integer, p_qty integer)
 returns table(msg_id bigint, read_ct integer, enqueued_at timestamp with time zone, vt timestamp with time zone, message jsonb)
@@ -34,13 +36,13 @@ begin
      select * from claimed order by claimed.msg_id', 'q_' || p_queue)
     using p_qty, p_vt_s
   loop
+    begin
+      v_unit_id := (v_msg.message->>'unit_id')::uuid;
+    exception when invalid_text_representation then
+      v_unit_id := null;
+    end;
     if v_msg.read_ct > v_limit then
       v_unit := null;
-      begin
-        v_unit_id := (v_msg.message->>'unit_id')::uuid;
-      exception when invalid_text_representation then
-        v_unit_id := null;
-      end;
       if v_unit_id is not null then
         select * into v_unit from mdame.work_units u where u.id = v_unit_id for update skip locked;
         if v_unit.id is null and exists (select 1 from mdame.work_units u where u.id = v_unit_id) then
@@ -59,6 +61,11 @@ begin
       end if;
       continue;
     end if;
+    update mdame.work_units u
+       set stage_deadline = clock_timestamp() + make_interval(secs => (mdame.unit_stage_policy(u.stage)).deadline_s)
+     where u.id = (select l.id from mdame.work_units l
+                    where l.id = v_unit_id and l.stage = case p_queue when 'render' then 'render' else 'media' end
+                      for update skip locked);
     msg_id := v_msg.msg_id;
     read_ct := v_msg.read_ct;
     enqueued_at := v_msg.enqueued_at;

@@ -11,6 +11,6 @@ begin
 end;
 $$;
 
-comment on function mdame.release_lock(text,text) is 'internal: the global run lock, released when a run ends';
+comment on function mdame.release_lock(text,text) is 'internal: the environment''s orchestration-pass lock, released as start_run''s pass ends';
 
 revoke all on function mdame.release_lock(text,text) from public, anon, authenticated;

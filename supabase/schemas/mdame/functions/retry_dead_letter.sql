@@ -37,7 +37,6 @@ begin
     end if;
   end if;
   if v_run.status <> 'running' then
-    perform mdame.acquire_lock('pipeline:' || v_run.env, v_run.id::text, 3600);
     update mdame.pipeline_runs set status = 'running', error = null, finished_at = null, updated_at = now() where id = v_run.id;
   end if;
 

@@ -1,4 +1,7 @@
--- Moves a unit to a stage and starts that stage's deadline clock.
+-- Moves a unit to a stage and sets when the recovery pass first looks at it: the stage's deadline
+-- from now. Until its work is leased that is only a check that the work still exists; each lease
+-- (claim_stage_tasks, read_worker_jobs) starts the deadline again, so waiting in a queue never
+-- counts against the unit.
 
 create or replace function mdame.set_unit_stage(p_unit_id uuid, p_stage text, p_error text default null::text)
 returns mdame.work_units
@@ -12,8 +15,7 @@ begin
      set stage = p_stage,
          stage_attempts = 0,
          stage_deadline = case when p_stage in ('published', 'deferred', 'rejected', 'failed') then null
-                               else now() + make_interval(secs => coalesce(
-                                 (select deadline_s from mdame.stage_policies where stage = case p_stage when 'media' then 'visual_generation' else p_stage end), 3600)) end,
+                               else now() + make_interval(secs => coalesce((mdame.unit_stage_policy(p_stage)).deadline_s, 3600)) end,
          error = coalesce(p_error, u.error),
          updated_at = now()
    where u.id = p_unit_id

@@ -1,6 +1,7 @@
 -- Recovery sweep and wake-up: the recovery pass (overdue work re-enqueued or failed), dead-letters
--- worker messages that used up their attempts without a callback, closes finished runs, renews the
--- lock of running runs, wakes the stage runner when stage tasks are visible.
+-- worker messages that used up their attempts without a callback (at most 500 a queue a tick, found
+-- through the queue's read_ct index, so a long queue of unread jobs costs nothing), closes finished
+-- runs, wakes the stage runner when stage tasks are visible.
 
 create or replace function mdame.tick()
 returns jsonb
@@ -13,7 +14,7 @@ declare
   v_msg record;
   v_unit mdame.work_units;
   v_policy mdame.stage_policies;
-  v_run mdame.pipeline_runs;
+  v_run_id uuid;
   v_dead integer := 0;
   v_closed integer := 0;
   v_visible bigint;
@@ -24,7 +25,7 @@ begin
   foreach v_queue in array array['visual_generation', 'render'] loop
     select * into v_policy from mdame.stage_policies where stage = v_queue;
     for v_msg in execute format(
-      'select msg_id, read_ct, message from pgmq.%I where read_ct >= $1 and vt <= now() for update skip locked', 'q_' || v_queue)
+      'select msg_id, read_ct, message from pgmq.%I where read_ct >= $1 and vt <= now() limit 500 for update skip locked', 'q_' || v_queue)
       using v_policy.max_attempts
     loop
       -- skip locked: a completion holding the unit is finishing this very job; never wait on it.
@@ -42,12 +43,10 @@ begin
     end loop;
   end loop;
 
-  for v_run in select * from mdame.pipeline_runs where status = 'running' order by created_at loop
-    if (mdame.close_run_if_done(v_run.id)).status <> 'running' then
+  -- skip locked: a run a completion holds right now is closed by that completion or the next tick.
+  for v_run_id in select id from mdame.pipeline_runs where status = 'running' order by created_at for no key update skip locked loop
+    if (mdame.close_run_if_done(v_run_id)).status <> 'running' then
       v_closed := v_closed + 1;
-    else
-      update mdame.system_locks set lease_expires_at = now() + interval '1 hour'
-       where name = 'pipeline:' || v_run.env and holder = v_run.id::text;
     end if;
   end loop;
 

@@ -36,7 +36,7 @@ begin
      order by due.local_date
   loop
     return query select * from mdame.start_run(mdame.run_key(v_env, v_day.local_date, 'cron', v_day.hashes), v_env, 'cron',
-                                                v_day.local_date, null, array(select jsonb_object_keys(v_day.hashes)), true);
+                                                v_day.local_date, null, array(select jsonb_object_keys(v_day.hashes)));
   end loop;
 end;
 $$;

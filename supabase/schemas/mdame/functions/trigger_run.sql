@@ -47,7 +47,7 @@ begin
   end if;
 
   return query select * from mdame.start_run(mdame.run_key(p_env, p_run_date, p_trigger_kind, v_changed), p_env, p_trigger_kind,
-                                             p_run_date, p_dimension, array(select jsonb_object_keys(v_changed)), true);
+                                             p_run_date, p_dimension, array(select jsonb_object_keys(v_changed)));
 end;
 $$;
 

@@ -9,7 +9,7 @@ create table mdame.run_dimensions (
   config jsonb,
   constraint run_dimensions_pkey primary key (run_id, dimension_id),
   constraint run_dimensions_config_hash_check check ((config_hash ~ '^[0-9a-f]{64}$'::text)),
-  constraint run_dimensions_status_check check ((status = any (array['queued'::text, 'ingesting'::text, 'ingested'::text, 'failed'::text]))),
+  constraint run_dimensions_status_check check ((status = any (array['ingesting'::text, 'ingested'::text, 'failed'::text]))),
   constraint run_dimensions_dimension_id_fkey foreign key (dimension_id) references mdame.dimensions(id),
   constraint run_dimensions_run_id_fkey foreign key (run_id) references mdame.pipeline_runs(id)
 );

@@ -1,6 +1,6 @@
 begin;
 \ir ../_fixtures.psql
-select plan(7);
+select plan(6);
 
 create temp table u as select * from tests.unit_at_stage('render');
 update mdame.work_units set voice = '{"audio_key": "voice/pending.mp3"}', video = '{"video_key": "renders/pending.mp4"}' where id = (select id from u);
@@ -9,7 +9,6 @@ create temp table m as select pgmq.send('render', jsonb_build_object('unit_id', 
 insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic, stage, voice, video)
 values ((select run_id from u), 'tech-explained', 'pub-key', 'pub-fp', '{}', 'published',
         '{"audio_key": "voice/published.mp3"}', '{"video_key": "renders/published.mp4"}');
-insert into mdame.system_locks (name, holder, lease_expires_at) values ('pipeline:dev', (select run_id::text from u), now() + interval '1 hour');
 
 create temp table r as select mdame.abort_run((select run_id from u), 'bad topic') as result;
 
@@ -20,7 +19,6 @@ select is((select stage from mdame.work_units where unit_key = 'pub-key'), 'publ
 select is((select array(select jsonb_array_elements_text(result->'released_assets') order by 1) from r),
           array['renders/pending.mp4', 'voice/pending.json', 'voice/pending.mp3'],
           'only the unpublished unit''s assets are released');
-select is((select count(*) from mdame.system_locks where name = 'pipeline:dev'), 0::bigint, 'the lock is released');
 select is((mdame.abort_run((select run_id from u), 'again')->>'cancelled_units')::int, 0, 'a repeated abort changes nothing');
 
 select * from finish();

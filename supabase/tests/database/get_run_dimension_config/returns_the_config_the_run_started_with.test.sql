@@ -1,9 +1,8 @@
 begin;
 select plan(4);
 
--- Queued if another run holds the day's lock: the configuration is recorded either way.
 create temp table r as
-  select * from mdame.start_run('test-config-' || gen_random_uuid(), 'dev', 'manual', current_date, 'tech-explained', p_queue_if_busy => true);
+  select * from mdame.start_run('test-config-' || gen_random_uuid(), 'dev', 'manual', current_date, 'tech-explained');
 create temp table at_start as select mdame.get_run_dimension_config((select run_id from r), 'tech-explained') as config;
 create temp table dimension_then as select * from mdame.dimensions where id = 'tech-explained';
 update mdame.dimensions set tts_rate = '+15%', daily_limit = 7 where id = 'tech-explained';

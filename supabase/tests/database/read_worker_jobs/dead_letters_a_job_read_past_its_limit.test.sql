@@ -1,11 +1,10 @@
 begin;
 \ir ../_fixtures.psql
-select plan(8);
+select plan(7);
 
 -- A render job read three times (the render limit) whose worker died each time: its lease ran out,
 -- and a restarted worker reads it again before any tick sees it.
 create temp table u as select * from tests.unit_at_stage('render');
-select mdame.acquire_lock('pipeline:dev', (select run_id::text from u), 3600);
 create temp table m as select pgmq.send('render', jsonb_build_object('unit_id', (select id from u), 'run_id', (select run_id from u))) as msg_id;
 update pgmq.q_render set read_ct = 3, vt = now() - interval '1 second' where msg_id = (select msg_id from m);
 
@@ -18,8 +17,6 @@ select matches((select last_error from mdame.dead_letters where queue_name = 're
 select is((select stage from mdame.work_units where id = (select id from u)), 'failed', 'its unit fails explicitly');
 select matches((select error from mdame.work_units where id = (select id from u)), 'worker stopped before reporting', 'with the reason');
 select is((select status from mdame.pipeline_runs where id = (select run_id from u)), 'failed', 'its run, with nothing left, closes');
-select is((select count(*) from mdame.system_locks where name = 'pipeline:dev' and holder = (select run_id::text from u)), 0::bigint,
-          'and releases the lock');
 
 select * from finish();
 rollback;

@@ -11,12 +11,12 @@ select is((select created from second), true, 'a changed configuration starts a 
 select isnt((select run_id from second), (select run_id from first), 'under another key');
 select is((select array_agg(dimension_id) from mdame.run_dimensions where run_id = (select run_id from second)),
           array['sains-singkat'], 'for the changed dimension only');
-select is((select status from mdame.run_dimensions where run_id = (select run_id from second)), 'queued',
-          'which waits while the first run holds the global lock');
-select is(tests.queued_count('stage_tasks', jsonb_build_object('stage', 'ingest', 'run_id', (select run_id from second))), 0::bigint,
-          'so nothing of it is enqueued yet');
-select is((select holder from mdame.system_locks where name = 'pipeline:dev'), (select run_id::text from first),
-          'the first run keeps the lock and its work');
+select is((select status from mdame.run_dimensions where run_id = (select run_id from second)), 'ingesting',
+          'which ingests at once while the first run is still running');
+select is(tests.queued_count('stage_tasks', jsonb_build_object('stage', 'ingest', 'run_id', (select run_id from second))), 1::bigint,
+          'with its ingest task enqueued');
+select is(tests.queued_count('stage_tasks', jsonb_build_object('stage', 'ingest', 'run_id', (select run_id from first))),
+          (select count(*) from mdame.dimensions where active), 'the first run keeps its work');
 select is((select config->>'tts_rate' from mdame.run_dimensions where run_id = (select run_id from first) and dimension_id = 'sains-singkat'),
           '+0%', 'and the configuration it started with');
 select is((select (run_id, created) from third), ((select run_id from second), false), 'a repeat after the change returns the new run');
