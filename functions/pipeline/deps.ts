@@ -120,7 +120,8 @@ export function createPipelineDeps(source?: Record<string, string | undefined>):
     ],
     sources: createSourceClients(env),
     youtubeAccessToken: async ({ accountId, refreshToken }) => {
-      const client = await youtubeClientFor(sql, credentialKeys, env, accountId);
+      // loadEnv requires the environment's client, so an account of the project default always has one.
+      const client = (await youtubeClientFor(sql, credentialKeys, env, accountId))!;
       return await createYouTubeAccessTokenSource({ ...client, tokenUrl: env.GOOGLE_OAUTH_TOKEN_URL, refreshToken }).getAccessToken();
     },
   };

@@ -13,6 +13,20 @@ import { oneLine } from "./text.ts";
 /** The project of the environment's client (GOOGLE_OAUTH_CLIENT_ID and GOOGLE_OAUTH_CLIENT_SECRET). */
 export const DEFAULT_YOUTUBE_PROJECT = "default";
 
+/** Whether a client id is the environment's (GOOGLE_OAUTH_CLIENT_ID), or `default`, which accounts connected before clients were recorded carry. */
+export function isEnvironmentClient(oauthClientId: string, env: { GOOGLE_OAUTH_CLIENT_ID?: string | undefined }): boolean {
+  return oauthClientId === DEFAULT_YOUTUBE_PROJECT || oauthClientId === env.GOOGLE_OAUTH_CLIENT_ID;
+}
+
+/** A project's name as the API shows it: its registered one, `default` for the environment's client, else null. */
+export function projectName(
+  row: { name: string | null; oauth_client_id: string; client_secret_enc: string | null },
+  env: { GOOGLE_OAUTH_CLIENT_ID?: string | undefined },
+): string | null {
+  if (row.name !== null) return row.name;
+  return row.client_secret_enc === null && isEnvironmentClient(row.oauth_client_id, env) ? DEFAULT_YOUTUBE_PROJECT : null;
+}
+
 /** A registered project's short name: lower-case letters, digits and dashes (`default` is the environment's). */
 export const YouTubeProjectName = z.string().trim()
   .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, "must be 1 to 40 lower-case letters, digits or dashes, starting with a letter or digit");

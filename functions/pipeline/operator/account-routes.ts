@@ -16,11 +16,11 @@ import {
 } from "../../../shared/db/rpc/accounts.ts";
 import { getDimension } from "../../../shared/db/rpc/dimensions.ts";
 import { getYouTubeProjects } from "../../../shared/db/rpc/youtube-projects.ts";
+import { isEnvironmentClient, projectName } from "../../../shared/contracts/youtube-project.ts";
 import { requireServiceRole } from "../../../shared/http/service-auth.ts";
 import type { OperatorDeps } from "./deps.ts";
 import { answer } from "../../../shared/http/answer.ts";
 import { jsonBody, routeParam } from "./request.ts";
-import { isEnvironmentClient, projectName } from "./youtube-project-routes.ts";
 
 const AccountId = z.string().uuid();
 

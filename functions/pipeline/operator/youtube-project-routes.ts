@@ -2,6 +2,8 @@ import type { Env, Hono, Schema } from "hono";
 import { OAuthClientId } from "../../../shared/contracts/account.ts";
 import {
   DEFAULT_YOUTUBE_PROJECT,
+  isEnvironmentClient,
+  projectName,
   RegisterYouTubeProjectBody,
   RemovedYouTubeProject,
   YouTubeProject,
@@ -16,17 +18,6 @@ import { answer } from "../../../shared/http/answer.ts";
 import { requireServiceRole } from "../../../shared/http/service-auth.ts";
 import type { OperatorDeps } from "./deps.ts";
 import { jsonBody, routeParam } from "./request.ts";
-
-/** Whether a client id is the environment's (GOOGLE_OAUTH_CLIENT_ID), or `default`, which accounts connected before clients were recorded carry. */
-export function isEnvironmentClient(oauthClientId: string, env: { GOOGLE_OAUTH_CLIENT_ID: string }): boolean {
-  return oauthClientId === DEFAULT_YOUTUBE_PROJECT || oauthClientId === env.GOOGLE_OAUTH_CLIENT_ID;
-}
-
-/** A project's name as the API shows it: its registered one, `default` for the environment's client, else null. */
-export function projectName(row: Pick<YouTubeProjectPlan, "name" | "oauth_client_id" | "client_secret_enc">, env: { GOOGLE_OAUTH_CLIENT_ID: string }): string | null {
-  if (row.name !== null) return row.name;
-  return row.client_secret_enc === null && isEnvironmentClient(row.oauth_client_id, env) ? DEFAULT_YOUTUBE_PROJECT : null;
-}
 
 function toProject(row: YouTubeProjectPlan, env: { GOOGLE_OAUTH_CLIENT_ID: string }): YouTubeProject {
   const environment = row.client_secret_enc === null && isEnvironmentClient(row.oauth_client_id, env);

@@ -15,15 +15,21 @@ export interface GoogleOAuthClient {
   clientSecret: string;
 }
 
-/** The environment's client: the project default. */
+/** The environment's client: the project default (the engine requires it; `mdame doctor` may lack it). */
 export interface EnvironmentClient {
-  GOOGLE_OAUTH_CLIENT_ID: string;
-  GOOGLE_OAUTH_CLIENT_SECRET: string;
+  GOOGLE_OAUTH_CLIENT_ID?: string | undefined;
+  GOOGLE_OAUTH_CLIENT_SECRET?: string | undefined;
 }
 
-/** The client of the account's Google project, its secret opened in memory. */
-export async function youtubeClientFor(sql: Queryable, ring: CredentialKeyRing, env: EnvironmentClient, accountId: string): Promise<GoogleOAuthClient> {
+/**
+ * The client of the account's Google project, its secret opened in memory (ClientSecretUnreadableError
+ * when the ring lacks its key); null when the environment's client serves it and is not configured.
+ */
+export async function youtubeClientFor(sql: Queryable, ring: CredentialKeyRing, env: EnvironmentClient, accountId: string): Promise<GoogleOAuthClient | null> {
   const row = await getYouTubeClient(sql, accountId);
-  if (row.client_secret_enc === null) return { clientId: env.GOOGLE_OAUTH_CLIENT_ID, clientSecret: env.GOOGLE_OAUTH_CLIENT_SECRET };
-  return { clientId: row.oauth_client_id, clientSecret: await openClientSecret(ring, row.client_secret_enc, row.oauth_client_id) };
+  if (row.client_secret_enc !== null) {
+    return { clientId: row.oauth_client_id, clientSecret: await openClientSecret(ring, row.client_secret_enc, row.oauth_client_id) };
+  }
+  if (!env.GOOGLE_OAUTH_CLIENT_ID || !env.GOOGLE_OAUTH_CLIENT_SECRET) return null;
+  return { clientId: env.GOOGLE_OAUTH_CLIENT_ID, clientSecret: env.GOOGLE_OAUTH_CLIENT_SECRET };
 }
