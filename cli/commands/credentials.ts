@@ -20,7 +20,7 @@ export const CREDENTIALS_SPECS: CommandSpec[] = [
       { name: "batch", kind: "integer", value: "<n>", description: `accounts re-sealed per request (default 10, at most ${MAX_RESEAL_BATCH})`, min: 1, max: MAX_RESEAL_BATCH },
       JSON_FLAG,
     ],
-    summary: "re-seal every account's credentials with the current CREDENTIALS_KEY, online",
+    summary: "re-seal every account's credentials (and the Google projects' client secrets) with the current CREDENTIALS_KEY, online",
     details: "Run it after deploying the functions with a new CREDENTIALS_KEY and the old one in CREDENTIALS_KEYS_PREVIOUS. " +
       "Each account is re-sealed only if its credentials did not change meanwhile (a connect always wins). Safe to interrupt " +
       "and run again. Exits 0 when no account failed, 1 otherwise (each failure is named with what to do). See docs/rotation.md.",
