@@ -15,11 +15,14 @@ import { join } from "node:path";
 import process from "node:process";
 import { projectChecks } from "../../cli/doctor/youtube-projects.ts";
 import type { PipelineDeps } from "../../functions/pipeline/deps.ts";
+import { CredentialsRotationBatch } from "../../shared/contracts/credentials.ts";
 import { credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
+import { generateCredentialsKey } from "../../shared/crypto/credentials.ts";
 import { openClientSecret } from "../../shared/crypto/client-secrets.ts";
 import { paths } from "../../stack/paths.ts";
 import { connectEnv, connectThroughCli } from "../fixtures/connect-accounts.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
+import { servePipeline } from "../fixtures/pipeline-server.ts";
 import { type ConnectBench, startConnectBench, stopConnectBench } from "./fixtures/connect-cli.ts";
 import { publicationsOf, quietEngine, runStages, unitAtPublish } from "./fixtures/publish-stage.ts";
 
@@ -188,4 +191,29 @@ describe("doctor's plan check", () => {
     expect(over[0]!.fix).toContain("mdame youtube-project add --name <name> --client-id <id>");
     expect(over[0]!.fix).toContain("move accounts to a project with room (beta)");
   });
+});
+
+describe("key rotation", () => {
+  test("re-seals the projects' client secrets with the new key, and a repeat finds them current", async () => {
+    const key = generateCredentialsKey();
+    const rotated = servePipeline({ ...env, CREDENTIALS_KEY: key, CREDENTIALS_KEYS_PREVIOUS: env.CREDENTIALS_KEY! });
+    try {
+      const rotate = async () => {
+        const response = await rotated.app.request("/pipeline/credentials/rotate", {
+          method: "POST", headers: { authorization: `Bearer ${env.SERVICE_ROLE_KEY}`, "content-type": "application/json" }, body: JSON.stringify({ limit: 100 }),
+        });
+        expect(response.status).toBe(200);
+        return CredentialsRotationBatch.parse(await response.json());
+      };
+      const first = await rotate();
+      expect(first.projects.map((p) => [p.name, p.outcome])).toEqual([["alpha", "resealed"], ["beta", "resealed"]]);
+      const ring = credentialKeyRing({ CREDENTIALS_KEY: key });
+      const [row] = await admin<{ client_secret_enc: string }[]>`select client_secret_enc from mdame.youtube_projects where name = 'alpha'`;
+      expect(row!.client_secret_enc).toStartWith(`v2.${ring.current.kid}.`);
+      expect(await openClientSecret(ring, row!.client_secret_enc, ALPHA.clientId)).toBe(ALPHA.secret);
+      expect((await rotate()).projects.map((p) => p.outcome)).toEqual(["current", "current"]);
+    } finally {
+      await rotated.stop();
+    }
+  }, 60_000);
 });

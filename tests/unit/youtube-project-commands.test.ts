@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { parseArgs } from "../../cli/args.ts";
 import { CLIENT_SECRET_ENV, formatProjectList, readClientSecret } from "../../cli/commands/youtube-project.ts";
 import { formatProjectOutcomes } from "../../cli/commands/credentials.ts";
+import { judgeProjectPlans } from "../../cli/doctor/youtube-projects.ts";
 import { UsageError } from "../../cli/errors.ts";
 import { resolveGoogleEndpoints } from "../../cli/oauth-config.ts";
 import { RegisterYouTubeProjectBody, type YouTubeProject } from "../../shared/contracts/youtube-project.ts";
@@ -113,5 +114,29 @@ test("a connect through a registered project needs only Google's endpoints from 
   const fromEnv = { baseUrl: "https://p.supabase.co/functions/v1", serviceRoleKey: "k", source: "environment" };
   expect(resolveGoogleEndpoints({}, fromEnv)).toEqual({
     authUrl: "https://accounts.google.com/o/oauth2/v2/auth", tokenUrl: "https://oauth2.googleapis.com/token", youtubeApiBaseUrl: "https://youtube.googleapis.com",
+  });
+});
+
+describe("doctor's judgement of the projects' plans", () => {
+  const plan = (over: Record<string, unknown>) => ({
+    oauth_client_id: "env.apps.googleusercontent.com", name: null, client_secret_enc: null, upload_calls_per_day: 100, api_units_per_day: 10000,
+    analytics_queries_per_day: 10000, accounts: 1, active_accounts: 1, planned_uploads_per_day: 10, uploads_today: 0, created_at: new Date(), ...over,
+  });
+  const env = { GOOGLE_OAUTH_CLIENT_ID: "env.apps.googleusercontent.com" };
+
+  test("the environment's client is the project default; a plan that fits is one ok line", () => {
+    expect(judgeProjectPlans([plan({})], env)).toEqual([{ family: "database", name: "youtube projects", status: "ok", message: "planned uploads a day fit every project's bucket (default 10/100)" }]);
+  });
+
+  test("a project over its bucket is named with how much; an unregistered client with the command that registers it", () => {
+    const lines = judgeProjectPlans([
+      plan({ planned_uploads_per_day: 130 }),
+      plan({ oauth_client_id: "old.apps.googleusercontent.com" }),
+      plan({ oauth_client_id: "idle.apps.googleusercontent.com", active_accounts: 0, accounts: 0 }),
+    ], env);
+    expect(lines.map((l) => [l.status, l.name])).toEqual([["warn", "youtube project default"], ["warn", "youtube project old.apps.googleusercontent.com"]]);
+    expect(lines[0]!.message).toContain("130 uploads a day are planned on its 1 active account(s), its bucket takes 100 videos.insert calls a day: 30 over");
+    expect(lines[0]!.fix).toContain("move accounts to a project with room (old.apps.googleusercontent.com)");
+    expect(lines[1]!.fix).toContain("mdame youtube-project add --name <name> --client-id old.apps.googleusercontent.com");
   });
 });
