@@ -15,7 +15,7 @@ import { getDimensions } from "../../shared/db/rpc/dimensions.ts";
 import { assertEnvironment, getRecordedEnvironment } from "../../shared/db/rpc/runs.ts";
 import { getQueueSetup, listSchedules } from "../../shared/db/rpc/setup.ts";
 import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/oauth.ts";
-import { youtubeClientFor } from "../../functions/pipeline/platforms/youtube-client.ts";
+import { youtubeClientFor } from "../../shared/providers/youtube/account-client.ts";
 import { ProviderRejectedError } from "../../shared/providers/errors.ts";
 import { type CheckResult, describeError, fail, ok, warn, withTimeout } from "./check.ts";
 import type { DoctorConfig } from "./config.ts";

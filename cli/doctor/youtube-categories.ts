@@ -16,7 +16,7 @@ import { type CredentialKeyRing, credentialKeyRing } from "../../shared/crypto/c
 import { getAccounts } from "../../shared/db/rpc/accounts.ts";
 import { getDimensions } from "../../shared/db/rpc/dimensions.ts";
 import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/oauth.ts";
-import { youtubeClientFor } from "../../functions/pipeline/platforms/youtube-client.ts";
+import { youtubeClientFor } from "../../shared/providers/youtube/account-client.ts";
 import { type CheckResult, describeError, fail, ok, warn, withTimeout } from "./check.ts";
 import type { DoctorConfig } from "./config.ts";
 

@@ -8,7 +8,7 @@
  * One consented nowhere (tests hand the engine `emulator-refresh-<channel>` directly) refreshes
  * with any client. Every refresh grant is recorded with the client that presented it.
  *
- * Admin:
+ * Admin (clients-admin.ts):
  * - `POST /_emulator/oauth/clients {"client_id", "client_secret"}` registers (or replaces) a client;
  *   `GET` -> `{clients: [client ids]}` (secrets are not shown).
  * - `GET /_emulator/oauth/refreshes` -> `{refreshes: [{client_id, channel, outcome, at}]}`, oldest first.
@@ -17,13 +17,9 @@
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import process from "node:process";
-import { readAdminJson, unknownKeys } from "../admin-json.ts";
-import type { EmulatorContext } from "../context.ts";
-import { jsonResponse } from "../context.ts";
 
-const CLIENTS_PATH = "/_emulator/oauth/clients";
-const REFRESHES_PATH = "/_emulator/oauth/refreshes";
-const CLIENT_ID = /^[A-Za-z0-9._-]{1,200}$/;
+/** OAuth client ids as the emulator takes them. */
+export const CLIENT_ID = /^[A-Za-z0-9._-]{1,200}$/;
 
 export interface RefreshRecord {
   client_id: string;
@@ -106,22 +102,4 @@ export class OAuthClientBook {
     this.#refreshes = [];
     await rm(this.#bindingsFile, { force: true });
   }
-}
-
-export async function handleClientsAdmin(req: Request, url: URL, ctx: EmulatorContext): Promise<Response | undefined> {
-  const book = ctx.tokens.clients;
-  if (url.pathname === REFRESHES_PATH) {
-    return req.method === "GET" ? jsonResponse({ refreshes: book.refreshes() }) : jsonResponse({ error: `use GET on ${REFRESHES_PATH}` }, 405);
-  }
-  if (url.pathname !== CLIENTS_PATH) return undefined;
-  if (req.method === "GET") return jsonResponse({ clients: book.clientIds() });
-  if (req.method !== "POST") return jsonResponse({ error: `use GET or POST on ${CLIENTS_PATH}` }, 405);
-  const body = await readAdminJson(req);
-  if (body instanceof Response) return body;
-  const extra = unknownKeys(body, ["client_id", "client_secret"]);
-  if (extra) return jsonResponse({ error: extra }, 400);
-  if (typeof body.client_id !== "string" || !CLIENT_ID.test(body.client_id)) return jsonResponse({ error: "client_id must be an OAuth client id (1..200 letters, digits, '.', '_' or '-')" }, 400);
-  if (typeof body.client_secret !== "string" || body.client_secret === "") return jsonResponse({ error: "client_secret must be a non-empty string" }, 400);
-  book.register(body.client_id, body.client_secret);
-  return jsonResponse({ client_id: body.client_id });
 }

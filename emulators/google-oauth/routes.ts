@@ -36,7 +36,7 @@
 import { createHash } from "node:crypto";
 import type { EmulatorContext } from "../context.ts";
 import { jsonResponse } from "../context.ts";
-import { handleClientsAdmin } from "./clients.ts";
+import { handleClientsAdmin } from "./clients-admin.ts";
 import { handleRevocation } from "./revocation.ts";
 import { REFRESH_TOKEN_PREFIX, TOKEN_LIFETIME_S } from "./token-store.ts";
 

@@ -14,7 +14,7 @@ import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/o
 import type { AssetStore } from "../../shared/storage/asset-store.ts";
 import { createAssetStore } from "../../shared/storage/create-asset-store.ts";
 import { createLlmRouter, type LlmProviders, type LlmRouter, memoizedProvider } from "./llm-router.ts";
-import { youtubeClientFor } from "./platforms/youtube-client.ts";
+import { youtubeClientFor } from "../../shared/providers/youtube/account-client.ts";
 import type { Defences } from "./safety/defences.ts";
 
 export const PIPELINE_ENV_KEYS = [
@@ -62,7 +62,7 @@ export interface PipelineDeps {
   sources: SourceClients;
   /**
    * A fresh access token for a YouTube account's refresh token, refreshed with the OAuth client of
-   * the account's Google project (platforms/youtube-client.ts): the one that granted it.
+   * the account's Google project (shared/providers/youtube/account-client.ts): the one that granted it.
    */
   youtubeAccessToken: (input: { accountId: string; refreshToken: string }) => Promise<string>;
   /** Prompt-injection layers switched off (only the injection eval does); all are on when absent. */

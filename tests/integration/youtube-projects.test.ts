@@ -152,7 +152,7 @@ describe("channels connected through different projects", () => {
 
     const ledger = await admin<{ oauth_client_id: string; n: number }[]>`
       select oauth_client_id, count(*)::int as n from mdame.quota_ledger where call_kind = 'videos.insert' and status <> 'released' group by 1 order by 1`;
-    expect(ledger).toEqual([{ oauth_client_id: ALPHA.clientId, n: 1 }, { oauth_client_id: BETA.clientId, n: 1 }]);
+    expect([...ledger]).toEqual([{ oauth_client_id: ALPHA.clientId, n: 1 }, { oauth_client_id: BETA.clientId, n: 1 }]);
     const usage = await (await fetch(`${env.EMULATOR_URL}/_emulator/youtube/usage`)).json() as { projects: { client_id: string; insert_calls_used?: number }[] };
     const clients = usage.projects.map((p) => p.client_id);
     expect(clients).toContain(ALPHA.clientId);

@@ -5,10 +5,10 @@
  * the key ring; the project default, and a client met only through connects, use the environment's
  * GOOGLE_OAUTH_CLIENT_ID and _SECRET, as every account did before projects were registered.
  */
-import { openClientSecret } from "../../../shared/crypto/client-secrets.ts";
-import type { CredentialKeyRing } from "../../../shared/crypto/credential-keys.ts";
-import type { Queryable } from "../../../shared/db/client.ts";
-import { getYouTubeClient } from "../../../shared/db/rpc/youtube-projects.ts";
+import { openClientSecret } from "../../crypto/client-secrets.ts";
+import type { CredentialKeyRing } from "../../crypto/credential-keys.ts";
+import type { Queryable } from "../../db/client.ts";
+import { getYouTubeClient } from "../../db/rpc/youtube-projects.ts";
 
 export interface GoogleOAuthClient {
   clientId: string;
