@@ -123,7 +123,12 @@ export const operatorRoutes: RouteDoc[] = [
     summary: "The OAuth client id and secret `mdame account connect youtube --project` signs in with (answered with `Cache-Control: no-store`)",
     description: "A Desktop app client's secret is not confidential to Google (installed apps carry it); it is sealed at rest and handed only to the service-role holder. `default` is the CLI's own GOOGLE_OAUTH_CLIENT_ID (404 here).",
     params: projectParam,
-    responses: { 200: ok("The client", "YouTubeProjectClient", "a registered project's client", examples.youtubeProjectClient), ...serviceErrors, 404: noProject },
+    responses: {
+      200: ok("The client", "YouTubeProjectClient", "a registered project's client", examples.youtubeProjectClient),
+      ...serviceErrors,
+      404: noProject,
+      409: errors.conflict("The sealed secret does not open with the functions' key ring", { error: "the client secret of Google project 210987654321-second.apps.googleusercontent.com is sealed with key 9f8e7d6c, which is not in the key ring (1a2b3c4d): put that key back in CREDENTIALS_KEYS_PREVIOUS and run `mdame credentials rotate`, or register the project again" }),
+    },
   },
 
   // operator/credential-routes.ts

@@ -11,8 +11,8 @@ import {
   YouTubeProjectList,
   YouTubeProjectName,
 } from "../../../shared/contracts/youtube-project.ts";
-import { openClientSecret, sealClientSecret } from "../../../shared/crypto/client-secrets.ts";
-import { NotFoundError } from "../../../shared/db/errors.ts";
+import { ClientSecretUnreadableError, openClientSecret, sealClientSecret } from "../../../shared/crypto/client-secrets.ts";
+import { NotFoundError, WrongStateError } from "../../../shared/db/errors.ts";
 import { getYouTubeProjects, registerYouTubeProject, removeYouTubeProject, type YouTubeProjectPlan } from "../../../shared/db/rpc/youtube-projects.ts";
 import { answer } from "../../../shared/http/answer.ts";
 import { requireServiceRole } from "../../../shared/http/service-auth.ts";
@@ -95,7 +95,10 @@ export function registerYouTubeProjectRoutes<E extends Env, S extends Schema, B 
       throw new NotFoundError("MDN01", "the project default is the environment's client: the CLI signs in with its own GOOGLE_OAUTH_CLIENT_ID and GOOGLE_OAUTH_CLIENT_SECRET");
     }
     const project = await namedProject(deps, name);
-    const clientSecret = await openClientSecret(deps.credentialKeys, project.client_secret_enc!, project.oauth_client_id);
+    // A secret the ring cannot open is a state the operator fixes (the key back, or the project registered again): 409.
+    const clientSecret = await openClientSecret(deps.credentialKeys, project.client_secret_enc!, project.oauth_client_id).catch((error) => {
+      throw error instanceof ClientSecretUnreadableError ? new WrongStateError("MDS01", error.message) : error;
+    });
     deps.logger.info({ project: name, oauth_client_id: project.oauth_client_id, status: "succeeded" }, "YouTube project client handed to a connect");
     c.header("cache-control", "no-store");
     return c.json(answer(YouTubeProjectClient, { name, oauth_client_id: OAuthClientId.parse(project.oauth_client_id), client_secret: clientSecret }, "GET /youtube-projects/:name/client"));
