@@ -124,6 +124,14 @@ describe("channels connected through different projects", () => {
     expect(run.code).toBe(4);
     expect(run.stderr).toContain("no YouTube project nope (registered: default, alpha, beta)");
     expect(run.stderr).not.toContain("/o/oauth2/v2/auth");
+    // The API refuses a YouTube grant of a client it holds no secret for: it could never refresh it.
+    const direct = await fetch(`${env.FUNCTIONS_URL}/pipeline/accounts`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${env.SERVICE_ROLE_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ dimension_id: "tech-explained", platform: "youtube", channel_handle: "@stray", refresh_token: "emulator-refresh-stray", oauth_client_id: "999-stray.apps.googleusercontent.com" }),
+    });
+    expect(direct.status).toBe(404);
+    expect(((await direct.json()) as { error: string }).error).toContain("no YouTube project has the OAuth client 999-stray.apps.googleusercontent.com: register it first");
     expect(await accountCount()).toBe(before);
   }, 60_000);
 
