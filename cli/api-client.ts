@@ -19,6 +19,13 @@ import { AccountList, type ConnectAccountBody, ConnectedAccount, RemovedAccount,
 import { CredentialKeysCensus, CredentialsRotationBatch, type RotateCredentialsBody } from "../shared/contracts/credentials.ts";
 import { Dimension, type DimensionConfigInput, DimensionList, type DimensionPatch } from "../shared/contracts/dimension.ts";
 import { WeeklyReportList } from "../shared/contracts/weekly-report.ts";
+import {
+  type RegisterYouTubeProjectBody,
+  RemovedYouTubeProject,
+  YouTubeProject,
+  YouTubeProjectClient,
+  YouTubeProjectList,
+} from "../shared/contracts/youtube-project.ts";
 import { Adaptation, AdaptAnswer, AdaptationList, AdaptPins } from "../shared/contracts/adapt.ts";
 import { HousekeepingAnswer, HousekeepingSettings, StorageUsage } from "../shared/contracts/housekeeping.ts";
 import type { ApiConfig } from "./config.ts";
@@ -45,6 +52,12 @@ export interface ApiClient {
   connectAccount(body: Omit<ConnectAccountBody, "channel_id"> & { channel_id: string | null }): Promise<ConnectedAccount>;
   setAccountActive(id: string, active: boolean): Promise<Account>;
   removeAccount(id: string): Promise<RemovedAccount>;
+  listYouTubeProjects(): Promise<YouTubeProjectList>;
+  /** Carries a client secret, once, to be sealed server-side. */
+  registerYouTubeProject(body: RegisterYouTubeProjectBody): Promise<YouTubeProject>;
+  removeYouTubeProject(name: string): Promise<RemovedYouTubeProject>;
+  /** The client id and secret of a registered project, for the connect's OAuth flow. */
+  youtubeProjectClient(name: string): Promise<YouTubeProjectClient>;
   /** One batch of key rotation: re-seals the next accounts' credentials with the functions' current key. */
   rotateCredentials(body: RotateCredentialsBody): Promise<CredentialsRotationBatch>;
   credentialKeys(): Promise<CredentialKeysCensus>;
@@ -126,6 +139,10 @@ export function createApiClient(config: ApiConfig, fetchImpl: Fetch = fetch): Ap
     connectAccount: (body) => call("POST", "/pipeline/accounts", ConnectedAccount, body),
     setAccountActive: (account, active) => call("POST", `/pipeline/accounts/${id(account)}/${active ? "resume" : "pause"}`, Account, {}),
     removeAccount: (account) => call("DELETE", `/pipeline/accounts/${id(account)}`, RemovedAccount),
+    listYouTubeProjects: () => call("GET", "/pipeline/youtube-projects", YouTubeProjectList),
+    registerYouTubeProject: (body) => call("POST", "/pipeline/youtube-projects", YouTubeProject, body),
+    removeYouTubeProject: (name) => call("DELETE", `/pipeline/youtube-projects/${id(name)}`, RemovedYouTubeProject),
+    youtubeProjectClient: (name) => call("GET", `/pipeline/youtube-projects/${id(name)}/client`, YouTubeProjectClient),
     rotateCredentials: (body) => call("POST", "/pipeline/credentials/rotate", CredentialsRotationBatch, body),
     credentialKeys: () => call("GET", "/pipeline/credentials/keys", CredentialKeysCensus),
     weeklyReports: (week, dimension) =>

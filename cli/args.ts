@@ -12,6 +12,7 @@ import { parseReport, REPORT_SPECS, type ReportCommand } from "./commands/report
 import { ADAPT_SPECS, type AdaptCommand, parseAdapt } from "./commands/adapt.ts";
 import { DASHBOARD_SPECS, type DashboardCommand, parseDashboard } from "./commands/dashboard.ts";
 import { parseStorage, STORAGE_SPECS, type StorageCommand } from "./commands/storage.ts";
+import { parseYouTubeProject, YOUTUBE_PROJECT_SPECS, type YouTubeProjectCommand } from "./commands/youtube-project.ts";
 
 const SPECS: CommandSpec[] = [
   {
@@ -65,6 +66,7 @@ const SPECS: CommandSpec[] = [
   },
   ...DIMENSION_SPECS,
   ...ACCOUNT_SPECS,
+  ...YOUTUBE_PROJECT_SPECS,
   ...CREDENTIALS_SPECS,
   ...ALERTS_SPECS,
   ...REPORT_SPECS,
@@ -96,9 +98,21 @@ export type Command =
   }
   | { name: "dimension pause" | "dimension resume"; id: string; json: boolean }
   | { name: "account list"; dimension: string | null; json: boolean }
-  | { name: "account connect"; platform: "youtube"; dimension: string; channel: string | null; loginHint: string | null; timeoutS: number; browser: boolean; json: boolean }
+  | {
+    name: "account connect";
+    platform: "youtube";
+    dimension: string;
+    channel: string | null;
+    /** The registered Google project to connect through; null: the environment's client (default). */
+    project: string | null;
+    loginHint: string | null;
+    timeoutS: number;
+    browser: boolean;
+    json: boolean;
+  }
   | { name: "account connect"; platform: "tiktok"; dimension: string; channel: string; loginHint: string | null; timeoutS: number; browser: boolean; json: boolean }
   | { name: "account pause" | "account resume" | "account remove"; id: string; json: boolean }
+  | YouTubeProjectCommand
   | CredentialsRotateCommand
   | AlertsCommand
   | ReportCommand
@@ -108,7 +122,7 @@ export type Command =
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEAD_LETTER_ID = /^[1-9][0-9]{0,17}$/;
-const GROUPS = ["run", "dlq", "dimension", "account", "credentials", "adapt", "storage", "housekeeping"];
+const GROUPS = ["run", "dlq", "dimension", "account", "youtube-project", "credentials", "adapt", "storage", "housekeeping"];
 const DIMENSION = /^[a-z0-9][a-z0-9_-]{1,40}$/;
 
 function findSpec(words: string[]): CommandSpec | undefined {
@@ -292,7 +306,14 @@ export function parseArgs(argv: string[]): Command {
         browser: flags.get("no-browser") !== true,
         json,
       };
-      if (platform === "youtube") return { ...common, platform, channel };
+      const project = text("project");
+      if (platform === "youtube") {
+        if (project !== null && !/^[a-z0-9][a-z0-9-]{0,39}$/.test(project)) {
+          throw new UsageError(`--project takes a project's name (see youtube-project list), not ${JSON.stringify(project)}`, command);
+        }
+        return { ...common, platform, channel, project: project === "default" ? null : project };
+      }
+      if (project !== null) throw new UsageError("--project is for youtube: a TikTok account is connected through TIKTOK_CLIENT_KEY", command);
       // TikTok's user info does not give the handle with the scopes mdame asks for: the operator names it.
       if (channel === null) throw new UsageError("account connect tiktok needs --channel <@handle>: the TikTok account's handle (mdame does not read it from TikTok)", command);
       const handle = tiktokHandle(channel);
@@ -306,6 +327,10 @@ export function parseArgs(argv: string[]): Command {
       if (!UUID.test(id)) throw new UsageError(`not an account id (a uuid): ${JSON.stringify(id)}`, command);
       return { name: command, id: id.toLowerCase(), json };
     }
+    case "youtube-project list":
+    case "youtube-project add":
+    case "youtube-project remove":
+      return parseYouTubeProject(command, positionals, flags);
     case "credentials rotate":
       return parseCredentialsRotate(flags);
     case "alerts":

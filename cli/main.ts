@@ -6,7 +6,8 @@ import { paths } from "../stack/paths.ts";
 import { createApiClient, type ApiClient, type Fetch } from "./api-client.ts";
 import { commandHelp, parseArgs, usageFor } from "./args.ts";
 import { abortCommand } from "./commands/abort.ts";
-import { accountActiveCommand, accountConnectCommand, accountListCommand, accountRemoveCommand } from "./commands/account.ts";
+import { accountActiveCommand, accountConnectCommand, accountListCommand, accountRemoveCommand, connectSignIn } from "./commands/account.ts";
+import { youtubeProjectCommand } from "./commands/youtube-project.ts";
 import {
   dimensionActiveCommand,
   dimensionAddCommand,
@@ -27,7 +28,6 @@ import { runCommand } from "./commands/run.ts";
 import { statusCommand } from "./commands/status.ts";
 import { storageCommand } from "./commands/storage.ts";
 import { resolveApiConfig } from "./config.ts";
-import { resolveOAuthConfig, resolveTikTokOAuthConfig } from "./oauth-config.ts";
 import { CliError, EXIT, UsageError } from "./errors.ts";
 import { type CommandContext, println, type Screen } from "./output.ts";
 
@@ -38,6 +38,8 @@ export interface CliIo {
   /** The local stack's environment file, read when FUNCTIONS_URL and SERVICE_ROLE_KEY are unset. */
   stackEnvFile?: string;
   fetch?: Fetch;
+  /** All of stdin as text, or null when it is a terminal (nothing piped); read only by commands that take a secret. */
+  stdin?: () => Promise<string | null>;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
 }
@@ -88,19 +90,16 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         case "account list":
           return await accountListCommand(command, api, ctx);
         case "account connect":
-          return await accountConnectCommand(
-            command,
-            api,
-            command.platform === "tiktok"
-              ? { platform: "tiktok", oauth: resolveTikTokOAuthConfig(io.env, config) }
-              : { platform: "youtube", oauth: resolveOAuthConfig(io.env, config) },
-            ctx,
-          );
+          return await accountConnectCommand(command, api, await connectSignIn(command, io.env, config, api), ctx);
         case "account pause":
         case "account resume":
           return await accountActiveCommand(command, command.name === "account resume", api, ctx);
         case "account remove":
           return await accountRemoveCommand(command, api, ctx);
+        case "youtube-project list":
+        case "youtube-project add":
+        case "youtube-project remove":
+          return await youtubeProjectCommand(command, api, ctx, { env: io.env, stdin: io.stdin });
         case "credentials rotate":
           return await credentialsRotateCommand(command, api, ctx);
         case "alerts":

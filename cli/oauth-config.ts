@@ -1,5 +1,6 @@
 /**
- * The OAuth clients `mdame account connect` signs in with (a Google Desktop app client for YouTube,
+ * The OAuth clients `mdame account connect` signs in with (a Google Desktop app client for YouTube:
+ * the environment's, the project default, or a registered project's, which the API hands over;
  * a TikTok Login Kit app for TikTok), and the endpoints it talks to.
  * Read from the same place as the API address: the environment when FUNCTIONS_URL and
  * SERVICE_ROLE_KEY come from it, else the local stack's `.local/stack.env`, whose emulator stands
@@ -21,6 +22,10 @@ export interface OAuthConfig {
 }
 
 const OAUTH_KEYS = ["GOOGLE_OAUTH_CLIENT_ID", "GOOGLE_OAUTH_CLIENT_SECRET", "GOOGLE_OAUTH_AUTH_URL", "GOOGLE_OAUTH_TOKEN_URL", "YOUTUBE_API_BASE_URL"] as const;
+const ENDPOINT_KEYS = ["GOOGLE_OAUTH_AUTH_URL", "GOOGLE_OAUTH_TOKEN_URL", "YOUTUBE_API_BASE_URL"] as const;
+
+/** Where Google's sign-in is, whichever client signs in. */
+export type GoogleEndpoints = Pick<OAuthConfig, "authUrl" | "tokenUrl" | "youtubeApiBaseUrl">;
 
 /**
  * The OAuth settings next to `api`. From the environment: GOOGLE_OAUTH_CLIENT_ID and
@@ -32,29 +37,51 @@ export function resolveOAuthConfig(
   api: ApiConfig,
   readFile: (path: string) => string = (path) => readFileSync(path, "utf8"),
 ): OAuthConfig {
-  const fromEnvironment = api.source === "environment";
-  let values: Record<string, string | undefined> = env;
-  let from = "";
-  if (!fromEnvironment) {
-    // The stack writes the emulator's endpoints when it emulates YouTube; absent ones are Google's.
-    values = parseEnvFile(readFile(api.source));
-    from = ` in ${api.source}`;
-  }
-  let settings;
+  const { settings } = oauthSettings(OAUTH_KEYS, env, api, readFile);
+  return {
+    clientId: settings.GOOGLE_OAUTH_CLIENT_ID,
+    clientSecret: settings.GOOGLE_OAUTH_CLIENT_SECRET,
+    ...endpointsOf(settings, api),
+  };
+}
+
+/**
+ * Only the endpoints, for a connect through a registered Google project, whose client comes from
+ * the API (`mdame account connect youtube --project <name>`): the environment's client may be unset.
+ */
+export function resolveGoogleEndpoints(
+  env: Record<string, string | undefined>,
+  api: ApiConfig,
+  readFile: (path: string) => string = (path) => readFileSync(path, "utf8"),
+): GoogleEndpoints {
+  return endpointsOf(oauthSettings(ENDPOINT_KEYS, env, api, readFile).settings, api);
+}
+
+function oauthSettings<K extends (typeof OAUTH_KEYS)[number]>(
+  keys: readonly K[],
+  env: Record<string, string | undefined>,
+  api: ApiConfig,
+  readFile: (path: string) => string,
+) {
+  // The stack writes the emulator's endpoints when it emulates YouTube; absent ones are Google's.
+  const values: Record<string, string | undefined> = api.source === "environment" ? env : parseEnvFile(readFile(api.source));
+  const from = api.source === "environment" ? "" : ` in ${api.source}`;
   try {
     // Defaults and checks from the one list of the engine's variables (shared/config/env.ts).
-    settings = loadEnv(OAUTH_KEYS, values);
+    return { settings: loadEnv(keys, values), from };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     throw new CliError(`the OAuth client for connecting an account (a Desktop app client of your Google Cloud project) is not configured${from}:\n${error.message.replace(/^invalid environment:\n/, "")}`, EXIT.usage);
   }
-  for (const key of ["GOOGLE_OAUTH_AUTH_URL", "GOOGLE_OAUTH_TOKEN_URL", "YOUTUBE_API_BASE_URL"] as const) {
+}
+
+function endpointsOf(settings: Record<(typeof ENDPOINT_KEYS)[number], string>, api: ApiConfig): GoogleEndpoints {
+  const from = api.source === "environment" ? "" : ` in ${api.source}`;
+  for (const key of ENDPOINT_KEYS) {
     if (!/^https?:\/\//.test(settings[key])) throw new CliError(`${key}${from} must be an http(s) URL, not ${JSON.stringify(settings[key])}`, EXIT.usage);
   }
   const trim = (value: string) => value.replace(/\/+$/, "");
   return {
-    clientId: settings.GOOGLE_OAUTH_CLIENT_ID,
-    clientSecret: settings.GOOGLE_OAUTH_CLIENT_SECRET,
     authUrl: trim(settings.GOOGLE_OAUTH_AUTH_URL),
     tokenUrl: trim(settings.GOOGLE_OAUTH_TOKEN_URL),
     youtubeApiBaseUrl: trim(settings.YOUTUBE_API_BASE_URL),

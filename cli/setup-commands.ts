@@ -100,7 +100,7 @@ export const ACCOUNT_SPECS: CommandSpec[] = [
     words: ["account", "list"],
     positionals: [],
     flags: [{ name: "dimension", kind: "string", value: "<id>", description: "only this dimension's accounts" }, JSON_FLAG],
-    summary: "list publishing accounts and whether their credentials are stored (never the credentials)",
+    summary: "list publishing accounts, their Google project, and whether their credentials are stored (never the credentials)",
   },
   {
     words: ["account", "connect"],
@@ -112,6 +112,10 @@ export const ACCOUNT_SPECS: CommandSpec[] = [
         description: "youtube: the channel's handle, instead of asking YouTube which channel the account owns; " +
           "tiktok (required): the account's handle, which mdame does not read from TikTok",
       },
+      {
+        name: "project", kind: "string", value: "<name>",
+        description: "youtube: the Google project (see youtube-project list) whose OAuth client signs in, and whose quota the channel spends (default: the environment's GOOGLE_OAUTH_CLIENT_ID)",
+      },
       { name: "login-hint", kind: "string", value: "<user>", description: "youtube: the Google account to pre-select on the consent screen; tiktok: ignored by TikTok (the emulator signs in as that user)" },
       { name: "timeout", kind: "integer", value: "<seconds>", description: "how long to wait for the sign-in (default 300)", min: 5, max: 3600 },
       { name: "no-browser", kind: "boolean", description: "only print the consent address; do not open a browser" },
@@ -122,7 +126,8 @@ export const ACCOUNT_SPECS: CommandSpec[] = [
       "address on this machine, and hands the refresh token to the API, which seals it with CREDENTIALS_KEY. Connecting the " +
       "same channel again replaces its credentials and clears needs_reconnect. YouTube needs GOOGLE_OAUTH_CLIENT_ID and " +
       "GOOGLE_OAUTH_CLIENT_SECRET (a Desktop app client); GOOGLE_OAUTH_AUTH_URL, GOOGLE_OAUTH_TOKEN_URL and " +
-      "YOUTUBE_API_BASE_URL default to Google's. TikTok needs TIKTOK_CLIENT_KEY and TIKTOK_CLIENT_SECRET (a Login Kit app " +
+      "YOUTUBE_API_BASE_URL default to Google's; with --project <name>, the registered project's client signs in instead " +
+      "(an unknown name is refused before any consent). TikTok needs TIKTOK_CLIENT_KEY and TIKTOK_CLIENT_SECRET (a Login Kit app " +
       "with Desktop enabled and the scopes user.info.basic, video.publish, video.upload); TIKTOK_AUTH_BASE_URL and " +
       "TIKTOK_API_BASE_URL default to TikTok's. TikTok's handle is not read from TikTok (its user info gives the username " +
       "only with user.info.profile): give it with --channel @handle; the account records the grant's open_id as its channel id.",

@@ -8,6 +8,7 @@
  *                                # EMULATOR_YOUTUBE_INSERT_CALLS_PER_DAY (100), EMULATOR_YOUTUBE_UNITS_PER_DAY (10000),
  *                                # EMULATOR_YOUTUBE_CHANNEL_UPLOADS_PER_24H (15): YouTube's defaults for every project and channel
  *                                # EMULATOR_ANALYTICS_SEED (md-ame): the seed of the YouTube Analytics figures
+ *                                # EMULATOR_GOOGLE_OAUTH_CLIENTS (id:secret,...): Google OAuth clients accepted only with their secret
  *
  * Routes:
  *   GET  /_emulator/health                          200 {ok:true}
@@ -15,6 +16,7 @@
  *                                                   and settings, TikTok grants, publishes and settings, Storage buckets
  *                                                   and objects; the clock back to real time
  *   GET  /_emulator/faults, POST /_emulator/faults   fault injection (see faults/fault-book.ts)
+ *   GET|POST /_emulator/oauth/clients, GET /_emulator/oauth/refreshes   Google OAuth clients and refresh log (see google-oauth/clients.ts)
  *   GET|POST|DELETE /_emulator/clock                the emulator's notion of now (see clock/admin.ts)
  *   GET  /_emulator/youtube/videos, /usage; PUT /_emulator/youtube/projects/{client_id}, /channels/{channel};
  *   POST /_emulator/youtube/channels/{channel}/outside-uploads   YouTube admin (see youtube/admin.ts)
@@ -63,6 +65,7 @@ import { handleReddit } from "./sources/reddit.ts";
 import { handlePexels } from "./pexels/routes.ts";
 import { handlePostedFeeds } from "./sources/posted-feeds.ts";
 import { handleFaultAdmin } from "./faults/admin.ts";
+import { parseClientList } from "./google-oauth/clients.ts";
 import { handleStorage, resetStorage } from "./storage/routes.ts";
 import { StorageDisk } from "./storage/disk.ts";
 import { LOCAL_STACK } from "../shared/config/local-stack.ts";
@@ -85,6 +88,8 @@ export interface EmulatorOptions {
   /** The Telegram bot token the Bot API accepts (unset: any well-formed token) and the chats that exist. */
   telegramBotToken?: string;
   telegramChatIds?: string[];
+  /** Google OAuth clients (client id -> secret) accepted only with their secret (google-oauth/clients.ts); more through its admin route. */
+  googleOAuthClients?: Record<string, string>;
   /** Receives one object per log line; defaults to a JSON line on stdout. */
   log?: (entry: Record<string, unknown>) => void;
 }
@@ -122,7 +127,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   const dataDir = path.resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true });
   const log = options.log ?? ((entry) => process.stdout.write(`${JSON.stringify(entry)}\n`));
-  const tokens = new TokenStore(dataDir);
+  const tokens = new TokenStore(dataDir, options.googleOAuthClients);
   await tokens.load();
   const clock = new EmulatorClock(dataDir);
   await clock.load();
@@ -237,6 +242,13 @@ if (import.meta.main) {
     }
     youtubeLimits[key] = Number(value);
   }
+  let googleOAuthClients: Record<string, string>;
+  try {
+    googleOAuthClients = parseClientList(process.env.EMULATOR_GOOGLE_OAUTH_CLIENTS);
+  } catch (error) {
+    process.stderr.write(`emulator: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
   const emulator = await startEmulator({
     port,
     hostname: process.env.EMULATOR_HOST ?? "127.0.0.1",
@@ -249,6 +261,7 @@ if (import.meta.main) {
     pexelsApiKey: process.env.PEXELS_API_KEY,
     telegramBotToken: process.env.TELEGRAM_BOT_TOKEN,
     telegramChatIds: process.env.TELEGRAM_CHAT_ID ? [process.env.TELEGRAM_CHAT_ID] : [],
+    googleOAuthClients,
   });
   process.stdout.write(`${JSON.stringify({ ts: new Date().toISOString(), service: "emulator", event: "listening", url: emulator.url, data_dir: path.resolve(dataDir) })}\n`);
   const shutdown = async () => {

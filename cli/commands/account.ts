@@ -2,7 +2,8 @@
 import type { Account } from "../../shared/contracts/account.ts";
 import type { ApiClient } from "../api-client.ts";
 import { CliError, EXIT } from "../errors.ts";
-import type { OAuthConfig, TikTokOAuthConfig } from "../oauth-config.ts";
+import type { ApiConfig } from "../config.ts";
+import { type OAuthConfig, resolveGoogleEndpoints, resolveOAuthConfig, resolveTikTokOAuthConfig, type TikTokOAuthConfig } from "../oauth-config.ts";
 import { type CommandContext, formatAge, formatTable, printJson, printLine, printLines } from "../output.ts";
 import { connectTikTok } from "../tiktok-connect.ts";
 import { connectYouTube } from "../youtube-connect.ts";
@@ -11,11 +12,12 @@ import { connectYouTube } from "../youtube-connect.ts";
 export function formatAccountList(accounts: Account[], nowMs: number, width?: number): string[] {
   if (accounts.length === 0) return ["no accounts yet: connect one with `mdame account connect youtube --dimension <id>` or `mdame account connect tiktok --dimension <id> --channel @handle`"];
   return formatTable(
-    ["id", "dimension", "platform", "state", "credentials", "connected", "channel"],
+    ["id", "dimension", "platform", "project", "state", "credentials", "connected", "channel"],
     accounts.map((a) => [
       a.id,
       a.dimension_id,
       a.platform,
+      a.platform === "youtube" ? a.youtube_project ?? `(unregistered ${a.oauth_client_id})` : "-",
       a.active ? "active" : "paused",
       a.health === "needs_reconnect" ? "reconnect" : a.has_credentials ? "stored" : "missing",
       a.connected_at ? `${formatAge(a.connected_at, nowMs)} ago` : "-",
@@ -42,6 +44,24 @@ export async function accountListCommand(command: { dimension: string | null; js
 /** Where `account connect` signs in: resolved by the caller for the platform the command names. */
 export type ConnectSignIn = { platform: "youtube"; oauth: OAuthConfig } | { platform: "tiktok"; oauth: TikTokOAuthConfig };
 
+/**
+ * The client the connect signs in with: TikTok's app; for YouTube the environment's client (the
+ * project default), or the registered project's, asked of the API before any consent, so an
+ * unknown name ends the command (exit 4) with nothing stored.
+ */
+export async function connectSignIn(
+  command: { platform: "youtube" | "tiktok"; project?: string | null },
+  env: Record<string, string | undefined>,
+  config: ApiConfig,
+  api: ApiClient,
+): Promise<ConnectSignIn> {
+  if (command.platform === "tiktok") return { platform: "tiktok", oauth: resolveTikTokOAuthConfig(env, config) };
+  if (!command.project) return { platform: "youtube", oauth: resolveOAuthConfig(env, config) };
+  const endpoints = resolveGoogleEndpoints(env, config);
+  const client = await api.youtubeProjectClient(command.project);
+  return { platform: "youtube", oauth: { ...endpoints, clientId: client.oauth_client_id, clientSecret: client.client_secret } };
+}
+
 export async function accountConnectCommand(
   command: { platform: "youtube" | "tiktok"; dimension: string; channel: string | null; loginHint: string | null; timeoutS: number; browser: boolean; json: boolean },
   api: ApiClient,
@@ -61,6 +81,7 @@ export async function accountConnectCommand(
   else {
     const a = result.account;
     printLine(ctx.out, `${a.platform === "tiktok" ? "TikTok account" : "YouTube channel"} ${a.channel_handle}${a.channel_id ? ` (${a.channel_id})` : ""} ${result.created ? "connected to" : "reconnected to"} dimension ${a.dimension_id}: account ${a.id}`);
+    if (a.platform === "youtube") printLine(ctx.out, `  through Google project ${a.youtube_project ?? a.oauth_client_id}, whose quota its uploads spend`);
     printLine(ctx.out, `  credentials sealed and stored by the API${a.active ? "" : "; the account is paused (resume it with `mdame account resume " + a.id + "`)"}`);
   }
   return EXIT.ok;

@@ -3,7 +3,7 @@
  * a batch per request, until the last account (docs/rotation.md). Only the functions hold the keys;
  * this command drives them and reports progress. Killed at any point, running it again finishes.
  */
-import { type CredentialKeysCensus, MAX_RESEAL_BATCH, type ResealOutcome, type ResealOutcomeKind } from "../../shared/contracts/credentials.ts";
+import { type CredentialKeysCensus, MAX_RESEAL_BATCH, type ProjectResealOutcome, type ResealOutcome, type ResealOutcomeKind } from "../../shared/contracts/credentials.ts";
 import type { ApiClient } from "../api-client.ts";
 import { type CommandSpec, JSON_FLAG } from "../command-spec.ts";
 import { EXIT } from "../errors.ts";
@@ -20,7 +20,7 @@ export const CREDENTIALS_SPECS: CommandSpec[] = [
       { name: "batch", kind: "integer", value: "<n>", description: `accounts re-sealed per request (default 10, at most ${MAX_RESEAL_BATCH})`, min: 1, max: MAX_RESEAL_BATCH },
       JSON_FLAG,
     ],
-    summary: "re-seal every account's credentials with the current CREDENTIALS_KEY, online",
+    summary: "re-seal every account's credentials (and the Google projects' client secrets) with the current CREDENTIALS_KEY, online",
     details: "Run it after deploying the functions with a new CREDENTIALS_KEY and the old one in CREDENTIALS_KEYS_PREVIOUS. " +
       "Each account is re-sealed only if its credentials did not change meanwhile (a connect always wins). Safe to interrupt " +
       "and run again. Exits 0 when no account failed, 1 otherwise (each failure is named with what to do). See docs/rotation.md.",
@@ -55,6 +55,16 @@ export function formatSummary(tally: Tally, outcomes: ResealOutcome[], dryRun: b
   ];
 }
 
+/** One line per registered Google project whose client secret was not simply current. Pure, for tests. */
+export function formatProjectOutcomes(projects: ProjectResealOutcome[], dryRun: boolean): string[] {
+  return projects.filter((p) => p.outcome !== "current").map((p) => {
+    const what = `client secret of YouTube project ${p.name} (${p.oauth_client_id})`;
+    if (p.outcome === "failed") return `  failed: ${what}: ${p.reason ?? "no reason given"}`;
+    if (p.outcome === "changed") return `  changed meanwhile: ${what}; left as stored (run rotate again to check it)`;
+    return `  ${dryRun ? "would re-seal" : "re-sealed"}: ${what}`;
+  });
+}
+
 /** Where the keys stand after the rotation: what doctor reports too. Pure, for tests. */
 export function formatCensus(census: CredentialKeysCensus): string[] {
   const current = census.by_key.filter((g) => g.standing === "current").reduce((n, g) => n + g.accounts, 0);
@@ -72,6 +82,7 @@ export function formatCensus(census: CredentialKeysCensus): string[] {
 export async function credentialsRotateCommand(command: CredentialsRotateCommand, api: ApiClient, ctx: CommandContext): Promise<number> {
   const tally: Tally = { resealed: 0, would_reseal: 0, current: 0, changed: 0, failed: 0 };
   const outcomes: ResealOutcome[] = [];
+  const projects: ProjectResealOutcome[] = [];
   let after: string | null = null;
   let first = true;
   for (;;) {
@@ -81,6 +92,7 @@ export async function credentialsRotateCommand(command: CredentialsRotateCommand
       printLine(ctx.out, `${command.dryRun ? "checking" : "re-sealing"} the credentials of ${batch.total} account(s) with key ${batch.ring.current} (${previous})`);
       first = false;
     }
+    projects.push(...batch.projects);
     for (const outcome of batch.batch) {
       tally[outcome.outcome] += 1;
       outcomes.push(outcome);
@@ -90,7 +102,7 @@ export async function credentialsRotateCommand(command: CredentialsRotateCommand
     after = batch.next;
   }
   const census = await api.credentialKeys();
-  if (command.json) printJson(ctx.out, { dry_run: command.dryRun, ...tally, accounts: outcomes, keys: census });
-  else for (const line of [...formatSummary(tally, outcomes, command.dryRun), ...formatCensus(census)]) printLine(ctx.out, line);
-  return tally.failed > 0 ? EXIT.failure : EXIT.ok;
+  if (command.json) printJson(ctx.out, { dry_run: command.dryRun, ...tally, accounts: outcomes, projects, keys: census });
+  else for (const line of [...formatSummary(tally, outcomes, command.dryRun), ...formatProjectOutcomes(projects, command.dryRun), ...formatCensus(census)]) printLine(ctx.out, line);
+  return tally.failed > 0 || projects.some((p) => p.outcome === "failed") ? EXIT.failure : EXIT.ok;
 }

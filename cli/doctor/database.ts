@@ -2,7 +2,8 @@
  * Database checks, in order (each needs the one before): reachable with DB_URL, the engine schema
  * installed, ENV equal to what the database records, pgmq and pg_cron with the schedules, the engine
  * role no wider than docs/roles.md says, and each active dimension with an active account whose
- * credentials open with CREDENTIALS_KEY, then the publishing checks (accounts to reconnect, uploads
+ * credentials open with CREDENTIALS_KEY and whose refresh token the client of its Google project
+ * refreshes, then the publishing checks (accounts to reconnect, uploads
  * YouTube locked private); then (reported with the providers) whether YouTube lets that account
  * assign the dimension's category (youtube-categories.ts).
  */
@@ -14,11 +15,13 @@ import { getDimensions } from "../../shared/db/rpc/dimensions.ts";
 import { assertEnvironment, getRecordedEnvironment } from "../../shared/db/rpc/runs.ts";
 import { getQueueSetup, listSchedules } from "../../shared/db/rpc/setup.ts";
 import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/oauth.ts";
+import { youtubeClientFor } from "../../shared/providers/youtube/account-client.ts";
 import { ProviderRejectedError } from "../../shared/providers/errors.ts";
 import { type CheckResult, describeError, fail, ok, warn, withTimeout } from "./check.ts";
 import type { DoctorConfig } from "./config.ts";
 import { hintFor } from "./hints.ts";
 import { publishingChecks } from "./publishing.ts";
+import { projectChecks } from "./youtube-projects.ts";
 import { checkCategories } from "./youtube-categories.ts";
 
 const FAMILY = "database";
@@ -77,6 +80,7 @@ export async function checkDatabase(config: DoctorConfig, timeoutMs: number): Pr
     results.push(await engineRole(sql, step));
     results.push(...(await accounts(sql, config, step, timeoutMs)));
     results.push(...(await step(() => publishingChecks(sql))));
+    results.push(...(await step(() => projectChecks(sql, config.env))));
     // Asked as each dimension's account, so it needs the accounts this connection found.
     results.push(...(await checkCategories(sql, config, step, timeoutMs)));
   } catch (error) {
@@ -232,7 +236,6 @@ async function accounts(sql: postgres.Sql, config: DoctorConfig, step: Step, tim
     return [warn(FAMILY, "dimensions", "no active dimension: runs will produce nothing", "add one: mdame dimension add --file dim.json")];
   }
   const byDimension = new Map<string, AccountRow[]>(dimensions.map((d) => [d.id, activeAccounts.filter((a) => a.dimension_id === d.id)]));
-  const canRefresh = Boolean(env.GOOGLE_OAUTH_CLIENT_ID && env.GOOGLE_OAUTH_CLIENT_SECRET);
   const tokenUrl = env.GOOGLE_OAUTH_TOKEN_URL || "https://oauth2.googleapis.com/token";
   const checks = [...byDimension].map(async ([dimension, list]): Promise<CheckResult> => {
     const name = `dimension ${dimension}`;
@@ -240,6 +243,7 @@ async function accounts(sql: postgres.Sql, config: DoctorConfig, step: Step, tim
     if (list.length === 0) return fail(FAMILY, name, "no active account: its videos cannot be published", `connect one: ${connect}`);
     const problems: string[] = [];
     const unconfirmed: string[] = [];
+    let refreshed = 0;
     for (const account of list) {
       const label = `account ${account.channel_handle}`;
       if (!account.credentials_enc) {
@@ -247,18 +251,28 @@ async function accounts(sql: postgres.Sql, config: DoctorConfig, step: Step, tim
         continue;
       }
       let refreshToken: string;
+      let ring;
       try {
         if (!env.CREDENTIALS_KEY) throw new Error("CREDENTIALS_KEY is not set");
-        const ring = credentialKeyRing({ CREDENTIALS_KEY: env.CREDENTIALS_KEY, CREDENTIALS_KEYS_PREVIOUS: env.CREDENTIALS_KEYS_PREVIOUS });
+        ring = credentialKeyRing({ CREDENTIALS_KEY: env.CREDENTIALS_KEY, CREDENTIALS_KEYS_PREVIOUS: env.CREDENTIALS_KEYS_PREVIOUS });
         refreshToken = (await decryptCredentials(ring, account.credentials_enc, account.id)).refresh_token;
       } catch (error) {
         problems.push(`${label}: credentials do not decrypt with the key ring (${describeError(error)})`);
         continue;
       }
-      if (!canRefresh) continue;
+      // The client of the account's Google project, as the publish stage picks it: Google refuses a
+      // refresh token presented by another client.
+      let client;
       try {
-        await withTimeout(timeoutMs, () =>
-          createYouTubeAccessTokenSource({ clientId: env.GOOGLE_OAUTH_CLIENT_ID!, clientSecret: env.GOOGLE_OAUTH_CLIENT_SECRET!, tokenUrl, refreshToken }).getAccessToken());
+        client = await step(() => youtubeClientFor(sql, ring, env, account.id));
+      } catch (error) {
+        problems.push(`${label}: ${describeError(error)}`);
+        continue;
+      }
+      if (client === null) continue;
+      refreshed += 1;
+      try {
+        await withTimeout(timeoutMs, () => createYouTubeAccessTokenSource({ ...client, tokenUrl, refreshToken }).getAccessToken());
       } catch (error) {
         if (error instanceof ProviderRejectedError) problems.push(`${label}: the token endpoint refused its refresh token (${describeError(error)})`);
         else unconfirmed.push(`${label}: its refresh token could not be tried (${describeError(error)})`);
@@ -267,8 +281,8 @@ async function accounts(sql: postgres.Sql, config: DoctorConfig, step: Step, tim
     if (problems.length > 0) return fail(FAMILY, name, problems.join("; "), `reconnect: ${connect} (or check CREDENTIALS_KEY and CREDENTIALS_KEYS_PREVIOUS, docs/rotation.md)`);
     // The token endpoint's own check says why it could not be reached.
     if (unconfirmed.length > 0) return warn(FAMILY, name, `credentials decrypt, but ${unconfirmed.join("; ")}`, "see the google-oauth line");
-    const refreshed = canRefresh ? ", refresh token accepted" : "";
-    return ok(FAMILY, name, `${list.length} active account${list.length === 1 ? "" : "s"} (${list.map((a) => a.channel_handle).join(", ")}): credentials decrypt${refreshed}`);
+    const accepted = refreshed === 0 ? "" : refreshed === list.length ? ", refresh token accepted" : `, ${refreshed} refresh token(s) accepted`;
+    return ok(FAMILY, name, `${list.length} active account${list.length === 1 ? "" : "s"} (${list.map((a) => a.channel_handle).join(", ")}): credentials decrypt${accepted}`);
   });
   return Promise.all(checks);
 }

@@ -16,6 +16,7 @@ import { type CredentialKeyRing, credentialKeyRing } from "../../shared/crypto/c
 import { getAccounts } from "../../shared/db/rpc/accounts.ts";
 import { getDimensions } from "../../shared/db/rpc/dimensions.ts";
 import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/oauth.ts";
+import { youtubeClientFor } from "../../shared/providers/youtube/account-client.ts";
 import { type CheckResult, describeError, fail, ok, warn, withTimeout } from "./check.ts";
 import type { DoctorConfig } from "./config.ts";
 
@@ -101,7 +102,7 @@ export async function checkCategories(
   timeoutMs: number,
 ): Promise<CheckResult[]> {
   const env = config.env;
-  if (!env.CREDENTIALS_KEY || !env.GOOGLE_OAUTH_CLIENT_ID || !env.GOOGLE_OAUTH_CLIENT_SECRET) return [];
+  if (!env.CREDENTIALS_KEY) return [];
   const [dimensions, accounts] = await step(async () => [
     (await getDimensions(sql)).filter((d) => d.active),
     (await getAccounts(sql)).filter((a) => a.active && a.platform === "youtube" && a.credentials_enc),
@@ -119,9 +120,10 @@ export async function checkCategories(
     let accessToken: string;
     try {
       const { refresh_token } = await decryptCredentials(ring(), account.credentials_enc!, account.id);
-      accessToken = await withTimeout(timeoutMs, () =>
-        createYouTubeAccessTokenSource({ clientId: env.GOOGLE_OAUTH_CLIENT_ID!, clientSecret: env.GOOGLE_OAUTH_CLIENT_SECRET!, tokenUrl, refreshToken: refresh_token })
-          .getAccessToken());
+      // Signed in with the client of the account's Google project, the one that granted its token.
+      const client = await step(() => youtubeClientFor(sql, ring(), env, account.id));
+      if (client === null) return null;
+      accessToken = await withTimeout(timeoutMs, () => createYouTubeAccessTokenSource({ ...client, tokenUrl, refreshToken: refresh_token }).getAccessToken());
     } catch {
       // Why the account cannot act is the database/dimension line's to say.
       return warn(FAMILY, checkName(dimension.id), `category ${question.categoryId} is unconfirmed: account ${account.channel_handle} cannot sign in`, "see the database/dimension line");

@@ -15,7 +15,11 @@
  *   - `grant_type=refresh_token&client_id&client_secret&refresh_token`: 400 `invalid_grant` ("Token
  *     has been expired or revoked.") for a token revoked (revocation.ts) or not of the form below,
  *     and for the next `count` grants while a `google-oauth` `invalid_grant` fault is armed.
+ *   A client registered with the emulator must present its own secret (401 `invalid_client`), and a
+ *   refresh token consented through one client is refused to another (400 `unauthorized_client`):
+ *   clients.ts, which also records the client of every refresh grant.
  * - `POST /revoke` and the admin route `/_emulator/oauth/revocations`: revocation.ts.
+ * - `/_emulator/oauth/clients` and `/_emulator/oauth/refreshes`: clients.ts.
  *
  * Each grant answers the scopes it carries: a code's are those the consent asked for (all of them, as a
  * user allowing everything), a refresh token's those of its consent, recorded with it (or, for one
@@ -32,6 +36,7 @@
 import { createHash } from "node:crypto";
 import type { EmulatorContext } from "../context.ts";
 import { jsonResponse } from "../context.ts";
+import { handleClientsAdmin } from "./clients-admin.ts";
 import { handleRevocation } from "./revocation.ts";
 import { REFRESH_TOKEN_PREFIX, TOKEN_LIFETIME_S } from "./token-store.ts";
 
@@ -108,7 +113,10 @@ async function exchangeCode(form: Record<string, string>, ctx: EmulatorContext):
   }
   const refreshToken = `${REFRESH_TOKEN_PREFIX}${pending.channel}`;
   await ctx.tokens.restore(refreshToken);
-  if (pending.offline) await ctx.tokens.recordGrant(refreshToken, pending.scope);
+  if (pending.offline) {
+    await ctx.tokens.recordGrant(refreshToken, pending.scope);
+    await ctx.tokens.clients.bind(refreshToken, pending.client_id);
+  }
   const token = await ctx.tokens.issue(refreshToken, pending.client_id, pending.scope);
   return jsonResponse({
     access_token: token.access_token,
@@ -125,6 +133,8 @@ export async function handleOAuth(req: Request, url: URL, ctx: EmulatorContext):
   }
   const revocation = await handleRevocation(req, url, ctx);
   if (revocation) return revocation;
+  const clientsAdmin = await handleClientsAdmin(req, url, ctx);
+  if (clientsAdmin) return clientsAdmin;
   if (url.pathname !== "/token") return undefined;
   if (req.method !== "POST") return oauthError(405, "invalid_request", "Token requests must use POST.");
   const type = req.headers.get("content-type") ?? "";
@@ -141,13 +151,21 @@ export async function handleOAuth(req: Request, url: URL, ctx: EmulatorContext):
   if (form.grant_type !== "refresh_token" && form.grant_type !== "authorization_code") {
     return oauthError(400, "unsupported_grant_type", `Invalid grant_type: ${form.grant_type ?? ""}`);
   }
-  if (!form.client_id || !form.client_secret) return oauthError(401, "invalid_client", "The OAuth client was not found.");
+  if (!form.client_id || !form.client_secret || !ctx.tokens.clients.authenticates(form.client_id, form.client_secret)) {
+    return oauthError(401, "invalid_client", "The OAuth client was not found.");
+  }
   if (form.grant_type === "authorization_code") return await exchangeCode(form, ctx);
   const refreshToken = form.refresh_token ?? "";
   const known = refreshToken.startsWith(REFRESH_TOKEN_PREFIX) && refreshToken.length > REFRESH_TOKEN_PREFIX.length;
+  const refused = (status: number, error: string, description: string) => {
+    ctx.tokens.clients.record({ client_id: form.client_id!, channel: refreshToken.slice(REFRESH_TOKEN_PREFIX.length), outcome: error });
+    return oauthError(status, error, description);
+  };
   if (ctx.faults.take("google-oauth") || !known || ctx.tokens.isRevoked(refreshToken)) {
-    return oauthError(400, "invalid_grant", "Token has been expired or revoked.");
+    return refused(400, "invalid_grant", "Token has been expired or revoked.");
   }
+  if (!ctx.tokens.clients.mayRefresh(refreshToken, form.client_id)) return refused(400, "unauthorized_client", "Unauthorized");
+  ctx.tokens.clients.record({ client_id: form.client_id, channel: refreshToken.slice(REFRESH_TOKEN_PREFIX.length), outcome: "issued" });
   const token = await ctx.tokens.issue(refreshToken, form.client_id);
   return jsonResponse({
     access_token: token.access_token,

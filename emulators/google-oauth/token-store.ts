@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rm, writeFile, rename } from "node:fs/promises";
 import path from "node:path";
 import process from "node:process";
+import { OAuthClientBook } from "./clients.ts";
 
 export const REFRESH_TOKEN_PREFIX = "emulator-refresh-";
 export const TOKEN_LIFETIME_S = 3599;
@@ -57,8 +58,11 @@ export class TokenStore {
   readonly #file: string;
   readonly #revokedFile: string;
   readonly #grantsFile: string;
+  /** The registered clients, whose client each refresh token is, and the refresh log (clients.ts). */
+  readonly clients: OAuthClientBook;
 
-  constructor(dataDir: string) {
+  constructor(dataDir: string, clients: Record<string, string> = {}) {
+    this.clients = new OAuthClientBook(dataDir, clients);
     this.#file = path.join(dataDir, "oauth", "tokens.json");
     this.#revokedFile = path.join(dataDir, "oauth", "revoked.json");
     this.#grantsFile = path.join(dataDir, "oauth", "grants.json");
@@ -71,6 +75,7 @@ export class TokenStore {
     this.#revoked = new Set(JSON.parse(revoked) as string[]);
     const grants = await readFile(this.#grantsFile, "utf8").catch(() => "{}");
     this.#grants = new Map(Object.entries(JSON.parse(grants) as Record<string, string>));
+    await this.clients.load();
   }
 
   /** The scopes a refresh token was granted: its recorded consent's, else DEFAULT_GRANT. */
@@ -165,6 +170,7 @@ export class TokenStore {
     this.#codes.clear();
     this.#revoked.clear();
     this.#grants.clear();
+    await this.clients.clear();
     await rm(this.#grantsFile, { force: true });
     await rm(this.#file, { force: true });
     await rm(this.#revokedFile, { force: true });

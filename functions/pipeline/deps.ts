@@ -14,6 +14,7 @@ import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/o
 import type { AssetStore } from "../../shared/storage/asset-store.ts";
 import { createAssetStore } from "../../shared/storage/create-asset-store.ts";
 import { createLlmRouter, type LlmProviders, type LlmRouter, memoizedProvider } from "./llm-router.ts";
+import { youtubeClientFor } from "../../shared/providers/youtube/account-client.ts";
 import type { Defences } from "./safety/defences.ts";
 
 export const PIPELINE_ENV_KEYS = [
@@ -59,7 +60,11 @@ export interface PipelineDeps {
   voices: VoiceProvider[];
   /** The trend source clients (shared/providers/sources), one per kind. */
   sources: SourceClients;
-  youtubeAccessToken: (refreshToken: string) => Promise<string>;
+  /**
+   * A fresh access token for a YouTube account's refresh token, refreshed with the OAuth client of
+   * the account's Google project (shared/providers/youtube/account-client.ts): the one that granted it.
+   */
+  youtubeAccessToken: (input: { accountId: string; refreshToken: string }) => Promise<string>;
   /** Prompt-injection layers switched off (only the injection eval does); all are on when absent. */
   defences?: Partial<Defences>;
 }
@@ -82,12 +87,13 @@ export function createPipelineDeps(source?: Record<string, string | undefined>):
   const env = loadEnv(PIPELINE_ENV_KEYS, source);
   const logger = createLogger("pipeline", undefined, source?.LOG_LEVEL);
   const sql = createSql(env.DB_URL, { max: 4, application: "mdame-pipeline" });
+  const credentialKeys = credentialKeyRing(env);
   return {
     env,
     sql,
     store: createAssetStore(env),
     logger,
-    credentialKeys: credentialKeyRing(env),
+    credentialKeys,
     llm: createLlmRouter({ sql, providers: llmProvidersFromEnv(env) }),
     voices: [
       {
@@ -113,12 +119,10 @@ export function createPipelineDeps(source?: Record<string, string | undefined>):
       },
     ],
     sources: createSourceClients(env),
-    youtubeAccessToken: (refreshToken) =>
-      createYouTubeAccessTokenSource({
-        clientId: env.GOOGLE_OAUTH_CLIENT_ID,
-        clientSecret: env.GOOGLE_OAUTH_CLIENT_SECRET,
-        tokenUrl: env.GOOGLE_OAUTH_TOKEN_URL,
-        refreshToken,
-      }).getAccessToken(),
+    youtubeAccessToken: async ({ accountId, refreshToken }) => {
+      // loadEnv requires the environment's client, so an account of the project default always has one.
+      const client = (await youtubeClientFor(sql, credentialKeys, env, accountId))!;
+      return await createYouTubeAccessTokenSource({ ...client, tokenUrl: env.GOOGLE_OAUTH_TOKEN_URL, refreshToken }).getAccessToken();
+    },
   };
 }

@@ -20,6 +20,7 @@ import { registerDimensionRoutes } from "./operator/dimension-routes.ts";
 import { registerOpsRoutes } from "./operator/ops-routes.ts";
 import { registerReportRoutes } from "./operator/report-routes.ts";
 import { registerHousekeepingRoutes } from "./operator/housekeeping-routes.ts";
+import { registerYouTubeProjectRoutes } from "./operator/youtube-project-routes.ts";
 import { registerAdaptRoutes } from "./adapt/routes.ts";
 import { answer } from "../../shared/http/answer.ts";
 import { jsonBody, routeParam } from "./operator/request.ts";
@@ -42,6 +43,7 @@ const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
  * - `POST /dead-letters/:id/retry`       queues the dead letter's payload again (mdame.retry_dead_letter)
  * - `POST /runs/:id/abort {reason?}`     rolls the run back (mdame.abort_run) and deletes the assets it released
  * - `/dimensions...`, `/accounts...`     see operator/dimension-routes.ts and operator/account-routes.ts
+ * - `/youtube-projects...`              Google projects (OAuth clients), see operator/youtube-project-routes.ts
  * - `GET  /alerts?limit=30`              recent alerts and their delivery (operator/alert-routes.ts)
  * - `GET  /runs/:id/analytics`           see operator/analytics-routes.ts
  * - `GET  /reports/weekly?week=...`      see operator/report-routes.ts
@@ -106,6 +108,7 @@ export function registerOperatorRoutes<E extends Env, S extends Schema, B extend
 
   registerDimensionRoutes(app, deps);
   registerAccountRoutes(app, deps);
+  registerYouTubeProjectRoutes(app, deps);
   registerCredentialRoutes(app, deps);
   registerAlertRoutes(app, deps);
   registerAnalyticsRoutes(app, deps);

@@ -118,9 +118,12 @@ function runConnect(env: Record<string, string>, platform: "youtube" | "tiktok",
   });
 }
 
-/** `mdame account connect youtube` as a person runs it, signed in on the emulator as `channel`. */
-export function connectThroughCli(env: Record<string, string>, dimension: string, channel: string, timeoutS = 60): Promise<ConnectedAccount> {
-  return runConnect(env, "youtube", dimension, ["--login-hint", channel], timeoutS);
+/**
+ * `mdame account connect youtube` as a person runs it, signed in on the emulator as `channel`;
+ * through the registered Google project `project` when given (else the environment's client).
+ */
+export function connectThroughCli(env: Record<string, string>, dimension: string, channel: string, timeoutS = 60, project?: string): Promise<ConnectedAccount> {
+  return runConnect(env, "youtube", dimension, ["--login-hint", channel, ...(project ? ["--project", project] : [])], timeoutS);
 }
 
 /**

@@ -73,6 +73,11 @@ export const Account = z.object({
   has_credentials: z.boolean(),
   /** The OAuth client (Google project) whose quota the account spends. */
   oauth_client_id: z.string(),
+  /**
+   * YouTube: the name of that Google project (`default`: the environment's client; null: a client
+   * no project was registered for, see GET /pipeline/youtube-projects). TikTok: null.
+   */
+  youtube_project: z.string().nullable(),
   /** Uploads the channel may make in any 24 hours. */
   upload_cap_24h: z.number().int(),
   health: AccountHealth,

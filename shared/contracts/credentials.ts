@@ -49,6 +49,16 @@ export const ResealOutcome = z.object({
 }).strict();
 export type ResealOutcome = z.infer<typeof ResealOutcome>;
 
+/** What became of a registered Google project's client secret (sealed with the same ring; the outcomes above). */
+export const ProjectResealOutcome = z.object({
+  name: z.string(),
+  oauth_client_id: z.string(),
+  outcome: ResealOutcomeKind,
+  from_kid: Kid.nullable(),
+  reason: z.string().optional(),
+}).strict();
+export type ProjectResealOutcome = z.infer<typeof ProjectResealOutcome>;
+
 /** Answer of POST /pipeline/credentials/rotate. */
 export const CredentialsRotationBatch = z.object({
   ring: KeyRingKids,
@@ -59,6 +69,8 @@ export const CredentialsRotationBatch = z.object({
   batch: z.array(ResealOutcome),
   /** Pass as `after` for the next batch; null when this batch reached the last account. */
   next: uuid.nullable(),
+  /** The registered Google projects' client secrets: handled by the batch that starts at the first account (no `after`), empty in the others. */
+  projects: z.array(ProjectResealOutcome),
 }).strict();
 export type CredentialsRotationBatch = z.infer<typeof CredentialsRotationBatch>;
 
@@ -75,7 +87,7 @@ export const CredentialKeysCensus = z.object({
   ring: KeyRingKids,
   accounts: count,
   by_key: z.array(z.object({ kid: Kid.nullable(), standing: KeyStanding, accounts: count }).strict()),
-  /** Previous kids no stored value names any more: they may leave the ring. */
+  /** Previous kids no stored value (account credentials, or a Google project's client secret) names any more: they may leave the ring. */
   unused_previous: z.array(Kid),
 }).strict();
 export type CredentialKeysCensus = z.infer<typeof CredentialKeysCensus>;

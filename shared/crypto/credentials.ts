@@ -104,23 +104,53 @@ export function generateCredentialsKey(): string {
   return b64(crypto.getRandomValues(new Uint8Array(KEY_BYTES)));
 }
 
-/** Seals credentials for one account with the ring's current key: `v2.<kid>.<iv>.<ciphertext>`. */
-export async function encryptCredentials(ring: CredentialKeyRing, credentials: AccountCredentials, accountId: string): Promise<string> {
+/**
+ * Seals any text with the ring's current key, bound to `additionalData` (the value opens only with
+ * the same): `v2.<kid>.<iv>.<ciphertext>`. Account credentials bind the account id; other sealed
+ * values (a Google project's client secret) bind an id of their own kind.
+ */
+export async function sealText(ring: CredentialKeyRing, plain: string, additionalData: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const plain = encoder.encode(JSON.stringify(AccountCredentials.parse(credentials)));
-  // The account id is bound as additional data, so a ciphertext copied to another account fails.
-  const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: encoder.encode(accountId) }, await importKey(ring.current), plain);
+  const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: encoder.encode(additionalData) }, await importKey(ring.current), encoder.encode(plain));
   return `v2.${ring.current.kid}.${b64(iv)}.${b64(new Uint8Array(sealed))}`;
 }
 
-async function open(key: CredentialKey, shape: SealedShape, accountId: string): Promise<AccountCredentials | null> {
+/** Seals credentials for one account with the ring's current key: `v2.<kid>.<iv>.<ciphertext>`. */
+export function encryptCredentials(ring: CredentialKeyRing, credentials: AccountCredentials, accountId: string): Promise<string> {
+  // The account id is bound as additional data, so a ciphertext copied to another account fails.
+  return sealText(ring, JSON.stringify(AccountCredentials.parse(credentials)), accountId);
+}
+
+async function open(key: CredentialKey, shape: SealedShape, additionalData: string): Promise<string | null> {
   let plain: ArrayBuffer;
   try {
-    plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: shape.iv, additionalData: encoder.encode(accountId) }, await importKey(key), shape.body);
+    plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: shape.iv, additionalData: encoder.encode(additionalData) }, await importKey(key), shape.body);
   } catch {
     return null;
   }
-  return AccountCredentials.parse(JSON.parse(decoder.decode(plain)));
+  return decoder.decode(plain);
+}
+
+/** What opening a sealed value found: its text, or which key it needs and whether the ring lacks it or it does not open. */
+export type OpenedText = { text: string } | { missing: string | null } | { tampered: string };
+
+/**
+ * Opens a sealed value bound to `additionalData` with the key it names (v2), or with each key of
+ * the ring in turn (v1). Throws CredentialsFormatError on another shape.
+ */
+export async function openSealedText(ring: CredentialKeyRing, sealed: string, additionalData: string): Promise<OpenedText> {
+  const shape = parseSealed(sealed);
+  if (shape.format === "v1") {
+    for (const key of ringKeys(ring)) {
+      const text = await open(key, shape, additionalData);
+      if (text !== null) return { text };
+    }
+    return { missing: null };
+  }
+  const key = ringKey(ring, shape.kid);
+  if (key === undefined) return { missing: shape.kid };
+  const text = await open(key, shape, additionalData);
+  return text === null ? { tampered: shape.kid } : { text };
 }
 
 /**
@@ -129,17 +159,8 @@ async function open(key: CredentialKey, shape: SealedShape, accountId: string): 
  * ring lacks the key, CredentialsTamperedError when the named key is there but does not open it.
  */
 export async function decryptCredentials(ring: CredentialKeyRing, sealed: string, accountId: string): Promise<AccountCredentials> {
-  const shape = parseSealed(sealed);
-  if (shape.format === "v1") {
-    for (const key of ringKeys(ring)) {
-      const credentials = await open(key, shape, accountId);
-      if (credentials !== null) return credentials;
-    }
-    throw new CredentialsKeyMissingError(null, accountId, ring);
-  }
-  const key = ringKey(ring, shape.kid);
-  if (key === undefined) throw new CredentialsKeyMissingError(shape.kid, accountId, ring);
-  const credentials = await open(key, shape, accountId);
-  if (credentials === null) throw new CredentialsTamperedError(shape.kid, accountId);
-  return credentials;
+  const opened = await openSealedText(ring, sealed, accountId);
+  if ("missing" in opened) throw new CredentialsKeyMissingError(opened.missing, accountId, ring);
+  if ("tampered" in opened) throw new CredentialsTamperedError(opened.tampered, accountId);
+  return AccountCredentials.parse(JSON.parse(opened.text));
 }

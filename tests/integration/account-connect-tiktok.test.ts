@@ -86,7 +86,7 @@ describe("mdame account connect tiktok", () => {
     const [event] = await admin`select detail from mdame.events where kind = 'account_needs_reconnect' and detail->>'account_id' = ${before.id} order by id desc limit 1`;
     expect(event.detail.fix).toBe("mdame account connect tiktok --dimension tech-explained --channel @tech-creator");
     const listed = await mdame(["account", "list"]);
-    expect(listed.stdout).toMatch(/tiktok\s+active\s+reconnect/);
+    expect(listed.stdout).toMatch(/tiktok\s+-\s+active\s+reconnect/);
     expect(listed.stdout).toContain("mdame account connect tiktok --dimension tech-explained --channel @tech-creator");
 
     // The command the operator is told to run (the handle without its @ is the same account).

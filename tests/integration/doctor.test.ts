@@ -96,6 +96,8 @@ describe("mdame doctor on the local stack", () => {
       ...dimensionLines,
       "ok   database/account grants: no account needs reconnecting",
       "ok   database/upload privacy: no upload was locked private by YouTube",
+      // Every account is on the environment's client: the project default, planned within its 100 uploads a day.
+      /^ok   database\/youtube projects: planned uploads a day fit every project's bucket \(default \d+\/100\)$/,
       // Every account was connected with the stack's key: the functions' census finds them all on it.
       `ok   database/credential keys: all ${dimensionLines.length} account${dimensionLines.length === 1 ? "" : "s"} sealed with the current key (ring: current ${credentialKeyRing({ CREDENTIALS_KEY: stackEnv.CREDENTIALS_KEY! }).current.kid})`,
       /^ok   database\/sizes: database [0-9.]+ (B|KiB|MiB|GiB); storage [0-9.]+ (B|KiB|MiB|GiB) in \d+ objects.* \(mdame storage usage\)$/,

@@ -68,7 +68,7 @@ describe("dimension commands", () => {
 describe("account commands", () => {
   test("connect youtube needs a dimension; takes a channel, a login hint, a timeout and --no-browser", () => {
     expect(parseArgs(["account", "connect", "youtube", "--dimension", "tech-explained"])).toEqual({
-      name: "account connect", platform: "youtube", dimension: "tech-explained", channel: null, loginHint: null, timeoutS: 300, browser: true, json: false,
+      name: "account connect", platform: "youtube", dimension: "tech-explained", channel: null, project: null, loginHint: null, timeoutS: 300, browser: true, json: false,
     });
     expect(parseArgs(["account", "connect", "youtube", "--dimension", "d1", "--channel", "@mine", "--login-hint", "me@example.invalid", "--timeout", "30", "--no-browser", "--json"]))
       .toMatchObject({ channel: "@mine", loginHint: "me@example.invalid", timeoutS: 30, browser: false, json: true });
@@ -162,11 +162,11 @@ describe("what the operator reads", () => {
 
     const account = {
       id: ACCOUNT, dimension_id: "tech-explained", platform: "youtube" as const, channel_handle: "@tech", channel_id: null, active: true,
-      has_credentials: true, oauth_client_id: "default", upload_cap_24h: 15, health: "ok" as const, health_reason: null, health_since: null,
+      has_credentials: true, oauth_client_id: "default", youtube_project: "default", upload_cap_24h: 15, health: "ok" as const, health_reason: null, health_since: null,
       connected_at: "2026-11-30T00:00:00Z", created_at: "2026-11-30T00:00:00Z",
     };
     const lines = formatAccountList([account, { ...account, has_credentials: false, connected_at: null, active: false }], Date.parse("2026-11-30T00:10:00Z"));
-    expect(lines[1]).toMatch(/active\s+stored\s+10m ago\s+@tech$/);
+    expect(lines[1]).toMatch(/youtube\s+default\s+active\s+stored\s+10m ago\s+@tech$/);
     expect(lines[2]).toMatch(/paused\s+missing\s+-\s+@tech$/);
     expect(lines).toHaveLength(3);
 

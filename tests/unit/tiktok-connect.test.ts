@@ -126,11 +126,11 @@ describe("a TikTok account in the list", () => {
   test("shows its platform, and the reconnect command names tiktok", () => {
     const account = {
       id: "7d3c4c1e-0a1b-4c2d-8e3f-405162738495", dimension_id: "tech-explained", platform: "tiktok" as const, channel_handle: "@creator", channel_id: "-000abc",
-      active: true, has_credentials: true, oauth_client_id: "ck-1", upload_cap_24h: 15, health: "needs_reconnect" as const,
+      active: true, has_credentials: true, oauth_client_id: "ck-1", youtube_project: null, upload_cap_24h: 15, health: "needs_reconnect" as const,
       health_reason: "invalid_grant", health_since: "2026-11-30T00:05:00Z", connected_at: "2026-11-30T00:00:00Z", created_at: "2026-11-30T00:00:00Z",
     };
     const lines = formatAccountList([account], Date.parse("2026-11-30T00:10:00Z"), 200);
-    expect(lines[1]).toMatch(/tech-explained\s+tiktok\s+active\s+reconnect\s+10m ago\s+@creator \(-000abc\)$/);
+    expect(lines[1]).toMatch(/tech-explained\s+tiktok\s+-\s+active\s+reconnect\s+10m ago\s+@creator \(-000abc\)$/);
     expect(lines[2]).toBe("@creator (tech-explained) needs reconnecting since 5m ago (invalid_grant): mdame account connect tiktok --dimension tech-explained --channel @creator");
     expect(reconnectCommand(account)).toBe("mdame account connect tiktok --dimension tech-explained --channel @creator");
     expect(formatAccountList([], 0)[0]).toContain("mdame account connect tiktok --dimension <id> --channel @handle");

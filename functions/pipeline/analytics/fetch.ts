@@ -30,6 +30,7 @@ import {
 } from "../../../shared/db/rpc/quota-ledger.ts";
 import type { Logger } from "../../../shared/logging/logger.ts";
 import { ProviderError } from "../../../shared/providers/errors.ts";
+import { classifyPublishRefusal } from "../../../shared/providers/youtube/refusals.ts";
 import { queryVideoRetention, queryVideoTotals, type VideoReportQuery } from "../../../shared/providers/youtube/analytics.ts";
 import type { PipelineDeps } from "../deps.ts";
 
@@ -116,11 +117,11 @@ async function fetchOne(deps: PipelineDeps, log: Logger, fetch: ClaimedAnalytics
   }
   let accessToken: string;
   try {
-    accessToken = await deps.youtubeAccessToken(refreshToken);
+    accessToken = await deps.youtubeAccessToken({ accountId: fetch.account_id, refreshToken });
   } catch (error) {
-    if (error instanceof ProviderError && error.status === 400 && error.apiReason === "invalid_grant") {
-      return await needsReconnect(deps, log, fetch, `invalid_grant: ${error.message}`);
-    }
+    // The same refusals of the grant as the publish stage's: expired or revoked, or granted to another client.
+    const refusal = classifyPublishRefusal(error);
+    if (refusal?.kind === "grant_refused") return await needsReconnect(deps, log, fetch, refusal.reason);
     throw error;
   }
   const publishedMs = fetch.published_at.getTime();

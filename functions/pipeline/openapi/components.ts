@@ -27,6 +27,7 @@ import {
 } from "../../../shared/contracts/operator.ts";
 import { OpsOverview, OpsQueues, OpsQuota, OpsScheduleList, OpsScheduleRunNow, OpsVideoDetail, OpsVideoList } from "../../../shared/contracts/ops.ts";
 import { WeeklyReportList } from "../../../shared/contracts/weekly-report.ts";
+import { RegisterYouTubeProjectBody, RemovedYouTubeProject, YouTubeProject, YouTubeProjectClient, YouTubeProjectList } from "../../../shared/contracts/youtube-project.ts";
 
 /** What GET /pipeline/openapi.json answers: an OpenAPI 3.1 document (checked whole by the tests). */
 export const OpenApiDocument = z.object({
@@ -58,6 +59,11 @@ export const components = {
   AccountList,
   ConnectedAccount,
   RemovedAccount,
+  RegisterYouTubeProjectBody,
+  YouTubeProject,
+  YouTubeProjectList,
+  YouTubeProjectClient,
+  RemovedYouTubeProject,
   RotateCredentialsBody,
   CredentialsRotationBatch,
   CredentialKeysCensus,

@@ -12,6 +12,7 @@ const ACCOUNT_ID = "5d7e9f10-2b3c-4d5e-8f6a-7b8c9d0e1f2a";
 const PUBLICATION_ID = "e4f5a6b7-c8d9-4e0f-9a1b-2c3d4e5f6a7b";
 const ADAPTATION_ID = "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d";
 const DIMENSION = "tech-explained";
+const SECOND_CLIENT = "210987654321-second.apps.googleusercontent.com";
 const SHA = "9f2c1a7e5b3d8c4f6a0e1b2d3c4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f";
 const AT = "2026-12-01T06:00:04.120Z";
 const LATER = "2026-12-01T06:42:17.905Z";
@@ -66,7 +67,7 @@ export const examples = {
 
   account: {
     id: ACCOUNT_ID, dimension_id: DIMENSION, platform: "youtube", channel_handle: "@techexplained", channel_id: "UCabcdefghijklmnopqrstuv",
-    active: true, has_credentials: true, oauth_client_id: "default", upload_cap_24h: 6, health: "ok", health_reason: null, health_since: null,
+    active: true, has_credentials: true, oauth_client_id: "default", youtube_project: "default", upload_cap_24h: 6, health: "ok", health_reason: null, health_since: null,
     connected_at: AT, created_at: AT,
   },
   connectYouTube: {
@@ -79,6 +80,28 @@ export const examples = {
   },
   removedAccount: { account_id: ACCOUNT_ID, deleted: false, publications: 3 },
 
+  registerProject: {
+    name: "second", oauth_client_id: SECOND_CLIENT, client_secret: "GOCSPX-example-client-secret", upload_calls_per_day: 100,
+  },
+  youtubeProject: {
+    name: "second", oauth_client_id: SECOND_CLIENT, client: "registered", upload_calls_per_day: 100, api_units_per_day: 10000,
+    analytics_queries_per_day: 10000, accounts: 0, active_accounts: 0, planned_uploads_per_day: 0, uploads_today: 0, created_at: AT,
+  },
+  youtubeProjects: {
+    projects: [
+      {
+        name: "second", oauth_client_id: SECOND_CLIENT, client: "registered", upload_calls_per_day: 100, api_units_per_day: 10000,
+        analytics_queries_per_day: 10000, accounts: 12, active_accounts: 12, planned_uploads_per_day: 24, uploads_today: 7, created_at: AT,
+      },
+      {
+        name: "default", oauth_client_id: "123456789012-abc.apps.googleusercontent.com", client: "environment", upload_calls_per_day: 100,
+        api_units_per_day: 10000, analytics_queries_per_day: 10000, accounts: 40, active_accounts: 38, planned_uploads_per_day: 76, uploads_today: 30, created_at: AT,
+      },
+    ],
+  },
+  youtubeProjectClient: { name: "second", oauth_client_id: SECOND_CLIENT, client_secret: "GOCSPX-example-client-secret" },
+  removedProject: { name: "second", oauth_client_id: SECOND_CLIENT },
+
   rotateBatch: { limit: 10, after: null, dry_run: true },
   rotation: {
     ring: { current: "1a2b3c4d", previous: ["9f8e7d6c"] }, dry_run: true, total: 2, done: 2,
@@ -87,6 +110,7 @@ export const examples = {
       { account_id: PUBLICATION_ID, dimension_id: DIMENSION, channel_handle: "techexplained", outcome: "current", from_kid: "1a2b3c4d" },
     ],
     next: null,
+    projects: [{ name: "second", oauth_client_id: SECOND_CLIENT, outcome: "would_reseal", from_kid: "9f8e7d6c" }],
   },
   keys: { ring: { current: "1a2b3c4d", previous: ["9f8e7d6c"] }, accounts: 2, by_key: [{ kid: "1a2b3c4d", standing: "current", accounts: 2 }], unused_previous: ["9f8e7d6c"] },
 
@@ -183,6 +207,7 @@ export const errorExamples = {
   dimensionNotFound: { error: `no dimension ${DIMENSION}` },
   accountNotFound: { error: `no account ${ACCOUNT_ID}` },
   deadLetterNotFound: { error: "no dead letter 12" },
+  projectNotFound: { error: "no YouTube project third (registered: default, second); add one with `mdame youtube-project add --name third --client-id <id>`" },
   wrongState: { error: "dead letter 12 was already retried as message 377" },
   tooLarge: { error: "the body is larger than this endpoint accepts" },
   internal: { error: "internal error", error_id: "6f0e2d4c-1b3a-4c5d-9e8f-7a6b5c4d3e2f" },

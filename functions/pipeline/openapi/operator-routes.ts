@@ -6,6 +6,7 @@
 import { AccountsQuery } from "../../../shared/contracts/account.ts";
 import { DimensionId } from "../../../shared/contracts/dimension.ts";
 import { WeeklyReportQuery } from "../../../shared/contracts/weekly-report.ts";
+import { YouTubeProjectName } from "../../../shared/contracts/youtube-project.ts";
 import type { RouteDoc } from "../../../shared/http/openapi.ts";
 import { AdaptationsQuery } from "../adapt/routes.ts";
 import { AlertsQuery } from "../operator/alert-routes.ts";
@@ -16,6 +17,8 @@ import { body, bodyOf, errors, ok, param, SERVICE_ROLE, serviceBodyErrors, servi
 const dimensionParam = { id: param(DimensionId, "The dimension's id") };
 const noDimension = errors.notFound("dimension", errorExamples.dimensionNotFound);
 const noAccount = errors.notFound("account", errorExamples.accountNotFound);
+const projectParam = { name: param(YouTubeProjectName, "The project's registered name") };
+const noProject = errors.notFound("YouTube project of that name", errorExamples.projectNotFound);
 
 export const operatorRoutes: RouteDoc[] = [
   // operator/dimension-routes.ts
@@ -70,7 +73,7 @@ export const operatorRoutes: RouteDoc[] = [
       200: ok("An account connected again", "ConnectedAccount", "reconnected", { account: examples.account, created: false }),
       201: ok("A new account", "ConnectedAccount", "connected", { account: examples.account, created: true }),
       ...serviceBodyErrors,
-      404: noDimension,
+      404: errors.notFound("dimension, or no YouTube project with the body's OAuth client", errorExamples.dimensionNotFound),
       409: errors.conflict("This TikTok creator is connected to the dimension under another handle", { error: "this TikTok account (open_id _000Qx-example-open-id) is already connected to dimension tech-explained as techexplained" }),
     },
   },
@@ -85,6 +88,47 @@ export const operatorRoutes: RouteDoc[] = [
     summary: "Remove an account; one with publications is kept as their record, paused and without credentials (mdame.remove_account)",
     params: { id: uuidParam("account") },
     responses: { 200: ok("What was removed", "RemovedAccount", "kept for its publications", examples.removedAccount), ...serviceErrors, 404: noAccount },
+  },
+
+  // operator/youtube-project-routes.ts
+  {
+    method: "get", path: "/pipeline/youtube-projects", operationId: "listYouTubeProjects", tags: ["accounts"], security: SERVICE_ROLE,
+    summary: "Google projects (OAuth clients): their daily buckets, accounts, planned uploads a day and uploads today; never a secret",
+    responses: { 200: ok("The projects, registered ones first", "YouTubeProjectList", "a registered project and the environment's", examples.youtubeProjects), ...serviceErrors },
+  },
+  {
+    method: "post", path: "/pipeline/youtube-projects", operationId: "registerYouTubeProject", tags: ["accounts"], security: SERVICE_ROLE,
+    summary: "Register a Google project under a short name; its client secret is sealed with CREDENTIALS_KEY for its client id (mdame.register_youtube_project)",
+    description: "Absent sizes are YouTube's defaults (100 uploads, 10,000 units, 10,000 analytics queries a day), or what the engine had recorded for a client met through connects. The name `default` is the environment's client.",
+    body: { required: true, ...bodyOf("RegisterYouTubeProjectBody", "a second project", examples.registerProject) },
+    responses: {
+      201: ok("Registered", "YouTubeProject", "registered", examples.youtubeProject),
+      ...serviceBodyErrors,
+      409: errors.conflict("The name, or the OAuth client, is registered already", { error: "a YouTube project named second is registered already (client 210987654321-second.apps.googleusercontent.com): choose another name, or remove it first" }),
+    },
+  },
+  {
+    method: "delete", path: "/pipeline/youtube-projects/{name}", operationId: "removeYouTubeProject", tags: ["accounts"], security: SERVICE_ROLE,
+    summary: "Unregister a Google project: its name and sealed secret are erased, its ledger history stays (mdame.remove_youtube_project)",
+    params: projectParam,
+    responses: {
+      200: ok("What was unregistered", "RemovedYouTubeProject", "removed", examples.removedProject),
+      ...serviceErrors,
+      404: noProject,
+      409: errors.conflict("Accounts holding credentials were connected through it", { error: "YouTube project second is used by 1 account(s): @techexplained (tech-explained); connect them through another project (mdame account connect youtube --project <name>) or remove them first" }),
+    },
+  },
+  {
+    method: "get", path: "/pipeline/youtube-projects/{name}/client", operationId: "getYouTubeProjectClient", tags: ["accounts"], security: SERVICE_ROLE,
+    summary: "The OAuth client id and secret `mdame account connect youtube --project` signs in with (answered with `Cache-Control: no-store`)",
+    description: "A Desktop app client's secret is not confidential to Google (installed apps carry it); it is sealed at rest and handed only to the service-role holder. `default` is the CLI's own GOOGLE_OAUTH_CLIENT_ID (404 here).",
+    params: projectParam,
+    responses: {
+      200: ok("The client", "YouTubeProjectClient", "a registered project's client", examples.youtubeProjectClient),
+      ...serviceErrors,
+      404: noProject,
+      409: errors.conflict("The sealed secret does not open with the functions' key ring", { error: "the client secret of Google project 210987654321-second.apps.googleusercontent.com is sealed with key 9f8e7d6c, which is not in the key ring (1a2b3c4d): put that key back in CREDENTIALS_KEYS_PREVIOUS and run `mdame credentials rotate`, or register the project again" }),
+    },
   },
 
   // operator/credential-routes.ts

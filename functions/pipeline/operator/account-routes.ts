@@ -15,6 +15,8 @@ import {
   storeAccountCredentials,
 } from "../../../shared/db/rpc/accounts.ts";
 import { getDimension } from "../../../shared/db/rpc/dimensions.ts";
+import { getYouTubeProjects } from "../../../shared/db/rpc/youtube-projects.ts";
+import { isEnvironmentClient, projectName } from "../../../shared/contracts/youtube-project.ts";
 import { requireServiceRole } from "../../../shared/http/service-auth.ts";
 import type { OperatorDeps } from "./deps.ts";
 import { answer } from "../../../shared/http/answer.ts";
@@ -22,8 +24,15 @@ import { jsonBody, routeParam } from "./request.ts";
 
 const AccountId = z.string().uuid();
 
+/** Each YouTube project's name by client id, for showing the project of each account. */
+type ProjectNames = ReadonlyMap<string, string | null>;
+
+async function projectNames(deps: OperatorDeps, sql: Queryable = deps.sql): Promise<ProjectNames> {
+  return new Map((await getYouTubeProjects(sql)).map((p) => [p.oauth_client_id, projectName(p, deps.env)]));
+}
+
 /** An account as the API shows it: whether credentials are stored, never what they are. */
-function toAccount(row: AccountRow): Account {
+function toAccount(row: AccountRow, projects: ProjectNames): Account {
   return answer(Account, {
     id: row.id,
     dimension_id: row.dimension_id,
@@ -33,6 +42,7 @@ function toAccount(row: AccountRow): Account {
     active: row.active,
     has_credentials: row.credentials_enc !== null,
     oauth_client_id: row.oauth_client_id,
+    youtube_project: row.platform === "youtube" ? projects.get(row.oauth_client_id) ?? null : null,
     upload_cap_24h: row.upload_cap_24h,
     health: row.health_state,
     health_reason: row.health_state === "ok" ? null : row.health_reason,
@@ -42,10 +52,10 @@ function toAccount(row: AccountRow): Account {
   }, "mdame.dimension_accounts");
 }
 
-async function oneAccount(sql: Queryable, id: string): Promise<Account> {
-  const row = await getAccount(sql, id);
+async function oneAccount(deps: OperatorDeps, id: string): Promise<Account> {
+  const row = await getAccount(deps.sql, id);
   if (!row) throw new NotFoundError("MDN01", `no account ${id}`);
-  return toAccount(row);
+  return toAccount(row, await projectNames(deps));
 }
 
 /**
@@ -56,7 +66,8 @@ async function oneAccount(sql: Queryable, id: string): Promise<Account> {
  *   channel), seal the refresh token with CREDENTIALS_KEY for that account's id and store it, all in
  *   one transaction (mdame.connect_account + mdame.store_account_credentials); a TikTok body needs
  *   the open_id and the client key (400 otherwise), and a TikTok creator already connected to the
- *   dimension under another handle is 409
+ *   dimension under another handle is 409; a YouTube body names the environment's client or a
+ *   registered project's (404 otherwise: the engine could not refresh the token)
  * - `POST   /accounts/:id/pause|resume` publishing skips a paused account (mdame.set_account_active)
  * - `DELETE /accounts/:id`              mdame.remove_account
  */
@@ -69,11 +80,20 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
       throw new NotFoundError("MDN01", `no dimension ${dimension}`);
     }
     const rows = await getAccounts(deps.sql, { dimensionId: dimension });
-    return c.json(answer(AccountList, { accounts: rows.map(toAccount) }, "GET /accounts"));
+    const projects = await projectNames(deps);
+    return c.json(answer(AccountList, { accounts: rows.map((row) => toAccount(row, projects)) }, "GET /accounts"));
   });
 
   app.post("/accounts", auth, async (c) => {
     const body = ConnectAccountBody.parse(await jsonBody(c.req.raw));
+    // A YouTube refresh token refreshes only with the client that granted it: the engine must hold
+    // that client's secret (the environment's, or a registered project's) before the account exists.
+    if (body.platform === "youtube" && !isEnvironmentClient(body.oauth_client_id, deps.env)) {
+      const known = (await getYouTubeProjects(deps.sql)).some((p) => p.oauth_client_id === body.oauth_client_id && p.name !== null);
+      if (!known) {
+        throw new NotFoundError("MDN01", `no YouTube project has the OAuth client ${body.oauth_client_id}: register it first (mdame youtube-project add --name <name> --client-id ${body.oauth_client_id}), or connect through the environment's client`);
+      }
+    }
     const connected = await deps.sql.begin(async (tx) => {
       const accounts = (await getAccounts(tx, { dimensionId: body.dimension_id })).filter((a) => a.platform === body.platform);
       const existing = accounts.some((a) => a.channel_handle === body.channel_handle);
@@ -95,7 +115,7 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
       const sealed = await encryptCredentials(deps.credentialKeys, { refresh_token: body.refresh_token }, account.id);
       const stored = await storeAccountCredentials(tx, account.id, sealed);
       if (body.granted_scopes) await recordAccountScopes(tx, account.id, body.granted_scopes);
-      return { account: toAccount(stored), created: !existing };
+      return { account: toAccount(stored, await projectNames(deps, tx)), created: !existing };
     });
     const result = answer(ConnectedAccount, connected, "POST /accounts");
     deps.logger.info(
@@ -110,7 +130,7 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
       const id = routeParam("id", c.req.param("id"), AccountId);
       await setAccountActive(deps.sql, id, active);
       deps.logger.info({ account_id: id, active, status: "succeeded" }, `account ${action}d by the operator`);
-      return c.json(await oneAccount(deps.sql, id));
+      return c.json(await oneAccount(deps, id));
     });
   }
 

@@ -3,6 +3,7 @@ import {
   CredentialKeysCensus,
   CredentialsRotationBatch,
   type KeyStanding,
+  type ProjectResealOutcome,
   type ResealOutcome,
   RotateCredentialsBody,
 } from "../../../shared/contracts/credentials.ts";
@@ -10,6 +11,8 @@ import { type CredentialKeyRing, ringKey, ringKids } from "../../../shared/crypt
 import { decryptCredentials, encryptCredentials, isSealedWithCurrentKey, parseSealed } from "../../../shared/crypto/credentials.ts";
 import { NotFoundError } from "../../../shared/db/errors.ts";
 import { type AccountRow, getAccounts, resealAccountCredentials } from "../../../shared/db/rpc/accounts.ts";
+import { getYouTubeProjects, resealYouTubeProjectSecret, type YouTubeProjectPlan } from "../../../shared/db/rpc/youtube-projects.ts";
+import { openClientSecret, sealClientSecret } from "../../../shared/crypto/client-secrets.ts";
 import { answer } from "../../../shared/http/answer.ts";
 import { requireServiceRole } from "../../../shared/http/service-auth.ts";
 import type { OperatorDeps } from "./deps.ts";
@@ -64,6 +67,29 @@ async function resealOne(deps: OperatorDeps, account: Sealed, dryRun: boolean): 
   }
 }
 
+type Registered = YouTubeProjectPlan & { name: string; client_secret_enc: string };
+
+async function registeredProjects(deps: OperatorDeps): Promise<Registered[]> {
+  return (await getYouTubeProjects(deps.sql)).filter((p): p is Registered => p.client_secret_enc !== null && p.name !== null);
+}
+
+/** One Google project's client secret, as resealOne does an account's (compare-and-swap, a re-registration wins). */
+async function resealProject(deps: OperatorDeps, project: Registered, dryRun: boolean): Promise<ProjectResealOutcome> {
+  const ring = deps.credentialKeys;
+  const base = { name: project.name, oauth_client_id: project.oauth_client_id, from_kid: standingOf(ring, project.client_secret_enc).kid };
+  if (isSealedWithCurrentKey(ring, project.client_secret_enc)) return { ...base, outcome: "current" };
+  let resealed: string;
+  try {
+    const secret = await openClientSecret(ring, project.client_secret_enc, project.oauth_client_id);
+    if (dryRun) return { ...base, outcome: "would_reseal" };
+    resealed = await sealClientSecret(ring, secret, project.oauth_client_id);
+  } catch (error) {
+    return { ...base, outcome: "failed", reason: error instanceof Error ? error.message : String(error) };
+  }
+  const { swapped } = await resealYouTubeProjectSecret(deps.sql, { oauthClientId: project.oauth_client_id, expected: project.client_secret_enc, resealed });
+  return { ...base, outcome: swapped ? "resealed" : "changed" };
+}
+
 /**
  * Key rotation routes of the operator API (`mdame credentials ...`, docs/rotation.md), behind the
  * service-role bearer. Only the functions hold the keys, so re-sealing happens here, a bounded
@@ -71,7 +97,8 @@ async function resealOne(deps: OperatorDeps, account: Sealed, dryRun: boolean): 
  * finished by running it again.
  *
  * - `POST /credentials/rotate {limit?, after?, dry_run?}`  re-seals the next `limit` accounts (by id)
- *   after `after` with the current key; answers each account's outcome, progress and `next`
+ *   after `after` with the current key; answers each account's outcome, progress and `next`; the
+ *   batch without `after` also re-seals the registered Google projects' client secrets (a few)
  * - `GET  /credentials/keys`                              accounts by the key their credentials name
  */
 export function registerCredentialRoutes<E extends Env, S extends Schema, B extends string>(app: Hono<E, S, B>, deps: OperatorDeps): void {
@@ -84,6 +111,8 @@ export function registerCredentialRoutes<E extends Env, S extends Schema, B exte
     const slice = pending.slice(0, body.limit);
     const batch: ResealOutcome[] = [];
     for (const account of slice) batch.push(await resealOne(deps, account, body.dry_run));
+    const projects: ProjectResealOutcome[] = [];
+    if (body.after === null) for (const project of await registeredProjects(deps)) projects.push(await resealProject(deps, project, body.dry_run));
     const result = answer(CredentialsRotationBatch, {
       ring: ringKids(deps.credentialKeys),
       dry_run: body.dry_run,
@@ -91,11 +120,15 @@ export function registerCredentialRoutes<E extends Env, S extends Schema, B exte
       done: accounts.length - pending.length + slice.length,
       batch,
       next: pending.length > slice.length ? slice.at(-1)!.id : null,
+      projects,
     }, "POST /credentials/rotate");
     const tally = Object.fromEntries(["resealed", "would_reseal", "current", "changed", "failed"].map((k) => [k, batch.filter((o) => o.outcome === k).length]));
     deps.logger.info({ ...tally, done: result.done, total: result.total, dry_run: body.dry_run, kid: result.ring.current }, "credentials rotation batch");
     for (const failed of batch.filter((o) => o.outcome === "failed")) {
       deps.logger.warn({ account_id: failed.account_id, dimension_id: failed.dimension_id, status: "failed", from_kid: failed.from_kid, reason: failed.reason }, "credentials cannot be re-sealed");
+    }
+    for (const failed of projects.filter((o) => o.outcome === "failed")) {
+      deps.logger.warn({ project: failed.name, oauth_client_id: failed.oauth_client_id, status: "failed", from_kid: failed.from_kid, reason: failed.reason }, "a YouTube project's client secret cannot be re-sealed");
     }
     return c.json(result);
   });
@@ -111,7 +144,9 @@ export function registerCredentialRoutes<E extends Env, S extends Schema, B exte
       group.accounts += 1;
       groups.set(key, group);
     }
-    const named = new Set([...groups.values()].map((g) => g.kid));
+    // A previous key that still seals a Google project's client secret is needed as much as one sealing an account's credentials.
+    const projectKids = (await registeredProjects(deps)).map((p) => standingOf(ring, p.client_secret_enc).kid);
+    const named = new Set([...groups.values()].map((g) => g.kid).concat(projectKids));
     // A v1 value names no key: any previous key may have sealed it, so none is called unused.
     const anyV1 = [...groups.values()].some((g) => g.standing === "v1");
     return c.json(answer(CredentialKeysCensus, {

@@ -69,8 +69,9 @@ export const youtubeAdapter: PlatformAdapter<QuotaLedgerEntry, VideoUploadMetada
     });
   },
 
-  // Google keeps a refresh token until it is revoked or expires: nothing to re-seal.
-  accessToken: (deps, { refreshToken }) => deps.youtubeAccessToken(refreshToken),
+  // Google keeps a refresh token until it is revoked or expires: nothing to re-seal. Refreshed with
+  // the client of the account's Google project, whose buckets the reservation above charged.
+  accessToken: (deps, { target, refreshToken }) => deps.youtubeAccessToken({ accountId: target.account_id, refreshToken }),
 
   startSession: (deps, _log, { accessToken, metadata, video }) =>
     startUploadSession({

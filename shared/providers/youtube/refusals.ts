@@ -11,13 +11,20 @@ export type PublishRefusal =
   | { kind: "quota_exceeded" }
   /** 400 `uploadLimitExceeded`: the channel's rolling 24-hour upload cap is reached (web and mobile uploads count too). */
   | { kind: "upload_limit_exceeded" }
-  /** The token endpoint's 400 `invalid_grant` (expired or revoked), or a Data API 401 right after a fresh token. */
+  /**
+   * The token endpoint's 400 `invalid_grant` (expired or revoked) or `unauthorized_client` (the
+   * refresh token was granted to another OAuth client than its project's), or a Data API 401 right
+   * after a fresh token.
+   */
   | { kind: "grant_refused"; reason: string };
 
 export function classifyPublishRefusal(error: unknown): PublishRefusal | null {
   if (!(error instanceof ProviderError)) return null;
   if (error.provider === "google-oauth") {
     if (error.status === 400 && error.apiReason === "invalid_grant") return { kind: "grant_refused", reason: `invalid_grant: ${error.message}` };
+    if ((error.status === 400 || error.status === 401) && error.apiReason === "unauthorized_client") {
+      return { kind: "grant_refused", reason: `unauthorized_client: the refresh token was granted to another OAuth client than its Google project's (${error.message})` };
+    }
     return null;
   }
   if (error.provider !== "youtube") return null;

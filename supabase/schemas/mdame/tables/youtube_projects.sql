@@ -9,7 +9,12 @@ create table mdame.youtube_projects (
   analytics_queries_per_day integer not null default 10000,
   created_at timestamp with time zone not null default now(),
   updated_at timestamp with time zone not null default now(),
+  name text,
+  client_secret_enc text,
   constraint youtube_projects_pkey primary key (oauth_client_id),
+  constraint youtube_projects_name_key unique (name),
+  constraint youtube_projects_name_check check ((name ~ '^[a-z0-9][a-z0-9-]{0,39}$'::text) and (name <> 'default'::text)),
+  constraint youtube_projects_registered_check check (((name is null) = (client_secret_enc is null))),
   constraint youtube_projects_oauth_client_id_check check ((oauth_client_id <> ''::text)),
   constraint youtube_projects_upload_calls_per_day_check check ((upload_calls_per_day >= 0)),
   constraint youtube_projects_api_units_per_day_check check ((api_units_per_day >= 0)),
@@ -17,6 +22,9 @@ create table mdame.youtube_projects (
 );
 
 comment on column mdame.youtube_projects.analytics_queries_per_day is 'YouTube Analytics API reports.query calls the project may make per Pacific day: a quota of its own, apart from the Data API units (docs/analytics.md).';
+
+comment on column mdame.youtube_projects.name is 'The short name an operator registered the project under (mdame youtube-project add); null for a project met only through connects with the environment''s client (GOOGLE_OAUTH_CLIENT_ID), which is the project default.';
+comment on column mdame.youtube_projects.client_secret_enc is 'The OAuth client secret, AES-256-GCM sealed with the credentials key ring for this client id; null when the environment''s GOOGLE_OAUTH_CLIENT_SECRET serves the project.';
 
 comment on table mdame.youtube_projects is 'Google projects (OAuth clients) and the sizes of their daily YouTube buckets; project default holds accounts connected before the client was recorded.';
 
