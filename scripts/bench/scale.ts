@@ -8,9 +8,10 @@
  *   transitions_per_s=.. edge_cpu_p99_ms=.. edge_cpu_max_ms=.. db_cpu_ms_per_unit=..
  *
  * It runs a stack of its own (.local/bench, the clone's ports plus --port-offset), reset at the
- * start, so the developer's own database is never changed. Exit 0 when every unit ended published,
- * 1 when some did not or the run failed, 2 on bad arguments, 3 when interrupted or timed out
- * (the report then covers what was done).
+ * start, so the developer's own database is never changed. Exit 0 when every dimension made a
+ * unit and none failed or stayed open (a rejected topic is the engine's decision), 1 otherwise or
+ * when the run failed, 2 on bad arguments, 3 when interrupted or timed out (the report then covers
+ * what was done).
  */
 import { join, resolve } from "node:path";
 import process from "node:process";

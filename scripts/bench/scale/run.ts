@@ -134,7 +134,10 @@ interface Collected {
 async function collect(sql: Sql, plan: ScalePlan, clock: EngineClock, media: MediaWorkers, edge: EdgeCpuWindows, edgeLogFrom: number,
   sampled: Sampled, dbCpuMs: number, endedAt: number): Promise<Collected> {
   const units = await sql`
-    select u.id, u.dimension_id, u.stage, (select min(p.published_at) from mdame.publications p where p.unit_id = u.id) as published_at
+    select u.id, u.dimension_id, u.stage,
+           -- The event's time is the wall clock's (now()); publications.published_at follows the engine's.
+           (select min(e.created_at) from mdame.events e
+             where e.unit_id = u.id and e.kind = 'stage_entered' and e.stage = 'published') as published_at
       from mdame.work_units u where u.dimension_id like 'scale-%'`;
   const due = new Map(plan.dimensions.map((d) => [d.id, clock.wallAt(d.due_minute)]));
   const late = units.filter((u) => u.stage === "published" && u.published_at)
@@ -272,7 +275,8 @@ export async function runScaleBench(options: ScaleOptions): Promise<number> {
     if (options.write) writeDocBlock(options, result, ended, line);
     console.log(line);
     if (ended !== "done") return 3;
-    return result.figures.published === result.figures.units && result.figures.units === options.dimensions ? 0 : 1;
+    // A rejection is the engine's decision about a topic, not a failure of the control plane.
+    return result.figures.failed === 0 && result.open === 0 && result.figures.units === options.dimensions ? 0 : 1;
   } finally {
     await media?.stop().catch((error) => say(`stopping the media workers: ${(error as Error).message}`));
     await sql`select mdame.set_engine_clock(null)`.catch(() => {});
