@@ -122,8 +122,12 @@ async function driveDay(sql: Sql, env: Record<string, string>, plan: ScalePlan, 
   }
 }
 
+const ENDED_BY = { done: "the day's end, every unit ended", timeout: "the timeout", interrupted: "an interruption" } as const;
+
 interface Collected {
   figures: ScaleFigures;
+  /** Why units failed: each distinct error with its count, most frequent first. */
+  failures: string[];
   edgeSource: string;
   rejected: number;
   deferred: number;
@@ -134,7 +138,7 @@ interface Collected {
 async function collect(sql: Sql, plan: ScalePlan, clock: EngineClock, media: MediaWorkers, edge: EdgeCpuWindows, edgeLogFrom: number,
   sampled: Sampled, dbCpuMs: number, endedAt: number): Promise<Collected> {
   const units = await sql`
-    select u.id, u.dimension_id, u.stage,
+    select u.id, u.dimension_id, u.stage, u.error,
            -- The event's time is the wall clock's (now()); publications.published_at follows the engine's.
            (select min(e.created_at) from mdame.events e
              where e.unit_id = u.id and e.kind = 'stage_entered' and e.stage = 'published') as published_at
@@ -158,7 +162,13 @@ async function collect(sql: Sql, plan: ScalePlan, clock: EngineClock, media: Med
     ? `cpu_ms of the edge host's ${requestCpu.length} per-request log lines`
     : `its process tree's CPU in ${edge.windows.length} one-second windows from /proc (the edge host logs no cpu_ms per request yet): an upper bound per request`;
   const count = (stage: string) => units.filter((u) => u.stage === stage).length;
+  const reasons = new Map<string, number>();
+  for (const u of units.filter((u) => u.stage === "failed")) {
+    const reason = String(u.error ?? "no error recorded").slice(0, 200);
+    reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+  }
   return {
+    failures: [...reasons].sort((a, b) => b[1] - a[1]).map(([reason, n]) => `${n} x ${reason}`),
     figures: {
       dimensions: plan.dimensions.length,
       units: units.length,
@@ -180,14 +190,14 @@ async function collect(sql: Sql, plan: ScalePlan, clock: EngineClock, media: Med
   };
 }
 
-function writeDocBlock(options: ScaleOptions, result: Collected, ended: string, line: string): void {
+function writeDocBlock(options: ScaleOptions, result: Collected, ended: keyof typeof ENDED_BY, line: string): void {
   const f = result.figures;
   const block = [
     "<!-- scale:start -->",
     "## Scale: one engine day of N dimensions",
     "",
     `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC with \`npm run bench:scale -- --dimensions ${options.dimensions} --day-minutes ${options.dayMinutes}\` on ${cpus().length} cores (${cpus()[0]?.model ?? "unknown CPU"}), load average at the end ${loadavg().map((l) => l.toFixed(2)).join(" ")}.`,
-    `The control plane only: the media workers answer from pre-rendered clips (the render bench measures renders). Offered load ${offeredLoad(options.dimensions, options.dayMinutes).toFixed(2)} units per wall minute; the day ended by ${ended} after ${result.wallS.toFixed(0)} s (docs/scale.md explains each figure).`,
+    `The control plane only: the media workers answer from pre-rendered clips (the render bench measures renders). Offered load ${offeredLoad(options.dimensions, options.dayMinutes).toFixed(2)} units per wall minute; the day ended by ${ENDED_BY[ended]} after ${result.wallS.toFixed(0)} s (docs/scale.md explains each figure).`,
     "",
     "| figure | value |",
     "|---|---|",
@@ -197,6 +207,7 @@ function writeDocBlock(options: ScaleOptions, result: Collected, ended: string, 
     `| stage transitions per wall second | ${f.transitions_per_s.toFixed(2)} |`,
     `| edge CPU per request p99 / max | ${f.edge_cpu_p99_ms?.toFixed(0) ?? "na"} ms / ${f.edge_cpu_max_ms?.toFixed(0) ?? "na"} ms (${result.edgeSource}) |`,
     `| database CPU per unit | ${f.db_cpu_ms_per_unit?.toFixed(0) ?? "na"} ms |`,
+    ...(result.failures.length ? ["", `Failed units: ${result.failures.join("; ")}.`] : []),
     "",
     "```",
     line,
@@ -250,6 +261,7 @@ export async function runScaleBench(options: ScaleOptions): Promise<number> {
     await db.stop(() => {}).catch(() => {});
     throw new Error(`the bench's database could not be reset (${paths.local}, port ${LOCAL_STACK.dbPort}): ${(error as Error).message}`);
   }
+  if (interrupted) return 3;
   const stack = await startBenchStack();
   const sql = createSql(LOCAL_DB_URL, { max: 2, application: "mdame-bench-scale" });
   let media: MediaWorkers | null = null;
@@ -268,9 +280,10 @@ export async function runScaleBench(options: ScaleOptions): Promise<number> {
     const endedAt = Date.now();
     const dbCpuMs = treeCpuMs(postmaster() ?? -1) - dbCpuBefore;
     const result = await collect(sql, plan, clock, media, edge, edgeLogFrom, sampled, dbCpuMs, endedAt);
-    say(`ended by ${ended === "done" ? "the day's end with every unit ended" : ended} after ${result.wallS.toFixed(0)} s of day`);
+    say(`ended by ${ENDED_BY[ended]} after ${result.wallS.toFixed(0)} s of day`);
     say(`units: ${result.figures.published} published, ${result.figures.failed} failed, ${result.rejected} rejected, ${result.deferred} deferred, ${result.open} still open`);
     say(`edge CPU per request from ${result.edgeSource}`);
+    for (const failure of result.failures) say(`failed: ${failure}`);
     const line = summaryLine(result.figures);
     if (options.write) writeDocBlock(options, result, ended, line);
     console.log(line);
