@@ -13,7 +13,7 @@
  * SIGINT/SIGTERM, and reports what it has.
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
+import { cpus, loadavg, type as osType, release, totalmem } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { LOCAL_DB_URL, LOCAL_STACK } from "../../../shared/config/local-stack.ts";
@@ -196,7 +196,7 @@ function writeDocBlock(options: ScaleOptions, result: Collected, ended: keyof ty
     "<!-- scale:start -->",
     "## Scale: one engine day of N dimensions",
     "",
-    `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC with \`npm run bench:scale -- --dimensions ${options.dimensions} --day-minutes ${options.dayMinutes}\` on ${cpus().length} cores (${cpus()[0]?.model ?? "unknown CPU"}), load average at the end ${loadavg().map((l) => l.toFixed(2)).join(" ")}.`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC with \`npm run bench:scale -- --dimensions ${options.dimensions} --day-minutes ${options.dayMinutes}\` on ${osType()} ${release()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Bun ${process.versions.bun ?? "?"}; load average at the end ${loadavg().map((l) => l.toFixed(2)).join(" ")}.`,
     `The control plane only: the media workers answer from pre-rendered clips (the render bench measures renders). Offered load ${offeredLoad(options.dimensions, options.dayMinutes).toFixed(2)} units per wall minute; the day ended by ${ENDED_BY[ended]} after ${result.wallS.toFixed(0)} s (docs/scale.md explains each figure).`,
     "",
     "| figure | value |",
