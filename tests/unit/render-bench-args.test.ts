@@ -37,7 +37,7 @@ describe("benchmarks document", () => {
   test("docs/benchmarks.md keeps every owned block through the render bench's --write and npm run bench", () => {
     const doc = readFileSync(join(import.meta.dir, "..", "..", "docs", "benchmarks.md"), "utf8");
     const blocks = keptBlocks(doc);
-    expect(blocks.map((b) => /<!-- ([a-z-]+):start -->/.exec(b)![1])).toEqual(["render-history", "alignment", "housekeeping", "dashboard"]);
+    expect(blocks.map((b) => /<!-- ([a-z-]+):start -->/.exec(b)![1])).toEqual(["render-history", "alignment", "housekeeping", "dashboard", "scale"]);
     expect(keptBlocks(replaceSection(doc, ["## Render throughput", "", "new"]))).toEqual(blocks);
   });
 
