@@ -115,7 +115,7 @@ export const EngineEnv = z.object({
   /** Stage tasks a tick runs at once: they mostly wait on the LLM, TTS and uploads. */
   STAGE_CONCURRENCY: z.coerce.number({ message: "STAGE_CONCURRENCY must be a whole number" }).int().min(1).max(64).default(8),
   /** The share of EDGE_CPU_LIMIT_MS after which a tick claims no more stage tasks; the rest finishes what it holds. */
-  TICK_CPU_SHARE: z.coerce.number({ message: "TICK_CPU_SHARE must be a number" }).gt(0).max(0.9).default(0.6),
+  TICK_CPU_SHARE: z.coerce.number({ message: "TICK_CPU_SHARE must be a number" }).gt(0).max(0.9).default(0.5),
   /** A ComfyUI server (HTTP + WebSocket API) with the SVD / AnimateDiff models of gpu-worker/workflows. */
   COMFYUI_URL: z.string().url().optional(),
   FFMPEG_PATH: z.string().min(1).optional(),
