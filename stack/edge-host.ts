@@ -53,7 +53,7 @@ async function startUp() {
     await deps.sql.end({ timeout: 2 });
     throw error;
   }
-  // Warm start: every worker listens before the host does.
+  // Warm start: the workers start with the host, which listens once the first is ready.
   const pool = createWorkerPool({ size: workerCount, logger, queueTimeoutMs, maxWaiting: 16 * workerCount });
   try {
     await pool.start();

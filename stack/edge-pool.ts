@@ -92,7 +92,9 @@ export function createWorkerPool(options: WorkerPoolOptions) {
   async function spawn(): Promise<Running> {
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", WORKER_MODULE],
-      stdin: "null",
+      // Never written: a worker exits when it reads the end of it, so workers never outlive a host
+      // that was killed outright (stack/edge-worker.ts).
+      stdin: "piped",
       stdout: "piped",
       stderr: "inherit",
     }).spawn();
@@ -163,12 +165,28 @@ export function createWorkerPool(options: WorkerPoolOptions) {
   }
 
   return {
-    /** Starts every worker; rejects when one cannot start (the host then exits). */
+    /**
+     * Starts every worker and resolves once one listens, so the host answers as soon as it can;
+     * the others join as they become ready. Rejects when none can start (the host then exits);
+     * one that fails while another started is retried as a replacement is.
+     */
     async start(): Promise<void> {
-      const started = await Promise.allSettled(Array.from({ length: options.size }, () => spawn()));
-      const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
-      for (const s of started) if (s.status === "fulfilled") (failed ? end(s.value) : idle.push(s.value));
-      if (failed) throw failed.reason;
+      const spawns = Array.from({ length: options.size }, () =>
+        spawn().then((worker) => {
+          if (stopping) end(worker);
+          else offer(worker);
+        }));
+      try {
+        await Promise.any(spawns);
+      } catch (error) {
+        throw (error as AggregateError).errors[0];
+      }
+      for (const started of spawns) {
+        started.catch((error) => {
+          logger.error({ err: error, status: "retrying" }, "edge worker failed to start");
+          replace();
+        });
+      }
     },
 
     /** A free worker, for one request; release or kill it after. */

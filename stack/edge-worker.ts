@@ -58,8 +58,15 @@ const server = Deno.serve({
   return routed.fn.fetch(routed.request);
 });
 
-Deno.addSignalListener("SIGTERM", async () => {
+async function stop(): Promise<never> {
   await server.shutdown();
   await deps.sql.end({ timeout: 2 });
   Deno.exit(0);
-});
+}
+Deno.addSignalListener("SIGTERM", () => void stop());
+// The host holds this pipe open and never writes to it: its end means the host is gone, even
+// killed outright (SIGKILL gives it no chance to stop its workers).
+void (async () => {
+  for await (const _ of Deno.stdin.readable) { /* nothing is ever sent */ }
+  Deno.exit(0);
+})();
