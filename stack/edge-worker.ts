@@ -29,6 +29,8 @@ function engineFunctions(deps: PipelineDeps): Record<string, EdgeFunction> {
 }
 
 const logger = createLogger("edge-host").child({ worker_pid: Deno.pid });
+// The host waits for this line whatever LOG_LEVEL says.
+const readyLogger = createLogger("edge-host", undefined, "info").child({ worker_pid: Deno.pid });
 
 const deps = createPipelineDeps();
 const functions: Record<string, EdgeFunction> = engineFunctions(deps);
@@ -44,7 +46,7 @@ if (extra) {
 const server = Deno.serve({
   hostname: "127.0.0.1",
   port: 0,
-  onListen: ({ port }) => logger.info({ port, status: "succeeded" }, WORKER_READY_MESSAGE),
+  onListen: ({ port }) => readyLogger.info({ port, status: "succeeded" }, WORKER_READY_MESSAGE),
   // The apps answer their own errors; what escapes them is one line and a 500 with its id.
   onError: (error) => {
     const errorId = crypto.randomUUID();
