@@ -110,4 +110,13 @@ describe("edge host limits", () => {
     expect((await fetch(`${edgeHost.functionsUrl}/no-such-function`)).status).toBe(404);
     expect(edgeHost.child.exitCode).toBeNull();
   }, 30_000);
+
+  test("a host killed outright takes its workers with it", async () => {
+    const worker = await pidOf();
+    edgeHost.child.kill("SIGKILL");
+    await new Promise((resolve) => edgeHost.child.once("exit", resolve));
+    const deadline = Date.now() + 10_000;
+    while (await aliveAfterAMoment(worker) && Date.now() < deadline);
+    expect(await aliveAfterAMoment(worker)).toBe(false);
+  }, 30_000);
 });
