@@ -7,6 +7,7 @@
 import { fileURLToPath } from "node:url";
 import { Backoff } from "../shared/backoff.ts";
 import type { Logger } from "../shared/logging/logger.ts";
+import { sweepScratchDirs } from "../shared/storage/scratch-dirs.ts";
 import { WORKER_READY_MESSAGE } from "./edge-functions.ts";
 
 export interface EdgeWorker {
@@ -104,6 +105,10 @@ export function createWorkerPool(options: WorkerPoolOptions) {
       all.delete(worker);
       const at = idle.indexOf(worker);
       if (at >= 0) idle.splice(at, 1);
+      // A worker killed mid-request leaves its scratch directories (a voice's audio, say) behind.
+      void sweepScratchDirs().then(({ removed, failed }) => {
+        if (removed.length + failed.length > 0) logger.info({ removed, failed, worker_pid: worker.pid }, "scratch directories of dead processes swept");
+      }, () => {});
       // A worker that never listened is the starting code's failure to report, not a crash.
       if (worker.ended || stopping || worker.port === 0) return;
       logger.warn({ worker_pid: worker.pid, code: status.code, signal: status.signal, status: "failed" }, "edge worker exited; starting another");

@@ -19,7 +19,7 @@ const MEMORY_LIMIT_MB = 400;
 
 const call = (what: string, amount: number) => fetch(`${edgeHost.functionsUrl}/edge-limits/${what}?amount=${amount}`);
 const pidOf = async () => ((await (await call("pid", 0)).json()) as { pid: number }).pid;
-/** Whether `pid` is still running a second after the answer (a SIGKILL is delivered, not awaited). */
+/** Whether `pid` is still running up to 5 s after the answer (a SIGKILL is delivered, not awaited). */
 async function aliveAfterAMoment(pid: number): Promise<boolean> {
   const running = () => {
     try {
@@ -28,7 +28,7 @@ async function aliveAfterAMoment(pid: number): Promise<boolean> {
       return false;
     }
   };
-  for (let i = 0; i < 20 && running(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (let i = 0; i < 100 && running(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
   return running();
 }
 /** The host's `edge request` lines so far. */
