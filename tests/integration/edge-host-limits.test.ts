@@ -2,8 +2,7 @@
  * The local edge host ends a request past Supabase's per-request limits as the hosted runtime
  * does: its worker is killed, the answer is 546 {"code":"WORKER_LIMIT"}, a fresh worker takes its
  * place and the host serves the next request. The hosted CPU limit, small memory and wall limits
- * by env; the work is done by the
- * test-only function of tests/fixtures/edge-limit-functions.ts.
+ * by env; the work is done by the test-only function of tests/fixtures/edge-limit-functions.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
