@@ -7,7 +7,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import process from "node:process";
 import { WORKER_LIMIT_STATUS, WorkerLimitAnswer } from "../../shared/contracts/edge-runtime.ts";
 import * as db from "../../stack/db.ts";
 import { paths } from "../../stack/paths.ts";
@@ -58,7 +57,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (process.env.SHOW_EDGE_LINES) console.log(requestLines());
   await edgeHost?.stop();
 }, 60_000);
 

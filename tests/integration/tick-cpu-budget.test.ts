@@ -8,7 +8,6 @@
  * its own cost is paced by Telegram's one message a second, not by the backlog.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import process from "node:process";
 import postgres from "postgres";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 import { TickAnswer } from "../../shared/contracts/operator.ts";
@@ -49,7 +48,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (process.env.SHOW_EDGE_LINES) console.log(tickLines());
   await edgeHost?.stop();
   await sql.end();
 }, 60_000);
