@@ -14,7 +14,7 @@ import process from "node:process";
 import { paths } from "../stack/paths.ts";
 
 /** Files that run on Deno outside functions/; tsconfig.json excludes them for the same reason. */
-export const DENO_SCRIPTS = ["stack/edge-host.ts", "tests/integration/fixtures/edge-tts-deno.ts"] as const;
+export const DENO_SCRIPTS = ["stack/edge-host.ts", "stack/edge-worker.ts", "tests/fixtures/edge-limit-functions.ts", "tests/integration/fixtures/edge-tts-deno.ts"] as const;
 
 export interface TypeCheck {
   name: string;

@@ -1,9 +1,12 @@
 /**
  * Local edge host (Deno): serves every Edge Function at http://127.0.0.1:54321/functions/v1/<name>
  * (MDAME_EDGE_PORT moves the port) as the Supabase gateway does: the function sees the path from
- * `/<name>` on. It listens for `mdame_wake` notifications, which stand in for pg_net on a plain
- * Postgres: each wake triggers the pipeline tick over HTTP, one at a time, again while work remains
- * (stack/wake-loop.ts). HTTP goes through stack/edge-server.ts, which bounds slow and refused clients.
+ * `/<name>` on. Requests run in a pool of worker processes (stack/edge-pool.ts), each ended at
+ * Supabase's per-request limits of CPU time, memory and wall clock as the hosted runtime ends
+ * them (stack/edge-gateway.ts). It listens for `mdame_wake` notifications, which stand in for
+ * pg_net on a plain Postgres: each wake triggers the pipeline tick over HTTP, one at a time, again
+ * while work remains (stack/wake-loop.ts). HTTP goes through stack/edge-server.ts, which bounds
+ * slow and refused clients in front of the workers.
  */
 import { Backoff } from "../shared/backoff.ts";
 import { loadEnv } from "../shared/config/env.ts";
@@ -14,26 +17,52 @@ import { FailureLog } from "../shared/logging/failure-log.ts";
 import { createLogger } from "../shared/logging/logger.ts";
 import { sweepScratchDirsAtStart } from "../shared/storage/scratch-dirs.ts";
 import { webhookSecrets } from "../shared/webhooks/standard-webhooks.ts";
-import { createPipelineApp } from "../functions/pipeline/app.ts";
 import { createPipelineDeps } from "../functions/pipeline/deps.ts";
-import { createWorkerCallbackApp } from "../functions/worker-callback/app.ts";
+import { createGateway } from "./edge-gateway.ts";
+import { edgeLimits } from "./edge-limits.ts";
+import { createWorkerPool } from "./edge-pool.ts";
 import { serveEdge } from "./edge-server.ts";
 import { createWakeLoop } from "./wake-loop.ts";
 
 const logger = createLogger("edge-host");
 const port = LOCAL_STACK.edgePort;
 
+/** A whole number from the environment, at least `min`; exits with a clear message otherwise. */
+function wholeNumber(name: string, fallback: number, min: number, unit: string): number {
+  const value = Number(Deno.env.get(name) ?? String(fallback));
+  if (!Number.isInteger(value) || value < min) {
+    console.error(`edge host: ${name} must be a whole number of ${unit}, at least ${min}`);
+    Deno.exit(1);
+  }
+  return value;
+}
+
+const headersTimeoutMs = wholeNumber("MDAME_EDGE_HEADERS_TIMEOUT_MS", 10_000, 100, "milliseconds");
+/** Enough for a few ticks side by side and the operator's requests. */
+const workerCount = wholeNumber("MDAME_EDGE_WORKERS", 4, 1, "workers");
+const queueTimeoutMs = wholeNumber("MDAME_EDGE_QUEUE_TIMEOUT_MS", 30_000, 100, "milliseconds");
+
 async function startUp() {
   await sweepScratchDirsAtStart(logger);
+  // The workers read the same environment: checked once here, a bad one stops the host at start-up.
   const deps = createPipelineDeps();
   try {
     await assertEnvironment(deps.sql, deps.env.ENV);
+    webhookSecrets(loadEnv(["WEBHOOK_SECRET", "WEBHOOK_SECRETS_PREVIOUS"]));
   } catch (error) {
     await deps.sql.end({ timeout: 2 });
     throw error;
   }
-  // The newest secret and those rotated out of it that the callback still accepts (docs/rotation.md).
-  return { pipelineDeps: deps, webhookSecrets: webhookSecrets(loadEnv(["WEBHOOK_SECRET", "WEBHOOK_SECRETS_PREVIOUS"])) };
+  // Warm start: the workers start with the host, which listens once the first is ready.
+  const pool = createWorkerPool({ size: workerCount, logger, queueTimeoutMs, maxWaiting: 16 * workerCount });
+  try {
+    await pool.start();
+  } catch (error) {
+    await pool.shutdown();
+    await deps.sql.end({ timeout: 2 });
+    throw error;
+  }
+  return { pipelineDeps: deps, pool };
 }
 
 let started: Awaited<ReturnType<typeof startUp>>;
@@ -45,29 +74,11 @@ try {
   console.error(`edge host: cannot start: ${message}`);
   Deno.exit(1);
 }
-const { pipelineDeps, webhookSecrets: acceptedWebhookSecrets } = started;
+const { pipelineDeps, pool } = started;
+const limits = edgeLimits(pipelineDeps.env);
 
-const functions: Record<string, { fetch: (request: Request) => Response | Promise<Response> }> = {
-  "pipeline": createPipelineApp(pipelineDeps),
-  "worker-callback": createWorkerCallbackApp({ sql: pipelineDeps.sql, logger: createLogger("worker-callback"), webhookSecrets: acceptedWebhookSecrets }),
-};
-
-const route = (request: Request): Response | Promise<Response> => {
-  const url = new URL(request.url);
-  const match = /^\/functions\/v1\/([a-z0-9-]+)(\/.*)?$/.exec(url.pathname);
-  const fn = match ? functions[match[1]] : undefined;
-  if (!match || !fn) return Response.json({ error: "function not found" }, { status: 404 });
-  url.pathname = `/${match[1]}${match[2] ?? ""}`;
-  return fn.fetch(new Request(url, request));
-};
-
-const headersTimeoutMs = Number(Deno.env.get("MDAME_EDGE_HEADERS_TIMEOUT_MS") ?? "10000");
-if (!Number.isInteger(headersTimeoutMs) || headersTimeoutMs < 100) {
-  console.error("edge host: MDAME_EDGE_HEADERS_TIMEOUT_MS must be a whole number of milliseconds, at least 100");
-  Deno.exit(1);
-}
-const server = await serveEdge({ hostname: LOCAL_STACK.host, port, handler: route, logger, headersTimeoutMs });
-logger.info({ port: server.port }, "edge host listening");
+const server = await serveEdge({ hostname: LOCAL_STACK.host, port, handler: createGateway({ pool, limits, logger }), logger, headersTimeoutMs });
+logger.info({ port: server.port, workers: workerCount, cpu_limit_ms: limits.cpuMs, memory_limit_mb: pipelineDeps.env.EDGE_MEMORY_LIMIT_MB, wall_limit_s: pipelineDeps.env.EDGE_WALL_LIMIT_S }, "edge host listening");
 
 const wakeLoop = createWakeLoop({
   tickUrl: `http://${LOCAL_STACK.host}:${server.port}/functions/v1/pipeline/tick`,
@@ -108,6 +119,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     clearInterval(poll);
     wakeLoop.stop();
     await server.shutdown();
+    await pool.shutdown();
     await listener.end({ timeout: 2 });
     await pipelineDeps.sql.end({ timeout: 2 });
     Deno.exit(0);

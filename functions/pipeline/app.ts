@@ -11,7 +11,8 @@ import type { PipelineDeps } from "./deps.ts";
 import { registerOperatorRoutes } from "./operator-routes.ts";
 import { answer } from "../../shared/http/answer.ts";
 import { jsonBody, routeParam } from "./operator/request.ts";
-import { drainStageTasks } from "./stage-runner.ts";
+import { drainStageTasks, tickCpuBudgetMs } from "./stage-runner.ts";
+import { startCpuMeter } from "./stage-pool.ts";
 import { deliverDueAlerts } from "./alerts/deliver.ts";
 import { drainAnalyticsFetches } from "./analytics/fetch.ts";
 import { buildPendingWeeklyReports } from "./reports/weekly.ts";
@@ -22,8 +23,12 @@ import { drainStorageDeletions, STORAGE_DELETIONS_BUDGET_MS } from "./housekeepi
 const RunId = z.string().uuid();
 
 /** The `pipeline` Edge Function: manual trigger, run status, and the tick that drains stage tasks. */
-/** A tick's whole budget: pg_net waits 120 s for its answer (wake_stage_runner). */
-const TICK_BUDGET_MS = 100_000;
+/**
+ * A tick's whole wall budget: pg_net waits 120 s for its answer (wake_stage_runner), and the Edge
+ * runtime ends a request at its wall limit; two thirds of it leaves the tasks still in flight
+ * after the last claim the rest.
+ */
+const tickBudgetMs = (env: PipelineDeps["env"]) => Math.min(100_000, Math.floor(env.EDGE_WALL_LIMIT_S * 1000 * 2 / 3));
 /** Kept for the alerts' delivery and for the analytics fetches, each, out of the tick's budget. */
 const SIDE_WORK_BUDGET_MS = 12_000;
 
@@ -62,18 +67,26 @@ export function createPipelineApp(deps: PipelineDeps) {
   });
 
   app.post("/tick", async (c) => {
+    // The CPU of the whole request counts against the runtime's limit, the fixed work included.
+    const cpuUsedMs = startCpuMeter();
     TickBody.parse(await jsonBody(c.req.raw));
     // The tick recovers, dead-letters and closes runs: never against another environment's database
     // (EnvironmentMismatchError, answered 503 as on every route whose RPC checks it).
     await assertEnvironment(deps.sql, deps.env.ENV);
     // One budget for the whole tick, under pg_net's 120-s timeout (wake_stage_runner): the stage
-    // tasks take what the alerts and analytics fetches do not keep for themselves.
+    // tasks take what the alerts and analytics fetches do not keep for themselves. They stop
+    // claiming at TICK_CPU_SHARE of the CPU limit too: the rest is for the tasks in flight and the
+    // side work (docs/supabase-wiring.md).
     const startedAt = Date.now();
-    const left = () => Math.max(0, TICK_BUDGET_MS - (Date.now() - startedAt));
+    const left = () => Math.max(0, tickBudgetMs(deps.env) - (Date.now() - startedAt));
     const result = await tick(deps.sql);
     await buildPendingWeeklyReports(deps);
     await runDueAdaptations(deps);
-    const drained = await drainStageTasks(deps, { budgetMs: Math.max(0, left() - 2 * SIDE_WORK_BUDGET_MS - STORAGE_DELETIONS_BUDGET_MS) });
+    const drained = await drainStageTasks(deps, {
+      budgetMs: Math.max(0, left() - 2 * SIDE_WORK_BUDGET_MS - STORAGE_DELETIONS_BUDGET_MS),
+      cpuBudgetMs: tickCpuBudgetMs(deps.env),
+      cpuUsedMs,
+    });
     await deliverDueAlerts(deps, { budgetMs: Math.min(SIDE_WORK_BUDGET_MS, left()) });
     await drainAnalyticsFetches(deps, { budgetMs: Math.min(SIDE_WORK_BUDGET_MS, left()) });
     await drainStorageDeletions(deps, { budgetMs: Math.min(STORAGE_DELETIONS_BUDGET_MS, left()) });

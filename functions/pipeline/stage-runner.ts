@@ -17,6 +17,7 @@ import {
 import { coerceError, isRetriable } from "../../shared/errors.ts";
 import type { LogStatus } from "../../shared/logging/logger.ts";
 import type { PipelineDeps } from "./deps.ts";
+import { runPool, startCpuMeter } from "./stage-pool.ts";
 import type { Stage, StageContext, StageLease, StageOutcome, StageOutcomeKind, StageTypes } from "./stage-task.ts";
 import { runIngest } from "./stages/ingest.ts";
 import { runPlan } from "./stages/plan.ts";
@@ -86,28 +87,42 @@ function complete<K extends StageOutcomeKind>(kind: K, sql: Sql, done: Finished<
 /** A short lease, extended by a heartbeat while the stage works: a crashed runner's task is back within seconds. */
 const VISIBILITY_TIMEOUT_S = 30;
 const HEARTBEAT_MS = 10_000;
-const BATCH_SIZE = 2;
 const RUNNER_ID = `pipeline-${crypto.randomUUID().slice(0, 8)}`;
 
+export interface DrainOptions {
+  /** Wall time after which no task is claimed; the tasks in flight still finish. */
+  budgetMs: number;
+  /** CPU time after which no task is claimed. Default: TICK_CPU_SHARE of EDGE_CPU_LIMIT_MS. */
+  cpuBudgetMs?: number;
+  /** The CPU used so far by the request that drains (the tick starts it first). Default: since the drain started. */
+  cpuUsedMs?: () => number;
+  /** Tasks in flight at most. Default: STAGE_CONCURRENCY. */
+  concurrency?: number;
+}
+
+/** The CPU a tick may spend before it stops claiming: the rest of the limit finishes what it holds. */
+export function tickCpuBudgetMs(env: Pick<PipelineDeps["env"], "EDGE_CPU_LIMIT_MS" | "TICK_CPU_SHARE">): number {
+  return env.EDGE_CPU_LIMIT_MS * env.TICK_CPU_SHARE;
+}
+
 /**
- * Reads stage tasks and runs them until the queue shows nothing visible or the time budget is
- * spent. A task whose step already completed (its step token has a stored result) is archived
- * without running its stage. Otherwise the stage returns its outcome and the runner records it
- * through the outcome's completion RPC, which archives the message; a failure goes to
- * fail_stage_task, which schedules the retry or dead-letters the task.
+ * Runs stage tasks, several at once (runPool), until the queue shows nothing visible or the wall
+ * or CPU budget is spent; then waits for the tasks in flight before answering. A task whose step
+ * already completed (its step token has a stored result) is archived without running its stage.
+ * Otherwise the stage returns its outcome and the runner records it through the outcome's
+ * completion RPC, which archives the message; a failure goes to fail_stage_task, which schedules
+ * the retry or dead-letters the task.
  */
-export async function drainStageTasks(deps: PipelineDeps, options: { budgetMs: number }) {
+export async function drainStageTasks(deps: PipelineDeps, options: DrainOptions) {
   const started = Date.now();
-  let processed = 0;
-  let failed = 0;
-  while (Date.now() - started < options.budgetMs) {
-    const rows = await claimStageTasks(deps.sql, RUNNER_ID, BATCH_SIZE, VISIBILITY_TIMEOUT_S);
-    if (rows.length === 0) return { processed, failed, more: false };
-    const outcomes = await Promise.all(rows.map((row) => runLeased(deps, row)));
-    processed += outcomes.length;
-    failed += outcomes.filter((ok) => !ok).length;
-  }
-  return { processed, failed, more: true };
+  const cpuUsedMs = options.cpuUsedMs ?? startCpuMeter();
+  const cpuBudgetMs = options.cpuBudgetMs ?? tickCpuBudgetMs(deps.env);
+  return await runPool<ClaimedStageTask>({
+    concurrency: options.concurrency ?? deps.env.STAGE_CONCURRENCY,
+    claim: (n) => claimStageTasks(deps.sql, RUNNER_ID, n, VISIBILITY_TIMEOUT_S),
+    run: (row) => runLeased(deps, row),
+    mayClaim: () => Date.now() - started < options.budgetMs && cpuUsedMs() < cpuBudgetMs,
+  });
 }
 
 /** Runs one claimed task while a heartbeat keeps its lease. */

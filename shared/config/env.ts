@@ -103,6 +103,19 @@ export const EngineEnv = z.object({
   TELEGRAM_API_BASE_URL: z.string().url().default("https://api.telegram.org"),
   /** The chat this environment's alerts go to (a dimension may name its own: alerts.telegram_chat_id). */
   TELEGRAM_CHAT_ID: z.string().regex(/^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31})$/, "TELEGRAM_CHAT_ID must be a number or @channelname").optional(),
+  /**
+   * The Edge runtime's per-request limits, Supabase's hosted values by default: CPU time (2 s),
+   * memory (256 MB) and wall clock (150 s on the free plan, 400 s on paid plans). The tick keeps
+   * its CPU and wall time under them; the local edge host ends a request past any of them as the
+   * hosted runtime does (docs/supabase-wiring.md).
+   */
+  EDGE_CPU_LIMIT_MS: z.coerce.number({ message: "EDGE_CPU_LIMIT_MS must be a number of milliseconds" }).int().min(10).max(3_600_000).default(2_000),
+  EDGE_MEMORY_LIMIT_MB: z.coerce.number({ message: "EDGE_MEMORY_LIMIT_MB must be a number of megabytes" }).int().min(16).max(65_536).default(256),
+  EDGE_WALL_LIMIT_S: z.coerce.number({ message: "EDGE_WALL_LIMIT_S must be a number of seconds" }).int().min(1).max(3_600).default(150),
+  /** Stage tasks a tick runs at once: they mostly wait on the LLM, TTS and uploads. */
+  STAGE_CONCURRENCY: z.coerce.number({ message: "STAGE_CONCURRENCY must be a whole number" }).int().min(1).max(64).default(8),
+  /** The share of EDGE_CPU_LIMIT_MS after which a tick claims no more stage tasks; the rest finishes what it holds. */
+  TICK_CPU_SHARE: z.coerce.number({ message: "TICK_CPU_SHARE must be a number" }).gt(0).max(0.9).default(0.5),
   /** A ComfyUI server (HTTP + WebSocket API) with the SVD / AnimateDiff models of gpu-worker/workflows. */
   COMFYUI_URL: z.string().url().optional(),
   FFMPEG_PATH: z.string().min(1).optional(),

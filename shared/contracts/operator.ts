@@ -144,7 +144,7 @@ export const TickAnswer = z.object({
   tick: TickResult,
   processed: count,
   failed: count,
-  /** Stage tasks were still visible when the drain's time budget ran out: call again. */
+  /** The drain stopped claiming at its wall or CPU budget (docs/supabase-wiring.md): work may remain, call again. */
   more: z.boolean(),
 }).strict();
 export type TickAnswer = z.infer<typeof TickAnswer>;
