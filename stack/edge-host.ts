@@ -1,16 +1,13 @@
 /**
  * Local edge host (Deno): serves every Edge Function at http://127.0.0.1:54321/functions/v1/<name>
  * (MDAME_EDGE_PORT moves the port) as the Supabase gateway does: the function sees the path from
- * `/<name>` on. It listens for `mdame_wake` notifications, which stand in for pg_net on a plain
- * Postgres: each wake triggers the pipeline tick over HTTP, one at a time, again while work remains
- * (stack/wake-loop.ts). HTTP goes through stack/edge-server.ts, which bounds slow and refused clients.
+ * `/<name>` on. It starts no tick itself: SQL wakes the pipeline tick through pg_net (or its
+ * stand-in, sent by the stack's `net` component) as on Supabase. HTTP goes through
+ * stack/edge-server.ts, which bounds slow and refused clients.
  */
-import { Backoff } from "../shared/backoff.ts";
 import { loadEnv } from "../shared/config/env.ts";
-import { createSql } from "../shared/db/client.ts";
 import { assertEnvironment } from "../shared/db/rpc/runs.ts";
 import { LOCAL_STACK } from "../shared/config/local-stack.ts";
-import { FailureLog } from "../shared/logging/failure-log.ts";
 import { createLogger } from "../shared/logging/logger.ts";
 import { sweepScratchDirsAtStart } from "../shared/storage/scratch-dirs.ts";
 import { webhookSecrets } from "../shared/webhooks/standard-webhooks.ts";
@@ -18,7 +15,6 @@ import { createPipelineApp } from "../functions/pipeline/app.ts";
 import { createPipelineDeps } from "../functions/pipeline/deps.ts";
 import { createWorkerCallbackApp } from "../functions/worker-callback/app.ts";
 import { serveEdge } from "./edge-server.ts";
-import { createWakeLoop } from "./wake-loop.ts";
 
 const logger = createLogger("edge-host");
 const port = LOCAL_STACK.edgePort;
@@ -69,46 +65,10 @@ if (!Number.isInteger(headersTimeoutMs) || headersTimeoutMs < 100) {
 const server = await serveEdge({ hostname: LOCAL_STACK.host, port, handler: route, logger, headersTimeoutMs });
 logger.info({ port: server.port }, "edge host listening");
 
-const wakeLoop = createWakeLoop({
-  tickUrl: `http://${LOCAL_STACK.host}:${server.port}/functions/v1/pipeline/tick`,
-  serviceRoleKey: pipelineDeps.env.SERVICE_ROLE_KEY,
-  logger,
-});
-
-// postgres.js re-listens after a lost connection itself; the pool's reconnect delay
-// (shared/db/client.ts) paces those attempts while the database refuses them. Every (re)connect
-// wakes the loop, whose backoff paces the ticks that follow.
-const listener = createSql(pipelineDeps.env.DB_URL, { max: 1, application: "mdame-edge-listener" });
-await listenWithBackoff(listener, (reason) => wakeLoop.wake(reason), () => wakeLoop.wake("listen"));
-// Notifications only announce new work; a task whose lease ran out (its runner crashed) becomes
-// visible silently. pg_cron ticks once a minute at best, so the host also polls.
-const POLL_MS = 10_000;
-const poll = setInterval(() => wakeLoop.wake("poll"), POLL_MS);
-
-/** The first LISTEN, retried with the shared backoff while the database refuses it. */
-async function listenWithBackoff(sql: typeof listener, onNotify: (reason: string) => void, onListen: () => void): Promise<void> {
-  const backoff = new Backoff({ initialMs: 500, maxMs: 30_000 });
-  const failures = new FailureLog(logger, { subject: "listen" });
-  for (;;) {
-    try {
-      await sql.listen("mdame_wake", onNotify, onListen);
-      failures.succeeded();
-      return;
-    } catch (error) {
-      const retryInMs = backoff.next();
-      failures.failed(error, { retry_in_ms: retryInMs });
-      await new Promise((resolve) => setTimeout(resolve, retryInMs));
-    }
-  }
-}
-
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, async () => {
     logger.info({ signal }, "edge host stopping");
-    clearInterval(poll);
-    wakeLoop.stop();
     await server.shutdown();
-    await listener.end({ timeout: 2 });
     await pipelineDeps.sql.end({ timeout: 2 });
     Deno.exit(0);
   });
