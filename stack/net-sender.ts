@@ -59,6 +59,8 @@ export interface RecordedResponse {
   id: number;
   method: string;
   url: string;
+  /** The body pg_net was asked to send. */
+  request_body: string | null;
   status_code: number | null;
   content_type: string | null;
   content: string | null;
@@ -107,7 +109,7 @@ export function createNetSender(options: NetSenderOptions): NetSender {
     for (const resolve of idleWaiters.splice(0)) resolve();
   }
 
-  async function record(row: QueuedRequest, response: Omit<RecordedResponse, "id" | "method" | "url"> & { headers: Record<string, string> | null }): Promise<void> {
+  async function record(row: QueuedRequest, response: Omit<RecordedResponse, "id" | "method" | "url" | "request_body"> & { headers: Record<string, string> | null }): Promise<void> {
     const id = Number(row.id);
     try {
       await sql`insert into net._http_response (id, status_code, content_type, headers, content, timed_out, error_msg)
@@ -119,7 +121,7 @@ export function createNetSender(options: NetSenderOptions): NetSender {
       recordFailures.failed(error, { request_id: id });
       return;
     }
-    recorded.push({ id, method: row.method, url: row.url, status_code: response.status_code, content_type: response.content_type, content: response.content, timed_out: response.timed_out, error_msg: response.error_msg });
+    recorded.push({ id, method: row.method, url: row.url, request_body: row.body === null ? null : row.body.toString("utf8"), status_code: response.status_code, content_type: response.content_type, content: response.content, timed_out: response.timed_out, error_msg: response.error_msg });
     if (recorded.length > RECORDED_KEPT) recorded.splice(0, recorded.length - RECORDED_KEPT);
     const failed = response.error_msg !== null || (response.status_code !== null && response.status_code >= 400);
     if (failed) requestFailures.failed(response.error_msg ?? `HTTP ${response.status_code}`, { request_id: id, url: row.url });
