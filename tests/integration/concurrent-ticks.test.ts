@@ -30,12 +30,15 @@ test(`${TICKS} ticks at once on a backlog of ${BACKLOG} tasks run each task exac
   // twice would show as a second failure or a second answer counting it.
   const sent = await sql<{ msg_id: string }[]>`
     select pgmq.send('stage_tasks', jsonb_build_object('not_a_stage_task', n)) as msg_id from generate_series(1, ${BACKLOG}) n`;
-  const tick = () =>
-    pipeline.app.request("/pipeline/tick", { method: "POST", headers: { authorization: pipeline.bearer, "content-type": "application/json" }, body: JSON.stringify({ reason: "concurrent-ticks" }) })
-      .then(async (response) => {
-        expect(response.status).toBe(200);
-        return TickAnswer.parse(await response.json());
-      });
+  const tick = async (): Promise<TickAnswer> => {
+    const response = await pipeline.app.request("/pipeline/tick", {
+      method: "POST",
+      headers: { authorization: pipeline.bearer, "content-type": "application/json" },
+      body: JSON.stringify({ reason: "concurrent-ticks" }),
+    });
+    expect(response.status).toBe(200);
+    return TickAnswer.parse(await response.json());
+  };
   const answers = await Promise.all(Array.from({ length: TICKS }, tick));
 
   expect(answers.reduce((sum, a) => sum + a.processed, 0)).toBe(BACKLOG);
