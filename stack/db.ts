@@ -15,7 +15,7 @@ import { ENGINE_DB_ROLE, LOCAL_DB_URL, LOCAL_STACK, localEngineDbUrl } from "../
 import { CLUSTER_LOCATION, paths, PG_OS_USER, RUNNING_AS_ROOT } from "./paths.ts";
 import { writeProjectMarker } from "./cluster-location.ts";
 import { reserveStackPorts, stackPorts, waitForPort } from "./ports.ts";
-import { DROP_PGMQ_COMPAT, engineLoginSql, PGTAP_SQL, PLATFORM_SQL, TERMINATE_SESSIONS } from "./platform-sql.ts";
+import { DROP_PGMQ_COMPAT, engineLoginSql, PGTAP_SQL, PLATFORM_SQL, PLATFORM_STAND_INS, TERMINATE_SESSIONS } from "./platform-sql.ts";
 import { loadOrCreateSecrets, localStackEnv } from "./stack-env.ts";
 import { supervisorPid } from "./stack-control.ts";
 import { pgBinDir, pgmqShapeFromEnv, pgmqShapeOfVersion, type PgmqShape } from "./pg-server.ts";
@@ -392,7 +392,7 @@ export interface ResetOptions {
  * sessions ended, platform roles and extensions, pgmq (the real extension where the server has it,
  * else a fresh supabase/pgmq-compat/pgmq.sql; in pgmq 1.4's layout when MDAME_PGMQ_SHAPE=1.4), then `supabase db reset --db-url` (drops the engine,
  * applies every migration in filename order and seed.sql), then pgTAP again (the CLI drops it),
- * then the engine role's login with the clone's password (the migration creates it without one).
+ * the pg_net and Vault stand-ins where the server lacks the extensions, then the engine role's login with the clone's password (the migration creates it without one).
  * Accounts are not part of the seed: `mdame account connect` adds them. The cluster must be running.
  * A failed file is reported as SqlFileError.
  */
@@ -430,20 +430,26 @@ export async function reset(options: ResetOptions = {}): Promise<void> {
     throw error;
   }
   await execSql("pgtap", PGTAP_SQL);
+  // After the CLI, which drops schema net (no extension owns it here); the migrations create the
+  // real extensions where the server offers them, and each file leaves a real one alone.
+  for (const standIn of PLATFORM_STAND_INS) {
+    if ((await execSql(`${standIn.extension} check`, `select count(*) from pg_available_extensions where name = '${standIn.extension}'`)) !== "0") continue;
+    log(`reset: ${standIn.extension} not available here; applying supabase/${standIn.file}`);
+    await applySqlFile(join(supabaseDir, standIn.file));
+  }
   log(`reset: ${ENGINE_DB_ROLE} may log in with the clone's password (.local/secrets.json)`);
   await execSql("engine role login", engineLoginSql(loadOrCreateSecrets().ENGINE_DB_PASSWORD));
   await storeWakeSecrets(log);
 }
 
 /**
- * Where the server has the real Vault (and so wakes through pg_net), stores the two secrets
- * docs/deploy.md has a deployer store: the local edge host's functions URL and the stack's service
- * role key, as the stack's components get them (localStackEnv). Nothing on a server without Vault,
- * whose wake-ups are pg_notify. The reset and the stack's start both call it.
+ * Stores the two secrets docs/deploy.md has a deployer store: the local edge host's functions URL
+ * and the stack's service role key, as the stack's components get them (localStackEnv), in Vault or
+ * its stand-in (supabase/vault-compat), so every wake-up posts to this stack's tick. The reset and
+ * the stack's start both call it.
  */
 export async function storeWakeSecrets(log: (line: string) => void = console.log, env: Record<string, string> = localStackEnv()): Promise<void> {
-  if ((await execSql("vault check", "select count(*) from pg_extension where extname = 'supabase_vault'")) === "0") return;
-  log(`Vault: mdame_functions_url (${env.FUNCTIONS_URL}) and mdame_service_role_key stored for the pg_net wake-ups`);
+  log(`Vault: mdame_functions_url (${env.FUNCTIONS_URL}) and mdame_service_role_key stored for the wake-ups`);
   await execSql("vault secrets", storeWakeSecretsSql(env.FUNCTIONS_URL!, env.SERVICE_ROLE_KEY!));
 }
 

@@ -3,17 +3,13 @@
  * (MDAME_EDGE_PORT moves the port) as the Supabase gateway does: the function sees the path from
  * `/<name>` on. Requests run in a pool of worker processes (stack/edge-pool.ts), each ended at
  * Supabase's per-request limits of CPU time, memory and wall clock as the hosted runtime ends
- * them (stack/edge-gateway.ts). It listens for `mdame_wake` notifications, which stand in for
- * pg_net on a plain Postgres: each wake triggers the pipeline tick over HTTP, one at a time, again
- * while work remains (stack/wake-loop.ts). HTTP goes through stack/edge-server.ts, which bounds
- * slow and refused clients in front of the workers.
+ * them (stack/edge-gateway.ts). It starts no tick itself: SQL wakes the pipeline tick through
+ * pg_net (or its stand-in, sent by the stack's `net` component) as on Supabase. HTTP goes through
+ * stack/edge-server.ts, which bounds slow and refused clients in front of the workers.
  */
-import { Backoff } from "../shared/backoff.ts";
 import { loadEnv } from "../shared/config/env.ts";
-import { createSql } from "../shared/db/client.ts";
 import { assertEnvironment } from "../shared/db/rpc/runs.ts";
 import { LOCAL_STACK } from "../shared/config/local-stack.ts";
-import { FailureLog } from "../shared/logging/failure-log.ts";
 import { createLogger } from "../shared/logging/logger.ts";
 import { sweepScratchDirsAtStart } from "../shared/storage/scratch-dirs.ts";
 import { webhookSecrets } from "../shared/webhooks/standard-webhooks.ts";
@@ -22,7 +18,6 @@ import { createGateway } from "./edge-gateway.ts";
 import { edgeLimits } from "./edge-limits.ts";
 import { createWorkerPool } from "./edge-pool.ts";
 import { serveEdge } from "./edge-server.ts";
-import { createWakeLoop } from "./wake-loop.ts";
 
 const logger = createLogger("edge-host");
 const port = LOCAL_STACK.edgePort;
@@ -80,47 +75,11 @@ const limits = edgeLimits(pipelineDeps.env);
 const server = await serveEdge({ hostname: LOCAL_STACK.host, port, handler: createGateway({ pool, limits, logger }), logger, headersTimeoutMs });
 logger.info({ port: server.port, workers: workerCount, cpu_limit_ms: limits.cpuMs, memory_limit_mb: pipelineDeps.env.EDGE_MEMORY_LIMIT_MB, wall_limit_s: pipelineDeps.env.EDGE_WALL_LIMIT_S }, "edge host listening");
 
-const wakeLoop = createWakeLoop({
-  tickUrl: `http://${LOCAL_STACK.host}:${server.port}/functions/v1/pipeline/tick`,
-  serviceRoleKey: pipelineDeps.env.SERVICE_ROLE_KEY,
-  logger,
-});
-
-// postgres.js re-listens after a lost connection itself; the pool's reconnect delay
-// (shared/db/client.ts) paces those attempts while the database refuses them. Every (re)connect
-// wakes the loop, whose backoff paces the ticks that follow.
-const listener = createSql(pipelineDeps.env.DB_URL, { max: 1, application: "mdame-edge-listener" });
-await listenWithBackoff(listener, (reason) => wakeLoop.wake(reason), () => wakeLoop.wake("listen"));
-// Notifications only announce new work; a task whose lease ran out (its runner crashed) becomes
-// visible silently. pg_cron ticks once a minute at best, so the host also polls.
-const POLL_MS = 10_000;
-const poll = setInterval(() => wakeLoop.wake("poll"), POLL_MS);
-
-/** The first LISTEN, retried with the shared backoff while the database refuses it. */
-async function listenWithBackoff(sql: typeof listener, onNotify: (reason: string) => void, onListen: () => void): Promise<void> {
-  const backoff = new Backoff({ initialMs: 500, maxMs: 30_000 });
-  const failures = new FailureLog(logger, { subject: "listen" });
-  for (;;) {
-    try {
-      await sql.listen("mdame_wake", onNotify, onListen);
-      failures.succeeded();
-      return;
-    } catch (error) {
-      const retryInMs = backoff.next();
-      failures.failed(error, { retry_in_ms: retryInMs });
-      await new Promise((resolve) => setTimeout(resolve, retryInMs));
-    }
-  }
-}
-
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, async () => {
     logger.info({ signal }, "edge host stopping");
-    clearInterval(poll);
-    wakeLoop.stop();
     await server.shutdown();
     await pool.shutdown();
-    await listener.end({ timeout: 2 });
     await pipelineDeps.sql.end({ timeout: 2 });
     Deno.exit(0);
   });

@@ -16,11 +16,11 @@ where datname = current_database() and pid <> pg_backend_pid() and backend_type 
 /**
  * What Supabase has before any migration: pg_cron, the `extensions` schema on the search path, and
  * the API roles that migrations grant to. The Supabase CLI keeps schema vault whoever owns it (on
- * Supabase it is Vault's). Here a vault or net schema that no extension owns or lives in is a
- * test's shim (supabase/tests/shims) and goes, or the next database would wake through a stale
- * shim. So do extensions the server does not offer: installed while the cluster ran an
- * installation that has them (MDAME_PG_BINDIR), their functions would call libraries this server
- * lacks.
+ * Supabase it is Vault's) and drops schema net unless pg_net owns it. Here a vault or net schema
+ * that no extension owns or lives in is a stand-in (PLATFORM_STAND_INS) and goes, so every reset
+ * installs it fresh, with no request, answer or secret of the last database. So do extensions the
+ * server does not offer: installed while the cluster ran an installation that has them
+ * (MDAME_PG_BINDIR), their functions would call libraries this server lacks.
  */
 export const PLATFORM_SQL = `
 create extension if not exists pg_cron;
@@ -68,6 +68,17 @@ begin
     drop schema if exists pgmq cascade;
   end if;
 end $$;`;
+
+/**
+ * pg_net's and Vault's SQL surface for a server without the extensions, installed by the reset after
+ * the Supabase CLI (which drops schema net) where `pg_available_extensions` lacks the extension, so
+ * mdame.wake_stage_runner runs the same SQL everywhere. The stack's `net` component
+ * (stack/net-sender.ts) sends what the pg_net stand-in queues.
+ */
+export const PLATFORM_STAND_INS = [
+  { extension: "pg_net", file: "pg-net-compat/pg_net.sql" },
+  { extension: "supabase_vault", file: "vault-compat/vault.sql" },
+] as const;
 
 /** pgTAP for pg_prove, in `extensions` as on Supabase; the CLI drops it with the other extensions. */
 export const PGTAP_SQL = `

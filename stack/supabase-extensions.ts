@@ -5,7 +5,7 @@
  * read (docs/supabase-wiring.md).
  *
  * The OS packages' Postgres has none of the three: then nothing here changes the cluster, and the
- * engine runs on the pgmq-compatible SQL with pg_notify wake-ups.
+ * engine runs on the pgmq-compatible SQL and the pg_net and Vault stand-ins (stack/platform-sql.ts).
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -89,16 +89,17 @@ export function extensionStartOptions(binDir: string): string[] {
 const literal = (value: string) => `'${value.replaceAll("'", "''")}'`;
 
 /**
- * The two secrets docs/deploy.md has a deployer store, stored the same way (vault.create_secret)
- * where the real Vault is installed: the functions URL the wake-ups post to and the key the tick
+ * The two secrets docs/deploy.md has a deployer store, stored the same way (vault.create_secret),
+ * in the real Vault or its stand-in: the functions URL the wake-ups post to and the key the tick
  * checks. Earlier rows of the same names are deleted rather than updated: update_secret decrypts
- * the old value first, which fails for a row stored under another root key. A no-op without Vault.
+ * the old value first, which fails for a row stored under another root key. A no-op on a database
+ * with neither (one the stack's reset did not build).
  */
 export function storeWakeSecretsSql(functionsUrl: string, serviceRoleKey: string): string {
   return `
 do $$
 begin
-  if not exists (select 1 from pg_extension where extname = 'supabase_vault') then
+  if to_regclass('vault.secrets') is null then
     return;
   end if;
   delete from vault.secrets where name in ('mdame_functions_url', 'mdame_service_role_key');

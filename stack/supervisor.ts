@@ -1,6 +1,6 @@
 /**
  * `npm run stack`: runs the whole local stack in the foreground until Ctrl-C, as a process manager
- * would: db, emulators, edge, gpu-worker, render-runner, in that order, each started once the one
+ * would: db, emulators, edge, net, gpu-worker, render-runner, in that order, each started once the one
  * before is ready. A component that dies is restarted with the shared backoff (shared/backoff.ts:
  * exponential with jitter, 0.5 s .. 10 s, back to 0.5 s once it has stayed up 30 s). SIGINT/SIGTERM stop the components in reverse order.
  *
@@ -74,6 +74,9 @@ const SPECS: ComponentSpec[] = [
     command: () => [denoBinary(), "run", "-A", "stack/edge-host.ts"],
     ready: () => httpOk(`${LOCAL_FUNCTIONS_URL}/pipeline/health`),
   },
+  // pg_net's worker where the server has only its stand-in: sends the wake-ups SQL queues. After the
+  // edge host, so the first wake-ups find the tick; without the stand-in there is nothing to send.
+  { name: "net", entry: "stack/net-sender.ts", cwd: paths.root, command: () => [process.execPath, "stack/net-sender.ts"], ready: aliveForASecond },
   { name: "gpu-worker", entry: "gpu-worker/main.ts", cwd: paths.root, command: () => [process.execPath, "gpu-worker/main.ts"], ready: aliveForASecond },
   { name: "render-runner", entry: "render-runner/main.ts", cwd: paths.root, command: () => [process.execPath, "render-runner/main.ts"], ready: aliveForASecond },
 ];
@@ -402,7 +405,7 @@ async function main(): Promise<number> {
       await proc.start();
       const timedOut = await Promise.race([ready.then(() => false), sleep(READY_TIMEOUT_MS).then(() => true)]);
       if (timedOut && !sup.stopping) say(`${spec.name} is not ready after ${READY_TIMEOUT_MS / 1000} s (see ${logFile(spec.name)}); going on`);
-      // With the real Vault (and pg_net), SQL wakes the edge host at the URL this stack serves.
+      // SQL wakes the edge host through pg_net (or its stand-in) at the URL this stack serves.
       if (spec.name === "db" && !timedOut && !sup.stopping) await db.storeWakeSecrets(say, env);
     }
   } catch (error) {

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { PipelineHealth, TickAnswer, TickBody, TriggeredRun, TriggerRunBody } from "../../shared/contracts/operator.ts";
-import { assertEnvironment, getRunStatus, startRun, tick, triggerRun } from "../../shared/db/rpc/runs.ts";
+import { assertEnvironment, getRunStatus, startRun, tick, triggerRun, wakeNextTick } from "../../shared/db/rpc/runs.ts";
 import { limitBody, PIPELINE_MAX_BODY_BYTES } from "../../shared/http/bounded-body.ts";
 import { createErrorHandler } from "../../shared/http/error-handler.ts";
 import { answerUnservedMethods } from "../../shared/http/method-not-allowed.ts";
@@ -90,6 +90,12 @@ export function createPipelineApp(deps: PipelineDeps) {
     await deliverDueAlerts(deps, { budgetMs: Math.min(SIDE_WORK_BUDGET_MS, left()) });
     await drainAnalyticsFetches(deps, { budgetMs: Math.min(SIDE_WORK_BUDGET_MS, left()) });
     await drainStorageDeletions(deps, { budgetMs: Math.min(STORAGE_DELETIONS_BUDGET_MS, left()) });
+    // Work left past the budget wakes the next tick from the database, as every wake-up is: pg_net
+    // ignores this answer on Supabase, so no caller may be relied on to tick again because of it.
+    if (drained.more) {
+      const requestId = await wakeNextTick(deps.sql);
+      deps.logger.info({ request_id: requestId, processed: drained.processed, status: "retrying" }, "tick out of time with stage tasks visible: next tick woken");
+    }
     return c.json(answer(TickAnswer, { tick: result, ...drained }, "POST /tick"));
   });
 

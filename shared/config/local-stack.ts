@@ -38,6 +38,9 @@ export function localEngineDbUrl(password: string): string {
 export const LOCAL_FUNCTIONS_URL = `http://${LOCAL_STACK.host}:${LOCAL_STACK.edgePort}/functions/v1`;
 export const LOCAL_EMULATOR_URL = `http://${LOCAL_STACK.host}:${LOCAL_STACK.emulatorPort}`;
 
-/** Components the supervisor runs; each writes `.local/run/<component>.pid`. */
-export const COMPONENTS = ["db", "emulators", "edge", "gpu-worker", "render-runner"] as const;
+/**
+ * Components the supervisor runs, in start order; each writes `.local/run/<component>.pid`. `net`
+ * sends what pg_net's stand-in queues (stack/net-sender.ts).
+ */
+export const COMPONENTS = ["db", "emulators", "edge", "net", "gpu-worker", "render-runner"] as const;
 export type Component = (typeof COMPONENTS)[number];

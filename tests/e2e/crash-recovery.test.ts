@@ -41,7 +41,7 @@ const UNREACHABLE_LIMIT_MS = 120_000;
 const UPLOAD_CHUNK_BYTES = 512 * 1024;
 /** Narration length of the dimensions in a crash run (mdame.dimensions.narration_*_words). */
 const SHORT_NARRATION = { min: 60, max: 75 } as const;
-const LOGGED = ["supervisor", "db", "emulators", "edge", "gpu-worker", "render-runner"] as const;
+const LOGGED = ["supervisor", "db", "emulators", "edge", "net", "gpu-worker", "render-runner"] as const;
 
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

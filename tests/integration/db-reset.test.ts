@@ -1,6 +1,7 @@
 /**
  * The local db reset (stack/db.ts, reset()) through the real Supabase CLI: what a reset
- * leaves, what it clears that the CLI alone would keep, and how a broken migration is reported.
+ * leaves, what it clears that the CLI alone would keep (queue rows, the stand-ins' requests,
+ * answers and secrets), and how a broken migration is reported.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -10,6 +11,7 @@ import postgres from "postgres";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 import * as db from "../../stack/db.ts";
 import { paths } from "../../stack/paths.ts";
+import { localStackEnv } from "../../stack/stack-env.ts";
 
 const quiet = { log: () => {} };
 const query = async <T extends Record<string, unknown>>(text: string): Promise<T[]> => {
@@ -42,18 +44,26 @@ test("a reset applies every migration through the Supabase CLI, then the seed, a
   expect(jobs.map((j) => j.jobname)).toEqual(["mdame-adapt-weekly", "mdame-alerts", "mdame-analytics-fetches", "mdame-housekeeping", "mdame-publish-drain", "mdame-scheduled-runs", "mdame-storage-deletions", "mdame-tick", "mdame-weekly-reports", "mdame-weekly-reports-retry"]);
 }, 60_000);
 
-test("a reset starts from empty queues and drops test shims, which the Supabase CLI alone would keep", async () => {
+test("a reset starts from empty queues, fresh pg_net and Vault stand-ins and this stack's wake secrets", async () => {
   await query("select pgmq.send('stage_tasks', '{\"left\": \"over\"}'::jsonb)");
-  await db.applySqlFile(join(paths.root, "supabase", "tests", "shims", "vault.sql"));
-  await db.applySqlFile(join(paths.root, "supabase", "tests", "shims", "pg_net.sql"));
+  const standIns = !(await query<{ n: number }>("select count(*)::int as n from pg_extension where extname in ('pg_net', 'supabase_vault')"))[0]!.n;
+  if (standIns) {
+    await query("select net.http_post('http://127.0.0.1:9/left-over')");
+    await query("insert into net._http_response (id, status_code) values (424242, 200)");
+    await query("select vault.create_secret('left over', 'left_over')");
+  }
   await db.reset(quiet);
   const [queued] = await query<{ n: number }>("select count(*)::int as n from pgmq.q_stage_tasks");
   expect(queued.n).toBe(0);
-  // A vault or net schema left is the real extension's (a server with Supabase's extensions), never a shim's.
-  const schemas = await query<{ nspname: string }>(`select nspname from pg_namespace n where nspname in ('vault', 'net')
-    and not exists (select 1 from pg_depend d where d.classid = 'pg_namespace'::regclass and d.objid = n.oid and d.deptype = 'e')
-    and not exists (select 1 from pg_extension e where e.extnamespace = n.oid)`);
-  expect(schemas).toEqual([]);
+  // The Supabase CLI keeps schema vault and its rows; the reset installs the stand-ins afresh.
+  const left = await query<{ n: number }>(`select (select count(*) from net.http_request_queue where url like '%left-over')
+    + (select count(*) from net._http_response where id = 424242) + (select count(*) from vault.secrets where name = 'left_over') as n`);
+  expect(Number(left[0]!.n)).toBe(0);
+  const secrets = await query<{ name: string; decrypted_secret: string }>(
+    "select name, decrypted_secret from vault.decrypted_secrets where name like 'mdame_%' order by name");
+  expect(secrets.map((s) => s.name)).toEqual(["mdame_functions_url", "mdame_service_role_key"]);
+  expect(secrets[0]!.decrypted_secret).toBe(localStackEnv().FUNCTIONS_URL!);
+  expect(await query("select to_regprocedure('net.http_post(text,jsonb,jsonb,jsonb,integer)') is not null as ok")).toEqual([{ ok: true }]);
 }, 60_000);
 
 test("a broken migration fails the reset with the file's name and Postgres's message", async () => {

@@ -60,6 +60,16 @@ export async function tick(sql: Queryable): Promise<TickResult> {
   return row.result;
 }
 
+/**
+ * Wakes the tick that carries on after this one ran out of time with stage tasks still visible:
+ * one request through pg_net, whatever the cap on ticks in flight (this tick is one of them and is
+ * ending). Returns the pg_net request id.
+ */
+export async function wakeNextTick(sql: Queryable): Promise<number> {
+  const row = await oneRow("wake_next_tick", z.object({ request_id: z.coerce.number().int() }).strict(), sql`select mdame.wake_next_tick() as request_id`);
+  return row.request_id;
+}
+
 /** A run with its dimensions and units, or null when there is no such run. */
 export async function getRunStatus(sql: Queryable, runId: string): Promise<RunStatus | null> {
   const row = await maybeRow("get_run_status", z.object({ status: RunStatus }).strict(), sql`select mdame.get_run_status(${runId}::uuid) as status`);

@@ -1,7 +1,8 @@
 -- Enqueues a stage task and wakes the stage runner only when it may be idle: when no other stage
--- task is visible. Visible work means the runner was woken for it and drains the queue before it
--- idles (a pass loops until a claim comes back empty); a wake lost in between is covered by the edge
--- host's poll and the minutely tick, both of which look for visible work themselves.
+-- task is visible. Visible work means a tick was woken for it and drains the queue before it ends
+-- (a pass loops until a claim comes back empty, and a tick out of time wakes its successor); a wake
+-- lost in between (a full set of ticks, a failed request) is covered by the minutely mdame-tick and
+-- by any tick woken meanwhile, both of which look for visible work themselves.
 
 create or replace function mdame.enqueue_stage_task(p_stage text, p_run_id uuid, p_unit_id uuid, p_dimension_id text default null::text)
 returns bigint

@@ -1,9 +1,15 @@
+-- Wakes the stage runner when stage work may be waiting (an enqueue on an idle queue, the minutely
+-- tick, a retried dead letter): one tick request through pg_net (post_tick_request), unless as many
+-- ticks as stage_runner.max_ticks allows are already in flight, in which case those ticks drain the
+-- work (each claims until its claim comes back empty, and one that runs out of time wakes its
+-- successor: wake_next_tick). A tick is in flight from its request until pg_net records its answer,
+-- or until the request's timeout has passed (a lost request or a crashed sender frees its slot).
+-- The cap is soft: wakes committing at the same instant may each take the last slot. Claims use
+-- `for update skip locked`, so ticks side by side never run the same task.
 -- Same contract as before (one optional reason, returns nothing; every caller uses perform).
 -- security definer: the RPCs run as their caller, and on Supabase only the owner of the migrations
 -- (postgres) may read vault.decrypted_secrets; service_role may not, and must not need to. The
 -- function hands nothing back, so running it as its owner reveals no secret to the caller.
--- The wake is part of the caller's transaction: pg_net sends queued requests only after commit, so
--- a rolled-back enqueue wakes nobody, exactly as pg_notify behaves.
 
 create or replace function mdame.wake_stage_runner(p_reason text default 'enqueue'::text)
 returns void
@@ -12,36 +18,30 @@ security definer
 set search_path = ''
 as $$
 declare
-  v_url text;
-  v_key text;
+  v_setting text;
+  v_max_ticks integer := 4;
+  v_in_flight integer;
 begin
-  if to_regprocedure('net.http_post(text,jsonb,jsonb,jsonb,integer)') is null
-     or to_regclass('vault.decrypted_secrets') is null then
-    perform pg_notify('mdame_wake', p_reason);
+  if to_regprocedure('net.http_post(text,jsonb,jsonb,jsonb,integer)') is null or to_regclass('net._http_response') is null then
+    raise exception 'pg_net is not installed (no net.http_post or net._http_response): the stage runner cannot be woken'
+      using errcode = 'MDN01',
+            hint = 'on Supabase: create extension pg_net; on plain Postgres: npm run db:reset, which installs supabase/pg-net-compat/pg_net.sql';
+  end if;
+  -- A setting that is not a count from 1 to 100 keeps the default: a typo must not stop every enqueue.
+  select s.value into v_setting from mdame.settings s where s.key = 'stage_runner.max_ticks';
+  if v_setting ~ '^[0-9]{1,3}$' and v_setting::integer between 1 and 100 then
+    v_max_ticks := v_setting::integer;
+  end if;
+
+  -- Responses created after the wake: pg_net indexes them by time, not by id.
+  delete from mdame.stage_runner_wakes w
+   where w.expires_at <= clock_timestamp()
+      or exists (select 1 from net._http_response r where r.created >= w.woken_at and r.id = w.request_id);
+  select count(*) into v_in_flight from mdame.stage_runner_wakes;
+  if v_in_flight >= v_max_ticks then
     return;
   end if;
-
-  select s.decrypted_secret into v_url from vault.decrypted_secrets s where s.name = 'mdame_functions_url';
-  if v_url is null or btrim(v_url) = '' then
-    raise exception 'Vault secret mdame_functions_url is not set: the stage runner cannot be woken through pg_net'
-      using errcode = 'MDN01',
-            hint = 'run: select vault.create_secret(''https://<project-ref>.supabase.co/functions/v1'', ''mdame_functions_url'');';
-  end if;
-  select s.decrypted_secret into v_key from vault.decrypted_secrets s where s.name = 'mdame_service_role_key';
-  if v_key is null or btrim(v_key) = '' then
-    raise exception 'Vault secret mdame_service_role_key is not set: the stage runner cannot be woken through pg_net'
-      using errcode = 'MDN01',
-            hint = 'run: select vault.create_secret(''<service role key>'', ''mdame_service_role_key'');';
-  end if;
-
-  -- The tick drains for up to 100 s (functions/pipeline/app.ts); a longer timeout lets pg_net record
-  -- its real answer instead of a timeout, and pg_net's worker waits on many requests at once.
-  perform net.http_post(
-    url := rtrim(btrim(v_url), '/') || '/pipeline/tick',
-    body := jsonb_build_object('reason', p_reason),
-    params := '{}'::jsonb,
-    headers := jsonb_build_object('Authorization', 'Bearer ' || btrim(v_key), 'Content-Type', 'application/json'),
-    timeout_milliseconds := 120000);
+  perform mdame.post_tick_request(p_reason);
 end;
 $$;
 

@@ -1,9 +1,8 @@
 begin;
 \ir ../_fixtures.psql
-\ir ../../shims/pg_net.sql
-\ir ../../shims/vault.sql
 delete from vault.secrets where name in ('mdame_functions_url', 'mdame_service_role_key');
 delete from net.http_request_queue;
+delete from mdame.stage_runner_wakes;
 select plan(3);
 
 -- A Supabase-shaped database: the wake is a pg_net request to the tick, whose body names the reason.
@@ -15,6 +14,7 @@ select is((select array_agg(convert_from(body, 'UTF8')::jsonb->>'reason') from n
   array['report'], 'the runner is woken once, for the reports');
 -- Nothing pending (both built): a repeated queue wakes nobody.
 delete from net.http_request_queue;
+delete from mdame.stage_runner_wakes;
 update mdame.weekly_reports set status = 'failed';
 select mdame.queue_weekly_reports('2026-11-22 21:00Z');
 select is((select count(*)::int from net.http_request_queue), 0, 'with nothing to build, no wake');

@@ -1,11 +1,10 @@
 begin;
 \ir ../_fixtures.psql
-\ir ../../shims/pg_net.sql
-\ir ../../shims/vault.sql
--- With the real extensions (a Supabase server) the stack's own secrets and any request pg_net has
--- not sent yet are there: this test starts from none (the transaction rolls back).
+-- The stack's own secrets, any request pg_net has not sent yet and the ticks in flight are there
+-- (the real extensions or their stand-ins): this test starts from none (the transaction rolls back).
 delete from vault.secrets where name in ('mdame_functions_url', 'mdame_service_role_key');
 delete from net.http_request_queue;
+delete from mdame.stage_runner_wakes;
 select plan(8);
 
 -- A Supabase-shaped database: pg_net and Vault, and the two secrets a deployer stores.
@@ -24,6 +23,7 @@ select is((select convert_from(body, 'UTF8')::jsonb from net.http_request_queue)
 
 -- The same path from an RPC: enqueueing a stage task on an idle queue wakes the runner over HTTP.
 delete from net.http_request_queue;
+delete from mdame.stage_runner_wakes;
 select tests.unit_at_stage('script') as unit \gset
 select mdame.enqueue_stage_task('script', (:'unit'::mdame.work_units).run_id, (:'unit'::mdame.work_units).id);
 select is((select count(*) from net.http_request_queue where url like '%/pipeline/tick'), 1::bigint,
@@ -31,6 +31,7 @@ select is((select count(*) from net.http_request_queue where url like '%/pipelin
 
 -- The RPCs run as their caller; service_role may not read Vault, yet its enqueues must still wake.
 delete from net.http_request_queue;
+delete from mdame.stage_runner_wakes;
 grant usage on schema net to service_role;
 select throws_ok($$ set local role service_role; select 1 from vault.decrypted_secrets $$, '42501', null,
                  'service_role itself may not read Vault');

@@ -1,11 +1,10 @@
 begin;
 \ir ../_fixtures.psql
-\ir ../../shims/pg_net.sql
-\ir ../../shims/vault.sql
--- With the real extensions (a Supabase server) the stack's own secrets and any request pg_net has
--- not sent yet are there: this test starts from none (the transaction rolls back).
+-- The stack's own secrets, any request pg_net has not sent yet and the ticks in flight are there
+-- (the real extensions or their stand-ins): this test starts from none (the transaction rolls back).
 delete from vault.secrets where name in ('mdame_functions_url', 'mdame_service_role_key');
 delete from net.http_request_queue;
+delete from mdame.stage_runner_wakes;
 select plan(3);
 
 select vault.create_secret('https://abcdefgh.supabase.mdame-test.invalid/functions/v1', 'mdame_functions_url');

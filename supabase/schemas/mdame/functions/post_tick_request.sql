@@ -1,0 +1,56 @@
+-- The one way SQL starts a pipeline tick: net.http_post to <mdame_functions_url>/pipeline/tick with
+-- the service key, both read from Vault (the real extensions on Supabase, their stand-ins on plain
+-- Postgres: docs/supabase-wiring.md), recorded in mdame.stage_runner_wakes as in flight until pg_net
+-- records the answer or the request's timeout has passed. Runs as its caller: wake_stage_runner and
+-- wake_next_tick, which run as their owner, the one role that may read the secrets.
+-- pg_net sends a request only after the calling transaction commits, so a rolled-back caller wakes
+-- nobody, and its wake row goes with it.
+
+create or replace function mdame.post_tick_request(p_reason text)
+returns bigint
+language plpgsql
+set search_path = ''
+as $$
+declare
+  -- The tick drains for up to 100 s (functions/pipeline/app.ts); a longer timeout lets pg_net record
+  -- its real answer instead of a timeout, and pg_net's worker waits on many requests at once.
+  c_timeout_ms constant integer := 120000;
+  v_url text;
+  v_key text;
+  v_request_id bigint;
+begin
+  if to_regprocedure('net.http_post(text,jsonb,jsonb,jsonb,integer)') is null or to_regclass('net._http_response') is null then
+    raise exception 'pg_net is not installed (no net.http_post or net._http_response): the stage runner cannot be woken'
+      using errcode = 'MDN01',
+            hint = 'on Supabase: create extension pg_net; on plain Postgres: npm run db:reset, which installs supabase/pg-net-compat/pg_net.sql';
+  end if;
+  select s.decrypted_secret into v_url from vault.decrypted_secrets s where s.name = 'mdame_functions_url';
+  if v_url is null or btrim(v_url) = '' then
+    raise exception 'Vault secret mdame_functions_url is not set: the stage runner cannot be woken through pg_net'
+      using errcode = 'MDN01',
+            hint = 'run: select vault.create_secret(''https://<project-ref>.supabase.co/functions/v1'', ''mdame_functions_url'');';
+  end if;
+  select s.decrypted_secret into v_key from vault.decrypted_secrets s where s.name = 'mdame_service_role_key';
+  if v_key is null or btrim(v_key) = '' then
+    raise exception 'Vault secret mdame_service_role_key is not set: the stage runner cannot be woken through pg_net'
+      using errcode = 'MDN01',
+            hint = 'run: select vault.create_secret(''<service role key>'', ''mdame_service_role_key'');';
+  end if;
+
+  v_request_id := net.http_post(
+    url := rtrim(btrim(v_url), '/') || '/pipeline/tick',
+    body := jsonb_build_object('reason', p_reason),
+    params := '{}'::jsonb,
+    headers := jsonb_build_object('Authorization', 'Bearer ' || btrim(v_key), 'Content-Type', 'application/json'),
+    timeout_milliseconds := c_timeout_ms);
+  -- A reinstalled pg_net starts its ids again; a row left by the old one is stale by then.
+  insert into mdame.stage_runner_wakes (request_id, reason, woken_at, expires_at)
+  values (v_request_id, p_reason, clock_timestamp(), clock_timestamp() + make_interval(secs => c_timeout_ms / 1000.0))
+  on conflict (request_id) do update set reason = excluded.reason, woken_at = excluded.woken_at, expires_at = excluded.expires_at;
+  return v_request_id;
+end;
+$$;
+
+comment on function mdame.post_tick_request(text) is 'internal: posts one tick request through pg_net and records it in flight';
+
+revoke all on function mdame.post_tick_request(text) from public, anon, authenticated;
