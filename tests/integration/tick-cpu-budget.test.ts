@@ -17,8 +17,8 @@ import { type EdgeHostProcess, startEdgeHost } from "../fixtures/edge-host-proce
 
 // Large enough that the host's own wake-loop ticks, which take their turn on the one worker
 // between the test's, cannot empty the queue before the test's first tick stops at its budget.
-const BACKLOG = 1_000;
-const CPU_LIMIT_MS = 600;
+const BACKLOG = 2_000;
+const CPU_LIMIT_MS = 1_200;
 const sql = postgres(LOCAL_DB_URL, { max: 2, onnotice: () => {} });
 let edgeHost: EdgeHostProcess;
 let serviceRoleKey: string;
