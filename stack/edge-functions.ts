@@ -16,6 +16,9 @@ export const FORWARDED_ORIGIN_HEADER = "x-mdame-edge-origin";
 /** The message of a worker's first line, which carries the port it listens on. */
 export const WORKER_READY_MESSAGE = "edge worker ready";
 
+/** The host's line when a worker died or was ended and a fresh one starts in its place. */
+export const WORKER_REPLACED_MESSAGE = "edge worker gone; starting another";
+
 /**
  * The request a function sees: its path from `/<name>` on, on the origin the client called
  * (`origin`), or null when no function of `functions` has that name.

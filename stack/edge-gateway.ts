@@ -102,7 +102,7 @@ async function runOnWorker(worker: EdgeWorker, request: Request, url: URL, limit
   const stop = (limit: EdgeLimit) => {
     if (passed !== null) return;
     passed = limit;
-    pool.kill(worker);
+    pool.kill(worker, `past its ${limit} limit`);
     controller.abort();
   };
   let sampling = false;
@@ -143,7 +143,7 @@ async function runOnWorker(worker: EdgeWorker, request: Request, url: URL, limit
     if (passed !== null) return { kind: "limit", limit: passed, cpuMs, rssBytes };
     // The worker crashed, or the client's upload broke off mid-request: either way the worker's
     // state is unknown, and a fresh one is the safe answer.
-    pool.kill(worker);
+    pool.kill(worker, "its answer broke off");
     return { kind: "gone", cpuMs, rssBytes, error };
   }
 }

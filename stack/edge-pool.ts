@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { Backoff } from "../shared/backoff.ts";
 import type { Logger } from "../shared/logging/logger.ts";
 import { sweepScratchDirs } from "../shared/storage/scratch-dirs.ts";
-import { WORKER_READY_MESSAGE } from "./edge-functions.ts";
+import { WORKER_READY_MESSAGE, WORKER_REPLACED_MESSAGE } from "./edge-functions.ts";
 
 export interface EdgeWorker {
   pid: number;
@@ -111,7 +111,7 @@ export function createWorkerPool(options: WorkerPoolOptions) {
       }, () => {});
       // A worker that never listened is the starting code's failure to report, not a crash.
       if (worker.ended || stopping || worker.port === 0) return;
-      logger.warn({ worker_pid: worker.pid, code: status.code, signal: status.signal, status: "failed" }, "edge worker exited; starting another");
+      logger.warn({ worker_pid: worker.pid, reason: "exited", code: status.code, signal: status.signal, status: "failed" }, WORKER_REPLACED_MESSAGE);
       replace();
     });
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -220,11 +220,16 @@ export function createWorkerPool(options: WorkerPoolOptions) {
       if (all.has(running) && !running.ended) offer(running);
     },
 
-    /** Ends a worker at once (SIGKILL), as the hosted runtime ends an isolate, and starts a fresh one. */
-    kill(worker: EdgeWorker): void {
+    /**
+     * Ends a worker at once (SIGKILL), as the hosted runtime ends an isolate, and starts a fresh one.
+     * `reason` is logged: the gateway often learns of a crashed worker (its answer broke off) before
+     * the worker's exit is seen, and then this is where it is replaced.
+     */
+    kill(worker: EdgeWorker, reason: string): void {
       const running = worker as Running;
       if (!all.has(running) || running.ended) return;
       end(running);
+      logger.warn({ worker_pid: running.pid, reason, status: "failed" }, WORKER_REPLACED_MESSAGE);
       replace();
     },
 

@@ -23,6 +23,7 @@ import { type Component, LOCAL_DB_URL } from "../../shared/config/local-stack.ts
 import { RunStatus } from "../../shared/contracts/operator.ts";
 import { createSql } from "../../shared/db/client.ts";
 import * as db from "../../stack/db.ts";
+import { WORKER_REPLACED_MESSAGE } from "../../stack/edge-functions.ts";
 import { logFile, paths, pidFile } from "../../stack/paths.ts";
 import { localStackEnv } from "../../stack/stack-env.ts";
 import { readStackStatus, type StackHandle, startStack, supervisorPid } from "../../stack/stack-control.ts";
@@ -294,7 +295,7 @@ async function checkFailpointsFired(checks: Checks, scenario: Scenario, dir: str
   // replaces (stack/edge-pool.ts), as the hosted runtime replaces a user worker; the supervisor
   // restarts every other component.
   const replacedByPool = (c: Component) =>
-    c === "edge" && logSince("edge", offsets.edge ?? 0).includes("edge worker exited; starting another");
+    c === "edge" && logSince("edge", offsets.edge ?? 0).includes(WORKER_REPLACED_MESSAGE);
   const restartedBySupervisor = (c: Component) => (status?.components[c]?.restarts ?? 0) > 0;
   const restarted = (c: Component) => restartedBySupervisor(c) || replacedByPool(c);
   while (Date.now() < deadline && !(Object.values(scenario.failpoints).every((c) => restarted(c!)) && killed.every(restartedBySupervisor))) {
