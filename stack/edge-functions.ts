@@ -29,5 +29,5 @@ export function functionRequest(request: Request, functions: Record<string, Edge
   const fn = match ? functions[match[1]!] : undefined;
   if (!match || !fn) return null;
   const seen = new URL(`/${match[1]}${match[2] ?? ""}${url.search}`, origin);
-  return { fn, request: new Request(seen, request) };
+  return { fn, request: new Request(seen.href, request) };
 }

@@ -129,6 +129,10 @@ interface Collected {
   /** Why units failed: each distinct error with its count, most frequent first. */
   failures: string[];
   edgeSource: string;
+  /** Edge CPU per unit: every per-request cpu_ms of the day over the units (null without those lines). */
+  edgeCpuMsPerUnit: number | null;
+  /** Wall seconds from each dimension's due moment to its run's start, over the dimensions that started. */
+  startLag: { started: number; p99S: number | null; maxS: number | null };
   rejected: number;
   deferred: number;
   open: number;
@@ -149,6 +153,12 @@ async function collect(sql: Sql, plan: ScalePlan, clock: EngineClock, media: Med
   const runs = await sql`
     select r.created_at, r.finished_at from mdame.pipeline_runs r
      where exists (select 1 from mdame.run_dimensions rd where rd.run_id = r.id and rd.dimension_id like 'scale-%')`;
+  // The run that took each dimension's day, against the moment the engine clock passed its start time.
+  const starts = await sql`
+    select rd.dimension_id, min(r.created_at) as started_at from mdame.run_dimensions rd
+      join mdame.pipeline_runs r on r.id = rd.run_id
+     where rd.dimension_id like 'scale-%' group by rd.dimension_id`;
+  const lags = starts.map((s) => Math.max(0, ((s.started_at as Date).getTime() - due.get(s.dimension_id as string)!) / 1000));
   const overlapping = maxConcurrent(runs.map((r) => ({ start: (r.created_at as Date).getTime(), end: (r.finished_at as Date | null)?.getTime() ?? null })), endedAt);
   const wallS = (endedAt - clock.startedAt) / 1000;
   const [transitions] = await sql`
@@ -160,7 +170,7 @@ async function collect(sql: Sql, plan: ScalePlan, clock: EngineClock, media: Med
   const edgeValues = requestCpu.length > 0 ? requestCpu : edge.windows;
   const edgeSource = requestCpu.length > 0
     ? `cpu_ms of the edge host's ${requestCpu.length} per-request log lines`
-    : `its process tree's CPU in ${edge.windows.length} one-second windows from /proc (the edge host logs no cpu_ms per request yet): an upper bound per request`;
+    : `its process tree's CPU in ${edge.windows.length} one-second windows from /proc (the edge host's log has no per-request line from the day): an upper bound per request`;
   const count = (stage: string) => units.filter((u) => u.stage === stage).length;
   const reasons = new Map<string, number>();
   for (const u of units.filter((u) => u.stage === "failed")) {
@@ -183,6 +193,8 @@ async function collect(sql: Sql, plan: ScalePlan, clock: EngineClock, media: Med
       db_cpu_ms_per_unit: units.length ? dbCpuMs / units.length : null,
     },
     edgeSource,
+    edgeCpuMsPerUnit: requestCpu.length > 0 && units.length > 0 ? requestCpu.reduce((a, b) => a + b, 0) / units.length : null,
+    startLag: { started: starts.length, p99S: percentile(lags, 99), maxS: lags.length ? Math.max(...lags) : null },
     rejected: count("rejected"),
     deferred: count("deferred"),
     open: units.filter((u) => !TERMINAL.includes(u.stage as string)).length,
@@ -207,6 +219,8 @@ function writeDocBlock(options: ScaleOptions, result: Collected, ended: keyof ty
     `| stage transitions per wall second | ${f.transitions_per_s.toFixed(2)} |`,
     `| edge CPU per request p99 / max | ${f.edge_cpu_p99_ms?.toFixed(0) ?? "na"} ms / ${f.edge_cpu_max_ms?.toFixed(0) ?? "na"} ms (${result.edgeSource}) |`,
     `| database CPU per unit | ${f.db_cpu_ms_per_unit?.toFixed(0) ?? "na"} ms |`,
+    `| edge CPU per unit, every request of the day | ${result.edgeCpuMsPerUnit?.toFixed(0) ?? "na"} ms |`,
+    `| runs started after their due moment, p99 / max (wall) | ${result.startLag.p99S?.toFixed(1) ?? "na"} s / ${result.startLag.maxS?.toFixed(1) ?? "na"} s (${result.startLag.started} of ${f.dimensions} started) |`,
     ...(result.failures.length ? ["", `Failed units: ${result.failures.join("; ")}.`] : []),
     "",
     "```",
@@ -229,7 +243,7 @@ async function startBenchStack(): Promise<StackHandle> {
     EMULATOR_YOUTUBE_UNITS_PER_DAY: "100000000",
   });
   try {
-    const stack = await startStack({ quiet: true, only: ["db", "emulators", "edge"], timeoutMs: 180_000 });
+    const stack = await startStack({ quiet: true, only: ["db", "emulators", "edge", "net"], timeoutMs: 180_000 });
     if (!stack.owned) throw new Error("a stack was already running in .local/bench; the bench needs one of its own (stop it: MDAME_LOCAL_DIR=.local/bench npm run clean)");
     return stack;
   } catch (error) {
@@ -282,7 +296,8 @@ export async function runScaleBench(options: ScaleOptions): Promise<number> {
     const result = await collect(sql, plan, clock, media, edge, edgeLogFrom, sampled, dbCpuMs, endedAt);
     say(`ended by ${ENDED_BY[ended]} after ${result.wallS.toFixed(0)} s of day`);
     say(`units: ${result.figures.published} published, ${result.figures.failed} failed, ${result.rejected} rejected, ${result.deferred} deferred, ${result.open} still open`);
-    say(`edge CPU per request from ${result.edgeSource}`);
+    say(`edge CPU per request from ${result.edgeSource}; per unit ${result.edgeCpuMsPerUnit?.toFixed(0) ?? "na"} ms over the day`);
+    say(`runs: ${result.startLag.started} of ${options.dimensions} started, p99 ${result.startLag.p99S?.toFixed(1) ?? "na"} s and at most ${result.startLag.maxS?.toFixed(1) ?? "na"} s (wall) after their due moment`);
     for (const failure of result.failures) say(`failed: ${failure}`);
     const line = summaryLine(result.figures);
     if (options.write) writeDocBlock(options, result, ended, line);
