@@ -21,6 +21,7 @@ import { COMPONENTS, type Component, LOCAL_DB_URL, LOCAL_EMULATOR_URL, LOCAL_FUN
 import * as db from "./db.ts";
 import { logFile, paths, pidFile } from "./paths.ts";
 import { reserveStackPorts, waitForPort } from "./ports.ts";
+import { pgBinDir, serverExtensions } from "./pg-server.ts";
 import { localStackEnv, writeStackEnv } from "./stack-env.ts";
 import { raiseThroughDatabase, RestartWatch } from "./restart-alerts.ts";
 import { type ComponentStatus, type StackStatus, supervisorPid } from "./stack-control.ts";
@@ -358,7 +359,11 @@ function parseArgs(argv: string[]): { quiet: boolean; only: Component[] | null }
 async function main(): Promise<number> {
   const { quiet, only } = parseArgs(process.argv.slice(2));
   const selected = SPECS.filter((spec) => !only || only.includes(spec.name));
-  const present = selected.filter((spec) => existsSync(join(paths.root, spec.entry)));
+  // On an installation with the real pg_net its background worker sends the wake-ups; a sender of
+  // the stand-in's beside it would take the same queue rows.
+  const realPgNet = serverExtensions(pgBinDir()).pgNet;
+  const sentByPgNet = (spec: ComponentSpec) => spec.name === "net" && realPgNet;
+  const present = selected.filter((spec) => existsSync(join(paths.root, spec.entry)) && !sentByPgNet(spec));
   for (const dir of [paths.run, paths.logs, paths.storage, paths.emulators]) mkdirSync(dir, { recursive: true });
 
   const problem = await preflight(present);
@@ -373,7 +378,10 @@ async function main(): Promise<number> {
 
   const sup = new Supervisor(quiet, env);
   for (const spec of selected) {
-    if (!present.includes(spec)) {
+    if (sentByPgNet(spec)) {
+      say(`${spec.name}: the server's pg_net sends the wake-ups (${pgBinDir()}); not started`);
+      sup.setComponent(spec.name, { state: "absent" });
+    } else if (!present.includes(spec)) {
       say(`${spec.name}: ${spec.entry} not found; not started`);
       sup.setComponent(spec.name, { state: "absent" });
     }

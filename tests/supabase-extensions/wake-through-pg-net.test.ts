@@ -3,7 +3,7 @@
  * whose database wakes the stage runner with `net.http_post` to the edge host, at the URL and with
  * the key the stack stored in Vault. The run completes and publishes a video per dimension, and
  * pg_net's own record (net._http_response) shows every wake-up answered 200 by the tick while the
- * stack ran.
+ * stack ran. The stack's own sender of the stand-in is not started beside the real worker.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
@@ -13,6 +13,7 @@ import process from "node:process";
 import { TickAnswer } from "../../shared/contracts/operator.ts";
 import * as db from "../../stack/db.ts";
 import { paths } from "../../stack/paths.ts";
+import { readStackStatus } from "../../stack/stack-control.ts";
 import { missingExtensions, superuser } from "./fixtures.ts";
 
 describe.skipIf(missingExtensions !== null)("wake-ups through pg_net (the extension)", () => {
@@ -43,6 +44,8 @@ describe.skipIf(missingExtensions !== null)("wake-ups through pg_net (the extens
     const summary = JSON.parse(readFileSync(join(paths.root, "out", "demo-summary.json"), "utf8")) as { run_status: string; videos: unknown[] };
     expect(summary.run_status).toBe("completed");
     expect(summary.videos.length).toBe(2);
+    // pg_net's own worker sent the wake-ups: the stack started no stand-in sender to take its queue.
+    expect(readStackStatus()?.components.net?.state).toBe("absent");
 
     await db.ensureRunning(() => {});
     const sql = superuser();
