@@ -3,6 +3,7 @@
  * node:util's parseArgs; every bad value is reported with what is expected.
  */
 import { parseArgs } from "node:util";
+import { UsageError, wholeNumber } from "../script-args.ts";
 
 export interface SoakOptions {
   days: number;
@@ -16,18 +17,7 @@ export interface SoakOptions {
 
 export const USAGE = "usage: npm run soak -- --days N (1-60) --dimensions D (1-10) --seed S (0-4294967295) [--day-seconds T (60-3600, default 900)] [--out DIR (default out/soak)]";
 
-export class UsageError extends Error {}
-
-function wholeNumber(name: string, raw: string | undefined, min: number, max: number, fallback?: number): number {
-  if (raw === undefined) {
-    if (fallback !== undefined) return fallback;
-    throw new UsageError(`--${name} is required`);
-  }
-  if (!/^\d+$/.test(raw.trim())) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new UsageError(`--${name} must be from ${min} to ${max}, got ${value}`);
-  return value;
-}
+export { UsageError };
 
 export function parseSoakArgs(argv: string[]): SoakOptions {
   let values: Record<string, string | undefined>;

@@ -3,6 +3,7 @@
  * [--port-offset P] [--write]`, parsed with node:util's parseArgs; every bad value is named.
  */
 import { parseArgs } from "node:util";
+import { UsageError, wholeNumber } from "../../script-args.ts";
 
 /**
  * Wall minutes one engine day takes by default: 1,000 dimensions then offer about 4 units a
@@ -24,18 +25,7 @@ export interface ScaleOptions {
 export const USAGE = "usage: npm run bench:scale -- --dimensions N (1-5000) [--day-minutes M (1-1440, default 240)] " +
   "[--timeout-minutes T (default: the day plus half of it, plus 10)] [--seed S] [--port-offset P (default 1200)] [--write]";
 
-export class UsageError extends Error {}
-
-function wholeNumber(name: string, raw: string | undefined, min: number, max: number, fallback?: number): number {
-  if (raw === undefined) {
-    if (fallback !== undefined) return fallback;
-    throw new UsageError(`--${name} is required`);
-  }
-  if (!/^\d+$/.test(raw.trim())) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new UsageError(`--${name} must be from ${min} to ${max}, got ${value}`);
-  return value;
-}
+export { UsageError };
 
 export function parseScaleArgs(argv: string[]): ScaleOptions {
   let values: Record<string, string | boolean | undefined>;
