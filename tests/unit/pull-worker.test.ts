@@ -16,6 +16,7 @@ import {
   uuidField,
   type WorkerQueue,
 } from "../../shared/worker/pull-worker.ts";
+import { sleep, waitFor } from "../fixtures/wait.ts";
 
 // ---------- fakes ----------
 
@@ -110,15 +111,6 @@ function deferred<T = void>() {
   return { promise, resolve };
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error("condition not met in time");
-    await sleep(5);
-  }
-}
 
 // ---------- a small queue definition ----------
 

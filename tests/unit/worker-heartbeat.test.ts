@@ -6,6 +6,7 @@ import type { CallbackSender } from "../../shared/worker/callback-sender.ts";
 import { PullWorker, type QueueMessage, type QueueTaskDefinition, type WorkerQueue } from "../../shared/worker/pull-worker.ts";
 import type { WorkerBeat, WorkerHeartbeats } from "../../shared/worker/worker-heartbeat.ts";
 import { workerIdentity } from "../../shared/worker/worker-id.ts";
+import { sleep, waitFor } from "../fixtures/wait.ts";
 
 /** Hands out each queued message once, as pgmq's read does within a visibility timeout. */
 class OnceQueue implements WorkerQueue {
@@ -49,15 +50,6 @@ class RecordedHeartbeats implements WorkerHeartbeats {
 }
 
 const sender: CallbackSender = { send: () => Promise.resolve({ ok: true, status: 200 }) };
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error("condition not met in time");
-    await sleep(5);
-  }
-}
 
 /** Render jobs that each wait for `release` before they complete. */
 function blockingDefinition(release: Promise<void>): QueueTaskDefinition<{ unit_id: string }> {
