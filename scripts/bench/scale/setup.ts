@@ -22,6 +22,9 @@ import type { ScaleDimension, ScalePlan } from "./plan.ts";
 const NARRATION = { min: 80, max: 95 } as const;
 const API_CONCURRENCY = 8;
 
+/** The bench's dimensions' hook audit pass mark (scaleDimensionConfig says why). */
+export const BENCH_HOOK_PASS_MARK = 0.6;
+
 const THINGS = ["currents", "signals", "layers", "patterns", "records", "samples", "tracks", "echoes"];
 const FINDINGS = ["glow at night", "change colour", "move faster than expected", "keep a hidden record", "break an old record",
   "follow a strange rhythm", "reshape an old theory", "double within weeks", "vanish before dawn", "split into layers"];
@@ -46,6 +49,11 @@ export function scaleDimensionConfig(d: ScaleDimension, emulatorUrl: string): Re
     sources: [{ kind: "feed", url: `${emulatorUrl}/posted-feeds/${d.id}.xml`, weight: 1 }],
     min_score: 0.2,
     publishing: { time_zone: d.time_zone, run_time: d.run_time },
+    // The hook audit's pass mark, lowered from 0.72 to one that all but the plainest of the emulated
+    // model's hook templates reach (a statement with no question, number or "you" scores 0.45): few
+    // units then stop at the audit, and nearly every one takes the control plane's longest path, to
+    // publish. The audit itself runs as ever, and a unit whose three rounds all fall short is rejected.
+    adapt: { hook_threshold: { value: BENCH_HOOK_PASS_MARK, min: 0.5, max: 0.85, step: 0.02 } },
   };
 }
 
