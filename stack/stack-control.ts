@@ -15,8 +15,9 @@ import { paths } from "./paths.ts";
 /** What the supervisor reports about one component in `.local/run/stack-status.json`. */
 export interface ComponentStatus {
   /**
-   * absent: its entry file does not exist (or, for net, the server's pg_net does its work), so it is not run; starting: spawned, not ready yet;
-   * ready: its readiness check passed; restarting: died, waiting out the backoff; stopped.
+   * absent: not run, since its entry file does not exist or the installation does not need it (net
+   * where the server has pg_net); starting: spawned, not ready yet; ready: its readiness check
+   * passed; restarting: died, waiting out the backoff; stopped.
    */
   state: "absent" | "starting" | "ready" | "restarting" | "stopped";
   pid: number | null;

@@ -40,6 +40,8 @@ interface ComponentSpec {
   command(): string[];
   cwd: string;
   ready(proc: ManagedProcess): Promise<boolean>;
+  /** Why this installation does not need the component (it is then not started), or null. */
+  notNeeded?(): string | null;
 }
 
 const log = createLogger("supervisor");
@@ -77,7 +79,12 @@ const SPECS: ComponentSpec[] = [
   },
   // pg_net's worker where the server has only its stand-in: sends the wake-ups SQL queues. After the
   // edge host, so the first wake-ups find the tick; without the stand-in there is nothing to send.
-  { name: "net", entry: "stack/net-sender.ts", cwd: paths.root, command: () => [process.execPath, "stack/net-sender.ts"], ready: aliveForASecond },
+  // Where the server has the real pg_net its own worker sends, and a sender beside it would take
+  // rows of the same queue.
+  {
+    name: "net", entry: "stack/net-sender.ts", cwd: paths.root, command: () => [process.execPath, "stack/net-sender.ts"], ready: aliveForASecond,
+    notNeeded: () => (serverExtensions(pgBinDir()).pgNet ? `the server's pg_net sends the wake-ups (${pgBinDir()})` : null),
+  },
   { name: "gpu-worker", entry: "gpu-worker/main.ts", cwd: paths.root, command: () => [process.execPath, "gpu-worker/main.ts"], ready: aliveForASecond },
   { name: "render-runner", entry: "render-runner/main.ts", cwd: paths.root, command: () => [process.execPath, "render-runner/main.ts"], ready: aliveForASecond },
 ];
@@ -359,11 +366,12 @@ function parseArgs(argv: string[]): { quiet: boolean; only: Component[] | null }
 async function main(): Promise<number> {
   const { quiet, only } = parseArgs(process.argv.slice(2));
   const selected = SPECS.filter((spec) => !only || only.includes(spec.name));
-  // On an installation with the real pg_net its background worker sends the wake-ups; a sender of
-  // the stand-in's beside it would take the same queue rows.
-  const realPgNet = serverExtensions(pgBinDir()).pgNet;
-  const sentByPgNet = (spec: ComponentSpec) => spec.name === "net" && realPgNet;
-  const present = selected.filter((spec) => existsSync(join(paths.root, spec.entry)) && !sentByPgNet(spec));
+  const skipped = new Map<Component, string>();
+  for (const spec of selected) {
+    const why = !existsSync(join(paths.root, spec.entry)) ? `${spec.entry} not found` : spec.notNeeded?.() ?? null;
+    if (why !== null) skipped.set(spec.name, why);
+  }
+  const present = selected.filter((spec) => !skipped.has(spec.name));
   for (const dir of [paths.run, paths.logs, paths.storage, paths.emulators]) mkdirSync(dir, { recursive: true });
 
   const problem = await preflight(present);
@@ -377,14 +385,9 @@ async function main(): Promise<number> {
   say(`supervisor pid ${process.pid}; environment in ${paths.stackEnv}; logs in ${paths.logs}`);
 
   const sup = new Supervisor(quiet, env);
-  for (const spec of selected) {
-    if (sentByPgNet(spec)) {
-      say(`${spec.name}: the server's pg_net sends the wake-ups (${pgBinDir()}); not started`);
-      sup.setComponent(spec.name, { state: "absent" });
-    } else if (!present.includes(spec)) {
-      say(`${spec.name}: ${spec.entry} not found; not started`);
-      sup.setComponent(spec.name, { state: "absent" });
-    }
+  for (const [name, why] of skipped) {
+    say(`${name}: ${why}; not started`);
+    sup.setComponent(name, { state: "absent" });
   }
 
   let interrupts = 0;

@@ -16,7 +16,8 @@
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { parseScaleArgs, USAGE, UsageError } from "./scale/args.ts";
+import { UsageError } from "../script-args.ts";
+import { parseScaleArgs, USAGE } from "./scale/args.ts";
 
 let options;
 try {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { parseScaleArgs, UsageError } from "../../scripts/bench/scale/args.ts";
+import { UsageError } from "../../scripts/script-args.ts";
+import { parseScaleArgs } from "../../scripts/bench/scale/args.ts";
 import { burstSize, dueMinutes, localTime, MINUTES_PER_DAY, planScaleDimensions, SCALE_LANGUAGES } from "../../scripts/bench/scale/plan.ts";
 import { scaleDimensionConfig } from "../../scripts/bench/scale/setup.ts";
 import { DimensionConfig } from "../../shared/contracts/dimension.ts";

@@ -3,7 +3,8 @@
  * fault kind, gives each day new topics, and its arguments are checked with clear messages.
  */
 import { expect, test } from "bun:test";
-import { parseSoakArgs, UsageError } from "../../scripts/soak/args.ts";
+import { UsageError } from "../../scripts/script-args.ts";
+import { parseSoakArgs } from "../../scripts/soak/args.ts";
 import { explains, type Failure } from "../../scripts/soak/explain.ts";
 import { FAULT_KINDS, makePlan } from "../../scripts/soak/plan.ts";
 import { titleSimilarity } from "../../shared/topics/near-duplicate.ts";

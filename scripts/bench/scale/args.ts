@@ -25,8 +25,6 @@ export interface ScaleOptions {
 export const USAGE = "usage: npm run bench:scale -- --dimensions N (1-5000) [--day-minutes M (1-1440, default 240)] " +
   "[--timeout-minutes T (default: the day plus half of it, plus 10)] [--seed S] [--port-offset P (default 1200)] [--write]";
 
-export { UsageError };
-
 export function parseScaleArgs(argv: string[]): ScaleOptions {
   let values: Record<string, string | boolean | undefined>;
   try {
