@@ -66,7 +66,10 @@ describe("the scale bench's dimensions", () => {
 describe("the scale bench's arguments", () => {
   test("defaults and bounds", () => {
     const options = parseScaleArgs(["--dimensions", "100"]);
-    expect(options).toEqual({ dimensions: 100, dayMinutes: 240, timeoutMinutes: 370, seed: 1, portOffset: 1200, write: false });
+    expect(options).toEqual({ dimensions: 100, dayMinutes: 10, timeoutMinutes: 25, seed: 1, portOffset: 1200, write: false });
+    expect(parseScaleArgs(["--dimensions", "1000"]).dayMinutes).toBe(100);
+    expect(parseScaleArgs(["--dimensions", "5"]).dayMinutes).toBe(6);
+    expect(parseScaleArgs(["--dimensions", "1000", "--day-minutes", "240"]).dayMinutes).toBe(240);
     expect(parseScaleArgs(["--dimensions", "10", "--day-minutes", "6", "--write"]).timeoutMinutes).toBe(19);
     expect(() => parseScaleArgs([])).toThrow(UsageError);
     expect(() => parseScaleArgs(["--dimensions", "0"])).toThrow("--dimensions must be from 1 to 5000");

@@ -6,10 +6,16 @@ import { parseArgs } from "node:util";
 import { UsageError, wholeNumber } from "../../script-args.ts";
 
 /**
- * Wall minutes one engine day takes by default: 1,000 dimensions then offer about 4 units a
- * minute, which this bench sustained on a 2-core machine (docs/scale.md, the figures).
+ * Units a wall minute the day offers by default: the day lasts `dimensions / 10` wall minutes
+ * (never under `MIN_DAY_MINUTES`), a load this bench sustained at N=1000 on a 2-core machine
+ * (docs/scale.md, the figures), so `--dimensions 1000` is one engine day in 100 minutes.
  */
-export const DEFAULT_DAY_MINUTES = 240;
+export const DEFAULT_UNITS_PER_MINUTE = 10;
+export const MIN_DAY_MINUTES = 6;
+
+export function defaultDayMinutes(dimensions: number): number {
+  return Math.max(MIN_DAY_MINUTES, Math.ceil(dimensions / DEFAULT_UNITS_PER_MINUTE));
+}
 
 export interface ScaleOptions {
   dimensions: number;
@@ -22,7 +28,7 @@ export interface ScaleOptions {
   write: boolean;
 }
 
-export const USAGE = "usage: npm run bench:scale -- --dimensions N (1-5000) [--day-minutes M (1-1440, default 240)] " +
+export const USAGE = "usage: npm run bench:scale -- --dimensions N (1-5000) [--day-minutes M (1-1440, default N/10, at least 6)] " +
   "[--timeout-minutes T (default: the day plus half of it, plus 10)] [--seed S] [--port-offset P (default 1200)] [--write]";
 
 export function parseScaleArgs(argv: string[]): ScaleOptions {
@@ -45,9 +51,10 @@ export function parseScaleArgs(argv: string[]): ScaleOptions {
     throw new UsageError((error as Error).message);
   }
   const text = (name: string) => values[name] as string | undefined;
-  const dayMinutes = wholeNumber("day-minutes", text("day-minutes"), 1, 1440, DEFAULT_DAY_MINUTES);
+  const dimensions = wholeNumber("dimensions", text("dimensions"), 1, 5000);
+  const dayMinutes = wholeNumber("day-minutes", text("day-minutes"), 1, 1440, defaultDayMinutes(dimensions));
   return {
-    dimensions: wholeNumber("dimensions", text("dimensions"), 1, 5000),
+    dimensions,
     dayMinutes,
     timeoutMinutes: wholeNumber("timeout-minutes", text("timeout-minutes"), 1, 4320, Math.ceil(dayMinutes * 1.5) + 10),
     seed: wholeNumber("seed", text("seed"), 0, 4294967295, 1),
