@@ -1,5 +1,5 @@
 /**
- * Local emulator of the external services MD-AME talks to (DESIGN.md, "Local stack"): one Bun
+ * Local emulator of the external services MD-AME talks to (docs/design.md, "Local stack"): one Bun
  * HTTP + WebSocket server that speaks each service's documented protocol, so the real client
  * libraries run unchanged against it.
  *

@@ -1,5 +1,5 @@
 /**
- * Deterministic hashing and the idempotency keys of DESIGN.md.
+ * Deterministic hashing and the idempotency keys of docs/design.md.
  * WebCrypto only, so the same code runs in Deno, Bun and Node.
  */
 

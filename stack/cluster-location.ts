@@ -1,5 +1,5 @@
 /**
- * Where a clone's Postgres cluster lives (DESIGN.md, "Local stack"), and the marker that names the
+ * Where a clone's Postgres cluster lives (docs/design.md, "Local stack"), and the marker that names the
  * clone owning a cluster kept outside it.
  *
  * Under the clone (`.local/db/data`) whenever possible, so deleting the clone deletes its data. As

@@ -1,5 +1,5 @@
 /**
- * The local Postgres cluster (DESIGN.md, "Local stack"): Postgres 15 from the OS packages (or the
+ * The local Postgres cluster (docs/design.md, "Local stack"): Postgres 15 from the OS packages (or the
  * installation MDAME_PG_BINDIR names), pg_cron preloaded (with pg_net and supabase_vault where the
  * installation has them: stack/supabase-extensions.ts), listening on 127.0.0.1:54322 as user
  * `postgres` / database `postgres`.

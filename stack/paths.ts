@@ -1,5 +1,5 @@
 /**
- * Where the local stack keeps its state (DESIGN.md, "Local stack").
+ * Where the local stack keeps its state (docs/design.md, "Local stack").
  *
  * Everything lives under `.local/` in the project, the Postgres cluster included, so deleting a
  * clone leaves nothing behind. The one exception: as root the cluster runs as the `postgres` OS

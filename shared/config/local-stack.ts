@@ -1,5 +1,5 @@
 /**
- * Addresses of the local stack (DESIGN.md, "Local stack"): the ports `supabase start` uses, unless
+ * Addresses of the local stack (docs/design.md, "Local stack"): the ports `supabase start` uses, unless
  * MDAME_DB_PORT, MDAME_EDGE_PORT or MDAME_EMULATOR_PORT say otherwise, so a second clone on the
  * same machine can run its own stack (its cluster's data directory is already its own).
  */

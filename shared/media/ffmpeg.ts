@@ -5,7 +5,7 @@ import { basename, dirname, join } from "node:path";
 import process from "node:process";
 
 /**
- * FFmpeg as a subprocess (DESIGN.md: "FFmpeg as a subprocess only").
+ * FFmpeg as a subprocess (docs/design.md: "FFmpeg as a subprocess only").
  * Binary resolution: FFMPEG_PATH, else the optional `ffmpeg-static` package, else `ffmpeg` on PATH.
  * ffprobe follows the same order: next to FFMPEG_PATH, else `ffprobe-static`, else `ffprobe` on PATH.
  */

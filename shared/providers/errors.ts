@@ -1,6 +1,6 @@
 /**
  * Error classes shared by every provider module. Callers decide whether to retry from the class,
- * never from the message (CONVENTIONS.md, "Errors and logs").
+ * never from the message (docs/conventions.md, "Errors and logs").
  */
 
 /** Common base: which provider failed and, for HTTP providers, the status it answered. */

@@ -1,5 +1,5 @@
 /**
- * The one task model of both runtimes (CONVENTIONS.md, "Workers"): a task is a function of its
+ * The one task model of both runtimes (docs/conventions.md, "Workers and tasks"): a task is a function of its
  * payload and a context, and returns an outcome. The runner around it (the Edge stage runner,
  * the Bun pull worker) owns the lease, completion, retries and dead letters, so a task never
  * archives, completes or fails its own message.

@@ -13,7 +13,7 @@ import { DEFAULT_BEAT_INTERVAL_MS, HeartbeatLoop, type WorkerHeartbeats } from "
 export { LeaseExpiredError, MessageGoneError, type QueueMessage, type WorkerQueue } from "./lease.ts";
 
 /**
- * The pull loop shared by the gpu-worker and the render-runner (CONVENTIONS.md, "Workers").
+ * The pull loop shared by the gpu-worker and the render-runner (docs/conventions.md, "Workers and tasks").
  * It reads messages with a visibility timeout, keeps the lease alive while a task runs, reports
  * the result by signed callback, and never deletes or archives its own message: the completion
  * RPC behind `worker-callback` archives it in the same transaction that records the result.

@@ -1,4 +1,4 @@
--- pgmq-compatible queues for servers without the pgmq extension (DESIGN.md, "Local stack").
+-- pgmq-compatible queues for servers without the pgmq extension (docs/design.md, "Local stack").
 --
 -- Follows pgmq 1.5.1 (tembo-io/pgmq, pgmq-extension/sql/pgmq.sql at v1.5.1): the same schema,
 -- tables (headers included), types, function names, signatures, result columns and semantics, for

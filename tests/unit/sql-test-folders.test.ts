@@ -1,6 +1,6 @@
 /**
  * Every function declared in supabase/schemas/mdame/functions has a pgTAP folder of the same name
- * in supabase/tests/database (CONVENTIONS.md: a folder per RPC, a file per behaviour), unless it is
+ * in supabase/tests/database (docs/conventions.md: a folder per RPC, a file per behaviour), unless it is
  * listed below as internal, with the reason it has none.
  */
 import { expect, test } from "bun:test";

@@ -11,7 +11,7 @@ import { loadUnit, splitWords } from "./unit.ts";
 import { narrationWordsFor } from "../../../shared/adapt/apply.ts";
 
 /**
- * A hook must score at least this in the adversarial audit (DESIGN.md, step 5): the default of the
+ * A hook must score at least this in the adversarial audit (docs/design.md, step 5): the default of the
  * dimension's adapt.hook_threshold, which the adaptive engine may move within its bounds.
  */
 export const HOOK_PASS_THRESHOLD = 0.72;

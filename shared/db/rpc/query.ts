@@ -1,5 +1,5 @@
 /**
- * The one way RPC rows enter TypeScript (CONVENTIONS.md, "Workers": one function per RPC returning
+ * The one way RPC rows enter TypeScript (docs/conventions.md, "Workers and tasks": one function per RPC returning
  * a Zod-parsed row). Every module under shared/db/rpc/ builds its calls on these three: the query
  * runs, an engine error (MD*** SQLSTATE) is rethrown as its class (shared/db/errors.ts), and each
  * row is parsed by the RPC's row schema, so a row that breaks its contract fails here, named,
