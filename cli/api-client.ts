@@ -63,12 +63,12 @@ export interface ApiClient {
   credentialKeys(): Promise<CredentialKeysCensus>;
   /** The weekly report of the week holding `week` (YYYY-MM-DD), every active dimension's or one's. */
   weeklyReports(week: string, dimension: string | null): Promise<WeeklyReportList>;
-  /** The adaptive engine (docs/adaptive.md). */
+  /** The adaptive engine (docs/reference/adaptive.md). */
   adapt(body: { dimension?: string; dry_run: boolean }): Promise<AdaptAnswer>;
   listAdaptations(dimension: string | null, limit: number): Promise<AdaptationList>;
   revertAdaptation(id: string): Promise<Adaptation>;
   setAdaptationPin(dimension: string, parameter: string, pinned: boolean): Promise<AdaptPins>;
-  /** Retention and housekeeping (docs/retention.md). */
+  /** Retention and housekeeping (docs/reference/retention.md). */
   storageUsage(tables: number): Promise<StorageUsage>;
   housekeeping(dryRun: boolean): Promise<HousekeepingAnswer>;
   housekeepingSettings(): Promise<HousekeepingSettings>;

@@ -58,7 +58,7 @@ export const DIMENSION_SPECS: CommandSpec[] = [
     flags: [{ name: "file", kind: "string", value: "<config>", description: "the configuration: a JSON file, or YAML (.yaml/.yml)" }, JSON_FLAG],
     summary: "add a dimension from a configuration file",
     details: "Required: id, display_name, language, tts_voice, trend_geo, style {palette, motion}; every other field has a default " +
-      "(docs/channel-setup.md lists them; `mdame dimension schema` prints the JSON Schema editors check files with). Every bad field is " +
+      "(docs/guides/channel-setup.md lists them; `mdame dimension schema` prints the JSON Schema editors check files with). Every bad field is " +
       "named, and nothing is stored unless all are right. An id already taken exits 5.",
   },
   {
@@ -67,7 +67,7 @@ export const DIMENSION_SPECS: CommandSpec[] = [
     flags: [{ name: "out", kind: "string", value: "<file>", description: "write it to this file instead of printing it" }],
     summary: "print the JSON Schema of a dimension configuration file, for editors",
     details: "Generated from the contract the CLI and the API check (JSON Schema draft 2020-12). docs/dimension.schema.json is a copy; " +
-      "docs/channel-setup.md shows how to point an editor at it.",
+      "docs/guides/channel-setup.md shows how to point an editor at it.",
   },
   {
     words: ["dimension", "set"],

@@ -47,7 +47,7 @@ export interface RenderAudioReport {
 /**
  * Scaler for the clips: bilinear upscaling of generated footage is indistinguishable from bicubic
  * after x264 at this bitrate, and costs about half as much, which is most of the render's own
- * filtering work (docs/benchmarks.md, render throughput).
+ * filtering work (docs/reports/benchmarks.md, render throughput).
  */
 export const SCALE_FLAGS = "bilinear";
 
@@ -107,7 +107,7 @@ export const MIN_SEGMENT_FRAMES = 10 * RENDER_FORMAT.fps;
  * the segments joined by a stream copy. On 2 cores two single-threaded encoders keep both cores busy
  * to the end, where one encoder with frame threads leaves them idle part of the time (waiting on
  * reference rows, filling and draining its pipeline): the render bench measured 1.01-1.04x the
- * lower bound cut in two against 1.05-1.07x in one piece (docs/benchmarks.md). A render given
+ * lower bound cut in two against 1.05-1.07x in one piece (docs/reports/benchmarks.md). A render given
  * one thread (several renders sharing the machine, render-concurrency.ts) stays one segment, and
  * so does a video under twice `MIN_SEGMENT_FRAMES`. The cuts go to the scene boundary nearest to
  * equal shares when one is within a quarter of a share (nothing is decoded twice); otherwise

@@ -1,5 +1,5 @@
 /**
- * The one direction of imports (docs/architecture.md): scripts -> cli -> stack -> functions and
+ * The one direction of imports (docs/reference/architecture.md): scripts -> cli -> stack -> functions and
  * workers -> shared, with emulators beside the runtime parts, and no import circle anywhere in
  * what ships. Tests may import anything; nothing imports a test.
  *

@@ -5,7 +5,7 @@
  * a naive multi-pass pipeline, scripts/bench/render-throughput.ts), then the demo from a reset with an empty asset store (no cached scene clips,
  * voices or renders) and reports its figures: wall time per video, and render time over video
  * duration (FFmpeg's own time, reported by the render-runner). Prints them and writes
- * docs/benchmarks.md.
+ * docs/reports/benchmarks.md.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -19,6 +19,7 @@ import { runRenderThroughputBenchmark } from "./bench/render-throughput.ts";
 import * as db from "../stack/db.ts";
 import { paths } from "../stack/paths.ts";
 import { supervisorPid } from "../stack/stack-control.ts";
+import { BENCHMARKS_DOC } from "./docs/doc-paths.ts";
 
 const Summary = z.object({
   run_id: z.string(),
@@ -109,8 +110,8 @@ function fmt(v: number | undefined) {
 }
 
 // Sections other commands write (`npm run eval:alignment -- --write`) are kept as they are.
-const benchmarksFile = join(paths.root, "docs", "benchmarks.md");
+const benchmarksFile = BENCHMARKS_DOC;
 for (const block of keptBlocks(readFileSync(benchmarksFile, "utf8"))) lines.push(block, "");
 writeFileSync(benchmarksFile, lines.join("\n"));
 console.log(lines.join("\n"));
-console.log("bench: written to docs/benchmarks.md");
+console.log("bench: written to docs/reports/benchmarks.md");

@@ -182,8 +182,8 @@ async function main() {
   }
   // The demo's run, its videos and its queues stay in the database: the dashboard shows them.
   say(running
-    ? "to look around: `npm run mdame -- dashboard` serves the ops dashboard and opens its sign-in link (docs/dashboard.md)"
-    : "to look around: `npm run stack`, then in another terminal `npm run mdame -- dashboard`, which serves the ops dashboard and opens its sign-in link (docs/dashboard.md)");
+    ? "to look around: `npm run mdame -- dashboard` serves the ops dashboard and opens its sign-in link (docs/guides/dashboard.md)"
+    : "to look around: `npm run stack`, then in another terminal `npm run mdame -- dashboard`, which serves the ops dashboard and opens its sign-in link (docs/guides/dashboard.md)");
 }
 
 /** One entry of `videos` in out/demo-summary.json. */

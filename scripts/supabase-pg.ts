@@ -1,7 +1,7 @@
 /**
  * `bun scripts/supabase-pg.ts --root DIR --pgmq GIT@TAG --pg-net GIT@TAG --vault GIT@TAG`
  *
- * Builds a Postgres 15 to test the engine on Supabase's own extensions (docs/supabase-wiring.md,
+ * Builds a Postgres 15 to test the engine on Supabase's own extensions (docs/reference/supabase-wiring.md,
  * "Running the suite on the real extensions"): a copy of the OS's Postgres 15 (bin, lib, share)
  * under DIR, with pgmq (plain SQL), pg_net and supabase_vault (C, built with PGXS) installed into
  * it from local git copies of their repositories (`GIT` is a git directory, `TAG` a tag it holds),

@@ -11,8 +11,8 @@
  *
  *   bun scripts/test.ts [--only typecheck,unit,db,integration,supabase-extensions,pgmq-1.4,e2e] [--pgmq-shape 1.4|1.5]
  * --pgmq-shape (or MDAME_PGMQ_SHAPE) picks the pgmq layout the reset installs: 1.5 (pgmq 1.5.1, the
- * default) or 1.4 (pgmq 1.4.4); docs/pgmq.md. On a server with the pgmq extension (MDAME_PG_BINDIR,
- * docs/supabase-wiring.md) the layout is the extension's, and the pgmq-1.4 layer runs only where
+ * default) or 1.4 (pgmq 1.4.4); docs/reference/pgmq.md. On a server with the pgmq extension (MDAME_PG_BINDIR,
+ * docs/reference/supabase-wiring.md) the layout is the extension's, and the pgmq-1.4 layer runs only where
  * that is 1.4.
  */
 import { spawn } from "node:child_process";
@@ -31,7 +31,7 @@ const LAYERS = ["typecheck", "unit", "db", "integration", "supabase-extensions",
 
 /**
  * The integration tests that drive pgmq directly or through the engine's queue RPCs: the
- * `pgmq-1.4` layer runs them, with every pgTAP file, again on pgmq 1.4.4's layout (docs/pgmq.md).
+ * `pgmq-1.4` layer runs them, with every pgTAP file, again on pgmq 1.4.4's layout (docs/reference/pgmq.md).
  */
 const PGMQ_INTEGRATION_TESTS = [
   "pgmq-conformance", "stage-queue", "worker-queue-read", "worker-attempt-limit", "step-replay", "pipeline-stages", "concurrent-triggers",
@@ -349,7 +349,7 @@ async function main(): Promise<number> {
         const counts = parseBunTest(output);
         if (code !== 0 && counts.failed === 0) return { ...counts, ...crashed(`bun test exited with ${code}`), passed: counts.passed };
         if (missing.length > 0 && counts.passed === 0 && counts.failed === 0) {
-          return { ...counts, outcome: "skipped", note: `${pgBinDir()} has no ${missing.join(", ")}: set MDAME_PG_BINDIR to a Postgres with Supabase's extensions (docs/supabase-wiring.md)` };
+          return { ...counts, outcome: "skipped", note: `${pgBinDir()} has no ${missing.join(", ")}: set MDAME_PG_BINDIR to a Postgres with Supabase's extensions (docs/reference/supabase-wiring.md)` };
         }
         return { ...counts, outcome: counts.failed > 0 || code !== 0 ? "failed" : "passed" };
       },
@@ -363,7 +363,7 @@ async function main(): Promise<number> {
       run: async () => {
         const shape = process.env.MDAME_PGMQ_SHAPE;
         if (serverPgmq !== null && shape !== "1.4") {
-          return nothing(`the server's pgmq extension is ${serverPgmq}, so pgmq 1.4's layout cannot be had here; run this layer with MDAME_PG_BINDIR on a Postgres whose pgmq is 1.4.x (docs/supabase-wiring.md)`);
+          return nothing(`the server's pgmq extension is ${serverPgmq}, so pgmq 1.4's layout cannot be had here; run this layer with MDAME_PG_BINDIR on a Postgres whose pgmq is 1.4.x (docs/reference/supabase-wiring.md)`);
         }
         try {
           await reset({ pgmqShape: "1.4" });

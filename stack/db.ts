@@ -383,7 +383,7 @@ export interface ResetOptions {
   log?: (line: string) => void;
   /** Defaults to `<project>/supabase`. */
   supabaseDir?: string;
-  /** pgmq layout to test against; defaults to MDAME_PGMQ_SHAPE (docs/pgmq.md). */
+  /** pgmq layout to test against; defaults to MDAME_PGMQ_SHAPE (docs/reference/pgmq.md). */
   pgmqShape?: PgmqShape;
 }
 
@@ -443,7 +443,7 @@ export async function reset(options: ResetOptions = {}): Promise<void> {
 }
 
 /**
- * Stores the two secrets docs/deploy.md has a deployer store: the local edge host's functions URL
+ * Stores the two secrets docs/guides/deploy.md has a deployer store: the local edge host's functions URL
  * and the stack's service role key, as the stack's components get them (localStackEnv), in Vault or
  * its stand-in (supabase/vault-compat), so every wake-up posts to this stack's tick. The reset and
  * the stack's start both call it.

@@ -20,7 +20,7 @@ import { type EdgeFunction, FORWARDED_ORIGIN_HEADER, functionRequest, WORKER_REA
 
 /** The engine's functions, over one set of pipeline dependencies. */
 function engineFunctions(deps: PipelineDeps): Record<string, EdgeFunction> {
-  // The newest secret and those rotated out of it that the callback still accepts (docs/rotation.md).
+  // The newest secret and those rotated out of it that the callback still accepts (docs/guides/rotation.md).
   const secrets = webhookSecrets(loadEnv(["WEBHOOK_SECRET", "WEBHOOK_SECRETS_PREVIOUS"]));
   return {
     "pipeline": createPipelineApp(deps),

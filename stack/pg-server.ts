@@ -1,8 +1,8 @@
 /**
  * The Postgres installation the local cluster runs on: the OS packages' Postgres 15, or the one
- * MDAME_PG_BINDIR names (a copy with Supabase's own extensions, docs/supabase-wiring.md), and what
+ * MDAME_PG_BINDIR names (a copy with Supabase's own extensions, docs/reference/supabase-wiring.md), and what
  * it offers of pgmq, pg_net and supabase_vault, read from its files so it is known before any
- * server runs. The pgmq layout the engine is reset to follows from it (docs/pgmq.md).
+ * server runs. The pgmq layout the engine is reset to follows from it (docs/reference/pgmq.md).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";

@@ -91,7 +91,7 @@ end $$;`;
 
 /**
  * The migration creates the engine role without login or password (a migration holds no secret);
- * the local stack then does what docs/roles.md asks of an operator on Supabase. The password is
+ * the local stack then does what docs/reference/roles.md asks of an operator on Supabase. The password is
  * hex (secrets.ts), checked here since it is spliced into the statement.
  */
 export function engineLoginSql(password: string): string {

@@ -25,7 +25,7 @@ export interface LocalSecrets {
   ENGINE_DB_PASSWORD: string;
   /**
    * Keys and secrets rotated out of CREDENTIALS_KEY and WEBHOOK_SECRET, still accepted
-   * (docs/rotation.md): never generated, present only while the operator keeps them in the file.
+   * (docs/guides/rotation.md): never generated, present only while the operator keeps them in the file.
    */
   CREDENTIALS_KEYS_PREVIOUS?: string;
   WEBHOOK_SECRETS_PREVIOUS?: string;
@@ -188,7 +188,7 @@ export function localStackEnv(
   };
   const env: Record<string, string> = {
     ENV: "dev",
-    // The engine role, not the superuser: components may only call the RPCs (docs/roles.md).
+    // The engine role, not the superuser: components may only call the RPCs (docs/reference/roles.md).
     DB_URL: localEngineDbUrl(secrets.ENGINE_DB_PASSWORD),
     FUNCTIONS_URL: LOCAL_FUNCTIONS_URL,
   };

@@ -2,7 +2,7 @@
  * Supabase's own extensions on the local cluster: which of pgmq, pg_net and supabase_vault the
  * server's installation holds, what the server needs at start for them (pg_net and Vault must be
  * preloaded; Vault reads its root key from a getkey script), and the Vault secrets the wake-ups
- * read (docs/supabase-wiring.md).
+ * read (docs/reference/supabase-wiring.md).
  *
  * The OS packages' Postgres has none of the three: then nothing here changes the cluster, and the
  * engine runs on the pgmq-compatible SQL and the pg_net and Vault stand-ins (stack/platform-sql.ts).
@@ -89,7 +89,7 @@ export function extensionStartOptions(binDir: string): string[] {
 const literal = (value: string) => `'${value.replaceAll("'", "''")}'`;
 
 /**
- * The two secrets docs/deploy.md has a deployer store, stored the same way (vault.create_secret),
+ * The two secrets docs/guides/deploy.md has a deployer store, stored the same way (vault.create_secret),
  * in the real Vault or its stand-in: the functions URL the wake-ups post to and the key the tick
  * checks. Earlier rows of the same names are deleted rather than updated: update_secret decrypts
  * the old value first, which fails for a row stored under another root key. A no-op on a database

@@ -8,7 +8,7 @@
  *
  * Output of each component goes to `.local/logs/<component>.log` and, prefixed, to this terminal
  * (unless --quiet); the supervisor's own lines, and its start and exit lines in each component's
- * file, are JSON lines like the components' (docs/logs.md). `.local/stack.env` holds the
+ * file, are JSON lines like the components' (docs/reference/logs.md). `.local/stack.env` holds the
  * environment every component gets.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -112,7 +112,7 @@ class Supervisor {
   readonly procs: ManagedProcess[] = [];
   status: StackStatus;
   stopping = false;
-  /** Raises component_restarting after 3 restarts of one component within 10 minutes (docs/alerts.md). */
+  /** Raises component_restarting after 3 restarts of one component within 10 minutes (docs/reference/alerts.md). */
   readonly restartWatch: RestartWatch;
 
   constructor(readonly quiet: boolean, readonly env: Record<string, string>) {

@@ -17,7 +17,7 @@ insert into mdame.dimensions (id, display_name, language, tts_voice, tts_rate, t
    '{"blocked_terms": ["judi", "taruhan", "senjata", "gambling", "casino"]}', 1)
 on conflict (id) do nothing;
 
--- What each demo dimension is about and where its topics come from (docs/sources.md): technology
+-- What each demo dimension is about and where its topics come from (docs/reference/sources.md): technology
 -- and space from Google Trends US, Hacker News and English Wikipedia; science in Indonesian from
 -- Google Trends ID and Indonesian Wikipedia.
 update mdame.dimensions set

@@ -1,5 +1,5 @@
 /**
- * `mdame adapt`: the adaptive engine by hand (docs/adaptive.md). `adapt --dry-run` shows what the
+ * `mdame adapt`: the adaptive engine by hand (docs/reference/adaptive.md). `adapt --dry-run` shows what the
  * decisions would do and on which evidence, changing nothing; `adapt` applies them now; `adapt list`
  * shows the recorded moves; `adapt revert <id>` gives the value before a move back; `adapt pin` /
  * `unpin` keep a parameter where it is or let it move again.
@@ -25,7 +25,7 @@ export const ADAPT_SPECS: CommandSpec[] = [
     positionals: [],
     flags: [{ name: "dry-run", kind: "boolean", description: "show what would move and why; change nothing" }, DIMENSION_FLAG, JSON_FLAG],
     summary: "run the adaptive engine's decisions now (every active dimension, or one)",
-    details: "Each move is one step within the dimension's adapt bounds, decided on the published videos' retention (docs/adaptive.md). The weekly job does the same on Sunday evening.",
+    details: "Each move is one step within the dimension's adapt bounds, decided on the published videos' retention (docs/reference/adaptive.md). The weekly job does the same on Sunday evening.",
   },
   {
     words: ["adapt", "list"],

@@ -1,6 +1,6 @@
 /**
  * `mdame credentials rotate`: re-seals every account's credentials with the functions' current key,
- * a batch per request, until the last account (docs/rotation.md). Only the functions hold the keys;
+ * a batch per request, until the last account (docs/guides/rotation.md). Only the functions hold the keys;
  * this command drives them and reports progress. Killed at any point, running it again finishes.
  */
 import { type CredentialKeysCensus, MAX_RESEAL_BATCH, type ProjectResealOutcome, type ResealOutcome, type ResealOutcomeKind } from "../../shared/contracts/credentials.ts";
@@ -23,7 +23,7 @@ export const CREDENTIALS_SPECS: CommandSpec[] = [
     summary: "re-seal every account's credentials (and the Google projects' client secrets) with the current CREDENTIALS_KEY, online",
     details: "Run it after deploying the functions with a new CREDENTIALS_KEY and the old one in CREDENTIALS_KEYS_PREVIOUS. " +
       "Each account is re-sealed only if its credentials did not change meanwhile (a connect always wins). Safe to interrupt " +
-      "and run again. Exits 0 when no account failed, 1 otherwise (each failure is named with what to do). See docs/rotation.md.",
+      "and run again. Exits 0 when no account failed, 1 otherwise (each failure is named with what to do). See docs/guides/rotation.md.",
   },
 ];
 

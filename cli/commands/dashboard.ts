@@ -26,7 +26,7 @@ export const DASHBOARD_SPECS: CommandSpec[] = [
     ],
     summary: "serve the ops dashboard on 127.0.0.1: runs, queues, dead letters, videos, quota, schedules, analytics",
     details:
-      "Prints a one-time sign-in link (it sets a session cookie; restart for a new one). The pages read the same API as the other commands, with the key this command holds. Ctrl-C stops it. See docs/dashboard.md.",
+      "Prints a one-time sign-in link (it sets a session cookie; restart for a new one). The pages read the same API as the other commands, with the key this command holds. Ctrl-C stops it. See docs/guides/dashboard.md.",
   },
 ];
 

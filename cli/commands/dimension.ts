@@ -50,7 +50,7 @@ function scalarText(value: unknown): string {
 
 /** What a null (or left-out) setting means, by its path; the rest print "(none)". */
 const UNSET_MEANING: Record<string, string> = {
-  tts_fallback_voice: "(none: the language's default Gemini voice, docs/voice.md)",
+  tts_fallback_voice: "(none: the language's default Gemini voice, docs/reference/voice.md)",
   music: "(none: voice only)",
   alerts: "(none: the environment's chat, TELEGRAM_CHAT_ID)",
   "alerts.telegram_chat_id": "(the environment's chat, TELEGRAM_CHAT_ID)",

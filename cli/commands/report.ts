@@ -24,7 +24,7 @@ export const REPORT_SPECS: CommandSpec[] = [
       JSON_FLAG,
     ],
     summary: "print the weekly report (outcomes, stage latency, cache hits, quota, best and worst videos) as Markdown",
-    details: "The figures are read when asked, so a past week's report includes what was recorded since. See docs/weekly-report.md.",
+    details: "The figures are read when asked, so a past week's report includes what was recorded since. See docs/reference/weekly-report.md.",
   },
 ];
 

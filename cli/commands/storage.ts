@@ -2,7 +2,7 @@
  * `mdame storage usage`: the database's size and largest tables, Storage's size by folder.
  * `mdame housekeeping [--dry-run]`: one retention pass now (what would go, or what went), and
  * `mdame housekeeping settings [--<setting> <n>] [--reset <setting>]`: the retention settings
- * (docs/retention.md).
+ * (docs/reference/retention.md).
  */
 import {
   HOUSEKEEPING_SETTING_NAMES,
@@ -44,7 +44,7 @@ export const STORAGE_SPECS: CommandSpec[] = [
     positionals: [],
     flags: [{ name: "dry-run", kind: "boolean", description: "count what would be deleted; delete nothing" }, JSON_FLAG],
     summary: "run a retention pass now: expired scene cache entries, old renders and voices, LLM cache, events, queue archives",
-    details: "The daily pg_cron job mdame-housekeeping does the same at 03:30 UTC, in bounded batches (docs/retention.md).",
+    details: "The daily pg_cron job mdame-housekeeping does the same at 03:30 UTC, in bounded batches (docs/reference/retention.md).",
   },
   {
     words: ["housekeeping", "settings"],

@@ -1,6 +1,6 @@
 /**
  * `mdame youtube-project add|list|remove`: the Google projects (OAuth clients) whose YouTube quota
- * the channels spend, each with its own daily buckets (docs/distribution.md, "Several Google
+ * the channels spend, each with its own daily buckets (docs/reference/distribution.md, "Several Google
  * projects"). The client secret is read from YOUTUBE_PROJECT_CLIENT_SECRET or from stdin, never
  * from argv (which other users of the machine can read), and sealed by the API.
  */

@@ -11,7 +11,7 @@ import type { DoctorConfig } from "./config.ts";
 
 const FAMILY = "database";
 const NAME = "credential keys";
-const ROTATE = "run `mdame credentials rotate` (docs/rotation.md)";
+const ROTATE = "run `mdame credentials rotate` (docs/guides/rotation.md)";
 
 function plural(n: number, what: string): string {
   return `${n} ${what}${n === 1 ? "" : "s"}`;
@@ -30,7 +30,7 @@ export function judgeCensus(census: CredentialKeysCensus, localKid: string | nul
   }
   if (localKid !== null && localKid !== ring.current) {
     return warn(FAMILY, NAME, `this configuration's CREDENTIALS_KEY (kid ${localKid}) is not the functions' current key (${ring.current})`,
-      "give the functions and this configuration the same CREDENTIALS_KEY (docs/rotation.md)");
+      "give the functions and this configuration the same CREDENTIALS_KEY (docs/guides/rotation.md)");
   }
   const behind = count("previous") + count("v1");
   if (behind > 0) {
@@ -42,7 +42,7 @@ export function judgeCensus(census: CredentialKeysCensus, localKid: string | nul
   }
   if (census.unused_previous.length > 0) {
     return warn(FAMILY, NAME, `all ${plural(census.accounts, "account")} on the current key ${ring.current}; previous key(s) ${census.unused_previous.join(", ")} seal nothing`,
-      "remove them from CREDENTIALS_KEYS_PREVIOUS in the functions' secrets (docs/rotation.md)");
+      "remove them from CREDENTIALS_KEYS_PREVIOUS in the functions' secrets (docs/guides/rotation.md)");
   }
   return ok(FAMILY, NAME, `${census.accounts === 0 ? "no account holds credentials" : `all ${plural(census.accounts, "account")} sealed with the current key`} (${keys})`);
 }

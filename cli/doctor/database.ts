@@ -1,7 +1,7 @@
 /**
  * Database checks, in order (each needs the one before): reachable with DB_URL, the engine schema
  * installed, ENV equal to what the database records, pgmq and pg_cron with the schedules, the engine
- * role no wider than docs/roles.md says, and each active dimension with an active account whose
+ * role no wider than docs/reference/roles.md says, and each active dimension with an active account whose
  * credentials open with CREDENTIALS_KEY and whose refresh token the client of its Google project
  * refreshes, then the publishing checks (accounts to reconnect, uploads
  * YouTube locked private); then (reported with the providers) whether YouTube lets that account
@@ -133,7 +133,7 @@ async function pgCron(sql: postgres.Sql, step: Step): Promise<CheckResult> {
 const ENGINE_ROLE = "mdame_engine";
 /** What no privilege check can take from the engine role; stated on every engine role line. */
 export const ENGINE_ROLE_RESIDUAL =
-  `${ENGINE_ROLE} can still change its own password, as every Postgres role can: one compromised component could lock the others out (docs/roles.md says how to recover)`;
+  `${ENGINE_ROLE} can still change its own password, as every Postgres role can: one compromised component could lock the others out (docs/reference/roles.md says how to recover)`;
 
 interface EngineRoleRow {
   connected_as: string;
@@ -151,7 +151,7 @@ interface EngineRoleRow {
 }
 
 /**
- * The engine role as narrow as docs/roles.md says: no TEMP or CREATE on the database, CREATE in no
+ * The engine role as narrow as docs/reference/roles.md says: no TEMP or CREATE on the database, CREATE in no
  * schema, no role attribute beyond login, a member of no role, no session defaults of its own,
  * every mdame table under row-level security, and DB_URL connecting as it. The catalogs it reads
  * are open to every role.
@@ -175,14 +175,14 @@ async function engineRole(sql: postgres.Sql, step: Step): Promise<CheckResult> {
       from (select 1) as one left join pg_roles r on r.rolname = ${ENGINE_ROLE}`);
   const found = row!;
   if (!found.exists) {
-    return warn(FAMILY, "engine role", `there is no ${ENGINE_ROLE} role for the components to connect as`, `apply supabase/migrations: ${APPLY_SCHEMA}; then docs/roles.md`);
+    return warn(FAMILY, "engine role", `there is no ${ENGINE_ROLE} role for the components to connect as`, `apply supabase/migrations: ${APPLY_SCHEMA}; then docs/reference/roles.md`);
   }
   const problems: string[] = [];
   const fixes: string[] = [];
   const db = `"${found.database.replaceAll('"', '""')}"`;
   if (found.connected_as !== ENGINE_ROLE) {
     problems.push(`DB_URL connects as ${found.connected_as}, not ${ENGINE_ROLE}, so the components would hold ${found.connected_as}'s privileges`);
-    fixes.push(`point DB_URL at ${ENGINE_ROLE} (docs/roles.md)`);
+    fixes.push(`point DB_URL at ${ENGINE_ROLE} (docs/reference/roles.md)`);
   }
   if (found.superuser) {
     problems.push(`${ENGINE_ROLE} is a superuser`);
@@ -219,7 +219,7 @@ async function engineRole(sql: postgres.Sql, step: Step): Promise<CheckResult> {
     fixes.push(...found.without_rls.map((t) => `alter table mdame."${t.replaceAll('"', '""')}" enable row level security;`));
   }
   if (problems.length > 0) {
-    return warn(FAMILY, "engine role", `${ENGINE_ROLE} can do more than docs/roles.md lists: ${problems.join("; ")}. ${ENGINE_ROLE_RESIDUAL}`, fixes.join(" "));
+    return warn(FAMILY, "engine role", `${ENGINE_ROLE} can do more than docs/reference/roles.md lists: ${problems.join("; ")}. ${ENGINE_ROLE_RESIDUAL}`, fixes.join(" "));
   }
   return ok(FAMILY, "engine role",
     `${ENGINE_ROLE} may only call the RPCs (no TEMP or CREATE, no role attributes, memberships or session defaults; row-level security on all ${found.tables} mdame tables). ${ENGINE_ROLE_RESIDUAL}`);
@@ -278,7 +278,7 @@ async function accounts(sql: postgres.Sql, config: DoctorConfig, step: Step, tim
         else unconfirmed.push(`${label}: its refresh token could not be tried (${describeError(error)})`);
       }
     }
-    if (problems.length > 0) return fail(FAMILY, name, problems.join("; "), `reconnect: ${connect} (or check CREDENTIALS_KEY and CREDENTIALS_KEYS_PREVIOUS, docs/rotation.md)`);
+    if (problems.length > 0) return fail(FAMILY, name, problems.join("; "), `reconnect: ${connect} (or check CREDENTIALS_KEY and CREDENTIALS_KEYS_PREVIOUS, docs/guides/rotation.md)`);
     // The token endpoint's own check says why it could not be reached.
     if (unconfirmed.length > 0) return warn(FAMILY, name, `credentials decrypt, but ${unconfirmed.join("; ")}`, "see the google-oauth line");
     const accepted = refreshed === 0 ? "" : refreshed === list.length ? ", refresh token accepted" : `, ${refreshed} refresh token(s) accepted`;

@@ -1,5 +1,5 @@
 /**
- * Publishing checks (docs/distribution.md): accounts Google refused the grant of, each with the
+ * Publishing checks (docs/reference/distribution.md): accounts Google refused the grant of, each with the
  * exact command that reconnects it, and uploads YouTube locked private although the engine asked
  * for public, which happens to every upload of an API project YouTube has not audited; and active
  * YouTube accounts whose grant lacks yt-analytics.readonly, whose videos' analytics cannot be read.

@@ -53,7 +53,7 @@ function serviceRoleKey(env: Record<string, string | undefined>): CheckResult {
   return ok(FAMILY, name, `set (${value.length} characters)`);
 }
 
-const ROTATION = "see docs/rotation.md; remove the variable once the rotation is over";
+const ROTATION = "see docs/guides/rotation.md; remove the variable once the rotation is over";
 
 /** The lists of rotated keys and secrets, when set: each entry usable and none given twice. */
 function rotationLists(env: Record<string, string | undefined>): CheckResult[] {
@@ -72,7 +72,7 @@ function rotationLists(env: Record<string, string | undefined>): CheckResult[] {
     try {
       const accepted = webhookSecrets({ WEBHOOK_SECRET: env.WEBHOOK_SECRET, WEBHOOK_SECRETS_PREVIOUS: env.WEBHOOK_SECRETS_PREVIOUS });
       results.push(warn(FAMILY, name, `the callback also accepts ${accepted.length - 1} previous secret(s): a rotation is under way`,
-        "once every worker signs with WEBHOOK_SECRET, remove WEBHOOK_SECRETS_PREVIOUS from the functions' secrets (docs/rotation.md)"));
+        "once every worker signs with WEBHOOK_SECRET, remove WEBHOOK_SECRETS_PREVIOUS from the functions' secrets (docs/guides/rotation.md)"));
     } catch (error) {
       results.push(fail(FAMILY, name, describeError(error), ROTATION));
     }

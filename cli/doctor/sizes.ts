@@ -1,5 +1,5 @@
 /**
- * The sizes line (docs/retention.md): the database's size and Storage's, as the pipeline measures
+ * The sizes line (docs/reference/retention.md): the database's size and Storage's, as the pipeline measures
  * them (`GET /pipeline/storage/usage`: pg_database_size and a listing of the engine's Storage
  * folders), with the Storage deletions still pending. Informational: it warns only when it cannot
  * measure (the functions check says why).

@@ -1,4 +1,4 @@
-/** Telegram alerts (docs/alerts.md): the bot token answers getMe at the configured API, and a chat is set. */
+/** Telegram alerts (docs/reference/alerts.md): the bot token answers getMe at the configured API, and a chat is set. */
 import { createTelegramClient, DEFAULT_TELEGRAM_API_BASE_URL, scrubToken } from "../../shared/providers/telegram/bot-api.ts";
 import { type CheckResult, describeError, fail, isUnreachable, ok, warn, withTimeout } from "./check.ts";
 import type { DoctorConfig } from "./config.ts";

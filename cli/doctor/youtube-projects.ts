@@ -1,5 +1,5 @@
 /**
- * The Google projects' upload buckets against the day's plan (docs/distribution.md, "Several
+ * The Google projects' upload buckets against the day's plan (docs/reference/distribution.md, "Several
  * Google projects"): per project, the uploads its active accounts are planned to make a day (each
  * active dimension's daily_limit, once per account) against its videos.insert calls a day. A
  * project planned over its bucket defers the rest to the next Pacific day, every day; the warning

@@ -51,7 +51,7 @@
  * `slow` combines with the other kinds: a call can be both delayed and failed. `DELETE /_emulator/faults`
  * (fault-admin.ts) disarms every fault at once.
  *
- * `serve` replays a recorded answer (the malformed-output corpus, tests/fixtures/llm-malformed):
+ * `serve` replays a recorded answer (the malformed-output corpus, tests/fixtures/llm-malformed.jsonl):
  * `answer: {text?, finishReason?, blockReason?, refusal?, empty?}` — the text of the answer, its
  * finish reason (Gemini `STOP`/`MAX_TOKENS`/`SAFETY`..., OpenAI `stop`/`length`/`content_filter`),
  * a Gemini prompt block (`promptFeedback.blockReason`, no candidates), an OpenAI refusal, or no

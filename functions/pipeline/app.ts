@@ -49,7 +49,7 @@ export function createPipelineApp(deps: PipelineDeps) {
     const body = TriggerRunBody.parse(await jsonBody(c.req.raw));
     const run = { env: deps.env.ENV, triggerKind: "manual", runDate: new Date().toISOString().slice(0, 10), dimension: body.dimension ?? null } as const;
     // A caller's key names one run; without one, today's trigger starts the dimensions whose current
-    // configuration no run of the day has started (keys from their configurations, docs/run-keys.md).
+    // configuration no run of the day has started (keys from their configurations, docs/reference/run-keys.md).
     const row = body.idempotency_key === undefined
       ? await triggerRun(deps.sql, run)
       : await startRun(deps.sql, { ...run, idempotencyKey: body.idempotency_key });
@@ -76,7 +76,7 @@ export function createPipelineApp(deps: PipelineDeps) {
     // One budget for the whole tick, under pg_net's 120-s timeout (wake_stage_runner): the stage
     // tasks take what the alerts and analytics fetches do not keep for themselves. They stop
     // claiming at TICK_CPU_SHARE of the CPU limit too: the rest is for the tasks in flight and the
-    // side work (docs/supabase-wiring.md).
+    // side work (docs/reference/supabase-wiring.md).
     const startedAt = Date.now();
     const left = () => Math.max(0, tickBudgetMs(deps.env) - (Date.now() - startedAt));
     const result = await tick(deps.sql);

@@ -53,7 +53,7 @@ export interface PipelineDeps {
   sql: Sql;
   store: AssetStore;
   logger: Logger;
-  /** The keys that seal account credentials: the current one seals, each opens what it sealed (docs/rotation.md). */
+  /** The keys that seal account credentials: the current one seals, each opens what it sealed (docs/guides/rotation.md). */
   credentialKeys: CredentialKeyRing;
   /** The LLM per task and dimension: stages ask it for `script`, `critic`, `safety` or `plan`. */
   llm: LlmRouter;

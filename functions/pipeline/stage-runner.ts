@@ -156,7 +156,7 @@ async function unitDimension(sql: Sql, unitId: string | null): Promise<string | 
   }
 }
 
-/** The `status` of a finished task's log line (docs/logs.md). */
+/** The `status` of a finished task's log line (docs/reference/logs.md). */
 function outcomeStatus(kind: StageOutcomeKind): LogStatus {
   if (kind === "publish.deferred") return "deferred";
   if (kind === "script.rejected" || kind === "unsafe_output") return "refused";

@@ -8,7 +8,7 @@
  *
  *   bun scripts/bench/dashboard.ts [--runs 7] [--video <publication id>] [--write] [--data "<what the stack holds>"]
  *
- * --write puts the table in docs/benchmarks.md (a block of its own, which `npm run bench` keeps),
+ * --write puts the table in docs/reports/benchmarks.md (a block of its own, which `npm run bench` keeps),
  * with --data describing the data it was measured on.
  *
  * CHROMIUM_PATH names the browser (default /usr/bin/chromium).
@@ -23,6 +23,7 @@ import { createDashboardApi } from "../../cli/dashboard/ops-client.ts";
 import { startDashboard } from "../../cli/dashboard/server.ts";
 import { paths } from "../../stack/paths.ts";
 import { replaceBlock } from "./doc-blocks.ts";
+import { BENCHMARKS_DOC } from "../docs/doc-paths.ts";
 
 function flag(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);
@@ -109,9 +110,9 @@ try {
       "<!-- dashboard:end -->",
       "",
     ].join("\n");
-    const file = join(paths.root, "docs", "benchmarks.md");
+    const file = BENCHMARKS_DOC;
     writeFileSync(file, replaceBlock(readFileSync(file, "utf8"), "dashboard", block));
-    console.log("dashboard bench: written to docs/benchmarks.md");
+    console.log("dashboard bench: written to docs/reports/benchmarks.md");
   }
 } finally {
   await browser.close();

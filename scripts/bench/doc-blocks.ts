@@ -1,5 +1,5 @@
 /**
- * docs/benchmarks.md has three writers: `npm run bench` rewrites the whole file, the render bench's
+ * docs/reports/benchmarks.md has three writers: `npm run bench` rewrites the whole file, the render bench's
  * `--write` replaces its "## Render throughput" section, and other commands (the alignment eval)
  * own a block between `<!-- <name>:start -->` and `<!-- <name>:end -->`, which the other two keep
  * as it is. Hand-kept notes use a block of their own for the same reason.

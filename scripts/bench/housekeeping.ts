@@ -11,7 +11,7 @@
  * is (a soak leaves its clock at its last simulated day). --vacuum runs VACUUM FULL on the tables
  * housekeeping deletes from, as the superuser (the freed pages otherwise stay in the files for
  * Postgres to reuse, so the database's size on disk only shrinks then). --write records the figures
- * in docs/benchmarks.md (a block of its own, which `npm run bench` keeps).
+ * in docs/reports/benchmarks.md (a block of its own, which `npm run bench` keeps).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -27,6 +27,7 @@ import { runHousekeeping } from "../../shared/db/rpc/housekeeping.ts";
 import { paths } from "../../stack/paths.ts";
 import { readStackEnv } from "../../stack/stack-env.ts";
 import { replaceBlock } from "./doc-blocks.ts";
+import { BENCHMARKS_DOC } from "../docs/doc-paths.ts";
 
 const MAX_PASSES = 10_000;
 const VACUUMED = ["mdame.scene_cache", "mdame.work_units", "mdame.llm_cache", "mdame.events", "mdame.step_results"];
@@ -106,7 +107,7 @@ try {
       "<!-- housekeeping:start -->",
       "## Housekeeping: sizes before and after",
       "",
-      `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC with \`npm run bench:housekeeping -- ${process.argv.slice(2).filter((a) => a !== "--write").join(" ")}\`${ageDays > 0 ? ` (engine clock moved ${ageDays} days on for the passes)` : ""}; default retention settings unless the database holds others (docs/retention.md).`,
+      `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC with \`npm run bench:housekeeping -- ${process.argv.slice(2).filter((a) => a !== "--write").join(" ")}\`${ageDays > 0 ? ` (engine clock moved ${ageDays} days on for the passes)` : ""}; default retention settings unless the database holds others (docs/reference/retention.md).`,
       `Database size ${values.vacuum ? "after VACUUM FULL of the tables housekeeping deletes from" : "on disk (Postgres keeps freed pages for reuse: without --vacuum it does not shrink)"}.`,
       "",
       "| figure | before | after |",
@@ -119,9 +120,9 @@ try {
       "<!-- housekeeping:end -->",
       "",
     ].join("\n");
-    const file = join(paths.root, "docs", "benchmarks.md");
+    const file = BENCHMARKS_DOC;
     writeFileSync(file, replaceBlock(readFileSync(file, "utf8"), "housekeeping", block));
-    console.log("bench:housekeeping: written to docs/benchmarks.md");
+    console.log("bench:housekeeping: written to docs/reports/benchmarks.md");
   }
 } finally {
   await deps.sql.end({ timeout: 2 });

@@ -81,7 +81,7 @@ export interface QueueBenchResult {
   batched: ModeResult | null;
   /** The target, judged on the headline figures. */
   targetMet: boolean;
-  /** The `## Orchestration: stage transitions` section of docs/benchmarks.md. */
+  /** The `## Orchestration: stage transitions` section of docs/reports/benchmarks.md. */
   markdown: string[];
 }
 

@@ -19,7 +19,7 @@
  * The render and the lower bound run `--repeats` times (5 by default), back to back in each round;
  * medians are reported (the machine's speed drifts by a few percent from one minute to the next).
  *
- * `--write` replaces the "Render throughput" section of docs/benchmarks.md (npm run bench does it too).
+ * `--write` replaces the "Render throughput" section of docs/reports/benchmarks.md (npm run bench does it too).
  */
 import { mkdir, mkdtemp, rm, stat, statfs } from "node:fs/promises";
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
@@ -38,6 +38,7 @@ import { synthesiseTrack, TEST_TRACKS } from "../music/generate-test-tracks.ts";
 import { spokenVoice } from "./spoken-voice.ts";
 import { renderNaively } from "./render-naive.ts";
 import { createFfmpegRssProbe } from "./render-rss.ts";
+import { BENCHMARKS_DOC } from "../docs/doc-paths.ts";
 
 export const TARGET_LOWER_BOUND_RATIO = 1.1;
 export const TARGET_NAIVE_SPEEDUP = 3;
@@ -334,8 +335,8 @@ if (import.meta.main) {
   console.log(result.markdown.join("\n"));
   if (args.write) {
     const { readFileSync, writeFileSync } = await import("node:fs");
-    const path = join(import.meta.dir, "..", "..", "docs", "benchmarks.md");
+    const path = BENCHMARKS_DOC;
     writeFileSync(path, replaceSection(readFileSync(path, "utf8"), result.markdown));
-    console.log("bench: written to docs/benchmarks.md");
+    console.log("bench: written to docs/reports/benchmarks.md");
   }
 }

@@ -1,7 +1,7 @@
 /**
  * `npm run bench:scale -- --dimensions N`: one engine day of N dimensions through the real stack
  * (edge host, SQL, pgmq, pg_cron, the wake path, the emulators) on a compressed clock, with media
- * workers that answer from pre-rendered clips: it measures the control plane (docs/scale.md). Its
+ * workers that answer from pre-rendered clips: it measures the control plane (docs/reference/scale.md). Its
  * last line is
  *
  *   dimensions=N units=U published=P failed=F late_p50_s=.. late_p99_s=.. max_concurrent_runs=..

@@ -1,5 +1,5 @@
 /**
- * The demo's alerts (docs/alerts.md): every alert the engine raised since the demo started, with
+ * The demo's alerts (docs/reference/alerts.md): every alert the engine raised since the demo started, with
  * its delivery state and the text the Telegram emulator received for it. Alerts still pending are
  * given a little time: the stack delivers them on its next tick.
  */

@@ -1,5 +1,5 @@
 /**
- * Synthetic weeks for the adaptive engine (docs/adaptive.md): a seeded model of one dimension's
+ * Synthetic weeks for the adaptive engine (docs/reference/adaptive.md): a seeded model of one dimension's
  * production and audience, run through the real decisions (shared/adapt/decide.ts) and the real
  * exploration and ranking (shared/adapt/apply.ts). Each day makes `daily_limit` videos from a pool
  * of candidate topics (two sources, three categories); each video's retention is a base, plus the

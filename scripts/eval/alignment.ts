@@ -3,19 +3,18 @@
  * timings) puts each word's start from the truth, over a corpus of English and Indonesian scripts
  * spoken by espeak-ng with known word boundaries (scripts/eval/alignment-corpus.ts). Prints median
  * and p95 absolute start-time error per language and rendition; `--write` also records them in
- * docs/benchmarks.md (its "Word alignment" section).
+ * docs/reports/benchmarks.md (its "Word alignment" section).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, release, totalmem, type as osType } from "node:os";
-import { join } from "node:path";
 import process from "node:process";
 import { alignWords } from "../../shared/providers/tts/word-alignment.ts";
 import { quantile } from "../../shared/stats.ts";
 import { replaceBlock } from "../bench/doc-blocks.ts";
 import { type AlignmentSample, corpus, PCM_RATE, renderSample, startErrors } from "./alignment-corpus.ts";
+import { BENCHMARKS_DOC } from "../docs/doc-paths.ts";
 
-const ROOT = join(import.meta.dir, "..", "..");
 const TARGET = { median: 80, p95: 200 };
 
 function machine(): string {
@@ -64,7 +63,7 @@ const met = headline.median <= TARGET.median && headline.p95 <= TARGET.p95;
 console.log(`eval: emulator speech median ${headline.median.toFixed(0)} ms, p95 ${headline.p95.toFixed(0)} ms (target ${TARGET.median} / ${TARGET.p95}: ${met ? "met" : "NOT met"}); connected speech median ${connected.median.toFixed(0)} ms, p95 ${connected.p95.toFixed(0)} ms`);
 
 if (process.argv.includes("--write")) {
-  const path = join(ROOT, "docs", "benchmarks.md");
+  const path = BENCHMARKS_DOC;
   const now = new Date().toISOString().slice(0, 16).replace("T", " ");
   const section = [
     "<!-- alignment:start -->",
@@ -91,5 +90,5 @@ if (process.argv.includes("--write")) {
   ].join("\n");
   const current = existsSync(path) ? readFileSync(path, "utf8") : "# Benchmarks\n";
   writeFileSync(path, replaceBlock(current, "alignment", section));
-  console.log("eval: written to docs/benchmarks.md");
+  console.log("eval: written to docs/reports/benchmarks.md");
 }

@@ -1,5 +1,5 @@
 /**
- * Generates the sample of docs/weekly-report.md from fixture data: seeds one week of a dimension's
+ * Generates the sample of docs/reference/weekly-report.md from fixture data: seeds one week of a dimension's
  * work into the local database inside a transaction (units through their stages, rejections, a
  * failure, cache lookups, quota calls, videos with analytics, one with a hostile title), reads
  * mdame.weekly_report on the engine's clock set to the Sunday evening run, renders the Markdown and
@@ -7,11 +7,11 @@
  *
  *   npm run db:reset && bun scripts/reports/weekly-report-sample.ts
  *
- * Writes docs/weekly-report-sample.png and replaces the sample between the markers of
- * docs/weekly-report.md.
+ * Writes docs/reports/weekly-report-sample.png and replaces the sample between the markers of
+ * docs/reference/weekly-report.md.
  */
 import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, relative } from "node:path";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 import type { WeeklyReport } from "../../shared/contracts/weekly-report.ts";
 import { createSql, type Queryable } from "../../shared/db/client.ts";
@@ -19,6 +19,7 @@ import { weeklyReport } from "../../shared/db/rpc/weekly-reports.ts";
 import { renderWeeklyChart } from "../../shared/reports/weekly-chart.ts";
 import { renderWeeklyMarkdown } from "../../shared/reports/weekly-markdown.ts";
 import { paths } from "../../stack/paths.ts";
+import { WEEKLY_REPORT_DOC, WEEKLY_REPORT_SAMPLE_PNG } from "../docs/doc-paths.ts";
 
 const DIMENSION = "tech-explained";
 const WEEK = "2026-11-16";
@@ -125,15 +126,15 @@ if (import.meta.main) {
   try {
     const report = await sampleReport(sql);
     const markdown = renderWeeklyMarkdown(report);
-    await writeFile(join(paths.root, "docs", "weekly-report-sample.png"), renderWeeklyChart(report));
-    const docPath = join(paths.root, "docs", "weekly-report.md");
+    await writeFile(WEEKLY_REPORT_SAMPLE_PNG, renderWeeklyChart(report));
+    const docPath = WEEKLY_REPORT_DOC;
     const doc = await readFile(docPath, "utf8");
     const start = doc.indexOf(BEGIN);
     const end = doc.indexOf(END);
-    if (start === -1 || end < start) throw new Error(`docs/weekly-report.md has no sample markers (${BEGIN} ... ${END})`);
-    const sample = `${BEGIN}\n\n\`\`\`markdown\n${markdown}\`\`\`\n\n![The sample week's chart](weekly-report-sample.png)\n\n${END}`;
+    if (start === -1 || end < start) throw new Error(`docs/reference/weekly-report.md has no sample markers (${BEGIN} ... ${END})`);
+    const sample = `${BEGIN}\n\n\`\`\`markdown\n${markdown}\`\`\`\n\n![The sample week's chart](${relative(dirname(WEEKLY_REPORT_DOC), WEEKLY_REPORT_SAMPLE_PNG)})\n\n${END}`;
     await writeFile(docPath, doc.slice(0, start) + sample + doc.slice(end + END.length));
-    console.log(`sample written: docs/weekly-report.md, docs/weekly-report-sample.png (${report.outcomes.published} published)`);
+    console.log(`sample written: docs/reference/weekly-report.md, docs/reports/weekly-report-sample.png (${report.outcomes.published} published)`);
   } finally {
     await sql.end({ timeout: 2 });
   }

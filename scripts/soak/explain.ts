@@ -43,7 +43,7 @@ const RULES: Record<FaultKind, Rule> = {
   upload_outage: { stages: ["publish"], error: /503|backend ?error|unavailable/i },
   upload_rate_limited: { stages: ["publish"], error: /429|rate ?limit/i },
   upload_slow: { stages: ["publish"], error: LOST_WORK },
-  // A spent quota defers the day's publications (docs/distribution.md); it explains no failure, so a
+  // A spent quota defers the day's publications (docs/reference/distribution.md); it explains no failure, so a
   // unit that fails for quota is reported unexplained.
   quota_exhausted: { stages: [], error: /$^/ },
   // A revoked grant marks the account needs_reconnect and defers its publications until the operator

@@ -1,7 +1,7 @@
 /**
  * `npm run soak -- --days N --dimensions D --seed S`: N simulated days on an accelerated clock with
  * the engine's real processes (Postgres, the edge host, both Bun workers, the emulators) under the
- * supervisor, and faults drawn from the seed (docs/soak.md). Ends with out/soak/report.md and
+ * supervisor, and faults drawn from the seed (docs/guides/soak.md). Ends with out/soak/report.md and
  * report.json and, as the last line of stdout:
  *
  *   days=N runs=R published=P rejected=J failed=F deferred=Q duplicates=0 stuck=0 lost=0

@@ -58,7 +58,7 @@ export interface SoakReport {
 
 /**
  * Stages a unit may end the soak in. `deferred` waits for YouTube's quota reset, a channel's cap or
- * a reconnect (docs/distribution.md): its run is closed and the drain publishes it once its time
+ * a reconnect (docs/reference/distribution.md): its run is closed and the drain publishes it once its time
  * comes on the engine's clock, so a deferral of the last day still waiting is not stuck.
  */
 const TERMINAL = new Set(["published", "deferred", "rejected", "failed"]);

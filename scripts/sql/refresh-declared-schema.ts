@@ -79,7 +79,7 @@ export function schemaPathsSection(tableOrder: string[], functionsForTables: str
   const lines = entries.map(([path, note]) => `  "${path}",${note ? ` # ${note}` : ""}`);
   return [
     "[db.migrations]",
-    "# The declared schema (docs/sql-layout.md): the current definition of every mdame object, one",
+    "# The declared schema (docs/reference/sql-layout.md): the current definition of every mdame object, one",
     "# file each, in the order they can be created. A path listed twice runs once, where it first",
     "# appears. Written by scripts/sql/refresh-declared-schema.ts; `npm run schema:diff` checks that",
     "# these files build the database the migrations build.",

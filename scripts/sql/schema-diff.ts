@@ -113,7 +113,7 @@ if (import.meta.main) {
         process.exit(0);
       }
       console.log(describe(diff));
-      console.log(`\nthe declared schema differs from the migrations (${seconds} s); see docs/sql-layout.md${keep ? `; kept ${FROM_MIGRATIONS} and ${FROM_DECLARED}` : ""}`);
+      console.log(`\nthe declared schema differs from the migrations (${seconds} s); see docs/reference/sql-layout.md${keep ? `; kept ${FROM_MIGRATIONS} and ${FROM_DECLARED}` : ""}`);
       process.exit(1);
     },
     (error) => {

@@ -1,5 +1,5 @@
 /**
- * How the adaptive parameters in force shape one run (docs/adaptive.md): the length each unit
+ * How the adaptive parameters in force shape one run (docs/reference/adaptive.md): the length each unit
  * explores, the narration range that length asks for, and the topic ranking by favoured and
  * avoided categories. Pure.
  */

@@ -1,5 +1,5 @@
 /**
- * The adaptive engine's weekly decisions for one dimension (docs/adaptive.md). Pure: the same
+ * The adaptive engine's weekly decisions for one dimension (docs/reference/adaptive.md). Pure: the same
  * configuration, evidence and history give the same moves.
  *
  * Each parameter is judged by comparing two arms of the videos made since its last move:

@@ -32,13 +32,13 @@ export const EngineEnv = z.object({
   CREDENTIALS_KEY: z.string().refine((v) => base64Length(v) === 32, "CREDENTIALS_KEY must be 32 bytes, base64"),
   /**
    * Keys rotated out of CREDENTIALS_KEY, comma-separated: they open what they sealed until
-   * `mdame credentials rotate` has re-sealed it with CREDENTIALS_KEY (docs/rotation.md).
+   * `mdame credentials rotate` has re-sealed it with CREDENTIALS_KEY (docs/guides/rotation.md).
    * Checked with CREDENTIALS_KEY in loadEnv (each entry 32 bytes of base64, no key twice).
    */
   CREDENTIALS_KEYS_PREVIOUS: z.string().optional(),
   /**
    * Secrets rotated out of WEBHOOK_SECRET, comma- or space-separated: the callback still accepts
-   * deliveries signed with them while workers move to WEBHOOK_SECRET (docs/rotation.md).
+   * deliveries signed with them while workers move to WEBHOOK_SECRET (docs/guides/rotation.md).
    */
   WEBHOOK_SECRETS_PREVIOUS: z.string().optional(),
   /** `supabase`: Supabase Storage (or its emulator) through supabase-js; `local`: a directory. */
@@ -98,7 +98,7 @@ export const EngineEnv = z.object({
   GEMINI_IMAGE_MODEL: z.string().min(1).default("gemini-2.5-flash-image"),
   PEXELS_API_KEY: z.string().min(1).optional(),
   PEXELS_BASE_URL: z.string().url().default("https://api.pexels.com"),
-  /** The operator's alerts (docs/alerts.md): a bot token from BotFather; unset, alerts are recorded but not delivered. */
+  /** The operator's alerts (docs/reference/alerts.md): a bot token from BotFather; unset, alerts are recorded but not delivered. */
   TELEGRAM_BOT_TOKEN: z.string().regex(/^\d{1,20}:[A-Za-z0-9_-]{20,100}$/, "TELEGRAM_BOT_TOKEN must look like <bot id>:<secret>").optional(),
   TELEGRAM_API_BASE_URL: z.string().url().default("https://api.telegram.org"),
   /** The chat this environment's alerts go to (a dimension may name its own: alerts.telegram_chat_id). */
@@ -107,7 +107,7 @@ export const EngineEnv = z.object({
    * The Edge runtime's per-request limits, Supabase's hosted values by default: CPU time (2 s),
    * memory (256 MB) and wall clock (150 s on the free plan, 400 s on paid plans). The tick keeps
    * its CPU and wall time under them; the local edge host ends a request past any of them as the
-   * hosted runtime does (docs/supabase-wiring.md).
+   * hosted runtime does (docs/reference/supabase-wiring.md).
    */
   EDGE_CPU_LIMIT_MS: z.coerce.number({ message: "EDGE_CPU_LIMIT_MS must be a number of milliseconds" }).int().min(10).max(3_600_000).default(2_000),
   EDGE_MEMORY_LIMIT_MB: z.coerce.number({ message: "EDGE_MEMORY_LIMIT_MB must be a number of megabytes" }).int().min(16).max(65_536).default(256),

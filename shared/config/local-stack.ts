@@ -28,7 +28,7 @@ export const LOCAL_STACK = {
  */
 export const LOCAL_DB_URL = `postgres://postgres:postgres@${LOCAL_STACK.host}:${LOCAL_STACK.dbPort}/postgres`;
 
-/** The role the components connect as: it may only execute the mdame RPCs (docs/roles.md). */
+/** The role the components connect as: it may only execute the mdame RPCs (docs/reference/roles.md). */
 export const ENGINE_DB_ROLE = "mdame_engine";
 
 /** The local cluster as the engine role, with the clone's own password for it. */

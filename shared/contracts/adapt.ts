@@ -2,7 +2,7 @@ import { z } from "zod";
 import { SOURCE_KINDS } from "./sources.ts";
 
 /**
- * The adaptive engine's part of a dimension's configuration (`adapt`, docs/adaptive.md): for each
+ * The adaptive engine's part of a dimension's configuration (`adapt`, docs/reference/adaptive.md): for each
  * parameter the weekly decisions may move, its bounds, its step and whether it is pinned. The value
  * a run uses is the contract's value overlaid with the adaptations applied since
  * (mdame.dimension_config); the defaults keep the engine as it was before it adapted anything.

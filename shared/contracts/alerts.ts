@@ -1,4 +1,4 @@
-/** The operator's alerts (docs/alerts.md): the outbox rows, what the notifier claims, the CLI's list. */
+/** The operator's alerts (docs/reference/alerts.md): the outbox rows, what the notifier claims, the CLI's list. */
 import { z } from "zod";
 
 export const ALERT_KINDS = ["run_failed", "dead_letter", "needs_reconnect", "quota_deferral_stale", "quality_gate_failed", "component_restarting", "weekly_report"] as const;

@@ -60,14 +60,14 @@ const DimensionFields = {
   id: DimensionId.describe("The dimension's id: 2-41 characters, lower-case letters, digits, '-' or '_', starting with a letter or digit; it cannot change."),
   display_name: oneLine(z.string().trim().min(1, "must not be empty").max(80, "must be at most 80 characters")).describe("The name people see: one line, 1-80 characters."),
   /** Any BCP-47 language tag (`en`, `ru-RU`, `ja-JP`), stored in canonical form. */
-  language: LanguageTag.describe("Any BCP-47 language tag (en, id, ru-RU, ja-JP), stored in canonical form (docs/languages.md)."),
+  language: LanguageTag.describe("Any BCP-47 language tag (en, id, ru-RU, ja-JP), stored in canonical form (docs/reference/languages.md)."),
   /** The TTS voice, e.g. `en-US-AriaNeural`; it must speak the dimension's language (and region, when the language names one). */
   tts_voice: EdgeVoiceName.describe("The Edge TTS neural voice, e.g. en-US-AriaNeural; it must speak the dimension's language (and region, when the language names one)."),
   /**
    * The Gemini TTS voice spoken when Edge TTS is unavailable (`Kore`, `Puck`, ...); null: the
-   * default for the dimension's language (docs/voice.md).
+   * default for the dimension's language (docs/reference/voice.md).
    */
-  tts_fallback_voice: z.enum(GEMINI_TTS_VOICES, { message: `must be a Gemini TTS voice: ${GEMINI_TTS_VOICES.join(", ")}` }).nullable().describe("The Gemini TTS voice spoken when Edge TTS is unavailable (Kore, Puck, ...); null: the default for the dimension's language (docs/voice.md)."),
+  tts_fallback_voice: z.enum(GEMINI_TTS_VOICES, { message: `must be a Gemini TTS voice: ${GEMINI_TTS_VOICES.join(", ")}` }).nullable().describe("The Gemini TTS voice spoken when Edge TTS is unavailable (Kore, Puck, ...); null: the default for the dimension's language (docs/reference/voice.md)."),
   /** Speaking rate relative to the voice's normal pace, `+0%`, `-10%`, `+15%`. */
   tts_rate: z.string().regex(/^[+-][0-9]{1,2}%$/, "must be a signed percentage like +0% or -10%").describe("Speaking rate relative to the voice's normal pace: a signed percentage, +0%, -10%, +15%."),
   /** Google Trends region of the trend feed: an ISO 3166-1 alpha-2 code. */
@@ -76,15 +76,15 @@ const DimensionFields = {
   /** Visual backends in order of preference, ending with `procedural`, and the Pexels blocklist. */
   visuals: VisualsConfig.describe("Visual backends in order of preference, ending with procedural, and the Pexels blocklist."),
   /** Blocked terms and categories, and how strict the classifier is (shared/contracts/safety.ts). */
-  safety_profile: SafetyProfile.describe("Blocked terms and categories, and how strict the safety classifier is (docs/safety.md)."),
+  safety_profile: SafetyProfile.describe("Blocked terms and categories, and how strict the safety classifier is (docs/reference/safety.md)."),
   /** At most this many new videos per day (0 keeps the dimension idle without pausing it). */
   daily_limit: wholeNumber(0, 50, "must be 0 to 50").describe("At most this many new videos per day, 0-50 (0 keeps the dimension idle without pausing it)."),
   narration_min_words: narrationWords.describe("Fewest words of a narration, 60-180; at least 10 fewer than narration_max_words."),
   narration_max_words: narrationWords.describe("Most words of a narration, 60-180; at least 10 more than narration_min_words."),
   /** What the dimension is about: keywords, categories, excluded terms (shared/contracts/sources.ts). */
-  subject: Subject.describe("What the dimension is about: keywords, categories and excluded terms (docs/sources.md)."),
+  subject: Subject.describe("What the dimension is about: keywords, categories and excluded terms (docs/reference/sources.md)."),
   /** Where its topics come from, each with a weight. */
-  sources: Sources.describe("Where its topics come from: 1-10 sources, each with a kind and a weight (docs/sources.md)."),
+  sources: Sources.describe("Where its topics come from: 1-10 sources, each with a kind and a weight (docs/reference/sources.md)."),
   /** Topics scoring under this (0-1) are dropped, with their score recorded. */
   min_score: MinScore.describe("Topics scoring under this (0-1) are dropped, with their score recorded."),
   /**
@@ -96,19 +96,19 @@ const DimensionFields = {
   /** Burned-in captions: which platform's UI they keep clear of (`platforms`: the one its accounts are on, `intersection`: all of them). */
   captions: DimensionCaptions.describe("Burned-in captions: which platform's UI they keep clear of."),
   /** The music bed, or null for voice only. */
-  music: MusicBed.nullable().describe("The music bed under the voice, or null for voice only (docs/audio.md)."),
+  music: MusicBed.nullable().describe("The music bed under the voice, or null for voice only (docs/reference/audio.md)."),
   /**
    * What its uploads tell YouTube (category, privacy, made for kids, synthetic media, audio
    * language) and when they go public and its production starts (shared/contracts/publishing.ts).
    */
-  publishing: DimensionPublishing.describe("What its uploads tell YouTube (category, privacy, made for kids, synthetic media, audio language), when they go public and when its production starts (docs/distribution.md); a set changes only the fields it names."),
-  /** Where its alerts go (docs/alerts.md); null: the environment's chat. */
-  alerts: DimensionAlerts.nullable().describe("Where its alerts go (docs/alerts.md); null: the environment's chat."),
+  publishing: DimensionPublishing.describe("What its uploads tell YouTube (category, privacy, made for kids, synthetic media, audio language), when they go public and when its production starts (docs/reference/distribution.md); a set changes only the fields it names."),
+  /** Where its alerts go (docs/reference/alerts.md); null: the environment's chat. */
+  alerts: DimensionAlerts.nullable().describe("Where its alerts go (docs/reference/alerts.md); null: the environment's chat."),
   /**
    * What the weekly adaptive engine may move, within which bounds and by which step, and what is
-   * pinned (shared/contracts/adapt.ts, docs/adaptive.md).
+   * pinned (shared/contracts/adapt.ts, docs/reference/adaptive.md).
    */
-  adapt: AdaptSettings.describe("What the weekly adaptive engine may move, within which bounds and by which step, and what is pinned (docs/adaptive.md); a set replaces the whole section."),
+  adapt: AdaptSettings.describe("What the weekly adaptive engine may move, within which bounds and by which step, and what is pinned (docs/reference/adaptive.md); a set replaces the whole section."),
 };
 
 type ConfigShape = {

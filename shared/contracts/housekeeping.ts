@@ -1,5 +1,5 @@
 /**
- * Retention and housekeeping (docs/retention.md): the settings, one pass's answer per kind, the
+ * Retention and housekeeping (docs/reference/retention.md): the settings, one pass's answer per kind, the
  * Storage deletion outbox, and the sizes `mdame storage usage` and the doctor print. The pipeline
  * builds each answer through these schemas and the CLI parses it with the same ones.
  */

@@ -88,7 +88,7 @@ export type UnitVideo = z.infer<typeof UnitVideo>;
 /** A publication of a unit on one account. */
 export const UnitPublication = z.object({
   platform: z.string(),
-  /** pending, uploading, published, deferred (waiting for its account; docs/distribution.md) or failed. */
+  /** pending, uploading, published, deferred (waiting for its account; docs/reference/distribution.md) or failed. */
   status: z.string(),
   external_id: z.string().nullable(),
   /** Why a deferred publication waits: quota_spent, channel_cap, rate_limited or needs_reconnect. */
@@ -144,7 +144,7 @@ export const TickAnswer = z.object({
   tick: TickResult,
   processed: count,
   failed: count,
-  /** The drain stopped claiming at its wall or CPU budget (docs/supabase-wiring.md): work may remain, call again. */
+  /** The drain stopped claiming at its wall or CPU budget (docs/reference/supabase-wiring.md): work may remain, call again. */
   more: z.boolean(),
 }).strict();
 export type TickAnswer = z.infer<typeof TickAnswer>;

@@ -3,7 +3,7 @@ import { QualityReport } from "./quality.ts";
 
 /**
  * The operator's JSON API for the ops dashboard: the `GET /pipeline/ops/...` routes of the
- * `pipeline` Edge Function (functions/pipeline/operator/ops-routes.ts, docs/ops-api.md), each behind
+ * `pipeline` Edge Function (functions/pipeline/operator/ops-routes.ts, docs/reference/ops-api.md), each behind
  * the service-role bearer. The server builds every answer through these schemas and the dashboard
  * parses it with the same ones. Timestamps are ISO 8601 text (UTC); "today" is the engine clock's
  * date (mdame.engine_now(), UTC), so a demo or soak that moves the clock moves the overview with it.

@@ -4,7 +4,7 @@ import { LanguageTag } from "./language.ts";
 /**
  * A dimension's publishing settings (`publishing` in its configuration): what its uploads tell
  * YouTube, and when its day's production starts. The table checks the same (mdame.publishing_is_valid).
- * docs/distribution.md, "Publishing settings".
+ * docs/reference/distribution.md, "Publishing settings".
  */
 
 /** Production starts this long before `publish_time` when no `run_time` is set (mdame.run_schedule does the same). */

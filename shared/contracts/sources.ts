@@ -4,7 +4,7 @@ import { oneLine } from "./text.ts";
 /**
  * What a dimension is about and where its topics come from: the `subject`, `sources` and
  * `min_score` fields of a dimension's configuration (shared/contracts/dimension.ts), and the one
- * shape every source client returns (`Signal`). docs/sources.md explains each field.
+ * shape every source client returns (`Signal`). docs/reference/sources.md explains each field.
  */
 
 const term = oneLine(z.string().trim().min(1, "must not be empty").max(60, "must be at most 60 characters"));

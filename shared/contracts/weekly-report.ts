@@ -69,7 +69,7 @@ export const WeeklyReport = z.object({
   stage_latency: z.array(StageLatency),
   cache: z.object({ scenes: CacheFigures, llm: CacheFigures, tts: CacheFigures }).strict(),
   quota: z.object({
-    // analytics: the YouTube Analytics API's own queries (docs/analytics.md).
+    // analytics: the YouTube Analytics API's own queries (docs/reference/analytics.md).
     youtube: z.array(z.object({ bucket: z.enum(["uploads", "units", "analytics"]), used: count, calls: count }).strict()),
     tiktok: z.array(z.object({ call_kind: z.string(), calls: count }).strict()),
   }).strict(),

@@ -6,7 +6,7 @@ import { oneLine } from "./text.ts";
  * Google projects (OAuth clients) through the operator API
  * (functions/pipeline/operator/youtube-project-routes.ts): `mdame youtube-project add|list|remove`,
  * and the client `mdame account connect youtube --project <name>` signs in with. Each project has
- * its own daily YouTube buckets (docs/distribution.md); a client secret travels inward once, in
+ * its own daily YouTube buckets (docs/reference/distribution.md); a client secret travels inward once, in
  * RegisterYouTubeProjectBody, and out only to the connect, in YouTubeProjectClient.
  */
 

@@ -1,7 +1,7 @@
 /**
  * The key ring that seals account credentials: the current key, which seals everything new, and
  * the previous keys, which only open what they sealed until `mdame credentials rotate` has
- * re-sealed it with the current one (docs/rotation.md).
+ * re-sealed it with the current one (docs/guides/rotation.md).
  *
  * Each key is known by its key id (kid), derived from the key itself, so it never needs
  * configuring: the first 8 hex digits of SHA-256("mdame-credentials-kid:" || the 32 key bytes).

@@ -2,7 +2,7 @@ import pino from "pino";
 import { registerSecrets, scrubText, scrubValue, secretValuesOf } from "./scrub.ts";
 
 /**
- * Fields every log line carries where known (docs/conventions.md, "Errors and logs"; docs/logs.md):
+ * Fields every log line carries where known (docs/conventions.md, "Errors and logs"; docs/reference/logs.md):
  * `execution_id` is the run's id, `status` the outcome a line reports.
  */
 export interface LogContext {

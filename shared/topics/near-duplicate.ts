@@ -6,7 +6,7 @@
  * The threshold is calibrated on tests/fixtures/near-duplicates.jsonl (`npm run eval:near-dup`).
  */
 
-/** Similarity at or above which two titles are the same topic (see docs/sources.md for its calibration). */
+/** Similarity at or above which two titles are the same topic (see docs/reference/sources.md for its calibration). */
 export const NEAR_DUPLICATE_THRESHOLD = 0.5;
 
 const STOP_WORDS = new Set([

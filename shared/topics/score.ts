@@ -1,5 +1,5 @@
 /**
- * A candidate topic's score in [0, 1] and its components (docs/sources.md):
+ * A candidate topic's score in [0, 1] and its components (docs/reference/sources.md):
  *
  *   score = source weight × (0.20 recency + 0.25 traffic + 0.40 relevance + 0.15 novelty)
  *

@@ -4,7 +4,7 @@
  *
  * Rotation without an outage: workers sign with the newest secret (WEBHOOK_SECRET); the verifier
  * holds it and the secrets rotated out of it (WEBHOOK_SECRETS_PREVIOUS) and accepts a delivery
- * that any one of them signed, until the old one is removed (docs/rotation.md).
+ * that any one of them signed, until the old one is removed (docs/guides/rotation.md).
  */
 
 import { constantTimeEqual } from "../crypto/constant-time.ts";

@@ -1,7 +1,7 @@
 -- pg_net's SQL surface for servers without the pg_net extension (the local stack on the OS
 -- packages' Postgres), so mdame.wake_stage_runner runs the same SQL everywhere.
 --
--- Follows pg_net 0.x (supabase/pg_net): the same schema, table and column names, and the same
+-- Follows pg_net 0.x (github.com/supabase/pg_net): the same schema, table and column names, and the same
 -- net.http_post signature returning the request id. A request waits in net.http_request_queue until
 -- the enqueuing transaction commits; then a sender takes it, performs it and records the answer in
 -- net._http_response under the request's id, as pg_net's background worker does. On the local stack

@@ -5,7 +5,7 @@
 -- non-partitioned queues. SQL and clients written against pgmq 1.5.1 run unchanged;
 -- tests/integration/pgmq-conformance.test.ts holds this file and the real extension to them.
 -- supabase/pgmq-compat/shape-1.4.sql, applied after this file, gives pgmq 1.4.4's layout instead,
--- so the engine is tested on both (docs/pgmq.md says what is covered and what is left out).
+-- so the engine is tested on both (docs/reference/pgmq.md says what is covered and what is left out).
 --
 -- Installed by the local stack's db reset before the migrations, only where
 -- `pg_available_extensions` has no pgmq, into a database without schema pgmq.

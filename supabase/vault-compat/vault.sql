@@ -1,7 +1,7 @@
 -- Supabase Vault's SQL surface for servers without the supabase_vault extension (the local stack on
 -- the OS packages' Postgres), so mdame.wake_stage_runner reads its secrets the same way everywhere.
 --
--- Follows supabase_vault 0.3 (supabase/vault): vault.secrets holds each secret encrypted,
+-- Follows supabase_vault 0.3 (github.com/supabase/vault): vault.secrets holds each secret encrypted,
 -- vault.decrypted_secrets shows it in clear, vault.create_secret and vault.update_secret write it.
 -- Vault keeps its root key outside the database; this stand-in keeps one in a function body, which
 -- keeps secrets out of every plain column and dump of vault.secrets, and no more: it is no

@@ -1,6 +1,6 @@
 /**
  * Several pipeline ticks side by side on one backlog, as the wake-ups start them (up to
- * stage_runner.max_ticks in flight, docs/supabase-wiring.md): their claims use
+ * stage_runner.max_ticks in flight, docs/reference/supabase-wiring.md): their claims use
  * `for update skip locked`, so every task is run by exactly one of them, and the ticks' answers
  * add up to the backlog.
  */

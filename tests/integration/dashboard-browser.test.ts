@@ -7,7 +7,7 @@
  * see it: signed-out requests refused, the one-time sign-in, every page showing the seeded data, a
  * hostile title shown as text, the dead-letter retry through its confirmation (and its CSRF
  * refusals), run-now of a schedule, and the render playing from its signed Storage URL.
- * With MDAME_WRITE_SCREENSHOTS=1 each page's screenshot is written to docs/dashboard/.
+ * With MDAME_WRITE_SCREENSHOTS=1 each page's screenshot is written to docs/reports/dashboard/.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
@@ -24,6 +24,7 @@ import { paths } from "../../stack/paths.ts";
 import { localStackEnv } from "../../stack/stack-env.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 import { type PipelineServer, servePipeline } from "../fixtures/pipeline-server.ts";
+import { DASHBOARD_SCREENSHOTS_DIR } from "../../scripts/docs/doc-paths.ts";
 
 /** The few DOM shapes the in-page functions use: the Bun side compiles without the DOM library. */
 interface DomElement {
@@ -162,7 +163,7 @@ async function readSignIn(child: ReturnType<typeof Bun.spawn>): Promise<{ url: s
 }
 
 async function screenshot(name: string): Promise<void> {
-  if (SCREENSHOTS) await page.screenshot({ path: join(paths.root, "docs", "dashboard", `${name}.png`) as `${string}.png`, fullPage: true });
+  if (SCREENSHOTS) await page.screenshot({ path: join(DASHBOARD_SCREENSHOTS_DIR, `${name}.png`) as `${string}.png`, fullPage: true });
 }
 
 const text = (p: Page = page) => p.evaluate(() => document.body.innerText);

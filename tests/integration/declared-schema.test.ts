@@ -1,5 +1,5 @@
 /**
- * The declared schema (supabase/schemas, docs/sql-layout.md) builds the same mdame schema as the
+ * The declared schema (supabase/schemas, docs/reference/sql-layout.md) builds the same mdame schema as the
  * migrations: same tables, functions, privileges, rows, pg_cron jobs and pgmq queues.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 test("the declared schema builds what the migrations build", () => {
-  // On failure the message lists each differing object; docs/sql-layout.md says how to fix it.
+  // On failure the message lists each differing object; docs/reference/sql-layout.md says how to fix it.
   if (!isEmpty(diff)) throw new Error(`supabase/schemas differs from supabase/migrations:\n${describeDiff(diff)}`);
   expect(isEmpty(diff)).toBe(true);
 });

@@ -19,10 +19,11 @@ import { paths } from "../../stack/paths.ts";
 import { localStackEnv } from "../../stack/stack-env.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 import { type PipelineServer, servePipeline } from "../fixtures/pipeline-server.ts";
+import { DIMENSION_EXAMPLES_DIR } from "../../scripts/docs/doc-paths.ts";
 
 const admin = adminSql();
 const validate = new Ajv2020({ allErrors: true, strict: true }).compile(dimensionJsonSchema());
-const EXAMPLES = join(paths.root, "docs", "examples", "dimensions");
+const EXAMPLES = DIMENSION_EXAMPLES_DIR;
 const exampleFile = { "tech-explained": join(EXAMPLES, "tech-explained.yaml"), "sains-singkat": join(EXAMPLES, "sains-singkat.json") } as const;
 
 let pipeline: PipelineServer;

@@ -1,6 +1,6 @@
 /**
  * The doctor's `database/engine role` line against the local Postgres: ok on a database as the
- * migrations leave it, a warning naming each privilege the engine role holds beyond docs/roles.md
+ * migrations leave it, a warning naming each privilege the engine role holds beyond docs/reference/roles.md
  * (TEMP for PUBLIC as Postgres creates a database, an mdame table without row-level security, a role
  * attribute, a membership, session defaults of its own, DB_URL as another role), with the statement
  * that fixes it, and on every
@@ -63,7 +63,7 @@ describe("doctor: the engine role", () => {
   test("warns when PUBLIC keeps TEMP on the database, as Postgres creates every database", async () => {
     const line = await whileChanged("grant temporary on database postgres to public", "revoke temporary on database postgres from public");
     expect(line.status).toBe("warn");
-    expect(line.message).toStartWith("mdame_engine can do more than docs/roles.md lists: it may create temporary tables (TEMP on database postgres). ");
+    expect(line.message).toStartWith("mdame_engine can do more than docs/reference/roles.md lists: it may create temporary tables (TEMP on database postgres). ");
     expect(occurrences(line.message, ENGINE_ROLE_RESIDUAL)).toBe(1);
     expect(line.fix).toBe('revoke temporary on database "postgres" from public, mdame_engine;');
   }, 30_000);
@@ -99,7 +99,7 @@ describe("doctor: the engine role", () => {
     const line = await engineRoleLine(LOCAL_DB_URL);
     expect(line.status).toBe("warn");
     expect(line.message).toContain("DB_URL connects as postgres, not mdame_engine, so the components would hold postgres's privileges");
-    expect(line.fix).toBe("point DB_URL at mdame_engine (docs/roles.md)");
+    expect(line.fix).toBe("point DB_URL at mdame_engine (docs/reference/roles.md)");
   }, 30_000);
 
   test("is ok again once each change is undone", async () => {

@@ -89,7 +89,7 @@ describe("mdame doctor on the local stack", () => {
       new RegExp(`^ok   database/database: reachable at 127\\.0\\.0\\.1:${LOCAL_STACK.dbPort}/postgres \\(PostgreSQL 15\\.`),
       "ok   database/schema: the mdame schema is installed",
       "ok   database/environment: ENV=dev matches the environment the database records",
-      // The real extension on a server that has it (MDAME_PG_BINDIR, docs/supabase-wiring.md).
+      // The real extension on a server that has it (MDAME_PG_BINDIR, docs/reference/supabase-wiring.md).
       `ok   database/pgmq: ${serverPgmqVersion() === null ? "pgmq-compatible SQL" : `extension ${serverPgmqVersion()}`}; queues stage_tasks, visual_generation, render`,
       /^ok   database\/pg_cron: extension [0-9.-]+; schedules mdame-tick \(\* \* \* \* \*\), mdame-publish-drain \(\* \* \* \* \*\), mdame-scheduled-runs \(\* \* \* \* \*\), mdame-weekly-reports \(0 21 \* \* 0\), mdame-weekly-reports-retry \(\*\/5 \* \* \* \*\), mdame-adapt-weekly \(30 22 \* \* 0\), mdame-housekeeping \(30 3 \* \* \*\), mdame-storage-deletions \(\*\/10 \* \* \* \*\)$/,
       /^ok   database\/engine role: mdame_engine may only call the RPCs \(no TEMP or CREATE, no role attributes, memberships or session defaults; row-level security on all \d+ mdame tables\)\. mdame_engine can still change its own password/,

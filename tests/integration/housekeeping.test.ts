@@ -1,5 +1,5 @@
 /**
- * Retention with a clock (docs/retention.md): real Postgres, the real pipeline app and a local
+ * Retention with a clock (docs/reference/retention.md): real Postgres, the real pipeline app and a local
  * directory store. Rows and stored objects are seeded as the stages leave them, the engine clock is
  * moved past each TTL, and POST /pipeline/housekeeping runs a dry run (nothing goes) and then a
  * real pass: exactly the expired things go, from the database and from Storage. Each "never

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 
-// Not DB_URL: that is the engine role, which may not use pgmq directly (docs/roles.md).
+// Not DB_URL: that is the engine role, which may not use pgmq directly (docs/reference/roles.md).
 const DB_URL = process.env.PGMQ_TEST_DB_URL ?? LOCAL_DB_URL;
 const sql = postgres(DB_URL, { max: 4, onnotice: () => {}, types: { bigint: postgres.BigInt } });
 

@@ -77,7 +77,7 @@ describe("queue transition benchmark", () => {
     expectRealFigures(result.batched!);
   });
 
-  test("the section for docs/benchmarks.md names the target and carries both claim sizes", () => {
+  test("the section for docs/reports/benchmarks.md names the target and carries both claim sizes", () => {
     const text = result.markdown.join("\n");
     expect(result.markdown[0]).toBe("## Orchestration: stage transitions");
     expect(text).toContain("at least 1,000 transitions/s and at least half the raw baseline");

@@ -1,6 +1,6 @@
 /**
  * What the `supabase-extensions` layer's tests share: whether the server in use has the real pg_net,
- * Vault and pgmq (MDAME_PG_BINDIR, docs/supabase-wiring.md), and a superuser connection.
+ * Vault and pgmq (MDAME_PG_BINDIR, docs/reference/supabase-wiring.md), and a superuser connection.
  */
 import postgres from "postgres";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";

@@ -1,6 +1,6 @@
 /**
  * The real Supabase Vault: the stack stores the wake-up secrets as a deployer does
- * (vault.create_secret, docs/deploy.md), encrypted under the clone's own root key; without one,
+ * (vault.create_secret, docs/guides/deploy.md), encrypted under the clone's own root key; without one,
  * the enqueue that would wake the stage runner fails with MDN01 naming the secret and the fix.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

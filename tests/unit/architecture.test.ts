@@ -1,5 +1,5 @@
 /**
- * The direction of imports (docs/architecture.md, scripts/architecture.ts): the tree holds it, and
+ * The direction of imports (docs/reference/architecture.md, scripts/architecture.ts): the tree holds it, and
  * the check sees a wrong-way import or a circle planted in a tree of its own.
  */
 import { afterEach, describe, expect, test } from "bun:test";

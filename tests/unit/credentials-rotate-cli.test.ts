@@ -40,7 +40,7 @@ describe("doctor's credential keys line", () => {
     expect(missing.status).toBe("fail");
     expect(missing.message).toBe("1 account sealed with key 77aa0c1d, not in the functions' key ring (ring: current 3fa1c02b, previous 9b2e11aa): their videos cannot be published");
     const behind = judgeCensus(census([{ kid: "3fa1c02b", standing: "current", accounts: 2 }, { kid: "9b2e11aa", standing: "previous", accounts: 3 }]), "3fa1c02b");
-    expect(behind).toMatchObject({ status: "warn", message: "3 accounts on previous key 9b2e11aa; 2/5 on the current key 3fa1c02b", fix: "run `mdame credentials rotate` (docs/rotation.md)" });
+    expect(behind).toMatchObject({ status: "warn", message: "3 accounts on previous key 9b2e11aa; 2/5 on the current key 3fa1c02b", fix: "run `mdame credentials rotate` (docs/guides/rotation.md)" });
     const unused = judgeCensus(census([{ kid: "3fa1c02b", standing: "current", accounts: 2 }], ["9b2e11aa"]), null);
     expect(unused.status).toBe("warn");
     expect(unused.message).toContain("previous key(s) 9b2e11aa seal nothing");

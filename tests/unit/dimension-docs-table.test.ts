@@ -1,5 +1,5 @@
 /**
- * docs/channel-setup.md's field table is the one scripts/docs/dimension-table.ts generates from the
+ * docs/guides/channel-setup.md's field table is the one scripts/docs/dimension-table.ts generates from the
  * contract: every field of DimensionConfig at every depth, with type, default, bounds and description.
  */
 import { describe, expect, test } from "bun:test";
@@ -10,9 +10,9 @@ import { DIMENSION_SETTINGS } from "../../shared/contracts/dimension.ts";
 const page = readFileSync(TABLE_PAGE, "utf8");
 const rows = fieldRows();
 
-describe("the dimension field table of docs/channel-setup.md", () => {
+describe("the dimension field table of docs/guides/channel-setup.md", () => {
   test("the page holds the generated table", () => {
-    if (pageWithTable(page) !== page) throw new Error(`docs/channel-setup.md's field table is stale: run \`${TABLE_COMMAND}\` and commit it`);
+    if (pageWithTable(page) !== page) throw new Error(`docs/guides/channel-setup.md's field table is stale: run \`${TABLE_COMMAND}\` and commit it`);
   });
 
   test("it lists every setting of the contract and the fields of every section, each described", () => {

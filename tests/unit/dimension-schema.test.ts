@@ -16,6 +16,7 @@ import { EXIT } from "../../cli/errors.ts";
 import { DimensionConfig, describeIssues } from "../../shared/contracts/dimension.ts";
 import { DIMENSION_SCHEMA_COMMAND, DIMENSION_SCHEMA_FILE, dimensionJsonSchema, dimensionJsonSchemaText } from "../../shared/contracts/dimension-schema.ts";
 import { paths } from "../../stack/paths.ts";
+import { DIMENSION_EXAMPLES_DIR, DOCS_DIR } from "../../scripts/docs/doc-paths.ts";
 
 const root = paths.root;
 const schema = dimensionJsonSchema();
@@ -24,15 +25,16 @@ const validate = ajv.compile(schema);
 
 /** Dimension files of the project: the examples, the test fixtures. */
 function exampleFiles(): string[] {
-  const dirs = [join(root, "docs", "examples", "dimensions"), join(root, "tests", "fixtures", "dimensions")];
+  const dirs = [DIMENSION_EXAMPLES_DIR, join(root, "tests", "fixtures", "dimensions")];
   return dirs.flatMap((dir) => readdirSync(dir).filter((f) => /\.(json|ya?ml)$/.test(f)).map((f) => join(dir, f)));
 }
 
 /** The whole dimension configurations quoted in the docs: ```json blocks naming an id and a tts_voice. */
 function docsExamples(): { where: string; value: unknown }[] {
   const found: { where: string; value: unknown }[] = [];
-  for (const file of readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md"))) {
-    const text = readFileSync(join(root, "docs", file), "utf8");
+  const pages = readdirSync(DOCS_DIR, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".md"));
+  for (const file of pages) {
+    const text = readFileSync(join(DOCS_DIR, file), "utf8");
     for (const match of text.matchAll(/```json\n([\s\S]*?)```/g)) {
       const block = match[1]!;
       if (block.includes('"tts_voice"') && block.includes('"id"')) found.push({ where: `docs/${file}`, value: JSON.parse(block) });
@@ -105,7 +107,7 @@ describe("the dimension JSON Schema", () => {
 
   test("every whole configuration quoted in the docs passes Ajv and the contract", () => {
     const quoted = docsExamples();
-    expect(quoted.map((q) => q.where)).toEqual(expect.arrayContaining(["docs/distribution.md", "docs/languages.md"]));
+    expect(quoted.map((q) => q.where)).toEqual(expect.arrayContaining(["docs/reference/distribution.md", "docs/reference/languages.md"]));
     for (const { where, value } of quoted) {
       expect({ where, errors: ajvErrors(value) }).toEqual({ where, errors: [] });
       const parsed = DimensionConfig.safeParse(value);

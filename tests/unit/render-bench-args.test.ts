@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { keptBlocks, replaceBlock } from "../../scripts/bench/doc-blocks.ts";
 import { parseBenchArgs, replaceSection } from "../../scripts/bench/render-throughput.ts";
+import { BENCHMARKS_DOC } from "../../scripts/docs/doc-paths.ts";
 
 describe("render throughput bench command line", () => {
   test("defaults: FFmpeg's own threads, five rounds, nothing written", () => {
@@ -34,8 +34,8 @@ describe("benchmarks document", () => {
     expect(out).toBe("## Render throughput\n\nnew\n\n<!-- alignment:start -->\n## Word alignment\n\nw\n<!-- alignment:end -->\n");
   });
 
-  test("docs/benchmarks.md keeps every owned block through the render bench's --write and npm run bench", () => {
-    const doc = readFileSync(join(import.meta.dir, "..", "..", "docs", "benchmarks.md"), "utf8");
+  test("docs/reports/benchmarks.md keeps every owned block through the render bench's --write and npm run bench", () => {
+    const doc = readFileSync(BENCHMARKS_DOC, "utf8");
     const blocks = keptBlocks(doc);
     expect(blocks.map((b) => /<!-- ([a-z-]+):start -->/.exec(b)![1])).toEqual(["render-history", "alignment", "housekeeping", "dashboard", "scale"]);
     expect(keptBlocks(replaceSection(doc, ["## Render throughput", "", "new"]))).toEqual(blocks);

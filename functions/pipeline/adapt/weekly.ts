@@ -1,5 +1,5 @@
 /**
- * The adaptive engine's runner (docs/adaptive.md): reads a dimension's evidence and history, asks
+ * The adaptive engine's runner (docs/reference/adaptive.md): reads a dimension's evidence and history, asks
  * the pure decisions (shared/adapt/decide.ts) and, unless it is a dry run, records each move
  * (mdame.record_adaptation applies it to the next run). `runDueAdaptations` is the tick's weekly
  * pass: it claims the week the Sunday job marked due, decides for every active dimension and marks

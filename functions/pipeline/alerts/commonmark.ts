@@ -1,6 +1,6 @@
 /**
  * CommonMark (the weekly report's dialect: headings, **bold**, [text](https://...) links, GitHub
- * tables, backslash escapes; docs/weekly-report.md) as Telegram MarkdownV2. Everything that is not
+ * tables, backslash escapes; docs/reference/weekly-report.md) as Telegram MarkdownV2. Everything that is not
  * one of those constructs is plain text, escaped; a backslash escape stays the character it
  * escapes. Entities never span lines, and only lines short enough never to be cut by the splitter
  * (markdown-v2.ts splits long lines only) carry any, so a split message always parses.

@@ -1,5 +1,5 @@
 /**
- * The notifier: after the stage tasks, the tick delivers the alerts that are due (docs/alerts.md).
+ * The notifier: after the stage tasks, the tick delivers the alerts that are due (docs/reference/alerts.md).
  * Each alert is claimed (claim_alerts: skip locked, leased), formatted, sent to its chat (the
  * dimension's, else TELEGRAM_CHAT_ID) and recorded: sent with its message ids, or the attempt. A
  * 429 waits Telegram's retry_after; a 400/403 refusal fails the alert with Telegram's words; any

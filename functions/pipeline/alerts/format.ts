@@ -54,7 +54,7 @@ export function formatAlert(alert: ClaimedAlert, secrets: readonly (string | und
   const clean = (text: string) => escapeMarkdownV2(redactSecrets(text, secrets));
   const lines: string[] = [];
   lines.push(`*${clean(TITLES[alert.kind])}*${alert.dimension_id ? ` · ${clean(alert.dimension_id)}` : ""}`);
-  // The weekly report is CommonMark (docs/weekly-report.md): shown with its headings, bold and links.
+  // The weekly report is CommonMark (docs/reference/weekly-report.md): shown with its headings, bold and links.
   lines.push(alert.kind === "weekly_report" ? commonMarkToMarkdownV2(redactSecrets(alert.summary, secrets)) : clean(alert.summary));
   if (alert.occurrences > 1) {
     lines.push(clean(`Happened ${alert.occurrences} times, first ${utc(alert.created_at)}, last ${utc(alert.last_raised_at)}`));

@@ -1,5 +1,5 @@
 /**
- * The YouTube Analytics fetches the tick drains after its stage tasks (docs/analytics.md). Each
+ * The YouTube Analytics fetches the tick drains after its stage tasks (docs/reference/analytics.md). Each
  * claimed fetch (a published video's day-3 or day-7 window, enqueued hourly by
  * mdame.schedule_analytics_fetches) opens the account's refresh token, reserves each
  * reports.query in the Google project's analytics bucket of the quota ledger, asks the totals and

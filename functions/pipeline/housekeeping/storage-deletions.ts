@@ -1,5 +1,5 @@
 /**
- * The drain of the Storage deletion outbox (docs/retention.md), run by the tick after its other
+ * The drain of the Storage deletion outbox (docs/reference/retention.md), run by the tick after its other
  * work and by `POST /pipeline/housekeeping`. mdame.housekeeping queues the keys it let go in the
  * transaction that forgot their rows; here each claimed key is removed through the Storage API
  * (deps.store.remove: an absent object is fine) and acknowledged. A removal that fails waits with

@@ -2,7 +2,7 @@
  * The OpenAPI 3.1 document of both Edge Functions, `pipeline` and `worker-callback`, and the route
  * that serves it: `GET /pipeline/openapi.json`, no auth (it describes the API and holds nothing
  * secret). Paths carry each function's name (`/pipeline/...`, `/worker-callback`), so the one
- * server is FUNCTIONS_URL, where Supabase and the local edge host route both (docs/api.md).
+ * server is FUNCTIONS_URL, where Supabase and the local edge host route both (docs/reference/api.md).
  */
 import type { Env, Hono, Schema } from "hono";
 import { buildOpenApiDocument } from "../../../shared/http/openapi.ts";
@@ -30,12 +30,12 @@ export function openApiDocument(functionsUrl: string): Record<string, unknown> {
       { name: "runs", description: "Runs, the tick, dead letters" },
       { name: "dimensions", description: "Dimensions (`mdame dimension`)" },
       { name: "accounts", description: "Publishing accounts (`mdame account`)" },
-      { name: "credentials", description: "Key rotation (`mdame credentials`, docs/rotation.md)" },
-      { name: "alerts", description: "Alerts (`mdame alerts`, docs/alerts.md)" },
+      { name: "credentials", description: "Key rotation (`mdame credentials`, docs/guides/rotation.md)" },
+      { name: "alerts", description: "Alerts (`mdame alerts`, docs/reference/alerts.md)" },
       { name: "reports", description: "Weekly reports (`mdame report`)" },
-      { name: "adapt", description: "The adaptive engine (`mdame adapt`, docs/adaptive.md)" },
-      { name: "ops", description: "The ops dashboard's views (`mdame dashboard`, docs/ops-api.md)" },
-      { name: "housekeeping", description: "Retention, housekeeping passes and sizes (`mdame housekeeping`, `mdame storage usage`, docs/retention.md)" },
+      { name: "adapt", description: "The adaptive engine (`mdame adapt`, docs/reference/adaptive.md)" },
+      { name: "ops", description: "The ops dashboard's views (`mdame dashboard`, docs/reference/ops-api.md)" },
+      { name: "housekeeping", description: "Retention, housekeeping passes and sizes (`mdame housekeeping`, `mdame storage usage`, docs/reference/retention.md)" },
       { name: "worker-callback", description: "The `worker-callback` function: Standard Webhooks deliveries from the workers" },
     ],
     securitySchemes: {

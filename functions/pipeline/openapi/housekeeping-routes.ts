@@ -1,6 +1,6 @@
 /**
  * The retention and housekeeping routes of the `pipeline` Edge Function
- * (functions/pipeline/operator/housekeeping-routes.ts, docs/retention.md), described for the OpenAPI
+ * (functions/pipeline/operator/housekeeping-routes.ts, docs/reference/retention.md), described for the OpenAPI
  * document, with an example of each body and answer.
  */
 import type { RouteDoc } from "../../../shared/http/openapi.ts";

@@ -134,7 +134,7 @@ export const operatorRoutes: RouteDoc[] = [
   // operator/credential-routes.ts
   {
     method: "post", path: "/pipeline/credentials/rotate", operationId: "rotateCredentials", tags: ["credentials"], security: SERVICE_ROLE,
-    summary: "Re-seal the next batch of accounts' credentials with the current key (docs/rotation.md)",
+    summary: "Re-seal the next batch of accounts' credentials with the current key (docs/guides/rotation.md)",
     body: { required: false, ...bodyOf("RotateCredentialsBody", "a dry run of the first batch", examples.rotateBatch) },
     responses: { 200: ok("Each account's outcome, the progress and `next`", "CredentialsRotationBatch", "a dry run", examples.rotation), ...serviceBodyErrors },
   },
@@ -170,7 +170,7 @@ export const operatorRoutes: RouteDoc[] = [
   // adapt/routes.ts
   {
     method: "post", path: "/pipeline/adapt", operationId: "adapt", tags: ["adapt"], security: SERVICE_ROLE,
-    summary: "Decide now for one dimension or every active one; a dry run records nothing (docs/adaptive.md)",
+    summary: "Decide now for one dimension or every active one; a dry run records nothing (docs/reference/adaptive.md)",
     body: { required: false, ...bodyOf("AdaptBody", "a dry run for one dimension", examples.adaptDryRun) },
     responses: { 200: ok("Each dimension's decisions", "AdaptAnswer", "one move proposed", examples.adaptAnswer), ...serviceBodyErrors, 404: noDimension },
   },

@@ -1,6 +1,6 @@
 /**
  * The ops dashboard's routes of the `pipeline` Edge Function (functions/pipeline/operator/ops-routes.ts,
- * docs/ops-api.md), described for the OpenAPI document, with an example of each answer.
+ * docs/reference/ops-api.md), described for the OpenAPI document, with an example of each answer.
  */
 import { OpsOverviewQuery, OpsScheduleName } from "../../../shared/contracts/ops.ts";
 import type { RouteDoc } from "../../../shared/http/openapi.ts";

@@ -39,7 +39,7 @@ const pipelineRoutes: RouteDoc[] = [
   {
     method: "post", path: "/pipeline/runs", operationId: "triggerRun", tags: ["runs"], security: SERVICE_ROLE,
     summary: "Trigger a run",
-    description: "Without `idempotency_key`, today's trigger: it starts the dimensions whose current configuration no run of the day has started (docs/run-keys.md). With one, the run that key names, started once, less the dimensions a run of the day still running started with their current configuration (when that leaves none, that run comes back). `Location` is the run's status URL.",
+    description: "Without `idempotency_key`, today's trigger: it starts the dimensions whose current configuration no run of the day has started (docs/reference/run-keys.md). With one, the run that key names, started once, less the dimensions a run of the day still running started with their current configuration (when that leaves none, that run comes back). `Location` is the run's status URL.",
     body: { required: false, ...body("TriggerRunBody", { today: { summary: "today's run of every active dimension", value: examples.triggerToday }, keyed: { summary: "one dimension, under a key of the caller's", value: examples.triggerKeyed } }) },
     responses: {
       202: { ...ok("The run started, or the one its key or configuration already started (`created: false`)", "TriggeredRun", "started", examples.triggered), headers: { Location: { description: "The run's status URL", schema: { type: "string" } } } },

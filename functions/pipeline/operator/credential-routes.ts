@@ -91,7 +91,7 @@ async function resealProject(deps: OperatorDeps, project: Registered, dryRun: bo
 }
 
 /**
- * Key rotation routes of the operator API (`mdame credentials ...`, docs/rotation.md), behind the
+ * Key rotation routes of the operator API (`mdame credentials ...`, docs/guides/rotation.md), behind the
  * service-role bearer. Only the functions hold the keys, so re-sealing happens here, a bounded
  * batch per request; every request reads the accounts afresh, so a rotation killed at any point is
  * finished by running it again.

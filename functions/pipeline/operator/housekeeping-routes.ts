@@ -21,7 +21,7 @@ const MANUAL_DRAIN_BUDGET_MS = 30_000;
 export const UsageQuery = z.object({ tables: z.coerce.number().int().min(1).max(200).default(15) }).strict();
 
 /**
- * Retention and housekeeping (docs/retention.md), behind the service-role bearer:
+ * Retention and housekeeping (docs/reference/retention.md), behind the service-role bearer:
  * - `GET  /storage/usage?tables=15`       the database's size and largest tables, Storage's size by folder (listed)
  * - `POST /housekeeping {dry_run?}`       one pass now, per kind; without dry_run the outbox is drained after it
  * - `GET  /housekeeping/settings`         the retention settings in effect

@@ -45,7 +45,7 @@ export function nextCronRun(expression: string, from: Date): Date | null {
 }
 
 /**
- * The ops dashboard's routes (shared/contracts/ops.ts, docs/ops-api.md), behind the service-role
+ * The ops dashboard's routes (shared/contracts/ops.ts, docs/reference/ops-api.md), behind the service-role
  * bearer, each reading one RPC (shared/db/rpc/ops.ts):
  *
  * - `GET  /ops/overview?failures=20`      today's runs per active dimension with their funnels, counts by state, recent failures

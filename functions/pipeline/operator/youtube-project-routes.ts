@@ -45,7 +45,7 @@ async function namedProject(deps: OperatorDeps, name: string): Promise<YouTubePr
 }
 
 /**
- * Google project routes of the operator API (`mdame youtube-project ...`, docs/distribution.md),
+ * Google project routes of the operator API (`mdame youtube-project ...`, docs/reference/distribution.md),
  * behind the service-role bearer. Only the functions hold the key ring, so a secret is sealed here.
  *
  * - `GET    /youtube-projects`               every project, its buckets, accounts and planned uploads

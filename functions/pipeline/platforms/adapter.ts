@@ -1,5 +1,5 @@
 /**
- * The seam between the publish stage and a platform (docs/distribution.md). The stage owns what is
+ * The seam between the publish stage and a platform (docs/reference/distribution.md). The stage owns what is
  * the same everywhere: one publication per account, its health, the sealed credentials opened in
  * memory, the upload session stored before the first byte so a crash resumes it, the published id
  * recorded at once, deferral instead of failure. An adapter owns what a platform does its own way:

@@ -1,7 +1,7 @@
 /**
  * The platform adapters the publish stage knows, by the platform an account is on
  * (dimension_accounts.platform). Adding a platform: its adapter here, the value in the platform
- * checks of dimension_accounts and publications, and its emulator (docs/distribution.md).
+ * checks of dimension_accounts and publications, and its emulator (docs/reference/distribution.md).
  */
 import { NonRetriableError } from "../../../shared/errors.ts";
 import type { PlatformAdapter } from "./adapter.ts";

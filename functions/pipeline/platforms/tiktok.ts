@@ -1,5 +1,5 @@
 /**
- * TikTok as a platform of the publish stage (docs/platforms.md), through the Content Posting API's
+ * TikTok as a platform of the publish stage (docs/reference/platforms.md), through the Content Posting API's
  * Direct Post with FILE_UPLOAD (shared/providers/tiktok):
  * - the ledger is TikTok's per-token rate windows (mdame.reserve_tiktok_call): 6 video.init
  *   requests a minute, 20 creator_info queries and 30 status fetches; a full window defers the

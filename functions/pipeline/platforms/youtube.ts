@@ -1,5 +1,5 @@
 /**
- * YouTube as a platform of the publish stage: the quota ledger of docs/distribution.md (an upload
+ * YouTube as a platform of the publish stage: the quota ledger of docs/reference/distribution.md (an upload
  * call reserved from the Google project's bucket and the channel's 24-hour cap, settled once the
  * resumable session opened, released when it failed before that, corrected by YouTube's own
  * refusals), Google access tokens, the resumable upload protocol, and the videos.insert resource

@@ -1,5 +1,5 @@
 /**
- * The prompt-injection defences, layer by layer (docs/safety.md). Each can be switched off, which
+ * The prompt-injection defences, layer by layer (docs/reference/safety.md). Each can be switched off, which
  * only the injection eval does (`npm run eval:injection -- --off LAYER`) to measure its share.
  *
  * - `firewall`: the prompt firewall on ingested text and on model output (prompt-firewall.ts).

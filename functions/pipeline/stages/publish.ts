@@ -26,7 +26,7 @@ import { acceptedScript, loadUnit, required } from "./unit.ts";
 
 /**
  * Distribution: per active account of the dimension, one publication, each tried on its own
- * (docs/distribution.md) through its platform's adapter (platforms/adapter.ts). An account whose
+ * (docs/reference/distribution.md) through its platform's adapter (platforms/adapter.ts). An account whose
  * platform quota, cap or rate is spent, or whose grant was refused, gets its publication deferred
  * while the other accounts publish; the unit then waits at stage deferred and the drain sends it
  * back once a deferral's time has come. The call is reserved in the platform's ledger before it

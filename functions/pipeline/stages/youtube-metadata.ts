@@ -1,7 +1,7 @@
 /**
  * The `videos.insert` resource (`snippet` and `status` parts) of one upload: the accepted script's
  * text under YouTube's rules, and the dimension's publishing settings (shared/contracts/publishing.ts).
- * Pure: the clock comes in as `now`. docs/distribution.md, "Publishing settings".
+ * Pure: the clock comes in as `now`. docs/reference/distribution.md, "Publishing settings".
  */
 import type { DimensionPublishing } from "../../../shared/contracts/publishing.ts";
 import type { VideoUploadMetadata } from "../../../shared/providers/youtube/resumable-upload.ts";

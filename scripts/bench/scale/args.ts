@@ -8,7 +8,7 @@ import { UsageError, wholeNumber } from "../../script-args.ts";
 /**
  * Units a wall minute the day offers by default: the day lasts `dimensions / 10` wall minutes
  * (never under `MIN_DAY_MINUTES`), a load this bench sustained at N=1000 on a 2-core machine
- * (docs/scale.md, the figures), so `--dimensions 1000` is one engine day in 100 minutes.
+ * (docs/reference/scale.md, the figures), so `--dimensions 1000` is one engine day in 100 minutes.
  */
 export const DEFAULT_UNITS_PER_MINUTE = 10;
 export const MIN_DAY_MINUTES = 6;

@@ -30,6 +30,7 @@ import { lateness, maxConcurrent, percentile, type ScaleFigures, summaryLine } f
 import { type MediaWorkers, preRender, startMediaWorkers } from "./media.ts";
 import { offeredLoad, planScaleDimensions, type ScalePlan } from "./plan.ts";
 import { setUpScaleDimensions } from "./setup.ts";
+import { BENCHMARKS_DOC } from "../../docs/doc-paths.ts";
 
 const DAY_MS = 86_400_000;
 const PROGRESS_MS = 15_000;
@@ -209,7 +210,7 @@ function writeDocBlock(options: ScaleOptions, result: Collected, ended: keyof ty
     "## Scale: one engine day of N dimensions",
     "",
     `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC with \`npm run bench:scale -- --dimensions ${options.dimensions} --day-minutes ${options.dayMinutes}\` on ${osType()} ${release()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Bun ${process.versions.bun ?? "?"}; load average at the end ${loadavg().map((l) => l.toFixed(2)).join(" ")}.`,
-    `The control plane only: the media workers answer from pre-rendered clips (the render bench measures renders). Offered load ${offeredLoad(options.dimensions, options.dayMinutes).toFixed(2)} units per wall minute; the day ended by ${ENDED_BY[ended]} after ${result.wallS.toFixed(0)} s (docs/scale.md explains each figure).`,
+    `The control plane only: the media workers answer from pre-rendered clips (the render bench measures renders). Offered load ${offeredLoad(options.dimensions, options.dayMinutes).toFixed(2)} units per wall minute; the day ended by ${ENDED_BY[ended]} after ${result.wallS.toFixed(0)} s (docs/reference/scale.md explains each figure).`,
     "",
     "| figure | value |",
     "|---|---|",
@@ -229,9 +230,9 @@ function writeDocBlock(options: ScaleOptions, result: Collected, ended: keyof ty
     "<!-- scale:end -->",
     "",
   ].join("\n");
-  const file = join(paths.root, "docs", "benchmarks.md");
+  const file = BENCHMARKS_DOC;
   writeFileSync(file, replaceBlock(readFileSync(file, "utf8"), "scale", block));
-  say("written to docs/benchmarks.md (its scale block)");
+  say("written to docs/reports/benchmarks.md (its scale block)");
 }
 
 async function startBenchStack(): Promise<StackHandle> {

@@ -96,7 +96,7 @@ async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) 
  * The seed's dimensions paused, the planned ones created with their feeds and accounts, dated from
  * the engine day's start (so a start time that fell before it is not made up at once), and the
  * YouTube project's buckets sized for the day: the bench measures the control plane, not quota
- * (docs/scale.md says how many Google projects N channels need).
+ * (docs/reference/scale.md says how many Google projects N channels need).
  */
 export async function setUpScaleDimensions(sql: Sql, env: Record<string, string>, plan: ScalePlan, log: Log): Promise<void> {
   const listed = await api(env, "GET", "/pipeline/dimensions") as { dimensions: { id: string; active: boolean }[] };

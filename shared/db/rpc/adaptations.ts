@@ -1,4 +1,4 @@
-/** The adaptive engine's RPCs (docs/adaptive.md): evidence, the record of moves, pins and the weekly claim. */
+/** The adaptive engine's RPCs (docs/reference/adaptive.md): evidence, the record of moves, pins and the weekly claim. */
 import { z } from "zod";
 import type { Queryable } from "../client.ts";
 import { manyRows, maybeRow, oneRow } from "./query.ts";

@@ -1,4 +1,4 @@
-/** The alerts outbox (docs/alerts.md): raise, claim, record the outcome, list. */
+/** The alerts outbox (docs/reference/alerts.md): raise, claim, record the outcome, list. */
 import { z } from "zod";
 import { AlertKind, AlertRow, ClaimedAlert } from "../../contracts/alerts.ts";
 import type { Queryable } from "../client.ts";

@@ -1,5 +1,5 @@
 /**
- * The YouTube Analytics fetches (docs/analytics.md): scheduled hourly by SQL, claimed from the
+ * The YouTube Analytics fetches (docs/reference/analytics.md): scheduled hourly by SQL, claimed from the
  * analytics_fetches queue by the pipeline's tick, recorded (an upsert per publication and window)
  * or retried and given up; and what a run's status shows of them.
  */

@@ -1,4 +1,4 @@
-/** Retention and housekeeping's RPCs (docs/retention.md): the pass, its settings, the Storage deletion outbox, the sizes. */
+/** Retention and housekeeping's RPCs (docs/reference/retention.md): the pass, its settings, the Storage deletion outbox, the sizes. */
 import { z } from "zod";
 import {
   DatabaseUsage,

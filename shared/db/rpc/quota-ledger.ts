@@ -1,5 +1,5 @@
 /**
- * The YouTube quota ledger (docs/distribution.md): a call is reserved before it is made, against
+ * The YouTube quota ledger (docs/reference/distribution.md): a call is reserved before it is made, against
  * its Google project's bucket for the Pacific quota day and, for an upload, the channel's rolling
  * 24-hour cap; settled once YouTube accepted it, released when it failed before YouTube accepted
  * anything; and corrected when YouTube refused it for its own count. Reservations that cannot be

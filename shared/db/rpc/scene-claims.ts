@@ -29,7 +29,7 @@ export const SceneCacheEntry = z.object({
   backend_name: z.string().nullable(),
   /** The clip's attribution (a stock source's author and licence), when it needs one. */
   credit: z.unknown().nullable(),
-  /** When the entry was made or last hit (engine clock); it expires scene_cache_ttl_days after (docs/retention.md). */
+  /** When the entry was made or last hit (engine clock); it expires scene_cache_ttl_days after (docs/reference/retention.md). */
   last_hit_at: z.date(),
 }).strict();
 export type SceneCacheEntry = z.infer<typeof SceneCacheEntry>;

@@ -1,7 +1,7 @@
 /**
  * Which OAuth client refreshes an account's Google access token: the one its refresh token was
  * granted to, since Google refuses a refresh token presented with another client's credentials
- * (docs/distribution.md, "Several Google projects"). A registered project's secret is opened from
+ * (docs/reference/distribution.md, "Several Google projects"). A registered project's secret is opened from
  * the key ring; the project default, and a client met only through connects, use the environment's
  * GOOGLE_OAUTH_CLIENT_ID and _SECRET, as every account did before projects were registered.
  */

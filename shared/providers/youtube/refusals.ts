@@ -1,7 +1,7 @@
 /**
  * Which failures of a publish are YouTube or Google saying "not now" or "not this grant" rather
  * than a fault: the publish stage defers the account's publication on these instead of failing
- * the unit (docs/distribution.md). Decided from the error class, status and reason code the
+ * the unit (docs/reference/distribution.md). Decided from the error class, status and reason code the
  * provider clients attach, never from the message.
  */
 import { ProviderError } from "../errors.ts";

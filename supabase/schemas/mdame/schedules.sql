@@ -15,14 +15,14 @@ begin
   if not exists (select 1 from cron.job where jobname = 'mdame-publish-drain') then
     perform cron.schedule('mdame-publish-drain', '* * * * *', 'select mdame.drain_deferred_publications()');
   end if;
-  -- Alerts: stale deferrals raised, and the runner woken while an alert delivery is due (docs/alerts.md).
+  -- Alerts: stale deferrals raised, and the runner woken while an alert delivery is due (docs/reference/alerts.md).
   if not exists (select 1 from cron.job where jobname = 'mdame-alerts') then
     perform cron.schedule('mdame-alerts', '* * * * *', 'select mdame.check_alerts()');
   end if;
   if not exists (select 1 from cron.job where jobname = 'mdame-analytics-fetches') then
     perform cron.schedule('mdame-analytics-fetches', '0 * * * *', 'select mdame.schedule_analytics_fetches()');
   end if;
-  -- The weekly reports: Sunday 21:00 UTC (pg_cron's zone), docs/weekly-report.md.
+  -- The weekly reports: Sunday 21:00 UTC (pg_cron's zone), docs/reference/weekly-report.md.
   if not exists (select 1 from cron.job where jobname = 'mdame-weekly-reports') then
     perform cron.schedule('mdame-weekly-reports', '0 21 * * 0', 'select mdame.queue_weekly_reports()');
   end if;
@@ -30,11 +30,11 @@ begin
     perform cron.schedule('mdame-weekly-reports-retry', '*/5 * * * *', 'select mdame.wake_due_weekly_reports()');
   end if;
   -- The adaptive engine's week: Sunday 22:30 UTC, after the weekly auditor's Sunday evening run
-  -- (docs/adaptive.md); marks the week due and wakes the runner, whose tick decides.
+  -- (docs/reference/adaptive.md); marks the week due and wakes the runner, whose tick decides.
   if not exists (select 1 from cron.job where jobname = 'mdame-adapt-weekly') then
     perform cron.schedule('mdame-adapt-weekly', '30 22 * * 0', 'select mdame.mark_adaptation_week_due()');
   end if;
-  -- Housekeeping (docs/retention.md): a daily pass at 03:30 UTC in bounded batches, and a check
+  -- Housekeeping (docs/reference/retention.md): a daily pass at 03:30 UTC in bounded batches, and a check
   -- every ten minutes that wakes the runner while a Storage deletion is due.
   if not exists (select 1 from cron.job where jobname = 'mdame-housekeeping') then
     perform cron.schedule('mdame-housekeeping', '30 3 * * *', 'select count(*) from mdame.housekeeping(false)');

@@ -1,6 +1,6 @@
 -- The engine's state lives in schema mdame. Every table has RLS on and no policy; no client role
 -- holds a privilege on a table: the engine role and the service role reach them only through the
--- RPCs, which run as their owner (docs/roles.md).
+-- RPCs, which run as their owner (docs/reference/roles.md).
 
 create schema if not exists mdame;
 revoke all on schema mdame from public;

@@ -3,7 +3,7 @@
 --
 -- mdame_engine: the role the engine's components (edge host and Edge Functions, stage runner,
 -- gpu-worker, render-runner) connect as. It may only call the mdame RPCs, which run as their owner
--- (docs/roles.md). Created without login and without a password: a migration holds no secret; the
+-- (docs/reference/roles.md). Created without login and without a password: a migration holds no secret; the
 -- local stack gives it one after the migrations (stack/db.ts), on Supabase the operator does.
 --
 -- No client role may create temporary tables: Postgres grants TEMP on a database to PUBLIC, so it is

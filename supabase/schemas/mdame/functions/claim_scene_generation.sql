@@ -3,7 +3,7 @@
 -- (a new claim, its own claim renewed, or an expired one taken over), or 'busy' with the current
 -- holder and lease when another worker is generating it. p_discard_asset drops a cache entry that
 -- points at that asset (the caller found it missing from storage) before claiming. A 'ready'
--- answer is a cache hit: it pushes the entry's expiry (last_hit_at, docs/retention.md).
+-- answer is a cache hit: it pushes the entry's expiry (last_hit_at, docs/reference/retention.md).
 
 create or replace function mdame.claim_scene_generation(p_scene_hash text, p_backend text, p_holder text, p_lease_s integer, p_discard_asset text default null::text)
 returns table(state text, asset_key text, credit jsonb, holder text, lease_until timestamp with time zone)

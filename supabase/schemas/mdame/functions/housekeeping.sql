@@ -1,4 +1,4 @@
--- One housekeeping pass (docs/retention.md), on the engine's clock, each kind in a bounded batch
+-- One housekeeping pass (docs/reference/retention.md), on the engine's clock, each kind in a bounded batch
 -- (batch_size rows; what is left goes on the next pass) taken with skip locked, so it never waits
 -- on, or holds up, the pipeline. Returns per kind how many rows qualify (due) and how many this
 -- pass deleted, and how many Storage keys it queued for deletion (mdame.storage_deletions, drained

@@ -1,4 +1,4 @@
--- The retention settings in effect (docs/retention.md): each one's value, stored in mdame.settings
+-- The retention settings in effect (docs/reference/retention.md): each one's value, stored in mdame.settings
 -- under housekeeping.<name> when the operator set it, its safe default otherwise, and the range
 -- mdame.set_housekeeping_setting accepts.
 

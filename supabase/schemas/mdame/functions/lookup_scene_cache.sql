@@ -1,5 +1,5 @@
 -- Any backend's clip of a scene (the oldest), for callers that predate per-backend entries. A hit
--- pushes the entry's expiry (last_hit_at on the engine clock, docs/retention.md).
+-- pushes the entry's expiry (last_hit_at on the engine clock, docs/reference/retention.md).
 
 create or replace function mdame.lookup_scene_cache(p_scene_hash text)
 returns text

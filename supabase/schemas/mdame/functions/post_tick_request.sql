@@ -1,6 +1,6 @@
 -- The one way SQL starts a pipeline tick: net.http_post to <mdame_functions_url>/pipeline/tick with
 -- the service key, both read from Vault (the real extensions on Supabase, their stand-ins on plain
--- Postgres: docs/supabase-wiring.md), recorded in mdame.stage_runner_wakes as in flight until pg_net
+-- Postgres: docs/reference/supabase-wiring.md), recorded in mdame.stage_runner_wakes as in flight until pg_net
 -- records the answer or the request's timeout has passed. Runs as its caller: wake_stage_runner and
 -- wake_next_tick, which run as their owner, the one role that may read the secrets.
 -- pg_net sends a request only after the calling transaction commits, so a rolled-back caller wakes

@@ -26,7 +26,7 @@ begin
   select * into v_run from mdame.pipeline_runs where id = p_run_id;
 
   -- Volume gate: at most daily_limit units per dimension per run date and configuration, across
-  -- all runs of that day (a changed configuration gets its own allowance; docs/run-keys.md).
+  -- all runs of that day (a changed configuration gets its own allowance; docs/reference/run-keys.md).
   v_limit := coalesce((v_rd.config->>'daily_limit')::integer, (select daily_limit from mdame.dimensions where id = p_dimension_id));
   select count(*) into v_used
     from mdame.work_units u

@@ -1,4 +1,4 @@
--- Sets one retention setting (docs/retention.md); a null value puts it back on its default. An
+-- Sets one retention setting (docs/reference/retention.md); a null value puts it back on its default. An
 -- unknown name or a value outside the setting's range is refused (MDV01). Returns every setting.
 
 create or replace function mdame.set_housekeeping_setting(p_name text, p_value integer)

@@ -67,7 +67,7 @@ end))),
 
 comment on column mdame.dimensions.music is 'Music bed: {library (storage prefix of tracks with <track>.license.json sidecars), gain_db, duck_db, fade_s}; null for voice only.';
 
-comment on column mdame.dimensions.adapt is 'What the adaptive engine may move: bounds, steps, pins (shared/contracts/adapt.ts, docs/adaptive.md).';
+comment on column mdame.dimensions.adapt is 'What the adaptive engine may move: bounds, steps, pins (shared/contracts/adapt.ts, docs/reference/adaptive.md).';
 
 comment on column mdame.dimensions.publishing is 'Publishing settings: {category_id, privacy_status, time_zone, publish_time, run_time, made_for_kids, contains_synthetic_media, default_audio_language} (shared/contracts/publishing.ts).';
 

@@ -1,4 +1,4 @@
--- The outbox of Storage objects housekeeping has let go (docs/retention.md). Storage refuses
+-- The outbox of Storage objects housekeeping has let go (docs/reference/retention.md). Storage refuses
 -- deletes from SQL, so mdame.housekeeping records each key here in the transaction that forgets
 -- its row, and the pipeline's tick removes the object through the Storage API, then acknowledges
 -- (mdame.ack_storage_deletion); a failure waits not_before (engine clock) and is tried again, so a

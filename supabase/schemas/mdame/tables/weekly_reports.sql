@@ -31,6 +31,6 @@ create table mdame.weekly_reports (
 
 create index weekly_reports_pending_idx on mdame.weekly_reports (next_attempt_at) where (status = 'pending'::text);
 
-comment on table mdame.weekly_reports is 'One weekly report per dimension and week (Monday..Sunday in the dimension''s publishing time zone): pending until the tick builds it, then ready with its JSON, Markdown and chart key (docs/weekly-report.md).';
+comment on table mdame.weekly_reports is 'One weekly report per dimension and week (Monday..Sunday in the dimension''s publishing time zone): pending until the tick builds it, then ready with its JSON, Markdown and chart key (docs/reference/weekly-report.md).';
 
 alter table mdame.weekly_reports enable row level security;

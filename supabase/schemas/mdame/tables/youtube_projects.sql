@@ -1,6 +1,6 @@
 -- A Google Cloud project as YouTube meters it, identified by the OAuth client id its accounts were
 -- connected through: every channel connected through one client shares its two daily buckets,
--- videos.insert calls and Data API units (docs/distribution.md). Sizes are per project: a project
+-- videos.insert calls and Data API units (docs/reference/distribution.md). Sizes are per project: a project
 -- YouTube granted more quota gets its figures here.
 create table mdame.youtube_projects (
   oauth_client_id text not null,
@@ -21,7 +21,7 @@ create table mdame.youtube_projects (
   constraint youtube_projects_analytics_queries_per_day_check check ((analytics_queries_per_day >= 0))
 );
 
-comment on column mdame.youtube_projects.analytics_queries_per_day is 'YouTube Analytics API reports.query calls the project may make per Pacific day: a quota of its own, apart from the Data API units (docs/analytics.md).';
+comment on column mdame.youtube_projects.analytics_queries_per_day is 'YouTube Analytics API reports.query calls the project may make per Pacific day: a quota of its own, apart from the Data API units (docs/reference/analytics.md).';
 
 comment on column mdame.youtube_projects.name is 'The short name an operator registered the project under (mdame youtube-project add); null for a project met only through connects with the environment''s client (GOOGLE_OAUTH_CLIENT_ID), which is the project default.';
 comment on column mdame.youtube_projects.client_secret_enc is 'The OAuth client secret, AES-256-GCM sealed with the credentials key ring for this client id; null when the environment''s GOOGLE_OAUTH_CLIENT_SECRET serves the project.';
