@@ -26,7 +26,6 @@ import { checkCategories } from "./youtube-categories.ts";
 
 const FAMILY = "database";
 const QUEUES = ["stage_tasks", "visual_generation", "render"];
-const SCHEDULES = ["mdame-tick", "mdame-scheduled-runs", "mdame-publish-drain", "mdame-weekly-reports", "mdame-weekly-reports-retry", "mdame-adapt-weekly", "mdame-housekeeping", "mdame-storage-deletions"];
 const APPLY_SCHEMA = "locally `npm run db:reset`; on Supabase `supabase db push`";
 
 function where(url: string): string {
@@ -122,9 +121,11 @@ async function pgCron(sql: postgres.Sql, step: Step): Promise<CheckResult> {
     return fail(FAMILY, "pg_cron", "pg_cron is not installed",
       "Supabase: Database > Extensions > pg_cron; a plain Postgres: shared_preload_libraries = 'pg_cron', then create extension pg_cron");
   }
-  const jobs = (await step(() => listSchedules(sql))).filter((j) => SCHEDULES.includes(j.jobname));
-  const missing = SCHEDULES.filter((name) => !jobs.some((j) => j.jobname === name));
-  const inactive = jobs.filter((j) => !j.active).map((j) => j.jobname);
+  // Every job mdame.engine_jobs declares, with its state in cron.job (null: not scheduled).
+  const jobs = await step(() => listSchedules(sql));
+  const missing = jobs.filter((j) => j.active === null).map((j) => j.jobname);
+  const inactive = jobs.filter((j) => j.active === false).map((j) => j.jobname);
+  if (jobs.length === 0) return fail(FAMILY, "pg_cron", "the database declares no engine jobs (mdame.engine_jobs is empty)", `apply supabase/migrations: ${APPLY_SCHEMA}`);
   if (missing.length > 0) return fail(FAMILY, "pg_cron", `schedules missing: ${missing.join(", ")}`, `apply supabase/migrations (the schedules come with them): ${APPLY_SCHEMA}`);
   if (inactive.length > 0) return fail(FAMILY, "pg_cron", `schedules inactive: ${inactive.join(", ")}`, `update cron.job set active = true where jobname in (${inactive.map((n) => `'${n}'`).join(", ")});`);
   return ok(FAMILY, "pg_cron", `extension ${ext!.version}; schedules ${jobs.map((j) => `${j.jobname} (${j.schedule})`).join(", ")}`);

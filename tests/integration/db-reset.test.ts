@@ -40,8 +40,11 @@ test("a reset applies every migration through the Supabase CLI, then the seed, a
   expect(dimensions.n).toBeGreaterThan(0);
   const [pgtap] = await query<{ n: number }>("select count(*)::int as n from pg_extension where extname = 'pgtap'");
   expect(pgtap.n).toBe(1);
-  const jobs = await query<{ jobname: string }>("select jobname from cron.job order by jobname");
-  expect(jobs.map((j) => j.jobname)).toEqual(["mdame-adapt-weekly", "mdame-alerts", "mdame-analytics-fetches", "mdame-housekeeping", "mdame-publish-drain", "mdame-scheduled-runs", "mdame-storage-deletions", "mdame-tick", "mdame-weekly-reports", "mdame-weekly-reports-retry"]);
+  // pg_cron holds exactly the jobs the database declares, each as declared, and nothing else.
+  const jobs = await query<{ jobname: string; schedule: string; command: string; active: boolean }>("select jobname, schedule, command, active from cron.job order by jobname");
+  const declared = await query<{ name: string; schedule: string; command: string }>("select name, schedule, command from mdame.engine_jobs order by name");
+  expect(declared.length).toBeGreaterThan(0);
+  expect(jobs).toEqual(declared.map((d) => ({ jobname: d.name, schedule: d.schedule, command: d.command, active: true })));
 }, 60_000);
 
 test("a reset starts from empty queues, fresh pg_net and Vault stand-ins and this stack's wake secrets", async () => {

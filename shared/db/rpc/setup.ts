@@ -7,15 +7,15 @@ import { manyRows, oneRow } from "./query.ts";
 export const QueueSetup = z.object({ send: z.boolean(), queues: z.array(z.string()) }).strict();
 export type QueueSetup = z.infer<typeof QueueSetup>;
 
-/** A pg_cron job of the engine (`mdame-*`). */
-export const Schedule = z.object({ jobname: z.string(), schedule: z.string(), active: z.boolean() }).strict();
+/** A job of `mdame.engine_jobs` and its state in cron.job: `schedule` and `active` null when it is not scheduled. */
+export const Schedule = z.object({ jobname: z.string(), schedule: z.string().nullable(), active: z.boolean().nullable() }).strict();
 export type Schedule = z.infer<typeof Schedule>;
 
 export function getQueueSetup(sql: Queryable, queues: readonly string[]): Promise<QueueSetup> {
   return oneRow("get_queue_setup", QueueSetup, sql`select send, queues from mdame.get_queue_setup(${queues as string[]}::text[])`);
 }
 
-/** The engine's schedules in the order they were created; none without pg_cron. */
+/** Every engine job, the scheduled ones in the order they were created; none without pg_cron. */
 export function listSchedules(sql: Queryable): Promise<Schedule[]> {
   return manyRows("list_schedules", Schedule, sql`select jobname, schedule, active from mdame.list_schedules()`);
 }

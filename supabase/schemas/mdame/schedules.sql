@@ -1,46 +1,21 @@
--- pg_cron: the minutely tick (recovery sweep; wakes the stage runner when work is visible), the
--- scheduled runs, checked every minute: each dimension starts its day's production at its own local
--- time (mdame.trigger_scheduled_run), and the minutely drain of deferred publications whose time has
--- come; hourly, the enqueue of due YouTube Analytics fetches (mdame.schedule_analytics_fetches).
--- Created only when absent, never by swallowing an error, so a rerun changes nothing.
+-- pg_cron: every job of mdame.engine_jobs (the minutely tick, scheduled runs, publish drain and
+-- alerts; hourly analytics fetches; daily housekeeping; the weekly reports and adaptation; the
+-- checks for due reports and Storage deletions), scheduled under its name. A job that exists keeps
+-- its state (an operator may have paused it) and follows the table's schedule and command; nothing
+-- is created twice and no error is swallowed, so a rerun changes nothing.
 
 do $$
+declare
+  v_job mdame.engine_jobs;
+  v_cron record;
 begin
-  if not exists (select 1 from cron.job where jobname = 'mdame-tick') then
-    perform cron.schedule('mdame-tick', '* * * * *', 'select mdame.tick()');
-  end if;
-  if not exists (select 1 from cron.job where jobname = 'mdame-scheduled-runs') then
-    perform cron.schedule('mdame-scheduled-runs', '* * * * *', 'select mdame.trigger_scheduled_run()');
-  end if;
-  if not exists (select 1 from cron.job where jobname = 'mdame-publish-drain') then
-    perform cron.schedule('mdame-publish-drain', '* * * * *', 'select mdame.drain_deferred_publications()');
-  end if;
-  -- Alerts: stale deferrals raised, and the runner woken while an alert delivery is due (docs/reference/alerts.md).
-  if not exists (select 1 from cron.job where jobname = 'mdame-alerts') then
-    perform cron.schedule('mdame-alerts', '* * * * *', 'select mdame.check_alerts()');
-  end if;
-  if not exists (select 1 from cron.job where jobname = 'mdame-analytics-fetches') then
-    perform cron.schedule('mdame-analytics-fetches', '0 * * * *', 'select mdame.schedule_analytics_fetches()');
-  end if;
-  -- The weekly reports: Sunday 21:00 UTC (pg_cron's zone), docs/reference/weekly-report.md.
-  if not exists (select 1 from cron.job where jobname = 'mdame-weekly-reports') then
-    perform cron.schedule('mdame-weekly-reports', '0 21 * * 0', 'select mdame.queue_weekly_reports()');
-  end if;
-  if not exists (select 1 from cron.job where jobname = 'mdame-weekly-reports-retry') then
-    perform cron.schedule('mdame-weekly-reports-retry', '*/5 * * * *', 'select mdame.wake_due_weekly_reports()');
-  end if;
-  -- The adaptive engine's week: Sunday 22:30 UTC, after the weekly auditor's Sunday evening run
-  -- (docs/reference/adaptive.md); marks the week due and wakes the runner, whose tick decides.
-  if not exists (select 1 from cron.job where jobname = 'mdame-adapt-weekly') then
-    perform cron.schedule('mdame-adapt-weekly', '30 22 * * 0', 'select mdame.mark_adaptation_week_due()');
-  end if;
-  -- Housekeeping (docs/reference/retention.md): a daily pass at 03:30 UTC in bounded batches, and a check
-  -- every ten minutes that wakes the runner while a Storage deletion is due.
-  if not exists (select 1 from cron.job where jobname = 'mdame-housekeeping') then
-    perform cron.schedule('mdame-housekeeping', '30 3 * * *', 'select count(*) from mdame.housekeeping(false)');
-  end if;
-  if not exists (select 1 from cron.job where jobname = 'mdame-storage-deletions') then
-    perform cron.schedule('mdame-storage-deletions', '*/10 * * * *', 'select mdame.wake_due_storage_deletions()');
-  end if;
+  for v_job in select * from mdame.engine_jobs order by name loop
+    select j.jobid, j.schedule, j.command into v_cron from cron.job j where j.jobname = v_job.name;
+    if v_cron.jobid is null then
+      perform cron.schedule(v_job.name, v_job.schedule, v_job.command);
+    elsif v_cron.schedule is distinct from v_job.schedule or v_cron.command is distinct from v_job.command then
+      perform cron.alter_job(v_cron.jobid, schedule => v_job.schedule, command => v_job.command);
+    end if;
+  end loop;
 end
 $$;
