@@ -8,14 +8,22 @@
  * and table privileges. It does not look at function privileges, the schema's own privileges,
  * rows, pg_cron jobs or pgmq queues, so those are compared here from the catalogs.
  *
- *   bun scripts/sql/schema-diff.ts [--keep]   (--keep leaves both databases for inspection)
+ *   bun scripts/sql/schema-diff.ts [--keep]          (--keep leaves both databases for inspection)
+ *   bun scripts/sql/schema-diff.ts --write <name>    writes what differs as the next migration,
+ *                                                    supabase/migrations/<version>_<name>.sql,
+ *                                                    then diffs again to show it is complete
  */
+import { writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import process from "node:process";
+import { parseArgs } from "node:util";
 import { run as migra } from "@pgkit/migra/dist/command.js";
 import postgres, { type Sql } from "postgres";
 import { LOCAL_STACK } from "../../shared/config/local-stack.ts";
 import * as catalog from "./catalog.ts";
-import { buildDatabase, declaredSchemaFiles, dropDatabase, migrationFiles } from "./scratch-databases.ts";
+import { buildDatabase, declaredSchemaFiles, dropDatabase, migrationFiles, SUPABASE_DIR } from "./scratch-databases.ts";
+import { MIGRATION_NAME, migrationSql, nextVersion, UnwritableDifference } from "./write-migration.ts";
+import { paths } from "../../stack/paths.ts";
 
 export const FROM_MIGRATIONS = "mdame_from_migrations";
 export const FROM_DECLARED = "mdame_from_declared";
@@ -27,6 +35,18 @@ export interface SchemaDiff {
   migraObjects: string[];
   /** One line per difference migra does not see: `<object>: migrations <a> | declared <b>`. */
   other: string[];
+  /** What migra does not compare, as each database holds it. */
+  fromMigrations: Snapshot;
+  fromDeclared: Snapshot;
+}
+
+/** What migra does not compare, read from one database's catalogs. */
+export interface Snapshot {
+  functionAcl: Map<string, string[]>;
+  schemaAcl: string[];
+  rows: Map<string, string[]>;
+  cronJobs: catalog.CronJob[];
+  queues: string[];
 }
 
 export function isEmpty(diff: SchemaDiff): boolean {
@@ -41,14 +61,24 @@ function connect(database: string): Sql {
   return postgres(dbUrl(database), { max: 1, onnotice: () => {} });
 }
 
-/** Keyed snapshots of what migra does not compare. */
-async function extras(sql: Sql): Promise<Map<string, string>> {
+async function snapshot(sql: Sql): Promise<Snapshot> {
+  return {
+    functionAcl: new Map((await catalog.functions(sql)).map((fn) => [fn.signature, fn.acl])),
+    schemaAcl: await catalog.schemaAcl(sql),
+    rows: await catalog.tableRows(sql),
+    cronJobs: await catalog.cronJobs(sql),
+    queues: await catalog.queues(sql),
+  };
+}
+
+/** A snapshot keyed for comparison, one entry per object. */
+function extras(snap: Snapshot): Map<string, string> {
   const out = new Map<string, string>();
-  for (const fn of await catalog.functions(sql)) out.set(`function ${fn.signature} privileges`, fn.acl.join(" ") || "(none)");
-  out.set(`schema ${catalog.SCHEMA} privileges`, (await catalog.schemaAcl(sql)).join(" ") || "(none)");
-  for (const [table, rows] of await catalog.tableRows(sql)) rows.forEach((row, i) => out.set(`rows of ${catalog.SCHEMA}.${table} #${i + 1}`, row));
-  for (const job of await catalog.cronJobs(sql)) out.set(`pg_cron job ${job.jobname}`, `${job.schedule} ${job.command}${job.active ? "" : " (inactive)"}`);
-  for (const queue of await catalog.queues(sql)) out.set(`pgmq queue ${queue}`, "exists");
+  for (const [signature, acl] of snap.functionAcl) out.set(`function ${signature} privileges`, acl.join(" ") || "(none)");
+  out.set(`schema ${catalog.SCHEMA} privileges`, snap.schemaAcl.join(" ") || "(none)");
+  for (const [table, rows] of snap.rows) rows.forEach((row, i) => out.set(`rows of ${catalog.SCHEMA}.${table} #${i + 1}`, row));
+  for (const job of snap.cronJobs) out.set(`pg_cron job ${job.jobname}`, `${job.schedule} ${job.command}${job.active ? "" : " (inactive)"}`);
+  for (const queue of snap.queues) out.set(`pgmq queue ${queue}`, "exists");
   return out;
 }
 
@@ -66,22 +96,24 @@ export async function diffDatabases(fromMigrations: string, fromDeclared: string
   const b = connect(fromDeclared);
   try {
     const migraObjects = [...migration.statements].map((s) => String(s).trim().split("\n")[0]!.slice(0, 200)).filter((line) => line && !/^set check_function_bodies/i.test(line));
-    return { migraSql: migration.sql, migraObjects, other: compareExtras(await extras(a), await extras(b)) };
+    const [fromMigrations, fromDeclared] = await Promise.all([snapshot(a), snapshot(b)]);
+    return { migraSql: migration.sql, migraObjects, other: compareExtras(extras(fromMigrations), extras(fromDeclared)), fromMigrations, fromDeclared };
   } finally {
     await Promise.all([a.end({ timeout: 2 }), b.end({ timeout: 2 })]);
   }
 }
 
 /** Builds both databases, diffs them and, unless `keep`, drops them. */
-export async function schemaDiff(options: { keep?: boolean; log?: (line: string) => void } = {}): Promise<SchemaDiff> {
+export async function schemaDiff(options: { keep?: boolean; log?: (line: string) => void; supabaseDir?: string } = {}): Promise<SchemaDiff> {
   const log = options.log ?? (() => {});
+  const dir = options.supabaseDir ?? SUPABASE_DIR;
   try {
-    const migrations = migrationFiles();
+    const migrations = migrationFiles(dir);
     log(`building ${FROM_MIGRATIONS} from ${migrations.length} migrations`);
-    await buildDatabase(FROM_MIGRATIONS, migrations);
-    const declared = declaredSchemaFiles();
+    await buildDatabase(FROM_MIGRATIONS, migrations, dir);
+    const declared = declaredSchemaFiles(dir);
     log(`building ${FROM_DECLARED} from ${declared.length} declared schema files`);
-    await buildDatabase(FROM_DECLARED, declared);
+    await buildDatabase(FROM_DECLARED, declared, dir);
     return await diffDatabases(FROM_MIGRATIONS, FROM_DECLARED);
   } finally {
     if (!options.keep) {
@@ -102,23 +134,76 @@ export function describe(diff: SchemaDiff): string {
   return parts.join("\n");
 }
 
-if (import.meta.main) {
-  const keep = process.argv.includes("--keep");
+const USAGE = "usage: npm run schema:diff [-- --keep | -- --write <name>]  (name: a-z, 0-9 and _, up to 60)";
+
+/**
+ * `--write <name>`: the next migration from what differs, then a second diff that must find
+ * nothing. Returns the exit code and the file written, if any.
+ */
+export async function writeMigration(name: string, log: (line: string) => void, supabaseDir: string = SUPABASE_DIR): Promise<{ code: number; file: string | null }> {
   const started = performance.now();
-  schemaDiff({ keep, log: console.log }).then(
-    (diff) => {
-      const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      if (isEmpty(diff)) {
-        console.log(`no differences: the declared schema builds what the migrations build (${seconds} s)`);
-        process.exit(0);
-      }
-      console.log(describe(diff));
-      console.log(`\nthe declared schema differs from the migrations (${seconds} s); see docs/reference/sql-layout.md${keep ? `; kept ${FROM_MIGRATIONS} and ${FROM_DECLARED}` : ""}`);
-      process.exit(1);
-    },
-    (error) => {
+  const diff = await schemaDiff({ log, supabaseDir });
+  if (isEmpty(diff)) {
+    log("no differences: the migrations already build the declared schema; nothing written");
+    return { code: 0, file: null };
+  }
+  let text: string;
+  try {
+    text = migrationSql(name, diff.migraSql, diff.fromMigrations, diff.fromDeclared, supabaseDir);
+  } catch (error) {
+    if (error instanceof UnwritableDifference) {
+      console.error(`schema:diff: nothing written: ${error.message}`);
+      return { code: 1, file: null };
+    }
+    throw error;
+  }
+  const file = join(supabaseDir, "migrations", `${nextVersion(join(supabaseDir, "migrations"))}_${name}.sql`);
+  writeFileSync(file, text);
+  log(`written ${relative(paths.root, file)} (${text.split("\n").length} lines): ${describe(diff).split("\n").length} lines of differences`);
+  const again = await schemaDiff({ log, supabaseDir });
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  if (isEmpty(again)) {
+    log(`no differences: with ${relative(paths.root, file)} the migrations build the declared schema (${seconds} s); read it before it lands`);
+    return { code: 0, file };
+  }
+  log(describe(again));
+  log(`\n${relative(paths.root, file)} is written but does not cover everything above (${seconds} s): complete it by hand`);
+  return { code: 1, file };
+}
+
+if (import.meta.main) {
+  let values: { keep?: boolean; write?: string };
+  try {
+    ({ values } = parseArgs({ args: process.argv.slice(2), options: { keep: { type: "boolean" }, write: { type: "string" } }, strict: true, allowPositionals: false }));
+    if (values.write !== undefined && !MIGRATION_NAME.test(values.write)) throw new Error(`--write takes the migration's name, got ${JSON.stringify(values.write)}`);
+    if (values.write !== undefined && values.keep) throw new Error("--keep and --write do not go together");
+  } catch (error) {
+    console.error(`schema:diff: ${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  if (values.write !== undefined) {
+    writeMigration(values.write, console.log).then(({ code }) => process.exit(code), (error) => {
       console.error(error instanceof Error ? error.message : error);
       process.exit(2);
-    },
-  );
+    });
+  } else {
+    const keep = values.keep === true;
+    const started = performance.now();
+    schemaDiff({ keep, log: console.log }).then(
+      (diff) => {
+        const seconds = ((performance.now() - started) / 1000).toFixed(1);
+        if (isEmpty(diff)) {
+          console.log(`no differences: the declared schema builds what the migrations build (${seconds} s)`);
+          process.exit(0);
+        }
+        console.log(describe(diff));
+        console.log(`\nthe declared schema differs from the migrations (${seconds} s); write the migration with \`npm run schema:diff -- --write <name>\` (docs/reference/sql-layout.md)${keep ? `; kept ${FROM_MIGRATIONS} and ${FROM_DECLARED}` : ""}`);
+        process.exit(1);
+      },
+      (error) => {
+        console.error(error instanceof Error ? error.message : error);
+        process.exit(2);
+      },
+    );
+  }
 }
