@@ -13,6 +13,7 @@ import { ADAPT_SPECS, type AdaptCommand, parseAdapt } from "./commands/adapt.ts"
 import { DASHBOARD_SPECS, type DashboardCommand, parseDashboard } from "./commands/dashboard.ts";
 import { parseStorage, STORAGE_SPECS, type StorageCommand } from "./commands/storage.ts";
 import { parseYouTubeProject, YOUTUBE_PROJECT_SPECS, type YouTubeProjectCommand } from "./commands/youtube-project.ts";
+import { DIMENSION_ID } from "../shared/contracts/dimension-id.ts";
 
 const SPECS: CommandSpec[] = [
   {
@@ -123,7 +124,6 @@ export type Command =
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEAD_LETTER_ID = /^[1-9][0-9]{0,17}$/;
 const GROUPS = ["run", "dlq", "dimension", "account", "youtube-project", "credentials", "adapt", "storage", "housekeeping"];
-const DIMENSION = /^[a-z0-9][a-z0-9_-]{1,40}$/;
 
 function findSpec(words: string[]): CommandSpec | undefined {
   return SPECS.find((s) => s.words.join(" ") === words.join(" "));
@@ -202,7 +202,7 @@ function parseRest(spec: CommandSpec, rest: string[]): { positionals: string[]; 
 }
 
 function dimensionId(value: string, command: string): string {
-  if (!DIMENSION.test(value)) throw new UsageError(`not a dimension id (lower-case letters, digits, '-' or '_'): ${JSON.stringify(value)}`, command);
+  if (!DIMENSION_ID.test(value)) throw new UsageError(`not a dimension id (lower-case letters, digits, '-' or '_'): ${JSON.stringify(value)}`, command);
   return value;
 }
 

@@ -9,6 +9,7 @@ import type { ApiClient } from "../api-client.ts";
 import { type CommandSpec, JSON_FLAG } from "../command-spec.ts";
 import { EXIT, UsageError } from "../errors.ts";
 import { type CommandContext, formatAge, formatTable, printJson, printLines } from "../output.ts";
+import { DIMENSION_ID } from "../../shared/contracts/dimension-id.ts";
 
 export type AdaptCommand =
   | { name: "adapt"; dimension: string | null; dryRun: boolean; json: boolean }
@@ -54,10 +55,9 @@ export const ADAPT_SPECS: CommandSpec[] = [
 ];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DIMENSION = /^[a-z0-9][a-z0-9_-]{1,40}$/;
 
 function dimensionId(value: string, command: string): string {
-  if (!DIMENSION.test(value)) throw new UsageError(`not a dimension id (lower-case letters, digits, '-' or '_'): ${JSON.stringify(value)}`, command);
+  if (!DIMENSION_ID.test(value)) throw new UsageError(`not a dimension id (lower-case letters, digits, '-' or '_'): ${JSON.stringify(value)}`, command);
   return value;
 }
 

@@ -10,6 +10,7 @@ import type { ApiClient } from "../api-client.ts";
 import { type CommandSpec, JSON_FLAG } from "../command-spec.ts";
 import { CliError, EXIT, UsageError } from "../errors.ts";
 import { type CommandContext, printJson, println } from "../output.ts";
+import { DIMENSION_ID } from "../../shared/contracts/dimension-id.ts";
 
 export type ReportCommand = { name: "report"; week: string; dimension: string | null; chart: string | null; json: boolean };
 
@@ -34,7 +35,7 @@ export function parseReport(flags: Map<string, string | number | boolean>): Repo
   if (typeof week !== "string") throw new UsageError("report needs --week <YYYY-MM-DD> (any date of the week)", "report");
   if (!ReportDate.safeParse(week).success) throw new UsageError(`--week takes a date YYYY-MM-DD, not ${JSON.stringify(week)}`, "report");
   const dimension = flags.get("dimension");
-  if (typeof dimension === "string" && !/^[a-z0-9][a-z0-9_-]{1,40}$/.test(dimension)) {
+  if (typeof dimension === "string" && !DIMENSION_ID.test(dimension)) {
     throw new UsageError(`not a dimension id (lower-case letters, digits, '-' or '_'): ${JSON.stringify(dimension)}`, "report");
   }
   const chart = flags.get("chart");

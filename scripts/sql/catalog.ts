@@ -205,3 +205,12 @@ export async function schemaAcl(sql: Sql): Promise<string[]> {
     select (select array_agg(a::text order by a::text) from unnest(n.nspacl) a) as acl from pg_namespace n where n.nspname = ${SCHEMA}`;
   return row?.acl ?? [];
 }
+
+/** What migra does not compare, read from one database's catalogs (the schema diff's other half). */
+export interface Snapshot {
+  functionAcl: Map<string, string[]>;
+  schemaAcl: string[];
+  rows: Map<string, string[]>;
+  cronJobs: CronJob[];
+  queues: string[];
+}

@@ -36,18 +36,10 @@ export interface SchemaDiff {
   /** One line per difference migra does not see: `<object>: migrations <a> | declared <b>`. */
   other: string[];
   /** What migra does not compare, as each database holds it. */
-  fromMigrations: Snapshot;
-  fromDeclared: Snapshot;
+  fromMigrations: catalog.Snapshot;
+  fromDeclared: catalog.Snapshot;
 }
 
-/** What migra does not compare, read from one database's catalogs. */
-export interface Snapshot {
-  functionAcl: Map<string, string[]>;
-  schemaAcl: string[];
-  rows: Map<string, string[]>;
-  cronJobs: catalog.CronJob[];
-  queues: string[];
-}
 
 export function isEmpty(diff: SchemaDiff): boolean {
   return diff.migraSql.trim() === "" && diff.other.length === 0;
@@ -61,7 +53,7 @@ function connect(database: string): Sql {
   return postgres(dbUrl(database), { max: 1, onnotice: () => {} });
 }
 
-async function snapshot(sql: Sql): Promise<Snapshot> {
+async function snapshot(sql: Sql): Promise<catalog.Snapshot> {
   return {
     functionAcl: new Map((await catalog.functions(sql)).map((fn) => [fn.signature, fn.acl])),
     schemaAcl: await catalog.schemaAcl(sql),
@@ -72,7 +64,7 @@ async function snapshot(sql: Sql): Promise<Snapshot> {
 }
 
 /** A snapshot keyed for comparison, one entry per object. */
-function extras(snap: Snapshot): Map<string, string> {
+function extras(snap: catalog.Snapshot): Map<string, string> {
   const out = new Map<string, string>();
   for (const [signature, acl] of snap.functionAcl) out.set(`function ${signature} privileges`, acl.join(" ") || "(none)");
   out.set(`schema ${catalog.SCHEMA} privileges`, snap.schemaAcl.join(" ") || "(none)");

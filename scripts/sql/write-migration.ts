@@ -8,7 +8,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as catalog from "./catalog.ts";
-import type { Snapshot } from "./schema-diff.ts";
 
 export const MIGRATION_NAME = /^[a-z0-9][a-z0-9_]{0,59}$/;
 
@@ -66,7 +65,7 @@ function rowChanges(from: Map<string, string[]>, to: Map<string, string[]>): str
  * migra's SQL for the objects it compares. Throws UnwritableDifference for a difference the
  * catalogs cannot say how to make (the schema's own privileges).
  */
-export function migrationSql(name: string, migraSql: string, from: Snapshot, to: Snapshot, supabaseDir: string): string {
+export function migrationSql(name: string, migraSql: string, from: catalog.Snapshot, to: catalog.Snapshot, supabaseDir: string): string {
   if (from.schemaAcl.join(" ") !== to.schemaAcl.join(" ")) {
     throw new UnwritableDifference(`the privileges on schema ${catalog.SCHEMA} differ (migrations ${from.schemaAcl.join(" ") || "(none)"} | declared ${to.schemaAcl.join(" ") || "(none)"}): grant or revoke them in the migration by hand`);
   }

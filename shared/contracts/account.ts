@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DimensionId } from "./dimension.ts";
+import { DimensionId } from "./dimension-id.ts";
 import { oneLine } from "./text.ts";
 
 /**
@@ -63,7 +63,7 @@ export type ConnectAccountBody = z.infer<typeof ConnectAccountBody>;
 /** An account as the API shows it. */
 export const Account = z.object({
   id: z.string().uuid(),
-  dimension_id: z.string(),
+  dimension_id: DimensionId,
   platform: Platform,
   channel_handle: z.string(),
   channel_id: z.string().nullable(),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { SOURCE_KINDS } from "./sources.ts";
+import { DimensionId } from "./dimension-id.ts";
 
 /**
  * The adaptive engine's part of a dimension's configuration (`adapt`, docs/reference/adaptive.md): for each
@@ -116,7 +117,7 @@ export function adaptRules(value: { adapt?: AdaptSettings; daily_limit?: number 
 /** One recorded adaptation (a row of mdame.adaptations) as the operator API answers it. */
 export const Adaptation = z.object({
   id: z.string().uuid(),
-  dimension_id: z.string(),
+  dimension_id: DimensionId,
   parameter: z.string(),
   before: z.unknown(),
   after: z.unknown(),
@@ -143,7 +144,7 @@ export type AdaptComparison = z.infer<typeof AdaptComparison>;
 
 /** What one dimension's decisions came to: the moves (applied or not) and every comparison behind them. */
 export const AdaptReport = z.object({
-  dimension_id: z.string(),
+  dimension_id: DimensionId,
   dry_run: z.boolean(),
   videos: z.number().int(),
   moves: z.array(Adaptation.omit({ id: true, decided_at: true, applied: true, reverted_at: true }).extend({ id: z.string().uuid().nullable() }).strict()),
@@ -152,12 +153,12 @@ export const AdaptReport = z.object({
 export type AdaptReport = z.infer<typeof AdaptReport>;
 
 /** POST /pipeline/adapt. */
-export const AdaptBody = z.object({ dimension: z.string().regex(/^[a-z0-9][a-z0-9_-]{1,40}$/, "must be a dimension id").optional(), dry_run: z.boolean().default(false) }).strict();
+export const AdaptBody = z.object({ dimension: DimensionId.optional(), dry_run: z.boolean().default(false) }).strict();
 export const AdaptAnswer = z.object({ reports: z.array(AdaptReport) }).strict();
 export type AdaptAnswer = z.infer<typeof AdaptAnswer>;
 export const AdaptationList = z.object({ adaptations: z.array(Adaptation) }).strict();
 export type AdaptationList = z.infer<typeof AdaptationList>;
 /** POST /pipeline/adapt/pin and /unpin. */
-export const AdaptPinBody = z.object({ dimension: z.string().regex(/^[a-z0-9][a-z0-9_-]{1,40}$/, "must be a dimension id"), parameter: AdaptParameter }).strict();
-export const AdaptPins = z.object({ dimension_id: z.string(), pinned: z.array(z.string()) }).strict();
+export const AdaptPinBody = z.object({ dimension: DimensionId, parameter: AdaptParameter }).strict();
+export const AdaptPins = z.object({ dimension_id: DimensionId, pinned: z.array(z.string()) }).strict();
 export type AdaptPins = z.infer<typeof AdaptPins>;

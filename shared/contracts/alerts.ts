@@ -1,5 +1,6 @@
 /** The operator's alerts (docs/reference/alerts.md): the outbox rows, what the notifier claims, the CLI's list. */
 import { z } from "zod";
+import { DimensionId } from "./dimension-id.ts";
 
 export const ALERT_KINDS = ["run_failed", "dead_letter", "needs_reconnect", "quota_deferral_stale", "quality_gate_failed", "component_restarting", "weekly_report"] as const;
 export const AlertKind = z.enum(ALERT_KINDS);
@@ -23,7 +24,7 @@ const Details = z.record(z.string(), z.unknown());
 export const AlertRow = z.object({
   id: z.string().uuid(),
   kind: AlertKind,
-  dimension_id: z.string().nullable(),
+  dimension_id: DimensionId.nullable(),
   dedupe_key: z.string(),
   summary: z.string(),
   details: Details,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DimensionId } from "./dimension-id.ts";
 
 /**
  * Key rotation through the operator API (functions/pipeline/operator/credential-routes.ts):
@@ -40,7 +41,7 @@ export type ResealOutcomeKind = z.infer<typeof ResealOutcomeKind>;
 
 export const ResealOutcome = z.object({
   account_id: uuid,
-  dimension_id: z.string(),
+  dimension_id: DimensionId,
   channel_handle: z.string(),
   outcome: ResealOutcomeKind,
   /** The kid the value named before; null for the v1 format (no kid) or a value of no known format. */

@@ -12,6 +12,7 @@ import { DEFAULT_SOURCES, MinScore, Sources, Subject } from "./sources.ts";
 import { GEMINI_TTS_VOICES } from "../providers/tts/gemini-voices.ts";
 import { adaptRules, AdaptSettings, DEFAULT_ADAPT } from "./adapt.ts";
 import { DEFAULT_VISUALS, VisualsConfig } from "../providers/visuals/config.ts";
+import { DimensionId } from "./dimension-id.ts";
 
 /**
  * A dimension's configuration: the one definition of what `mdame dimension add|set` reads from a
@@ -23,10 +24,7 @@ import { DEFAULT_VISUALS, VisualsConfig } from "../providers/visuals/config.ts";
 /** Narration length bounds (words) a vertical short can hold; the table checks the same. */
 export const NARRATION_WORDS = { min: 60, max: 180, minSpread: 10 } as const;
 
-export const DimensionId = z.string().regex(
-  /^[a-z0-9][a-z0-9_-]{1,40}$/,
-  "must be 2-41 characters: lower-case letters, digits, '-' or '_', starting with a letter or digit",
-);
+export { DimensionId };
 
 const wholeNumber = (min: number, max: number, range: string) =>
   z.number({ message: "must be a whole number" }).int("must be a whole number").min(min, range).max(max, range);

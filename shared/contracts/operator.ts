@@ -2,6 +2,7 @@ import { z } from "zod";
 import { MusicTrackRecord } from "./callbacks.ts";
 import { QualityReport } from "./quality.ts";
 import { oneLine } from "./text.ts";
+import { DimensionId } from "./dimension-id.ts";
 
 /**
  * The HTTP API of the `pipeline` Edge Function (functions/pipeline/app.ts and operator-routes.ts)
@@ -60,7 +61,7 @@ export type RunRecord = z.infer<typeof RunRecord>;
 
 /** How far a run got with one of its dimensions (`mdame.run_dimensions` without the run id). */
 export const RunDimensionStatus = z.object({
-  dimension_id: z.string(),
+  dimension_id: DimensionId,
   status: z.enum(["ingesting", "ingested", "failed"]),
   topics_seen: count,
   units_created: count,
@@ -103,7 +104,7 @@ export type UnitPublication = z.infer<typeof UnitPublication>;
 /** One work unit of a run, as the status shows it. */
 export const UnitStatus = z.object({
   id: uuid,
-  dimension_id: z.string(),
+  dimension_id: DimensionId,
   stage: z.string(),
   /** The script's title, else the topic's. */
   title: z.string().nullable(),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { QualityReport } from "./quality.ts";
+import { DimensionId } from "./dimension-id.ts";
 
 /**
  * The operator's JSON API for the ops dashboard: the `GET /pipeline/ops/...` routes of the
@@ -43,7 +44,7 @@ export type OpsRunSummary = z.infer<typeof OpsRunSummary>;
 
 /** One active dimension today: the latest run of today's date that covers it, and its units' funnel. */
 export const OpsDimensionToday = z.object({
-  dimension_id: z.string(),
+  dimension_id: DimensionId,
   display_name: z.string(),
   /** Null when no run of today covers the dimension yet. */
   run: OpsRunSummary.nullable(),
@@ -63,7 +64,7 @@ export const OpsFailure = z.object({
   id: z.string(),
   run_id: uuid.nullable(),
   unit_id: uuid.nullable(),
-  dimension_id: z.string().nullable(),
+  dimension_id: DimensionId.nullable(),
   /** The unit's stage when it failed, or the dead letter's queue; null for a run. */
   stage: z.string().nullable(),
   reason: z.string(),
@@ -216,7 +217,7 @@ export const OpsVideo = z.object({
   id: uuid,
   unit_id: uuid,
   run_id: uuid,
-  dimension_id: z.string(),
+  dimension_id: DimensionId,
   platform: z.enum(["youtube", "tiktok"]),
   channel_handle: z.string(),
   /** The platform's video id; null before the upload finished. */
@@ -342,7 +343,7 @@ export const OPS_REQUIRED_SCOPES = {
 /** One dimension account's health. */
 export const OpsAccountHealth = z.object({
   id: uuid,
-  dimension_id: z.string(),
+  dimension_id: DimensionId,
   platform: z.enum(["youtube", "tiktok"]),
   channel_handle: z.string(),
   /** active; paused (deactivated by the operator); needs_reconnect (the grant was refused); not_connected (no credentials stored). */

@@ -3,6 +3,7 @@ import { CaptionProfile } from "./captions.ts";
 import { MusicBed } from "./dimension.ts";
 import { VisualStyle, WordTiming } from "./media.ts";
 import { VisualsConfig } from "../providers/visuals/config.ts";
+import { DimensionId } from "./dimension-id.ts";
 
 /** Queue names, as created by the migrations. */
 export const QUEUES = {
@@ -15,7 +16,6 @@ export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 const uuid = z.string().uuid();
 const stepToken = z.string().startsWith("step:").max(300);
 /** Dimension ids as the database allows them (mdame.dimensions.id). */
-const dimensionId = z.string().min(1).max(64);
 /** Stored asset keys (shared/storage/asset-store.ts): short, content-addressed paths. */
 const assetKey = z.string().min(1).max(300);
 
@@ -24,7 +24,7 @@ export const UnitStage = z.enum(["script", "safety", "plan", "voice", "publish"]
 export type UnitStage = z.infer<typeof UnitStage>;
 
 /** Ingest one dimension's trend signals into topics for a run. */
-export const IngestTask = z.object({ stage: z.literal("ingest"), run_id: uuid, dimension_id: dimensionId, step_token: stepToken }).strict();
+export const IngestTask = z.object({ stage: z.literal("ingest"), run_id: uuid, dimension_id: DimensionId, step_token: stepToken }).strict();
 export type IngestTask = z.infer<typeof IngestTask>;
 
 /** A stage of one work unit: the same fields for every unit stage, each stage its own literal. */
@@ -57,7 +57,7 @@ export const VisualJob = z.object({
   scene_id: uuid,
   scene_index: z.number().int().nonnegative(),
   scene_hash: z.string().regex(/^[0-9a-f]{64}$/),
-  dimension_id: dimensionId,
+  dimension_id: DimensionId,
   prompt: z.string().min(1).max(2000),
   style: VisualStyle,
   duration_s: z.number().positive().max(30),
@@ -76,7 +76,7 @@ export type VisualJob = z.infer<typeof VisualJob>;
 export const RenderJob = z.object({
   run_id: uuid,
   unit_id: uuid,
-  dimension_id: dimensionId,
+  dimension_id: DimensionId,
   title: z.string().min(1).max(200),
   audio_key: assetKey,
   audio_duration_ms: z.number().int().positive().max(3_600_000),

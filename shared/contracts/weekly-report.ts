@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DimensionId } from "./dimension-id.ts";
 
 /**
  * The weekly report of one dimension (mdame.weekly_report): what it produced, where it lost units,
@@ -45,7 +46,7 @@ export const StageLatency = z.object({
 export type StageLatency = z.infer<typeof StageLatency>;
 
 export const WeeklyReport = z.object({
-  dimension_id: z.string(),
+  dimension_id: DimensionId,
   display_name: z.string(),
   /** The IANA zone the week's days are counted in (the dimension's publishing.time_zone). */
   time_zone: z.string(),
@@ -93,7 +94,7 @@ export const ReportDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date YYYY-M
 /** Query of GET /pipeline/reports/weekly: any date of the week, and optionally one dimension. */
 export const WeeklyReportQuery = z.object({
   week: ReportDate,
-  dimension: z.string().regex(/^[a-z0-9][a-z0-9_-]{1,40}$/, "a dimension id").optional(),
+  dimension: DimensionId.optional(),
 }).strict();
 export type WeeklyReportQuery = z.infer<typeof WeeklyReportQuery>;
 

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { HookAudit } from "./llm.ts";
 import { WordTiming } from "./media.ts";
+import { DimensionId } from "./dimension-id.ts";
 
 /** work_units.topic: the topic record_topics created the unit from (without its key, fingerprint and verdict). */
 export const StoredTopic = z.looseObject({
@@ -59,7 +60,7 @@ export type StoredVideo = z.infer<typeof StoredVideo>;
 export const WorkUnit = z.object({
   id: z.string().uuid(),
   run_id: z.string().uuid(),
-  dimension_id: z.string(),
+  dimension_id: DimensionId,
   unit_key: z.string(),
   topic_fingerprint: z.string(),
   topic: StoredTopic,

@@ -3,11 +3,12 @@ import { z } from "zod";
 import { AccountHealth, Platform, RemovedAccount } from "../../contracts/account.ts";
 import type { Queryable } from "../client.ts";
 import { manyRows, maybeRow, oneRow } from "./query.ts";
+import { DimensionId } from "../../contracts/dimension-id.ts";
 
 /** A row of mdame.dimension_accounts. */
 export const AccountRow = z.object({
   id: z.string().uuid(),
-  dimension_id: z.string(),
+  dimension_id: DimensionId,
   platform: Platform,
   channel_handle: z.string(),
   /** The refresh token sealed for this account's id (`v2.<kid>...`, shared/crypto/credentials.ts); null when none is stored. */
@@ -66,7 +67,7 @@ export function markAccountNeedsReconnect(sql: Queryable, id: string, reason: st
 export const LockedPublication = z.object({
   publication_id: z.string().uuid(),
   account_id: z.string().uuid(),
-  dimension_id: z.string(),
+  dimension_id: DimensionId,
   channel_handle: z.string(),
   external_id: z.string().nullable(),
   privacy_status: z.string(),
