@@ -54,15 +54,15 @@ test("--write turns a declared change into the next migration, and the migration
   try {
     cpSync(SUPABASE_DIR, dir, { recursive: true, filter: (src) => !src.includes(`${sep}.temp`) });
     const edit = (file: string, from: string, to: string) => {
-      const path = join(dir, "schemas", "mdame", file);
+      const path = join(dir, file);
       const text = readFileSync(path, "utf8");
       if (!text.includes(from)) throw new Error(`${file} no longer holds ${from}`);
       writeFileSync(path, text.replace(from, to));
     };
-    edit("functions/engine_job_function.sql", "where j.name = p_name;", "where j.name = p_name limit 1;");
-    edit("tables/engine_jobs.sql", "  ('mdame-tick',", "  ('mdame-probe', '0 0 1 1 *', 'mdame.tick()', 'false'),\n  ('mdame-tick',");
-    edit("tables/stage_policies.sql", "('voice', '3', '180', '15', '900')", "('voice', '4', '180', '15', '900')");
-    edit("queues.sql", "select pgmq.create('render');", "select pgmq.create('render');\nselect pgmq.create('probe_queue');");
+    edit("schemas/mdame/functions/engine_job_function.sql", "where j.name = p_name;", "where j.name = p_name limit 1;");
+    edit("schemas/mdame/tables/engine_jobs.sql", "  ('mdame-tick',", "  ('mdame-probe', '0 0 1 1 *', 'mdame.tick()', 'false'),\n  ('mdame-tick',");
+    edit("schemas/mdame/tables/stage_policies.sql", "('voice', '3', '180', '15', '900')", "('voice', '4', '180', '15', '900')");
+    edit("schemas/mdame/queues.sql", "select pgmq.create('render');", "select pgmq.create('render');\nselect pgmq.create('probe_queue');");
     writeFileSync(join(dir, "schemas", "mdame", "tables", "probe_notes.sql"), [
       "create table mdame.probe_notes (id integer not null, note text not null, constraint probe_notes_pkey primary key (id));",
       "alter table mdame.probe_notes enable row level security;",
