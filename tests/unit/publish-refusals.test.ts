@@ -1,11 +1,11 @@
 /**
  * Which publish failures defer an account instead of failing the unit: the real provider clients
  * (the resumable upload's session start, the OAuth token refresh) against a local server answering
- * as YouTube and Google do, then classifyPublishRefusal on what they throw.
+ * as YouTube and Google do, then classifyYouTubeRefusal on what they throw.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/oauth.ts";
-import { classifyPublishRefusal } from "../../shared/providers/youtube/refusals.ts";
+import { classifyYouTubeRefusal } from "../../shared/providers/youtube/refusals.ts";
 import { startUploadSession } from "../../shared/providers/youtube/resumable-upload.ts";
 import { ProviderRejectedError, ProviderUnavailableError } from "../../shared/providers/errors.ts";
 
@@ -41,26 +41,26 @@ async function tokenRefreshError(status: number, body: unknown): Promise<unknown
   }).getAccessToken().then(() => null, (error) => error);
 }
 
-describe("classifyPublishRefusal", () => {
+describe("classifyYouTubeRefusal", () => {
   test("YouTube's 403 quotaExceeded is the project's bucket spent", async () => {
     const error = await sessionStartError(403, dataApiError(403, "quotaExceeded", "youtube.quota"));
     expect(error).toBeInstanceOf(ProviderRejectedError);
-    expect(classifyPublishRefusal(error)).toEqual({ kind: "quota_exceeded" });
+    expect(classifyYouTubeRefusal(error)).toEqual({ kind: "quota_exceeded" });
   });
 
   test("YouTube's 400 uploadLimitExceeded is the channel's cap reached", async () => {
     const error = await sessionStartError(400, dataApiError(400, "uploadLimitExceeded"));
-    expect(classifyPublishRefusal(error)).toEqual({ kind: "upload_limit_exceeded" });
+    expect(classifyYouTubeRefusal(error)).toEqual({ kind: "upload_limit_exceeded" });
   });
 
   test("a Data API 401 right after a fresh token is a refused grant", async () => {
     const error = await sessionStartError(401, dataApiError(401, "authError", "global"));
-    expect(classifyPublishRefusal(error)).toMatchObject({ kind: "grant_refused" });
+    expect(classifyYouTubeRefusal(error)).toMatchObject({ kind: "grant_refused" });
   });
 
   test("the token endpoint's 400 invalid_grant is a refused grant, with Google's description", async () => {
     const error = await tokenRefreshError(400, { error: "invalid_grant", error_description: "Token has been expired or revoked." });
-    const refusal = classifyPublishRefusal(error);
+    const refusal = classifyYouTubeRefusal(error);
     expect(refusal?.kind).toBe("grant_refused");
     expect(refusal?.kind === "grant_refused" && refusal.reason).toContain("Token has been expired or revoked.");
   });
@@ -68,12 +68,12 @@ describe("classifyPublishRefusal", () => {
   test("faults and other refusals are not deferrals: the stage retries or fails them as before", async () => {
     const rateLimited = await sessionStartError(429, dataApiError(429, "rateLimitExceeded", "youtube.quota"));
     expect(rateLimited).toBeInstanceOf(ProviderUnavailableError);
-    expect(classifyPublishRefusal(rateLimited)).toBeNull();
-    expect(classifyPublishRefusal(await sessionStartError(503, { error: { code: 503, message: "backend error" } }))).toBeNull();
-    expect(classifyPublishRefusal(await sessionStartError(400, dataApiError(400, "invalidTitle")))).toBeNull();
-    expect(classifyPublishRefusal(await sessionStartError(403, dataApiError(403, "forbidden")))).toBeNull();
-    expect(classifyPublishRefusal(await tokenRefreshError(400, { error: "invalid_request" }))).toBeNull();
-    expect(classifyPublishRefusal(await tokenRefreshError(401, { error: "invalid_client" }))).toBeNull();
-    expect(classifyPublishRefusal(new Error("quotaExceeded"))).toBeNull();
+    expect(classifyYouTubeRefusal(rateLimited)).toBeNull();
+    expect(classifyYouTubeRefusal(await sessionStartError(503, { error: { code: 503, message: "backend error" } }))).toBeNull();
+    expect(classifyYouTubeRefusal(await sessionStartError(400, dataApiError(400, "invalidTitle")))).toBeNull();
+    expect(classifyYouTubeRefusal(await sessionStartError(403, dataApiError(403, "forbidden")))).toBeNull();
+    expect(classifyYouTubeRefusal(await tokenRefreshError(400, { error: "invalid_request" }))).toBeNull();
+    expect(classifyYouTubeRefusal(await tokenRefreshError(401, { error: "invalid_client" }))).toBeNull();
+    expect(classifyYouTubeRefusal(new Error("quotaExceeded"))).toBeNull();
   });
 });

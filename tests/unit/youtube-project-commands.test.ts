@@ -9,7 +9,7 @@ import { RegisterYouTubeProjectBody, type YouTubeProject } from "../../shared/co
 import { ClientSecretUnreadableError, openClientSecret, resealClientSecret, sealClientSecret } from "../../shared/crypto/client-secrets.ts";
 import { credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
 import { decryptCredentials, encryptCredentials, generateCredentialsKey } from "../../shared/crypto/credentials.ts";
-import { classifyPublishRefusal } from "../../shared/providers/youtube/refusals.ts";
+import { classifyYouTubeRefusal } from "../../shared/providers/youtube/refusals.ts";
 import { errorForStatus } from "../../shared/providers/errors.ts";
 
 function usageError(argv: string[]): UsageError {
@@ -107,7 +107,7 @@ describe("a Google project's sealed client secret", () => {
 
 test("a refresh token presented with another client's credentials is a refused grant, as invalid_grant is", () => {
   const refused = errorForStatus("google-oauth", 400, "token refresh failed (400) unauthorized_client: Unauthorized", undefined, "unauthorized_client");
-  expect(classifyPublishRefusal(refused)).toMatchObject({ kind: "grant_refused", reason: expect.stringContaining("unauthorized_client") });
+  expect(classifyYouTubeRefusal(refused)).toMatchObject({ kind: "grant_refused", reason: expect.stringContaining("unauthorized_client") });
 });
 
 test("a connect through a registered project needs only Google's endpoints from the configuration", () => {

@@ -18,19 +18,12 @@
  * A fetch claimed MAX_ATTEMPTS times is given up (an event analytics_fetch_given_up records it).
  */
 import { CredentialsKeyMissingError, CredentialsTamperedError, decryptCredentials } from "../../../shared/crypto/credentials.ts";
-import { QuotaBucketSpentError } from "../../../shared/db/errors.ts";
 import { markAccountNeedsReconnect } from "../../../shared/db/rpc/accounts.ts";
 import { type ClaimedAnalyticsFetch, claimAnalyticsFetches, recordVideoAnalytics, retryAnalyticsFetch } from "../../../shared/db/rpc/analytics.ts";
-import {
-  type QuotaLedgerEntry,
-  recordYouTubeRefusal,
-  releaseYouTubeCall,
-  reserveYouTubeCall,
-  settleYouTubeCall,
-} from "../../../shared/db/rpc/quota-ledger.ts";
 import type { Logger } from "../../../shared/logging/logger.ts";
 import { ProviderError } from "../../../shared/providers/errors.ts";
-import { classifyPublishRefusal } from "../../../shared/providers/youtube/refusals.ts";
+import { withYouTubeQuota } from "../../../shared/providers/youtube/quota.ts";
+import { classifyYouTubeRefusal } from "../../../shared/providers/youtube/refusals.ts";
 import { queryVideoRetention, queryVideoTotals, type VideoReportQuery } from "../../../shared/providers/youtube/analytics.ts";
 import type { PipelineDeps } from "../deps.ts";
 
@@ -67,32 +60,12 @@ class Refused extends Error {
   }
 }
 
-/** One reports.query, reserved in the ledger first, settled once Google answered, released when it never did. */
+/** One reports.query through the quota steps every metered YouTube call takes (withYouTubeQuota). */
 async function meteredQuery<T>(deps: PipelineDeps, fetch: ClaimedAnalyticsFetch, call: () => Promise<T>): Promise<T> {
-  let entry: QuotaLedgerEntry;
-  try {
-    entry = await reserveYouTubeCall(deps.sql, { accountId: fetch.account_id, callKind: "analytics.reports.query" });
-  } catch (error) {
-    if (error instanceof QuotaBucketSpentError) {
-      const until = error.notBefore ?? new Date(fetch.engine_now.getTime() + 3600_000);
-      throw new Refused({ kind: "retry", delayS: delayUntil(fetch, until), reason: `analytics quota spent until ${until.toISOString()}` });
-    }
-    throw error;
-  }
-  try {
-    const answer = await call();
-    await settleYouTubeCall(deps.sql, entry.id);
-    return answer;
-  } catch (error) {
-    if (error instanceof ProviderError && error.status === 403 && error.apiReason === "quotaExceeded") {
-      const notBefore = await recordYouTubeRefusal(deps.sql, entry.id, "quotaExceeded");
-      throw new Refused({ kind: "retry", delayS: delayUntil(fetch, notBefore), reason: `YouTube Analytics answered quotaExceeded; the bucket is spent until ${notBefore.toISOString()}` });
-    }
-    // An answer of Google's counted; no answer, or an outage, did not.
-    if (error instanceof ProviderError && typeof error.status === "number" && !error.retriable) await settleYouTubeCall(deps.sql, entry.id);
-    else await releaseYouTubeCall(deps.sql, entry.id);
-    throw error;
-  }
+  const metered = await withYouTubeQuota(deps.sql, { accountId: fetch.account_id, callKind: "analytics.reports.query" }, call);
+  if (metered.kind === "answered") return metered.value;
+  const until = metered.notBefore ?? new Date(fetch.engine_now.getTime() + 3600_000);
+  throw new Refused({ kind: "retry", delayS: delayUntil(fetch, until), reason: `analytics quota spent until ${until.toISOString()}` });
 }
 
 function delayUntil(fetch: ClaimedAnalyticsFetch, notBefore: Date): number {
@@ -120,7 +93,7 @@ async function fetchOne(deps: PipelineDeps, log: Logger, fetch: ClaimedAnalytics
     accessToken = await deps.youtubeAccessToken({ accountId: fetch.account_id, refreshToken });
   } catch (error) {
     // The same refusals of the grant as the publish stage's: expired or revoked, or granted to another client.
-    const refusal = classifyPublishRefusal(error);
+    const refusal = classifyYouTubeRefusal(error);
     if (refusal?.kind === "grant_refused") return await needsReconnect(deps, log, fetch, refusal.reason);
     throw error;
   }

@@ -6,15 +6,10 @@
  * built from the dimension's publishing settings.
  */
 import process from "node:process";
-import { ChannelCapReachedError, QuotaBucketSpentError, WrongStateError } from "../../../shared/db/errors.ts";
-import {
-  type QuotaLedgerEntry,
-  recordYouTubeRefusal,
-  releaseYouTubeCall,
-  reserveYouTubeCall,
-  settleYouTubeCall,
-} from "../../../shared/db/rpc/quota-ledger.ts";
-import { classifyPublishRefusal } from "../../../shared/providers/youtube/refusals.ts";
+import { WrongStateError } from "../../../shared/db/errors.ts";
+import { type QuotaLedgerEntry, releaseYouTubeCall, settleYouTubeCall } from "../../../shared/db/rpc/quota-ledger.ts";
+import { recordYouTubeQuotaRefusal, reserveYouTubeQuota } from "../../../shared/providers/youtube/quota.ts";
+import { classifyYouTubeRefusal } from "../../../shared/providers/youtube/refusals.ts";
 import {
   queryUploadStatus,
   startUploadSession,
@@ -48,13 +43,9 @@ export const youtubeAdapter: PlatformAdapter<QuotaLedgerEntry, VideoUploadMetada
 
   async reserve(deps, { target, publicationId }) {
     // A resumed upload holds its reservation already: a repeat returns it (the ledger charges a publication once).
-    try {
-      return { kind: "reserved", ticket: await reserveYouTubeCall(deps.sql, { accountId: target.account_id, callKind: "videos.insert", publicationId }) };
-    } catch (error) {
-      if (error instanceof QuotaBucketSpentError) return { kind: "deferred", reason: "quota_spent", notBefore: error.notBefore };
-      if (error instanceof ChannelCapReachedError) return { kind: "deferred", reason: "channel_cap", notBefore: error.notBefore };
-      throw error;
-    }
+    const reserved = await reserveYouTubeQuota(deps.sql, { accountId: target.account_id, callKind: "videos.insert", publicationId });
+    if (reserved.kind === "reserved") return { kind: "reserved", ticket: reserved.entry };
+    return { kind: "deferred", reason: reserved.reason, notBefore: reserved.notBefore };
   },
 
   async settle(deps, entry) {
@@ -104,11 +95,10 @@ export const youtubeAdapter: PlatformAdapter<QuotaLedgerEntry, VideoUploadMetada
   sessionExpired: (error) => error instanceof UploadSessionExpiredError,
 
   async refusal(deps, entry, error) {
-    const refusal = classifyPublishRefusal(error);
-    if (refusal?.kind === "quota_exceeded") return { kind: "defer", reason: "quota_spent", notBefore: await recordYouTubeRefusal(deps.sql, entry.id, "quotaExceeded") };
-    if (refusal?.kind === "upload_limit_exceeded") return { kind: "defer", reason: "channel_cap", notBefore: await recordYouTubeRefusal(deps.sql, entry.id, "uploadLimitExceeded") };
-    if (refusal?.kind === "grant_refused") return refusal;
-    return null;
+    const refused = await recordYouTubeQuotaRefusal(deps.sql, entry, error);
+    if (refused) return { kind: "defer", ...refused };
+    const refusal = classifyYouTubeRefusal(error);
+    return refusal?.kind === "grant_refused" ? refusal : null;
   },
 
   requestedPrivacy: (metadata) => metadata.status.privacyStatus,

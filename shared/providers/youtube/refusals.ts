@@ -18,7 +18,7 @@ export type PublishRefusal =
    */
   | { kind: "grant_refused"; reason: string };
 
-export function classifyPublishRefusal(error: unknown): PublishRefusal | null {
+export function classifyYouTubeRefusal(error: unknown): PublishRefusal | null {
   if (!(error instanceof ProviderError)) return null;
   if (error.provider === "google-oauth") {
     if (error.status === 400 && error.apiReason === "invalid_grant") return { kind: "grant_refused", reason: `invalid_grant: ${error.message}` };
