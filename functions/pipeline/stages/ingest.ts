@@ -1,10 +1,7 @@
 import { z } from "zod";
 import { MinScore, Sources, Subject } from "../../../shared/contracts/sources.ts";
-import type { Sql } from "../../../shared/db/client.ts";
-import { getDimension } from "../../../shared/db/rpc/dimensions.ts";
-import { getRunDimensionConfig, getTopicHistory } from "../../../shared/db/rpc/work-units.ts";
+import { getTopicHistory } from "../../../shared/db/rpc/work-units.ts";
 import { rankByCategory, unitLength } from "../../../shared/adapt/apply.ts";
-import { NotFoundError } from "../../../shared/db/errors.ts";
 import { topicFingerprint, workUnitKey } from "../../../shared/hashing.ts";
 import { fetchSources } from "../../../shared/providers/sources/index.ts";
 import { type Candidate, selectTopics } from "../../../shared/topics/select.ts";
@@ -14,24 +11,16 @@ import { stripPayloads } from "../safety/payloads.ts";
 import { firewallIngestedText } from "../safety/prompt-firewall.ts";
 import { gateTopic, screenTopic } from "../safety/stage-gate.ts";
 import type { Stage } from "../stage-task.ts";
-import { loadDimension } from "./unit.ts";
+import { DimensionRow, loadDimensionConfig } from "./unit.ts";
 
 /** How many of the dimension's past topics novelty and near-duplicates are judged against. */
 const HISTORY_TOPICS = 500;
-
-const Niche = z.object({ subject: Subject, sources: Sources, min_score: MinScore });
 
 /**
  * The dimension's subject, sources and threshold, checked as they leave the database: as the run
  * started them (so the source weights in force, with the adaptive engine's moves), else as they stand.
  */
-async function loadNiche(sql: Sql, dimensionId: string, runId: string) {
-  const started = await getRunDimensionConfig(sql, runId, dimensionId);
-  if (started) return Niche.parse(started);
-  const row = await getDimension(sql, dimensionId);
-  if (!row) throw new NotFoundError("MDN01", `no dimension ${dimensionId}`);
-  return Niche.parse(row);
-}
+const Niche = z.object({ subject: Subject, sources: Sources, min_score: MinScore });
 
 /**
  * Trend signals from every source of one dimension -> its topics: the firewall and the safety
@@ -42,8 +31,9 @@ async function loadNiche(sql: Sql, dimensionId: string, runId: string) {
  * rejected and dropped topics.
  */
 export const runIngest: Stage<"ingest"> = async (task, { deps, logger: log }) => {
-  const dimension = await loadDimension(deps.sql, task.dimension_id, task.run_id);
-  const niche = await loadNiche(deps.sql, dimension.id, task.run_id);
+  const config = await loadDimensionConfig(deps.sql, task.dimension_id, task.run_id);
+  const dimension = DimensionRow.parse(config);
+  const niche = Niche.parse(config);
   const now = Date.now();
   const { signals, failures } = await fetchSources(deps.sources, niche.sources, { geo: dimension.trend_geo, now });
   for (const failure of failures) log.warn({ source: failure.source, reason: failure.message, retriable: failure.retriable, status: "skipped" }, "trend source failed: skipped");

@@ -36,13 +36,18 @@ export type DimensionRow = z.infer<typeof DimensionRow>;
  * as it stands now.
  */
 export async function loadDimension(sql: Sql, dimensionId: string, runId?: string): Promise<DimensionRow> {
+  return DimensionRow.parse(await loadDimensionConfig(sql, dimensionId, runId));
+}
+
+/** The same configuration unparsed, for a stage that reads more of it than DimensionRow (one read, parsed twice). */
+export async function loadDimensionConfig(sql: Sql, dimensionId: string, runId?: string): Promise<unknown> {
   if (runId !== undefined) {
     const started = await getRunDimensionConfig(sql, runId, dimensionId);
-    if (started) return DimensionRow.parse(started);
+    if (started) return started;
   }
   const row = await getDimension(sql, dimensionId);
   if (!row) throw new NotFoundError("MDN01", `no dimension ${dimensionId}`);
-  return DimensionRow.parse(row);
+  return row;
 }
 
 /** A work unit with its dimension. */
