@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/oauth.ts";
 import { classifyYouTubeRefusal } from "../../shared/providers/youtube/refusals.ts";
 import { startUploadSession } from "../../shared/providers/youtube/resumable-upload.ts";
+import { queryVideoTotals } from "../../shared/providers/youtube/analytics.ts";
 import { ProviderRejectedError, ProviderUnavailableError } from "../../shared/providers/errors.ts";
 
 /** The answer the next request gets: status and JSON body. */
@@ -44,6 +45,14 @@ async function tokenRefreshError(status: number, body: unknown): Promise<unknown
 describe("classifyYouTubeRefusal", () => {
   test("YouTube's 403 quotaExceeded is the project's bucket spent", async () => {
     const error = await sessionStartError(403, dataApiError(403, "quotaExceeded", "youtube.quota"));
+    expect(error).toBeInstanceOf(ProviderRejectedError);
+    expect(classifyYouTubeRefusal(error)).toEqual({ kind: "quota_exceeded" });
+  });
+
+  test("the Analytics API's 403 quotaExceeded is its bucket spent too (one error format, another client)", async () => {
+    next = { status: 403, body: dataApiError(403, "quotaExceeded", "usageLimits") };
+    const error = await queryVideoTotals({ baseUrl: `http://127.0.0.1:${server.port}`, accessToken: "token", videoId: "abcdefghijk", startDate: "2026-12-01", endDate: "2026-12-03" })
+      .then(() => null, (e) => e);
     expect(error).toBeInstanceOf(ProviderRejectedError);
     expect(classifyYouTubeRefusal(error)).toEqual({ kind: "quota_exceeded" });
   });

@@ -27,7 +27,8 @@ export function classifyYouTubeRefusal(error: unknown): PublishRefusal | null {
     }
     return null;
   }
-  if (error.provider !== "youtube") return null;
+  // The Data API and the Analytics API answer in Google's one error format, reasons included.
+  if (error.provider !== "youtube" && error.provider !== "youtube-analytics") return null;
   if (error.status === 403 && error.apiReason === "quotaExceeded") return { kind: "quota_exceeded" };
   if (error.status === 400 && error.apiReason === "uploadLimitExceeded") return { kind: "upload_limit_exceeded" };
   if (error.status === 401) return { kind: "grant_refused", reason: `YouTube refused a fresh access token (401): ${error.message}` };
