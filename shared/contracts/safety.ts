@@ -12,7 +12,7 @@ export const ENGINE_BLOCKED_CATEGORIES = [
   "gambling", "medical-claims", "personal-data",
 ] as const;
 
-/** Categories a dimension chooses to block (a news niche may allow politics, a kids' niche blocks all). */
+/** Categories a dimension chooses to block (a news dimension may allow politics, a children's dimension blocks all). */
 export const OPTIONAL_CATEGORIES = ["politics", "religion", "alcohol-tobacco", "financial-advice", "tragedy"] as const;
 
 /** Every category the classifier may answer; `none` when nothing sensitive is there, `other` for a refusal without one. */

@@ -9,11 +9,11 @@ import { oneLine } from "./text.ts";
 
 const term = oneLine(z.string().trim().min(1, "must not be empty").max(60, "must be at most 60 characters"));
 
-/** The niche: topics must match it (keywords or categories) and must not carry an excluded term. */
+/** What the dimension is about: topics must match it (keywords or categories) and must not carry an excluded term. */
 export const Subject = z.object({
-  /** Words or phrases of the niche; a topic matches a phrase when it carries all its words. Empty: every topic matches. */
+  /** Words or phrases of the subject; a topic matches a phrase when it carries all its words. Empty: every topic matches. */
   keywords: z.array(term).max(100, "must list at most 100 keywords").default([])
-    .describe("Words or phrases of the niche; a topic matches a phrase when it carries all its words. Empty: every topic matches."),
+    .describe("Words or phrases of the subject; a topic matches a phrase when it carries all its words. Empty: every topic matches."),
   /** Categories a source tags its items with (a feed's <category>, a subreddit's name). */
   categories: z.array(term).max(50, "must list at most 50 categories").default([])
     .describe("Categories a source tags its items with (a feed's <category>, a subreddit's name); a topic in one of them matches."),

@@ -1,12 +1,12 @@
 /**
- * The videos.insert resource a dimension's upload sends (functions/pipeline/stages/youtube-metadata.ts):
+ * The videos.insert resource a dimension's upload sends (functions/pipeline/platforms/youtube-metadata.ts):
  * its publishing settings, the script's text under YouTube's rules, and publishAt in the dimension's
  * own zone, across daylight saving days, half-hour offsets and the date line.
  */
 import { describe, expect, test } from "bun:test";
 import { DEFAULT_PUBLISHING, DimensionPublishing } from "../../shared/contracts/publishing.ts";
 import { VideoUploadMetadata } from "../../shared/providers/youtube/resumable-upload.ts";
-import { buildVideoResource, nextPublishAt, withHashtags } from "../../functions/pipeline/stages/youtube-metadata.ts";
+import { buildVideoResource, nextPublishAt, withHashtags } from "../../functions/pipeline/platforms/youtube-metadata.ts";
 
 const SCRIPT = { title: "Why the <sky> is blue", description: "Light scatters. #science", hashtags: ["#science", "#sky"] };
 

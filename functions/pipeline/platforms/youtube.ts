@@ -17,7 +17,7 @@ import {
   UploadSessionExpiredError,
   type VideoUploadMetadata,
 } from "../../../shared/providers/youtube/resumable-upload.ts";
-import { buildVideoResource } from "../stages/youtube-metadata.ts";
+import { buildVideoResource } from "./youtube-metadata.ts";
 import type { PlatformAdapter } from "./adapter.ts";
 
 /**

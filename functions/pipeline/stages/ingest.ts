@@ -20,7 +20,7 @@ const HISTORY_TOPICS = 500;
  * The dimension's subject, sources and threshold, checked as they leave the database: as the run
  * started them (so the source weights in force, with the adaptive engine's moves), else as they stand.
  */
-const Niche = z.object({ subject: Subject, sources: Sources, min_score: MinScore });
+const TopicSettings = z.object({ subject: Subject, sources: Sources, min_score: MinScore });
 
 /**
  * Trend signals from every source of one dimension -> its topics: the firewall and the safety
@@ -33,9 +33,9 @@ const Niche = z.object({ subject: Subject, sources: Sources, min_score: MinScore
 export const runIngest: Stage<"ingest"> = async (task, { deps, logger: log }) => {
   const config = await loadDimensionConfig(deps.sql, task.dimension_id, task.run_id);
   const dimension = DimensionRow.parse(config);
-  const niche = Niche.parse(config);
+  const wanted = TopicSettings.parse(config);
   const now = Date.now();
-  const { signals, failures } = await fetchSources(deps.sources, niche.sources, { geo: dimension.trend_geo, now });
+  const { signals, failures } = await fetchSources(deps.sources, wanted.sources, { geo: dimension.trend_geo, now });
   for (const failure of failures) log.warn({ source: failure.source, reason: failure.message, retriable: failure.retriable, status: "skipped" }, "trend source failed: skipped");
 
   const layers = defencesOf(deps);
@@ -70,8 +70,8 @@ export const runIngest: Stage<"ingest"> = async (task, { deps, logger: log }) =>
   const history = await getTopicHistory(deps.sql, dimension.id, HISTORY_TOPICS);
   const selected = selectTopics({
     candidates,
-    subject: niche.subject,
-    minScore: niche.min_score,
+    subject: wanted.subject,
+    minScore: wanted.min_score,
     history,
     now,
   });

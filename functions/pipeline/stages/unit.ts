@@ -23,7 +23,7 @@ export const DimensionRow = z.object({
   daily_limit: z.number().int(),
   narration_min_words: z.number().int(),
   narration_max_words: z.number().int(),
-  /** What the upload tells YouTube (youtube-metadata.ts); a run started before the setting existed has the defaults. */
+  /** What the upload tells YouTube (platforms/youtube-metadata.ts); a run started before the setting existed has the defaults. */
   publishing: DimensionPublishing.default(DEFAULT_PUBLISHING),
   /** The adaptive parameters in force when the run started (a run started before them has the defaults). */
   adapt: AdaptSettings.default(DEFAULT_ADAPT),
