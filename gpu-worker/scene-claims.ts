@@ -1,6 +1,6 @@
 import type { Queryable } from "../shared/db/client.ts";
 import { claimSceneGeneration, recordSceneAsset, releaseSceneClaim } from "../shared/db/rpc/scene-claims.ts";
-import { SceneCredit } from "../shared/providers/visuals/config.ts";
+import { SceneCredit } from "../shared/contracts/visuals.ts";
 
 /** What a claim on (scene_hash, backend) found. */
 export type SceneClaim =

@@ -5,7 +5,7 @@ import { QUEUES, VisualJob } from "../shared/contracts/queue.ts";
 import { NonRetriableError } from "../shared/errors.ts";
 import { failpoint, failpointWhen } from "../shared/failpoints.ts";
 import { sha256Hex } from "../shared/hashing.ts";
-import { DEFAULT_VISUALS, type VisualBackendName } from "../shared/providers/visuals/config.ts";
+import { DEFAULT_VISUALS, type VisualBackendName } from "../shared/contracts/visuals.ts";
 import type { AssetStore } from "../shared/storage/asset-store.ts";
 import { makeScratchDir } from "../shared/storage/scratch-dirs.ts";
 import { type QueueTaskDefinition, type TaskContext, type TaskOutcome, uuidField } from "../shared/worker/pull-worker.ts";

@@ -14,7 +14,7 @@ import type { EmulatorContext } from "../context.ts";
 import { googleError, jsonResponse } from "../context.ts";
 import { slowDown } from "../faults/fault-book.ts";
 import { run, synthesizePcm } from "../edge-tts/speech.ts";
-import { GEMINI_TTS_VOICES } from "../../shared/providers/tts/gemini-voices.ts";
+import { GEMINI_TTS_VOICES } from "../../shared/contracts/gemini-voices.ts";
 
 const PCM_RATE = 24_000;
 /** Longest text accepted, in characters (the service limits a request's tokens; this is generous). */

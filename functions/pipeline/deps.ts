@@ -7,7 +7,7 @@ import { createOpenAiCompatibleModel } from "../../shared/providers/llm/openai-c
 import { createSourceClients, type SourceClients } from "../../shared/providers/sources/index.ts";
 import { speakWithEdgeTts } from "../../shared/providers/tts/edge-tts.ts";
 import { synthesizeWithGeminiTts } from "../../shared/providers/tts/gemini-tts.ts";
-import { defaultGeminiVoice, geminiLanguageCode } from "../../shared/providers/tts/gemini-voices.ts";
+import { defaultGeminiVoice, geminiLanguageCode } from "../../shared/contracts/gemini-voices.ts";
 import type { SynthesizedSpeech } from "../../shared/providers/tts/speech.ts";
 import type { Language } from "../../shared/contracts/llm.ts";
 import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/oauth.ts";

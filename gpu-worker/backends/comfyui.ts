@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import type { VisualJob } from "../../shared/contracts/queue.ts";
 import { runFfmpeg } from "../../shared/media/ffmpeg.ts";
 import { type ComfyUiClient, type ComfyWorkflow, fillWorkflow } from "../../shared/providers/visuals/comfyui.ts";
-import { VISUAL_BACKEND_VERSIONS } from "../../shared/providers/visuals/config.ts";
+import { VISUAL_BACKEND_VERSIONS } from "../../shared/contracts/visuals.ts";
 import { type GeminiImageClient, geminiImagePrompt } from "../../shared/providers/visuals/gemini-image.ts";
 import animatediffWorkflow from "../workflows/animatediff.json" with { type: "json" };
 import svdWorkflow from "../workflows/svd-img2vid.json" with { type: "json" };

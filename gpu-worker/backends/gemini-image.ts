@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { VisualJob } from "../../shared/contracts/queue.ts";
 import { runFfmpeg } from "../../shared/media/ffmpeg.ts";
-import { VISUAL_BACKEND_VERSIONS } from "../../shared/providers/visuals/config.ts";
+import { VISUAL_BACKEND_VERSIONS } from "../../shared/contracts/visuals.ts";
 import { type GeminiImageClient, geminiImagePrompt } from "../../shared/providers/visuals/gemini-image.ts";
 import { stillMotion, stillToClipArgs } from "./clip-motion.ts";
 import type { VisualBackend, VisualBackendContext } from "./visual-backend.ts";

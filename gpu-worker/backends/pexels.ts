@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { VisualJob } from "../../shared/contracts/queue.ts";
 import { runFfmpeg } from "../../shared/media/ffmpeg.ts";
-import { VISUAL_BACKEND_VERSIONS } from "../../shared/providers/visuals/config.ts";
+import { VISUAL_BACKEND_VERSIONS } from "../../shared/contracts/visuals.ts";
 import { PEXELS_LICENCE, type PexelsClient, searchQuery, usableVideos } from "../../shared/providers/visuals/pexels.ts";
 import { videoToClipArgs } from "./clip-motion.ts";
 import { NoVisualResultError, type VisualBackend, type VisualBackendContext, type VisualResult } from "./visual-backend.ts";

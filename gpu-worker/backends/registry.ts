@@ -1,7 +1,7 @@
 import process from "node:process";
 import { loadEnv } from "../../shared/config/env.ts";
 import type { Logger } from "../../shared/logging/logger.ts";
-import type { VisualBackendName } from "../../shared/providers/visuals/config.ts";
+import type { VisualBackendName } from "../../shared/contracts/visuals.ts";
 import { GeminiImageClient } from "../../shared/providers/visuals/gemini-image.ts";
 import { PexelsClient } from "../../shared/providers/visuals/pexels.ts";
 import { ComfyUiBackend } from "./comfyui.ts";

@@ -1,6 +1,6 @@
 import type { VisualJob } from "../../shared/contracts/queue.ts";
 import type { Logger } from "../../shared/logging/logger.ts";
-import type { SceneCredit, VisualBackendName } from "../../shared/providers/visuals/config.ts";
+import type { SceneCredit, VisualBackendName } from "../../shared/contracts/visuals.ts";
 
 /** What a backend gets from the task: where to log, when to give up, and whom to tell it is alive. */
 export interface VisualBackendContext {

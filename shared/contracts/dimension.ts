@@ -9,9 +9,9 @@ import { DEFAULT_PUBLISHING, DimensionPublishing, PublishingPatch } from "./publ
 import { DimensionAlerts } from "./alerts.ts";
 import { DEFAULT_SAFETY_PROFILE, SafetyProfile } from "./safety.ts";
 import { DEFAULT_SOURCES, MinScore, Sources, Subject } from "./sources.ts";
-import { GEMINI_TTS_VOICES } from "../providers/tts/gemini-voices.ts";
+import { GEMINI_TTS_VOICES } from "./gemini-voices.ts";
 import { adaptRules, AdaptSettings, DEFAULT_ADAPT } from "./adapt.ts";
-import { DEFAULT_VISUALS, VisualsConfig } from "../providers/visuals/config.ts";
+import { DEFAULT_VISUALS, VisualsConfig } from "./visuals.ts";
 import { DimensionId } from "./dimension-id.ts";
 
 /**

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { CaptionProfile } from "./captions.ts";
 import { MusicBed } from "./dimension.ts";
 import { VisualStyle, WordTiming } from "./media.ts";
-import { VisualsConfig } from "../providers/visuals/config.ts";
+import { VisualsConfig } from "./visuals.ts";
 import { DimensionId } from "./dimension-id.ts";
 
 /** Queue names, as created by the migrations. */

@@ -15,7 +15,7 @@ import type { VisualBackend } from "../../gpu-worker/backends/visual-backend.ts"
 import { createVisualDefinition } from "../../gpu-worker/visual-task.ts";
 import type { VisualJob } from "../../shared/contracts/queue.ts";
 import { createLogger } from "../../shared/logging/logger.ts";
-import type { VisualBackendName } from "../../shared/providers/visuals/config.ts";
+import type { VisualBackendName } from "../../shared/contracts/visuals.ts";
 import { GeminiImageClient } from "../../shared/providers/visuals/gemini-image.ts";
 import { PexelsClient } from "../../shared/providers/visuals/pexels.ts";
 import { LocalDirectoryStore } from "../../shared/storage/local-directory-store.ts";

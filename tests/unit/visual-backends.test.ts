@@ -15,7 +15,7 @@ import { PROCEDURAL_BACKEND_VERSION } from "../../shared/contracts/visual-backen
 import { VisualJob } from "../../shared/contracts/queue.ts";
 import { sceneHash } from "../../shared/hashing.ts";
 import { fillWorkflow } from "../../shared/providers/visuals/comfyui.ts";
-import { DEFAULT_VISUALS, visualChainVersion, VisualsConfig } from "../../shared/providers/visuals/config.ts";
+import { DEFAULT_VISUALS, visualChainVersion, VisualsConfig } from "../../shared/contracts/visuals.ts";
 import { geminiImagePrompt, geminiImageRequest } from "../../shared/providers/visuals/gemini-image.ts";
 import { isBlocked, type PexelsVideo, type PexelsVideoFile, pickRendition, searchQuery, searchUrl } from "../../shared/providers/visuals/pexels.ts";
 import { visualJob } from "../fixtures/visual-job.ts";

@@ -1,6 +1,6 @@
 import { ScenePlan } from "../../../shared/contracts/llm.ts";
 import { VISUAL_FORMAT } from "../../../shared/contracts/visual-backends.ts";
-import { DEFAULT_VISUALS, visualChainVersion, VisualsConfig } from "../../../shared/providers/visuals/config.ts";
+import { DEFAULT_VISUALS, visualChainVersion, VisualsConfig } from "../../../shared/contracts/visuals.ts";
 import { sceneHash } from "../../../shared/hashing.ts";
 import { comparableText } from "../../../shared/text/words.ts";
 import { LlmContractError } from "../../../shared/providers/llm/contract.ts";

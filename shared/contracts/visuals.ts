@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { PROCEDURAL_BACKEND_VERSION } from "../../contracts/visual-backends.ts";
-import { oneLine } from "../../contracts/text.ts";
+import { PROCEDURAL_BACKEND_VERSION } from "./visual-backends.ts";
+import { oneLine } from "./text.ts";
 
 /**
  * The visual backends a dimension can list, in the order it prefers them. A scene goes to the
