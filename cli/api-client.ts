@@ -5,17 +5,9 @@
  */
 import { AlertList } from "../shared/contracts/alerts.ts";
 import type { z } from "zod";
-import {
-  AbortedRun,
-  DeadLetterList,
-  DeadLetterRetry,
-  RunList,
-  RunStatus,
-  TriggeredRun,
-  type TriggerRunBody,
-} from "../shared/contracts/operator.ts";
+import { AbortedRun, DeadLetterList, DeadLetterRetry, RunList, RunStatus, TriggeredRun, type TriggerRunBody } from "../shared/contracts/operator.ts";
 import { RunAnalyticsList } from "../shared/contracts/analytics.ts";
-import { AccountList, type ConnectAccountBody, ConnectedAccount, RemovedAccount, Account } from "../shared/contracts/account.ts";
+import { Account, AccountList, type ConnectAccountBody, ConnectedAccount, RemovedAccount } from "../shared/contracts/account.ts";
 import { CredentialKeysCensus, CredentialsRotationBatch, type RotateCredentialsBody } from "../shared/contracts/credentials.ts";
 import { Dimension, type DimensionConfigInput, DimensionList, type DimensionPatch } from "../shared/contracts/dimension.ts";
 import { WeeklyReportList } from "../shared/contracts/weekly-report.ts";
@@ -26,7 +18,7 @@ import {
   YouTubeProjectClient,
   YouTubeProjectList,
 } from "../shared/contracts/youtube-project.ts";
-import { Adaptation, AdaptAnswer, AdaptationList, AdaptPins } from "../shared/contracts/adapt.ts";
+import { AdaptAnswer, Adaptation, AdaptationList, AdaptPins } from "../shared/contracts/adapt.ts";
 import { HousekeepingAnswer, HousekeepingSettings, StorageUsage } from "../shared/contracts/housekeeping.ts";
 import type { ApiConfig } from "./config.ts";
 import { apiError, CliError, EXIT, networkError } from "./errors.ts";
@@ -111,7 +103,10 @@ export function createApiCall(config: ApiConfig, fetchImpl: Fetch = fetch): ApiC
     if (!response.ok) throw apiError(response.status, json, `${method} ${url}`);
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
-      throw new CliError(`unexpected answer from ${method} ${url}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; ")}`, EXIT.failure);
+      throw new CliError(
+        `unexpected answer from ${method} ${url}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; ")}`,
+        EXIT.failure,
+      );
     }
     return parsed.data;
   };
@@ -148,7 +143,8 @@ export function createApiClient(config: ApiConfig, fetchImpl: Fetch = fetch): Ap
     weeklyReports: (week, dimension) =>
       call("GET", `/pipeline/reports/weekly?week=${id(week)}${dimension === null ? "" : `&dimension=${id(dimension)}`}`, WeeklyReportList),
     adapt: (body) => call("POST", "/pipeline/adapt", AdaptAnswer, body),
-    listAdaptations: (dimension, limit) => call("GET", `/pipeline/adaptations?limit=${limit}${dimension === null ? "" : `&dimension=${id(dimension)}`}`, AdaptationList),
+    listAdaptations: (dimension, limit) =>
+      call("GET", `/pipeline/adaptations?limit=${limit}${dimension === null ? "" : `&dimension=${id(dimension)}`}`, AdaptationList),
     revertAdaptation: (adaptation) => call("POST", `/pipeline/adaptations/${id(adaptation)}/revert`, Adaptation, {}),
     setAdaptationPin: (dimension, parameter, pinned) => call("POST", `/pipeline/adapt/${pinned ? "pin" : "unpin"}`, AdaptPins, { dimension, parameter }),
     storageUsage: (tables) => call("GET", `/pipeline/storage/usage?tables=${tables}`, StorageUsage),

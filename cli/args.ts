@@ -61,9 +61,14 @@ const SPECS: CommandSpec[] = [
   {
     words: ["doctor"],
     positionals: [],
-    flags: [{ name: "timeout", kind: "integer", value: "<s>", description: "time limit of each check in seconds (default 10)", min: 1, max: 120 }, { name: "json", kind: "boolean", description: "print the report as JSON (for scripts)" }],
+    flags: [{ name: "timeout", kind: "integer", value: "<s>", description: "time limit of each check in seconds (default 10)", min: 1, max: 120 }, {
+      name: "json",
+      kind: "boolean",
+      description: "print the report as JSON (for scripts)",
+    }],
     summary: "check the configuration, database, functions and every provider; say what is wrong and how to fix it",
-    details: "Reads every variable the components read, each from the environment first, then from .local/stack.env. Exits 0 when no check failed, 1 otherwise.",
+    details:
+      "Reads every variable the components read, each from the environment first, then from .local/stack.env. Exits 0 when no check failed, 1 otherwise.",
   },
   ...DIMENSION_SPECS,
   ...ACCOUNT_SPECS,
@@ -111,7 +116,16 @@ export type Command =
     browser: boolean;
     json: boolean;
   }
-  | { name: "account connect"; platform: "tiktok"; dimension: string; channel: string; loginHint: string | null; timeoutS: number; browser: boolean; json: boolean }
+  | {
+    name: "account connect";
+    platform: "tiktok";
+    dimension: string;
+    channel: string;
+    loginHint: string | null;
+    timeoutS: number;
+    browser: boolean;
+    json: boolean;
+  }
   | { name: "account pause" | "account resume" | "account remove"; id: string; json: boolean }
   | YouTubeProjectCommand
   | CredentialsRotateCommand
@@ -194,7 +208,10 @@ function parseRest(spec: CommandSpec, rest: string[]): { positionals: string[]; 
   }
   const max = spec.positionals.length;
   if (!help && positionals.length > max) {
-    throw new UsageError(max === 0 ? `${command} takes no argument (got ${JSON.stringify(positionals[0])})` : `unexpected argument: ${JSON.stringify(positionals[max])}`, command);
+    throw new UsageError(
+      max === 0 ? `${command} takes no argument (got ${JSON.stringify(positionals[0])})` : `unexpected argument: ${JSON.stringify(positionals[max])}`,
+      command,
+    );
   }
   const missing = spec.positionals.find((p, i) => p.required && positionals[i] === undefined);
   if (!help && missing) throw new UsageError(`${command} needs <${missing.name}>`, command);
@@ -293,11 +310,15 @@ export function parseArgs(argv: string[]): Command {
     }
     case "account connect": {
       const platform = positionals[0];
-      if (platform !== "youtube" && platform !== "tiktok") throw new UsageError(`cannot connect ${JSON.stringify(platform)}: the platforms are youtube and tiktok`, command);
+      if (platform !== "youtube" && platform !== "tiktok") {
+        throw new UsageError(`cannot connect ${JSON.stringify(platform)}: the platforms are youtube and tiktok`, command);
+      }
       const dimension = text("dimension");
       if (dimension === null) throw new UsageError("account connect needs --dimension <id>", command);
       const channel = text("channel");
-      if (channel !== null && !/^[^\s<>"]{1,100}$/.test(channel)) throw new UsageError(`--channel takes a handle like @name, not ${JSON.stringify(channel)}`, command);
+      if (channel !== null && !/^[^\s<>"]{1,100}$/.test(channel)) {
+        throw new UsageError(`--channel takes a handle like @name, not ${JSON.stringify(channel)}`, command);
+      }
       const common = {
         name: "account connect" as const,
         dimension: dimensionId(dimension, command),
@@ -315,7 +336,9 @@ export function parseArgs(argv: string[]): Command {
       }
       if (project !== null) throw new UsageError("--project is for youtube: a TikTok account is connected through TIKTOK_CLIENT_KEY", command);
       // TikTok's user info does not give the handle with the scopes mdame asks for: the operator names it.
-      if (channel === null) throw new UsageError("account connect tiktok needs --channel <@handle>: the TikTok account's handle (mdame does not read it from TikTok)", command);
+      if (channel === null) {
+        throw new UsageError("account connect tiktok needs --channel <@handle>: the TikTok account's handle (mdame does not read it from TikTok)", command);
+      }
       const handle = tiktokHandle(channel);
       if (handle === null) throw new UsageError(`--channel takes a handle like @name, not ${JSON.stringify(channel)}`, command);
       return { ...common, platform, channel: handle };

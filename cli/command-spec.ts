@@ -23,4 +23,3 @@ export interface CommandSpec {
 }
 
 export const JSON_FLAG: FlagSpec = { name: "json", kind: "boolean", description: "print the API's answer as JSON (for scripts)" };
-

@@ -6,7 +6,7 @@ import { type RunState, type RunStatus, TERMINAL_RUN_STATES } from "../shared/co
 import { describeProgress } from "./run-progress.ts";
 import type { ApiClient } from "./api-client.ts";
 import { CliError, EXIT } from "./errors.ts";
-import { terminalText, truncate, type CommandContext, type Screen } from "./output.ts";
+import { type CommandContext, type Screen, terminalText, truncate } from "./output.ts";
 
 /** Cursor to the start of the line `n` lines up, then erase from there to the end of the screen. */
 const rewind = (n: number) => `\x1b[${n}F\x1b[J`;

@@ -74,7 +74,12 @@ export async function listenForRedirect(expectedState: string, timeoutMs: number
     const error = url.searchParams.get("error");
     if (error) {
       page(response, 400, "Sign-in not completed", `The provider answered ${error}. Nothing was connected.`);
-      finish({ error: new CliError(`the sign-in was not completed: ${error}${url.searchParams.get("error_description") ? ` (${url.searchParams.get("error_description")})` : ""}`, EXIT.failure) });
+      finish({
+        error: new CliError(
+          `the sign-in was not completed: ${error}${url.searchParams.get("error_description") ? ` (${url.searchParams.get("error_description")})` : ""}`,
+          EXIT.failure,
+        ),
+      });
       return;
     }
     const received = url.searchParams.get("code");
@@ -88,7 +93,12 @@ export async function listenForRedirect(expectedState: string, timeoutMs: number
   });
 
   const timer = setTimeout(() => {
-    finish({ error: new CliError(`no sign-in within ${Math.round(timeoutMs / 1000)} s: nothing connected (run the command again, or give more time with --timeout)`, EXIT.failure) });
+    finish({
+      error: new CliError(
+        `no sign-in within ${Math.round(timeoutMs / 1000)} s: nothing connected (run the command again, or give more time with --timeout)`,
+        EXIT.failure,
+      ),
+    });
   }, timeoutMs);
 
   await new Promise<void>((resolve, reject) => {

@@ -3,7 +3,7 @@
  * parse, resolve where the API is, run one command, return the exit code.
  */
 import { paths } from "../stack/paths.ts";
-import { createApiClient, type ApiClient, type Fetch } from "./api-client.ts";
+import { type ApiClient, createApiClient, type Fetch } from "./api-client.ts";
 import { commandHelp, parseArgs, usageFor } from "./args.ts";
 import { abortCommand } from "./commands/abort.ts";
 import { accountActiveCommand, accountConnectCommand, accountListCommand, accountRemoveCommand, connectSignIn } from "./commands/account.ts";

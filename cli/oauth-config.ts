@@ -71,7 +71,12 @@ function oauthSettings<K extends (typeof OAUTH_KEYS)[number]>(
     return { settings: loadEnv(keys, values), from };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    throw new CliError(`the OAuth client for connecting an account (a Desktop app client of your Google Cloud project) is not configured${from}:\n${error.message.replace(/^invalid environment:\n/, "")}`, EXIT.usage);
+    throw new CliError(
+      `the OAuth client for connecting an account (a Desktop app client of your Google Cloud project) is not configured${from}:\n${
+        error.message.replace(/^invalid environment:\n/, "")
+      }`,
+      EXIT.usage,
+    );
   }
 }
 
@@ -123,7 +128,12 @@ export function resolveTikTokOAuthConfig(
     problems.push(...error.message.replace(/^invalid environment:\n/, "").split("\n").filter((line) => line.trim() !== ""));
   }
   if (problems.length > 0 || !settings) {
-    throw new CliError(`the TikTok app for connecting an account (the client key and secret of a Login Kit app with Desktop enabled) is not configured${from}:\n${[...new Set(problems)].join("\n")}`, EXIT.usage);
+    throw new CliError(
+      `the TikTok app for connecting an account (the client key and secret of a Login Kit app with Desktop enabled) is not configured${from}:\n${
+        [...new Set(problems)].join("\n")
+      }`,
+      EXIT.usage,
+    );
   }
   for (const key of ["TIKTOK_API_BASE_URL", "TIKTOK_AUTH_BASE_URL"] as const) {
     if (!/^https?:\/\//.test(settings[key])) throw new CliError(`${key}${from} must be an http(s) URL, not ${JSON.stringify(settings[key])}`, EXIT.usage);

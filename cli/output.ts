@@ -74,8 +74,7 @@ export function formatTable(headers: string[], rawRows: string[][], width?: numb
   const lastIndex = headers.length - 1;
   const fixed = widths.slice(0, lastIndex).reduce((sum, w) => sum + w + 2, 0);
   const lastWidth = width === undefined ? widths[lastIndex]! : Math.max(headers[lastIndex]!.length, width - fixed);
-  const line = (cells: string[]) =>
-    cells.map((cell, i) => (i === lastIndex ? truncate(cell, lastWidth) : cell.padEnd(widths[i]!))).join("  ").trimEnd();
+  const line = (cells: string[]) => cells.map((cell, i) => (i === lastIndex ? truncate(cell, lastWidth) : cell.padEnd(widths[i]!))).join("  ").trimEnd();
   return [line(headers), ...rows.map(line)];
 }
 

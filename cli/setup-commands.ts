@@ -25,10 +25,20 @@ export const DIMENSION_PUBLISHING_FLAGS: { flag: string; field: string; value: s
   { flag: "privacy", field: "privacy_status", value: "<public|unlisted|private>", description: "what the uploaded video is once out" },
   { flag: "time-zone", field: "time_zone", value: "<IANA zone>", description: "the zone of --publish-time and --run-time, e.g. Asia/Jakarta" },
   { flag: "publish-time", field: "publish_time", value: "<HH:MM|none>", description: "when public videos go public, local time (none: when uploaded)" },
-  { flag: "run-time", field: "run_time", value: "<HH:MM|none>", description: "when the day's production starts, local time (none: 4 h before --publish-time, else 06:00 UTC)" },
+  {
+    flag: "run-time",
+    field: "run_time",
+    value: "<HH:MM|none>",
+    description: "when the day's production starts, local time (none: 4 h before --publish-time, else 06:00 UTC)",
+  },
   { flag: "made-for-kids", field: "made_for_kids", value: "<true|false>", description: "declare the videos made for kids" },
   { flag: "synthetic-media", field: "contains_synthetic_media", value: "<true|false>", description: "declare altered or synthetic content (default true)" },
-  { flag: "audio-language", field: "default_audio_language", value: "<BCP-47 tag|none>", description: "the videos' audio language (none: the dimension's language)" },
+  {
+    flag: "audio-language",
+    field: "default_audio_language",
+    value: "<BCP-47 tag|none>",
+    description: "the videos' audio language (none: the dimension's language)",
+  },
 ];
 
 /** A publishing flag's text as the contract takes it: `none` is null, `true`/`false` booleans; the rest is checked there. */
@@ -108,15 +118,25 @@ export const ACCOUNT_SPECS: CommandSpec[] = [
     flags: [
       { name: "dimension", kind: "string", value: "<id>", description: "the dimension whose videos the account publishes (required)" },
       {
-        name: "channel", kind: "string", value: "<@handle>",
+        name: "channel",
+        kind: "string",
+        value: "<@handle>",
         description: "youtube: the channel's handle, instead of asking YouTube which channel the account owns; " +
           "tiktok (required): the account's handle, which mdame does not read from TikTok",
       },
       {
-        name: "project", kind: "string", value: "<name>",
-        description: "youtube: the Google project (see youtube-project list) whose OAuth client signs in, and whose quota the channel spends (default: the environment's GOOGLE_OAUTH_CLIENT_ID)",
+        name: "project",
+        kind: "string",
+        value: "<name>",
+        description:
+          "youtube: the Google project (see youtube-project list) whose OAuth client signs in, and whose quota the channel spends (default: the environment's GOOGLE_OAUTH_CLIENT_ID)",
       },
-      { name: "login-hint", kind: "string", value: "<user>", description: "youtube: the Google account to pre-select on the consent screen; tiktok: ignored by TikTok (the emulator signs in as that user)" },
+      {
+        name: "login-hint",
+        kind: "string",
+        value: "<user>",
+        description: "youtube: the Google account to pre-select on the consent screen; tiktok: ignored by TikTok (the emulator signs in as that user)",
+      },
       { name: "timeout", kind: "integer", value: "<seconds>", description: "how long to wait for the sign-in (default 300)", min: 5, max: 3600 },
       { name: "no-browser", kind: "boolean", description: "only print the consent address; do not open a browser" },
       JSON_FLAG,
@@ -151,4 +171,3 @@ export const ACCOUNT_SPECS: CommandSpec[] = [
     summary: "remove an account; one that has published is kept, paused and without credentials, as the record of its videos",
   },
 ];
-

@@ -48,8 +48,16 @@ export function tiktokHandle(input: string): string | null {
 }
 
 /** The consent page's address; `login_hint` only when given (TikTok has no such parameter; the emulator uses it). */
-export async function tiktokConsentUrl(config: TikTokOAuthConfig, redirectUri: string, state: string, codeVerifier: string, loginHint: string | null): Promise<string> {
-  const url = new URL(await buildAuthorizeUrl({ clientKey: config.clientKey, scopes: TIKTOK_SCOPES, redirectUri, state, codeVerifier, authBaseUrl: config.authBaseUrl }));
+export async function tiktokConsentUrl(
+  config: TikTokOAuthConfig,
+  redirectUri: string,
+  state: string,
+  codeVerifier: string,
+  loginHint: string | null,
+): Promise<string> {
+  const url = new URL(
+    await buildAuthorizeUrl({ clientKey: config.clientKey, scopes: TIKTOK_SCOPES, redirectUri, state, codeVerifier, authBaseUrl: config.authBaseUrl }),
+  );
   if (loginHint) url.searchParams.set("login_hint", loginHint);
   return url.toString();
 }
@@ -78,7 +86,10 @@ export async function connectTikTok(options: ConnectTikTokOptions, config: TikTo
     println(err, `To let mdame publish to the TikTok account ${options.channel} for dimension ${options.dimension}, open this address and allow access:`);
     println(err, `  ${consentUrl}`);
     const opened = options.openBrowser && openInBrowser(consentUrl);
-    println(err, `${opened ? "(opened in your browser) " : ""}waiting for the sign-in on ${redirect.redirectUri} (up to ${Math.round(options.timeoutMs / 1000)} s)...`);
+    println(
+      err,
+      `${opened ? "(opened in your browser) " : ""}waiting for the sign-in on ${redirect.redirectUri} (up to ${Math.round(options.timeoutMs / 1000)} s)...`,
+    );
 
     const code = await redirect.code;
     let tokens: TikTokTokenSet;
@@ -96,7 +107,12 @@ export async function connectTikTok(options: ConnectTikTokOptions, config: TikTo
       throw tiktokFailure("exchanging the authorization code with TikTok", error);
     }
     if (!tokens.scopes.includes(REQUIRED_SCOPE)) {
-      throw new CliError(`the TikTok account granted ${tokens.scopes.join(", ") || "no scope"} but not ${REQUIRED_SCOPE}, which posting needs: connect again and allow it; nothing connected`, EXIT.failure);
+      throw new CliError(
+        `the TikTok account granted ${
+          tokens.scopes.join(", ") || "no scope"
+        } but not ${REQUIRED_SCOPE}, which posting needs: connect again and allow it; nothing connected`,
+        EXIT.failure,
+      );
     }
 
     return await api.connectAccount({

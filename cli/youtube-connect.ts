@@ -105,7 +105,10 @@ export async function connectYouTube(options: ConnectYouTubeOptions, oauth: OAut
     println(err, `To let mdame publish to a YouTube channel for dimension ${options.dimension}, open this address and allow access:`);
     println(err, `  ${consentUrl}`);
     const opened = options.openBrowser && openInBrowser(consentUrl);
-    println(err, `${opened ? "(opened in your browser) " : ""}waiting for the sign-in on ${redirect.redirectUri} (up to ${Math.round(options.timeoutMs / 1000)} s)...`);
+    println(
+      err,
+      `${opened ? "(opened in your browser) " : ""}waiting for the sign-in on ${redirect.redirectUri} (up to ${Math.round(options.timeoutMs / 1000)} s)...`,
+    );
 
     const code = await redirect.code;
     let tokens;
@@ -115,7 +118,10 @@ export async function connectYouTube(options: ConnectYouTubeOptions, oauth: OAut
       throw googleFailure("exchanging the authorization code", error);
     }
     if (!tokens.refresh_token) {
-      throw new CliError("Google answered without a refresh token: remove mdame's access at https://myaccount.google.com/permissions and connect again", EXIT.failure);
+      throw new CliError(
+        "Google answered without a refresh token: remove mdame's access at https://myaccount.google.com/permissions and connect again",
+        EXIT.failure,
+      );
     }
     client.setCredentials(tokens);
 

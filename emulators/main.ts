@@ -50,7 +50,7 @@ import { handleClockAdmin } from "./clock/admin.ts";
 import { FaultBook } from "./faults/fault-book.ts";
 import { fooledBookOf, handleGemini } from "./gemini/routes.ts";
 import { handleOpenAi } from "./openai/routes.ts";
-import { EDGE_TTS_PATH, edgeTtsWebSocket, upgradeEdgeTts, type EdgeTtsSocketData } from "./edge-tts/routes.ts";
+import { EDGE_TTS_PATH, type EdgeTtsSocketData, edgeTtsWebSocket, upgradeEdgeTts } from "./edge-tts/routes.ts";
 import { handleOAuth } from "./google-oauth/routes.ts";
 import { TokenStore } from "./google-oauth/token-store.ts";
 import { handleYouTube, resetYouTube } from "./youtube/routes.ts";
@@ -135,9 +135,17 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   await disk.init();
   const storage = { serviceKey: options.storageServiceKey, maxObjectBytes: options.storageMaxObjectBytes ?? DEFAULT_STORAGE_MAX_OBJECT_BYTES, disk };
   const ctx: EmulatorContext = {
-    dataDir, faults: new FaultBook(), tokens, clock, youtubeLimits: { ...DEFAULT_LIMITS, ...options.youtubeLimits }, storage, log,
-    geminiApiKey: options.geminiApiKey || undefined, pexelsApiKey: options.pexelsApiKey || undefined,
-    telegramBotToken: options.telegramBotToken || undefined, telegramChatIds: options.telegramChatIds ?? [],
+    dataDir,
+    faults: new FaultBook(),
+    tokens,
+    clock,
+    youtubeLimits: { ...DEFAULT_LIMITS, ...options.youtubeLimits },
+    storage,
+    log,
+    geminiApiKey: options.geminiApiKey || undefined,
+    pexelsApiKey: options.pexelsApiKey || undefined,
+    telegramBotToken: options.telegramBotToken || undefined,
+    telegramChatIds: options.telegramChatIds ?? [],
   };
 
   const admin = async (req: Request, url: URL): Promise<Response | undefined> => {
@@ -191,7 +199,9 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
             if (response) service = name;
           }
         }
-        if (!upgraded) response ??= jsonResponse({ error: { code: 404, message: `no emulated route for ${req.method} ${url.pathname}`, status: "NOT_FOUND" } }, 404);
+        if (!upgraded) {
+          response ??= jsonResponse({ error: { code: 404, message: `no emulated route for ${req.method} ${url.pathname}`, status: "NOT_FOUND" } }, 404);
+        }
       } catch (error) {
         ctx.log({ ts: new Date().toISOString(), service, level: "error", message: String((error as Error)?.stack ?? error) });
         response = jsonResponse({ error: { code: 500, message: "emulator internal error", status: "INTERNAL" } }, 500);
@@ -229,11 +239,13 @@ if (import.meta.main) {
     process.exit(1);
   }
   const youtubeLimits: Partial<YouTubeLimits> = {};
-  for (const [name, key] of [
-    ["EMULATOR_YOUTUBE_INSERT_CALLS_PER_DAY", "insertCallsPerDay"],
-    ["EMULATOR_YOUTUBE_UNITS_PER_DAY", "unitsPerDay"],
-    ["EMULATOR_YOUTUBE_CHANNEL_UPLOADS_PER_24H", "channelUploadsPer24h"],
-  ] as const) {
+  for (
+    const [name, key] of [
+      ["EMULATOR_YOUTUBE_INSERT_CALLS_PER_DAY", "insertCallsPerDay"],
+      ["EMULATOR_YOUTUBE_UNITS_PER_DAY", "unitsPerDay"],
+      ["EMULATOR_YOUTUBE_CHANNEL_UPLOADS_PER_24H", "channelUploadsPer24h"],
+    ] as const
+  ) {
     const value = process.env[name];
     if (value === undefined || value === "") continue;
     if (!/^\d{1,9}$/.test(value)) {
@@ -263,7 +275,9 @@ if (import.meta.main) {
     telegramChatIds: process.env.TELEGRAM_CHAT_ID ? [process.env.TELEGRAM_CHAT_ID] : [],
     googleOAuthClients,
   });
-  process.stdout.write(`${JSON.stringify({ ts: new Date().toISOString(), service: "emulator", event: "listening", url: emulator.url, data_dir: path.resolve(dataDir) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ ts: new Date().toISOString(), service: "emulator", event: "listening", url: emulator.url, data_dir: path.resolve(dataDir) })}\n`,
+  );
   const shutdown = async () => {
     await emulator.stop();
     process.exit(0);

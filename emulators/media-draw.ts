@@ -65,7 +65,9 @@ function sourceGraph(spec: DrawSpec, textFile: string, rate: number): string {
   const size = Math.round(Math.min(spec.width, spec.height) / 13);
   const text = `drawtext=fontfile=${FONT}:textfile=${textFile}:fontsize=${size}:fontcolor=white:line_spacing=${Math.round(size / 4)}` +
     `:box=1:boxcolor=black@0.45:boxborderw=${Math.round(size / 3)}:x=(w-text_w)/2:y=${LABEL_Y}`;
-  return `${gradient},scale=${spec.width}:${spec.height}:flags=bilinear,drawgrid=w=${Math.round(spec.width / 6)}:h=${Math.round(spec.width / 6)}:t=2:c=white@0.12,${text},format=yuv420p`;
+  return `${gradient},scale=${spec.width}:${spec.height}:flags=bilinear,drawgrid=w=${Math.round(spec.width / 6)}:h=${
+    Math.round(spec.width / 6)
+  }:t=2:c=white@0.12,${text},format=yuv420p`;
 }
 
 async function cached(dataDir: string, key: string, ext: string, make: (tmpOut: string, work: string) => Promise<void>): Promise<Uint8Array> {
@@ -93,8 +95,26 @@ export function drawPng(dataDir: string, spec: DrawSpec): Promise<Uint8Array> {
   return cached(dataDir, keyOf("png", spec, null), "png", async (out, work) => {
     const textFile = path.join(work, "caption.txt");
     await writeFile(textFile, wrapCaption(spec.caption) || " ");
-    await runFfmpeg(["-f", "lavfi", "-i", sourceGraph(spec, textFile, 1), "-frames:v", "1", "-pix_fmt", "rgb24",
-      "-flags", "+bitexact", "-fflags", "+bitexact", "-f", "image2", "-c:v", "png", "-y", out]);
+    await runFfmpeg([
+      "-f",
+      "lavfi",
+      "-i",
+      sourceGraph(spec, textFile, 1),
+      "-frames:v",
+      "1",
+      "-pix_fmt",
+      "rgb24",
+      "-flags",
+      "+bitexact",
+      "-fflags",
+      "+bitexact",
+      "-f",
+      "image2",
+      "-c:v",
+      "png",
+      "-y",
+      out,
+    ]);
   });
 }
 
@@ -103,8 +123,35 @@ export function drawMp4(dataDir: string, spec: DrawSpec, seconds: number, fps: n
   return cached(dataDir, keyOf("mp4", spec, [seconds, fps]), "mp4", async (out, work) => {
     const textFile = path.join(work, "caption.txt");
     await writeFile(textFile, wrapCaption(spec.caption) || " ");
-    await runFfmpeg(["-f", "lavfi", "-i", sourceGraph(spec, textFile, fps), "-frames:v", String(Math.round(seconds * fps)),
-      "-c:v", "libx264", "-preset", "ultrafast", "-crf", "28", "-pix_fmt", "yuv420p", "-threads", "2",
-      "-flags:v", "+bitexact", "-fflags", "+bitexact", "-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", "-y", out]);
+    await runFfmpeg([
+      "-f",
+      "lavfi",
+      "-i",
+      sourceGraph(spec, textFile, fps),
+      "-frames:v",
+      String(Math.round(seconds * fps)),
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "-crf",
+      "28",
+      "-pix_fmt",
+      "yuv420p",
+      "-threads",
+      "2",
+      "-flags:v",
+      "+bitexact",
+      "-fflags",
+      "+bitexact",
+      "-map_metadata",
+      "-1",
+      "-movflags",
+      "+faststart",
+      "-f",
+      "mp4",
+      "-y",
+      out,
+    ]);
   });
 }

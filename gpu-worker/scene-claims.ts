@@ -15,7 +15,9 @@ export type SceneClaim =
 export interface SceneClaims {
   claim(sceneHash: string, backend: string, holder: string, leaseS: number, discardAsset?: string): Promise<SceneClaim>;
   /** Records the clip and ends the claim; returns the entry that won (another worker's if it was first). */
-  record(entry: { sceneHash: string; backend: string; backendName: string; assetKey: string; credit: SceneCredit | null; holder: string }): Promise<{ assetKey: string; credit: SceneCredit | null }>;
+  record(
+    entry: { sceneHash: string; backend: string; backendName: string; assetKey: string; credit: SceneCredit | null; holder: string },
+  ): Promise<{ assetKey: string; credit: SceneCredit | null }>;
   release(sceneHash: string, backend: string, holder: string): Promise<void>;
 }
 

@@ -122,11 +122,16 @@ async function runBackend(deps: VisualTaskDeps, backend: VisualBackend, job: Vis
       credit: result?.credit ?? null,
       holder,
     });
-    log.info({ asset_key: entry.assetKey, size_bytes: stored.size_bytes, generate_ms: generatedMs, credit: entry.credit ?? undefined, status: "succeeded" }, "scene generated");
+    log.info(
+      { asset_key: entry.assetKey, size_bytes: stored.size_bytes, generate_ms: generatedMs, credit: entry.credit ?? undefined, status: "succeeded" },
+      "scene generated",
+    );
     failpoint("visual.after-store-before-callback");
     return completed(entry.assetKey, false);
   } catch (error) {
-    await deps.claims.release(job.scene_hash, backend.version, holder).catch((releaseError) => log.warn({ err: releaseError, status: "failed" }, "claim release failed"));
+    await deps.claims.release(job.scene_hash, backend.version, holder).catch((releaseError) =>
+      log.warn({ err: releaseError, status: "failed" }, "claim release failed")
+    );
     throw error;
   } finally {
     clearInterval(renew);
@@ -154,7 +159,10 @@ async function visualTask(deps: VisualTaskDeps, job: VisualJob, ctx: TaskContext
     } catch (error) {
       if (ctx.signal.aborted || i === chain.length - 1) throw error;
       const message = error instanceof Error ? error.message : String(error);
-      ctx.logger.warn({ backend: backend.version, error: message, error_class: (error as Error)?.name, next: chain[i + 1], status: "retrying" }, "visual backend failed; trying the next");
+      ctx.logger.warn(
+        { backend: backend.version, error: message, error_class: (error as Error)?.name, next: chain[i + 1], status: "retrying" },
+        "visual backend failed; trying the next",
+      );
     }
   }
   throw new Error("unreachable: the chain is not empty");

@@ -200,7 +200,14 @@ export function layoutCaptions(
     let end = Math.min(next, group.words[group.words.length - 1].end_ms + lingerMs);
     if (options.endLimitMs !== undefined) end = Math.min(end, options.endLimitMs);
     if (end - start < 10) continue;
-    cues.push({ start_ms: start, end_ms: end, words: group.words, lines: group.lines, font_size: group.font_size, box: cueBox(group.lines, group.font_size, ctx) });
+    cues.push({
+      start_ms: start,
+      end_ms: end,
+      words: group.words,
+      lines: group.lines,
+      font_size: group.font_size,
+      box: cueBox(group.lines, group.font_size, ctx),
+    });
   }
   return cues;
 }
@@ -298,7 +305,9 @@ export function buildAssSubtitles(cues: readonly CaptionCue[], options: { fontNa
   const events = cues.flatMap((cue) => {
     const size = cue.font_size === fontSize ? "" : `\\fs${cue.font_size}`;
     return wordStates(cue).map((state) =>
-      `Dialogue: 0,${formatAssTime(state.start_ms)},${formatAssTime(state.end_ms)},Caption,,0,0,0,,{\\an2\\pos(${anchor.x},${anchor.y})${size}}${cueText(cue, state.word)}`
+      `Dialogue: 0,${formatAssTime(state.start_ms)},${formatAssTime(state.end_ms)},Caption,,0,0,0,,{\\an2\\pos(${anchor.x},${anchor.y})${size}}${
+        cueText(cue, state.word)
+      }`
     );
   });
   return `${[...header, ...events].join("\n")}\n`;

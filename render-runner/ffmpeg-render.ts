@@ -63,14 +63,21 @@ export const RENDER_RECIPE = "loudnorm-2pass/v2";
  */
 export function videoEncoderArgs(options: Pick<RenderPlan, "preset" | "crf" | "threads">): string[] {
   return [
-    "-c:v", "libx264",
-    "-profile:v", RENDER_FORMAT.videoProfile,
-    "-preset", options.preset ?? "veryfast",
-    "-crf", String(options.crf ?? 21),
+    "-c:v",
+    "libx264",
+    "-profile:v",
+    RENDER_FORMAT.videoProfile,
+    "-preset",
+    options.preset ?? "veryfast",
+    "-crf",
+    String(options.crf ?? 21),
     ...(options.threads === undefined ? [] : ["-threads:v", String(options.threads)]),
-    "-pix_fmt", "yuv420p",
-    "-r", String(RENDER_FORMAT.fps),
-    "-g", String(RENDER_FORMAT.fps * 2),
+    "-pix_fmt",
+    "yuv420p",
+    "-r",
+    String(RENDER_FORMAT.fps),
+    "-g",
+    String(RENDER_FORMAT.fps * 2),
   ];
 }
 
@@ -150,9 +157,12 @@ export function buildVideoArgs(plan: RenderPlan, outPath: string, segment: Pictu
   return [
     ...pictureFrameArgs(plan, segment),
     ...videoEncoderArgs({ ...plan, threads: segment.threads }),
-    "-map_metadata", "-1",
-    "-f", "mp4",
-    "-y", outPath,
+    "-map_metadata",
+    "-1",
+    "-f",
+    "mp4",
+    "-y",
+    outPath,
   ];
 }
 
@@ -203,10 +213,15 @@ export function pictureFrameArgs(plan: RenderPlan, segment: PictureSegment = who
   return [
     ...(threads === undefined ? [] : ["-filter_complex_threads", String(threads)]),
     ...inputs,
-    "-filter_complex", chains.join(";"),
-    "-map", "[vout]",
-    "-an", "-sn", "-dn",
-    "-frames:v", String(end - start),
+    "-filter_complex",
+    chains.join(";"),
+    "-map",
+    "[vout]",
+    "-an",
+    "-sn",
+    "-dn",
+    "-frames:v",
+    String(end - start),
   ];
 }
 
@@ -217,13 +232,22 @@ export function pictureFrameArgs(plan: RenderPlan, segment: PictureSegment = who
  */
 export function buildAudioArgs(mixPath: string, final: LoudnessMeasurement, durationS: number, outPath: string): string[] {
   return [
-    "-i", mixPath,
-    "-filter_complex", `[0:a]${normaliseChain(final, durationS)}[aout]`,
-    "-map", "[aout]", "-vn", "-sn", "-dn",
+    "-i",
+    mixPath,
+    "-filter_complex",
+    `[0:a]${normaliseChain(final, durationS)}[aout]`,
+    "-map",
+    "[aout]",
+    "-vn",
+    "-sn",
+    "-dn",
     ...audioEncoderArgs(),
-    "-map_metadata", "-1",
-    "-f", "mp4",
-    "-y", outPath,
+    "-map_metadata",
+    "-1",
+    "-f",
+    "mp4",
+    "-y",
+    outPath,
   ];
 }
 
@@ -242,12 +266,23 @@ export function buildSegmentMuxArgs(listPath: string, audioPath: string, outPath
 
 function muxArgs(videoInput: string[], audioPath: string, outPath: string): string[] {
   return [
-    ...videoInput, "-i", audioPath,
-    "-map", "0:v:0", "-map", "1:a:0", "-c", "copy",
-    "-map_metadata", "-1",
-    "-movflags", "+faststart",
-    "-f", "mp4",
-    "-y", outPath,
+    ...videoInput,
+    "-i",
+    audioPath,
+    "-map",
+    "0:v:0",
+    "-map",
+    "1:a:0",
+    "-c",
+    "copy",
+    "-map_metadata",
+    "-1",
+    "-movflags",
+    "+faststart",
+    "-f",
+    "mp4",
+    "-y",
+    outPath,
   ];
 }
 

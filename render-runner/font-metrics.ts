@@ -168,7 +168,7 @@ export function findFontFile(family: string, bold = true): string | null {
  */
 const ESTIMATE_CLASSES: Array<[number, string]> = [
   [0.4, " ilj'.,:;|/\\IJ`"],
-  [0.53, "ftr()[]-_!\"*{}’‘"],
+  [0.53, 'ftr()[]-_!"*{}’‘'],
   [0.72, "abcdeghknopqsuvxyz0123456789?$€ELTF¿"],
   [0.88, "ABCDGHKNOPQRSUVXYZ#+<=>^~&“”ß£"],
   [1.11, "mwMW@%—…"],

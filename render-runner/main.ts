@@ -17,7 +17,6 @@ runWorkerProcess({
   // A short lease kept alive by heartbeats (every vt/3): a crashed worker's job is back within 30 s.
   vtSeconds: 30,
   concurrency: sizing.concurrency,
-  definition: ({ store, ffmpeg, ffprobe }) =>
-    createRenderDefinition({ store, ffmpegPath: ffmpeg, ffprobePath: ffprobe, threads: sizing.threadsPerRender }),
+  definition: ({ store, ffmpeg, ffprobe }) => createRenderDefinition({ store, ffmpegPath: ffmpeg, ffprobePath: ffprobe, threads: sizing.threadsPerRender }),
   describe: () => ({ concurrency: sizing.concurrency, ffmpeg_threads: sizing.threadsPerRender, cores: sizing.cores }),
 });

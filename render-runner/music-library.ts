@@ -66,7 +66,9 @@ export async function resolveMusicTrack(store: AssetStore, library: string, unit
 
   const sidecarPath = join(dir, `music${LICENSE_SUFFIX}`);
   const sidecarSize = listed.find((a) => a.key === picked.license_key)?.size_bytes ?? 0;
-  if (sidecarSize > MAX_SIDECAR_BYTES) throw new MusicLibraryError(`${picked.license_key} is ${sidecarSize} bytes; a licence sidecar is at most ${MAX_SIDECAR_BYTES}`);
+  if (sidecarSize > MAX_SIDECAR_BYTES) {
+    throw new MusicLibraryError(`${picked.license_key} is ${sidecarSize} bytes; a licence sidecar is at most ${MAX_SIDECAR_BYTES}`);
+  }
   await store.getFile(picked.license_key, sidecarPath);
   let license: MusicLicense;
   try {

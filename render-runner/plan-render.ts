@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import type { RenderJob } from "../shared/contracts/queue.ts";
 import type { QualityGateInput } from "../shared/media/quality-gate.ts";
 import { captionFontFor } from "../shared/text/fonts.ts";
-import { assertCaptionsInside, buildAssSubtitles, type CaptionCue, captionBoxes, layoutCaptions } from "./captions.ts";
+import { assertCaptionsInside, buildAssSubtitles, captionBoxes, type CaptionCue, layoutCaptions } from "./captions.ts";
 import { type PictureSegment, pictureSegments, planFrames, RENDER_FORMAT, type RenderPlan } from "./ffmpeg-render.ts";
 import { captionFontMetrics } from "./font-metrics.ts";
 import type { MusicBedMix } from "./music-mix.ts";

@@ -132,7 +132,14 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
       const intervalMs = (deps.progressLogIntervalS ?? 5) * 1000;
       let lastLog = 0;
       const startedAt = performance.now();
-      ctx.logger.info({ video_key: key, scenes: layout.timeline.scenes.length, cues: layout.cues.length, total_ms: layout.timeline.total_ms, attempt, status: "started" }, "render started");
+      ctx.logger.info({
+        video_key: key,
+        scenes: layout.timeline.scenes.length,
+        cues: layout.cues.length,
+        total_ms: layout.timeline.total_ms,
+        attempt,
+        status: "started",
+      }, "render started");
       const audio = await (deps.render ?? renderVideo)(plan, {
         signal: ctx.signal,
         ffmpegPath: deps.ffmpegPath,
@@ -152,15 +159,25 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
       report = await gate(gateInput, gateOptions);
       ctx.signal.throwIfAborted();
       if (!report.passed) {
-        ctx.logger.warn({ video_key: key, attempt, failures: report.failures, status: attempt < RENDER_ATTEMPTS ? "retrying" : "failed" }, attempt < RENDER_ATTEMPTS ? "render failed the quality gate; rendering again" : "render failed the quality gate");
+        ctx.logger.warn(
+          { video_key: key, attempt, failures: report.failures, status: attempt < RENDER_ATTEMPTS ? "retrying" : "failed" },
+          attempt < RENDER_ATTEMPTS ? "render failed the quality gate; rendering again" : "render failed the quality gate",
+        );
         continue;
       }
       await ctx.heartbeat();
       await deps.store.putFile(key, outPath, "video/mp4");
       ctx.logger.info({
-        video_key: key, render_ms: renderMs, duration_s: info.duration_s, size_bytes: info.size_bytes,
-        integrated_lufs: report.integrated_lufs, true_peak_dbtp: report.true_peak_dbtp,
-        loudness_in_lufs: audio.final.input_i, loudness_linear: audio.linear, music_track: music?.record.track_key ?? null, status: "succeeded",
+        video_key: key,
+        render_ms: renderMs,
+        duration_s: info.duration_s,
+        size_bytes: info.size_bytes,
+        integrated_lufs: report.integrated_lufs,
+        true_peak_dbtp: report.true_peak_dbtp,
+        loudness_in_lufs: audio.final.input_i,
+        loudness_linear: audio.linear,
+        music_track: music?.record.track_key ?? null,
+        status: "succeeded",
       }, "render stored");
       failpoint("render.after-store-before-callback");
       return completed(job, key, info, renderMs, report, music?.record ?? null);

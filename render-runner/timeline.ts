@@ -57,7 +57,9 @@ export function computeTimeline(
     if (i === 0) return 0;
     const word = words[scene.first_word];
     if (!word) throw new TimelineError(`scene ${scene.index} starts at word ${scene.first_word}, but there are ${words.length} words`);
-    if (word.offset_ms >= audioDurationMs) throw new TimelineError(`scene ${scene.index} starts at ${word.offset_ms} ms, past the audio end (${audioDurationMs} ms)`);
+    if (word.offset_ms >= audioDurationMs) {
+      throw new TimelineError(`scene ${scene.index} starts at ${word.offset_ms} ms, past the audio end (${audioDurationMs} ms)`);
+    }
     return word.offset_ms;
   });
 
@@ -67,7 +69,11 @@ export function computeTimeline(
     const startFrame = toFrame(startMs);
     const endFrame = i + 1 < ordered.length ? toFrame(endMs) : totalFrames;
     if (endFrame <= startFrame) {
-      throw new TimelineError(`scene ${scene.index} would last ${endMs - startMs} ms (${endFrame - startFrame} frames); scenes must start at increasing word offsets at least one frame apart`);
+      throw new TimelineError(
+        `scene ${scene.index} would last ${endMs - startMs} ms (${
+          endFrame - startFrame
+        } frames); scenes must start at increasing word offsets at least one frame apart`,
+      );
     }
     return { index: scene.index, asset_key: scene.asset_key, start_ms: startMs, end_ms: endMs, start_frame: startFrame, frames: endFrame - startFrame };
   });

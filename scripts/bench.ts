@@ -9,7 +9,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, totalmem, type as osType, release } from "node:os";
+import { cpus, release, totalmem, type as osType } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { z } from "zod";
@@ -24,19 +24,23 @@ import { BENCHMARKS_DOC } from "./docs/doc-paths.ts";
 const Summary = z.object({
   run_id: z.string(),
   wall_s: z.number(),
-  videos: z.array(z.object({
-    dimension: z.string(),
-    duration_s: z.number(),
-    render_s: z.number().nullable(),
-    stage_seconds: z.record(z.string(), z.number()),
-  }).passthrough()),
+  videos: z.array(
+    z.object({
+      dimension: z.string(),
+      duration_s: z.number(),
+      render_s: z.number().nullable(),
+      stage_seconds: z.record(z.string(), z.number()),
+    }).passthrough(),
+  ),
 }).passthrough();
 
 function machine(): string {
   const cpu = cpus()[0]?.model?.trim() ?? "unknown cpu";
   const node = spawnSync("node", ["--version"], { encoding: "utf8" }).stdout?.trim() || "unknown";
   const ffmpeg = /ffmpeg version (\S+)/.exec(spawnSync("ffmpeg", ["-version"], { encoding: "utf8" }).stdout ?? "")?.[1] ?? "unknown";
-  return `${osType()} ${release()}, ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${node}, Bun ${process.versions.bun ?? "-"}, FFmpeg ${ffmpeg}`;
+  return `${osType()} ${release()}, ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${node}, Bun ${
+    process.versions.bun ?? "-"
+  }, FFmpeg ${ffmpeg}`;
 }
 
 if (supervisorPid() !== null) {
@@ -95,7 +99,9 @@ const lines = [
   "| dimension | video s | render s | render / duration | script | safety | plan | media (voice + visuals) | render stage | publish |",
   "|---|---|---|---|---|---|---|---|---|---|",
   ...rows.map((r) =>
-    `| ${r.dimension} | ${r.duration_s.toFixed(1)} | ${r.render_s.toFixed(1)} | ${r.ratio.toFixed(2)} | ${fmt(r.stages.script)} | ${fmt(r.stages.safety)} | ${fmt(r.stages.plan)} | ${fmt(r.stages.media)} | ${fmt(r.stages.render)} | ${fmt(r.stages.publish)} |`
+    `| ${r.dimension} | ${r.duration_s.toFixed(1)} | ${r.render_s.toFixed(1)} | ${r.ratio.toFixed(2)} | ${fmt(r.stages.script)} | ${fmt(r.stages.safety)} | ${
+      fmt(r.stages.plan)
+    } | ${fmt(r.stages.media)} | ${fmt(r.stages.render)} | ${fmt(r.stages.publish)} |`
   ),
   "",
   "All components share the 2 cores: a render runs alongside the other unit's scene generation.",

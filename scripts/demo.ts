@@ -72,7 +72,11 @@ async function main() {
     await db.ensureRunning(say);
   }
   if (args.has("--reset") || !(await engineInstalled())) {
-    say(args.has("--reset") ? "--reset: resetting the database and the emulators' state" : "database holds no engine yet: resetting it from supabase/migrations + seed.sql");
+    say(
+      args.has("--reset")
+        ? "--reset: resetting the database and the emulators' state"
+        : "database holds no engine yet: resetting it from supabase/migrations + seed.sql",
+    );
     await db.reset({ log: say });
     if (running) {
       const response = await fetch(`${localStackEnv().EMULATOR_URL}/_emulator/reset`, { method: "POST" });
@@ -158,7 +162,15 @@ async function main() {
     // Alerts go to the Telegram emulator on the local stack (TELEGRAM_* in stack-env.ts).
     const alerts = await collectDemoAlerts(LOCAL_DB_URL, env.EMULATOR_URL, new Date(t0), say);
     const analytics = await demoAnalytics(env, status.run.id, say);
-    const summary = { run_id: status.run.id, run_status: status.run.status, created: triggered.created, wall_s: (Date.now() - t0) / 1000, videos, analytics, alerts };
+    const summary = {
+      run_id: status.run.id,
+      run_status: status.run.status,
+      created: triggered.created,
+      wall_s: (Date.now() - t0) / 1000,
+      videos,
+      analytics,
+      alerts,
+    };
     await writeFile(join(outDir, "demo-summary.json"), JSON.stringify(summary, null, 2) + "\n");
 
     const uploadsAfter = await emulatorVideoCount(env.EMULATOR_URL);
@@ -181,9 +193,11 @@ async function main() {
     await stack.stop();
   }
   // The demo's run, its videos and its queues stay in the database: the dashboard shows them.
-  say(running
-    ? "to look around: `npm run mdame -- dashboard` serves the ops dashboard and opens its sign-in link (docs/guides/dashboard.md)"
-    : "to look around: `npm run stack`, then in another terminal `npm run mdame -- dashboard`, which serves the ops dashboard and opens its sign-in link (docs/guides/dashboard.md)");
+  say(
+    running
+      ? "to look around: `npm run mdame -- dashboard` serves the ops dashboard and opens its sign-in link (docs/guides/dashboard.md)"
+      : "to look around: `npm run stack`, then in another terminal `npm run mdame -- dashboard`, which serves the ops dashboard and opens its sign-in link (docs/guides/dashboard.md)",
+  );
 }
 
 /** One entry of `videos` in out/demo-summary.json. */

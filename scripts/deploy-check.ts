@@ -18,8 +18,8 @@ import process from "node:process";
 import { paths } from "../stack/paths.ts";
 import {
   bundleFunction,
-  type ConfiguredFunction,
   configProblem,
+  type ConfiguredFunction,
   configuredFunctions,
   type EdgeFunction,
   FUNCTION_SIZE_LIMIT_BYTES,
@@ -50,7 +50,13 @@ async function checkFunction(fn: EdgeFunction, root: string, outDir: string, con
   const modules = await localModules(fn, root);
   const findings = modules.flatMap((file) => scanSource(file, readFileSync(file, "utf8"), { entrypoint: file === resolve(fn.entrypoint) }));
   if (!servesHandler(readFileSync(fn.entrypoint, "utf8"))) {
-    findings.unshift({ file: fn.entrypoint, line: 1, api: "Deno.serve", reason: "index.ts must serve the function's handler with Deno.serve", severity: "error" });
+    findings.unshift({
+      file: fn.entrypoint,
+      line: 1,
+      api: "Deno.serve",
+      reason: "index.ts must serve the function's handler with Deno.serve",
+      severity: "error",
+    });
   }
 
   const outFile = join(outDir, `${fn.name}.js`);
@@ -69,7 +75,9 @@ async function checkFunction(fn: EdgeFunction, root: string, outDir: string, con
   }
   for (const f of findings.filter((f) => f.severity === "note")) lines.push(`  note ${where(f)} ${f.api}: ${f.reason}`);
   const lazy = lazyUnavailableBuiltins(readFileSync(outFile, "utf8"));
-  if (lazy.length > 0) lines.push(`  note npm code in the bundle can load ${lazy.join(", ")} (lazily, inside packages; only the function's own modules are held to the rules)`);
+  if (lazy.length > 0) {
+    lines.push(`  note npm code in the bundle can load ${lazy.join(", ")} (lazily, inside packages; only the function's own modules are held to the rules)`);
+  }
   return { name: fn.name, ok, lines };
 }
 
@@ -111,9 +119,11 @@ async function main(): Promise<number> {
       failed.push(fn.name);
     }
   }
-  console.log(failed.length === 0
-    ? `deploy check: ${functions.length} function(s) ready to deploy`
-    : `deploy check: ${failed.length} of ${functions.length} function(s) failed: ${failed.join(", ")}`);
+  console.log(
+    failed.length === 0
+      ? `deploy check: ${functions.length} function(s) ready to deploy`
+      : `deploy check: ${failed.length} of ${functions.length} function(s) failed: ${failed.join(", ")}`,
+  );
   return failed.length === 0 ? 0 : 1;
 }
 

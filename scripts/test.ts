@@ -3,8 +3,8 @@
  *   typecheck -> cluster (init + start) -> reset -> unit -> db (pgTAP via pg_prove) -> integration
  *   -> supabase-extensions (the real pg_net, Vault and pgmq; skipped, saying why, on a server without them)
  *   -> pgmq-1.4 (reset in pgmq 1.4.4's layout; pgTAP and the queue integration tests again; reset back) -> e2e
- * typecheck counts each checker (deno check, tsc) as one passed test when clean, and each error it
- * reports as one failed test.
+ * typecheck counts each checker (deno check, tsc, deno fmt --check) as one passed test when clean,
+ * and each error it reports as one failed test.
  * Every step runs even when an earlier one failed. The last line is the summary:
  *   Tests: 42 passed, 0 failed[, 3 skipped]
  * and the exit code is non-zero when anything failed or crashed.
@@ -34,8 +34,15 @@ const LAYERS = ["typecheck", "unit", "db", "integration", "supabase-extensions",
  * `pgmq-1.4` layer runs them, with every pgTAP file, again on pgmq 1.4.4's layout (docs/reference/pgmq.md).
  */
 const PGMQ_INTEGRATION_TESTS = [
-  "pgmq-conformance", "stage-queue", "worker-queue-read", "worker-attempt-limit", "step-replay", "pipeline-stages", "concurrent-triggers",
-  "recovery-at-scale", "overlapping-runs",
+  "pgmq-conformance",
+  "stage-queue",
+  "worker-queue-read",
+  "worker-attempt-limit",
+  "step-replay",
+  "pipeline-stages",
+  "concurrent-triggers",
+  "recovery-at-scale",
+  "overlapping-runs",
 ].map((name) => `./tests/integration/${name}.test.ts`);
 type Layer = (typeof LAYERS)[number];
 
@@ -46,8 +53,17 @@ type Layer = (typeof LAYERS)[number];
  * tests/unit/test-runner.test.ts holds that none of them reaches the database.
  */
 export const MEDIA_INTEGRATION_TESTS = [
-  "comfyui-backend", "plan-render", "procedural-backend", "quality-gate", "render", "render-audio", "render-gemini-voice", "render-parts",
-  "render-segments", "visual-backends", "visual-fallback",
+  "comfyui-backend",
+  "plan-render",
+  "procedural-backend",
+  "quality-gate",
+  "render",
+  "render-audio",
+  "render-gemini-voice",
+  "render-parts",
+  "render-segments",
+  "visual-backends",
+  "visual-fallback",
 ].map((name) => `./tests/integration/${name}.test.ts`);
 
 /**
@@ -310,7 +326,9 @@ async function main(): Promise<number> {
         const secondEnv = await secondStackEnv();
         const prepared = await stream([process.execPath, "stack/db-reset.ts"], secondEnv, true);
         if (prepared.code !== 0) throw new Error(`the second stack's database could not be reset:\n${prepared.output}`);
-        console.log(`-- ${first.length} files streamed here; ${second.length} on a second stack (${SECOND_STACK.localDir}) and ${media.length} media files (no database) run beside them, their output follows`);
+        console.log(
+          `-- ${first.length} files streamed here; ${second.length} on a second stack (${SECOND_STACK.localDir}) and ${media.length} media files (no database) run beside them, their output follows`,
+        );
         // They start processes (the CLI, the edge host, FFmpeg) on two cores shared by all three:
         // bun's 5-s default per test is too tight for that; a test that names its own keeps it.
         const timeout = ["--timeout", "30000"];
@@ -349,7 +367,13 @@ async function main(): Promise<number> {
         const counts = parseBunTest(output);
         if (code !== 0 && counts.failed === 0) return { ...counts, ...crashed(`bun test exited with ${code}`), passed: counts.passed };
         if (missing.length > 0 && counts.passed === 0 && counts.failed === 0) {
-          return { ...counts, outcome: "skipped", note: `${pgBinDir()} has no ${missing.join(", ")}: set MDAME_PG_BINDIR to a Postgres with Supabase's extensions (docs/reference/supabase-wiring.md)` };
+          return {
+            ...counts,
+            outcome: "skipped",
+            note: `${pgBinDir()} has no ${
+              missing.join(", ")
+            }: set MDAME_PG_BINDIR to a Postgres with Supabase's extensions (docs/reference/supabase-wiring.md)`,
+          };
         }
         return { ...counts, outcome: counts.failed > 0 || code !== 0 ? "failed" : "passed" };
       },
@@ -363,7 +387,9 @@ async function main(): Promise<number> {
       run: async () => {
         const shape = process.env.MDAME_PGMQ_SHAPE;
         if (serverPgmq !== null && shape !== "1.4") {
-          return nothing(`the server's pgmq extension is ${serverPgmq}, so pgmq 1.4's layout cannot be had here; run this layer with MDAME_PG_BINDIR on a Postgres whose pgmq is 1.4.x (docs/reference/supabase-wiring.md)`);
+          return nothing(
+            `the server's pgmq extension is ${serverPgmq}, so pgmq 1.4's layout cannot be had here; run this layer with MDAME_PG_BINDIR on a Postgres whose pgmq is 1.4.x (docs/reference/supabase-wiring.md)`,
+          );
         }
         try {
           await reset({ pgmqShape: "1.4" });
@@ -390,7 +416,9 @@ async function main(): Promise<number> {
         const first = files.filter((f) => !E2E_SECOND_STACK_TESTS.includes(f));
         const timeout = ["--timeout", "600000"];
         const secondEnv = second.length ? await secondStackEnv() : null;
-        console.log(`-- ${first.length} files streamed here on the stack of .local/; ${second.length} on a second stack (${SECOND_STACK.localDir}, ports ${SECOND_STACK.dbPort}/${SECOND_STACK.edgePort}/${SECOND_STACK.emulatorPort}) beside them, their output follows`);
+        console.log(
+          `-- ${first.length} files streamed here on the stack of .local/; ${second.length} on a second stack (${SECOND_STACK.localDir}, ports ${SECOND_STACK.dbPort}/${SECOND_STACK.edgePort}/${SECOND_STACK.emulatorPort}) beside them, their output follows`,
+        );
         const [main, side] = await Promise.all([
           first.length ? stream([process.execPath, "test", ...timeout, ...first], env) : Promise.resolve({ code: 0, output: "" }),
           secondEnv ? stream([process.execPath, "test", ...timeout, ...second], secondEnv, true) : Promise.resolve({ code: 0, output: "" }),
@@ -424,7 +452,9 @@ async function main(): Promise<number> {
     }
     const seconds = (performance.now() - started) / 1000;
     results.push({ name: step.name, seconds, ...result });
-    const counts = result.outcome === "skipped" && !result.skipped ? "" : ` (${result.passed} passed, ${result.failed} failed${result.skipped ? `, ${result.skipped} skipped` : ""})`;
+    const counts = result.outcome === "skipped" && !result.skipped
+      ? ""
+      : ` (${result.passed} passed, ${result.failed} failed${result.skipped ? `, ${result.skipped} skipped` : ""})`;
     console.log(`-- ${step.name}: ${result.outcome}${counts}${result.note ? ` - ${result.note}` : ""} in ${seconds.toFixed(1)} s`);
   }
 
@@ -441,7 +471,11 @@ async function main(): Promise<number> {
     console.log(`${r.name.padEnd(19)} ${r.outcome.padEnd(8)} ${counts.padEnd(36)} ${r.seconds.toFixed(1).padStart(6)} s`);
   }
   for (const r of results) if (r.outcome === "skipped" && r.note) console.log(`${r.name} skipped: ${r.note}`);
-  const total = results.reduce((acc, r) => ({ passed: acc.passed + r.passed, failed: acc.failed + r.failed, skipped: acc.skipped + r.skipped }), { passed: 0, failed: 0, skipped: 0 });
+  const total = results.reduce((acc, r) => ({ passed: acc.passed + r.passed, failed: acc.failed + r.failed, skipped: acc.skipped + r.skipped }), {
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+  });
   const anyBad = results.some((r) => r.outcome === "failed" || r.outcome === "crashed");
   console.log(`Tests: ${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ""}`);
   return anyBad || total.failed > 0 ? 1 : 0;

@@ -1,9 +1,11 @@
 /**
- * `npm run typecheck`: both type checkers, zero errors expected.
+ * `npm run typecheck`: both type checkers and the formatter's check, zero errors expected.
  *   - `deno check` on what runs on Deno: the Edge Functions (functions/) and the two Deno
  *     scripts, with deno.json's import map resolving npm: specifiers to node_modules.
  *   - `tsc --noEmit` with Bun's types (tsconfig.json) on everything else: shared/, the workers,
  *     scripts/, emulators/, tests/.
+ *   - `deno fmt --check`: every TypeScript file as `deno fmt` writes it (deno.json's `fmt`: line
+ *     width 160, double quotes, semicolons); `npm run fmt` rewrites them.
  * Exits non-zero when either reports an error.
  *
  *   bun scripts/typecheck.ts
@@ -14,7 +16,12 @@ import process from "node:process";
 import { paths } from "../stack/paths.ts";
 
 /** Files that run on Deno outside functions/; tsconfig.json excludes them for the same reason. */
-export const DENO_SCRIPTS = ["stack/edge-host.ts", "stack/edge-worker.ts", "tests/fixtures/edge-limit-functions.ts", "tests/integration/fixtures/edge-tts-deno.ts"] as const;
+export const DENO_SCRIPTS = [
+  "stack/edge-host.ts",
+  "stack/edge-worker.ts",
+  "tests/fixtures/edge-limit-functions.ts",
+  "tests/integration/fixtures/edge-tts-deno.ts",
+] as const;
 
 export interface TypeCheck {
   name: string;
@@ -26,6 +33,7 @@ export function typeChecks(root: string = paths.root): TypeCheck[] {
   return [
     { name: "deno check (functions/, Deno scripts)", argv: [bin("deno"), "check", "--quiet", "functions/", ...DENO_SCRIPTS] },
     { name: "tsc --noEmit (Bun side)", argv: [bin("tsc"), "--noEmit", "-p", "tsconfig.json", "--pretty", "false"] },
+    { name: "deno fmt --check (deno.json's fmt)", argv: [bin("deno"), "fmt", "--check", "--quiet"] },
   ];
 }
 

@@ -58,7 +58,9 @@ export async function stopClusterAt(dataDir: string, log: (line: string) => void
   if (postmasterOn(dataDir) === null) return;
   log(`pg_ctl: stopping the cluster in ${dataDir}`);
   const result = await runCommand(asPgUser([join(pgBinDir(), "pg_ctl"), "-D", dataDir, "-m", "fast", "-w", "-t", "60", "stop"]), { cwd: "/" });
-  if (result.code !== 0 && postmasterOn(dataDir) !== null) throw new Error(`pg_ctl stop failed on ${dataDir} (exit ${result.code}):\n${result.stderr || result.stdout}`);
+  if (result.code !== 0 && postmasterOn(dataDir) !== null) {
+    throw new Error(`pg_ctl stop failed on ${dataDir} (exit ${result.code}):\n${result.stderr || result.stdout}`);
+  }
 }
 
 /** Whether a directory may be removed as a cluster's: it holds one (PG_VERSION), or nothing at all. */
@@ -170,17 +172,27 @@ export function clustersToRemove(clusters: OutsideCluster[], includeUnmarked: bo
 export function describeSurvey(clusters: OutsideCluster[], includeUnmarked: boolean, apply: boolean): string[] {
   if (clusters.length === 0) return ["no clusters outside the clones"];
   const lines = clusters.map((c) => {
-    const owner = c.owner === null ? "no marker, clone unknown" : `${c.owner}${c.ownerFrom === "worktree" ? " (a worktree of this repository, no marker)" : ""}`;
+    const owner = c.owner === null
+      ? "no marker, clone unknown"
+      : `${c.owner}${c.ownerFrom === "worktree" ? " (a worktree of this repository, no marker)" : ""}`;
     const action = c.state === "orphan" || (c.state === "unmarked" && includeUnmarked)
       ? (apply ? "removed" : "would be removed")
-      : c.state === "unmarked" ? "kept (--include-unmarked removes it)" : c.state === "running" ? "kept: a server runs on it" : "kept: its clone exists";
+      : c.state === "unmarked"
+      ? "kept (--include-unmarked removes it)"
+      : c.state === "running"
+      ? "kept: a server runs on it"
+      : "kept: its clone exists";
     return `${c.dir}  ${formatBytes(c.bytes).padStart(8)}  last used ${c.lastUsed ?? "(unknown)           "}  ${c.state.padEnd(8)}  ${owner}: ${action}`;
   });
   const chosen = clustersToRemove(clusters, includeUnmarked);
   const total = formatBytes(chosen.reduce((sum, c) => sum + c.bytes, 0));
-  lines.push(chosen.length === 0
-    ? "nothing to remove"
-    : apply ? `removed ${chosen.length} cluster(s), ${total}` : `${chosen.length} cluster(s), ${total}, would be removed: run again with --yes to remove them`);
+  lines.push(
+    chosen.length === 0
+      ? "nothing to remove"
+      : apply
+      ? `removed ${chosen.length} cluster(s), ${total}`
+      : `${chosen.length} cluster(s), ${total}, would be removed: run again with --yes to remove them`,
+  );
   return lines;
 }
 

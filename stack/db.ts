@@ -18,9 +18,9 @@ import { reserveStackPorts, stackPorts, waitForPort } from "./ports.ts";
 import { DROP_PGMQ_COMPAT, engineLoginSql, PGTAP_SQL, PLATFORM_SQL, PLATFORM_STAND_INS, TERMINATE_SESSIONS } from "./platform-sql.ts";
 import { loadOrCreateSecrets, localStackEnv } from "./stack-env.ts";
 import { supervisorPid } from "./stack-control.ts";
-import { pgBinDir, pgmqShapeFromEnv, pgmqShapeOfVersion, type PgmqShape } from "./pg-server.ts";
+import { pgBinDir, type PgmqShape, pgmqShapeFromEnv, pgmqShapeOfVersion } from "./pg-server.ts";
 import { extensionStartOptions, storeWakeSecretsSql } from "./supabase-extensions.ts";
-import { SupabaseResetError, supabaseDbReset } from "./supabase-cli.ts";
+import { supabaseDbReset, SupabaseResetError } from "./supabase-cli.ts";
 
 export const DB_USER = "postgres";
 export const DB_PASSWORD = "postgres";
@@ -46,7 +46,11 @@ export interface CommandResult {
 /** Runs a command to completion, capturing its output. Never throws for a non-zero exit. */
 export function runCommand(argv: string[], options: { cwd?: string; env?: Record<string, string | undefined> } = {}): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd ?? paths.root, env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(argv[0]!, argv.slice(1), {
+      cwd: options.cwd ?? paths.root,
+      env: { ...process.env, ...options.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout!.on("data", (chunk) => (stdout += chunk));
@@ -221,8 +225,18 @@ export async function init(log: (line: string) => void = console.log): Promise<v
     chownToPgUser(pwDir);
     chownToPgUser(pwFile);
     const result = await runAsPgUser([
-      pgBin("initdb"), "-D", dataDir, "-U", DB_USER, `--pwfile=${pwFile}`, "-E", "UTF8", `--locale=${pickLocale()}`,
-      "--auth-local=peer", "--auth-host=scram-sha-256", "--no-instructions",
+      pgBin("initdb"),
+      "-D",
+      dataDir,
+      "-U",
+      DB_USER,
+      `--pwfile=${pwFile}`,
+      "-E",
+      "UTF8",
+      `--locale=${pickLocale()}`,
+      "--auth-local=peer",
+      "--auth-host=scram-sha-256",
+      "--no-instructions",
     ]);
     if (result.code !== 0) throw new Error(`initdb failed (exit ${result.code}):\n${result.stderr || result.stdout}`);
   } finally {
@@ -296,12 +310,18 @@ export async function start(log: (line: string) => void = console.log): Promise<
   if (isRunning()) {
     const port = runningPort();
     if (port !== null && port !== LOCAL_STACK.dbPort) {
-      throw new Error(`the cluster in ${paths.pgData} is running on port ${port}, not on MDAME_DB_PORT=${LOCAL_STACK.dbPort}; stop it (bun stack/db.ts stop) and start it again`);
+      throw new Error(
+        `the cluster in ${paths.pgData} is running on port ${port}, not on MDAME_DB_PORT=${LOCAL_STACK.dbPort}; stop it (bun stack/db.ts stop) and start it again`,
+      );
     }
     const stale = staleServerCommand();
     if (stale === null) return;
     if (supervisorPid() !== null) {
-      throw new Error(`the stack's cluster runs as ${stale.join(" ")}, not as ${pgBin("postgres")} ${serverStartOptions().join(" ")} (MDAME_PG_BINDIR); stop the stack and start it again`);
+      throw new Error(
+        `the stack's cluster runs as ${stale.join(" ")}, not as ${pgBin("postgres")} ${
+          serverStartOptions().join(" ")
+        } (MDAME_PG_BINDIR); stop the stack and start it again`,
+      );
     }
     log(`the cluster runs as ${stale.join(" ")}; restarting it on ${pgBinDir()} with the options it needs now`);
     await stop(log);
@@ -312,7 +332,17 @@ export async function start(log: (line: string) => void = console.log): Promise<
   if (problem) throw new Error(`${problem} (another clone's cluster?)`);
   log(`pg_ctl: starting the cluster on ${LOCAL_STACK.host}:${LOCAL_STACK.dbPort}`);
   const result = await runAsPgUser([
-    pgBin("pg_ctl"), "-D", paths.pgData, "-l", paths.pgServerLog, "-o", serverStartOptions().join(" "), "-w", "-t", "60", "start",
+    pgBin("pg_ctl"),
+    "-D",
+    paths.pgData,
+    "-l",
+    paths.pgServerLog,
+    "-o",
+    serverStartOptions().join(" "),
+    "-w",
+    "-t",
+    "60",
+    "start",
   ]);
   if (result.code !== 0) {
     throw new Error(`pg_ctl start failed (exit ${result.code}):\n${result.stderr || result.stdout}\n--- ${paths.pgServerLog} ---\n${tail(paths.pgServerLog)}`);
@@ -330,7 +360,20 @@ export async function stop(log: (line: string) => void = console.log): Promise<v
 
 /** True once the server on 127.0.0.1:54322 accepts connections. */
 export async function isAccepting(): Promise<boolean> {
-  const result = await runCommand([pgBin("pg_isready"), "-q", "-t", "2", "-h", LOCAL_STACK.host, "-p", String(LOCAL_STACK.dbPort), "-d", DB_NAME, "-U", DB_USER]);
+  const result = await runCommand([
+    pgBin("pg_isready"),
+    "-q",
+    "-t",
+    "2",
+    "-h",
+    LOCAL_STACK.host,
+    "-p",
+    String(LOCAL_STACK.dbPort),
+    "-d",
+    DB_NAME,
+    "-U",
+    DB_USER,
+  ]);
   return result.code === 0;
 }
 

@@ -10,7 +10,7 @@ import { WORKER_LIMIT_STATUS, type WorkerLimitAnswer } from "../shared/contracts
 import type { Logger } from "../shared/logging/logger.ts";
 import { FORWARDED_ORIGIN_HEADER, FUNCTION_PATH } from "./edge-functions.ts";
 import { type EdgeLimit, type EdgeLimits, LIMIT_NAMES, limitPassed, processUsage } from "./edge-limits.ts";
-import { PoolBusyError, type EdgeWorker, type WorkerPool } from "./edge-pool.ts";
+import { type EdgeWorker, PoolBusyError, type WorkerPool } from "./edge-pool.ts";
 
 export interface GatewayOptions {
   pool: WorkerPool;
@@ -55,7 +55,10 @@ export function createGateway(options: GatewayOptions): (request: Request) => Pr
     const wallMs = Math.round(performance.now() - startedAt);
     const usage = { wall_ms: wallMs, cpu_ms: run.cpuMs, memory_mb: Math.round(run.rssBytes / (1024 * 1024)) };
     if (run.kind === "limit") {
-      logger.warn({ ...line, http_status: WORKER_LIMIT_STATUS, ...usage, limit: LIMIT_NAMES[run.limit], worker_pid: worker.pid, status: "failed" }, "edge request ended at a limit");
+      logger.warn(
+        { ...line, http_status: WORKER_LIMIT_STATUS, ...usage, limit: LIMIT_NAMES[run.limit], worker_pid: worker.pid, status: "failed" },
+        "edge request ended at a limit",
+      );
       return Response.json(WORKER_LIMIT_BODY, { status: WORKER_LIMIT_STATUS });
     }
     if (run.kind === "gone") {

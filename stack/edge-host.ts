@@ -73,7 +73,13 @@ const { pipelineDeps, pool } = started;
 const limits = edgeLimits(pipelineDeps.env);
 
 const server = await serveEdge({ hostname: LOCAL_STACK.host, port, handler: createGateway({ pool, limits, logger }), logger, headersTimeoutMs });
-logger.info({ port: server.port, workers: workerCount, cpu_limit_ms: limits.cpuMs, memory_limit_mb: pipelineDeps.env.EDGE_MEMORY_LIMIT_MB, wall_limit_s: pipelineDeps.env.EDGE_WALL_LIMIT_S }, "edge host listening");
+logger.info({
+  port: server.port,
+  workers: workerCount,
+  cpu_limit_ms: limits.cpuMs,
+  memory_limit_mb: pipelineDeps.env.EDGE_MEMORY_LIMIT_MB,
+  wall_limit_s: pipelineDeps.env.EDGE_WALL_LIMIT_S,
+}, "edge host listening");
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, async () => {

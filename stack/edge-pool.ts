@@ -118,7 +118,10 @@ export function createWorkerPool(options: WorkerPoolOptions) {
     try {
       worker.port = await Promise.race([
         followOutput(child.stdout),
-        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the worker did not listen within ${startTimeoutMs} ms`)), startTimeoutMs))),
+        new Promise<never>((
+          _,
+          reject,
+        ) => (timer = setTimeout(() => reject(new Error(`the worker did not listen within ${startTimeoutMs} ms`)), startTimeoutMs))),
       ]);
     } catch (error) {
       worker.ended = true;

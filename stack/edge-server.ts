@@ -8,7 +8,7 @@
  * answered 405 without reaching the handler; an error the handler throws becomes one log line
  * with an id and a 500 carrying that id.
  */
-import { createServer, METHODS, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, METHODS, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { ErrorAnswer } from "../shared/contracts/http-error.ts";
 import type { Logger } from "../shared/logging/logger.ts";
@@ -163,7 +163,11 @@ export async function serveEdge(options: EdgeServerOptions): Promise<EdgeServer>
     const [status, body] = parserRefusal(error);
     if (socket.writable) {
       const text = JSON.stringify(body);
-      socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n${status === 405 ? `allow: ${ALL_SERVED_METHODS}\r\n` : ""}\r\n${text}`);
+      socket.end(
+        `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n${
+          status === 405 ? `allow: ${ALL_SERVED_METHODS}\r\n` : ""
+        }\r\n${text}`,
+      );
     }
     socket.destroy();
   });

@@ -109,7 +109,10 @@ export function createNetSender(options: NetSenderOptions): NetSender {
     for (const resolve of idleWaiters.splice(0)) resolve();
   }
 
-  async function record(row: QueuedRequest, response: Omit<RecordedResponse, "id" | "method" | "url" | "request_body"> & { headers: Record<string, string> | null }): Promise<void> {
+  async function record(
+    row: QueuedRequest,
+    response: Omit<RecordedResponse, "id" | "method" | "url" | "request_body"> & { headers: Record<string, string> | null },
+  ): Promise<void> {
     const id = Number(row.id);
     try {
       await sql`insert into net._http_response (id, status_code, content_type, headers, content, timed_out, error_msg)
@@ -121,7 +124,17 @@ export function createNetSender(options: NetSenderOptions): NetSender {
       recordFailures.failed(error, { request_id: id });
       return;
     }
-    recorded.push({ id, method: row.method, url: row.url, request_body: row.body === null ? null : row.body.toString("utf8"), status_code: response.status_code, content_type: response.content_type, content: response.content, timed_out: response.timed_out, error_msg: response.error_msg });
+    recorded.push({
+      id,
+      method: row.method,
+      url: row.url,
+      request_body: row.body === null ? null : row.body.toString("utf8"),
+      status_code: response.status_code,
+      content_type: response.content_type,
+      content: response.content,
+      timed_out: response.timed_out,
+      error_msg: response.error_msg,
+    });
     if (recorded.length > RECORDED_KEPT) recorded.splice(0, recorded.length - RECORDED_KEPT);
     const failed = response.error_msg !== null || (response.status_code !== null && response.status_code >= 400);
     if (failed) requestFailures.failed(response.error_msg ?? `HTTP ${response.status_code}`, { request_id: id, url: row.url });
@@ -141,12 +154,23 @@ export function createNetSender(options: NetSenderOptions): NetSender {
         signal: AbortSignal.any([abort.signal, timeout]),
       });
       const content = await response.text();
-      await record(row, { status_code: response.status, content_type: response.headers.get("content-type"), headers: Object.fromEntries(response.headers), content, timed_out: false, error_msg: null });
+      await record(row, {
+        status_code: response.status,
+        content_type: response.headers.get("content-type"),
+        headers: Object.fromEntries(response.headers),
+        content,
+        timed_out: false,
+        error_msg: null,
+      });
     } catch (error) {
       const timedOut = timeout.aborted;
       const message = timedOut
         ? `Timeout of ${row.timeout_milliseconds} ms reached`
-        : abort.signal.aborted ? "the net sender stopped before the answer came" : error instanceof Error ? error.message : String(error);
+        : abort.signal.aborted
+        ? "the net sender stopped before the answer came"
+        : error instanceof Error
+        ? error.message
+        : String(error);
       await record(row, { status_code: null, content_type: null, headers: null, content: null, timed_out: timedOut, error_msg: message });
     } finally {
       inFlight.delete(Number(row.id));

@@ -100,8 +100,9 @@ export function pgmqShapeFromEnv(value: string | undefined = process.env.MDAME_P
   if (serverPgmq === null) return wanted ?? "1.5";
   const served = pgmqShapeOfVersion(serverPgmq);
   if (wanted !== undefined && wanted !== served) {
-    throw new Error(`MDAME_PGMQ_SHAPE=${wanted} cannot be had on this server: its pgmq extension is ${serverPgmq}, which the first migration creates; leave MDAME_PGMQ_SHAPE unset (the layout follows the extension) or use a server whose pgmq is ${wanted}.x (MDAME_PG_BINDIR)`);
+    throw new Error(
+      `MDAME_PGMQ_SHAPE=${wanted} cannot be had on this server: its pgmq extension is ${serverPgmq}, which the first migration creates; leave MDAME_PGMQ_SHAPE unset (the layout follows the extension) or use a server whose pgmq is ${wanted}.x (MDAME_PG_BINDIR)`,
+    );
   }
   return served;
 }
-

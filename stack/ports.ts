@@ -102,15 +102,31 @@ function describeReservation(reservation: Reservation): string | null {
     case "off":
       return null;
     case "reserved":
-      return `reserved port(s) ${reservation.ports.join(", ")} from the kernel's ephemeral range (net.ipv4.ip_local_reserved_ports=${reservation.list}), so no outgoing connection can take them`;
+      return `reserved port(s) ${
+        reservation.ports.join(", ")
+      } from the kernel's ephemeral range (net.ipv4.ip_local_reserved_ports=${reservation.list}), so no outgoing connection can take them`;
     case "unavailable":
-      return `port(s) ${reservation.ports.join(", ")} stay in the kernel's ephemeral range (${reservation.reason}); an outgoing connection may take one and block a restart. To prevent it: ${reserveCommand(reservation.ports)}`;
+      return `port(s) ${
+        reservation.ports.join(", ")
+      } stay in the kernel's ephemeral range (${reservation.reason}); an outgoing connection may take one and block a restart. To prevent it: ${
+        reserveCommand(reservation.ports)
+      }`;
   }
 }
 
 const TCP_STATES: Record<string, string> = {
-  "01": "ESTABLISHED", "02": "SYN_SENT", "03": "SYN_RECV", "04": "FIN_WAIT1", "05": "FIN_WAIT2", "06": "TIME_WAIT",
-  "07": "CLOSE", "08": "CLOSE_WAIT", "09": "LAST_ACK", "0A": "LISTEN", "0B": "CLOSING", "0C": "NEW_SYN_RECV",
+  "01": "ESTABLISHED",
+  "02": "SYN_SENT",
+  "03": "SYN_RECV",
+  "04": "FIN_WAIT1",
+  "05": "FIN_WAIT2",
+  "06": "TIME_WAIT",
+  "07": "CLOSE",
+  "08": "CLOSE_WAIT",
+  "09": "LAST_ACK",
+  "0A": "LISTEN",
+  "0B": "CLOSING",
+  "0C": "NEW_SYN_RECV",
 };
 
 export interface TcpSocket {
@@ -231,7 +247,9 @@ const isListened = (sockets: TcpSocket[]) => sockets.some((s) => s.state === "LI
 export function describeHolders(holders: PortHolder[]): string {
   if (holders.length === 0) return "no server or connection on it in /proc/net/tcp: a socket bound without listening, or one of another network namespace";
   return holders.map((h) => {
-    if (h.state === "TIME_WAIT") return `${h.local.address}:${h.local.port} closed its connection to ${h.remote.address}:${h.remote.port}, TIME_WAIT (the kernel keeps it up to 60 s)`;
+    if (h.state === "TIME_WAIT") {
+      return `${h.local.address}:${h.local.port} closed its connection to ${h.remote.address}:${h.remote.port}, TIME_WAIT (the kernel keeps it up to 60 s)`;
+    }
     const who = h.pid === null ? "a process not visible to this user" : `pid ${h.pid} (${h.command})`;
     const peer = h.state === "LISTEN" ? "listening" : `connected to ${h.remote.address}:${h.remote.port}, ${h.state}`;
     return `${who}: ${h.local.address}:${h.local.port} ${peer}`;
@@ -275,7 +293,11 @@ export async function waitForPort(
         `a connection's local end frees when the connection closes. To keep outgoing connections off the port: ${reserveCommand([port])}`;
     }
     if (!announced) {
-      options.log(`port ${port} (${name}) is taken, but not by a server (${holders()}): the kernel may have given it to a connection from its ephemeral range; waiting up to ${waitMs / 1000} s for it to be released`);
+      options.log(
+        `port ${port} (${name}) is taken, but not by a server (${holders()}): the kernel may have given it to a connection from its ephemeral range; waiting up to ${
+          waitMs / 1000
+        } s for it to be released`,
+      );
       announced = true;
     }
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 500));

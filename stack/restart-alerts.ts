@@ -50,7 +50,9 @@ export function raiseThroughDatabase(dbUrl: string): RestartAlertOptions["raise"
     const sql: Sql = createSql(dbUrl, { max: 1, application: "mdame-supervisor" });
     try {
       await raiseAlert(sql, {
-        kind: "component_restarting", dimensionId: null, dedupeKey: `component_restarting:${component}`,
+        kind: "component_restarting",
+        dimensionId: null,
+        dedupeKey: `component_restarting:${component}`,
         summary: `${component} was restarted ${restarts} times within ${Math.round(windowS / 60)} minutes (last exit: ${lastExit})`,
         details: { component, restarts, window_s: windowS, last_exit: lastExit },
       });

@@ -5,7 +5,7 @@
  *   const stack = await startStack();
  *   try { ... } finally { await stack.stop(); }
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";

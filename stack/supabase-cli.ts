@@ -84,9 +84,16 @@ export function supabaseDbReset(options: SupabaseResetOptions): Promise<void> {
     return Promise.reject(new Error(`the Supabase CLI is not installed (${relative(paths.root, SUPABASE_CLI)}); run: npm ci`));
   }
   const argv = [
-    "db", "reset", "--db-url", options.dbUrl,
+    "db",
+    "reset",
+    "--db-url",
+    options.dbUrl,
     // --yes answers the "reset the remote database?" prompt; --agent no keeps the plain text output.
-    "--yes", "--agent", "no", "--workdir", dirname(options.supabaseDir),
+    "--yes",
+    "--agent",
+    "no",
+    "--workdir",
+    dirname(options.supabaseDir),
   ];
   return new Promise((resolve, reject) => {
     const child = spawn(SUPABASE_CLI, argv, {

@@ -65,7 +65,11 @@ export function ensureVaultGetkey(): string {
   const text = readFileSync(VAULT_GETKEY_IN_PROJECT, "utf8");
   if (!existsSync(VAULT_GETKEY_BESIDE_DATA) || readFileSync(VAULT_GETKEY_BESIDE_DATA, "utf8") !== text) writeScript(VAULT_GETKEY_BESIDE_DATA, text);
   if (!SHELL_PLAIN.test(VAULT_GETKEY_BESIDE_DATA) || !serverUserCanRun(VAULT_GETKEY_BESIDE_DATA)) {
-    throw new Error(`the Vault getkey script must be runnable by OS user ${RUNNING_AS_ROOT ? PG_OS_USER : "of the cluster"} at a path of plain characters; neither ${VAULT_GETKEY_IN_PROJECT} nor ${VAULT_GETKEY_BESIDE_DATA} is (set MDAME_PGDATA elsewhere)`);
+    throw new Error(
+      `the Vault getkey script must be runnable by OS user ${
+        RUNNING_AS_ROOT ? PG_OS_USER : "of the cluster"
+      } at a path of plain characters; neither ${VAULT_GETKEY_IN_PROJECT} nor ${VAULT_GETKEY_BESIDE_DATA} is (set MDAME_PGDATA elsewhere)`,
+    );
   }
   return VAULT_GETKEY_BESIDE_DATA;
 }

@@ -11,13 +11,13 @@
  * file, are JSON lines like the components' (docs/reference/logs.md). `.local/stack.env` holds the
  * environment every component gets.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, type WriteStream } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { Backoff } from "../shared/backoff.ts";
 import { createLogger, type LogContext, type Logger } from "../shared/logging/logger.ts";
-import { COMPONENTS, type Component, LOCAL_DB_URL, LOCAL_EMULATOR_URL, LOCAL_FUNCTIONS_URL, LOCAL_STACK } from "../shared/config/local-stack.ts";
+import { type Component, COMPONENTS, LOCAL_DB_URL, LOCAL_EMULATOR_URL, LOCAL_FUNCTIONS_URL, LOCAL_STACK } from "../shared/config/local-stack.ts";
 import * as db from "./db.ts";
 import { logFile, paths, pidFile } from "./paths.ts";
 import { reserveStackPorts, waitForPort } from "./ports.ts";
@@ -68,12 +68,18 @@ const aliveForASecond = async (proc: ManagedProcess) => proc.upForMs() >= 1000;
 const SPECS: ComponentSpec[] = [
   { name: "db", entry: "supabase", port: LOCAL_STACK.dbPort, cwd: "/", command: db.postgresForegroundCommand, ready: () => db.isAccepting() },
   {
-    name: "emulators", entry: "emulators/main.ts", port: LOCAL_STACK.emulatorPort, cwd: paths.root,
+    name: "emulators",
+    entry: "emulators/main.ts",
+    port: LOCAL_STACK.emulatorPort,
+    cwd: paths.root,
     command: () => [process.execPath, "emulators/main.ts"],
     ready: () => httpOk(`${LOCAL_EMULATOR_URL}/_emulator/health`),
   },
   {
-    name: "edge", entry: "stack/edge-host.ts", port: LOCAL_STACK.edgePort, cwd: paths.root,
+    name: "edge",
+    entry: "stack/edge-host.ts",
+    port: LOCAL_STACK.edgePort,
+    cwd: paths.root,
     command: () => [denoBinary(), "run", "-A", "stack/edge-host.ts"],
     ready: () => httpOk(`${LOCAL_FUNCTIONS_URL}/pipeline/health`),
   },
@@ -82,11 +88,21 @@ const SPECS: ComponentSpec[] = [
   // Where the server has the real pg_net its own worker sends, and a sender beside it would take
   // rows of the same queue.
   {
-    name: "net", entry: "stack/net-sender.ts", cwd: paths.root, command: () => [process.execPath, "stack/net-sender.ts"], ready: aliveForASecond,
+    name: "net",
+    entry: "stack/net-sender.ts",
+    cwd: paths.root,
+    command: () => [process.execPath, "stack/net-sender.ts"],
+    ready: aliveForASecond,
     notNeeded: () => (serverExtensions(pgBinDir()).pgNet ? `the server's pg_net sends the wake-ups (${pgBinDir()})` : null),
   },
   { name: "gpu-worker", entry: "gpu-worker/main.ts", cwd: paths.root, command: () => [process.execPath, "gpu-worker/main.ts"], ready: aliveForASecond },
-  { name: "render-runner", entry: "render-runner/main.ts", cwd: paths.root, command: () => [process.execPath, "render-runner/main.ts"], ready: aliveForASecond },
+  {
+    name: "render-runner",
+    entry: "render-runner/main.ts",
+    cwd: paths.root,
+    command: () => [process.execPath, "render-runner/main.ts"],
+    ready: aliveForASecond,
+  },
 ];
 
 function isAlive(pid: number): boolean {
@@ -186,10 +202,12 @@ class ManagedProcess {
     this.startedAt = Date.now();
     this.markers.info({ pid: child.pid, command: [command, ...args].join(" "), status: "started" }, `${this.spec.name} started`);
     // "exit", not "close": after runuser is killed, the orphaned server still holds the pipes open.
-    this.exited = new Promise((resolve) => child.once("exit", (code, signal) => {
-      this.onExit(code, signal);
-      resolve();
-    }));
+    this.exited = new Promise((resolve) =>
+      child.once("exit", (code, signal) => {
+        this.onExit(code, signal);
+        resolve();
+      })
+    );
     child.once("error", (error) => this.markers.error({ err: error, status: "failed" }, `${this.spec.name} could not be spawned`));
     this.pipe(child.stdout!);
     this.pipe(child.stderr!);
@@ -233,7 +251,10 @@ class ManagedProcess {
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
     const uptime = Date.now() - this.startedAt;
     const how = signal ? `signal ${signal}` : `code ${code}`;
-    this.markers.info({ exit: how, uptime_ms: uptime, status: this.sup.stopping ? "succeeded" : "failed" }, `${this.spec.name} exited (${how}) after ${(uptime / 1000).toFixed(1)} s`);
+    this.markers.info(
+      { exit: how, uptime_ms: uptime, status: this.sup.stopping ? "succeeded" : "failed" },
+      `${this.spec.name} exited (${how}) after ${(uptime / 1000).toFixed(1)} s`,
+    );
     const pid = this.child?.pid;
     this.child = null;
     rmSync(pidFile(this.spec.name), { force: true });
@@ -244,7 +265,13 @@ class ManagedProcess {
     if (uptime >= STABLE_AFTER_MS) this.backoff.reset();
     const delay = this.backoff.next();
     this.restarts += 1;
-    say(`${this.spec.name} exited (${how}) after ${(uptime / 1000).toFixed(1)} s; restart #${this.restarts} in ${(delay / 1000).toFixed(1)} s`, { managed: this.spec.name, exit: how, restarts: this.restarts, retry_in_ms: delay, status: "retrying" });
+    say(`${this.spec.name} exited (${how}) after ${(uptime / 1000).toFixed(1)} s; restart #${this.restarts} in ${(delay / 1000).toFixed(1)} s`, {
+      managed: this.spec.name,
+      exit: how,
+      restarts: this.restarts,
+      retry_in_ms: delay,
+      status: "retrying",
+    });
     this.sup.setComponent(this.spec.name, { state: "restarting", pid: null, restarts: this.restarts, last_exit: how });
     if (this.spec.name !== "db") void this.sup.restartWatch.record(this.spec.name, how);
     this.restartTimer = setTimeout(() => {

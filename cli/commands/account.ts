@@ -10,7 +10,11 @@ import { connectYouTube } from "../youtube-connect.ts";
 
 /** The accounts as table lines; credentials appear only as present or not. Pure, for tests. */
 export function formatAccountList(accounts: Account[], nowMs: number, width?: number): string[] {
-  if (accounts.length === 0) return ["no accounts yet: connect one with `mdame account connect youtube --dimension <id>` or `mdame account connect tiktok --dimension <id> --channel @handle`"];
+  if (accounts.length === 0) {
+    return [
+      "no accounts yet: connect one with `mdame account connect youtube --dimension <id>` or `mdame account connect tiktok --dimension <id> --channel @handle`",
+    ];
+  }
   return formatTable(
     ["id", "dimension", "platform", "project", "state", "credentials", "connected", "channel"],
     accounts.map((a) => [
@@ -24,9 +28,12 @@ export function formatAccountList(accounts: Account[], nowMs: number, width?: nu
       `${a.channel_handle}${a.channel_id ? ` (${a.channel_id})` : ""}`,
     ]),
     width,
-  ).concat(accounts.filter((a) => a.health === "needs_reconnect").map((a) =>
-    `${a.channel_handle} (${a.dimension_id}) needs reconnecting${a.health_since ? ` since ${formatAge(a.health_since, nowMs)} ago` : ""}` +
-    `${a.health_reason ? ` (${a.health_reason})` : ""}: ${reconnectCommand(a)}`));
+  ).concat(
+    accounts.filter((a) => a.health === "needs_reconnect").map((a) =>
+      `${a.channel_handle} (${a.dimension_id}) needs reconnecting${a.health_since ? ` since ${formatAge(a.health_since, nowMs)} ago` : ""}` +
+      `${a.health_reason ? ` (${a.health_reason})` : ""}: ${reconnectCommand(a)}`
+    ),
+  );
 }
 
 /** The command that clears needs_reconnect: a new consent for the same channel of the same dimension. */
@@ -63,7 +70,15 @@ export async function connectSignIn(
 }
 
 export async function accountConnectCommand(
-  command: { platform: "youtube" | "tiktok"; dimension: string; channel: string | null; loginHint: string | null; timeoutS: number; browser: boolean; json: boolean },
+  command: {
+    platform: "youtube" | "tiktok";
+    dimension: string;
+    channel: string | null;
+    loginHint: string | null;
+    timeoutS: number;
+    browser: boolean;
+    json: boolean;
+  },
   api: ApiClient,
   signIn: ConnectSignIn,
   ctx: CommandContext,
@@ -80,9 +95,17 @@ export async function accountConnectCommand(
   if (command.json) printJson(ctx.out, result);
   else {
     const a = result.account;
-    printLine(ctx.out, `${a.platform === "tiktok" ? "TikTok account" : "YouTube channel"} ${a.channel_handle}${a.channel_id ? ` (${a.channel_id})` : ""} ${result.created ? "connected to" : "reconnected to"} dimension ${a.dimension_id}: account ${a.id}`);
+    printLine(
+      ctx.out,
+      `${a.platform === "tiktok" ? "TikTok account" : "YouTube channel"} ${a.channel_handle}${a.channel_id ? ` (${a.channel_id})` : ""} ${
+        result.created ? "connected to" : "reconnected to"
+      } dimension ${a.dimension_id}: account ${a.id}`,
+    );
     if (a.platform === "youtube") printLine(ctx.out, `  through Google project ${a.youtube_project ?? a.oauth_client_id}, whose quota its uploads spend`);
-    printLine(ctx.out, `  credentials sealed and stored by the API${a.active ? "" : "; the account is paused (resume it with `mdame account resume " + a.id + "`)"}`);
+    printLine(
+      ctx.out,
+      `  credentials sealed and stored by the API${a.active ? "" : "; the account is paused (resume it with `mdame account resume " + a.id + "`)"}`,
+    );
   }
   return EXIT.ok;
 }

@@ -18,7 +18,8 @@ export type AdaptCommand =
   | { name: "adapt pin" | "adapt unpin"; dimension: string; parameter: string; json: boolean };
 
 const DIMENSION_FLAG = { name: "dimension", kind: "string" as const, value: "<id>", description: "only this dimension" };
-const PARAMETER_HELP = "daily_volume, hook_threshold, video_length, source_weight.<kind>, topic_category.<category>, or a group: source_weights, topic_categories";
+const PARAMETER_HELP =
+  "daily_volume, hook_threshold, video_length, source_weight.<kind>, topic_category.<category>, or a group: source_weights, topic_categories";
 
 export const ADAPT_SPECS: CommandSpec[] = [
   {
@@ -26,7 +27,8 @@ export const ADAPT_SPECS: CommandSpec[] = [
     positionals: [],
     flags: [{ name: "dry-run", kind: "boolean", description: "show what would move and why; change nothing" }, DIMENSION_FLAG, JSON_FLAG],
     summary: "run the adaptive engine's decisions now (every active dimension, or one)",
-    details: "Each move is one step within the dimension's adapt bounds, decided on the published videos' retention (docs/reference/adaptive.md). The weekly job does the same on Sunday evening.",
+    details:
+      "Each move is one step within the dimension's adapt bounds, decided on the published videos' retention (docs/reference/adaptive.md). The weekly job does the same on Sunday evening.",
   },
   {
     words: ["adapt", "list"],
@@ -77,7 +79,9 @@ export function parseAdapt(command: string, positionals: string[], flags: Map<st
     }
     default: {
       const parameter = positionals[1]!;
-      if (!AdaptParameter.safeParse(parameter).success) throw new UsageError(`not an adaptive parameter: ${JSON.stringify(parameter)} (${PARAMETER_HELP})`, command);
+      if (!AdaptParameter.safeParse(parameter).success) {
+        throw new UsageError(`not an adaptive parameter: ${JSON.stringify(parameter)} (${PARAMETER_HELP})`, command);
+      }
       return { name: command === "adapt pin" ? "adapt pin" : "adapt unpin", dimension: dimensionId(positionals[0]!, command), parameter, json };
     }
   }
@@ -85,9 +89,13 @@ export function parseAdapt(command: string, positionals: string[], flags: Map<st
 
 /** A dimension's report as lines: its moves, then each comparison with its arms. Pure, for tests. */
 export function formatAdaptReport(report: AdaptReport): string[] {
-  const head = `${report.dimension_id}: ${report.videos} videos with figures; ${report.moves.length === 0 ? "no move" : `${report.moves.length} move(s)`}${report.dry_run ? " (dry run: nothing changed)" : ""}`;
+  const head = `${report.dimension_id}: ${report.videos} videos with figures; ${report.moves.length === 0 ? "no move" : `${report.moves.length} move(s)`}${
+    report.dry_run ? " (dry run: nothing changed)" : ""
+  }`;
   const lines = [head];
-  for (const m of report.moves) lines.push(`  ${report.dry_run ? "would move" : "moved"} ${m.parameter}: ${m.before} -> ${m.after}${m.id ? ` (${m.id})` : ""}`, `    ${m.reason}`);
+  for (const m of report.moves) {
+    lines.push(`  ${report.dry_run ? "would move" : "moved"} ${m.parameter}: ${m.before} -> ${m.after}${m.id ? ` (${m.id})` : ""}`, `    ${m.reason}`);
+  }
   for (const c of report.comparisons) {
     const arms = c.arms.map((a) => `${a.label} n=${a.n}${a.mean === null ? "" : ` mean=${a.mean}`}`).join(" | ");
     lines.push(`  ${c.parameter}: ${c.outcome}${arms ? ` [${arms}${c.t === null ? "" : `; t=${c.t}`}]` : ""}`);
@@ -100,7 +108,18 @@ export function formatAdaptations(rows: Adaptation[], nowMs: number, width?: num
   if (rows.length === 0) return ["no adaptations recorded"];
   return formatTable(
     ["id", "dimension", "parameter", "before", "after", "decided", "state", "reason"],
-    rows.map((a) => [a.id, a.dimension_id, a.parameter, String(a.before), String(a.after), formatAge(a.decided_at, nowMs), a.reverted_at ? "reverted" : "in force", a.reason]),
+    rows.map((
+      a,
+    ) => [
+      a.id,
+      a.dimension_id,
+      a.parameter,
+      String(a.before),
+      String(a.after),
+      formatAge(a.decided_at, nowMs),
+      a.reverted_at ? "reverted" : "in force",
+      a.reason,
+    ]),
     width ?? 160,
   );
 }
@@ -129,7 +148,9 @@ export async function adaptCommand(command: AdaptCommand, api: ApiClient, ctx: C
     case "adapt unpin": {
       const pins = await api.setAdaptationPin(command.dimension, command.parameter, command.name === "adapt pin");
       if (command.json) printJson(ctx.out, pins);
-      else printLines(ctx.out, [`${command.dimension}: ${command.parameter} ${command.name === "adapt pin" ? "pinned" : "unpinned"}; pinned now: ${pins.pinned.join(", ") || "none"}`]);
+      else {printLines(ctx.out, [
+          `${command.dimension}: ${command.parameter} ${command.name === "adapt pin" ? "pinned" : "unpinned"}; pinned now: ${pins.pinned.join(", ") || "none"}`,
+        ]);}
       return EXIT.ok;
     }
   }

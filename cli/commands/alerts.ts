@@ -13,7 +13,8 @@ export const ALERTS_SPECS: CommandSpec[] = [
     positionals: [],
     flags: [{ name: "limit", kind: "integer", value: "<n>", description: "how many alerts (default 30)", min: 1, max: 500 }, JSON_FLAG],
     summary: "list recent alerts, newest first: kind, dimension, occurrences and whether Telegram got them",
-    details: "Alerts are raised by failed runs, dead letters, accounts to reconnect, stale deferrals, quality-gate failures and restarting components (docs/reference/alerts.md).",
+    details:
+      "Alerts are raised by failed runs, dead letters, accounts to reconnect, stale deferrals, quality-gate failures and restarting components (docs/reference/alerts.md).",
   },
 ];
 
@@ -30,20 +31,25 @@ function delivery(alert: ListedAlert, nowMs: number): string {
 /** The alerts table, as lines; the summary (or the last error) is cut to fit `width`. Pure, for tests. */
 export function formatAlerts(list: AlertList, nowMs: number, width?: number): string[] {
   const lines: string[] = [];
-  if (!list.delivery.configured) lines.push("delivery is off: set TELEGRAM_BOT_TOKEN and TELEGRAM_CHAT_ID (docs/reference/alerts.md); alerts are recorded meanwhile");
+  if (!list.delivery.configured) {
+    lines.push("delivery is off: set TELEGRAM_BOT_TOKEN and TELEGRAM_CHAT_ID (docs/reference/alerts.md); alerts are recorded meanwhile");
+  }
   if (list.alerts.length === 0) return [...lines, "no alerts"];
-  return [...lines, ...formatTable(
-    ["age", "kind", "dimension", "times", "delivery", "summary"],
-    list.alerts.map((a) => [
-      formatAge(a.last_raised_at, nowMs),
-      a.kind,
-      a.dimension_id ?? "-",
-      String(a.occurrences),
-      delivery(a, nowMs),
-      a.status === "failed" || (a.status === "pending" && a.last_error) ? `${a.summary} [${a.last_error}]` : a.summary,
-    ]),
-    width ?? 120,
-  )];
+  return [
+    ...lines,
+    ...formatTable(
+      ["age", "kind", "dimension", "times", "delivery", "summary"],
+      list.alerts.map((a) => [
+        formatAge(a.last_raised_at, nowMs),
+        a.kind,
+        a.dimension_id ?? "-",
+        String(a.occurrences),
+        delivery(a, nowMs),
+        a.status === "failed" || (a.status === "pending" && a.last_error) ? `${a.summary} [${a.last_error}]` : a.summary,
+      ]),
+      width ?? 120,
+    ),
+  ];
 }
 
 export async function alertsCommand(command: AlertsCommand, api: ApiClient, ctx: CommandContext): Promise<number> {

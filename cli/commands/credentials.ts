@@ -3,7 +3,13 @@
  * a batch per request, until the last account (docs/guides/rotation.md). Only the functions hold the keys;
  * this command drives them and reports progress. Killed at any point, running it again finishes.
  */
-import { type CredentialKeysCensus, MAX_RESEAL_BATCH, type ProjectResealOutcome, type ResealOutcome, type ResealOutcomeKind } from "../../shared/contracts/credentials.ts";
+import {
+  type CredentialKeysCensus,
+  MAX_RESEAL_BATCH,
+  type ProjectResealOutcome,
+  type ResealOutcome,
+  type ResealOutcomeKind,
+} from "../../shared/contracts/credentials.ts";
 import type { ApiClient } from "../api-client.ts";
 import { type CommandSpec, JSON_FLAG } from "../command-spec.ts";
 import { EXIT } from "../errors.ts";
@@ -17,7 +23,14 @@ export const CREDENTIALS_SPECS: CommandSpec[] = [
     positionals: [],
     flags: [
       { name: "dry-run", kind: "boolean", description: "report what would be re-sealed; change nothing" },
-      { name: "batch", kind: "integer", value: "<n>", description: `accounts re-sealed per request (default 10, at most ${MAX_RESEAL_BATCH})`, min: 1, max: MAX_RESEAL_BATCH },
+      {
+        name: "batch",
+        kind: "integer",
+        value: "<n>",
+        description: `accounts re-sealed per request (default 10, at most ${MAX_RESEAL_BATCH})`,
+        min: 1,
+        max: MAX_RESEAL_BATCH,
+      },
       JSON_FLAG,
     ],
     summary: "re-seal every account's credentials (and the Google projects' client secrets) with the current CREDENTIALS_KEY, online",
@@ -29,7 +42,12 @@ export const CREDENTIALS_SPECS: CommandSpec[] = [
 
 /** Parses the flags of `credentials rotate` (args.ts has checked their kinds and bounds). */
 export function parseCredentialsRotate(flags: Map<string, string | number | boolean>): CredentialsRotateCommand {
-  return { name: "credentials rotate", dryRun: flags.get("dry-run") === true, batch: (flags.get("batch") as number | undefined) ?? 10, json: flags.get("json") === true };
+  return {
+    name: "credentials rotate",
+    dryRun: flags.get("dry-run") === true,
+    batch: (flags.get("batch") as number | undefined) ?? 10,
+    json: flags.get("json") === true,
+  };
 }
 
 type Tally = Record<ResealOutcomeKind, number>;
@@ -51,7 +69,9 @@ export function formatSummary(tally: Tally, outcomes: ResealOutcome[], dryRun: b
   return [
     first,
     ...outcomes.filter((o) => o.outcome === "failed").map((o) => `  failed: ${account(o)}: ${o.reason ?? "no reason given"}`),
-    ...outcomes.filter((o) => o.outcome === "changed").map((o) => `  changed meanwhile: ${account(o)}${o.reason ? `: ${o.reason}` : ""}; left as stored (run rotate again to check it)`),
+    ...outcomes.filter((o) => o.outcome === "changed").map((o) =>
+      `  changed meanwhile: ${account(o)}${o.reason ? `: ${o.reason}` : ""}; left as stored (run rotate again to check it)`
+    ),
   ];
 }
 
@@ -70,7 +90,11 @@ export function formatCensus(census: CredentialKeysCensus): string[] {
   const current = census.by_key.filter((g) => g.standing === "current").reduce((n, g) => n + g.accounts, 0);
   const lines = [`accounts sealed with the current key ${census.ring.current}: ${current}/${census.accounts}`];
   for (const group of census.by_key.filter((g) => g.standing !== "current")) {
-    const what = group.standing === "v1" ? "in the v1 format (no key id)" : group.standing === "unreadable" ? "in no known format" : `with ${group.standing} key ${group.kid}`;
+    const what = group.standing === "v1"
+      ? "in the v1 format (no key id)"
+      : group.standing === "unreadable"
+      ? "in no known format"
+      : `with ${group.standing} key ${group.kid}`;
     lines.push(`  ${group.accounts} sealed ${what}`);
   }
   if (census.unused_previous.length > 0) {
@@ -89,7 +113,10 @@ export async function credentialsRotateCommand(command: CredentialsRotateCommand
     const batch = await api.rotateCredentials({ limit: command.batch, after, dry_run: command.dryRun });
     if (first && !command.json) {
       const previous = batch.ring.previous.length > 0 ? `previous keys: ${batch.ring.previous.join(", ")}` : "no previous key";
-      printLine(ctx.out, `${command.dryRun ? "checking" : "re-sealing"} the credentials of ${batch.total} account(s) with key ${batch.ring.current} (${previous})`);
+      printLine(
+        ctx.out,
+        `${command.dryRun ? "checking" : "re-sealing"} the credentials of ${batch.total} account(s) with key ${batch.ring.current} (${previous})`,
+      );
       first = false;
     }
     projects.push(...batch.projects);
@@ -103,6 +130,8 @@ export async function credentialsRotateCommand(command: CredentialsRotateCommand
   }
   const census = await api.credentialKeys();
   if (command.json) printJson(ctx.out, { dry_run: command.dryRun, ...tally, accounts: outcomes, projects, keys: census });
-  else for (const line of [...formatSummary(tally, outcomes, command.dryRun), ...formatProjectOutcomes(projects, command.dryRun), ...formatCensus(census)]) printLine(ctx.out, line);
+  else {for (const line of [...formatSummary(tally, outcomes, command.dryRun), ...formatProjectOutcomes(projects, command.dryRun), ...formatCensus(census)]) {
+      printLine(ctx.out, line);
+    }}
   return tally.failed > 0 || projects.some((p) => p.outcome === "failed") ? EXIT.failure : EXIT.ok;
 }

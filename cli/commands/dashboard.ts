@@ -21,7 +21,14 @@ export const DASHBOARD_SPECS: CommandSpec[] = [
     words: ["dashboard"],
     positionals: [],
     flags: [
-      { name: "port", kind: "integer", value: "<n>", description: `port on 127.0.0.1 (default ${DEFAULT_DASHBOARD_PORT}; 0 picks a free one)`, min: 0, max: 65535 },
+      {
+        name: "port",
+        kind: "integer",
+        value: "<n>",
+        description: `port on 127.0.0.1 (default ${DEFAULT_DASHBOARD_PORT}; 0 picks a free one)`,
+        min: 0,
+        max: 65535,
+      },
       { name: "no-browser", kind: "boolean", description: "only print the sign-in link; do not open a browser" },
     ],
     summary: "serve the ops dashboard on 127.0.0.1: runs, queues, dead letters, videos, quota, schedules, analytics",
@@ -58,7 +65,10 @@ export async function dashboardCommand(command: DashboardCommand, api: Dashboard
     dashboard = startDashboard({ api, port: command.port, now: ctx.now });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new CliError(`cannot serve the dashboard on 127.0.0.1:${command.port}: ${message}${/in use|EADDRINUSE/i.test(message) ? " (try --port 0)" : ""}`, EXIT.failure);
+    throw new CliError(
+      `cannot serve the dashboard on 127.0.0.1:${command.port}: ${message}${/in use|EADDRINUSE/i.test(message) ? " (try --port 0)" : ""}`,
+      EXIT.failure,
+    );
   }
   printLine(ctx.out, `dashboard at ${dashboard.url} reading ${api.baseUrl}`);
   printLine(ctx.out, `sign in (this link works once): ${dashboard.signInUrl}`);

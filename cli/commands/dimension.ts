@@ -1,6 +1,6 @@
 /** `mdame dimension list|show|add|set|pause|resume|schema`: a dimension's configuration through the API, and its file's JSON Schema. */
 import { writeFileSync } from "node:fs";
-import { type Dimension, DIMENSION_SETTINGS, DimensionConfig, DimensionPatch, describeIssues } from "../../shared/contracts/dimension.ts";
+import { describeIssues, type Dimension, DIMENSION_SETTINGS, DimensionConfig, DimensionPatch } from "../../shared/contracts/dimension.ts";
 import { LlmTask } from "../../shared/contracts/llm.ts";
 import { dimensionJsonSchemaText } from "../../shared/contracts/dimension-schema.ts";
 import { runStart } from "../../shared/contracts/publishing.ts";
@@ -105,7 +105,11 @@ export function formatDimension(d: Dimension): string[] {
   return [
     `dimension ${d.id}  ${d.active ? "active" : "paused (new runs leave it out)"}`,
     ...settings,
-    fieldLine(1, "accounts", `${d.accounts} (${d.active_accounts} active)${d.accounts === 0 ? ": connect one with `mdame account connect youtube --dimension " + d.id + "`" : ""}`),
+    fieldLine(
+      1,
+      "accounts",
+      `${d.accounts} (${d.active_accounts} active)${d.accounts === 0 ? ": connect one with `mdame account connect youtube --dimension " + d.id + "`" : ""}`,
+    ),
     fieldLine(1, "updated_at", d.updated_at),
   ];
 }
@@ -148,7 +152,9 @@ export async function dimensionSetCommand(
   }
   // `show --json` output can be edited and given back whole: what cannot change is dropped.
   const { id, active: _a, created_at: _c, updated_at: _u, accounts: _n, active_accounts: _m, ...fields } = fromFile as Record<string, unknown>;
-  if (id !== undefined && id !== command.id) throw new CliError(`${command.file} is for dimension ${JSON.stringify(id)}, not ${command.id}: an id cannot change`, EXIT.usage);
+  if (id !== undefined && id !== command.id) {
+    throw new CliError(`${command.file} is for dimension ${JSON.stringify(id)}, not ${command.id}: an id cannot change`, EXIT.usage);
+  }
   const publishing = Object.keys(command.publishing).length === 0
     ? {}
     : { publishing: { ...(typeof fields.publishing === "object" ? fields.publishing : {}), ...command.publishing } };

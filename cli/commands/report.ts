@@ -39,7 +39,13 @@ export function parseReport(flags: Map<string, string | number | boolean>): Repo
     throw new UsageError(`not a dimension id (lower-case letters, digits, '-' or '_'): ${JSON.stringify(dimension)}`, "report");
   }
   const chart = flags.get("chart");
-  return { name: "report", week, dimension: typeof dimension === "string" ? dimension : null, chart: typeof chart === "string" ? chart : null, json: flags.get("json") === true };
+  return {
+    name: "report",
+    week,
+    dimension: typeof dimension === "string" ? dimension : null,
+    chart: typeof chart === "string" ? chart : null,
+    json: flags.get("json") === true,
+  };
 }
 
 /** Where a dimension's chart goes: FILE itself for one report, FILE-<dimension>.ext for several. */

@@ -30,7 +30,10 @@ export async function runCommand(
     printJson(ctx.out, { ...triggered, status });
     return exitCodeForRun(status.run.status);
   }
-  printLine(ctx.out, `run ${triggered.run_id} ${triggered.created ? "created" : `already exists (${triggered.status})`}; following it (Ctrl-C stops watching, not the run)`);
+  printLine(
+    ctx.out,
+    `run ${triggered.run_id} ${triggered.created ? "created" : `already exists (${triggered.status})`}; following it (Ctrl-C stops watching, not the run)`,
+  );
   const status = await watchRun(api, triggered.run_id, ctx);
   printLine(ctx.out, `run ${status.run.id} ${status.run.status}${status.run.error ? `: ${status.run.error}` : ""}`);
   return exitCodeForRun(status.run.status);

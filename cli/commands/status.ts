@@ -33,7 +33,7 @@ export function formatRunStatus(status: RunStatus, nowMs: number, width?: number
   const lines = [
     `run ${run.id}  ${run.status}`,
     `  ${[run.trigger_kind, run.run_date].filter(Boolean).join(" run of ")}` +
-      `${started ? `, started ${formatAge(started, nowMs)} ago` : ""}${finished ? `, ended ${formatAge(finished, nowMs)} ago` : ""}`,
+    `${started ? `, started ${formatAge(started, nowMs)} ago` : ""}${finished ? `, ended ${formatAge(finished, nowMs)} ago` : ""}`,
   ];
   if (run.error) lines.push(`  error: ${run.error}`);
 
@@ -77,14 +77,24 @@ export function formatRunStatus(status: RunStatus, nowMs: number, width?: number
 /** The YouTube Analytics fetched for a run's published videos, as lines (none before the first fetch). Pure, for tests. */
 export function formatRunAnalytics(analytics: RunVideoAnalytics[], nowMs: number, width?: number): string[] {
   if (analytics.length === 0) return [];
-  return ["", ...formatTable(
-    ["unit", "video", "window", "views", "engaged views", "avg % viewed", "avg duration", "likes", "fetched"],
-    analytics.map((a) => [
-      a.unit_id.slice(0, 8), `${a.channel_handle} ${a.external_id ?? ""}`.trim(), `day ${a.window_days}`, String(a.views), String(a.engaged_views),
-      `${a.average_view_percentage.toFixed(1)}%`, `${a.average_view_duration_s.toFixed(0)}s`, String(a.likes), `${formatAge(a.fetched_at, nowMs)} ago`,
-    ]),
-    width,
-  )];
+  return [
+    "",
+    ...formatTable(
+      ["unit", "video", "window", "views", "engaged views", "avg % viewed", "avg duration", "likes", "fetched"],
+      analytics.map((a) => [
+        a.unit_id.slice(0, 8),
+        `${a.channel_handle} ${a.external_id ?? ""}`.trim(),
+        `day ${a.window_days}`,
+        String(a.views),
+        String(a.engaged_views),
+        `${a.average_view_percentage.toFixed(1)}%`,
+        `${a.average_view_duration_s.toFixed(0)}s`,
+        String(a.likes),
+        `${formatAge(a.fetched_at, nowMs)} ago`,
+      ]),
+      width,
+    ),
+  ];
 }
 
 /** The recent runs, as table lines. Pure, for tests. */
@@ -92,7 +102,17 @@ export function formatRunList(runs: RunSummary[], nowMs: number, width?: number)
   if (runs.length === 0) return ["no runs yet"];
   return formatTable(
     ["run", "status", "trigger", "date", "started", "ended", "error"],
-    runs.map((r) => [r.id, r.status, r.trigger_kind, r.run_date, `${formatAge(r.created_at, nowMs)} ago`, r.finished_at ? `${formatAge(r.finished_at, nowMs)} ago` : "-", r.error ?? ""]),
+    runs.map((
+      r,
+    ) => [
+      r.id,
+      r.status,
+      r.trigger_kind,
+      r.run_date,
+      `${formatAge(r.created_at, nowMs)} ago`,
+      r.finished_at ? `${formatAge(r.finished_at, nowMs)} ago` : "-",
+      r.error ?? "",
+    ]),
     width,
   );
 }
@@ -117,6 +137,9 @@ export async function statusCommand(
   const status = await api.runStatus(runId);
   const { analytics } = await api.runAnalytics(runId);
   if (command.json) printJson(ctx.out, { ...status, analytics });
-  else printLines(ctx.out, [...formatRunStatus(status, ctx.now(), ctx.out.columns || undefined), ...formatRunAnalytics(analytics, ctx.now(), ctx.out.columns || undefined)]);
+  else {printLines(ctx.out, [
+      ...formatRunStatus(status, ctx.now(), ctx.out.columns || undefined),
+      ...formatRunAnalytics(analytics, ctx.now(), ctx.out.columns || undefined),
+    ]);}
   return EXIT.ok;
 }

@@ -87,7 +87,9 @@ export function formatBytes(bytes: number): string {
 
 export function formatStorageUsage(usage: StorageUsage): string[] {
   return [
-    `database ${formatBytes(usage.database.database_bytes)}; storage ${formatBytes(usage.storage.total_bytes)} in ${usage.storage.total_objects} objects (listed on ${usage.storage.backend}); ${usage.database.pending_storage_deletions} storage deletions pending`,
+    `database ${formatBytes(usage.database.database_bytes)}; storage ${
+      formatBytes(usage.storage.total_bytes)
+    } in ${usage.storage.total_objects} objects (listed on ${usage.storage.backend}); ${usage.database.pending_storage_deletions} storage deletions pending`,
     "",
     ...formatTable(["table", "size", "indexes"], usage.database.tables.map((t) => [t.name, formatBytes(t.total_bytes), formatBytes(t.index_bytes)])),
     "",
@@ -96,7 +98,9 @@ export function formatStorageUsage(usage: StorageUsage): string[] {
 }
 
 export function formatHousekeeping(answer: HousekeepingAnswer): string[] {
-  const lines = [answer.dry_run ? `dry run at ${answer.engine_now} (engine clock): nothing was deleted` : `housekeeping pass at ${answer.engine_now} (engine clock)`];
+  const lines = [
+    answer.dry_run ? `dry run at ${answer.engine_now} (engine clock): nothing was deleted` : `housekeeping pass at ${answer.engine_now} (engine clock)`,
+  ];
   lines.push(...formatTable(
     ["kind", "due", answer.dry_run ? "would delete now" : "deleted", "storage keys queued"],
     answer.kinds.map((k) => {
@@ -112,7 +116,10 @@ export function formatHousekeeping(answer: HousekeepingAnswer): string[] {
 }
 
 export function formatSettings(settings: HousekeepingSetting[]): string[] {
-  return formatTable(["setting", "value", "default", "range"], settings.map((s) => [s.name, String(s.value), String(s.default_value), `${s.min_value}..${s.max_value}`]));
+  return formatTable(
+    ["setting", "value", "default", "range"],
+    settings.map((s) => [s.name, String(s.value), String(s.default_value), `${s.min_value}..${s.max_value}`]),
+  );
 }
 
 export async function storageCommand(command: StorageCommand, api: ApiClient, ctx: CommandContext): Promise<number> {
@@ -130,9 +137,7 @@ export async function storageCommand(command: StorageCommand, api: ApiClient, ct
       return EXIT.ok;
     }
     case "housekeeping settings": {
-      const { settings } = Object.keys(command.changes).length === 0
-        ? await api.housekeepingSettings()
-        : await api.setHousekeepingSettings(command.changes);
+      const { settings } = Object.keys(command.changes).length === 0 ? await api.housekeepingSettings() : await api.setHousekeepingSettings(command.changes);
       if (command.json) printJson(ctx.out, { settings });
       else printLines(ctx.out, formatSettings(settings));
       return EXIT.ok;

@@ -80,7 +80,10 @@ export async function readClientSecret(env: Record<string, string | undefined>, 
   if (fromEnv) return fromEnv;
   const piped = (await stdin?.())?.trim();
   if (piped) return piped;
-  throw new CliError(`youtube-project add needs the OAuth client's secret: set ${CLIENT_SECRET_ENV}, or pipe it on stdin (it is never taken from an argument)`, EXIT.usage);
+  throw new CliError(
+    `youtube-project add needs the OAuth client's secret: set ${CLIENT_SECRET_ENV}, or pipe it on stdin (it is never taken from an argument)`,
+    EXIT.usage,
+  );
 }
 
 /** The projects as table lines, then what to do about a project planned over its bucket. Pure, for tests. */
@@ -98,8 +101,11 @@ export function formatProjectList(projects: YouTubeProject[], width?: number): s
       p.oauth_client_id,
     ]),
     width,
-  ).concat(projects.filter((p) => p.client === "unregistered" && p.accounts > 0).map((p) =>
-    `client ${p.oauth_client_id} is not registered: its ${p.accounts} account(s) are refreshed with GOOGLE_OAUTH_CLIENT_ID; register it: mdame youtube-project add --name <name> --client-id ${p.oauth_client_id}`));
+  ).concat(
+    projects.filter((p) => p.client === "unregistered" && p.accounts > 0).map((p) =>
+      `client ${p.oauth_client_id} is not registered: its ${p.accounts} account(s) are refreshed with GOOGLE_OAUTH_CLIENT_ID; register it: mdame youtube-project add --name <name> --client-id ${p.oauth_client_id}`
+    ),
+  );
 }
 
 export async function youtubeProjectCommand(
@@ -129,7 +135,10 @@ export async function youtubeProjectCommand(
   const project = await api.registerYouTubeProject(body);
   if (command.json) printJson(ctx.out, project);
   else {
-    printLine(ctx.out, `YouTube project ${project.name} registered (client ${project.oauth_client_id}): ${project.upload_calls_per_day} uploads a day, secret sealed by the API`);
+    printLine(
+      ctx.out,
+      `YouTube project ${project.name} registered (client ${project.oauth_client_id}): ${project.upload_calls_per_day} uploads a day, secret sealed by the API`,
+    );
     printLine(ctx.out, `  connect channels through it: mdame account connect youtube --dimension <id> --project ${project.name}`);
   }
   return EXIT.ok;

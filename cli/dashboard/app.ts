@@ -3,7 +3,7 @@
  * letter, run a schedule now), each behind a confirmation page whose form carries the session's
  * CSRF token. Served by server.ts on 127.0.0.1; tests call `app.request()` directly.
  */
-import { Hono, type Context } from "hono";
+import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { html } from "hono/html";
@@ -18,7 +18,7 @@ import { quotaPage } from "./pages/quota.ts";
 import { confirmRunNow, ranNow, schedulesPage } from "./pages/schedules.ts";
 import { videoPage, videosPage } from "./pages/videos.ts";
 import { hostAllowed, sameOriginPost, securityHeaders } from "./security.ts";
-import { SESSION_COOKIE, type Session, type Sessions, sameToken } from "./sessions.ts";
+import { sameToken, type Session, SESSION_COOKIE, type Sessions } from "./sessions.ts";
 import { STYLE_CSS } from "./style.ts";
 
 export interface DashboardAppOptions {
@@ -70,7 +70,13 @@ export function createDashboardApp(options: DashboardAppOptions) {
     const token = c.req.query("token") ?? "";
     const session = token === "" ? null : sessions.signIn(token);
     if (!session) {
-      return refuse(c, 401, "Sign-in refused", "This sign-in link is not valid, or it was used already: each link works once.", "Restart `mdame dashboard` for a new link.");
+      return refuse(
+        c,
+        401,
+        "Sign-in refused",
+        "This sign-in link is not valid, or it was used already: each link works once.",
+        "Restart `mdame dashboard` for a new link.",
+      );
     }
     // A browser-session cookie (no Max-Age): the browser forgets it when closed; the server ends it after SESSION_TTL_MS.
     setCookie(c, SESSION_COOKIE, session.id, { httpOnly: true, sameSite: "Strict", path: "/" });
@@ -80,7 +86,9 @@ export function createDashboardApp(options: DashboardAppOptions) {
 
   app.use(async (c, next) => {
     const session = sessions.find(getCookie(c, SESSION_COOKIE));
-    if (!session) return refuse(c, 401, "Signed out", "Sign in with the link `mdame dashboard` printed (it works once).", "Restart `mdame dashboard` for a new link.");
+    if (!session) {
+      return refuse(c, 401, "Signed out", "Sign in with the link `mdame dashboard` printed (it works once).", "Restart `mdame dashboard` for a new link.");
+    }
     c.set("session", session);
     await next();
   });
@@ -142,7 +150,13 @@ export function createDashboardApp(options: DashboardAppOptions) {
     try {
       return page(c, `Dead letter ${id} retried`, "/dead-letters", retried(await api.api.retryDeadLetter(id)));
     } catch (error) {
-      return page(c, `Dead letter ${id} not retried`, "/dead-letters", html`${sectionError(`a retry of dead letter ${id}`, error)}<p><a href="/dead-letters">Back to the dead letters</a></p>`, 502);
+      return page(
+        c,
+        `Dead letter ${id} not retried`,
+        "/dead-letters",
+        html`${sectionError(`a retry of dead letter ${id}`, error)}<p><a href="/dead-letters">Back to the dead letters</a></p>`,
+        502,
+      );
     }
   });
 
@@ -164,7 +178,13 @@ export function createDashboardApp(options: DashboardAppOptions) {
     try {
       return page(c, `${name.data} ran`, "/schedules", ranNow(await api.ops.runSchedule(name.data), now()));
     } catch (error) {
-      return page(c, `${name.data} did not run`, "/schedules", html`${sectionError(`a run of ${name.data}`, error)}<p><a href="/schedules">Back to the schedules</a></p>`, 502);
+      return page(
+        c,
+        `${name.data} did not run`,
+        "/schedules",
+        html`${sectionError(`a run of ${name.data}`, error)}<p><a href="/schedules">Back to the schedules</a></p>`,
+        502,
+      );
     }
   });
 

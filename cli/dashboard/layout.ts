@@ -29,27 +29,41 @@ export interface PageFrame {
 }
 
 export function layout(frame: PageFrame, body: Html): Html {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${frame.title} · MD-AME</title>
-<link rel="stylesheet" href="/style.css">
-</head>
-<body>
-<header>
-<span class="brand">MD-AME</span>
-${frame.active === null ? "" : html`<nav>${NAV.map((n) => html`<a href="${n.path}"${n.path === frame.active ? html` aria-current="page"` : ""}>${n.label}</a>`)}</nav>`}
-${frame.apiUrl ? html`<span class="api" title="the operator API this dashboard reads">${frame.apiUrl}</span>` : ""}
-${frame.csrf ? html`<form class="sign-out" method="post" action="/sign-out"><input type="hidden" name="csrf" value="${frame.csrf}"><button type="submit">Sign out</button></form>` : ""}
-</header>
-<main>
-<h1>${frame.title}</h1>
-${body}
-</main>
-</body>
-</html>`;
+  return html`
+    <!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>${frame.title} · MD-AME</title>
+        <link rel="stylesheet" href="/style.css">
+      </head>
+      <body>
+        <header>
+    <span class="brand">MD-AME</span>
+    ${frame.active === null ? "" : html`<nav>${
+      NAV.map((n) =>
+        html`
+          <a href="${n.path}" ${n.path === frame.active
+            ? html`
+              aria-current="page"
+            `
+            : ""}>${n.label}</a>
+        `
+      )
+    }</nav>`}
+    ${frame.apiUrl ? html`<span class="api" title="the operator API this dashboard reads">${frame.apiUrl}</span>` : ""}
+    ${frame.csrf
+      ? html`<form class="sign-out" method="post" action="/sign-out"><input type="hidden" name="csrf" value="${frame.csrf}"><button type="submit">Sign out</button></form>`
+      : ""}
+        </header>
+        <main>
+    <h1>${frame.title}</h1>
+    ${body}
+        </main>
+      </body>
+    </html>
+  `;
 }
 
 /** A timestamp in UTC with its age: `2026-12-02 07:50 UTC (3m ago)`; `-` when absent. */
@@ -82,7 +96,14 @@ export async function section<T>(what: string, load: () => Promise<T>, render: (
 /** A table, or a sentence when there are no rows. */
 export function table(headers: string[], rows: Html[], empty: string): Html {
   if (rows.length === 0) return html`<p class="empty">${empty}</p>`;
-  return html`<table><thead><tr>${headers.map((h) => html`<th>${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`;
+  return html`
+    <table>
+      <thead>
+        <tr>${headers.map((h) => html`<th>${h}</th>`)}</tr>
+      </thead>
+      <tbody>${rows}</tbody>
+    </table>
+  `;
 }
 
 /** A state as a coloured tag. */

@@ -2,15 +2,7 @@
  * What the dashboard reads: the CLI's API client (runs, dead letters, alerts, accounts, analytics)
  * and the ops routes made for it (`/pipeline/ops/...`), each answer parsed with its contract.
  */
-import {
-  OpsOverview,
-  OpsQueues,
-  OpsQuota,
-  OpsScheduleList,
-  OpsScheduleRunNow,
-  OpsVideoDetail,
-  OpsVideoList,
-} from "../../shared/contracts/ops.ts";
+import { OpsOverview, OpsQueues, OpsQuota, OpsScheduleList, OpsScheduleRunNow, OpsVideoDetail, OpsVideoList } from "../../shared/contracts/ops.ts";
 import { type ApiClient, createApiCall, createApiClient, type Fetch } from "../api-client.ts";
 import type { ApiConfig } from "../config.ts";
 

@@ -69,5 +69,6 @@ export function describeError(error: unknown): string {
 export function isUnreachable(error: unknown): boolean {
   if (error instanceof CheckTimeoutError) return true;
   const text = describeError(error);
-  return /ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|Unable to connect|fetch failed|socket|connection (was )?(refused|closed)|getaddrinfo|ConnectionRefused|FailedToOpenSocket|timed? ?out|Was there a typo/i.test(text);
+  return /ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|Unable to connect|fetch failed|socket|connection (was )?(refused|closed)|getaddrinfo|ConnectionRefused|FailedToOpenSocket|timed? ?out|Was there a typo/i
+    .test(text);
 }

@@ -66,7 +66,13 @@ export function resolveDoctorConfig(processEnv: Record<string, string | undefine
     if (sources[name]) return { name, value: raw[name], source: sources[name]! };
     if (present(env[name])) {
       // Filled in by withSupabaseNames from the Supabase name (or the reverse).
-      const from = { DB_URL: "SUPABASE_DB_URL", SERVICE_ROLE_KEY: "SUPABASE_SERVICE_ROLE_KEY", SUPABASE_SERVICE_ROLE_KEY: "SERVICE_ROLE_KEY", FUNCTIONS_URL: "SUPABASE_URL", STORAGE_BUCKET: "ENV" }[name];
+      const from = {
+        DB_URL: "SUPABASE_DB_URL",
+        SERVICE_ROLE_KEY: "SUPABASE_SERVICE_ROLE_KEY",
+        SUPABASE_SERVICE_ROLE_KEY: "SERVICE_ROLE_KEY",
+        FUNCTIONS_URL: "SUPABASE_URL",
+        STORAGE_BUCKET: "ENV",
+      }[name];
       return { name, value: env[name], source: from ? `from ${from}` : "derived" };
     }
     const fallback = shape[name]?.safeParse(undefined);

@@ -24,13 +24,23 @@ export function judgeCensus(census: CredentialKeysCensus, localKid: string | nul
   const keys = `ring: current ${ring.current}${ring.previous.length > 0 ? `, previous ${ring.previous.join(", ")}` : ""}`;
   const missing = census.by_key.filter((g) => g.standing === "missing" || g.standing === "unreadable");
   if (missing.length > 0) {
-    const what = missing.map((g) => `${plural(g.accounts, "account")} ${g.standing === "missing" ? `sealed with key ${g.kid}` : "in no known format"}`).join(", ");
-    return fail(FAMILY, NAME, `${what}, not in the functions' key ring (${keys}): their videos cannot be published`,
-      "put the key that sealed them back in CREDENTIALS_KEYS_PREVIOUS and run `mdame credentials rotate`, or reconnect those accounts (mdame account connect youtube --dimension <id>)");
+    const what = missing.map((g) => `${plural(g.accounts, "account")} ${g.standing === "missing" ? `sealed with key ${g.kid}` : "in no known format"}`).join(
+      ", ",
+    );
+    return fail(
+      FAMILY,
+      NAME,
+      `${what}, not in the functions' key ring (${keys}): their videos cannot be published`,
+      "put the key that sealed them back in CREDENTIALS_KEYS_PREVIOUS and run `mdame credentials rotate`, or reconnect those accounts (mdame account connect youtube --dimension <id>)",
+    );
   }
   if (localKid !== null && localKid !== ring.current) {
-    return warn(FAMILY, NAME, `this configuration's CREDENTIALS_KEY (kid ${localKid}) is not the functions' current key (${ring.current})`,
-      "give the functions and this configuration the same CREDENTIALS_KEY (docs/guides/rotation.md)");
+    return warn(
+      FAMILY,
+      NAME,
+      `this configuration's CREDENTIALS_KEY (kid ${localKid}) is not the functions' current key (${ring.current})`,
+      "give the functions and this configuration the same CREDENTIALS_KEY (docs/guides/rotation.md)",
+    );
   }
   const behind = count("previous") + count("v1");
   if (behind > 0) {
@@ -41,10 +51,18 @@ export function judgeCensus(census: CredentialKeysCensus, localKid: string | nul
     return warn(FAMILY, NAME, `${parts.join(", ")}; ${count("current")}/${census.accounts} on the current key ${ring.current}`, ROTATE);
   }
   if (census.unused_previous.length > 0) {
-    return warn(FAMILY, NAME, `all ${plural(census.accounts, "account")} on the current key ${ring.current}; previous key(s) ${census.unused_previous.join(", ")} seal nothing`,
-      "remove them from CREDENTIALS_KEYS_PREVIOUS in the functions' secrets (docs/guides/rotation.md)");
+    return warn(
+      FAMILY,
+      NAME,
+      `all ${plural(census.accounts, "account")} on the current key ${ring.current}; previous key(s) ${census.unused_previous.join(", ")} seal nothing`,
+      "remove them from CREDENTIALS_KEYS_PREVIOUS in the functions' secrets (docs/guides/rotation.md)",
+    );
   }
-  return ok(FAMILY, NAME, `${census.accounts === 0 ? "no account holds credentials" : `all ${plural(census.accounts, "account")} sealed with the current key`} (${keys})`);
+  return ok(
+    FAMILY,
+    NAME,
+    `${census.accounts === 0 ? "no account holds credentials" : `all ${plural(census.accounts, "account")} sealed with the current key`} (${keys})`,
+  );
 }
 
 export async function checkCredentialKeys(config: DoctorConfig, timeoutMs: number): Promise<CheckResult> {
@@ -65,7 +83,9 @@ export async function checkCredentialKeys(config: DoctorConfig, timeoutMs: numbe
       const body = await response.json().catch(() => null);
       if (!response.ok) return warn(FAMILY, NAME, `${base}/pipeline/credentials/keys answered HTTP ${response.status}`, "see the functions/pipeline line");
       const census = CredentialKeysCensus.safeParse(body);
-      if (!census.success) return warn(FAMILY, NAME, `${base}/pipeline/credentials/keys answered something else than a key census`, "deploy the current functions");
+      if (!census.success) {
+        return warn(FAMILY, NAME, `${base}/pipeline/credentials/keys answered something else than a key census`, "deploy the current functions");
+      }
       return judgeCensus(census.data, localKid);
     });
   } catch (error) {

@@ -59,14 +59,22 @@ export async function checkDatabase(config: DoctorConfig, timeoutMs: number): Pr
       const [row] = await step(() => sql<{ version: string }[]>`select current_setting('server_version') as version`);
       results.push(ok(FAMILY, "database", `reachable at ${where(env.DB_URL)} (PostgreSQL ${row!.version})`));
     } catch (error) {
-      results.push(fail(FAMILY, "database", `cannot connect to ${where(env.DB_URL)}: ${describeError(error)}`,
-        `start the local stack (\`npm run stack\`), or check DB_URL: ${hintFor("DB_URL")}`));
+      results.push(
+        fail(
+          FAMILY,
+          "database",
+          `cannot connect to ${where(env.DB_URL)}: ${describeError(error)}`,
+          `start the local stack (\`npm run stack\`), or check DB_URL: ${hintFor("DB_URL")}`,
+        ),
+      );
       return results;
     }
 
-    const [schema] = await step(() => sql<{ settings: boolean; guard: boolean }[]>`
+    const [schema] = await step(() =>
+      sql<{ settings: boolean; guard: boolean }[]>`
       select to_regclass('mdame.settings') is not null as settings,
-             to_regprocedure('mdame.assert_environment(text)') is not null as guard`);
+             to_regprocedure('mdame.assert_environment(text)') is not null as guard`
+    );
     if (!schema!.settings || !schema!.guard) {
       results.push(fail(FAMILY, "schema", "the engine schema (mdame) is not installed", `apply supabase/migrations: ${APPLY_SCHEMA}`));
       return results;
@@ -118,16 +126,31 @@ async function pgmq(sql: postgres.Sql, step: Step): Promise<CheckResult> {
 async function pgCron(sql: postgres.Sql, step: Step): Promise<CheckResult> {
   const [ext] = await step(() => sql<{ version: string | null }[]>`select (select extversion from pg_extension where extname = 'pg_cron') as version`);
   if (!ext!.version) {
-    return fail(FAMILY, "pg_cron", "pg_cron is not installed",
-      "Supabase: Database > Extensions > pg_cron; a plain Postgres: shared_preload_libraries = 'pg_cron', then create extension pg_cron");
+    return fail(
+      FAMILY,
+      "pg_cron",
+      "pg_cron is not installed",
+      "Supabase: Database > Extensions > pg_cron; a plain Postgres: shared_preload_libraries = 'pg_cron', then create extension pg_cron",
+    );
   }
   // Every job mdame.engine_jobs declares, with its state in cron.job (null: not scheduled).
   const jobs = await step(() => listSchedules(sql));
   const missing = jobs.filter((j) => j.active === null).map((j) => j.jobname);
   const inactive = jobs.filter((j) => j.active === false).map((j) => j.jobname);
-  if (jobs.length === 0) return fail(FAMILY, "pg_cron", "the database declares no engine jobs (mdame.engine_jobs is empty)", `apply supabase/migrations: ${APPLY_SCHEMA}`);
-  if (missing.length > 0) return fail(FAMILY, "pg_cron", `schedules missing: ${missing.join(", ")}`, `apply supabase/migrations (the schedules come with them): ${APPLY_SCHEMA}`);
-  if (inactive.length > 0) return fail(FAMILY, "pg_cron", `schedules inactive: ${inactive.join(", ")}`, `update cron.job set active = true where jobname in (${inactive.map((n) => `'${n}'`).join(", ")});`);
+  if (jobs.length === 0) {
+    return fail(FAMILY, "pg_cron", "the database declares no engine jobs (mdame.engine_jobs is empty)", `apply supabase/migrations: ${APPLY_SCHEMA}`);
+  }
+  if (missing.length > 0) {
+    return fail(FAMILY, "pg_cron", `schedules missing: ${missing.join(", ")}`, `apply supabase/migrations (the schedules come with them): ${APPLY_SCHEMA}`);
+  }
+  if (inactive.length > 0) {
+    return fail(
+      FAMILY,
+      "pg_cron",
+      `schedules inactive: ${inactive.join(", ")}`,
+      `update cron.job set active = true where jobname in (${inactive.map((n) => `'${n}'`).join(", ")});`,
+    );
+  }
   return ok(FAMILY, "pg_cron", `extension ${ext!.version}; schedules ${jobs.map((j) => `${j.jobname} (${j.schedule})`).join(", ")}`);
 }
 
@@ -158,7 +181,8 @@ interface EngineRoleRow {
  * are open to every role.
  */
 async function engineRole(sql: postgres.Sql, step: Step): Promise<CheckResult> {
-  const [row] = await step(() => sql<EngineRoleRow[]>`
+  const [row] = await step(() =>
+    sql<EngineRoleRow[]>`
     select current_user::text as connected_as, current_database()::text as database,
            r.oid is not null as exists, coalesce(r.rolsuper, false) as superuser,
            array_remove(array[case when r.rolcreaterole then 'createrole' end, case when r.rolcreatedb then 'createdb' end,
@@ -173,10 +197,16 @@ async function engineRole(sql: postgres.Sql, step: Step): Promise<CheckResult> {
            (select count(*)::int from pg_class c where c.relnamespace = 'mdame'::regnamespace and c.relkind in ('r', 'p')) as tables,
            array(select c.relname::text from pg_class c
                   where c.relnamespace = 'mdame'::regnamespace and c.relkind in ('r', 'p') and not c.relrowsecurity order by 1) as without_rls
-      from (select 1) as one left join pg_roles r on r.rolname = ${ENGINE_ROLE}`);
+      from (select 1) as one left join pg_roles r on r.rolname = ${ENGINE_ROLE}`
+  );
   const found = row!;
   if (!found.exists) {
-    return warn(FAMILY, "engine role", `there is no ${ENGINE_ROLE} role for the components to connect as`, `apply supabase/migrations: ${APPLY_SCHEMA}; then docs/reference/roles.md`);
+    return warn(
+      FAMILY,
+      "engine role",
+      `there is no ${ENGINE_ROLE} role for the components to connect as`,
+      `apply supabase/migrations: ${APPLY_SCHEMA}; then docs/reference/roles.md`,
+    );
   }
   const problems: string[] = [];
   const fixes: string[] = [];
@@ -220,19 +250,29 @@ async function engineRole(sql: postgres.Sql, step: Step): Promise<CheckResult> {
     fixes.push(...found.without_rls.map((t) => `alter table mdame."${t.replaceAll('"', '""')}" enable row level security;`));
   }
   if (problems.length > 0) {
-    return warn(FAMILY, "engine role", `${ENGINE_ROLE} can do more than docs/reference/roles.md lists: ${problems.join("; ")}. ${ENGINE_ROLE_RESIDUAL}`, fixes.join(" "));
+    return warn(
+      FAMILY,
+      "engine role",
+      `${ENGINE_ROLE} can do more than docs/reference/roles.md lists: ${problems.join("; ")}. ${ENGINE_ROLE_RESIDUAL}`,
+      fixes.join(" "),
+    );
   }
-  return ok(FAMILY, "engine role",
-    `${ENGINE_ROLE} may only call the RPCs (no TEMP or CREATE, no role attributes, memberships or session defaults; row-level security on all ${found.tables} mdame tables). ${ENGINE_ROLE_RESIDUAL}`);
+  return ok(
+    FAMILY,
+    "engine role",
+    `${ENGINE_ROLE} may only call the RPCs (no TEMP or CREATE, no role attributes, memberships or session defaults; row-level security on all ${found.tables} mdame tables). ${ENGINE_ROLE_RESIDUAL}`,
+  );
 }
 
 /** Each active dimension needs an active account whose credentials open and whose refresh token Google accepts. */
 async function accounts(sql: postgres.Sql, config: DoctorConfig, step: Step, timeoutMs: number): Promise<CheckResult[]> {
   const env = config.env;
-  const [dimensions, activeAccounts] = await step(async () => [
-    (await getDimensions(sql)).filter((d) => d.active),
-    (await getAccounts(sql)).filter((a) => a.active),
-  ] as const);
+  const [dimensions, activeAccounts] = await step(async () =>
+    [
+      (await getDimensions(sql)).filter((d) => d.active),
+      (await getAccounts(sql)).filter((a) => a.active),
+    ] as const
+  );
   if (dimensions.length === 0) {
     return [warn(FAMILY, "dimensions", "no active dimension: runs will produce nothing", "add one: mdame dimension add --file dim.json")];
   }
@@ -279,11 +319,17 @@ async function accounts(sql: postgres.Sql, config: DoctorConfig, step: Step, tim
         else unconfirmed.push(`${label}: its refresh token could not be tried (${describeError(error)})`);
       }
     }
-    if (problems.length > 0) return fail(FAMILY, name, problems.join("; "), `reconnect: ${connect} (or check CREDENTIALS_KEY and CREDENTIALS_KEYS_PREVIOUS, docs/guides/rotation.md)`);
+    if (problems.length > 0) {
+      return fail(FAMILY, name, problems.join("; "), `reconnect: ${connect} (or check CREDENTIALS_KEY and CREDENTIALS_KEYS_PREVIOUS, docs/guides/rotation.md)`);
+    }
     // The token endpoint's own check says why it could not be reached.
     if (unconfirmed.length > 0) return warn(FAMILY, name, `credentials decrypt, but ${unconfirmed.join("; ")}`, "see the google-oauth line");
     const accepted = refreshed === 0 ? "" : refreshed === list.length ? ", refresh token accepted" : `, ${refreshed} refresh token(s) accepted`;
-    return ok(FAMILY, name, `${list.length} active account${list.length === 1 ? "" : "s"} (${list.map((a) => a.channel_handle).join(", ")}): credentials decrypt${accepted}`);
+    return ok(
+      FAMILY,
+      name,
+      `${list.length} active account${list.length === 1 ? "" : "s"} (${list.map((a) => a.channel_handle).join(", ")}): credentials decrypt${accepted}`,
+    );
   });
   return Promise.all(checks);
 }

@@ -27,8 +27,14 @@ export async function checkEdgeTts(config: DoctorConfig, timeoutMs: number): Pro
     const text = describeError(error);
     const status = /Unexpected server response: (\d{3})/.exec(text)?.[1];
     if (status) {
-      return fail(FAMILY, NAME, `${url} refused the handshake (HTTP ${status})`,
-        status === "403" ? "the endpoint refused the client token: update msedge-tts (npm install msedge-tts@latest), or check EDGE_TTS_WSS_URL" : `check EDGE_TTS_WSS_URL: ${hintFor("EDGE_TTS_WSS_URL")}`);
+      return fail(
+        FAMILY,
+        NAME,
+        `${url} refused the handshake (HTTP ${status})`,
+        status === "403"
+          ? "the endpoint refused the client token: update msedge-tts (npm install msedge-tts@latest), or check EDGE_TTS_WSS_URL"
+          : `check EDGE_TTS_WSS_URL: ${hintFor("EDGE_TTS_WSS_URL")}`,
+      );
     }
     return fail(FAMILY, NAME, `cannot reach ${url}: ${text}`, `check EDGE_TTS_WSS_URL: ${hintFor("EDGE_TTS_WSS_URL")}`);
   } finally {

@@ -50,12 +50,20 @@ function checkGuard(env: Record<string, string | undefined>): CheckResult {
   const urlKeys = ALL_KEYS.filter((k) => k.endsWith("_URL") && k !== "DB_URL");
   const loopback = urlKeys.filter((k) => typeof env[k] === "string" && isLoopbackUrl(env[k]!));
   if (loopback.length > 0) {
-    return fail(FAMILY, "guard", `ENV=prod refuses emulator URLs: ${loopback.join(", ")}`,
-      `point ${loopback.join(", ")} at the real services (unset the base URLs to use Google's and Microsoft's defaults)`);
+    return fail(
+      FAMILY,
+      "guard",
+      `ENV=prod refuses emulator URLs: ${loopback.join(", ")}`,
+      `point ${loopback.join(", ")} at the real services (unset the base URLs to use Google's and Microsoft's defaults)`,
+    );
   }
   if (env.DB_URL && isLoopbackUrl(env.DB_URL.replace(/^postgres(ql)?:/, "http:").replace(/\/\/[^@/]*@/, "//"))) {
-    return warn(FAMILY, "guard", "ENV=prod with a database on this machine (DB_URL is a loopback address)",
-      "fine for an engine run whole on one machine; workers elsewhere need a reachable DB_URL");
+    return warn(
+      FAMILY,
+      "guard",
+      "ENV=prod with a database on this machine (DB_URL is a loopback address)",
+      "fine for an engine run whole on one machine; workers elsewhere need a reachable DB_URL",
+    );
   }
   return ok(FAMILY, "guard", "ENV=prod: no emulator URL configured");
 }

@@ -23,13 +23,23 @@ export async function checkFunctions(config: DoctorConfig, timeoutMs: number): P
       const served = answered.success ? answered.data.env : undefined;
       if (!health.ok) return fail(FAMILY, NAME, `${base}/pipeline/health answered HTTP ${health.status}`, START);
       if (env.ENV && served && served !== env.ENV) {
-        return fail(FAMILY, NAME, `the functions at ${base} run as ENV=${served}, this configuration says ENV=${env.ENV}`, "use the FUNCTIONS_URL of the same environment, or fix ENV in the functions' secrets");
+        return fail(
+          FAMILY,
+          NAME,
+          `the functions at ${base} run as ENV=${served}, this configuration says ENV=${env.ENV}`,
+          "use the FUNCTIONS_URL of the same environment, or fix ENV in the functions' secrets",
+        );
       }
       if (!env.SERVICE_ROLE_KEY) return fail(FAMILY, NAME, "SERVICE_ROLE_KEY is not set", hintFor("SERVICE_ROLE_KEY"));
       const runs = await fetch(`${base}/pipeline/runs?limit=1`, { headers: { authorization: `Bearer ${env.SERVICE_ROLE_KEY}` }, signal });
       await runs.body?.cancel();
       if (runs.status === 401 || runs.status === 403) {
-        return fail(FAMILY, NAME, `${base} refused SERVICE_ROLE_KEY (HTTP ${runs.status})`, `give the functions and this configuration the same key: ${hintFor("SERVICE_ROLE_KEY")}`);
+        return fail(
+          FAMILY,
+          NAME,
+          `${base} refused SERVICE_ROLE_KEY (HTTP ${runs.status})`,
+          `give the functions and this configuration the same key: ${hintFor("SERVICE_ROLE_KEY")}`,
+        );
       }
       if (!runs.ok) return fail(FAMILY, NAME, `${base}/pipeline/runs answered HTTP ${runs.status}`);
       return ok(FAMILY, NAME, `functions at ${base} answer (ENV=${served ?? "?"}) and accept SERVICE_ROLE_KEY`);

@@ -41,14 +41,27 @@ export async function checkGemini(config: DoctorConfig, timeoutMs: number): Prom
     if (error instanceof ApiError) {
       const google = googleErrorOf(error);
       const said = google.message ? `: ${google.message}` : "";
-      if (google.reason === "API_KEY_INVALID" || error.status === 401 || error.status === 403 || (error.status === 400 && /API key/i.test(google.message ?? ""))) {
-        return fail(FAMILY, NAME, `${endpoint} refused GEMINI_API_KEY (HTTP ${error.status}${google.reason ? ` ${google.reason}` : ""}${said})`, hintFor("GEMINI_API_KEY"));
+      if (
+        google.reason === "API_KEY_INVALID" || error.status === 401 || error.status === 403 || (error.status === 400 && /API key/i.test(google.message ?? ""))
+      ) {
+        return fail(
+          FAMILY,
+          NAME,
+          `${endpoint} refused GEMINI_API_KEY (HTTP ${error.status}${google.reason ? ` ${google.reason}` : ""}${said})`,
+          hintFor("GEMINI_API_KEY"),
+        );
       }
       if (error.status === 404) return fail(FAMILY, NAME, `model ${model} not found at ${endpoint}${said}`, hintFor("GEMINI_MODEL"));
-      if (error.status === 429) return warn(FAMILY, NAME, `key accepted, but quota exhausted (HTTP 429${said})`, "wait for the quota to reset, or raise it in Google AI Studio");
+      if (error.status === 429) {
+        return warn(FAMILY, NAME, `key accepted, but quota exhausted (HTTP 429${said})`, "wait for the quota to reset, or raise it in Google AI Studio");
+      }
       return fail(FAMILY, NAME, `${endpoint} answered HTTP ${error.status}${said}`);
     }
-    return fail(FAMILY, NAME, `cannot reach ${endpoint}: ${describeError(error)}`,
-      env.GEMINI_BASE_URL ? `check GEMINI_BASE_URL (${hintFor("GEMINI_BASE_URL")})` : "check this machine's network access to Google");
+    return fail(
+      FAMILY,
+      NAME,
+      `cannot reach ${endpoint}: ${describeError(error)}`,
+      env.GEMINI_BASE_URL ? `check GEMINI_BASE_URL (${hintFor("GEMINI_BASE_URL")})` : "check this machine's network access to Google",
+    );
   }
 }

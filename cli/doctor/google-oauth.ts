@@ -31,7 +31,12 @@ export async function checkGoogleOAuth(config: DoctorConfig, timeoutMs: number):
   client.setCredentials({ refresh_token: PROBE_REFRESH_TOKEN });
   try {
     await withTimeout(timeoutMs, () => client.getAccessToken());
-    return fail(FAMILY, NAME, `${tokenUrl} issued a token for a made-up refresh token: this is not a Google OAuth token endpoint`, hintFor("GOOGLE_OAUTH_TOKEN_URL"));
+    return fail(
+      FAMILY,
+      NAME,
+      `${tokenUrl} issued a token for a made-up refresh token: this is not a Google OAuth token endpoint`,
+      hintFor("GOOGLE_OAUTH_TOKEN_URL"),
+    );
   } catch (error) {
     const failure = error as GaxiosFailure;
     const status = failure.response?.status ?? failure.status;
@@ -39,10 +44,20 @@ export async function checkGoogleOAuth(config: DoctorConfig, timeoutMs: number):
     const code = typeof data === "object" && data !== null ? data.error : undefined;
     if (code === "invalid_grant") return ok(FAMILY, NAME, `client accepted by ${tokenUrl} (a made-up refresh token is refused with invalid_grant)`);
     if (code === "invalid_client" || code === "unauthorized_client") {
-      return fail(FAMILY, NAME, `${tokenUrl} refused the OAuth client (${code}): GOOGLE_OAUTH_CLIENT_ID or GOOGLE_OAUTH_CLIENT_SECRET is wrong`, hintFor("GOOGLE_OAUTH_CLIENT_ID"));
+      return fail(
+        FAMILY,
+        NAME,
+        `${tokenUrl} refused the OAuth client (${code}): GOOGLE_OAUTH_CLIENT_ID or GOOGLE_OAUTH_CLIENT_SECRET is wrong`,
+        hintFor("GOOGLE_OAUTH_CLIENT_ID"),
+      );
     }
     if (typeof status === "number") {
-      return fail(FAMILY, NAME, `${tokenUrl} answered HTTP ${status}${code ? ` (${code})` : ""}, not an OAuth refusal of the grant`, hintFor("GOOGLE_OAUTH_TOKEN_URL"));
+      return fail(
+        FAMILY,
+        NAME,
+        `${tokenUrl} answered HTTP ${status}${code ? ` (${code})` : ""}, not an OAuth refusal of the grant`,
+        hintFor("GOOGLE_OAUTH_TOKEN_URL"),
+      );
     }
     return fail(FAMILY, NAME, `cannot reach ${tokenUrl}: ${describeError(error)}`, `check GOOGLE_OAUTH_TOKEN_URL: ${hintFor("GOOGLE_OAUTH_TOKEN_URL")}`);
   }

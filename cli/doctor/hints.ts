@@ -1,7 +1,7 @@
 /** Where each variable's value comes from: the "how to fix" of a missing or bad variable. */
 const SERVICE_ROLE = "Supabase dashboard: Project Settings > API Keys > service_role (secret); the local stack generates one in .local/secrets.json";
 const OAUTH_CLIENT =
-  "Google Cloud console: APIs & Services > Credentials > Create credentials > OAuth client ID, application type \"Desktop app\" (enable YouTube Data API v3 in the same project)";
+  'Google Cloud console: APIs & Services > Credentials > Create credentials > OAuth client ID, application type "Desktop app" (enable YouTube Data API v3 in the same project)';
 
 export const VARIABLE_HINTS: Record<string, string> = {
   ENV: "set ENV=dev (local stack) or ENV=prod; it must equal the environment the database records (mdame.settings key env)",
@@ -10,8 +10,9 @@ export const VARIABLE_HINTS: Record<string, string> = {
   FUNCTIONS_URL: "https://<project-ref>.supabase.co/functions/v1, or set SUPABASE_URL and it is derived",
   SERVICE_ROLE_KEY: SERVICE_ROLE,
   SUPABASE_SERVICE_ROLE_KEY: SERVICE_ROLE,
-  WEBHOOK_SECRET: "generate one: echo \"whsec_$(openssl rand -base64 32)\"; give the same value to the edge functions and both workers",
-  CREDENTIALS_KEY: "generate one: openssl rand -base64 32; keep it, accounts sealed with a key cannot be read with another (changing it: docs/guides/rotation.md)",
+  WEBHOOK_SECRET: 'generate one: echo "whsec_$(openssl rand -base64 32)"; give the same value to the edge functions and both workers',
+  CREDENTIALS_KEY:
+    "generate one: openssl rand -base64 32; keep it, accounts sealed with a key cannot be read with another (changing it: docs/guides/rotation.md)",
   CREDENTIALS_KEYS_PREVIOUS: "during a rotation only: the keys CREDENTIALS_KEY replaced, comma-separated (docs/guides/rotation.md)",
   WEBHOOK_SECRETS_PREVIOUS: "during a rotation only: the secrets WEBHOOK_SECRET replaced, comma-separated (docs/guides/rotation.md)",
   STORAGE_BACKEND: "supabase (Supabase Storage, shared by every machine) or local (a directory on this machine)",

@@ -27,11 +27,15 @@ export async function checkOpenAiCompatible(config: DoctorConfig, timeoutMs: num
   if (!base) return ok(FAMILY, name, "not configured (OPENAI_COMPAT_BASE_URL unset): every LLM task runs on Gemini");
   const key = config.env.OPENAI_COMPAT_API_KEY;
   const answer = await ask(`${base.replace(/\/+$/, "")}/models`, key ? { authorization: `Bearer ${key}` } : {}, timeoutMs);
-  if ("error" in answer) return fail(FAMILY, name, `cannot reach ${base}: ${answer.error}`, `check OPENAI_COMPAT_BASE_URL: ${hintFor("OPENAI_COMPAT_BASE_URL")}`);
+  if ("error" in answer) {
+    return fail(FAMILY, name, `cannot reach ${base}: ${answer.error}`, `check OPENAI_COMPAT_BASE_URL: ${hintFor("OPENAI_COMPAT_BASE_URL")}`);
+  }
   if (answer.status === 401 || answer.status === 403) {
     return fail(FAMILY, name, `${base} refused OPENAI_COMPAT_API_KEY (HTTP ${answer.status})`, hintFor("OPENAI_COMPAT_API_KEY"));
   }
-  if (answer.status !== 200) return fail(FAMILY, name, `${base}/models answered HTTP ${answer.status}`, `check OPENAI_COMPAT_BASE_URL: ${hintFor("OPENAI_COMPAT_BASE_URL")}`);
+  if (answer.status !== 200) {
+    return fail(FAMILY, name, `${base}/models answered HTTP ${answer.status}`, `check OPENAI_COMPAT_BASE_URL: ${hintFor("OPENAI_COMPAT_BASE_URL")}`);
+  }
   return ok(FAMILY, name, `key accepted; models listed at ${base}`);
 }
 
@@ -43,8 +47,14 @@ export async function checkPexels(config: DoctorConfig, timeoutMs: number): Prom
   const base = config.env.PEXELS_BASE_URL || "https://api.pexels.com";
   const answer = await ask(`${base.replace(/\/+$/, "")}/videos/search?query=nature&orientation=portrait&per_page=1`, { authorization: key }, timeoutMs);
   if ("error" in answer) return fail(FAMILY, name, `cannot reach ${base}: ${answer.error}`, `check PEXELS_BASE_URL: ${hintFor("PEXELS_BASE_URL")}`);
-  if (answer.status === 401 || answer.status === 403) return fail(FAMILY, name, `${base} refused PEXELS_API_KEY (HTTP ${answer.status})`, hintFor("PEXELS_API_KEY"));
-  if (answer.status === 429) return fail(FAMILY, name, `${base} answered 429: the key's quota is spent for now`, "wait for the quota to reset, or ask Pexels for a higher limit");
-  if (answer.status !== 200) return fail(FAMILY, name, `${base} answered HTTP ${answer.status} to a search`, `check PEXELS_BASE_URL: ${hintFor("PEXELS_BASE_URL")}`);
+  if (answer.status === 401 || answer.status === 403) {
+    return fail(FAMILY, name, `${base} refused PEXELS_API_KEY (HTTP ${answer.status})`, hintFor("PEXELS_API_KEY"));
+  }
+  if (answer.status === 429) {
+    return fail(FAMILY, name, `${base} answered 429: the key's quota is spent for now`, "wait for the quota to reset, or ask Pexels for a higher limit");
+  }
+  if (answer.status !== 200) {
+    return fail(FAMILY, name, `${base} answered HTTP ${answer.status} to a search`, `check PEXELS_BASE_URL: ${hintFor("PEXELS_BASE_URL")}`);
+  }
   return ok(FAMILY, name, `key accepted; search answered at ${base}`);
 }

@@ -3,7 +3,7 @@
  * concurrently, each within its own time limit; the report is scrubbed of every secret value.
  */
 import { type CheckResult, describeError, fail } from "./check.ts";
-import { type DoctorConfig, displayValue, resolveDoctorConfig, scrub } from "./config.ts";
+import { displayValue, type DoctorConfig, resolveDoctorConfig, scrub } from "./config.ts";
 import { checkCredentialKeys } from "./credential-keys.ts";
 import { checkDatabase } from "./database.ts";
 import { checkEdgeTts } from "./edge-tts.ts";

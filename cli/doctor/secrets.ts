@@ -47,8 +47,12 @@ function serviceRoleKey(env: Record<string, string | undefined>): CheckResult {
   if (!value) return fail(FAMILY, name, "not set (nor SUPABASE_SERVICE_ROLE_KEY)", hintFor(name));
   if (value.length < 16) return fail(FAMILY, name, `only ${value.length} characters; a service-role key has at least 16`, hintFor(name));
   if (env.SUPABASE_SERVICE_ROLE_KEY && env.SUPABASE_SERVICE_ROLE_KEY !== value) {
-    return warn(FAMILY, name, "SERVICE_ROLE_KEY and SUPABASE_SERVICE_ROLE_KEY differ: the API and Storage will use different keys",
-      "set one of them, or the same value in both");
+    return warn(
+      FAMILY,
+      name,
+      "SERVICE_ROLE_KEY and SUPABASE_SERVICE_ROLE_KEY differ: the API and Storage will use different keys",
+      "set one of them, or the same value in both",
+    );
   }
   return ok(FAMILY, name, `set (${value.length} characters)`);
 }
@@ -62,7 +66,13 @@ function rotationLists(env: Record<string, string | undefined>): CheckResult[] {
     const name = "CREDENTIALS_KEYS_PREVIOUS";
     try {
       const ring = credentialKeyRing({ CREDENTIALS_KEY: env.CREDENTIALS_KEY, CREDENTIALS_KEYS_PREVIOUS: env.CREDENTIALS_KEYS_PREVIOUS });
-      results.push(ok(FAMILY, name, `${ring.previous.length} previous key(s) (${ring.previous.map((k) => k.kid).join(", ")}) beside the current one (${ring.current.kid})`));
+      results.push(
+        ok(
+          FAMILY,
+          name,
+          `${ring.previous.length} previous key(s) (${ring.previous.map((k) => k.kid).join(", ")}) beside the current one (${ring.current.kid})`,
+        ),
+      );
     } catch (error) {
       results.push(fail(FAMILY, name, describeError(error), ROTATION));
     }
@@ -71,8 +81,14 @@ function rotationLists(env: Record<string, string | undefined>): CheckResult[] {
     const name = "WEBHOOK_SECRETS_PREVIOUS";
     try {
       const accepted = webhookSecrets({ WEBHOOK_SECRET: env.WEBHOOK_SECRET, WEBHOOK_SECRETS_PREVIOUS: env.WEBHOOK_SECRETS_PREVIOUS });
-      results.push(warn(FAMILY, name, `the callback also accepts ${accepted.length - 1} previous secret(s): a rotation is under way`,
-        "once every worker signs with WEBHOOK_SECRET, remove WEBHOOK_SECRETS_PREVIOUS from the functions' secrets (docs/guides/rotation.md)"));
+      results.push(
+        warn(
+          FAMILY,
+          name,
+          `the callback also accepts ${accepted.length - 1} previous secret(s): a rotation is under way`,
+          "once every worker signs with WEBHOOK_SECRET, remove WEBHOOK_SECRETS_PREVIOUS from the functions' secrets (docs/guides/rotation.md)",
+        ),
+      );
     } catch (error) {
       results.push(fail(FAMILY, name, describeError(error), ROTATION));
     }

@@ -25,7 +25,13 @@ export async function checkSizes(config: DoctorConfig, timeoutMs: number): Promi
       }
       const usage = StorageUsage.parse(await response.json());
       const pending = usage.database.pending_storage_deletions;
-      return ok(FAMILY, NAME, `database ${formatBytes(usage.database.database_bytes)}; storage ${formatBytes(usage.storage.total_bytes)} in ${usage.storage.total_objects} objects${pending > 0 ? `; ${pending} storage deletions pending` : ""} (mdame storage usage)`);
+      return ok(
+        FAMILY,
+        NAME,
+        `database ${formatBytes(usage.database.database_bytes)}; storage ${formatBytes(usage.storage.total_bytes)} in ${usage.storage.total_objects} objects${
+          pending > 0 ? `; ${pending} storage deletions pending` : ""
+        } (mdame storage usage)`,
+      );
     });
   } catch (error) {
     return warn(FAMILY, NAME, `not measured: ${describeError(error)}`);

@@ -48,7 +48,12 @@ export async function checkStorage(config: DoctorConfig, timeoutMs: number): Pro
     if (!error) return ok(FAMILY, NAME, `Supabase Storage at ${base}: bucket ${data.name} exists (${data.public ? "public" : "private"})`);
     const failure = error as StorageFailure;
     if (failure.name === "StorageUnknownError" || failure.status === undefined) {
-      return fail(FAMILY, NAME, `cannot reach Supabase Storage at ${base}: ${describeError(failure.originalError ?? error)}`, `check SUPABASE_URL: ${hintFor("SUPABASE_URL")}`);
+      return fail(
+        FAMILY,
+        NAME,
+        `cannot reach Supabase Storage at ${base}: ${describeError(failure.originalError ?? error)}`,
+        `check SUPABASE_URL: ${hintFor("SUPABASE_URL")}`,
+      );
     }
     const code = failure.statusCode ?? String(failure.status);
     if (code === "404" || /not found/i.test(failure.message ?? "")) {
@@ -56,8 +61,16 @@ export async function checkStorage(config: DoctorConfig, timeoutMs: number): Pro
       // (private) with that key on its first upload: nothing to fix.
       return ok(FAMILY, NAME, `Supabase Storage at ${base} accepts the key; bucket ${bucket} does not exist yet and is created (private) on the first upload`);
     }
-    if (failure.status === 401 || failure.status === 403 || code === "401" || code === "403" || /signature|jws|jwt|unauthori[sz]ed|invalid.*key/i.test(failure.message ?? "")) {
-      return fail(FAMILY, NAME, `Supabase Storage at ${base} refused SUPABASE_SERVICE_ROLE_KEY (${failure.message ?? `HTTP ${failure.status}`})`, hintFor("SUPABASE_SERVICE_ROLE_KEY"));
+    if (
+      failure.status === 401 || failure.status === 403 || code === "401" || code === "403" ||
+      /signature|jws|jwt|unauthori[sz]ed|invalid.*key/i.test(failure.message ?? "")
+    ) {
+      return fail(
+        FAMILY,
+        NAME,
+        `Supabase Storage at ${base} refused SUPABASE_SERVICE_ROLE_KEY (${failure.message ?? `HTTP ${failure.status}`})`,
+        hintFor("SUPABASE_SERVICE_ROLE_KEY"),
+      );
     }
     return fail(FAMILY, NAME, `Supabase Storage at ${base} answered HTTP ${failure.status}: ${failure.message ?? ""}`.trim(), hintFor("SUPABASE_URL"));
   } catch (error) {
@@ -76,8 +89,12 @@ async function checkLocalDirectory(dir: string, prod: boolean): Promise<CheckRes
     return fail(FAMILY, NAME, `local directory ${root} is not writable: ${describeError(error)}`, hintFor("STORAGE_LOCAL_DIR"));
   }
   if (prod) {
-    return warn(FAMILY, NAME, `STORAGE_BACKEND=local with ENV=prod: assets stay in ${root}, out of reach of workers on other machines`,
-      "set STORAGE_BACKEND=supabase with SUPABASE_URL and the service-role key, unless the whole engine runs on this machine");
+    return warn(
+      FAMILY,
+      NAME,
+      `STORAGE_BACKEND=local with ENV=prod: assets stay in ${root}, out of reach of workers on other machines`,
+      "set STORAGE_BACKEND=supabase with SUPABASE_URL and the service-role key, unless the whole engine runs on this machine",
+    );
   }
   return ok(FAMILY, NAME, `local directory ${root} is writable (STORAGE_BACKEND=local)`);
 }

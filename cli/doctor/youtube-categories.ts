@@ -48,10 +48,17 @@ export function categoryVerdict(question: CategoryQuestion, answer: unknown): Ch
   const { dimension, categoryId, regionCode } = question;
   const parsed = VideoCategoryListResponse.safeParse(answer);
   if (!parsed.success) {
-    return warn(FAMILY, checkName(dimension), `videoCategories.list gave an answer without items; category ${categoryId} is unconfirmed`, "see the youtube line");
+    return warn(
+      FAMILY,
+      checkName(dimension),
+      `videoCategories.list gave an answer without items; category ${categoryId} is unconfirmed`,
+      "see the youtube line",
+    );
   }
   const category = parsed.data.items.find((item) => item.id === categoryId);
-  if (!category) return fail(FAMILY, checkName(dimension), `category ${categoryId} does not exist in region ${regionCode}: uploads would be refused`, fixFor(dimension));
+  if (!category) {
+    return fail(FAMILY, checkName(dimension), `category ${categoryId} does not exist in region ${regionCode}: uploads would be refused`, fixFor(dimension));
+  }
   const title = category.snippet?.title ? ` (${category.snippet.title})` : "";
   if (category.snippet?.assignable !== true) {
     return fail(FAMILY, checkName(dimension), `category ${categoryId}${title} cannot be assigned to videos in region ${regionCode}`, fixFor(dimension));
@@ -74,7 +81,12 @@ export async function channelCountry(apiBaseUrl: string, accessToken: string, si
 }
 
 /** videoCategories.list of the categories of one region: the raw answer, for categoryVerdict. */
-export async function listVideoCategory(apiBaseUrl: string, accessToken: string, question: Omit<CategoryQuestion, "dimension">, signal?: AbortSignal): Promise<unknown> {
+export async function listVideoCategory(
+  apiBaseUrl: string,
+  accessToken: string,
+  question: Omit<CategoryQuestion, "dimension">,
+  signal?: AbortSignal,
+): Promise<unknown> {
   const answer = await client(apiBaseUrl, accessToken).videoCategories.list(
     { part: ["snippet"], regionCode: question.regionCode },
     { signal },
@@ -103,10 +115,12 @@ export async function checkCategories(
 ): Promise<CheckResult[]> {
   const env = config.env;
   if (!env.CREDENTIALS_KEY) return [];
-  const [dimensions, accounts] = await step(async () => [
-    (await getDimensions(sql)).filter((d) => d.active),
-    (await getAccounts(sql)).filter((a) => a.active && a.platform === "youtube" && a.credentials_enc),
-  ] as const);
+  const [dimensions, accounts] = await step(async () =>
+    [
+      (await getDimensions(sql)).filter((d) => d.active),
+      (await getAccounts(sql)).filter((a) => a.active && a.platform === "youtube" && a.credentials_enc),
+    ] as const
+  );
   const apiBaseUrl = env.YOUTUBE_API_BASE_URL || "https://youtube.googleapis.com";
   // Built once, when an account first needs it; a ring that does not parse fails that account's
   // sign-in, which the database/dimension line explains.
@@ -126,7 +140,12 @@ export async function checkCategories(
       accessToken = await withTimeout(timeoutMs, () => createYouTubeAccessTokenSource({ ...client, tokenUrl, refreshToken: refresh_token }).getAccessToken());
     } catch {
       // Why the account cannot act is the database/dimension line's to say.
-      return warn(FAMILY, checkName(dimension.id), `category ${question.categoryId} is unconfirmed: account ${account.channel_handle} cannot sign in`, "see the database/dimension line");
+      return warn(
+        FAMILY,
+        checkName(dimension.id),
+        `category ${question.categoryId} is unconfirmed: account ${account.channel_handle} cannot sign in`,
+        "see the database/dimension line",
+      );
     }
     try {
       const answer = await withTimeout(timeoutMs, async (signal) => {
@@ -135,8 +154,12 @@ export async function checkCategories(
       });
       return categoryVerdict(question, answer);
     } catch (error) {
-      return warn(FAMILY, checkName(dimension.id), `category ${question.categoryId} is unconfirmed: videoCategories.list at ${apiBaseUrl} failed (${googleFailure(error)})`,
-        "check YOUTUBE_API_BASE_URL (unset in production: https://youtube.googleapis.com)");
+      return warn(
+        FAMILY,
+        checkName(dimension.id),
+        `category ${question.categoryId} is unconfirmed: videoCategories.list at ${apiBaseUrl} failed (${googleFailure(error)})`,
+        "check YOUTUBE_API_BASE_URL (unset in production: https://youtube.googleapis.com)",
+      );
     }
   });
   return (await Promise.all(checks)).filter((c): c is CheckResult => c !== null);

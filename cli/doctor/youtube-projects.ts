@@ -23,21 +23,33 @@ export function judgeProjectPlans(projects: YouTubeProjectPlan[], env: { GOOGLE_
     if (p.planned_uploads_per_day > p.upload_calls_per_day) {
       const over = p.planned_uploads_per_day - p.upload_calls_per_day;
       const elsewhere = roomy.length > 0 ? `, or move accounts to a project with room (${roomy.join(", ")})` : "";
-      results.push(warn(FAMILY, `youtube project ${name}`,
-        `${p.planned_uploads_per_day} uploads a day are planned on its ${p.active_accounts} active account(s), its bucket takes ${p.upload_calls_per_day} videos.insert calls a day: ` +
-          `${over} over, deferred to the next Pacific day every day`,
-        `register another Google project (mdame youtube-project add --name <name> --client-id <id>) and connect some of its channels through it ` +
-          `(mdame account connect youtube --dimension <id> --channel <handle> --project <name>)${elsewhere}; or lower those dimensions' daily_limit`));
+      results.push(
+        warn(
+          FAMILY,
+          `youtube project ${name}`,
+          `${p.planned_uploads_per_day} uploads a day are planned on its ${p.active_accounts} active account(s), its bucket takes ${p.upload_calls_per_day} videos.insert calls a day: ` +
+            `${over} over, deferred to the next Pacific day every day`,
+          `register another Google project (mdame youtube-project add --name <name> --client-id <id>) and connect some of its channels through it ` +
+            `(mdame account connect youtube --dimension <id> --channel <handle> --project <name>)${elsewhere}; or lower those dimensions' daily_limit`,
+        ),
+      );
     }
     if (p.name === null && name === p.oauth_client_id) {
-      results.push(warn(FAMILY, `youtube project ${name}`,
-        `${p.active_accounts} active account(s) were connected through OAuth client ${p.oauth_client_id}, which no project registers: their tokens are refreshed with GOOGLE_OAUTH_CLIENT_ID, which Google refuses unless it is that client`,
-        `register it: mdame youtube-project add --name <name> --client-id ${p.oauth_client_id} (secret on stdin)`));
+      results.push(
+        warn(
+          FAMILY,
+          `youtube project ${name}`,
+          `${p.active_accounts} active account(s) were connected through OAuth client ${p.oauth_client_id}, which no project registers: their tokens are refreshed with GOOGLE_OAUTH_CLIENT_ID, which Google refuses unless it is that client`,
+          `register it: mdame youtube-project add --name <name> --client-id ${p.oauth_client_id} (secret on stdin)`,
+        ),
+      );
     }
   }
   if (results.length === 0) {
     const summary = used.map((p) => `${projectName(p, env) ?? p.oauth_client_id} ${p.planned_uploads_per_day}/${p.upload_calls_per_day}`).join(", ");
-    results.push(ok(FAMILY, "youtube projects", used.length === 0 ? "no active YouTube account yet" : `planned uploads a day fit every project's bucket (${summary})`));
+    results.push(
+      ok(FAMILY, "youtube projects", used.length === 0 ? "no active YouTube account yet" : `planned uploads a day fit every project's bucket (${summary})`),
+    );
   }
   return results;
 }

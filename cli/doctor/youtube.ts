@@ -19,8 +19,10 @@ export async function checkYouTube(config: DoctorConfig, timeoutMs: number): Pro
     return fail(FAMILY, NAME, "YOUTUBE_UPLOAD_BASE_URL is not a URL", hintFor("YOUTUBE_UPLOAD_BASE_URL"));
   }
   try {
-    const response = await withTimeout(timeoutMs, (signal) =>
-      fetch(url, { method: "POST", headers: { "content-type": "application/json; charset=UTF-8" }, body: "{}", signal }));
+    const response = await withTimeout(
+      timeoutMs,
+      (signal) => fetch(url, { method: "POST", headers: { "content-type": "application/json; charset=UTF-8" }, body: "{}", signal }),
+    );
     const body = await response.text().catch(() => "");
     let googleShaped = false;
     try {
@@ -29,8 +31,14 @@ export async function checkYouTube(config: DoctorConfig, timeoutMs: number): Pro
       googleShaped = false;
     }
     if (response.status === 401 && googleShaped) return ok(FAMILY, NAME, `upload host ${base} answers (401 without credentials, as expected)`);
-    return fail(FAMILY, NAME, `upload host ${base} answered HTTP ${response.status}${googleShaped ? "" : " without Google's error body"}; expected 401 to a request without credentials`,
-      hintFor("YOUTUBE_UPLOAD_BASE_URL"));
+    return fail(
+      FAMILY,
+      NAME,
+      `upload host ${base} answered HTTP ${response.status}${
+        googleShaped ? "" : " without Google's error body"
+      }; expected 401 to a request without credentials`,
+      hintFor("YOUTUBE_UPLOAD_BASE_URL"),
+    );
   } catch (error) {
     return fail(FAMILY, NAME, `cannot reach ${base}: ${describeError(error)}`, `check YOUTUBE_UPLOAD_BASE_URL: ${hintFor("YOUTUBE_UPLOAD_BASE_URL")}`);
   }

@@ -71,7 +71,9 @@ export async function startComfyUiEmulator(options: ComfyUiEmulatorOptions): Pro
   const send = (clientId: string, type: string, data: Record<string, unknown>) => sockets.get(clientId)?.send(JSON.stringify({ type, data }));
 
   function validate(workflow: unknown): { error?: string; nodeErrors?: Record<string, unknown> } {
-    if (workflow === null || typeof workflow !== "object" || Array.isArray(workflow) || Object.keys(workflow).length === 0) return { error: "prompt must be a non-empty object of nodes" };
+    if (workflow === null || typeof workflow !== "object" || Array.isArray(workflow) || Object.keys(workflow).length === 0) {
+      return { error: "prompt must be a non-empty object of nodes" };
+    }
     const nodeErrors: Record<string, unknown> = {};
     let saves = 0;
     for (const [id, node] of Object.entries(workflow as Record<string, Node>)) {
@@ -81,9 +83,14 @@ export async function startComfyUiEmulator(options: ComfyUiEmulatorOptions): Pro
       }
       if (node.class_type === "SaveImage") saves++;
       for (const [name, value] of Object.entries(node.inputs)) {
-        if (typeof value === "string" && /\{\{\w+\}\}/.test(value)) nodeErrors[id] = { errors: [{ type: "value_not_valid", message: `${name}: unfilled placeholder ${value}` }] };
+        if (typeof value === "string" && /\{\{\w+\}\}/.test(value)) {
+          nodeErrors[id] = { errors: [{ type: "value_not_valid", message: `${name}: unfilled placeholder ${value}` }] };
+        }
       }
-      if (node.class_type === "LoadImage" && !(typeof node.inputs.image === "string" && safeName(node.inputs.image) && existsSync(path.join(inputDir, node.inputs.image)))) {
+      if (
+        node.class_type === "LoadImage" &&
+        !(typeof node.inputs.image === "string" && safeName(node.inputs.image) && existsSync(path.join(inputDir, node.inputs.image)))
+      ) {
         nodeErrors[id] = { errors: [{ type: "custom_validation_failed", message: `Invalid image file: ${String(node.inputs.image)}` }] };
       }
     }
@@ -105,16 +112,28 @@ export async function startComfyUiEmulator(options: ComfyUiEmulatorOptions): Pro
     let args: string[];
     if (svd) {
       const still = path.join(inputDir, String(input("LoadImage", "image")));
-      args = ["-i", still, "-vf", `scale=${width * 2}:${height * 2}:force_original_aspect_ratio=increase,crop=${width * 2}:${height * 2},` +
-        `zoompan=z='1+0.15*on/${frames}':x='iw/2-iw/zoom/2':y='ih/2-ih/zoom/2':d=${frames}:s=${width}x${height}`];
+      args = [
+        "-i",
+        still,
+        "-vf",
+        `scale=${width * 2}:${height * 2}:force_original_aspect_ratio=increase,crop=${width * 2}:${height * 2},` +
+        `zoompan=z='1+0.15*on/${frames}':x='iw/2-iw/zoom/2':y='ih/2-ih/zoom/2':d=${frames}:s=${width}x${height}`,
+      ];
     } else {
       const textFile = path.join(work, "caption.txt");
       const prompt = String(input("CLIPTextEncode", "text") ?? "");
       const subject = prompt.includes("showing:") ? prompt.slice(prompt.lastIndexOf("showing:") + 8) : prompt;
       await writeFile(textFile, wrapCaption(subject.split(/[.;\n]/)[0]!.trim()) || " ");
       const c = (i: number) => `0x${seed.subarray(i, i + 3).toString("hex")}`;
-      args = ["-f", "lavfi", "-i", `gradients=s=${width}x${height}:r=8:c0=${c(0)}:c1=${c(3)}:seed=${seed.readUInt32BE(8)}:speed=0.05,` +
-        `drawtext=fontfile=/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf:textfile=${textFile}:fontsize=${Math.round(width / 12)}:fontcolor=white:box=1:boxcolor=black@0.4:x=(w-text_w)/2:y=${LABEL_Y}`];
+      args = [
+        "-f",
+        "lavfi",
+        "-i",
+        `gradients=s=${width}x${height}:r=8:c0=${c(0)}:c1=${c(3)}:seed=${seed.readUInt32BE(8)}:speed=0.05,` +
+        `drawtext=fontfile=/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf:textfile=${textFile}:fontsize=${
+          Math.round(width / 12)
+        }:fontcolor=white:box=1:boxcolor=black@0.4:x=(w-text_w)/2:y=${LABEL_Y}`,
+      ];
     }
     await runFfmpeg([...args, "-frames:v", String(frames), "-pix_fmt", "rgb24", "-flags", "+bitexact", "-f", "image2", "-y", path.join(work, "f_%05d.png")]);
     const names: string[] = [];
@@ -184,10 +203,17 @@ export async function startComfyUiEmulator(options: ComfyUiEmulatorOptions): Pro
       if (url.pathname === "/prompt" && req.method === "POST") {
         const body = await req.json().catch(() => null) as { prompt?: unknown; client_id?: unknown } | null;
         const problem = validate(body?.prompt);
-        if (problem.error) return json({ error: { type: "prompt_outputs_failed_validation", message: problem.error, details: "" }, node_errors: problem.nodeErrors ?? {} }, 400);
+        if (problem.error) {
+          return json({ error: { type: "prompt_outputs_failed_validation", message: problem.error, details: "" }, node_errors: problem.nodeErrors ?? {} }, 400);
+        }
         const record: PromptRecord = {
-          id: randomUUID(), number: counter++, clientId: typeof body?.client_id === "string" ? body.client_id : "",
-          workflow: body!.prompt as Record<string, Node>, outputs: {}, status: { status_str: "running", completed: false, messages: [] }, interrupted: false,
+          id: randomUUID(),
+          number: counter++,
+          clientId: typeof body?.client_id === "string" ? body.client_id : "",
+          workflow: body!.prompt as Record<string, Node>,
+          outputs: {},
+          status: { status_str: "running", completed: false, messages: [] },
+          interrupted: false,
         };
         history.set(record.id, record);
         state.prompts.push(record);
@@ -205,19 +231,25 @@ export async function startComfyUiEmulator(options: ComfyUiEmulatorOptions): Pro
       if (historyRoute && req.method === "GET") {
         const record = history.get(historyRoute[1]!);
         if (!record || !record.status.completed && record.status.status_str === "running") return json({});
-        return json({ [record.id]: { prompt: [record.number, record.id, record.workflow, {}, Object.keys(record.outputs)], outputs: record.outputs, status: record.status } });
+        return json({
+          [record.id]: { prompt: [record.number, record.id, record.workflow, {}, Object.keys(record.outputs)], outputs: record.outputs, status: record.status },
+        });
       }
       if (url.pathname === "/view" && req.method === "GET") {
         const filename = url.searchParams.get("filename") ?? "";
         const type = url.searchParams.get("type") ?? "output";
         const dir = type === "input" ? inputDir : outputDir;
-        if (!safeName(filename) || (url.searchParams.get("subfolder") ?? "") !== "" || !existsSync(path.join(dir, filename))) return new Response("not found", { status: 404 });
+        if (!safeName(filename) || (url.searchParams.get("subfolder") ?? "") !== "" || !existsSync(path.join(dir, filename))) {
+          return new Response("not found", { status: 404 });
+        }
         return new Response(await readFile(path.join(dir, filename)), { headers: { "content-type": "image/png" } });
       }
       if (url.pathname === "/upload/image" && req.method === "POST") {
         const form = await req.formData().catch(() => null);
         const image = form?.get("image");
-        if (!(image instanceof File) || image.size === 0 || image.size > 50 * 1024 * 1024) return new Response("image is required (at most 50 MB)", { status: 400 });
+        if (!(image instanceof File) || image.size === 0 || image.size > 50 * 1024 * 1024) {
+          return new Response("image is required (at most 50 MB)", { status: 400 });
+        }
         const name = safeName(image.name) ? image.name : `upload-${createHash("sha256").update(image.name).digest("hex").slice(0, 12)}.png`;
         await writeFile(path.join(inputDir, name), new Uint8Array(await image.arrayBuffer()));
         return json({ name, subfolder: "", type: "input" });
@@ -227,7 +259,9 @@ export async function startComfyUiEmulator(options: ComfyUiEmulatorOptions): Pro
     websocket: {
       open(ws) {
         sockets.set(ws.data.clientId, ws);
-        ws.send(JSON.stringify({ type: "status", data: { status: { exec_info: { queue_remaining: queue.length + (running ? 1 : 0) } }, sid: ws.data.clientId } }));
+        ws.send(
+          JSON.stringify({ type: "status", data: { status: { exec_info: { queue_remaining: queue.length + (running ? 1 : 0) } }, sid: ws.data.clientId } }),
+        );
       },
       message() {},
       close(ws) {

@@ -127,16 +127,20 @@ async function answerSsml(ws: ServerWebSocket<EdgeTtsSocketData>, requestId: str
     // Word boundaries travel just ahead of the audio they describe, as the service interleaves them.
     while (ws.data.wordBoundary && nextWord < track.words.length && track.words[nextWord].offsetTicks * bytesPerTick < end) {
       const word = track.words[nextWord++];
-      ws.send(textFrame(requestId, "audio.metadata", JSON.stringify({
-        Metadata: [{
-          Type: "WordBoundary",
-          Data: {
-            Offset: word.offsetTicks,
-            Duration: word.durationTicks,
-            text: { Text: word.text, Length: word.text.length, BoundaryType: "WordBoundary" },
-          },
-        }],
-      })));
+      ws.send(textFrame(
+        requestId,
+        "audio.metadata",
+        JSON.stringify({
+          Metadata: [{
+            Type: "WordBoundary",
+            Data: {
+              Offset: word.offsetTicks,
+              Duration: word.durationTicks,
+              text: { Text: word.text, Length: word.text.length, BoundaryType: "WordBoundary" },
+            },
+          }],
+        }),
+      ));
     }
     ws.send(audioFrame(requestId, track.mp3.subarray(i * AUDIO_CHUNK_BYTES, end)));
     // Yield between frames so a long answer streams instead of arriving in one burst.
@@ -145,8 +149,14 @@ async function answerSsml(ws: ServerWebSocket<EdgeTtsSocketData>, requestId: str
   if (!ws.data.open) return;
   ws.send(textFrame(requestId, "turn.end", "{}"));
   ctx.log({
-    ts: new Date().toISOString(), service: "edge-tts", event: "turn", voice, format,
-    words: track.words.length, audio_bytes: track.mp3.length, audio_ms: track.durationMs,
+    ts: new Date().toISOString(),
+    service: "edge-tts",
+    event: "turn",
+    voice,
+    format,
+    words: track.words.length,
+    audio_bytes: track.mp3.length,
+    audio_ms: track.durationMs,
     ms: Math.round(performance.now() - started),
   });
 }

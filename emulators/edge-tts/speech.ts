@@ -238,11 +238,33 @@ export async function synthesizeSpeech(options: { text: string; voice: string; r
   if (!format) throw new Error(`unsupported output format ${options.format}`);
   const { pcm, sampleRate, words, durationMs } = await synthesizePcm(options);
   const mp3 = words.length === 0 ? new Uint8Array(0) : await run("ffmpeg", [
-    "-hide_banner", "-loglevel", "error",
-    "-f", "s16le", "-ar", String(sampleRate), "-ac", "1", "-i", "pipe:0",
-    "-ar", String(format.sampleRate), "-ac", "1", "-c:a", "libmp3lame", "-b:a", `${format.bitrateK}k`,
+    "-hide_banner",
+    "-loglevel",
+    "error",
+    "-f",
+    "s16le",
+    "-ar",
+    String(sampleRate),
+    "-ac",
+    "1",
+    "-i",
+    "pipe:0",
+    "-ar",
+    String(format.sampleRate),
+    "-ac",
+    "1",
+    "-c:a",
+    "libmp3lame",
+    "-b:a",
+    `${format.bitrateK}k`,
     // A live stream, as Edge sends it: no ID3 tag and no Xing header.
-    "-write_xing", "0", "-id3v2_version", "0", "-f", "mp3", "pipe:1",
+    "-write_xing",
+    "0",
+    "-id3v2_version",
+    "0",
+    "-f",
+    "mp3",
+    "pipe:1",
   ], new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength));
   return { mp3, words, durationMs };
 }

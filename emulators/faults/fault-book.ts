@@ -74,13 +74,21 @@ function servedAnswer(input: unknown): ServedAnswer | string {
   if (input === null || typeof input !== "object" || Array.isArray(input)) return "serve needs answer: an object";
   const { text, finishReason, blockReason, refusal, empty, ...rest } = input as Record<string, unknown>;
   if (Object.keys(rest).length > 0) return `answer has unknown keys: ${Object.keys(rest).join(", ")}`;
-  if (text !== undefined && (typeof text !== "string" || text.length > MAX_SERVED_TEXT)) return `answer.text must be a string of at most ${MAX_SERVED_TEXT} characters`;
+  if (text !== undefined && (typeof text !== "string" || text.length > MAX_SERVED_TEXT)) {
+    return `answer.text must be a string of at most ${MAX_SERVED_TEXT} characters`;
+  }
   for (const [name, value] of [["finishReason", finishReason], ["blockReason", blockReason]] as const) {
     if (value !== undefined && (typeof value !== "string" || !/^[A-Za-z_]{1,40}$/.test(value))) return `answer.${name} must be a reason like STOP or length`;
   }
   if (refusal !== undefined && (typeof refusal !== "string" || refusal.length > 2000)) return "answer.refusal must be a string of at most 2000 characters";
   if (empty !== undefined && typeof empty !== "boolean") return "answer.empty must be a boolean";
-  return { text: text as string | undefined, finishReason: finishReason as string | undefined, blockReason: blockReason as string | undefined, refusal: refusal as string | undefined, empty: empty as boolean | undefined };
+  return {
+    text: text as string | undefined,
+    finishReason: finishReason as string | undefined,
+    blockReason: blockReason as string | undefined,
+    refusal: refusal as string | undefined,
+    empty: empty as boolean | undefined,
+  };
 }
 
 export const FAULT_KINDS = {

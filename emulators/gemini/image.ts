@@ -43,7 +43,9 @@ export async function answerImage(ctx: EmulatorContext, model: string, prompt: s
   const ratio = config.imageConfig?.aspectRatio ?? "1:1";
   const size = SIZES[ratio];
   if (!size) {
-    return jsonResponse({ error: { code: 400, message: `* GenerationConfig.image_config.aspect_ratio: unsupported value ${ratio}`, status: "INVALID_ARGUMENT" } }, 400);
+    return jsonResponse({
+      error: { code: 400, message: `* GenerationConfig.image_config.aspect_ratio: unsupported value ${ratio}`, status: "INVALID_ARGUMENT" },
+    }, 400);
   }
   const palette = prompt.match(/#[0-9a-fA-F]{6}\b/g) ?? undefined;
   const png = await drawPng(ctx.dataDir, { seed: `${model}\n${prompt}`, caption: promptSubject(prompt), width: size[0], height: size[1], palette });

@@ -52,8 +52,12 @@ interface GenerateContentRequest {
 const tokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
 /** The emulated model: prompt and generation parameters in, answer text out (no I/O). */
-export function answerPrompt(model: string, prompt: string, config: GenerateContentRequest["generationConfig"] = {},
-                             options: { lowHookScore?: boolean; fooled?: FooledBook } = {}): string {
+export function answerPrompt(
+  model: string,
+  prompt: string,
+  config: GenerateContentRequest["generationConfig"] = {},
+  options: { lowHookScore?: boolean; fooled?: FooledBook } = {},
+): string {
   const digest = createHash("sha256")
     .update(JSON.stringify([model, prompt, config.temperature ?? null, config.seed ?? null]))
     .digest();
@@ -61,7 +65,9 @@ export function answerPrompt(model: string, prompt: string, config: GenerateCont
   const run = TASKS[task];
   const value = task === "hook_audit" && options.lowHookScore
     ? { score: 0.2, reasons: ["the opening does not give a viewer a reason to stay"] }
-    : run ? run(headers, new Variant(new Uint8Array(digest))) : { error: "unknown task" };
+    : run
+    ? run(headers, new Variant(new Uint8Array(digest)))
+    : { error: "unknown task" };
   const attack = isFooledModel(model) ? options.fooled?.recognise(prompt) : null;
   const json = JSON.stringify(attack ? obey(task, value, attack.payloads, new Variant(new Uint8Array(digest).reverse())) : value);
   return config.responseMimeType === "application/json" ? json : "```json\n" + json + "\n```";
@@ -76,8 +82,11 @@ const invalidApiKey = () =>
 function refuseKey(req: Request, url: URL, ctx: EmulatorContext): Response | undefined {
   const apiKey = req.headers.get("x-goog-api-key") ?? url.searchParams.get("key") ?? "";
   if (apiKey.trim() === "") {
-    return googleError(403, "PERMISSION_DENIED",
-      "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.");
+    return googleError(
+      403,
+      "PERMISSION_DENIED",
+      "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+    );
   }
   if (ctx.geminiApiKey !== undefined && apiKey !== ctx.geminiApiKey) return invalidApiKey();
   return undefined;
@@ -134,7 +143,7 @@ const fooledBooks = new WeakMap<EmulatorContext, FooledBook>();
 /** The attacks this emulator's fooled models obey. */
 export function fooledBookOf(ctx: EmulatorContext): FooledBook {
   let book = fooledBooks.get(ctx);
-  if (!book) fooledBooks.set(ctx, (book = new FooledBook()));
+  if (!book) fooledBooks.set(ctx, book = new FooledBook());
   return book;
 }
 

@@ -44,8 +44,24 @@ function speakerFor(languageCode: string | undefined, text: string): string {
 
 function resampleTo24k(pcm: Int16Array, fromRate: number): Promise<Uint8Array> {
   return run("ffmpeg", [
-    "-hide_banner", "-loglevel", "error", "-f", "s16le", "-ar", String(fromRate), "-ac", "1", "-i", "pipe:0",
-    "-ar", String(PCM_RATE), "-ac", "1", "-f", "s16le", "pipe:1",
+    "-hide_banner",
+    "-loglevel",
+    "error",
+    "-f",
+    "s16le",
+    "-ar",
+    String(fromRate),
+    "-ac",
+    "1",
+    "-i",
+    "pipe:0",
+    "-ar",
+    String(PCM_RATE),
+    "-ac",
+    "1",
+    "-f",
+    "s16le",
+    "pipe:1",
   ], new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength));
 }
 
@@ -66,7 +82,11 @@ export async function handleGeminiTts(req: Request, model: string, ctx: Emulator
   }
   const config = body.generationConfig ?? {};
   if (!(config.responseModalities ?? []).some((m) => m.toUpperCase() === "AUDIO")) {
-    return googleError(400, "INVALID_ARGUMENT", `The requested combination of response modalities is not supported by the model ${model}: it only answers AUDIO.`);
+    return googleError(
+      400,
+      "INVALID_ARGUMENT",
+      `The requested combination of response modalities is not supported by the model ${model}: it only answers AUDIO.`,
+    );
   }
   const voice = config.speechConfig?.voiceConfig?.prebuiltVoiceConfig?.voiceName ?? "Kore";
   if (!(GEMINI_TTS_VOICES as readonly string[]).includes(voice)) {
@@ -79,10 +99,16 @@ export async function handleGeminiTts(req: Request, model: string, ctx: Emulator
     .join("\n")
     .trim();
   if (text === "") return googleError(400, "INVALID_ARGUMENT", "* GenerateContentRequest.contents: contents is not specified");
-  if (text.length > MAX_TEXT_CHARS) return googleError(400, "INVALID_ARGUMENT", `The input text is too long (${text.length} characters; at most ${MAX_TEXT_CHARS}).`);
+  if (text.length > MAX_TEXT_CHARS) {
+    return googleError(400, "INVALID_ARGUMENT", `The input text is too long (${text.length} characters; at most ${MAX_TEXT_CHARS}).`);
+  }
   const promptTokenCount = Math.max(1, Math.ceil(text.length / 4));
   if (fault?.kind === "refusal") {
-    return jsonResponse({ promptFeedback: { blockReason: "PROHIBITED_CONTENT" }, usageMetadata: { promptTokenCount, totalTokenCount: promptTokenCount }, modelVersion: model });
+    return jsonResponse({
+      promptFeedback: { blockReason: "PROHIBITED_CONTENT" },
+      usageMetadata: { promptTokenCount, totalTokenCount: promptTokenCount },
+      modelVersion: model,
+    });
   }
 
   const started = performance.now();
@@ -93,8 +119,14 @@ export async function handleGeminiTts(req: Request, model: string, ctx: Emulator
   // Audio tokens: 25 a second of audio, as Gemini counts them.
   const candidatesTokenCount = Math.ceil((pcm.length / 2 / PCM_RATE) * 25);
   ctx.log({
-    ts: new Date().toISOString(), service: "gemini-tts", event: "speech", model, voice,
-    words: speech.words.length, audio_ms: Math.round((pcm.length / 2 / PCM_RATE) * 1000), ms: Math.round(performance.now() - started),
+    ts: new Date().toISOString(),
+    service: "gemini-tts",
+    event: "speech",
+    model,
+    voice,
+    words: speech.words.length,
+    audio_ms: Math.round((pcm.length / 2 / PCM_RATE) * 1000),
+    ms: Math.round(performance.now() - started),
   });
   return jsonResponse({
     candidates: [{

@@ -19,7 +19,9 @@ export async function handleClientsAdmin(req: Request, url: URL, ctx: EmulatorCo
   if (body instanceof Response) return body;
   const extra = unknownKeys(body, ["client_id", "client_secret"]);
   if (extra) return jsonResponse({ error: extra }, 400);
-  if (typeof body.client_id !== "string" || !CLIENT_ID.test(body.client_id)) return jsonResponse({ error: "client_id must be an OAuth client id (1..200 letters, digits, '.', '_' or '-')" }, 400);
+  if (typeof body.client_id !== "string" || !CLIENT_ID.test(body.client_id)) {
+    return jsonResponse({ error: "client_id must be an OAuth client id (1..200 letters, digits, '.', '_' or '-')" }, 400);
+  }
   if (typeof body.client_secret !== "string" || body.client_secret === "") return jsonResponse({ error: "client_secret must be a non-empty string" }, 400);
   book.register(body.client_id, body.client_secret);
   return jsonResponse({ client_id: body.client_id });

@@ -35,7 +35,9 @@ export function parseClientList(text: string | undefined): Record<string, string
   for (const entry of (text ?? "").split(",").map((e) => e.trim()).filter(Boolean)) {
     const colon = entry.indexOf(":");
     const id = entry.slice(0, colon);
-    if (colon <= 0 || colon === entry.length - 1 || !CLIENT_ID.test(id)) throw new Error(`EMULATOR_GOOGLE_OAUTH_CLIENTS: ${JSON.stringify(entry)} is not <client id>:<secret>`);
+    if (colon <= 0 || colon === entry.length - 1 || !CLIENT_ID.test(id)) {
+      throw new Error(`EMULATOR_GOOGLE_OAUTH_CLIENTS: ${JSON.stringify(entry)} is not <client id>:<secret>`);
+    }
     clients[id] = entry.slice(colon + 1);
   }
   return clients;

@@ -25,7 +25,9 @@ async function revokeEndpoint(req: Request, url: URL, ctx: EmulatorContext): Pro
   const invalid = () => jsonResponse({ error: "invalid_token", error_description: "Token expired or revoked" }, 400);
   if (req.method !== "POST") return jsonResponse({ error: "invalid_request", error_description: "Revocation requests must use POST." }, 405);
   const raw = await req.text();
-  if (raw.length > MAX_FORM_BYTES) return jsonResponse({ error: "invalid_request", error_description: `The body must be at most ${MAX_FORM_BYTES} bytes.` }, 413);
+  if (raw.length > MAX_FORM_BYTES) {
+    return jsonResponse({ error: "invalid_request", error_description: `The body must be at most ${MAX_FORM_BYTES} bytes.` }, 413);
+  }
   const token = new URLSearchParams(raw).get("token") ?? url.searchParams.get("token") ?? "";
   const access = ctx.tokens.accessToken(token);
   const refreshToken = access ? `${REFRESH_TOKEN_PREFIX}${access.channel}` : token;
@@ -43,7 +45,9 @@ async function revocationsAdmin(req: Request, ctx: EmulatorContext): Promise<Res
   if (extra) return jsonResponse({ error: extra }, 400);
   const refreshToken = body.refresh_token;
   if (typeof refreshToken !== "string" || !REFRESH_TOKEN.test(refreshToken)) {
-    return jsonResponse({ error: `refresh_token must be an emulator refresh token: ${REFRESH_TOKEN_PREFIX}<channel>, the channel 1..100 letters, digits, '.', '_' or '-'` }, 400);
+    return jsonResponse({
+      error: `refresh_token must be an emulator refresh token: ${REFRESH_TOKEN_PREFIX}<channel>, the channel 1..100 letters, digits, '.', '_' or '-'`,
+    }, 400);
   }
   const dropped = await ctx.tokens.revoke(refreshToken);
   return jsonResponse({ refresh_token: refreshToken, channel: refreshToken.slice(REFRESH_TOKEN_PREFIX.length), access_tokens_revoked: dropped });

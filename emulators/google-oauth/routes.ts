@@ -56,7 +56,8 @@ function oauthError(status: number, error: string, description: string): Respons
 
 /** Google's error page for a refused authorization request (it never redirects to an untrusted URI). */
 function consentErrorPage(status: number, error: string, description: string): Response {
-  const body = `<!doctype html><title>Error ${status}: ${error}</title><h1>Access blocked: authorization error</h1><p>Error ${status}: ${error}</p><p>${description}</p>`;
+  const body =
+    `<!doctype html><title>Error ${status}: ${error}</title><h1>Access blocked: authorization error</h1><p>Error ${status}: ${error}</p><p>${description}</p>`;
   return new Response(body, { status, headers: { "content-type": "text/html; charset=utf-8" } });
 }
 
@@ -76,7 +77,11 @@ function authorize(url: URL, ctx: EmulatorContext): Response {
   if (!GOOGLE_CLIENT_ID.test(clientId)) return consentErrorPage(401, "invalid_client", "The OAuth client was not found.");
   const redirectUri = q.get("redirect_uri") ?? "";
   if (!LOOPBACK_REDIRECT.test(redirectUri)) {
-    return consentErrorPage(400, "redirect_uri_mismatch", "The redirect URI in the request does not match the ones authorized for the OAuth client: a desktop client redirects to an http loopback address.");
+    return consentErrorPage(
+      400,
+      "redirect_uri_mismatch",
+      "The redirect URI in the request does not match the ones authorized for the OAuth client: a desktop client redirects to an http loopback address.",
+    );
   }
   if (q.get("response_type") !== "code") return consentErrorPage(400, "unsupported_response_type", `Invalid response_type: ${q.get("response_type") ?? ""}`);
   const scope = (q.get("scope") ?? "").trim();

@@ -6,7 +6,7 @@
  * a refresh token never consented here carries DEFAULT_GRANT).
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rm, writeFile, rename } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import process from "node:process";
 import { OAuthClientBook } from "./clients.ts";

@@ -54,7 +54,11 @@ function refuseKey(req: Request): Response | undefined {
   const header = req.headers.get("authorization") ?? "";
   const key = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? "";
   if (key === "") {
-    return openAiError(401, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", "invalid_request_error");
+    return openAiError(
+      401,
+      "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+      "invalid_request_error",
+    );
   }
   if (key !== OPENAI_EMULATOR_API_KEY) return invalidKey(key);
   return undefined;
@@ -126,7 +130,13 @@ export async function handleOpenAi(req: Request, url: URL, ctx: EmulatorContext)
   if (prompt.trim() === "") return openAiError(400, "messages must contain a user message with text", "invalid_request_error", null, "messages");
   const format = (body.response_format as { type?: unknown } | undefined)?.type;
   if (format !== undefined && format !== "text" && format !== "json_object" && format !== "json_schema") {
-    return openAiError(400, `Invalid value: '${String(format)}'. Supported values are: 'json_object', 'json_schema', and 'text'.`, "invalid_request_error", "invalid_value", "response_format.type");
+    return openAiError(
+      400,
+      `Invalid value: '${String(format)}'. Supported values are: 'json_object', 'json_schema', and 'text'.`,
+      "invalid_request_error",
+      "invalid_value",
+      "response_format.type",
+    );
   }
   const temperature = typeof body.temperature === "number" ? body.temperature : undefined;
   const seed = typeof body.seed === "number" ? body.seed : undefined;

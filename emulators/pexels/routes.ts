@@ -31,7 +31,7 @@ interface PexelsState {
 const STATES = new WeakMap<EmulatorContext, PexelsState>();
 function state(ctx: EmulatorContext): PexelsState {
   let s = STATES.get(ctx);
-  if (!s) STATES.set(ctx, (s = { used: 0, faults: [] }));
+  if (!s) STATES.set(ctx, s = { used: 0, faults: [] });
   return s;
 }
 
@@ -107,12 +107,17 @@ export async function handlePexels(req: Request, url: URL, ctx: EmulatorContext)
     if (req.method !== "GET") return jsonResponse({ error: `Method ${req.method} not allowed` }, 405);
     const key = req.headers.get("authorization")?.trim() ?? "";
     const expected = ctx.pexelsApiKey;
-    if (key === "" || (expected && key !== expected)) return jsonResponse({ error: "Unauthorized: a valid API key is required in the Authorization header" }, 401);
+    if (key === "" || (expected && key !== expected)) {
+      return jsonResponse({ error: "Unauthorized: a valid API key is required in the Authorization header" }, 401);
+    }
     const fault = s.faults[0];
     if (fault) {
       if (--fault.remaining <= 0) s.faults.shift();
       if (fault.kind === "rate_limited") {
-        return jsonResponse({ error: "Too Many Requests: rate limit exceeded" }, 429, { ...rateHeaders(s, 0), "X-Ratelimit-Reset": String(Math.floor(Date.now() / 1000) + 60) });
+        return jsonResponse({ error: "Too Many Requests: rate limit exceeded" }, 429, {
+          ...rateHeaders(s, 0),
+          "X-Ratelimit-Reset": String(Math.floor(Date.now() / 1000) + 60),
+        });
       }
       return jsonResponse({ error: "Service Unavailable" }, 503);
     }

@@ -19,7 +19,7 @@ const issued = new WeakMap<EmulatorContext, Set<string>>();
 
 function tokensOf(ctx: EmulatorContext): Set<string> {
   let tokens = issued.get(ctx);
-  if (!tokens) issued.set(ctx, (tokens = new Set()));
+  if (!tokens) issued.set(ctx, tokens = new Set());
   return tokens;
 }
 
@@ -39,7 +39,9 @@ async function hot(req: Request, url: URL, subreddit: string, ctx: EmulatorConte
   if (req.method !== "GET") return new Response("Method Not Allowed", { status: 405 });
   const bearer = /^bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "");
   if (!bearer || !tokensOf(ctx).has(bearer[1])) return jsonResponse({ message: "Unauthorized", error: 401 }, 401);
-  if (subreddit === "emulator_outage") return new Response("<html><body>all of our servers are busy</body></html>", { status: 500, headers: { "content-type": "text/html" } });
+  if (subreddit === "emulator_outage") {
+    return new Response("<html><body>all of our servers are busy</body></html>", { status: 500, headers: { "content-type": "text/html" } });
+  }
   let text: string;
   try {
     text = await readFile(new URL(`${subreddit}.json`, FIXTURES), "utf8");

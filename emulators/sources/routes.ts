@@ -51,13 +51,17 @@ async function wikimedia(url: URL): Promise<Response | undefined> {
   const [, project, year, month, day] = match;
   const text = /^[a-z-]+\.wikipedia$/.test(project) ? await fixture(`wikimedia/${project}.json`) : undefined;
   if (!text) {
-    return jsonResponse({
-      type: "https://mediawiki.org/wiki/HyperSwitch/errors/not_found",
-      title: "Not found.",
-      method: "get",
-      detail: "The date(s) you used are valid, but we either do not have data for those date(s), or the project you asked for is not loaded yet.",
-      uri: url.pathname,
-    }, 404, { "content-type": "application/problem+json" });
+    return jsonResponse(
+      {
+        type: "https://mediawiki.org/wiki/HyperSwitch/errors/not_found",
+        title: "Not found.",
+        method: "get",
+        detail: "The date(s) you used are valid, but we either do not have data for those date(s), or the project you asked for is not loaded yet.",
+        uri: url.pathname,
+      },
+      404,
+      { "content-type": "application/problem+json" },
+    );
   }
   const { articles } = JSON.parse(text) as { articles: { article: string; views: number }[] };
   return jsonResponse({
@@ -71,7 +75,7 @@ async function feeds(url: URL): Promise<Response | undefined> {
   if (match[1] === "unavailable") return new Response("Service Unavailable", { status: 503, headers: { "content-type": "text/plain" } });
   const template = await fixture(`feeds/${match[1]}.xml`);
   if (!template) return new Response("Not Found", { status: 404, headers: { "content-type": "text/plain" } });
-  const atom = template.includes("http://www.w3.org/2005/Atom\"") && /<feed[\s>]/.test(template);
+  const atom = template.includes('http://www.w3.org/2005/Atom"') && /<feed[\s>]/.test(template);
   return new Response(renderFeed(template, new Date()), {
     headers: { "content-type": `${atom ? "application/atom+xml" : "application/rss+xml"}; charset=utf-8`, "cache-control": "no-store" },
   });

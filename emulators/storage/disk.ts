@@ -174,7 +174,12 @@ export class StorageDisk {
    * makes it throw StorageConflict (decided atomically by a hard link), and the temp file is gone
    * either way.
    */
-  async commitObject(bucket: string, objectPath: string, tmp: string, options: { contentType: string; cacheControl: string; upsert: boolean }): Promise<ObjectRecord> {
+  async commitObject(
+    bucket: string,
+    objectPath: string,
+    tmp: string,
+    options: { contentType: string; cacheControl: string; upsert: boolean },
+  ): Promise<ObjectRecord> {
     const target = this.objectFile(bucket, objectPath);
     await mkdir(path.dirname(target), { recursive: true });
     const size = (await stat(tmp)).size;

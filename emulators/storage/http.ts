@@ -46,7 +46,9 @@ export function refuseUnlessServiceKey(req: Request, ctx: EmulatorContext): Resp
   const authorization = req.headers.get("authorization");
   const bearer = authorization?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
   if (!apikey && !bearer) return jsonResponse({ message: "No API key found in request" }, 401);
-  if (expected === undefined) return storageError(403, "AccessDenied", "Unauthorized", "the emulator was started without SUPABASE_SERVICE_ROLE_KEY: no key is accepted");
+  if (expected === undefined) {
+    return storageError(403, "AccessDenied", "Unauthorized", "the emulator was started without SUPABASE_SERVICE_ROLE_KEY: no key is accepted");
+  }
   if (apikey && !sameSecret(apikey, expected)) return jsonResponse({ message: "Invalid API key" }, 401);
   if (!bearer || !sameSecret(bearer, expected)) return storageError(403, "InvalidJWT", "Unauthorized", "invalid signature");
   return undefined;
@@ -91,7 +93,12 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, cap: number):
  * written, or "too_large" once the body passes the cap (what was written stays for the caller to
  * discard). `dropAfter` keeps that many bytes and then reports "dropped", for fault injection.
  */
-export async function streamBodyToFile(body: ReadableStream<Uint8Array> | null, file: string, cap: number, dropAfter = Infinity): Promise<number | "too_large" | "dropped"> {
+export async function streamBodyToFile(
+  body: ReadableStream<Uint8Array> | null,
+  file: string,
+  cap: number,
+  dropAfter = Infinity,
+): Promise<number | "too_large" | "dropped"> {
   const handle = await open(file, "a");
   let written = 0;
   try {

@@ -246,7 +246,9 @@ async function listObjects(req: Request, bucket: string, ctx: EmulatorContext): 
   if (typeof search !== "string") return errors.invalid("search must be a string");
   if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > 1000) return errors.invalid("limit must be an integer from 1 to 1000");
   if (!Number.isInteger(offset) || (offset as number) < 0) return errors.invalid("offset must be a non-negative integer");
-  if (typeof column !== "string" || !["name", "updated_at", "created_at", "last_accessed_at"].includes(column)) return errors.invalid("sortBy.column must be name, updated_at, created_at or last_accessed_at");
+  if (typeof column !== "string" || !["name", "updated_at", "created_at", "last_accessed_at"].includes(column)) {
+    return errors.invalid("sortBy.column must be name, updated_at, created_at or last_accessed_at");
+  }
   if (order !== "asc" && order !== "desc") return errors.invalid("sortBy.order must be asc or desc");
   const listed = await ctx.storage.disk.list(bucket, prefix, { search, sortColumn: column, order });
   return jsonResponse(listed.slice(offset as number, (offset as number) + (limit as number)));
@@ -303,9 +305,11 @@ async function sign(req: Request, rest: string, ctx: EmulatorContext): Promise<R
     const signed = [];
     for (const p of paths as string[]) {
       const exists = await ctx.storage.disk.getObject(bucket, p);
-      signed.push(exists
-        ? { error: null, path: p, signedURL: signedPath(`${bucket}/${p}`, signToken(ctx, `${bucket}/${p}`, expiresIn)) }
-        : { error: "Either the object does not exist or you do not have access to it", path: p, signedURL: null });
+      signed.push(
+        exists
+          ? { error: null, path: p, signedURL: signedPath(`${bucket}/${p}`, signToken(ctx, `${bucket}/${p}`, expiresIn)) }
+          : { error: "Either the object does not exist or you do not have access to it", path: p, signedURL: null },
+      );
     }
     return jsonResponse(signed);
   }

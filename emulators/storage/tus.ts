@@ -90,7 +90,14 @@ const received = async (ctx: EmulatorContext, upload: TusUpload) =>
 
 export async function handleTus(req: Request, url: URL, route: string, ctx: EmulatorContext): Promise<Response> {
   if (req.method === "OPTIONS") {
-    return new Response(null, { status: 204, headers: tusHeaders({ "tus-version": TUS_VERSION, "tus-extension": "creation,creation-with-upload,termination", "tus-max-size": String(ctx.storage.maxObjectBytes) }) });
+    return new Response(null, {
+      status: 204,
+      headers: tusHeaders({
+        "tus-version": TUS_VERSION,
+        "tus-extension": "creation,creation-with-upload,termination",
+        "tus-max-size": String(ctx.storage.maxObjectBytes),
+      }),
+    });
   }
   if (req.headers.get("tus-resumable") !== TUS_VERSION) {
     return new Response(null, { status: 412, headers: { "tus-version": TUS_VERSION } });
@@ -103,7 +110,10 @@ export async function handleTus(req: Request, url: URL, route: string, ctx: Emul
     const upload = await readUpload(ctx, id);
     if (!upload) return storageError(404, "NoSuchUpload", "not_found", "Upload not found");
     if (req.method === "HEAD") {
-      return new Response(null, { status: 200, headers: tusHeaders({ "upload-offset": String(await received(ctx, upload)), "upload-length": String(upload.length) }) });
+      return new Response(null, {
+        status: 200,
+        headers: tusHeaders({ "upload-offset": String(await received(ctx, upload)), "upload-length": String(upload.length) }),
+      });
     }
     if (req.method === "PATCH") return await patch(req, upload, ctx);
     if (req.method === "DELETE") {
@@ -118,7 +128,9 @@ export async function handleTus(req: Request, url: URL, route: string, ctx: Emul
 async function create(req: Request, url: URL, ctx: EmulatorContext): Promise<Response> {
   const disk = ctx.storage.disk;
   const rawLength = req.headers.get("upload-length");
-  if (rawLength === null || !/^\d+$/.test(rawLength)) return errors.invalid("Upload-Length must be given as a whole number of bytes (deferred lengths are not supported)");
+  if (rawLength === null || !/^\d+$/.test(rawLength)) {
+    return errors.invalid("Upload-Length must be given as a whole number of bytes (deferred lengths are not supported)");
+  }
   const length = Number(rawLength);
   if (length > ctx.storage.maxObjectBytes) return errors.tooLarge(ctx.storage.maxObjectBytes);
   const metadata = parseMetadata(req.headers.get("upload-metadata"));
@@ -161,7 +173,12 @@ async function patch(req: Request, upload: TusUpload, ctx: EmulatorContext, offs
   const offset = offsetOverride ?? Number(req.headers.get("upload-offset") ?? "NaN");
   const have = await received(ctx, upload);
   if (!Number.isInteger(offset) || offset !== have) {
-    return storageError(409, "InvalidRequest", "Conflict", `Upload-Offset ${req.headers.get("upload-offset")} does not match the ${have} bytes received; ask HEAD and resume from there`);
+    return storageError(
+      409,
+      "InvalidRequest",
+      "Conflict",
+      `Upload-Offset ${req.headers.get("upload-offset")} does not match the ${have} bytes received; ask HEAD and resume from there`,
+    );
   }
   if (!upload.completed && have < upload.length) {
     const fault = ctx.faults.take("storage", (kind) => kind === "drop_after_bytes");
@@ -172,7 +189,11 @@ async function patch(req: Request, upload: TusUpload, ctx: EmulatorContext, offs
   const now = await received(ctx, upload);
   if (now === upload.length && !upload.completed) {
     try {
-      await disk.commitObject(upload.bucket, upload.object, disk.tusFile(upload.id, "bin"), { contentType: upload.content_type, cacheControl: upload.cache_control, upsert: upload.upsert });
+      await disk.commitObject(upload.bucket, upload.object, disk.tusFile(upload.id, "bin"), {
+        contentType: upload.content_type,
+        cacheControl: upload.cache_control,
+        upsert: upload.upsert,
+      });
     } catch (error) {
       if (error instanceof StorageConflict) {
         await rm(disk.tusFile(upload.id, "json"), { force: true });

@@ -53,7 +53,9 @@ export async function handleTelegramAdmin(req: Request, url: URL, ctx: EmulatorC
     for (const [key, min, max] of [["per_chat_interval_ms", 0, 60_000], ["group_per_minute", 1, 1000]] as const) {
       const value = body[key];
       if (value === undefined) continue;
-      if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) return jsonResponse({ error: `${key} must be a whole number ${min}..${max}` }, 400);
+      if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+        return jsonResponse({ error: `${key} must be a whole number ${min}..${max}` }, 400);
+      }
       state.settings[key] = value;
     }
     return jsonResponse(state.settings);

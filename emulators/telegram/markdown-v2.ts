@@ -10,14 +10,22 @@ export type ParseResult = { ok: true; text: string } | { ok: false; error: strin
 const RESERVED = new Set("_*[]()~`>#+-=|{}.!");
 
 const ENTITY_NAMES: Record<string, string> = {
-  "*": "Bold", "_": "Italic", "__": "Underline", "~": "Strikethrough", "||": "Spoiler", "[": "TextUrl",
+  "*": "Bold",
+  "_": "Italic",
+  "__": "Underline",
+  "~": "Strikethrough",
+  "||": "Spoiler",
+  "[": "TextUrl",
 };
 
 function byteOffset(text: string, index: number): number {
   return new TextEncoder().encode(text.slice(0, index)).length;
 }
 
-const reserved = (ch: string) => ({ ok: false as const, error: `Bad Request: can't parse entities: Character '${ch}' is reserved and must be escaped with the preceding '\\'` });
+const reserved = (ch: string) => ({
+  ok: false as const,
+  error: `Bad Request: can't parse entities: Character '${ch}' is reserved and must be escaped with the preceding '\\'`,
+});
 
 /** Parses MarkdownV2 `source`; the plain text, or Telegram's error. */
 export function parseMarkdownV2(source: string): ParseResult {
@@ -44,7 +52,12 @@ export function parseMarkdownV2(source: string): ParseResult {
         if (eol !== -1 && (close === -1 || eol < close) && /^[A-Za-z0-9_+-]*$/.test(source.slice(j, eol))) j = eol + 1;
       }
       for (;;) {
-        if (j >= source.length) return { ok: false, error: `Bad Request: can't parse entities: Can't find end of ${fence === "`" ? "Code" : "Pre"} entity at byte offset ${byteOffset(source, i)}` };
+        if (j >= source.length) {
+          return {
+            ok: false,
+            error: `Bad Request: can't parse entities: Can't find end of ${fence === "`" ? "Code" : "Pre"} entity at byte offset ${byteOffset(source, i)}`,
+          };
+        }
         if (source[j] === "\\" && (source[j + 1] === "`" || source[j + 1] === "\\")) {
           code += source[j + 1];
           j += 2;
@@ -61,7 +74,9 @@ export function parseMarkdownV2(source: string): ParseResult {
     if (ch === "]" && open.at(-1)?.marker === "[") {
       if (source[i + 1] !== "(") return reserved("]");
       const close = findUrlEnd(source, i + 2);
-      if (close === -1) return { ok: false, error: `Bad Request: can't parse entities: Can't find end of URL for TextUrl entity at byte offset ${byteOffset(source, i)}` };
+      if (close === -1) {
+        return { ok: false, error: `Bad Request: can't parse entities: Can't find end of URL for TextUrl entity at byte offset ${byteOffset(source, i)}` };
+      }
       open.pop();
       i = close + 1;
       continue;
@@ -75,7 +90,12 @@ export function parseMarkdownV2(source: string): ParseResult {
       if (open.at(-1)?.marker === marker && marker !== "[") {
         open.pop();
       } else if (open.some((e) => e.marker === marker)) {
-        return { ok: false, error: `Bad Request: can't parse entities: Can't find end of ${ENTITY_NAMES[open.at(-1)!.marker]} entity at byte offset ${byteOffset(source, open.at(-1)!.at)}` };
+        return {
+          ok: false,
+          error: `Bad Request: can't parse entities: Can't find end of ${ENTITY_NAMES[open.at(-1)!.marker]} entity at byte offset ${
+            byteOffset(source, open.at(-1)!.at)
+          }`,
+        };
       } else {
         open.push({ marker, at: i });
       }
@@ -88,7 +108,10 @@ export function parseMarkdownV2(source: string): ParseResult {
   }
   const unclosed = open.at(-1);
   if (unclosed) {
-    return { ok: false, error: `Bad Request: can't parse entities: Can't find end of ${ENTITY_NAMES[unclosed.marker]} entity at byte offset ${byteOffset(source, unclosed.at)}` };
+    return {
+      ok: false,
+      error: `Bad Request: can't parse entities: Can't find end of ${ENTITY_NAMES[unclosed.marker]} entity at byte offset ${byteOffset(source, unclosed.at)}`,
+    };
   }
   return { ok: true, text: out };
 }

@@ -94,7 +94,18 @@ export async function handleTelegram(req: Request, url: URL, ctx: EmulatorContex
   if (params instanceof Response) return params;
   const botId = Number(TOKEN.exec(token)![1]);
   if (method === "getMe") {
-    return jsonResponse({ ok: true, result: { id: botId, is_bot: true, first_name: "MD-AME emulated bot", username: "mdame_emulated_bot", can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false } });
+    return jsonResponse({
+      ok: true,
+      result: {
+        id: botId,
+        is_bot: true,
+        first_name: "MD-AME emulated bot",
+        username: "mdame_emulated_bot",
+        can_join_groups: true,
+        can_read_all_group_messages: false,
+        supports_inline_queries: false,
+      },
+    });
   }
   if (method !== "sendMessage" && method !== "sendPhoto") return failure(404, "Not Found");
 
@@ -131,12 +142,20 @@ export async function handleTelegram(req: Request, url: URL, ctx: EmulatorContex
   ctx.log({ ts: new Date().toISOString(), service: "telegram", event: method, chat_id: chat, message_id: stored.message_id, chars: plain.length });
   const chatObject = { id: /^-?\d+$/.test(chat) ? Number(chat) : -1000000000000 - state.chats.size, type: chatType(chat) };
   const result: Record<string, unknown> = {
-    message_id: stored.message_id, date, chat: chatObject,
+    message_id: stored.message_id,
+    date,
+    chat: chatObject,
     from: { id: botId, is_bot: true, first_name: "MD-AME emulated bot", username: "mdame_emulated_bot" },
   };
   if (method === "sendMessage") result.text = plain;
   else {
-    result.photo = [{ file_id: `photo-${stored.photo!.sha256.slice(0, 16)}`, file_unique_id: stored.photo!.sha256.slice(0, 12), width: 1, height: 1, file_size: stored.photo!.size_bytes }];
+    result.photo = [{
+      file_id: `photo-${stored.photo!.sha256.slice(0, 16)}`,
+      file_unique_id: stored.photo!.sha256.slice(0, 12),
+      width: 1,
+      height: 1,
+      file_size: stored.photo!.size_bytes,
+    }];
     if (plain !== "") result.caption = plain;
   }
   return jsonResponse({ ok: true, result });

@@ -52,11 +52,22 @@ function listedPost(publish: Publish, now: number, store: TikTokStore) {
 
 async function listPublishes(store: TikTokStore, now: number) {
   const delay = store.settings().processing_delay_ms;
-  return await Promise.all(store.publishes().map(async (p) => ({
-    publish_id: p.publish_id, user: p.user, client_key: p.client_key, status: statusAt(p, now, delay), fail_reason: p.fail_reason,
-    privacy_level: p.post_info.privacy_level, video_size: p.video_size, chunk_size: p.chunk_size, total_chunk_count: p.total_chunk_count,
-    chunks_received: p.chunks_received, uploaded_bytes: await store.receivedBytes(p.publish_id), created_at: new Date(p.created_at).toISOString(),
-  })));
+  return await Promise.all(
+    store.publishes().map(async (p) => ({
+      publish_id: p.publish_id,
+      user: p.user,
+      client_key: p.client_key,
+      status: statusAt(p, now, delay),
+      fail_reason: p.fail_reason,
+      privacy_level: p.post_info.privacy_level,
+      video_size: p.video_size,
+      chunk_size: p.chunk_size,
+      total_chunk_count: p.total_chunk_count,
+      chunks_received: p.chunks_received,
+      uploaded_bytes: await store.receivedBytes(p.publish_id),
+      created_at: new Date(p.created_at).toISOString(),
+    })),
+  );
 }
 
 const revokedEntry = (g: Grant) => ({ client_key: g.client_key, user: g.user, open_id: g.open_id, refresh_token: g.refresh_token });

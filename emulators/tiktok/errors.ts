@@ -22,14 +22,12 @@ export function apiError(status: number, code: string, message: string): Respons
   return jsonResponse({ data: {}, error: { code, message, log_id: logId() } }, status);
 }
 
-export const accessTokenInvalid = () =>
-  apiError(401, "access_token_invalid", "The access token is invalid or not found in the request.");
+export const accessTokenInvalid = () => apiError(401, "access_token_invalid", "The access token is invalid or not found in the request.");
 
 export const scopeNotAuthorized = (scope: string) =>
   apiError(401, "scope_not_authorized", `The user did not authorize the scope required for completing this request: ${scope}.`);
 
-export const rateLimitExceeded = () =>
-  apiError(429, "rate_limit_exceeded", "The API rate limit was exceeded. Please try again later.");
+export const rateLimitExceeded = () => apiError(429, "rate_limit_exceeded", "The API rate limit was exceeded. Please try again later.");
 
 export const invalidParams = (message: string) => apiError(400, "invalid_params", message);
 

@@ -54,7 +54,8 @@ const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
 /** TikTok's refusal page for an authorization request it cannot serve (it never redirects to an unchecked URI). */
 function consentErrorPage(param: string, detail: string): Response {
-  const body = `<!doctype html><title>TikTok</title><h1>Something went wrong</h1><p>We couldn't log in with TikTok. This may be due to specific app settings.</p><p>If you're a developer, correct the following and try again:</p><p><b>${param}</b></p><p>${detail}</p>`;
+  const body =
+    `<!doctype html><title>TikTok</title><h1>Something went wrong</h1><p>We couldn't log in with TikTok. This may be due to specific app settings.</p><p>If you're a developer, correct the following and try again:</p><p><b>${param}</b></p><p>${detail}</p>`;
   return new Response(body, { status: 400, headers: { "content-type": "text/html; charset=utf-8" } });
 }
 
@@ -67,8 +68,8 @@ export function isDesktopRedirect(uri: string): boolean {
   } catch {
     return false;
   }
-  return (url.protocol === "http:" || url.protocol === "https:") && (url.hostname === "localhost" || url.hostname === "127.0.0.1")
-    && url.port !== "" && url.search === "" && url.hash === "" && !uri.includes("?") && !uri.includes("#");
+  return (url.protocol === "http:" || url.protocol === "https:") && (url.hostname === "localhost" || url.hostname === "127.0.0.1") &&
+    url.port !== "" && url.search === "" && url.hash === "" && !uri.includes("?") && !uri.includes("#");
 }
 
 function userFromHint(hint: string | null): string {
@@ -83,17 +84,30 @@ async function authorize(url: URL, ctx: EmulatorContext): Promise<Response> {
   if (q.get("response_type") !== "code") return consentErrorPage("response_type", "response_type must be code.");
   const scopes = (q.get("scope") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
   const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
-  if (scopes.length === 0 || unknown.length > 0) return consentErrorPage("scope", `scope must be a comma-separated list of ${SCOPES.join(", ")}${unknown.length ? `; unknown: ${unknown.join(", ")}` : ""}.`);
+  if (scopes.length === 0 || unknown.length > 0) {
+    return consentErrorPage(
+      "scope",
+      `scope must be a comma-separated list of ${SCOPES.join(", ")}${unknown.length ? `; unknown: ${unknown.join(", ")}` : ""}.`,
+    );
+  }
   const redirectUri = q.get("redirect_uri") ?? "";
   if (!isDesktopRedirect(redirectUri)) {
-    return consentErrorPage("redirect_uri", "A desktop redirect URI is an absolute http(s) URI on localhost or 127.0.0.1 with a port, with no parameters or fragment.");
+    return consentErrorPage(
+      "redirect_uri",
+      "A desktop redirect URI is an absolute http(s) URI on localhost or 127.0.0.1 with a port, with no parameters or fragment.",
+    );
   }
   if (q.get("code_challenge_method") !== "S256") return consentErrorPage("code_challenge_method", "code_challenge_method must be S256.");
   const challenge = q.get("code_challenge") ?? "";
-  if (!HEX_CHALLENGE.test(challenge)) return consentErrorPage("code_challenge", "code_challenge must be the SHA-256 of the code verifier in hex (64 lowercase hex digits).");
+  if (!HEX_CHALLENGE.test(challenge)) {
+    return consentErrorPage("code_challenge", "code_challenge must be the SHA-256 of the code verifier in hex (64 lowercase hex digits).");
+  }
   const store = await tiktokFor(ctx);
   const scope = [...new Set(scopes)].join(",");
-  const code = store.issueCode({ client_key: clientKey, redirect_uri: redirectUri, code_challenge: challenge, scope, user: userFromHint(q.get("login_hint")) }, ctx.clock.now());
+  const code = store.issueCode(
+    { client_key: clientKey, redirect_uri: redirectUri, code_challenge: challenge, scope, user: userFromHint(q.get("login_hint")) },
+    ctx.clock.now(),
+  );
   const target = new URL(redirectUri);
   target.searchParams.set("code", code);
   target.searchParams.set("scopes", scope);
@@ -142,7 +156,9 @@ async function token(req: Request, ctx: EmulatorContext): Promise<Response> {
     const pending = store.takeCode(form.code!, now);
     if (!pending) return oauthError(400, "invalid_grant", "Authorization code is expired, already used or invalid.");
     if (pending.client_key !== form.client_key) return oauthError(400, "invalid_grant", "Authorization code was issued to another client.");
-    if (pending.redirect_uri !== form.redirect_uri) return oauthError(400, "invalid_grant", "redirect_uri does not match the one of the authorization request.");
+    if (pending.redirect_uri !== form.redirect_uri) {
+      return oauthError(400, "invalid_grant", "redirect_uri does not match the one of the authorization request.");
+    }
     const verifier = form.code_verifier!;
     if (!VERIFIER.test(verifier) || createHash("sha256").update(verifier).digest("hex") !== pending.code_challenge) {
       return oauthError(400, "invalid_request", "Code verifier or code challenge is invalid.");
@@ -153,7 +169,10 @@ async function token(req: Request, ctx: EmulatorContext): Promise<Response> {
   if (form.grant_type === "refresh_token") {
     if (!form.refresh_token) return oauthError(400, "invalid_request", "Missing required parameter: refresh_token.");
     const grant = store.grantFor(form.refresh_token);
-    if (ctx.faults.take("tiktok", (kind) => kind === "invalid_grant") || !grant || grant.revoked || grant.client_key !== form.client_key || grant.refresh_expires_at <= now) {
+    if (
+      ctx.faults.take("tiktok", (kind) => kind === "invalid_grant") || !grant || grant.revoked || grant.client_key !== form.client_key ||
+      grant.refresh_expires_at <= now
+    ) {
       return oauthError(400, "invalid_grant", "Refresh token is invalid or expired.");
     }
     return tokenAnswer(grant, await store.refresh(grant, now), now);
@@ -169,7 +188,9 @@ async function revoke(req: Request, ctx: EmulatorContext): Promise<Response> {
   const store = await tiktokFor(ctx);
   const now = ctx.clock.now();
   const grant = store.verify(form.token, now)?.grant ?? store.grantFor(form.token);
-  if (!grant || grant.revoked || grant.client_key !== form.client_key) return oauthError(400, "invalid_request", "The token is invalid, expired or already revoked.");
+  if (!grant || grant.revoked || grant.client_key !== form.client_key) {
+    return oauthError(400, "invalid_request", "The token is invalid, expired or already revoked.");
+  }
   await store.revoke(grant);
   return jsonResponse({});
 }

@@ -116,8 +116,15 @@ function readPostInfo(input: unknown): PostInfo | string {
   const title = p.title ?? "";
   if (typeof title !== "string" || [...title].length > MAX_TITLE) return `post_info.title must be a string of at most ${MAX_TITLE} characters`;
   const info: PostInfo = {
-    title, privacy_level: p.privacy_level, disable_duet: false, disable_comment: false, disable_stitch: false,
-    video_cover_timestamp_ms: 0, brand_content_toggle: false, brand_organic_toggle: false, is_aigc: false,
+    title,
+    privacy_level: p.privacy_level,
+    disable_duet: false,
+    disable_comment: false,
+    disable_stitch: false,
+    video_cover_timestamp_ms: 0,
+    brand_content_toggle: false,
+    brand_organic_toggle: false,
+    is_aigc: false,
   };
   for (const key of ["disable_duet", "disable_comment", "disable_stitch", "brand_content_toggle", "brand_organic_toggle", "is_aigc"] as const) {
     if (p[key] === undefined) continue;
@@ -159,8 +166,14 @@ async function videoInit(req: Request, url: URL, ctx: EmulatorContext): Promise<
   if (store.postsInWindow(grant.client_key, grant.user, now) >= store.settings().posts_per_24h) return spamRisk();
   const publish: Publish = {
     publish_id: `v_pub_file~v2-1.${randomBytes(12).toString("hex")}`,
-    client_key: grant.client_key, user: grant.user, open_id: grant.open_id, access_token: token.access_token,
-    post_info: postInfo, ...layout, chunks_received: 0, created_at: now,
+    client_key: grant.client_key,
+    user: grant.user,
+    open_id: grant.open_id,
+    access_token: token.access_token,
+    post_info: postInfo,
+    ...layout,
+    chunks_received: 0,
+    created_at: now,
   };
   await store.createPublish(publish);
   const uploadUrl = `${url.origin}${UPLOAD_PATH}?upload_id=${encodeURIComponent(publish.publish_id)}&upload_token=${randomBytes(8).toString("hex")}`;
@@ -191,7 +204,9 @@ async function statusFetch(req: Request, ctx: EmulatorContext): Promise<Response
   if (body instanceof Response) return body;
   if (typeof body.publish_id !== "string" || body.publish_id === "") return invalidParams("publish_id is required");
   const publish = store.getPublish(body.publish_id);
-  if (!publish || publish.client_key !== grant.client_key || publish.user !== grant.user) return invalidParams(`publish_id ${body.publish_id} was not found for this user`);
+  if (!publish || publish.client_key !== grant.client_key || publish.user !== grant.user) {
+    return invalidParams(`publish_id ${body.publish_id} was not found for this user`);
+  }
   const status = statusAt(publish, now, store.settings().processing_delay_ms);
   return apiOk({
     status,

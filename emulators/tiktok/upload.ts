@@ -78,16 +78,25 @@ export async function handleUpload(req: Request, url: URL, ctx: EmulatorContext)
     const range = /^bytes (\d{1,15})-(\d{1,15})\/(\d{1,15})$/.exec((req.headers.get("content-range") ?? "").trim());
     if (!range) return apiError(400, "invalid_params", "Content-Range must be bytes {FIRST_BYTE}-{LAST_BYTE}/{TOTAL_BYTE_LENGTH}.");
     const [first, last, total] = [Number(range[1]), Number(range[2]), Number(range[3])];
-    if (total !== publish.video_size) return apiError(400, "invalid_params", `Content-Range total ${total} is not the video_size declared at init (${publish.video_size}).`);
+    if (total !== publish.video_size) {
+      return apiError(400, "invalid_params", `Content-Range total ${total} is not the video_size declared at init (${publish.video_size}).`);
+    }
     if (last < first) return apiError(400, "invalid_params", `Content-Range ${first}-${last} ends before it starts.`);
     const length = req.headers.get("content-length");
     if (length === null || !/^\d{1,15}$/.test(length) || Number(length) !== last - first + 1) {
       return apiError(400, "invalid_params", `Content-Length must be the chunk's size, ${last - first + 1} bytes.`);
     }
     const next = publish.chunks_received < publish.total_chunk_count ? chunkRange(publish, publish.chunks_received) : undefined;
-    const expectedNext = next ? `the next chunk is #${publish.chunks_received + 1} of ${publish.total_chunk_count}: bytes ${next.first}-${next.last}/${publish.video_size}` : "every chunk has arrived";
+    const expectedNext = next
+      ? `the next chunk is #${publish.chunks_received + 1} of ${publish.total_chunk_count}: bytes ${next.first}-${next.last}/${publish.video_size}`
+      : "every chunk has arrived";
     const index = chunkAt(publish, first, last);
-    if (index === undefined) return rangeNotSatisfiable(publish, `bytes ${first}-${last} is not a chunk of the layout declared at init (chunk_size ${publish.chunk_size}, ${publish.total_chunk_count} chunks); ${expectedNext}.`);
+    if (index === undefined) {
+      return rangeNotSatisfiable(
+        publish,
+        `bytes ${first}-${last} is not a chunk of the layout declared at init (chunk_size ${publish.chunk_size}, ${publish.total_chunk_count} chunks); ${expectedNext}.`,
+      );
+    }
     // A chunk already stored: answered as before, not stored twice.
     if (index < publish.chunks_received) return accepted(publish);
     if (index > publish.chunks_received) return rangeNotSatisfiable(publish, `chunks must be uploaded in order; ${expectedNext}.`);

@@ -33,23 +33,25 @@ import { youtubeFor } from "../youtube/state.ts";
 import { probeMedia } from "../../shared/media/ffprobe.ts";
 import { handleAnalyticsAdmin } from "./admin.ts";
 import { retentionCurve, seededDurationS, type VideoFacts, videoTotals } from "./figures.ts";
-import { type AnalyticsState, analyticsFor, recordQuery } from "./state.ts";
+import { analyticsFor, type AnalyticsState, recordQuery } from "./state.ts";
 
 export { resetAnalytics } from "./state.ts";
 
 const REPORTS_PATH = "/v2/reports";
 const ANALYTICS_SCOPES = ["https://www.googleapis.com/auth/yt-analytics.readonly", "https://www.googleapis.com/auth/yt-analytics-monetary.readonly"];
 const TOTAL_METRICS: Record<string, "INTEGER" | "FLOAT"> = {
-  views: "INTEGER", engagedViews: "INTEGER", averageViewDuration: "INTEGER", averageViewPercentage: "FLOAT", likes: "INTEGER",
+  views: "INTEGER",
+  engagedViews: "INTEGER",
+  averageViewDuration: "INTEGER",
+  averageViewPercentage: "FLOAT",
+  likes: "INTEGER",
 };
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const VIDEO_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 const badRequest = (message: string, reason = "badRequest") => apiError(400, reason, message, {}, "global");
-const insufficientScope = () =>
-  apiError(403, "insufficientPermissions", "Request had insufficient authentication scopes.", {}, "global");
-const quotaExceeded = () =>
-  apiError(403, "quotaExceeded", "The request cannot be completed because you have exceeded your quota.", {}, "usageLimits");
+const insufficientScope = () => apiError(403, "insufficientPermissions", "Request had insufficient authentication scopes.", {}, "global");
+const quotaExceeded = () => apiError(403, "quotaExceeded", "The request cannot be completed because you have exceeded your quota.", {}, "usageLimits");
 
 function validDate(value: string | null): value is string {
   return value !== null && DATE.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) &&
@@ -105,7 +107,11 @@ function parseQuery(q: URLSearchParams, channelId: string): ParsedQuery | Respon
   const max = q.get("maxResults");
   if (max !== null && !/^[1-9]\d{0,5}$/.test(max)) return badRequest("maxResults must be a positive whole number.", "invalidValue");
   return {
-    startDate, endDate, metrics, retention, videoId: video[1]!,
+    startDate,
+    endDate,
+    metrics,
+    retention,
+    videoId: video[1]!,
     descending: sort === "-elapsedVideoTimeRatio",
     maxResults: max === null ? null : Number(max),
   };
@@ -174,9 +180,16 @@ async function queryReport(req: Request, url: URL, ctx: EmulatorContext): Promis
   }
   if (query.maxResults !== null) rows = rows.slice(0, query.maxResults);
   recordQuery(state, {
-    at: new Date(now).toISOString(), channel: token.channel, client_id: token.client_id, video_id: record.id,
-    start_date: query.startDate, end_date: query.endDate, metrics: query.metrics.join(","),
-    dimensions: query.retention ? "elapsedVideoTimeRatio" : null, status: 200, rows: rows.length,
+    at: new Date(now).toISOString(),
+    channel: token.channel,
+    client_id: token.client_id,
+    video_id: record.id,
+    start_date: query.startDate,
+    end_date: query.endDate,
+    metrics: query.metrics.join(","),
+    dimensions: query.retention ? "elapsedVideoTimeRatio" : null,
+    status: 200,
+    rows: rows.length,
   });
   return jsonResponse({ kind: "youtubeAnalytics#resultTable", columnHeaders, ...(rows.length > 0 ? { rows } : {}) });
 }

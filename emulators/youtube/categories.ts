@@ -76,7 +76,10 @@ export async function listVideoCategories(req: Request, url: URL, ctx: EmulatorC
     return apiError(400, "missingRequiredParameter", "No filter selected. Expected one of: id, regionCode", {}, "youtube.parameter");
   }
   if (region !== null && !/^[A-Za-z]{2}$/.test(region)) {
-    return apiError(400, "invalidRegionCode", "The regionCode parameter specifies an invalid region code.", { location: "regionCode", locationType: "parameter" }, "youtube.parameter");
+    return apiError(400, "invalidRegionCode", "The regionCode parameter specifies an invalid region code.", {
+      location: "regionCode",
+      locationType: "parameter",
+    }, "youtube.parameter");
   }
   // `id=a,b` and `id=a&id=b` (googleapis sends an array that way) are the same list.
   const wanted = q.has("id") ? new Set(q.getAll("id").flatMap((id) => id.split(",")).map((id) => id.trim()).filter(Boolean)) : undefined;

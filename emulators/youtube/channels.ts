@@ -18,7 +18,9 @@ export async function listChannels(req: Request, url: URL, ctx: EmulatorContext)
   const token = await chargeApiCall(req, ctx, "channels.list");
   if (token instanceof Response) return token;
   const parts = url.searchParams.getAll("part").flatMap((p) => p.split(",")).map((p) => p.trim()).filter(Boolean);
-  if (parts.length === 0) return googleError(400, "INVALID_ARGUMENT", "No filter selected. Expected one of: mine, id, forHandle, forUsername, managedByMe, categoryId");
+  if (parts.length === 0) {
+    return googleError(400, "INVALID_ARGUMENT", "No filter selected. Expected one of: mine, id, forHandle, forUsername, managedByMe, categoryId");
+  }
   const unknown = parts.find((p) => !PARTS.has(p));
   if (unknown) return googleError(400, "INVALID_ARGUMENT", `'${unknown}'`, { errors: [{ reason: "unknownPart", domain: "youtube.part" }] });
   if (url.searchParams.get("mine") !== "true") {

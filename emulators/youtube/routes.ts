@@ -58,7 +58,9 @@ async function readMetadata(req: Request): Promise<unknown | Response> {
   try {
     text = await readBoundedText(req, MAX_METADATA_BYTES);
   } catch (error) {
-    if (isBodyTooLargeError(error)) return apiError(413, "uploadMetadataTooLarge", `The video metadata is larger than ${MAX_METADATA_BYTES} bytes.`, {}, "global");
+    if (isBodyTooLargeError(error)) {
+      return apiError(413, "uploadMetadataTooLarge", `The video metadata is larger than ${MAX_METADATA_BYTES} bytes.`, {}, "global");
+    }
     return apiError(400, "parseError", "The video metadata could not be read as UTF-8 text.", {}, "global");
   }
   if (text.trim() === "") return {};
@@ -98,7 +100,9 @@ async function startSession(req: Request, url: URL, ctx: EmulatorContext): Promi
   if (body instanceof Response) return body;
   const metadata = validateMetadata(body, now);
   if (metadata instanceof Response) return metadata;
-  if (ctx.faults.take("youtube", (kind) => kind === "upload_limit_exceeded") || rules.uploadsInWindow(token.channel, now).total >= rules.channelCap(token.channel)) {
+  if (
+    ctx.faults.take("youtube", (kind) => kind === "upload_limit_exceeded") || rules.uploadsInWindow(token.channel, now).total >= rules.channelCap(token.channel)
+  ) {
     return uploadLimitExceeded();
   }
 
@@ -137,7 +141,10 @@ async function putSession(req: Request, url: URL, ctx: EmulatorContext): Promise
     const statusQuery = range !== null && /^bytes \*\/(\d+|\*)$/.test(range.trim());
     await slowDown(ctx.faults, "youtube");
     // Quota, the cap and `unauthorized` apply when an upload starts (videos.insert); a session's PUTs never meet them.
-    const fault = ctx.faults.take("youtube", (kind) => kind !== "quota_exceeded" && kind !== "upload_limit_exceeded" && kind !== "unauthorized" && (kind !== "drop_after_bytes" || !statusQuery));
+    const fault = ctx.faults.take(
+      "youtube",
+      (kind) => kind !== "quota_exceeded" && kind !== "upload_limit_exceeded" && kind !== "unauthorized" && (kind !== "drop_after_bytes" || !statusQuery),
+    );
     if (fault?.kind === "session_expired") {
       await store.deleteSession(uploadId);
       return notFound();
@@ -181,8 +188,11 @@ async function putSession(req: Request, url: URL, ctx: EmulatorContext): Promise
 
     if (!statusQuery && expected !== undefined && expected > 0) {
       if (start !== received) {
-        return apiError(400, "invalidContentRange",
-          `Content-Range starts at byte ${start} but the server has ${received} bytes; query the upload status and resume from byte ${received}.`);
+        return apiError(
+          400,
+          "invalidContentRange",
+          `Content-Range starts at byte ${start} but the server has ${received} bytes; query the upload status and resume from byte ${received}.`,
+        );
       }
       const length = req.headers.get("content-length");
       if (length !== null && Number(length) !== expected) {
@@ -227,7 +237,11 @@ async function putSession(req: Request, url: URL, ctx: EmulatorContext): Promise
     if (total !== null && now >= total) {
       const stored = await store.getSession(uploadId) ?? session;
       const at = ctx.clock.now();
-      const { record, created } = await store.finalize({ ...stored, total }, new Date(at).toISOString(), (id, publishedAt) => videoResource(stored, id, publishedAt));
+      const { record, created } = await store.finalize(
+        { ...stored, total },
+        new Date(at).toISOString(),
+        (id, publishedAt) => videoResource(stored, id, publishedAt),
+      );
       if (created) await rules.recordUpload(record.channel, at);
       return jsonResponse(resourceAt(record, at), statusQuery ? 200 : 201);
     }

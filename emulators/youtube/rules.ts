@@ -186,7 +186,14 @@ export class YouTubeRules {
       }),
       channels: [...this.#channels.keys()].sort().map((name) => {
         const counts = this.uploadsInWindow(name, now);
-        return { channel: name, channel_id: channelId(name), uploads_24h: counts.total, uploaded_here_24h: counts.here, outside_24h: counts.outside, limit: this.channelCap(name) };
+        return {
+          channel: name,
+          channel_id: channelId(name),
+          uploads_24h: counts.total,
+          uploaded_here_24h: counts.here,
+          outside_24h: counts.outside,
+          limit: this.channelCap(name),
+        };
       }),
     };
   }

@@ -13,7 +13,7 @@
  */
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile, type FileHandle } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 export interface UploadSession {
@@ -140,7 +140,11 @@ export class YouTubeStore {
    * Turns a fully received session into a stored video, uploaded at `uploadedAt`; safe to call
    * again after a crash (`created` is false then).
    */
-  async finalize(session: UploadSession, uploadedAt: string, resource: (videoId: string, publishedAt: string) => Record<string, unknown>): Promise<{ record: VideoRecord; created: boolean }> {
+  async finalize(
+    session: UploadSession,
+    uploadedAt: string,
+    resource: (videoId: string, publishedAt: string) => Record<string, unknown>,
+  ): Promise<{ record: VideoRecord; created: boolean }> {
     const videoId = videoIdFor(session.upload_id);
     const recordFile = this.#video(videoId, "json");
     const existing = await readFile(recordFile, "utf8").catch(() => undefined);

@@ -17,13 +17,35 @@ import { resourceAt } from "./metadata.ts";
 import { chargeApiCall, youtubeFor } from "./state.ts";
 
 export const VIDEOS_PATH = "/youtube/v3/videos";
-const PARTS = new Set(["id", "snippet", "status", "contentDetails", "fileDetails", "liveStreamingDetails", "localizations", "paidProductPlacementDetails",
-  "player", "processingDetails", "recordingDetails", "statistics", "suggestions", "topicDetails"]);
+const PARTS = new Set([
+  "id",
+  "snippet",
+  "status",
+  "contentDetails",
+  "fileDetails",
+  "liveStreamingDetails",
+  "localizations",
+  "paidProductPlacementDetails",
+  "player",
+  "processingDetails",
+  "recordingDetails",
+  "statistics",
+  "suggestions",
+  "topicDetails",
+]);
 const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
 const MAX_IDS = 50;
 
 export async function listVideos(req: Request, url: URL, ctx: EmulatorContext): Promise<Response> {
-  if (req.method !== "GET") return apiError(405, "methodNotAllowed", `${req.method} is not allowed on ${VIDEOS_PATH}: videos.list (GET) and videos.update (PUT) are emulated.`, {}, "global");
+  if (req.method !== "GET") {
+    return apiError(
+      405,
+      "methodNotAllowed",
+      `${req.method} is not allowed on ${VIDEOS_PATH}: videos.list (GET) and videos.update (PUT) are emulated.`,
+      {},
+      "global",
+    );
+  }
   const token = await chargeApiCall(req, ctx, "videos.list");
   if (token instanceof Response) return token;
   const parts = url.searchParams.getAll("part").flatMap((p) => p.split(",")).map((p) => p.trim()).filter(Boolean);
@@ -31,11 +53,19 @@ export async function listVideos(req: Request, url: URL, ctx: EmulatorContext): 
   const unknown = parts.find((p) => !PARTS.has(p));
   if (unknown) return apiError(400, "unknownPart", `'${unknown}'`, { location: "part", locationType: "parameter" }, "youtube.part");
   if (!url.searchParams.has("id")) {
-    return apiError(400, "missingRequiredParameter", "No filter selected. Expected one of: id (the emulator serves videos.list by id only)", {}, "youtube.parameter");
+    return apiError(
+      400,
+      "missingRequiredParameter",
+      "No filter selected. Expected one of: id (the emulator serves videos.list by id only)",
+      {},
+      "youtube.parameter",
+    );
   }
   // `id=a,b` and `id=a&id=b` (googleapis sends an array that way) are the same list.
   const ids = [...new Set(url.searchParams.getAll("id").flatMap((id) => id.split(",")).map((id) => id.trim()).filter(Boolean))];
-  if (ids.length > MAX_IDS) return apiError(400, "invalidValue", `At most ${MAX_IDS} video ids may be given.`, { location: "id", locationType: "parameter" }, "youtube.parameter");
+  if (ids.length > MAX_IDS) {
+    return apiError(400, "invalidValue", `At most ${MAX_IDS} video ids may be given.`, { location: "id", locationType: "parameter" }, "youtube.parameter");
+  }
 
   const { store } = await youtubeFor(ctx);
   const now = ctx.clock.now();

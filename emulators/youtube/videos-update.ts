@@ -30,9 +30,25 @@ export async function updateVideo(req: Request, url: URL, ctx: EmulatorContext):
   const parts = url.searchParams.getAll("part").flatMap((p) => p.split(",")).map((p) => p.trim()).filter(Boolean);
   if (parts.length === 0) return apiError(400, "required", "Required parameter: part", { location: "part", locationType: "parameter" }, "global");
   const unknown = parts.find((p) => !UPDATABLE.has(p));
-  if (unknown) return apiError(400, "unexpectedPart", `The part '${unknown}' cannot be updated through the emulator's ${VIDEOS_PATH} (snippet and status can).`, {}, "youtube.part");
+  if (unknown) {
+    return apiError(
+      400,
+      "unexpectedPart",
+      `The part '${unknown}' cannot be updated through the emulator's ${VIDEOS_PATH} (snippet and status can).`,
+      {},
+      "youtube.part",
+    );
+  }
   const body = await readAdminJson(req, MAX_BODY_BYTES);
-  if (body instanceof Response) return apiError(body.status, body.status === 413 ? "uploadMetadataTooLarge" : "parseError", "The request body is not a JSON object of at most 64 KiB.", {}, "global");
+  if (body instanceof Response) {
+    return apiError(
+      body.status,
+      body.status === 413 ? "uploadMetadataTooLarge" : "parseError",
+      "The request body is not a JSON object of at most 64 KiB.",
+      {},
+      "global",
+    );
+  }
   if (typeof body.id !== "string" || !VIDEO_ID.test(body.id)) return apiError(400, "invalidVideoMetadata", "The request body must carry the video's id.");
 
   const { store } = await youtubeFor(ctx);
@@ -52,13 +68,21 @@ export async function updateVideo(req: Request, url: URL, ctx: EmulatorContext):
   if (!parts.includes("status")) metadata.status = asked;
 
   const session: UploadSession = {
-    upload_id: record.id, created_at: record.uploaded_at, channel: record.channel, channel_id: channelIdFor(record.channel),
-    parts: Object.keys(record.resource).filter((key) => UPDATABLE.has(key)).concat(parts), content_type: "video/mp4", total: record.size_bytes,
-    locked_private: record.locked_private, ...metadata,
+    upload_id: record.id,
+    created_at: record.uploaded_at,
+    channel: record.channel,
+    channel_id: channelIdFor(record.channel),
+    parts: Object.keys(record.resource).filter((key) => UPDATABLE.has(key)).concat(parts),
+    content_type: "video/mp4",
+    total: record.size_bytes,
+    locked_private: record.locked_private,
+    ...metadata,
   };
   const publishedAt = typeof current.snippet?.publishedAt === "string" ? current.snippet.publishedAt : record.uploaded_at;
   const updated: VideoRecord = {
-    ...record, title: String(metadata.snippet.title), requested_status: metadata.status,
+    ...record,
+    title: String(metadata.snippet.title),
+    requested_status: metadata.status,
     resource: { ...videoResource(session, record.id, publishedAt), etag: record.resource.etag },
   };
   await store.saveVideo(updated);

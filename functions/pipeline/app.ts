@@ -53,7 +53,10 @@ export function createPipelineApp(deps: PipelineDeps) {
     const row = body.idempotency_key === undefined
       ? await triggerRun(deps.sql, run)
       : await startRun(deps.sql, { ...run, idempotencyKey: body.idempotency_key });
-    deps.logger.info({ execution_id: row.run_id, created: row.created, dimension_id: body.dimension, status: row.created ? "started" : "skipped" }, "run triggered");
+    deps.logger.info(
+      { execution_id: row.run_id, created: row.created, dimension_id: body.dimension, status: row.created ? "started" : "skipped" },
+      "run triggered",
+    );
     const statusUrl = `${deps.env.FUNCTIONS_URL}/pipeline/runs/${row.run_id}`;
     c.header("Location", statusUrl);
     return c.json(answer(TriggeredRun, { run_id: row.run_id, status: row.status, created: row.created, status_url: statusUrl }, "POST /runs"), 202);
@@ -94,7 +97,10 @@ export function createPipelineApp(deps: PipelineDeps) {
     // ignores this answer on Supabase, so no caller may be relied on to tick again because of it.
     if (drained.more) {
       const requestId = await wakeNextTick(deps.sql);
-      deps.logger.info({ request_id: requestId, processed: drained.processed, status: "retrying" }, "tick out of time with stage tasks visible: next tick woken");
+      deps.logger.info(
+        { request_id: requestId, processed: drained.processed, status: "retrying" },
+        "tick out of time with stage tasks visible: next tick woken",
+      );
     }
     return c.json(answer(TickAnswer, { tick: result, ...drained }, "POST /tick"));
   });

@@ -1,5 +1,5 @@
 import { loadEnv, STORAGE_ENV_KEYS } from "../../shared/config/env.ts";
-import { credentialKeyRing, type CredentialKeyRing } from "../../shared/crypto/credential-keys.ts";
+import { type CredentialKeyRing, credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
 import { createSql, type Sql } from "../../shared/db/client.ts";
 import { createLogger, type Logger } from "../../shared/logging/logger.ts";
 import { createGeminiJsonModel } from "../../shared/providers/llm/gemini.ts";
@@ -18,13 +18,45 @@ import { youtubeClientFor } from "../../shared/providers/youtube/account-client.
 import type { Defences } from "./safety/defences.ts";
 
 export const PIPELINE_ENV_KEYS = [
-  "ENV", "DB_URL", "FUNCTIONS_URL", "SERVICE_ROLE_KEY", "CREDENTIALS_KEY", "CREDENTIALS_KEYS_PREVIOUS", ...STORAGE_ENV_KEYS,
-  "GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL", "GEMINI_TTS_MODEL",
-  "OPENAI_COMPAT_BASE_URL", "OPENAI_COMPAT_API_KEY", "OPENAI_COMPAT_MODEL", "OPENAI_COMPAT_RESPONSE_FORMAT", "EDGE_TTS_WSS_URL", "YOUTUBE_UPLOAD_BASE_URL", "YOUTUBE_ANALYTICS_BASE_URL",
-  "GOOGLE_OAUTH_TOKEN_URL", "GOOGLE_OAUTH_CLIENT_ID", "GOOGLE_OAUTH_CLIENT_SECRET", "TIKTOK_CLIENT_KEY", "TIKTOK_CLIENT_SECRET", "TIKTOK_API_BASE_URL", "TRENDS_BASE_URL",
-  "HACKER_NEWS_BASE_URL", "WIKIMEDIA_BASE_URL", "REDDIT_AUTH_BASE_URL", "REDDIT_API_BASE_URL", "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET",
-  "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_BASE_URL", "TELEGRAM_CHAT_ID",
-  "EDGE_CPU_LIMIT_MS", "EDGE_MEMORY_LIMIT_MB", "EDGE_WALL_LIMIT_S", "STAGE_CONCURRENCY", "TICK_CPU_SHARE",
+  "ENV",
+  "DB_URL",
+  "FUNCTIONS_URL",
+  "SERVICE_ROLE_KEY",
+  "CREDENTIALS_KEY",
+  "CREDENTIALS_KEYS_PREVIOUS",
+  ...STORAGE_ENV_KEYS,
+  "GEMINI_API_KEY",
+  "GEMINI_BASE_URL",
+  "GEMINI_MODEL",
+  "GEMINI_TTS_MODEL",
+  "OPENAI_COMPAT_BASE_URL",
+  "OPENAI_COMPAT_API_KEY",
+  "OPENAI_COMPAT_MODEL",
+  "OPENAI_COMPAT_RESPONSE_FORMAT",
+  "EDGE_TTS_WSS_URL",
+  "YOUTUBE_UPLOAD_BASE_URL",
+  "YOUTUBE_ANALYTICS_BASE_URL",
+  "GOOGLE_OAUTH_TOKEN_URL",
+  "GOOGLE_OAUTH_CLIENT_ID",
+  "GOOGLE_OAUTH_CLIENT_SECRET",
+  "TIKTOK_CLIENT_KEY",
+  "TIKTOK_CLIENT_SECRET",
+  "TIKTOK_API_BASE_URL",
+  "TRENDS_BASE_URL",
+  "HACKER_NEWS_BASE_URL",
+  "WIKIMEDIA_BASE_URL",
+  "REDDIT_AUTH_BASE_URL",
+  "REDDIT_API_BASE_URL",
+  "REDDIT_CLIENT_ID",
+  "REDDIT_CLIENT_SECRET",
+  "TELEGRAM_BOT_TOKEN",
+  "TELEGRAM_API_BASE_URL",
+  "TELEGRAM_CHAT_ID",
+  "EDGE_CPU_LIMIT_MS",
+  "EDGE_MEMORY_LIMIT_MB",
+  "EDGE_WALL_LIMIT_S",
+  "STAGE_CONCURRENCY",
+  "TICK_CPU_SHARE",
 ] as const;
 
 export type PipelineEnv = ReturnType<typeof loadEnv<(typeof PIPELINE_ENV_KEYS)[number]>>;
@@ -77,8 +109,10 @@ export function llmProvidersFromEnv(env: PipelineEnv): LlmProviders {
   };
   if (env.OPENAI_COMPAT_BASE_URL) {
     const baseUrl = env.OPENAI_COMPAT_BASE_URL;
-    providers["openai-compat"] = memoizedProvider(env.OPENAI_COMPAT_MODEL, (model) =>
-      createOpenAiCompatibleModel({ baseUrl, apiKey: env.OPENAI_COMPAT_API_KEY, model, responseFormat: env.OPENAI_COMPAT_RESPONSE_FORMAT }));
+    providers["openai-compat"] = memoizedProvider(
+      env.OPENAI_COMPAT_MODEL,
+      (model) => createOpenAiCompatibleModel({ baseUrl, apiKey: env.OPENAI_COMPAT_API_KEY, model, responseFormat: env.OPENAI_COMPAT_RESPONSE_FORMAT }),
+    );
   }
   return providers;
 }

@@ -61,7 +61,8 @@ export async function generateJsonCached<T>(
   if (ctx.dimensionId !== undefined) {
     // A hit is an answer that still passes the caller's schema: only that one saves the call.
     await recordCacheLookup(ctx.sql, { cache: "llm", dimensionId: ctx.dimensionId, hit: parsed?.success === true }).catch((error) =>
-      ctx.log.warn({ llm_task: ctx.task, err: error }, "llm cache lookup not recorded"));
+      ctx.log.warn({ llm_task: ctx.task, err: error }, "llm cache lookup not recorded")
+    );
   }
   if (parsed !== null) {
     if (parsed.success) {
@@ -88,7 +89,10 @@ export async function generateJsonCached<T>(
       duration_ms: event.duration_ms,
     };
     if (event.outcome === "valid") ctx.log.info({ ...fields, status: "succeeded" }, event.kind === "repair" ? "llm repair accepted" : "llm call");
-    else ctx.log.warn({ ...fields, status: event.outcome === "safety_stop" ? "refused" : "failed" }, event.outcome === "safety_stop" ? "llm safety stop" : "llm answer broke its contract");
+    else {ctx.log.warn(
+        { ...fields, status: event.outcome === "safety_stop" ? "refused" : "failed" },
+        event.outcome === "safety_stop" ? "llm safety stop" : "llm answer broke its contract",
+      );}
   };
   let value: T;
   try {

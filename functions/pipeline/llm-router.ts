@@ -53,7 +53,7 @@ export function memoizedProvider(defaultModel: string, build: (id: string) => Te
     defaultModel,
     model(id) {
       let model = models.get(id);
-      if (!model) models.set(id, (model = build(id)));
+      if (!model) models.set(id, model = build(id));
       return model;
     },
   };
@@ -67,7 +67,9 @@ export function createLlmRouter(options: { sql: Sql; providers: LlmProviders }):
     const dimension = await getDimension(sql, dimensionId);
     const routing = LlmRouting.safeParse(dimension?.llm ?? {});
     if (!routing.success) {
-      throw new NonRetriableError(`dimension ${dimensionId} has an invalid llm routing: ${routing.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+      throw new NonRetriableError(
+        `dimension ${dimensionId} has an invalid llm routing: ${routing.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+      );
     }
     return routing.data[task] ?? [DEFAULT_LLM_ROUTE];
   }
@@ -90,7 +92,10 @@ export function createLlmRouter(options: { sql: Sql; providers: LlmProviders }):
         lastError = error;
         if (index < routes.length - 1) {
           counters.fallbacks += 1;
-          request.log.warn({ llm_task: request.task, provider: model.provider, model: model.model, err: error, status: "retrying" }, "llm provider unavailable: trying the next");
+          request.log.warn(
+            { llm_task: request.task, provider: model.provider, model: model.model, err: error, status: "retrying" },
+            "llm provider unavailable: trying the next",
+          );
         }
       }
     }

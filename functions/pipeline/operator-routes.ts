@@ -1,13 +1,6 @@
 import type { Env, Hono, Schema } from "hono";
 import { z } from "zod";
-import {
-  AbortedRun,
-  AbortRunBody,
-  DeadLetterList,
-  DeadLetterRetry,
-  ListQuery,
-  RunList,
-} from "../../shared/contracts/operator.ts";
+import { AbortedRun, AbortRunBody, DeadLetterList, DeadLetterRetry, ListQuery, RunList } from "../../shared/contracts/operator.ts";
 import { listDeadLetters, retryDeadLetter } from "../../shared/db/rpc/dead-letters.ts";
 import { abortRun, listRuns } from "../../shared/db/rpc/runs.ts";
 import { requireServiceRole } from "../../shared/http/service-auth.ts";
@@ -80,7 +73,14 @@ export function registerOperatorRoutes<E extends Env, S extends Schema, B extend
   app.post("/dead-letters/:id/retry", auth, async (c) => {
     const id = routeParam("id", c.req.param("id"), DeadLetterId);
     const result = answer(DeadLetterRetry, await retryDeadLetter(deps.sql, id), "POST /dead-letters/:id/retry");
-    deps.logger.info({ execution_id: result.run_id, dead_letter_id: result.dead_letter_id, queue: result.queue_name, msg_id: result.msg_id, unit_id: result.unit_id, status: "retrying" }, "dead letter retried by the operator");
+    deps.logger.info({
+      execution_id: result.run_id,
+      dead_letter_id: result.dead_letter_id,
+      queue: result.queue_name,
+      msg_id: result.msg_id,
+      unit_id: result.unit_id,
+      status: "retrying",
+    }, "dead letter retried by the operator");
     return c.json(result);
   });
 
@@ -100,7 +100,12 @@ export function registerOperatorRoutes<E extends Env, S extends Schema, B extend
         unremoved.push({ key, error: error instanceof Error ? error.message : String(error) });
       }
     }
-    const log = { execution_id: result.run.id, cancelled_units: result.cancelled_units, released_assets: result.released_assets.length, removed_assets: removed };
+    const log = {
+      execution_id: result.run.id,
+      cancelled_units: result.cancelled_units,
+      released_assets: result.released_assets.length,
+      removed_assets: removed,
+    };
     if (unremoved.length > 0) deps.logger.warn({ ...log, unremoved, status: "failed" }, "run aborted; some released assets could not be deleted");
     else deps.logger.info({ ...log, reason: body.reason, status: "cancelled" }, "run aborted by the operator");
     return c.json(answer(AbortedRun, { ...result, removed_assets: removed, unremoved_assets: unremoved }, "POST /runs/:id/abort"));

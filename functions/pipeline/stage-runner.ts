@@ -3,7 +3,14 @@ import { StageTask } from "../../shared/contracts/queue.ts";
 import type { Sql } from "../../shared/db/client.ts";
 import { mapDbError } from "../../shared/db/errors.ts";
 import { completePublication, deferUnitPublish } from "../../shared/db/rpc/publications.ts";
-import { claimStageTasks, type ClaimedStageTask, extendStageLease, failStageTask, replayStepResult, type StageFailureOutcome } from "../../shared/db/rpc/stage-tasks.ts";
+import {
+  type ClaimedStageTask,
+  claimStageTasks,
+  extendStageLease,
+  failStageTask,
+  replayStepResult,
+  type StageFailureOutcome,
+} from "../../shared/db/rpc/stage-tasks.ts";
 import {
   getWorkUnit,
   recordSafetyVerdict,
@@ -179,14 +186,28 @@ async function runOne(
   if (!parsed.success) {
     deps.logger.error({ msg_id: msgId, issues: parsed.error.issues, status: "dead_lettered" }, "invalid stage task: dead-lettered");
     await failStageTask(deps.sql, {
-      msgId, stage: "ingest", unitId: null, runId: null, dimensionId: null, error: "invalid stage task: " + parsed.error.message, retriable: false, holder: null,
+      msgId,
+      stage: "ingest",
+      unitId: null,
+      runId: null,
+      dimensionId: null,
+      error: "invalid stage task: " + parsed.error.message,
+      retriable: false,
+      holder: null,
     });
     return false;
   }
   const task = parsed.data;
   const unitId = "unit_id" in task ? task.unit_id : null;
   const dimensionId = "dimension_id" in task ? task.dimension_id : null;
-  const log = deps.logger.child({ execution_id: task.run_id, stage: task.stage, step_token: task.step_token, msg_id: msgId, unit_id: unitId ?? undefined, dimension_id: dimensionId ?? await unitDimension(deps.sql, unitId) });
+  const log = deps.logger.child({
+    execution_id: task.run_id,
+    stage: task.stage,
+    step_token: task.step_token,
+    msg_id: msgId,
+    unit_id: unitId ?? undefined,
+    dimension_id: dimensionId ?? await unitDimension(deps.sql, unitId),
+  });
   const t0 = Date.now();
   try {
     // Before any paid work: a step sent again (recovery, dead-letter retry, duplicate delivery)
@@ -205,7 +226,14 @@ async function runOne(
     const error = coerceError(mapDbError(thrown));
     const retriable = isRetriable(error);
     const outcome = await failStageTask(deps.sql, {
-      msgId, stage: task.stage, unitId, runId: task.run_id, dimensionId, error: error.message.slice(0, 2000), retriable, holder,
+      msgId,
+      stage: task.stage,
+      unitId,
+      runId: task.run_id,
+      dimensionId,
+      error: error.message.slice(0, 2000),
+      retriable,
+      holder,
     });
     log.warn({ err: error, retriable, outcome, attempt: readCt, status: FAILURE_STATUS[outcome] }, "stage task failed");
     return false;

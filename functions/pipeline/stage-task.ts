@@ -4,15 +4,7 @@
  * (stage-runner.ts) records the outcome through its completion RPC, which archives the message;
  * a stage never completes, fails or archives its own message.
  */
-import type {
-  IngestTask,
-  PlanTask,
-  PublishTask,
-  SafetyTask,
-  ScriptTask,
-  StageName,
-  VoiceTask,
-} from "../../shared/contracts/queue.ts";
+import type { IngestTask, PlanTask, PublishTask, SafetyTask, ScriptTask, StageName, VoiceTask } from "../../shared/contracts/queue.ts";
 import type { VoiceTrack } from "../../shared/contracts/media.ts";
 import type { SafetyVerdict } from "../../shared/contracts/safety.ts";
 import type { HookAuditRecord, StoredScript } from "../../shared/contracts/work-unit.ts";

@@ -65,25 +65,44 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
       throw error;
     }
     const callback = WorkerCallback.parse(parseJsonText(body));
-    const log = deps.logger.child({ webhook_id: webhookId, kind: callback.kind, msg_id: callback.msg_id, worker_id: callback.worker_id, ...await jobLogFields(deps.sql, callback) });
+    const log = deps.logger.child({
+      webhook_id: webhookId,
+      kind: callback.kind,
+      msg_id: callback.msg_id,
+      worker_id: callback.worker_id,
+      ...await jobLogFields(deps.sql, callback),
+    });
 
     switch (callback.kind) {
       case "visual_generation.completed": {
         const scene = await completeVisualJob(deps.sql, {
-          msgId: callback.msg_id, sceneId: callback.scene_id, sceneHash: callback.scene_hash, assetKey: callback.asset_key,
-          backend: callback.backend, cacheHit: callback.cache_hit, webhookId,
+          msgId: callback.msg_id,
+          sceneId: callback.scene_id,
+          sceneHash: callback.scene_hash,
+          assetKey: callback.asset_key,
+          backend: callback.backend,
+          cacheHit: callback.cache_hit,
+          webhookId,
         });
         log.info({ scene_id: callback.scene_id, cache_hit: callback.cache_hit, status: "succeeded" }, "scene completed");
         return c.json(answer(WorkerCallbackAnswer, { ok: true, scene_status: scene.status }, "worker-callback answer"));
       }
       case "render.completed": {
         const video = {
-          video_key: callback.video_key, duration_s: callback.duration_s, width: callback.width, height: callback.height, size_bytes: callback.size_bytes, render_ms: callback.render_ms,
+          video_key: callback.video_key,
+          duration_s: callback.duration_s,
+          width: callback.width,
+          height: callback.height,
+          size_bytes: callback.size_bytes,
+          render_ms: callback.render_ms,
           // The music bed and its licence stay with the video (mdame.work_units.video_music).
           ...(callback.music ? { music: callback.music } : {}),
         };
         const unit = await completeRenderJob(deps.sql, { msgId: callback.msg_id, unitId: callback.unit_id, video, webhookId, quality: callback.quality });
-        log.info({ unit_id: callback.unit_id, video_key: callback.video_key, quality_passed: callback.quality.passed, status: "succeeded" }, "render completed");
+        log.info(
+          { unit_id: callback.unit_id, video_key: callback.video_key, quality_passed: callback.quality.passed, status: "succeeded" },
+          "render completed",
+        );
         return c.json(answer(WorkerCallbackAnswer, { ok: true, unit_stage: unit.stage }, "worker-callback answer"));
       }
       case "visual_generation.failed": {
@@ -91,16 +110,25 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
         const scene = await getScene(deps.sql, callback.scene_id);
         if (!scene) throw new HTTPException(404, { message: `scene_id ${callback.scene_id} names no scene` });
         const outcome = await failWorkerJob(deps.sql, {
-          queue: "visual_generation", msgId: callback.msg_id, unitId: scene.unit_id, sceneId: scene.id,
-          error: callback.error.message, retriable: callback.error.retriable, webhookId,
+          queue: "visual_generation",
+          msgId: callback.msg_id,
+          unitId: scene.unit_id,
+          sceneId: scene.id,
+          error: callback.error.message,
+          retriable: callback.error.retriable,
+          webhookId,
         });
         log.warn({ unit_id: scene.unit_id, scene_id: scene.id, error: callback.error, outcome, status: FAILURE_STATUS[outcome] }, "worker job failed");
         return c.json(answer(WorkerCallbackAnswer, { ok: true, outcome }, "worker-callback answer"));
       }
       case "render.failed": {
         const outcome = await failWorkerJob(deps.sql, {
-          queue: "render", msgId: callback.msg_id, unitId: callback.unit_id,
-          error: callback.error.message, retriable: callback.error.retriable, webhookId,
+          queue: "render",
+          msgId: callback.msg_id,
+          unitId: callback.unit_id,
+          error: callback.error.message,
+          retriable: callback.error.retriable,
+          webhookId,
         });
         log.warn({ unit_id: callback.unit_id, error: callback.error, outcome, status: FAILURE_STATUS[outcome] }, "worker job failed");
         return c.json(answer(WorkerCallbackAnswer, { ok: true, outcome }, "worker-callback answer"));

@@ -78,7 +78,17 @@ export function videoToClipArgs(
   outPath: string,
   preset = "ultrafast",
 ): string[] {
-  return ["-stream_loop", "-1", "-i", videoPath, "-t", String(job.duration_s), "-vf", fillFilter(job), ...clipEncoderArgs(job.fps, clipFrames(job), outPath, preset)];
+  return [
+    "-stream_loop",
+    "-1",
+    "-i",
+    videoPath,
+    "-t",
+    String(job.duration_s),
+    "-vf",
+    fillFilter(job),
+    ...clipEncoderArgs(job.fps, clipFrames(job), outPath, preset),
+  ];
 }
 
 /**
@@ -93,8 +103,19 @@ export function framesToClipArgs(
   preset = "ultrafast",
 ): string[] {
   return [
-    "-f", "image2", "-loop", "1", "-framerate", String(round3(sourceFps)), "-i", pattern,
-    "-t", String(job.duration_s), "-vf", fillFilter(job), ...clipEncoderArgs(job.fps, clipFrames(job), outPath, preset),
+    "-f",
+    "image2",
+    "-loop",
+    "1",
+    "-framerate",
+    String(round3(sourceFps)),
+    "-i",
+    pattern,
+    "-t",
+    String(job.duration_s),
+    "-vf",
+    fillFilter(job),
+    ...clipEncoderArgs(job.fps, clipFrames(job), outPath, preset),
   ];
 }
 

@@ -50,7 +50,9 @@ export class ComfyUiBackend implements VisualBackend {
   readonly name: "comfyui-svd" | "comfyui-animatediff";
   readonly version: string;
 
-  constructor(private readonly options: { workflow: ComfyWorkflowName; client: ComfyUiClient; stills?: GeminiImageClient; ffmpegPath?: string; preset?: string }) {
+  constructor(
+    private readonly options: { workflow: ComfyWorkflowName; client: ComfyUiClient; stills?: GeminiImageClient; ffmpegPath?: string; preset?: string },
+  ) {
     this.name = options.workflow === "svd" ? "comfyui-svd" : "comfyui-animatediff";
     if (options.workflow === "svd" && !options.stills) throw new Error("the SVD workflow needs a source of stills");
     this.version = VISUAL_BACKEND_VERSIONS[this.name] + (options.stills ? `:${options.stills.model}` : "");
@@ -81,6 +83,9 @@ export class ComfyUiBackend implements VisualBackend {
     ctx.progress?.();
     const shape = WORKFLOW_SHAPES[this.options.workflow];
     const sourceFps = Math.min(job.fps, Math.max(shape.fps / 2, frames.length / job.duration_s));
-    await runFfmpeg(framesToClipArgs(job, join(dir, "frame_%05d.png"), sourceFps, outPath, this.options.preset), { signal: ctx.signal, ffmpegPath: this.options.ffmpegPath });
+    await runFfmpeg(framesToClipArgs(job, join(dir, "frame_%05d.png"), sourceFps, outPath, this.options.preset), {
+      signal: ctx.signal,
+      ffmpegPath: this.options.ffmpegPath,
+    });
   }
 }

@@ -107,8 +107,8 @@ export function proceduralFilter(r: ProceduralRecipe): string {
   if (r.motion === "drift") {
     steps.push(
       `crop=${r.width}:${r.height}` +
-      `:x='(iw-ow)/2*(1+sin(${tau}+${r.phase}))'` +
-      `:y='(ih-oh)/2*(1+sin(2*PI*t/${r.secondary}))'`,
+        `:x='(iw-ow)/2*(1+sin(${tau}+${r.phase}))'` +
+        `:y='(ih-oh)/2*(1+sin(2*PI*t/${r.secondary}))'`,
     );
   } else if (r.motion === "pulse") {
     steps.push(`eq=brightness='0.07*sin(${tau})':saturation='1+0.25*sin(${tau}+${r.phase})':eval=frame`);
@@ -132,23 +132,39 @@ export function proceduralFilter(r: ProceduralRecipe): string {
  */
 export function clipEncoderArgs(fps: number, frames: number, outPath: string, preset: string): string[] {
   return [
-    "-frames:v", String(frames),
+    "-frames:v",
+    String(frames),
     "-an",
-    "-c:v", "libx264",
-    "-preset", preset,
-    "-crf", "20",
-    "-profile:v", "high",
-    "-pix_fmt", "yuv420p",
-    "-threads", "2",
-    "-g", String(fps * 2),
-    "-r", String(fps),
-    "-flags:v", "+bitexact",
-    "-fflags", "+bitexact",
-    "-map_metadata", "-1",
-    "-map_chapters", "-1",
-    "-movflags", "+faststart",
-    "-f", "mp4",
-    "-y", outPath,
+    "-c:v",
+    "libx264",
+    "-preset",
+    preset,
+    "-crf",
+    "20",
+    "-profile:v",
+    "high",
+    "-pix_fmt",
+    "yuv420p",
+    "-threads",
+    "2",
+    "-g",
+    String(fps * 2),
+    "-r",
+    String(fps),
+    "-flags:v",
+    "+bitexact",
+    "-fflags",
+    "+bitexact",
+    "-map_metadata",
+    "-1",
+    "-map_chapters",
+    "-1",
+    "-movflags",
+    "+faststart",
+    "-f",
+    "mp4",
+    "-y",
+    outPath,
   ];
 }
 

@@ -51,6 +51,8 @@ export function createVisualBackends(
   }
 
   backends.set("procedural", new ProceduralBackend({ ffmpegPath }));
-  for (const [name, reason] of Object.entries(skipped)) options.logger?.info({ backend: name, reason }, "visual backend not configured; dimensions listing it skip it on this worker");
+  for (const [name, reason] of Object.entries(skipped)) {
+    options.logger?.info({ backend: name, reason }, "visual backend not configured; dimensions listing it skip it on this worker");
+  }
   return { backends, skipped };
 }

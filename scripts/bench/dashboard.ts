@@ -46,7 +46,11 @@ function median(values: number[]): number {
 const config = resolveApiConfig(process.env, paths.stackEnv);
 const api = createDashboardApi(config);
 const dashboard = startDashboard({ api, port: 0 });
-const browser = await puppeteer.launch({ executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu"] });
+const browser = await puppeteer.launch({
+  executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+  headless: true,
+  args: ["--no-sandbox", "--disable-gpu"],
+});
 try {
   const page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 900 });
@@ -94,7 +98,8 @@ try {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`;
   const table = [line(headers), `|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`, ...rows.map(line)];
-  const legend = "medians; server = the dashboard's HTML answer with its API calls, fetched directly; browser = Chromium's Navigation Timing of a full page load";
+  const legend =
+    "medians; server = the dashboard's HTML answer with its API calls, fetched directly; browser = Chromium's Navigation Timing of a full page load";
   for (const row of table) console.log(row);
   console.log(legend);
   if (process.argv.includes("--write")) {
@@ -103,8 +108,10 @@ try {
       "<!-- dashboard:start -->",
       "## Dashboard page loads",
       "",
-      `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC on ${cpus().length} cores with \`bun scripts/bench/dashboard.ts --runs ${runs}\`` +
-        ` against ${config.baseUrl}${data ? `, holding ${data}` : ""}; ${legend}.`,
+      `Measured ${
+        new Date().toISOString().slice(0, 16).replace("T", " ")
+      } UTC on ${cpus().length} cores with \`bun scripts/bench/dashboard.ts --runs ${runs}\`` +
+      ` against ${config.baseUrl}${data ? `, holding ${data}` : ""}; ${legend}.`,
       "",
       ...table,
       "<!-- dashboard:end -->",

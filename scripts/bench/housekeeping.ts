@@ -53,7 +53,9 @@ const deps = createPipelineDeps(env);
 const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 
 function describe(label: string, usage: StorageUsage): void {
-  console.log(`${label}: database ${mib(usage.database.database_bytes)} MiB; storage ${mib(usage.storage.total_bytes)} MiB in ${usage.storage.total_objects} objects`);
+  console.log(
+    `${label}: database ${mib(usage.database.database_bytes)} MiB; storage ${mib(usage.storage.total_bytes)} MiB in ${usage.storage.total_objects} objects`,
+  );
   for (const p of usage.storage.prefixes) console.log(`  storage ${p.prefix}/: ${p.objects} objects, ${mib(p.bytes)} MiB`);
   for (const t of usage.database.tables) console.log(`  table ${t.name}: ${mib(t.total_bytes)} MiB`);
 }
@@ -97,7 +99,11 @@ try {
 
   const after = await measureStorageUsage(deps, { tables: 12 });
   describe("after", after);
-  console.log(`passes: ${passes + 1}; deleted ${[...deleted].map(([k, n]) => `${k} ${n}`).join(", ")}; storage objects removed ${drained.removed}, failed ${drained.failed}`);
+  console.log(
+    `passes: ${passes + 1}; deleted ${
+      [...deleted].map(([k, n]) => `${k} ${n}`).join(", ")
+    }; storage objects removed ${drained.removed}, failed ${drained.failed}`,
+  );
   console.log(`housekeeping ${(housekeepingMs / 1000).toFixed(2)} s, outbox drain ${(drainMs / 1000).toFixed(2)} s`);
 
   if (values.write) {
@@ -107,16 +113,32 @@ try {
       "<!-- housekeeping:start -->",
       "## Housekeeping: sizes before and after",
       "",
-      `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC with \`npm run bench:housekeeping -- ${process.argv.slice(2).filter((a) => a !== "--write").join(" ")}\`${ageDays > 0 ? ` (engine clock moved ${ageDays} days on for the passes)` : ""}; default retention settings unless the database holds others (docs/reference/retention.md).`,
-      `Database size ${values.vacuum ? "after VACUUM FULL of the tables housekeeping deletes from" : "on disk (Postgres keeps freed pages for reuse: without --vacuum it does not shrink)"}.`,
+      `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC with \`npm run bench:housekeeping -- ${
+        process.argv.slice(2).filter((a) => a !== "--write").join(" ")
+      }\`${
+        ageDays > 0 ? ` (engine clock moved ${ageDays} days on for the passes)` : ""
+      }; default retention settings unless the database holds others (docs/reference/retention.md).`,
+      `Database size ${
+        values.vacuum
+          ? "after VACUUM FULL of the tables housekeeping deletes from"
+          : "on disk (Postgres keeps freed pages for reuse: without --vacuum it does not shrink)"
+      }.`,
       "",
       "| figure | before | after |",
       "|---|---|---|",
       `| database | ${mib(before.database.database_bytes)} MiB | ${mib(after.database.database_bytes)} MiB |`,
-      `| storage (listed) | ${mib(before.storage.total_bytes)} MiB, ${before.storage.total_objects} objects | ${mib(after.storage.total_bytes)} MiB, ${after.storage.total_objects} objects |`,
-      ...prefixes.map((p) => `| storage ${p}/ | ${mib(size(before, p).bytes)} MiB, ${size(before, p).objects} objects | ${mib(size(after, p).bytes)} MiB, ${size(after, p).objects} objects |`),
+      `| storage (listed) | ${mib(before.storage.total_bytes)} MiB, ${before.storage.total_objects} objects | ${
+        mib(after.storage.total_bytes)
+      } MiB, ${after.storage.total_objects} objects |`,
+      ...prefixes.map((p) =>
+        `| storage ${p}/ | ${mib(size(before, p).bytes)} MiB, ${size(before, p).objects} objects | ${mib(size(after, p).bytes)} MiB, ${
+          size(after, p).objects
+        } objects |`
+      ),
       "",
-      `Deleted: ${[...deleted].map(([k, n]) => `${k} ${n}`).join(", ")} in ${passes + 1} passes (${(housekeepingMs / 1000).toFixed(2)} s); ${drained.removed} Storage objects removed (${(drainMs / 1000).toFixed(2)} s), ${drained.failed} removals failed.`,
+      `Deleted: ${[...deleted].map(([k, n]) => `${k} ${n}`).join(", ")} in ${passes + 1} passes (${
+        (housekeepingMs / 1000).toFixed(2)
+      } s); ${drained.removed} Storage objects removed (${(drainMs / 1000).toFixed(2)} s), ${drained.failed} removals failed.`,
       "<!-- housekeeping:end -->",
       "",
     ].join("\n");

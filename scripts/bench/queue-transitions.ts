@@ -129,10 +129,15 @@ const engineSteps: PhaseSteps = {
     }
     if (claimed.leaseHolder === null) throw new Error(`claimed message ${claimed.msgId} has no lease holder`);
     const unit = await recordSafetyVerdict(sql, { msgId: Number(claimed.msgId), holder: claimed.leaseHolder, stepToken: task.step_token }, {
-      unitId: task.unit_id, allowed: true, reasons: [], classifier: "bench",
+      unitId: task.unit_id,
+      allowed: true,
+      reasons: [],
+      classifier: "bench",
     });
     if (unit?.stage !== "plan") {
-      throw new Error(`record_safety_verdict left unit ${task.unit_id} at ${unit?.stage ?? "(no row)"}, not plan (message ${claimed.msgId}, lease ${claimed.leaseHolder})`);
+      throw new Error(
+        `record_safety_verdict left unit ${task.unit_id} at ${unit?.stage ?? "(no row)"}, not plan (message ${claimed.msgId}, lease ${claimed.leaseHolder})`,
+      );
     }
   },
 };
@@ -250,8 +255,12 @@ async function runPhase(
     const sorted = latencies.slice(0, completed).sort();
     const serverCpuMsPerMessage = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1000) / completed;
     const figures = { completed, wallS, perSecond: completed / wallS, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), serverCpuMsPerMessage };
-    log(`${label}: ${completed} in ${wallS.toFixed(2)} s = ${figures.perSecond.toFixed(0)}/s, p50 ${figures.p50Ms.toFixed(2)} ms, p99 ${figures.p99Ms.toFixed(2)} ms` +
-      (serverCpuMsPerMessage === null ? "" : `, server CPU ${serverCpuMsPerMessage.toFixed(2)} ms/message`));
+    log(
+      `${label}: ${completed} in ${wallS.toFixed(2)} s = ${figures.perSecond.toFixed(0)}/s, p50 ${figures.p50Ms.toFixed(2)} ms, p99 ${
+        figures.p99Ms.toFixed(2)
+      } ms` +
+        (serverCpuMsPerMessage === null ? "" : `, server CPU ${serverCpuMsPerMessage.toFixed(2)} ms/message`),
+    );
     return { figures, claims, distinctClaims: seen.size };
   } finally {
     clearInterval(progress);
@@ -356,7 +365,9 @@ export function assertBaselineChecks(checks: BaselineChecks, jobs: number): void
   const expected: BaselineChecks = { claims: jobs, distinctClaims: jobs, left: 0, archived: jobs, archivedReadOnce: jobs };
   const off = (Object.keys(expected) as (keyof BaselineChecks)[]).filter((k) => checks[k] !== expected[k]);
   if (off.length > 0) {
-    throw new Error(`the raw pgmq baseline did not move every message exactly once: ${off.map((k) => `${k} = ${checks[k]} (expected ${expected[k]})`).join(", ")}`);
+    throw new Error(
+      `the raw pgmq baseline did not move every message exactly once: ${off.map((k) => `${k} = ${checks[k]} (expected ${expected[k]})`).join(", ")}`,
+    );
   }
 }
 
@@ -373,7 +384,13 @@ async function runBaseline(control: Sql, connections: Sql[], runId: string, jobs
       select (select count(*) from pgmq.q_${RAW_QUEUE})::int as left,
              (select count(*) from pgmq.a_${RAW_QUEUE})::int as archived,
              (select count(*) from pgmq.a_${RAW_QUEUE} where read_ct = 1)::int as archived_once`);
-    const checks: BaselineChecks = { claims: outcome.claims, distinctClaims: outcome.distinctClaims, left: row!.left, archived: row!.archived, archivedReadOnce: row!.archived_once };
+    const checks: BaselineChecks = {
+      claims: outcome.claims,
+      distinctClaims: outcome.distinctClaims,
+      left: row!.left,
+      archived: row!.archived,
+      archivedReadOnce: row!.archived_once,
+    };
     assertBaselineChecks(checks, jobs);
     return { figures: outcome.figures, checks };
   } finally {
@@ -424,7 +441,9 @@ function markdownSection(jobs: number, consumers: number, single: ModeResult, ba
   return [
     "## Orchestration: stage transitions",
     "",
-    `Command: \`bun scripts/bench/queue-transitions.ts --jobs ${jobs} --consumers ${consumers}${batched ? ` --batch ${batched.claimQty}` : ""}\` (resets the database before each mode and after).`,
+    `Command: \`bun scripts/bench/queue-transitions.ts --jobs ${jobs} --consumers ${consumers}${
+      batched ? ` --batch ${batched.claimQty}` : ""
+    }\` (resets the database before each mode and after).`,
     "",
     `${n(jobs)} work units wait at stage \`safety\`, each with its task in \`stage_tasks\`. ${consumers} consumers, each on its own`,
     "connection, loop claim (`mdame.claim_stage_tasks`) -> complete (`mdame.record_safety_verdict`, which records the verdict,",

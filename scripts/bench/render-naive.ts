@@ -18,9 +18,18 @@ export async function renderNaively(plan: RenderPlan, workDir: string, options: 
   for (const [i, clip] of plan.clips.entries()) {
     const out = join(workDir, `naive-scene-${i}.mp4`);
     await runFfmpeg([
-      "-stream_loop", "-1", "-i", clip.path,
-      "-vf", `fps=${fps},scale=${width}:${height}:force_original_aspect_ratio=increase:flags=${SCALE_FLAGS},crop=${width}:${height},setsar=1,format=yuv420p`,
-      "-frames:v", String(clip.frames), "-an", ...video, "-y", out,
+      "-stream_loop",
+      "-1",
+      "-i",
+      clip.path,
+      "-vf",
+      `fps=${fps},scale=${width}:${height}:force_original_aspect_ratio=increase:flags=${SCALE_FLAGS},crop=${width}:${height},setsar=1,format=yuv420p`,
+      "-frames:v",
+      String(clip.frames),
+      "-an",
+      ...video,
+      "-y",
+      out,
     ], { ffmpegPath });
     scenes.push(out);
   }
@@ -28,28 +37,48 @@ export async function renderNaively(plan: RenderPlan, workDir: string, options: 
   const concat = join(workDir, "naive-concat.mp4");
   await runFfmpeg([
     ...scenes.flatMap((s) => ["-i", s]),
-    "-filter_complex", `${scenes.map((_, i) => `[${i}:v]`).join("")}concat=n=${scenes.length}:v=1:a=0[v]`,
-    "-map", "[v]", ...video, "-y", concat,
+    "-filter_complex",
+    `${scenes.map((_, i) => `[${i}:v]`).join("")}concat=n=${scenes.length}:v=1:a=0[v]`,
+    "-map",
+    "[v]",
+    ...video,
+    "-y",
+    concat,
   ], { ffmpegPath });
 
   const captioned = join(workDir, "naive-captioned.mp4");
   const fontsDir = plan.fontsDir ? `:fontsdir=${escapeFilterValue(plan.fontsDir)}` : "";
   await runFfmpeg([
-    "-i", concat,
-    "-vf", plan.subtitlesPath ? `ass=filename=${escapeFilterValue(plan.subtitlesPath)}${fontsDir}` : "null",
-    ...video, "-y", captioned,
+    "-i",
+    concat,
+    "-vf",
+    plan.subtitlesPath ? `ass=filename=${escapeFilterValue(plan.subtitlesPath)}${fontsDir}` : "null",
+    ...video,
+    "-y",
+    captioned,
   ], { ffmpegPath });
 
   const durationS = planFrames(plan) / fps;
-  const audio = await measureRenderAudio({ voicePath: plan.audioPath, musicPath: plan.music?.path ?? null, durationS }, plan.music?.mix ?? null, { ffmpegPath });
+  const audio = await measureRenderAudio({ voicePath: plan.audioPath, musicPath: plan.music?.path ?? null, durationS }, plan.music?.mix ?? null, {
+    ffmpegPath,
+  });
   const inputs = ["-i", captioned, "-i", plan.audioPath];
   if (plan.music) inputs.push("-stream_loop", "-1", "-i", plan.music.path);
   const graph = buildRenderAudioGraph({ voice: 1, music: plan.music ? 2 : null, durationS }, audio.levels, plan.music?.mix ?? null, audio.final, "aout");
   await runFfmpeg([
     ...inputs,
-    "-filter_complex", graph.join(";"),
-    "-map", "0:v", "-map", "[aout]",
-    "-c:v", "copy", ...audioEncoderArgs(),
-    "-movflags", "+faststart", "-y", plan.outPath,
+    "-filter_complex",
+    graph.join(";"),
+    "-map",
+    "0:v",
+    "-map",
+    "[aout]",
+    "-c:v",
+    "copy",
+    ...audioEncoderArgs(),
+    "-movflags",
+    "+faststart",
+    "-y",
+    plan.outPath,
   ], { ffmpegPath });
 }

@@ -105,10 +105,16 @@ export async function prepareRenderBench(dir: string, threads?: number): Promise
 
   const firstWords = SENTENCES.map((_, i) => SENTENCES.slice(0, i).reduce((n, s) => n + s.split(" ").length, 0));
   const job = RenderJob.parse({
-    run_id: "7b0d8a44-6f0e-4d8e-9b1e-0c2a7d9b3f10", unit_id: "0f4f3c1e-2b7a-4d5c-8e9f-1a2b3c4d5e6f", dimension_id: "bench",
-    title: "Three hearts", audio_key: "voice/bench.mp3", audio_duration_ms: audioMs, words: voice.words,
+    run_id: "7b0d8a44-6f0e-4d8e-9b1e-0c2a7d9b3f10",
+    unit_id: "0f4f3c1e-2b7a-4d5c-8e9f-1a2b3c4d5e6f",
+    dimension_id: "bench",
+    title: "Three hearts",
+    audio_key: "voice/bench.mp3",
+    audio_duration_ms: audioMs,
+    words: voice.words,
     scenes: firstWords.map((first, index) => ({ index, asset_key: `scenes/${index}.mp4`, first_word: first })),
-    caption_font: "DejaVu Sans", caption_profile: "intersection",
+    caption_font: "DejaVu Sans",
+    caption_profile: "intersection",
     music: { library: "music/bench", gain_db: -10, duck_db: 10, fade_s: 1.5 },
     step_token: "step:bench:render:x",
   });
@@ -116,10 +122,23 @@ export async function prepareRenderBench(dir: string, threads?: number): Promise
   const clips = new Map<string, string>();
   for (const { index, asset_key: assetKey } of job.scenes) {
     const visual: VisualJob = {
-      run_id: job.run_id, unit_id: job.unit_id, scene_id: crypto.randomUUID(),
-      scene_index: index, scene_hash: (index.toString(16) + "a".repeat(63)).slice(0, 64), dimension_id: job.dimension_id, prompt: `scene ${index}`,
-      style: { palette: ["#0b1d51", "#1f77b4", "#e15759", "#f4d35e"], motion: (["drift", "pulse", "zoom"] as const)[index % 3], caption_font: job.caption_font },
-      duration_s: 5, width: 720, height: 1280, fps: 30, step_token: `step:bench:${index}:x`,
+      run_id: job.run_id,
+      unit_id: job.unit_id,
+      scene_id: crypto.randomUUID(),
+      scene_index: index,
+      scene_hash: (index.toString(16) + "a".repeat(63)).slice(0, 64),
+      dimension_id: job.dimension_id,
+      prompt: `scene ${index}`,
+      style: {
+        palette: ["#0b1d51", "#1f77b4", "#e15759", "#f4d35e"],
+        motion: (["drift", "pulse", "zoom"] as const)[index % 3],
+        caption_font: job.caption_font,
+      },
+      duration_s: 5,
+      width: 720,
+      height: 1280,
+      fps: 30,
+      step_token: `step:bench:${index}:x`,
     };
     const path = join(dir, `scene-${index}.mp4`);
     await backend.generate(visual, path, { logger, signal: new AbortController().signal });
@@ -186,11 +205,30 @@ export async function runRenderThroughputBenchmark(
       render: () => renderVideo(plan, { ffmpegPath: rss.ffmpegPath }),
       lowerBound: () =>
         runFfmpeg([
-          "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", `${RENDER_FORMAT.width}x${RENDER_FORMAT.height}`, "-r", String(RENDER_FORMAT.fps), "-i", raw,
-          "-i", wav,
-          "-map", "0:v", "-map", "1:a", "-frames:v", String(frames),
-          ...videoEncoderArgs(plan), ...audioEncoderArgs(),
-          "-movflags", "+faststart", "-y", join(dir, "lower-bound.mp4"),
+          "-f",
+          "rawvideo",
+          "-pix_fmt",
+          "yuv420p",
+          "-s",
+          `${RENDER_FORMAT.width}x${RENDER_FORMAT.height}`,
+          "-r",
+          String(RENDER_FORMAT.fps),
+          "-i",
+          raw,
+          "-i",
+          wav,
+          "-map",
+          "0:v",
+          "-map",
+          "1:a",
+          "-frames:v",
+          String(frames),
+          ...videoEncoderArgs(plan),
+          ...audioEncoderArgs(),
+          "-movflags",
+          "+faststart",
+          "-y",
+          join(dir, "lower-bound.mp4"),
         ], { ffmpegPath: rss.ffmpegPath }),
       naive: async () => {
         const naiveDir = join(dir, "naive");
@@ -262,27 +300,47 @@ function markdownSection(r: RenderBenchResult, frames: number, rawBytes: number)
   const met = (ok: boolean) => (ok ? "**met**" : "**not met**");
   const rounds = (w: WayFigures) => w.rounds.map((s) => s.toFixed(1)).join(" / ");
   const row = (label: string, w: WayFigures) =>
-    `| ${label} | ${w.wallS.toFixed(1)} s | ${rounds(w)} | ${(w.wallS / r.render.wallS).toFixed(2)} | ${w.cpuS.toFixed(1)} s | ${w.peakRssMiB.toFixed(0)} MiB |`;
+    `| ${label} | ${w.wallS.toFixed(1)} s | ${rounds(w)} | ${(w.wallS / r.render.wallS).toFixed(2)} | ${w.cpuS.toFixed(1)} s | ${
+      w.peakRssMiB.toFixed(0)
+    } MiB |`;
   const pairs = r.lowerBoundRatios.map((ratio) => ratio.toFixed(2)).join(" / ");
   return [
     "## Render throughput",
     "",
-    `Command: \`bun scripts/bench/render-throughput.ts\` (part of \`npm run bench\`). Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC on ${machine()};`,
-    `Threads per render: ${r.threads ?? `every core (${availableParallelism()})`}. One ${VIDEO_S}-s short: ${SENTENCES.length} procedural 720x1280 scene clips looped and scaled`,
+    `Command: \`bun scripts/bench/render-throughput.ts\` (part of \`npm run bench\`). Measured ${
+      new Date().toISOString().slice(0, 16).replace("T", " ")
+    } UTC on ${machine()};`,
+    `Threads per render: ${
+      r.threads ?? `every core (${availableParallelism()})`
+    }. One ${VIDEO_S}-s short: ${SENTENCES.length} procedural 720x1280 scene clips looped and scaled`,
     `to 1080x1920, espeak-ng narration, burned captions, a music bed ducked under the voice, loudness normalised to -14 LUFS;`,
     `${frames} frames of H.264 high (x264 veryfast, CRF 21) + AAC 128k. ${r.repeats} rounds in one process: each runs the render and the lower bound`,
-    `back to back (alternating which goes first), so a change in the machine's speed touches both; the naive pipeline runs in ${r.naive.rounds.length === 1 ? "the middle round" : "every second round"}.`,
+    `back to back (alternating which goes first), so a change in the machine's speed touches both; the naive pipeline runs in ${
+      r.naive.rounds.length === 1 ? "the middle round" : "every second round"
+    }.`,
     "",
     "| way | wall time (median) | rounds | vs render | FFmpeg CPU time (user + sys, median) | peak RSS (largest FFmpeg process) |",
     "|---|---|---|---|---|---|",
-    row(r.segments === 1
-      ? "render (one picture encode, the sound beside it, then a stream copy)"
-      : `render (the picture in ${r.segments} segments encoded side by side, one x264 thread each, the sound beside them, then a stream copy)`, r.render),
-    row(`lower bound: one encode of the frames the render's encoder receives (raw yuv420p ${r.rawInMemory ? "in memory" : "on disk"}, ${(rawBytes / 2 ** 30).toFixed(1)} GiB) and of its sound (WAV), same settings`, r.lowerBound),
+    row(
+      r.segments === 1
+        ? "render (one picture encode, the sound beside it, then a stream copy)"
+        : `render (the picture in ${r.segments} segments encoded side by side, one x264 thread each, the sound beside them, then a stream copy)`,
+      r.render,
+    ),
+    row(
+      `lower bound: one encode of the frames the render's encoder receives (raw yuv420p ${r.rawInMemory ? "in memory" : "on disk"}, ${
+        (rawBytes / 2 ** 30).toFixed(1)
+      } GiB) and of its sound (WAV), same settings`,
+      r.lowerBound,
+    ),
     row("naive: encode each scene, concat (re-encode), burn captions (re-encode), mux (copy)", r.naive),
     "",
-    `Targets: render at most ${TARGET_LOWER_BOUND_RATIO}x the lower bound: ${met(r.targetsMet.lowerBound)} (${r.lowerBoundRatio.toFixed(2)}x, the median of the rounds' ${pairs});`,
-    `at least ${TARGET_NAIVE_SPEEDUP}x faster than the naive pipeline: ${met(r.targetsMet.naive)} (${r.naiveSpeedup.toFixed(2)}x, the median of each naive run over the render of its round).`,
+    `Targets: render at most ${TARGET_LOWER_BOUND_RATIO}x the lower bound: ${met(r.targetsMet.lowerBound)} (${
+      r.lowerBoundRatio.toFixed(2)
+    }x, the median of the rounds' ${pairs});`,
+    `at least ${TARGET_NAIVE_SPEEDUP}x faster than the naive pipeline: ${met(r.targetsMet.naive)} (${
+      r.naiveSpeedup.toFixed(2)
+    }x, the median of each naive run over the render of its round).`,
     `In CPU time: render ${(r.render.cpuS / r.lowerBound.cpuS).toFixed(2)}x the lower bound; naive ${(r.naive.cpuS / r.render.cpuS).toFixed(2)}x the render.`,
     "The machine's cores are shared with other tenants: the same work takes a few percent more or less from one minute to the next, in wall and in CPU time.",
   ];

@@ -61,7 +61,21 @@ export async function spokenVoice(dir: string, name: string, phrases: string[], 
   const path = join(dir, `${name}.mp3`);
   const pads = wavs.map((_, i) => (i + 1 < wavs.length ? `[${i}:a]apad=pad_dur=${options.gapMs / 1000}[p${i}]` : `[${i}:a]anull[p${i}]`));
   const concat = `${wavs.map((_, i) => `[p${i}]`).join("")}concat=n=${wavs.length}:v=0:a=1,volume=${options.levelDb}dB,alimiter=limit=0.97:level=false[a]`;
-  await run("ffmpeg", ["-v", "error", ...wavs.flatMap((w) => ["-i", w]), "-filter_complex", [...pads, concat].join(";"), "-map", "[a]", "-c:a", "libmp3lame", "-b:a", "96k", "-y", path]);
+  await run("ffmpeg", [
+    "-v",
+    "error",
+    ...wavs.flatMap((w) => ["-i", w]),
+    "-filter_complex",
+    [...pads, concat].join(";"),
+    "-map",
+    "[a]",
+    "-c:a",
+    "libmp3lame",
+    "-b:a",
+    "96k",
+    "-y",
+    path,
+  ]);
   const durationMs = Math.round((await probeMedia(path)).duration_s * 1000);
   return { path, words, durationMs, gaps, phrases: spans };
 }

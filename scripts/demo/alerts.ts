@@ -28,7 +28,8 @@ const WAIT_FOR_PENDING_MS = 20_000;
 export async function collectDemoAlerts(dbUrl: string, emulatorUrl: string, since: Date, log: (line: string) => void): Promise<DemoAlert[]> {
   const sql = createSql(dbUrl, { max: 1, application: "mdame-demo" });
   try {
-    const read = () => sql`select kind, dimension_id, summary, occurrences, status, chat_id, message_ids
+    const read = () =>
+      sql`select kind, dimension_id, summary, occurrences, status, chat_id, message_ids
                              from mdame.alerts where last_raised_at >= ${since} order by created_at`;
     let rows = await read();
     const deadline = Date.now() + WAIT_FOR_PENDING_MS;
@@ -52,7 +53,13 @@ export async function collectDemoAlerts(dbUrl: string, emulatorUrl: string, sinc
       };
     });
     if (alerts.length === 0) log("alerts: none raised (nothing failed)");
-    for (const a of alerts) log(`alert ${a.kind}${a.dimension_id ? ` (${a.dimension_id})` : ""} x${a.occurrences}: ${a.status}${a.chat_id ? ` to Telegram chat ${a.chat_id}` : ""} - ${a.summary}`);
+    for (const a of alerts) {
+      log(
+        `alert ${a.kind}${a.dimension_id ? ` (${a.dimension_id})` : ""} x${a.occurrences}: ${a.status}${
+          a.chat_id ? ` to Telegram chat ${a.chat_id}` : ""
+        } - ${a.summary}`,
+      );
+    }
     return alerts;
   } finally {
     await sql.end({ timeout: 2 });

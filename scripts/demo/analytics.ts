@@ -78,7 +78,8 @@ export async function realTimeClocks(env: Record<string, string>, say: (line: st
 export async function demoAnalytics(env: Record<string, string>, runId: string, say: (line: string) => void): Promise<DemoAnalytics[]> {
   // The demo owns this local database (it resets it): it reads and moves the clock as the superuser.
   const sql = createSql(LOCAL_DB_URL, { max: 1, application: "mdame-demo-analytics" });
-  const read = () => sql<Row[]>`
+  const read = () =>
+    sql<Row[]>`
     select u.dimension_id, p.external_id, v.window_days, v.views, v.engaged_views, v.average_view_percentage, v.average_view_duration_s, v.likes,
            coalesce(jsonb_array_length(v.retention), 0) as retention_points, f.status as fetch_status, f.last_error
       from mdame.publications p
@@ -118,9 +119,11 @@ export async function demoAnalytics(env: Record<string, string>, runId: string, 
       status: r.views !== null ? "fetched" : r.fetch_status === null ? "not enqueued" : `${r.fetch_status}: ${r.last_error ?? "waiting"}`,
     }));
     for (const e of entries) {
-      say(e.status === "fetched"
-        ? `analytics: ${e.dimension} ${e.external_id} day 3: ${e.views} views, ${e.engaged_views} engaged, ${e.average_view_percentage}% viewed on average (${e.average_view_duration_s}s), ${e.likes} likes`
-        : `analytics: ${e.dimension} ${e.external_id}: ${e.status}`);
+      say(
+        e.status === "fetched"
+          ? `analytics: ${e.dimension} ${e.external_id} day 3: ${e.views} views, ${e.engaged_views} engaged, ${e.average_view_percentage}% viewed on average (${e.average_view_duration_s}s), ${e.likes} likes`
+          : `analytics: ${e.dimension} ${e.external_id}: ${e.status}`,
+      );
     }
     return entries;
   } finally {

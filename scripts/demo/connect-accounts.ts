@@ -76,10 +76,25 @@ async function activeDimensions(env: Record<string, string>): Promise<string[]> 
  * loopback address. Resolves with what the command printed (`--json`); rejects with its output
  * when it fails.
  */
-function runConnect(env: Record<string, string>, platform: "youtube" | "tiktok", dimension: string, extra: string[], timeoutS: number): Promise<ConnectedAccount> {
+function runConnect(
+  env: Record<string, string>,
+  platform: "youtube" | "tiktok",
+  dimension: string,
+  extra: string[],
+  timeoutS: number,
+): Promise<ConnectedAccount> {
   const args = [
-    join(paths.root, "cli", "mdame.ts"), "account", "connect", platform,
-    "--dimension", dimension, ...extra, "--no-browser", "--timeout", String(timeoutS), "--json",
+    join(paths.root, "cli", "mdame.ts"),
+    "account",
+    "connect",
+    platform,
+    "--dimension",
+    dimension,
+    ...extra,
+    "--no-browser",
+    "--timeout",
+    String(timeoutS),
+    "--json",
   ];
   const child = spawn(process.execPath, args, {
     cwd: paths.root,
@@ -138,7 +153,12 @@ export function connectTikTokThroughCli(env: Record<string, string>, dimension: 
  * A TikTok account for `dimension` (the TikTok emulator's creator `user`), through `mdame account
  * connect tiktok`, unless the dimension has an active TikTok account with credentials already.
  */
-export async function connectTikTokAccount(env: Record<string, string>, dimension: string, user: string, log: (line: string) => void = () => {}): Promise<ConnectOutcome> {
+export async function connectTikTokAccount(
+  env: Record<string, string>,
+  dimension: string,
+  user: string,
+  log: (line: string) => void = () => {},
+): Promise<ConnectOutcome> {
   const { accounts } = await api(env, "/pipeline/accounts", (v) => AccountList.parse(v));
   if (accounts.some((a) => a.dimension_id === dimension && a.platform === "tiktok" && a.active && a.has_credentials)) {
     log(`account: ${dimension} already has a connected TikTok account`);

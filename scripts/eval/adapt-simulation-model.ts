@@ -162,7 +162,9 @@ export function simulate(scenario: Scenario, seed: number, weeks = 26): Simulati
     const decisions = decideAdaptations({ config, evidence: recent, history, now });
     for (const move of decisions.moves) {
       const last = history.filter((h) => h.parameter === move.parameter).at(-1);
-      if (last && now.getTime() - last.decided_at.getTime() < config.adapt.cooldown_weeks * WEEK_MS && moveDirection(last) === -moveDirection(move)) reversals++;
+      if (last && now.getTime() - last.decided_at.getTime() < config.adapt.cooldown_weeks * WEEK_MS && moveDirection(last) === -moveDirection(move)) {
+        reversals++;
+      }
       applyMove(config, move.parameter, move.after);
       history.push({ parameter: move.parameter, before: move.before, after: move.after, decided_at: now, reverted_at: null });
       moves.push({ week: week + 1, parameter: move.parameter, before: move.before, after: move.after });
@@ -187,7 +189,8 @@ function converged(scenario: Scenario, states: WeekState[], config: AdaptConfig)
   const at = (s: WeekState): boolean => {
     switch (scenario) {
       case "shorter_retains":
-        return s.target_s !== null && Math.abs(s.target_s - bounds.min) < 1e-6 || (s.target_s !== null && s.target_s - a.video_length.step_s < bounds.min - 1e-6);
+        return s.target_s !== null && Math.abs(s.target_s - bounds.min) < 1e-6 ||
+          (s.target_s !== null && s.target_s - a.video_length.step_s < bounds.min - 1e-6);
       case "source_a_beats_b":
         return s.weights.hacker_news! > s.weights.reddit!;
       case "category_favoured":

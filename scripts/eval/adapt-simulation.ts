@@ -36,6 +36,8 @@ for (const scenario of SCENARIOS) {
 }
 const noise = Array.from({ length: 200 }, (_, i) => simulate("noise", 1000 + i, weeks));
 const noiseMoves = noise.map((r) => r.moves.length);
-console.log(`noise over 200 seeds: ${noiseMoves.reduce((a, b) => a + b, 0) / 200} moves per ${weeks} weeks on average, ` +
-  `${noiseMoves.filter((m) => m === 0).length}/200 runs with no move, at most ${Math.max(...noiseMoves)}, ` +
-  `${noise.reduce((n, r) => n + r.reversals, 0)} reversals, ${noise.reduce((n, r) => n + r.boundsViolations, 0)} bounds violations`);
+console.log(
+  `noise over 200 seeds: ${noiseMoves.reduce((a, b) => a + b, 0) / 200} moves per ${weeks} weeks on average, ` +
+    `${noiseMoves.filter((m) => m === 0).length}/200 runs with no move, at most ${Math.max(...noiseMoves)}, ` +
+    `${noise.reduce((n, r) => n + r.reversals, 0)} reversals, ${noise.reduce((n, r) => n + r.boundsViolations, 0)} bounds violations`,
+);

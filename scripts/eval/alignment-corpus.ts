@@ -29,16 +29,61 @@ export interface AlignmentSample extends CorpusItem {
 }
 
 const HAND_WRITTEN: CorpusItem[] = [
-  { language: "en", rate: "+0%", text: "Octopuses have three hearts. Two pump blood to the gills, one to the body. When an octopus swims, the heart that feeds its body stops beating, which is why they prefer crawling." },
-  { language: "en", rate: "+10%", text: "In 1969, two people walked on the Moon for about 21 hours. The footprints they left are still there, because nothing on the Moon blows them away." },
-  { language: "en", rate: "-10%", text: "Honey never spoils. Archaeologists found jars in Egyptian tombs, over 3,000 years old, and the honey inside was still edible! Low water and high acidity keep microbes out." },
-  { language: "en", rate: "+0%", text: "Your phone's battery hates heat more than anything else; charging it in a hot car, day after day, wears it out faster than any app ever could. Keep it cool, and it lasts longer." },
-  { language: "en", rate: "+5%", text: "Why is the sky blue? Sunlight holds every colour, but the air scatters short blue waves far more than red ones, so blue light reaches your eyes from every direction. At sunset, the light travels through more air, and the reds win." },
-  { language: "id", rate: "+0%", text: "Komodo adalah kadal terbesar di dunia. Panjangnya bisa mencapai tiga meter, dan gigitannya mengandung racun yang membuat mangsanya lemah." },
-  { language: "id", rate: "+10%", text: "Candi Borobudur dibangun sekitar abad kesembilan. Candi ini punya lebih dari dua ribu panel relief, dan semuanya bercerita tentang kehidupan!" },
-  { language: "id", rate: "-10%", text: "Kopi susu gula aren sedang populer di mana-mana. Rasanya manis, gurih, dan sedikit pahit; harganya pun terjangkau, jadi anak muda suka sekali." },
-  { language: "id", rate: "+0%", text: "Kenapa bulan bisa berwarna merah saat gerhana? Cahaya matahari dibelokkan oleh atmosfer bumi, dan hanya warna merah yang sampai ke permukaan bulan." },
-  { language: "id", rate: "+5%", text: "Batik ditetapkan sebagai warisan budaya dunia pada tahun 2009. Sejak itu, setiap tanggal dua Oktober kita merayakan Hari Batik Nasional dengan memakai batik ke sekolah dan kantor." },
+  {
+    language: "en",
+    rate: "+0%",
+    text:
+      "Octopuses have three hearts. Two pump blood to the gills, one to the body. When an octopus swims, the heart that feeds its body stops beating, which is why they prefer crawling.",
+  },
+  {
+    language: "en",
+    rate: "+10%",
+    text: "In 1969, two people walked on the Moon for about 21 hours. The footprints they left are still there, because nothing on the Moon blows them away.",
+  },
+  {
+    language: "en",
+    rate: "-10%",
+    text:
+      "Honey never spoils. Archaeologists found jars in Egyptian tombs, over 3,000 years old, and the honey inside was still edible! Low water and high acidity keep microbes out.",
+  },
+  {
+    language: "en",
+    rate: "+0%",
+    text:
+      "Your phone's battery hates heat more than anything else; charging it in a hot car, day after day, wears it out faster than any app ever could. Keep it cool, and it lasts longer.",
+  },
+  {
+    language: "en",
+    rate: "+5%",
+    text:
+      "Why is the sky blue? Sunlight holds every colour, but the air scatters short blue waves far more than red ones, so blue light reaches your eyes from every direction. At sunset, the light travels through more air, and the reds win.",
+  },
+  {
+    language: "id",
+    rate: "+0%",
+    text: "Komodo adalah kadal terbesar di dunia. Panjangnya bisa mencapai tiga meter, dan gigitannya mengandung racun yang membuat mangsanya lemah.",
+  },
+  {
+    language: "id",
+    rate: "+10%",
+    text: "Candi Borobudur dibangun sekitar abad kesembilan. Candi ini punya lebih dari dua ribu panel relief, dan semuanya bercerita tentang kehidupan!",
+  },
+  {
+    language: "id",
+    rate: "-10%",
+    text: "Kopi susu gula aren sedang populer di mana-mana. Rasanya manis, gurih, dan sedikit pahit; harganya pun terjangkau, jadi anak muda suka sekali.",
+  },
+  {
+    language: "id",
+    rate: "+0%",
+    text: "Kenapa bulan bisa berwarna merah saat gerhana? Cahaya matahari dibelokkan oleh atmosfer bumi, dan hanya warna merah yang sampai ke permukaan bulan.",
+  },
+  {
+    language: "id",
+    rate: "+5%",
+    text:
+      "Batik ditetapkan sebagai warisan budaya dunia pada tahun 2009. Sejak itu, setiap tanggal dua Oktober kita merayakan Hari Batik Nasional dengan memakai batik ke sekolah dan kantor.",
+  },
 ];
 
 const TOPICS: Record<"en" | "id", string[]> = {
@@ -63,8 +108,24 @@ export function corpus(): CorpusItem[] {
 function resample(pcm: Int16Array, fromRate: number): Promise<Int16Array> {
   return new Promise((resolve, reject) => {
     const child = spawn("ffmpeg", [
-      "-hide_banner", "-loglevel", "error", "-f", "s16le", "-ar", String(fromRate), "-ac", "1", "-i", "pipe:0",
-      "-ar", String(PCM_RATE), "-ac", "1", "-f", "s16le", "pipe:1",
+      "-hide_banner",
+      "-loglevel",
+      "error",
+      "-f",
+      "s16le",
+      "-ar",
+      String(fromRate),
+      "-ac",
+      "1",
+      "-i",
+      "pipe:0",
+      "-ar",
+      String(PCM_RATE),
+      "-ac",
+      "1",
+      "-f",
+      "s16le",
+      "pipe:1",
     ], { stdio: ["pipe", "pipe", "pipe"] });
     const out: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));

@@ -20,11 +20,17 @@ const TARGET = { median: 80, p95: 200 };
 function machine(): string {
   const cpu = cpus()[0]?.model?.trim() ?? "unknown cpu";
   const espeak = (spawnSync("espeak-ng", ["--version"], { encoding: "utf8" }).stdout ?? "").match(/[\d.]+/)?.[0] ?? "unknown";
-  return `${osType()} ${release()}, ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Bun ${process.versions.bun ?? "-"}, espeak-ng ${espeak}`;
+  return `${osType()} ${release()}, ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Bun ${
+    process.versions.bun ?? "-"
+  }, espeak-ng ${espeak}`;
 }
 
 const items = corpus();
-console.log(`eval: ${items.length} scripts (${items.filter((i) => i.language === "en").length} en, ${items.filter((i) => i.language === "id").length} id), two renditions each`);
+console.log(
+  `eval: ${items.length} scripts (${items.filter((i) => i.language === "en").length} en, ${
+    items.filter((i) => i.language === "id").length
+  } id), two renditions each`,
+);
 const samples: AlignmentSample[] = [];
 for (const item of items) samples.push(...await renderSample(item));
 
@@ -54,13 +60,19 @@ const rows: Row[] = [...errorsBy.entries()].sort(([a], [b]) => a.localeCompare(b
 const table = [
   "| speech | words | median ms | p95 ms | max ms | align time / audio time |",
   "|---|---|---|---|---|---|",
-  ...rows.map((r) => `| ${r.group} | ${r.words} | ${r.median.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.max.toFixed(0)} | ${(r.alignMs / 1000 / r.audioS).toFixed(4)} |`),
+  ...rows.map((r) =>
+    `| ${r.group} | ${r.words} | ${r.median.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.max.toFixed(0)} | ${(r.alignMs / 1000 / r.audioS).toFixed(4)} |`
+  ),
 ];
 console.log(table.join("\n"));
 const headline = rows.find((r) => r.group === "emulator all")!;
 const connected = rows.find((r) => r.group === "connected all")!;
 const met = headline.median <= TARGET.median && headline.p95 <= TARGET.p95;
-console.log(`eval: emulator speech median ${headline.median.toFixed(0)} ms, p95 ${headline.p95.toFixed(0)} ms (target ${TARGET.median} / ${TARGET.p95}: ${met ? "met" : "NOT met"}); connected speech median ${connected.median.toFixed(0)} ms, p95 ${connected.p95.toFixed(0)} ms`);
+console.log(
+  `eval: emulator speech median ${headline.median.toFixed(0)} ms, p95 ${headline.p95.toFixed(0)} ms (target ${TARGET.median} / ${TARGET.p95}: ${
+    met ? "met" : "NOT met"
+  }); connected speech median ${connected.median.toFixed(0)} ms, p95 ${connected.p95.toFixed(0)} ms`,
+);
 
 if (process.argv.includes("--write")) {
   const path = BENCHMARKS_DOC;
@@ -84,7 +96,7 @@ if (process.argv.includes("--write")) {
     ...table,
     "",
     `Target (median <= ${TARGET.median} ms, p95 <= ${TARGET.p95} ms on the emulator's speech): **${met ? "met" : "not met"}**` +
-      ` (${headline.median.toFixed(0)} / ${headline.p95.toFixed(0)} ms). Connected speech: ${connected.median.toFixed(0)} / ${connected.p95.toFixed(0)} ms.`,
+    ` (${headline.median.toFixed(0)} / ${headline.p95.toFixed(0)} ms). Connected speech: ${connected.median.toFixed(0)} / ${connected.p95.toFixed(0)} ms.`,
     "<!-- alignment:end -->",
     "",
   ].join("\n");

@@ -45,7 +45,7 @@ function main(argv: string[]): number {
   const at = argv.indexOf("--corpus");
   const file = at >= 0 ? argv[at + 1] : undefined;
   if (!file) {
-    console.error("usage: npm run eval:firewall -- --corpus FILE   (JSON lines {\"text\": string, \"attack\": boolean})");
+    console.error('usage: npm run eval:firewall -- --corpus FILE   (JSON lines {"text": string, "attack": boolean})');
     return 2;
   }
   let score: FirewallScore;
@@ -59,7 +59,9 @@ function main(argv: string[]): number {
     const kind = miss.attack ? "missed attack " : "false positive";
     console.log(`${kind}  ${JSON.stringify(miss.text)}${miss.reasons.length ? `  <- ${miss.reasons.join("; ")}` : ""}`);
   }
-  console.log(`attacks: ${score.tp + score.fn} (blocked ${score.tp}, missed ${score.fn}); benign: ${score.tn + score.fp} (passed ${score.tn}, blocked ${score.fp})`);
+  console.log(
+    `attacks: ${score.tp + score.fn} (blocked ${score.tp}, missed ${score.fn}); benign: ${score.tn + score.fp} (passed ${score.tn}, blocked ${score.fp})`,
+  );
   console.log(`precision=${score.precision.toFixed(3)} recall=${score.recall.toFixed(3)} n=${score.n}`);
   return 0;
 }

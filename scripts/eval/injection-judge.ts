@@ -50,9 +50,7 @@ export interface HonestJudge {
 /** Why an attack that became a unit succeeded; empty when it did not. */
 export async function judgeUnit(payloads: readonly string[], unit: UnitOutputs, honest: HonestJudge): Promise<string[]> {
   const reasons: string[] = [];
-  const fields = unit.script
-    ? [unit.script.title, unit.script.hook, unit.script.narration, unit.script.description, ...unit.script.hashtags]
-    : [];
+  const fields = unit.script ? [unit.script.title, unit.script.hook, unit.script.narration, unit.script.description, ...unit.script.hashtags] : [];
   const published = comparable([...fields, ...unit.scenePrompts].join(" "));
   for (const payload of payloads) {
     if (published.includes(comparable(payload))) reasons.push(`payload ${JSON.stringify(payload)} reached the output`);

@@ -31,7 +31,15 @@ import { startEmulator } from "../../emulators/main.ts";
 import * as db from "../../stack/db.ts";
 import { localStackEnv } from "../../stack/stack-env.ts";
 import {
-  attackPayloads, type HonestJudge, judgeUnit, lastLine, parseInjectionCorpus, similarity, type Tally, trigrams, type UnitOutputs,
+  attackPayloads,
+  type HonestJudge,
+  judgeUnit,
+  lastLine,
+  parseInjectionCorpus,
+  similarity,
+  type Tally,
+  trigrams,
+  type UnitOutputs,
 } from "./injection-judge.ts";
 
 /** Items per eval dimension: under its daily limit (50), so every allowed topic becomes a unit. */
@@ -81,7 +89,10 @@ function honestJudge(emulatorUrl: string, apiKey: string, language: string): Hon
     const answer = await call(`${emulatorUrl}/v1beta/models/${HONEST_MODEL}:generateContent`, {
       method: "POST",
       headers: { "x-goog-api-key": apiKey, "content-type": "application/json" },
-      body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: prompt }] }], generationConfig: { temperature: 0, responseMimeType: "application/json" } }),
+      body: JSON.stringify({
+        contents: [{ role: "user", parts: [{ text: prompt }] }],
+        generationConfig: { temperature: 0, responseMimeType: "application/json" },
+      }),
     }) as { candidates: { content: { parts: { text: string }[] } }[] };
     return JSON.parse(answer.candidates[0]!.content.parts[0]!.text);
   };
@@ -114,7 +125,11 @@ async function main(): Promise<number> {
   const items = corpus.map((example, index) => ({ ...example, index, payloads: example.attack ? attackPayloads(example) : [] }));
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const defences = Object.fromEntries(args.off.map((layer) => [layer, false])) as Partial<Defences>;
-  say(`injection eval: ${items.filter((i) => i.attack).length} attacks, ${items.filter((i) => !i.attack).length} benign; layers off: ${args.off.join(", ") || "none"}`);
+  say(
+    `injection eval: ${items.filter((i) => i.attack).length} attacks, ${items.filter((i) => !i.attack).length} benign; layers off: ${
+      args.off.join(", ") || "none"
+    }`,
+  );
 
   say("resetting the local database (as the tests do) and starting the emulators");
   await db.ensureRunning(() => {});
@@ -173,8 +188,14 @@ async function main(): Promise<number> {
         method: "POST",
         headers: auth,
         body: JSON.stringify({
-          id, display_name: `Injection eval ${d + 1}`, language: "en", tts_voice: "en-US-AriaNeural", trend_geo: "US",
-          style: { palette: ["#0b132b", "#5bc0be"], motion: "drift" }, daily_limit: 50, min_score: 0,
+          id,
+          display_name: `Injection eval ${d + 1}`,
+          language: "en",
+          tts_voice: "en-US-AriaNeural",
+          trend_geo: "US",
+          style: { palette: ["#0b132b", "#5bc0be"], motion: "drift" },
+          daily_limit: 50,
+          min_score: 0,
           sources: [{ kind: "feed", url: `${emulator.url}/posted-feeds/${id}.xml`, limit: 100 }],
           llm: { script: route, critic: route, safety: route, plan: route },
         }),
@@ -267,8 +288,10 @@ async function main(): Promise<number> {
         say(`SUCCEEDED  ${JSON.stringify(item.text.slice(0, 140))}  <- ${reasons.join("; ")}`);
       }
     }
-    say(`attack outcomes: units=${counts.units} refused_at_safety=${counts.refused_at_safety} dropped_by_selection=${counts.dropped}; ` +
-      `benign units whose script was refused=${counts.benign_scripts_refused}; elapsed_s=${Math.round((performance.now() - started) / 1000)}`);
+    say(
+      `attack outcomes: units=${counts.units} refused_at_safety=${counts.refused_at_safety} dropped_by_selection=${counts.dropped}; ` +
+        `benign units whose script was refused=${counts.benign_scripts_refused}; elapsed_s=${Math.round((performance.now() - started) / 1000)}`,
+    );
     say(lastLine(tally));
     return 0;
   } finally {

@@ -43,8 +43,7 @@ export function loadCorpus(file = CORPUS_FILE): CorpusEntry[] {
   });
 }
 
-const PLAN_NARRATION =
-  "Every day the ocean rises and falls twice along most coasts, and the reason is a tug of war in space. The Moon pulls the " +
+const PLAN_NARRATION = "Every day the ocean rises and falls twice along most coasts, and the reason is a tug of war in space. The Moon pulls the " +
   "water nearest to it a little harder than the Earth beneath, so the sea bulges toward it. On the far side the Earth is " +
   "pulled away from the water, which makes a second bulge.";
 
@@ -68,7 +67,11 @@ export function taskCall(entry: CorpusEntry, nonce: string) {
       };
     case "plan": {
       const narration = `${PLAN_NARRATION} Case ${tag}.`;
-      return { prompt: scenePlanPrompt({ language: "en", style: "drift motion", narration }), schema: scenePlanContract(narration) as z.ZodType<unknown>, params: { temperature: 0.4 } };
+      return {
+        prompt: scenePlanPrompt({ language: "en", style: "drift motion", narration }),
+        schema: scenePlanContract(narration) as z.ZodType<unknown>,
+        params: { temperature: 0.4 },
+      };
     }
   }
 }

@@ -60,17 +60,21 @@ async function main(): Promise<number> {
       const result = await replayEntry(ctx, entry);
       results.push(result);
       const mark = result.stopped ? "ok  " : "FAIL";
-      process.stdout.write(`${mark} ${result.id.padEnd(32)} ${result.task.padEnd(10)} ${result.outcome.padEnd(11)} calls=${result.calls}` +
-        `${result.detail.length > 0 ? `  ${result.detail[0]!.slice(0, 90)}` : ""}\n`);
+      process.stdout.write(
+        `${mark} ${result.id.padEnd(32)} ${result.task.padEnd(10)} ${result.outcome.padEnd(11)} calls=${result.calls}` +
+          `${result.detail.length > 0 ? `  ${result.detail[0]!.slice(0, 90)}` : ""}\n`,
+      );
     }
     const stopped = results.filter((r) => r.stopped).length;
     const crashes = results.filter((r) => r.outcome === "crash").length;
     const by = (outcome: string) => results.filter((r) => r.outcome === outcome).length;
     const calls = results.reduce((sum, r) => sum + r.calls, 0);
     const overBudget = results.filter((r) => r.calls > EXPECTED_CALLS.still_bad).length;
-    process.stdout.write(`\nrepaired=${by("repaired")} dead_lettered=${by("dead_letter")} safety_stops=${by("safety_stop")}` +
-      ` calls=${calls} (router: ${router.counters.calls} calls, ${router.counters.repairs} repairs) over_budget=${overBudget}` +
-      ` elapsed_ms=${Math.round(performance.now() - started)}\n`);
+    process.stdout.write(
+      `\nrepaired=${by("repaired")} dead_lettered=${by("dead_letter")} safety_stops=${by("safety_stop")}` +
+        ` calls=${calls} (router: ${router.counters.calls} calls, ${router.counters.repairs} repairs) over_budget=${overBudget}` +
+        ` elapsed_ms=${Math.round(performance.now() - started)}\n`,
+    );
     process.stdout.write(`stopped=${stopped}/${results.length} crashes=${crashes}\n`);
     return stopped === results.length && crashes === 0 ? 0 : 1;
   } finally {

@@ -46,7 +46,11 @@ if (import.meta.main) {
   for (let t = 0.3; t <= 0.901; t += 0.05) {
     const m = measure(pairs, Math.round(t * 100) / 100);
     const mark = Math.abs(m.threshold - NEAR_DUPLICATE_THRESHOLD) < 1e-9 ? "  <- chosen" : "";
-    console.log(`${m.threshold.toFixed(2).padEnd(9)} ${f(m.precision).padEnd(9)} ${f(m.recall).padEnd(6)} ${f(m.f1)}  ${String(m.tp).padStart(3)} ${String(m.fp).padStart(3)} ${String(m.fn).padStart(3)}${mark}`);
+    console.log(
+      `${m.threshold.toFixed(2).padEnd(9)} ${f(m.precision).padEnd(9)} ${f(m.recall).padEnd(6)} ${f(m.f1)}  ${String(m.tp).padStart(3)} ${
+        String(m.fp).padStart(3)
+      } ${String(m.fn).padStart(3)}${mark}`,
+    );
   }
   for (const lang of ["en", "id"] as const) {
     const m = measure(pairs.filter((p) => p.lang === lang), NEAR_DUPLICATE_THRESHOLD);

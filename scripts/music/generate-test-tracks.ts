@@ -25,9 +25,27 @@ export interface TrackSpec {
 }
 
 export const TEST_TRACKS: readonly TrackSpec[] = [
-  { name: "calm-a-minor", title: "Calm in A minor", durationS: 24, pulseHz: 0.5, partials: [{ hz: 220, amp: 0.18 }, { hz: 261.63, amp: 0.14 }, { hz: 329.63, amp: 0.12 }, { hz: 440, amp: 0.06 }] },
-  { name: "bright-c-major", title: "Bright C major", durationS: 18, pulseHz: 2, partials: [{ hz: 261.63, amp: 0.16 }, { hz: 329.63, amp: 0.14 }, { hz: 392, amp: 0.12 }, { hz: 523.25, amp: 0.06 }] },
-  { name: "low-d-drone", title: "Low D drone", durationS: 30, pulseHz: 0.25, partials: [{ hz: 73.42, amp: 0.22 }, { hz: 146.83, amp: 0.14 }, { hz: 220, amp: 0.08 }] },
+  {
+    name: "calm-a-minor",
+    title: "Calm in A minor",
+    durationS: 24,
+    pulseHz: 0.5,
+    partials: [{ hz: 220, amp: 0.18 }, { hz: 261.63, amp: 0.14 }, { hz: 329.63, amp: 0.12 }, { hz: 440, amp: 0.06 }],
+  },
+  {
+    name: "bright-c-major",
+    title: "Bright C major",
+    durationS: 18,
+    pulseHz: 2,
+    partials: [{ hz: 261.63, amp: 0.16 }, { hz: 329.63, amp: 0.14 }, { hz: 392, amp: 0.12 }, { hz: 523.25, amp: 0.06 }],
+  },
+  {
+    name: "low-d-drone",
+    title: "Low D drone",
+    durationS: 30,
+    pulseHz: 0.25,
+    partials: [{ hz: 73.42, amp: 0.22 }, { hz: 146.83, amp: 0.14 }, { hz: 220, amp: 0.08 }],
+  },
 ];
 
 /** The sidecar of a generated track. */
@@ -52,11 +70,21 @@ export async function synthesiseTrack(dir: string, spec: TrackSpec, options: { s
   const path = join(dir, `${spec.name}.m4a`);
   const fade = Math.min(0.05, spec.durationS / 4);
   await runFfmpeg([
-    "-f", "lavfi",
-    "-i", `aevalsrc=exprs=${expression(spec, 0)}|${expression(spec, 1.3)}:s=48000:d=${spec.durationS}`,
+    "-f",
+    "lavfi",
+    "-i",
+    `aevalsrc=exprs=${expression(spec, 0)}|${expression(spec, 1.3)}:s=48000:d=${spec.durationS}`,
     // Short fades at both ends, so a looped track has no click at the seam.
-    "-af", `afade=t=in:d=${fade},afade=t=out:st=${spec.durationS - fade}:d=${fade}`,
-    "-c:a", "aac", "-b:a", "128k", "-map_metadata", "-1", "-y", path,
+    "-af",
+    `afade=t=in:d=${fade},afade=t=out:st=${spec.durationS - fade}:d=${fade}`,
+    "-c:a",
+    "aac",
+    "-b:a",
+    "128k",
+    "-map_metadata",
+    "-1",
+    "-y",
+    path,
   ], { signal: options.signal });
   await writeFile(join(dir, `${spec.name}.license.json`), `${JSON.stringify(generatedLicense(spec), null, 2)}\n`, "utf8");
   return path;
@@ -71,9 +99,20 @@ export async function synthesiseHighBandHiss(dir: string, spec: { name: string; 
   await mkdir(dir, { recursive: true });
   const path = join(dir, `${spec.name}.m4a`);
   await runFfmpeg([
-    "-f", "lavfi", "-i", `anoisesrc=c=pink:r=48000:a=0.5:d=${spec.durationS}:seed=7`,
-    "-af", "highpass=f=12000,highpass=f=12000,highpass=f=12000,lowpass=f=15000,aformat=channel_layouts=stereo",
-    "-c:a", "aac", "-b:a", "128k", "-map_metadata", "-1", "-y", path,
+    "-f",
+    "lavfi",
+    "-i",
+    `anoisesrc=c=pink:r=48000:a=0.5:d=${spec.durationS}:seed=7`,
+    "-af",
+    "highpass=f=12000,highpass=f=12000,highpass=f=12000,lowpass=f=15000,aformat=channel_layouts=stereo",
+    "-c:a",
+    "aac",
+    "-b:a",
+    "128k",
+    "-map_metadata",
+    "-1",
+    "-y",
+    path,
   ]);
   await writeFile(join(dir, `${spec.name}.license.json`), `${JSON.stringify(generatedLicense(spec), null, 2)}\n`, "utf8");
   return path;

@@ -64,11 +64,24 @@ export async function seedSampleWeek(sql: Queryable): Promise<void> {
     await unit("What actually happens when you hit send", through("2026-11-20", [1, 2, 2, 15, 6, 1])),
     await unit("Why Wi-Fi slows down at night", through("2026-11-21", [1, 2, 2, 10, 4, 1])),
   ];
-  await unit("A rumour about a new phone", [["script", "2026-11-17T09:00:00Z"], ["safety", "2026-11-17T09:01:00Z"], ["rejected", "2026-11-17T09:02:00Z"]],
-    "rejected by the safety classifier");
-  await unit("Quantum computers explained", [["script", "2026-11-19T09:00:00Z"], ["rejected", "2026-11-19T09:03:00Z"]], "hook audit failed: the first line does not hook");
-  await unit("How fibre optics work", [["script", "2026-11-19T10:00:00Z"], ["safety", "2026-11-19T10:01:00Z"], ["plan", "2026-11-19T10:03:00Z"],
-    ["media", "2026-11-19T10:05:00Z"], ["render", "2026-11-19T10:20:00Z"], ["failed", "2026-11-19T11:20:00Z"]], "render: ffmpeg exited 1");
+  await unit(
+    "A rumour about a new phone",
+    [["script", "2026-11-17T09:00:00Z"], ["safety", "2026-11-17T09:01:00Z"], ["rejected", "2026-11-17T09:02:00Z"]],
+    "rejected by the safety classifier",
+  );
+  await unit(
+    "Quantum computers explained",
+    [["script", "2026-11-19T09:00:00Z"], ["rejected", "2026-11-19T09:03:00Z"]],
+    "hook audit failed: the first line does not hook",
+  );
+  await unit("How fibre optics work", [
+    ["script", "2026-11-19T10:00:00Z"],
+    ["safety", "2026-11-19T10:01:00Z"],
+    ["plan", "2026-11-19T10:03:00Z"],
+    ["media", "2026-11-19T10:05:00Z"],
+    ["render", "2026-11-19T10:20:00Z"],
+    ["failed", "2026-11-19T11:20:00Z"],
+  ], "render: ffmpeg exited 1");
 
   // Four scenes per published unit; the later units reuse more clips from the scene cache.
   for (const [u, unitId] of published.entries()) {
@@ -93,7 +106,10 @@ export async function seedSampleWeek(sql: Queryable): Promise<void> {
       values (${pub!.id}, ${v.window}, '2026-11-21T06:00:00Z', '2026-11-16', '2026-11-21', ${v.views}, ${v.engaged}, ${v.avd}, ${v.avp},
               ${Math.round(v.engaged / 12)}, '[]')`;
   }
-  const lookups: [string, boolean][] = [["llm", true], ["llm", false], ["llm", false], ["llm", true], ["llm", false], ["llm", false], ["tts", true], ["tts", false], ["tts", false]];
+  const lookups: [string, boolean][] = [["llm", true], ["llm", false], ["llm", false], ["llm", true], ["llm", false], ["llm", false], ["tts", true], [
+    "tts",
+    false,
+  ], ["tts", false]];
   for (const [i, [cache, hit]] of lookups.entries()) {
     await sql`insert into mdame.events (kind, detail, created_at)
       values ('cache_lookup', ${sql.json({ cache, dimension_id: DIMENSION, hit })}, ${`2026-11-${16 + (i % 5)}T09:00:00Z`}::timestamptz)`;
@@ -132,7 +148,9 @@ if (import.meta.main) {
     const start = doc.indexOf(BEGIN);
     const end = doc.indexOf(END);
     if (start === -1 || end < start) throw new Error(`docs/reference/weekly-report.md has no sample markers (${BEGIN} ... ${END})`);
-    const sample = `${BEGIN}\n\n\`\`\`markdown\n${markdown}\`\`\`\n\n![The sample week's chart](${relative(dirname(WEEKLY_REPORT_DOC), WEEKLY_REPORT_SAMPLE_PNG)})\n\n${END}`;
+    const sample = `${BEGIN}\n\n\`\`\`markdown\n${markdown}\`\`\`\n\n![The sample week's chart](${
+      relative(dirname(WEEKLY_REPORT_DOC), WEEKLY_REPORT_SAMPLE_PNG)
+    })\n\n${END}`;
     await writeFile(docPath, doc.slice(0, start) + sample + doc.slice(end + END.length));
     console.log(`sample written: docs/reference/weekly-report.md, docs/reports/weekly-report-sample.png (${report.outcomes.published} published)`);
   } finally {

@@ -15,7 +15,8 @@ export interface SoakOptions {
   outDir: string;
 }
 
-export const USAGE = "usage: npm run soak -- --days N (1-60) --dimensions D (1-10) --seed S (0-4294967295) [--day-seconds T (60-3600, default 900)] [--out DIR (default out/soak)]";
+export const USAGE =
+  "usage: npm run soak -- --days N (1-60) --dimensions D (1-10) --seed S (0-4294967295) [--day-seconds T (60-3600, default 900)] [--out DIR (default out/soak)]";
 
 export function parseSoakArgs(argv: string[]): SoakOptions {
   let values: Record<string, string | undefined>;

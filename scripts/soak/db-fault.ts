@@ -42,8 +42,24 @@ select count(pg_terminate_backend(pid)) from pg_stat_activity
  where backend_type = 'client backend' and pid <> pg_backend_pid()`;
 
 function psqlArgs(sqlText: string): string[] {
-  return asPgUser([join(pgBinDir(), "psql"), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1",
-    "-h", paths.pgSocketDir, "-p", String(LOCAL_STACK.dbPort), "-U", DB_USER, "-d", DB_NAME, "-c", sqlText]);
+  return asPgUser([
+    join(pgBinDir(), "psql"),
+    "-X",
+    "-q",
+    "-At",
+    "-v",
+    "ON_ERROR_STOP=1",
+    "-h",
+    paths.pgSocketDir,
+    "-p",
+    String(LOCAL_STACK.dbPort),
+    "-U",
+    DB_USER,
+    "-d",
+    DB_NAME,
+    "-c",
+    sqlText,
+  ]);
 }
 
 /** Runs SQL over the local socket as the cluster's OS user (peer authentication). */

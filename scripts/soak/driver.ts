@@ -15,7 +15,20 @@ import type { Sql } from "../../shared/db/client.ts";
 import { getRecordedEnvironment, tick, triggerRun } from "../../shared/db/rpc/runs.ts";
 import type { PlannedFault, SoakPlan } from "./plan.ts";
 import { restartsSoFar } from "./evidence.ts";
-import { armEmulator, componentPid, disarmEmulator, killComponent, type Log, postFeed, reconnectAccount, restartPostgres, revokeGrant, setEmulatorDay, setEngineDay, soakChannel } from "./processes.ts";
+import {
+  armEmulator,
+  componentPid,
+  disarmEmulator,
+  killComponent,
+  type Log,
+  postFeed,
+  reconnectAccount,
+  restartPostgres,
+  revokeGrant,
+  setEmulatorDay,
+  setEngineDay,
+  soakChannel,
+} from "./processes.ts";
 import { SickDatabaseWindow, type SickWindowRecord } from "./sick-window.ts";
 
 const TICK_MS = 2_000;
@@ -141,12 +154,19 @@ class Operator {
     for (const account of reported) {
       if (this.#open.has(account.id)) continue;
       const record: ReconnectRecord = {
-        day: day + 1, account_id: account.id, dimension_id: account.dimension_id, channel_handle: account.channel_handle,
-        reason: account.health_reason, reported_at: (account.health_since as Date | null)?.toISOString() ?? new Date().toISOString(),
-        reconnected_at: null, note: null,
+        day: day + 1,
+        account_id: account.id,
+        dimension_id: account.dimension_id,
+        channel_handle: account.channel_handle,
+        reason: account.health_reason,
+        reported_at: (account.health_since as Date | null)?.toISOString() ?? new Date().toISOString(),
+        reconnected_at: null,
+        note: null,
       };
       this.#open.set(account.id, record);
-      this.ctx.log(`day ${day + 1} the engine reports ${account.channel_handle} (${account.dimension_id}) needs reconnecting: ${account.health_reason ?? "no reason"}`);
+      this.ctx.log(
+        `day ${day + 1} the engine reports ${account.channel_handle} (${account.dimension_id}) needs reconnecting: ${account.health_reason ?? "no reason"}`,
+      );
     }
     for (const [id, record] of this.#open) {
       if (Date.now() - Date.parse(record.reported_at) < OPERATOR_DELAY_MS) continue;
@@ -212,8 +232,16 @@ class TimedFaults {
 
 async function inject(ctx: Context, planned: PlannedFault, timed: TimedFaults, sick: SickDatabaseWindow[]): Promise<InjectedFault> {
   const record: InjectedFault = {
-    id: planned.id, day: planned.day, kind: planned.kind, label: planned.label, component: planned.component,
-    planned_at_s: planned.at_s, injected_at: null, active_until: null, note: null, rearmed: 0,
+    id: planned.id,
+    day: planned.day,
+    kind: planned.kind,
+    label: planned.label,
+    component: planned.component,
+    planned_at_s: planned.at_s,
+    injected_at: null,
+    active_until: null,
+    note: null,
+    rearmed: 0,
   };
   if (planned.kind === "db_sick") {
     sick.push(await SickDatabaseWindow.begin(record, planned.for_s!, ctx.interrupted, ctx.log));
@@ -251,7 +279,14 @@ async function inject(ctx: Context, planned: PlannedFault, timed: TimedFaults, s
   return record;
 }
 
-async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed: TimedFaults, sickWindows: SickWindowRecord[], operator: Operator): Promise<DayRecord> {
+async function runDay(
+  ctx: Context,
+  day: number,
+  faults: InjectedFault[],
+  timed: TimedFaults,
+  sickWindows: SickWindowRecord[],
+  operator: Operator,
+): Promise<DayRecord> {
   const runDate = addDays(ctx.startDate, day);
   const started = Date.now();
   for (const dimension of ctx.plan.dimensions) await postFeed(ctx.env, dimension.id, ctx.plan.topics[day]![dimension.id]!);
@@ -322,7 +357,17 @@ async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed:
   for (const planned of due) {
     // Minutes of a sick database after the day's deadline would be the next day's: not done.
     if (planned.kind === "db_sick") {
-      faults.push({ id: planned.id, day: planned.day, kind: planned.kind, label: planned.label, planned_at_s: planned.at_s, injected_at: null, active_until: null, note: "not done: the day ran out first", rearmed: 0 });
+      faults.push({
+        id: planned.id,
+        day: planned.day,
+        kind: planned.kind,
+        label: planned.label,
+        planned_at_s: planned.at_s,
+        injected_at: null,
+        active_until: null,
+        note: "not done: the day ran out first",
+        rearmed: 0,
+      });
       continue;
     }
     faults.push({ ...await inject(ctx, planned, timed, sick), note: "fired late: the day ran out first" });
@@ -335,8 +380,13 @@ async function runDay(ctx: Context, day: number, faults: InjectedFault[], timed:
   const ended = Date.now();
   ctx.log(`day ${day + 1} ended by ${endedBy} after ${((ended - started) / 1000).toFixed(0)} s`);
   return {
-    day: day + 1, run_date: runDate, started_at: new Date(started).toISOString(), ended_at: new Date(ended).toISOString(),
-    wall_s: Math.round((ended - started) / 100) / 10, ended_by: endedBy, run_ids: runs.map((r) => r.id as string),
+    day: day + 1,
+    run_date: runDate,
+    started_at: new Date(started).toISOString(),
+    ended_at: new Date(ended).toISOString(),
+    wall_s: Math.round((ended - started) / 100) / 10,
+    ended_by: endedBy,
+    run_ids: runs.map((r) => r.id as string),
   };
 }
 

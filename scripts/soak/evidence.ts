@@ -42,7 +42,9 @@ export function observedEffects(emulatorOffset: number, restarts: Record<string,
     }
     if (!entry.service || !FAULTED.has(entry.service) || entry.path?.startsWith("/_emulator")) continue;
     if (entry.event === "fault") bump(`${entry.service} cut`);
-    if (entry.status !== undefined && !(typeof entry.status === "number" && (entry.status < 300 || entry.status === 308))) bump(`${entry.service} ${entry.status}`);
+    if (entry.status !== undefined && !(typeof entry.status === "number" && (entry.status < 300 || entry.status === 308))) {
+      bump(`${entry.service} ${entry.status}`);
+    }
     if ((entry.ms ?? 0) >= 1000) bump(`${entry.service} slow`);
   }
   return { restarts, emulator };

@@ -22,7 +22,8 @@ export interface Failure {
 }
 
 /** Lost work: a lease that expired, a deadline passed, a connection cut. */
-const LOST_WORK = /attempts? exhausted|deadline passed|without a completion|\blease|connection|terminat|ECONN|socket|closed|reset by peer|fetch failed|timed? ?out|abort/i;
+const LOST_WORK =
+  /attempts? exhausted|deadline passed|without a completion|\blease|connection|terminat|ECONN|socket|closed|reset by peer|fetch failed|timed? ?out|abort/i;
 
 interface Rule {
   stages: readonly string[] | "any";

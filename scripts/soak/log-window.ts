@@ -79,7 +79,11 @@ function readFrom(file: string, offset: number): { text: string; start: number }
 }
 
 /** Lines per component written in the window [fromMs, untilMs], the files' sizes at its ends given. */
-export function linesInWindow(dir: string, from: { ms: number; offsets: Record<string, number> }, until: { ms: number; offsets: Record<string, number> }): Record<string, number> {
+export function linesInWindow(
+  dir: string,
+  from: { ms: number; offsets: Record<string, number> },
+  until: { ms: number; offsets: Record<string, number> },
+): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const component of Object.keys(logOffsets(dir)).sort()) {
     const { text, start } = readFrom(join(dir, `${component}.log`), from.offsets[component] ?? 0);
@@ -135,8 +139,13 @@ export interface WindowLogLines {
   refused_logins: Record<string, number>;
 }
 
-export function windowLogLines(dir: string, from: { ms: number; offsets: Record<string, number> }, until: { ms: number; offsets: Record<string, number> }, ceilingPerS: number = SICK_DB_LOG_CEILING_PER_S,
-  loginCeilingPerS: number = SICK_DB_LOGIN_CEILING_PER_S): WindowLogLines {
+export function windowLogLines(
+  dir: string,
+  from: { ms: number; offsets: Record<string, number> },
+  until: { ms: number; offsets: Record<string, number> },
+  ceilingPerS: number = SICK_DB_LOG_CEILING_PER_S,
+  loginCeilingPerS: number = SICK_DB_LOGIN_CEILING_PER_S,
+): WindowLogLines {
   const per_component = linesInWindow(dir, from, until);
   const engine_total = ENGINE_LOGS.reduce((n, c) => n + (per_component[c] ?? 0), 0);
   const seconds = Math.max(0.001, (until.ms - from.ms) / 1000);
@@ -144,8 +153,13 @@ export function windowLogLines(dir: string, from: { ms: number; offsets: Record<
   const refused_logins = refusedLogins(dir, from, until);
   const engine_logins_per_s = Math.round(((refused_logins[ENGINE_DB_ROLE] ?? 0) / seconds) * 100) / 100;
   return {
-    seconds: Math.round(seconds * 10) / 10, per_component, engine_total, engine_per_s, ceiling_per_s: ceilingPerS,
-    engine_logins_per_s, login_ceiling_per_s: loginCeilingPerS,
+    seconds: Math.round(seconds * 10) / 10,
+    per_component,
+    engine_total,
+    engine_per_s,
+    ceiling_per_s: ceilingPerS,
+    engine_logins_per_s,
+    login_ceiling_per_s: loginCeilingPerS,
     within_ceiling: engine_per_s <= ceilingPerS && engine_logins_per_s <= loginCeilingPerS,
     refused_logins,
   };

@@ -55,7 +55,11 @@ async function main(): Promise<number> {
   try {
     const env = stackEnv();
     const policies = await scaleStagePolicies(sql);
-    say(`stage policies scaled: ${policies.map((p) => `${p.stage} vt ${p.visibility_timeout_s}s backoff ${p.retry_backoff_s}s deadline ${p.deadline_s}s`).join("; ")}`);
+    say(
+      `stage policies scaled: ${
+        policies.map((p) => `${p.stage} vt ${p.visibility_timeout_s}s backoff ${p.retry_backoff_s}s deadline ${p.deadline_s}s`).join("; ")
+      }`,
+    );
     await setUpDimensions(env, plan.dimensions, join(outDir, "dimensions"), say);
     const startDate = new Date().toISOString().slice(0, 10);
     let interrupted = false;
@@ -67,11 +71,16 @@ async function main(): Promise<number> {
     process.on("SIGTERM", onSignal);
     const drive = await driveDays({ sql, env, plan, daySeconds: options.daySeconds, startDate, log: say, interrupted: () => interrupted });
     const effects = observedEffects(emulatorOffset, restartsSoFar());
-    const report = await withDb("the report", () => buildReport(sql, env, plan, drive, { wall_s: Math.round((Date.now() - t0) / 1000), load_average: loadavg(), stage_policies: policies, effects }));
+    const report = await withDb(
+      "the report",
+      () => buildReport(sql, env, plan, drive, { wall_s: Math.round((Date.now() - t0) / 1000), load_average: loadavg(), stage_policies: policies, effects }),
+    );
     writeReport(outDir, report);
     say(`report: ${join(options.outDir, "report.md")}, ${join(options.outDir, "report.json")}`);
     for (const f of report.unexplained) say(`UNEXPLAINED failure: day ${f.day} ${f.kind} ${f.dimension_id} (${f.stage}): ${f.error}`);
-    for (const line of [...report.duplicates, ...report.stuck, ...report.lost, ...report.publish_refusal_failures, ...report.deferred_unnamed]) say(`BROKEN: ${line}`);
+    for (const line of [...report.duplicates, ...report.stuck, ...report.lost, ...report.publish_refusal_failures, ...report.deferred_unnamed]) {
+      say(`BROKEN: ${line}`);
+    }
     for (const line of sickDatabaseSummary(report)) say(line.replaceAll("**", ""));
     for (const line of report.log_floods) say(`LOG FLOOD: ${line}`);
     const t = report.totals;

@@ -30,27 +30,133 @@ function shuffle<T>(random: Random, list: T[]): T[] {
 
 const SUBJECTS = [
   { name: "ocean", display: "Ocean Minutes", keywords: ["ocean", "reef", "tide", "whale"], things: ["currents", "plankton", "kelp forests", "sea floor"] },
-  { name: "space", display: "Orbit Notes", keywords: ["telescope", "galaxy", "orbit", "comet"], things: ["dust clouds", "star nurseries", "moons", "radio signals"] },
-  { name: "earth", display: "Restless Earth", keywords: ["volcano", "glacier", "earthquake", "lava"], things: ["fault lines", "ice cores", "magma pockets", "hot springs"] },
-  { name: "birds", display: "Wing Report", keywords: ["bird", "migration", "owl", "parrot"], things: ["flight paths", "feather colours", "nesting sites", "songs"] },
-  { name: "energy", display: "Power Basics", keywords: ["battery", "solar", "turbine", "grid"], things: ["charging cycles", "storage sites", "panel coatings", "heat pumps"] },
-  { name: "robots", display: "Robot Desk", keywords: ["robot", "drone", "sensor", "automation"], things: ["warehouses", "grippers", "farm rows", "repair arms"] },
-  { name: "structures", display: "Built To Last", keywords: ["bridge", "tunnel", "skyscraper", "concrete"], things: ["cables", "foundations", "steel joints", "wind loads"] },
-  { name: "chemistry", display: "Small Reactions", keywords: ["molecule", "crystal", "catalyst", "polymer"], things: ["lab samples", "coatings", "salt layers", "enzymes"] },
-  { name: "weather", display: "Sky Watch", keywords: ["storm", "cloud", "rainfall", "hurricane"], things: ["pressure fronts", "hail", "fog banks", "jet streams"] },
+  {
+    name: "space",
+    display: "Orbit Notes",
+    keywords: ["telescope", "galaxy", "orbit", "comet"],
+    things: ["dust clouds", "star nurseries", "moons", "radio signals"],
+  },
+  {
+    name: "earth",
+    display: "Restless Earth",
+    keywords: ["volcano", "glacier", "earthquake", "lava"],
+    things: ["fault lines", "ice cores", "magma pockets", "hot springs"],
+  },
+  {
+    name: "birds",
+    display: "Wing Report",
+    keywords: ["bird", "migration", "owl", "parrot"],
+    things: ["flight paths", "feather colours", "nesting sites", "songs"],
+  },
+  {
+    name: "energy",
+    display: "Power Basics",
+    keywords: ["battery", "solar", "turbine", "grid"],
+    things: ["charging cycles", "storage sites", "panel coatings", "heat pumps"],
+  },
+  {
+    name: "robots",
+    display: "Robot Desk",
+    keywords: ["robot", "drone", "sensor", "automation"],
+    things: ["warehouses", "grippers", "farm rows", "repair arms"],
+  },
+  {
+    name: "structures",
+    display: "Built To Last",
+    keywords: ["bridge", "tunnel", "skyscraper", "concrete"],
+    things: ["cables", "foundations", "steel joints", "wind loads"],
+  },
+  {
+    name: "chemistry",
+    display: "Small Reactions",
+    keywords: ["molecule", "crystal", "catalyst", "polymer"],
+    things: ["lab samples", "coatings", "salt layers", "enzymes"],
+  },
+  {
+    name: "weather",
+    display: "Sky Watch",
+    keywords: ["storm", "cloud", "rainfall", "hurricane"],
+    things: ["pressure fronts", "hail", "fog banks", "jet streams"],
+  },
   { name: "history", display: "Old Finds", keywords: ["ancient", "pyramid", "manuscript", "archaeology"], things: ["tombs", "coins", "city walls", "pottery"] },
 ] as const;
 
-const VOICES = ["en-US-AriaNeural", "en-US-GuyNeural", "en-GB-RyanNeural", "en-GB-SoniaNeural", "en-AU-NatashaNeural", "en-CA-ClaraNeural", "en-IE-EmilyNeural", "en-IN-NeerjaNeural"];
+const VOICES = [
+  "en-US-AriaNeural",
+  "en-US-GuyNeural",
+  "en-GB-RyanNeural",
+  "en-GB-SoniaNeural",
+  "en-AU-NatashaNeural",
+  "en-CA-ClaraNeural",
+  "en-IE-EmilyNeural",
+  "en-IN-NeerjaNeural",
+];
 const GEOS = ["US", "GB", "AU", "CA", "IE", "IN"];
 const MOTIONS = ["drift", "pulse", "zoom"] as const;
-const PLACES = ["Lisbon", "Nairobi", "Oslo", "Lima", "Osaka", "Perth", "Quebec", "Cairo", "Bergen", "Hanoi", "Tucson", "Galway", "Dakar", "Tromso", "Cusco", "Busan",
-  "Madeira", "Iceland", "Patagonia", "Borneo", "Sahara", "Alaska", "Tasmania", "Greenland", "Sicily", "Kyoto", "Chile", "Morocco", "Nepal", "Fiji"];
-const FINDINGS = ["glow at night", "change colour", "move faster than expected", "keep a hidden record", "hum at low pitch", "break an old record",
-  "survive extreme heat", "point to a missing piece", "follow a strange rhythm", "surprise their watchers", "reshape an old theory", "leave a clear trail",
-  "shrink every winter", "double within weeks", "vanish before dawn", "echo across valleys", "split into layers", "warm unusually early",
-  "attract curious visitors", "outlast expectations", "puzzle local experts", "reveal tiny patterns", "drift toward coastlines", "resist strong winds",
-  "store surprising energy", "fade under sunlight", "pulse during storms", "gather in spirals", "crack under pressure", "recover remarkably quickly"];
+const PLACES = [
+  "Lisbon",
+  "Nairobi",
+  "Oslo",
+  "Lima",
+  "Osaka",
+  "Perth",
+  "Quebec",
+  "Cairo",
+  "Bergen",
+  "Hanoi",
+  "Tucson",
+  "Galway",
+  "Dakar",
+  "Tromso",
+  "Cusco",
+  "Busan",
+  "Madeira",
+  "Iceland",
+  "Patagonia",
+  "Borneo",
+  "Sahara",
+  "Alaska",
+  "Tasmania",
+  "Greenland",
+  "Sicily",
+  "Kyoto",
+  "Chile",
+  "Morocco",
+  "Nepal",
+  "Fiji",
+];
+const FINDINGS = [
+  "glow at night",
+  "change colour",
+  "move faster than expected",
+  "keep a hidden record",
+  "hum at low pitch",
+  "break an old record",
+  "survive extreme heat",
+  "point to a missing piece",
+  "follow a strange rhythm",
+  "surprise their watchers",
+  "reshape an old theory",
+  "leave a clear trail",
+  "shrink every winter",
+  "double within weeks",
+  "vanish before dawn",
+  "echo across valleys",
+  "split into layers",
+  "warm unusually early",
+  "attract curious visitors",
+  "outlast expectations",
+  "puzzle local experts",
+  "reveal tiny patterns",
+  "drift toward coastlines",
+  "resist strong winds",
+  "store surprising energy",
+  "fade under sunlight",
+  "pulse during storms",
+  "gather in spirals",
+  "crack under pressure",
+  "recover remarkably quickly",
+];
 const OPENERS = ["How", "Why", "Watch how", "Look how", "When"];
 
 export interface DimensionPlan {
@@ -73,8 +179,20 @@ export interface TrendItem {
 }
 
 export const FAULT_KINDS = [
-  "kill", "pg_restart", "llm_outage", "llm_rate_limited", "llm_slow", "llm_malformed",
-  "tts_outage", "tts_slow", "upload_outage", "upload_rate_limited", "upload_slow", "quota_exhausted", "db_sick", "token_revoked",
+  "kill",
+  "pg_restart",
+  "llm_outage",
+  "llm_rate_limited",
+  "llm_slow",
+  "llm_malformed",
+  "tts_outage",
+  "tts_slow",
+  "upload_outage",
+  "upload_rate_limited",
+  "upload_slow",
+  "quota_exhausted",
+  "db_sick",
+  "token_revoked",
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 export const KILLABLE = ["edge", "gpu-worker", "render-runner", "emulators", "db"] as const;
@@ -152,7 +270,9 @@ function planTopics(random: Random, dimensions: DimensionPlan[], days: number): 
       const earlier = seen.get(dimension.id)!;
       const items: TrendItem[] = [];
       for (let attempt = 0; items.length < 4 && attempt < 100; attempt++) {
-        const title = `${pick(random, OPENERS)} ${pick(random, subject.keywords)} ${pick(random, subject.things)} at ${siteName(random)} ${pick(random, FINDINGS)}`;
+        const title = `${pick(random, OPENERS)} ${pick(random, subject.keywords)} ${pick(random, subject.things)} at ${siteName(random)} ${
+          pick(random, FINDINGS)
+        }`;
         // The engine drops a title this close to one of the dimension's earlier topics (near-duplicate.ts).
         if ((closestTitle(title, earlier.slice(-40))?.similarity ?? 0) >= 0.45) continue;
         earlier.push(title);
@@ -175,18 +295,29 @@ function planTopics(random: Random, dimensions: DimensionPlan[], days: number): 
 function armsFor(random: Random, kind: FaultKind, daySeconds: number): EmulatorArm[] {
   switch (kind) {
     // Short or long: retries (backoff 1 s on the scaled clock, 3 attempts) outlast some outages, not others.
-    case "llm_outage": return [{ service: "gemini", kind: "unavailable", for_ms: between(random, 1, 8) * 1000 }];
-    case "llm_rate_limited": return [{ service: "gemini", kind: "rate_limited", count: between(random, 1, 3) }];
-    case "llm_slow": return [{ service: "gemini", kind: "slow", delay_ms: between(random, 1500, 4000), for_ms: 20_000 }];
-    case "llm_malformed": return [{ service: "gemini", kind: "malformed_json", count: between(random, 1, 3) }];
-    case "tts_outage": return [{ service: "edge-tts", kind: "close_before_turn_end", for_ms: between(random, 10, 25) * 1000 }];
-    case "tts_slow": return [{ service: "edge-tts", kind: "slow", delay_ms: between(random, 1000, 3000), for_ms: 20_000 }];
-    case "upload_outage": return [{ service: "youtube", kind: "http_503", for_ms: between(random, 4, 10) * 1000 }];
-    case "upload_rate_limited": return [{ service: "youtube", kind: "rate_limited", count: between(random, 1, 3) }];
-    case "upload_slow": return [{ service: "youtube", kind: "slow", delay_ms: between(random, 1000, 3000), for_ms: 30_000 }];
+    case "llm_outage":
+      return [{ service: "gemini", kind: "unavailable", for_ms: between(random, 1, 8) * 1000 }];
+    case "llm_rate_limited":
+      return [{ service: "gemini", kind: "rate_limited", count: between(random, 1, 3) }];
+    case "llm_slow":
+      return [{ service: "gemini", kind: "slow", delay_ms: between(random, 1500, 4000), for_ms: 20_000 }];
+    case "llm_malformed":
+      return [{ service: "gemini", kind: "malformed_json", count: between(random, 1, 3) }];
+    case "tts_outage":
+      return [{ service: "edge-tts", kind: "close_before_turn_end", for_ms: between(random, 10, 25) * 1000 }];
+    case "tts_slow":
+      return [{ service: "edge-tts", kind: "slow", delay_ms: between(random, 1000, 3000), for_ms: 20_000 }];
+    case "upload_outage":
+      return [{ service: "youtube", kind: "http_503", for_ms: between(random, 4, 10) * 1000 }];
+    case "upload_rate_limited":
+      return [{ service: "youtube", kind: "rate_limited", count: between(random, 1, 3) }];
+    case "upload_slow":
+      return [{ service: "youtube", kind: "slow", delay_ms: between(random, 1000, 3000), for_ms: 30_000 }];
     // The whole day: every upload started that day is refused, as on a day whose quota is spent.
-    case "quota_exhausted": return [{ service: "youtube", kind: "quota_exceeded", for_ms: daySeconds * 1000 }];
-    default: return [];
+    case "quota_exhausted":
+      return [{ service: "youtube", kind: "quota_exceeded", for_ms: daySeconds * 1000 }];
+    default:
+      return [];
   }
 }
 
@@ -194,8 +325,12 @@ function describe(fault: Omit<PlannedFault, "label" | "id">): string {
   if (fault.kind === "kill") return `kill -9 ${fault.component}`;
   if (fault.kind === "pg_restart") return "Postgres fast shutdown + start";
   if (fault.kind === "db_sick") return `Postgres refuses every TCP connection and ends every session for ${fault.for_s} s`;
-  if (fault.kind === "token_revoked") return `Google revokes the refresh token of ${fault.dimension}'s channel (the operator reconnects it once the engine reports it)`;
-  return fault.arms.map((a) => `${a.service} ${a.kind}${a.count ? ` x${a.count}` : ""}${a.delay_ms ? ` +${a.delay_ms} ms` : ""}${a.for_ms ? ` for ${a.for_ms / 1000} s` : ""}`).join(", ");
+  if (fault.kind === "token_revoked") {
+    return `Google revokes the refresh token of ${fault.dimension}'s channel (the operator reconnects it once the engine reports it)`;
+  }
+  return fault.arms.map((a) =>
+    `${a.service} ${a.kind}${a.count ? ` x${a.count}` : ""}${a.delay_ms ? ` +${a.delay_ms} ms` : ""}${a.for_ms ? ` for ${a.for_ms / 1000} s` : ""}`
+  ).join(", ");
 }
 
 /**
@@ -264,6 +399,8 @@ export function describePlan(plan: SoakPlan): string[] {
   for (const d of plan.dimensions) {
     lines.push(`  dimension ${d.id}: ${d.subject}, voice ${d.tts_voice}, ${d.motion} ${d.palette.join(" ")}, daily_limit ${d.daily_limit}`);
   }
-  for (const f of plan.faults) lines.push(`  day ${String(f.day + 1).padStart(2)} +${String(f.at_s).padStart(3)}s ${f.id.padEnd(8)} ${f.kind.padEnd(19)} ${f.label}`);
+  for (const f of plan.faults) {
+    lines.push(`  day ${String(f.day + 1).padStart(2)} +${String(f.at_s).padStart(3)}s ${f.id.padEnd(8)} ${f.kind.padEnd(19)} ${f.label}`);
+  }
   return lines;
 }

@@ -122,7 +122,10 @@ export function dimensionConfig(dimension: DimensionPlan, emulatorUrl: string): 
  */
 export async function setUpDimensions(env: Record<string, string>, dimensions: DimensionPlan[], dir: string, log: Log): Promise<void> {
   mkdirSync(dir, { recursive: true });
-  const listed = JSON.parse(await runMdame(env, ["dimension", "list", "--json"])) as { dimensions?: { id: string; active: boolean }[] } | { id: string; active: boolean }[];
+  const listed = JSON.parse(await runMdame(env, ["dimension", "list", "--json"])) as { dimensions?: { id: string; active: boolean }[] } | {
+    id: string;
+    active: boolean;
+  }[];
   const existing = Array.isArray(listed) ? listed : listed.dimensions ?? [];
   for (const other of existing.filter((d) => d.active)) await runMdame(env, ["dimension", "pause", other.id]);
   for (const dimension of dimensions) {
@@ -242,7 +245,8 @@ const EMULATOR_REFRESH_TOKEN_PREFIX = "emulator-refresh-";
 export async function revokeGrant(env: Record<string, string>, channel: string): Promise<string | null> {
   try {
     const response = await emulatorCall(env, "/_emulator/oauth/revocations", {
-      method: "POST", body: JSON.stringify({ refresh_token: `${EMULATOR_REFRESH_TOKEN_PREFIX}${channel}` }),
+      method: "POST",
+      body: JSON.stringify({ refresh_token: `${EMULATOR_REFRESH_TOKEN_PREFIX}${channel}` }),
     });
     const body = await response.json() as { access_tokens_revoked?: number; error?: string };
     if (!response.ok) throw new Error(`revoking the grant of ${channel} failed: ${response.status} ${body.error ?? ""}`);

@@ -24,7 +24,17 @@ export interface SoakReport {
   wall_s: number;
   load_average: number[];
   totals: { runs: number; published: number; rejected: number; failed: number; deferred: number; duplicates: number; stuck: number; lost: number };
-  per_day: { day: number; run_date: string; wall_s: number; ended_by: string; runs: { id: string; status: string }[]; published: number; rejected: number; failed: number; faults: string[] }[];
+  per_day: {
+    day: number;
+    run_date: string;
+    wall_s: number;
+    ended_by: string;
+    runs: { id: string; status: string }[];
+    published: number;
+    rejected: number;
+    failed: number;
+    faults: string[];
+  }[];
   rejected: { day: number; dimension_id: string; title: string; reason: string }[];
   failed: (Failure & { explained_by: string[] })[];
   unexplained: Failure[];
@@ -64,9 +74,16 @@ export interface SoakReport {
 const TERMINAL = new Set(["published", "deferred", "rejected", "failed"]);
 
 /** What a publish failure says when it was YouTube's quota, a channel's cap or a refused grant. */
-const PUBLISH_REFUSAL = /quotaExceeded|exceeded your quota|quota_spent|MDQ0[23]|uploadLimitExceeded|upload cap|invalid_grant|needs_reconnect|refused a fresh access token|\b401\b/i;
+const PUBLISH_REFUSAL =
+  /quotaExceeded|exceeded your quota|quota_spent|MDQ0[23]|uploadLimitExceeded|upload cap|invalid_grant|needs_reconnect|refused a fresh access token|\b401\b/i;
 
-export async function buildReport(sql: Sql, env: Record<string, string>, plan: SoakPlan, drive: DriveResult, extra: { wall_s: number; load_average: number[]; stage_policies: Record<string, unknown>[]; effects: Effects }): Promise<SoakReport> {
+export async function buildReport(
+  sql: Sql,
+  env: Record<string, string>,
+  plan: SoakPlan,
+  drive: DriveResult,
+  extra: { wall_s: number; load_average: number[]; stage_policies: Record<string, unknown>[]; effects: Effects },
+): Promise<SoakReport> {
   const dayOf = new Map(drive.days.map((d) => [d.run_date, d.day]));
   const runs = await sql`select id, run_date::text as run_date, status, error from mdame.pipeline_runs order by created_at`;
   const units = await sql`
@@ -100,10 +117,16 @@ export async function buildReport(sql: Sql, env: Record<string, string>, plan: S
   const byTopic = Map.groupBy(publications, (p) => `${p.dimension_id}:${p.topic_fingerprint}:${p.account_id}`);
   for (const [key, list] of byTopic) if (list.length > 1) duplicates.push(`topic ${key} published ${list.length} times`);
   const bySha = Map.groupBy(videos, (v) => v.sha256);
-  for (const [sha, list] of bySha) if (list.length > 1) duplicates.push(`the same video (sha256 ${sha.slice(0, 12)}) is on the platform ${list.length} times: ${list.map((v) => v.id).join(", ")}`);
+  for (const [sha, list] of bySha) {
+    if (list.length > 1) {
+      duplicates.push(`the same video (sha256 ${sha.slice(0, 12)}) is on the platform ${list.length} times: ${list.map((v) => v.id).join(", ")}`);
+    }
+  }
   const recorded = new Set(publications.map((p) => p.external_id as string));
   const unrecorded = videos.filter((v) => !recorded.has(v.id));
-  if (unrecorded.length > 0) duplicates.push(`${unrecorded.length} upload(s) on the platform that no publication records: ${unrecorded.map((v) => v.id).join(", ")}`);
+  if (unrecorded.length > 0) {
+    duplicates.push(`${unrecorded.length} upload(s) on the platform that no publication records: ${unrecorded.map((v) => v.id).join(", ")}`);
+  }
   // A second upload of a render shows both as a repeated hash and as an unrecorded upload: counted once.
   const sameBytes = [...bySha.values()].reduce((n, l) => n + l.length - 1, 0);
   const duplicateCount = [...byTopic.values()].reduce((n, l) => n + l.length - 1, 0) + Math.max(sameBytes, unrecorded.length);
@@ -120,23 +143,37 @@ export async function buildReport(sql: Sql, env: Record<string, string>, plan: S
 
   const failures: Failure[] = [
     ...units.filter((u) => u.stage === "failed").map((u) => ({
-      kind: "unit" as const, id: u.id as string, day: dayOf.get(u.run_date) ?? 0, dimension_id: u.dimension_id as string,
-      stage: (u.last_stage as string | null) ?? "script", error: (u.error as string | null) ?? "",
-      started_at: (u.created_at as Date).toISOString(), failed_at: (u.updated_at as Date).toISOString(),
+      kind: "unit" as const,
+      id: u.id as string,
+      day: dayOf.get(u.run_date) ?? 0,
+      dimension_id: u.dimension_id as string,
+      stage: (u.last_stage as string | null) ?? "script",
+      error: (u.error as string | null) ?? "",
+      started_at: (u.created_at as Date).toISOString(),
+      failed_at: (u.updated_at as Date).toISOString(),
     })),
     ...failedIngests.map((f) => ({
-      kind: "ingest" as const, id: `${f.run_id}/${f.dimension_id}`, day: dayOf.get(f.run_date) ?? 0, dimension_id: f.dimension_id as string,
-      stage: "ingest", error: (f.error as string | null) ?? "ingest failed (no dead letter)",
-      started_at: (f.run_created_at as Date).toISOString(), failed_at: (f.updated_at as Date).toISOString(),
+      kind: "ingest" as const,
+      id: `${f.run_id}/${f.dimension_id}`,
+      day: dayOf.get(f.run_date) ?? 0,
+      dimension_id: f.dimension_id as string,
+      stage: "ingest",
+      error: (f.error as string | null) ?? "ingest failed (no dead letter)",
+      started_at: (f.run_created_at as Date).toISOString(),
+      failed_at: (f.updated_at as Date).toISOString(),
     })),
   ];
   const failed = failures.map((f) => ({ ...f, explained_by: explanations(drive.faults, f).map((x) => `${x.id} ${x.kind}: ${x.label}`) }));
   const unexplained = failures.filter((_, i) => failed[i]!.explained_by.length === 0);
 
   const deferred = deferredRows.map((p) => ({
-    publication_id: p.id as string, dimension_id: p.dimension_id as string, day: dayOf.get(p.run_date) ?? 0,
-    reasons: p.reasons as string[], status: p.status as string,
-    waiting_for: p.status === "published" ? null
+    publication_id: p.id as string,
+    dimension_id: p.dimension_id as string,
+    day: dayOf.get(p.run_date) ?? 0,
+    reasons: p.reasons as string[],
+    status: p.status as string,
+    waiting_for: p.status === "published"
+      ? null
       : `${p.deferred_reason ?? "no reason recorded"}${p.not_before ? `, not before ${(p.not_before as Date).toISOString()}` : ""}`,
   }));
 
@@ -148,7 +185,10 @@ export async function buildReport(sql: Sql, env: Record<string, string>, plan: S
   const per_day = drive.days.map((d) => {
     const today = units.filter((u) => u.run_date === d.run_date);
     return {
-      day: d.day, run_date: d.run_date, wall_s: d.wall_s, ended_by: d.ended_by,
+      day: d.day,
+      run_date: d.run_date,
+      wall_s: d.wall_s,
+      ended_by: d.ended_by,
       runs: runs.filter((r) => r.run_date === d.run_date).map((r) => ({ id: r.id as string, status: r.status as string })),
       published: today.filter((u) => u.stage === "published").length,
       rejected: today.filter((u) => u.stage === "rejected").length,
@@ -159,16 +199,45 @@ export async function buildReport(sql: Sql, env: Record<string, string>, plan: S
   const fault_kinds_injected = Object.fromEntries(FAULT_KINDS.map((k) => [k, drive.faults.filter((f) => f.kind === k && f.injected_at).length]));
   const log_floods = drive.sick_windows.filter((w) => !w.log_lines.within_ceiling).map(describeFlood);
   return {
-    seed: plan.seed, days: drive.days.length, planned_days: plan.days, dimensions: plan.dimensions, wall_s: extra.wall_s, load_average: extra.load_average,
+    seed: plan.seed,
+    days: drive.days.length,
+    planned_days: plan.days,
+    dimensions: plan.dimensions,
+    wall_s: extra.wall_s,
+    load_average: extra.load_average,
     totals: {
-      runs: runs.length, published: units.filter((u) => u.stage === "published").length, rejected: units.filter((u) => u.stage === "rejected").length,
-      failed: failures.length, deferred: deferred.length, duplicates: duplicateCount, stuck: stuck.length, lost: lost.length,
+      runs: runs.length,
+      published: units.filter((u) => u.stage === "published").length,
+      rejected: units.filter((u) => u.stage === "rejected").length,
+      failed: failures.length,
+      deferred: deferred.length,
+      duplicates: duplicateCount,
+      stuck: stuck.length,
+      lost: lost.length,
     },
     per_day,
-    rejected: units.filter((u) => u.stage === "rejected").map((u) => ({ day: dayOf.get(u.run_date) ?? 0, dimension_id: u.dimension_id, title: u.title, reason: u.error ?? "" })),
-    failed, unexplained, deferred, publish_refusal_failures, deferred_unnamed, reconnects: drive.reconnects, duplicates, stuck, lost,
+    rejected: units.filter((u) => u.stage === "rejected").map((u) => ({
+      day: dayOf.get(u.run_date) ?? 0,
+      dimension_id: u.dimension_id,
+      title: u.title,
+      reason: u.error ?? "",
+    })),
+    failed,
+    unexplained,
+    deferred,
+    publish_refusal_failures,
+    deferred_unnamed,
+    reconnects: drive.reconnects,
+    duplicates,
+    stuck,
+    lost,
     topics_dropped_at_ingest: Object.fromEntries(dropped.map((r) => [r.reason, r.n])),
-    faults: drive.faults, fault_kinds_injected, sick_database: drive.sick_windows, log_floods, effects: extra.effects, stage_policies: extra.stage_policies,
+    faults: drive.faults,
+    fault_kinds_injected,
+    sick_database: drive.sick_windows,
+    log_floods,
+    effects: extra.effects,
+    stage_policies: extra.stage_policies,
   };
 }
 
@@ -186,14 +255,22 @@ function refusals(l: DriveResult["sick_windows"][number]["log_lines"]): string {
 
 function describeFlood(w: DriveResult["sick_windows"][number]): string {
   const l = w.log_lines;
-  return `day ${w.day} ${w.fault_id} db_sick: in ${l.seconds} s the engine wrote ${count(l.engine_total)} log lines (${l.engine_per_s}/s, ceiling ${l.ceiling_per_s}/s: ${engineLines(w)}) and the server refused ${l.engine_logins_per_s} of its logins a second (ceiling ${l.login_ceiling_per_s}/s)`;
+  return `day ${w.day} ${w.fault_id} db_sick: in ${l.seconds} s the engine wrote ${
+    count(l.engine_total)
+  } log lines (${l.engine_per_s}/s, ceiling ${l.ceiling_per_s}/s: ${
+    engineLines(w)
+  }) and the server refused ${l.engine_logins_per_s} of its logins a second (ceiling ${l.login_ceiling_per_s}/s)`;
 }
 
 /** One line per sick-database window for the report's summary. */
 export function sickDatabaseSummary(report: SoakReport): string[] {
   return report.sick_database.map((w) => {
     const l = w.log_lines;
-    return `Sick database ${w.fault_id} (day ${w.day}, ${l.seconds} s): the engine logged ${count(l.engine_total)} lines, ${l.engine_per_s}/s (ceiling ${l.ceiling_per_s}/s${l.within_ceiling ? "" : ", **exceeded**"}): ${engineLines(w)}; the server refused ${refusals(l)}.`;
+    return `Sick database ${w.fault_id} (day ${w.day}, ${l.seconds} s): the engine logged ${
+      count(l.engine_total)
+    } lines, ${l.engine_per_s}/s (ceiling ${l.ceiling_per_s}/s${l.within_ceiling ? "" : ", **exceeded**"}): ${engineLines(w)}; the server refused ${
+      refusals(l)
+    }.`;
   });
 }
 
@@ -205,11 +282,15 @@ export function summaryLine(report: SoakReport): string {
 function markdown(report: SoakReport): string {
   const t = report.totals;
   const lines = [
-    `# Soak report: seed ${report.seed}, ${report.days} day(s)${report.days < report.planned_days ? ` (interrupted; ${report.planned_days} planned)` : ""}, ${report.dimensions.length} dimension(s)`,
+    `# Soak report: seed ${report.seed}, ${report.days} day(s)${
+      report.days < report.planned_days ? ` (interrupted; ${report.planned_days} planned)` : ""
+    }, ${report.dimensions.length} dimension(s)`,
     "",
     `Wall time ${(report.wall_s / 60).toFixed(1)} min; load average at the end ${report.load_average.map((l) => l.toFixed(2)).join(" ")}.`,
     "",
-    "```", summaryLine(report), "```",
+    "```",
+    summaryLine(report),
+    "```",
     "",
     `Unexplained failures: ${report.unexplained.length}.`,
     "",
@@ -219,7 +300,11 @@ function markdown(report: SoakReport): string {
     "",
     "| day | run date | wall s | ended by | runs | published | rejected | failed | faults |",
     "|---|---|---|---|---|---|---|---|---|",
-    ...report.per_day.map((d) => `| ${d.day} | ${d.run_date} | ${d.wall_s} | ${d.ended_by} | ${d.runs.map((r) => r.status).join(", ")} | ${d.published} | ${d.rejected} | ${d.failed} | ${d.faults.join("; ")} |`),
+    ...report.per_day.map((d) =>
+      `| ${d.day} | ${d.run_date} | ${d.wall_s} | ${d.ended_by} | ${d.runs.map((r) => r.status).join(", ")} | ${d.published} | ${d.rejected} | ${d.failed} | ${
+        d.faults.join("; ")
+      } |`
+    ),
     "",
     "## Faults injected, by kind",
     "",
@@ -231,23 +316,40 @@ function markdown(report: SoakReport): string {
     "## Sick database: what the stack logged while Postgres refused connections",
     "",
     ...(report.sick_database.length === 0 ? ["none"] : [
-      `Lines written to \`.local/logs/<component>.log\` during each window; the ceiling applies to the engine's processes (${ENGINE_LOGS.join(", ")}), averaged over the window. db is the server's own log (a line per refused login), emulators the emulated services'.`,
+      `Lines written to \`.local/logs/<component>.log\` during each window; the ceiling applies to the engine's processes (${
+        ENGINE_LOGS.join(", ")
+      }), averaged over the window. db is the server's own log (a line per refused login), emulators the emulated services'.`,
       "",
-      "| fault | day | from | seconds | ended by | sessions ended | engine lines | lines/s | " + ENGINE_LOGS.join(" | ") + " | db | emulators | logins refused |",
+      "| fault | day | from | seconds | ended by | sessions ended | engine lines | lines/s | " + ENGINE_LOGS.join(" | ") +
+      " | db | emulators | logins refused |",
       "|---|---|---|---|---|---|---|---|" + ENGINE_LOGS.map(() => "---|").join("") + "---|---|---|",
       ...report.sick_database.map((w) => {
         const l = w.log_lines;
-        return `| ${w.fault_id} | ${w.day} | ${w.from} | ${l.seconds} | ${w.ended_by} | ${w.sessions_ended.at_start} + ${w.sessions_ended.during} | ${count(l.engine_total)} | ${l.engine_per_s}${l.within_ceiling ? "" : " (over " + l.ceiling_per_s + ")"} | ${ENGINE_LOGS.map((c) => count(l.per_component[c] ?? 0)).join(" | ")} | ${count(l.per_component.db ?? 0)} | ${count(l.per_component.emulators ?? 0)} | ${refusals(l)} |`;
+        return `| ${w.fault_id} | ${w.day} | ${w.from} | ${l.seconds} | ${w.ended_by} | ${w.sessions_ended.at_start} + ${w.sessions_ended.during} | ${
+          count(l.engine_total)
+        } | ${l.engine_per_s}${l.within_ceiling ? "" : " (over " + l.ceiling_per_s + ")"} | ${
+          ENGINE_LOGS.map((c) => count(l.per_component[c] ?? 0)).join(" | ")
+        } | ${count(l.per_component.db ?? 0)} | ${count(l.per_component.emulators ?? 0)} | ${refusals(l)} |`;
       }),
     ]),
     "",
     "## Failed, each with the fault that explains it",
     "",
-    ...(report.failed.length === 0 ? ["none"] : report.failed.map((f) => `- day ${f.day} ${f.kind} ${f.dimension_id} (${f.stage}): ${f.error.slice(0, 200)} — ${f.explained_by[0] ?? "**UNEXPLAINED**"}`)),
+    ...(report.failed.length === 0
+      ? ["none"]
+      : report.failed.map((f) =>
+        `- day ${f.day} ${f.kind} ${f.dimension_id} (${f.stage}): ${f.error.slice(0, 200)} — ${f.explained_by[0] ?? "**UNEXPLAINED**"}`
+      )),
     "",
     "## Deferred publications, and what became of them",
     "",
-    ...(report.deferred.length === 0 ? ["none"] : report.deferred.map((d) => `- day ${d.day} ${d.dimension_id} publication ${d.publication_id} (${d.reasons.join(", ")}): ${d.waiting_for === null ? "published" : `still waiting: ${d.waiting_for}`}`)),
+    ...(report.deferred.length === 0
+      ? ["none"]
+      : report.deferred.map((d) =>
+        `- day ${d.day} ${d.dimension_id} publication ${d.publication_id} (${d.reasons.join(", ")}): ${
+          d.waiting_for === null ? "published" : `still waiting: ${d.waiting_for}`
+        }`
+      )),
     "",
     `Publish failures that were YouTube's quota, a cap or a refused grant (must be none): ${report.publish_refusal_failures.length}.`,
     ...report.publish_refusal_failures.map((x) => `- ${x}`),
@@ -255,7 +357,13 @@ function markdown(report: SoakReport): string {
     "",
     "## Accounts reported as needing a reconnect, and the operator's answer",
     "",
-    ...(report.reconnects.length === 0 ? ["none"] : report.reconnects.map((r) => `- day ${r.day} ${r.channel_handle} (${r.dimension_id}) reported ${r.reported_at}: ${r.reason ?? "no reason"}; ${r.reconnected_at ? `reconnected ${r.reconnected_at} (mdame account connect)` : `not reconnected${r.note ? ` (${r.note})` : ""}`}`)),
+    ...(report.reconnects.length === 0
+      ? ["none"]
+      : report.reconnects.map((r) =>
+        `- day ${r.day} ${r.channel_handle} (${r.dimension_id}) reported ${r.reported_at}: ${r.reason ?? "no reason"}; ${
+          r.reconnected_at ? `reconnected ${r.reconnected_at} (mdame account connect)` : `not reconnected${r.note ? ` (${r.note})` : ""}`
+        }`
+      )),
     "",
     "## Rejected, with reasons",
     "",

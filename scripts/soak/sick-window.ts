@@ -6,7 +6,7 @@
  */
 import { paths } from "../../stack/paths.ts";
 import { makeDatabaseSick, restoreHealthyDatabase, terminateClientSessions } from "./db-fault.ts";
-import { logOffsets, windowLogLines, type WindowLogLines } from "./log-window.ts";
+import { logOffsets, type WindowLogLines, windowLogLines } from "./log-window.ts";
 import type { Log } from "./processes.ts";
 
 /** How often sessions that slipped in are ended again. */
@@ -44,7 +44,14 @@ export class SickDatabaseWindow {
   readonly done: Promise<SickWindowRecord>;
 
   /** Makes the database sick now; `fault` gets its times and a note as the window goes. */
-  private constructor(readonly fault: FaultRecord, readonly seconds: number, sessionsAtStart: number, from: { ms: number; offsets: Record<string, number> }, interrupted: () => boolean, log: Log) {
+  private constructor(
+    readonly fault: FaultRecord,
+    readonly seconds: number,
+    sessionsAtStart: number,
+    from: { ms: number; offsets: Record<string, number> },
+    interrupted: () => boolean,
+    log: Log,
+  ) {
     this.done = this.#run(sessionsAtStart, from, interrupted, log);
   }
 
@@ -91,13 +98,24 @@ export class SickDatabaseWindow {
     }
     const until = { ms: Date.now(), offsets: logOffsets(paths.logs) };
     this.fault.active_until = new Date(until.ms).toISOString();
-    log(`day ${this.fault.day + 1} ${this.fault.id}: the database is healthy again after ${((until.ms - from.ms) / 1000).toFixed(0)} s (${endedBy === "plan" ? "as planned" : endedBy === "interrupted" ? "ended early: interrupted" : "ended early: the day ran out"}); ${atStart + during} session(s) ended in all`);
+    log(
+      `day ${this.fault.day + 1} ${this.fault.id}: the database is healthy again after ${((until.ms - from.ms) / 1000).toFixed(0)} s (${
+        endedBy === "plan" ? "as planned" : endedBy === "interrupted" ? "ended early: interrupted" : "ended early: the day ran out"
+      }); ${atStart + during} session(s) ended in all`,
+    );
     await sleep(LOG_SETTLE_MS);
     const lines = windowLogLines(paths.logs, from, until);
-    this.fault.note = `${atStart} session(s) ended at the start, ${during} more during; the engine logged ${lines.engine_total} line(s), ${lines.engine_per_s}/s`;
+    this.fault.note =
+      `${atStart} session(s) ended at the start, ${during} more during; the engine logged ${lines.engine_total} line(s), ${lines.engine_per_s}/s`;
     return {
-      fault_id: this.fault.id, day: this.fault.day + 1, planned_s: this.seconds, from: new Date(from.ms).toISOString(), until: this.fault.active_until,
-      ended_by: endedBy, sessions_ended: { at_start: atStart, during }, log_lines: lines,
+      fault_id: this.fault.id,
+      day: this.fault.day + 1,
+      planned_s: this.seconds,
+      from: new Date(from.ms).toISOString(),
+      until: this.fault.active_until,
+      ended_by: endedBy,
+      sessions_ended: { at_start: atStart, during },
+      log_lines: lines,
     };
   }
 }

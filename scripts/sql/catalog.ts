@@ -178,7 +178,9 @@ export async function tableRows(sql: Sql): Promise<Map<string, string[]>> {
 /** Columns whose stored value says what was inserted, not when (see tableRows). */
 export function stableColumns(table: TableDef): string[] {
   return table.columns
-    .filter((c) => c.identity === "" && c.generated === null && !(c.default !== null && /\b(now|gen_random_uuid|nextval|clock_timestamp|random)\(/.test(c.default)))
+    .filter((c) =>
+      c.identity === "" && c.generated === null && !(c.default !== null && /\b(now|gen_random_uuid|nextval|clock_timestamp|random)\(/.test(c.default))
+    )
     .map((c) => c.name);
 }
 

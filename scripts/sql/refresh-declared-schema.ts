@@ -93,9 +93,7 @@ function writeConfig(section: string): void {
   const file = join(SUPABASE_DIR, "config.toml");
   const toml = readFileSync(file, "utf8");
   const existing = /^\[db\.migrations\]\s*$[\s\S]*?(?=^\[|(?![\s\S]))/m;
-  const next = existing.test(toml)
-    ? toml.replace(existing, `${section}\n\n`)
-    : toml.replace(/^\[db\.seed\]/m, `${section}\n\n[db.seed]`);
+  const next = existing.test(toml) ? toml.replace(existing, `${section}\n\n`) : toml.replace(/^\[db\.seed\]/m, `${section}\n\n[db.seed]`);
   writeFileSync(file, next);
 }
 
@@ -103,7 +101,15 @@ export async function refresh(log: (line: string) => void = console.log): Promis
   const migrations = migrationFiles().map((file) => ({ name: basename(file), text: readFileSync(file, "utf8") }));
   log(`building ${SOURCE_DB} from ${migrations.length} migrations`);
   await buildDatabase(SOURCE_DB, migrationFiles());
-  const sql = postgres({ host: LOCAL_STACK.host, port: LOCAL_STACK.dbPort, user: "postgres", password: "postgres", database: SOURCE_DB, max: 1, onnotice: () => {} });
+  const sql = postgres({
+    host: LOCAL_STACK.host,
+    port: LOCAL_STACK.dbPort,
+    user: "postgres",
+    password: "postgres",
+    database: SOURCE_DB,
+    max: 1,
+    onnotice: () => {},
+  });
   try {
     const functions = await catalog.functions(sql);
     const tables = await catalog.tables(sql);
@@ -111,7 +117,11 @@ export async function refresh(log: (line: string) => void = console.log): Promis
 
     const functionFiles = new Map<string, { body: string; comments: string[] }>();
     for (const fn of functions) {
-      const entry = functionFiles.get(fn.name) ?? { body: "", comments: commentsAbove(migrations, new RegExp(`^\\s*create (or replace )?function ${catalog.SCHEMA}\\.${escapeRegExp(fn.name)}\\s*\\(`, "i"), true) };
+      const entry = functionFiles.get(fn.name) ??
+        {
+          body: "",
+          comments: commentsAbove(migrations, new RegExp(`^\\s*create (or replace )?function ${catalog.SCHEMA}\\.${escapeRegExp(fn.name)}\\s*\\(`, "i"), true),
+        };
       const comment = fn.comment === null ? "" : `\n\ncomment on function ${fn.signature} is '${fn.comment.replaceAll("'", "''")}';`;
       entry.body += `${entry.body ? "\n\n" : ""}${formatFunction(fn)}${comment}\n\n${functionPrivileges(fn)}`;
       functionFiles.set(fn.name, entry);
@@ -123,7 +133,10 @@ export async function refresh(log: (line: string) => void = console.log): Promis
       const tableRows = (rows.get(table.name) ?? []).map((r) => JSON.parse(r) as Record<string, unknown>)
         .map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === null ? null : typeof v === "string" ? v : JSON.stringify(v)])));
       const name = escapeRegExp(table.name);
-      const comments = commentsAbove(migrations, new RegExp(`^\\s*(create table|alter table|create (unique )?index \\S+ on|insert into) ${catalog.SCHEMA}\\.${name}\\b`, "i"));
+      const comments = commentsAbove(
+        migrations,
+        new RegExp(`^\\s*(create table|alter table|create (unique )?index \\S+ on|insert into) ${catalog.SCHEMA}\\.${name}\\b`, "i"),
+      );
       tableFiles.set(table.name, { body: formatTable(table, tableRows), comments });
     }
     writeFolder(join(MDAME_DIR, "tables"), tableFiles);
@@ -133,7 +146,9 @@ export async function refresh(log: (line: string) => void = console.log): Promis
 
     const viewFiles = new Map((await catalog.views(sql)).map((v) => {
       const grants = [...v.grants].map(([grantee, p]) => `grant ${p.map((x) => x.toLowerCase()).join(", ")} on ${catalog.SCHEMA}.${v.name} to ${grantee};`);
-      const body = `create ${v.kind === "m" ? "materialized view" : "or replace view"} ${catalog.SCHEMA}.${v.name} as\n${v.definition.trimEnd()}\n\n${grants.join("\n")}`;
+      const body = `create ${v.kind === "m" ? "materialized view" : "or replace view"} ${catalog.SCHEMA}.${v.name} as\n${v.definition.trimEnd()}\n\n${
+        grants.join("\n")
+      }`;
       return [v.name, { body, comments: [] as string[] }];
     }));
     writeFolder(join(MDAME_DIR, "views"), viewFiles);
@@ -142,20 +157,35 @@ export async function refresh(log: (line: string) => void = console.log): Promis
     writeFile(join(MDAME_DIR, "queues.sql"), queues.map((q) => `select pgmq.create('${q}');`).join("\n"), commentsAbove(migrations, /^select pgmq\.create\(/));
 
     const jobs = await catalog.cronJobs(sql);
-    const schedule = jobs.map((j) => [
-      `  if not exists (select 1 from cron.job where jobname = '${j.jobname}') then`,
-      `    perform cron.schedule('${j.jobname}', '${j.schedule}', '${j.command.replaceAll("'", "''")}');`,
-      "  end if;",
-    ].join("\n"));
-    writeFile(join(MDAME_DIR, "schedules.sql"), `do $$\nbegin\n${schedule.join("\n")}\nend\n$$;`, commentsAbove(migrations, /^\s*if not exists \(select 1 from cron\.job/));
+    const schedule = jobs.map((j) =>
+      [
+        `  if not exists (select 1 from cron.job where jobname = '${j.jobname}') then`,
+        `    perform cron.schedule('${j.jobname}', '${j.schedule}', '${j.command.replaceAll("'", "''")}');`,
+        "  end if;",
+      ].join("\n")
+    );
+    writeFile(
+      join(MDAME_DIR, "schedules.sql"),
+      `do $$\nbegin\n${schedule.join("\n")}\nend\n$$;`,
+      commentsAbove(migrations, /^\s*if not exists \(select 1 from cron\.job/),
+    );
 
     const functionNames = new Set(functions.map((f) => f.name));
-    const functionsForTables = [...new Set(tables.flatMap((t) => [
-      ...t.columns.flatMap((c) => [c.default ?? "", c.generated ?? ""]), ...t.constraints.map((c) => c.definition),
-    ].flatMap((text) => [...text.matchAll(new RegExp(`\\b${catalog.SCHEMA}\\.(\\w+)\\(`, "g"))].map((m) => m[1]!))))]
+    const functionsForTables = [
+      ...new Set(tables.flatMap((t) =>
+        [
+          ...t.columns.flatMap((c) => [c.default ?? "", c.generated ?? ""]),
+          ...t.constraints.map((c) => c.definition),
+        ].flatMap((text) => [...text.matchAll(new RegExp(`\\b${catalog.SCHEMA}\\.(\\w+)\\(`, "g"))].map((m) => m[1]!))
+      )),
+    ]
       .filter((name) => functionNames.has(name)).sort();
     writeConfig(schemaPathsSection(dependencyOrder(tables), functionsForTables, { types: typeFiles.size > 0, views: viewFiles.size > 0 }));
-    log(`wrote ${functionFiles.size} function files, ${tableFiles.size} table files, ${typeFiles.size} types, ${viewFiles.size} views, ${queues.length} queues, ${jobs.length} cron jobs under ${relative(paths.root, SCHEMAS_DIR)}`);
+    log(
+      `wrote ${functionFiles.size} function files, ${tableFiles.size} table files, ${typeFiles.size} types, ${viewFiles.size} views, ${queues.length} queues, ${jobs.length} cron jobs under ${
+        relative(paths.root, SCHEMAS_DIR)
+      }`,
+    );
   } finally {
     await sql.end({ timeout: 2 });
     await dropDatabase(SOURCE_DB);

@@ -40,7 +40,6 @@ export interface SchemaDiff {
   fromDeclared: catalog.Snapshot;
 }
 
-
 export function isEmpty(diff: SchemaDiff): boolean {
   return diff.migraSql.trim() === "" && diff.other.length === 0;
 }
@@ -87,7 +86,9 @@ export async function diffDatabases(fromMigrations: string, fromDeclared: string
   const a = connect(fromMigrations);
   const b = connect(fromDeclared);
   try {
-    const migraObjects = [...migration.statements].map((s) => String(s).trim().split("\n")[0]!.slice(0, 200)).filter((line) => line && !/^set check_function_bodies/i.test(line));
+    const migraObjects = [...migration.statements].map((s) => String(s).trim().split("\n")[0]!.slice(0, 200)).filter((line) =>
+      line && !/^set check_function_bodies/i.test(line)
+    );
     const [fromMigrations, fromDeclared] = await Promise.all([snapshot(a), snapshot(b)]);
     return { migraSql: migration.sql, migraObjects, other: compareExtras(extras(fromMigrations), extras(fromDeclared)), fromMigrations, fromDeclared };
   } finally {
@@ -132,7 +133,11 @@ const USAGE = "usage: npm run schema:diff [-- --keep | -- --write <name>]  (name
  * `--write <name>`: the next migration from what differs, then a second diff that must find
  * nothing. Returns the exit code and the file written, if any.
  */
-export async function writeMigration(name: string, log: (line: string) => void, supabaseDir: string = SUPABASE_DIR): Promise<{ code: number; file: string | null }> {
+export async function writeMigration(
+  name: string,
+  log: (line: string) => void,
+  supabaseDir: string = SUPABASE_DIR,
+): Promise<{ code: number; file: string | null }> {
   const started = performance.now();
   const diff = await schemaDiff({ log, supabaseDir });
   if (isEmpty(diff)) {
@@ -166,8 +171,15 @@ export async function writeMigration(name: string, log: (line: string) => void, 
 if (import.meta.main) {
   let values: { keep?: boolean; write?: string };
   try {
-    ({ values } = parseArgs({ args: process.argv.slice(2), options: { keep: { type: "boolean" }, write: { type: "string" } }, strict: true, allowPositionals: false }));
-    if (values.write !== undefined && !MIGRATION_NAME.test(values.write)) throw new Error(`--write takes the migration's name, got ${JSON.stringify(values.write)}`);
+    ({ values } = parseArgs({
+      args: process.argv.slice(2),
+      options: { keep: { type: "boolean" }, write: { type: "string" } },
+      strict: true,
+      allowPositionals: false,
+    }));
+    if (values.write !== undefined && !MIGRATION_NAME.test(values.write)) {
+      throw new Error(`--write takes the migration's name, got ${JSON.stringify(values.write)}`);
+    }
     if (values.write !== undefined && values.keep) throw new Error("--keep and --write do not go together");
   } catch (error) {
     console.error(`schema:diff: ${(error as Error).message}\n${USAGE}`);
@@ -189,7 +201,11 @@ if (import.meta.main) {
           process.exit(0);
         }
         console.log(describe(diff));
-        console.log(`\nthe declared schema differs from the migrations (${seconds} s); write the migration with \`npm run schema:diff -- --write <name>\` (docs/reference/sql-layout.md)${keep ? `; kept ${FROM_MIGRATIONS} and ${FROM_DECLARED}` : ""}`);
+        console.log(
+          `\nthe declared schema differs from the migrations (${seconds} s); write the migration with \`npm run schema:diff -- --write <name>\` (docs/reference/sql-layout.md)${
+            keep ? `; kept ${FROM_MIGRATIONS} and ${FROM_DECLARED}` : ""
+          }`,
+        );
         process.exit(1);
       },
       (error) => {

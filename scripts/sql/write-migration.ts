@@ -67,7 +67,11 @@ function rowChanges(from: Map<string, string[]>, to: Map<string, string[]>): str
  */
 export function migrationSql(name: string, migraSql: string, from: catalog.Snapshot, to: catalog.Snapshot, supabaseDir: string): string {
   if (from.schemaAcl.join(" ") !== to.schemaAcl.join(" ")) {
-    throw new UnwritableDifference(`the privileges on schema ${catalog.SCHEMA} differ (migrations ${from.schemaAcl.join(" ") || "(none)"} | declared ${to.schemaAcl.join(" ") || "(none)"}): grant or revoke them in the migration by hand`);
+    throw new UnwritableDifference(
+      `the privileges on schema ${catalog.SCHEMA} differ (migrations ${from.schemaAcl.join(" ") || "(none)"} | declared ${
+        to.schemaAcl.join(" ") || "(none)"
+      }): grant or revoke them in the migration by hand`,
+    );
   }
   const parts: string[] = [
     `-- ${name.replaceAll("_", " ")}: what supabase/schemas declares and the migrations before this one do not`,
@@ -82,7 +86,9 @@ export function migrationSql(name: string, migraSql: string, from: catalog.Snaps
 
   const jobsBefore = new Map(from.cronJobs.map((j) => [j.jobname, j]));
   const jobsAfter = new Map(to.cronJobs.map((j) => [j.jobname, j]));
-  const jobsDiffer = [...new Set([...jobsBefore.keys(), ...jobsAfter.keys()])].some((name) => JSON.stringify(jobsBefore.get(name)) !== JSON.stringify(jobsAfter.get(name)));
+  const jobsDiffer = [...new Set([...jobsBefore.keys(), ...jobsAfter.keys()])].some((name) =>
+    JSON.stringify(jobsBefore.get(name)) !== JSON.stringify(jobsAfter.get(name))
+  );
   if (jobsDiffer) {
     for (const gone of [...jobsBefore.keys()].filter((job) => !jobsAfter.has(job)).sort()) parts.push(`select cron.unschedule(${literal(gone)});`);
     // The declared schedules follow mdame.engine_jobs and create or align each job: run them again.

@@ -150,8 +150,12 @@ function candidates(config: AdaptConfig, evidence: readonly VideoEvidence[], his
     const videos = since(evidence, history, "video_length").filter((v) => v.length_target_s !== null && Math.abs(v.length_target_s - target) < 1e-6);
     const bounds = lengthBounds(config);
     list.push({
-      parameter: "video_length", group: "video_length", metric: "retention_pp", labels: [`short (${round(target - s.video_length.spread_s)} s)`, `long (${round(target + s.video_length.spread_s)} s)`],
-      a: retention(videos.filter((v) => v.length_arm === "short")), b: retention(videos.filter((v) => v.length_arm === "long")),
+      parameter: "video_length",
+      group: "video_length",
+      metric: "retention_pp",
+      labels: [`short (${round(target - s.video_length.spread_s)} s)`, `long (${round(target + s.video_length.spread_s)} s)`],
+      a: retention(videos.filter((v) => v.length_arm === "short")),
+      b: retention(videos.filter((v) => v.length_arm === "long")),
       before: target,
       up: stepWithin(target, s.video_length.step_s, bounds.min, bounds.max, 1),
       down: stepWithin(target, s.video_length.step_s, bounds.min, bounds.max, -1),
@@ -166,8 +170,12 @@ function candidates(config: AdaptConfig, evidence: readonly VideoEvidence[], his
     const videos = since(evidence, history, "hook_threshold").filter((v) => v.hook_score !== null && Math.abs(v.hook_threshold - hook.value) < 1e-6);
     const bar = round(hook.value + hook.step);
     list.push({
-      parameter: "hook_threshold", group: "hook_threshold", metric: "retention_pp", labels: [`hook < ${bar}`, `hook >= ${bar}`],
-      a: retention(videos.filter((v) => v.hook_score! < bar)), b: retention(videos.filter((v) => v.hook_score! >= bar)),
+      parameter: "hook_threshold",
+      group: "hook_threshold",
+      metric: "retention_pp",
+      labels: [`hook < ${bar}`, `hook >= ${bar}`],
+      a: retention(videos.filter((v) => v.hook_score! < bar)),
+      b: retention(videos.filter((v) => v.hook_score! >= bar)),
       before: hook.value,
       up: stepWithin(hook.value, hook.step, hook.min, hook.max, 1),
       down: stepWithin(hook.value, hook.step, hook.min, hook.max, -1),
@@ -187,8 +195,12 @@ function candidates(config: AdaptConfig, evidence: readonly VideoEvidence[], his
       const weight = config.sources.find((x) => x.kind === kind)!.weight;
       const videos = since(evidence, history, parameter);
       list.push({
-        parameter, group: "source_weights", metric: "retention_pp", labels: ["other sources", kind],
-        a: retention(videos.filter((v) => v.source !== kind)), b: retention(videos.filter((v) => v.source === kind)),
+        parameter,
+        group: "source_weights",
+        metric: "retention_pp",
+        labels: ["other sources", kind],
+        a: retention(videos.filter((v) => v.source !== kind)),
+        b: retention(videos.filter((v) => v.source === kind)),
         before: weight,
         up: stepWithin(weight, s.source_weights.step, s.source_weights.min, s.source_weights.max, 1),
         down: stepWithin(weight, s.source_weights.step, s.source_weights.min, s.source_weights.max, -1),
@@ -200,7 +212,8 @@ function candidates(config: AdaptConfig, evidence: readonly VideoEvidence[], his
   // Topic categories: the most frequent, and those already favoured or avoided, each against the rest.
   const counts = new Map<string, number>();
   for (const v of evidence) for (const c of new Set(v.categories)) counts.set(c, (counts.get(c) ?? 0) + 1);
-  const frequent = [...counts.entries()].filter(([, n]) => n >= s.min_sample).sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0])).slice(0, MAX_CATEGORIES).map(([c]) => c);
+  const frequent = [...counts.entries()].filter(([, n]) => n >= s.min_sample).sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0])).slice(0, MAX_CATEGORIES)
+    .map(([c]) => c);
   const categories = [...new Set([...frequent, ...s.topic_categories.favoured, ...s.topic_categories.avoided])].sort();
   for (const category of categories) {
     const parameter = `topic_category.${category}`;
@@ -212,8 +225,12 @@ function candidates(config: AdaptConfig, evidence: readonly VideoEvidence[], his
     const index = CATEGORY_LEVELS.indexOf(level);
     const videos = since(evidence, history, parameter);
     list.push({
-      parameter, group: "topic_categories", metric: "retention_pp", labels: ["other categories", category],
-      a: retention(videos.filter((v) => !v.categories.includes(category))), b: retention(videos.filter((v) => v.categories.includes(category))),
+      parameter,
+      group: "topic_categories",
+      metric: "retention_pp",
+      labels: ["other categories", category],
+      a: retention(videos.filter((v) => !v.categories.includes(category))),
+      b: retention(videos.filter((v) => v.categories.includes(category))),
       before: level,
       up: CATEGORY_LEVELS[index + 1] ?? null,
       down: index > 0 ? CATEGORY_LEVELS[index - 1]! : null,
@@ -224,13 +241,18 @@ function candidates(config: AdaptConfig, evidence: readonly VideoEvidence[], his
   // Daily volume: per-video engaged views of full days against lighter days; only within bounds the operator set.
   const volume = s.daily_volume;
   if (isPinned(s, "daily_volume", "daily_volume")) skip("daily_volume", "log_engaged_views", "pinned");
-  else if (volume.min === null && volume.max === null) skip("daily_volume", "log_engaged_views", "no bounds set: the volume stays at daily_limit (adapt.daily_volume.min/max)");
-  else {
+  else if (volume.min === null && volume.max === null) {
+    skip("daily_volume", "log_engaged_views", "no bounds set: the volume stays at daily_limit (adapt.daily_volume.min/max)");
+  } else {
     const current = config.daily_limit;
     const videos = since(evidence, history, "daily_volume").filter((v) => v.daily_volume === current);
     list.push({
-      parameter: "daily_volume", group: "daily_volume", metric: "log_engaged_views", labels: [`days under ${current}`, `days at ${current}`],
-      a: logViews(videos.filter((v) => v.day_units < current)), b: logViews(videos.filter((v) => v.day_units >= current)),
+      parameter: "daily_volume",
+      group: "daily_volume",
+      metric: "log_engaged_views",
+      labels: [`days under ${current}`, `days at ${current}`],
+      a: logViews(videos.filter((v) => v.day_units < current)),
+      b: logViews(videos.filter((v) => v.day_units >= current)),
       before: current,
       up: stepWithin(current, volume.step, volume.min ?? current, volume.max ?? current, 1),
       down: stepWithin(current, volume.step, volume.min ?? current, volume.max ?? current, -1),
@@ -251,8 +273,11 @@ export function decideAdaptations(input: { config: AdaptConfig; evidence: readon
   const movedGroups = new Set<string>();
 
   for (const c of list) {
-    const arms = [{ label: c.labels[0], n: c.a.length, mean: c.a.length ? round(c.a.reduce((x, y) => x + y, 0) / c.a.length) : null },
-      { label: c.labels[1], n: c.b.length, mean: c.b.length ? round(c.b.reduce((x, y) => x + y, 0) / c.b.length) : null }];
+    const arms = [{ label: c.labels[0], n: c.a.length, mean: c.a.length ? round(c.a.reduce((x, y) => x + y, 0) / c.a.length) : null }, {
+      label: c.labels[1],
+      n: c.b.length,
+      mean: c.b.length ? round(c.b.reduce((x, y) => x + y, 0) / c.b.length) : null,
+    }];
     const report = (outcome: string, difference: number | null = null, t: number | null = null, critical: number | null = null) =>
       comparisons.push({ parameter: c.parameter, metric: c.metric, arms, difference, t, critical_t: critical, outcome });
     if (c.a.length < s.min_sample || c.b.length < s.min_sample) {
@@ -275,7 +300,12 @@ export function decideAdaptations(input: { config: AdaptConfig; evidence: readon
       continue;
     }
     if (Math.abs(test.t) < critical) {
-      report(`noise can explain it (|t| < ${round(critical)}${reversing ? ", the stricter bar of a reversal within the cooldown" : ""})`, difference, t, round(critical));
+      report(
+        `noise can explain it (|t| < ${round(critical)}${reversing ? ", the stricter bar of a reversal within the cooldown" : ""})`,
+        difference,
+        t,
+        round(critical),
+      );
       continue;
     }
     const after = direction > 0 ? c.up : c.down;
@@ -290,7 +320,9 @@ export function decideAdaptations(input: { config: AdaptConfig; evidence: readon
     }
     movedGroups.add(c.group);
     const reason = `${c.labels[direction > 0 ? 1 : 0]} ${c.metric === "retention_pp" ? "retains" : "draws engaged views"} better ` +
-      `(${arms[0]!.label}: ${arms[0]!.mean} over ${arms[0]!.n}, ${arms[1]!.label}: ${arms[1]!.mean} over ${arms[1]!.n}; t = ${t}, critical ${round(critical)}): ` +
+      `(${arms[0]!.label}: ${arms[0]!.mean} over ${arms[0]!.n}, ${arms[1]!.label}: ${arms[1]!.mean} over ${arms[1]!.n}; t = ${t}, critical ${
+        round(critical)
+      }): ` +
       `${c.parameter} ${c.before} -> ${after}`;
     report(`move ${c.before} -> ${after}`, difference, t, round(critical));
     moves.push({
@@ -298,7 +330,16 @@ export function decideAdaptations(input: { config: AdaptConfig; evidence: readon
       before: c.before,
       after,
       reason,
-      evidence: { metric: c.metric, arms, difference, t, df: round(test.df), critical_t: round(critical), alpha: round(reversing ? alpha / 100 : alpha), reversing },
+      evidence: {
+        metric: c.metric,
+        arms,
+        difference,
+        t,
+        df: round(test.df),
+        critical_t: round(critical),
+        alpha: round(reversing ? alpha / 100 : alpha),
+        reversing,
+      },
     });
   }
   return { moves, comparisons };

@@ -28,7 +28,10 @@ export const EngineEnv = z.object({
   SERVICE_ROLE_KEY: z.string().min(16),
   // Checked here as the code that uses them checks them, so a bad one stops a process at start-up
   // rather than at its first callback or publish.
-  WEBHOOK_SECRET: z.string().refine((v) => v.startsWith("whsec_") && base64Length(v.slice("whsec_".length)) >= 24, "WEBHOOK_SECRET must be whsec_ + base64 of at least 24 bytes"),
+  WEBHOOK_SECRET: z.string().refine(
+    (v) => v.startsWith("whsec_") && base64Length(v.slice("whsec_".length)) >= 24,
+    "WEBHOOK_SECRET must be whsec_ + base64 of at least 24 bytes",
+  ),
   CREDENTIALS_KEY: z.string().refine((v) => base64Length(v) === 32, "CREDENTIALS_KEY must be 32 bytes, base64"),
   /**
    * Keys rotated out of CREDENTIALS_KEY, comma-separated: they open what they sealed until

@@ -12,16 +12,20 @@ export const Platform = z.enum(["youtube", "tiktok"]);
 export type Platform = z.infer<typeof Platform>;
 
 /** A channel handle as YouTube shows it (`@name`), or the channel's title when it has none. */
-export const ChannelHandle = oneLine(z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters")
-  .regex(/^[^\s<>"]+$/, "must be one word without spaces, quotes or angle brackets"));
+export const ChannelHandle = oneLine(
+  z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters")
+    .regex(/^[^\s<>"]+$/, "must be one word without spaces, quotes or angle brackets"),
+);
 
 /** ok, or needs_reconnect once Google refused the account's grant (a new connect clears it). */
 export const AccountHealth = z.enum(["ok", "needs_reconnect"]);
 export type AccountHealth = z.infer<typeof AccountHealth>;
 
 /** An OAuth client id as Google issues them (`<digits>-<id>.apps.googleusercontent.com`, or an emulator's). */
-export const OAuthClientId = oneLine(z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters")
-  .regex(/^[A-Za-z0-9._-]+$/, "must be an OAuth client id (letters, digits, dots, dashes, underscores)"));
+export const OAuthClientId = oneLine(
+  z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters")
+    .regex(/^[A-Za-z0-9._-]+$/, "must be an OAuth client id (letters, digits, dots, dashes, underscores)"),
+);
 
 /** YouTube channel ids: `UC` + 22 characters. */
 export const ChannelId = z.string().regex(/^UC[A-Za-z0-9_-]{22}$/, "must be a YouTube channel id (UC + 22 characters)");
@@ -52,7 +56,9 @@ export const ConnectAccountBody = z.object({
 }).strict().superRefine((body, ctx) => {
   if (body.platform === "tiktok") {
     if (body.channel_id === null) ctx.addIssue({ code: "custom", path: ["channel_id"], message: "a TikTok account needs the creator's open_id" });
-    if (body.oauth_client_id === undefined) ctx.addIssue({ code: "custom", path: ["oauth_client_id"], message: "a TikTok account needs the client key its grant was made to" });
+    if (body.oauth_client_id === undefined) {
+      ctx.addIssue({ code: "custom", path: ["oauth_client_id"], message: "a TikTok account needs the client key its grant was made to" });
+    }
   }
   if (body.channel_id === null) return;
   const id = (body.platform === "youtube" ? ChannelId : TikTokOpenId).safeParse(body.channel_id);

@@ -9,8 +9,7 @@ import { DimensionId } from "./dimension-id.ts";
  * (mdame.dimension_config); the defaults keep the engine as it was before it adapted anything.
  */
 
-const num = (min: number, max: number) =>
-  z.number({ message: "must be a number" }).min(min, `must be ${min} to ${max}`).max(max, `must be ${min} to ${max}`);
+const num = (min: number, max: number) => z.number({ message: "must be a number" }).min(min, `must be ${min} to ${max}`).max(max, `must be ${min} to ${max}`);
 const whole = (min: number, max: number) => num(min, max).int("must be a whole number");
 
 /** Names of the parameters: the groups, and one per source kind or topic category. */
@@ -22,12 +21,17 @@ const CATEGORY = /^[a-z0-9][a-z0-9 &'._-]{0,59}$/;
  * A parameter: `daily_volume`, `hook_threshold`, `video_length`, `source_weight.<kind>`,
  * `topic_category.<category>`; a pin may also name a whole group (`source_weights`, `topic_categories`).
  */
-export const AdaptParameter = z.string().max(80, "must be at most 80 characters").refine((name) =>
-  ["daily_volume", "hook_threshold", "video_length", "source_weights", "topic_categories"].includes(name) ||
-  (name.startsWith("source_weight.") && (SOURCE_KINDS as readonly string[]).includes(name.slice("source_weight.".length))) ||
-  (name.startsWith("topic_category.") && CATEGORY.test(name.slice("topic_category.".length))), {
-  message: `must be daily_volume, hook_threshold, video_length, source_weights, topic_categories, source_weight.<${SOURCE_KINDS.join("|")}> or topic_category.<category in lower case>`,
-});
+export const AdaptParameter = z.string().max(80, "must be at most 80 characters").refine(
+  (name) =>
+    ["daily_volume", "hook_threshold", "video_length", "source_weights", "topic_categories"].includes(name) ||
+    (name.startsWith("source_weight.") && (SOURCE_KINDS as readonly string[]).includes(name.slice("source_weight.".length))) ||
+    (name.startsWith("topic_category.") && CATEGORY.test(name.slice("topic_category.".length))),
+  {
+    message: `must be daily_volume, hook_threshold, video_length, source_weights, topic_categories, source_weight.<${
+      SOURCE_KINDS.join("|")
+    }> or topic_category.<category in lower case>`,
+  },
+);
 export type AdaptParameter = z.infer<typeof AdaptParameter>;
 
 /** Where a category sits: topics of a favoured category score higher, of an avoided one lower. */
@@ -58,7 +62,9 @@ export const AdaptSettings = z.object({
    * run alternate between target - spread_s and target + spread_s (the exploration the decision learns from).
    */
   video_length: z.object({
-    target_s: num(20, 75).nullable().default(null).describe("Target video length in seconds (20-75), inside the narration range; null: the whole range, no length learning."),
+    target_s: num(20, 75).nullable().default(null).describe(
+      "Target video length in seconds (20-75), inside the narration range; null: the whole range, no length learning.",
+    ),
     spread_s: num(2, 15).default(4).describe("A run's units alternate between target_s - spread_s and target_s + spread_s (2-15 s)."),
     step_s: num(1, 15).default(3).describe("Seconds one move changes the target (1-15)."),
   }).strict()
@@ -83,7 +89,9 @@ export const AdaptSettings = z.object({
     .describe("Topic categories favoured or avoided, and by how much a topic's score moves for it."),
   /** Parameters (or groups) that never move. */
   pinned: z.array(AdaptParameter).max(100).default([])
-    .describe("Parameters (or groups) that never move: daily_volume, hook_threshold, video_length, source_weights, topic_categories, source_weight.<kind>, topic_category.<category>."),
+    .describe(
+      "Parameters (or groups) that never move: daily_volume, hook_threshold, video_length, source_weights, topic_categories, source_weight.<kind>, topic_category.<category>.",
+    ),
   /** Videos each arm needs before a comparison decides anything. */
   min_sample: whole(4, 500).default(8).describe("Videos each arm needs before a comparison decides anything (4-500)."),
   /** Smallest retention difference (percentage points of average_view_percentage) worth a move. */
@@ -101,14 +109,22 @@ export function adaptRules(value: { adapt?: AdaptSettings; daily_limit?: number 
   if (!a) return;
   const h = a.hook_threshold;
   if (h.min > h.max) ctx.addIssue({ code: "custom", path: ["adapt", "hook_threshold", "max"], message: `must be at least min (${h.min})` });
-  else if (h.value < h.min || h.value > h.max) ctx.addIssue({ code: "custom", path: ["adapt", "hook_threshold", "value"], message: `must be within ${h.min}-${h.max}` });
+  else if (h.value < h.min || h.value > h.max) {
+    ctx.addIssue({ code: "custom", path: ["adapt", "hook_threshold", "value"], message: `must be within ${h.min}-${h.max}` });
+  }
   const s = a.source_weights;
   if (s.min > s.max) ctx.addIssue({ code: "custom", path: ["adapt", "source_weights", "max"], message: `must be at least min (${s.min})` });
   const v = a.daily_volume;
-  if (v.min !== null && v.max !== null && v.min > v.max) ctx.addIssue({ code: "custom", path: ["adapt", "daily_volume", "max"], message: `must be at least min (${v.min})` });
+  if (v.min !== null && v.max !== null && v.min > v.max) {
+    ctx.addIssue({ code: "custom", path: ["adapt", "daily_volume", "max"], message: `must be at least min (${v.min})` });
+  }
   if (value.daily_limit !== undefined) {
-    if (v.min !== null && value.daily_limit < v.min) ctx.addIssue({ code: "custom", path: ["adapt", "daily_volume", "min"], message: `must be at most daily_limit (${value.daily_limit})` });
-    if (v.max !== null && value.daily_limit > v.max) ctx.addIssue({ code: "custom", path: ["adapt", "daily_volume", "max"], message: `must be at least daily_limit (${value.daily_limit})` });
+    if (v.min !== null && value.daily_limit < v.min) {
+      ctx.addIssue({ code: "custom", path: ["adapt", "daily_volume", "min"], message: `must be at most daily_limit (${value.daily_limit})` });
+    }
+    if (v.max !== null && value.daily_limit > v.max) {
+      ctx.addIssue({ code: "custom", path: ["adapt", "daily_volume", "max"], message: `must be at least daily_limit (${value.daily_limit})` });
+    }
   }
   const both = a.topic_categories.favoured.filter((c) => a.topic_categories.avoided.includes(c));
   if (both.length > 0) ctx.addIssue({ code: "custom", path: ["adapt", "topic_categories", "avoided"], message: `names ${both.join(", ")}, also favoured` });

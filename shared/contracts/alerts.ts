@@ -2,7 +2,15 @@
 import { z } from "zod";
 import { DimensionId } from "./dimension-id.ts";
 
-export const ALERT_KINDS = ["run_failed", "dead_letter", "needs_reconnect", "quota_deferral_stale", "quality_gate_failed", "component_restarting", "weekly_report"] as const;
+export const ALERT_KINDS = [
+  "run_failed",
+  "dead_letter",
+  "needs_reconnect",
+  "quota_deferral_stale",
+  "quality_gate_failed",
+  "component_restarting",
+  "weekly_report",
+] as const;
 export const AlertKind = z.enum(ALERT_KINDS);
 export type AlertKind = z.infer<typeof AlertKind>;
 
@@ -13,7 +21,9 @@ export const AlertChatId = z.string().regex(/^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{
 
 /** A dimension's alert settings: its own Telegram chat instead of the environment's TELEGRAM_CHAT_ID. */
 export const DimensionAlerts = z.object({
-  telegram_chat_id: AlertChatId.optional().describe("Telegram chat of this dimension's alerts: a chat id (a number) or @channelname; left out: TELEGRAM_CHAT_ID."),
+  telegram_chat_id: AlertChatId.optional().describe(
+    "Telegram chat of this dimension's alerts: a chat id (a number) or @channelname; left out: TELEGRAM_CHAT_ID.",
+  ),
 }).strict();
 export type DimensionAlerts = z.infer<typeof DimensionAlerts>;
 
@@ -45,8 +55,18 @@ export type AlertRow = z.infer<typeof AlertRow>;
 
 /** One alert the notifier claimed (mdame.claim_alerts): the row's delivery fields, with its claim token. */
 export const ClaimedAlert = AlertRow.pick({
-  id: true, kind: true, dimension_id: true, dedupe_key: true, summary: true, details: true, photo_key: true,
-  occurrences: true, attempts: true, created_at: true, last_raised_at: true, chat_id: true,
+  id: true,
+  kind: true,
+  dimension_id: true,
+  dedupe_key: true,
+  summary: true,
+  details: true,
+  photo_key: true,
+  occurrences: true,
+  attempts: true,
+  created_at: true,
+  last_raised_at: true,
+  chat_id: true,
 }).extend({ claim_token: z.string().uuid() });
 export type ClaimedAlert = z.infer<typeof ClaimedAlert>;
 

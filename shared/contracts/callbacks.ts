@@ -104,7 +104,10 @@ export type WorkerCallback = z.infer<typeof WorkerCallback>;
  */
 export const WorkerCallbackAnswer = z.union([
   z.object({ ok: z.literal(true), scene_status: z.enum(["queued", "ready", "failed"]) }).strict(),
-  z.object({ ok: z.literal(true), unit_stage: z.enum(["script", "safety", "plan", "media", "render", "publish", "deferred", "published", "rejected", "failed"]) }).strict(),
+  z.object({
+    ok: z.literal(true),
+    unit_stage: z.enum(["script", "safety", "plan", "media", "render", "publish", "deferred", "published", "rejected", "failed"]),
+  }).strict(),
   z.object({ ok: z.literal(true), outcome: z.enum(["retry", "dead_letter", "duplicate", "gone"]) }).strict(),
 ]);
 export type WorkerCallbackAnswer = z.infer<typeof WorkerCallbackAnswer>;

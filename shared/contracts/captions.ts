@@ -22,7 +22,9 @@ export type DimensionCaptionProfile = z.infer<typeof DimensionCaptionProfile>;
 /** A dimension's caption settings (`captions` in its configuration). */
 export const DimensionCaptions = z.object({
   profile: DimensionCaptionProfile.default("platforms")
-    .describe("Whose UI the captions keep clear of: `platforms` (the platform of the dimension's accounts, all of them when several), or one of intersection, youtube_shorts, tiktok, reels."),
+    .describe(
+      "Whose UI the captions keep clear of: `platforms` (the platform of the dimension's accounts, all of them when several), or one of intersection, youtube_shorts, tiktok, reels.",
+    ),
 }).strict();
 export type DimensionCaptions = z.infer<typeof DimensionCaptions>;
 

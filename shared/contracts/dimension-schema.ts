@@ -39,8 +39,7 @@ export function dimensionJsonSchema(): JsonObject {
     $schema,
     $id: DIMENSION_SCHEMA_ID,
     title: "MD-AME dimension configuration",
-    description:
-      "A file given to `mdame dimension add --file` (JSON, or YAML ending in .yaml/.yml). Generated from shared/contracts/dimension.ts: " +
+    description: "A file given to `mdame dimension add --file` (JSON, or YAML ending in .yaml/.yml). Generated from shared/contracts/dimension.ts: " +
       `do not edit; regenerate with \`${DIMENSION_SCHEMA_COMMAND}\`.`,
     ...rest,
     properties: {

@@ -56,20 +56,30 @@ export type MusicBed = z.infer<typeof MusicBed>;
 /** Each field once, without defaults: a whole config adds them, a patch leaves them out. */
 const DimensionFields = {
   id: DimensionId.describe("The dimension's id: 2-41 characters, lower-case letters, digits, '-' or '_', starting with a letter or digit; it cannot change."),
-  display_name: oneLine(z.string().trim().min(1, "must not be empty").max(80, "must be at most 80 characters")).describe("The name people see: one line, 1-80 characters."),
+  display_name: oneLine(z.string().trim().min(1, "must not be empty").max(80, "must be at most 80 characters")).describe(
+    "The name people see: one line, 1-80 characters.",
+  ),
   /** Any BCP-47 language tag (`en`, `ru-RU`, `ja-JP`), stored in canonical form. */
   language: LanguageTag.describe("Any BCP-47 language tag (en, id, ru-RU, ja-JP), stored in canonical form (docs/reference/languages.md)."),
   /** The TTS voice, e.g. `en-US-AriaNeural`; it must speak the dimension's language (and region, when the language names one). */
-  tts_voice: EdgeVoiceName.describe("The Edge TTS neural voice, e.g. en-US-AriaNeural; it must speak the dimension's language (and region, when the language names one)."),
+  tts_voice: EdgeVoiceName.describe(
+    "The Edge TTS neural voice, e.g. en-US-AriaNeural; it must speak the dimension's language (and region, when the language names one).",
+  ),
   /**
    * The Gemini TTS voice spoken when Edge TTS is unavailable (`Kore`, `Puck`, ...); null: the
    * default for the dimension's language (docs/reference/voice.md).
    */
-  tts_fallback_voice: z.enum(GEMINI_TTS_VOICES, { message: `must be a Gemini TTS voice: ${GEMINI_TTS_VOICES.join(", ")}` }).nullable().describe("The Gemini TTS voice spoken when Edge TTS is unavailable (Kore, Puck, ...); null: the default for the dimension's language (docs/reference/voice.md)."),
+  tts_fallback_voice: z.enum(GEMINI_TTS_VOICES, { message: `must be a Gemini TTS voice: ${GEMINI_TTS_VOICES.join(", ")}` }).nullable().describe(
+    "The Gemini TTS voice spoken when Edge TTS is unavailable (Kore, Puck, ...); null: the default for the dimension's language (docs/reference/voice.md).",
+  ),
   /** Speaking rate relative to the voice's normal pace, `+0%`, `-10%`, `+15%`. */
-  tts_rate: z.string().regex(/^[+-][0-9]{1,2}%$/, "must be a signed percentage like +0% or -10%").describe("Speaking rate relative to the voice's normal pace: a signed percentage, +0%, -10%, +15%."),
+  tts_rate: z.string().regex(/^[+-][0-9]{1,2}%$/, "must be a signed percentage like +0% or -10%").describe(
+    "Speaking rate relative to the voice's normal pace: a signed percentage, +0%, -10%, +15%.",
+  ),
   /** Google Trends region of the trend feed: an ISO 3166-1 alpha-2 code. */
-  trend_geo: z.string().regex(/^[A-Z]{2}$/, "must be a two-letter upper-case country code like US").describe("Google Trends region of the trend feed: an ISO 3166-1 alpha-2 code in upper case, e.g. US."),
+  trend_geo: z.string().regex(/^[A-Z]{2}$/, "must be a two-letter upper-case country code like US").describe(
+    "Google Trends region of the trend feed: an ISO 3166-1 alpha-2 code in upper case, e.g. US.",
+  ),
   style: VisualStyle.describe("Visual style the procedural and GPU backends draw with: palette, motion, caption font."),
   /** Visual backends in order of preference, ending with `procedural`, and the Pexels blocklist. */
   visuals: VisualsConfig.describe("Visual backends in order of preference, ending with procedural, and the Pexels blocklist."),
@@ -90,7 +100,9 @@ const DimensionFields = {
    * e.g. `{"critic": [{"provider": "openai-compat", "model": "llama3.1:8b"}, {"provider": "gemini"}]}`.
    * A task left out runs on Gemini's default model; a `set` replaces the whole routing.
    */
-  llm: LlmRouting.describe("Which LLM answers each task (script, critic, safety, plan): providers in order of preference; a task left out runs on Gemini's default model; a set replaces the whole routing."),
+  llm: LlmRouting.describe(
+    "Which LLM answers each task (script, critic, safety, plan): providers in order of preference; a task left out runs on Gemini's default model; a set replaces the whole routing.",
+  ),
   /** Burned-in captions: which platform's UI they keep clear of (`platforms`: the one its accounts are on, `intersection`: all of them). */
   captions: DimensionCaptions.describe("Burned-in captions: which platform's UI they keep clear of."),
   /** The music bed, or null for voice only. */
@@ -99,14 +111,18 @@ const DimensionFields = {
    * What its uploads tell YouTube (category, privacy, made for kids, synthetic media, audio
    * language) and when they go public and its production starts (shared/contracts/publishing.ts).
    */
-  publishing: DimensionPublishing.describe("What its uploads tell YouTube (category, privacy, made for kids, synthetic media, audio language), when they go public and when its production starts (docs/reference/distribution.md); a set changes only the fields it names."),
+  publishing: DimensionPublishing.describe(
+    "What its uploads tell YouTube (category, privacy, made for kids, synthetic media, audio language), when they go public and when its production starts (docs/reference/distribution.md); a set changes only the fields it names.",
+  ),
   /** Where its alerts go (docs/reference/alerts.md); null: the environment's chat. */
   alerts: DimensionAlerts.nullable().describe("Where its alerts go (docs/reference/alerts.md); null: the environment's chat."),
   /**
    * What the weekly adaptive engine may move, within which bounds and by which step, and what is
    * pinned (shared/contracts/adapt.ts, docs/reference/adaptive.md).
    */
-  adapt: AdaptSettings.describe("What the weekly adaptive engine may move, within which bounds and by which step, and what is pinned (docs/reference/adaptive.md); a set replaces the whole section."),
+  adapt: AdaptSettings.describe(
+    "What the weekly adaptive engine may move, within which bounds and by which step, and what is pinned (docs/reference/adaptive.md); a set replaces the whole section.",
+  ),
 };
 
 type ConfigShape = {

@@ -11,8 +11,14 @@ const bytes = z.number().int().nonnegative();
 const bigCount = z.union([z.number(), z.string().regex(/^\d+$/)]).transform(Number).pipe(count);
 
 export const HOUSEKEEPING_SETTING_NAMES = [
-  "scene_cache_ttl_days", "render_retention_days", "voice_retention_days", "llm_cache_days",
-  "events_days", "step_results_days", "pgmq_archive_days", "batch_size",
+  "scene_cache_ttl_days",
+  "render_retention_days",
+  "voice_retention_days",
+  "llm_cache_days",
+  "events_days",
+  "step_results_days",
+  "pgmq_archive_days",
+  "batch_size",
 ] as const;
 export const HousekeepingSettingName = z.enum(HOUSEKEEPING_SETTING_NAMES);
 export type HousekeepingSettingName = z.infer<typeof HousekeepingSettingName>;

@@ -17,12 +17,14 @@ export type ScriptDraft = z.infer<typeof ScriptDraft>;
 
 /** Scene plan: the narration split in order into 5-10 scenes, each with a visual prompt. */
 export const ScenePlan = z.object({
-  scenes: z.array(z.object({
-    prompt: z.string().min(8).max(400),
-    narration: z.string().min(1).max(1400),
-    /** Words a stock-video search can use; optional so plans cached before keywords still parse. */
-    keywords: z.array(z.string().trim().min(1).max(60)).max(8).optional(),
-  }).strict()).min(5).max(10),
+  scenes: z.array(
+    z.object({
+      prompt: z.string().min(8).max(400),
+      narration: z.string().min(1).max(1400),
+      /** Words a stock-video search can use; optional so plans cached before keywords still parse. */
+      keywords: z.array(z.string().trim().min(1).max(60)).max(8).optional(),
+    }).strict(),
+  ).min(5).max(10),
 }).strict();
 export type ScenePlan = z.infer<typeof ScenePlan>;
 

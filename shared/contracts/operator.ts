@@ -167,8 +167,7 @@ export const RunList = z.object({ runs: z.array(RunSummary) }).strict();
 export type RunList = z.infer<typeof RunList>;
 
 /** Query of the list routes. */
-export const ListQuery = (defaultLimit: number) =>
-  z.object({ limit: z.coerce.number().int().min(1).max(500).default(defaultLimit) }).strict();
+export const ListQuery = (defaultLimit: number) => z.object({ limit: z.coerce.number().int().min(1).max(500).default(defaultLimit) }).strict();
 
 /** One row of mdame.list_dead_letters. */
 export const DeadLetter = z.object({

@@ -14,8 +14,8 @@ export const RUN_LEAD_MINUTES = 240;
 export const DEFAULT_RUN_START = { time_zone: "UTC", time: "06:00" } as const;
 
 /** A YouTube video category id (`videoCategories.list`): digits, `27` is Education. */
-export const YouTubeCategoryId = z.string({ message: "must be a category id in quotes, like \"27\"" })
-  .regex(/^[0-9]{1,4}$/, "must be a YouTube category id: 1-4 digits, like \"27\" (Education)");
+export const YouTubeCategoryId = z.string({ message: 'must be a category id in quotes, like "27"' })
+  .regex(/^[0-9]{1,4}$/, 'must be a YouTube category id: 1-4 digits, like "27" (Education)');
 
 export const PrivacyStatus = z.enum(["public", "unlisted", "private"], { message: "must be one of public, unlisted, private" });
 export type PrivacyStatus = z.infer<typeof PrivacyStatus>;
@@ -50,9 +50,11 @@ function canonicalTimeZone(zone: string): string | undefined {
 /** Each field once, without defaults: the settings add them, a patch leaves them out. */
 const PublishingFields = {
   /** snippet.categoryId; `mdame doctor` checks the channel may assign it. */
-  category_id: YouTubeCategoryId.describe("YouTube video category id in quotes (snippet.categoryId), e.g. \"27\" (Education)."),
+  category_id: YouTubeCategoryId.describe('YouTube video category id in quotes (snippet.categoryId), e.g. "27" (Education).'),
   /** status.privacyStatus once the video is out; with `publish_time`, `public` means private until then. */
-  privacy_status: PrivacyStatus.describe("status.privacyStatus once the video is out: public, unlisted or private; with publish_time, public means private until then."),
+  privacy_status: PrivacyStatus.describe(
+    "status.privacyStatus once the video is out: public, unlisted or private; with publish_time, public means private until then.",
+  ),
   /** The zone `publish_time` and `run_time` are read in. */
   time_zone: TimeZone.describe("IANA time zone name (Asia/Jakarta, America/New_York, UTC) that publish_time and run_time are read in."),
   /** When a public video goes public, local time; null: as soon as it is uploaded. */

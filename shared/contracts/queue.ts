@@ -82,11 +82,13 @@ export const RenderJob = z.object({
   audio_duration_ms: z.number().int().positive().max(3_600_000),
   words: z.array(WordTiming).min(1).max(5000),
   /** Scenes in order; a scene is shown from the offset of its first word until the next scene's. */
-  scenes: z.array(z.object({
-    index: z.number().int().nonnegative(),
-    asset_key: assetKey,
-    first_word: z.number().int().nonnegative(),
-  }).strict()).min(1).max(50),
+  scenes: z.array(
+    z.object({
+      index: z.number().int().nonnegative(),
+      asset_key: assetKey,
+      first_word: z.number().int().nonnegative(),
+    }).strict(),
+  ).min(1).max(50),
   caption_font: z.string().min(1).max(100),
   /** The platform UI the captions keep clear of (the dimension's `captions.profile`). */
   caption_profile: CaptionProfile.default("intersection"),

@@ -8,8 +8,18 @@ import { oneLine } from "./text.ts";
 
 /** Categories no dimension may publish, whatever its profile says. */
 export const ENGINE_BLOCKED_CATEGORIES = [
-  "violence", "weapons", "self-harm", "sexual", "hate", "harassment", "extremism", "illegal-drugs", "dangerous-acts",
-  "gambling", "medical-claims", "personal-data",
+  "violence",
+  "weapons",
+  "self-harm",
+  "sexual",
+  "hate",
+  "harassment",
+  "extremism",
+  "illegal-drugs",
+  "dangerous-acts",
+  "gambling",
+  "medical-claims",
+  "personal-data",
 ] as const;
 
 /** Categories a dimension chooses to block (a news dimension may allow politics, a children's dimension blocks all). */
@@ -40,7 +50,9 @@ const profileFields = {
     .max(OPTIONAL_CATEGORIES.length)
     .describe(`Optional categories this dimension also blocks, on top of the engine's: ${OPTIONAL_CATEGORIES.join(", ")}.`),
   strictness: z.enum(Strictness.options, { message: `must be one of ${Strictness.options.join(", ")}` })
-    .describe("How sure the classifier must be that a text is safe: lenient (0.3), standard (0.5) or strict (0.7, also refusing a text allowed while naming a blocked category)."),
+    .describe(
+      "How sure the classifier must be that a text is safe: lenient (0.3), standard (0.5) or strict (0.7, also refusing a text allowed while naming a blocked category).",
+    ),
 };
 
 /** A dimension's safety profile; every field has a default, so `{}` (or a profile stored before a field existed) is valid. */

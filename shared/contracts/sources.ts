@@ -31,7 +31,7 @@ const limit = (max: number, fallback: number) =>
     .describe(`How many items of the source are read per run: 1 to ${max}.`);
 
 export const GoogleTrendsSource = z.object({
-  kind: z.literal("google_trends").describe("Google Trends' \"trending now\" RSS feed of a region."),
+  kind: z.literal("google_trends").describe('Google Trends\' "trending now" RSS feed of a region.'),
   weight,
   /** Region of the feed; the dimension's trend_geo when left out. */
   geo: z.string().regex(/^[A-Z]{2}$/, "must be a two-letter upper-case country code like US").optional()

@@ -35,7 +35,10 @@ const BucketSize = z.number().int().min(0, "must be zero or more").max(100_000_0
 
 /** Body of POST /pipeline/youtube-projects: the server seals the secret with CREDENTIALS_KEY before storing it. */
 export const RegisterYouTubeProjectBody = z.object({
-  name: YouTubeProjectName.refine((name) => name !== DEFAULT_YOUTUBE_PROJECT, "default is the environment's client (GOOGLE_OAUTH_CLIENT_ID): choose another name"),
+  name: YouTubeProjectName.refine(
+    (name) => name !== DEFAULT_YOUTUBE_PROJECT,
+    "default is the environment's client (GOOGLE_OAUTH_CLIENT_ID): choose another name",
+  ),
   oauth_client_id: OAuthClientId,
   /** The OAuth client's secret (a Desktop app client of the project). */
   client_secret: oneLine(z.string().trim().min(1, "must not be empty").max(512, "must be at most 512 characters")),

@@ -13,9 +13,13 @@ const BINDING = "mdame-youtube-project:";
 export class ClientSecretUnreadableError extends Error {
   constructor(readonly oauthClientId: string, readonly kid: string | null, reason: "missing" | "tampered", ring: CredentialKeyRing) {
     const held = ringKeys(ring).map((key) => key.kid).join(", ");
-    super(reason === "missing"
-      ? `the client secret of Google project ${oauthClientId} is sealed with key ${kid ?? "(v1, none named)"}, which is not in the key ring (${held}): put that key back in CREDENTIALS_KEYS_PREVIOUS and run \`mdame credentials rotate\`, or register the project again`
-      : `the client secret of Google project ${oauthClientId} does not open with its key ${kid}: it was altered; register the project again`);
+    super(
+      reason === "missing"
+        ? `the client secret of Google project ${oauthClientId} is sealed with key ${
+          kid ?? "(v1, none named)"
+        }, which is not in the key ring (${held}): put that key back in CREDENTIALS_KEYS_PREVIOUS and run \`mdame credentials rotate\`, or register the project again`
+        : `the client secret of Google project ${oauthClientId} does not open with its key ${kid}: it was altered; register the project again`,
+    );
     this.name = "ClientSecretUnreadableError";
   }
 }

@@ -41,7 +41,9 @@ export class CredentialsKeyMissingError extends Error {
     const what = kid === null
       ? `are sealed in the v1 format (no key id) and no key of the ring (${held}) opens them`
       : `are sealed with key ${kid}, which is not in the key ring (${held})`;
-    super(`credentials of account ${accountId} ${what}: put the key that sealed them back in CREDENTIALS_KEYS_PREVIOUS and run \`mdame credentials rotate\`, or reconnect the account (mdame account connect)`);
+    super(
+      `credentials of account ${accountId} ${what}: put the key that sealed them back in CREDENTIALS_KEYS_PREVIOUS and run \`mdame credentials rotate\`, or reconnect the account (mdame account connect)`,
+    );
     this.name = "CredentialsKeyMissingError";
   }
 }
@@ -111,7 +113,11 @@ export function generateCredentialsKey(): string {
  */
 export async function sealText(ring: CredentialKeyRing, plain: string, additionalData: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: encoder.encode(additionalData) }, await importKey(ring.current), encoder.encode(plain));
+  const sealed = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv, additionalData: encoder.encode(additionalData) },
+    await importKey(ring.current),
+    encoder.encode(plain),
+  );
   return `v2.${ring.current.kid}.${b64(iv)}.${b64(new Uint8Array(sealed))}`;
 }
 

@@ -3,15 +3,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { HTTPException } from "hono/http-exception";
 import { ZodError } from "zod";
 import type { ErrorAnswer, ErrorIssue } from "../contracts/http-error.ts";
-import {
-  EnvironmentMismatchError,
-  InvalidSettingError,
-  LockBusyError,
-  mapDbError,
-  NotFoundError,
-  QuotaExhaustedError,
-  WrongStateError,
-} from "../db/errors.ts";
+import { EnvironmentMismatchError, InvalidSettingError, LockBusyError, mapDbError, NotFoundError, QuotaExhaustedError, WrongStateError } from "../db/errors.ts";
 import { coerceError } from "../errors.ts";
 import type { Logger } from "../logging/logger.ts";
 import { visibleText } from "../text/storable.ts";
@@ -74,7 +66,11 @@ export function createErrorHandler(logger: Logger) {
     }
     if (thrown instanceof ZodError) {
       const issues = boundedIssues(thrown);
-      return refuse(c, { error: "invalid request", issues, ...(thrown.issues.length > issues.length ? { more_issues: thrown.issues.length - issues.length } : {}) }, 400);
+      return refuse(c, {
+        error: "invalid request",
+        issues,
+        ...(thrown.issues.length > issues.length ? { more_issues: thrown.issues.length - issues.length } : {}),
+      }, 400);
     }
     const code = (thrown as { code?: unknown })?.code;
     if (typeof code === "string" && UNSTORABLE_TEXT.has(code)) {

@@ -185,15 +185,30 @@ export function buildOpenApiDocument(api: ApiDoc): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of api.routes) {
     const parameters = [
-      ...Object.entries(route.params ?? {}).map(([name, p]) => ({ name, in: "path", required: true, description: p.description, schema: toJsonSchema(p.schema, "input") })),
+      ...Object.entries(route.params ?? {}).map(([name, p]) => ({
+        name,
+        in: "path",
+        required: true,
+        description: p.description,
+        schema: toJsonSchema(p.schema, "input"),
+      })),
       ...(route.query ? queryParameters(route.query) : []),
-      ...Object.entries(route.headers ?? {}).map(([name, h]) => ({ name, in: "header", required: h.required, description: h.description, schema: toJsonSchema(h.schema, "input") })),
+      ...Object.entries(route.headers ?? {}).map(([name, h]) => ({
+        name,
+        in: "header",
+        required: h.required,
+        description: h.description,
+        schema: toJsonSchema(h.schema, "input"),
+      })),
     ];
-    const responses = Object.fromEntries(Object.entries(route.responses).map(([status, response]) => [status, {
-      description: response.description,
-      ...(response.headers && { headers: response.headers }),
-      ...(response.body && { content: { "application/json": { schema: { $ref: refOf("output", response.body.component) }, examples: examplesOf(response.body) } } }),
-    }]));
+    const responses = Object.fromEntries(
+      Object.entries(route.responses).map(([status, response]) => [status, {
+        description: response.description,
+        ...(response.headers && { headers: response.headers }),
+        ...(response.body &&
+          { content: { "application/json": { schema: { $ref: refOf("output", response.body.component) }, examples: examplesOf(response.body) } } }),
+      }]),
+    );
     const operation = {
       operationId: route.operationId,
       summary: route.summary,

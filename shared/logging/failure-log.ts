@@ -88,7 +88,10 @@ export class FailureLog {
   succeeded(fields: Record<string, unknown> = {}): void {
     if (this.#failures === 0) return;
     const failures = this.#failures;
-    this.#log.info({ status: "succeeded", ...fields, failures, failing_for_ms: this.#now() - this.#startedAt }, `${this.#subject} recovered after ${failures} failure${failures === 1 ? "" : "s"}`);
+    this.#log.info(
+      { status: "succeeded", ...fields, failures, failing_for_ms: this.#now() - this.#startedAt },
+      `${this.#subject} recovered after ${failures} failure${failures === 1 ? "" : "s"}`,
+    );
     this.#failures = 0;
     this.#unreported = 0;
     this.#seen.clear();

@@ -20,16 +20,36 @@ export type LogStatus = "started" | "succeeded" | "failed" | "retrying" | "dead_
 
 /** Keys whose values are credentials, at the top of a line or one level down. */
 const SECRET_KEYS = [
-  "authorization", "cookie", "set-cookie", "x-api-key", "apikey", "api_key", "key",
-  "access_token", "refresh_token", "id_token", "token", "bot_token", "code_verifier",
-  "client_secret", "credentials", "password", "secret", "service_role_key", "webhook_secret",
-  "credentials_key", "private_key",
+  "authorization",
+  "cookie",
+  "set-cookie",
+  "x-api-key",
+  "apikey",
+  "api_key",
+  "key",
+  "access_token",
+  "refresh_token",
+  "id_token",
+  "token",
+  "bot_token",
+  "code_verifier",
+  "client_secret",
+  "credentials",
+  "password",
+  "secret",
+  "service_role_key",
+  "webhook_secret",
+  "credentials_key",
+  "private_key",
 ];
 
 /** Paths pino blanks out: credentials and tokens never reach a log line (values are scrubbed too, scrub.ts). */
 export const REDACT_PATHS = [
   ...SECRET_KEYS.flatMap((key) => [`["${key}"]`, `*["${key}"]`]),
-  "headers.authorization", "*.headers.authorization", "headers.cookie", "*.headers.cookie",
+  "headers.authorization",
+  "*.headers.authorization",
+  "headers.cookie",
+  "*.headers.cookie",
 ];
 
 export type Logger = pino.Logger;

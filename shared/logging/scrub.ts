@@ -9,8 +9,20 @@ export const REDACTED = "[redacted]";
 
 /** Query-string and form-body parameters whose values are credentials. */
 const SECRET_PARAMS = [
-  "client_secret", "access_token", "refresh_token", "id_token", "code", "code_verifier",
-  "token", "api_key", "apikey", "key", "password", "secret", "assertion", "client_assertion",
+  "client_secret",
+  "access_token",
+  "refresh_token",
+  "id_token",
+  "code",
+  "code_verifier",
+  "token",
+  "api_key",
+  "apikey",
+  "key",
+  "password",
+  "secret",
+  "assertion",
+  "client_assertion",
 ];
 
 /**
@@ -40,7 +52,13 @@ const PATTERNS: readonly (readonly [RegExp, string])[] = [
   // `name=value` in a query string or a form body (after ?, &, ;, # or at the start).
   [new RegExp(`(^|[?&;#])(${SECRET_PARAMS.join("|")})=[^&\\s"'\\\\#<>]+`, "gi"), `$1$2=${REDACTED}`],
   // The same names as JSON or header-like pairs inside a text: "refresh_token":"...", client_secret: ...
-  [new RegExp(`((?<![A-Za-z0-9_])["']?(?:${SECRET_PARAMS.filter((p) => p !== "code" && p !== "key").join("|")})["']?\\s*[:=]\\s*["']?)[^\\s"'\\\\,&}]{6,}`, "gi"), `$1${REDACTED}`],
+  [
+    new RegExp(
+      `((?<![A-Za-z0-9_])["']?(?:${SECRET_PARAMS.filter((p) => p !== "code" && p !== "key").join("|")})["']?\\s*[:=]\\s*["']?)[^\\s"'\\\\,&}]{6,}`,
+      "gi",
+    ),
+    `$1${REDACTED}`,
+  ],
 ];
 
 /** Secret values taken from the environment, longest first so one never leaves part of another. */

@@ -149,11 +149,16 @@ export async function measureLoudness(
 ): Promise<LoudnessMeasurement> {
   const args = [
     ...inputArgs,
-    "-filter_complex", `${graph};[measure]ebur128=peak=true[measured]`,
-    "-map", "[measured]",
-    "-vn", "-sn", "-dn",
+    "-filter_complex",
+    `${graph};[measure]ebur128=peak=true[measured]`,
+    "-map",
+    "[measured]",
+    "-vn",
+    "-sn",
+    "-dn",
     // The summary is printed at info level; the runner's default is errors only.
-    "-loglevel", "info",
+    "-loglevel",
+    "info",
     ...(options.writeTo ? ["-c:a", "pcm_f32le", "-f", "wav", "-y", options.writeTo] : ["-f", "null", "-"]),
   ];
   const { stderrTail } = await runFfmpeg(args, { signal: options.signal, ffmpegPath: options.ffmpegPath, niceness: options.niceness, stderrTailBytes: 64_000 });

@@ -76,7 +76,11 @@ export function captionBoxViolations(boxes: readonly CaptionBox[], zone: Caption
   return boxes.flatMap((box) => {
     const out = boxOverflow(box, zone);
     if (out.length === 0) return [];
-    return [`caption cue ${box.cue} "${box.text}" at ${(box.start_ms / 1000).toFixed(2)} s lies outside the ${zone.name} (x ${zone.left}-${zone.right}, y ${zone.top}-${zone.bottom}): ${out.join(", ")}`];
+    return [
+      `caption cue ${box.cue} "${box.text}" at ${
+        (box.start_ms / 1000).toFixed(2)
+      } s lies outside the ${zone.name} (x ${zone.left}-${zone.right}, y ${zone.top}-${zone.bottom}): ${out.join(", ")}`,
+    ];
   });
 }
 
@@ -193,14 +197,35 @@ export function judgeQuality(
   const b = QUALITY_BOUNDS;
   const checks: QualityCheck[] = [];
   const size = info.video ? `${info.video.width}x${info.video.height}` : "no video stream";
-  checks.push(check("resolution", info.video?.width === b.width && info.video?.height === b.height, size, null, `${b.width}x${b.height}`, `resolution ${size}, not ${b.width}x${b.height}`));
+  checks.push(
+    check(
+      "resolution",
+      info.video?.width === b.width && info.video?.height === b.height,
+      size,
+      null,
+      `${b.width}x${b.height}`,
+      `resolution ${size}, not ${b.width}x${b.height}`,
+    ),
+  );
   const video = info.video ? `${info.video.codec_name} ${info.video.profile ?? "(no profile)"}` : "no video stream";
-  checks.push(check("video_codec", info.video?.codec_name === b.videoCodec && info.video.profile === b.videoProfile, video, null, `${b.videoCodec} ${b.videoProfile}`, `video codec ${video}, not ${b.videoCodec} ${b.videoProfile}`));
+  checks.push(
+    check(
+      "video_codec",
+      info.video?.codec_name === b.videoCodec && info.video.profile === b.videoProfile,
+      video,
+      null,
+      `${b.videoCodec} ${b.videoProfile}`,
+      `video codec ${video}, not ${b.videoCodec} ${b.videoProfile}`,
+    ),
+  );
   const audio = info.audio ? `${info.audio.codec_name} ${info.audio.profile ?? "(no profile)"} ${info.audio.sample_rate} Hz` : "no audio stream";
   checks.push(check(
     "audio_codec",
     info.audio?.codec_name === b.audioCodec && info.audio.profile === b.audioProfile && info.audio.sample_rate === b.sampleRate,
-    audio, null, `${b.audioCodec} ${b.audioProfile} ${b.sampleRate} Hz`, `audio codec ${audio}, not ${b.audioCodec} ${b.audioProfile} ${b.sampleRate} Hz`,
+    audio,
+    null,
+    `${b.audioCodec} ${b.audioProfile} ${b.sampleRate} Hz`,
+    `audio codec ${audio}, not ${b.audioCodec} ${b.audioProfile} ${b.sampleRate} Hz`,
   ));
   const moov = boxes.indexOf("moov");
   const mdat = boxes.indexOf("mdat");
@@ -210,32 +235,57 @@ export function judgeQuality(
   const expected = round(input.expectedDurationS, 3);
   const dB = (n: number) => n.toFixed(1);
   checks.push(check(
-    "duration", Math.abs(info.duration_s - input.expectedDurationS) <= b.durationToleranceS, duration, "s", `${expected.toFixed(2)} +-${b.durationToleranceS} s`,
+    "duration",
+    Math.abs(info.duration_s - input.expectedDurationS) <= b.durationToleranceS,
+    duration,
+    "s",
+    `${expected.toFixed(2)} +-${b.durationToleranceS} s`,
     `duration ${duration.toFixed(2)} s, outside ${expected.toFixed(2)} +-${b.durationToleranceS} s`,
   ));
   const lufs = signal.integrated_lufs === null ? null : round(signal.integrated_lufs);
   checks.push(check(
-    "integrated_loudness", lufs !== null && Math.abs(lufs - b.targetLufs) <= b.lufsTolerance, lufs, "LUFS", `${b.targetLufs} +-${b.lufsTolerance} LUFS`,
-    lufs === null ? "integrated loudness not measurable (no audio or silence)" : `integrated loudness ${dB(lufs)} LUFS, outside ${b.targetLufs} +-${b.lufsTolerance}`,
+    "integrated_loudness",
+    lufs !== null && Math.abs(lufs - b.targetLufs) <= b.lufsTolerance,
+    lufs,
+    "LUFS",
+    `${b.targetLufs} +-${b.lufsTolerance} LUFS`,
+    lufs === null
+      ? "integrated loudness not measurable (no audio or silence)"
+      : `integrated loudness ${dB(lufs)} LUFS, outside ${b.targetLufs} +-${b.lufsTolerance}`,
   ));
   const peak = signal.true_peak_dbtp === null ? null : round(signal.true_peak_dbtp);
   checks.push(check(
-    "true_peak", peak !== null && peak <= b.maxTruePeakDbtp, peak, "dBTP", `<= ${b.maxTruePeakDbtp} dBTP`,
+    "true_peak",
+    peak !== null && peak <= b.maxTruePeakDbtp,
+    peak,
+    "dBTP",
+    `<= ${b.maxTruePeakDbtp} dBTP`,
     peak === null ? "true peak not measurable (no audio)" : `true peak ${dB(peak)} dBTP, above ${b.maxTruePeakDbtp} dBTP`,
   ));
   checks.push(check(
-    "black_frames", info.video !== null && signal.longest_black_s <= b.maxBlackS, signal.longest_black_s, "s", `<= ${b.maxBlackS} s`,
+    "black_frames",
+    info.video !== null && signal.longest_black_s <= b.maxBlackS,
+    signal.longest_black_s,
+    "s",
+    `<= ${b.maxBlackS} s`,
     info.video ? `black picture for ${signal.longest_black_s.toFixed(2)} s, longer than ${b.maxBlackS} s` : "no video stream to check for black frames",
   ));
   checks.push(check(
-    "frozen_frames", info.video !== null && signal.longest_frozen_s <= b.maxFrozenS, signal.longest_frozen_s, "s", `<= ${b.maxFrozenS} s`,
+    "frozen_frames",
+    info.video !== null && signal.longest_frozen_s <= b.maxFrozenS,
+    signal.longest_frozen_s,
+    "s",
+    `<= ${b.maxFrozenS} s`,
     info.video ? `frozen picture for ${signal.longest_frozen_s.toFixed(2)} s, longer than ${b.maxFrozenS} s` : "no video stream to check for frozen frames",
   ));
   if (input.captions) {
     const violations = captionBoxViolations(input.captions.boxes, input.captions.zone);
     const z = input.captions.zone;
     checks.push(check(
-      "captions_safe_zone", violations.length === 0, violations.length, "cues outside",
+      "captions_safe_zone",
+      violations.length === 0,
+      violations.length,
+      "cues outside",
       `all ${input.captions.boxes.length} cues inside the ${z.name} (x ${z.left}-${z.right}, y ${z.top}-${z.bottom})`,
       violations.length > 3 ? `${violations.slice(0, 3).join("; ")} (and ${violations.length - 3} more)` : violations.join("; "),
     ));

@@ -4,7 +4,7 @@
  * raster and encoded as PNG (png.ts): no browser, no native code, the same in Deno and Bun.
  */
 import type { WeeklyReport } from "../contracts/weekly-report.ts";
-import { GLYPH_HEIGHT, glyph, textWidth } from "./bitmap-font.ts";
+import { glyph, GLYPH_HEIGHT, textWidth } from "./bitmap-font.ts";
 import { createRaster, encodePng, fillRect, type Raster, type Rgb } from "./png.ts";
 
 export const CHART_WIDTH = 800;
@@ -24,9 +24,11 @@ function drawText(raster: Raster, text: string, x: number, y: number, scale: num
   let cursor = Math.round(x);
   for (const ch of text) {
     const rows = glyph(ch);
-    rows.forEach((row, ry) => row.forEach((on, rx) => {
-      if (on) fillRect(raster, cursor + rx * scale, y + ry * scale, scale, scale, color);
-    }));
+    rows.forEach((row, ry) =>
+      row.forEach((on, rx) => {
+        if (on) fillRect(raster, cursor + rx * scale, y + ry * scale, scale, scale, color);
+      })
+    );
     cursor += 6 * scale;
   }
 }
@@ -34,7 +36,7 @@ function drawText(raster: Raster, text: string, x: number, y: number, scale: num
 /** A step for the count axis giving at most about five gridlines: 1, 2, 5, 10, 20, 50... */
 export function axisStep(max: number): number {
   if (max <= 5) return 1;
-  for (let magnitude = 1; ; magnitude *= 10) {
+  for (let magnitude = 1;; magnitude *= 10) {
     for (const base of [1, 2, 5]) {
       if (max / (base * magnitude) <= 5) return base * magnitude;
     }

@@ -46,7 +46,9 @@ export function renderWeeklyMarkdown(report: WeeklyReport): string {
   const lines: string[] = [
     `# Weekly report: ${escapeMarkdown(report.display_name)} (${escapeMarkdown(report.dimension_id)})`,
     "",
-    `Week ${report.week_start} to ${report.week_end} (${escapeMarkdown(report.time_zone)}), figures as of ${report.generated_at.slice(0, 16).replace("T", " ")} UTC.`,
+    `Week ${report.week_start} to ${report.week_end} (${escapeMarkdown(report.time_zone)}), figures as of ${
+      report.generated_at.slice(0, 16).replace("T", " ")
+    } UTC.`,
     "",
     "## Outcomes",
     "",
@@ -70,8 +72,16 @@ export function renderWeeklyMarkdown(report: WeeklyReport): string {
     for (const s of report.stage_latency) lines.push(`| ${escapeMarkdown(s.stage)} | ${s.samples} | ${seconds(s.p50_s)} | ${seconds(s.p95_s)} |`);
   }
 
-  lines.push("", "## Cache hits", "", "| Cache | Hits / lookups | Hit rate |", "|---|---:|---:|",
-    cacheRow("Scenes", report.cache.scenes), cacheRow("LLM", report.cache.llm), cacheRow("TTS", report.cache.tts));
+  lines.push(
+    "",
+    "## Cache hits",
+    "",
+    "| Cache | Hits / lookups | Hit rate |",
+    "|---|---:|---:|",
+    cacheRow("Scenes", report.cache.scenes),
+    cacheRow("LLM", report.cache.llm),
+    cacheRow("TTS", report.cache.tts),
+  );
 
   lines.push("", "## Quota used", "");
   if (report.quota.youtube.length === 0 && report.quota.tiktok.length === 0) lines.push("No platform calls this week.");

@@ -9,8 +9,9 @@ import { LocalDirectoryStore } from "./local-directory-store.ts";
 import { SupabaseStore } from "./supabase-store.ts";
 
 /** What `loadEnv(STORAGE_ENV_KEYS)` yields: the Supabase keys are absent for the local backend. */
-export type StorageEnv = Pick<EngineEnv, "STORAGE_BACKEND" | "STORAGE_LOCAL_DIR"> &
-  Partial<Pick<EngineEnv, "SUPABASE_URL" | "SUPABASE_SERVICE_ROLE_KEY" | "STORAGE_BUCKET">>;
+export type StorageEnv =
+  & Pick<EngineEnv, "STORAGE_BACKEND" | "STORAGE_LOCAL_DIR">
+  & Partial<Pick<EngineEnv, "SUPABASE_URL" | "SUPABASE_SERVICE_ROLE_KEY" | "STORAGE_BUCKET">>;
 
 export function createAssetStore(env: StorageEnv): AssetStore {
   if (env.STORAGE_BACKEND === "local") return new LocalDirectoryStore(resolve(env.STORAGE_LOCAL_DIR));
@@ -21,5 +22,7 @@ export function createAssetStore(env: StorageEnv): AssetStore {
 
 /** Where the store keeps assets, for a start-up log line (never the key). */
 export function describeAssetStore(env: StorageEnv): string {
-  return env.STORAGE_BACKEND === "local" ? `local directory ${resolve(env.STORAGE_LOCAL_DIR)}` : `Supabase Storage ${env.SUPABASE_URL} bucket ${env.STORAGE_BUCKET}`;
+  return env.STORAGE_BACKEND === "local"
+    ? `local directory ${resolve(env.STORAGE_LOCAL_DIR)}`
+    : `Supabase Storage ${env.SUPABASE_URL} bucket ${env.STORAGE_BUCKET}`;
 }

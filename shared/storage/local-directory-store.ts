@@ -1,6 +1,6 @@
 import { copyFile, mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { AssetNotFoundError, assertAssetKey, assertAssetPrefix, type AssetStore, type ListedAsset } from "./asset-store.ts";
+import { assertAssetKey, assertAssetPrefix, AssetNotFoundError, type AssetStore, type ListedAsset } from "./asset-store.ts";
 
 /**
  * Local directory backend: `<root>/<key>`. Both directions go through a temp file and a rename, so

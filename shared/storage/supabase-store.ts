@@ -13,7 +13,7 @@ import { createClient, type SupabaseClient } from "@supabase/supabase-js";
 import { createReadStream } from "node:fs";
 import { mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import { AssetNotFoundError, assertAssetKey, assertAssetPrefix, type AssetStore, type ListedAsset } from "./asset-store.ts";
+import { assertAssetKey, assertAssetPrefix, AssetNotFoundError, type AssetStore, type ListedAsset } from "./asset-store.ts";
 
 /** Storage's standard uploads are meant for files up to 6 MB; past that, TUS. */
 export const LARGE_OBJECT_BYTES = 6 * 1024 * 1024;
@@ -48,8 +48,7 @@ interface ApiError {
   code?: string;
 }
 
-const isNotFound = (error: ApiError) =>
-  error.status === 404 || error.statusCode === "404" || error.code === "NoSuchKey" || error.code === "NoSuchBucket";
+const isNotFound = (error: ApiError) => error.status === 404 || error.statusCode === "404" || error.code === "NoSuchKey" || error.code === "NoSuchBucket";
 const isConflict = (error: ApiError) =>
   error.status === 409 || error.statusCode === "409" || error.code === "Duplicate" || error.code === "KeyAlreadyExists" || error.code === "BucketAlreadyExists";
 
@@ -175,7 +174,9 @@ export class SupabaseStore implements AssetStore {
     } catch (error) {
       await file.close().catch(() => {});
       await rm(tmp, { force: true });
-      throw new StorageRequestError(`Supabase Storage download of ${key} broke off: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error });
+      throw new StorageRequestError(`Supabase Storage download of ${key} broke off: ${error instanceof Error ? error.message : String(error)}`, undefined, {
+        cause: error,
+      });
     }
   }
 
@@ -195,7 +196,9 @@ export class SupabaseStore implements AssetStore {
 
   async signedUrl(key: string, expiresInSeconds: number): Promise<string | null> {
     assertAssetKey(key);
-    if (!Number.isInteger(expiresInSeconds) || expiresInSeconds < 1) throw new RangeError(`a signed URL lasts a whole number of seconds, at least 1: ${expiresInSeconds}`);
+    if (!Number.isInteger(expiresInSeconds) || expiresInSeconds < 1) {
+      throw new RangeError(`a signed URL lasts a whole number of seconds, at least 1: ${expiresInSeconds}`);
+    }
     const { data, error } = await this.#files().createSignedUrl(key, expiresInSeconds);
     if (error) {
       if (isNotFound(error)) throw new AssetNotFoundError(key);
@@ -208,7 +211,7 @@ export class SupabaseStore implements AssetStore {
     assertAssetPrefix(prefix);
     const assets: ListedAsset[] = [];
     const page = 1000;
-    for (let offset = 0; ; offset += page) {
+    for (let offset = 0;; offset += page) {
       const { data, error } = await this.#files().list(prefix, { limit: page, offset, sortBy: { column: "name", order: "asc" } });
       if (error) {
         if (isNotFound(error)) return assets;

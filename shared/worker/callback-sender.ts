@@ -140,7 +140,10 @@ export async function deliverCallback(sender: CallbackSender, delivery: Callback
     }
     const wait = delays[attempt - 1];
     if (wait === undefined) {
-      log.error({ attempt, http_status: result.status, error: result.message, status: "failed" }, "callback delivery gave up; the message will be redone after its visibility timeout");
+      log.error(
+        { attempt, http_status: result.status, error: result.message, status: "failed" },
+        "callback delivery gave up; the message will be redone after its visibility timeout",
+      );
       return "gave_up";
     }
     log.warn({ attempt, http_status: result.status, error: result.message, retry_in_ms: wait, status: "retrying" }, "callback attempt failed; retrying");

@@ -169,14 +169,22 @@ export class PullWorker<P> {
         intervalMs: beatMs,
         logger: this.#log,
         beat: () => ({
-          workerId: options.workerId, queue: options.definition.queue, host: presence.host, pid: presence.pid,
-          concurrency, jobsHeld: Math.min(this.#inFlight.size, concurrency), beatIntervalS: Math.max(1, Math.ceil(beatMs / 1000)),
+          workerId: options.workerId,
+          queue: options.definition.queue,
+          host: presence.host,
+          pid: presence.pid,
+          concurrency,
+          jobsHeld: Math.min(this.#inFlight.size, concurrency),
+          beatIntervalS: Math.max(1, Math.ceil(beatMs / 1000)),
         }),
       })
       : null;
     const retryBudgetMs = this.#o.callbackRetryDelaysMs.reduce((sum, ms) => sum + ms, 0);
     if (retryBudgetMs > vtSeconds * 1000 - this.#o.heartbeatIntervalMs) {
-      this.#log.warn({ retry_budget_ms: retryBudgetMs, vt_seconds: vtSeconds }, "callback retries can outlast the lease; a message may be redone while its callback is retried");
+      this.#log.warn(
+        { retry_budget_ms: retryBudgetMs, vt_seconds: vtSeconds },
+        "callback retries can outlast the lease; a message may be redone while its callback is retried",
+      );
     }
   }
 
@@ -327,7 +335,10 @@ export class PullWorker<P> {
       try {
         payload = definition.parse(message.message);
       } catch (error) {
-        const failure: TaskFailure = { message: `invalid ${definition.queue} message: ${toTaskFailure(error).message}`.slice(0, MAX_FAILURE_MESSAGE), retriable: false };
+        const failure: TaskFailure = {
+          message: `invalid ${definition.queue} message: ${toTaskFailure(error).message}`.slice(0, MAX_FAILURE_MESSAGE),
+          retriable: false,
+        };
         const outcome = definition.failed({ payload: null, raw: message.message, error: failure });
         if (!outcome) {
           msgLog.error({ error: failure.message, status: "failed" }, "invalid message with no identifiable unit; leaving it for dead-lettering");
@@ -355,10 +366,17 @@ export class PullWorker<P> {
       failpoint(`worker.${definition.queue}.before-task`);
       try {
         outcome = await definition.run(payload, ctx);
-        log.info({ kind: outcome.kind, duration_ms: Math.round(performance.now() - startedAt), status: outcome.kind.endsWith(".failed") ? "failed" : "succeeded" }, "task finished");
+        log.info({
+          kind: outcome.kind,
+          duration_ms: Math.round(performance.now() - startedAt),
+          status: outcome.kind.endsWith(".failed") ? "failed" : "succeeded",
+        }, "task finished");
       } catch (error) {
         if (controller.signal.aborted) {
-          log.warn({ reason: describeUnknown(controller.signal.reason), status: "retrying" }, "task abandoned; the message comes back after its visibility timeout");
+          log.warn(
+            { reason: describeUnknown(controller.signal.reason), status: "retrying" },
+            "task abandoned; the message comes back after its visibility timeout",
+          );
           return;
         }
         const failure = toTaskFailure(error);

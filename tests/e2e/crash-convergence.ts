@@ -52,8 +52,10 @@ export async function checkConverged(checks: Checks, sql: Sql, runId: string, em
 
   // What the platform saw: one video per publication, each the rendered file byte for byte.
   const videos = await (await fetch(`${emulatorUrl}/_emulator/youtube/videos`)).json() as { id: string; sha256: string; size_bytes: number }[];
-  checks.check("the YouTube emulator holds as many videos as there are published publications", videos.length === published.length,
-    { videos: videos.map((v) => v.id), published: externalIds });
+  checks.check("the YouTube emulator holds as many videos as there are published publications", videos.length === published.length, {
+    videos: videos.map((v) => v.id),
+    published: externalIds,
+  });
   // Renders are read back through the store the stack's workers wrote them to.
   const store = createAssetStore(loadEnv(STORAGE_ENV_KEYS, localStackEnv()));
   const scratch = await mkdtemp(join(tmpdir(), "mdame-convergence-"));
@@ -67,15 +69,17 @@ export async function checkConverged(checks: Checks, sql: Sql, runId: string, em
         throw error;
       });
       const sha = found ? createHash("sha256").update(readFileSync(file)).digest("hex") : "(render missing from storage)";
-      checks.check(`video ${pub.external_id} on the platform is the rendered file`, matches[0]?.sha256 === sha, { platform: matches[0]?.sha256, rendered: sha });
+      checks.check(`video ${pub.external_id} on the platform is the rendered file`, matches[0]?.sha256 === sha, {
+        platform: matches[0]?.sha256,
+        rendered: sha,
+      });
     }
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
   const sessions = uploadSessions();
   const withBytes = sessions.filter((s) => s.received > 0);
-  checks.check("one upload session received bytes per publication (a resumed upload reuses its session)", withBytes.length === published.length,
-    sessions);
+  checks.check("one upload session received bytes per publication (a resumed upload reuses its session)", withBytes.length === published.length, sessions);
 
   // No work left behind, and each job was queued once.
   for (const queue of ["stage_tasks", "visual_generation", "render"]) {

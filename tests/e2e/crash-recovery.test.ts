@@ -44,7 +44,6 @@ const UPLOAD_CHUNK_BYTES = 512 * 1024;
 const SHORT_NARRATION = { min: 60, max: 75 } as const;
 const LOGGED = ["supervisor", "db", "emulators", "edge", "net", "gpu-worker", "render-runner"] as const;
 
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const say = (line: string) => console.log(`[crash ${new Date().toISOString().slice(11, 19)}] ${line}`);
 const durations: { run: string; seconds: number; outcome: string }[] = [];
@@ -294,8 +293,7 @@ async function checkFailpointsFired(checks: Checks, scenario: Scenario, dir: str
   // A failpoint in a stage kills the edge host's worker process, which the host's own pool
   // replaces (stack/edge-pool.ts), as the hosted runtime replaces a user worker; the supervisor
   // restarts every other component.
-  const replacedByPool = (c: Component) =>
-    c === "edge" && logSince("edge", offsets.edge ?? 0).includes(WORKER_REPLACED_MESSAGE);
+  const replacedByPool = (c: Component) => c === "edge" && logSince("edge", offsets.edge ?? 0).includes(WORKER_REPLACED_MESSAGE);
   const restartedBySupervisor = (c: Component) => (status?.components[c]?.restarts ?? 0) > 0;
   const restarted = (c: Component) => restartedBySupervisor(c) || replacedByPool(c);
   while (Date.now() < deadline && !(Object.values(scenario.failpoints).every((c) => restarted(c!)) && killed.every(restartedBySupervisor))) {
@@ -304,7 +302,10 @@ async function checkFailpointsFired(checks: Checks, scenario: Scenario, dir: str
   }
   for (const [name, component] of Object.entries(scenario.failpoints)) {
     checks.check(`failpoint ${name} fired (record ${name}.hit)`, existsSync(join(dir, `${name}.hit`)));
-    checks.check(`failpoint ${name} killed ${component}`, logSince(component!, offsets[component!] ?? 0).includes(`failpoint ${name} hit: killing the process`));
+    checks.check(
+      `failpoint ${name} killed ${component}`,
+      logSince(component!, offsets[component!] ?? 0).includes(`failpoint ${name} hit: killing the process`),
+    );
     checks.check(`the supervisor (or the edge host's pool) restarted ${component} after ${name}`, restarted(component!), status?.components[component!]);
   }
   for (const component of killed) {

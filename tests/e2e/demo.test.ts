@@ -23,36 +23,46 @@ import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 const Summary = z.object({
   run_id: z.string().uuid(),
   created: z.boolean(),
-  videos: z.array(z.object({
-    dimension: z.string(),
-    language: z.string(),
-    path: z.string(),
-    duration_s: z.number(),
-    publication: z.object({ platform: z.literal("youtube"), external_id: z.string().min(1) }),
-    publications: z.array(z.object({ platform: z.enum(["youtube", "tiktok"]), external_id: z.string().min(1), privacy_status: z.string().nullable() }).strict()),
-  }).passthrough()),
-  analytics: z.array(z.object({
-    dimension: z.string(),
-    external_id: z.string(),
-    window_days: z.number().nullable(),
-    views: z.number().nullable(),
-    engaged_views: z.number().nullable(),
-    retention_points: z.number(),
-    status: z.string(),
-  }).passthrough()),
+  videos: z.array(
+    z.object({
+      dimension: z.string(),
+      language: z.string(),
+      path: z.string(),
+      duration_s: z.number(),
+      publication: z.object({ platform: z.literal("youtube"), external_id: z.string().min(1) }),
+      publications: z.array(
+        z.object({ platform: z.enum(["youtube", "tiktok"]), external_id: z.string().min(1), privacy_status: z.string().nullable() }).strict(),
+      ),
+    }).passthrough(),
+  ),
+  analytics: z.array(
+    z.object({
+      dimension: z.string(),
+      external_id: z.string(),
+      window_days: z.number().nullable(),
+      views: z.number().nullable(),
+      engaged_views: z.number().nullable(),
+      retention_points: z.number(),
+      status: z.string(),
+    }).passthrough(),
+  ),
   alerts: z.array(z.unknown()),
 }).passthrough();
 
-const SceneSummary = z.array(z.object({
-  index: z.number().int(),
-  backend: z.string(),
-  cache_hit: z.boolean(),
-  asset_key: z.string(),
-  credit: z.object({ provider: z.string(), author: z.string(), page_url: z.string(), licence: z.string() }).passthrough().optional(),
-}).strict());
+const SceneSummary = z.array(
+  z.object({
+    index: z.number().int(),
+    backend: z.string(),
+    cache_hit: z.boolean(),
+    asset_key: z.string(),
+    credit: z.object({ provider: z.string(), author: z.string(), page_url: z.string(), licence: z.string() }).passthrough().optional(),
+  }).strict(),
+);
 
 const EmulatorVideos = z.array(z.object({ id: z.string(), sha256: z.string(), size_bytes: z.number(), channel: z.string() }).passthrough());
-const TikTokPosts = z.array(z.object({ publish_id: z.string(), post_id: z.string(), sha256: z.string(), privacy_level: z.string(), is_aigc: z.boolean() }).passthrough());
+const TikTokPosts = z.array(
+  z.object({ publish_id: z.string(), post_id: z.string(), sha256: z.string(), privacy_level: z.string(), is_aigc: z.boolean() }).passthrough(),
+);
 
 let stack: StackHandle;
 const env = localStackEnv();

@@ -56,7 +56,9 @@ test("three simulated days under faults: nothing duplicated, stuck or lost, ever
   expect(missing).toEqual([]);
   // The sick database was measured, ran its planned time, and the engine's logging stayed bounded.
   expect(report.sick_database.length).toBeGreaterThanOrEqual(1);
-  for (const window of report.sick_database) expect({ fault: window.fault_id, ended_by: window.ended_by }).toEqual({ fault: window.fault_id, ended_by: "plan" });
+  for (const window of report.sick_database) {
+    expect({ fault: window.fault_id, ended_by: window.ended_by }).toEqual({ fault: window.fault_id, ended_by: "plan" });
+  }
   expect(report.log_floods).toEqual([]);
   expect(code).toBe(0);
   // Each kill and each Postgres restart was answered by the supervisor restarting the component.

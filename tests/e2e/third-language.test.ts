@@ -42,7 +42,6 @@ const RUSSIAN = {
   narration_max_words: 80,
 };
 
-
 async function api(path: string, init: RequestInit = {}): Promise<Response> {
   return await fetch(`${env.FUNCTIONS_URL}${path}`, {
     ...init,
@@ -129,7 +128,17 @@ test("a Russian dimension is scripted, spoken, captioned, rendered and published
 
 /** Lines that report how a task, a job or a step ended, by component and message. */
 const OUTCOME_LINES: Record<string, string[]> = {
-  pipeline: ["stage task done", "stage task failed", "run triggered", "published", "script accepted", "scenes planned", "voice synthesised", "trends ingested", "script classified"],
+  pipeline: [
+    "stage task done",
+    "stage task failed",
+    "run triggered",
+    "published",
+    "script accepted",
+    "scenes planned",
+    "voice synthesised",
+    "trends ingested",
+    "script classified",
+  ],
   "worker-callback": ["scene completed", "render completed", "worker job failed"],
   "gpu-worker": ["task finished", "task failed", "scene generated", "callback delivered"],
   "render-runner": ["task finished", "task failed", "render stored", "callback delivered"],

@@ -71,7 +71,10 @@ describe("mdame account connect tiktok", () => {
     const credentials = await decryptCredentials(ring, row.credentials_enc, row.id);
     // What the engine will do with it: a refresh on TikTok's token endpoint, with the client key recorded.
     const refreshed = await refreshAccessToken({
-      clientKey: row.oauth_client_id, clientSecret: env.TIKTOK_CLIENT_SECRET!, apiBaseUrl: env.TIKTOK_API_BASE_URL!, refreshToken: credentials.refresh_token,
+      clientKey: row.oauth_client_id,
+      clientSecret: env.TIKTOK_CLIENT_SECRET!,
+      apiBaseUrl: env.TIKTOK_API_BASE_URL!,
+      refreshToken: credentials.refresh_token,
     });
     expect(refreshed.openId).toBe(row.channel_id);
     expect(refreshed.scopes).toEqual(expect.arrayContaining(["user.info.basic", "video.publish", "video.upload"]));
@@ -83,7 +86,8 @@ describe("mdame account connect tiktok", () => {
   test("a reconnect of the same creator keeps the account, clears needs_reconnect and prints no credential", async () => {
     const [before] = await tiktokRows();
     await admin`select mdame.mark_account_needs_reconnect(${before.id}::uuid, 'invalid_grant: Refresh token is invalid or expired.')`;
-    const [event] = await admin`select detail from mdame.events where kind = 'account_needs_reconnect' and detail->>'account_id' = ${before.id} order by id desc limit 1`;
+    const [event] =
+      await admin`select detail from mdame.events where kind = 'account_needs_reconnect' and detail->>'account_id' = ${before.id} order by id desc limit 1`;
     expect(event.detail.fix).toBe("mdame account connect tiktok --dimension tech-explained --channel @tech-creator");
     const listed = await mdame(["account", "list"]);
     expect(listed.stdout).toMatch(/tiktok\s+-\s+active\s+reconnect/);
@@ -189,8 +193,12 @@ describe("mdame account connect tiktok", () => {
 describe("POST /pipeline/accounts with a TikTok body", () => {
   const auth = () => ({ authorization: `Bearer ${env.SERVICE_ROLE_KEY}`, "content-type": "application/json" });
   const valid = () => ({
-    dimension_id: "sains-singkat", platform: "tiktok", channel_handle: "@space-creator",
-    channel_id: openIdFor(env.TIKTOK_CLIENT_KEY!, "space-creator"), refresh_token: "rft.direct", oauth_client_id: env.TIKTOK_CLIENT_KEY!,
+    dimension_id: "sains-singkat",
+    platform: "tiktok",
+    channel_handle: "@space-creator",
+    channel_id: openIdFor(env.TIKTOK_CLIENT_KEY!, "space-creator"),
+    refresh_token: "rft.direct",
+    oauth_client_id: env.TIKTOK_CLIENT_KEY!,
   });
   const post = (body: unknown) => pipeline.app.request("/pipeline/accounts", { method: "POST", headers: auth(), body: JSON.stringify(body) });
 
@@ -221,7 +229,13 @@ describe("POST /pipeline/accounts with a TikTok body", () => {
     const response = await post(valid());
     expect(response.status).toBe(201);
     const { account } = await response.json() as { account: Record<string, unknown> };
-    expect(account).toMatchObject({ platform: "tiktok", channel_handle: "@space-creator", channel_id: valid().channel_id, oauth_client_id: env.TIKTOK_CLIENT_KEY!, has_credentials: true });
+    expect(account).toMatchObject({
+      platform: "tiktok",
+      channel_handle: "@space-creator",
+      channel_id: valid().channel_id,
+      oauth_client_id: env.TIKTOK_CLIENT_KEY!,
+      has_credentials: true,
+    });
     const [row] = await admin`select platform, channel_id, oauth_client_id from mdame.dimension_accounts where id = ${account.id as string}`;
     expect(row).toEqual({ platform: "tiktok", channel_id: valid().channel_id, oauth_client_id: env.TIKTOK_CLIENT_KEY! });
     // TikTok accounts spend no Google project's quota.

@@ -35,7 +35,8 @@ function startConnect(args: string[]) {
   return startConnectCli("youtube", args, { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...connectEnv(env) });
 }
 
-const accountRows = () => admin`select id, dimension_id, channel_handle, channel_id, credentials_enc, connected_at from mdame.dimension_accounts order by created_at`;
+const accountRows = () =>
+  admin`select id, dimension_id, channel_handle, channel_id, credentials_enc, connected_at from mdame.dimension_accounts order by created_at`;
 
 function pkce() {
   const verifier = randomBytes(48).toString("base64url");
@@ -60,7 +61,13 @@ async function exchange(form: Record<string, string>) {
   const response = await fetch(`${emulator.url}/token`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "authorization_code", client_id: env.GOOGLE_OAUTH_CLIENT_ID!, client_secret: env.GOOGLE_OAUTH_CLIENT_SECRET!, redirect_uri: "http://127.0.0.1:9/oauth2/callback", ...form }),
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      client_id: env.GOOGLE_OAUTH_CLIENT_ID!,
+      client_secret: env.GOOGLE_OAUTH_CLIENT_SECRET!,
+      redirect_uri: "http://127.0.0.1:9/oauth2/callback",
+      ...form,
+    }),
   });
   return { status: response.status, body: await response.json() as Record<string, string> };
 }
@@ -68,7 +75,9 @@ async function exchange(form: Record<string, string>) {
 describe("the OAuth emulator's consent and code exchange", () => {
   test("consents with a redirect carrying the code and the state, and redeems the code once, only with the right verifier", async () => {
     const { verifier, challenge } = pkce();
-    const consent = await fetch(consentUrl({ code_challenge: challenge, code_challenge_method: "S256", login_hint: "pkce-channel@example.invalid" }), { redirect: "manual" });
+    const consent = await fetch(consentUrl({ code_challenge: challenge, code_challenge_method: "S256", login_hint: "pkce-channel@example.invalid" }), {
+      redirect: "manual",
+    });
     expect(consent.status).toBe(302);
     const location = new URL(consent.headers.get("location")!);
     expect(`${location.origin}${location.pathname}`).toBe("http://127.0.0.1:9/oauth2/callback");

@@ -67,7 +67,9 @@ test("with a target length, the ingest gives the run's units alternating short a
   expect(config!.config.daily_limit).toBe(3);
   expect(config!.config.adapt.video_length.target_s).toBe(47);
   await tick();
-  const units = await admin`select topic->'adapt' as adapt, topic->'categories' as categories from mdame.work_units where run_id = ${run!.run_id} order by created_at, id`;
+  const units = await admin`select topic->'adapt' as adapt, topic->'categories' as categories from mdame.work_units where run_id = ${
+    run!.run_id
+  } order by created_at, id`;
   expect(units.length).toBeGreaterThanOrEqual(2);
   const arms = units.map((u) => u.adapt);
   expect(arms.filter((a) => a.length_arm === "short").length).toBe(Math.ceil(units.length / 2));

@@ -25,7 +25,12 @@ async function seedEvidence(): Promise<void> {
   await admin`select mdame.abort_run(${run!.run_id}::uuid, 'evidence fixture')`;
   for (let i = 0; i < 20; i++) {
     const arm = i % 2 === 0 ? "short" : "long";
-    const topic = { title: `Topic ${i}`, source: "google_trends", categories: [], adapt: { target_s: 50, length_arm: arm, video_length_s: arm === "short" ? 46 : 54 } };
+    const topic = {
+      title: `Topic ${i}`,
+      source: "google_trends",
+      categories: [],
+      adapt: { target_s: 50, length_arm: arm, video_length_s: arm === "short" ? 46 : 54 },
+    };
     const [unit] = await admin`insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic, stage, script)
       values (${run!.run_id}::uuid, 'tech-explained', ${`adapt-unit-${i}`}, ${`adapt-fp-${i}`}, ${admin.json(topic)}, 'published',
               ${admin.json({ title: "t", narration: "n", hook_score: 0.8 })}) returning id`;
@@ -71,7 +76,8 @@ const api = (method: string, path: string, body?: unknown) =>
   });
 
 const adaptations = () => admin`select * from mdame.adaptations order by decided_at`;
-const effectiveTarget = async () => (await admin`select mdame.get_effective_dimension_config('tech-explained')->'adapt'->'video_length'->'target_s' as t`)[0]!.t;
+const effectiveTarget = async () =>
+  (await admin`select mdame.get_effective_dimension_config('tech-explained')->'adapt'->'video_length'->'target_s' as t`)[0]!.t;
 
 /** Starts a run of tech-explained (then aborts it: no work is drained here) and returns its configuration. */
 async function nextRunConfig(key: string) {
@@ -103,7 +109,15 @@ describe("mdame adapt", () => {
     expect(result.stdout).toContain("moved video_length: 50 -> 47");
     const rows = await adaptations();
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ dimension_id: "tech-explained", parameter: "video_length", before: 50, after: 47, applied: true, reverted_at: null, week_start: null });
+    expect(rows[0]).toMatchObject({
+      dimension_id: "tech-explained",
+      parameter: "video_length",
+      before: 50,
+      after: 47,
+      applied: true,
+      reverted_at: null,
+      week_start: null,
+    });
     expect(rows[0]!.reason).toContain("short (46 s) retains better");
     expect(rows[0]!.evidence).toMatchObject({ metric: "retention_pp", difference: -12 });
     expect((await nextRunConfig("adapt-after-apply")).adapt.video_length.target_s).toBe(47);

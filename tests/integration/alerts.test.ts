@@ -76,8 +76,12 @@ describe("producers", () => {
     await pipeline.tick(); // mdame.tick() closes the run: failed
 
     const dead = await unitAt("script");
-    const [msg] = await sql`select pgmq.send('stage_tasks', ${sql.json({ stage: "script", run_id: dead.runId, unit_id: dead.unitId, step_token: "step:it" })}) as id`;
-    await sql`select mdame.retry_or_dead_letter('stage_tasks', 'script', ${msg!.id}::bigint, 9, '{"stage":"script"}', ${dead.unitId}::uuid, ${dead.runId}::uuid, 'LLM answer broke its contract', false)`;
+    const [msg] = await sql`select pgmq.send('stage_tasks', ${
+      sql.json({ stage: "script", run_id: dead.runId, unit_id: dead.unitId, step_token: "step:it" })
+    }) as id`;
+    await sql`select mdame.retry_or_dead_letter('stage_tasks', 'script', ${
+      msg!.id
+    }::bigint, 9, '{"stage":"script"}', ${dead.unitId}::uuid, ${dead.runId}::uuid, 'LLM answer broke its contract', false)`;
 
     const accountId = await account("@it-alerts-reconnect");
     await pipeline.deps.sql`select mdame.mark_account_needs_reconnect(${accountId}::uuid, 'invalid_grant: Token has been expired or revoked.')`;
@@ -212,7 +216,13 @@ describe("delivery", () => {
     const local = join(pipeline.storageDir, "chart-upload.png");
     await writeFile(local, png);
     await pipeline.deps.store.putFile("reports/it/chart.png", local, "image/png");
-    await raiseAlert(pipeline.deps.sql, { kind: "weekly_report", dimensionId: null, dedupeKey: "it:photo", summary: "Week 49: 12 videos.", photoKey: "reports/it/chart.png" });
+    await raiseAlert(pipeline.deps.sql, {
+      kind: "weekly_report",
+      dimensionId: null,
+      dedupeKey: "it:photo",
+      summary: "Week 49: 12 videos.",
+      photoKey: "reports/it/chart.png",
+    });
     await pipeline.tick();
     const [message] = await messages();
     expect(message!.method).toBe("sendPhoto");
@@ -225,8 +235,11 @@ describe("secrets", () => {
   test("no bot token or service key in any message, answer or error", async () => {
     const key = pipeline.env.SERVICE_ROLE_KEY!;
     await raiseAlert(pipeline.deps.sql, {
-      kind: "dead_letter", dimensionId: null, dedupeKey: "it:secret",
-      summary: `worker said: bad key ${key} for bot ${LOCAL_TELEGRAM_BOT_TOKEN}`, details: { error: `Authorization: Bearer ${key}` },
+      kind: "dead_letter",
+      dimensionId: null,
+      dedupeKey: "it:secret",
+      summary: `worker said: bad key ${key} for bot ${LOCAL_TELEGRAM_BOT_TOKEN}`,
+      details: { error: `Authorization: Bearer ${key}` },
     });
     await pipeline.tick();
     const sent = await messages();
@@ -288,8 +301,12 @@ describe("surfaces and the emulator", () => {
     };
     await admin("/_emulator/telegram/settings", { method: "PUT", body: JSON.stringify({ per_chat_interval_ms: 0 }) });
     const json = (body: unknown) => ({ headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-    expect((await post("sendMessage", json({ chat_id: CHAT, text: "plain *bold* text\\.", parse_mode: "MarkdownV2" }))).body.result.text).toBe("plain bold text.");
-    expect((await post("sendMessage", { headers: { "content-type": "application/x-www-form-urlencoded" }, body: `chat_id=${CHAT}&text=form` })).body.result.text).toBe("form");
+    expect((await post("sendMessage", json({ chat_id: CHAT, text: "plain *bold* text\\.", parse_mode: "MarkdownV2" }))).body.result.text).toBe(
+      "plain bold text.",
+    );
+    expect(
+      (await post("sendMessage", { headers: { "content-type": "application/x-www-form-urlencoded" }, body: `chat_id=${CHAT}&text=form` })).body.result.text,
+    ).toBe("form");
     const form = new FormData();
     form.set("chat_id", CHAT);
     form.set("text", "multipart");
@@ -297,7 +314,11 @@ describe("surfaces and the emulator", () => {
 
     expect(await post("sendMessage", json({ chat_id: CHAT, text: "Run failed.", parse_mode: "MarkdownV2" }))).toEqual({
       status: 400,
-      body: { ok: false, error_code: 400, description: "Bad Request: can't parse entities: Character '.' is reserved and must be escaped with the preceding '\\'" },
+      body: {
+        ok: false,
+        error_code: 400,
+        description: "Bad Request: can't parse entities: Character '.' is reserved and must be escaped with the preceding '\\'",
+      },
     });
     expect((await post("sendMessage", json({ chat_id: CHAT, text: "x".repeat(4097) }))).body.description).toBe("Bad Request: message is too long");
     expect((await post("sendMessage", json({ chat_id: "-1000000404", text: "x" }))).body.description).toBe("Bad Request: chat not found");

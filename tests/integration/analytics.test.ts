@@ -58,7 +58,11 @@ async function tick(): Promise<void> {
 /** Publishes one video through the real publish stage; its publication and the emulator's video id. */
 async function publishOne(): Promise<{ accountId: string; publicationId: string; videoId: string; unitId: string; runId: string }> {
   const accountId = await addYouTubeAccount(admin, {
-    dimension: "tech-explained", handle: `@${CHANNEL}`, project: PROJECT, refreshToken: `emulator-refresh-${CHANNEL}`, key: bench.env.CREDENTIALS_KEY!,
+    dimension: "tech-explained",
+    handle: `@${CHANNEL}`,
+    project: PROJECT,
+    refreshToken: `emulator-refresh-${CHANNEL}`,
+    key: bench.env.CREDENTIALS_KEY!,
   });
   const { unitId, runId } = await unitAtPublish(admin, bench.deps, bench.videoPath, "tech-explained");
   await runStages(bench.deps);
@@ -71,7 +75,10 @@ async function publishOne(): Promise<{ accountId: string; publicationId: string;
 /** Moves the engine's clock to `days` after now and the emulator's to `emulatorDays` after real time. */
 async function moveClocks(days: number, emulatorDays = days): Promise<void> {
   await admin`select mdame.set_engine_clock(make_interval(secs => ${days * 86_400 + 60}))`;
-  const response = await fetch(`${bench.emulator.url}/_emulator/clock`, { method: "POST", body: JSON.stringify({ offset_ms: emulatorDays * DAY_MS + 60_000 }) });
+  const response = await fetch(`${bench.emulator.url}/_emulator/clock`, {
+    method: "POST",
+    body: JSON.stringify({ offset_ms: emulatorDays * DAY_MS + 60_000 }),
+  });
   expect(response.status).toBe(200);
 }
 
@@ -79,14 +86,25 @@ const schedule = async () => (await admin<{ n: number }[]>`select mdame.schedule
 /** Makes every queued fetch message visible now (a retry's delay passed). */
 const retryNow = () => admin`update pgmq.q_analytics_fetches set vt = clock_timestamp() - interval '1 second'`;
 
-type Row = { window_days: number; views: string; engaged_views: string; likes: string; average_view_percentage: string; average_view_duration_s: string; fetched_at: Date; retention: Array<{ ratio: number; watch_ratio: number }> };
-const rowsOf = (publicationId: string) => admin<Row[]>`
+type Row = {
+  window_days: number;
+  views: string;
+  engaged_views: string;
+  likes: string;
+  average_view_percentage: string;
+  average_view_duration_s: string;
+  fetched_at: Date;
+  retention: Array<{ ratio: number; watch_ratio: number }>;
+};
+const rowsOf = (publicationId: string) =>
+  admin<Row[]>`
   select window_days, views, engaged_views, likes, average_view_percentage, average_view_duration_s, fetched_at, retention
     from mdame.video_analytics where publication_id = ${publicationId} order by window_days`;
 const fetchOf = async (publicationId: string, window: number) =>
   (await admin<{ status: string; attempts: number; last_error: string | null }[]>`
     select status, attempts, last_error from mdame.analytics_fetches where publication_id = ${publicationId} and window_days = ${window}`)[0];
-const analyticsLedger = () => admin<{ bucket: string; status: string; entry: string; cost: number }[]>`
+const analyticsLedger = () =>
+  admin<{ bucket: string; status: string; entry: string; cost: number }[]>`
   select bucket, status, entry, cost from mdame.quota_ledger where call_kind = 'analytics.reports.query' order by created_at, id`;
 
 test("day 3 and day 7 are fetched once each, charged to the analytics bucket, and a repeat changes only fetched_at", async () => {
@@ -177,13 +195,18 @@ test("a window due before YouTube processed its data stays queued and is fetched
 
 test("a revoked grant marks the account needs_reconnect and keeps the fetch queued", async () => {
   const { publicationId, accountId } = await publishOne();
-  const revoked = await fetch(`${bench.emulator.url}/_emulator/oauth/revocations`, { method: "POST", body: JSON.stringify({ refresh_token: `emulator-refresh-${CHANNEL}` }) });
+  const revoked = await fetch(`${bench.emulator.url}/_emulator/oauth/revocations`, {
+    method: "POST",
+    body: JSON.stringify({ refresh_token: `emulator-refresh-${CHANNEL}` }),
+  });
   expect(revoked.status).toBe(200);
   await moveClocks(3);
   expect(await schedule()).toBe(1);
   await tick();
   expect(await rowsOf(publicationId)).toHaveLength(0);
-  const [account] = await admin<{ health_state: string; health_reason: string }[]>`select health_state, health_reason from mdame.dimension_accounts where id = ${accountId}`;
+  const [account] = await admin<
+    { health_state: string; health_reason: string }[]
+  >`select health_state, health_reason from mdame.dimension_accounts where id = ${accountId}`;
   expect(account?.health_state).toBe("needs_reconnect");
   expect(account?.health_reason).toContain("invalid_grant");
   const [event] = await admin<{ n: number }[]>`select count(*)::int as n from mdame.events where kind = 'account_needs_reconnect'`;
@@ -245,7 +268,11 @@ test("an outage is retried with backoff and a fetch out of attempts is given up 
 
 test("the doctor warns for each active YouTube account whose grant lacks the analytics scope, with the command", async () => {
   const accountId = await addYouTubeAccount(admin, {
-    dimension: "tech-explained", handle: `@${CHANNEL}`, project: PROJECT, refreshToken: `emulator-refresh-${CHANNEL}`, key: bench.env.CREDENTIALS_KEY!,
+    dimension: "tech-explained",
+    handle: `@${CHANNEL}`,
+    project: PROJECT,
+    refreshToken: `emulator-refresh-${CHANNEL}`,
+    key: bench.env.CREDENTIALS_KEY!,
   });
   const scopeChecks = async () => (await publishingChecks(admin)).filter((c) => c.name.startsWith("analytics scope"));
   const [unrecorded] = await scopeChecks();
@@ -256,7 +283,9 @@ test("the doctor warns for each active YouTube account whose grant lacks the ana
   const [narrow] = await scopeChecks();
   expect(narrow?.message).toContain("lacks https://www.googleapis.com/auth/yt-analytics.readonly");
 
-  await admin`select mdame.record_account_scopes(${accountId}::uuid, ${admin.array(["https://www.googleapis.com/auth/youtube.upload", "https://www.googleapis.com/auth/yt-analytics.readonly"])}::text[])`;
+  await admin`select mdame.record_account_scopes(${accountId}::uuid, ${
+    admin.array(["https://www.googleapis.com/auth/youtube.upload", "https://www.googleapis.com/auth/yt-analytics.readonly"])
+  }::text[])`;
   expect(await scopeChecks()).toEqual([]);
   await admin`update mdame.dimension_accounts set granted_scopes = null, active = false where id = ${accountId}`;
   expect(await scopeChecks()).toEqual([]);

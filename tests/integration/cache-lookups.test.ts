@@ -73,10 +73,20 @@ test("the voice chain reports a miss, then a hit when the track is stored", asyn
     voiceFor: (d) => d.tts_voice,
     synthesize: async () => {
       spoken += 1;
-      return { audio: new Uint8Array([1, 2, 3]), extension: "mp3", contentType: "audio/mpeg", durationMs: 900, words: [{ text: "hello", offset_ms: 0, duration_ms: 500 }] };
+      return {
+        audio: new Uint8Array([1, 2, 3]),
+        extension: "mp3",
+        contentType: "audio/mpeg",
+        durationMs: 900,
+        words: [{ text: "hello", offset_ms: 0, duration_ms: 500 }],
+      };
     },
   };
-  const narration = { text: `hello ${crypto.randomUUID()}`, rate: "+0%", dimension: { language: "en" as const, tts_voice: "en-US-AriaNeural", tts_fallback_voice: null } };
+  const narration = {
+    text: `hello ${crypto.randomUUID()}`,
+    rate: "+0%",
+    dimension: { language: "en" as const, tts_voice: "en-US-AriaNeural", tts_fallback_voice: null },
+  };
   const record = (hit: boolean) => recordCacheLookup(sql, { cache: "tts", dimensionId: "tech-explained", hit, stage: "voice" });
   await speakNarration(store, [provider], narration, dir, log, record);
   await speakNarration(store, [provider], narration, dir, log, record);

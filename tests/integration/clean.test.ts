@@ -43,7 +43,10 @@ async function dbScript(args: string[]) {
 }
 
 async function accepting(): Promise<boolean> {
-  const child = Bun.spawn(["/usr/lib/postgresql/15/bin/pg_isready", "-q", "-t", "2", "-h", "127.0.0.1", "-p", String(port)], { stdout: "ignore", stderr: "ignore" });
+  const child = Bun.spawn(["/usr/lib/postgresql/15/bin/pg_isready", "-q", "-t", "2", "-h", "127.0.0.1", "-p", String(port)], {
+    stdout: "ignore",
+    stderr: "ignore",
+  });
   return (await child.exited) === 0;
 }
 

@@ -29,9 +29,9 @@ afterAll(async () => {
 
 test("50 concurrent triggers with the same key make one run", async () => {
   const key = await runKey("dev", today, "manual", {});
-  const results = await Promise.all(Array.from({ length: 50 }, () =>
-    sql`select * from mdame.start_run(${key}, 'dev', 'manual', ${today}::date, null)`.then((rows) => rows[0])
-  ));
+  const results = await Promise.all(
+    Array.from({ length: 50 }, () => sql`select * from mdame.start_run(${key}, 'dev', 'manual', ${today}::date, null)`.then((rows) => rows[0])),
+  );
   expect(results.filter((r) => r.created).length).toBe(1);
   expect(new Set(results.map((r) => r.run_id)).size).toBe(1);
   const [runs] = await admin`select count(*)::int as n from mdame.pipeline_runs`;
@@ -58,11 +58,12 @@ test("cron and manual triggers racing on the same day leave one run and refuse n
 
 test("50 concurrent keyless triggers, cron and manual, make one run and refuse none", async () => {
   await db.reset({ log: () => {} });
-  const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) =>
-    sql`select * from mdame.trigger_run('dev', ${i % 2 === 0 ? "cron" : "manual"}, ${today}::date, null)`
-      .then((rows) => ({ ok: true as const, run_id: rows[0].run_id as string, created: rows[0].created as boolean }))
-      .catch((error: { code?: string }) => ({ ok: false as const, code: error.code }))
-  ));
+  const outcomes = await Promise.all(
+    Array.from({ length: 50 }, (_, i) =>
+      sql`select * from mdame.trigger_run('dev', ${i % 2 === 0 ? "cron" : "manual"}, ${today}::date, null)`
+        .then((rows) => ({ ok: true as const, run_id: rows[0].run_id as string, created: rows[0].created as boolean }))
+        .catch((error: { code?: string }) => ({ ok: false as const, code: error.code }))),
+  );
   expect(outcomes.every((o) => o.ok)).toBe(true);
   expect(new Set(outcomes.map((o) => o.ok && o.run_id)).size).toBe(1);
   expect(outcomes.filter((o) => o.ok && o.created)).toHaveLength(1);

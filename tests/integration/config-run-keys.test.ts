@@ -14,8 +14,7 @@ const admin = adminSql();
 const pipeline = withPipeline({ storagePrefix: "mdame-it-runkeys-" });
 
 /** generateContent calls the Gemini emulator has answered, from its request log. */
-const geminiCalls = () =>
-  pipeline.emulator.logs.filter((entry) => entry.service === "gemini" && String(entry.path).endsWith(":generateContent")).length;
+const geminiCalls = () => pipeline.emulator.logs.filter((entry) => entry.service === "gemini" && String(entry.path).endsWith(":generateContent")).length;
 
 async function trigger(): Promise<{ run_id: string; created: boolean; status: string }> {
   const response = await pipeline.app.request("/pipeline/runs", { method: "POST", headers: pipeline.auth, body: "{}" });
@@ -56,14 +55,17 @@ describe("configuration in the run key", () => {
 
   test("a changed configuration starts a run for that dimension only, at once beside the running one", async () => {
     const patched = await pipeline.app.request("/pipeline/dimensions/sains-singkat", {
-      method: "PATCH", headers: pipeline.auth, body: JSON.stringify({ narration_min_words: 70, narration_max_words: 90 }),
+      method: "PATCH",
+      headers: pipeline.auth,
+      body: JSON.stringify({ narration_min_words: 70, narration_max_words: 90 }),
     });
     expect(patched.status).toBe(200);
 
     const second = await trigger();
     expect(second.created).toBe(true);
     expect(second.run_id).not.toBe(first.run_id);
-    const dimensions = await admin`select dimension_id, status, config->>'narration_max_words' as max from mdame.run_dimensions where run_id = ${second.run_id}`;
+    const dimensions =
+      await admin`select dimension_id, status, config->>'narration_max_words' as max from mdame.run_dimensions where run_id = ${second.run_id}`;
     expect(dimensions.map((d) => ({ ...d }))).toEqual([{ dimension_id: "sains-singkat", status: "ingesting", max: "90" }]);
     // The first run is not disturbed: same units, same stage, and no lock left to wait for.
     expect((await unitsOf(first.run_id)).map((u) => ({ ...u }))).toEqual(firstUnits.map((u) => ({ ...u })));

@@ -12,7 +12,7 @@ import process from "node:process";
 import { createPipelineApp } from "../../functions/pipeline/app.ts";
 import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
 import { CredentialKeysCensus, CredentialsRotationBatch } from "../../shared/contracts/credentials.ts";
-import { credentialKeyRing, type CredentialKeyRing } from "../../shared/crypto/credential-keys.ts";
+import { type CredentialKeyRing, credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
 import { CredentialsKeyMissingError, decryptCredentials, encryptCredentials, generateCredentialsKey, sealedKeyId } from "../../shared/crypto/credentials.ts";
 import * as db from "../../stack/db.ts";
 import { paths } from "../../stack/paths.ts";
@@ -37,7 +37,14 @@ let functionsUrl: string;
 let rotateDelayMs = 0;
 
 function pipelineEnv(ring: { CREDENTIALS_KEY: string; CREDENTIALS_KEYS_PREVIOUS?: string }): Record<string, string> {
-  const env: Record<string, string> = { ...localStackEnv(), FUNCTIONS_URL: "http://edge.test", STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: storageDir, LOG_LEVEL: "fatal", ...ring };
+  const env: Record<string, string> = {
+    ...localStackEnv(),
+    FUNCTIONS_URL: "http://edge.test",
+    STORAGE_BACKEND: "local",
+    STORAGE_LOCAL_DIR: storageDir,
+    LOG_LEVEL: "fatal",
+    ...ring,
+  };
   if (ring.CREDENTIALS_KEYS_PREVIOUS === undefined) delete env.CREDENTIALS_KEYS_PREVIOUS;
   return env;
 }
@@ -73,8 +80,11 @@ afterAll(async () => {
 async function sealV1(keyB64: string, refreshToken: string, accountId: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const key = await crypto.subtle.importKey("raw", Buffer.from(keyB64, "base64"), "AES-GCM", false, ["encrypt"]);
-  const body = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: new TextEncoder().encode(accountId) }, key,
-    new TextEncoder().encode(JSON.stringify({ refresh_token: refreshToken })));
+  const body = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv, additionalData: new TextEncoder().encode(accountId) },
+    key,
+    new TextEncoder().encode(JSON.stringify({ refresh_token: refreshToken })),
+  );
   return `v1.${Buffer.from(iv).toString("base64")}.${Buffer.from(body).toString("base64")}`;
 }
 
@@ -96,11 +106,15 @@ beforeEach(async () => {
   seeded = [];
   for (const [i, kind] of kinds.entries()) {
     const dimension = i % 2 === 0 ? "tech-explained" : "sains-singkat";
-    const [row] = await admin`insert into mdame.dimension_accounts (dimension_id, platform, channel_handle) values (${dimension}, 'youtube', ${`@rotation-${i}`}) returning id`;
+    const [row] =
+      await admin`insert into mdame.dimension_accounts (dimension_id, platform, channel_handle) values (${dimension}, 'youtube', ${`@rotation-${i}`}) returning id`;
     const id = row!.id as string;
     const token = `refresh-token-${i}-${crypto.randomUUID()}`;
-    const sealed = kind === "v1-old" ? await sealV1(oldKey, token, id)
-      : await encryptCredentials(kind === "old" ? oldRing : kind === "new" ? newOnlyRing : credentialKeyRing({ CREDENTIALS_KEY: lostKey }), { refresh_token: token }, id);
+    const sealed = kind === "v1-old"
+      ? await sealV1(oldKey, token, id)
+      : await encryptCredentials(kind === "old" ? oldRing : kind === "new" ? newOnlyRing : credentialKeyRing({ CREDENTIALS_KEY: lostKey }), {
+        refresh_token: token,
+      }, id);
     await admin`update mdame.dimension_accounts set credentials_enc = ${sealed}, connected_at = now() where id = ${id}`;
     seeded.push({ id, token, sealedWith: kind });
   }
@@ -119,7 +133,9 @@ async function expectNothingLost(ring: CredentialKeyRing) {
 
 async function rotate(body: Record<string, unknown>, bearer = `Bearer ${deps.env.SERVICE_ROLE_KEY}`) {
   const response = await app.request("http://edge.test/pipeline/credentials/rotate", {
-    method: "POST", headers: { authorization: bearer, "content-type": "application/json" }, body: JSON.stringify(body),
+    method: "POST",
+    headers: { authorization: bearer, "content-type": "application/json" },
+    body: JSON.stringify(body),
   });
   return { status: response.status, json: await response.json() as unknown };
 }
@@ -166,7 +182,8 @@ describe("POST /pipeline/credentials/rotate", () => {
   });
 
   test("batches follow the account ids with their progress until the last; then every account opens with the new key alone", async () => {
-    const connectedAt = async () => (await admin`select id, connected_at from mdame.dimension_accounts order by id`).map((r) => [r.id, r.connected_at.toISOString()]);
+    const connectedAt = async () =>
+      (await admin`select id, connected_at from mdame.dimension_accounts order by id`).map((r) => [r.id, r.connected_at.toISOString()]);
     const connectedBefore = await connectedAt();
     const dones: number[] = [];
     let after: string | null = null;
@@ -198,7 +215,11 @@ describe("POST /pipeline/credentials/rotate", () => {
   test("a connect that stores new credentials between the read and the swap is never overwritten", async () => {
     const first = [...seeded].sort((a, b) => (a.id < b.id ? -1 : 1))[0]!;
     // The first account in the batches' order, sealed with the old key whatever the seeding gave it.
-    await admin`update mdame.dimension_accounts set credentials_enc = ${await encryptCredentials(oldRing, { refresh_token: first.token }, first.id)} where id = ${first.id}`;
+    await admin`update mdame.dimension_accounts set credentials_enc = ${await encryptCredentials(
+      oldRing,
+      { refresh_token: first.token },
+      first.id,
+    )} where id = ${first.id}`;
     const connectToken = "refresh-token-from-a-connect";
     const connectSealed = await encryptCredentials(rotatedRing, { refresh_token: connectToken }, first.id);
     let pending: Promise<{ status: number; json: unknown }> | undefined;
@@ -207,7 +228,8 @@ describe("POST /pipeline/credentials/rotate", () => {
       await tx`select id from mdame.dimension_accounts where id = ${first.id} for update`;
       pending = rotate({ limit: 1 });
       for (let i = 0; i < 200; i++) {
-        const [waiting] = await admin`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%reseal_account_credentials%'`;
+        const [waiting] =
+          await admin`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%reseal_account_credentials%'`;
         if (waiting!.n > 0) break;
         await Bun.sleep(25);
       }
@@ -244,7 +266,9 @@ describe("mdame credentials rotate", () => {
     expect(progress.at(-1)).toBe("re-sealed 6/8 (checked 8/8: 1 already current, 1 failed)");
     expect(lines).toContain("done: 6 re-sealed, 1 already current, 0 changed by a connect meanwhile, 1 failed");
     const lost = seeded.find((a) => a.sealedWith === "lost")!;
-    expect(lines.find((l) => l.startsWith("  failed: "))).toStartWith(`  failed: account ${lost.id} (@rotation-7, dimension sains-singkat): credentials of account ${lost.id} are sealed with key ${lostKid}`);
+    expect(lines.find((l) => l.startsWith("  failed: "))).toStartWith(
+      `  failed: account ${lost.id} (@rotation-7, dimension sains-singkat): credentials of account ${lost.id} are sealed with key ${lostKid}`,
+    );
     expect(lines).toContain(`accounts sealed with the current key ${rotatedRing.current.kid}: 7/8`);
     expect(lines).toContain(`  1 sealed with missing key ${lostKid}`);
     expect(lines).toContain(`previous keys no account needs any more: ${oldRing.current.kid} (they may leave CREDENTIALS_KEYS_PREVIOUS)`);

@@ -83,8 +83,29 @@ async function api(method: string, route: string, body?: unknown): Promise<unkno
 async function renderFile(dir: string): Promise<string> {
   const file = join(dir, "render.mp4");
   const ffmpeg = spawnSync("ffmpeg", [
-    "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=270x480:rate=25", "-f", "lavfi", "-i", "sine=frequency=440",
-    "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart", file,
+    "-hide_banner",
+    "-loglevel",
+    "error",
+    "-y",
+    "-f",
+    "lavfi",
+    "-i",
+    "testsrc2=size=270x480:rate=25",
+    "-f",
+    "lavfi",
+    "-i",
+    "sine=frequency=440",
+    "-t",
+    "2",
+    "-c:v",
+    "libx264",
+    "-pix_fmt",
+    "yuv420p",
+    "-c:a",
+    "aac",
+    "-movflags",
+    "+faststart",
+    file,
   ]);
   if (ffmpeg.status !== 0) throw new Error(`ffmpeg failed: ${ffmpeg.stderr}`);
   return file;
@@ -98,7 +119,9 @@ async function seed(): Promise<Seeded> {
     const [row] = await admin`insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic, stage, script, video, quality)
       values (${runId}, 'tech-explained', ${`dash-${name}`}, ${`dash-${name}-fp`}, ${admin.json({ title })}, ${stage},
               ${admin.json({ title, narration: "words", description: "d", hashtags: ["#t"] })},
-              ${extra.video === undefined ? null : admin.json(extra.video as never)}, ${extra.quality === undefined ? null : admin.json(extra.quality as never)})
+              ${extra.video === undefined ? null : admin.json(extra.video as never)}, ${
+      extra.quality === undefined ? null : admin.json(extra.quality as never)
+    })
       returning id`;
     return row!.id as string;
   };
@@ -108,7 +131,10 @@ async function seed(): Promise<Seeded> {
   const publishedUnit = await unit("published", "published", HOSTILE_TITLE, {
     video: { video_key: renderKey, duration_s: 2, width: 270, height: 480 },
     quality: {
-      passed: true, integrated_lufs: -14.1, true_peak_dbtp: -1.4, duration_s: 2,
+      passed: true,
+      integrated_lufs: -14.1,
+      true_peak_dbtp: -1.4,
+      duration_s: 2,
       checks: [{ check: "integrated_loudness", passed: true, value: -14.1, unit: "LUFS", bound: "-14 +-1 LUFS", reason: null }],
       failures: [],
     },
@@ -117,7 +143,9 @@ async function seed(): Promise<Seeded> {
   await pipeline.deps.store.putFile(renderKey, renderPath, "video/mp4");
 
   await admin`insert into mdame.scene_cache (scene_hash, backend, asset_key, credit) values
-    (${"d".repeat(64)}, 'pexels/777', 'scenes/d.mp4', ${admin.json({ provider: "Pexels", author: "Dash Author", source_url: "https://www.pexels.com/video/777/" })})`;
+    (${"d".repeat(64)}, 'pexels/777', 'scenes/d.mp4', ${
+    admin.json({ provider: "Pexels", author: "Dash Author", source_url: "https://www.pexels.com/video/777/" })
+  })`;
   await admin`insert into mdame.scenes (unit_id, scene_index, prompt, narration, first_word, duration_s, scene_hash, status, asset_key, cache_hit, backend) values
     (${publishedUnit}, 0, 'city', 'The first scene speaks', 0, 2, ${"d".repeat(64)}, 'ready', 'scenes/d.mp4', false, 'pexels/777')`;
   const [account] = await admin`insert into mdame.dimension_accounts (dimension_id, platform, channel_handle, credentials_enc, granted_scopes)
@@ -125,7 +153,9 @@ async function seed(): Promise<Seeded> {
   await admin`insert into mdame.dimension_accounts (dimension_id, platform, channel_handle, credentials_enc, health_state, health_reason, health_since)
     values ('sains-singkat', 'youtube', '@dash-broken', 'sealed', 'needs_reconnect', 'invalid_grant', now())`;
   const [publication] = await admin`insert into mdame.publications (unit_id, account_id, platform, status, external_id, video_key, published_at, privacy_status)
-    values (${publishedUnit}, ${account!.id}, 'youtube', 'published', 'dashVideo01', ${renderKey}, mdame.engine_now() - interval '1 hour', 'public') returning id`;
+    values (${publishedUnit}, ${
+    account!.id
+  }, 'youtube', 'published', 'dashVideo01', ${renderKey}, mdame.engine_now() - interval '1 hour', 'public') returning id`;
   await admin`insert into mdame.video_analytics (publication_id, window_days, fetched_at, period_start, period_end, views, engaged_views,
                                                  average_view_duration_s, average_view_percentage, likes, retention)
     values (${publication!.id}, 3, now(), current_date - 3, current_date, 4321, 3000, 1.5, 75.5, 77, ${admin.json([])})`;
@@ -175,19 +205,32 @@ beforeAll(async () => {
   storageDir = await mkdtemp(join(tmpdir(), "mdame-it-dashboard-"));
   storage = await startEmulator({ port: 0, dataDir: join(storageDir, "emulator"), storageServiceKey: STORAGE_KEY, log: () => {} });
   pipeline = servePipeline({
-    ...localStackEnv(), STORAGE_BACKEND: "supabase", SUPABASE_URL: storage.url, SUPABASE_SERVICE_ROLE_KEY: STORAGE_KEY,
-    STORAGE_BUCKET: "mdame-dashboard-it", LOG_LEVEL: "warn",
+    ...localStackEnv(),
+    STORAGE_BACKEND: "supabase",
+    SUPABASE_URL: storage.url,
+    SUPABASE_SERVICE_ROLE_KEY: STORAGE_KEY,
+    STORAGE_BUCKET: "mdame-dashboard-it",
+    LOG_LEVEL: "warn",
   });
   seeded = await seed();
 
   dashboard = Bun.spawn([process.execPath, join(paths.root, "cli", "mdame.ts"), "dashboard", "--no-browser", "--port", "0"], {
     cwd: paths.root,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", FUNCTIONS_URL: pipeline.functionsUrl, SERVICE_ROLE_KEY: localStackEnv().SERVICE_ROLE_KEY },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      FUNCTIONS_URL: pipeline.functionsUrl,
+      SERVICE_ROLE_KEY: localStackEnv().SERVICE_ROLE_KEY,
+    },
     stdout: "pipe",
     stderr: "pipe",
   });
   ({ url: dashboardUrl, signIn: signInUrl } = await readSignIn(dashboard));
-  browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--autoplay-policy=no-user-gesture-required"] });
+  browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--autoplay-policy=no-user-gesture-required"],
+  });
   page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 900 });
 }, 120_000);
@@ -415,4 +458,3 @@ describe("mdame dashboard in Chromium", () => {
     expect(refused).toBe(true);
   }, 30_000);
 });
-

@@ -41,7 +41,10 @@ async function dbScript(args: string[], port: number) {
 
 /** Whether a server answers on the port (pg_isready from the same binaries). */
 async function accepting(port: number): Promise<boolean> {
-  const child = Bun.spawn(["/usr/lib/postgresql/15/bin/pg_isready", "-q", "-t", "2", "-h", "127.0.0.1", "-p", String(port)], { stdout: "ignore", stderr: "ignore" });
+  const child = Bun.spawn(["/usr/lib/postgresql/15/bin/pg_isready", "-q", "-t", "2", "-h", "127.0.0.1", "-p", String(port)], {
+    stdout: "ignore",
+    stderr: "ignore",
+  });
   return (await child.exited) === 0;
 }
 
@@ -87,9 +90,13 @@ test("db.ts start listens on the port configured now, not the one the cluster wa
 
 test("the supervisor's foreground command listens on the port configured now", async () => {
   const moved = await freePort();
-  const printer = Bun.spawn([process.execPath, "-e", `
+  const printer = Bun.spawn([
+    process.execPath,
+    "-e",
+    `
     const db = await import(${JSON.stringify(join(paths.root, "stack", "db.ts"))});
-    console.log(JSON.stringify(db.postgresForegroundCommand()));`], {
+    console.log(JSON.stringify(db.postgresForegroundCommand()));`,
+  ], {
     cwd: paths.root,
     env: { ...process.env, MDAME_PGDATA: pgData, MDAME_DB_PORT: String(moved) },
     stdout: "pipe",

@@ -41,7 +41,9 @@ test("a reset applies every migration through the Supabase CLI, then the seed, a
   const [pgtap] = await query<{ n: number }>("select count(*)::int as n from pg_extension where extname = 'pgtap'");
   expect(pgtap.n).toBe(1);
   // pg_cron holds exactly the jobs the database declares, each as declared, and nothing else.
-  const jobs = await query<{ jobname: string; schedule: string; command: string; active: boolean }>("select jobname, schedule, command, active from cron.job order by jobname");
+  const jobs = await query<{ jobname: string; schedule: string; command: string; active: boolean }>(
+    "select jobname, schedule, command, active from cron.job order by jobname",
+  );
   const declared = await query<{ name: string; schedule: string; command: string }>("select name, schedule, command from mdame.engine_jobs order by name");
   expect(declared.length).toBeGreaterThan(0);
   expect(jobs).toEqual(declared.map((d) => ({ jobname: d.name, schedule: d.schedule, command: d.command, active: true })));
@@ -63,7 +65,8 @@ test("a reset starts from empty queues, fresh pg_net and Vault stand-ins and thi
     + (select count(*) from net._http_response where id = 424242) + (select count(*) from vault.secrets where name = 'left_over') as n`);
   expect(Number(left[0]!.n)).toBe(0);
   const secrets = await query<{ name: string; decrypted_secret: string }>(
-    "select name, decrypted_secret from vault.decrypted_secrets where name like 'mdame_%' order by name");
+    "select name, decrypted_secret from vault.decrypted_secrets where name like 'mdame_%' order by name",
+  );
   expect(secrets.map((s) => s.name)).toEqual(["mdame_functions_url", "mdame_service_role_key"]);
   expect(secrets[0]!.decrypted_secret).toBe(localStackEnv().FUNCTIONS_URL!);
   expect(await query("select to_regprocedure('net.http_post(text,jsonb,jsonb,jsonb,integer)') is not null as ok")).toEqual([{ ok: true }]);

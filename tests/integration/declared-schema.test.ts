@@ -9,7 +9,16 @@ import { basename, join, sep } from "node:path";
 import postgres from "postgres";
 import { LOCAL_STACK } from "../../shared/config/local-stack.ts";
 import * as db from "../../stack/db.ts";
-import { describe as describeDiff, diffDatabases, FROM_DECLARED, FROM_MIGRATIONS, isEmpty, schemaDiff, type SchemaDiff, writeMigration } from "../../scripts/sql/schema-diff.ts";
+import {
+  describe as describeDiff,
+  diffDatabases,
+  FROM_DECLARED,
+  FROM_MIGRATIONS,
+  isEmpty,
+  type SchemaDiff,
+  schemaDiff,
+  writeMigration,
+} from "../../scripts/sql/schema-diff.ts";
 import { dropDatabase, SUPABASE_DIR } from "../../scripts/sql/scratch-databases.ts";
 
 let diff: SchemaDiff;
@@ -31,7 +40,15 @@ test("the declared schema builds what the migrations build", () => {
 });
 
 test("a changed function body, a changed grant and a missing seeded row are each reported by name", async () => {
-  const sql = postgres({ host: LOCAL_STACK.host, port: LOCAL_STACK.dbPort, user: "postgres", password: "postgres", database: FROM_DECLARED, max: 1, onnotice: () => {} });
+  const sql = postgres({
+    host: LOCAL_STACK.host,
+    port: LOCAL_STACK.dbPort,
+    user: "postgres",
+    password: "postgres",
+    database: FROM_DECLARED,
+    max: 1,
+    onnotice: () => {},
+  });
   try {
     await sql.unsafe(`
       create or replace function mdame.stage_index(p_stage text) returns integer language sql immutable set search_path = '' as $$ select 0 $$;
@@ -43,7 +60,9 @@ test("a changed function body, a changed grant and a missing seeded row are each
   const changed = await diffDatabases(FROM_MIGRATIONS, FROM_DECLARED);
   expect(isEmpty(changed)).toBe(false);
   expect(changed.migraObjects.some((line) => /function mdame\.stage_index\(/i.test(line))).toBe(true);
-  expect(changed.other).toContain("function mdame.tick() privileges: migrations mdame_engine=X/postgres service_role=X/postgres | declared mdame_engine=X/postgres");
+  expect(changed.other).toContain(
+    "function mdame.tick() privileges: migrations mdame_engine=X/postgres service_role=X/postgres | declared mdame_engine=X/postgres",
+  );
   expect(changed.other.some((line) => line.startsWith("rows of mdame.youtube_call_costs") && line.includes("videos.update"))).toBe(true);
 }, 60_000);
 
@@ -63,12 +82,15 @@ test("--write turns a declared change into the next migration, and the migration
     edit("schemas/mdame/tables/engine_jobs.sql", "  ('mdame-tick',", "  ('mdame-probe', '0 0 1 1 *', 'mdame.tick()', 'false'),\n  ('mdame-tick',");
     edit("schemas/mdame/tables/stage_policies.sql", "('voice', '3', '180', '15', '900')", "('voice', '4', '180', '15', '900')");
     edit("schemas/mdame/queues.sql", "select pgmq.create('render');", "select pgmq.create('render');\nselect pgmq.create('probe_queue');");
-    writeFileSync(join(dir, "schemas", "mdame", "tables", "probe_notes.sql"), [
-      "create table mdame.probe_notes (id integer not null, note text not null, constraint probe_notes_pkey primary key (id));",
-      "alter table mdame.probe_notes enable row level security;",
-      "insert into mdame.probe_notes (id, note) values (1, 'it''s declared') on conflict do nothing;",
-      "",
-    ].join("\n"));
+    writeFileSync(
+      join(dir, "schemas", "mdame", "tables", "probe_notes.sql"),
+      [
+        "create table mdame.probe_notes (id integer not null, note text not null, constraint probe_notes_pkey primary key (id));",
+        "alter table mdame.probe_notes enable row level security;",
+        "insert into mdame.probe_notes (id, note) values (1, 'it''s declared') on conflict do nothing;",
+        "",
+      ].join("\n"),
+    );
     const before = readdirSync(join(dir, "migrations")).length;
 
     const lines: string[] = [];
@@ -78,12 +100,21 @@ test("--write turns a declared change into the next migration, and the migration
     expect(readdirSync(join(dir, "migrations")).length).toBe(before + 1);
     expect(written.file).toMatch(/migrations\/\d{14}_probe_change\.sql$/);
     const text = readFileSync(written.file!, "utf8");
-    for (const part of ["mdame.engine_job_function", "mdame.probe_notes", "insert into mdame.probe_notes", "delete from mdame.stage_policies", "pgmq.create('probe_queue')", "cron.schedule", "select mdame.restrict_function_privileges();"]) {
+    for (
+      const part of [
+        "mdame.engine_job_function",
+        "mdame.probe_notes",
+        "insert into mdame.probe_notes",
+        "delete from mdame.stage_policies",
+        "pgmq.create('probe_queue')",
+        "cron.schedule",
+        "select mdame.restrict_function_privileges();",
+      ]
+    ) {
       expect(text).toContain(part);
     }
     // The new file comes last, so the Supabase CLI applies it after every landed migration.
     expect(readdirSync(join(dir, "migrations")).sort().at(-1)).toBe(basename(written.file!));
-
   } finally {
     rmSync(dir, { recursive: true, force: true });
     await dropDatabase(FROM_MIGRATIONS);

@@ -81,7 +81,22 @@ describe("the demo dimensions", () => {
     expect(added.stdout).toContain("dimension sains-salinan added");
     const shown = await mdame(["dimension", "show", "sains-salinan"]);
     expect(shown.code).toBe(0);
-    for (const section of ["subject", "sources", "visuals", "llm", "captions", "music", "min_score", "publishing", "adapt", "safety_profile", "alerts", "tts_fallback_voice"]) {
+    for (
+      const section of [
+        "subject",
+        "sources",
+        "visuals",
+        "llm",
+        "captions",
+        "music",
+        "min_score",
+        "publishing",
+        "adapt",
+        "safety_profile",
+        "alerts",
+        "tts_fallback_voice",
+      ]
+    ) {
       expect(shown.stdout).toMatch(new RegExp(`^ {2}${section}( |$)`, "m"));
     }
     expect(shown.stdout).toMatch(/^ {4}- kind wikipedia, weight 0\.6, project id\.wikipedia, limit 40$/m);

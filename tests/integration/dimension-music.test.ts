@@ -37,8 +37,13 @@ const storedMusic = (id: string) => admin`select music from mdame.dimensions whe
 
 test("a new dimension's bed is stored with its defaults and shown back", async () => {
   const response = await call("POST", "/dimensions", {
-    id: "ocean-beds", display_name: "Ocean Beds", language: "en", tts_voice: "en-US-AriaNeural", trend_geo: "US",
-    style: { palette: ["#000814", "#001d3d"], motion: "drift" }, music: { library: "music/calm" },
+    id: "ocean-beds",
+    display_name: "Ocean Beds",
+    language: "en",
+    tts_voice: "en-US-AriaNeural",
+    trend_geo: "US",
+    style: { palette: ["#000814", "#001d3d"], motion: "drift" },
+    music: { library: "music/calm" },
   });
   expect(response.status).toBe(201);
   const expected = { library: "music/calm", gain_db: -10, duck_db: 10, fade_s: 1.5 };

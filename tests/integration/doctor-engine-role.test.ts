@@ -55,7 +55,9 @@ describe("doctor: the engine role", () => {
   test("is ok on a database as the migrations leave it, and still states the one thing it can do", async () => {
     const line = await engineRoleLine();
     expect(line.status).toBe("ok");
-    expect(line.message).toMatch(/^mdame_engine may only call the RPCs \(no TEMP or CREATE, no role attributes, memberships or session defaults; row-level security on all \d+ mdame tables\)\. /);
+    expect(line.message).toMatch(
+      /^mdame_engine may only call the RPCs \(no TEMP or CREATE, no role attributes, memberships or session defaults; row-level security on all \d+ mdame tables\)\. /,
+    );
     expect(occurrences(line.message, ENGINE_ROLE_RESIDUAL)).toBe(1);
     expect(ENGINE_ROLE_RESIDUAL).toContain("change its own password");
   }, 30_000);
@@ -63,7 +65,9 @@ describe("doctor: the engine role", () => {
   test("warns when PUBLIC keeps TEMP on the database, as Postgres creates every database", async () => {
     const line = await whileChanged("grant temporary on database postgres to public", "revoke temporary on database postgres from public");
     expect(line.status).toBe("warn");
-    expect(line.message).toStartWith("mdame_engine can do more than docs/reference/roles.md lists: it may create temporary tables (TEMP on database postgres). ");
+    expect(line.message).toStartWith(
+      "mdame_engine can do more than docs/reference/roles.md lists: it may create temporary tables (TEMP on database postgres). ",
+    );
     expect(occurrences(line.message, ENGINE_ROLE_RESIDUAL)).toBe(1);
     expect(line.fix).toBe('revoke temporary on database "postgres" from public, mdame_engine;');
   }, 30_000);

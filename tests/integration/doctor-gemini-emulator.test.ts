@@ -9,7 +9,7 @@ import { ApiError, GoogleGenAI } from "@google/genai";
 import { ScriptDraft } from "../../shared/contracts/llm.ts";
 import { ProviderRejectedError } from "../../shared/providers/errors.ts";
 import { createGeminiJsonModel } from "../../shared/providers/llm/gemini.ts";
-import { startEmulator, type RunningEmulator } from "../../emulators/main.ts";
+import { type RunningEmulator, startEmulator } from "../../emulators/main.ts";
 import { tempDir } from "./fixtures/emulator-harness.ts";
 
 const ISSUED = "issued-key-for-this-stack";
@@ -30,7 +30,9 @@ afterAll(async () => {
 }, 60_000);
 
 const client = (apiKey: string, baseUrl: string) => new GoogleGenAI({ apiKey, httpOptions: { baseUrl, apiVersion: "v1beta" } });
-const scriptPrompt = ["TASK: script", "LANGUAGE: en", "TOPIC: tide pools", "CONTEXT: Tide pools drew crowds this week", "", "Answer with JSON only."].join("\n");
+const scriptPrompt = ["TASK: script", "LANGUAGE: en", "TOPIC: tide pools", "CONTEXT: Tide pools drew crowds this week", "", "Answer with JSON only."].join(
+  "\n",
+);
 
 test("models.get describes a Gemini model, with generateContent among its methods", async () => {
   const model = await client(ISSUED, keyed.url).models.get({ model: "gemini-2.5-flash" });

@@ -41,12 +41,22 @@ const base = () => emulator.url;
 describe("doctor's storage check", () => {
   test("a bucket that exists, asked with the service-role key supabase-js sends", async () => {
     const result = await check({ STORAGE_BACKEND: "supabase", SUPABASE_URL: base(), SUPABASE_SERVICE_ROLE_KEY: KEY, STORAGE_BUCKET: "mdame-prod" });
-    expect(result).toEqual({ family: "providers", name: "storage", status: "ok", message: `Supabase Storage at ${base()}: bucket mdame-prod exists (private)` });
+    expect(result).toEqual({
+      family: "providers",
+      name: "storage",
+      status: "ok",
+      message: `Supabase Storage at ${base()}: bucket mdame-prod exists (private)`,
+    });
     expect(requests.at(-1)).toEqual({ method: "GET", path: "/storage/v1/bucket/mdame-prod" });
   });
 
   test("a refused key is named, with where to get the right one", async () => {
-    const result = await check({ STORAGE_BACKEND: "supabase", SUPABASE_URL: base(), SUPABASE_SERVICE_ROLE_KEY: "sb_secret_not-this-project-000000", STORAGE_BUCKET: "mdame-prod" });
+    const result = await check({
+      STORAGE_BACKEND: "supabase",
+      SUPABASE_URL: base(),
+      SUPABASE_SERVICE_ROLE_KEY: "sb_secret_not-this-project-000000",
+      STORAGE_BUCKET: "mdame-prod",
+    });
     expect(result.status).toBe("fail");
     expect(result.message).toStartWith(`Supabase Storage at ${base()} refused SUPABASE_SERVICE_ROLE_KEY (`);
     expect(result.fix).toContain("service_role");
@@ -55,7 +65,9 @@ describe("doctor's storage check", () => {
   test("a bucket not created yet is fine: the key is accepted and the first upload creates it", async () => {
     const result = await check({ STORAGE_BACKEND: "supabase", SUPABASE_URL: base(), SUPABASE_SERVICE_ROLE_KEY: KEY, STORAGE_BUCKET: "mdame-dev" });
     expect(result).toEqual({
-      family: "providers", name: "storage", status: "ok",
+      family: "providers",
+      name: "storage",
+      status: "ok",
       message: `Supabase Storage at ${base()} accepts the key; bucket mdame-dev does not exist yet and is created (private) on the first upload`,
     });
   });
@@ -77,7 +89,10 @@ describe("doctor's storage check", () => {
   test("the local backend needs a writable directory", async () => {
     const writable = join(dir, "assets");
     expect(await check({ STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: writable })).toEqual({
-      family: "providers", name: "storage", status: "ok", message: `local directory ${writable} is writable (STORAGE_BACKEND=local)`,
+      family: "providers",
+      name: "storage",
+      status: "ok",
+      message: `local directory ${writable} is writable (STORAGE_BACKEND=local)`,
     });
     const prod = await check({ ENV: "prod", STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: writable });
     expect(prod.status).toBe("warn");

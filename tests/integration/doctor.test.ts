@@ -48,7 +48,10 @@ beforeAll(async () => {
       from mdame.dimensions d join mdame.dimension_accounts a on a.dimension_id = d.id and a.active
       where d.active group by d.id order by d.id`;
     dimensionLines = rows.map((r) =>
-      `ok   database/dimension ${r.id}: ${r.handles.length} active account${r.handles.length === 1 ? "" : "s"} (${r.handles.join(", ")}): credentials decrypt, refresh token accepted`);
+      `ok   database/dimension ${r.id}: ${r.handles.length} active account${r.handles.length === 1 ? "" : "s"} (${
+        r.handles.join(", ")
+      }): credentials decrypt, refresh token accepted`
+    );
     // The seeded dimensions keep the default category, Education; the emulator's channels name no country.
     categoryLines = rows.map((r) => new RegExp(`^ok   providers/category ${r.id}: category 27 \\(Education\\) is assignable in region US$`));
     // Every job the database declares, as pg_cron holds it, in the order it was scheduled.
@@ -96,7 +99,9 @@ describe("mdame doctor on the local stack", () => {
       "ok   database/schema: the mdame schema is installed",
       "ok   database/environment: ENV=dev matches the environment the database records",
       // The real extension on a server that has it (MDAME_PG_BINDIR, docs/reference/supabase-wiring.md).
-      `ok   database/pgmq: ${serverPgmqVersion() === null ? "pgmq-compatible SQL" : `extension ${serverPgmqVersion()}`}; queues stage_tasks, visual_generation, render`,
+      `ok   database/pgmq: ${
+        serverPgmqVersion() === null ? "pgmq-compatible SQL" : `extension ${serverPgmqVersion()}`
+      }; queues stage_tasks, visual_generation, render`,
       scheduleLine,
       /^ok   database\/engine role: mdame_engine may only call the RPCs \(no TEMP or CREATE, no role attributes, memberships or session defaults; row-level security on all \d+ mdame tables\)\. mdame_engine can still change its own password/,
       ...dimensionLines,
@@ -105,7 +110,9 @@ describe("mdame doctor on the local stack", () => {
       // Every account is on the environment's client: the project default, planned within its 100 uploads a day.
       /^ok   database\/youtube projects: planned uploads a day fit every project's bucket \(default \d+\/100\)$/,
       // Every account was connected with the stack's key: the functions' census finds them all on it.
-      `ok   database/credential keys: all ${dimensionLines.length} account${dimensionLines.length === 1 ? "" : "s"} sealed with the current key (ring: current ${credentialKeyRing({ CREDENTIALS_KEY: stackEnv.CREDENTIALS_KEY! }).current.kid})`,
+      `ok   database/credential keys: all ${dimensionLines.length} account${
+        dimensionLines.length === 1 ? "" : "s"
+      } sealed with the current key (ring: current ${credentialKeyRing({ CREDENTIALS_KEY: stackEnv.CREDENTIALS_KEY! }).current.kid})`,
       /^ok   database\/sizes: database [0-9.]+ (B|KiB|MiB|GiB); storage [0-9.]+ (B|KiB|MiB|GiB) in \d+ objects.* \(mdame storage usage\)$/,
       `ok   functions/pipeline: functions at ${LOCAL_FUNCTIONS_URL} answer (ENV=dev) and accept SERVICE_ROLE_KEY`,
       ...categoryLines,
@@ -117,7 +124,9 @@ describe("mdame doctor on the local stack", () => {
       `ok   providers/trends: feed at ${LOCAL_EMULATOR_URL} lists ${trendCount} trending topics for US`,
       `ok   providers/pexels: key accepted; search answered at ${LOCAL_EMULATOR_URL}`,
       // The engine creates its bucket on its first upload: before a run, the bucket may not exist yet.
-      new RegExp(`^ok   providers/storage: Supabase Storage at ${LOCAL_EMULATOR_URL}(: bucket mdame-dev exists \\(private\\)| accepts the key; bucket mdame-dev does not exist yet and is created \\(private\\) on the first upload)$`),
+      new RegExp(
+        `^ok   providers/storage: Supabase Storage at ${LOCAL_EMULATOR_URL}(: bucket mdame-dev exists \\(private\\)| accepts the key; bucket mdame-dev does not exist yet and is created \\(private\\) on the first upload)$`,
+      ),
       `ok   providers/telegram: bot @mdame_emulated_bot answers at ${LOCAL_EMULATOR_URL}; alerts go to chat ${LOCAL_TELEGRAM_CHAT_ID}`,
     ];
     expect(dimensionLines.length).toBeGreaterThan(0);
@@ -142,7 +151,9 @@ describe("mdame doctor on the local stack", () => {
     expect(source("GEMINI_API_KEY")).toEqual(["GEMINI_API_KEY", `set (${stackEnv.GEMINI_API_KEY!.length} characters)`, paths.stackEnv]);
     expect(source("YOUTUBE_UPLOAD_BASE_URL")?.[2]).toBe(paths.stackEnv);
     expect(source("FFMPEG_PATH")).toEqual(["FFMPEG_PATH", "-", "not set"]);
-    expect(line(run.checks, "ok   providers/gemini:")).toBe(`ok   providers/gemini: key accepted; model gemini-2.5-pro (Gemini 2.5 Pro) at ${LOCAL_EMULATOR_URL}`);
+    expect(line(run.checks, "ok   providers/gemini:")).toBe(
+      `ok   providers/gemini: key accepted; model gemini-2.5-pro (Gemini 2.5 Pro) at ${LOCAL_EMULATOR_URL}`,
+    );
   }, 60_000);
 
   test("names each unreachable provider, the database and the functions, and exits 1", async () => {
@@ -202,10 +213,13 @@ describe("mdame doctor on the local stack", () => {
     });
     expect(run.code).toBe(1);
     expect(line(run.checks, "FAIL providers/gemini")).toBe(
-      `FAIL providers/gemini: ${LOCAL_EMULATOR_URL} refused GEMINI_API_KEY (HTTP 400 API_KEY_INVALID: API key not valid. Please pass a valid API key.)`);
+      `FAIL providers/gemini: ${LOCAL_EMULATOR_URL} refused GEMINI_API_KEY (HTTP 400 API_KEY_INVALID: API key not valid. Please pass a valid API key.)`,
+    );
     expect(run.out).toContain("     fix: create an API key in Google AI Studio: https://aistudio.google.com/apikey");
     expect(line(run.checks, "FAIL functions/pipeline")).toBe(`FAIL functions/pipeline: ${LOCAL_FUNCTIONS_URL} refused SERVICE_ROLE_KEY (HTTP 401)`);
-    expect(line(run.checks, "FAIL providers/openai-compat")).toBe(`FAIL providers/openai-compat: ${LOCAL_EMULATOR_URL}/v1 refused OPENAI_COMPAT_API_KEY (HTTP 401)`);
+    expect(line(run.checks, "FAIL providers/openai-compat")).toBe(
+      `FAIL providers/openai-compat: ${LOCAL_EMULATOR_URL}/v1 refused OPENAI_COMPAT_API_KEY (HTTP 401)`,
+    );
     expect(line(run.checks, "FAIL providers/pexels")).toBe(`FAIL providers/pexels: ${LOCAL_EMULATOR_URL} refused PEXELS_API_KEY (HTTP 401)`);
     expect(run.checks.filter((l) => l.startsWith("FAIL")).length).toBe(4);
   }, 60_000);
@@ -228,12 +242,16 @@ describe("mdame doctor on the local stack", () => {
     const otherKey = Buffer.from(new Uint8Array(32).fill(7)).toString("base64");
     const run = await doctor({ WEBHOOK_SECRET: "whsec_c2hvcnQ=", CREDENTIALS_KEY: otherKey, ENV: "prod", GEMINI_BASE_URL: LOCAL_EMULATOR_URL });
     expect(run.code).toBe(1);
-    expect(line(run.checks, "FAIL environment/WEBHOOK_SECRET")).toBe("FAIL environment/WEBHOOK_SECRET: WEBHOOK_SECRET must be whsec_ + base64 of at least 24 bytes");
+    expect(line(run.checks, "FAIL environment/WEBHOOK_SECRET")).toBe(
+      "FAIL environment/WEBHOOK_SECRET: WEBHOOK_SECRET must be whsec_ + base64 of at least 24 bytes",
+    );
     // Every URL of the stack's configuration points at this machine: each one is named.
     const guard = line(run.checks, "FAIL environment/guard")!;
     expect(guard).toStartWith("FAIL environment/guard: ENV=prod refuses emulator URLs: ");
     const named = guard.slice("FAIL environment/guard: ENV=prod refuses emulator URLs: ".length).split(", ").sort();
-    const loopback = Object.entries(stackEnv).filter(([k, v]) => k.endsWith("_URL") && !["DB_URL", "EMULATOR_URL"].includes(k) && /^(wss?|https?):\/\/127\./.test(v)).map(([k]) => k);
+    const loopback = Object.entries(stackEnv).filter(([k, v]) =>
+      k.endsWith("_URL") && !["DB_URL", "EMULATOR_URL"].includes(k) && /^(wss?|https?):\/\/127\./.test(v)
+    ).map(([k]) => k);
     expect(named).toEqual(loopback.sort());
     expect(line(run.checks, "FAIL secrets/WEBHOOK_SECRET")).toBe("FAIL secrets/WEBHOOK_SECRET: holds 5 bytes; at least 24 are needed");
     expect(line(run.checks, "ok   secrets/CREDENTIALS_KEY")).toBeDefined();
@@ -241,14 +259,23 @@ describe("mdame doctor on the local stack", () => {
     expect(run.out).toContain("     fix: set ENV=dev, or use the database of the environment you meant");
     const dimensions = run.checks.filter((l) => l.includes("database/dimension "));
     expect(dimensions.length).toBe(dimensionLines.length);
-    for (const l of dimensions) expect(l).toMatch(/^FAIL database\/dimension [a-z0-9_-]+: account \S+: credentials do not decrypt with the key ring \(credentials of account \S+ are sealed with key [0-9a-f]{8}, which is not in the key ring/);
+    for (const l of dimensions) {
+      expect(l).toMatch(
+        /^FAIL database\/dimension [a-z0-9_-]+: account \S+: credentials do not decrypt with the key ring \(credentials of account \S+ are sealed with key [0-9a-f]{8}, which is not in the key ring/,
+      );
+    }
     expect(line(run.checks, "FAIL functions/pipeline")).toBe(
-      `FAIL functions/pipeline: the functions at ${LOCAL_FUNCTIONS_URL} run as ENV=dev, this configuration says ENV=prod`);
+      `FAIL functions/pipeline: the functions at ${LOCAL_FUNCTIONS_URL} run as ENV=dev, this configuration says ENV=prod`,
+    );
   }, 60_000);
 
   test("--json gives the same checks as data", async () => {
     const run = await doctor({ GEMINI_MODEL: "imagen-3" }, ["--json"]);
-    const report = JSON.parse(run.out) as { ok: boolean; checks: { family: string; name: string; status: string; message: string; fix?: string }[]; summary: { fail: number } };
+    const report = JSON.parse(run.out) as {
+      ok: boolean;
+      checks: { family: string; name: string; status: string; message: string; fix?: string }[];
+      summary: { fail: number };
+    };
     expect(run.code).toBe(1);
     expect(report.ok).toBe(false);
     expect(report.summary.fail).toBe(1);
@@ -265,14 +292,23 @@ describe("mdame doctor on the local stack", () => {
     const closed = await freePort();
     const password = "a-long-database-password-4711";
     const secrets = [
-      stackEnv.SERVICE_ROLE_KEY!, stackEnv.WEBHOOK_SECRET!, stackEnv.CREDENTIALS_KEY!, stackEnv.GEMINI_API_KEY!, stackEnv.GOOGLE_OAUTH_CLIENT_SECRET!,
-      "AIzaSy-wrong-key-0123456789", password,
+      stackEnv.SERVICE_ROLE_KEY!,
+      stackEnv.WEBHOOK_SECRET!,
+      stackEnv.CREDENTIALS_KEY!,
+      stackEnv.GEMINI_API_KEY!,
+      stackEnv.GOOGLE_OAUTH_CLIENT_SECRET!,
+      "AIzaSy-wrong-key-0123456789",
+      password,
     ];
     const runs = [
       await doctor({}),
       await doctor({}, ["--json"]),
       await doctor({ GEMINI_API_KEY: "AIzaSy-wrong-key-0123456789" }, ["--json"]),
-      await doctor({ DB_URL: `postgres://postgres:${password}@127.0.0.1:${closed}/postgres`, STORAGE_BACKEND: "supabase", SUPABASE_URL: `http://127.0.0.1:${closed}` }),
+      await doctor({
+        DB_URL: `postgres://postgres:${password}@127.0.0.1:${closed}/postgres`,
+        STORAGE_BACKEND: "supabase",
+        SUPABASE_URL: `http://127.0.0.1:${closed}`,
+      }),
     ];
     for (const run of runs) {
       const all = run.out + run.err;
@@ -303,11 +339,13 @@ describe("mdame doctor on the local stack", () => {
       expect(report.code).toBe(1);
       expect(line(report.checks, `FAIL database/account ${account!.channel_handle}`)).toBe(
         `FAIL database/account ${account!.channel_handle}: needs reconnecting since 2026-11-30T10:00:00.000Z: ` +
-          "invalid_grant: Token has been expired or revoked.; its publications wait (deferred) until then");
+          "invalid_grant: Token has been expired or revoked.; its publications wait (deferred) until then",
+      );
       expect(report.out).toContain(`     fix: mdame account connect youtube --dimension ${account!.dimension_id} --channel ${account!.channel_handle} `);
       expect(line(report.checks, "warn database/upload privacy")).toBe(
         `warn database/upload privacy: YouTube locked uploads private although public was asked: locked-video-1 on ${account!.channel_handle} (private). ` +
-          "The API project (OAuth client) has not passed YouTube's audit");
+          "The API project (OAuth client) has not passed YouTube's audit",
+      );
       expect(report.out).toContain("https://support.google.com/youtube/contact/yt_api_form");
     } finally {
       await sql`delete from mdame.publications where external_id = 'locked-video-1'`;

@@ -78,8 +78,13 @@ describe("edge host connections", () => {
 
   test("refused chunked uploads that never end get their 401 and lose their connection", async () => {
     // Each client sends the head and a first chunk, then neither sends more nor closes.
-    const clients = Array.from({ length: 20 }, () =>
-      rawClient("POST /functions/v1/pipeline/tick HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{\"reason\":\"x\"   \r\n"));
+    const clients = Array.from(
+      { length: 20 },
+      () =>
+        rawClient(
+          'POST /functions/v1/pipeline/tick HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{"reason":"x"   \r\n',
+        ),
+    );
     try {
       await waitFor("every refused connection to be closed", () => clients.every((c) => c.closed), 20_000);
     } finally {

@@ -24,8 +24,7 @@ const NARRATION = [
   "A phone camera with a long exposure often sees more than your eyes do.",
   "Follow for more sky tips, and tell me in the comments if you spot it.",
 ].join(" ");
-const spokenWords = (text: string) =>
-  text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ""));
+const spokenWords = (text: string) => text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ""));
 
 function ffprobe(file: string) {
   const out = spawnSync("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels:format=duration", "-of", "json", file]);
@@ -34,8 +33,21 @@ function ffprobe(file: string) {
 
 /** Mean volume in dBFS of `file` between two times (ffmpeg volumedetect). */
 function meanVolume(file: string, fromMs: number, toMs: number): number {
-  const out = spawnSync("ffmpeg", ["-hide_banner", "-nostats", "-ss", (fromMs / 1000).toFixed(3), "-t", ((toMs - fromMs) / 1000).toFixed(3),
-    "-i", file, "-af", "volumedetect", "-f", "null", "-"]);
+  const out = spawnSync("ffmpeg", [
+    "-hide_banner",
+    "-nostats",
+    "-ss",
+    (fromMs / 1000).toFixed(3),
+    "-t",
+    ((toMs - fromMs) / 1000).toFixed(3),
+    "-i",
+    file,
+    "-af",
+    "volumedetect",
+    "-f",
+    "null",
+    "-",
+  ]);
   const match = /mean_volume: (-?[\d.]+|-inf) dB/.exec(out.stderr.toString());
   if (!match) throw new Error(`no volume for ${fromMs}-${toMs}: ${out.stderr.toString().slice(-400)}`);
   return match[1] === "-inf" ? -120 : Number(match[1]);
@@ -99,7 +111,7 @@ test("the prosody rate changes the speed of speech", async () => {
 }, 60_000);
 
 test("XML special characters in the text are escaped and spoken", async () => {
-  const text = "Salt & pepper <really> matter in \"simple\" cooking, don't they?";
+  const text = 'Salt & pepper <really> matter in "simple" cooking, don\'t they?';
   const result = await synthesizeWithEdgeTts({ text, voice: "en-GB-SoniaNeural", rate: "+0%", wssUrl: emulator.wssUrl });
   expect(result.words.map((w) => w.text)).toEqual(["Salt", "pepper", "really", "matter", "in", "simple", "cooking", "don't", "they"]);
 }, 60_000);
@@ -126,6 +138,7 @@ test("an upgrade without Edge's trusted client token is refused (403) and not re
 
 test("a voice the service does not have fails clearly", async () => {
   // espeak-ng has no Zulu voice, so the emulator has no zu-ZA voice to speak with.
-  const error = await synthesizeWithEdgeTts({ text: "Sawubona mhlaba.", voice: "zu-ZA-ThandoNeural", rate: "+0%", wssUrl: emulator.wssUrl, timeoutMs: 20_000 }).catch((e) => e);
+  const error = await synthesizeWithEdgeTts({ text: "Sawubona mhlaba.", voice: "zu-ZA-ThandoNeural", rate: "+0%", wssUrl: emulator.wssUrl, timeoutMs: 20_000 })
+    .catch((e) => e);
   expect(error).toBeInstanceOf(ProviderUnavailableError);
 }, 60_000);

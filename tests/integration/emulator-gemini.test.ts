@@ -15,8 +15,15 @@ afterAll(() => emulator.stop());
 beforeEach(() => emulator.reset());
 
 const scriptPrompt = (language: string, topic: string, context: string, wordsHeader?: string) =>
-  [`TASK: script`, `LANGUAGE: ${language}`, ...(wordsHeader === undefined ? [] : [`WORDS: ${wordsHeader}`]), `TOPIC: ${topic}`, `CONTEXT: ${context}`, "",
-    "Write the voice-over. Answer with JSON only."].join("\n");
+  [
+    `TASK: script`,
+    `LANGUAGE: ${language}`,
+    ...(wordsHeader === undefined ? [] : [`WORDS: ${wordsHeader}`]),
+    `TOPIC: ${topic}`,
+    `CONTEXT: ${context}`,
+    "",
+    "Write the voice-over. Answer with JSON only.",
+  ].join("\n");
 
 const words = (text: string) => text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w));
 const EN = new Set(["the", "and", "is", "of", "to", "that", "you", "what", "it", "this", "are", "from"]);
@@ -29,7 +36,9 @@ function languageHits(text: string) {
 test("an English script parses as ScriptDraft, opens with its hook and reads as English", async () => {
   const { value, raw, usage } = await model.generateJson(
     scriptPrompt("en", "northern lights forecast", "Auroras could be visible far south of the usual range tonight"),
-    ScriptDraft, { temperature: 0.7 });
+    ScriptDraft,
+    { temperature: 0.7 },
+  );
   expect(ScriptDraft.parse(JSON.parse(raw))).toEqual(value);
   expect(value.narration.startsWith(value.hook)).toBe(true);
   expect(value.narration.toLowerCase()).toContain("northern lights forecast");
@@ -46,7 +55,9 @@ test("an English script parses as ScriptDraft, opens with its hook and reads as 
 test("an Indonesian script is written in Indonesian", async () => {
   const { value } = await model.generateJson(
     scriptPrompt("id", "gerhana bulan", "Gerhana bulan total bisa disaksikan dari seluruh Indonesia malam ini"),
-    ScriptDraft, { temperature: 0.7 });
+    ScriptDraft,
+    { temperature: 0.7 },
+  );
   expect(value.narration.startsWith(value.hook)).toBe(true);
   expect(value.narration.toLowerCase()).toContain("gerhana bulan");
   const hits = languageHits(value.narration);
@@ -95,7 +106,10 @@ test("a WORDS header that is not a range within 60-180 is answered with an error
 
 test("a scene plan splits the narration into 5-8 scenes that join back to it exactly", async () => {
   const { value: script } = await model.generateJson(
-    scriptPrompt("en", "james webb telescope", "Webb spots a baby galaxy"), ScriptDraft, { temperature: 0.2 });
+    scriptPrompt("en", "james webb telescope", "Webb spots a baby galaxy"),
+    ScriptDraft,
+    { temperature: 0.2 },
+  );
   const narration = script.narration.replace(/ /g, "  ");
   const prompt = ["TASK: scene_plan", "LANGUAGE: en", "STYLE: bold flat colours, slow drift", "NARRATION:", narration, "", "Split it."].join("\n");
   const { value: plan } = await model.generateJson(prompt, ScenePlan, { temperature: 0.4 });

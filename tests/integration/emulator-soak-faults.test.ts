@@ -20,7 +20,10 @@ const metadata = { snippet: { title: "Tides in one minute", description: "d", ta
 
 async function startUpload(): Promise<string> {
   const accessToken = await createYouTubeAccessTokenSource({
-    clientId: "client-1", clientSecret: "secret-1", tokenUrl: `${emulator.url}/token`, refreshToken: "emulator-refresh-soak",
+    clientId: "client-1",
+    clientSecret: "secret-1",
+    tokenUrl: `${emulator.url}/token`,
+    refreshToken: "emulator-refresh-soak",
   }).getAccessToken();
   return await startUploadSession({ baseUrl: emulator.url, accessToken, metadata, contentLength: 1000, contentType: "video/mp4" });
 }
@@ -75,12 +78,14 @@ test("an LLM outage armed for_ms fails every call while it lasts; DELETE disarms
 });
 
 test("bad fault parameters are refused with 400 and arm nothing", async () => {
-  for (const bad of [
-    { service: "youtube", kind: "slow" },
-    { service: "youtube", kind: "slow", delay_ms: 600_000 },
-    { service: "gemini", kind: "unavailable", for_ms: -1 },
-    { service: "gemini", kind: "unavailable", for_ms: "soon" },
-  ]) {
+  for (
+    const bad of [
+      { service: "youtube", kind: "slow" },
+      { service: "youtube", kind: "slow", delay_ms: 600_000 },
+      { service: "gemini", kind: "unavailable", for_ms: -1 },
+      { service: "gemini", kind: "unavailable", for_ms: "soon" },
+    ]
+  ) {
     const response = await fetch(`${emulator.url}/_emulator/faults`, { method: "POST", body: JSON.stringify(bad) });
     expect({ bad, status: response.status }).toEqual({ bad, status: 400 });
   }
@@ -95,7 +100,8 @@ test("a posted feed is read by the feed source, and a restarted emulator still s
   ];
   const put = await fetch(`${emulator.url}/_emulator/posted-feeds/soak-ocean`, { method: "PUT", body: JSON.stringify({ items }) });
   expect(put.status).toBe(200);
-  const read = () => feedSource().fetch({ kind: "feed", url: `${emulator.url}/posted-feeds/soak-ocean.xml`, limit: 30, weight: 1 }, { geo: "US", now: Date.now() });
+  const read = () =>
+    feedSource().fetch({ kind: "feed", url: `${emulator.url}/posted-feeds/soak-ocean.xml`, limit: 30, weight: 1 }, { geo: "US", now: Date.now() });
   const signals = await read();
   expect(signals.map((s) => s.title)).toEqual(items.map((i) => i.title));
 
@@ -110,7 +116,14 @@ test("a posted feed is read by the feed source, and a restarted emulator still s
 
 test("a bad posted feed is refused with 400 and the feed served before stays as it was", async () => {
   await fetch(`${emulator.url}/_emulator/posted-feeds/soak-sky`, { method: "PUT", body: JSON.stringify({ items: [{ title: "Storm clouds at Lumo split" }] }) });
-  for (const body of ['{"items": [{"title": ""}]}', '{"items": "many"}', "not json", JSON.stringify({ items: Array.from({ length: 101 }, (_, i) => ({ title: `t${i}` })) })]) {
+  for (
+    const body of [
+      '{"items": [{"title": ""}]}',
+      '{"items": "many"}',
+      "not json",
+      JSON.stringify({ items: Array.from({ length: 101 }, (_, i) => ({ title: `t${i}` })) }),
+    ]
+  ) {
     const response = await fetch(`${emulator.url}/_emulator/posted-feeds/soak-sky`, { method: "PUT", body });
     expect(response.status).toBe(400);
   }

@@ -42,7 +42,18 @@ async function consentedToken(scope: string, channel: string): Promise<{ accessT
   const challenge = createHash("sha256").update(verifier).digest("base64url");
   const redirect = "http://127.0.0.1:9/callback";
   const auth = new URL(`${emulator.url}/o/oauth2/v2/auth`);
-  for (const [k, v] of Object.entries({ client_id: CLIENT, redirect_uri: redirect, response_type: "code", scope, code_challenge: challenge, code_challenge_method: "S256", access_type: "offline", login_hint: channel })) {
+  for (
+    const [k, v] of Object.entries({
+      client_id: CLIENT,
+      redirect_uri: redirect,
+      response_type: "code",
+      scope,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      access_type: "offline",
+      login_hint: channel,
+    })
+  ) {
     auth.searchParams.set(k, v);
   }
   const consent = await fetch(auth, { redirect: "manual" });
@@ -50,7 +61,14 @@ async function consentedToken(scope: string, channel: string): Promise<{ accessT
   const exchanged = await fetch(`${emulator.url}/token`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "authorization_code", code, client_id: CLIENT, client_secret: "s", redirect_uri: redirect, code_verifier: verifier }),
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      client_id: CLIENT,
+      client_secret: "s",
+      redirect_uri: redirect,
+      code_verifier: verifier,
+    }),
   });
   const body = (await exchanged.json()) as { access_token: string; scope: string };
   return { accessToken: body.access_token, scope: body.scope };
@@ -105,18 +123,20 @@ test("Google's errors: bad token, a grant without the analytics scope, bad param
   const wide = await consentedToken("https://www.googleapis.com/auth/youtube.upload https://www.googleapis.com/auth/yt-analytics.readonly", "wide-channel");
   expect(wide.scope).toContain("yt-analytics.readonly");
 
-  for (const [change, reason] of [
-    [{ ids: "channel==UCsomeoneelse0000000000" }, "invalidValue"],
-    [{ startDate: "2026-02-30" }, "invalidValue"],
-    [{ startDate: inDays(2), endDate: today() }, "invalidValue"],
-    [{ metrics: "views,estimatedRevenue" }, "invalidValue"],
-    [{ metrics: "" }, "required"],
-    [{ dimensions: "country" }, "badRequest"],
-    [{ dimensions: "elapsedVideoTimeRatio", metrics: "views" }, "badRequest"],
-    [{ filters: "country==US" }, "badRequest"],
-    [{ sort: "-estimatedRevenue" }, "invalidValue"],
-    [{ maxResults: "0" }, "invalidValue"],
-  ] as const) {
+  for (
+    const [change, reason] of [
+      [{ ids: "channel==UCsomeoneelse0000000000" }, "invalidValue"],
+      [{ startDate: "2026-02-30" }, "invalidValue"],
+      [{ startDate: inDays(2), endDate: today() }, "invalidValue"],
+      [{ metrics: "views,estimatedRevenue" }, "invalidValue"],
+      [{ metrics: "" }, "required"],
+      [{ dimensions: "country" }, "badRequest"],
+      [{ dimensions: "elapsedVideoTimeRatio", metrics: "views" }, "badRequest"],
+      [{ filters: "country==US" }, "badRequest"],
+      [{ sort: "-estimatedRevenue" }, "invalidValue"],
+      [{ maxResults: "0" }, "invalidValue"],
+    ] as const
+  ) {
     const response = await reports(token, { ...params, ...change });
     expect(response.status).toBe(400);
     expect((await errorOf(response)).errors[0]!.reason).toBe(reason);

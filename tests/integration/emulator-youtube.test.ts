@@ -4,12 +4,7 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ProviderRejectedError, ProviderUnavailableError } from "../../shared/providers/errors.ts";
 import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/oauth.ts";
-import {
-  queryUploadStatus,
-  startUploadSession,
-  uploadFromOffset,
-  UploadSessionExpiredError,
-} from "../../shared/providers/youtube/resumable-upload.ts";
+import { queryUploadStatus, startUploadSession, uploadFromOffset, UploadSessionExpiredError } from "../../shared/providers/youtube/resumable-upload.ts";
 import { armFault, freePort, killProcess, spawnEmulatorProcess, startTestEmulator, tempDir } from "./fixtures/emulator-harness.ts";
 
 const KIB = 1024;
@@ -24,7 +19,15 @@ const metadata = (title: string) => ({
 });
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
-interface ListedVideo { id: string; title: string; channel: string; size_bytes: number; sha256: string; path: string; uploaded_at: string }
+interface ListedVideo {
+  id: string;
+  title: string;
+  channel: string;
+  size_bytes: number;
+  sha256: string;
+  path: string;
+  uploaded_at: string;
+}
 async function listVideos(baseUrl: string): Promise<ListedVideo[]> {
   return await (await fetch(`${baseUrl}/_emulator/youtube/videos`)).json() as ListedVideo[];
 }
@@ -48,12 +51,21 @@ beforeEach(async () => {
 test("a chunked upload completes and the stored file is byte-identical to the source", async () => {
   const token = await accessToken(emulator.url);
   const sessionUri = await startUploadSession({
-    baseUrl: emulator.url, accessToken: token, metadata: metadata("Auroras tonight"), contentLength: videoBytes.length, contentType: "video/mp4",
+    baseUrl: emulator.url,
+    accessToken: token,
+    metadata: metadata("Auroras tonight"),
+    contentLength: videoBytes.length,
+    contentType: "video/mp4",
   });
   expect(new URL(sessionUri).origin).toBe(emulator.url);
   const progress: number[] = [];
   const video = await uploadFromOffset({
-    sessionUri, accessToken: token, filePath: videoFile, contentLength: videoBytes.length, offset: 0, chunkSize: CHUNK,
+    sessionUri,
+    accessToken: token,
+    filePath: videoFile,
+    contentLength: videoBytes.length,
+    offset: 0,
+    chunkSize: CHUNK,
     onProgress: (n) => progress.push(n),
   });
   expect(progress).toEqual([CHUNK, 2 * CHUNK, 3 * CHUNK, videoBytes.length]);
@@ -76,19 +88,34 @@ test("a chunked upload completes and the stored file is byte-identical to the so
 test("an upload whose connection drops resumes from the status query's nextByte, ending with one video", async () => {
   const token = await accessToken(emulator.url);
   const sessionUri = await startUploadSession({
-    baseUrl: emulator.url, accessToken: token, metadata: metadata("Dropped then resumed"), contentLength: videoBytes.length, contentType: "video/mp4",
+    baseUrl: emulator.url,
+    accessToken: token,
+    metadata: metadata("Dropped then resumed"),
+    contentLength: videoBytes.length,
+    contentType: "video/mp4",
   });
   await armFault(emulator.url, { service: "youtube", kind: "drop_after_bytes", bytes: 300_000, count: 1 });
   // maxResumes 0: the interruption reaches the caller, as after a crash of the caller itself.
   const interrupted = await uploadFromOffset({
-    sessionUri, accessToken: token, filePath: videoFile, contentLength: videoBytes.length, offset: 0, chunkSize: CHUNK, maxResumes: 0,
+    sessionUri,
+    accessToken: token,
+    filePath: videoFile,
+    contentLength: videoBytes.length,
+    offset: 0,
+    chunkSize: CHUNK,
+    maxResumes: 0,
   }).catch((e) => e);
   expect(interrupted).toBeInstanceOf(ProviderUnavailableError);
 
   const status = await queryUploadStatus({ sessionUri, accessToken: token, contentLength: videoBytes.length });
   expect(status).toEqual({ complete: false, nextByte: 300_000 });
   const video = await uploadFromOffset({
-    sessionUri, accessToken: token, filePath: videoFile, contentLength: videoBytes.length, offset: status.complete ? 0 : status.nextByte, chunkSize: CHUNK,
+    sessionUri,
+    accessToken: token,
+    filePath: videoFile,
+    contentLength: videoBytes.length,
+    offset: status.complete ? 0 : status.nextByte,
+    chunkSize: CHUNK,
   });
   const videos = await listVideos(emulator.url);
   expect(videos).toHaveLength(1);
@@ -100,12 +127,21 @@ test("an upload whose connection drops resumes from the status query's nextByte,
 test("by default a dropped connection is resumed inside the call, from where the server's range ends", async () => {
   const token = await accessToken(emulator.url);
   const sessionUri = await startUploadSession({
-    baseUrl: emulator.url, accessToken: token, metadata: metadata("Resumed in place"), contentLength: videoBytes.length, contentType: "video/mp4",
+    baseUrl: emulator.url,
+    accessToken: token,
+    metadata: metadata("Resumed in place"),
+    contentLength: videoBytes.length,
+    contentType: "video/mp4",
   });
   await armFault(emulator.url, { service: "youtube", kind: "drop_after_bytes", bytes: 700_000 - CHUNK, count: 1 });
   const progress: number[] = [];
   await uploadFromOffset({
-    sessionUri, accessToken: token, filePath: videoFile, contentLength: videoBytes.length, offset: 0, chunkSize: CHUNK,
+    sessionUri,
+    accessToken: token,
+    filePath: videoFile,
+    contentLength: videoBytes.length,
+    offset: 0,
+    chunkSize: CHUNK,
     onProgress: (n) => progress.push(n),
   });
   // The fault hit the first PUT: the server kept 700000 - 512 KiB bytes and the upload went on from there.
@@ -120,13 +156,23 @@ test("by default a dropped connection is resumed inside the call, from where the
 test("a caller resending from a byte the server already has is put back on the server's range", async () => {
   const token = await accessToken(emulator.url);
   const sessionUri = await startUploadSession({
-    baseUrl: emulator.url, accessToken: token, metadata: metadata("Wrong offset"), contentLength: videoBytes.length, contentType: "video/mp4",
+    baseUrl: emulator.url,
+    accessToken: token,
+    metadata: metadata("Wrong offset"),
+    contentLength: videoBytes.length,
+    contentType: "video/mp4",
   });
   await armFault(emulator.url, { service: "youtube", kind: "drop_after_bytes", bytes: 4096 });
   await uploadFromOffset({ sessionUri, accessToken: token, filePath: videoFile, contentLength: videoBytes.length, offset: 0, chunkSize: CHUNK, maxResumes: 0 })
     .catch(() => undefined);
   const refused = await uploadFromOffset({
-    sessionUri, accessToken: token, filePath: videoFile, contentLength: videoBytes.length, offset: 0, chunkSize: CHUNK, maxResumes: 0,
+    sessionUri,
+    accessToken: token,
+    filePath: videoFile,
+    contentLength: videoBytes.length,
+    offset: 0,
+    chunkSize: CHUNK,
+    maxResumes: 0,
   }).catch((e) => e);
   expect(refused).toBeInstanceOf(ProviderUnavailableError);
   expect(refused.status).toBe(400);
@@ -139,11 +185,21 @@ test("a caller resending from a byte the server already has is put back on the s
 test("a 503 on a chunk reaches the caller as retriable, and the upload resumes after a status query", async () => {
   const token = await accessToken(emulator.url);
   const sessionUri = await startUploadSession({
-    baseUrl: emulator.url, accessToken: token, metadata: metadata("Backend hiccup"), contentLength: videoBytes.length, contentType: "video/mp4",
+    baseUrl: emulator.url,
+    accessToken: token,
+    metadata: metadata("Backend hiccup"),
+    contentLength: videoBytes.length,
+    contentType: "video/mp4",
   });
   await armFault(emulator.url, { service: "youtube", kind: "http_503", count: 1 });
   const error = await uploadFromOffset({
-    sessionUri, accessToken: token, filePath: videoFile, contentLength: videoBytes.length, offset: 0, chunkSize: CHUNK, maxResumes: 0,
+    sessionUri,
+    accessToken: token,
+    filePath: videoFile,
+    contentLength: videoBytes.length,
+    offset: 0,
+    chunkSize: CHUNK,
+    maxResumes: 0,
   }).catch((e) => e);
   expect(error).toBeInstanceOf(ProviderUnavailableError);
   expect(error.status).toBe(503);
@@ -155,7 +211,11 @@ test("a 503 on a chunk reaches the caller as retriable, and the upload resumes a
 
 test("a token the server never issued is refused with 401", async () => {
   const error = await startUploadSession({
-    baseUrl: emulator.url, accessToken: "ya29.not-issued", metadata: metadata("Nope"), contentLength: 10, contentType: "video/mp4",
+    baseUrl: emulator.url,
+    accessToken: "ya29.not-issued",
+    metadata: metadata("Nope"),
+    contentLength: 10,
+    contentType: "video/mp4",
   }).catch((e) => e);
   expect(error).toBeInstanceOf(ProviderRejectedError);
   expect(error.status).toBe(401);
@@ -171,7 +231,11 @@ test("a refresh token the server does not know is an invalid_grant rejection", a
 test("an expired session is reported as UploadSessionExpiredError", async () => {
   const token = await accessToken(emulator.url);
   const sessionUri = await startUploadSession({
-    baseUrl: emulator.url, accessToken: token, metadata: metadata("Too late"), contentLength: videoBytes.length, contentType: "video/mp4",
+    baseUrl: emulator.url,
+    accessToken: token,
+    metadata: metadata("Too late"),
+    contentLength: videoBytes.length,
+    contentType: "video/mp4",
   });
   await armFault(emulator.url, { service: "youtube", kind: "session_expired" });
   const error = await queryUploadStatus({ sessionUri, accessToken: token, contentLength: videoBytes.length }).catch((e) => e);
@@ -185,8 +249,11 @@ test("an expired session is reported as UploadSessionExpiredError", async () => 
 test("metadata YouTube would refuse is rejected before anything is sent", async () => {
   const before = emulator.logs.length;
   const error = await startUploadSession({
-    baseUrl: emulator.url, accessToken: "unused", metadata: { snippet: { title: "<b>bold</b>" }, status: { privacyStatus: "public" } },
-    contentLength: 10, contentType: "video/mp4",
+    baseUrl: emulator.url,
+    accessToken: "unused",
+    metadata: { snippet: { title: "<b>bold</b>" }, status: { privacyStatus: "public" } },
+    contentLength: 10,
+    contentType: "video/mp4",
   }).catch((e) => e);
   expect(error).toBeInstanceOf(ProviderRejectedError);
   expect(emulator.logs.slice(before).some((line) => line.path === "/upload/youtube/v3/videos")).toBe(false);
@@ -199,11 +266,21 @@ test("sessions and received bytes survive a killed and restarted emulator proces
   try {
     const token = await accessToken(running.url, "emulator-refresh-crash-channel");
     const sessionUri = await startUploadSession({
-      baseUrl: running.url, accessToken: token, metadata: metadata("Survives a crash"), contentLength: videoBytes.length, contentType: "video/mp4",
+      baseUrl: running.url,
+      accessToken: token,
+      metadata: metadata("Survives a crash"),
+      contentLength: videoBytes.length,
+      contentType: "video/mp4",
     });
     await armFault(running.url, { service: "youtube", kind: "drop_after_bytes", bytes: 1000 });
     const interrupted = await uploadFromOffset({
-      sessionUri, accessToken: token, filePath: videoFile, contentLength: videoBytes.length, offset: 0, chunkSize: CHUNK, maxResumes: 0,
+      sessionUri,
+      accessToken: token,
+      filePath: videoFile,
+      contentLength: videoBytes.length,
+      offset: 0,
+      chunkSize: CHUNK,
+      maxResumes: 0,
     }).catch((e) => e);
     expect(interrupted).toBeInstanceOf(ProviderUnavailableError);
     await killProcess(running.child, "SIGKILL");
@@ -212,7 +289,12 @@ test("sessions and received bytes survive a killed and restarted emulator proces
     const status = await queryUploadStatus({ sessionUri, accessToken: token, contentLength: videoBytes.length });
     expect(status).toEqual({ complete: false, nextByte: 1000 });
     const video = await uploadFromOffset({
-      sessionUri, accessToken: token, filePath: videoFile, contentLength: videoBytes.length, offset: 1000, chunkSize: CHUNK,
+      sessionUri,
+      accessToken: token,
+      filePath: videoFile,
+      contentLength: videoBytes.length,
+      offset: 1000,
+      chunkSize: CHUNK,
     });
     const videos = await listVideos(running.url);
     expect(videos).toHaveLength(1);

@@ -13,7 +13,10 @@ const bun = process.execPath;
 const deno = join(paths.root, "node_modules", ".bin", "deno");
 
 function start(argv: string[], env: Record<string, string | undefined>) {
-  const clean = Object.fromEntries(Object.entries({ ...localStackEnv(), PATH: process.env.PATH, ...env }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  const clean = Object.fromEntries(Object.entries({ ...localStackEnv(), PATH: process.env.PATH, ...env }).filter(([, v]) => v !== undefined)) as Record<
+    string,
+    string
+  >;
   const result = spawnSync(argv[0], argv.slice(1), { cwd: paths.root, env: clean, encoding: "utf8", timeout: 60_000 });
   return { status: result.status, stderr: `${result.stderr}\n${result.stdout}` };
 }
@@ -21,7 +24,10 @@ function start(argv: string[], env: Record<string, string | undefined>) {
 beforeAll(async () => {
   await db.ensureRunning(() => {});
   // The engine must exist for the database-side check; reset only if it does not.
-  const probe = spawnSync("psql", ["-At", "-c", "select value from mdame.settings where key = 'env'"], { env: { ...process.env, ...db.pgEnv() }, encoding: "utf8" });
+  const probe = spawnSync("psql", ["-At", "-c", "select value from mdame.settings where key = 'env'"], {
+    env: { ...process.env, ...db.pgEnv() },
+    encoding: "utf8",
+  });
   if (probe.stdout.trim() !== "dev") await db.reset({ log: () => {} });
 }, 60_000);
 

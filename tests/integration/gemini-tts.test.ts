@@ -21,7 +21,15 @@ afterAll(async () => {
 }, 60_000);
 
 const call = (overrides: Partial<Parameters<typeof synthesizeWithGeminiTts>[0]> = {}) =>
-  synthesizeWithGeminiTts({ apiKey: "test-key", baseUrl: emulator.url, text: "Kopi susu gula aren sedang populer di mana-mana.", voice: "Aoede", languageCode: "id-ID", backoffMs: 50, ...overrides });
+  synthesizeWithGeminiTts({
+    apiKey: "test-key",
+    baseUrl: emulator.url,
+    text: "Kopi susu gula aren sedang populer di mana-mana.",
+    voice: "Aoede",
+    languageCode: "id-ID",
+    backoffMs: 50,
+    ...overrides,
+  });
 
 describe("Gemini TTS", () => {
   test("speaks the text as 24 kHz WAV with a timing for every word", async () => {
@@ -58,8 +66,16 @@ describe("Gemini TTS", () => {
 
 test("word starts aligned from the audio fall near espeak-ng's own, in both languages", async () => {
   const items = [
-    { language: "en" as const, rate: "+0%", text: "Honey never spoils. Archaeologists found jars in Egyptian tombs, over 3,000 years old, and the honey inside was still edible!" },
-    { language: "id" as const, rate: "+10%", text: "Candi Borobudur dibangun sekitar abad kesembilan. Candi ini punya lebih dari dua ribu panel relief, dan semuanya bercerita tentang kehidupan!" },
+    {
+      language: "en" as const,
+      rate: "+0%",
+      text: "Honey never spoils. Archaeologists found jars in Egyptian tombs, over 3,000 years old, and the honey inside was still edible!",
+    },
+    {
+      language: "id" as const,
+      rate: "+10%",
+      text: "Candi Borobudur dibangun sekitar abad kesembilan. Candi ini punya lebih dari dua ribu panel relief, dan semuanya bercerita tentang kehidupan!",
+    },
   ];
   for (const item of items) {
     for (const sample of await renderSample(item)) {

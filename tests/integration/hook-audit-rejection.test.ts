@@ -13,8 +13,7 @@ const admin = adminSql();
 const pipeline = withPipeline({ storagePrefix: "mdame-it-hook-" });
 
 /** generateContent calls the emulator has answered (its request log). */
-const geminiCalls = () =>
-  pipeline.emulator.logs.filter((entry) => entry.service === "gemini" && String(entry.path).endsWith(":generateContent")).length;
+const geminiCalls = () => pipeline.emulator.logs.filter((entry) => entry.service === "gemini" && String(entry.path).endsWith(":generateContent")).length;
 
 test("a topic whose hooks all score under the pass mark is rejected at the script stage, its audits stored", async () => {
   const [run] = await admin`select run_id from mdame.start_run('it-hook-audit-run', 'dev', 'manual', current_date, 'tech-explained')`;

@@ -23,7 +23,16 @@ import { adminSql } from "../fixtures/admin-sql.ts";
 import { type EdgeHostProcess, startEdgeHost } from "../fixtures/edge-host-process.ts";
 import { queueRow } from "../fixtures/hostile/access-rows.ts";
 import {
-  type Answer, bearer, dimensionConfig, FN, type HostileContext, type HostileRequest, type HostileRow, type RenderUnit, type RowGroup, type SceneJob,
+  type Answer,
+  bearer,
+  dimensionConfig,
+  FN,
+  type HostileContext,
+  type HostileRequest,
+  type HostileRow,
+  type RenderUnit,
+  type RowGroup,
+  type SceneJob,
 } from "../fixtures/hostile/context.ts";
 import { HOSTILE_ROWS } from "../fixtures/hostile/rows.ts";
 import { visualJob } from "../fixtures/visual-job.ts";
@@ -196,8 +205,14 @@ beforeAll(async () => {
   const unitA = await insertUnit(running!.id, "media");
   const unitB = await insertUnit(running!.id, "media");
   ctx = {
-    admin, serviceRoleKey: env.SERVICE_ROLE_KEY, webhookSecret: env.WEBHOOK_SECRET, target: "hostile-target", accept: "hostile-accept",
-    completedRunId: completed!.id, account: "", removableAccount: "",
+    admin,
+    serviceRoleKey: env.SERVICE_ROLE_KEY,
+    webhookSecret: env.WEBHOOK_SECRET,
+    target: "hostile-target",
+    accept: "hostile-accept",
+    completedRunId: completed!.id,
+    account: "",
+    removableAccount: "",
     a1: await insertSceneJob(running!.id, unitA, 0),
     a2: await insertSceneJob(running!.id, unitA, 1),
     b1: await insertSceneJob(running!.id, unitB, 0),

@@ -201,9 +201,17 @@ describe("what expires, on the engine clock", () => {
     const reset = await settings({ llm_cache_days: null });
     expect(reset.settings.find((s) => s.name === "llm_cache_days")!.value).toBe(30);
 
-    const refused = await pipeline.app.request("/pipeline/housekeeping/settings", { method: "PATCH", headers: pipeline.auth, body: JSON.stringify({ llm_cache_days: 0 }) });
+    const refused = await pipeline.app.request("/pipeline/housekeeping/settings", {
+      method: "PATCH",
+      headers: pipeline.auth,
+      body: JSON.stringify({ llm_cache_days: 0 }),
+    });
     expect(refused.status).toBe(400);
-    const unknown = await pipeline.app.request("/pipeline/housekeeping/settings", { method: "PATCH", headers: pipeline.auth, body: JSON.stringify({ forever: 1 }) });
+    const unknown = await pipeline.app.request("/pipeline/housekeeping/settings", {
+      method: "PATCH",
+      headers: pipeline.auth,
+      body: JSON.stringify({ forever: 1 }),
+    });
     expect(unknown.status).toBe(400);
     const badBody = await pipeline.app.request("/pipeline/housekeeping", { method: "POST", headers: pipeline.auth, body: JSON.stringify({ dry_run: "yes" }) });
     expect(badBody.status).toBe(400);
@@ -321,7 +329,10 @@ describe("bounded passes and the Storage outbox", () => {
     const passes = [];
     for (let i = 0; i < 4; i++) passes.push(await housekeeping(false));
     expect(passes.map((p) => kind(p, "scene_cache"))).toEqual([
-      { due: 5, deleted: 2, queued: 2 }, { due: 3, deleted: 2, queued: 2 }, { due: 1, deleted: 1, queued: 1 }, { due: 0, deleted: 0, queued: 0 },
+      { due: 5, deleted: 2, queued: 2 },
+      { due: 3, deleted: 2, queued: 2 },
+      { due: 1, deleted: 1, queued: 1 },
+      { due: 0, deleted: 0, queued: 0 },
     ]);
     expect(passes.map((p) => kind(p, "llm_cache").deleted)).toEqual([2, 2, 1, 0]);
     expect((await pipeline.deps.store.list("scenes")).length).toBe(0);
@@ -337,7 +348,8 @@ describe("bounded passes and the Storage outbox", () => {
     await setClock("40 days");
     const pass = await housekeeping(false);
     expect(pass.storage_deletions).toEqual({ removed: 0, failed: 1, pending: 1 });
-    const [waiting] = await sql`select attempts, last_error, not_before > mdame.engine_now() + interval '50 seconds' as backs_off from mdame.storage_deletions where key = ${entry.key}`;
+    const [waiting] =
+      await sql`select attempts, last_error, not_before > mdame.engine_now() + interval '50 seconds' as backs_off from mdame.storage_deletions where key = ${entry.key}`;
     expect(waiting).toMatchObject({ attempts: 1, backs_off: true });
     expect(waiting!.last_error).not.toBe("");
 

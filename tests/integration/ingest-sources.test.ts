@@ -32,8 +32,14 @@ beforeAll(async () => {
   deps = createPipelineDeps({ ...localStackEnv(), ...emulator.serviceEnv(), STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: storageDir, LOG_LEVEL: "error" });
 
   const kitchen = DimensionConfig.parse({
-    id: "kitchen-table", display_name: "Kitchen Table", language: "en", tts_voice: "en-US-GuyNeural", trend_geo: "US", style,
-    safety_profile: { blocked_terms: ["casino"] }, daily_limit: 5,
+    id: "kitchen-table",
+    display_name: "Kitchen Table",
+    language: "en",
+    tts_voice: "en-US-GuyNeural",
+    trend_geo: "US",
+    style,
+    safety_profile: { blocked_terms: ["casino"] },
+    daily_limit: 5,
     subject: { keywords: ["sourdough", "recipe", "baking", "bread", "cooking", "kitchen", "coffee", "pasta", "ramen"], categories: ["cooking", "baking"] },
     sources: [
       { kind: "google_trends" },
@@ -112,10 +118,12 @@ test("two dimensions on one geo but different subjects get disjoint, on-subject 
 
 test("when every source of a dimension fails, its ingest task is retried later, not lost", async () => {
   await admin`update mdame.dimensions set active = false where id in ('tech-explained', 'kitchen-table')`;
-  await admin`update mdame.dimensions set active = true, sources = ${admin.json([
-    { kind: "feed", url: `${emulator.url}/feeds/unavailable.xml`, weight: 1, limit: 5 },
-    { kind: "wikipedia", project: "xx.wikipedia", weight: 1, limit: 5 },
-  ] as never)}::jsonb where id = 'sains-singkat'`;
+  await admin`update mdame.dimensions set active = true, sources = ${
+    admin.json([
+      { kind: "feed", url: `${emulator.url}/feeds/unavailable.xml`, weight: 1, limit: 5 },
+      { kind: "wikipedia", project: "xx.wikipedia", weight: 1, limit: 5 },
+    ] as never)
+  }::jsonb where id = 'sains-singkat'`;
   // Today's run holds the lock until it closes; this one is tomorrow's.
   await admin`update mdame.pipeline_runs set status = 'completed', finished_at = now()`;
   await admin`delete from mdame.system_locks`;
@@ -126,7 +134,8 @@ test("when every source of a dimension fails, its ingest task is retried later, 
 
   const [rd] = await admin`select status from mdame.run_dimensions where run_id = ${run.run_id} and dimension_id = 'sains-singkat'`;
   expect(rd.status).toBe("ingesting");
-  const [msg] = await admin`select read_ct, vt > now() as hidden from pgmq.q_stage_tasks where message->>'run_id' = ${run.run_id} and message->>'stage' = 'ingest'`;
+  const [msg] =
+    await admin`select read_ct, vt > now() as hidden from pgmq.q_stage_tasks where message->>'run_id' = ${run.run_id} and message->>'stage' = 'ingest'`;
   expect(msg).toMatchObject({ read_ct: 1, hidden: true });
   const [event] = await admin`select detail from mdame.events where run_id = ${run.run_id} order by id desc limit 1`;
   expect(JSON.stringify(event?.detail ?? {})).toContain("every source failed");

@@ -141,7 +141,8 @@ describe("through the stage runner", () => {
     const unitId = await unitAtScript(`How bats see in the dark ${crypto.randomUUID()}`);
     await emulator.armFault({ service: "gemini", kind: "serve", count: 1, answer: corpus.find((e) => e.id === "script-prose-before")!.answer });
     for (let pass = 0; pass < 5; pass++) if (!(await drainStageTasks(logged, { budgetMs: 30_000 })).more) break;
-    const [task] = await admin`select message->>'step_token' as step_token from pgmq.a_stage_tasks where message->>'unit_id' = ${unitId} and message->>'stage' = 'script'`;
+    const [task] =
+      await admin`select message->>'step_token' as step_token from pgmq.a_stage_tasks where message->>'unit_id' = ${unitId} and message->>'stage' = 'script'`;
     const calls = lines.filter((l) => l.step_token === task!.step_token && typeof l.kind === "string" && l.provider === "gemini");
     expect(calls[0]).toMatchObject({ kind: "call", attempt: 0, outcome: "invalid", llm_task: "script" });
     expect(calls[1]).toMatchObject({ kind: "repair", attempt: 1, outcome: "valid", llm_task: "script" });

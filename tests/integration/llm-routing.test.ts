@@ -80,7 +80,14 @@ describe("routing", () => {
     await route({ critic: [{ provider: "gemini" }, { provider: "openai-compat" }] });
     await emulator.armFault({ service: "gemini", kind: "unavailable", count: 1 });
     const before = { gemini: requests("gemini"), openai: requests("openai"), fallbacks: deps.llm.counters.fallbacks };
-    const audit = await deps.llm.generate({ task: "critic", dimensionId: DIMENSION, prompt: hookPrompt(), schema: HookAudit, params: { temperature: 0 }, log: deps.logger });
+    const audit = await deps.llm.generate({
+      task: "critic",
+      dimensionId: DIMENSION,
+      prompt: hookPrompt(),
+      schema: HookAudit,
+      params: { temperature: 0 },
+      log: deps.logger,
+    });
     expect(audit.score).toBeGreaterThan(0);
     expect(requests("gemini") - before.gemini).toBe(1);
     expect(requests("openai") - before.openai).toBe(1);
@@ -101,7 +108,14 @@ describe("routing", () => {
     await route({ critic: [{ provider: "gemini" }, { provider: "openai-compat" }] });
     await emulator.armFault({ service: "gemini", kind: "unavailable", count: 1 });
     await emulator.armFault({ service: "openai", kind: "rate_limited", count: 1 });
-    const error = await deps.llm.generate({ task: "critic", dimensionId: DIMENSION, prompt: hookPrompt(), schema: HookAudit, params: { temperature: 0 }, log: deps.logger }).catch((e) => e);
+    const error = await deps.llm.generate({
+      task: "critic",
+      dimensionId: DIMENSION,
+      prompt: hookPrompt(),
+      schema: HookAudit,
+      params: { temperature: 0 },
+      log: deps.logger,
+    }).catch((e) => e);
     expect(error).toBeInstanceOf(ProviderUnavailableError);
     expect(error.provider).toBe("openai-compat");
     expect(isRetriable(error)).toBe(true);
@@ -113,9 +127,23 @@ describe("routing", () => {
     try {
       expect(bare.llm.providers["openai-compat"]).toBeUndefined();
       await route({ critic: [{ provider: "openai-compat" }, { provider: "gemini" }], plan: [{ provider: "openai-compat" }] });
-      const audit = await bare.llm.generate({ task: "critic", dimensionId: DIMENSION, prompt: hookPrompt(), schema: HookAudit, params: { temperature: 0 }, log: bare.logger });
+      const audit = await bare.llm.generate({
+        task: "critic",
+        dimensionId: DIMENSION,
+        prompt: hookPrompt(),
+        schema: HookAudit,
+        params: { temperature: 0 },
+        log: bare.logger,
+      });
       expect(audit.score).toBeGreaterThan(0);
-      const error = await bare.llm.generate({ task: "plan", dimensionId: DIMENSION, prompt: hookPrompt(), schema: HookAudit, params: { temperature: 0 }, log: bare.logger }).catch((e) => e);
+      const error = await bare.llm.generate({
+        task: "plan",
+        dimensionId: DIMENSION,
+        prompt: hookPrompt(),
+        schema: HookAudit,
+        params: { temperature: 0 },
+        log: bare.logger,
+      }).catch((e) => e);
       expect(error).toBeInstanceOf(NonRetriableError);
       expect(error.message).toContain("no configured provider for the plan task of tech-explained");
     } finally {
@@ -132,7 +160,9 @@ test("through the script stage, the hook critic runs on another model than the w
   await admin`insert into mdame.run_dimensions (run_id, dimension_id, status) values (${run!.id}, ${DIMENSION}, 'ingested')`;
   const [unit] = await admin`
     insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic)
-    values (${run!.id}, ${DIMENSION}, ${crypto.randomUUID()}, ${crypto.randomUUID()}, ${admin.json({ title: `Why the sky is blue ${crypto.randomUUID().slice(0, 6)}` })})
+    values (${run!.id}, ${DIMENSION}, ${crypto.randomUUID()}, ${crypto.randomUUID()}, ${
+    admin.json({ title: `Why the sky is blue ${crypto.randomUUID().slice(0, 6)}` })
+  })
     returning id`;
   await admin`select mdame.enqueue_stage_task('script', ${run!.id}, ${unit!.id})`;
   const criticRows = (model: string) => admin`select count(*)::int as n from mdame.llm_cache where model = ${model} and response ? 'score'`;
@@ -140,7 +170,7 @@ test("through the script stage, the hook critic runs on another model than the w
   await drainStageTasks(deps, { budgetMs: 30_000 });
   const [done] = await admin`select stage, script from mdame.work_units where id = ${unit!.id}`;
   expect(["safety", "plan", "media"]).toContain(done!.stage);
-  const audits = (done!.script.hook_audits as { score: number; reasons: string[] }[]);
+  const audits = done!.script.hook_audits as { score: number; reasons: string[] }[];
   const scored = audits.filter((a) => !a.reasons.some((r) => r.startsWith("narration has")));
   // The critic's requests all went to the OpenAI-compatible model (two drafts with one hook share
   // a cached audit); the drafts, and the scene plan once the unit got there, to Gemini.

@@ -39,9 +39,14 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
 }
 
 const post = async (path: string, timeoutMs = 5_000, body: Record<string, string> = {}) =>
-  Number((await sql`select net.http_post(${base + path}, ${sql.json(body)}, '{}'::jsonb, ${sql.json({ Authorization: "Bearer k", "Content-Type": "application/json" })}, ${timeoutMs}) as id`)[0]!.id);
+  Number(
+    (await sql`select net.http_post(${base + path}, ${sql.json(body)}, '{}'::jsonb, ${
+      sql.json({ Authorization: "Bearer k", "Content-Type": "application/json" })
+    }, ${timeoutMs}) as id`)[0]!.id,
+  );
 
-const response = (id: number) => sql`select status_code, content_type, headers, content, timed_out, error_msg from net._http_response where id = ${id}`.then(([row]) => row);
+const response = (id: number) =>
+  sql`select status_code, content_type, headers, content, timed_out, error_msg from net._http_response where id = ${id}`.then(([row]) => row);
 
 describe.skipIf(realPgNet)("net sender on the pg_net stand-in", () => {
   beforeAll(async () => {

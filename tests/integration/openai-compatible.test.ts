@@ -43,9 +43,17 @@ test("the request the emulator saw was a bearer-authenticated chat completion in
   }) as typeof fetch;
   try {
     const recording = createOpenAiCompatibleModel({
-      baseUrl: `${emulator.url}/v1`, apiKey: OPENAI_EMULATOR_API_KEY, model: "gpt-4o-mini", responseFormat: "json_schema",
+      baseUrl: `${emulator.url}/v1`,
+      apiKey: OPENAI_EMULATOR_API_KEY,
+      model: "gpt-4o-mini",
+      responseFormat: "json_schema",
     });
-    const plan = await generateValidated(recording, "TASK: scene_plan\nLANGUAGE: en\nSTYLE: calm\nNARRATION:\nBees dance to share directions. The angle points to food, and the length tells the distance.", ScenePlan, { temperature: 0.4, seed: 7 });
+    const plan = await generateValidated(
+      recording,
+      "TASK: scene_plan\nLANGUAGE: en\nSTYLE: calm\nNARRATION:\nBees dance to share directions. The angle points to food, and the length tells the distance.",
+      ScenePlan,
+      { temperature: 0.4, seed: 7 },
+    );
     expect(plan.value.scenes).toHaveLength(5);
   } finally {
     globalThis.fetch = original;
@@ -76,7 +84,9 @@ test("429 and 503 are retriable outages; an unreachable server too", async () =>
   const down = await model().complete(HOOK, { temperature: 0 }).catch((e) => e);
   expect(down).toBeInstanceOf(ProviderUnavailableError);
   expect(down.status).toBe(503);
-  const offline = await createOpenAiCompatibleModel({ baseUrl: "http://127.0.0.1:9/v1", apiKey: "k", model: "m" }).complete(HOOK, { temperature: 0 }).catch((e) => e);
+  const offline = await createOpenAiCompatibleModel({ baseUrl: "http://127.0.0.1:9/v1", apiKey: "k", model: "m" }).complete(HOOK, { temperature: 0 }).catch((
+    e,
+  ) => e);
   expect(offline).toBeInstanceOf(ProviderUnavailableError);
   // The fault is used up: the next call is answered.
   expect((await model().complete(HOOK, { temperature: 0 })).stop).toBe("stop");
@@ -102,7 +112,9 @@ test("a cut answer is repaired on the same provider", async () => {
 
 test("the models list needs the key too", async () => {
   expect((await fetch(`${emulator.url}/v1/models`)).status).toBe(401);
-  const list = await (await fetch(`${emulator.url}/v1/models`, { headers: { authorization: `Bearer ${OPENAI_EMULATOR_API_KEY}` } })).json() as { data: { id: string }[] };
+  const list = await (await fetch(`${emulator.url}/v1/models`, { headers: { authorization: `Bearer ${OPENAI_EMULATOR_API_KEY}` } })).json() as {
+    data: { id: string }[];
+  };
   expect(list.data.map((m) => m.id)).toContain("emulated-chat");
 });
 

@@ -67,7 +67,11 @@ async function expectDocumented(method: string, path: string, response: Response
   const operation = document.paths[path]?.[method];
   if (!operation) throw new Error(`${method.toUpperCase()} ${path} is not in the document`);
   const documented = operation.responses[String(response.status)];
-  if (!documented) throw new Error(`${method.toUpperCase()} ${path} answered ${response.status}, which the document does not list (${Object.keys(operation.responses).join(", ")})`);
+  if (!documented) {
+    throw new Error(
+      `${method.toUpperCase()} ${path} answered ${response.status}, which the document does not list (${Object.keys(operation.responses).join(", ")})`,
+    );
+  }
   const media = documented.content?.["application/json"];
   if (!media) throw new Error(`${method.toUpperCase()} ${path} ${response.status} has no JSON body in the document`);
   expect(response.headers.get("content-type")).toStartWith("application/json");
@@ -121,12 +125,24 @@ describe("answers over HTTP match the document", () => {
   });
 
   test("runs: triggered, followed, listed, aborted", async () => {
-    const triggered = (await expectDocumented("post", "/pipeline/runs", await call("POST", "/pipeline/runs", { dimension: config.id, idempotency_key: "openapi-served-run" }), 202)) as { run_id: string };
-    const status = (await expectDocumented("get", "/pipeline/runs/{id}", await call("GET", `/pipeline/runs/${triggered.run_id}`), 200)) as { run: { id: string } };
+    const triggered = (await expectDocumented(
+      "post",
+      "/pipeline/runs",
+      await call("POST", "/pipeline/runs", { dimension: config.id, idempotency_key: "openapi-served-run" }),
+      202,
+    )) as { run_id: string };
+    const status = (await expectDocumented("get", "/pipeline/runs/{id}", await call("GET", `/pipeline/runs/${triggered.run_id}`), 200)) as {
+      run: { id: string };
+    };
     expect(status.run.id).toBe(triggered.run_id);
     await expectDocumented("get", "/pipeline/runs", await call("GET", "/pipeline/runs"), 200);
     await expectDocumented("get", "/pipeline/runs/{id}/analytics", await call("GET", `/pipeline/runs/${triggered.run_id}/analytics`), 200);
-    await expectDocumented("post", "/pipeline/runs/{id}/abort", await call("POST", `/pipeline/runs/${triggered.run_id}/abort`, { reason: "checking the document" }), 200);
+    await expectDocumented(
+      "post",
+      "/pipeline/runs/{id}/abort",
+      await call("POST", `/pipeline/runs/${triggered.run_id}/abort`, { reason: "checking the document" }),
+      200,
+    );
   });
 
   test("the other lists: dead letters, alerts, credentials, adaptations, weekly reports", async () => {
@@ -134,7 +150,9 @@ describe("answers over HTTP match the document", () => {
     await expectDocumented("get", "/pipeline/alerts", await call("GET", "/pipeline/alerts"), 200);
     await expectDocumented("get", "/pipeline/credentials/keys", await call("GET", "/pipeline/credentials/keys"), 200);
     await expectDocumented("get", "/pipeline/adaptations", await call("GET", "/pipeline/adaptations"), 200);
-    const weekly = (await expectDocumented("get", "/pipeline/reports/weekly", await call("GET", "/pipeline/reports/weekly?week=2026-11-25"), 200)) as { reports: unknown[] };
+    const weekly = (await expectDocumented("get", "/pipeline/reports/weekly", await call("GET", "/pipeline/reports/weekly?week=2026-11-25"), 200)) as {
+      reports: unknown[];
+    };
     // The seeded dimensions and the one created above are active: real reports, chart and Markdown included.
     expect(weekly.reports.length).toBeGreaterThan(0);
   });
@@ -149,7 +167,13 @@ describe("answers over HTTP match the document", () => {
   });
 
   test("worker-callback: a signed delivery for a scene that does not exist is the documented 404, an unsigned one the documented 401", async () => {
-    const body = JSON.stringify({ kind: "visual_generation.failed", msg_id: 1, scene_id: "00000000-0000-4000-8000-000000000001", error: { message: "gone", retriable: false }, worker_id: "openapi-test" });
+    const body = JSON.stringify({
+      kind: "visual_generation.failed",
+      msg_id: 1,
+      scene_id: "00000000-0000-4000-8000-000000000001",
+      error: { message: "gone", retriable: false },
+      worker_id: "openapi-test",
+    });
     const signed = await signWebhook(secret, "msg_openapi_served_1", body);
     const send = (headers: Record<string, string>) =>
       workerCallback.request("http://edge.test/worker-callback", { method: "POST", headers: { "content-type": "application/json", ...headers }, body });

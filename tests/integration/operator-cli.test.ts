@@ -43,7 +43,13 @@ beforeAll(async () => {
     },
   });
   baseUrl = `http://127.0.0.1:${server.port}/functions/v1`;
-  const env: Record<string, string> = { ...localStackEnv(), FUNCTIONS_URL: baseUrl, STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: storageDir, LOG_LEVEL: "warn" };
+  const env: Record<string, string> = {
+    ...localStackEnv(),
+    FUNCTIONS_URL: baseUrl,
+    STORAGE_BACKEND: "local",
+    STORAGE_LOCAL_DIR: storageDir,
+    LOG_LEVEL: "warn",
+  };
   serviceRoleKey = env.SERVICE_ROLE_KEY;
   deps = createPipelineDeps(env);
   app = createPipelineApp(deps);
@@ -138,14 +144,22 @@ describe("mdame against the pipeline API", () => {
     const listed = await mdame(["dlq", "list", "--json"]);
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({
-      id: deadLetterId, queue_name: "stage_tasks", msg_id: 424242, read_ct: 3, unit_id: unitId, payload, retried_msg_id: null,
+      id: deadLetterId,
+      queue_name: "stage_tasks",
+      msg_id: 424242,
+      read_ct: 3,
+      unit_id: unitId,
+      payload,
+      retried_msg_id: null,
     })]);
 
     const table = await mdame(["dlq", "list"]);
     expect(table.code).toBe(0);
     const [header, row, ...rest] = table.stdout.trimEnd().split("\n");
     expect(header).toMatch(/^id\s+queue\s+unit\s+attempts\s+age\s+retried\s+last error$/);
-    expect(row).toMatch(new RegExp(`^${deadLetterId}\\s+stage_tasks\\s+${unitId.slice(0, 8)}\\s+3\\s+\\d+s\\s+-\\s+the LLM answered 503: service unavailable.*…$`));
+    expect(row).toMatch(
+      new RegExp(`^${deadLetterId}\\s+stage_tasks\\s+${unitId.slice(0, 8)}\\s+3\\s+\\d+s\\s+-\\s+the LLM answered 503: service unavailable.*…$`),
+    );
     expect(rest).toEqual([]);
 
     const retried = await mdame(["dlq", "retry", String(deadLetterId)]);

@@ -82,8 +82,17 @@ describe("mdame dimension", () => {
 
   test("a YAML file is read the same way", async () => {
     const yaml = [
-      "id: yaml-facts", "display_name: YAML Facts", "language: id", "tts_voice: id-ID-ArdiNeural", "trend_geo: ID",
-      "style:", "  palette: ['#111111', '#eeeeee']", "  motion: pulse", "narration_min_words: 80", "narration_max_words: 120", "",
+      "id: yaml-facts",
+      "display_name: YAML Facts",
+      "language: id",
+      "tts_voice: id-ID-ArdiNeural",
+      "trend_geo: ID",
+      "style:",
+      "  palette: ['#111111', '#eeeeee']",
+      "  motion: pulse",
+      "narration_min_words: 80",
+      "narration_max_words: 120",
+      "",
     ].join("\n");
     expect((await mdame(["dimension", "add", "--file", await file("facts.yaml", yaml)])).code).toBe(0);
     expect(await dimensionRow("yaml-facts")).toMatchObject({ language: "id", narration_min_words: 80, narration_max_words: 120 });
@@ -93,13 +102,25 @@ describe("mdame dimension", () => {
     const bad = { ...NEW_DIMENSION, id: "Bad Id", language: "french", daily_limit: 99, trend_geo: "gb", colour: "red" };
     const result = await mdame(["dimension", "add", "--file", await file("bad.json", bad)]);
     expect(result.code).toBe(2);
-    for (const line of ["  id: must be", "  language: must be a BCP-47 language tag like en, ru-RU or ja-JP", "  daily_limit: must be 0 to 50", "  trend_geo: must be a two-letter", "  colour: unknown field"]) {
+    for (
+      const line of [
+        "  id: must be",
+        "  language: must be a BCP-47 language tag like en, ru-RU or ja-JP",
+        "  daily_limit: must be 0 to 50",
+        "  trend_geo: must be a two-letter",
+        "  colour: unknown field",
+      ]
+    ) {
       expect(result.stderr).toContain(line);
     }
     expect([...await admin`select id from mdame.dimensions where id not in ('tech-explained', 'sains-singkat', 'space-minutes', 'yaml-facts')`]).toEqual([]);
 
     // The API holds the same line for callers other than mdame: 400 with every issue, nothing stored.
-    const direct = await pipeline.app.request("/pipeline/dimensions", { method: "POST", headers: auth(), body: JSON.stringify({ ...NEW_DIMENSION, id: "direct-one", tts_voice: "id-ID-ArdiNeural", daily_limit: -1 }) });
+    const direct = await pipeline.app.request("/pipeline/dimensions", {
+      method: "POST",
+      headers: auth(),
+      body: JSON.stringify({ ...NEW_DIMENSION, id: "direct-one", tts_voice: "id-ID-ArdiNeural", daily_limit: -1 }),
+    });
     expect(direct.status).toBe(400);
     const issues = ((await direct.json()) as { issues: { path: string[] }[] }).issues.map((i) => i.path.join("."));
     expect(issues.sort()).toEqual(["daily_limit", "tts_voice"]);
@@ -114,7 +135,17 @@ describe("mdame dimension", () => {
   });
 
   test("set changes the named fields from flags and a file, and checks the merged configuration whole", async () => {
-    const set = await mdame(["dimension", "set", "space-minutes", "--daily-limit", "3", "--rate", "-10%", "--file", await file("patch.json", { display_name: "Space in a Minute" })]);
+    const set = await mdame([
+      "dimension",
+      "set",
+      "space-minutes",
+      "--daily-limit",
+      "3",
+      "--rate",
+      "-10%",
+      "--file",
+      await file("patch.json", { display_name: "Space in a Minute" }),
+    ]);
     expect(set.code).toBe(0);
     expect(await dimensionRow("space-minutes")).toMatchObject({ daily_limit: 3, tts_rate: "-10%", display_name: "Space in a Minute", trend_geo: "GB" });
 
@@ -138,26 +169,44 @@ describe("mdame dimension", () => {
 
   test("publishing settings: flags change only the ones they name, show prints them and when production starts", async () => {
     expect((await dimensionRow("space-minutes")).publishing).toEqual({
-      category_id: "27", privacy_status: "public", time_zone: "UTC", publish_time: null, run_time: null,
-      made_for_kids: false, contains_synthetic_media: true, default_audio_language: null,
+      category_id: "27",
+      privacy_status: "public",
+      time_zone: "UTC",
+      publish_time: null,
+      run_time: null,
+      made_for_kids: false,
+      contains_synthetic_media: true,
+      default_audio_language: null,
     });
     const set = await mdame(["dimension", "set", "space-minutes", "--time-zone", "asia/jakarta", "--publish-time", "18:00", "--category", "28"]);
     expect(set).toMatchObject({ code: 0, stderr: "" });
     expect(set.stdout).toMatch(/^ {4}publish_time +18:00$/m);
     expect(set.stdout).toMatch(/^ {4}run_time +14:00 Asia\/Jakarta \(4 h before publish_time\)$/m);
     expect(set.stdout).toMatch(/^ {4}default_audio_language +en \(the dimension's language\)$/m);
-    expect((await dimensionRow("space-minutes")).publishing).toMatchObject({ time_zone: "Asia/Jakarta", publish_time: "18:00", category_id: "28", privacy_status: "public" });
+    expect((await dimensionRow("space-minutes")).publishing).toMatchObject({
+      time_zone: "Asia/Jakarta",
+      publish_time: "18:00",
+      category_id: "28",
+      privacy_status: "public",
+    });
 
     // A second set keeps what the first one set; `none` clears a time.
     expect((await mdame(["dimension", "set", "space-minutes", "--privacy", "unlisted", "--publish-time", "none"])).code).toBe(0);
-    expect((await dimensionRow("space-minutes")).publishing).toMatchObject({ time_zone: "Asia/Jakarta", publish_time: null, category_id: "28", privacy_status: "unlisted" });
+    expect((await dimensionRow("space-minutes")).publishing).toMatchObject({
+      time_zone: "Asia/Jakarta",
+      publish_time: null,
+      category_id: "28",
+      privacy_status: "unlisted",
+    });
 
     const unknownZone = await mdame(["dimension", "set", "space-minutes", "--time-zone", "Mars/Olympus_Mons", "--made-for-kids", "maybe"]);
     expect(unknownZone.code).toBe(2);
     expect(unknownZone.stderr).toContain('publishing.time_zone: unknown time zone "Mars/Olympus_Mons"');
     expect(unknownZone.stderr).toContain("publishing.made_for_kids: must be true or false");
     const route = await pipeline.app.request("/pipeline/dimensions/space-minutes", {
-      method: "PATCH", headers: auth(), body: JSON.stringify({ publishing: { time_zone: "Nowhere/Land" } }),
+      method: "PATCH",
+      headers: auth(),
+      body: JSON.stringify({ publishing: { time_zone: "Nowhere/Land" } }),
     });
     expect(route.status).toBe(400);
     expect(await route.text()).toContain("unknown time zone");
@@ -167,7 +216,11 @@ describe("mdame dimension", () => {
   test("pause keeps the dimension out of new runs; resume brings it back", async () => {
     expect((await mdame(["dimension", "pause", "space-minutes"])).stdout).toContain("paused");
     expect((await dimensionRow("space-minutes")).active).toBe(false);
-    const run = await pipeline.app.request("/pipeline/runs", { method: "POST", headers: auth(), body: JSON.stringify({ idempotency_key: "paused-dimension-run" }) });
+    const run = await pipeline.app.request("/pipeline/runs", {
+      method: "POST",
+      headers: auth(),
+      body: JSON.stringify({ idempotency_key: "paused-dimension-run" }),
+    });
     expect(run.status).toBe(202);
     const { run_id } = await run.json() as { run_id: string };
     const picked = await admin`select dimension_id from mdame.run_dimensions where run_id = ${run_id} order by dimension_id`;
@@ -188,7 +241,9 @@ describe("mdame dimension", () => {
     expect((await pipeline.app.request("/pipeline/dimensions/NOT%20AN%20ID", { headers: auth() })).status).toBe(400);
     expect((await pipeline.app.request("/pipeline/dimensions/no-such-one", { headers: auth() })).status).toBe(404);
     expect((await pipeline.app.request("/pipeline/dimensions/space-minutes", { method: "PATCH", headers: auth(), body: "{}" })).status).toBe(400);
-    expect((await pipeline.app.request("/pipeline/dimensions/space-minutes", { method: "PATCH", headers: auth(), body: JSON.stringify({ id: "renamed" }) })).status).toBe(400);
+    expect(
+      (await pipeline.app.request("/pipeline/dimensions/space-minutes", { method: "PATCH", headers: auth(), body: JSON.stringify({ id: "renamed" }) })).status,
+    ).toBe(400);
   });
 });
 
@@ -218,8 +273,13 @@ describe("mdame account list|pause|resume|remove", () => {
     const body = { dimension_id: "space-minutes", platform: "youtube", channel_handle: "@x", refresh_token: "r" };
     expect((await pipeline.app.request("/pipeline/accounts", { method: "POST", body: JSON.stringify(body) })).status).toBe(401);
     expect((await pipeline.app.request("/pipeline/accounts", { method: "POST", headers: auth(), body: "{" })).status).toBe(400);
-    expect((await pipeline.app.request("/pipeline/accounts", { method: "POST", headers: auth(), body: JSON.stringify({ ...body, platform: "tiktok" }) })).status).toBe(400);
-    expect((await pipeline.app.request("/pipeline/accounts", { method: "POST", headers: auth(), body: JSON.stringify({ ...body, dimension_id: "no-such-one" }) })).status).toBe(404);
+    expect(
+      (await pipeline.app.request("/pipeline/accounts", { method: "POST", headers: auth(), body: JSON.stringify({ ...body, platform: "tiktok" }) })).status,
+    ).toBe(400);
+    expect(
+      (await pipeline.app.request("/pipeline/accounts", { method: "POST", headers: auth(), body: JSON.stringify({ ...body, dimension_id: "no-such-one" }) }))
+        .status,
+    ).toBe(404);
     expect((await pipeline.app.request("/pipeline/accounts/not-a-uuid/pause", { method: "POST", headers: auth() })).status).toBe(400);
     expect([...await admin`select id from mdame.dimension_accounts where channel_handle = '@x'`]).toEqual([]);
   });

@@ -11,15 +11,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startEmulator } from "../../emulators/main.ts";
-import {
-  OpsOverview,
-  OpsQueues,
-  OpsQuota,
-  OpsScheduleList,
-  OpsScheduleRunNow,
-  OpsVideoDetail,
-  OpsVideoList,
-} from "../../shared/contracts/ops.ts";
+import { OpsOverview, OpsQueues, OpsQuota, OpsScheduleList, OpsScheduleRunNow, OpsVideoDetail, OpsVideoList } from "../../shared/contracts/ops.ts";
 import type { QualityReport } from "../../shared/contracts/quality.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 import { withPipeline } from "../fixtures/pipeline.ts";
@@ -134,9 +126,13 @@ async function seed(): Promise<Seeded> {
 
   // Accounts: one connected with a grant lacking the Analytics scope, one Google refused.
   const [yt] = await sql`insert into mdame.dimension_accounts (dimension_id, platform, channel_handle, credentials_enc, granted_scopes)
-    values ('tech-explained', 'youtube', '@ops-it-channel', 'sealed', ${["https://www.googleapis.com/auth/youtube.upload", "https://www.googleapis.com/auth/youtube.readonly"]})
+    values ('tech-explained', 'youtube', '@ops-it-channel', 'sealed', ${[
+    "https://www.googleapis.com/auth/youtube.upload",
+    "https://www.googleapis.com/auth/youtube.readonly",
+  ]})
     returning id`;
-  const [broken] = await sql`insert into mdame.dimension_accounts (dimension_id, platform, channel_handle, credentials_enc, health_state, health_reason, health_since)
+  const [broken] =
+    await sql`insert into mdame.dimension_accounts (dimension_id, platform, channel_handle, credentials_enc, health_state, health_reason, health_since)
     values ('sains-singkat', 'youtube', '@ops-it-broken', 'sealed', 'needs_reconnect', 'invalid_grant', now()) returning id`;
   const [tiktok] = await sql`insert into mdame.dimension_accounts (dimension_id, platform, channel_handle, oauth_client_id)
     values ('tech-explained', 'tiktok', '@ops-it-tiktok', 'it-tiktok-client') returning id`;
@@ -144,12 +140,16 @@ async function seed(): Promise<Seeded> {
     (${tiktok!.id}, 'video.init', mdame.engine_now() - interval '10 seconds'),
     (${tiktok!.id}, 'video.init', mdame.engine_now() - interval '2 hours')`;
   const [pub] = await sql`insert into mdame.publications (unit_id, account_id, platform, status, external_id, video_key, published_at, privacy_status)
-    values (${units.published!}, ${yt!.id}, 'youtube', 'published', 'ytOpsVideo1', ${renderKey}, mdame.engine_now() - interval '1 hour', 'public') returning id`;
+    values (${units.published!}, ${
+    yt!.id
+  }, 'youtube', 'published', 'ytOpsVideo1', ${renderKey}, mdame.engine_now() - interval '1 hour', 'public') returning id`;
   const [older] = await sql`insert into mdame.publications (unit_id, account_id, platform, status, external_id, published_at)
     values (${units.older!}, ${yt!.id}, 'youtube', 'published', 'ytOpsVideo0', mdame.engine_now() - interval '2 days') returning id`;
   await sql`insert into mdame.video_analytics (publication_id, window_days, fetched_at, period_start, period_end, views, engaged_views,
                                                 average_view_duration_s, average_view_percentage, likes, retention) values
-    (${pub!.id}, 3, now(), current_date - 3, current_date, 1200, 900, 28.5, 68.7, 40, ${sql.json([{ ratio: 0, watch_ratio: 1 }, { ratio: 0.5, watch_ratio: 0.7 }])}),
+    (${pub!.id}, 3, now(), current_date - 3, current_date, 1200, 900, 28.5, 68.7, 40, ${
+    sql.json([{ ratio: 0, watch_ratio: 1 }, { ratio: 0.5, watch_ratio: 0.7 }])
+  }),
     (${pub!.id}, 7, now(), current_date - 7, current_date, 3400, 2500, 27.1, 65.2, 90, ${sql.json([])})`;
 
   // The quota ledger of today's quota day: two settled uploads, one reserved, and Data API units.
@@ -164,11 +164,14 @@ async function seed(): Promise<Seeded> {
   // A dead letter of the stage queue.
   const [dl] = await sql`select pgmq.send('stage_tasks', ${sql.json({ stage: "script", run_id: runId, unit_id: units.dead!, step_token: "step:dl" })}) as id`;
   // The dead letter fails its unit.
-  await sql`select mdame.retry_or_dead_letter('stage_tasks', 'script', ${dl!.id}::bigint, 9, '{"stage":"script"}', ${units.dead!}::uuid, ${runId}::uuid, 'LLM answer broke its contract', false)`;
+  await sql`select mdame.retry_or_dead_letter('stage_tasks', 'script', ${dl!.id}::bigint, 9, '{"stage":"script"}', ${units
+    .dead!}::uuid, ${runId}::uuid, 'LLM answer broke its contract', false)`;
   const [dead] = await sql`select id::text from mdame.dead_letters where msg_id = ${dl!.id}`;
 
   // A stage task claimed by runner-ops whose lease ran out; a render job read and abandoned; a scene claim past its lease.
-  const [task] = await sql`select pgmq.send('stage_tasks', ${sql.json({ stage: "media", run_id: runId, unit_id: units.media!, step_token: "step:media" })}) as id`;
+  const [task] = await sql`select pgmq.send('stage_tasks', ${
+    sql.json({ stage: "media", run_id: runId, unit_id: units.media!, step_token: "step:media" })
+  }) as id`;
   await sql`select * from mdame.claim_stage_tasks('runner-ops', 10, 30)`;
   await sql`update pgmq.q_stage_tasks set vt = clock_timestamp() - interval '90 seconds' where msg_id = ${task!.id}`;
   // The unit's lease and the message's visibility end together, as claim_stage_tasks sets them.
@@ -203,8 +206,17 @@ beforeAll(async () => {
 
 describe("refusals", () => {
   test("every ops route needs the service-role bearer", async () => {
-    for (const [method, route] of [["GET", "/ops/overview"], ["GET", "/ops/queues"], ["GET", "/ops/videos"], ["GET", `/ops/videos/${crypto.randomUUID()}`],
-      ["GET", "/ops/quota"], ["GET", "/ops/schedules"], ["POST", "/ops/schedules/mdame-tick/run"]] as const) {
+    for (
+      const [method, route] of [
+        ["GET", "/ops/overview"],
+        ["GET", "/ops/queues"],
+        ["GET", "/ops/videos"],
+        ["GET", `/ops/videos/${crypto.randomUUID()}`],
+        ["GET", "/ops/quota"],
+        ["GET", "/ops/schedules"],
+        ["POST", "/ops/schedules/mdame-tick/run"],
+      ] as const
+    ) {
       expect((await pipeline.app.request(`/pipeline${route}`, { method })).status).toBe(401);
       const wrong = await pipeline.app.request(`/pipeline${route}`, { method, headers: { authorization: "Bearer not-the-key" } });
       expect(wrong.status).toBe(401);
@@ -212,8 +224,17 @@ describe("refusals", () => {
   });
 
   test("bad limits and ids are 400s naming the parameter; absent things are 404s", async () => {
-    for (const route of ["/ops/videos?limit=0", "/ops/videos?limit=501", "/ops/videos?limit=abc", "/ops/videos?limit=5&extra=1",
-      "/ops/overview?failures=0", "/ops/overview?failures=999", "/ops/queues?x=1"]) {
+    for (
+      const route of [
+        "/ops/videos?limit=0",
+        "/ops/videos?limit=501",
+        "/ops/videos?limit=abc",
+        "/ops/videos?limit=5&extra=1",
+        "/ops/overview?failures=0",
+        "/ops/overview?failures=999",
+        "/ops/queues?x=1",
+      ]
+    ) {
       const response = await call(route);
       expect(response.status).toBe(400);
     }
@@ -222,8 +243,12 @@ describe("refusals", () => {
     expect(await badId.text()).toContain("id");
     expect((await call(`/ops/videos/${crypto.randomUUID()}`)).status).toBe(404);
     // Broken percent-encoding and odd names are the caller's mistake, never a 500.
-    for (const [method, route] of [["GET", "/ops/videos/%ZZ"], ["GET", `/ops/videos/${"9".repeat(5000)}`], ["POST", "/ops/schedules/%ZZ/run"],
-      ["POST", "/ops/schedules/mdame-%00/run"], ["GET", "/ops/overview?failures=%ZZ"]] as const) {
+    for (
+      const [method, route] of [["GET", "/ops/videos/%ZZ"], ["GET", `/ops/videos/${"9".repeat(5000)}`], ["POST", "/ops/schedules/%ZZ/run"], [
+        "POST",
+        "/ops/schedules/mdame-%00/run",
+      ], ["GET", "/ops/overview?failures=%ZZ"]] as const
+    ) {
       const response = await call(route, { method });
       expect([400, 404]).toContain(response.status);
     }
@@ -254,7 +279,11 @@ describe("GET /ops/overview", () => {
 
     const byKind = (kind: string) => overview.failures.filter((f) => f.kind === kind);
     expect(byKind("unit").map((f) => f.id).sort()).toEqual([seeded.units.failed!, seeded.units.dead!].sort());
-    expect(byKind("unit").find((f) => f.id === seeded.units.failed!)).toMatchObject({ reason: "voice: every provider failed", dimension_id: "tech-explained", run_id: seeded.runId });
+    expect(byKind("unit").find((f) => f.id === seeded.units.failed!)).toMatchObject({
+      reason: "voice: every provider failed",
+      dimension_id: "tech-explained",
+      run_id: seeded.runId,
+    });
     expect(byKind("run").map((f) => f.reason)).toEqual(["ingest: every source failed"]);
     expect(byKind("dead_letter").map((f) => [f.id, f.reason, f.stage, f.unit_id, f.retried])).toEqual([
       [seeded.deadLetterId, "LLM answer broke its contract", "stage_tasks", seeded.units.dead!, false],
@@ -280,7 +309,11 @@ describe("GET /ops/queues", () => {
 
     expect(queues.leases).toEqual({ stage_tasks: { held: 0, stale: 1 }, worker_jobs: { held: 0, stale: 1 }, scene_claims: { held: 0, stale: 1 } });
     const stale = Object.fromEntries(queues.stale_leases.map((l) => [l.kind, l]));
-    expect(stale.stage_task).toMatchObject({ holder: `runner-ops/${seeded.stageMsgId}/1`, subject: `stage_tasks/${seeded.stageMsgId}`, unit_id: seeded.units.media! });
+    expect(stale.stage_task).toMatchObject({
+      holder: `runner-ops/${seeded.stageMsgId}/1`,
+      subject: `stage_tasks/${seeded.stageMsgId}`,
+      unit_id: seeded.units.media!,
+    });
     expect(stale.stage_task!.expired_for_s).toBeGreaterThanOrEqual(89);
     expect(stale.worker_job).toMatchObject({ holder: null, subject: `render/${seeded.renderMsgId}`, unit_id: seeded.units.rendering! });
     expect(stale.scene_claim).toMatchObject({ holder: "gpu-worker-7", subject: `${HASH_STALE}/pexels`, unit_id: null });

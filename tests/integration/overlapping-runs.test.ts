@@ -76,7 +76,8 @@ test("dimension B's run starts when it falls due while A's render is in flight",
   }
 
   // A's work goes on as it was: the unit renders, its job is still leased, its run still runs.
-  const [a] = await admin`select u.stage, u.stage_attempts, r.status from mdame.work_units u join mdame.pipeline_runs r on r.id = u.run_id where u.id = ${unit.id}`;
+  const [a] =
+    await admin`select u.stage, u.stage_attempts, r.status from mdame.work_units u join mdame.pipeline_runs r on r.id = u.run_id where u.id = ${unit.id}`;
   expect({ ...a }).toEqual({ stage: "render", stage_attempts: 0, status: "running" });
   const [job] = await admin`select read_ct, vt > now() as invisible from pgmq.q_render where msg_id = ${leased[0].msg_id}`;
   expect({ ...job }).toEqual({ read_ct: 1, invisible: true });

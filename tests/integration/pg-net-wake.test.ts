@@ -78,8 +78,11 @@ describe.skipIf(supabaseServer)("the local stack's wake-ups (pg_net and Vault st
 
   /** The answer to the tick request a wake with this reason queued (the drain's own enqueues wake too). */
   const tickAnswer = (reason: string) =>
-    waitFor<RecordedResponse>(`the ${reason} tick request to be sent`, () =>
-      sender.recorded.find((r) => r.url.endsWith("/pipeline/tick") && JSON.parse(r.request_body ?? "{}").reason === reason), 120_000);
+    waitFor<RecordedResponse>(
+      `the ${reason} tick request to be sent`,
+      () => sender.recorded.find((r) => r.url.endsWith("/pipeline/tick") && JSON.parse(r.request_body ?? "{}").reason === reason),
+      120_000,
+    );
 
   test("an enqueue wakes the stage runner over HTTP and its work drains", async () => {
     const runId = await startRun(`pg-net-wake-http-${Date.now()}`);

@@ -38,8 +38,7 @@ async function newQueue(label: string): Promise<string> {
 const send = async (q: string, msg: postgres.JSONValue, delay = 0) =>
   (await sql<{ send: bigint }[]>`select * from pgmq.send(${q}::text, ${sql.json(msg)}, ${delay}::integer) as send`)[0]!.send;
 
-const read = (q: string, vt: number, qty: number) =>
-  sql<Message[]>`select * from pgmq.read(${q}::text, ${vt}::integer, ${qty}::integer)`;
+const read = (q: string, vt: number, qty: number) => sql<Message[]>`select * from pgmq.read(${q}::text, ${vt}::integer, ${qty}::integer)`;
 
 const columns = async (table: string) =>
   (await sql<{ attname: string }[]>`
@@ -297,7 +296,12 @@ describe("pgmq conformance: what differs between pgmq 1.4.4 and 1.5.1 (tested as
     expect(await columns(`a_${q}`)).toEqual(["msg_id", "read_ct", "enqueued_at", "archived_at", "vt", "message", ...headers]);
     expect(await columns("message_record")).toEqual(["msg_id", "read_ct", "enqueued_at", "vt", "message", ...headers]);
     expect(await columns("metrics_result")).toEqual([
-      "queue_name", "queue_length", "newest_msg_age_sec", "oldest_msg_age_sec", "total_messages", "scrape_time",
+      "queue_name",
+      "queue_length",
+      "newest_msg_age_sec",
+      "oldest_msg_age_sec",
+      "total_messages",
+      "scrape_time",
       ...(shape === "1.5" ? ["queue_visible_length"] : []),
     ]);
   });

@@ -22,7 +22,11 @@ let auth: Record<string, string>;
 let pipeline: InProcessPipeline;
 
 beforeAll(async () => {
-  pipeline = await startInProcessPipeline({ name: "hostile-storage", env: { LOG_LEVEL: "info" }, log: { write: (line: string) => void logLines.push(line), level: "info" } });
+  pipeline = await startInProcessPipeline({
+    name: "hostile-storage",
+    env: { LOG_LEVEL: "info" },
+    log: { write: (line: string) => void logLines.push(line), level: "info" },
+  });
   ({ app, deps } = pipeline);
   auth = { authorization: pipeline.bearer };
 }, 60_000);

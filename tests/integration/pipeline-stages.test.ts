@@ -34,7 +34,10 @@ describe("pipeline stages", () => {
     expect(run.status_url).toEndWith(`/pipeline/runs/${run.run_id}`);
 
     // The same trigger again is the same run.
-    const again = await (await pipeline.app.request("/pipeline/runs", { method: "POST", headers: pipeline.auth, body: "{}" })).json() as { run_id: string; created: boolean };
+    const again = await (await pipeline.app.request("/pipeline/runs", { method: "POST", headers: pipeline.auth, body: "{}" })).json() as {
+      run_id: string;
+      created: boolean;
+    };
     expect(again).toMatchObject({ run_id: run.run_id, created: false });
 
     for (let i = 0; i < 20; i++) {
@@ -72,14 +75,21 @@ describe("pipeline stages", () => {
     const audits = await admin`select subject, verdict from mdame.safety_audit_logs where run_id = ${run.run_id} and verdict = 'rejected'`;
     expect(audits.length).toBeGreaterThan(0);
 
-    const status = await (await pipeline.app.request(`/pipeline/runs/${run.run_id}`, { headers: pipeline.auth })).json() as { run: { status: string }; units: { stage: string }[] };
+    const status = await (await pipeline.app.request(`/pipeline/runs/${run.run_id}`, { headers: pipeline.auth })).json() as {
+      run: { status: string };
+      units: { stage: string }[];
+    };
     expect(status.run.status).toBe("running");
     expect(status.units.every((u) => u.stage === "media")).toBe(true);
   }, 180_000);
 
   test("another run key for the dimensions today's run is running finds that run", async () => {
     const [open] = await admin`select id from mdame.pipeline_runs where status = 'running'`;
-    const trigger = await pipeline.app.request("/pipeline/runs", { method: "POST", headers: pipeline.auth, body: JSON.stringify({ idempotency_key: "it-second-run-key" }) });
+    const trigger = await pipeline.app.request("/pipeline/runs", {
+      method: "POST",
+      headers: pipeline.auth,
+      body: JSON.stringify({ idempotency_key: "it-second-run-key" }),
+    });
     expect(trigger.status).toBe(202);
     expect(await trigger.json()).toMatchObject({ run_id: open.id, created: false });
     expect(await admin`select id from mdame.pipeline_runs`).toHaveLength(1);

@@ -60,7 +60,23 @@ function rawFrame(path: string, index: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     execFile(
       "ffmpeg",
-      ["-v", "error", "-i", path, "-vf", `select='eq(n,${index})'`, "-fps_mode", "passthrough", "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"],
+      [
+        "-v",
+        "error",
+        "-i",
+        path,
+        "-vf",
+        `select='eq(n,${index})'`,
+        "-fps_mode",
+        "passthrough",
+        "-frames:v",
+        "1",
+        "-f",
+        "rawvideo",
+        "-pix_fmt",
+        "rgb24",
+        "pipe:1",
+      ],
       { encoding: "buffer", maxBuffer: 64 * 1024 * 1024 },
       (error, stdout) => (error ? reject(error) : resolve(stdout)),
     );
@@ -144,12 +160,27 @@ test("the visual task stores a miss under scenes/<scene_hash>.mp4 and reports ca
     };
     const definition = createVisualDefinition({ store, claims, backends: new Map([["procedural", backend]]), workDir: dir });
     let beats = 0;
-    const taskCtx: TaskContext = { logger, signal: new AbortController().signal, heartbeat: () => Promise.resolve(void beats++), queue: "visual_generation", msgId: 1, readCt: 1, workerId: "test" };
+    const taskCtx: TaskContext = {
+      logger,
+      signal: new AbortController().signal,
+      heartbeat: () => Promise.resolve(void beats++),
+      queue: "visual_generation",
+      msgId: 1,
+      readCt: 1,
+      workerId: "test",
+    };
     const job = visualJob("scene-task", "pulse");
 
     const miss = await definition.run(job, taskCtx);
     const key = sceneAssetKey(job.scene_hash);
-    expect(miss).toEqual({ kind: "visual_generation.completed", scene_id: job.scene_id, scene_hash: job.scene_hash, asset_key: key, backend: PROCEDURAL_BACKEND_VERSION, cache_hit: false });
+    expect(miss).toEqual({
+      kind: "visual_generation.completed",
+      scene_id: job.scene_id,
+      scene_hash: job.scene_hash,
+      asset_key: key,
+      backend: PROCEDURAL_BACKEND_VERSION,
+      cache_hit: false,
+    });
     expect(await store.exists(key)).toBe(true);
     await store.getFile(key, join(dir, "stored-scene.mp4"));
     expect((await probeMedia(join(dir, "stored-scene.mp4"))).video).toMatchObject({ width: 720, height: 1280, codec_name: "h264" });
@@ -172,9 +203,12 @@ test("the visual task stores a miss under scenes/<scene_hash>.mp4 and reports ca
 
 test("runFfmpeg reports progress and surfaces ffmpeg's own error text", async () => {
   const reports: FfmpegProgress[] = [];
-  await runFfmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=3", "-c:v", "libx264", "-preset", "ultrafast", "-f", "mp4", "-y", join(dir, "progress.mp4")], {
-    onProgress: (p) => reports.push(p),
-  });
+  await runFfmpeg(
+    ["-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=3", "-c:v", "libx264", "-preset", "ultrafast", "-f", "mp4", "-y", join(dir, "progress.mp4")],
+    {
+      onProgress: (p) => reports.push(p),
+    },
+  );
   expect(reports.at(-1)).toMatchObject({ done: true, frame: 90 });
   expect(reports.at(-1)!.out_time_ms).toBeGreaterThan(2900);
 
@@ -196,7 +230,11 @@ test("runFfmpeg gives the process the niceness it is asked for; none leaves it a
 }, 30_000);
 
 test("FFMPEG_PATH wins, with ffprobe taken from the same directory", async () => {
-  expect(await resolveFfmpegBinaries({ FFMPEG_PATH: "/usr/bin/ffmpeg" })).toEqual({ ffmpeg: "/usr/bin/ffmpeg", ffprobe: "/usr/bin/ffprobe", source: "FFMPEG_PATH" });
+  expect(await resolveFfmpegBinaries({ FFMPEG_PATH: "/usr/bin/ffmpeg" })).toEqual({
+    ffmpeg: "/usr/bin/ffmpeg",
+    ffprobe: "/usr/bin/ffprobe",
+    source: "FFMPEG_PATH",
+  });
   // Without FFMPEG_PATH and without the optional ffmpeg-static package, PATH is used.
   expect(await resolveFfmpegBinaries({})).toMatchObject({ ffmpeg: "ffmpeg", ffprobe: "ffprobe", source: "PATH" });
 });

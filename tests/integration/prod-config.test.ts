@@ -132,7 +132,8 @@ describe("a production configuration", () => {
     const named = message.slice("ENV=prod refuses emulator URLs: ".length).split(", ").sort();
     expect(named).toEqual(Object.keys(EMULATOR_URLS).sort());
     expect(() => createPipelineDeps(prodEnv(EMULATOR_URLS))).toThrow(
-      "ENV=prod refuses emulator URLs: FUNCTIONS_URL, SUPABASE_URL, GEMINI_BASE_URL, EDGE_TTS_WSS_URL, YOUTUBE_UPLOAD_BASE_URL, GOOGLE_OAUTH_TOKEN_URL, TRENDS_BASE_URL");
+      "ENV=prod refuses emulator URLs: FUNCTIONS_URL, SUPABASE_URL, GEMINI_BASE_URL, EDGE_TTS_WSS_URL, YOUTUBE_UPLOAD_BASE_URL, GOOGLE_OAUTH_TOKEN_URL, TRENDS_BASE_URL",
+    );
   });
 
   test("a single emulator URL is enough to be refused, and it is the one named", () => {
@@ -152,7 +153,8 @@ describe("a production configuration", () => {
     expect(code).toBe(1);
     const guard = out.split("\n").find((l) => l.startsWith("FAIL environment/guard"));
     expect(guard).toBe(
-      "FAIL environment/guard: ENV=prod refuses emulator URLs: FUNCTIONS_URL, SUPABASE_URL, GEMINI_BASE_URL, EDGE_TTS_WSS_URL, YOUTUBE_UPLOAD_BASE_URL, GOOGLE_OAUTH_TOKEN_URL, TRENDS_BASE_URL");
+      "FAIL environment/guard: ENV=prod refuses emulator URLs: FUNCTIONS_URL, SUPABASE_URL, GEMINI_BASE_URL, EDGE_TTS_WSS_URL, YOUTUBE_UPLOAD_BASE_URL, GOOGLE_OAUTH_TOKEN_URL, TRENDS_BASE_URL",
+    );
     expect(out).toContain("     fix: point FUNCTIONS_URL, SUPABASE_URL, GEMINI_BASE_URL,");
     expect(out).toContain(`then ${join(storageDir, "no-stack.env")}, which does not exist):`);
     // The project's names filled in from Supabase's, and said so.
@@ -161,6 +163,8 @@ describe("a production configuration", () => {
     expect(source("SERVICE_ROLE_KEY")).toEqual(["SERVICE_ROLE_KEY", "set (36 characters)", "from SUPABASE_SERVICE_ROLE_KEY"]);
     expect(source("YOUTUBE_UPLOAD_BASE_URL")).toEqual(["YOUTUBE_UPLOAD_BASE_URL", EMULATOR_URLS.YOUTUBE_UPLOAD_BASE_URL!, "environment"]);
     expect(source("GEMINI_MODEL")).toEqual(["GEMINI_MODEL", "gemini-2.5-flash", "default"]);
-    for (const secret of [prodEnv().SUPABASE_SERVICE_ROLE_KEY, prodEnv().GEMINI_API_KEY, prodEnv().GOOGLE_OAUTH_CLIENT_SECRET]) expect(out).not.toContain(secret);
+    for (const secret of [prodEnv().SUPABASE_SERVICE_ROLE_KEY, prodEnv().GEMINI_API_KEY, prodEnv().GOOGLE_OAUTH_CLIENT_SECRET]) {
+      expect(out).not.toContain(secret);
+    }
   }, 60_000);
 });

@@ -38,7 +38,9 @@ beforeAll(async () => {
   const bytes = randomBytes(VIDEO_BYTES);
   videoSha = createHash("sha256").update(bytes).digest("hex");
   bench = await startPublishBench("publish-crash", bytes, {
-    MDAME_UPLOAD_CHUNK_BYTES: String(1024 * 1024), MDAME_TIKTOK_CHUNK_BYTES: String(5 * 1024 * 1024), MDAME_TIKTOK_POLL_INTERVAL_MS: "500",
+    MDAME_UPLOAD_CHUNK_BYTES: String(1024 * 1024),
+    MDAME_TIKTOK_CHUNK_BYTES: String(5 * 1024 * 1024),
+    MDAME_TIKTOK_POLL_INTERVAL_MS: "500",
   });
   ({ emulator, env, deps, workDir, videoPath } = bench);
 }, 60_000);
@@ -68,16 +70,33 @@ function stageProcess(failpoint: string, failpointDir: string): Promise<{ killed
 
 async function addTikTokAccount(dimension: string, user: string): Promise<string> {
   const codeVerifier = createCodeVerifier();
-  const url = new URL(await buildAuthorizeUrl({
-    clientKey: env.TIKTOK_CLIENT_KEY!, scopes: ["video.publish"], redirectUri: "http://127.0.0.1:9/cb/", state: "s", codeVerifier, authBaseUrl: env.TIKTOK_AUTH_BASE_URL,
-  }));
+  const url = new URL(
+    await buildAuthorizeUrl({
+      clientKey: env.TIKTOK_CLIENT_KEY!,
+      scopes: ["video.publish"],
+      redirectUri: "http://127.0.0.1:9/cb/",
+      state: "s",
+      codeVerifier,
+      authBaseUrl: env.TIKTOK_AUTH_BASE_URL,
+    }),
+  );
   url.searchParams.set("login_hint", user);
   const code = new URL((await fetch(url, { redirect: "manual" })).headers.get("location")!).searchParams.get("code")!;
   const tokens = await exchangeCode({
-    clientKey: env.TIKTOK_CLIENT_KEY!, clientSecret: env.TIKTOK_CLIENT_SECRET!, apiBaseUrl: env.TIKTOK_API_BASE_URL, code, redirectUri: "http://127.0.0.1:9/cb/", codeVerifier,
+    clientKey: env.TIKTOK_CLIENT_KEY!,
+    clientSecret: env.TIKTOK_CLIENT_SECRET!,
+    apiBaseUrl: env.TIKTOK_API_BASE_URL,
+    code,
+    redirectUri: "http://127.0.0.1:9/cb/",
+    codeVerifier,
   });
-  const [row] = await admin<{ id: string }[]>`select (mdame.connect_account(${dimension}, 'tiktok', ${"@" + user}, ${tokens.openId}, ${env.TIKTOK_CLIENT_KEY!})).id`;
-  await admin`select mdame.store_account_credentials(${row!.id}::uuid, ${await encryptCredentials(deps.credentialKeys, { refresh_token: tokens.refreshToken }, row!.id)})`;
+  const [row] = await admin<{ id: string }[]>`select (mdame.connect_account(${dimension}, 'tiktok', ${"@" + user}, ${tokens.openId}, ${env
+    .TIKTOK_CLIENT_KEY!})).id`;
+  await admin`select mdame.store_account_credentials(${row!.id}::uuid, ${await encryptCredentials(
+    deps.credentialKeys,
+    { refresh_token: tokens.refreshToken },
+    row!.id,
+  )})`;
   return row!.id;
 }
 
@@ -94,7 +113,13 @@ async function platformUploads(platform: "youtube" | "tiktok"): Promise<{ id: st
  */
 async function crashAndConverge(platform: "youtube" | "tiktok", failpoint: string) {
   const account = platform === "youtube"
-    ? await addYouTubeAccount(admin, { dimension: "tech-explained", handle: "@crash-channel", project: "crash.apps.googleusercontent.com", refreshToken: "emulator-refresh-crash-channel", key: env.CREDENTIALS_KEY! })
+    ? await addYouTubeAccount(admin, {
+      dimension: "tech-explained",
+      handle: "@crash-channel",
+      project: "crash.apps.googleusercontent.com",
+      refreshToken: "emulator-refresh-crash-channel",
+      key: env.CREDENTIALS_KEY!,
+    })
     : await addTikTokAccount("tech-explained", "crash-creator");
   await admin`update mdame.dimension_accounts set active = (id = ${account}) where dimension_id = 'tech-explained'`;
   const { unitId } = await unitAtPublish(admin, deps, videoPath, "tech-explained");
@@ -112,7 +137,14 @@ async function crashAndConverge(platform: "youtube" | "tiktok", failpoint: strin
   const [pub] = await admin<{ status: string; external_id: string | null }[]>`select status, external_id from mdame.publications where account_id = ${account}`;
   const [unit] = await admin<{ stage: string }[]>`select stage from mdame.work_units where id = ${unitId}`;
   const started = platform === "tiktok" ? (await (await fetch(`${emulator.url}/_emulator/tiktok/publishes`)).json() as unknown[]).length : null;
-  return { runs, fired: existsSync(join(failpointDir, `${failpoint.replace(/@\d+$/, "")}.hit`)), pub: pub!, stage: unit!.stage, uploads: await platformUploads(platform), started };
+  return {
+    runs,
+    fired: existsSync(join(failpointDir, `${failpoint.replace(/@\d+$/, "")}.hit`)),
+    pub: pub!,
+    stage: unit!.stage,
+    uploads: await platformUploads(platform),
+    started,
+  };
 }
 
 const SCENARIOS: { platform: "youtube" | "tiktok"; failpoint: string; what: string }[] = [

@@ -19,8 +19,16 @@ import { reserveYouTubeCall } from "../../shared/db/rpc/quota-ledger.ts";
 import * as db from "../../stack/db.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 import {
-  addYouTubeAccount, publicationsOf, runStages as runStagesWith, runStatusOf, unitAtPublish as unitAtPublishOf,
-  unitOf, uploadedVideos as uploadedVideosOn, type PublishBench, startPublishBench, stopPublishBench,
+  addYouTubeAccount,
+  publicationsOf,
+  type PublishBench,
+  runStages as runStagesWith,
+  runStatusOf,
+  startPublishBench,
+  stopPublishBench,
+  unitAtPublish as unitAtPublishOf,
+  unitOf,
+  uploadedVideos as uploadedVideosOn,
 } from "./fixtures/publish-stage.ts";
 
 const admin = adminSql();
@@ -135,7 +143,11 @@ describe("publishing by YouTube's rules", () => {
     expect(await drainDeferredPublications(deps.sql)).toBe(0);
 
     // The operator connects the channel again: new credentials clear the state.
-    await storeAccountCredentials(deps.sql, revoked, await encryptCredentials(credentialKeyRing({ CREDENTIALS_KEY: env.CREDENTIALS_KEY! }), { refresh_token: GOOD_REFRESH_TOKEN }, revoked));
+    await storeAccountCredentials(
+      deps.sql,
+      revoked,
+      await encryptCredentials(credentialKeyRing({ CREDENTIALS_KEY: env.CREDENTIALS_KEY! }), { refresh_token: GOOD_REFRESH_TOKEN }, revoked),
+    );
     expect(await drainDeferredPublications(deps.sql)).toBe(1);
     await runStages();
     pubs = await publications(unitId);

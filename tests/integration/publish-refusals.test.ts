@@ -24,9 +24,17 @@ import { drainDeferredPublications } from "../../shared/db/rpc/publications.ts";
 import * as db from "../../stack/db.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 import {
-  addYouTubeAccount, publicationsOf, runStages as runStagesWith, runStatusOf, unitAtPublish as unitAtPublishOf,
-  unitOf, uploadedVideos as uploadedVideosOn, type PublishBench, startPublishBench, stopPublishBench,
+  addYouTubeAccount,
+  publicationsOf,
+  type PublishBench,
   quietEngine,
+  runStages as runStagesWith,
+  runStatusOf,
+  startPublishBench,
+  stopPublishBench,
+  unitAtPublish as unitAtPublishOf,
+  unitOf,
+  uploadedVideos as uploadedVideosOn,
 } from "./fixtures/publish-stage.ts";
 import { accessToken, errorOf, startUpload } from "./fixtures/youtube-emulator.ts";
 
@@ -88,8 +96,10 @@ async function account(accountId: string): Promise<AccountRow> {
 }
 
 async function ledgerOf(accountId: string): Promise<{ entry: string; status: string }[]> {
-  return [...await admin<{ entry: string; status: string }[]>`
-    select entry, status from mdame.quota_ledger where account_id = ${accountId} order by created_at, entry`];
+  return [
+    ...await admin<{ entry: string; status: string }[]>`
+    select entry, status from mdame.quota_ledger where account_id = ${accountId} order by created_at, entry`,
+  ];
 }
 
 async function emulatorAdmin(method: string, path: string, body: unknown): Promise<Record<string, unknown>> {
@@ -164,59 +174,72 @@ describe("publish refusals", () => {
     expect(usage.projects.find((p) => p.client_id === clientId)?.insert.used).toBe(1);
   }, 30_000);
 
-  test("a Data API 401 after a fresh token marks the account needs_reconnect and defers it; the other account publishes; a new connect lets the drain publish it once", async () => {
-    const project = "one-project.apps.googleusercontent.com";
-    const a = await addAccount("tech-explained", "first-channel", project);
-    const b = await addAccount("tech-explained", "second-channel", project);
-    // The stage tries accounts in id order, and the armed 401 hits the first upload start.
-    const [dropped, healthy] = [a, b].sort();
-    const droppedChannel = dropped === a ? "first-channel" : "second-channel";
-    const healthyChannel = dropped === a ? "second-channel" : "first-channel";
-    await emulator.armFault({ service: "youtube", kind: "unauthorized", count: 1 });
-    const { runId, unitId } = await unitAtPublish("tech-explained");
+  test(
+    "a Data API 401 after a fresh token marks the account needs_reconnect and defers it; the other account publishes; a new connect lets the drain publish it once",
+    async () => {
+      const project = "one-project.apps.googleusercontent.com";
+      const a = await addAccount("tech-explained", "first-channel", project);
+      const b = await addAccount("tech-explained", "second-channel", project);
+      // The stage tries accounts in id order, and the armed 401 hits the first upload start.
+      const [dropped, healthy] = [a, b].sort();
+      const droppedChannel = dropped === a ? "first-channel" : "second-channel";
+      const healthyChannel = dropped === a ? "second-channel" : "first-channel";
+      await emulator.armFault({ service: "youtube", kind: "unauthorized", count: 1 });
+      const { runId, unitId } = await unitAtPublish("tech-explained");
 
-    expect((await runStages()).failed).toBe(0);
-    let pubs = await publications(unitId);
-    expect(pubs.get(healthy)?.status).toBe("published");
-    expect(pubs.get(dropped)).toMatchObject({ status: "deferred", deferred_reason: "needs_reconnect", not_before: null });
-    const marked = await account(dropped);
-    expect(marked.health_state).toBe("needs_reconnect");
-    expect(marked.health_reason).toContain("401");
-    expect((await account(healthy)).health_state).toBe("ok");
-    const events = await admin<{ detail: { account_id: string; reason: string; fix: string } }[]>`
+      expect((await runStages()).failed).toBe(0);
+      let pubs = await publications(unitId);
+      expect(pubs.get(healthy)?.status).toBe("published");
+      expect(pubs.get(dropped)).toMatchObject({ status: "deferred", deferred_reason: "needs_reconnect", not_before: null });
+      const marked = await account(dropped);
+      expect(marked.health_state).toBe("needs_reconnect");
+      expect(marked.health_reason).toContain("401");
+      expect((await account(healthy)).health_state).toBe("ok");
+      const events = await admin<{ detail: { account_id: string; reason: string; fix: string } }[]>`
       select detail from mdame.events where kind = 'account_needs_reconnect'`;
-    expect(events).toHaveLength(1);
-    expect(events[0]!.detail.account_id).toBe(dropped);
-    expect(events[0]!.detail.reason).toContain("401");
-    expect(events[0]!.detail.fix).toBe(`mdame account connect youtube --dimension tech-explained --channel @${droppedChannel}`);
-    // The refused call never opened a session: its cost goes back.
-    expect(await ledgerOf(dropped)).toEqual([{ entry: "call", status: "released" }]);
-    expect(await unit(unitId)).toMatchObject({ stage: "deferred" });
-    expect(await runStatus(runId)).toBe("completed");
-    expect((await uploadedVideos()).map((v) => v.channel)).toEqual([healthyChannel]);
-    // Until the channel is connected again, the drain leaves it alone.
-    expect(await drainDeferredPublications(deps.sql)).toBe(0);
+      expect(events).toHaveLength(1);
+      expect(events[0]!.detail.account_id).toBe(dropped);
+      expect(events[0]!.detail.reason).toContain("401");
+      expect(events[0]!.detail.fix).toBe(`mdame account connect youtube --dimension tech-explained --channel @${droppedChannel}`);
+      // The refused call never opened a session: its cost goes back.
+      expect(await ledgerOf(dropped)).toEqual([{ entry: "call", status: "released" }]);
+      expect(await unit(unitId)).toMatchObject({ stage: "deferred" });
+      expect(await runStatus(runId)).toBe("completed");
+      expect((await uploadedVideos()).map((v) => v.channel)).toEqual([healthyChannel]);
+      // Until the channel is connected again, the drain leaves it alone.
+      expect(await drainDeferredPublications(deps.sql)).toBe(0);
 
-    // The operator connects the channel again (the RPC `mdame account connect` ends with): new
-    // credentials clear the state.
-    await storeAccountCredentials(deps.sql, dropped,
-      await encryptCredentials(credentialKeyRing({ CREDENTIALS_KEY: env.CREDENTIALS_KEY! }), { refresh_token: `emulator-refresh-${droppedChannel}` }, dropped));
-    expect((await account(dropped)).health_state).toBe("ok");
-    expect(await drainDeferredPublications(deps.sql)).toBe(1);
-    expect((await runStages()).failed).toBe(0);
-    pubs = await publications(unitId);
-    expect(pubs.get(dropped)?.status).toBe("published");
-    expect(await unit(unitId)).toMatchObject({ stage: "published" });
-    const videos = await uploadedVideos();
-    expect(videos.map((v) => v.channel).sort()).toEqual([droppedChannel, healthyChannel].sort());
-    expect(videos.map((v) => v.id).sort()).toEqual([pubs.get(dropped)!.external_id!, pubs.get(healthy)!.external_id!].sort());
-  }, 120_000);
+      // The operator connects the channel again (the RPC `mdame account connect` ends with): new
+      // credentials clear the state.
+      await storeAccountCredentials(
+        deps.sql,
+        dropped,
+        await encryptCredentials(
+          credentialKeyRing({ CREDENTIALS_KEY: env.CREDENTIALS_KEY! }),
+          { refresh_token: `emulator-refresh-${droppedChannel}` },
+          dropped,
+        ),
+      );
+      expect((await account(dropped)).health_state).toBe("ok");
+      expect(await drainDeferredPublications(deps.sql)).toBe(1);
+      expect((await runStages()).failed).toBe(0);
+      pubs = await publications(unitId);
+      expect(pubs.get(dropped)?.status).toBe("published");
+      expect(await unit(unitId)).toMatchObject({ stage: "published" });
+      const videos = await uploadedVideos();
+      expect(videos.map((v) => v.channel).sort()).toEqual([droppedChannel, healthyChannel].sort());
+      expect(videos.map((v) => v.id).sort()).toEqual([pubs.get(dropped)!.external_id!, pubs.get(healthy)!.external_id!].sort());
+    },
+    120_000,
+  );
 
   test("an engine holding the old key as a previous key publishes an account sealed with it", async () => {
     const oldKey = generateCredentialsKey();
     const newKey = generateCredentialsKey();
     const accountId = await addAccount("tech-explained", "old-key-channel", "ring-project.apps.googleusercontent.com", oldKey);
-    const [{ credentials_enc: sealed }] = await admin<{ credentials_enc: string }[]>`select credentials_enc from mdame.dimension_accounts where id = ${accountId}`;
+    const [{ credentials_enc: sealed }] = await admin<
+      { credentials_enc: string }[]
+    >`select credentials_enc from mdame.dimension_accounts where id = ${accountId}`;
     const ring = engineWithKeys({ CREDENTIALS_KEY: newKey, CREDENTIALS_KEYS_PREVIOUS: oldKey });
     expect(sealedKeyId(sealed)).toBe(ring.credentialKeys.previous[0]!.kid);
     expect(sealedKeyId(sealed)).not.toBe(ring.credentialKeys.current.kid);
@@ -230,60 +253,64 @@ describe("publish refusals", () => {
     expect(await ledgerOf(accountId)).toEqual([{ entry: "call", status: "settled" }]);
   }, 120_000);
 
-  test("an engine whose ring lost the old key defers that account as needs_reconnect, naming the kid, while the other account publishes; a rotation with the key put back lets the drain publish it", async () => {
-    const oldKey = generateCredentialsKey();
-    const newKey = generateCredentialsKey();
-    const lost = await addAccount("sains-singkat", "lost-key-channel", "lost-project.apps.googleusercontent.com", oldKey);
-    const healthy = await addAccount("sains-singkat", "new-key-channel", "lost-project.apps.googleusercontent.com", newKey);
-    const oldKid = credentialKeyRing({ CREDENTIALS_KEY: oldKey }).current.kid;
-    const newOnly = engineWithKeys({ CREDENTIALS_KEY: newKey });
-    expect(newOnly.credentialKeys.previous).toEqual([]);
-    const newKid = newOnly.credentialKeys.current.kid;
-    const { runId, unitId } = await unitAtPublish("sains-singkat");
+  test(
+    "an engine whose ring lost the old key defers that account as needs_reconnect, naming the kid, while the other account publishes; a rotation with the key put back lets the drain publish it",
+    async () => {
+      const oldKey = generateCredentialsKey();
+      const newKey = generateCredentialsKey();
+      const lost = await addAccount("sains-singkat", "lost-key-channel", "lost-project.apps.googleusercontent.com", oldKey);
+      const healthy = await addAccount("sains-singkat", "new-key-channel", "lost-project.apps.googleusercontent.com", newKey);
+      const oldKid = credentialKeyRing({ CREDENTIALS_KEY: oldKey }).current.kid;
+      const newOnly = engineWithKeys({ CREDENTIALS_KEY: newKey });
+      expect(newOnly.credentialKeys.previous).toEqual([]);
+      const newKid = newOnly.credentialKeys.current.kid;
+      const { runId, unitId } = await unitAtPublish("sains-singkat");
 
-    /** Checks the reason: names both kids and the fixes, and carries no key material. */
-    const expectClearReason = (text: string | null) => {
-      expect(text).toStartWith("credentials key missing: ");
-      expect(text).toContain(`credentials of account ${lost} are sealed with key ${oldKid}, which is not in the key ring (${newKid})`);
-      expect(text).toContain("CREDENTIALS_KEYS_PREVIOUS");
-      expect(text).toContain("mdame account connect");
-      for (const key of [oldKey, newKey]) {
-        expect(text).not.toContain(key);
-        expect(text).not.toContain(Buffer.from(key, "base64").toString("hex"));
-      }
-    };
+      /** Checks the reason: names both kids and the fixes, and carries no key material. */
+      const expectClearReason = (text: string | null) => {
+        expect(text).toStartWith("credentials key missing: ");
+        expect(text).toContain(`credentials of account ${lost} are sealed with key ${oldKid}, which is not in the key ring (${newKid})`);
+        expect(text).toContain("CREDENTIALS_KEYS_PREVIOUS");
+        expect(text).toContain("mdame account connect");
+        for (const key of [oldKey, newKey]) {
+          expect(text).not.toContain(key);
+          expect(text).not.toContain(Buffer.from(key, "base64").toString("hex"));
+        }
+      };
 
-    // One pass: no failure, no retry; the account the ring cannot open waits, the other publishes.
-    expect(await runStages(newOnly)).toMatchObject({ processed: 1, failed: 0 });
-    let pubs = await publications(unitId);
-    expect(pubs.get(healthy)?.status).toBe("published");
-    expect(pubs.get(lost)).toMatchObject({ status: "deferred", deferred_reason: "needs_reconnect", external_id: null });
-    expect(await unit(unitId)).toMatchObject({ stage: "deferred" });
-    expect(await ledgerOf(lost)).toEqual([{ entry: "call", status: "released" }]);
-    const marked = await account(lost);
-    expect(marked.health_state).toBe("needs_reconnect");
-    expectClearReason(marked.health_reason);
-    const [event] = await admin<{ detail: { reason: string; fix: string } }[]>`
+      // One pass: no failure, no retry; the account the ring cannot open waits, the other publishes.
+      expect(await runStages(newOnly)).toMatchObject({ processed: 1, failed: 0 });
+      let pubs = await publications(unitId);
+      expect(pubs.get(healthy)?.status).toBe("published");
+      expect(pubs.get(lost)).toMatchObject({ status: "deferred", deferred_reason: "needs_reconnect", external_id: null });
+      expect(await unit(unitId)).toMatchObject({ stage: "deferred" });
+      expect(await ledgerOf(lost)).toEqual([{ entry: "call", status: "released" }]);
+      const marked = await account(lost);
+      expect(marked.health_state).toBe("needs_reconnect");
+      expectClearReason(marked.health_reason);
+      const [event] = await admin<{ detail: { reason: string; fix: string } }[]>`
       select detail from mdame.events where kind = 'account_needs_reconnect' and detail->>'account_id' = ${lost}`;
-    expectClearReason(event!.detail.reason);
-    const retries = await admin`select 1 from mdame.events where unit_id = ${unitId} and kind in ('retry_scheduled', 'dead_lettered')`;
-    expect(retries.length).toBe(0);
-    expect(await runStatus(runId)).not.toBe("failed");
-    expect((await uploadedVideos()).map((v) => v.channel)).toEqual(["new-key-channel"]);
-    expect(await drainDeferredPublications(deps.sql)).toBe(0);
+      expectClearReason(event!.detail.reason);
+      const retries = await admin`select 1 from mdame.events where unit_id = ${unitId} and kind in ('retry_scheduled', 'dead_lettered')`;
+      expect(retries.length).toBe(0);
+      expect(await runStatus(runId)).not.toBe("failed");
+      expect((await uploadedVideos()).map((v) => v.channel)).toEqual(["new-key-channel"]);
+      expect(await drainDeferredPublications(deps.sql)).toBe(0);
 
-    // The operator puts the old key back as a previous key and rotates: the value is re-sealed with
-    // the current key (what `mdame credentials rotate` does per account), which clears the state.
-    const [{ credentials_enc: sealed }] = await admin<{ credentials_enc: string }[]>`select credentials_enc from mdame.dimension_accounts where id = ${lost}`;
-    const withOld = credentialKeyRing({ CREDENTIALS_KEY: newKey, CREDENTIALS_KEYS_PREVIOUS: oldKey });
-    const resealed = await encryptCredentials(newOnly.credentialKeys, await decryptCredentials(withOld, sealed, lost), lost);
-    expect((await resealAccountCredentials(deps.sql, { id: lost, expected: sealed, resealed })).swapped).toBe(true);
-    expect((await account(lost)).health_state).toBe("ok");
-    expect(await drainDeferredPublications(deps.sql)).toBe(1);
-    expect(await runStages(newOnly)).toMatchObject({ processed: 1, failed: 0 });
-    pubs = await publications(unitId);
-    expect(pubs.get(lost)?.status).toBe("published");
-    expect(await unit(unitId)).toMatchObject({ stage: "published" });
-    expect((await uploadedVideos()).map((v) => v.channel).sort()).toEqual(["lost-key-channel", "new-key-channel"]);
-  }, 120_000);
+      // The operator puts the old key back as a previous key and rotates: the value is re-sealed with
+      // the current key (what `mdame credentials rotate` does per account), which clears the state.
+      const [{ credentials_enc: sealed }] = await admin<{ credentials_enc: string }[]>`select credentials_enc from mdame.dimension_accounts where id = ${lost}`;
+      const withOld = credentialKeyRing({ CREDENTIALS_KEY: newKey, CREDENTIALS_KEYS_PREVIOUS: oldKey });
+      const resealed = await encryptCredentials(newOnly.credentialKeys, await decryptCredentials(withOld, sealed, lost), lost);
+      expect((await resealAccountCredentials(deps.sql, { id: lost, expected: sealed, resealed })).swapped).toBe(true);
+      expect((await account(lost)).health_state).toBe("ok");
+      expect(await drainDeferredPublications(deps.sql)).toBe(1);
+      expect(await runStages(newOnly)).toMatchObject({ processed: 1, failed: 0 });
+      pubs = await publications(unitId);
+      expect(pubs.get(lost)?.status).toBe("published");
+      expect(await unit(unitId)).toMatchObject({ stage: "published" });
+      expect((await uploadedVideos()).map((v) => v.channel).sort()).toEqual(["lost-key-channel", "new-key-channel"]);
+    },
+    120_000,
+  );
 });

@@ -22,8 +22,15 @@ import { buildAuthorizeUrl, createCodeVerifier, exchangeCode } from "../../share
 import * as db from "../../stack/db.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 import {
-  addYouTubeAccount, publicationsOf, runStages as runStagesWith, unitAtPublish as unitAtPublishOf, unitOf,
-  uploadedVideos, type PublishBench, startPublishBench, stopPublishBench,
+  addYouTubeAccount,
+  publicationsOf,
+  type PublishBench,
+  runStages as runStagesWith,
+  startPublishBench,
+  stopPublishBench,
+  unitAtPublish as unitAtPublishOf,
+  unitOf,
+  uploadedVideos,
 } from "./fixtures/publish-stage.ts";
 
 const admin = adminSql();
@@ -59,18 +66,28 @@ async function emulatorCall(method: string, path: string, body?: unknown): Promi
 /** The creator `user` consents to the engine's TikTok app (the real client's PKCE flow): their tokens. */
 async function consent(user: string) {
   const codeVerifier = createCodeVerifier();
-  const url = new URL(await buildAuthorizeUrl({
-    clientKey: env.TIKTOK_CLIENT_KEY!, scopes: ["user.info.basic", "video.publish", "video.upload"], redirectUri: REDIRECT_URI,
-    state: "it-state", codeVerifier, authBaseUrl: env.TIKTOK_AUTH_BASE_URL,
-  }));
+  const url = new URL(
+    await buildAuthorizeUrl({
+      clientKey: env.TIKTOK_CLIENT_KEY!,
+      scopes: ["user.info.basic", "video.publish", "video.upload"],
+      redirectUri: REDIRECT_URI,
+      state: "it-state",
+      codeVerifier,
+      authBaseUrl: env.TIKTOK_AUTH_BASE_URL,
+    }),
+  );
   url.searchParams.set("login_hint", user);
   const answer = await fetch(url, { redirect: "manual" });
   expect(answer.status).toBe(302);
   const redirect = new URL(answer.headers.get("location")!);
   expect(redirect.searchParams.get("state")).toBe("it-state");
   return await exchangeCode({
-    clientKey: env.TIKTOK_CLIENT_KEY!, clientSecret: env.TIKTOK_CLIENT_SECRET!, apiBaseUrl: env.TIKTOK_API_BASE_URL,
-    code: redirect.searchParams.get("code")!, redirectUri: REDIRECT_URI, codeVerifier,
+    clientKey: env.TIKTOK_CLIENT_KEY!,
+    clientSecret: env.TIKTOK_CLIENT_SECRET!,
+    apiBaseUrl: env.TIKTOK_API_BASE_URL,
+    code: redirect.searchParams.get("code")!,
+    redirectUri: REDIRECT_URI,
+    codeVerifier,
   });
 }
 
@@ -85,15 +102,31 @@ async function addTikTokAccount(dimension: string, user: string): Promise<string
 }
 
 const addYouTube = (dimension: string, channel: string) =>
-  addYouTubeAccount(admin, { dimension, handle: `@${channel}`, project: "tiktok-suite.apps.googleusercontent.com", refreshToken: `emulator-refresh-${channel}`, key: env.CREDENTIALS_KEY! });
+  addYouTubeAccount(admin, {
+    dimension,
+    handle: `@${channel}`,
+    project: "tiktok-suite.apps.googleusercontent.com",
+    refreshToken: `emulator-refresh-${channel}`,
+    key: env.CREDENTIALS_KEY!,
+  });
 const unitAtPublish = (dimension: string) => unitAtPublishOf(admin, deps, videoPath, dimension);
 const runStages = () => runStagesWith(deps);
 
-interface TikTokPost { publish_id: string; post_id: string; user: string; privacy_level: string; title: string; is_aigc: boolean; size_bytes: number }
+interface TikTokPost {
+  publish_id: string;
+  post_id: string;
+  user: string;
+  privacy_level: string;
+  title: string;
+  is_aigc: boolean;
+  size_bytes: number;
+}
 const tiktokPosts = async () => await emulatorCall("GET", "/_emulator/tiktok/posts") as TikTokPost[];
 
 async function publicationRow(accountId: string) {
-  const [row] = await admin<{ platform: string; status: string; external_id: string | null; privacy_status: string | null; deferred_reason: string | null; not_before: Date | null }[]>`
+  const [row] = await admin<
+    { platform: string; status: string; external_id: string | null; privacy_status: string | null; deferred_reason: string | null; not_before: Date | null }[]
+  >`
     select platform, status, external_id, privacy_status, deferred_reason, not_before from mdame.publications where account_id = ${accountId}`;
   return row!;
 }
@@ -116,7 +149,12 @@ describe("publishing to TikTok", () => {
     expect(posts[0]!.title).toContain("A title");
     expect(posts[0]!.title).toContain("#shorts");
     // No public id for a private post: the publish_id names it; the privacy TikTok gave is not the one asked for.
-    expect(await publicationRow(tiktok)).toMatchObject({ platform: "tiktok", status: "published", external_id: posts[0]!.publish_id, privacy_status: "SELF_ONLY" });
+    expect(await publicationRow(tiktok)).toMatchObject({
+      platform: "tiktok",
+      status: "published",
+      external_id: posts[0]!.publish_id,
+      privacy_status: "SELF_ONLY",
+    });
     const locked = await admin<{ account_id: string; privacy_status: string }[]>`select account_id, privacy_status from mdame.list_locked_publications()`;
     expect([...locked]).toEqual([{ account_id: tiktok, privacy_status: "SELF_ONLY" }]);
   }, 120_000);
@@ -174,7 +212,9 @@ describe("publishing to TikTok", () => {
     expect(await runStages()).toMatchObject({ processed: 1, failed: 0 });
     expect((await publicationsOf(admin, unitId)).get(youtube)?.status).toBe("published");
     expect(await publicationRow(tiktok)).toMatchObject({ status: "deferred", deferred_reason: "needs_reconnect", not_before: null });
-    const [account] = await admin<{ health_state: string; health_reason: string }[]>`select health_state, health_reason from mdame.dimension_accounts where id = ${tiktok}`;
+    const [account] = await admin<
+      { health_state: string; health_reason: string }[]
+    >`select health_state, health_reason from mdame.dimension_accounts where id = ${tiktok}`;
     expect(account!.health_state).toBe("needs_reconnect");
     expect(account!.health_reason).toContain("invalid_grant");
     const [event] = await admin<{ detail: { fix: string } }[]>`select detail from mdame.events where kind = 'account_needs_reconnect'`;
@@ -222,7 +262,12 @@ describe("publishing to TikTok", () => {
     const refused = await fetch(`${env.TIKTOK_API_BASE_URL}/v2/oauth/token/`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ client_key: env.TIKTOK_CLIENT_KEY!, client_secret: env.TIKTOK_CLIENT_SECRET!, grant_type: "refresh_token", refresh_token: before }),
+      body: new URLSearchParams({
+        client_key: env.TIKTOK_CLIENT_KEY!,
+        client_secret: env.TIKTOK_CLIENT_SECRET!,
+        grant_type: "refresh_token",
+        refresh_token: before,
+      }),
     });
     expect(((await refused.json()) as { error?: string }).error).toBe("invalid_grant");
 
@@ -234,5 +279,4 @@ describe("publishing to TikTok", () => {
     expect(await tiktokPosts()).toHaveLength(2);
     expect(await stored()).not.toBe(after);
   }, 120_000);
-
 });

@@ -36,16 +36,48 @@ async function loudness(path: string): Promise<number> {
   return Number(/I:\s+(-?[\d.]+) LUFS/.exec(log.slice(log.lastIndexOf("Summary:")))![1]);
 }
 
-const ENCODE = ["-c:v", "libx264", "-profile:v", "high", "-preset", "superfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "128k", "-ar", "48000", "-ac", "2"];
+const ENCODE = [
+  "-c:v",
+  "libx264",
+  "-profile:v",
+  "high",
+  "-preset",
+  "superfast",
+  "-pix_fmt",
+  "yuv420p",
+  "-c:a",
+  "aac",
+  "-b:a",
+  "128k",
+  "-ar",
+  "48000",
+  "-ac",
+  "2",
+];
 const TONE = `sine=frequency=440:sample_rate=48000:duration=${DURATION_S}`;
 
 /** Video `graph` (a filter_complex ending in [v]) with a stereo tone at `gainDb`, faststart. */
 async function make(name: string, graph: string, gainDb: number, extra: string[] = []): Promise<string> {
   const out = join(dir, `${name}.mp4`);
   await ffmpeg([
-    "-f", "lavfi", "-i", TONE,
-    "-filter_complex", `${graph};[0:a]volume=${gainDb}dB,aformat=channel_layouts=stereo[a]`,
-    "-map", "[v]", "-map", "[a]", ...ENCODE, "-t", String(DURATION_S), "-movflags", "+faststart", ...extra, "-y", out,
+    "-f",
+    "lavfi",
+    "-i",
+    TONE,
+    "-filter_complex",
+    `${graph};[0:a]volume=${gainDb}dB,aformat=channel_layouts=stereo[a]`,
+    "-map",
+    "[v]",
+    "-map",
+    "[a]",
+    ...ENCODE,
+    "-t",
+    String(DURATION_S),
+    "-movflags",
+    "+faststart",
+    ...extra,
+    "-y",
+    out,
   ]);
   return out;
 }
@@ -53,7 +85,26 @@ async function make(name: string, graph: string, gainDb: number, extra: string[]
 /** The same file with the audio made `deltaDb` louder or quieter; the video is copied. */
 async function regain(name: string, from: string, deltaDb: number): Promise<string> {
   const out = join(dir, `${name}.mp4`);
-  await ffmpeg(["-i", from, "-map", "0", "-c:v", "copy", "-af", `volume=${deltaDb}dB`, "-c:a", "aac", "-b:a", "128k", "-ar", "48000", "-movflags", "+faststart", "-y", out]);
+  await ffmpeg([
+    "-i",
+    from,
+    "-map",
+    "0",
+    "-c:v",
+    "copy",
+    "-af",
+    `volume=${deltaDb}dB`,
+    "-c:a",
+    "aac",
+    "-b:a",
+    "128k",
+    "-ar",
+    "48000",
+    "-movflags",
+    "+faststart",
+    "-y",
+    out,
+  ]);
   return out;
 }
 
@@ -68,8 +119,16 @@ beforeAll(async () => {
   files.quiet = await regain("quiet", files.good, -8);
   files.loud = await regain("loud", files.good, 12);
   files.small = await make("small", `testsrc2=s=720x1280:r=30:d=${DURATION_S}[v]`, gain);
-  files.black = await make("black", "testsrc2=s=1080x1920:r=30:d=2[a];color=black:s=1080x1920:r=30:d=2[b];testsrc2=s=1080x1920:r=30:d=2[c];[a][b][c]concat=n=3:v=1:a=0[v]", gain);
-  files.frozen = await make("frozen", "testsrc2=s=1080x1920:r=30:d=2,tpad=stop_mode=clone:stop_duration=2[a];testsrc2=s=1080x1920:r=30:d=2[b];[a][b]concat=n=2:v=1:a=0[v]", gain);
+  files.black = await make(
+    "black",
+    "testsrc2=s=1080x1920:r=30:d=2[a];color=black:s=1080x1920:r=30:d=2[b];testsrc2=s=1080x1920:r=30:d=2[c];[a][b][c]concat=n=3:v=1:a=0[v]",
+    gain,
+  );
+  files.frozen = await make(
+    "frozen",
+    "testsrc2=s=1080x1920:r=30:d=2,tpad=stop_mode=clone:stop_duration=2[a];testsrc2=s=1080x1920:r=30:d=2[b];[a][b]concat=n=2:v=1:a=0[v]",
+    gain,
+  );
   files.main = await make("main-profile", MOVING, gain, ["-profile:v", "main"]);
   files.slow = join(dir, "no-faststart.mp4");
   await ffmpeg(["-i", files.good, "-map", "0", "-c", "copy", "-y", files.slow]);
@@ -107,7 +166,16 @@ test("a good render passes every check, each with its value and bound", () =>
     expect(report.failures).toEqual([]);
     expect(report.passed).toBe(true);
     expect(report.checks.map((c) => c.check)).toEqual([
-      "resolution", "video_codec", "audio_codec", "faststart", "duration", "integrated_loudness", "true_peak", "black_frames", "frozen_frames", "captions_safe_zone",
+      "resolution",
+      "video_codec",
+      "audio_codec",
+      "faststart",
+      "duration",
+      "integrated_loudness",
+      "true_peak",
+      "black_frames",
+      "frozen_frames",
+      "captions_safe_zone",
     ]);
     expect(report.integrated_lufs!).toBeCloseTo(-14, 0);
     expect(report.true_peak_dbtp!).toBeLessThan(-1);

@@ -49,7 +49,12 @@ beforeAll(async () => {
   await db.ensureRunning(() => {});
   await db.reset({ log: () => {} });
   sql = postgres({
-    host: LOCAL_STACK.host, port: LOCAL_STACK.dbPort, user: "postgres", password: "postgres", database: "postgres", max: 1,
+    host: LOCAL_STACK.host,
+    port: LOCAL_STACK.dbPort,
+    user: "postgres",
+    password: "postgres",
+    database: "postgres",
+    max: 1,
     onnotice: (notice) => notices.push(String(notice.message)),
   });
   await sql`update cron.job set active = false`;
@@ -130,7 +135,8 @@ test("once leased and overrunning, attempts count as before", async () => {
   const leased = await sql`select message->>'unit_id' as unit_id from mdame.read_worker_jobs('render', 3600, ${LEASED})`;
   expect(leased).toHaveLength(LEASED);
   const ids = leased.map((row) => row.unit_id as string);
-  const [fresh] = await sql`select bool_and(stage_deadline > now() + interval '3500 seconds') as restarted from mdame.work_units where id = any (${ids}::uuid[])`;
+  const [fresh] =
+    await sql`select bool_and(stage_deadline > now() + interval '3500 seconds') as restarted from mdame.work_units where id = any (${ids}::uuid[])`;
   expect(fresh.restarted).toBe(true);
 
   // The leased renders overrun the deadline their lease started; the waiting ones are due a check too.

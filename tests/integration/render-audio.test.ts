@@ -13,7 +13,7 @@ import { LocalDirectoryStore } from "../../shared/storage/local-directory-store.
 import type { TaskContext, TaskOutcome } from "../../shared/worker/pull-worker.ts";
 import { generatedLicense, synthesiseHighBandHiss } from "../../scripts/music/generate-test-tracks.ts";
 import { measureR128, sceneClip, segmentRms } from "../fixtures/render-inputs.ts";
-import { spokenVoice, type SpokenVoice } from "../../scripts/bench/spoken-voice.ts";
+import { type SpokenVoice, spokenVoice } from "../../scripts/bench/spoken-voice.ts";
 
 /**
  * Loudness and the music bed, through the render task with real espeak-ng and FFmpeg: a quiet
@@ -44,7 +44,15 @@ const voices = new Map<string, SpokenVoice>();
 const outputs = new Map<string, { path: string; outcome: TaskOutcome; job: RenderJob }>();
 
 function taskContext(): TaskContext {
-  return { logger, signal: new AbortController().signal, heartbeat: () => Promise.resolve(), queue: "render", msgId: 21, readCt: 1, workerId: "render-audio-test" };
+  return {
+    logger,
+    signal: new AbortController().signal,
+    heartbeat: () => Promise.resolve(),
+    queue: "render",
+    msgId: 21,
+    readCt: 1,
+    workerId: "render-audio-test",
+  };
 }
 
 function jobFor(name: string, voice: SpokenVoice, music: RenderJob["music"]): RenderJob {
@@ -176,5 +184,7 @@ test("a library with no licensed track leaves the video to the voice alone, and 
     await mkdir(join(dir, "work", "no-licence"), { recursive: true });
     const bed = await musicBedForJob(store, job, join(dir, "work", "no-licence"), logger, { fetch: true });
     expect(bed).toBeNull();
-    expect(logLines.slice(before).some((l) => l.msg === "music library unusable; rendering the voice alone" && String(l.error).includes("license.json"))).toBe(true);
+    expect(logLines.slice(before).some((l) => l.msg === "music library unusable; rendering the voice alone" && String(l.error).includes("license.json"))).toBe(
+      true,
+    );
   }));

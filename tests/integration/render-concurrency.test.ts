@@ -58,9 +58,16 @@ test("two render jobs are in flight at once in one runner, each under its own le
   const unitIds = [crypto.randomUUID(), crypto.randomUUID()];
   for (const [i, unitId] of unitIds.entries()) {
     const job: RenderJob = {
-      run_id: crypto.randomUUID(), unit_id: unitId, dimension_id: "tech-explained", title: `Side by side ${i}`,
-      audio_key: "voice/v.mp3", audio_duration_ms: voice.durationMs, words: voice.words,
-      scenes: [{ index: 0, asset_key: "scenes/clip.mp4", first_word: 0 }], caption_font: "DejaVu Sans", caption_profile: "intersection",
+      run_id: crypto.randomUUID(),
+      unit_id: unitId,
+      dimension_id: "tech-explained",
+      title: `Side by side ${i}`,
+      audio_key: "voice/v.mp3",
+      audio_duration_ms: voice.durationMs,
+      words: voice.words,
+      scenes: [{ index: 0, asset_key: "scenes/clip.mp4", first_word: 0 }],
+      caption_font: "DejaVu Sans",
+      caption_profile: "intersection",
       step_token: `step:unit-${i}:6:abc`,
     };
     await sql`select pgmq.send('render', ${sql.json(job as never)})`;

@@ -80,8 +80,13 @@ test("a video renders with a Gemini TTS voice track: audio muxed, length from th
     step_token: "step:unit-1:5:gemini",
   };
   const ctx = {
-    logger, signal: new AbortController().signal, heartbeat: () => Promise.resolve(),
-    queue: "render", msgId: 12, readCt: 1, workerId: "render-runner-test",
+    logger,
+    signal: new AbortController().signal,
+    heartbeat: () => Promise.resolve(),
+    queue: "render",
+    msgId: 12,
+    readCt: 1,
+    workerId: "render-runner-test",
   };
   const outcome = await createRenderDefinition({ store, workDir: work }).run(job, ctx);
   expect(outcome.kind).toBe("render.completed");

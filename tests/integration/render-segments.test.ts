@@ -31,14 +31,25 @@ beforeAll(async () => {
   const a = await sceneClip(join(inputs, "a.mp4"), 2);
   const b = await sceneClip(join(inputs, "b.mp4"), 3);
   const ass = join(inputs, "captions.ass");
-  await writeFile(ass, [
-    "[Script Info]", "ScriptType: v4.00+", "PlayResX: 1080", "PlayResY: 1920", "WrapStyle: 2", "",
-    "[V4+ Styles]",
-    "Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding",
-    "Style: Caption,DejaVu Sans,160,&H00FFFFFF,&H00FFFFFF,&H00000000,&H00000000,-1,0,0,0,100,100,0,0,1,8,0,5,0,0,0,1",
-    "", "[Events]", "Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text",
-    ...CAPTIONS.map(([start, end, text]) => `Dialogue: 0,${start},${end},Caption,,0,0,0,,${text}`),
-  ].join("\n"), "utf8");
+  await writeFile(
+    ass,
+    [
+      "[Script Info]",
+      "ScriptType: v4.00+",
+      "PlayResX: 1080",
+      "PlayResY: 1920",
+      "WrapStyle: 2",
+      "",
+      "[V4+ Styles]",
+      "Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding",
+      "Style: Caption,DejaVu Sans,160,&H00FFFFFF,&H00FFFFFF,&H00000000,&H00000000,-1,0,0,0,100,100,0,0,1,8,0,5,0,0,0,1",
+      "",
+      "[Events]",
+      "Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text",
+      ...CAPTIONS.map(([start, end, text]) => `Dialogue: 0,${start},${end},Caption,,0,0,0,,${text}`),
+    ].join("\n"),
+    "utf8",
+  );
   // 22 s: 330 + 330 frames, so a render with two threads is cut at the scene boundary, 11 s.
   plan = { clips: [{ path: a, frames: 330 }, { path: b, frames: 330 }], audioPath: voice.path, subtitlesPath: ass };
 }, 60_000);
@@ -50,8 +61,23 @@ afterAll(async () => {
 /** PSNR (dB) of the caption band of two videos' frames at `atS`. */
 async function captionBandPsnr(a: string, b: string, atS: number): Promise<number> {
   const { stderr } = await run("ffmpeg", [
-    "-hide_banner", "-nostats", "-ss", String(atS), "-i", a, "-ss", String(atS), "-i", b,
-    "-lavfi", "[0:v]crop=1080:400:0:760[x];[1:v]crop=1080:400:0:760[y];[x][y]psnr", "-frames:v", "1", "-f", "null", "-",
+    "-hide_banner",
+    "-nostats",
+    "-ss",
+    String(atS),
+    "-i",
+    a,
+    "-ss",
+    String(atS),
+    "-i",
+    b,
+    "-lavfi",
+    "[0:v]crop=1080:400:0:760[x];[1:v]crop=1080:400:0:760[y];[x][y]psnr",
+    "-frames:v",
+    "1",
+    "-f",
+    "null",
+    "-",
   ]);
   const match = /average:(inf|[\d.]+)/.exec(stderr);
   if (!match) throw new Error(`no psnr in: ${stderr.slice(-400)}`);
@@ -69,7 +95,18 @@ test("two segments make the same video as one piece: every frame, the exact leng
   await renderVideo({ ...plan, threads: 2, outPath: split }, { onProgress: (p) => fractions.push(p.fraction) });
 
   expect((await readdir(out)).sort()).toEqual(["split.mp4", "whole.mp4"]);
-  const { stdout } = await run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", split]);
+  const { stdout } = await run("ffprobe", [
+    "-v",
+    "error",
+    "-count_frames",
+    "-select_streams",
+    "v",
+    "-show_entries",
+    "stream=nb_read_frames",
+    "-of",
+    "csv=p=0",
+    split,
+  ]);
   expect(stdout.toString().trim()).toBe("660");
   const media = await probeMedia(split);
   expect(Math.abs(media.duration_s - 22)).toBeLessThan(0.05);

@@ -30,8 +30,7 @@ import { type TaskContext, type TaskOutcome, toTaskFailure } from "../../shared/
  * When an assertion fails the work directory is kept and its path printed.
  */
 
-const SCRIPT =
-  "Octopuses have three hearts. Two pump blood to the gills, one to the body. Incomprehensibilities happen. " +
+const SCRIPT = "Octopuses have three hearts. Two pump blood to the gills, one to the body. Incomprehensibilities happen. " +
   "Supercalifragilisticexpialidocious! WOW, what a wild animal. Follow for more.";
 const SCENE_FIRST_WORDS = [0, 4, 10, 14, 17];
 const W = 1080;
@@ -85,7 +84,20 @@ async function synthesiseVoice(workDir: string): Promise<{ mp3: string; words: W
   await run("ffmpeg", ["-v", "error", ...inputs, "-filter_complex", concat, "-map", "[a]", "-y", compressed]);
   let gainDb = 0;
   for (let round = 0; round < 4; round++) {
-    await run("ffmpeg", ["-v", "error", "-i", compressed, "-af", `volume=${gainDb.toFixed(2)}dB,alimiter=limit=0.7:level=false:attack=1:release=20`, "-c:a", "libmp3lame", "-b:a", "96k", "-y", mp3]);
+    await run("ffmpeg", [
+      "-v",
+      "error",
+      "-i",
+      compressed,
+      "-af",
+      `volume=${gainDb.toFixed(2)}dB,alimiter=limit=0.7:level=false:attack=1:release=20`,
+      "-c:a",
+      "libmp3lame",
+      "-b:a",
+      "96k",
+      "-y",
+      mp3,
+    ]);
     const { stderr } = await run("ffmpeg", ["-hide_banner", "-nostats", "-i", mp3, "-af", "ebur128=framelog=verbose", "-f", "null", "-"]);
     const lufs = Number(/I:\s+(-?[\d.]+) LUFS/.exec(stderr.slice(stderr.lastIndexOf("Summary:")))![1]);
     if (Math.abs(lufs + 14) <= 0.3) break;
@@ -115,7 +127,21 @@ function topLevelBoxes(bytes: Buffer): string[] {
 async function rawFrames(path: string, indexes: number[]): Promise<Map<number, Buffer>> {
   const sorted = [...new Set(indexes)].sort((a, b) => a - b);
   const select = sorted.map((n) => `eq(n,${n})`).join("+");
-  const { stdout } = await run("ffmpeg", ["-v", "error", "-i", path, "-vf", `select='${select}'`, "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"]);
+  const { stdout } = await run("ffmpeg", [
+    "-v",
+    "error",
+    "-i",
+    path,
+    "-vf",
+    `select='${select}'`,
+    "-fps_mode",
+    "passthrough",
+    "-f",
+    "rawvideo",
+    "-pix_fmt",
+    "rgb24",
+    "pipe:1",
+  ]);
   const size = W * H * 3;
   expect(stdout.length).toBe(size * sorted.length);
   return new Map(sorted.map((n, i) => [n, stdout.subarray(i * size, (i + 1) * size)]));
@@ -291,7 +317,12 @@ test("captions are visible, every cue lies inside the Shorts safe zone and insid
     const audio = join(dir, "work", "plain-voice.mp3");
     await store.getFile(job.audio_key, audio);
     const plainPath = join(dir, "work", "plain.mp4");
-    await renderVideo({ clips: timeline.scenes.map((s) => ({ path: clips.get(s.asset_key)!, frames: s.frames })), audioPath: audio, subtitlesPath: null, outPath: plainPath });
+    await renderVideo({
+      clips: timeline.scenes.map((s) => ({ path: clips.get(s.asset_key)!, frames: s.frames })),
+      audioPath: audio,
+      subtitlesPath: null,
+      outPath: plainPath,
+    });
 
     const zone = safeZone("youtube_shorts");
     const cues = layoutCaptions(job.words, { zone, metrics: captionFontMetrics("DejaVu Sans"), endLimitMs: timeline.total_ms });
@@ -394,9 +425,16 @@ test("a render failing the gate twice fails its unit for good with the measured 
 
 test("captions that cannot fit the profile fail the render before FFmpeg runs, naming the cue", () =>
   evidence(async () => {
-    const words = [...job.words.slice(0, 3), { text: "X".repeat(70), offset_ms: job.words[3].offset_ms, duration_ms: job.words[3].duration_ms }, ...job.words.slice(4)];
+    const words = [
+      ...job.words.slice(0, 3),
+      { text: "X".repeat(70), offset_ms: job.words[3].offset_ms, duration_ms: job.words[3].duration_ms },
+      ...job.words.slice(4),
+    ];
     const before = logLines.length;
-    const error = await createRenderDefinition({ store, workDir: join(dir, "work") }).run({ ...job, words, caption_profile: "tiktok" }, taskContext()).then(() => null, (e: unknown) => e);
+    const error = await createRenderDefinition({ store, workDir: join(dir, "work") }).run({ ...job, words, caption_profile: "tiktok" }, taskContext()).then(
+      () => null,
+      (e: unknown) => e,
+    );
     const failure = toTaskFailure(error);
     expect(failure.retriable).toBe(false);
     expect(failure.message).toMatch(/^caption cue \d+ "X+- \/ X+" at \d+\.\d\d s lies outside the tiktok safe zone \(x 150-930, y 150-1480\): /);

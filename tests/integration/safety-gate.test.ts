@@ -126,7 +126,11 @@ describe("the gate through the stages", () => {
   test("a classifier outage makes the ingest wait and retry within its policy, then fail: no topic passes", async () => {
     await admin`update mdame.stage_policies set retry_backoff_s = 1 where stage = 'ingest'`;
     await pipeline.emulator.armFault({ service: "gemini", kind: "unavailable", count: 1000 });
-    const trigger = await pipeline.app.request("/pipeline/runs", { method: "POST", headers: pipeline.auth, body: JSON.stringify({ idempotency_key: "it-safety-outage", dimension: "sains-singkat" }) });
+    const trigger = await pipeline.app.request("/pipeline/runs", {
+      method: "POST",
+      headers: pipeline.auth,
+      body: JSON.stringify({ idempotency_key: "it-safety-outage", dimension: "sains-singkat" }),
+    });
     expect(trigger.status).toBe(202);
     const { run_id: runId } = await trigger.json() as { run_id: string };
     for (let i = 0; i < 12; i++) {
@@ -147,7 +151,11 @@ describe("the gate through the stages", () => {
   }, 60_000);
 
   test("a run audits every topic verdict, allowed and rejected, and its scripts", async () => {
-    const trigger = await pipeline.app.request("/pipeline/runs", { method: "POST", headers: pipeline.auth, body: JSON.stringify({ idempotency_key: "it-safety-run" }) });
+    const trigger = await pipeline.app.request("/pipeline/runs", {
+      method: "POST",
+      headers: pipeline.auth,
+      body: JSON.stringify({ idempotency_key: "it-safety-run" }),
+    });
     expect(trigger.status).toBe(202);
     const { run_id: runId } = await trigger.json() as { run_id: string };
     for (let i = 0; i < 12; i++) if ((await tick()).processed === 0) break;
@@ -168,5 +176,4 @@ describe("the gate through the stages", () => {
     for (const row of scripts) expect(row).toMatchObject({ verdict: "allowed", classifier: MODEL_CLASSIFIER_VERSION });
     expect(units.every((u) => ["plan", "media"].includes(u.stage as string))).toBe(true);
   }, 180_000);
-
 });

@@ -27,7 +27,13 @@ afterAll(async () => {
 
 function runWorker(job: unknown, generations: string, workerId: string): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(import.meta.dir, "fixtures/visual-race-worker.ts"), JSON.stringify(job), generations, join(dir, "store"), workerId], {
+    const child = spawn(process.execPath, [
+      join(import.meta.dir, "fixtures/visual-race-worker.ts"),
+      JSON.stringify(job),
+      generations,
+      join(dir, "store"),
+      workerId,
+    ], {
       stdio: ["ignore", "pipe", "pipe"],
       env: process.env,
     });

@@ -59,7 +59,21 @@ async function tcpLoginBecomes(want: string): Promise<string> {
 
 /** A session over the local socket, as the cluster's OS user, running `sqlText`; resolves with psql's exit code and output. */
 function localSession(sqlText: string): { done: Promise<{ code: number | null; output: string }> } {
-  const argv = asPgUser([join(pgBinDir(), "psql"), "-X", "-At", "-h", paths.pgSocketDir, "-p", String(LOCAL_STACK.dbPort), "-U", DB_USER, "-d", DB_NAME, "-c", sqlText]);
+  const argv = asPgUser([
+    join(pgBinDir(), "psql"),
+    "-X",
+    "-At",
+    "-h",
+    paths.pgSocketDir,
+    "-p",
+    String(LOCAL_STACK.dbPort),
+    "-U",
+    DB_USER,
+    "-d",
+    DB_NAME,
+    "-c",
+    sqlText,
+  ]);
   const child = spawn(argv[0]!, argv.slice(1), { cwd: "/", stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));

@@ -38,7 +38,11 @@ const valid = (signals: Signal[]) => {
 describe("source clients", () => {
   test("Google Trends: the dimension's geo unless the source names one; traffic and headlines kept", async () => {
     const us = valid(await clients.google_trends.fetch({ kind: "google_trends", weight: 1 }, context()));
-    expect(us.find((s) => s.title === "james webb telescope")).toMatchObject({ source: "google_trends", traffic: 50_000, url: "https://space-weekly.example/2024/webb-baby-galaxy" });
+    expect(us.find((s) => s.title === "james webb telescope")).toMatchObject({
+      source: "google_trends",
+      traffic: 50_000,
+      url: "https://space-weekly.example/2024/webb-baby-galaxy",
+    });
     expect(us.find((s) => s.title === "james webb telescope")!.context[0]).toBe('Webb spots a "baby galaxy" & astronomers are surprised');
     const id = await clients.google_trends.fetch({ kind: "google_trends", weight: 1, geo: "ID" }, context());
     expect(id.map((s) => s.title)).toContain("resep rendang");
@@ -72,13 +76,22 @@ describe("source clients", () => {
 
   test("RSS and Atom feeds: titles, links, dates and categories; an undated item left out", async () => {
     const rss = valid(await clients.feed.fetch({ kind: "feed", weight: 1, url: `${emulator.url}/feeds/kitchen.xml`, limit: 30 }, context()));
-    expect(rss.map((s) => s.title)).toEqual(["Brown butter banana bread", "Coffee brewing ratios, explained", "Sourdough Starter Tips", "Weeknight ramen from pantry staples"]);
+    expect(rss.map((s) => s.title)).toEqual([
+      "Brown butter banana bread",
+      "Coffee brewing ratios, explained",
+      "Sourdough Starter Tips",
+      "Weeknight ramen from pantry staples",
+    ]);
     expect(rss[0]).toMatchObject({ categories: ["baking"], traffic: null, url: "https://kitchen-table.example/brown-butter-banana-bread" });
     expect(rss[0].context).toEqual(["Nutty brown butter makes this banana bread the best one yet."]);
     expect(rss[1].context).toEqual(["From espresso to cold brew & back."]);
 
     const atom = valid(await clients.feed.fetch({ kind: "feed", weight: 1, url: `${emulator.url}/feeds/space-notes.xml`, limit: 30 }, context()));
-    expect(atom[0]).toMatchObject({ title: "Satellite constellation brightens the night sky", url: "https://space-notes.example/satellite-constellation", categories: ["space"] });
+    expect(atom[0]).toMatchObject({
+      title: "Satellite constellation brightens the night sky",
+      url: "https://space-notes.example/satellite-constellation",
+      categories: ["space"],
+    });
     expect(Date.now() - Date.parse(atom[0].published_at)).toBeGreaterThan(110 * 60_000);
     expect(atom[1].url).toBe("https://space-notes.example/engine-test");
   });

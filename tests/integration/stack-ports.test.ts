@@ -7,7 +7,7 @@
  * really keeps a server off the port. Also: the stack's ports really enter the kernel's reserved list.
  */
 import { afterEach, expect, test } from "bun:test";
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import process from "node:process";
@@ -112,7 +112,9 @@ test("a connection closed from the port's side holds it in TIME_WAIT, which is n
   expect(await isPortFree(port)).toBe(false);
   expect(states()).toContainEqual(["TIME_WAIT", null, targetPort]);
   const problem = await waitForPort(port, "emulators", { log: () => {}, waitMs: 500, pollMs: 100 });
-  expect(problem).toContain(`port ${port} (emulators) is still taken after 0.5 s, not by a server (127.0.0.1:${port} closed its connection to 127.0.0.1:${targetPort}, TIME_WAIT`);
+  expect(problem).toContain(
+    `port ${port} (emulators) is still taken after 0.5 s, not by a server (127.0.0.1:${port} closed its connection to 127.0.0.1:${targetPort}, TIME_WAIT`,
+  );
 });
 
 test("a connection that outlives the wait is refused with the sysctl that keeps it off the port", async () => {

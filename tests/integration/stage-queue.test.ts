@@ -25,11 +25,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** A unit-less stage task, as an ingest task is; `i` tells messages apart. */
 const task = (i: number) => ({ stage: "ingest", run_id: crypto.randomUUID(), dimension_id: "tech-explained", step_token: `step:test:${i}`, i });
 
-const send = async (message: postgres.JSONValue) =>
-  (await sql<{ id: bigint }[]>`select pgmq.send('stage_tasks', ${sql.json(message)}) as id`)[0]!.id;
+const send = async (message: postgres.JSONValue) => (await sql<{ id: bigint }[]>`select pgmq.send('stage_tasks', ${sql.json(message)}) as id`)[0]!.id;
 
-const claim = (worker: string, qty: number, vt: number) =>
-  sql<Claim[]>`select * from mdame.claim_stage_tasks(${worker}, ${qty}::integer, ${vt}::integer)`;
+const claim = (worker: string, qty: number, vt: number) => sql<Claim[]>`select * from mdame.claim_stage_tasks(${worker}, ${qty}::integer, ${vt}::integer)`;
 
 const vtOf = async (id: bigint) => (await sql<{ vt: Date }[]>`select vt from pgmq.q_stage_tasks where msg_id = ${id}`)[0]?.vt;
 

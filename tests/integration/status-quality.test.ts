@@ -48,7 +48,13 @@ beforeAll(async () => {
     },
   });
   baseUrl = `http://127.0.0.1:${server.port}/functions/v1`;
-  const env: Record<string, string> = { ...localStackEnv(), FUNCTIONS_URL: baseUrl, STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: storageDir, LOG_LEVEL: "warn" };
+  const env: Record<string, string> = {
+    ...localStackEnv(),
+    FUNCTIONS_URL: baseUrl,
+    STORAGE_BACKEND: "local",
+    STORAGE_LOCAL_DIR: storageDir,
+    LOG_LEVEL: "warn",
+  };
   serviceRoleKey = env.SERVICE_ROLE_KEY;
   deps = createPipelineDeps(env);
   app = createPipelineApp(deps);
@@ -83,7 +89,9 @@ test("status shows loudness, true peak, duration and the verdict of each rendere
             '{"title": "Why the sky is blue", "narration": "n", "description": "d", "hashtags": ["#sky"]}')
     returning id`;
   const [{ msg_id: msgId }] = await admin`select pgmq.send('render', ${admin.json({ unit_id: unitId })}) as msg_id`;
-  await admin`select mdame.complete_render_job(${msgId}, ${unitId}, ${admin.json({ video_key: `renders/${"b".repeat(64)}.mp4`, duration_s: 41.5, render_ms: 9000 })},
+  await admin`select mdame.complete_render_job(${msgId}, ${unitId}, ${
+    admin.json({ video_key: `renders/${"b".repeat(64)}.mp4`, duration_s: 41.5, render_ms: 9000 })
+  },
                                                   'wh-status-quality', ${admin.json(REPORT)})`;
 
   const text = await mdame(["status", runId]);

@@ -39,8 +39,17 @@ afterAll(async () => {
 
 const backends: Array<[string, () => AssetStore]> = [
   ["local directory", () => new LocalDirectoryStore(path.join(workDir, "local-store"))],
-  ["Supabase Storage (supabase-js -> emulator)", () =>
-    createAssetStore({ STORAGE_BACKEND: "supabase", STORAGE_LOCAL_DIR: "unused", SUPABASE_URL: emulator.url, SUPABASE_SERVICE_ROLE_KEY: SERVICE_KEY, STORAGE_BUCKET: "mdame-conformance" })],
+  [
+    "Supabase Storage (supabase-js -> emulator)",
+    () =>
+      createAssetStore({
+        STORAGE_BACKEND: "supabase",
+        STORAGE_LOCAL_DIR: "unused",
+        SUPABASE_URL: emulator.url,
+        SUPABASE_SERVICE_ROLE_KEY: SERVICE_KEY,
+        STORAGE_BUCKET: "mdame-conformance",
+      }),
+  ],
 ];
 
 describe.each(backends)("%s", (_name, makeStore) => {
@@ -136,5 +145,13 @@ test("the Supabase backend needs its URL, key and bucket", () => {
     "STORAGE_BACKEND=supabase needs SUPABASE_SERVICE_ROLE_KEY, STORAGE_BUCKET",
   );
   expect(createAssetStore({ STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: workDir })).toBeInstanceOf(LocalDirectoryStore);
-  expect(createAssetStore({ STORAGE_BACKEND: "supabase", STORAGE_LOCAL_DIR: "x", SUPABASE_URL: emulator.url, SUPABASE_SERVICE_ROLE_KEY: SERVICE_KEY, STORAGE_BUCKET: "b1" })).toBeInstanceOf(SupabaseStore);
+  expect(
+    createAssetStore({
+      STORAGE_BACKEND: "supabase",
+      STORAGE_LOCAL_DIR: "x",
+      SUPABASE_URL: emulator.url,
+      SUPABASE_SERVICE_ROLE_KEY: SERVICE_KEY,
+      STORAGE_BUCKET: "b1",
+    }),
+  ).toBeInstanceOf(SupabaseStore);
 });

@@ -211,7 +211,12 @@ test("bodies past the cap are refused with 413 and leave nothing stored", async 
   expect(chunked.status).toBe(413);
   const tus = await fetch(storageUrl("/upload/resumable"), {
     method: "POST",
-    headers: { ...keyHeaders, "tus-resumable": "1.0.0", "upload-length": String(CAP + 1), "upload-metadata": `bucketName ${btoa(BUCKET)},objectName ${btoa("renders/huge.mp4")}` },
+    headers: {
+      ...keyHeaders,
+      "tus-resumable": "1.0.0",
+      "upload-length": String(CAP + 1),
+      "upload-metadata": `bucketName ${btoa(BUCKET)},objectName ${btoa("renders/huge.mp4")}`,
+    },
   });
   expect(tus.status).toBe(413);
   const list = await fetch(storageUrl(`/object/list/${BUCKET}`), { method: "POST", headers: keyHeaders, body: JSON.stringify({ prefix: "x".repeat(70_000) }) });
@@ -226,7 +231,10 @@ test("a render whose chunk is cut off mid-upload resumes from the bytes Storage 
   const bytes = new Uint8Array(randomBytes(13 * 1024 * 1024));
   const source = path.join(workDir, "render.mp4");
   await writeFile(source, bytes);
-  await fetch(`${emulator.url}/_emulator/faults`, { method: "POST", body: JSON.stringify({ service: "storage", kind: "drop_after_bytes", bytes: 2 * 1024 * 1024 }) });
+  await fetch(`${emulator.url}/_emulator/faults`, {
+    method: "POST",
+    body: JSON.stringify({ service: "storage", kind: "drop_after_bytes", bytes: 2 * 1024 * 1024 }),
+  });
   const store = new SupabaseStore({ url: emulator.url, serviceRoleKey: KEY, bucket: BUCKET, retryDelaysMs: [0, 50, 100] });
   expect((await store.putFile("renders/resumed.mp4", source, "video/mp4")).size_bytes).toBe(bytes.length);
 

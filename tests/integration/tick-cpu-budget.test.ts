@@ -36,7 +36,9 @@ async function tick(): Promise<TickAnswer> {
 }
 
 const tickLines = () =>
-  edgeHost.output().split("\n").filter((line) => line.includes('"path":"/functions/v1/pipeline/tick"')).map((line) => JSON.parse(line) as Record<string, unknown>);
+  edgeHost.output().split("\n").filter((line) => line.includes('"path":"/functions/v1/pipeline/tick"')).map((line) =>
+    JSON.parse(line) as Record<string, unknown>
+  );
 
 beforeAll(async () => {
   await db.ensureRunning(() => {});

@@ -8,7 +8,18 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { randomBytes } from "node:crypto";
 import { startTestEmulator } from "./fixtures/emulator-harness.ts";
 import {
-  advanceClock, connect, fetchStatus, initVideo, listPosts, MB, postInfo, putChunk, setAudited, setSettings, sha256, tokenCall,
+  advanceClock,
+  connect,
+  fetchStatus,
+  initVideo,
+  listPosts,
+  MB,
+  postInfo,
+  putChunk,
+  setAudited,
+  setSettings,
+  sha256,
+  tokenCall,
 } from "./fixtures/tiktok-client.ts";
 
 let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
@@ -81,12 +92,18 @@ describe("video init", () => {
     ];
     for (const body of bodies) {
       await nextMinute();
-      const response = await fetch(`${base}/v2/post/publish/video/init/`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+      const response = await fetch(`${base}/v2/post/publish/video/init/`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
       expect(response.status, JSON.stringify(body).slice(0, 120)).toBe(400);
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe("invalid_params");
     }
     await nextMinute();
-    expect((await initVideo(base, token, { video_size: 1000, chunk_size: 1000, total_chunk_count: 1 }, postInfo({ title: "x".repeat(2200) }))).status).toBe(200);
+    expect((await initVideo(base, token, { video_size: 1000, chunk_size: 1000, total_chunk_count: 1 }, postInfo({ title: "x".repeat(2200) }))).status).toBe(
+      200,
+    );
   });
 
   test("an unaudited client may post only SELF_ONLY; an audited one only the creator's options", async () => {
@@ -162,7 +179,11 @@ describe("upload and status", () => {
     expect(malformed.status).toBe(400);
     const wrongTotal = await putChunk(url, video, 0, 5 * MB - 1, { "content-range": `bytes 0-${5 * MB - 1}/${video.length + 1}` });
     expect(wrongTotal.status).toBe(400);
-    const shortBody = await fetch(url, { method: "PUT", headers: { "content-type": "video/mp4", "content-range": `bytes 0-${5 * MB - 1}/${video.length}` }, body: video.subarray(0, 100) });
+    const shortBody = await fetch(url, {
+      method: "PUT",
+      headers: { "content-type": "video/mp4", "content-range": `bytes 0-${5 * MB - 1}/${video.length}` },
+      body: video.subarray(0, 100),
+    });
     expect(shortBody.status).toBe(400);
     const notVideo = await putChunk(url, video, 0, 5 * MB - 1, { "content-type": "text/plain" });
     expect(notVideo.status).toBe(400);
@@ -190,8 +211,15 @@ describe("upload and status", () => {
     const [post, ...others] = await listPosts(base);
     expect(others).toEqual([]);
     expect(post).toMatchObject({
-      publish_id: publishId, post_id: String(postId), user: "sky-facts", privacy_level: "PUBLIC_TO_EVERYONE", title: "Auroras tonight",
-      is_aigc: true, size_bytes: video.length, sha256: sha256(video), publicaly_available: true,
+      publish_id: publishId,
+      post_id: String(postId),
+      user: "sky-facts",
+      privacy_level: "PUBLIC_TO_EVERYONE",
+      title: "Auroras tonight",
+      is_aigc: true,
+      size_bytes: video.length,
+      sha256: sha256(video),
+      publicaly_available: true,
     });
     expect(post!.open_id.length).toBeGreaterThan(8);
   });

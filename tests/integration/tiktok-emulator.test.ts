@@ -8,7 +8,18 @@ import { createHash } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { freePort, killProcess, spawnEmulatorProcess, startTestEmulator, tempDir } from "./fixtures/emulator-harness.ts";
 import {
-  advanceClock, authorizeUrl, CLIENT_KEY, connect, creatorInfo, fetchStatus, initVideo, pkce, REDIRECT_URI, setAudited, setSettings, tokenCall,
+  advanceClock,
+  authorizeUrl,
+  CLIENT_KEY,
+  connect,
+  creatorInfo,
+  fetchStatus,
+  initVideo,
+  pkce,
+  REDIRECT_URI,
+  setAudited,
+  setSettings,
+  tokenCall,
 } from "./fixtures/tiktok-client.ts";
 
 let emulator: Awaited<ReturnType<typeof startTestEmulator>>;
@@ -85,13 +96,30 @@ describe("Login Kit OAuth v2", () => {
   test("the code is redeemed only by its client, with its redirect URI and a client secret", async () => {
     const a = await consentCode();
     const codeA = new URL(a.consent.headers.get("location")!).searchParams.get("code")!;
-    const otherRedirect = await tokenCall(base, { grant_type: "authorization_code", code: codeA, redirect_uri: "http://127.0.0.1:9999/callback/", code_verifier: a.verifier });
+    const otherRedirect = await tokenCall(base, {
+      grant_type: "authorization_code",
+      code: codeA,
+      redirect_uri: "http://127.0.0.1:9999/callback/",
+      code_verifier: a.verifier,
+    });
     expect(otherRedirect.body.error).toBe("invalid_grant");
     const b = await consentCode();
     const codeB = new URL(b.consent.headers.get("location")!).searchParams.get("code")!;
-    const otherClient = await tokenCall(base, { client_key: "another-client", grant_type: "authorization_code", code: codeB, redirect_uri: REDIRECT_URI, code_verifier: b.verifier });
+    const otherClient = await tokenCall(base, {
+      client_key: "another-client",
+      grant_type: "authorization_code",
+      code: codeB,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: b.verifier,
+    });
     expect(otherClient.body.error).toBe("invalid_grant");
-    const noSecret = await tokenCall(base, { client_secret: "", grant_type: "authorization_code", code: "x", redirect_uri: REDIRECT_URI, code_verifier: b.verifier });
+    const noSecret = await tokenCall(base, {
+      client_secret: "",
+      grant_type: "authorization_code",
+      code: "x",
+      redirect_uri: REDIRECT_URI,
+      code_verifier: b.verifier,
+    });
     expect(noSecret.status).toBe(401);
     expect(noSecret.body.error).toBe("invalid_client");
     const badGrant = await tokenCall(base, { grant_type: "password" });
@@ -150,7 +178,10 @@ describe("Login Kit OAuth v2", () => {
 
   test("the revocation admin route revokes a user's grant by client and user, or by refresh token", async () => {
     const grant = await connect(base, "tech-daily");
-    const response = await fetch(`${base}/_emulator/tiktok/revocations`, { method: "POST", body: JSON.stringify({ client_key: CLIENT_KEY, user: "tech-daily" }) });
+    const response = await fetch(`${base}/_emulator/tiktok/revocations`, {
+      method: "POST",
+      body: JSON.stringify({ client_key: CLIENT_KEY, user: "tech-daily" }),
+    });
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ user: "tech-daily", refresh_token: grant.refresh_token, access_tokens_revoked: 1 });
     expect((await tokenCall(base, { grant_type: "refresh_token", refresh_token: grant.refresh_token })).body.error).toBe("invalid_grant");

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startEmulator, type RunningEmulator } from "../../emulators/main.ts";
+import { type RunningEmulator, startEmulator } from "../../emulators/main.ts";
 import { GeminiImageBackend } from "../../gpu-worker/backends/gemini-image.ts";
 import { PexelsBackend } from "../../gpu-worker/backends/pexels.ts";
 import { NoVisualResultError } from "../../gpu-worker/backends/visual-backend.ts";

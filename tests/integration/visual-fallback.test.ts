@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startEmulator, type RunningEmulator } from "../../emulators/main.ts";
+import { type RunningEmulator, startEmulator } from "../../emulators/main.ts";
 import { GeminiImageBackend } from "../../gpu-worker/backends/gemini-image.ts";
 import { PexelsBackend } from "../../gpu-worker/backends/pexels.ts";
 import { ProceduralBackend } from "../../gpu-worker/backends/procedural.ts";
@@ -46,7 +46,15 @@ function setup(names: VisualBackendName[]) {
   const claims = new MemorySceneClaims();
   const store = new LocalDirectoryStore(join(dir, "store"));
   const definition = createVisualDefinition({ store, claims, backends: new Map(names.map((n) => [n, all[n]!])), workDir: dir });
-  const ctx: TaskContext = { logger, signal: new AbortController().signal, heartbeat: async () => {}, queue: "visual_generation", msgId: 7, readCt: 1, workerId: "fallback-test" };
+  const ctx: TaskContext = {
+    logger,
+    signal: new AbortController().signal,
+    heartbeat: async () => {},
+    queue: "visual_generation",
+    msgId: 7,
+    readCt: 1,
+    workerId: "fallback-test",
+  };
   return { claims, store, run: (job: VisualJob) => definition.run(job, ctx) };
 }
 
@@ -86,7 +94,10 @@ test("a 429 or a 503 from Pexels hands the scene to procedural", async () => {
 
 test("a backend this worker lacks is skipped with a log line; a blocked search falls through", async () => {
   const { run } = setup(["pexels", "procedural"]);
-  const job = visualJob("fallback-skip", { keywords: ["casino"], visuals: { backends: ["gemini-image", "pexels", "procedural"], pexels_blocklist: ["casino"] } });
+  const job = visualJob("fallback-skip", {
+    keywords: ["casino"],
+    visuals: { backends: ["gemini-image", "pexels", "procedural"], pexels_blocklist: ["casino"] },
+  });
   expect(await run(job)).toMatchObject({ backend: "procedural-ffmpeg/1" });
   expect(lines.some((l) => l.msg === "visual backend not configured on this worker; skipped" && l.backend === "gemini-image")).toBe(true);
 }, 60_000);

@@ -48,8 +48,16 @@ async function unitAtRender(): Promise<{ unitId: string; msgId: number }> {
 
 function renderCompleted(msgId: number, unitId: string): string {
   return JSON.stringify({
-    kind: "render.completed", msg_id: msgId, unit_id: unitId, video_key: `renders/${"b".repeat(64)}.mp4`,
-    duration_s: 41.2, width: 1080, height: 1920, size_bytes: 1234567, render_ms: 9000, worker_id: "render-runner-rotation",
+    kind: "render.completed",
+    msg_id: msgId,
+    unit_id: unitId,
+    video_key: `renders/${"b".repeat(64)}.mp4`,
+    duration_s: 41.2,
+    width: 1080,
+    height: 1920,
+    size_bytes: 1234567,
+    render_ms: 9000,
+    worker_id: "render-runner-rotation",
     quality: { passed: true, integrated_lufs: -14.1, true_peak_dbtp: -1.6, duration_s: 41.2, checks: [], failures: [] },
   });
 }

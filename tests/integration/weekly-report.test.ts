@@ -47,10 +47,22 @@ async function seedWeek() {
     }
     return row!.id as string;
   };
-  const published = await unit("u1", HOSTILE_TITLE, [["script", "2026-11-17 10:00Z"], ["safety", "2026-11-17 10:01Z"], ["plan", "2026-11-17 10:03Z"],
-    ["media", "2026-11-17 10:05Z"], ["render", "2026-11-17 10:15Z"], ["publish", "2026-11-17 10:20Z"], ["published", "2026-11-17 10:21Z"]]);
+  const published = await unit("u1", HOSTILE_TITLE, [
+    ["script", "2026-11-17 10:00Z"],
+    ["safety", "2026-11-17 10:01Z"],
+    ["plan", "2026-11-17 10:03Z"],
+    ["media", "2026-11-17 10:05Z"],
+    ["render", "2026-11-17 10:15Z"],
+    ["publish", "2026-11-17 10:20Z"],
+    ["published", "2026-11-17 10:21Z"],
+  ]);
   await unit("u2", "rejected one", [["script", "2026-11-18 09:00Z"], ["rejected", "2026-11-18 09:02Z"]], "hook audit failed: weak");
-  await unit("u3", "failed one", [["script", "2026-11-19 09:00Z"], ["render", "2026-11-19 09:30Z"], ["failed", "2026-11-19 10:00Z"]], "render: ffmpeg exited 1");
+  await unit(
+    "u3",
+    "failed one",
+    [["script", "2026-11-19 09:00Z"], ["render", "2026-11-19 09:30Z"], ["failed", "2026-11-19 10:00Z"]],
+    "render: ffmpeg exited 1",
+  );
   const [pub] = await admin`insert into mdame.publications (unit_id, account_id, platform, status, external_id, published_at)
     values (${published}, ${account!.id}, 'youtube', 'published', 'vid123', '2026-11-17 10:21Z') returning id`;
   await admin`insert into mdame.video_analytics (publication_id, window_days, fetched_at, period_start, period_end, views, engaged_views,
@@ -79,7 +91,13 @@ beforeAll(async () => {
     },
   });
   baseUrl = `http://127.0.0.1:${server.port}/functions/v1`;
-  const env: Record<string, string> = { ...localStackEnv(), FUNCTIONS_URL: baseUrl, STORAGE_BACKEND: "local", STORAGE_LOCAL_DIR: storageDir, LOG_LEVEL: "warn" };
+  const env: Record<string, string> = {
+    ...localStackEnv(),
+    FUNCTIONS_URL: baseUrl,
+    STORAGE_BACKEND: "local",
+    STORAGE_LOCAL_DIR: storageDir,
+    LOG_LEVEL: "warn",
+  };
   serviceRoleKey = env.SERVICE_ROLE_KEY;
   deps = createPipelineDeps(env);
   app = createPipelineApp(deps);
@@ -106,7 +124,9 @@ async function mdame(args: string[]) {
 }
 
 function probePng(file: string): string {
-  const probe = spawnSync("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", file], { encoding: "utf8" });
+  const probe = spawnSync("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", file], {
+    encoding: "utf8",
+  });
   return probe.status === 0 ? probe.stdout.trim() : `ffprobe failed: ${probe.stderr}`;
 }
 
@@ -115,7 +135,11 @@ describe("weekly report", () => {
     const [queued] = await admin`select mdame.queue_weekly_reports('2026-11-22 21:00Z') as added`;
     expect(queued!.added).toBe(2);
 
-    const tick = await app.request("/pipeline/tick", { method: "POST", headers: { authorization: `Bearer ${serviceRoleKey}`, "content-type": "application/json" }, body: "{}" });
+    const tick = await app.request("/pipeline/tick", {
+      method: "POST",
+      headers: { authorization: `Bearer ${serviceRoleKey}`, "content-type": "application/json" },
+      body: "{}",
+    });
     expect(tick.status).toBe(200);
 
     const rows = await admin`select dimension_id, week_start::text as week_start, status, attempts, chart_key, markdown, report, alert_id
@@ -124,7 +148,9 @@ describe("weekly report", () => {
     const tech = rows.find((r) => r.dimension_id === "tech-explained")!;
     const report = WeeklyReport.parse(tech.report);
     expect(report.outcomes).toEqual({
-      published: 1, rejected: 1, failed: 1,
+      published: 1,
+      rejected: 1,
+      failed: 1,
       rejected_by_reason: [{ reason: "hook audit failed", count: 1 }],
       failed_by_stage: [{ stage: "render", count: 1 }],
     });
@@ -134,7 +160,8 @@ describe("weekly report", () => {
     expect(tech.markdown).toContain("# Weekly report: Tech Explained");
     expect(tech.markdown).not.toContain("](https://evil.example)");
 
-    const alerts = await admin`select id, kind, dimension_id, dedupe_key, summary, photo_key, status from mdame.alerts where kind = 'weekly_report' order by dimension_id`;
+    const alerts =
+      await admin`select id, kind, dimension_id, dedupe_key, summary, photo_key, status from mdame.alerts where kind = 'weekly_report' order by dimension_id`;
     expect(alerts.map((a) => a.dedupe_key)).toEqual(["weekly_report:sains-singkat:2026-11-16", "weekly_report:tech-explained:2026-11-16"]);
     const alert = alerts.find((a) => a.dimension_id === "tech-explained")!;
     expect(alert.id).toBe(tech.alert_id);
@@ -153,7 +180,11 @@ describe("weekly report", () => {
   test("a second queue for the same week adds nothing, and the next tick builds nothing", async () => {
     const [again] = await admin`select mdame.queue_weekly_reports('2026-11-22 22:00Z') as added`;
     expect(again!.added).toBe(0);
-    const tick = await app.request("/pipeline/tick", { method: "POST", headers: { authorization: `Bearer ${serviceRoleKey}`, "content-type": "application/json" }, body: "{}" });
+    const tick = await app.request("/pipeline/tick", {
+      method: "POST",
+      headers: { authorization: `Bearer ${serviceRoleKey}`, "content-type": "application/json" },
+      body: "{}",
+    });
     expect(tick.status).toBe(200);
     const [counts] = await admin`select (select count(*)::int from mdame.weekly_reports) as reports,
       (select count(*)::int from mdame.alerts where kind = 'weekly_report') as alerts,

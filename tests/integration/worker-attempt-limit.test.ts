@@ -82,9 +82,19 @@ async function seedRun() {
     insert into mdame.scenes (unit_id, scene_index, prompt, narration, first_word, duration_s, scene_hash, status)
     values (${unitA}, 0, 'a slow pan over a circuit board', 'words', 0, 3, ${sceneHash}, 'queued') returning id`;
   const job = {
-    run_id: run.id, unit_id: unitA, scene_id: scene.id, scene_index: 0, scene_hash: sceneHash, dimension_id: "tech-explained",
-    prompt: "a slow pan over a circuit board", style: { palette: ["#112233", "#445566"], motion: "drift", caption_font: "DejaVu Sans" },
-    duration_s: 3, width: 720, height: 1280, fps: 30, step_token: `step:${unitA}:5:${sceneHash}`,
+    run_id: run.id,
+    unit_id: unitA,
+    scene_id: scene.id,
+    scene_index: 0,
+    scene_hash: sceneHash,
+    dimension_id: "tech-explained",
+    prompt: "a slow pan over a circuit board",
+    style: { palette: ["#112233", "#445566"], motion: "drift", caption_font: "DejaVu Sans" },
+    duration_s: 3,
+    width: 720,
+    height: 1280,
+    fps: 30,
+    step_token: `step:${unitA}:5:${sceneHash}`,
   };
   const [sent] = await sql`select pgmq.send('visual_generation', ${sql.json(job)}) as msg_id`;
   return { runId: run.id as string, unitA, unitB, msgId: Number(sent.msg_id) };

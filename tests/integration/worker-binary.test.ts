@@ -16,7 +16,10 @@ const keep = process.env.KEEP_TEST_EVIDENCE === "1";
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "mdame-worker-binary-"));
-  const build = spawnSync(process.execPath, ["scripts/build-workers.ts", "render-runner", "--out-dir", join(dir, "bin")], { cwd: paths.root, encoding: "utf8" });
+  const build = spawnSync(process.execPath, ["scripts/build-workers.ts", "render-runner", "--out-dir", join(dir, "bin")], {
+    cwd: paths.root,
+    encoding: "utf8",
+  });
   if (build.status !== 0) throw new Error(`build:workers failed:\n${build.stderr}${build.stdout}`);
   binary = join(dir, "bin", "render-runner");
   await db.ensureRunning(() => {});

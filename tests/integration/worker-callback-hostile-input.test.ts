@@ -48,9 +48,18 @@ async function unitAtRender(): Promise<{ unitId: string; msgId: number }> {
 
 function renderCompleted(msgId: number, unitId: string, overrides: Record<string, unknown> = {}) {
   return {
-    kind: "render.completed", msg_id: msgId, unit_id: unitId, video_key: `renders/${"a".repeat(64)}.mp4`,
-    duration_s: 41.2, width: 1080, height: 1920, size_bytes: 1234567, render_ms: 9000, worker_id: "render-runner-test",
-    quality: { passed: true, integrated_lufs: -14.1, true_peak_dbtp: -1.6, duration_s: 41.2, checks: [], failures: [] }, ...overrides,
+    kind: "render.completed",
+    msg_id: msgId,
+    unit_id: unitId,
+    video_key: `renders/${"a".repeat(64)}.mp4`,
+    duration_s: 41.2,
+    width: 1080,
+    height: 1920,
+    size_bytes: 1234567,
+    render_ms: 9000,
+    worker_id: "render-runner-test",
+    quality: { passed: true, integrated_lufs: -14.1, true_peak_dbtp: -1.6, duration_s: 41.2, checks: [], failures: [] },
+    ...overrides,
   };
 }
 
@@ -104,9 +113,14 @@ describe("the body cap", () => {
   test("a declared content-length past the cap gets 413 before anything is read", async () => {
     const headers = await signWebhook(secret, "wh-declared", "{}");
     const body = countingBody(10 * MB);
-    const response = await app.request(new Request(URL_, {
-      method: "POST", headers: { ...headers, "content-length": String(10 * MB) }, body: body.stream, duplex: "half",
-    } as RequestInit));
+    const response = await app.request(
+      new Request(URL_, {
+        method: "POST",
+        headers: { ...headers, "content-length": String(10 * MB) },
+        body: body.stream,
+        duplex: "half",
+      } as RequestInit),
+    );
     expect(response.status).toBe(413);
     expect(body.pulled()).toBe(0);
   });
@@ -121,7 +135,13 @@ describe("signed but malformed", () => {
 
   test("a NUL character in a string is a 400 and reaches no table", async () => {
     const { unitId, msgId } = await unitAtRender();
-    const body = JSON.stringify({ kind: "render.failed", msg_id: msgId, unit_id: unitId, worker_id: "w", error: { message: "ffmpeg\u0000crashed", retriable: true } });
+    const body = JSON.stringify({
+      kind: "render.failed",
+      msg_id: msgId,
+      unit_id: unitId,
+      worker_id: "w",
+      error: { message: "ffmpeg\u0000crashed", retriable: true },
+    });
     const response = await signedPost(body);
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: string }).error).toContain("NUL");
@@ -140,11 +160,13 @@ describe("signed but malformed", () => {
   test("oversized strings and unknown keys are refused without echoing them back", async () => {
     const { unitId, msgId } = await unitAtRender();
     const huge = "Z".repeat(100_000);
-    for (const body of [
-      renderCompleted(msgId, unitId, { worker_id: huge }),
-      { ...renderCompleted(msgId, unitId), [huge]: 1 },
-      { kind: "render.failed", msg_id: msgId, unit_id: unitId, worker_id: "w", error: { message: huge, retriable: false } },
-    ]) {
+    for (
+      const body of [
+        renderCompleted(msgId, unitId, { worker_id: huge }),
+        { ...renderCompleted(msgId, unitId), [huge]: 1 },
+        { kind: "render.failed", msg_id: msgId, unit_id: unitId, worker_id: "w", error: { message: huge, retriable: false } },
+      ]
+    ) {
       const response = await signedPost(JSON.stringify(body));
       expect(response.status).toBe(400);
       const text = await response.text();

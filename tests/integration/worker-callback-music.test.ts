@@ -54,9 +54,18 @@ async function unitAtRender(): Promise<{ unitId: string; msgId: number }> {
 
 async function post(msgId: number, unitId: string, extra: Record<string, unknown>): Promise<Response> {
   const body = JSON.stringify({
-    kind: "render.completed", msg_id: msgId, unit_id: unitId, video_key: `renders/${"b".repeat(64)}.mp4`,
-    duration_s: 41.2, width: 1080, height: 1920, size_bytes: 1234567, render_ms: 9000, worker_id: "render-runner-test",
-    quality: { passed: true, integrated_lufs: -14.1, true_peak_dbtp: -1.6, duration_s: 41.2, checks: [], failures: [] }, ...extra,
+    kind: "render.completed",
+    msg_id: msgId,
+    unit_id: unitId,
+    video_key: `renders/${"b".repeat(64)}.mp4`,
+    duration_s: 41.2,
+    width: 1080,
+    height: 1920,
+    size_bytes: 1234567,
+    render_ms: 9000,
+    worker_id: "render-runner-test",
+    quality: { passed: true, integrated_lufs: -14.1, true_peak_dbtp: -1.6, duration_s: 41.2, checks: [], failures: [] },
+    ...extra,
   });
   const headers = await signWebhook(secret, `wh-${crypto.randomUUID()}`, body);
   return await app.request("http://edge.test/worker-callback", { method: "POST", headers: { "content-type": "application/json", ...headers }, body });

@@ -93,7 +93,8 @@ async function jobState(queue: "visual_generation" | "render", msgId: number, un
   const [job] = await admin.unsafe(`select read_ct, vt from pgmq.q_${queue} where msg_id = $1`, [msgId]);
   const [unit] = await admin`select stage, error, stage_attempts from mdame.work_units where id = ${unitId}`;
   const [dead] = await admin`select count(*)::int as n from mdame.dead_letters where queue_name = ${queue} and msg_id = ${msgId}`;
-  const [events] = await admin`select count(*)::int as n from mdame.events where unit_id = ${unitId} and kind in ('retry_scheduled', 'dead_lettered', 'scene_ready')`;
+  const [events] =
+    await admin`select count(*)::int as n from mdame.events where unit_id = ${unitId} and kind in ('retry_scheduled', 'dead_lettered', 'scene_ready')`;
   const scenes = await admin`select id, status from mdame.scenes where unit_id = ${unitId} order by scene_index`;
   return { job: job ? { read_ct: job.read_ct, vt: (job.vt as Date).toISOString() } : null, unit, deadLetters: dead.n, events: events.n, scenes };
 }
@@ -110,10 +111,14 @@ describe("a failure callback acts on its own scene's job only", () => {
     const { unitId, scenes: [a1, a2] } = await unitWithScenes(2);
     const before = await jobState("visual_generation", a2!.msgId, unitId);
     const response = await signedPost(
-      { kind: "visual_generation.failed", msg_id: a2!.msgId, scene_id: a1!.sceneId, worker_id: "gpu-worker-test", error: failure(true) }, "wh-retry-other");
+      { kind: "visual_generation.failed", msg_id: a2!.msgId, scene_id: a1!.sceneId, worker_id: "gpu-worker-test", error: failure(true) },
+      "wh-retry-other",
+    );
     expect(response.status).toBe(409);
     const { error } = (await response.json()) as { error: string };
-    expect(error).toBe(`visual_generation message ${a2!.msgId} is the job of scene ${a2!.sceneId} (index 1) of unit ${unitId}, not of scene ${a1!.sceneId} (index 0)`);
+    expect(error).toBe(
+      `visual_generation message ${a2!.msgId} is the job of scene ${a2!.sceneId} (index 1) of unit ${unitId}, not of scene ${a1!.sceneId} (index 0)`,
+    );
     expect(await jobState("visual_generation", a2!.msgId, unitId)).toEqual(before);
     expect(await receipts(["wh-retry-other"])).toBe(0);
   });
@@ -122,7 +127,8 @@ describe("a failure callback acts on its own scene's job only", () => {
     const { unitId, scenes: [a1, a2] } = await unitWithScenes(2);
     const before = await jobState("visual_generation", a2!.msgId, unitId);
     const response = await signedPost(
-      { kind: "visual_generation.failed", msg_id: a2!.msgId, scene_id: a1!.sceneId, worker_id: "gpu-worker-test", error: failure(false) });
+      { kind: "visual_generation.failed", msg_id: a2!.msgId, scene_id: a1!.sceneId, worker_id: "gpu-worker-test", error: failure(false) },
+    );
     expect(response.status).toBe(409);
     const after = await jobState("visual_generation", a2!.msgId, unitId);
     expect(after).toEqual(before);
@@ -135,7 +141,14 @@ describe("a failure callback acts on its own scene's job only", () => {
     const other = await unitWithScenes(1);
     const before = await jobState("visual_generation", other.scenes[0]!.msgId, other.unitId);
     const response = await signedPost(
-      { kind: "visual_generation.failed", msg_id: other.scenes[0]!.msgId, scene_id: mine.scenes[0]!.sceneId, worker_id: "gpu-worker-test", error: failure(false) });
+      {
+        kind: "visual_generation.failed",
+        msg_id: other.scenes[0]!.msgId,
+        scene_id: mine.scenes[0]!.sceneId,
+        worker_id: "gpu-worker-test",
+        error: failure(false),
+      },
+    );
     expect(response.status).toBe(409);
     expect(((await response.json()) as { error: string }).error).toContain(`is the job of unit ${other.unitId}`);
     expect(await jobState("visual_generation", other.scenes[0]!.msgId, other.unitId)).toEqual(before);
@@ -144,17 +157,35 @@ describe("a failure callback acts on its own scene's job only", () => {
   test("a failure of an unknown scene is a 404 naming the field", async () => {
     const { scenes: [a1] } = await unitWithScenes(1);
     const unknown = crypto.randomUUID();
-    const response = await signedPost({ kind: "visual_generation.failed", msg_id: a1!.msgId, scene_id: unknown, worker_id: "gpu-worker-test", error: failure(true) });
+    const response = await signedPost({
+      kind: "visual_generation.failed",
+      msg_id: a1!.msgId,
+      scene_id: unknown,
+      worker_id: "gpu-worker-test",
+      error: failure(true),
+    });
     expect(response.status).toBe(404);
     expect(((await response.json()) as { error: string }).error).toBe(`scene_id ${unknown} names no scene`);
   });
 
   test("the scene's own failure is retried, then dead-lettered, failing its unit", async () => {
     const { unitId, scenes: [, a2] } = await unitWithScenes(2);
-    const retried = await signedPost({ kind: "visual_generation.failed", msg_id: a2!.msgId, scene_id: a2!.sceneId, worker_id: "gpu-worker-test", error: failure(true) });
+    const retried = await signedPost({
+      kind: "visual_generation.failed",
+      msg_id: a2!.msgId,
+      scene_id: a2!.sceneId,
+      worker_id: "gpu-worker-test",
+      error: failure(true),
+    });
     expect(retried.status).toBe(200);
     expect(await retried.json()).toEqual({ ok: true, outcome: "retry" });
-    const final = await signedPost({ kind: "visual_generation.failed", msg_id: a2!.msgId, scene_id: a2!.sceneId, worker_id: "gpu-worker-test", error: failure(false) });
+    const final = await signedPost({
+      kind: "visual_generation.failed",
+      msg_id: a2!.msgId,
+      scene_id: a2!.sceneId,
+      worker_id: "gpu-worker-test",
+      error: failure(false),
+    });
     expect(await final.json()).toEqual({ ok: true, outcome: "dead_letter" });
     const after = await jobState("visual_generation", a2!.msgId, unitId);
     expect(after.deadLetters).toBe(1);
@@ -167,8 +198,14 @@ describe("completions hold the same rule", () => {
     const { unitId, scenes: [a1, a2] } = await unitWithScenes(2);
     const before = await jobState("visual_generation", a2!.msgId, unitId);
     const response = await signedPost({
-      kind: "visual_generation.completed", msg_id: a2!.msgId, scene_id: a1!.sceneId, scene_hash: a1!.sceneHash,
-      asset_key: `scenes/${a1!.sceneHash}.mp4`, backend: "procedural-ffmpeg/1", cache_hit: false, worker_id: "gpu-worker-test",
+      kind: "visual_generation.completed",
+      msg_id: a2!.msgId,
+      scene_id: a1!.sceneId,
+      scene_hash: a1!.sceneHash,
+      asset_key: `scenes/${a1!.sceneHash}.mp4`,
+      backend: "procedural-ffmpeg/1",
+      cache_hit: false,
+      worker_id: "gpu-worker-test",
     });
     expect(response.status).toBe(409);
     expect(((await response.json()) as { error: string }).error).toContain(`not of scene ${a1!.sceneId}`);
@@ -179,7 +216,13 @@ describe("completions hold the same rule", () => {
     const mine = await unitAtRender();
     const other = await unitAtRender();
     const before = await jobState("render", other.msgId, other.unitId);
-    const response = await signedPost({ kind: "render.failed", msg_id: other.msgId, unit_id: mine.unitId, worker_id: "render-runner-test", error: failure(true) });
+    const response = await signedPost({
+      kind: "render.failed",
+      msg_id: other.msgId,
+      unit_id: mine.unitId,
+      worker_id: "render-runner-test",
+      error: failure(true),
+    });
     expect(response.status).toBe(409);
     expect(((await response.json()) as { error: string }).error).toContain(`render message ${other.msgId} is the job of unit ${other.unitId}`);
     expect(await jobState("render", other.msgId, other.unitId)).toEqual(before);

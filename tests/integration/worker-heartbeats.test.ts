@@ -74,7 +74,14 @@ describe("two workers on one queue", () => {
         maxRunning = Math.max(maxRunning, running);
         await released;
         running--;
-        return { kind: "visual_generation.completed", scene_id: payload.scene_id, scene_hash: "c".repeat(64), asset_key: `scenes/${"c".repeat(64)}.mp4`, backend: "test/1", cache_hit: false };
+        return {
+          kind: "visual_generation.completed",
+          scene_id: payload.scene_id,
+          scene_hash: "c".repeat(64),
+          asset_key: `scenes/${"c".repeat(64)}.mp4`,
+          backend: "test/1",
+          cache_hit: false,
+        };
       },
       failed: () => null,
     };
@@ -93,10 +100,17 @@ describe("two workers on one queue", () => {
     const identities = [workerIdentity({ name: "gpu-worker", host: "box-a", pid: 4242 }), workerIdentity({ name: "gpu-worker", host: "box-b", pid: 4242 })];
     const workers = identities.map(({ workerId, host, pid }) =>
       new PullWorker({
-        definition, queue: new PgmqWorkerQueue(engine), callbacks: sender, logger, workerId,
-        vtSeconds: 30, concurrency: 2, pollIntervalMs: { min: 20, max: 100 },
+        definition,
+        queue: new PgmqWorkerQueue(engine),
+        callbacks: sender,
+        logger,
+        workerId,
+        vtSeconds: 30,
+        concurrency: 2,
+        pollIntervalMs: { min: 20, max: 100 },
         presence: { heartbeats: new PgWorkerHeartbeats(engine), host, pid, intervalMs: 100 },
-      }));
+      })
+    );
     for (const w of workers) w.start();
 
     // Four jobs in flight at once (two per worker), and both rows say each holds two.

@@ -20,7 +20,9 @@ beforeEach(() => emulator.reset());
 async function expectUploadLimitExceeded(response: Response) {
   expect(response.status).toBe(400);
   expect(await errorOf(response)).toMatchObject({
-    code: 400, message: LIMIT_MESSAGE, errors: [{ message: LIMIT_MESSAGE, domain: "youtube.video", reason: "uploadLimitExceeded" }],
+    code: 400,
+    message: LIMIT_MESSAGE,
+    errors: [{ message: LIMIT_MESSAGE, domain: "youtube.video", reason: "uploadLimitExceeded" }],
   });
 }
 

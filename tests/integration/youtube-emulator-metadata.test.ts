@@ -83,10 +83,16 @@ test("videos.list through googleapis reads an uploaded video's snippet and statu
 test("publishAt needs privacyStatus private and a future time on the emulator clock, else 400 invalidPublishAt", async () => {
   await setClock(emulator.url, { now: "2026-05-01T10:00:00Z" });
   const token = await accessToken(emulator.url, CLIENT);
-  await expectRefused(await startUpload(emulator.url, token, metadata("Too public", { privacyStatus: "public", publishAt: "2026-05-02T10:00:00Z" })), "invalidPublishAt");
+  await expectRefused(
+    await startUpload(emulator.url, token, metadata("Too public", { privacyStatus: "public", publishAt: "2026-05-02T10:00:00Z" })),
+    "invalidPublishAt",
+  );
   await expectRefused(await startUpload(emulator.url, token, metadata("No privacy", { publishAt: "2026-05-02T10:00:00Z" })), "invalidPublishAt");
   // In the past on the emulator's clock, though in the future on the real one.
-  const past = await expectRefused(await startUpload(emulator.url, token, metadata("Past", { privacyStatus: "private", publishAt: "2026-05-01T09:59:00Z" })), "invalidPublishAt");
+  const past = await expectRefused(
+    await startUpload(emulator.url, token, metadata("Past", { privacyStatus: "private", publishAt: "2026-05-01T09:59:00Z" })),
+    "invalidPublishAt",
+  );
   expect(past.message).toContain("past");
   await expectRefused(await startUpload(emulator.url, token, metadata("Not a date", { privacyStatus: "private", publishAt: "tomorrow" })), "invalidPublishAt");
   expect((await startUpload(emulator.url, token, metadata("Scheduled", { privacyStatus: "private", publishAt: "2026-05-01T10:01:00Z" }))).status).toBe(200);
@@ -111,17 +117,29 @@ test("a scheduled video reads private until its publishAt passes on the emulator
 
 test("synthetic media, made-for-kids, category and languages round-trip through the upload, videos.list and the admin listing", async () => {
   const token = await accessToken(emulator.url, CLIENT, "declared");
-  const video = await upload(emulator.url, token, metadata("Made with a model",
-    { privacyStatus: "unlisted", containsSyntheticMedia: true, selfDeclaredMadeForKids: false },
-    { categoryId: "28", defaultLanguage: "pt-BR", defaultAudioLanguage: "pt-BR" }));
+  const video = await upload(
+    emulator.url,
+    token,
+    metadata("Made with a model", { privacyStatus: "unlisted", containsSyntheticMedia: true, selfDeclaredMadeForKids: false }, {
+      categoryId: "28",
+      defaultLanguage: "pt-BR",
+      defaultAudioLanguage: "pt-BR",
+    }),
+  );
   expect(video.status).toMatchObject({ privacyStatus: "unlisted", containsSyntheticMedia: true, selfDeclaredMadeForKids: false, madeForKids: false });
   expect(video.snippet).toMatchObject({ categoryId: "28", defaultLanguage: "pt-BR", defaultAudioLanguage: "pt-BR" });
   const { data } = await client(token).videos.list({ part: ["snippet", "status"], id: [video.id] });
   expect(data.items?.[0]?.status?.containsSyntheticMedia).toBe(true);
   expect(data.items?.[0]?.snippet?.defaultAudioLanguage).toBe("pt-BR");
   expect(await listed(video.id)).toMatchObject({
-    client_id: CLIENT, contains_synthetic_media: true, self_declared_made_for_kids: false, category_id: "28",
-    default_language: "pt-BR", default_audio_language: "pt-BR", privacy_status: "unlisted", locked_private: false,
+    client_id: CLIENT,
+    contains_synthetic_media: true,
+    self_declared_made_for_kids: false,
+    category_id: "28",
+    default_language: "pt-BR",
+    default_audio_language: "pt-BR",
+    privacy_status: "unlisted",
+    locked_private: false,
   });
 
   const plain = await upload(emulator.url, token, { snippet: { title: "Defaults" }, status: {} });
@@ -134,9 +152,18 @@ test("a category that is not assignable or does not exist is 400 invalidCategory
   for (const categoryId of ["30", "18", "99", "abc"]) {
     await expectRefused(await startUpload(emulator.url, token, metadata("Odd category", undefined, { categoryId })), "invalidCategoryId");
   }
-  await expectRefused(await startUpload(emulator.url, token, metadata("Bad flag", { privacyStatus: "public", containsSyntheticMedia: "yes" })), "invalidVideoMetadata");
-  await expectRefused(await startUpload(emulator.url, token, metadata("Bad kids", { privacyStatus: "public", selfDeclaredMadeForKids: 1 })), "invalidVideoMetadata");
-  await expectRefused(await startUpload(emulator.url, token, metadata("Bad language", undefined, { defaultAudioLanguage: "english please" })), "invalidVideoMetadata");
+  await expectRefused(
+    await startUpload(emulator.url, token, metadata("Bad flag", { privacyStatus: "public", containsSyntheticMedia: "yes" })),
+    "invalidVideoMetadata",
+  );
+  await expectRefused(
+    await startUpload(emulator.url, token, metadata("Bad kids", { privacyStatus: "public", selfDeclaredMadeForKids: 1 })),
+    "invalidVideoMetadata",
+  );
+  await expectRefused(
+    await startUpload(emulator.url, token, metadata("Bad language", undefined, { defaultAudioLanguage: "english please" })),
+    "invalidVideoMetadata",
+  );
   await expectRefused(await startUpload(emulator.url, token, [1, 2]), "invalidVideoMetadata");
   expect((await admin(emulator.url, "GET", "/_emulator/youtube/videos")).body).toEqual([]);
 });
@@ -194,10 +221,13 @@ test("the clock admin route sets, offsets, advances and resets the emulator's no
 
 test("upload metadata that is not JSON is 400 parseError, and metadata past 64 KiB is 413; neither starts a session", async () => {
   const token = await accessToken(emulator.url, CLIENT);
-  const post = (body: string) => fetch(`${emulator.url}/upload/youtube/v3/videos?uploadType=resumable&part=snippet,status`, {
-    method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "x-upload-content-type": "video/mp4" }, body,
-  });
-  const garbled = await post("{\"snippet\": ");
+  const post = (body: string) =>
+    fetch(`${emulator.url}/upload/youtube/v3/videos?uploadType=resumable&part=snippet,status`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "x-upload-content-type": "video/mp4" },
+      body,
+    });
+  const garbled = await post('{"snippet": ');
   expect(garbled.status).toBe(400);
   expect((await errorOf(garbled)).errors[0]?.reason).toBe("parseError");
   const huge = await post(JSON.stringify(metadata("Huge", undefined, { description: "x".repeat(70_000) })));

@@ -35,16 +35,31 @@ const channelsList = (token: string) => fetch(`${emulator.url}/youtube/v3/channe
 async function connect(channel: string): Promise<Record<string, string>> {
   const verifier = randomBytes(48).toString("base64url");
   const consent = new URL(`${emulator.url}/o/oauth2/v2/auth`);
-  for (const [key, value] of Object.entries({
-    client_id: CLIENT, redirect_uri: "http://127.0.0.1:9/cb", response_type: "code", scope: "https://www.googleapis.com/auth/youtube.upload",
-    access_type: "offline", code_challenge: createHash("sha256").update(verifier).digest("base64url"), code_challenge_method: "S256", login_hint: channel,
-  })) consent.searchParams.set(key, value);
+  for (
+    const [key, value] of Object.entries({
+      client_id: CLIENT,
+      redirect_uri: "http://127.0.0.1:9/cb",
+      response_type: "code",
+      scope: "https://www.googleapis.com/auth/youtube.upload",
+      access_type: "offline",
+      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+      code_challenge_method: "S256",
+      login_hint: channel,
+    })
+  ) consent.searchParams.set(key, value);
   const redirect = await fetch(consent, { redirect: "manual" });
   const code = new URL(redirect.headers.get("location")!).searchParams.get("code")!;
   const exchanged = await fetch(`${emulator.url}/token`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "authorization_code", client_id: CLIENT, client_secret: "secret", redirect_uri: "http://127.0.0.1:9/cb", code, code_verifier: verifier }),
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      client_id: CLIENT,
+      client_secret: "secret",
+      redirect_uri: "http://127.0.0.1:9/cb",
+      code,
+      code_verifier: verifier,
+    }),
   });
   expect(exchanged.status).toBe(200);
   return await exchanged.json() as Record<string, string>;
@@ -61,7 +76,12 @@ test("the invalid_grant fault refuses the next refresh-token grants with Google'
 
   // The engine's token source reads it as a rejection, not an outage.
   await armFault(emulator.url, { service: "google-oauth", kind: "invalid_grant" });
-  const source = createYouTubeAccessTokenSource({ clientId: CLIENT, clientSecret: "secret", tokenUrl: `${emulator.url}/token`, refreshToken: "emulator-refresh-fault-channel" });
+  const source = createYouTubeAccessTokenSource({
+    clientId: CLIENT,
+    clientSecret: "secret",
+    tokenUrl: `${emulator.url}/token`,
+    refreshToken: "emulator-refresh-fault-channel",
+  });
   const error = await source.getAccessToken().catch((e) => e);
   expect(error).toBeInstanceOf(ProviderRejectedError);
   expect(error.message).toContain("invalid_grant");
@@ -92,7 +112,12 @@ test("a refresh token revoked through the admin route fails every refresh, and i
 
 test("Google's /revoke endpoint revokes the grant behind an access or refresh token; a second revoke is invalid_token", async () => {
   const token = await accessToken(emulator.url, CLIENT, "app-removed");
-  const revoke = (value: string) => fetch(`${emulator.url}/revoke`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ token: value }) });
+  const revoke = (value: string) =>
+    fetch(`${emulator.url}/revoke`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: value }),
+    });
   const done = await revoke(token);
   expect(done.status).toBe(200);
   expect(await done.json()).toEqual({});
@@ -115,7 +140,13 @@ test("POST /_emulator/reset forgets every revocation", async () => {
 });
 
 test("bad revocation requests are 400 with a message, and bad fault requests for google-oauth arm nothing", async () => {
-  const cases: unknown[] = [{}, { refresh_token: "ya29.access" }, { refresh_token: "emulator-refresh-" }, { refresh_token: "emulator-refresh-a", also: 1 }, "[]"];
+  const cases: unknown[] = [
+    {},
+    { refresh_token: "ya29.access" },
+    { refresh_token: "emulator-refresh-" },
+    { refresh_token: "emulator-refresh-a", also: 1 },
+    "[]",
+  ];
   for (const body of cases) {
     const answer = await admin(emulator.url, "POST", "/_emulator/oauth/revocations", body);
     expect(answer.status).toBe(400);

@@ -51,11 +51,19 @@ test("the session's PUTs are part of the insert call: a chunked upload costs one
   const started = await startUpload(emulator.url, token);
   const sessionUri = started.headers.get("location")!;
   const half = VIDEO_BYTES.length / 2;
-  const first = await fetch(sessionUri, { method: "PUT", headers: { "content-range": `bytes 0-${half - 1}/${VIDEO_BYTES.length}` }, body: VIDEO_BYTES.subarray(0, half) });
+  const first = await fetch(sessionUri, {
+    method: "PUT",
+    headers: { "content-range": `bytes 0-${half - 1}/${VIDEO_BYTES.length}` },
+    body: VIDEO_BYTES.subarray(0, half),
+  });
   expect(first.status).toBe(308);
   const query = await fetch(sessionUri, { method: "PUT", headers: { "content-range": `bytes */${VIDEO_BYTES.length}` } });
   expect(query.status).toBe(308);
-  const last = await fetch(sessionUri, { method: "PUT", headers: { "content-range": `bytes ${half}-${VIDEO_BYTES.length - 1}/${VIDEO_BYTES.length}` }, body: VIDEO_BYTES.subarray(half) });
+  const last = await fetch(sessionUri, {
+    method: "PUT",
+    headers: { "content-range": `bytes ${half}-${VIDEO_BYTES.length - 1}/${VIDEO_BYTES.length}` },
+    body: VIDEO_BYTES.subarray(half),
+  });
   expect(last.status).toBe(201);
   const project = projectOf(await usage(emulator.url), CLIENT);
   expect(project?.insert.used).toBe(1);
@@ -142,8 +150,20 @@ test("the usage report names every project and channel, and POST /_emulator/rese
   const report = await usage(emulator.url);
   expect(Date.parse(report.now) - Date.now()).toBeGreaterThan(3_500_000);
   expect(report.projects).toEqual([
-    { client_id: CLIENT, audited: true, insert: { used: 1, limit: 100, remaining: 99 }, units: { used: 1, limit: 10_000, remaining: 9_999 }, next_reset: report.next_reset },
-    { client_id: OTHER, audited: false, insert: { used: 0, limit: 100, remaining: 100 }, units: { used: 0, limit: 50, remaining: 50 }, next_reset: report.next_reset },
+    {
+      client_id: CLIENT,
+      audited: true,
+      insert: { used: 1, limit: 100, remaining: 99 },
+      units: { used: 1, limit: 10_000, remaining: 9_999 },
+      next_reset: report.next_reset,
+    },
+    {
+      client_id: OTHER,
+      audited: false,
+      insert: { used: 0, limit: 100, remaining: 100 },
+      units: { used: 0, limit: 50, remaining: 50 },
+      next_reset: report.next_reset,
+    },
   ]);
   expect(report.channels).toEqual([
     { channel: "report-channel", channel_id: expect.stringMatching(/^UC[\w-]{22}$/), uploads_24h: 1, uploaded_here_24h: 1, outside_24h: 0, limit: 15 },
@@ -198,7 +218,9 @@ test("the soak's simulated days move the emulator's quota day and upload window 
 test("the emulator process takes YouTube's defaults from its environment, and refuses a bad one at start", async () => {
   const dataDir = await tempDir("youtube-limits");
   const running = await spawnEmulatorProcess(await freePort(), dataDir, {
-    EMULATOR_YOUTUBE_INSERT_CALLS_PER_DAY: "1000", EMULATOR_YOUTUBE_UNITS_PER_DAY: "20", EMULATOR_YOUTUBE_CHANNEL_UPLOADS_PER_24H: "500",
+    EMULATOR_YOUTUBE_INSERT_CALLS_PER_DAY: "1000",
+    EMULATOR_YOUTUBE_UNITS_PER_DAY: "20",
+    EMULATOR_YOUTUBE_CHANNEL_UPLOADS_PER_24H: "500",
   });
   try {
     await upload(running.url, await accessToken(running.url, CLIENT, "env-channel"));
@@ -209,7 +231,10 @@ test("the emulator process takes YouTube's defaults from its environment, and re
     await killProcess(running.child, "SIGTERM");
   }
   const refused = spawnSync(process.execPath, ["emulators/main.ts"], {
-    cwd: ROOT, env: { ...process.env, EMULATOR_PORT: String(await freePort()), EMULATOR_DATA_DIR: dataDir, EMULATOR_YOUTUBE_UNITS_PER_DAY: "lots" }, encoding: "utf8", timeout: 20_000,
+    cwd: ROOT,
+    env: { ...process.env, EMULATOR_PORT: String(await freePort()), EMULATOR_DATA_DIR: dataDir, EMULATOR_YOUTUBE_UNITS_PER_DAY: "lots" },
+    encoding: "utf8",
+    timeout: 20_000,
   });
   expect(refused.status).toBe(1);
   expect(refused.stderr).toContain("EMULATOR_YOUTUBE_UNITS_PER_DAY=lots must be a whole number");

@@ -28,7 +28,10 @@ test("an update of the status part makes a private upload public, costs 50 units
   const token = await accessToken(emulator.url, CLIENT, "updater");
   const video = await upload(emulator.url, token, metadata("Quietly first", { privacyStatus: "private", containsSyntheticMedia: true }, { categoryId: "28" }));
   const api = client(token);
-  const { data } = await api.videos.update({ part: ["status"], requestBody: { id: video.id, status: { privacyStatus: "public", containsSyntheticMedia: true } } });
+  const { data } = await api.videos.update({
+    part: ["status"],
+    requestBody: { id: video.id, status: { privacyStatus: "public", containsSyntheticMedia: true } },
+  });
   expect(data.status).toMatchObject({ privacyStatus: "public", containsSyntheticMedia: true });
   expect(data.snippet).toMatchObject({ title: "Quietly first", categoryId: "28" });
   expect(projectOf(await usage(emulator.url), CLIENT)?.units.used).toBe(50);
@@ -48,10 +51,16 @@ test("a schedule set by an update turns the video public when its time passes on
   const token = await accessToken(emulator.url, CLIENT, "updater");
   const video = await upload(emulator.url, token, metadata("Later", { privacyStatus: "private" }));
   const api = client(token);
-  const past = await api.videos.update({ part: ["status"], requestBody: { id: video.id, status: { privacyStatus: "private", publishAt: "2026-08-01T08:00:00Z" } } }).catch((e) => e);
+  const past = await api.videos.update({
+    part: ["status"],
+    requestBody: { id: video.id, status: { privacyStatus: "private", publishAt: "2026-08-01T08:00:00Z" } },
+  }).catch((e) => e);
   expect(past.status).toBe(400);
   expect(JSON.stringify(past.response?.data)).toContain("invalidPublishAt");
-  const { data } = await api.videos.update({ part: ["status"], requestBody: { id: video.id, status: { privacyStatus: "private", publishAt: "2026-08-01T18:00:00Z" } } });
+  const { data } = await api.videos.update({
+    part: ["status"],
+    requestBody: { id: video.id, status: { privacyStatus: "private", publishAt: "2026-08-01T18:00:00Z" } },
+  });
   expect(data.status).toMatchObject({ privacyStatus: "private", publishAt: "2026-08-01T18:00:00.000Z" });
   await setClock(emulator.url, { now: "2026-08-01T18:00:00Z" });
   expect((await api.videos.list({ part: ["status"], id: [video.id] })).data.items?.[0]?.status?.privacyStatus).toBe("public");
@@ -64,11 +73,17 @@ test("only the owner may update; unknown ids are 404; bad parts and categories a
   const token = await accessToken(emulator.url, CLIENT, "owner");
   const video = await upload(emulator.url, token, metadata("Mine"));
   const stranger = client(await accessToken(emulator.url, CLIENT, "stranger"));
-  expect((await stranger.videos.update({ part: ["status"], requestBody: { id: video.id, status: { privacyStatus: "private" } } }).catch((e) => e)).status).toBe(403);
+  expect((await stranger.videos.update({ part: ["status"], requestBody: { id: video.id, status: { privacyStatus: "private" } } }).catch((e) => e)).status).toBe(
+    403,
+  );
   const api = client(token);
-  expect((await api.videos.update({ part: ["status"], requestBody: { id: "AAAAAAAAAAA", status: { privacyStatus: "private" } } }).catch((e) => e)).status).toBe(404);
+  expect((await api.videos.update({ part: ["status"], requestBody: { id: "AAAAAAAAAAA", status: { privacyStatus: "private" } } }).catch((e) => e)).status).toBe(
+    404,
+  );
   expect((await api.videos.update({ part: ["statistics"], requestBody: { id: video.id } }).catch((e) => e)).status).toBe(400);
-  const badCategory = await api.videos.update({ part: ["snippet"], requestBody: { id: video.id, snippet: { title: "Mine", categoryId: "30" } } }).catch((e) => e);
+  const badCategory = await api.videos.update({ part: ["snippet"], requestBody: { id: video.id, snippet: { title: "Mine", categoryId: "30" } } }).catch((e) =>
+    e
+  );
   expect(badCategory.status).toBe(400);
   expect(JSON.stringify(badCategory.response?.data)).toContain("invalidCategoryId");
 

@@ -50,7 +50,10 @@ async function mdame(args: string[], extraEnv: Record<string, string> = {}, stdi
 }
 
 async function registerEmulatorClient(clientId: string, secret: string): Promise<void> {
-  const response = await fetch(`${env.EMULATOR_URL}/_emulator/oauth/clients`, { method: "POST", body: JSON.stringify({ client_id: clientId, client_secret: secret }) });
+  const response = await fetch(`${env.EMULATOR_URL}/_emulator/oauth/clients`, {
+    method: "POST",
+    body: JSON.stringify({ client_id: clientId, client_secret: secret }),
+  });
   expect(response.status).toBe(200);
 }
 
@@ -86,7 +89,9 @@ afterAll(async () => {
 
 describe("mdame youtube-project", () => {
   test("registers a project with the secret from the environment or stdin, sealed for its client id", async () => {
-    const alpha = await mdame(["youtube-project", "add", "--name", ALPHA.name, "--client-id", ALPHA.clientId, "--upload-calls-per-day", "1"], { YOUTUBE_PROJECT_CLIENT_SECRET: ALPHA.secret });
+    const alpha = await mdame(["youtube-project", "add", "--name", ALPHA.name, "--client-id", ALPHA.clientId, "--upload-calls-per-day", "1"], {
+      YOUTUBE_PROJECT_CLIENT_SECRET: ALPHA.secret,
+    });
     expect(alpha.code).toBe(0);
     expect(alpha.stdout).toContain("YouTube project alpha registered");
     const beta = await mdame(["youtube-project", "add", "--name", BETA.name, "--client-id", BETA.clientId], {}, `${BETA.secret}\n`);
@@ -103,16 +108,22 @@ describe("mdame youtube-project", () => {
   }, 60_000);
 
   test("refuses a duplicate name (exit 5), a missing secret (exit 2) and the name default, storing nothing", async () => {
-    const duplicate = await mdame(["youtube-project", "add", "--name", ALPHA.name, "--client-id", "333-other.apps.googleusercontent.com"], { YOUTUBE_PROJECT_CLIENT_SECRET: "s" });
+    const duplicate = await mdame(["youtube-project", "add", "--name", ALPHA.name, "--client-id", "333-other.apps.googleusercontent.com"], {
+      YOUTUBE_PROJECT_CLIENT_SECRET: "s",
+    });
     expect(duplicate.code).toBe(5);
     expect(duplicate.stderr).toContain("a YouTube project named alpha is registered already");
     const noSecret = await mdame(["youtube-project", "add", "--name", "gamma", "--client-id", "333-other.apps.googleusercontent.com"]);
     expect(noSecret.code).toBe(2);
     expect(noSecret.stderr).toContain("set YOUTUBE_PROJECT_CLIENT_SECRET, or pipe it on stdin");
-    const reserved = await mdame(["youtube-project", "add", "--name", "default", "--client-id", "333-other.apps.googleusercontent.com"], { YOUTUBE_PROJECT_CLIENT_SECRET: "s" });
+    const reserved = await mdame(["youtube-project", "add", "--name", "default", "--client-id", "333-other.apps.googleusercontent.com"], {
+      YOUTUBE_PROJECT_CLIENT_SECRET: "s",
+    });
     expect(reserved.code).toBe(1);
     expect(reserved.stderr).toContain("default is the environment's client");
-    const [row] = await admin<{ n: number }[]>`select count(*)::int as n from mdame.youtube_projects where oauth_client_id = '333-other.apps.googleusercontent.com'`;
+    const [row] = await admin<
+      { n: number }[]
+    >`select count(*)::int as n from mdame.youtube_projects where oauth_client_id = '333-other.apps.googleusercontent.com'`;
     expect(row!.n).toBe(0);
   }, 60_000);
 });
@@ -128,10 +139,18 @@ describe("channels connected through different projects", () => {
     const direct = await fetch(`${env.FUNCTIONS_URL}/pipeline/accounts`, {
       method: "POST",
       headers: { authorization: `Bearer ${env.SERVICE_ROLE_KEY}`, "content-type": "application/json" },
-      body: JSON.stringify({ dimension_id: "tech-explained", platform: "youtube", channel_handle: "@stray", refresh_token: "emulator-refresh-stray", oauth_client_id: "999-stray.apps.googleusercontent.com" }),
+      body: JSON.stringify({
+        dimension_id: "tech-explained",
+        platform: "youtube",
+        channel_handle: "@stray",
+        refresh_token: "emulator-refresh-stray",
+        oauth_client_id: "999-stray.apps.googleusercontent.com",
+      }),
     });
     expect(direct.status).toBe(404);
-    expect(((await direct.json()) as { error: string }).error).toContain("no YouTube project has the OAuth client 999-stray.apps.googleusercontent.com: register it first");
+    expect(((await direct.json()) as { error: string }).error).toContain(
+      "no YouTube project has the OAuth client 999-stray.apps.googleusercontent.com: register it first",
+    );
     expect(await accountCount()).toBe(before);
   }, 60_000);
 
@@ -153,7 +172,9 @@ describe("channels connected through different projects", () => {
     for (const { unitId } of [alphaUnit, betaUnit]) {
       expect([...(await publicationsOf(admin, unitId)).values()].map((p) => p.status)).toEqual(["published"]);
     }
-    const { refreshes } = await (await fetch(`${env.EMULATOR_URL}/_emulator/oauth/refreshes`)).json() as { refreshes: { client_id: string; channel: string; outcome: string }[] };
+    const { refreshes } = await (await fetch(`${env.EMULATOR_URL}/_emulator/oauth/refreshes`)).json() as {
+      refreshes: { client_id: string; channel: string; outcome: string }[];
+    };
     const byChannel = (channel: string) => [...new Set(refreshes.filter((r) => r.channel === channel).map((r) => `${r.client_id} ${r.outcome}`))];
     expect(byChannel("alpha-channel")).toEqual([`${ALPHA.clientId} issued`]);
     expect(byChannel("beta-channel")).toEqual([`${BETA.clientId} issued`]);
@@ -161,7 +182,9 @@ describe("channels connected through different projects", () => {
     const ledger = await admin<{ oauth_client_id: string; n: number }[]>`
       select oauth_client_id, count(*)::int as n from mdame.quota_ledger where call_kind = 'videos.insert' and status <> 'released' group by 1 order by 1`;
     expect([...ledger]).toEqual([{ oauth_client_id: ALPHA.clientId, n: 1 }, { oauth_client_id: BETA.clientId, n: 1 }]);
-    const usage = await (await fetch(`${env.EMULATOR_URL}/_emulator/youtube/usage`)).json() as { projects: { client_id: string; insert_calls_used?: number }[] };
+    const usage = await (await fetch(`${env.EMULATOR_URL}/_emulator/youtube/usage`)).json() as {
+      projects: { client_id: string; insert_calls_used?: number }[];
+    };
     const clients = usage.projects.map((p) => p.client_id);
     expect(clients).toContain(ALPHA.clientId);
     expect(clients).toContain(BETA.clientId);
@@ -169,7 +192,10 @@ describe("channels connected through different projects", () => {
   }, 120_000);
 
   test("the emulator refuses a refresh token presented with another client, and a registered client with a wrong secret", async () => {
-    expect(await refreshToken("emulator-refresh-alpha-channel", BETA.clientId, BETA.secret)).toMatchObject({ status: 400, body: { error: "unauthorized_client" } });
+    expect(await refreshToken("emulator-refresh-alpha-channel", BETA.clientId, BETA.secret)).toMatchObject({
+      status: 400,
+      body: { error: "unauthorized_client" },
+    });
     expect(await refreshToken("emulator-refresh-alpha-channel", ALPHA.clientId, "wrong")).toMatchObject({ status: 401, body: { error: "invalid_client" } });
     expect((await refreshToken("emulator-refresh-alpha-channel", ALPHA.clientId, ALPHA.secret)).status).toBe(200);
   });
@@ -208,7 +234,9 @@ describe("key rotation", () => {
     try {
       const rotate = async () => {
         const response = await rotated.app.request("/pipeline/credentials/rotate", {
-          method: "POST", headers: { authorization: `Bearer ${env.SERVICE_ROLE_KEY}`, "content-type": "application/json" }, body: JSON.stringify({ limit: 100 }),
+          method: "POST",
+          headers: { authorization: `Bearer ${env.SERVICE_ROLE_KEY}`, "content-type": "application/json" },
+          body: JSON.stringify({ limit: 100 }),
         });
         expect(response.status).toBe(200);
         return CredentialsRotationBatch.parse(await response.json());

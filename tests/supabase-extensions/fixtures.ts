@@ -11,7 +11,9 @@ const extensions = serverExtensions(pgBinDir());
 /** Why the layer cannot run on this server, or null when it has all three extensions. */
 export const missingExtensions: string | null = extensions.pgNet && extensions.vault && extensions.pgmqVersion !== null
   ? null
-  : `${pgBinDir()} has ${[!extensions.pgNet && "no pg_net", !extensions.vault && "no supabase_vault", extensions.pgmqVersion === null && "no pgmq"].filter(Boolean).join(", ")}`;
+  : `${pgBinDir()} has ${
+    [!extensions.pgNet && "no pg_net", !extensions.vault && "no supabase_vault", extensions.pgmqVersion === null && "no pgmq"].filter(Boolean).join(", ")
+  }`;
 
 export const superuser = () => postgres(LOCAL_DB_URL, { max: 2, onnotice: () => {} });
 

@@ -104,7 +104,8 @@ describe.skipIf(missingExtensions !== null)("pg_net failures (the extension)", (
 
     // The run's ingest wake is held past pg_net's timeout.
     mode = "hang";
-    const [{ run_id: runId }] = await sql`select run_id from mdame.start_run(${`pg-net-failures-${Date.now()}`}, 'dev', 'manual', current_date, 'tech-explained')`;
+    const [{ run_id: runId }] =
+      await sql`select run_id from mdame.start_run(${`pg-net-failures-${Date.now()}`}, 'dev', 'manual', current_date, 'tech-explained')`;
     await waitFor("the ingest wake to reach the functions URL", () => (delivered.some((d) => d.reason === "ingest") ? true : undefined), 30_000);
     expect(delivered.find((d) => d.reason === "ingest")!.authorization).toBe(`Bearer ${env.SERVICE_ROLE_KEY}`);
 
@@ -116,7 +117,11 @@ describe.skipIf(missingExtensions !== null)("pg_net failures (the extension)", (
       const [row] = await sql`select count(*)::int as n from net._http_response where id > ${before} and timed_out`;
       return row.n > 0 ? true : undefined;
     }, 180_000);
-    await waitFor("pg_cron's tick to wake the stage runner", () => (delivered.some((d) => d.reason === "tick" && d.answered === 503) ? true : undefined), 120_000);
+    await waitFor(
+      "pg_cron's tick to wake the stage runner",
+      () => (delivered.some((d) => d.reason === "tick" && d.answered === 503) ? true : undefined),
+      120_000,
+    );
     const failures = await sql`select status_code, timed_out from net._http_response where id > ${before} order by id`;
     expect(failures.some((r) => r.status_code === 503)).toBe(true);
     expect(failures.some((r) => r.timed_out === true)).toBe(true);
@@ -130,7 +135,11 @@ describe.skipIf(missingExtensions !== null)("pg_net failures (the extension)", (
 
     // Once the functions URL answers, the next minutely wake drains the work.
     mode = "pass";
-    const drained = await waitFor("a tick through pg_net to process the ingest", () => delivered.find((d) => d.answered === 200 && (d.processed ?? 0) >= 1), 150_000);
+    const drained = await waitFor(
+      "a tick through pg_net to process the ingest",
+      () => delivered.find((d) => d.answered === 200 && (d.processed ?? 0) >= 1),
+      150_000,
+    );
     expect(drained.reason).toBe("tick");
     const [moved] = await sql`select status from mdame.run_dimensions where run_id = ${runId} and dimension_id = 'tech-explained'`;
     expect(moved.status).not.toBe("ingesting");

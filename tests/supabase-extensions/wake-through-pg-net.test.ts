@@ -37,7 +37,10 @@ describe.skipIf(missingExtensions !== null)("wake-ups through pg_net (the extens
 
   test("a demo run completes, every wake-up posted by pg_net and answered 200 by the tick", async () => {
     const demo = spawnSync(process.execPath, [join(paths.root, "scripts", "demo.ts")], {
-      cwd: paths.root, encoding: "utf8", timeout: 20 * 60_000, env: { ...process.env, LOG_LEVEL: "warn" },
+      cwd: paths.root,
+      encoding: "utf8",
+      timeout: 20 * 60_000,
+      env: { ...process.env, LOG_LEVEL: "warn" },
     });
     if (demo.status !== 0) console.error(`${demo.stdout}\n${demo.stderr}`);
     expect(demo.status).toBe(0);

@@ -8,16 +8,30 @@ import { criticalT, welch } from "../../shared/adapt/welch.ts";
 const NOW = new Date("2026-03-01T22:30:00Z");
 
 function config(adapt: Record<string, unknown> = {}): AdaptConfig {
-  return { daily_limit: 3, narration_min_words: 95, narration_max_words: 150, sources: [{ kind: "google_trends", weight: 1 }], adapt: AdaptSettings.parse({ video_length: { target_s: 50 }, ...adapt }) };
+  return {
+    daily_limit: 3,
+    narration_min_words: 95,
+    narration_max_words: 150,
+    sources: [{ kind: "google_trends", weight: 1 }],
+    adapt: AdaptSettings.parse({ video_length: { target_s: 50 }, ...adapt }),
+  };
 }
 
 /** n short and n long videos at target 50, retention around the given means (a fixed +-2 spread). */
 function lengths(n: number, shortMean: number, longMean: number, target = 50): VideoEvidence[] {
   return Array.from({ length: 2 * n }, (_, i) => ({
-    unit_id: `u${i}`, made_at: new Date(NOW.getTime() - (i + 1) * 3600_000), engaged_views: 100,
+    unit_id: `u${i}`,
+    made_at: new Date(NOW.getTime() - (i + 1) * 3600_000),
+    engaged_views: 100,
     retention: (i % 2 === 0 ? shortMean : longMean) + (i % 4 < 2 ? 2 : -2),
-    hook_score: null, hook_threshold: 0.72, source: "google_trends", categories: [],
-    length_arm: i % 2 === 0 ? "short" as const : "long" as const, length_target_s: target, daily_volume: 3, day_units: 3,
+    hook_score: null,
+    hook_threshold: 0.72,
+    source: "google_trends",
+    categories: [],
+    length_arm: i % 2 === 0 ? "short" as const : "long" as const,
+    length_target_s: target,
+    daily_volume: 3,
+    day_units: 3,
   }));
 }
 
@@ -100,7 +114,28 @@ describe("the parameters in a run", () => {
 
 describe("Welch's t", () => {
   test("matches a worked example and the t table", () => {
-    const r = welch([19.8, 20.4, 19.6, 17.8, 18.5, 18.9, 18.3, 18.9, 19.5, 22.0], [28.2, 26.6, 20.1, 23.3, 25.2, 22.1, 17.7, 27.6, 20.6, 13.7, 23.2, 17.5, 20.6, 18.0, 23.9, 21.6, 24.3, 20.4, 23.9, 13.3])!;
+    const r = welch([19.8, 20.4, 19.6, 17.8, 18.5, 18.9, 18.3, 18.9, 19.5, 22.0], [
+      28.2,
+      26.6,
+      20.1,
+      23.3,
+      25.2,
+      22.1,
+      17.7,
+      27.6,
+      20.6,
+      13.7,
+      23.2,
+      17.5,
+      20.6,
+      18.0,
+      23.9,
+      21.6,
+      24.3,
+      20.4,
+      23.9,
+      13.3,
+    ])!;
     expect(r.t).toBeCloseTo(2.2, 1);
     expect(r.df).toBeCloseTo(24.5, 0);
     expect(criticalT(0.05, 24)).toBeCloseTo(2.064, 2);

@@ -28,7 +28,13 @@ describe("adaptive engine simulation", () => {
       expect(m.after).toBeLessThan(m.before as number);
       expect((m.before as number) - (m.after as number)).toBeLessThanOrEqual(3);
     }
-    const bounds = lengthBounds({ daily_limit: 3, narration_min_words: 95, narration_max_words: 150, sources: [], adapt: { video_length: { spread_s: 4 } } as never });
+    const bounds = lengthBounds({
+      daily_limit: 3,
+      narration_min_words: 95,
+      narration_max_words: 150,
+      sources: [],
+      adapt: { video_length: { spread_s: 4 } } as never,
+    });
     expect(run.weeks.at(-1)!.target_s).toBe(bounds.min);
   });
 

@@ -14,9 +14,17 @@ test("an outage's wait doubles its ceiling per attempt, from a minute up to an h
 test("status prints no analytics section before a fetch, and one row per window after", () => {
   expect(formatRunAnalytics([], Date.now())).toEqual([]);
   const lines = formatRunAnalytics([{
-    unit_id: "0b5e2a1c-0000-4000-8000-000000000001", publication_id: "0b5e2a1c-0000-4000-8000-000000000002", external_id: "abc123",
-    channel_handle: "@demo", window_days: 3, views: 1234, engaged_views: 900, average_view_percentage: 61.25, average_view_duration_s: 24.6,
-    likes: 40, fetched_at: "2026-12-01T10:00:00.000Z",
+    unit_id: "0b5e2a1c-0000-4000-8000-000000000001",
+    publication_id: "0b5e2a1c-0000-4000-8000-000000000002",
+    external_id: "abc123",
+    channel_handle: "@demo",
+    window_days: 3,
+    views: 1234,
+    engaged_views: 900,
+    average_view_percentage: 61.25,
+    average_view_duration_s: 24.6,
+    likes: 40,
+    fetched_at: "2026-12-01T10:00:00.000Z",
   }], Date.parse("2026-12-01T12:00:00Z"));
   expect(lines[0]).toBe("");
   expect(lines[2]).toMatch(/^0b5e2a1c\s+@demo abc123\s+day 3\s+1234\s+900\s+61\.3%\s+25s\s+40\s+2h/);

@@ -43,7 +43,7 @@ describe("checkImports on a planted tree", () => {
   }
 
   const clean = {
-    "shared/hashing.ts": 'export const h = 1;\n',
+    "shared/hashing.ts": "export const h = 1;\n",
     "functions/pipeline/app.ts": 'import { h } from "../../shared/hashing.ts";\nexport const a = h;\n',
     "stack/edge-host.ts": 'import { a } from "../functions/pipeline/app.ts";\nexport const e = a;\n',
     "cli/main.ts": 'import { e } from "../stack/edge-host.ts";\nexport const m = e;\n',
@@ -59,7 +59,8 @@ describe("checkImports on a planted tree", () => {
     const report = checkImports(tree({
       ...clean,
       "scripts/bench.ts": "export type Figures = { ms: number };\n",
-      "functions/pipeline/app.ts": 'import { h } from "../../shared/hashing.ts";\nimport type { Figures } from "../../scripts/bench.ts";\nexport const a: Figures | number = h;\n',
+      "functions/pipeline/app.ts":
+        'import { h } from "../../shared/hashing.ts";\nimport type { Figures } from "../../scripts/bench.ts";\nexport const a: Figures | number = h;\n',
     }));
     expect(report.wrongWay).toEqual([{ from: "functions/pipeline/app.ts", to: "scripts/bench.ts" }]);
   });

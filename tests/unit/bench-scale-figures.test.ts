@@ -35,8 +35,17 @@ describe("lateness and concurrency", () => {
 
 describe("the last line", () => {
   const figures = {
-    dimensions: 100, units: 100, published: 98, failed: 2, late_p50_s: 12.34, late_p99_s: 80.06, max_concurrent_runs: 7,
-    transitions_per_s: 3.456, edge_cpu_p99_ms: 180.4, edge_cpu_max_ms: 911.6, db_cpu_ms_per_unit: 412.5,
+    dimensions: 100,
+    units: 100,
+    published: 98,
+    failed: 2,
+    late_p50_s: 12.34,
+    late_p99_s: 80.06,
+    max_concurrent_runs: 7,
+    transitions_per_s: 3.456,
+    edge_cpu_p99_ms: 180.4,
+    edge_cpu_max_ms: 911.6,
+    db_cpu_ms_per_unit: 412.5,
   };
 
   test("names every figure in order", () => {
@@ -47,7 +56,15 @@ describe("the last line", () => {
   });
 
   test("says na for what was not measured, and the pattern holds it", () => {
-    const line = summaryLine({ ...figures, published: 0, late_p50_s: null, late_p99_s: null, edge_cpu_p99_ms: null, edge_cpu_max_ms: null, db_cpu_ms_per_unit: null });
+    const line = summaryLine({
+      ...figures,
+      published: 0,
+      late_p50_s: null,
+      late_p99_s: null,
+      edge_cpu_p99_ms: null,
+      edge_cpu_max_ms: null,
+      db_cpu_ms_per_unit: null,
+    });
     expect(line).toContain("late_p50_s=na late_p99_s=na");
     expect(line).toMatch(SUMMARY_LINE);
     expect("dimensions=1 units=1").not.toMatch(SUMMARY_LINE);
@@ -64,7 +81,7 @@ describe("the CPU readings", () => {
     const log = [
       JSON.stringify({ level: 30, msg: "request", path: "/functions/v1/pipeline/tick", cpu_ms: 41.5 }),
       JSON.stringify({ level: 30, msg: "ready" }),
-      "not json \"cpu_ms\"",
+      'not json "cpu_ms"',
       JSON.stringify({ level: 30, msg: "request", cpu_ms: 7 }),
     ].join("\n");
     expect(requestCpuFromLog(log)).toEqual([41.5, 7]);

@@ -100,7 +100,10 @@ describe("word highlight", () => {
     const cues = layout(words);
     const lines = dialogues(buildAssSubtitles(cues, { fontName: "DejaVu Sans", zone }));
     expect(lines.map((l) => l.split(",").slice(1, 3).join("-"))).toEqual([
-      "0:00:00.10-0:00:00.65", "0:00:00.65-0:00:00.90", "0:00:00.90-0:00:01.30", "0:00:01.30-0:00:02.00",
+      "0:00:00.10-0:00:00.65",
+      "0:00:00.65-0:00:00.90",
+      "0:00:00.90-0:00:01.30",
+      "0:00:01.30-0:00:02.00",
     ]);
     const hi = `{\\1c${CAPTION_STYLE.highlightColour}&}`;
     for (const [i, line] of lines.entries()) {
@@ -177,7 +180,13 @@ describe("line breaking", () => {
   });
 
   test("no cue has more than two lines, and every box lies inside its zone, however long or wide the words", () => {
-    const nasty = ["WWWW MMMM WWWW MMMM", "Incomprehensibilities happen", "Supercalifragilisticexpialidocious!", "tiny a b c", "Ini adalah kalimat bahasa Indonesia yang cukup panjang sekali."];
+    const nasty = [
+      "WWWW MMMM WWWW MMMM",
+      "Incomprehensibilities happen",
+      "Supercalifragilisticexpialidocious!",
+      "tiny a b c",
+      "Ini adalah kalimat bahasa Indonesia yang cukup panjang sekali.",
+    ];
     for (const profile of ["intersection", "youtube_shorts", "tiktok", "reels"] as const) {
       for (const text of nasty) {
         const cues = layout(timed(text), { profile });
@@ -199,7 +208,9 @@ describe("line breaking", () => {
       }
     })();
     expect(error).toBeInstanceOf(CaptionLayoutError);
-    expect((error as Error).message).toMatch(/^caption cue 1 "X{30}- \/ X{30}" at 2\.00 s lies outside the tiktok safe zone \(x 150-930, y 150-1480\): left edge -?\d+ < 150, right edge \d+ > 930$/);
+    expect((error as Error).message).toMatch(
+      /^caption cue 1 "X{30}- \/ X{30}" at 2\.00 s lies outside the tiktok safe zone \(x 150-930, y 150-1480\): left edge -?\d+ < 150, right edge \d+ > 930$/,
+    );
   });
 });
 

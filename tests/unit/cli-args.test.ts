@@ -19,8 +19,16 @@ const RUN = "0b5c7c5e-3a3e-4c4e-9f5e-1d2f3a4b5c6d";
 
 /** A run as the status and the abort answer show it. */
 const runRecord = (status: RunRecord["status"]): RunRecord => ({
-  id: RUN, env: "dev", run_date: "2026-11-29", trigger_kind: "manual", dimension_filter: null, status, error: null,
-  created_at: "2026-11-29T11:58:00Z", updated_at: "2026-11-29T11:59:00Z", finished_at: null,
+  id: RUN,
+  env: "dev",
+  run_date: "2026-11-29",
+  trigger_kind: "manual",
+  dimension_filter: null,
+  status,
+  error: null,
+  created_at: "2026-11-29T11:58:00Z",
+  updated_at: "2026-11-29T11:59:00Z",
+  finished_at: null,
 });
 
 function usageError(argv: string[]): UsageError {
@@ -37,7 +45,11 @@ describe("parseArgs", () => {
   test("run takes its flags in both spellings", () => {
     expect(parseArgs(["run"])).toEqual({ name: "run", dimension: null, key: null, wait: false, json: false });
     expect(parseArgs(["run", "--dimension", "tech-explained", "--key=manual-key-1", "--wait"])).toEqual({
-      name: "run", dimension: "tech-explained", key: "manual-key-1", wait: true, json: false,
+      name: "run",
+      dimension: "tech-explained",
+      key: "manual-key-1",
+      wait: true,
+      json: false,
     });
   });
 
@@ -245,10 +257,22 @@ describe("what the operator reads", () => {
   const now = Date.parse("2026-11-29T12:00:00Z");
 
   test("the dead-letter table cuts long errors to the terminal width", () => {
-    const lines = formatDeadLetters([{
-      id: 12, queue_name: "render", msg_id: 90, read_ct: 3, payload: {}, unit_id: RUN, created_at: "2026-11-29T11:58:00Z",
-      last_error: `ffmpeg exited with 1: ${"x".repeat(300)}`, retried_at: null, retried_msg_id: null,
-    }], now, 80);
+    const lines = formatDeadLetters(
+      [{
+        id: 12,
+        queue_name: "render",
+        msg_id: 90,
+        read_ct: 3,
+        payload: {},
+        unit_id: RUN,
+        created_at: "2026-11-29T11:58:00Z",
+        last_error: `ffmpeg exited with 1: ${"x".repeat(300)}`,
+        retried_at: null,
+        retried_msg_id: null,
+      }],
+      now,
+      80,
+    );
     expect(lines[0]).toMatch(/^id\s+queue\s+unit\s+attempts\s+age\s+retried\s+last error$/);
     expect(lines[1]).toMatch(/^12\s+render\s+0b5c7c5e\s+3\s+2m\s+-\s+ffmpeg exited with 1: x+…$/);
     expect(lines[1]!.length).toBe(80);
@@ -259,8 +283,11 @@ describe("what the operator reads", () => {
     expect(describeAbort({ run, cancelled_units: 0, released_assets: [], removed_assets: 0, unremoved_assets: [] })[0])
       .toBe(`run ${RUN} is completed: nothing left to cancel`);
     const aborted = describeAbort({
-      run: { ...run, status: "rolled_back", error: "aborted: bad topic" }, cancelled_units: 2, released_assets: ["voice/a.mp3"],
-      removed_assets: 0, unremoved_assets: [{ key: "voice/a.mp3", error: "permission denied" }],
+      run: { ...run, status: "rolled_back", error: "aborted: bad topic" },
+      cancelled_units: 2,
+      released_assets: ["voice/a.mp3"],
+      removed_assets: 0,
+      unremoved_assets: [{ key: "voice/a.mp3", error: "permission denied" }],
     });
     expect(aborted).toEqual([
       `run ${RUN} rolled_back`,
@@ -272,11 +299,26 @@ describe("what the operator reads", () => {
   const status = (stage: string, ready: number): RunStatus => ({
     run: runRecord("running"),
     dimensions: [{
-      dimension_id: "tech-explained", status: "ingested", topics_seen: 3, units_created: 1, updated_at: "2026-11-29T11:59:00Z", config_hash: null, config: null,
+      dimension_id: "tech-explained",
+      status: "ingested",
+      topics_seen: 3,
+      units_created: 1,
+      updated_at: "2026-11-29T11:59:00Z",
+      config_hash: null,
+      config: null,
     }],
     units: [{
-      id: RUN, dimension_id: "tech-explained", stage, title: "t", error: null, updated_at: "2026-11-29T11:59:50Z",
-      scenes_ready: ready, scenes_total: 6, video: null, quality: null, publications: [],
+      id: RUN,
+      dimension_id: "tech-explained",
+      stage,
+      title: "t",
+      error: null,
+      updated_at: "2026-11-29T11:59:50Z",
+      scenes_ready: ready,
+      scenes_total: 6,
+      video: null,
+      quality: null,
+      publications: [],
     }],
   });
 
@@ -290,8 +332,10 @@ describe("what the operator reads", () => {
     ];
     const row = formatRunStatus(waiting, Date.parse("2026-11-30T01:00:00Z")).find((line) => line.startsWith(RUN.slice(0, 8)))!;
     expect(row).toContain("deferred");
-    expect(row).toContain("youtube vid-a (private), youtube deferred (quota_spent) until 2026-11-30T08:00Z (in 7h), " +
-      "youtube deferred (needs_reconnect) until its account is reconnected");
+    expect(row).toContain(
+      "youtube vid-a (private), youtube deferred (quota_spent) until 2026-11-30T08:00Z (in 7h), " +
+        "youtube deferred (needs_reconnect) until its account is reconnected",
+    );
   });
 
   test("on a terminal the live view redraws its block in place", () => {

@@ -35,21 +35,69 @@ describe("dimension commands", () => {
 
   test("set takes a file and field flags, which name the configuration fields they change", () => {
     expect(parseArgs(["dimension", "set", "tech-explained", "--daily-limit", "3", "--rate", "-10%", "--voice=en-GB-SoniaNeural", "--file", "p.json"])).toEqual({
-      name: "dimension set", id: "tech-explained", file: "p.json", fields: { daily_limit: 3, tts_rate: "-10%", tts_voice: "en-GB-SoniaNeural" }, publishing: {}, json: false,
+      name: "dimension set",
+      id: "tech-explained",
+      file: "p.json",
+      fields: { daily_limit: 3, tts_rate: "-10%", tts_voice: "en-GB-SoniaNeural" },
+      publishing: {},
+      json: false,
     });
-    expect(parseArgs(["dimension", "set", "x1", "--narration-min-words", "70", "--narration-max-words", "90", "--trend-geo", "GB", "--display-name", "X", "--language", "en"]))
+    expect(
+      parseArgs([
+        "dimension",
+        "set",
+        "x1",
+        "--narration-min-words",
+        "70",
+        "--narration-max-words",
+        "90",
+        "--trend-geo",
+        "GB",
+        "--display-name",
+        "X",
+        "--language",
+        "en",
+      ]),
+    )
       .toMatchObject({ fields: { narration_min_words: 70, narration_max_words: 90, trend_geo: "GB", display_name: "X", language: "en" } });
   });
 
   test("publishing flags name the publishing fields they change; none clears, true/false are booleans", () => {
     expect(parseArgs([
-      "dimension", "set", "sains-singkat", "--time-zone", "Asia/Jakarta", "--publish-time", "18:00", "--run-time", "none", "--privacy", "unlisted",
-      "--category", "28", "--made-for-kids", "false", "--synthetic-media", "true", "--audio-language", "id",
+      "dimension",
+      "set",
+      "sains-singkat",
+      "--time-zone",
+      "Asia/Jakarta",
+      "--publish-time",
+      "18:00",
+      "--run-time",
+      "none",
+      "--privacy",
+      "unlisted",
+      "--category",
+      "28",
+      "--made-for-kids",
+      "false",
+      "--synthetic-media",
+      "true",
+      "--audio-language",
+      "id",
     ])).toEqual({
-      name: "dimension set", id: "sains-singkat", file: null, fields: {}, json: false,
+      name: "dimension set",
+      id: "sains-singkat",
+      file: null,
+      fields: {},
+      json: false,
       publishing: {
-        time_zone: "Asia/Jakarta", publish_time: "18:00", run_time: null, privacy_status: "unlisted", category_id: "28",
-        made_for_kids: false, contains_synthetic_media: true, default_audio_language: "id",
+        time_zone: "Asia/Jakarta",
+        publish_time: "18:00",
+        run_time: null,
+        privacy_status: "unlisted",
+        category_id: "28",
+        made_for_kids: false,
+        contains_synthetic_media: true,
+        default_audio_language: "id",
       },
     });
   });
@@ -68,9 +116,33 @@ describe("dimension commands", () => {
 describe("account commands", () => {
   test("connect youtube needs a dimension; takes a channel, a login hint, a timeout and --no-browser", () => {
     expect(parseArgs(["account", "connect", "youtube", "--dimension", "tech-explained"])).toEqual({
-      name: "account connect", platform: "youtube", dimension: "tech-explained", channel: null, project: null, loginHint: null, timeoutS: 300, browser: true, json: false,
+      name: "account connect",
+      platform: "youtube",
+      dimension: "tech-explained",
+      channel: null,
+      project: null,
+      loginHint: null,
+      timeoutS: 300,
+      browser: true,
+      json: false,
     });
-    expect(parseArgs(["account", "connect", "youtube", "--dimension", "d1", "--channel", "@mine", "--login-hint", "me@example.invalid", "--timeout", "30", "--no-browser", "--json"]))
+    expect(
+      parseArgs([
+        "account",
+        "connect",
+        "youtube",
+        "--dimension",
+        "d1",
+        "--channel",
+        "@mine",
+        "--login-hint",
+        "me@example.invalid",
+        "--timeout",
+        "30",
+        "--no-browser",
+        "--json",
+      ]),
+    )
       .toMatchObject({ channel: "@mine", loginHint: "me@example.invalid", timeoutS: 30, browser: false, json: true });
     expect(usageError(["account", "connect", "youtube"]).message).toBe("account connect needs --dimension <id>");
     expect(usageError(["account", "connect", "instagram", "--dimension", "d1"]).message).toContain("the platforms are youtube and tiktok");
@@ -140,20 +212,48 @@ describe("where the OAuth client and Google's endpoints come from", () => {
 
 describe("what the operator reads", () => {
   test("a 400 with several issues lists each on its own line, unknown fields one by one", () => {
-    const error = apiError(400, { error: "invalid request", issues: [{ code: "too_big", path: ["daily_limit"], message: "must be 0 to 50" }, { code: "unrecognized_keys", path: [], keys: ["a", "b"], message: "Unrecognized keys" }] }, "u");
+    const error = apiError(400, {
+      error: "invalid request",
+      issues: [{ code: "too_big", path: ["daily_limit"], message: "must be 0 to 50" }, {
+        code: "unrecognized_keys",
+        path: [],
+        keys: ["a", "b"],
+        message: "Unrecognized keys",
+      }],
+    }, "u");
     expect(error.message).toBe("the API refused the request:\n  daily_limit: must be 0 to 50\n  a: unknown field\n  b: unknown field");
     expect(error.exitCode).toBe(EXIT.failure);
   });
 
   test("the dimension and account tables", () => {
     const dimension = {
-      id: "tech-explained", display_name: "Tech Explained", language: "en" as const, tts_voice: "en-US-AriaNeural", tts_fallback_voice: null, tts_rate: "+0%", trend_geo: "US",
-      style: { palette: ["#000000", "#ffffff"], motion: "drift" as const, caption_font: "DejaVu Sans" }, safety_profile: { blocked_terms: [], blocked_categories: [], strictness: "standard" as const },
+      id: "tech-explained",
+      display_name: "Tech Explained",
+      language: "en" as const,
+      tts_voice: "en-US-AriaNeural",
+      tts_fallback_voice: null,
+      tts_rate: "+0%",
+      trend_geo: "US",
+      style: { palette: ["#000000", "#ffffff"], motion: "drift" as const, caption_font: "DejaVu Sans" },
+      safety_profile: { blocked_terms: [], blocked_categories: [], strictness: "standard" as const },
       visuals: { backends: ["procedural" as const], pexels_blocklist: [] },
-      daily_limit: 1, narration_min_words: 95, narration_max_words: 150, llm: {}, captions: { profile: "intersection" as const }, music: null, active: false, created_at: "2026-11-30T00:00:00Z", updated_at: "2026-11-30T00:00:00Z",
-      subject: { keywords: [], categories: [], excluded_terms: [] }, sources: [{ kind: "google_trends" as const, weight: 1 }], min_score: 0,
-      publishing: { ...DEFAULT_PUBLISHING }, adapt: DEFAULT_ADAPT, alerts: null,
-      accounts: 2, active_accounts: 1,
+      daily_limit: 1,
+      narration_min_words: 95,
+      narration_max_words: 150,
+      llm: {},
+      captions: { profile: "intersection" as const },
+      music: null,
+      active: false,
+      created_at: "2026-11-30T00:00:00Z",
+      updated_at: "2026-11-30T00:00:00Z",
+      subject: { keywords: [], categories: [], excluded_terms: [] },
+      sources: [{ kind: "google_trends" as const, weight: 1 }],
+      min_score: 0,
+      publishing: { ...DEFAULT_PUBLISHING },
+      adapt: DEFAULT_ADAPT,
+      alerts: null,
+      accounts: 2,
+      active_accounts: 1,
     };
     const [header, row] = formatDimensionList([dimension]);
     expect(header).toStartWith("id");
@@ -161,20 +261,39 @@ describe("what the operator reads", () => {
     expect(formatDimensionList([])[0]).toContain("mdame dimension add");
 
     const account = {
-      id: ACCOUNT, dimension_id: "tech-explained", platform: "youtube" as const, channel_handle: "@tech", channel_id: null, active: true,
-      has_credentials: true, oauth_client_id: "default", youtube_project: "default", upload_cap_24h: 15, health: "ok" as const, health_reason: null, health_since: null,
-      connected_at: "2026-11-30T00:00:00Z", created_at: "2026-11-30T00:00:00Z",
+      id: ACCOUNT,
+      dimension_id: "tech-explained",
+      platform: "youtube" as const,
+      channel_handle: "@tech",
+      channel_id: null,
+      active: true,
+      has_credentials: true,
+      oauth_client_id: "default",
+      youtube_project: "default",
+      upload_cap_24h: 15,
+      health: "ok" as const,
+      health_reason: null,
+      health_since: null,
+      connected_at: "2026-11-30T00:00:00Z",
+      created_at: "2026-11-30T00:00:00Z",
     };
     const lines = formatAccountList([account, { ...account, has_credentials: false, connected_at: null, active: false }], Date.parse("2026-11-30T00:10:00Z"));
     expect(lines[1]).toMatch(/youtube\s+default\s+active\s+stored\s+10m ago\s+@tech$/);
     expect(lines[2]).toMatch(/paused\s+missing\s+-\s+@tech$/);
     expect(lines).toHaveLength(3);
 
-    const refused = { ...account, health: "needs_reconnect" as const, health_reason: "invalid_grant: Token has been expired or revoked.", health_since: "2026-11-30T00:05:00Z" };
+    const refused = {
+      ...account,
+      health: "needs_reconnect" as const,
+      health_reason: "invalid_grant: Token has been expired or revoked.",
+      health_since: "2026-11-30T00:05:00Z",
+    };
     const withRefused = formatAccountList([refused], Date.parse("2026-11-30T00:10:00Z"));
     expect(withRefused[1]).toMatch(/active\s+reconnect\s+10m ago\s+@tech$/);
-    expect(withRefused[2]).toBe("@tech (tech-explained) needs reconnecting since 5m ago (invalid_grant: Token has been expired or revoked.): " +
-      "mdame account connect youtube --dimension tech-explained --channel @tech");
+    expect(withRefused[2]).toBe(
+      "@tech (tech-explained) needs reconnecting since 5m ago (invalid_grant: Token has been expired or revoked.): " +
+        "mdame account connect youtube --dimension tech-explained --channel @tech",
+    );
   });
 
   test("a config file that breaks the contract is refused with every field named and nothing sent (exit 2)", async () => {
@@ -195,7 +314,13 @@ describe("what the operator reads", () => {
     expect(called).toBe(false);
     const text = err.join("");
     for (const field of ["display_name", "language", "tts_voice", "trend_geo", "style", "daily_limit"]) expect(text).toContain(`  ${field}: `);
-    expect((await main(["dimension", "add", "--file", "/nonexistent/x.json"], { out: { write: () => {} }, err: { write: (s: string) => err.push(s) }, env: { FUNCTIONS_URL: "http://a.test", SERVICE_ROLE_KEY: "k" } }))).toBe(EXIT.usage);
+    expect(
+      await main(["dimension", "add", "--file", "/nonexistent/x.json"], {
+        out: { write: () => {} },
+        err: { write: (s: string) => err.push(s) },
+        env: { FUNCTIONS_URL: "http://a.test", SERVICE_ROLE_KEY: "k" },
+      }),
+    ).toBe(EXIT.usage);
     expect(err.join("")).toContain("cannot read /nonexistent/x.json: no such file");
   });
 });

@@ -9,7 +9,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import {
-  chooseClusterLocation, cloneDataDir, outsideDataDir, postgresUserCanEnter, PROJECT_MARKER, projectHash, readProjectMarker, writeProjectMarker,
+  chooseClusterLocation,
+  cloneDataDir,
+  outsideDataDir,
+  postgresUserCanEnter,
+  PROJECT_MARKER,
+  projectHash,
+  readProjectMarker,
+  writeProjectMarker,
 } from "../../stack/cluster-location.ts";
 import { PROJECT_HASH, PROJECT_ROOT } from "../../stack/paths.ts";
 
@@ -84,18 +91,21 @@ describe("where the cluster lives", () => {
     expect(projectHash("/a")).not.toBe(projectHash("/b"));
   });
 
-  test.skipIf(typeof process.getuid !== "function" || process.getuid() !== 0)("as root, the postgres user's access is asked of the OS: a 0700 folder is closed to it", () => {
-    const open = join(dir, "open");
-    const closed = join(dir, "closed");
-    mkdirSync(open, { mode: 0o755 });
-    mkdirSync(closed, { mode: 0o700 });
-    chmodSync(dir, 0o755);
-    chmodSync(closed, 0o700);
-    expect(postgresUserCanEnter(open, "postgres")).toBe(true);
-    expect(postgresUserCanEnter(closed, "postgres")).toBe(false);
-    mkdirSync(join(closed, "inner"), { mode: 0o755 });
-    expect(postgresUserCanEnter(join(closed, "inner"), "postgres")).toBe(false);
-  });
+  test.skipIf(typeof process.getuid !== "function" || process.getuid() !== 0)(
+    "as root, the postgres user's access is asked of the OS: a 0700 folder is closed to it",
+    () => {
+      const open = join(dir, "open");
+      const closed = join(dir, "closed");
+      mkdirSync(open, { mode: 0o755 });
+      mkdirSync(closed, { mode: 0o700 });
+      chmodSync(dir, 0o755);
+      chmodSync(closed, 0o700);
+      expect(postgresUserCanEnter(open, "postgres")).toBe(true);
+      expect(postgresUserCanEnter(closed, "postgres")).toBe(false);
+      mkdirSync(join(closed, "inner"), { mode: 0o755 });
+      expect(postgresUserCanEnter(join(closed, "inner"), "postgres")).toBe(false);
+    },
+  );
 });
 
 describe("the marker of a cluster outside its clone", () => {

@@ -20,8 +20,11 @@ const ringOf = (current: string, ...previous: string[]) =>
 async function sealV1(keyB64: string, refreshToken: string, accountId: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const key = await crypto.subtle.importKey("raw", Buffer.from(keyB64, "base64"), "AES-GCM", false, ["encrypt"]);
-  const body = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: new TextEncoder().encode(accountId) }, key,
-    new TextEncoder().encode(JSON.stringify({ refresh_token: refreshToken })));
+  const body = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv, additionalData: new TextEncoder().encode(accountId) },
+    key,
+    new TextEncoder().encode(JSON.stringify({ refresh_token: refreshToken })),
+  );
   return `v1.${Buffer.from(iv).toString("base64")}.${Buffer.from(body).toString("base64")}`;
 }
 
@@ -91,19 +94,21 @@ describe("sealed account credentials", () => {
     const ring = ringOf(generateCredentialsKey());
     const sealed = await encryptCredentials(ring, { refresh_token: "rt-1" }, ACCOUNT);
     const [, kid, iv, body] = sealed.split(".");
-    for (const variant of [
-      `${sealed}.extra`,
-      `${sealed}.`,
-      `v2.${iv}.${body}`,
-      `v1.${kid}.${iv}.${body}`,
-      `v3.${kid}.${iv}.${body}`,
-      `v2.${kid!.toUpperCase()}.${iv}.${body}`,
-      `v2.${kid}0.${iv}.${body}`,
-      `v2.${kid}.${iv}`,
-      `v2.${kid}.${iv!.slice(0, 8)} ${iv!.slice(8)}.${body}`,
-      `v2.${kid}.${btoa("0123456789abcdef")}.${body}`,
-      `v2.${kid}.${iv}.${body!.replace(/=+$/, "")}`,
-    ]) {
+    for (
+      const variant of [
+        `${sealed}.extra`,
+        `${sealed}.`,
+        `v2.${iv}.${body}`,
+        `v1.${kid}.${iv}.${body}`,
+        `v3.${kid}.${iv}.${body}`,
+        `v2.${kid!.toUpperCase()}.${iv}.${body}`,
+        `v2.${kid}0.${iv}.${body}`,
+        `v2.${kid}.${iv}`,
+        `v2.${kid}.${iv!.slice(0, 8)} ${iv!.slice(8)}.${body}`,
+        `v2.${kid}.${btoa("0123456789abcdef")}.${body}`,
+        `v2.${kid}.${iv}.${body!.replace(/=+$/, "")}`,
+      ]
+    ) {
       await expect(decryptCredentials(ring, variant, ACCOUNT)).rejects.toBeInstanceOf(CredentialsFormatError);
     }
     expect(() => sealedKeyId("v1.abc")).toThrow("credentials: unknown format");

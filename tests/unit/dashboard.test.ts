@@ -11,7 +11,7 @@ import type { DashboardApi } from "../../cli/dashboard/ops-client.ts";
 import { when } from "../../cli/dashboard/layout.ts";
 import { safeHttpUrl } from "../../cli/dashboard/pages/videos.ts";
 import { contentSecurityPolicy, hostAllowed, sameOriginPost } from "../../cli/dashboard/security.ts";
-import { createSessions, SESSION_TTL_MS, sameToken } from "../../cli/dashboard/sessions.ts";
+import { createSessions, sameToken, SESSION_TTL_MS } from "../../cli/dashboard/sessions.ts";
 import { CliError, EXIT } from "../../cli/errors.ts";
 import type { DeadLetter } from "../../shared/contracts/operator.ts";
 import type { OpsVideoDetail } from "../../shared/contracts/ops.ts";
@@ -21,8 +21,17 @@ const HOST = `127.0.0.1:${PORT}`;
 const HOSTILE = `<script>alert("x")</script><img src=x onerror=alert(1)>`;
 
 const deadLetter = (over: Partial<DeadLetter> = {}): DeadLetter => ({
-  id: 7, queue_name: "stage_tasks", msg_id: 41, read_ct: 3, payload: {}, last_error: HOSTILE, unit_id: null,
-  created_at: "2026-12-01T10:00:00Z", retried_at: null, retried_msg_id: null, ...over,
+  id: 7,
+  queue_name: "stage_tasks",
+  msg_id: 41,
+  read_ct: 3,
+  payload: {},
+  last_error: HOSTILE,
+  unit_id: null,
+  created_at: "2026-12-01T10:00:00Z",
+  retried_at: null,
+  retried_msg_id: null,
+  ...over,
 });
 
 function fakeApi(over: { overview?: () => Promise<never>; video?: OpsVideoDetail } = {}) {
@@ -150,15 +159,19 @@ describe("the app", () => {
     expect(json.status).toBe(401);
     expect(await json.json()).toEqual({ error: expect.any(String) });
     const post = await app.request(`http://${HOST}/dead-letters/7/retry`, {
-      method: "POST", headers: { host: HOST, origin: `http://${HOST}`, "sec-fetch-site": "same-origin", "content-type": "application/x-www-form-urlencoded" }, body: "csrf=x",
+      method: "POST",
+      headers: { host: HOST, origin: `http://${HOST}`, "sec-fetch-site": "same-origin", "content-type": "application/x-www-form-urlencoded" },
+      body: "csrf=x",
     });
     expect(post.status).toBe(401);
   });
 
   test("timestamps read in UTC with their age", async () => {
     const now = Date.parse("2026-12-02T08:00:00Z");
-    expect(String(await when("2026-12-02T07:57:00.000Z", now))).toBe('<time datetime="2026-12-02T07:57:00.000Z">2026-12-02 07:57:00 UTC <span class="age">(3m ago)</span></time>');
-    expect(String(await when("2026-12-02T10:00:00+02:00", now))).toContain("2026-12-02 08:00:00 UTC <span class=\"age\">(now)</span>");
+    expect(String(await when("2026-12-02T07:57:00.000Z", now))).toBe(
+      '<time datetime="2026-12-02T07:57:00.000Z">2026-12-02 07:57:00 UTC <span class="age">(3m ago)</span></time>',
+    );
+    expect(String(await when("2026-12-02T10:00:00+02:00", now))).toContain('2026-12-02 08:00:00 UTC <span class="age">(now)</span>');
     expect(String(await when("2026-12-03T08:00:00Z", now))).toContain("(in 24h)");
     expect(String(await when(null, now))).toContain("-");
   });
@@ -194,7 +207,7 @@ describe("the app", () => {
     const body = await response.text();
     expect(body).toContain("Could not load the overview.");
     expect(body).toContain("cannot reach http://api.test/functions/v1: connection refused");
-    expect(body).toContain('<nav>');
+    expect(body).toContain("<nav>");
     expect(body).not.toMatch(/\n\s+at /);
   });
 
@@ -225,11 +238,19 @@ describe("the app", () => {
 
   test("sign-out, with the CSRF token, ends the session at once", async () => {
     const { app, cookie, csrf } = await signedIn();
-    const signOut = (form: Record<string, string>) => app.request(`http://${HOST}/sign-out`, {
-      method: "POST",
-      headers: { host: HOST, accept: "text/html", cookie, origin: `http://${HOST}`, "sec-fetch-site": "same-origin", "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams(form).toString(),
-    });
+    const signOut = (form: Record<string, string>) =>
+      app.request(`http://${HOST}/sign-out`, {
+        method: "POST",
+        headers: {
+          host: HOST,
+          accept: "text/html",
+          cookie,
+          origin: `http://${HOST}`,
+          "sec-fetch-site": "same-origin",
+          "content-type": "application/x-www-form-urlencoded",
+        },
+        body: new URLSearchParams(form).toString(),
+      });
     expect((await signOut({})).status).toBe(403);
     expect((await get(app, "/dead-letters", { cookie })).status).toBe(200);
     const out = await signOut({ csrf });
@@ -241,9 +262,20 @@ describe("the app", () => {
   test("a video's player plays only an http(s) signed URL, and the CSP names its origin", async () => {
     const detail = (signedUrl: string) => ({
       video: {
-        id: "5b3f8a9e-1c2d-4e5f-8a9b-0c1d2e3f4a5b", unit_id: "5b3f8a9e-1c2d-4e5f-8a9b-0c1d2e3f4a5c", run_id: "5b3f8a9e-1c2d-4e5f-8a9b-0c1d2e3f4a5d",
-        dimension_id: "tech-explained", platform: "youtube", channel_handle: "@c", external_id: "v1", url: "javascript:alert(1)", title: HOSTILE,
-        status: "published", privacy_status: "public", deferred_reason: null, created_at: "2026-12-01T10:00:00Z", published_at: "2026-12-01T11:00:00Z",
+        id: "5b3f8a9e-1c2d-4e5f-8a9b-0c1d2e3f4a5b",
+        unit_id: "5b3f8a9e-1c2d-4e5f-8a9b-0c1d2e3f4a5c",
+        run_id: "5b3f8a9e-1c2d-4e5f-8a9b-0c1d2e3f4a5d",
+        dimension_id: "tech-explained",
+        platform: "youtube",
+        channel_handle: "@c",
+        external_id: "v1",
+        url: "javascript:alert(1)",
+        title: HOSTILE,
+        status: "published",
+        privacy_status: "public",
+        deferred_reason: null,
+        created_at: "2026-12-01T10:00:00Z",
+        published_at: "2026-12-01T11:00:00Z",
       },
       quality: null,
       render: { key: "renders/a.mp4", duration_s: 2, width: 270, height: 480, size_bytes: 1000, signed_url: signedUrl, expires_at: "2026-12-02T09:00:00Z" },
@@ -253,7 +285,9 @@ describe("the app", () => {
     const good = await signedIn({ video: detail("http://127.0.0.1:5000/storage/v1/object/sign/b/renders/a.mp4?token=t") });
     const response = await get(good.app, "/videos/5b3f8a9e-1c2d-4e5f-8a9b-0c1d2e3f4a5b", { cookie: good.cookie });
     const body = await response.text();
-    expect(body).toContain('<video id="render" controls preload="metadata" width="270" src="http://127.0.0.1:5000/storage/v1/object/sign/b/renders/a.mp4?token=t">');
+    expect(body).toContain(
+      '<video id="render" controls preload="metadata" width="270" src="http://127.0.0.1:5000/storage/v1/object/sign/b/renders/a.mp4?token=t">',
+    );
     expect(response.headers.get("content-security-policy")).toContain("media-src http://127.0.0.1:5000;");
     expect(body).not.toContain("javascript:");
 

@@ -26,8 +26,13 @@ const authenticationOk = () => message("R", Buffer.from([0, 0, 0, 0]));
 const readyForQuery = () => message("Z", Buffer.from("I", "latin1"));
 /** The answer to an extended-protocol query that returns no rows: parsed, bound, no data, done. */
 const emptyResult = () =>
-  Buffer.concat([message("1", Buffer.alloc(0)), message("2", Buffer.alloc(0)), message("n", Buffer.alloc(0)),
-    message("C", Buffer.from("SELECT 0\0", "latin1")), readyForQuery()]);
+  Buffer.concat([
+    message("1", Buffer.alloc(0)),
+    message("2", Buffer.alloc(0)),
+    message("n", Buffer.alloc(0)),
+    message("C", Buffer.from("SELECT 0\0", "latin1")),
+    readyForQuery(),
+  ]);
 
 /**
  * A server whose first session logs in, answers postgres.js's own first query (the array types it

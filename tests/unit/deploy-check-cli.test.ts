@@ -18,7 +18,11 @@ afterAll(() => {
 });
 
 function deployCheck(...args: string[]) {
-  const result = spawnSync(process.execPath, ["scripts/deploy-check.ts", "--out-dir", outDir, ...args], { cwd: paths.root, encoding: "utf8", timeout: 120_000 });
+  const result = spawnSync(process.execPath, ["scripts/deploy-check.ts", "--out-dir", outDir, ...args], {
+    cwd: paths.root,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
   return { code: result.status, output: `${result.stdout}${result.stderr}` };
 }
 

@@ -7,8 +7,7 @@ import { paths } from "../../stack/paths.ts";
 import { readSource } from "../../scripts/deploy/source-text.ts";
 
 const scan = (text: string, entrypoint = false) => scanSource("fn.ts", text, { entrypoint });
-const errors = (text: string, entrypoint = false) =>
-  scan(text, entrypoint).filter((f) => f.severity === "error").map((f) => `${f.line} ${f.api}`);
+const errors = (text: string, entrypoint = false) => scan(text, entrypoint).filter((f) => f.severity === "error").map((f) => `${f.line} ${f.api}`);
 
 describe("source text", () => {
   test("comments and string contents are blanked, offsets and lines kept", () => {
@@ -145,8 +144,10 @@ describe("supabase/config.toml declarations", () => {
       { name: "pipeline", entrypoint: "./functions/pipeline/index.ts", importMap: "../deno.json" },
       { name: "worker-callback", entrypoint: "../functions/worker-callback/index.ts" },
     ]);
-    expect(configProblem(fn("pipeline"), configured, supabaseDir, importMap)).toContain("entrypoint \"./functions/pipeline/index.ts\" is not ../functions/pipeline/index.ts");
-    expect(configProblem(fn("worker-callback"), configured, supabaseDir, importMap)).toContain("import_map \"\" is not ../deno.json");
+    expect(configProblem(fn("pipeline"), configured, supabaseDir, importMap)).toContain(
+      'entrypoint "./functions/pipeline/index.ts" is not ../functions/pipeline/index.ts',
+    );
+    expect(configProblem(fn("worker-callback"), configured, supabaseDir, importMap)).toContain('import_map "" is not ../deno.json');
     expect(configProblem(fn("reports"), configured, supabaseDir, importMap)).toContain("no [functions.reports]");
   });
 });

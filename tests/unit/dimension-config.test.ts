@@ -3,7 +3,7 @@
  * and that every bad field is named, all at once, in words a person can act on.
  */
 import { describe, expect, test } from "bun:test";
-import { DimensionConfig, DimensionPatch, describeIssues } from "../../shared/contracts/dimension.ts";
+import { describeIssues, DimensionConfig, DimensionPatch } from "../../shared/contracts/dimension.ts";
 import { DEFAULT_ADAPT } from "../../shared/contracts/adapt.ts";
 
 const GOOD = {
@@ -58,7 +58,9 @@ describe("DimensionConfig", () => {
     expect(DimensionConfig.parse({ ...GOOD, captions: { profile: "tiktok" } }).captions).toEqual({ profile: "tiktok" });
     expect(DimensionConfig.parse({ ...GOOD, captions: {} }).captions).toEqual({ profile: "platforms" });
     expect(DimensionConfig.parse({ ...GOOD, captions: { profile: "intersection" } }).captions).toEqual({ profile: "intersection" });
-    expect(problems({ ...GOOD, captions: { profile: "vine" } })).toEqual(["captions.profile: must be one of platforms, intersection, youtube_shorts, tiktok, reels"]);
+    expect(problems({ ...GOOD, captions: { profile: "vine" } })).toEqual([
+      "captions.profile: must be one of platforms, intersection, youtube_shorts, tiktok, reels",
+    ]);
     expect(problems({ ...GOOD, captions: { profile: "reels", size: 90 } })).toEqual(["captions.size: unknown field"]);
   });
 
@@ -79,8 +81,20 @@ describe("DimensionConfig", () => {
     });
     const fields = lines.map((l) => l.split(":")[0]);
     expect(fields).toEqual([
-      "id", "display_name", "language", "tts_voice", "tts_rate", "trend_geo", "style.palette.0", "style.palette", "style.motion",
-      "safety_profile.blocked_terms.0", "daily_limit", "narration_min_words", "narration_max_words", "colour",
+      "id",
+      "display_name",
+      "language",
+      "tts_voice",
+      "tts_rate",
+      "trend_geo",
+      "style.palette.0",
+      "style.palette",
+      "style.motion",
+      "safety_profile.blocked_terms.0",
+      "daily_limit",
+      "narration_min_words",
+      "narration_max_words",
+      "colour",
     ]);
     expect(lines).toContain("language: must be a BCP-47 language tag like en, ru-RU or ja-JP");
     expect(lines).toContain("tts_voice: must be a neural voice name like en-US-AriaNeural (its locale first)");
@@ -91,7 +105,11 @@ describe("DimensionConfig", () => {
 
   test("a missing field is reported as required", () => {
     expect(problems({ id: "x1" })).toEqual([
-      "display_name: is required", "language: is required", "tts_voice: is required", "trend_geo: is required", "style: is required",
+      "display_name: is required",
+      "language: is required",
+      "tts_voice: is required",
+      "trend_geo: is required",
+      "style: is required",
     ]);
   });
 
@@ -123,7 +141,10 @@ describe("DimensionPatch", () => {
 
 describe("DimensionConfig safety_profile", () => {
   test("categories to block and a strictness, with valid defaults for a profile stored before them", () => {
-    const parsed = DimensionConfig.parse({ ...GOOD, safety_profile: { blocked_terms: ["casino"], blocked_categories: ["politics", "religion"], strictness: "strict" } });
+    const parsed = DimensionConfig.parse({
+      ...GOOD,
+      safety_profile: { blocked_terms: ["casino"], blocked_categories: ["politics", "religion"], strictness: "strict" },
+    });
     expect(parsed.safety_profile).toEqual({ blocked_terms: ["casino"], blocked_categories: ["politics", "religion"], strictness: "strict" });
     expect(DimensionConfig.parse({ ...GOOD, safety_profile: { blocked_terms: [] } }).safety_profile)
       .toEqual({ blocked_terms: [], blocked_categories: ["financial-advice"], strictness: "standard" });

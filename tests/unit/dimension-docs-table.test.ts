@@ -18,7 +18,20 @@ describe("the dimension field table of docs/guides/channel-setup.md", () => {
   test("it lists every setting of the contract and the fields of every section, each described", () => {
     const fields = rows.map((r) => r.field);
     for (const setting of DIMENSION_SETTINGS) expect(fields).toContain(setting);
-    for (const nested of ["subject.excluded_terms", "sources[kind=reddit].subreddit", "sources[kind=feed].url", "visuals.pexels_blocklist", "llm.critic[].model", "captions.profile", "music.duck_db", "publishing.run_time", "alerts.telegram_chat_id", "adapt.video_length.target_s"]) {
+    for (
+      const nested of [
+        "subject.excluded_terms",
+        "sources[kind=reddit].subreddit",
+        "sources[kind=feed].url",
+        "visuals.pexels_blocklist",
+        "llm.critic[].model",
+        "captions.profile",
+        "music.duck_db",
+        "publishing.run_time",
+        "alerts.telegram_chat_id",
+        "adapt.video_length.target_s",
+      ]
+    ) {
       expect(fields).toContain(nested);
     }
     expect(rows.filter((r) => r.description.length < 10).map((r) => r.field)).toEqual([]);

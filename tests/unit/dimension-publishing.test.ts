@@ -3,7 +3,7 @@
  * how it is named, and when the day's production starts.
  */
 import { describe, expect, test } from "bun:test";
-import { DimensionConfig, DimensionPatch, describeIssues } from "../../shared/contracts/dimension.ts";
+import { describeIssues, DimensionConfig, DimensionPatch } from "../../shared/contracts/dimension.ts";
 import { DEFAULT_PUBLISHING, DimensionPublishing, runStart } from "../../shared/contracts/publishing.ts";
 import { DimensionRow } from "../../functions/pipeline/stages/unit.ts";
 

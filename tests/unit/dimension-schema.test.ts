@@ -13,7 +13,7 @@ import { readConfigFile } from "../../cli/config-file.ts";
 import { parseArgs } from "../../cli/args.ts";
 import { main } from "../../cli/main.ts";
 import { EXIT } from "../../cli/errors.ts";
-import { DimensionConfig, describeIssues } from "../../shared/contracts/dimension.ts";
+import { describeIssues, DimensionConfig } from "../../shared/contracts/dimension.ts";
 import { DIMENSION_SCHEMA_COMMAND, DIMENSION_SCHEMA_FILE, dimensionJsonSchema, dimensionJsonSchemaText } from "../../shared/contracts/dimension-schema.ts";
 import { paths } from "../../stack/paths.ts";
 import { DIMENSION_EXAMPLES_DIR, DOCS_DIR } from "../../scripts/docs/doc-paths.ts";
@@ -54,7 +54,9 @@ describe("the dimension JSON Schema", () => {
   test(`${DIMENSION_SCHEMA_FILE} is the schema the contract generates`, () => {
     const committed = readFileSync(join(root, DIMENSION_SCHEMA_FILE), "utf8");
     if (committed !== dimensionJsonSchemaText()) {
-      throw new Error(`${DIMENSION_SCHEMA_FILE} is stale: shared/contracts/dimension.ts changed since it was written; run \`${DIMENSION_SCHEMA_COMMAND}\` and commit it`);
+      throw new Error(
+        `${DIMENSION_SCHEMA_FILE} is stale: shared/contracts/dimension.ts changed since it was written; run \`${DIMENSION_SCHEMA_COMMAND}\` and commit it`,
+      );
     }
   });
 
@@ -128,9 +130,25 @@ describe("the dimension JSON Schema", () => {
     ["unknown-field.json", ["/ must NOT have additional properties"], ["colour: unknown field"]],
     ["missing-required.yaml", ["/ must have required property 'trend_geo'"], ["trend_geo: is required"]],
     ["out-of-bounds.json", ["/daily_limit must be <= 50", "/min_score must be <= 1"], ["daily_limit: must be 0 to 50", "min_score: must be 0 to 1"]],
-    ["bad-source.yaml", ["/sources/0/subreddit must match pattern", "/sources/1/kind must be equal to constant"], ["sources.0.subreddit: must be a subreddit name like space (without r/)", "sources.1.kind: must have kind google_trends, hacker_news, wikipedia, feed or reddit"]],
-    ["wrong-types.json", ["/id must match pattern", "/trend_geo must match pattern", "/style/palette must NOT have fewer than 2 items", "/style/motion must be equal to one of the allowed values", "/publishing/category_id must be string", "/publishing/made_for_kids must be boolean"],
-      ["id: must be 2-41", "trend_geo: must be a two-letter", "style.palette:", "style.motion:", "publishing.category_id: must be a category id", "publishing.made_for_kids: must be true or false"]],
+    ["bad-source.yaml", ["/sources/0/subreddit must match pattern", "/sources/1/kind must be equal to constant"], [
+      "sources.0.subreddit: must be a subreddit name like space (without r/)",
+      "sources.1.kind: must have kind google_trends, hacker_news, wikipedia, feed or reddit",
+    ]],
+    ["wrong-types.json", [
+      "/id must match pattern",
+      "/trend_geo must match pattern",
+      "/style/palette must NOT have fewer than 2 items",
+      "/style/motion must be equal to one of the allowed values",
+      "/publishing/category_id must be string",
+      "/publishing/made_for_kids must be boolean",
+    ], [
+      "id: must be 2-41",
+      "trend_geo: must be a two-letter",
+      "style.palette:",
+      "style.motion:",
+      "publishing.category_id: must be a category id",
+      "publishing.made_for_kids: must be true or false",
+    ]],
   ];
   for (const [name, ajvSays, zodSays] of refused) {
     test(`${name} is refused by both, for the same fields`, () => {

@@ -84,14 +84,34 @@ const everythingSet = DimensionConfig.parse({
 });
 
 const stored = (config: z.output<typeof DimensionConfig>): Dimension => ({
-  ...config, active: true, created_at: "2026-11-30T00:00:00.000Z", updated_at: "2026-12-01T00:00:00.000Z", accounts: 1, active_accounts: 1,
+  ...config,
+  active: true,
+  created_at: "2026-11-30T00:00:00.000Z",
+  updated_at: "2026-12-01T00:00:00.000Z",
+  accounts: 1,
+  active_accounts: 1,
 });
 
 describe("mdame dimension show", () => {
   const paths = contractPaths(DimensionConfig, "").filter((p) => p !== "id");
 
   test("the contract walk finds the sections the issue named, and the fields inside them", () => {
-    for (const path of ["subject.keywords", "sources[].subreddit", "sources[].url", "visuals.backends", "llm.critic", "captions.profile", "music.fade_s", "min_score", "publishing.run_time", "adapt.hook_threshold.step", "alerts.telegram_chat_id", "tts_fallback_voice"]) {
+    for (
+      const path of [
+        "subject.keywords",
+        "sources[].subreddit",
+        "sources[].url",
+        "visuals.backends",
+        "llm.critic",
+        "captions.profile",
+        "music.fade_s",
+        "min_score",
+        "publishing.run_time",
+        "adapt.hook_threshold.step",
+        "alerts.telegram_chat_id",
+        "tts_fallback_voice",
+      ]
+    ) {
       expect(paths).toContain(path);
     }
   });
@@ -107,12 +127,29 @@ describe("mdame dimension show", () => {
 
   test("a dimension with every optional section unset still names each section, with what unset means", () => {
     const minimal = DimensionConfig.parse({
-      id: "sains-singkat", display_name: "Sains Singkat", language: "id", tts_voice: "id-ID-GadisNeural", trend_geo: "ID",
+      id: "sains-singkat",
+      display_name: "Sains Singkat",
+      language: "id",
+      tts_voice: "id-ID-GadisNeural",
+      trend_geo: "ID",
       style: { palette: ["#2d1e2f", "#6a2c70"], motion: "pulse" },
     });
     const lines = formatDimension(stored(minimal));
     const printed = printedPaths(lines);
-    for (const section of ["tts_fallback_voice", "music", "alerts", "llm", "llm.script", "llm.plan", "sources", "sources[].geo", "subject.keywords", "adapt.video_length.target_s"]) {
+    for (
+      const section of [
+        "tts_fallback_voice",
+        "music",
+        "alerts",
+        "llm",
+        "llm.script",
+        "llm.plan",
+        "sources",
+        "sources[].geo",
+        "subject.keywords",
+        "adapt.video_length.target_s",
+      ]
+    ) {
       expect(printed.has(section)).toBe(true);
     }
     const text = lines.join("\n");
@@ -132,7 +169,11 @@ describe("mdame dimension show", () => {
     expect(text).toMatch(/^ {4}run_time +14:00 Asia\/Jakarta \(4 h before publish_time\)$/m);
     expect(text).toMatch(/^ {6}target_s +40$/m);
     expect(text).toMatch(/^ {4}telegram_chat_id +@mdame_alerts$/m);
-    const valueColumns = new Set(formatDimension(stored(everythingSet)).slice(1).filter((l) => /\S\s{2,}\S/.test(l) && !l.trimStart().startsWith("-")).map((l) => l.search(/(?<=\S\s+)\S/)));
+    const valueColumns = new Set(
+      formatDimension(stored(everythingSet)).slice(1).filter((l) => /\S\s{2,}\S/.test(l) && !l.trimStart().startsWith("-")).map((l) =>
+        l.search(/(?<=\S\s+)\S/)
+      ),
+    );
     expect([...valueColumns]).toEqual([32]);
   });
 });

@@ -11,7 +11,12 @@ const QUESTION = { dimension: "sains-singkat", categoryId: "27", regionCode: "ID
 const categories = (...items: { id: string; title: string; assignable: boolean }[]) => ({
   kind: "youtube#videoCategoryListResponse",
   etag: "test",
-  items: items.map(({ id, title, assignable }) => ({ kind: "youtube#videoCategory", etag: "test", id, snippet: { title, assignable, channelId: "UCBR8-60-B28hp2BmDPdntcQ" } })),
+  items: items.map(({ id, title, assignable }) => ({
+    kind: "youtube#videoCategory",
+    etag: "test",
+    id,
+    snippet: { title, assignable, channelId: "UCBR8-60-B28hp2BmDPdntcQ" },
+  })),
 });
 
 describe("categoryVerdict", () => {
@@ -59,7 +64,10 @@ describe("the requests, through the googleapis client", () => {
         const url = new URL(request.url);
         seen.push({ path: url.pathname, query: url.searchParams, authorization: request.headers.get("authorization") });
         if (url.pathname === "/youtube/v3/channels") {
-          return Response.json({ kind: "youtube#channelListResponse", items: [{ kind: "youtube#channel", id: "UC_test", snippet: { title: "t", ...(country && { country }) } }] });
+          return Response.json({
+            kind: "youtube#channelListResponse",
+            items: [{ kind: "youtube#channel", id: "UC_test", snippet: { title: "t", ...(country && { country }) } }],
+          });
         }
         if (url.pathname === "/youtube/v3/videoCategories") {
           const all = [{ id: "27", title: "Education", assignable: true }, { id: "18", title: "Short Movies", assignable: false }];

@@ -15,7 +15,9 @@ const book = new FooledBook();
 book.replace([{ text: ATTACK, payloads: ["free-coins.xyz"] }]);
 const json = { temperature: 0.5, responseMimeType: "application/json" };
 const script = (topic: string, model: string) =>
-  JSON.parse(answerPrompt(model, scriptPrompt({ language: "en", topic, context: [], candidate: 1, round: 0, words: { min: 95, max: 150 } }), json, { fooled: book }));
+  JSON.parse(
+    answerPrompt(model, scriptPrompt({ language: "en", topic, context: [], candidate: 1, round: 0, words: { min: 95, max: 150 } }), json, { fooled: book }),
+  );
 
 describe("the fooled model", () => {
   test("recognises an attack spotlighted, upper-cased or split over lines", () => {
@@ -39,9 +41,15 @@ describe("the fooled model", () => {
     const audit = JSON.parse(answerPrompt("gemini-2.5-flash-fooled", hookAuditPrompt({ language: "en", hook: ATTACK }), json, { fooled: book }));
     expect(audit.score).toBe(1);
     const profile = SafetyProfile.parse({});
-    const verdict = JSON.parse(answerPrompt("gemini-2.5-flash-fooled", safetyPrompt({ subject: "topic", language: "en", text: `cocaine deals ${ATTACK}`, profile }), json, { fooled: book }));
+    const verdict = JSON.parse(
+      answerPrompt("gemini-2.5-flash-fooled", safetyPrompt({ subject: "topic", language: "en", text: `cocaine deals ${ATTACK}`, profile }), json, {
+        fooled: book,
+      }),
+    );
     expect(verdict).toMatchObject({ allowed: true, confidence: 1 });
-    const honest = JSON.parse(answerPrompt("gemini-2.5-flash", safetyPrompt({ subject: "topic", language: "en", text: `cocaine deals ${ATTACK}`, profile }), json, { fooled: book }));
+    const honest = JSON.parse(
+      answerPrompt("gemini-2.5-flash", safetyPrompt({ subject: "topic", language: "en", text: `cocaine deals ${ATTACK}`, profile }), json, { fooled: book }),
+    );
     expect(honest.allowed).toBe(false);
   });
 

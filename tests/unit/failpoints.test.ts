@@ -13,7 +13,9 @@ import { parseFailpoints } from "../../shared/failpoints.ts";
 const root = resolve(import.meta.dir, "..", "..");
 const scratch = mkdtempSync(join(tmpdir(), "mdame-failpoint-test-"));
 const probe = join(scratch, "probe.ts");
-writeFileSync(probe, `
+writeFileSync(
+  probe,
+  `
 import { failpoint, failpointWhen } from ${JSON.stringify(join(root, "shared", "failpoints.ts"))};
 for (let i = 1; i <= 3; i++) {
   failpoint("probe.loop");
@@ -23,7 +25,8 @@ const stop = failpointWhen("probe.watch", () => true, 5);
 await new Promise((r) => setTimeout(r, 100));
 stop();
 console.log("done");
-`);
+`,
+);
 
 const RUNTIMES = {
   bun: [process.execPath, probe],

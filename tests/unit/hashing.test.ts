@@ -1,16 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import {
-  canonicalJson,
-  llmCallKey,
-  dimensionConfigHash,
-  runKey,
-  sceneHash,
-  sha256Hex,
-  topicFingerprint,
-  voiceKey,
-  workUnitKey,
-} from "../../shared/hashing.ts";
+import { canonicalJson, dimensionConfigHash, llmCallKey, runKey, sceneHash, sha256Hex, topicFingerprint, voiceKey, workUnitKey } from "../../shared/hashing.ts";
 
 const nodeSha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 
@@ -72,12 +62,14 @@ describe("idempotency keys", () => {
   test("voice and LLM call keys change with each input and ignore key order", async () => {
     const base = await voiceKey("Hello there", "en-US-AriaNeural", "edge", "+0%");
     expect(await voiceKey("Hello there", "en-US-AriaNeural", "edge", "+0%")).toBe(base);
-    for (const other of [
-      await voiceKey("Hello there!", "en-US-AriaNeural", "edge", "+0%"),
-      await voiceKey("Hello there", "en-US-GuyNeural", "edge", "+0%"),
-      await voiceKey("Hello there", "en-US-AriaNeural", "gemini", "+0%"),
-      await voiceKey("Hello there", "en-US-AriaNeural", "edge", "+10%"),
-    ]) expect(other).not.toBe(base);
+    for (
+      const other of [
+        await voiceKey("Hello there!", "en-US-AriaNeural", "edge", "+0%"),
+        await voiceKey("Hello there", "en-US-GuyNeural", "edge", "+0%"),
+        await voiceKey("Hello there", "en-US-AriaNeural", "gemini", "+0%"),
+        await voiceKey("Hello there", "en-US-AriaNeural", "edge", "+10%"),
+      ]
+    ) expect(other).not.toBe(base);
 
     const llm = await llmCallKey("gemini-2.5-flash", { system: "s", user: "u" }, { temperature: 0.7, topP: 0.9 });
     expect(await llmCallKey("gemini-2.5-flash", { user: "u", system: "s" }, { topP: 0.9, temperature: 0.7 })).toBe(llm);

@@ -28,14 +28,16 @@ describe("parsing", () => {
   });
 
   test("bad values are usage errors", () => {
-    for (const argv of [
-      ["housekeeping", "--dry"],
-      ["housekeeping", "settings", "--events-days", "0"],
-      ["housekeeping", "settings", "--reset", "forever"],
-      ["housekeeping", "settings", "--events-days", "5", "--reset", "events_days"],
-      ["storage", "usage", "--tables", "0"],
-      ["storage"],
-    ]) {
+    for (
+      const argv of [
+        ["housekeeping", "--dry"],
+        ["housekeeping", "settings", "--events-days", "0"],
+        ["housekeeping", "settings", "--reset", "forever"],
+        ["housekeeping", "settings", "--events-days", "5", "--reset", "events_days"],
+        ["storage", "usage", "--tables", "0"],
+        ["storage"],
+      ]
+    ) {
       expect(() => parseArgs(argv)).toThrow(UsageError);
     }
   });
@@ -44,8 +46,19 @@ describe("parsing", () => {
 describe("what the operator reads", () => {
   test("the sizes: totals, tables, folders", () => {
     const usage = StorageUsage.parse({
-      database: { database_bytes: 15 * 2 ** 20, pending_storage_deletions: 3, storage_prefixes: ["scenes"], tables: [{ name: "mdame.events", total_bytes: 2048, index_bytes: 1024 }] },
-      storage: { source: "listing", backend: "local-directory", total_bytes: 3 * 2 ** 30, total_objects: 7, prefixes: [{ prefix: "scenes", objects: 7, bytes: 3 * 2 ** 30 }] },
+      database: {
+        database_bytes: 15 * 2 ** 20,
+        pending_storage_deletions: 3,
+        storage_prefixes: ["scenes"],
+        tables: [{ name: "mdame.events", total_bytes: 2048, index_bytes: 1024 }],
+      },
+      storage: {
+        source: "listing",
+        backend: "local-directory",
+        total_bytes: 3 * 2 ** 30,
+        total_objects: 7,
+        prefixes: [{ prefix: "scenes", objects: 7, bytes: 3 * 2 ** 30 }],
+      },
     });
     const text = formatStorageUsage(usage).join("\n");
     expect(text).toContain("database 15 MiB; storage 3.0 GiB in 7 objects (listed on local-directory); 3 storage deletions pending");
@@ -56,7 +69,9 @@ describe("what the operator reads", () => {
 
   test("a dry run says nothing was deleted and what one pass would take under the batch size", () => {
     const answer = HousekeepingAnswer.parse({
-      dry_run: true, engine_now: "2026-12-02T08:00:00.000Z", settings: SETTINGS,
+      dry_run: true,
+      engine_now: "2026-12-02T08:00:00.000Z",
+      settings: SETTINGS,
       kinds: [{ kind: "scene_cache", due: "5", deleted: 0, storage_keys_queued: 0 }],
       storage_deletions: { removed: 0, failed: 0, pending: 0 },
     });
@@ -69,7 +84,9 @@ describe("what the operator reads", () => {
   test("a real pass reports the Storage outbox's drain", async () => {
     let out = "";
     const answer = {
-      dry_run: false, engine_now: "2026-12-02T08:00:00.000Z", settings: SETTINGS,
+      dry_run: false,
+      engine_now: "2026-12-02T08:00:00.000Z",
+      settings: SETTINGS,
       kinds: [{ kind: "renders", due: 4, deleted: 2, storage_keys_queued: 2 }],
       storage_deletions: { removed: 1, failed: 1, pending: 1 },
     };

@@ -26,7 +26,9 @@ describe("links", () => {
   });
 
   test("abbreviations and file names are not links", () => {
-    for (const text of ["U.S. jobs report beats e.g. forecasts", "Node.js 22 brings a faster test runner", "Dr. Smith vs. the A.I. hype", "version 2.0 is out"]) {
+    for (
+      const text of ["U.S. jobs report beats e.g. forecasts", "Node.js 22 brings a faster test runner", "Dr. Smith vs. the A.I. hype", "version 2.0 is out"]
+    ) {
       expect(findPayloads(text).filter((p) => p.kind === "url")).toEqual([]);
     }
   });

@@ -40,11 +40,20 @@ describe("spotlighting", () => {
     expect(safety).toContain(DATA_RULE);
     // The narration must come back word for word: delimited, not datamarked.
     expect(scenePlanPrompt({ language: "en", style: "drift", narration: "One two. Three." })).toContain(`${DATA_OPEN}One two. Three.${DATA_CLOSE}`);
-    expect(scriptPrompt({ language: "en", topic, context: [], candidate: 1, round: 0, words: { min: 95, max: 150 }, spotlight: false })).not.toContain(DATA_OPEN);
+    expect(scriptPrompt({ language: "en", topic, context: [], candidate: 1, round: 0, words: { min: 95, max: 150 }, spotlight: false })).not.toContain(
+      DATA_OPEN,
+    );
   });
 
   test("the emulated model reads a spotlighted value as the text it marks", () => {
-    const prompt = scriptPrompt({ language: "en", topic: "Solar eclipse tonight", context: ["Seen from Asia"], candidate: 1, round: 0, words: { min: 95, max: 150 } });
+    const prompt = scriptPrompt({
+      language: "en",
+      topic: "Solar eclipse tonight",
+      context: ["Seen from Asia"],
+      candidate: 1,
+      round: 0,
+      words: { min: 95, max: 150 },
+    });
     expect(parsePrompt(prompt).headers.TOPIC).toBe("Solar eclipse tonight");
     expect(parsePrompt(prompt).headers.CONTEXT).toBe("Seen from Asia");
   });

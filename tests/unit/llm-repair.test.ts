@@ -94,7 +94,13 @@ describe("repair prompt", () => {
 
   test("a huge or garbled answer is quoted bounded and printable", () => {
     const bad = `\u0000${"x".repeat(50_000)}`;
-    const prompt = repairPrompt({ prompt: AUDIT_PROMPT, issues: [{ path: "(answer)", message: "not valid JSON" }], badOutput: bad, schema: ScriptDraft, repair: 2 });
+    const prompt = repairPrompt({
+      prompt: AUDIT_PROMPT,
+      issues: [{ path: "(answer)", message: "not valid JSON" }],
+      badOutput: bad,
+      schema: ScriptDraft,
+      repair: 2,
+    });
     expect(prompt.length).toBeLessThan(AUDIT_PROMPT.length + REPAIR_QUOTE_CHARS + 4000);
     expect(prompt).toContain(`[… ${50_001 - REPAIR_QUOTE_CHARS} more characters not shown]`);
     expect(prompt).not.toContain("\u0000");

@@ -1,9 +1,13 @@
 /** The dimension's `llm` field as an operator writes it: which shapes pass, and what a bad one says. */
 import { describe, expect, test } from "bun:test";
-import { DimensionConfig, DimensionPatch, describeIssues } from "../../shared/contracts/dimension.ts";
+import { describeIssues, DimensionConfig, DimensionPatch } from "../../shared/contracts/dimension.ts";
 
 const BASE = {
-  id: "routed", display_name: "Routed", language: "en" as const, tts_voice: "en-US-AriaNeural", trend_geo: "US",
+  id: "routed",
+  display_name: "Routed",
+  language: "en" as const,
+  tts_voice: "en-US-AriaNeural",
+  trend_geo: "US",
   style: { palette: ["#000000", "#ffffff"], motion: "drift" as const },
 };
 

@@ -7,7 +7,7 @@ import { LOCAL_DB_URL, LOCAL_EMULATOR_URL, LOCAL_STACK } from "../../shared/conf
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { emulatedGroups, type LocalSecrets, loadOrCreateSecrets, localStackEnv } from "../../stack/stack-env.ts";
+import { emulatedGroups, loadOrCreateSecrets, type LocalSecrets, localStackEnv } from "../../stack/stack-env.ts";
 
 const SECRETS: LocalSecrets = {
   SERVICE_ROLE_KEY: "s".repeat(64),
@@ -69,7 +69,17 @@ describe("localStackEnv", () => {
       GOOGLE_OAUTH_CLIENT_ID: "123-abc.apps.googleusercontent.com",
       GOOGLE_OAUTH_CLIENT_SECRET: "GOCSPX-real",
     });
-    for (const name of ["GEMINI_BASE_URL", "EDGE_TTS_WSS_URL", "GOOGLE_OAUTH_AUTH_URL", "GOOGLE_OAUTH_TOKEN_URL", "YOUTUBE_UPLOAD_BASE_URL", "YOUTUBE_API_BASE_URL", "TRENDS_BASE_URL"]) {
+    for (
+      const name of [
+        "GEMINI_BASE_URL",
+        "EDGE_TTS_WSS_URL",
+        "GOOGLE_OAUTH_AUTH_URL",
+        "GOOGLE_OAUTH_TOKEN_URL",
+        "YOUTUBE_UPLOAD_BASE_URL",
+        "YOUTUBE_API_BASE_URL",
+        "TRENDS_BASE_URL",
+      ]
+    ) {
       expect(env).not.toHaveProperty(name);
     }
     expect(env.GOOGLE_OAUTH_CLIENT_ID).toBe("123-abc.apps.googleusercontent.com");
@@ -94,8 +104,15 @@ describe("localStackEnv", () => {
   test("a rotation's previous keys and secrets reach the components only while they are kept, the environment first", () => {
     expect(localStackEnv(SECRETS, {})).not.toHaveProperty("CREDENTIALS_KEYS_PREVIOUS");
     expect(localStackEnv(SECRETS, {})).not.toHaveProperty("WEBHOOK_SECRETS_PREVIOUS");
-    const kept = { ...SECRETS, CREDENTIALS_KEYS_PREVIOUS: Buffer.alloc(32, 3).toString("base64"), WEBHOOK_SECRETS_PREVIOUS: `whsec_${Buffer.alloc(32, 4).toString("base64")}` };
-    expect(localStackEnv(kept, {})).toMatchObject({ CREDENTIALS_KEYS_PREVIOUS: kept.CREDENTIALS_KEYS_PREVIOUS, WEBHOOK_SECRETS_PREVIOUS: kept.WEBHOOK_SECRETS_PREVIOUS });
+    const kept = {
+      ...SECRETS,
+      CREDENTIALS_KEYS_PREVIOUS: Buffer.alloc(32, 3).toString("base64"),
+      WEBHOOK_SECRETS_PREVIOUS: `whsec_${Buffer.alloc(32, 4).toString("base64")}`,
+    };
+    expect(localStackEnv(kept, {})).toMatchObject({
+      CREDENTIALS_KEYS_PREVIOUS: kept.CREDENTIALS_KEYS_PREVIOUS,
+      WEBHOOK_SECRETS_PREVIOUS: kept.WEBHOOK_SECRETS_PREVIOUS,
+    });
     const fromEnvironment = Buffer.alloc(32, 5).toString("base64");
     expect(localStackEnv(kept, { CREDENTIALS_KEYS_PREVIOUS: fromEnvironment }).CREDENTIALS_KEYS_PREVIOUS).toBe(fromEnvironment);
   });

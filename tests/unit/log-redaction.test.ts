@@ -32,7 +32,11 @@ describe("scrubText replaces each kind of credential", () => {
     ["access_token in a query string", "GET /v1/me?fields=id&access_token=act.9f8e7d6c5b4a", "act.9f8e7d6c5b4a"],
     ["refresh_token in a form body", "refresh_token=rft.0123456789abcdef&grant_type=refresh_token", "rft.0123456789abcdef"],
     ["an authorization code in a redirect", "redirected to http://127.0.0.1:8765/callback?code=4/emulator-Zx9Yw8&state=s1", "4/emulator-Zx9Yw8"],
-    ["an API key in a query string", "POST /v1beta/models/gemini:generateContent?key=AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUv", "AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUv"],
+    [
+      "an API key in a query string",
+      "POST /v1beta/models/gemini:generateContent?key=AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUv",
+      "AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUv",
+    ],
     ["a token in quoted JSON text", `body {"refresh_token":"opaque-0123456789","scope":"x"}`, "opaque-0123456789"],
   ];
   for (const [what, text, secret] of cases) {
@@ -86,8 +90,21 @@ describe("createLogger", () => {
   test("redacts secret keys, scrubs message, fields, bindings and errors, keeps the rest", () => {
     const secret = "f00dfeedf00dfeedf00dfeedf00dfeed";
     const { logger, lines, parsed } = capture([secret]);
-    const child = logger.child({ execution_id: "run-1", dimension_id: "tech-explained", stage: "publish", url: `https://api.telegram.org/bot${TELEGRAM}/getMe` });
-    child.info({ token: "t0k3n-value", bot_token: TELEGRAM, id_token: JWT, apikey: "k-123", key: "k-456", headers: { authorization: `Bearer ${secret}` }, status: "succeeded" }, `uploaded with Bearer ${secret}`);
+    const child = logger.child({
+      execution_id: "run-1",
+      dimension_id: "tech-explained",
+      stage: "publish",
+      url: `https://api.telegram.org/bot${TELEGRAM}/getMe`,
+    });
+    child.info({
+      token: "t0k3n-value",
+      bot_token: TELEGRAM,
+      id_token: JWT,
+      apikey: "k-123",
+      key: "k-456",
+      headers: { authorization: `Bearer ${secret}` },
+      status: "succeeded",
+    }, `uploaded with Bearer ${secret}`);
     const error = new Error(`token endpoint said: refresh_token=${"r".repeat(20)}&client_secret=${secret}`);
     child.error({ err: error, status: "failed" }, "publish failed");
     child.warn(new Error(`upstream answered for ya29.${"x".repeat(40)}`));
@@ -98,7 +115,14 @@ describe("createLogger", () => {
       expect(text).not.toContain(leaked);
     }
     const [first, second, third, fourth] = parsed();
-    expect(first).toMatchObject({ component: "test", execution_id: "run-1", dimension_id: "tech-explained", stage: "publish", status: "succeeded", msg: `uploaded with Bearer ${REDACTED}` });
+    expect(first).toMatchObject({
+      component: "test",
+      execution_id: "run-1",
+      dimension_id: "tech-explained",
+      stage: "publish",
+      status: "succeeded",
+      msg: `uploaded with Bearer ${REDACTED}`,
+    });
     expect(first!.url).toBe(`https://api.telegram.org/bot${REDACTED}/getMe`);
     expect(second).toMatchObject({ status: "failed", msg: "publish failed" });
     const err = second!.err as { type: string; message: string; stack: string };
@@ -113,6 +137,13 @@ describe("createLogger", () => {
   test("a line without secrets is written as logged", () => {
     const { logger, parsed } = capture(["0123456789abcdef0123"]);
     logger.info({ execution_id: "r", unit_id: "u", video_key: "renders/u.mp4", scenes: 7, nested: { list: ["a", 1, null] } }, "render stored");
-    expect(parsed()[0]).toMatchObject({ execution_id: "r", unit_id: "u", video_key: "renders/u.mp4", scenes: 7, nested: { list: ["a", 1, null] }, msg: "render stored" });
+    expect(parsed()[0]).toMatchObject({
+      execution_id: "r",
+      unit_id: "u",
+      video_key: "renders/u.mp4",
+      scenes: 7,
+      nested: { list: ["a", 1, null] },
+      msg: "render stored",
+    });
   });
 });

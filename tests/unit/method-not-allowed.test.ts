@@ -21,8 +21,7 @@ const deps = {
 } as unknown as PipelineDeps;
 const app = createPipelineApp(deps);
 
-const send = (method: string, path: string) =>
-  app.request(`http://edge.test/pipeline${path}`, { method, headers: { authorization: `Bearer ${KEY}` } });
+const send = (method: string, path: string) => app.request(`http://edge.test/pipeline${path}`, { method, headers: { authorization: `Bearer ${KEY}` } });
 
 describe("the pipeline app", () => {
   test.each([

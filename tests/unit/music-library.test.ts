@@ -9,10 +9,13 @@ const M = { input_i: -20, input_tp: -5, input_lra: 3, input_thresh: -30, target_
 describe("music library", () => {
   test("only audio tracks with a .license.json sidecar count, in key order", () => {
     const keys = [
-      "music/calm/zeta.mp3", "music/calm/zeta.license.json",
-      "music/calm/alpha.m4a", "music/calm/alpha.license.json",
+      "music/calm/zeta.mp3",
+      "music/calm/zeta.license.json",
+      "music/calm/alpha.m4a",
+      "music/calm/alpha.license.json",
       "music/calm/no-sidecar.mp3",
-      "music/calm/notes.txt", "music/calm/notes.license.json",
+      "music/calm/notes.txt",
+      "music/calm/notes.license.json",
     ];
     expect(licensedTracks(keys)).toEqual([
       { track_key: "music/calm/alpha.m4a", license_key: "music/calm/alpha.license.json" },
@@ -61,7 +64,8 @@ describe("music bed contract", () => {
 
 describe("mix graph", () => {
   test("the bed is looped input, faded, ducked by the voice and mixed without renormalising", () => {
-    const graph = buildMixGraph({ voice: 2, music: 3, durationS: 30 }, { voice: M, music: M, makeup_db: 0 }, { gain_db: -12, duck_db: 10, fade_s: 2 }, "out").join(";");
+    const graph = buildMixGraph({ voice: 2, music: 3, durationS: 30 }, { voice: M, music: M, makeup_db: 0 }, { gain_db: -12, duck_db: 10, fade_s: 2 }, "out")
+      .join(";");
     expect(graph).toContain("[3:a]");
     expect(graph).toContain("afade=t=in:d=2.000000");
     expect(graph).toContain("afade=t=out:st=28.000000:d=2.000000");

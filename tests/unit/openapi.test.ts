@@ -54,7 +54,9 @@ const WHERE = "functions/pipeline/openapi/routes.ts (operator routes: openapi/op
 function routeProblems(registered: readonly string[], documented: readonly string[]): string[] {
   return [
     ...registered.filter((r) => !documented.includes(r)).map((r) => `${r} has no description in the OpenAPI document: add its block to ${WHERE}`),
-    ...documented.filter((r) => !registered.includes(r)).map((r) => `${r} is described in the OpenAPI document but no app registers it: remove or fix its block in ${WHERE}`),
+    ...documented.filter((r) => !registered.includes(r)).map((r) =>
+      `${r} is described in the OpenAPI document but no app registers it: remove or fix its block in ${WHERE}`
+    ),
   ];
 }
 
@@ -221,12 +223,24 @@ describe("the builder (shared/http/openapi.ts)", () => {
   }).strict();
   const Wrapped = z.object({ item: Item }).strict();
   const route: RouteDoc = {
-    method: "post", path: "/f/items", operationId: "addItem", summary: "add", tags: [], security: null,
+    method: "post",
+    path: "/f/items",
+    operationId: "addItem",
+    summary: "add",
+    tags: [],
+    security: null,
     body: { required: true, component: "Item", examples: { one: { summary: "one", value: {} } } },
     responses: { 200: { description: "added", body: { component: "Wrapped", examples: { one: { summary: "one", value: {} } } } } },
   };
   const build = (routes: RouteDoc[]) =>
-    buildOpenApiDocument({ info: { title: "t", version: "1", description: "d" }, servers: [], tags: [], securitySchemes: {}, components: { Item, Wrapped }, routes }) as unknown as Document;
+    buildOpenApiDocument({
+      info: { title: "t", version: "1", description: "d" },
+      servers: [],
+      tags: [],
+      securitySchemes: {},
+      components: { Item, Wrapped },
+      routes,
+    }) as unknown as Document;
 
   test("a component sent and accepted in different forms is written twice; answers refer to the sent form", () => {
     const doc = build([route]);

@@ -49,11 +49,23 @@ describe("/proc/net/tcp", () => {
     ].join("\n");
     const sockets = parseProcNetTcp(text);
     expect(sockets.map((s) => s.state)).toEqual(["LISTEN", "ESTABLISHED", "TIME_WAIT"]);
-    expect(sockets[1]).toEqual({ local: { address: "127.0.0.1", port: 54330 }, remote: { address: "127.0.0.1", port: 54322 }, state: "ESTABLISHED", inode: 9921 });
+    expect(sockets[1]).toEqual({
+      local: { address: "127.0.0.1", port: 54330 },
+      remote: { address: "127.0.0.1", port: 54322 },
+      state: "ESTABLISHED",
+      inode: 9921,
+    });
   });
 
   test("names the holder, or says none is visible", () => {
-    const line = describeHolders([{ local: { address: "127.0.0.1", port: 54330 }, remote: { address: "127.0.0.1", port: 54322 }, state: "ESTABLISHED", inode: 1, pid: 42, command: "bun test" }]);
+    const line = describeHolders([{
+      local: { address: "127.0.0.1", port: 54330 },
+      remote: { address: "127.0.0.1", port: 54322 },
+      state: "ESTABLISHED",
+      inode: 1,
+      pid: 42,
+      command: "bun test",
+    }]);
     expect(line).toBe("pid 42 (bun test): 127.0.0.1:54330 connected to 127.0.0.1:54322, ESTABLISHED");
     expect(describeHolders([])).toContain("no server or connection on it");
   });

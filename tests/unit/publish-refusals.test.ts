@@ -38,7 +38,10 @@ async function sessionStartError(status: number, body: unknown): Promise<unknown
 async function tokenRefreshError(status: number, body: unknown): Promise<unknown> {
   next = { status, body };
   return createYouTubeAccessTokenSource({
-    clientId: "client", clientSecret: "secret", tokenUrl: `http://127.0.0.1:${server.port}/token`, refreshToken: "refresh",
+    clientId: "client",
+    clientSecret: "secret",
+    tokenUrl: `http://127.0.0.1:${server.port}/token`,
+    refreshToken: "refresh",
   }).getAccessToken().then(() => null, (error) => error);
 }
 
@@ -51,7 +54,13 @@ describe("classifyYouTubeRefusal", () => {
 
   test("the Analytics API's 403 quotaExceeded is its bucket spent too (one error format, another client)", async () => {
     next = { status: 403, body: dataApiError(403, "quotaExceeded", "usageLimits") };
-    const error = await queryVideoTotals({ baseUrl: `http://127.0.0.1:${server.port}`, accessToken: "token", videoId: "abcdefghijk", startDate: "2026-12-01", endDate: "2026-12-03" })
+    const error = await queryVideoTotals({
+      baseUrl: `http://127.0.0.1:${server.port}`,
+      accessToken: "token",
+      videoId: "abcdefghijk",
+      startDate: "2026-12-01",
+      endDate: "2026-12-03",
+    })
       .then(() => null, (e) => e);
     expect(error).toBeInstanceOf(ProviderRejectedError);
     expect(classifyYouTubeRefusal(error)).toEqual({ kind: "quota_exceeded" });

@@ -111,7 +111,6 @@ function deferred<T = void>() {
   return { promise, resolve };
 }
 
-
 // ---------- a small queue definition ----------
 
 const HASH = "a".repeat(64);
@@ -138,7 +137,14 @@ function definition(run: (payload: Job, ctx: TaskContext) => Promise<void> = asy
       await run(payload, ctx);
       if (payload.behaviour === "throw") throw new Error("ffmpeg exited with code 1");
       if (payload.behaviour === "throw-final") throw new NonRetriableError("scene prompt refers to nothing drawable");
-      return { kind: "visual_generation.completed", scene_id: payload.scene_id, scene_hash: HASH, asset_key: `scenes/${HASH}.mp4`, backend: "test/1", cache_hit: false };
+      return {
+        kind: "visual_generation.completed",
+        scene_id: payload.scene_id,
+        scene_hash: HASH,
+        asset_key: `scenes/${HASH}.mp4`,
+        backend: "test/1",
+        cache_hit: false,
+      };
     },
     failed: ({ payload, raw, error }) => {
       const sceneId = payload?.scene_id ?? uuidField(raw, "scene_id");
@@ -196,7 +202,13 @@ test("processes a message, sends exactly one callback with a deterministic webho
   expect(queue.messages.get(msgId)?.read_ct).toBe(1);
   expect(queue.reads.every((r) => r.vtSeconds === 30 && r.queue === "visual_generation")).toBe(true);
   const finished = lines.find((l) => l.msg === "task finished");
-  expect(finished).toMatchObject({ execution_id: payload.run_id, stage: "visual_generation", step_token: "step:test:0:x", msg_id: msgId, worker_id: "gpu-worker-test-1" });
+  expect(finished).toMatchObject({
+    execution_id: payload.run_id,
+    stage: "visual_generation",
+    step_token: "step:test:0:x",
+    msg_id: msgId,
+    worker_id: "gpu-worker-test-1",
+  });
 });
 
 test("heartbeats extend the visibility timeout while a long task runs, and stop when it ends", async () => {
@@ -455,7 +467,7 @@ test("read errors are logged and retried with backoff instead of crashing the lo
   await waitFor(() => sender.attempts.length === 1);
   await worker.stop();
   expect(lines.filter((l) => l.msg === "queue read failed")).toHaveLength(1);
-    expect(lines.filter((l) => l.msg === "queue read recovered after 3 failures")).toHaveLength(1);
+  expect(lines.filter((l) => l.msg === "queue read recovered after 3 failures")).toHaveLength(1);
 });
 
 test("HttpCallbackSender signs each attempt with Standard Webhooks and classifies responses", async () => {
@@ -470,7 +482,12 @@ test("HttpCallbackSender signs each attempt with Standard Webhooks and classifie
     if (answer === undefined) return Promise.reject(new TypeError("fetch failed"));
     return Promise.resolve(new Response(answer[1], { status: answer[0] }));
   }) as typeof fetch;
-  const sender = new HttpCallbackSender({ url: "http://edge.test/functions/v1/worker-callback", serviceRoleKey: "service-role-key-0123456789", webhookSecret: secret, fetch: fakeFetch });
+  const sender = new HttpCallbackSender({
+    url: "http://edge.test/functions/v1/worker-callback",
+    serviceRoleKey: "service-role-key-0123456789",
+    webhookSecret: secret,
+    fetch: fakeFetch,
+  });
   const delivery: CallbackDelivery = {
     webhookId: "mdame:render:7:1:render.failed",
     body: { kind: "render.failed", msg_id: 7, unit_id: crypto.randomUUID(), error: { message: "x", retriable: true }, worker_id: "w" },
@@ -480,7 +497,12 @@ test("HttpCallbackSender signs each attempt with Standard Webhooks and classifie
   expect(await sender.send(delivery)).toMatchObject({ ok: false, retriable: true, status: 503 });
   expect(await sender.send(delivery)).toMatchObject({ ok: false, retriable: false, status: 409, message: "status 409" });
   // A 2xx whose answer is not the receiver's contract is not taken for a delivery, nor retried.
-  expect(await sender.send(delivery)).toMatchObject({ ok: false, retriable: false, status: 200, message: 'the answer broke its contract: {"ok":true,"surprise":1}' });
+  expect(await sender.send(delivery)).toMatchObject({
+    ok: false,
+    retriable: false,
+    status: 200,
+    message: 'the answer broke its contract: {"ok":true,"surprise":1}',
+  });
   expect(await sender.send(delivery)).toMatchObject({ ok: false, retriable: true, status: null, message: "fetch failed" });
 
   const first = requests[0];

@@ -62,7 +62,9 @@ function refusingServer(): Promise<{ server: Server; port: number; attempts: () 
     socket.once("data", () => socket.end(refusal));
     socket.on("error", () => {});
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, port: (server.address() as { port: number }).port, attempts: () => attempts })));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve({ server, port: (server.address() as { port: number }).port, attempts: () => attempts }))
+  );
 }
 
 let cleanup: (() => Promise<void>) | null = null;

@@ -34,7 +34,11 @@ describe("picture segments", () => {
 
   test("a render given one thread, or a short one, is one segment with the render's own threads", () => {
     expect(pictureSegments({ clips, threads: 1 }, 8)).toEqual([{ start: 0, end: 1800, threads: 1 }]);
-    expect(pictureSegments({ clips: [{ path: "a.mp4", frames: 2 * MIN_SEGMENT_FRAMES - 1 }] }, 2)).toEqual([{ start: 0, end: 2 * MIN_SEGMENT_FRAMES - 1, threads: undefined }]);
+    expect(pictureSegments({ clips: [{ path: "a.mp4", frames: 2 * MIN_SEGMENT_FRAMES - 1 }] }, 2)).toEqual([{
+      start: 0,
+      end: 2 * MIN_SEGMENT_FRAMES - 1,
+      threads: undefined,
+    }]);
   });
 
   test("one single-threaded segment per core, cut at the scene boundary nearest to equal shares", () => {

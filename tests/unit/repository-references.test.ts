@@ -38,7 +38,9 @@ const CLIMBING = /(?<![\w./-])((?:\.\.\/)+[\w.-][\w./-]*)/g;
 function repositoryFiles(): string[] {
   const listed = spawnSync("git", ["ls-files", "-co", "--exclude-standard"], { cwd: ROOT, encoding: "utf8" });
   if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
-  return listed.stdout.split("\n").filter((file) => file && TEXT.test(file) && !SKIPPED.test(file) && existsSync(join(ROOT, file)) && !lstatSync(join(ROOT, file)).isSymbolicLink());
+  return listed.stdout.split("\n").filter((file) =>
+    file && TEXT.test(file) && !SKIPPED.test(file) && existsSync(join(ROOT, file)) && !lstatSync(join(ROOT, file)).isSymbolicLink()
+  );
 }
 
 /** `a/{b,c}.ts` -> `a/b.ts`, `a/c.ts` (the shell's brace expansion, as the docs write groups of files). */

@@ -82,7 +82,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 test("a window's lines are counted per component by their own times, or by where they were written", () => {
   const at = (s: number) => new Date(Date.UTC(2026, 11, 1, 12, 0, s)).toISOString();
   const pino = (s: number, msg: string) => `${JSON.stringify({ level: 50, time: at(s), component: "pipeline", msg })}\n`;
-  const pgLine = (s: number, user = "mdame_engine") => `${at(s).replace("T", " ").replace("Z", "")} UTC [42] FATAL:  pg_hba.conf rejects connection for host "127.0.0.1", user "${user}", database "postgres", no encryption\n`;
+  const pgLine = (s: number, user = "mdame_engine") =>
+    `${
+      at(s).replace("T", " ").replace("Z", "")
+    } UTC [42] FATAL:  pg_hba.conf rejects connection for host "127.0.0.1", user "${user}", database "postgres", no encryption\n`;
   const from = Date.parse(at(10));
   const until = Date.parse(at(40));
   writeFileSync(join(dir, "edge.log"), pino(5, "before"));
@@ -125,23 +128,55 @@ test("the times log lines carry: pino, the emulators, Postgres, the supervisor's
 
 test("a failure the sick database caused is explained by it while it lasted and shortly after, not later", () => {
   const failure: Failure = {
-    kind: "unit", id: "u", day: 1, dimension_id: "d", stage: "render", error: "render: deadline passed after 2 attempt(s)",
-    started_at: "2026-12-01T10:00:00Z", failed_at: "2026-12-01T10:04:00Z",
+    kind: "unit",
+    id: "u",
+    day: 1,
+    dimension_id: "d",
+    stage: "render",
+    error: "render: deadline passed after 2 attempt(s)",
+    started_at: "2026-12-01T10:00:00Z",
+    failed_at: "2026-12-01T10:04:00Z",
   };
-  const fault = { id: "d1-f3", day: 0, kind: "db_sick" as const, label: "", planned_at_s: 20, injected_at: "2026-12-01T10:01:00Z", active_until: "2026-12-01T10:03:00Z", note: null, rearmed: 0 };
+  const fault = {
+    id: "d1-f3",
+    day: 0,
+    kind: "db_sick" as const,
+    label: "",
+    planned_at_s: 20,
+    injected_at: "2026-12-01T10:01:00Z",
+    active_until: "2026-12-01T10:03:00Z",
+    note: null,
+    rearmed: 0,
+  };
   expect(explains(fault, failure)).toBe(true);
   expect(explains(fault, { ...failure, stage: "ingest", error: 'pg_hba.conf rejects connection for host "127.0.0.1"' })).toBe(true);
   expect(explains(fault, { ...failure, error: "safety: the verdict was unsafe" })).toBe(false);
   expect(explains(fault, { ...failure, started_at: "2026-12-01T11:00:00Z", failed_at: "2026-12-01T11:05:00Z" })).toBe(false);
 });
 
-test("an answer that says \"please\" is not a lost lease: a rate-limit error is not explained by a restart", () => {
+test('an answer that says "please" is not a lost lease: a rate-limit error is not explained by a restart', () => {
   const failure: Failure = {
-    kind: "ingest", id: "r/d", day: 1, dimension_id: "d", stage: "ingest",
-    error: 'Gemini safety classifier answered 429: {"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED"}}',
-    started_at: "2026-12-01T10:00:00Z", failed_at: "2026-12-01T10:00:20Z",
+    kind: "ingest",
+    id: "r/d",
+    day: 1,
+    dimension_id: "d",
+    stage: "ingest",
+    error:
+      'Gemini safety classifier answered 429: {"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED"}}',
+    started_at: "2026-12-01T10:00:00Z",
+    failed_at: "2026-12-01T10:00:20Z",
   };
-  const restart = { id: "d1-f10", day: 0, kind: "pg_restart" as const, label: "", planned_at_s: 2, injected_at: "2026-12-01T10:00:02Z", active_until: "2026-12-01T10:00:02Z", note: null, rearmed: 0 };
+  const restart = {
+    id: "d1-f10",
+    day: 0,
+    kind: "pg_restart" as const,
+    label: "",
+    planned_at_s: 2,
+    injected_at: "2026-12-01T10:00:02Z",
+    active_until: "2026-12-01T10:00:02Z",
+    note: null,
+    rearmed: 0,
+  };
   expect(explains(restart, failure)).toBe(false);
   expect(explains({ ...restart, kind: "db_sick" }, failure)).toBe(false);
   expect(explains({ ...restart, kind: "llm_rate_limited" }, failure)).toBe(true);

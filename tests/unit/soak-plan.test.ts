@@ -49,16 +49,37 @@ test("bad arguments are refused with a message naming the option and its range",
     expect(() => parseSoakArgs(args)).toThrow(UsageError);
     expect(() => parseSoakArgs(args)).toThrow(message);
   }
-  expect(parseSoakArgs(["--days", "30", "--dimensions", "5", "--seed", "7"])).toEqual({ days: 30, dimensions: 5, seed: 7, daySeconds: 900, outDir: "out/soak" });
+  expect(parseSoakArgs(["--days", "30", "--dimensions", "5", "--seed", "7"])).toEqual({
+    days: 30,
+    dimensions: 5,
+    seed: 7,
+    daySeconds: 900,
+    outDir: "out/soak",
+  });
 });
 
 test("a failure is explained only by a fault in force at the time, in a stage it reaches, with an error like its effect", () => {
   const failure: Failure = {
-    kind: "unit", id: "u", day: 1, dimension_id: "d", stage: "publish",
+    kind: "unit",
+    id: "u",
+    day: 1,
+    dimension_id: "d",
+    stage: "publish",
     error: "publish: upload: YouTube answered 503: backendError",
-    started_at: "2026-12-01T10:00:00Z", failed_at: "2026-12-01T10:02:00Z",
+    started_at: "2026-12-01T10:00:00Z",
+    failed_at: "2026-12-01T10:02:00Z",
   };
-  const fault = { id: "f", day: 0, kind: "upload_outage" as const, label: "", planned_at_s: 0, injected_at: "2026-12-01T09:59:59Z", active_until: "2026-12-01T10:15:00Z", note: null, rearmed: 0 };
+  const fault = {
+    id: "f",
+    day: 0,
+    kind: "upload_outage" as const,
+    label: "",
+    planned_at_s: 0,
+    injected_at: "2026-12-01T09:59:59Z",
+    active_until: "2026-12-01T10:15:00Z",
+    note: null,
+    rearmed: 0,
+  };
   expect(explains(fault, failure)).toBe(true);
   expect(explains({ ...fault, injected_at: "2026-12-01T10:03:00Z" }, failure)).toBe(false);
   expect(explains({ ...fault, kind: "llm_outage" }, failure)).toBe(false);
@@ -68,11 +89,26 @@ test("a failure is explained only by a fault in force at the time, in a stage it
 
 test("a spent quota explains no failure: a unit that fails for quota instead of waiting is unexplained", () => {
   const failure: Failure = {
-    kind: "unit", id: "u", day: 1, dimension_id: "d", stage: "publish",
+    kind: "unit",
+    id: "u",
+    day: 1,
+    dimension_id: "d",
+    stage: "publish",
     error: "publish: start upload session: YouTube answered 403: The request cannot be completed because you have exceeded your quota.",
-    started_at: "2026-12-01T10:00:00Z", failed_at: "2026-12-01T10:02:00Z",
+    started_at: "2026-12-01T10:00:00Z",
+    failed_at: "2026-12-01T10:02:00Z",
   };
-  const fault = { id: "f", day: 0, kind: "quota_exhausted" as const, label: "", planned_at_s: 0, injected_at: "2026-12-01T09:59:59Z", active_until: "2026-12-01T10:15:00Z", note: null, rearmed: 0 };
+  const fault = {
+    id: "f",
+    day: 0,
+    kind: "quota_exhausted" as const,
+    label: "",
+    planned_at_s: 0,
+    injected_at: "2026-12-01T09:59:59Z",
+    active_until: "2026-12-01T10:15:00Z",
+    note: null,
+    rearmed: 0,
+  };
   expect(explains(fault, failure)).toBe(false);
 });
 
@@ -87,10 +123,25 @@ test("a revoked grant is planned at a day's first second, for one of the soak's 
     expect(fault.label).toContain(fault.dimension!);
   }
   const failure: Failure = {
-    kind: "unit", id: "u", day: 1, dimension_id: "d", stage: "publish",
+    kind: "unit",
+    id: "u",
+    day: 1,
+    dimension_id: "d",
+    stage: "publish",
     error: "publish: YouTube token: invalid_grant: Token has been expired or revoked.",
-    started_at: "2026-12-01T10:00:00Z", failed_at: "2026-12-01T10:02:00Z",
+    started_at: "2026-12-01T10:00:00Z",
+    failed_at: "2026-12-01T10:02:00Z",
   };
-  const fault = { id: "f", day: 0, kind: "token_revoked" as const, label: "", planned_at_s: 0, injected_at: "2026-12-01T09:59:59Z", active_until: "2026-12-01T09:59:59Z", note: null, rearmed: 0 };
+  const fault = {
+    id: "f",
+    day: 0,
+    kind: "token_revoked" as const,
+    label: "",
+    planned_at_s: 0,
+    injected_at: "2026-12-01T09:59:59Z",
+    active_until: "2026-12-01T09:59:59Z",
+    note: null,
+    rearmed: 0,
+  };
   expect(explains(fault, failure)).toBe(false);
 });

@@ -4,9 +4,9 @@ import {
   generateWebhookSecret,
   signWebhook,
   verifyWebhook,
-  webhookSecrets,
   WEBHOOK_MAX_BODY_BYTES,
   WEBHOOK_TOLERANCE_S,
+  webhookSecrets,
   WebhookVerificationError,
 } from "../../shared/webhooks/standard-webhooks.ts";
 
@@ -158,8 +158,12 @@ describe("rotating the webhook secret", () => {
       .toThrow("WEBHOOK_SECRETS_PREVIOUS entry 2: webhook secret must start with whsec_");
     expect(() => webhookSecrets({ WEBHOOK_SECRET: newest, WEBHOOK_SECRETS_PREVIOUS: `whsec_${Buffer.alloc(8, 1).toString("base64")}` }))
       .toThrow("WEBHOOK_SECRETS_PREVIOUS entry 1: webhook secret is shorter than 24 bytes");
-    expect(() => webhookSecrets({ WEBHOOK_SECRET: newest, WEBHOOK_SECRETS_PREVIOUS: newest })).toThrow("WEBHOOK_SECRETS_PREVIOUS entry 1 repeats WEBHOOK_SECRET");
-    expect(() => webhookSecrets({ WEBHOOK_SECRET: newest, WEBHOOK_SECRETS_PREVIOUS: `${old} ${old}` })).toThrow("WEBHOOK_SECRETS_PREVIOUS entry 2 repeats entry 1");
+    expect(() => webhookSecrets({ WEBHOOK_SECRET: newest, WEBHOOK_SECRETS_PREVIOUS: newest })).toThrow(
+      "WEBHOOK_SECRETS_PREVIOUS entry 1 repeats WEBHOOK_SECRET",
+    );
+    expect(() => webhookSecrets({ WEBHOOK_SECRET: newest, WEBHOOK_SECRETS_PREVIOUS: `${old} ${old}` })).toThrow(
+      "WEBHOOK_SECRETS_PREVIOUS entry 2 repeats entry 1",
+    );
     expect(() => webhookSecrets({ WEBHOOK_SECRET: "whsec_short" })).toThrow("WEBHOOK_SECRET: webhook secret");
   });
 

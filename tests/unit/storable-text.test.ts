@@ -116,7 +116,14 @@ describe("storable JSON bodies", () => {
 
 describe("the pipeline app", () => {
   const KEY = "service-role-key-for-tests";
-  const unusedSql = new Proxy(() => {}, { get: () => { throw new Error("no database in unit tests"); }, apply: () => { throw new Error("no database in unit tests"); } });
+  const unusedSql = new Proxy(() => {}, {
+    get: () => {
+      throw new Error("no database in unit tests");
+    },
+    apply: () => {
+      throw new Error("no database in unit tests");
+    },
+  });
   const deps = {
     env: { ENV: "dev", SERVICE_ROLE_KEY: KEY, FUNCTIONS_URL: "http://edge.test" },
     sql: unusedSql,
@@ -129,7 +136,12 @@ describe("the pipeline app", () => {
   test.each([
     ["PATCH", "/dimensions/tech-explained", "display_name", '{"display_name": "\\ud800"}'],
     ["PATCH", "/dimensions/tech-explained", "subject.keywords[2]", '{"subject": {"keywords": ["a", "b", "x\\udbff"]}}'],
-    ["PATCH", "/dimensions/tech-explained", "style.caption_font", '{"style": {"palette": ["#000000", "#ffffff"], "motion": "drift", "caption_font": "\\udc00"}}'],
+    [
+      "PATCH",
+      "/dimensions/tech-explained",
+      "style.caption_font",
+      '{"style": {"palette": ["#000000", "#ffffff"], "motion": "drift", "caption_font": "\\udc00"}}',
+    ],
     ["POST", "/dimensions", "sources[0].url", '{"id": "x1", "sources": [{"kind": "feed", "url": "https://a.test/\\ud800"}]}'],
     ["POST", "/runs", "dimension", '{"dimension": "tech\\ud800"}'],
     ["POST", "/accounts", "refresh_token", '{"channel_handle": "@a", "refresh_token": "\\udfff"}'],

@@ -28,7 +28,10 @@ describe("MarkdownV2 escaping", () => {
   });
 
   test("entities parse to their plain text", () => {
-    expect(parseMarkdownV2("*Run failed* · tech\\-explained\n`mdame dlq retry 1`")).toEqual({ ok: true, text: "Run failed · tech-explained\nmdame dlq retry 1" });
+    expect(parseMarkdownV2("*Run failed* · tech\\-explained\n`mdame dlq retry 1`")).toEqual({
+      ok: true,
+      text: "Run failed · tech-explained\nmdame dlq retry 1",
+    });
     expect(parseMarkdownV2("[docs](https://example.com/a\\)b) __u__ ~s~ ||x|| _i_")).toEqual({ ok: true, text: "docs u s x i" });
   });
 });
@@ -71,10 +74,19 @@ describe("splitting", () => {
 
 describe("alert text", () => {
   const alert = {
-    id: "00000000-0000-4000-8000-000000000001", claim_token: "00000000-0000-4000-8000-000000000002", kind: "dead_letter" as const,
-    dimension_id: "tech-explained", dedupe_key: "k", summary: "A render task was dead-lettered (3 attempts): ffmpeg exited 1.",
-    details: { queue: "render", attempts: 3, error: "key sk-very-secret-value leaked?", fix: "mdame dlq retry 12" }, photo_key: null,
-    occurrences: 2, attempts: 1, created_at: "2026-12-02T10:00:00.000Z", last_raised_at: "2026-12-02T11:00:00.000Z", chat_id: null,
+    id: "00000000-0000-4000-8000-000000000001",
+    claim_token: "00000000-0000-4000-8000-000000000002",
+    kind: "dead_letter" as const,
+    dimension_id: "tech-explained",
+    dedupe_key: "k",
+    summary: "A render task was dead-lettered (3 attempts): ffmpeg exited 1.",
+    details: { queue: "render", attempts: 3, error: "key sk-very-secret-value leaked?", fix: "mdame dlq retry 12" },
+    photo_key: null,
+    occurrences: 2,
+    attempts: 1,
+    created_at: "2026-12-02T10:00:00.000Z",
+    last_raised_at: "2026-12-02T11:00:00.000Z",
+    chat_id: null,
   };
 
   test("an alert's message parses, names its kind, dimension and details, and carries no secret", () => {

@@ -55,10 +55,25 @@ test("tables escape their cells before measuring, so columns stay aligned", () =
 });
 
 test("dead letters from the server print without live controls", () => {
-  const lines = formatDeadLetters([{
-    id: 7, queue_name: "render\u202e", msg_id: 3, read_ct: 5, message: {}, last_error: `ffmpeg failed${HOSTILE}`,
-    created_at: new Date(0).toISOString(), retried_at: null, retried_msg_id: null, unit_id: null, run_id: null,
-  } as unknown as Parameters<typeof formatDeadLetters>[0][number]], 0, 400);
+  const lines = formatDeadLetters(
+    [
+      {
+        id: 7,
+        queue_name: "render\u202e",
+        msg_id: 3,
+        read_ct: 5,
+        message: {},
+        last_error: `ffmpeg failed${HOSTILE}`,
+        created_at: new Date(0).toISOString(),
+        retried_at: null,
+        retried_msg_id: null,
+        unit_id: null,
+        run_id: null,
+      } as unknown as Parameters<typeof formatDeadLetters>[0][number],
+    ],
+    0,
+    400,
+  );
   for (const line of lines) expect(line).not.toMatch(ACTIVE);
 });
 

@@ -5,7 +5,8 @@ import { paths } from "../../stack/paths.ts";
 import { E2E_SECOND_STACK_TESTS, FIRST_STACK_ONLY_TESTS, MEDIA_INTEGRATION_TESTS, parseBunTest, splitIntegrationFiles } from "../../scripts/test.ts";
 
 /** What a test that reaches the database or the stack's fixed ports imports or names. */
-const REACHES_DB_OR_STACK = /stack\/(db|supervisor|stack-control|stack-env|ports)\.ts|shared\/db\/|admin-sql|createSql|LOCAL_DB_URL|LOCAL_STACK|localStackEnv|startTestEmulator|edge-host/;
+const REACHES_DB_OR_STACK =
+  /stack\/(db|supervisor|stack-control|stack-env|ports)\.ts|shared\/db\/|admin-sql|createSql|LOCAL_DB_URL|LOCAL_STACK|localStackEnv|startTestEmulator|edge-host/;
 
 /** The project files a test file imports, itself included, following relative imports outside node_modules. */
 function importedFiles(file: string, seen = new Set<string>()): Set<string> {
@@ -28,7 +29,9 @@ describe("the integration files run beside the others", () => {
   });
 
   test("the check itself catches a file that reaches the database", () => {
-    const reaching = [...importedFiles(join(paths.root, "tests", "integration", "hostile-input.test.ts"))].filter((f) => REACHES_DB_OR_STACK.test(readFileSync(f, "utf8")));
+    const reaching = [...importedFiles(join(paths.root, "tests", "integration", "hostile-input.test.ts"))].filter((f) =>
+      REACHES_DB_OR_STACK.test(readFileSync(f, "utf8"))
+    );
     expect(reaching.length).toBeGreaterThan(0);
   });
 });
@@ -57,7 +60,12 @@ describe("the integration and e2e files shared between two stacks", () => {
 
   test("the split of a small list keeps the pinned files first and balances the rest", () => {
     const pinned = FIRST_STACK_ONLY_TESTS[0]!;
-    const { first, second } = splitIntegrationFiles(["./tests/integration/b.test.ts", pinned, "./tests/integration/a.test.ts", "./tests/integration/c.test.ts"]);
+    const { first, second } = splitIntegrationFiles([
+      "./tests/integration/b.test.ts",
+      pinned,
+      "./tests/integration/a.test.ts",
+      "./tests/integration/c.test.ts",
+    ]);
     expect(first).toEqual([pinned, "./tests/integration/b.test.ts"]);
     expect(second).toEqual(["./tests/integration/a.test.ts", "./tests/integration/c.test.ts"]);
   });

@@ -44,8 +44,16 @@ describe("words in any script", () => {
     const scenes = await buildScenes(plan, narration, {}, "kagaku", undefined, "ja");
     expect(scenes).toHaveLength(5);
     expect(scenes[1].first_word).toBe(splitWords(pieces[0], "ja").length);
-    await expect(buildScenes({ scenes: [...plan.scenes.slice(0, 4), { prompt: "abstract scene x", narration: "公園に行く。" }] },
-      narration, {}, "kagaku", undefined, "ja")).rejects.toThrow("changed the narration");
+    await expect(
+      buildScenes(
+        { scenes: [...plan.scenes.slice(0, 4), { prompt: "abstract scene x", narration: "公園に行く。" }] },
+        narration,
+        {},
+        "kagaku",
+        undefined,
+        "ja",
+      ),
+    ).rejects.toThrow("changed the narration");
   });
 });
 
@@ -109,18 +117,35 @@ describe("the Gemini emulator in Russian", () => {
     const { HookAudit, ScriptDraft } = await import("../../shared/contracts/llm.ts");
     let passed = 0;
     for (const temperature of [0.5, 0.8, 1.1]) {
-      const prompt = scriptPrompt({ language: "ru-RU", topic: "запуск ракеты", context: ["Ракета вывела спутник на орбиту"], candidate: 1, round: 0, words: { min: 70, max: 90 } });
+      const prompt = scriptPrompt({
+        language: "ru-RU",
+        topic: "запуск ракеты",
+        context: ["Ракета вывела спутник на орбиту"],
+        candidate: 1,
+        round: 0,
+        words: { min: 70, max: 90 },
+      });
       const draft = ScriptDraft.parse(JSON.parse(answerPrompt("gemini-2.5-flash", prompt, { temperature, responseMimeType: "application/json" })));
       expect(draft.narration).toMatch(/\p{Script=Cyrillic}/u);
       const words = countWords(draft.narration, "ru-RU");
       expect(words).toBeGreaterThanOrEqual(70);
       expect(words).toBeLessThanOrEqual(90);
-      const audit = HookAudit.parse(JSON.parse(answerPrompt("gemini-2.5-flash", hookAuditPrompt({ language: "ru-RU", hook: draft.hook }), { temperature: 0, responseMimeType: "application/json" })));
+      const audit = HookAudit.parse(
+        JSON.parse(
+          answerPrompt("gemini-2.5-flash", hookAuditPrompt({ language: "ru-RU", hook: draft.hook }), { temperature: 0, responseMimeType: "application/json" }),
+        ),
+      );
       if (audit.score >= 0.72) passed++;
     }
     expect(passed).toBeGreaterThan(0);
-    const audit = HookAudit.parse(JSON.parse(answerPrompt("gemini-2.5-flash",
-      hookAuditPrompt({ language: "ru-RU", hook: "Ты знаешь, почему три ракеты стартуют сегодня?" }), { temperature: 0, responseMimeType: "application/json" })));
+    const audit = HookAudit.parse(
+      JSON.parse(
+        answerPrompt("gemini-2.5-flash", hookAuditPrompt({ language: "ru-RU", hook: "Ты знаешь, почему три ракеты стартуют сегодня?" }), {
+          temperature: 0,
+          responseMimeType: "application/json",
+        }),
+      ),
+    );
     expect(audit.reasons).toContain("speaks directly to the viewer");
     expect(audit.reasons).toContain("contains a concrete number");
   });

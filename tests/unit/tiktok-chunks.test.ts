@@ -5,8 +5,15 @@
  */
 import { describe, expect, test } from "bun:test";
 import {
-  ChunkPlanError, DEFAULT_CHUNK_SIZE, MAX_CHUNK_COUNT, MAX_CHUNK_SIZE, MAX_FINAL_CHUNK_SIZE, MAX_VIDEO_SIZE, MIN_CHUNK_SIZE, planChunks,
   type ChunkPlan,
+  ChunkPlanError,
+  DEFAULT_CHUNK_SIZE,
+  MAX_CHUNK_COUNT,
+  MAX_CHUNK_SIZE,
+  MAX_FINAL_CHUNK_SIZE,
+  MAX_VIDEO_SIZE,
+  MIN_CHUNK_SIZE,
+  planChunks,
 } from "../../shared/providers/tiktok/chunks.ts";
 
 const MiB = 1024 * 1024;
@@ -69,7 +76,13 @@ describe("planChunks", () => {
     { name: "1 GiB", size: 1024 * MiB, chunkSize: DEFAULT_CHUNK_SIZE, count: 107, lastSize: 1024 * MiB - 106 * DEFAULT_CHUNK_SIZE },
     // 10 GB at 10 MB would be 1000 chunks exactly; 10 GB + 10 MB needs a larger chunk.
     { name: "10 GB: 1000 chunks of the default", size: 10_000_000_000, chunkSize: DEFAULT_CHUNK_SIZE, count: 1000, lastSize: 10_000_000 },
-    { name: "10.01 GB: chunk raised past the default", size: 10_010_000_000, chunkSize: 10_000_000 + 1, count: 1000, lastSize: 10_010_000_000 - 999 * 10_000_001 },
+    {
+      name: "10.01 GB: chunk raised past the default",
+      size: 10_010_000_000,
+      chunkSize: 10_000_000 + 1,
+      count: 1000,
+      lastSize: 10_010_000_000 - 999 * 10_000_001,
+    },
     { name: "the largest allowed", size: MAX_VIDEO_SIZE, chunkSize: MAX_CHUNK_SIZE, count: 1000, lastSize: 127_999_999 },
   ];
   for (const row of table) {
@@ -84,7 +97,13 @@ describe("planChunks", () => {
   }
 
   test("one byte more than the largest allowed is refused with a clear error", () => {
-    const refused = (() => { try { planChunks(MAX_VIDEO_SIZE + 1); } catch (e) { return e; } })();
+    const refused = (() => {
+      try {
+        planChunks(MAX_VIDEO_SIZE + 1);
+      } catch (e) {
+        return e;
+      }
+    })();
     expect(refused).toBeInstanceOf(ChunkPlanError);
     expect((refused as Error).message).toContain("1000 chunks");
   });

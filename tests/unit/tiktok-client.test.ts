@@ -9,9 +9,22 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { planChunks } from "../../shared/providers/tiktok/chunks.ts";
-import { fetchPostStatus, initDirectPost, queryCreatorInfo, TikTokApiError, uploadChunks, type ChunkProgress } from "../../shared/providers/tiktok/content-posting.ts";
 import {
-  buildAuthorizeUrl, codeChallengeFor, createCodeVerifier, exchangeCode, refreshAccessToken, revokeToken, TikTokOAuthError,
+  type ChunkProgress,
+  fetchPostStatus,
+  initDirectPost,
+  queryCreatorInfo,
+  TikTokApiError,
+  uploadChunks,
+} from "../../shared/providers/tiktok/content-posting.ts";
+import {
+  buildAuthorizeUrl,
+  codeChallengeFor,
+  createCodeVerifier,
+  exchangeCode,
+  refreshAccessToken,
+  revokeToken,
+  TikTokOAuthError,
 } from "../../shared/providers/tiktok/oauth.ts";
 import { ProviderUnavailableError } from "../../shared/providers/errors.ts";
 
@@ -35,7 +48,13 @@ beforeAll(async () => {
     hostname: "127.0.0.1",
     async fetch(request) {
       const url = new URL(request.url);
-      const entry = { method: request.method, path: url.pathname, search: url.search, headers: request.headers, body: new Uint8Array(await request.arrayBuffer()) };
+      const entry = {
+        method: request.method,
+        path: url.pathname,
+        search: url.search,
+        headers: request.headers,
+        body: new Uint8Array(await request.arrayBuffer()),
+      };
       seen.push(entry);
       return answer(entry);
     },
@@ -55,7 +74,10 @@ const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 const LOG_ID = "202612020118FAKELOGID";
 const ok = (data: unknown) => Response.json({ data, error: { code: "ok", message: "", log_id: LOG_ID } });
 const refused = (status: number, code: string, message: string) => Response.json({ data: {}, error: { code, message, log_id: LOG_ID } }, { status });
-const caught = (promise: Promise<unknown>) => promise.then(() => { throw new Error("expected a rejection"); }, (error: unknown) => error);
+const caught = (promise: Promise<unknown>) =>
+  promise.then(() => {
+    throw new Error("expected a rejection");
+  }, (error: unknown) => error);
 
 const CREDENTIALS = { clientKey: "awclientkey123", clientSecret: "S3CRET-client-secret" };
 const REDIRECT = "http://127.0.0.1:3455/callback/";
@@ -82,13 +104,22 @@ describe("Login Kit: authorize URL and PKCE", () => {
   test("the URL carries exactly the documented query, scopes comma-separated", async () => {
     const verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
     const url = await buildAuthorizeUrl({
-      clientKey: CREDENTIALS.clientKey, scopes: ["user.info.basic", "video.publish"], redirectUri: REDIRECT, state: "st4te", codeVerifier: verifier, authBaseUrl: base,
+      clientKey: CREDENTIALS.clientKey,
+      scopes: ["user.info.basic", "video.publish"],
+      redirectUri: REDIRECT,
+      state: "st4te",
+      codeVerifier: verifier,
+      authBaseUrl: base,
     });
     const challenge = createHash("sha256").update(verifier).digest("hex");
-    expect(url).toBe(`${base}/v2/auth/authorize/?client_key=awclientkey123&scope=user.info.basic%2Cvideo.publish&response_type=code`
-      + `&redirect_uri=http%3A%2F%2F127.0.0.1%3A3455%2Fcallback%2F&state=st4te&code_challenge=${challenge}&code_challenge_method=S256`);
+    expect(url).toBe(
+      `${base}/v2/auth/authorize/?client_key=awclientkey123&scope=user.info.basic%2Cvideo.publish&response_type=code` +
+        `&redirect_uri=http%3A%2F%2F127.0.0.1%3A3455%2Fcallback%2F&state=st4te&code_challenge=${challenge}&code_challenge_method=S256`,
+    );
     expect(new URL(url).searchParams.get("scope")).toBe("user.info.basic,video.publish");
-    expect(await buildAuthorizeUrl({ clientKey: "k", scopes: ["a"], redirectUri: REDIRECT, state: "s", codeVerifier: verifier })).toStartWith("https://www.tiktok.com/v2/auth/authorize/?");
+    expect(await buildAuthorizeUrl({ clientKey: "k", scopes: ["a"], redirectUri: REDIRECT, state: "s", codeVerifier: verifier })).toStartWith(
+      "https://www.tiktok.com/v2/auth/authorize/?",
+    );
   });
 
   test("a code_verifier is 43..128 unreserved characters and new every time", () => {
@@ -111,11 +142,18 @@ describe("Login Kit: token endpoint", () => {
     expect(request.headers.get("content-type")).toBe("application/x-www-form-urlencoded");
     expect(request.headers.get("cache-control")).toBe("no-cache");
     expect(request.headers.get("authorization")).toBeNull();
-    expect(text(request.body)).toBe("client_key=awclientkey123&client_secret=S3CRET-client-secret&code=CODE*%21xyz&grant_type=authorization_code"
-      + "&redirect_uri=http%3A%2F%2F127.0.0.1%3A3455%2Fcallback%2F&code_verifier=verifier-abc");
+    expect(text(request.body)).toBe(
+      "client_key=awclientkey123&client_secret=S3CRET-client-secret&code=CODE*%21xyz&grant_type=authorization_code" +
+        "&redirect_uri=http%3A%2F%2F127.0.0.1%3A3455%2Fcallback%2F&code_verifier=verifier-abc",
+    );
     expect(tokens).toEqual({
-      accessToken: ACCESS, expiresIn: 86400, refreshToken: REFRESH, refreshExpiresIn: 31536000,
-      openId: TOKEN_ANSWER.open_id, scopes: ["user.info.basic", "video.publish"], tokenType: "Bearer",
+      accessToken: ACCESS,
+      expiresIn: 86400,
+      refreshToken: REFRESH,
+      refreshExpiresIn: 31536000,
+      openId: TOKEN_ANSWER.open_id,
+      scopes: ["user.info.basic", "video.publish"],
+      tokenType: "Bearer",
     });
   });
 
@@ -123,7 +161,9 @@ describe("Login Kit: token endpoint", () => {
     answer = () => Response.json({ ...TOKEN_ANSWER, refresh_token: "rft.NEW" });
     const tokens = await refreshAccessToken({ ...CREDENTIALS, apiBaseUrl: base, refreshToken: REFRESH });
     expect(seen[0].path).toBe("/v2/oauth/token/");
-    expect(text(seen[0].body)).toBe(`client_key=awclientkey123&client_secret=S3CRET-client-secret&grant_type=refresh_token&refresh_token=rft.SECRET-refresh-token%218765`);
+    expect(text(seen[0].body)).toBe(
+      `client_key=awclientkey123&client_secret=S3CRET-client-secret&grant_type=refresh_token&refresh_token=rft.SECRET-refresh-token%218765`,
+    );
     expect(tokens.refreshToken).toBe("rft.NEW");
   });
 
@@ -132,7 +172,14 @@ describe("Login Kit: token endpoint", () => {
     const error = await caught(refreshAccessToken({ ...CREDENTIALS, apiBaseUrl: base, refreshToken: REFRESH }));
     expect(error).toBeInstanceOf(TikTokOAuthError);
     const e = error as TikTokOAuthError;
-    expect([e.status, e.error, e.description, e.logId, e.retriable, e.apiReason]).toEqual([400, "invalid_grant", "Refresh token is invalid or expired.", LOG_ID, false, "invalid_grant"]);
+    expect([e.status, e.error, e.description, e.logId, e.retriable, e.apiReason]).toEqual([
+      400,
+      "invalid_grant",
+      "Refresh token is invalid or expired.",
+      LOG_ID,
+      false,
+      "invalid_grant",
+    ]);
     expect(e.message).not.toContain(REFRESH);
     expect(e.message).not.toContain(CREDENTIALS.clientSecret);
   });
@@ -200,22 +247,33 @@ describe("Content Posting API: creator info, init, status", () => {
       baseUrl: base,
       plan,
       postInfo: {
-        is_aigc: true, brand_organic_toggle: false, brand_content_toggle: false, video_cover_timestamp_ms: 1000,
-        disable_stitch: false, disable_comment: true, disable_duet: false, privacy_level: "SELF_ONLY", title: "Why the sky is blue #science",
+        is_aigc: true,
+        brand_organic_toggle: false,
+        brand_content_toggle: false,
+        video_cover_timestamp_ms: 1000,
+        disable_stitch: false,
+        disable_comment: true,
+        disable_duet: false,
+        privacy_level: "SELF_ONLY",
+        title: "Why the sky is blue #science",
       },
     });
     expect(seen[0].path).toBe("/v2/post/publish/video/init/");
     expect(seen[0].headers.get("authorization")).toBe(`Bearer ${ACCESS}`);
     expect(seen[0].headers.get("content-type")).toBe("application/json; charset=UTF-8");
-    expect(text(seen[0].body)).toBe('{"post_info":{"title":"Why the sky is blue #science","privacy_level":"SELF_ONLY","disable_duet":false,'
-      + '"disable_comment":true,"disable_stitch":false,"video_cover_timestamp_ms":1000,"brand_content_toggle":false,"brand_organic_toggle":false,"is_aigc":true},'
-      + '"source_info":{"source":"FILE_UPLOAD","video_size":50000123,"chunk_size":10000000,"total_chunk_count":5}}');
+    expect(text(seen[0].body)).toBe(
+      '{"post_info":{"title":"Why the sky is blue #science","privacy_level":"SELF_ONLY","disable_duet":false,' +
+        '"disable_comment":true,"disable_stitch":false,"video_cover_timestamp_ms":1000,"brand_content_toggle":false,"brand_organic_toggle":false,"is_aigc":true},' +
+        '"source_info":{"source":"FILE_UPLOAD","video_size":50000123,"chunk_size":10000000,"total_chunk_count":5}}',
+    );
     expect(result).toEqual({ publishId: "v_pub_file~v2-1.123456789", uploadUrl: `${base}/upload/?upload_id=67890&upload_token=Xza123` });
   });
 
   test("invalid post_info is refused before any request", async () => {
     const error = await caught(initDirectPost({
-      accessToken: ACCESS, baseUrl: base, plan: planChunks(10),
+      accessToken: ACCESS,
+      baseUrl: base,
+      plan: planChunks(10),
       postInfo: { privacy_level: "EVERYONE" as never, brand_content_toggle: false, brand_organic_toggle: false },
     }));
     expect(error).toBeInstanceOf(RangeError);
@@ -234,7 +292,9 @@ describe("Content Posting API: creator info, init, status", () => {
     for (const [status, code, retriable] of cases) {
       answer = () => refused(status, code, `TikTok says ${code}`);
       const error = await caught(initDirectPost({
-        accessToken: ACCESS, baseUrl: base, plan: planChunks(10),
+        accessToken: ACCESS,
+        baseUrl: base,
+        plan: planChunks(10),
         postInfo: { privacy_level: "PUBLIC_TO_EVERYONE", brand_content_toggle: false, brand_organic_toggle: false },
       }));
       expect(error).toBeInstanceOf(TikTokApiError);
@@ -266,14 +326,21 @@ describe("Content Posting API: creator info, init, status", () => {
     expect(text(seen[0].body)).toBe('{"publish_id":"v_pub_file~v2-1.123"}');
 
     // Written by hand: Response.json could not carry a number past 2^53 either.
-    answer = () => new Response(`{"data":{"status":"PUBLISH_COMPLETE","publicaly_available_post_id":[7400000000000000001, 7400000000000000002],"uploaded_bytes":50000123},`
-      + `"error":{"code":"ok","message":"","log_id":"${LOG_ID}"}}`, { headers: { "content-type": "application/json" } });
+    answer = () =>
+      new Response(
+        `{"data":{"status":"PUBLISH_COMPLETE","publicaly_available_post_id":[7400000000000000001, 7400000000000000002],"uploaded_bytes":50000123},` +
+          `"error":{"code":"ok","message":"","log_id":"${LOG_ID}"}}`,
+        { headers: { "content-type": "application/json" } },
+      );
     const complete = await fetchPostStatus({ accessToken: ACCESS, baseUrl: base, publishId: "p" });
     expect(complete.status).toBe("PUBLISH_COMPLETE");
     expect(complete.publicaly_available_post_id).toEqual(["7400000000000000001", "7400000000000000002"]);
 
     answer = () => ok({ status: "FAILED", fail_reason: "file_format_check_failed" });
-    expect(await fetchPostStatus({ accessToken: ACCESS, baseUrl: base, publishId: "p" })).toMatchObject({ status: "FAILED", fail_reason: "file_format_check_failed" });
+    expect(await fetchPostStatus({ accessToken: ACCESS, baseUrl: base, publishId: "p" })).toMatchObject({
+      status: "FAILED",
+      fail_reason: "file_format_check_failed",
+    });
 
     answer = () => ok({ status: "SEND_TO_USER_INBOX" });
     expect((await fetchPostStatus({ accessToken: ACCESS, baseUrl: base, publishId: "p" })).status).toBe("SEND_TO_USER_INBOX");
@@ -312,11 +379,20 @@ describe("Content Posting API: chunk upload", () => {
     uploadServer();
     const progress: ChunkProgress[] = [];
     const uploadUrl = `${base}/upload/?upload_id=67890&upload_token=Xza123`;
-    await uploadChunks({ uploadUrl, filePath: file, plan, onChunk: (p) => { progress.push(p); } });
+    await uploadChunks({
+      uploadUrl,
+      filePath: file,
+      plan,
+      onChunk: (p) => {
+        progress.push(p);
+      },
+    });
 
     expect(seen.map((r) => [r.method, r.path, r.search])).toEqual(Array(3).fill(["PUT", "/upload/", "?upload_id=67890&upload_token=Xza123"]));
     expect(seen.map((r) => r.headers.get("content-range"))).toEqual([
-      `bytes 0-5242879/${SIZE}`, `bytes 5242880-10485759/${SIZE}`, `bytes 10485760-${SIZE - 1}/${SIZE}`,
+      `bytes 0-5242879/${SIZE}`,
+      `bytes 5242880-10485759/${SIZE}`,
+      `bytes 10485760-${SIZE - 1}/${SIZE}`,
     ]);
     expect(seen.map((r) => r.headers.get("content-length"))).toEqual(["5242880", "5242880", String(5 * MiB + 1234)]);
     expect(seen.every((r) => r.headers.get("content-type") === "video/mp4")).toBe(true);
@@ -334,7 +410,9 @@ describe("Content Posting API: chunk upload", () => {
     let failures = 1;
     uploadServer((index) => (index === 1 && failures-- > 0 ? new Response("busy", { status: 503 }) : undefined));
     let next = 0;
-    const onChunk = (p: ChunkProgress) => { next = p.index + 1; };
+    const onChunk = (p: ChunkProgress) => {
+      next = p.index + 1;
+    };
     const uploadUrl = `${base}/upload/?upload_id=1&upload_token=t`;
 
     const error = await caught(uploadChunks({ uploadUrl, filePath: file, plan, onChunk }));
@@ -364,7 +442,9 @@ describe("Content Posting API: chunk upload", () => {
   test("a file whose size differs from the plan, or a chunk index outside it, is refused before any request", async () => {
     uploadServer();
     expect(await caught(uploadChunks({ uploadUrl: `${base}/upload/`, filePath: file, plan: planChunks(SIZE + 1, 5 * MiB) }))).toBeInstanceOf(RangeError);
-    expect(await caught(uploadChunks({ uploadUrl: `${base}/upload/`, filePath: file, plan: planChunks(SIZE, 5 * MiB), fromChunk: 3 }))).toBeInstanceOf(RangeError);
+    expect(await caught(uploadChunks({ uploadUrl: `${base}/upload/`, filePath: file, plan: planChunks(SIZE, 5 * MiB), fromChunk: 3 }))).toBeInstanceOf(
+      RangeError,
+    );
     expect(seen).toHaveLength(0);
   });
 

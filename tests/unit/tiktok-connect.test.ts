@@ -67,7 +67,10 @@ describe("where the TikTok app's settings come from", () => {
 
   test("from the environment: key and secret required, TikTok's hosts by default", () => {
     expect(resolveTikTokOAuthConfig({ TIKTOK_CLIENT_KEY: "aw1", TIKTOK_CLIENT_SECRET: "s" }, fromEnv)).toEqual({
-      clientKey: "aw1", clientSecret: "s", authBaseUrl: "https://www.tiktok.com", apiBaseUrl: "https://open.tiktokapis.com",
+      clientKey: "aw1",
+      clientSecret: "s",
+      authBaseUrl: "https://www.tiktok.com",
+      apiBaseUrl: "https://open.tiktokapis.com",
     });
     const missing = thrown(() => resolveTikTokOAuthConfig({ GOOGLE_OAUTH_CLIENT_ID: "c" }, fromEnv));
     expect(missing.exitCode).toBe(EXIT.usage);
@@ -78,9 +81,13 @@ describe("where the TikTok app's settings come from", () => {
   });
 
   test("from the local stack's file: the emulator it wrote, the environment not mixed in", () => {
-    const file = "TIKTOK_CLIENT_KEY=local-tiktok-client\nTIKTOK_CLIENT_SECRET=local-tiktok-secret\nTIKTOK_API_BASE_URL=http://127.0.0.1:54330/\nTIKTOK_AUTH_BASE_URL=http://127.0.0.1:54330\n";
+    const file =
+      "TIKTOK_CLIENT_KEY=local-tiktok-client\nTIKTOK_CLIENT_SECRET=local-tiktok-secret\nTIKTOK_API_BASE_URL=http://127.0.0.1:54330/\nTIKTOK_AUTH_BASE_URL=http://127.0.0.1:54330\n";
     expect(resolveTikTokOAuthConfig({ TIKTOK_CLIENT_KEY: "other" }, fromFile, () => file)).toEqual({
-      clientKey: "local-tiktok-client", clientSecret: "local-tiktok-secret", authBaseUrl: "http://127.0.0.1:54330", apiBaseUrl: "http://127.0.0.1:54330",
+      clientKey: "local-tiktok-client",
+      clientSecret: "local-tiktok-secret",
+      authBaseUrl: "http://127.0.0.1:54330",
+      apiBaseUrl: "http://127.0.0.1:54330",
     });
     expect(thrown(() => resolveTikTokOAuthConfig({ TIKTOK_CLIENT_KEY: "k", TIKTOK_CLIENT_SECRET: "s" }, fromFile, () => "")).message)
       .toContain("not configured in /stack/.local/stack.env");
@@ -90,9 +97,18 @@ describe("where the TikTok app's settings come from", () => {
 describe("the command line", () => {
   test("connect tiktok needs a dimension and a handle; takes a login hint, a timeout, --no-browser and --json", () => {
     expect(parseArgs(["account", "connect", "tiktok", "--dimension", "d1", "--channel", "creator"])).toEqual({
-      name: "account connect", platform: "tiktok", dimension: "d1", channel: "@creator", loginHint: null, timeoutS: 300, browser: true, json: false,
+      name: "account connect",
+      platform: "tiktok",
+      dimension: "d1",
+      channel: "@creator",
+      loginHint: null,
+      timeoutS: 300,
+      browser: true,
+      json: false,
     });
-    expect(parseArgs(["account", "connect", "tiktok", "--dimension", "d1", "--channel", "@c", "--login-hint", "c", "--timeout", "30", "--no-browser", "--json"]))
+    expect(
+      parseArgs(["account", "connect", "tiktok", "--dimension", "d1", "--channel", "@c", "--login-hint", "c", "--timeout", "30", "--no-browser", "--json"]),
+    )
       .toMatchObject({ platform: "tiktok", channel: "@c", loginHint: "c", timeoutS: 30, browser: false, json: true });
     const usage = (argv: string[]) => {
       const error = thrown(() => parseArgs(argv));
@@ -125,13 +141,27 @@ describe("the API body's TikTok rules", () => {
 describe("a TikTok account in the list", () => {
   test("shows its platform, and the reconnect command names tiktok", () => {
     const account = {
-      id: "7d3c4c1e-0a1b-4c2d-8e3f-405162738495", dimension_id: "tech-explained", platform: "tiktok" as const, channel_handle: "@creator", channel_id: "-000abc",
-      active: true, has_credentials: true, oauth_client_id: "ck-1", youtube_project: null, upload_cap_24h: 15, health: "needs_reconnect" as const,
-      health_reason: "invalid_grant", health_since: "2026-11-30T00:05:00Z", connected_at: "2026-11-30T00:00:00Z", created_at: "2026-11-30T00:00:00Z",
+      id: "7d3c4c1e-0a1b-4c2d-8e3f-405162738495",
+      dimension_id: "tech-explained",
+      platform: "tiktok" as const,
+      channel_handle: "@creator",
+      channel_id: "-000abc",
+      active: true,
+      has_credentials: true,
+      oauth_client_id: "ck-1",
+      youtube_project: null,
+      upload_cap_24h: 15,
+      health: "needs_reconnect" as const,
+      health_reason: "invalid_grant",
+      health_since: "2026-11-30T00:05:00Z",
+      connected_at: "2026-11-30T00:00:00Z",
+      created_at: "2026-11-30T00:00:00Z",
     };
     const lines = formatAccountList([account], Date.parse("2026-11-30T00:10:00Z"), 200);
     expect(lines[1]).toMatch(/tech-explained\s+tiktok\s+-\s+active\s+reconnect\s+10m ago\s+@creator \(-000abc\)$/);
-    expect(lines[2]).toBe("@creator (tech-explained) needs reconnecting since 5m ago (invalid_grant): mdame account connect tiktok --dimension tech-explained --channel @creator");
+    expect(lines[2]).toBe(
+      "@creator (tech-explained) needs reconnecting since 5m ago (invalid_grant): mdame account connect tiktok --dimension tech-explained --channel @creator",
+    );
     expect(reconnectCommand(account)).toBe("mdame account connect tiktok --dimension tech-explained --channel @creator");
     expect(formatAccountList([], 0)[0]).toContain("mdame account connect tiktok --dimension <id> --channel @handle");
   });

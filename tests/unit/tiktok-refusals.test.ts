@@ -61,7 +61,11 @@ describe("classifyTikTokRefusal", () => {
         .toEqual({ kind: "try_later", limit: "posts", reason: code, notBefore: new Date(NOW.getTime() + 24 * 60 * MINUTE) });
     }
     // A 429 under an undocumented code is still a rate limit.
-    expect(classifyTikTokRefusal(await initError(429, "too_many_requests"), NOW)).toMatchObject({ kind: "try_later", limit: "rate", notBefore: new Date(NOW.getTime() + MINUTE) });
+    expect(classifyTikTokRefusal(await initError(429, "too_many_requests"), NOW)).toMatchObject({
+      kind: "try_later",
+      limit: "rate",
+      notBefore: new Date(NOW.getTime() + MINUTE),
+    });
   });
 
   test("an unaudited app or a privacy level the creator lacks is a non-retryable configuration error", async () => {
@@ -74,7 +78,12 @@ describe("classifyTikTokRefusal", () => {
   });
 
   test("everything else is unclassified", async () => {
-    for (const [status, code] of [[400, "invalid_param"], [403, "spam_risk_user_banned_from_posting"], [500, "internal_error"], [403, "url_ownership_unverified"]] as const) {
+    for (
+      const [status, code] of [[400, "invalid_param"], [403, "spam_risk_user_banned_from_posting"], [500, "internal_error"], [
+        403,
+        "url_ownership_unverified",
+      ]] as const
+    ) {
       const error = await initError(status, code);
       expect(error).toBeInstanceOf(TikTokApiError);
       expect(classifyTikTokRefusal(error, NOW)).toBeNull();

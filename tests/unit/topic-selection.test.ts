@@ -15,7 +15,15 @@ const SPACE: Subject = { keywords: ["telescope", "northern lights", "rocket"], c
 
 function candidate(title: string, overrides: Partial<Signal> = {}, weight = 1): Candidate {
   const signal: Signal = {
-    source: "google_trends", title, url: null, published_at: hoursAgo(1), traffic: 10_000, velocity: null, categories: [], context: [], ...overrides,
+    source: "google_trends",
+    title,
+    url: null,
+    published_at: hoursAgo(1),
+    traffic: 10_000,
+    velocity: null,
+    categories: [],
+    context: [],
+    ...overrides,
   };
   return { signal, weight, title, context: signal.context, fingerprint: titleTokens(title).join(" ") };
 }
@@ -80,7 +88,10 @@ describe("selectTopics", () => {
   test("off-subject and excluded topics are dropped with their score and why", () => {
     const { topics, dropped } = selectTopics({
       candidates: [candidate("James Webb telescope"), candidate("Sourdough starter"), candidate("Telescope horoscope for Leo")],
-      subject: SPACE, minScore: 0, history: [], now: NOW,
+      subject: SPACE,
+      minScore: 0,
+      history: [],
+      now: NOW,
     });
     expect(topics.map((t) => t.title)).toEqual(["James Webb telescope"]);
     expect(dropped.map((d) => [d.title, d.reason])).toEqual([["Sourdough starter", "off_subject"], ["Telescope horoscope for Leo", "excluded_term"]]);
@@ -97,18 +108,27 @@ describe("selectTopics", () => {
         candidate("The James Webb Telescope's new deep field", { source: "hacker_news", traffic: 310 }, 0.8),
         candidate("Rocket engine test fire", { source: "feed", traffic: null }),
       ],
-      subject: SPACE, minScore: 0, history: [{ title: "james webb telescope", fingerprint: "f-webb" }], now: NOW,
+      subject: SPACE,
+      minScore: 0,
+      history: [{ title: "james webb telescope", fingerprint: "f-webb" }],
+      now: NOW,
     });
     expect(topics.map((t) => t.title)).toEqual(["northern lights forecast", "Rocket engine test fire"]);
     const byTitle = new Map(dropped.map((d) => [d.title, d]));
     expect(byTitle.get("Northern Lights Forecast!")).toMatchObject({ reason: "near_duplicate", detail: { of: "northern lights forecast", past: false } });
-    expect(byTitle.get("The James Webb Telescope's new deep field")).toMatchObject({ reason: "near_duplicate", detail: { of: "james webb telescope", past: true } });
+    expect(byTitle.get("The James Webb Telescope's new deep field")).toMatchObject({
+      reason: "near_duplicate",
+      detail: { of: "james webb telescope", past: true },
+    });
   });
 
   test("a topic under min_score is dropped and recorded with its components; the rest stay best first", () => {
     const { topics, dropped } = selectTopics({
       candidates: [candidate("Rocket launch", { traffic: 200_000 }), candidate("Telescope mirror", { traffic: 20, published_at: hoursAgo(70) })],
-      subject: SPACE, minScore: 0.7, history: [], now: NOW,
+      subject: SPACE,
+      minScore: 0.7,
+      history: [],
+      now: NOW,
     });
     expect(topics.map((t) => t.title)).toEqual(["Rocket launch"]);
     expect(topics[0].score).toBeGreaterThanOrEqual(0.7);

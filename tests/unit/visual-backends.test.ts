@@ -22,7 +22,10 @@ import { visualJob } from "../fixtures/visual-job.ts";
 
 describe("visuals config", () => {
   test("a list must be unique, known, and end with procedural; the blocklist defaults to empty", () => {
-    expect(VisualsConfig.parse({ backends: ["gemini-image", "pexels", "procedural"] })).toEqual({ backends: ["gemini-image", "pexels", "procedural"], pexels_blocklist: [] });
+    expect(VisualsConfig.parse({ backends: ["gemini-image", "pexels", "procedural"] })).toEqual({
+      backends: ["gemini-image", "pexels", "procedural"],
+      pexels_blocklist: [],
+    });
     const message = (value: unknown) => VisualsConfig.safeParse(value).error?.issues.map((i) => i.message).join("; ");
     expect(message({ backends: ["pexels"] })).toContain("must end with procedural");
     expect(message({ backends: ["pexels", "pexels", "procedural"] })).toContain("must not list a backend twice");
@@ -39,7 +42,12 @@ describe("visuals config", () => {
 });
 
 describe("scene hashes per backend list", () => {
-  const plan = ScenePlan.parse({ scenes: Array.from({ length: 5 }, (_, i) => ({ prompt: `scene prompt ${i}`, narration: `word${i}`, ...(i === 0 ? { keywords: ["Solar", "solar", "roof"] } : {}) })) });
+  const plan = ScenePlan.parse({
+    scenes: Array.from(
+      { length: 5 },
+      (_, i) => ({ prompt: `scene prompt ${i}`, narration: `word${i}`, ...(i === 0 ? { keywords: ["Solar", "solar", "roof"] } : {}) }),
+    ),
+  });
   const narration = "word0 word1 word2 word3 word4";
 
   test("procedural-only keeps the hashes from before backend lists; another list gives other hashes", async () => {
@@ -81,8 +89,15 @@ describe("gemini-image request", () => {
 });
 
 describe("pexels", () => {
-  const file = (id: number, width: number, height: number, fps = 25, type = "video/mp4"): PexelsVideoFile =>
-    ({ id, quality: "hd", file_type: type, width, height, fps, link: `http://127.0.0.1/v/${id}.mp4` });
+  const file = (id: number, width: number, height: number, fps = 25, type = "video/mp4"): PexelsVideoFile => ({
+    id,
+    quality: "hd",
+    file_type: type,
+    width,
+    height,
+    fps,
+    link: `http://127.0.0.1/v/${id}.mp4`,
+  });
 
   test("the search asks for portrait Full HD with the scene's keywords, else its prompt's subject words", () => {
     const url = new URL(searchUrl("https://api.pexels.invalid/", "solar roof"));
@@ -98,7 +113,15 @@ describe("pexels", () => {
   });
 
   test("the blocklist rules out video ids and whole-word terms of the page slug, author or query", () => {
-    const video = { id: 4242, width: 1080, height: 1920, duration: 10, url: "https://www.pexels.invalid/video/casino-lights-at-night-4242/", user: { id: 1, name: "Ann Lee", url: "https://www.pexels.invalid/@ann" }, video_files: [] } as PexelsVideo;
+    const video = {
+      id: 4242,
+      width: 1080,
+      height: 1920,
+      duration: 10,
+      url: "https://www.pexels.invalid/video/casino-lights-at-night-4242/",
+      user: { id: 1, name: "Ann Lee", url: "https://www.pexels.invalid/@ann" },
+      video_files: [],
+    } as PexelsVideo;
     expect(isBlocked(video, "city", ["4242"])).toBe("4242");
     expect(isBlocked(video, "city", ["Casino"])).toBe("Casino");
     expect(isBlocked(video, "city", ["ann lee"])).toBe("ann lee");
@@ -109,7 +132,9 @@ describe("pexels", () => {
 describe("comfyui workflows", () => {
   test("placeholders are filled with their types; a missing one is refused", () => {
     const template = { "1": { class_type: "KSampler", inputs: { seed: "{{seed}}", text: "a {{prompt}} b", model: ["2", 0] } } };
-    expect(fillWorkflow(template, { seed: 7, prompt: "cat" })).toEqual({ "1": { class_type: "KSampler", inputs: { seed: 7, text: "a cat b", model: ["2", 0] } } });
+    expect(fillWorkflow(template, { seed: 7, prompt: "cat" })).toEqual({
+      "1": { class_type: "KSampler", inputs: { seed: 7, text: "a cat b", model: ["2", 0] } },
+    });
     expect(() => fillWorkflow(template, { seed: 7 })).toThrow("workflow placeholders without a value: prompt");
   });
 
@@ -154,7 +179,11 @@ describe("worker environment", () => {
   test("a backend whose key or URL is unset is skipped, with the reason; procedural is always there", () => {
     const { backends, skipped } = createVisualBackends({}, { ENV: "dev" });
     expect([...backends.keys()]).toEqual(["procedural"]);
-    expect(skipped).toMatchObject({ pexels: "PEXELS_API_KEY is not set", "gemini-image": "GEMINI_API_KEY is not set", "comfyui-svd": "COMFYUI_URL is not set" });
+    expect(skipped).toMatchObject({
+      pexels: "PEXELS_API_KEY is not set",
+      "gemini-image": "GEMINI_API_KEY is not set",
+      "comfyui-svd": "COMFYUI_URL is not set",
+    });
     const all = createVisualBackends({}, { ENV: "dev", GEMINI_API_KEY: "k", PEXELS_API_KEY: "p", COMFYUI_URL: "http://gpu.invalid:8188" });
     expect([...all.backends.keys()].sort()).toEqual(["comfyui-animatediff", "comfyui-svd", "gemini-image", "pexels", "procedural"]);
     expect(all.backends.get("gemini-image")!.version).toBe("gemini-image/1:gemini-2.5-flash-image");

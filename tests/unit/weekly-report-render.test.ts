@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mondayOf, type ReportVideo, WeeklyReport } from "../../shared/contracts/weekly-report.ts";
-import { CHART_HEIGHT, CHART_WIDTH, axisStep, drawWeeklyChart, renderWeeklyChart } from "../../shared/reports/weekly-chart.ts";
+import { axisStep, CHART_HEIGHT, CHART_WIDTH, drawWeeklyChart, renderWeeklyChart } from "../../shared/reports/weekly-chart.ts";
 import { escapeMarkdown, renderWeeklyMarkdown } from "../../shared/reports/weekly-markdown.ts";
 import { chartPath, parseReport } from "../../cli/commands/report.ts";
 
@@ -44,7 +44,12 @@ function sample(over: Partial<WeeklyReport> = {}): WeeklyReport {
       failed_by_stage: [{ stage: "render", count: 1 }],
     },
     topics_rejected: [{ reason: "near_duplicate", count: 2 }],
-    daily: ["16", "17", "18", "19", "20", "21", "22"].map((d, i) => ({ date: `2026-11-${d}`, published: i % 3, rejected: i === 2 ? 3 : 0, failed: i === 3 ? 1 : 0 })),
+    daily: ["16", "17", "18", "19", "20", "21", "22"].map((d, i) => ({
+      date: `2026-11-${d}`,
+      published: i % 3,
+      rejected: i === 2 ? 3 : 0,
+      failed: i === 3 ? 1 : 0,
+    })),
     stage_latency: [{ stage: "script", samples: 5, p50_s: 180, p95_s: 2940 }, { stage: "render", samples: 2, p50_s: 1350, p95_s: 2295 }],
     cache: {
       scenes: { lookups: 3, hits: 2, hit_rate: 0.6667 },
@@ -131,7 +136,9 @@ describe("weekly report chart", () => {
     try {
       const file = join(dir, "chart.png");
       writeFileSync(file, png);
-      const probe = spawnSync("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", file], { encoding: "utf8" });
+      const probe = spawnSync("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", file], {
+        encoding: "utf8",
+      });
       expect(probe.status).toBe(0);
       expect(probe.stdout.trim()).toBe(`png,${CHART_WIDTH},${CHART_HEIGHT}`);
       // A full decode: ffmpeg reads every pixel back; its raw RGB frame has the raster's size.
@@ -169,7 +176,8 @@ describe("mdame report arguments", () => {
     expect(mondayOf("2026-11-22")).toBe("2026-11-16");
     expect(mondayOf("2026-11-16")).toBe("2026-11-16");
     expect(parseReport(new Map<string, string | boolean | number>([["week", "2026-11-19"], ["chart", "c.png"]]))).toEqual(
-      { name: "report", week: "2026-11-19", dimension: null, chart: "c.png", json: false });
+      { name: "report", week: "2026-11-19", dimension: null, chart: "c.png", json: false },
+    );
     expect(() => parseReport(new Map([["week", "2026-02-30"]]))).toThrow("--week takes a date YYYY-MM-DD");
     expect(() => parseReport(new Map())).toThrow("report needs --week");
     expect(() => parseReport(new Map([["week", "2026-11-19"], ["dimension", "Bad Id"]]))).toThrow("not a dimension id");

@@ -29,7 +29,11 @@ describe("scriptWords", () => {
   test("strips punctuation from the words and keeps it as the pause after them", () => {
     const words = scriptWords("Wait, what?! It's 2026 — really.");
     expect(words.map((w) => [w.text, w.pause])).toEqual([
-      ["Wait", "clause"], ["what", "sentence"], ["It's", "none"], ["2026", "clause"], ["really", "sentence"],
+      ["Wait", "clause"],
+      ["what", "sentence"],
+      ["It's", "none"],
+      ["2026", "clause"],
+      ["really", "sentence"],
     ]);
     // A number is read out: it weighs more than a short word.
     expect(words[3].weight).toBeGreaterThan(words[2].weight);

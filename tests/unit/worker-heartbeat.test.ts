@@ -89,7 +89,13 @@ describe("worker heartbeats", () => {
     w.start();
     await waitFor(() => heartbeats.beats.some((b) => b.jobsHeld === 2));
     expect(heartbeats.beats[0]).toEqual({
-      workerId: "render-runner-box-7-9f3a1c", queue: "render", host: "box", pid: 7, concurrency: 2, jobsHeld: expect.any(Number), beatIntervalS: 1,
+      workerId: "render-runner-box-7-9f3a1c",
+      queue: "render",
+      host: "box",
+      pid: 7,
+      concurrency: 2,
+      jobsHeld: expect.any(Number),
+      beatIntervalS: 1,
     });
     expect(Math.max(...heartbeats.beats.map((b) => b.jobsHeld))).toBe(2);
 
@@ -125,7 +131,11 @@ describe("worker ids", () => {
     const b = workerIdentity({ name: "render-runner", host: "box", pid: 1 });
     expect(a.workerId).not.toBe(b.workerId);
     expect(a.workerId).toMatch(/^render-runner-box-1-[0-9a-f]{6}$/);
-    expect(workerIdentity({ name: "render-eu", host: "box", pid: 42, random: "abc123" })).toEqual({ workerId: "render-eu-box-42-abc123", host: "box", pid: 42 });
+    expect(workerIdentity({ name: "render-eu", host: "box", pid: 42, random: "abc123" })).toEqual({
+      workerId: "render-eu-box-42-abc123",
+      host: "box",
+      pid: 42,
+    });
   });
 
   test("a long label or host is cut so the id fits its 200 characters, keeping the pid and random part", () => {

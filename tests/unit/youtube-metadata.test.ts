@@ -34,7 +34,13 @@ describe("buildVideoResource", () => {
   });
 
   test("the settings go through: category, privacy, made for kids, no disclosure, another audio language", () => {
-    const video = resource({ category_id: "28", privacy_status: "unlisted", made_for_kids: true, contains_synthetic_media: false, default_audio_language: "en-US" });
+    const video = resource({
+      category_id: "28",
+      privacy_status: "unlisted",
+      made_for_kids: true,
+      contains_synthetic_media: false,
+      default_audio_language: "en-US",
+    });
     expect(video.snippet).toMatchObject({ categoryId: "28", defaultLanguage: "id", defaultAudioLanguage: "en-US" });
     expect(video.status).toEqual({ privacyStatus: "unlisted", selfDeclaredMadeForKids: true, containsSyntheticMedia: false });
   });

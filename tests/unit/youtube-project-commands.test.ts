@@ -24,9 +24,15 @@ function usageError(argv: string[]): UsageError {
 
 describe("mdame youtube-project", () => {
   test("add takes a name, a client id and bucket sizes, never the secret on argv", () => {
-    expect(parseArgs(["youtube-project", "add", "--name", "second", "--client-id", "2-x.apps.googleusercontent.com", "--upload-calls-per-day", "200"])).toEqual({
-      name: "youtube-project add", project: "second", clientId: "2-x.apps.googleusercontent.com", sizes: { upload_calls_per_day: 200 }, json: false,
-    });
+    expect(parseArgs(["youtube-project", "add", "--name", "second", "--client-id", "2-x.apps.googleusercontent.com", "--upload-calls-per-day", "200"])).toEqual(
+      {
+        name: "youtube-project add",
+        project: "second",
+        clientId: "2-x.apps.googleusercontent.com",
+        sizes: { upload_calls_per_day: 200 },
+        json: false,
+      },
+    );
     expect(usageError(["youtube-project", "add", "--client-id", "x"]).message).toBe("youtube-project add needs --name <name>");
     expect(usageError(["youtube-project", "add", "--name", "second"]).message).toBe("youtube-project add needs --client-id <id>");
     expect(usageError(["youtube-project", "add", "--name", "Second Project", "--client-id", "x"]).message).toContain("not a project name");
@@ -45,16 +51,36 @@ describe("mdame youtube-project", () => {
   test("account connect youtube takes --project; default is the environment's client; TikTok takes none", () => {
     expect(parseArgs(["account", "connect", "youtube", "--dimension", "tech-explained", "--project", "second"])).toMatchObject({ project: "second" });
     expect(parseArgs(["account", "connect", "youtube", "--dimension", "tech-explained", "--project", "default"])).toMatchObject({ project: null });
-    expect(usageError(["account", "connect", "youtube", "--dimension", "tech-explained", "--project", "No Such"]).message).toContain("--project takes a project's name");
-    expect(usageError(["account", "connect", "tiktok", "--dimension", "tech-explained", "--channel", "@c", "--project", "second"]).message).toContain("--project is for youtube");
+    expect(usageError(["account", "connect", "youtube", "--dimension", "tech-explained", "--project", "No Such"]).message).toContain(
+      "--project takes a project's name",
+    );
+    expect(usageError(["account", "connect", "tiktok", "--dimension", "tech-explained", "--channel", "@c", "--project", "second"]).message).toContain(
+      "--project is for youtube",
+    );
   });
 
   test("the list shows each project's bucket against its plan, and names an unregistered client with the command that registers it", () => {
     const project: YouTubeProject = {
-      name: "second", oauth_client_id: "2-x.apps.googleusercontent.com", client: "registered", upload_calls_per_day: 100, api_units_per_day: 10000,
-      analytics_queries_per_day: 10000, accounts: 3, active_accounts: 2, planned_uploads_per_day: 4, uploads_today: 1, created_at: "2026-12-01T00:00:00Z",
+      name: "second",
+      oauth_client_id: "2-x.apps.googleusercontent.com",
+      client: "registered",
+      upload_calls_per_day: 100,
+      api_units_per_day: 10000,
+      analytics_queries_per_day: 10000,
+      accounts: 3,
+      active_accounts: 2,
+      planned_uploads_per_day: 4,
+      uploads_today: 1,
+      created_at: "2026-12-01T00:00:00Z",
     };
-    const lines = formatProjectList([project, { ...project, name: null, client: "unregistered", oauth_client_id: "old.apps.googleusercontent.com", accounts: 1, active_accounts: 1 }], 200);
+    const lines = formatProjectList([project, {
+      ...project,
+      name: null,
+      client: "unregistered",
+      oauth_client_id: "old.apps.googleusercontent.com",
+      accounts: 1,
+      active_accounts: 1,
+    }], 200);
     expect(lines[1]).toMatch(/^second\s+registered\s+100\s+4\s+1\s+2\/3\s+2-x\.apps\.googleusercontent\.com$/);
     expect(lines[3]).toContain("mdame youtube-project add --name <name> --client-id old.apps.googleusercontent.com");
   });
@@ -113,19 +139,36 @@ test("a refresh token presented with another client's credentials is a refused g
 test("a connect through a registered project needs only Google's endpoints from the configuration", () => {
   const fromEnv = { baseUrl: "https://p.supabase.co/functions/v1", serviceRoleKey: "k", source: "environment" };
   expect(resolveGoogleEndpoints({}, fromEnv)).toEqual({
-    authUrl: "https://accounts.google.com/o/oauth2/v2/auth", tokenUrl: "https://oauth2.googleapis.com/token", youtubeApiBaseUrl: "https://youtube.googleapis.com",
+    authUrl: "https://accounts.google.com/o/oauth2/v2/auth",
+    tokenUrl: "https://oauth2.googleapis.com/token",
+    youtubeApiBaseUrl: "https://youtube.googleapis.com",
   });
 });
 
 describe("doctor's judgement of the projects' plans", () => {
   const plan = (over: Record<string, unknown>) => ({
-    oauth_client_id: "env.apps.googleusercontent.com", name: null, client_secret_enc: null, upload_calls_per_day: 100, api_units_per_day: 10000,
-    analytics_queries_per_day: 10000, accounts: 1, active_accounts: 1, planned_uploads_per_day: 10, uploads_today: 0, created_at: new Date(), ...over,
+    oauth_client_id: "env.apps.googleusercontent.com",
+    name: null,
+    client_secret_enc: null,
+    upload_calls_per_day: 100,
+    api_units_per_day: 10000,
+    analytics_queries_per_day: 10000,
+    accounts: 1,
+    active_accounts: 1,
+    planned_uploads_per_day: 10,
+    uploads_today: 0,
+    created_at: new Date(),
+    ...over,
   });
   const env = { GOOGLE_OAUTH_CLIENT_ID: "env.apps.googleusercontent.com" };
 
   test("the environment's client is the project default; a plan that fits is one ok line", () => {
-    expect(judgeProjectPlans([plan({})], env)).toEqual([{ family: "database", name: "youtube projects", status: "ok", message: "planned uploads a day fit every project's bucket (default 10/100)" }]);
+    expect(judgeProjectPlans([plan({})], env)).toEqual([{
+      family: "database",
+      name: "youtube projects",
+      status: "ok",
+      message: "planned uploads a day fit every project's bucket (default 10/100)",
+    }]);
   });
 
   test("a project over its bucket is named with how much; an unregistered client with the command that registers it", () => {

@@ -9,7 +9,19 @@ export const ANALYTICS_RUNS = 10;
 
 function row(a: RunVideoAnalytics, titles: Map<string, string>, nowMs: number): Html {
   const title = titles.get(a.publication_id);
-  return html`<tr data-publication="${a.publication_id}"><td><a href="/videos/${a.publication_id}">${title ?? a.external_id ?? a.publication_id.slice(0, 8)}</a></td><td>${a.channel_handle}</td><td>day ${a.window_days}</td><td class="num">${a.views}</td><td class="num">${a.engaged_views}</td><td class="num">${a.average_view_duration_s.toFixed(1)} s</td><td class="num">${a.average_view_percentage.toFixed(1)} %</td><td class="num">${a.likes}</td><td>${when(a.fetched_at, nowMs)}</td></tr>`;
+  return html`
+    <tr data-publication="${a.publication_id}">
+      <td><a href="/videos/${a.publication_id}">${title ?? a.external_id ?? a.publication_id.slice(0, 8)}</a></td>
+      <td>${a.channel_handle}</td>
+      <td>day ${a.window_days}</td>
+      <td class="num">${a.views}</td>
+      <td class="num">${a.engaged_views}</td>
+      <td class="num">${a.average_view_duration_s.toFixed(1)} s</td>
+      <td class="num">${a.average_view_percentage.toFixed(1)} %</td>
+      <td class="num">${a.likes}</td>
+      <td>${when(a.fetched_at, nowMs)}</td>
+    </tr>
+  `;
 }
 
 export function analyticsPage({ api, ops }: DashboardApi, nowMs: number): Promise<Html> {
@@ -25,6 +37,12 @@ export function analyticsPage({ api, ops }: DashboardApi, nowMs: number): Promis
       if (s.status === "rejected") errors.push(sectionError(`the analytics of run ${runs[i]!.id}`, s.reason));
       else for (const a of s.value.analytics) rows.push(row(a, titles, nowMs));
     });
-    return html`${errors}${table(["video", "channel", "window", "views", "engaged", "avg. watched", "avg. %", "likes", "fetched"], rows, `No analytics fetched for the last ${ANALYTICS_RUNS} runs' videos.`)}`;
+    return html`${errors}${
+      table(
+        ["video", "channel", "window", "views", "engaged", "avg. watched", "avg. %", "likes", "fetched"],
+        rows,
+        `No analytics fetched for the last ${ANALYTICS_RUNS} runs' videos.`,
+      )
+    }`;
   });
 }

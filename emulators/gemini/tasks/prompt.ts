@@ -67,7 +67,10 @@ export class Variant {
 
   /** Uniform in [0, 1). */
   next(): number {
-    this.#a >>>= 0; this.#b >>>= 0; this.#c >>>= 0; this.#d >>>= 0;
+    this.#a >>>= 0;
+    this.#b >>>= 0;
+    this.#c >>>= 0;
+    this.#d >>>= 0;
     const t = (this.#a + this.#b) | 0;
     this.#a = this.#b ^ (this.#b >>> 9);
     this.#b = (this.#c + (this.#c << 3)) | 0;

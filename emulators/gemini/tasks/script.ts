@@ -60,8 +60,10 @@ export function writeScript(headers: Record<string, string>, variant: Variant): 
   const { min: MIN_WORDS, max: MAX_WORDS } = wordRange(headers.WORDS) ?? DEFAULT_WORDS;
   const t: ScriptTemplates = templates;
   const fill = (template: string) =>
-    normalizeSpace(template.replaceAll("{Topic}", capitalize(topic)).replaceAll("{topic}", topic)
-      .replaceAll("{context_sentence}", context ? `${context}.` : "").replaceAll("{context}", context));
+    normalizeSpace(
+      template.replaceAll("{Topic}", capitalize(topic)).replaceAll("{topic}", topic)
+        .replaceAll("{context_sentence}", context ? `${context}.` : "").replaceAll("{context}", context),
+    );
 
   const hook = fill(variant.pick(t.hooks));
   const contextLine = context ? fill(variant.pick(t.contextLines)) : variant.pick(t.noContext);
@@ -90,7 +92,8 @@ export function writeScript(headers: Record<string, string>, variant: Variant): 
     return body.length > 0 ? text() : null;
   };
   const fits = (narration: string | null) => narration !== null && countWords(narration) >= MIN_WORDS && countWords(narration) <= MAX_WORDS;
-  const narration = [compose(true, true), compose(true, false), compose(false, true), compose(false, false)].find(fits) ?? compose(true, true) ?? `${hook} ${closer}`;
+  const narration = [compose(true, true), compose(true, false), compose(false, true), compose(false, false)].find(fits) ?? compose(true, true) ??
+    `${hook} ${closer}`;
   let title = fill(variant.pick(t.titles));
   if (title.length > 90) title = title.slice(0, 90).replace(/\s+\S*$/u, "");
 

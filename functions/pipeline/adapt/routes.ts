@@ -8,7 +8,7 @@
  */
 import type { Env, Hono, Schema } from "hono";
 import { z } from "zod";
-import { Adaptation, AdaptAnswer, AdaptBody, AdaptationList, AdaptPinBody, AdaptPins } from "../../../shared/contracts/adapt.ts";
+import { AdaptAnswer, Adaptation, AdaptationList, AdaptBody, AdaptPinBody, AdaptPins } from "../../../shared/contracts/adapt.ts";
 import { DimensionId } from "../../../shared/contracts/dimension.ts";
 import { type AdaptationRow, listAdaptations, revertAdaptation, setAdaptationPin } from "../../../shared/db/rpc/adaptations.ts";
 import { getDimensions } from "../../../shared/db/rpc/dimensions.ts";
@@ -47,7 +47,10 @@ export function registerAdaptRoutes<E extends Env, S extends Schema, B extends s
     const id = routeParam("id", c.req.param("id"), z.string().uuid("must be an adaptation id (a uuid)"));
     await jsonBody(c.req.raw);
     const row = await revertAdaptation(deps.sql, id);
-    deps.logger.info({ dimension_id: row.dimension_id, stage: "adapt", status: "reverted", parameter: row.parameter, adaptation_id: row.id }, "adaptation reverted by the operator");
+    deps.logger.info(
+      { dimension_id: row.dimension_id, stage: "adapt", status: "reverted", parameter: row.parameter, adaptation_id: row.id },
+      "adaptation reverted by the operator",
+    );
     return c.json(answer(Adaptation, toAdaptation(row), "POST /adaptations/:id/revert"));
   });
 
@@ -55,9 +58,11 @@ export function registerAdaptRoutes<E extends Env, S extends Schema, B extends s
     app.post(path, auth, async (c) => {
       const body = AdaptPinBody.parse(await jsonBody(c.req.raw));
       const pins = await setAdaptationPin(deps.sql, body.dimension, body.parameter, pinned);
-      deps.logger.info({ dimension_id: body.dimension, stage: "adapt", status: pinned ? "pinned" : "unpinned", parameter: body.parameter }, `adaptive parameter ${pinned ? "pinned" : "unpinned"}`);
+      deps.logger.info(
+        { dimension_id: body.dimension, stage: "adapt", status: pinned ? "pinned" : "unpinned", parameter: body.parameter },
+        `adaptive parameter ${pinned ? "pinned" : "unpinned"}`,
+      );
       return c.json(answer(AdaptPins, { dimension_id: body.dimension, pinned: pins }, `POST ${path}`));
     });
   }
 }
-

@@ -5,7 +5,7 @@
  * pass: it claims the week the Sunday job marked due, decides for every active dimension and marks
  * the week finished; a week already decided, or a second tick, changes nothing.
  */
-import { AdaptSettings, type AdaptReport } from "../../../shared/contracts/adapt.ts";
+import { type AdaptReport, AdaptSettings } from "../../../shared/contracts/adapt.ts";
 import { type AdaptConfig, decideAdaptations, type VideoEvidence } from "../../../shared/adapt/decide.ts";
 import type { Sql } from "../../../shared/db/client.ts";
 import { NotFoundError, WrongStateError } from "../../../shared/db/errors.ts";
@@ -69,20 +69,42 @@ export async function adaptDimension(
   const decisions = decideAdaptations({
     config,
     evidence: rows.map(toEvidence),
-    history: history.filter((h) => h.applied).map((h) => ({ parameter: h.parameter, before: h.before, after: h.after, decided_at: h.decided_at, reverted_at: h.reverted_at })),
+    history: history.filter((h) => h.applied).map((h) => ({
+      parameter: h.parameter,
+      before: h.before,
+      after: h.after,
+      decided_at: h.decided_at,
+      reverted_at: h.reverted_at,
+    })),
     now: options.now,
   });
   const log = options.logger.child({ dimension_id: dimensionId, stage: "adapt" });
   const moves: AdaptReport["moves"] = [];
   for (const move of decisions.moves) {
-    const planned = { dimension_id: dimensionId, parameter: move.parameter, before: move.before, after: move.after, reason: move.reason, evidence: move.evidence, week_start: options.weekStart };
+    const planned = {
+      dimension_id: dimensionId,
+      parameter: move.parameter,
+      before: move.before,
+      after: move.after,
+      reason: move.reason,
+      evidence: move.evidence,
+      week_start: options.weekStart,
+    };
     if (options.dryRun) {
       moves.push({ ...planned, id: null });
       continue;
     }
     let row: AdaptationRow;
     try {
-      row = await recordAdaptation(sql, { dimensionId, parameter: move.parameter, before: move.before, after: move.after, reason: move.reason, evidence: move.evidence, weekStart: options.weekStart });
+      row = await recordAdaptation(sql, {
+        dimensionId,
+        parameter: move.parameter,
+        before: move.before,
+        after: move.after,
+        reason: move.reason,
+        evidence: move.evidence,
+        weekStart: options.weekStart,
+      });
     } catch (error) {
       // Pinned meanwhile, or moved by another decision since this one read it: left as it is.
       if (!(error instanceof WrongStateError)) throw error;

@@ -67,7 +67,9 @@ async function send(deps: PipelineDeps, client: TelegramClient, alert: ClaimedAl
   if (alert.photo_key !== null) {
     const photo = await readPhoto(deps, alert.photo_key);
     const filename = alert.photo_key.split("/").at(-1) || "chart.png";
-    ids.push((await client.sendPhoto({ chatId: chat, photo, filename, contentType: filename.endsWith(".png") ? "image/png" : "image/jpeg", caption })).message_id);
+    ids.push(
+      (await client.sendPhoto({ chatId: chat, photo, filename, contentType: filename.endsWith(".png") ? "image/png" : "image/jpeg", caption })).message_id,
+    );
     lastSentAt.set(chat, Date.now());
   }
   for (const piece of texts) {
@@ -100,8 +102,17 @@ async function deliver(deps: PipelineDeps, options: { budgetMs: number }): Promi
   if (!env.TELEGRAM_BOT_TOKEN) return result;
   const token = env.TELEGRAM_BOT_TOKEN;
   const client = createTelegramClient({ token, baseUrl: env.TELEGRAM_API_BASE_URL, attempts: 2 });
-  const secrets = [token, env.SERVICE_ROLE_KEY, env.CREDENTIALS_KEY, env.GEMINI_API_KEY, env.GOOGLE_OAUTH_CLIENT_SECRET, env.TIKTOK_CLIENT_SECRET,
-    env.OPENAI_COMPAT_API_KEY, env.REDDIT_CLIENT_SECRET, env.SUPABASE_SERVICE_ROLE_KEY].filter((s): s is string => typeof s === "string");
+  const secrets = [
+    token,
+    env.SERVICE_ROLE_KEY,
+    env.CREDENTIALS_KEY,
+    env.GEMINI_API_KEY,
+    env.GOOGLE_OAUTH_CLIENT_SECRET,
+    env.TIKTOK_CLIENT_SECRET,
+    env.OPENAI_COMPAT_API_KEY,
+    env.REDDIT_CLIENT_SECRET,
+    env.SUPABASE_SERVICE_ROLE_KEY,
+  ].filter((s): s is string => typeof s === "string");
   const deadline = Date.now() + options.budgetMs;
   /** Chats that answered 429 in this pass, and until when: their alerts wait that long. */
   const limited = new Map<string, number>();

@@ -19,7 +19,7 @@
  */
 import { CredentialsKeyMissingError, CredentialsTamperedError, decryptCredentials } from "../../../shared/crypto/credentials.ts";
 import { markAccountNeedsReconnect } from "../../../shared/db/rpc/accounts.ts";
-import { type ClaimedAnalyticsFetch, claimAnalyticsFetches, recordVideoAnalytics, retryAnalyticsFetch } from "../../../shared/db/rpc/analytics.ts";
+import { claimAnalyticsFetches, type ClaimedAnalyticsFetch, recordVideoAnalytics, retryAnalyticsFetch } from "../../../shared/db/rpc/analytics.ts";
 import type { Logger } from "../../../shared/logging/logger.ts";
 import { ProviderError } from "../../../shared/providers/errors.ts";
 import { withYouTubeQuota } from "../../../shared/providers/youtube/quota.ts";
@@ -123,7 +123,10 @@ async function fetchOne(deps: PipelineDeps, log: Logger, fetch: ClaimedAnalytics
       retention,
       msgId: fetch.msg_id,
     });
-    log.info({ status: "fetched", views: row.views, engaged_views: row.engaged_views, average_view_percentage: row.average_view_percentage }, "analytics fetched");
+    log.info(
+      { status: "fetched", views: row.views, engaged_views: row.engaged_views, average_view_percentage: row.average_view_percentage },
+      "analytics fetched",
+    );
     return { kind: "fetched" };
   } catch (error) {
     if (error instanceof Refused) return error.outcome;
@@ -173,8 +176,13 @@ export async function drainAnalyticsFetches(deps: PipelineDeps, options: { budge
     if (claimed.length === 0) break;
     for (const fetch of claimed) {
       const log = deps.logger.child({
-        stage: "analytics", execution_id: fetch.run_id, dimension_id: fetch.dimension_id, unit_id: fetch.unit_id,
-        publication_id: fetch.publication_id, window_days: fetch.window_days, msg_id: fetch.msg_id,
+        stage: "analytics",
+        execution_id: fetch.run_id,
+        dimension_id: fetch.dimension_id,
+        unit_id: fetch.unit_id,
+        publication_id: fetch.publication_id,
+        window_days: fetch.window_days,
+        msg_id: fetch.msg_id,
       });
       try {
         await settle(deps, log, fetch, await fetchOne(deps, log, fetch), drained);

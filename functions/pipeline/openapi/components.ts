@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { Account, AccountList, ConnectAccountBody, ConnectedAccount, RemovedAccount } from "../../../shared/contracts/account.ts";
-import { Adaptation, AdaptAnswer, AdaptationList, AdaptBody, AdaptPinBody, AdaptPins } from "../../../shared/contracts/adapt.ts";
+import { AdaptAnswer, Adaptation, AdaptationList, AdaptBody, AdaptPinBody, AdaptPins } from "../../../shared/contracts/adapt.ts";
 import { AlertList } from "../../../shared/contracts/alerts.ts";
 import { RunAnalyticsList } from "../../../shared/contracts/analytics.ts";
 import { WorkerCallback, WorkerCallbackAnswer } from "../../../shared/contracts/callbacks.ts";
@@ -27,7 +27,13 @@ import {
 } from "../../../shared/contracts/operator.ts";
 import { OpsOverview, OpsQueues, OpsQuota, OpsScheduleList, OpsScheduleRunNow, OpsVideoDetail, OpsVideoList } from "../../../shared/contracts/ops.ts";
 import { WeeklyReportList } from "../../../shared/contracts/weekly-report.ts";
-import { RegisterYouTubeProjectBody, RemovedYouTubeProject, YouTubeProject, YouTubeProjectClient, YouTubeProjectList } from "../../../shared/contracts/youtube-project.ts";
+import {
+  RegisterYouTubeProjectBody,
+  RemovedYouTubeProject,
+  YouTubeProject,
+  YouTubeProjectClient,
+  YouTubeProjectList,
+} from "../../../shared/contracts/youtube-project.ts";
 
 /** What GET /pipeline/openapi.json answers: an OpenAPI 3.1 document (checked whole by the tests). */
 export const OpenApiDocument = z.object({

@@ -35,7 +35,10 @@ export function openApiDocument(functionsUrl: string): Record<string, unknown> {
       { name: "reports", description: "Weekly reports (`mdame report`)" },
       { name: "adapt", description: "The adaptive engine (`mdame adapt`, docs/reference/adaptive.md)" },
       { name: "ops", description: "The ops dashboard's views (`mdame dashboard`, docs/reference/ops-api.md)" },
-      { name: "housekeeping", description: "Retention, housekeeping passes and sizes (`mdame housekeeping`, `mdame storage usage`, docs/reference/retention.md)" },
+      {
+        name: "housekeeping",
+        description: "Retention, housekeeping passes and sizes (`mdame housekeeping`, `mdame storage usage`, docs/reference/retention.md)",
+      },
       { name: "worker-callback", description: "The `worker-callback` function: Standard Webhooks deliveries from the workers" },
     ],
     securitySchemes: {
@@ -44,7 +47,8 @@ export function openApiDocument(functionsUrl: string): Record<string, unknown> {
         type: "apiKey",
         in: "header",
         name: "webhook-signature",
-        description: "Standard Webhooks: `webhook-signature` holds HMAC-SHA256 signatures of `webhook-id.webhook-timestamp.body` with WEBHOOK_SECRET; the three headers are described on the operation",
+        description:
+          "Standard Webhooks: `webhook-signature` holds HMAC-SHA256 signatures of `webhook-id.webhook-timestamp.body` with WEBHOOK_SECRET; the three headers are described on the operation",
       },
     },
     components,

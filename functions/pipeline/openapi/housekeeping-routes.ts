@@ -95,9 +95,14 @@ const errorExamples = {
 
 export const housekeepingRoutes: RouteDoc[] = [
   {
-    method: "get", path: "/pipeline/storage/usage", operationId: "storageUsage", tags: ["housekeeping"], security: SERVICE_ROLE,
+    method: "get",
+    path: "/pipeline/storage/usage",
+    operationId: "storageUsage",
+    tags: ["housekeeping"],
+    security: SERVICE_ROLE,
     summary: "The database's size and largest tables (mdame.database_usage), the Storage deletions pending, and Storage's size by folder, listed",
-    description: "Storage sizes come from listing each folder the engine writes through the asset store (what is really stored), not from sizes the tables recorded.",
+    description:
+      "Storage sizes come from listing each folder the engine writes through the asset store (what is really stored), not from sizes the tables recorded.",
     query: UsageQuery,
     responses: {
       200: ok("The sizes", "StorageUsage", "a month of one dimension", housekeepingExamples.usage),
@@ -106,9 +111,14 @@ export const housekeepingRoutes: RouteDoc[] = [
     },
   },
   {
-    method: "post", path: "/pipeline/housekeeping", operationId: "runHousekeeping", tags: ["housekeeping"], security: SERVICE_ROLE,
+    method: "post",
+    path: "/pipeline/housekeeping",
+    operationId: "runHousekeeping",
+    tags: ["housekeeping"],
+    security: SERVICE_ROLE,
     summary: "One housekeeping pass now, per kind (mdame.housekeeping); without `dry_run` the Storage deletion outbox is drained after it",
-    description: "A dry run counts what is due and deletes nothing. A pass deletes at most `batch_size` rows per kind; what is left goes on the next pass. The outbox's drain is given up to 30 s; a removal Storage refuses waits and is tried again later (`failed`, still `pending`).",
+    description:
+      "A dry run counts what is due and deletes nothing. A pass deletes at most `batch_size` rows per kind; what is left goes on the next pass. The outbox's drain is given up to 30 s; a removal Storage refuses waits and is tried again later (`failed`, still `pending`).",
     body: {
       required: false,
       ...body("HousekeepingBody", {
@@ -129,7 +139,11 @@ export const housekeepingRoutes: RouteDoc[] = [
     },
   },
   {
-    method: "get", path: "/pipeline/housekeeping/settings", operationId: "housekeepingSettings", tags: ["housekeeping"], security: SERVICE_ROLE,
+    method: "get",
+    path: "/pipeline/housekeeping/settings",
+    operationId: "housekeepingSettings",
+    tags: ["housekeeping"],
+    security: SERVICE_ROLE,
     summary: "The retention settings in effect, each with its default and range (mdame.housekeeping_settings)",
     responses: {
       200: ok("The settings", "HousekeepingSettings", "the defaults", housekeepingExamples.settings),
@@ -138,7 +152,11 @@ export const housekeepingRoutes: RouteDoc[] = [
     },
   },
   {
-    method: "patch", path: "/pipeline/housekeeping/settings", operationId: "setHousekeepingSettings", tags: ["housekeeping"], security: SERVICE_ROLE,
+    method: "patch",
+    path: "/pipeline/housekeeping/settings",
+    operationId: "setHousekeepingSettings",
+    tags: ["housekeeping"],
+    security: SERVICE_ROLE,
     summary: "Change retention settings, each checked against its range (mdame.set_housekeeping_setting); null puts one back on its default",
     description: "The settings named are changed together in one transaction: one out of range is a 400 and none is changed.",
     body: {

@@ -35,7 +35,11 @@ export const uuidParam = (what: string) => param(z.string().uuid(), `The ${what}
 const failure = (description: string, summary: string, value: unknown): ResponseDoc => ({ description, body: bodyOf("ErrorAnswer", summary, value) });
 
 export const errors = {
-  400: failure("The body, a path parameter or the query breaks its contract; `issues` names each problem (at most 20)", "a limit out of range", errorExamples.invalid),
+  400: failure(
+    "The body, a path parameter or the query breaks its contract; `issues` names each problem (at most 20)",
+    "a limit out of range",
+    errorExamples.invalid,
+  ),
   401: failure("No `Authorization: Bearer <service role key>`, or another key", "no bearer token", errorExamples.unauthorized),
   413: failure("The body is larger than the function accepts (64 KiB); the rest is never read", "too large", errorExamples.tooLarge),
   500: failure("An engine fault: `error_id` finds it in the function's log", "an engine fault", errorExamples.internal),

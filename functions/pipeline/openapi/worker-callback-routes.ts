@@ -10,7 +10,11 @@ import { body, bodyOf, errors, WEBHOOK_SIGNATURE } from "./responses.ts";
 
 export const workerCallbackRoutes: RouteDoc[] = [
   {
-    method: "post", path: "/worker-callback", operationId: "workerCallback", tags: ["worker-callback"], security: WEBHOOK_SIGNATURE,
+    method: "post",
+    path: "/worker-callback",
+    operationId: "workerCallback",
+    tags: ["worker-callback"],
+    security: WEBHOOK_SIGNATURE,
     summary: "A worker reports a finished or failed job (visual generation, render)",
     description: [
       "A Standard Webhooks delivery signed with WEBHOOK_SECRET (or a secret of WEBHOOK_SECRETS_PREVIOUS).",
@@ -18,9 +22,21 @@ export const workerCallbackRoutes: RouteDoc[] = [
       "The webhook-id is recorded with the job's completion: a replayed delivery changes nothing and answers 200 again.",
     ].join(" "),
     headers: {
-      "webhook-id": { schema: z.string().min(1).max(256), required: true, description: "The delivery's id, printable, no spaces; a replay carries the same one" },
-      "webhook-timestamp": { schema: z.string().regex(/^\d{1,12}$/), required: true, description: `Unix seconds; refused beyond ${WEBHOOK_TOLERANCE_S} s from the function's clock` },
-      "webhook-signature": { schema: z.string().max(1024), required: true, description: "Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` signatures" },
+      "webhook-id": {
+        schema: z.string().min(1).max(256),
+        required: true,
+        description: "The delivery's id, printable, no spaces; a replay carries the same one",
+      },
+      "webhook-timestamp": {
+        schema: z.string().regex(/^\d{1,12}$/),
+        required: true,
+        description: `Unix seconds; refused beyond ${WEBHOOK_TOLERANCE_S} s from the function's clock`,
+      },
+      "webhook-signature": {
+        schema: z.string().max(1024),
+        required: true,
+        description: "Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` signatures",
+      },
     },
     body: {
       required: true,

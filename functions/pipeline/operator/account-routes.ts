@@ -7,9 +7,9 @@ import { NotFoundError, WrongStateError } from "../../../shared/db/errors.ts";
 import {
   type AccountRow,
   connectAccount,
-  recordAccountScopes,
   getAccount,
   getAccounts,
+  recordAccountScopes,
   removeAccount,
   setAccountActive,
   storeAccountCredentials,
@@ -91,7 +91,10 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
     if (body.platform === "youtube" && !isEnvironmentClient(body.oauth_client_id, deps.env)) {
       const known = (await getYouTubeProjects(deps.sql)).some((p) => p.oauth_client_id === body.oauth_client_id && p.name !== null);
       if (!known) {
-        throw new NotFoundError("MDN01", `no YouTube project has the OAuth client ${body.oauth_client_id}: register it first (mdame youtube-project add --name <name> --client-id ${body.oauth_client_id}), or connect through the environment's client`);
+        throw new NotFoundError(
+          "MDN01",
+          `no YouTube project has the OAuth client ${body.oauth_client_id}: register it first (mdame youtube-project add --name <name> --client-id ${body.oauth_client_id}), or connect through the environment's client`,
+        );
       }
     }
     const connected = await deps.sql.begin(async (tx) => {
@@ -101,7 +104,10 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
       // second account publishing for the same creator. The handle it has is the one to reconnect with.
       const sameCreator = body.platform === "tiktok" && !existing && accounts.find((a) => a.channel_id === body.channel_id);
       if (sameCreator) {
-        throw new WrongStateError("MDS01", `this TikTok account (open_id ${body.channel_id}) is already connected to dimension ${body.dimension_id} as ${sameCreator.channel_handle}: reconnect it with --channel ${sameCreator.channel_handle}, or remove account ${sameCreator.id} first`);
+        throw new WrongStateError(
+          "MDS01",
+          `this TikTok account (open_id ${body.channel_id}) is already connected to dimension ${body.dimension_id} as ${sameCreator.channel_handle}: reconnect it with --channel ${sameCreator.channel_handle}, or remove account ${sameCreator.id} first`,
+        );
       }
       const account = await connectAccount(tx, {
         dimensionId: body.dimension_id,
@@ -119,7 +125,14 @@ export function registerAccountRoutes<E extends Env, S extends Schema, B extends
     });
     const result = answer(ConnectedAccount, connected, "POST /accounts");
     deps.logger.info(
-      { dimension_id: body.dimension_id, account_id: result.account.id, platform: body.platform, channel: body.channel_handle, created: result.created, status: "succeeded" },
+      {
+        dimension_id: body.dimension_id,
+        account_id: result.account.id,
+        platform: body.platform,
+        channel: body.channel_handle,
+        created: result.created,
+        status: "succeeded",
+      },
       "account connected by the operator",
     );
     return c.json(result, result.created ? 201 : 200);

@@ -47,7 +47,12 @@ function standingOf(ring: CredentialKeyRing, sealed: string): { kid: string | nu
  */
 async function resealOne(deps: OperatorDeps, account: Sealed, dryRun: boolean): Promise<ResealOutcome> {
   const ring = deps.credentialKeys;
-  const base = { account_id: account.id, dimension_id: account.dimension_id, channel_handle: account.channel_handle, from_kid: standingOf(ring, account.credentials_enc).kid };
+  const base = {
+    account_id: account.id,
+    dimension_id: account.dimension_id,
+    channel_handle: account.channel_handle,
+    from_kid: standingOf(ring, account.credentials_enc).kid,
+  };
   if (isSealedWithCurrentKey(ring, account.credentials_enc)) return { ...base, outcome: "current" };
   let resealed: string;
   try {
@@ -112,7 +117,7 @@ export function registerCredentialRoutes<E extends Env, S extends Schema, B exte
     const batch: ResealOutcome[] = [];
     for (const account of slice) batch.push(await resealOne(deps, account, body.dry_run));
     const projects: ProjectResealOutcome[] = [];
-    if (body.after === null) for (const project of await registeredProjects(deps)) projects.push(await resealProject(deps, project, body.dry_run));
+    if (body.after === null) { for (const project of await registeredProjects(deps)) projects.push(await resealProject(deps, project, body.dry_run)); }
     const result = answer(CredentialsRotationBatch, {
       ring: ringKids(deps.credentialKeys),
       dry_run: body.dry_run,
@@ -125,10 +130,16 @@ export function registerCredentialRoutes<E extends Env, S extends Schema, B exte
     const tally = Object.fromEntries(["resealed", "would_reseal", "current", "changed", "failed"].map((k) => [k, batch.filter((o) => o.outcome === k).length]));
     deps.logger.info({ ...tally, done: result.done, total: result.total, dry_run: body.dry_run, kid: result.ring.current }, "credentials rotation batch");
     for (const failed of batch.filter((o) => o.outcome === "failed")) {
-      deps.logger.warn({ account_id: failed.account_id, dimension_id: failed.dimension_id, status: "failed", from_kid: failed.from_kid, reason: failed.reason }, "credentials cannot be re-sealed");
+      deps.logger.warn(
+        { account_id: failed.account_id, dimension_id: failed.dimension_id, status: "failed", from_kid: failed.from_kid, reason: failed.reason },
+        "credentials cannot be re-sealed",
+      );
     }
     for (const failed of projects.filter((o) => o.outcome === "failed")) {
-      deps.logger.warn({ project: failed.name, oauth_client_id: failed.oauth_client_id, status: "failed", from_kid: failed.from_kid, reason: failed.reason }, "a YouTube project's client secret cannot be re-sealed");
+      deps.logger.warn(
+        { project: failed.name, oauth_client_id: failed.oauth_client_id, status: "failed", from_kid: failed.from_kid, reason: failed.reason },
+        "a YouTube project's client secret cannot be re-sealed",
+      );
     }
     return c.json(result);
   });

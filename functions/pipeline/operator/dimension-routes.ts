@@ -1,6 +1,14 @@
 import type { Env, Hono, Schema } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { Dimension, DIMENSION_SETTINGS, DimensionConfig, DimensionId, DimensionList, DimensionPatch, type StoredDimension } from "../../../shared/contracts/dimension.ts";
+import {
+  Dimension,
+  DIMENSION_SETTINGS,
+  DimensionConfig,
+  DimensionId,
+  DimensionList,
+  DimensionPatch,
+  type StoredDimension,
+} from "../../../shared/contracts/dimension.ts";
 import type { Sql } from "../../../shared/db/client.ts";
 import { type AccountRow, getAccounts } from "../../../shared/db/rpc/accounts.ts";
 import { createDimension, getDimensions, lockDimension, setDimensionActive, updateDimension } from "../../../shared/db/rpc/dimensions.ts";

@@ -3,9 +3,9 @@ import { z } from "zod";
 import {
   HousekeepingAnswer,
   HousekeepingBody,
+  type HousekeepingSettingName,
   HousekeepingSettings,
   HousekeepingSettingsBody,
-  type HousekeepingSettingName,
   StorageUsage,
 } from "../../../shared/contracts/housekeeping.ts";
 import { databaseUsage, engineNow, housekeepingSettings, runHousekeeping, setHousekeepingSetting } from "../../../shared/db/rpc/housekeeping.ts";
@@ -40,7 +40,10 @@ export function registerHousekeepingRoutes<E extends Env, S extends Schema, B ex
     const kinds = await runHousekeeping(deps.sql, body.dry_run);
     const drained = body.dry_run ? { removed: 0, failed: 0 } : await drainStorageDeletions(deps, { budgetMs: MANUAL_DRAIN_BUDGET_MS });
     const [settings, usage, now] = await Promise.all([housekeepingSettings(deps.sql), databaseUsage(deps.sql, 1), engineNow(deps.sql)]);
-    deps.logger.info({ stage: "housekeeping", dry_run: body.dry_run, kinds, ...drained, status: body.dry_run ? "dry_run" : "done" }, "housekeeping pass by the operator");
+    deps.logger.info(
+      { stage: "housekeeping", dry_run: body.dry_run, kinds, ...drained, status: body.dry_run ? "dry_run" : "done" },
+      "housekeeping pass by the operator",
+    );
     return c.json(answer(HousekeepingAnswer, {
       dry_run: body.dry_run,
       engine_now: now.toISOString(),

@@ -87,7 +87,13 @@ export function registerOpsRoutes<E extends Env, S extends Schema, B extends str
       } catch (error) {
         // A render storage no longer holds (released by an abort, say) has nothing to play.
         if (!(error instanceof AssetNotFoundError)) throw error;
-        deps.logger.warn({ execution_id: detail.video.run_id, dimension_id: detail.video.dimension_id, stage: "publish", status: "missing", asset_key: detail.render.key }, "the render of a publication is not in storage");
+        deps.logger.warn({
+          execution_id: detail.video.run_id,
+          dimension_id: detail.video.dimension_id,
+          stage: "publish",
+          status: "missing",
+          asset_key: detail.render.key,
+        }, "the render of a publication is not in storage");
       }
       if (signedUrl !== null) expiresAt = expires.toISOString();
     }
@@ -100,9 +106,7 @@ export function registerOpsRoutes<E extends Env, S extends Schema, B extends str
     const quota = await opsQuota(deps.sql);
     const accounts = quota.accounts.map((account) => ({
       ...account,
-      missing_scopes: account.granted_scopes === null
-        ? []
-        : OPS_REQUIRED_SCOPES[account.platform].filter((scope) => !account.granted_scopes!.includes(scope)),
+      missing_scopes: account.granted_scopes === null ? [] : OPS_REQUIRED_SCOPES[account.platform].filter((scope) => !account.granted_scopes!.includes(scope)),
     }));
     return c.json(answer(OpsQuota, { ...quota, accounts }, "GET /ops/quota"));
   });

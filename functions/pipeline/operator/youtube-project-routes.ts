@@ -41,7 +41,10 @@ async function namedProject(deps: OperatorDeps, name: string): Promise<YouTubePr
   const project = projects.find((p) => p.name === name);
   if (project) return project;
   const names = [DEFAULT_YOUTUBE_PROJECT, ...projects.flatMap((p) => (p.name ? [p.name] : []))].join(", ");
-  throw new NotFoundError("MDN01", `no YouTube project ${name} (registered: ${names}); add one with \`mdame youtube-project add --name ${name} --client-id <id>\``);
+  throw new NotFoundError(
+    "MDN01",
+    `no YouTube project ${name} (registered: ${names}); add one with \`mdame youtube-project add --name ${name} --client-id <id>\``,
+  );
 }
 
 /**
@@ -78,7 +81,10 @@ export function registerYouTubeProjectRoutes<E extends Env, S extends Schema, B 
       analyticsQueriesPerDay: body.analytics_queries_per_day,
     });
     const project = toProject(await namedProject(deps, body.name), deps.env);
-    deps.logger.info({ project: body.name, oauth_client_id: body.oauth_client_id, upload_calls_per_day: project.upload_calls_per_day, status: "succeeded" }, "YouTube project registered by the operator");
+    deps.logger.info(
+      { project: body.name, oauth_client_id: body.oauth_client_id, upload_calls_per_day: project.upload_calls_per_day, status: "succeeded" },
+      "YouTube project registered by the operator",
+    );
     return c.json(project, 201);
   });
 
@@ -92,7 +98,10 @@ export function registerYouTubeProjectRoutes<E extends Env, S extends Schema, B 
   app.get("/youtube-projects/:name/client", auth, async (c) => {
     const name = routeParam("name", c.req.param("name"), YouTubeProjectName);
     if (name === DEFAULT_YOUTUBE_PROJECT) {
-      throw new NotFoundError("MDN01", "the project default is the environment's client: the CLI signs in with its own GOOGLE_OAUTH_CLIENT_ID and GOOGLE_OAUTH_CLIENT_SECRET");
+      throw new NotFoundError(
+        "MDN01",
+        "the project default is the environment's client: the CLI signs in with its own GOOGLE_OAUTH_CLIENT_ID and GOOGLE_OAUTH_CLIENT_SECRET",
+      );
     }
     const project = await namedProject(deps, name);
     // A secret the ring cannot open is a state the operator fixes (the key back, or the project registered again): 409.
@@ -101,6 +110,12 @@ export function registerYouTubeProjectRoutes<E extends Env, S extends Schema, B 
     });
     deps.logger.info({ project: name, oauth_client_id: project.oauth_client_id, status: "succeeded" }, "YouTube project client handed to a connect");
     c.header("cache-control", "no-store");
-    return c.json(answer(YouTubeProjectClient, { name, oauth_client_id: OAuthClientId.parse(project.oauth_client_id), client_secret: clientSecret }, "GET /youtube-projects/:name/client"));
+    return c.json(
+      answer(
+        YouTubeProjectClient,
+        { name, oauth_client_id: OAuthClientId.parse(project.oauth_client_id), client_secret: clientSecret },
+        "GET /youtube-projects/:name/client",
+      ),
+    );
   });
 }

@@ -222,7 +222,9 @@ export const tiktokAdapter: PlatformAdapter<TikTokTicket, TikTokMetadata> = {
         privacy = "SELF_ONLY";
         log.warn({ wished }, "the TikTok app has not passed TikTok's audit: the post goes out SELF_ONLY (private)");
       } else {
-        throw new NonRetriableError(`TikTok offers this creator ${creator.privacy_level_options.join(", ")}, not ${wished}: change the dimension's privacy_status`);
+        throw new NonRetriableError(
+          `TikTok offers this creator ${creator.privacy_level_options.join(", ")}, not ${wished}: change the dimension's privacy_status`,
+        );
       }
     }
     const plan = planChunks(video.contentLength, CHUNK_BYTES);
@@ -239,7 +241,13 @@ export const tiktokAdapter: PlatformAdapter<TikTokTicket, TikTokMetadata> = {
       },
       plan,
     });
-    const session: TikTokSession = { publish_id: publishId, upload_url: uploadUrl, video_size: plan.videoSize, chunk_size: plan.chunkSize, privacy_level: privacy };
+    const session: TikTokSession = {
+      publish_id: publishId,
+      upload_url: uploadUrl,
+      video_size: plan.videoSize,
+      chunk_size: plan.chunkSize,
+      privacy_level: privacy,
+    };
     return JSON.stringify(session);
   },
 
@@ -270,8 +278,12 @@ export const tiktokAdapter: PlatformAdapter<TikTokTicket, TikTokMetadata> = {
       failpoint("publish.tiktok-polling");
       const state = stateOf(session, await postStatus(deps, ticket.accountId, accessToken, session));
       if (state.complete) return state.video;
-      if (state.nextByte < session.video_size) throw new Error(`TikTok holds ${state.nextByte} of ${session.video_size} bytes of post ${session.publish_id} after the last chunk was accepted`);
-      if (Date.now() > deadline) throw new Error(`TikTok did not finish post ${session.publish_id} within ${Math.round(POLL_TIMEOUT_MS / 1000)} s; the next attempt asks again`);
+      if (state.nextByte < session.video_size) {
+        throw new Error(`TikTok holds ${state.nextByte} of ${session.video_size} bytes of post ${session.publish_id} after the last chunk was accepted`);
+      }
+      if (Date.now() > deadline) {
+        throw new Error(`TikTok did not finish post ${session.publish_id} within ${Math.round(POLL_TIMEOUT_MS / 1000)} s; the next attempt asks again`);
+      }
       log.debug({ publish_id: session.publish_id }, "waiting for TikTok to finish the post");
       await sleep(POLL_INTERVAL_MS);
     }
@@ -283,7 +295,9 @@ export const tiktokAdapter: PlatformAdapter<TikTokTicket, TikTokMetadata> = {
     if (error instanceof RateWindowFullError) return { kind: "defer", reason: "rate_limited", notBefore: error.notBefore };
     const refusal = classifyTikTokRefusal(error);
     if (refusal?.kind === "needs_reconnect") return { kind: "grant_refused", reason: refusal.reason };
-    if (refusal?.kind === "try_later") return { kind: "defer", reason: refusal.limit === "rate" ? "rate_limited" : "channel_cap", notBefore: refusal.notBefore };
+    if (refusal?.kind === "try_later") {
+      return { kind: "defer", reason: refusal.limit === "rate" ? "rate_limited" : "channel_cap", notBefore: refusal.notBefore };
+    }
     return null;
   },
 

@@ -12,7 +12,7 @@ import { ApiError, GoogleGenAI } from "@google/genai";
 import { type ModelSafetyVerdict, ModelSafetyVerdict as VerdictSchema, type SafetyCategory } from "../../../shared/contracts/safety.ts";
 import { errorForStatus, ProviderUnavailableError } from "../../../shared/providers/errors.ts";
 import { MAX_REPAIRS } from "../../../shared/providers/llm/boundary.ts";
-import { fromZodIssues, type LlmIssue, LlmContractError } from "../../../shared/providers/llm/contract.ts";
+import { fromZodIssues, LlmContractError, type LlmIssue } from "../../../shared/providers/llm/contract.ts";
 import { repairPrompt } from "../../../shared/providers/llm/repair.ts";
 
 export interface SafetyModel {
@@ -66,7 +66,9 @@ export function createGeminiSafetyModel(options: { apiKey: string; baseUrl?: str
       return {
         allowed: false,
         category: categoryFromRatings(response.promptFeedback?.safetyRatings as Rating[] | undefined, "other"),
-        reason: `Gemini blocked the prompt: ${blockReason}${response.promptFeedback?.blockReasonMessage ? ` (${response.promptFeedback.blockReasonMessage})` : ""}`,
+        reason: `Gemini blocked the prompt: ${blockReason}${
+          response.promptFeedback?.blockReasonMessage ? ` (${response.promptFeedback.blockReasonMessage})` : ""
+        }`,
         confidence: 1,
       };
     }
@@ -86,7 +88,11 @@ export function createGeminiSafetyModel(options: { apiKey: string; baseUrl?: str
       json = JSON.parse(raw);
     } catch {
       const cut = finish === "MAX_TOKENS" ? ": it was cut off at the token limit, answer shorter" : "";
-      return new LlmContractError(`Gemini safety verdict is not JSON (finishReason ${finish ?? "unknown"})`, [{ path: "(answer)", message: `not JSON${cut}` }], raw);
+      return new LlmContractError(
+        `Gemini safety verdict is not JSON (finishReason ${finish ?? "unknown"})`,
+        [{ path: "(answer)", message: `not JSON${cut}` }],
+        raw,
+      );
     }
     const parsed = VerdictSchema.safeParse(json);
     if (!parsed.success) {

@@ -35,7 +35,14 @@ async function classifierFor(deps: GateDeps, dimension: DimensionRow): Promise<S
     model: `${first.provider}/${first.model ?? deps.llm.providers[first.provider]?.defaultModel ?? "default"}`,
     async classify(prompt) {
       try {
-        return await deps.llm.generate({ task: "safety", dimensionId: dimension.id, prompt, schema: ModelSafetyVerdict, params: { temperature: 0 }, log: deps.logger });
+        return await deps.llm.generate({
+          task: "safety",
+          dimensionId: dimension.id,
+          prompt,
+          schema: ModelSafetyVerdict,
+          params: { temperature: 0 },
+          log: deps.logger,
+        });
       } catch (error) {
         if (!(error instanceof LlmSafetyStopError)) throw error;
         return { allowed: false, category: "other", reason: `the classifier model stopped for safety (${error.reason})`.slice(0, 500), confidence: 1 };
@@ -51,7 +58,13 @@ export function profileOf(dimension: Pick<DimensionRow, "safety_profile">): Safe
 
 /** A topic (title and its news lines, already firewalled) through the gate. */
 export async function gateTopic(deps: GateDeps, dimension: DimensionRow, text: string): Promise<SafetyVerdict> {
-  return gateText({ sql: deps.sql, model: await classifierFor(deps, dimension) }, { subject: "topic", language: dimension.language, text, profile: profileOf(dimension), ...gateLayers(deps) });
+  return gateText({ sql: deps.sql, model: await classifierFor(deps, dimension) }, {
+    subject: "topic",
+    language: dimension.language,
+    text,
+    profile: profileOf(dimension),
+    ...gateLayers(deps),
+  });
 }
 
 /** A topic through the rules pre-filter only (no model call): a refusal, or null. */
@@ -71,7 +84,13 @@ export async function gateModelOutput(
     if (firewall.blocked) return firewallVerdict(firewall.reasons);
   }
   const text = Object.values(fields).flatMap((v) => (typeof v === "string" ? [v] : [...v])).join("\n");
-  return gateText({ sql: deps.sql, model: await classifierFor(deps, dimension) }, { subject, language: dimension.language, text, profile: profileOf(dimension), ...gateLayers(deps) });
+  return gateText({ sql: deps.sql, model: await classifierFor(deps, dimension) }, {
+    subject,
+    language: dimension.language,
+    text,
+    profile: profileOf(dimension),
+    ...gateLayers(deps),
+  });
 }
 
 /** What the dimension's own configuration supplies, which its videos may carry (its name, its publishing settings). */

@@ -36,7 +36,9 @@ export const runIngest: Stage<"ingest"> = async (task, { deps, logger: log }) =>
   const wanted = TopicSettings.parse(config);
   const now = Date.now();
   const { signals, failures } = await fetchSources(deps.sources, wanted.sources, { geo: dimension.trend_geo, now });
-  for (const failure of failures) log.warn({ source: failure.source, reason: failure.message, retriable: failure.retriable, status: "skipped" }, "trend source failed: skipped");
+  for (const failure of failures) {
+    log.warn({ source: failure.source, reason: failure.message, retriable: failure.retriable, status: "skipped" }, "trend source failed: skipped");
+  }
 
   const layers = defencesOf(deps);
   // Links, handles, wallets and phone numbers are what an attacker wants published: trend text loses them.
@@ -54,7 +56,12 @@ export const runIngest: Stage<"ingest"> = async (task, { deps, logger: log }) =>
     const context = signal.context.map((c) => firewallIngestedText(c, 200, { detect: layers.firewall })).filter((c) => !c.blocked)
       .map((c) => unpaid(c.text, 30)).filter((c) => c !== "");
     if (title.blocked) {
-      rejected.push({ title: title.text || checked.text || signal.title.slice(0, 120), reasons: title.reasons, classifier: "prompt-firewall/2", category: "other" });
+      rejected.push({
+        title: title.text || checked.text || signal.title.slice(0, 120),
+        reasons: title.reasons,
+        classifier: "prompt-firewall/2",
+        category: "other",
+      });
       continue;
     }
     // The rules pre-filter (no model call) judges every signal: its refusals are audited whatever

@@ -66,14 +66,23 @@ export const runPlan: Stage<"plan"> = async (task, { deps, logger: log }) => {
   const { narration } = acceptedScript(unit);
   const style = `${dimension.style.motion} motion, palette ${dimension.style.palette.join(" ")}`;
   const plan = await deps.llm.generate({
-    task: "plan", dimensionId: dimension.id, prompt: scenePlanPrompt({ language: dimension.language, style, narration, spotlight: defencesOf(deps).spotlight }), schema: scenePlanContract(narration), params: { temperature: 0.4 }, log,
+    task: "plan",
+    dimensionId: dimension.id,
+    prompt: scenePlanPrompt({ language: dimension.language, style, narration, spotlight: defencesOf(deps).spotlight }),
+    schema: scenePlanContract(narration),
+    params: { temperature: 0.4 },
+    log,
   });
   const current = await getDimension(deps.sql, dimension.id);
   const visuals = VisualsConfig.parse(current?.visuals ?? DEFAULT_VISUALS);
   const scenes = await buildScenes(plan, narration, dimension.style, dimension.id, visuals, dimension.language);
   const prompts = { scene_prompts: scenes.map((s) => s.prompt) };
-  const payloads = defencesOf(deps).output_checks ? outputPayloads(prompts, [unit.topic.title, ...(unit.topic.context ?? []), ...dimensionSupplied(dimension)]) : [];
-  const verdict = payloads.length > 0 ? { ...firewallVerdict(payloads), classifier: "output-check/1" } : await gateModelOutput(deps, dimension, "scene_plan", prompts);
+  const payloads = defencesOf(deps).output_checks
+    ? outputPayloads(prompts, [unit.topic.title, ...(unit.topic.context ?? []), ...dimensionSupplied(dimension)])
+    : [];
+  const verdict = payloads.length > 0
+    ? { ...firewallVerdict(payloads), classifier: "output-check/1" }
+    : await gateModelOutput(deps, dimension, "scene_plan", prompts);
   if (!verdict.allowed) {
     log.info({ category: verdict.category, reasons: verdict.reasons, status: "refused" }, "scene plan refused by the safety gate");
     return { kind: "unsafe_output", subject: "scene_plan", text: auditText(prompts), verdict };

@@ -5,8 +5,8 @@ import { markAccountNeedsReconnect } from "../../../shared/db/rpc/accounts.ts";
 import {
   beginPublication,
   clearUploadSession,
-  type DeferralReason,
   deferPublication,
+  type DeferralReason,
   getPublication,
   getPublishTargets,
   type PublishTarget,
@@ -154,7 +154,10 @@ async function publishToAccount<Ticket, Metadata>(
     const requested = adapter.requestedPrivacy(metadata);
     await recordPublicationPrivacy(deps.sql, publication.id, video.privacy, requested);
     if (video.privacy !== requested) {
-      log.warn({ external_id: video.externalId, privacy_status: video.privacy }, `${adapter.platform} locked the upload private: the API client has not passed the platform's audit`);
+      log.warn(
+        { external_id: video.externalId, privacy_status: video.privacy },
+        `${adapter.platform} locked the upload private: the API client has not passed the platform's audit`,
+      );
     }
   }
   log.info({ external_id: video.externalId, status: "succeeded" }, "published");
@@ -199,7 +202,12 @@ async function uploadOrResume<Ticket, Metadata>(
   let session = input.storedSession;
   let offset = 0;
   if (session) {
-    const status = await adapter.querySession(deps, { ticket: input.ticket, accessToken: input.accessToken, session, contentLength: input.video.contentLength });
+    const status = await adapter.querySession(deps, {
+      ticket: input.ticket,
+      accessToken: input.accessToken,
+      session,
+      contentLength: input.video.contentLength,
+    });
     if (status.complete) {
       log.info({ external_id: status.video.externalId, status: "succeeded" }, "upload had already completed");
       return status.video;
@@ -207,7 +215,12 @@ async function uploadOrResume<Ticket, Metadata>(
     offset = status.nextByte;
     log.info({ offset }, "resuming the stored upload session");
   } else {
-    const opened = await adapter.startSession(deps, log, { ticket: input.ticket, accessToken: input.accessToken, metadata: input.metadata, video: input.video });
+    const opened = await adapter.startSession(deps, log, {
+      ticket: input.ticket,
+      accessToken: input.accessToken,
+      metadata: input.metadata,
+      video: input.video,
+    });
     // Stored before the first byte; if another attempt stored one first, that one is used.
     // The platform accepted the call: it counts, whatever happens to the bytes.
     await adapter.settle(deps, input.ticket);

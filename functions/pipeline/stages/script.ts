@@ -49,7 +49,15 @@ export const runScript: Stage<"script"> = async (task, { deps, logger: log }) =>
   for (let round = 0; round < SCRIPT_ROUNDS; round++) {
     let best: { draft: ScriptDraft; audit: HookAudit } | null = null;
     for (const [i, temperature] of CANDIDATE_TEMPERATURES.entries()) {
-      const prompt = scriptPrompt({ language: dimension.language, topic: topic.title, context: topic.context ?? [], candidate: i + 1, round, words, spotlight: layers.spotlight });
+      const prompt = scriptPrompt({
+        language: dimension.language,
+        topic: topic.title,
+        context: topic.context ?? [],
+        candidate: i + 1,
+        round,
+        words,
+        spotlight: layers.spotlight,
+      });
       const draft = await deps.llm.generate({ task: "script", dimensionId: dimension.id, prompt, schema: ScriptDraft, params: { temperature }, log });
       const firewall = layers.firewall ? firewallModelOutput(draft) : { blocked: false, reasons: [] };
       const refused = [...firewall.reasons, ...outputFindings(draft)];
@@ -65,7 +73,11 @@ export const runScript: Stage<"script"> = async (task, { deps, logger: log }) =>
       // The critic judges the hook's form; the topic's words, which an attacker may have written, reach it masked.
       const hook = layers.critic_contract ? maskTopicWords(draft.hook, topicTexts) : draft.hook;
       const audit = await deps.llm.generate({
-        task: "critic", dimensionId: dimension.id, schema: HookAudit, params: { temperature: 0 }, log,
+        task: "critic",
+        dimensionId: dimension.id,
+        schema: HookAudit,
+        params: { temperature: 0 },
+        log,
         prompt: hookAuditPrompt({ language: dimension.language, hook, spotlight: layers.spotlight, masked: layers.critic_contract }),
       });
       audits.push({ round, candidate: i + 1, score: audit.score, reasons: audit.reasons });

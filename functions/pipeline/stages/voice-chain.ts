@@ -75,14 +75,23 @@ export async function speakNarration(
       const speech = await provider.synthesize({ text: narration.text, voice, rate: narration.rate, language: narration.dimension.language });
       const audioPath = join(dir, `audio.${speech.extension}`);
       const wordsPath = join(dir, "words.json");
-      const track = VoiceTrack.parse({ audio_key: audioKey, provider: provider.provider, voice, duration_ms: Math.round(speech.durationMs), words: speech.words });
+      const track = VoiceTrack.parse({
+        audio_key: audioKey,
+        provider: provider.provider,
+        voice,
+        duration_ms: Math.round(speech.durationMs),
+        words: speech.words,
+      });
       await writeFile(audioPath, speech.audio);
       await writeFile(wordsPath, JSON.stringify({ duration_ms: track.duration_ms, words: track.words }));
       // Audio first: a words file is the mark of a complete track.
       await store.putFile(audioKey, audioPath, speech.contentType);
       await store.putFile(wordsKey, wordsPath, "application/json");
       await rm(audioPath, { force: true });
-      log.info({ provider: provider.provider, voice, words: track.words.length, duration_ms: track.duration_ms, took_ms: Date.now() - t0, status: "succeeded" }, "voice synthesised");
+      log.info(
+        { provider: provider.provider, voice, words: track.words.length, duration_ms: track.duration_ms, took_ms: Date.now() - t0, status: "succeeded" },
+        "voice synthesised",
+      );
       return track;
     } catch (error) {
       if (error instanceof VoiceRefusedError) {

@@ -22,13 +22,20 @@ export const runVoice: Stage<"voice"> = async (task, { deps, logger: log }) => {
   const scenes = await getScenes(deps.sql, task.unit_id);
   const dir = await makeScratchDir("voice");
   try {
-    const track = await speakNarration(deps.store, deps.voices, {
-      text: narration,
-      rate: dimension.tts_rate,
-      dimension: { language: dimension.language, tts_voice: dimension.tts_voice, tts_fallback_voice },
-    }, dir, log, (hit) =>
-      recordCacheLookup(deps.sql, { cache: "tts", dimensionId: dimension.id, hit, runId: unit.run_id, unitId: unit.id, stage: "voice" })
-        .catch((error) => log.warn({ err: error }, "voice cache lookup not recorded")));
+    const track = await speakNarration(
+      deps.store,
+      deps.voices,
+      {
+        text: narration,
+        rate: dimension.tts_rate,
+        dimension: { language: dimension.language, tts_voice: dimension.tts_voice, tts_fallback_voice },
+      },
+      dir,
+      log,
+      (hit) =>
+        recordCacheLookup(deps.sql, { cache: "tts", dimensionId: dimension.id, hit, runId: unit.run_id, unitId: unit.id, stage: "voice" })
+          .catch((error) => log.warn({ err: error }, "voice cache lookup not recorded")),
+    );
     const sceneFirstWords = alignSceneStarts(scenes.map((s) => s.narration), track.words);
     return { kind: "voice.recorded", voice: track, sceneFirstWords };
   } finally {

@@ -85,7 +85,7 @@ export class EdgeCpuWindows {
 export function requestCpuFromLog(text: string): number[] {
   const values: number[] = [];
   for (const line of text.split("\n")) {
-    if (!line.includes("\"cpu_ms\"")) continue;
+    if (!line.includes('"cpu_ms"')) continue;
     try {
       const entry = JSON.parse(line) as { cpu_ms?: unknown };
       if (typeof entry.cpu_ms === "number" && Number.isFinite(entry.cpu_ms)) values.push(entry.cpu_ms);

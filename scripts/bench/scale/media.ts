@@ -40,12 +40,43 @@ export async function preRender(dir: string): Promise<PreRendered> {
   const scene = join(dir, "scene.mp4");
   const video = join(dir, "video.mp4");
   const quiet = ["-hide_banner", "-loglevel", "error", "-y"];
-  await run("ffmpeg", [...quiet, "-f", "lavfi", "-i", `testsrc2=size=720x1280:rate=30:duration=${CLIP_SECONDS}`,
-    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", scene], "");
-  await run("ffmpeg", [...quiet,
-    "-f", "lavfi", "-i", `testsrc2=size=${RENDER_FORMAT.width}x${RENDER_FORMAT.height}:rate=${RENDER_FORMAT.fps}:duration=${CLIP_SECONDS}`,
-    "-f", "lavfi", "-i", `sine=frequency=330:sample_rate=${RENDER_FORMAT.audioSampleRate}:duration=${CLIP_SECONDS}`,
-    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", RENDER_FORMAT.audioBitrate, "-shortest", video], "");
+  await run("ffmpeg", [
+    ...quiet,
+    "-f",
+    "lavfi",
+    "-i",
+    `testsrc2=size=720x1280:rate=30:duration=${CLIP_SECONDS}`,
+    "-c:v",
+    "libx264",
+    "-preset",
+    "ultrafast",
+    "-pix_fmt",
+    "yuv420p",
+    scene,
+  ], "");
+  await run("ffmpeg", [
+    ...quiet,
+    "-f",
+    "lavfi",
+    "-i",
+    `testsrc2=size=${RENDER_FORMAT.width}x${RENDER_FORMAT.height}:rate=${RENDER_FORMAT.fps}:duration=${CLIP_SECONDS}`,
+    "-f",
+    "lavfi",
+    "-i",
+    `sine=frequency=330:sample_rate=${RENDER_FORMAT.audioSampleRate}:duration=${CLIP_SECONDS}`,
+    "-c:v",
+    "libx264",
+    "-preset",
+    "ultrafast",
+    "-pix_fmt",
+    "yuv420p",
+    "-c:a",
+    "aac",
+    "-b:a",
+    RENDER_FORMAT.audioBitrate,
+    "-shortest",
+    video,
+  ], "");
   return { scene, video };
 }
 
@@ -123,14 +154,25 @@ export function startMediaWorkers(options: MediaOptions): MediaWorkers {
   };
   const workers = [
     new PullWorker({
-      definition: timed(createVisualDefinition({ store, claims: new PgSceneClaims(sql), backends: new Map([["procedural", clipBackend(options.clips.scene)]]) }), time),
-      queue: new PgmqWorkerQueue(sql), callbacks, logger: logger.child({ worker: "visual" }),
-      workerId: `bench-visual-${process.pid}`, vtSeconds: 30, concurrency: options.visualConcurrency,
+      definition: timed(
+        createVisualDefinition({ store, claims: new PgSceneClaims(sql), backends: new Map([["procedural", clipBackend(options.clips.scene)]]) }),
+        time,
+      ),
+      queue: new PgmqWorkerQueue(sql),
+      callbacks,
+      logger: logger.child({ worker: "visual" }),
+      workerId: `bench-visual-${process.pid}`,
+      vtSeconds: 30,
+      concurrency: options.visualConcurrency,
     }),
     new PullWorker({
       definition: timed(createRenderDefinition({ store, render, qualityGate: async () => passedGate() }), time),
-      queue: new PgmqWorkerQueue(sql), callbacks, logger: logger.child({ worker: "render" }),
-      workerId: `bench-render-${process.pid}`, vtSeconds: 30, concurrency: options.renderConcurrency,
+      queue: new PgmqWorkerQueue(sql),
+      callbacks,
+      logger: logger.child({ worker: "render" }),
+      workerId: `bench-render-${process.pid}`,
+      vtSeconds: 30,
+      concurrency: options.renderConcurrency,
     }),
   ];
   for (const worker of workers) worker.start();

@@ -19,7 +19,12 @@ export interface ScaleLanguage {
 }
 
 export const SCALE_LANGUAGES: readonly ScaleLanguage[] = [
-  { language: "en-US", trend_geo: "US", voices: ["en-US-AriaNeural", "en-US-GuyNeural"], zones: ["America/New_York", "America/Chicago", "America/Los_Angeles"] },
+  {
+    language: "en-US",
+    trend_geo: "US",
+    voices: ["en-US-AriaNeural", "en-US-GuyNeural"],
+    zones: ["America/New_York", "America/Chicago", "America/Los_Angeles"],
+  },
   { language: "id-ID", trend_geo: "ID", voices: ["id-ID-GadisNeural", "id-ID-ArdiNeural"], zones: ["Asia/Jakarta", "Asia/Makassar"] },
   { language: "ru-RU", trend_geo: "RU", voices: ["ru-RU-SvetlanaNeural", "ru-RU-DmitryNeural"], zones: ["Europe/Moscow", "Asia/Yekaterinburg"] },
 ];
@@ -53,8 +58,28 @@ export interface ScalePlan {
   dimensions: ScaleDimension[];
 }
 
-const KEYWORDS = ["ocean", "galaxy", "volcano", "migration", "battery", "robot", "bridge", "crystal", "storm", "pyramid",
-  "glacier", "comet", "reef", "turbine", "drone", "tunnel", "enzyme", "hurricane", "manuscript", "telescope"];
+const KEYWORDS = [
+  "ocean",
+  "galaxy",
+  "volcano",
+  "migration",
+  "battery",
+  "robot",
+  "bridge",
+  "crystal",
+  "storm",
+  "pyramid",
+  "glacier",
+  "comet",
+  "reef",
+  "turbine",
+  "drone",
+  "tunnel",
+  "enzyme",
+  "hurricane",
+  "manuscript",
+  "telescope",
+];
 
 /** The local wall time (HH:MM) of `at` in `zone`. */
 export function localTime(at: Date, zone: string): string {

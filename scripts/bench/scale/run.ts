@@ -13,7 +13,7 @@
  * SIGINT/SIGTERM, and reports what it has.
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, type as osType, release, totalmem } from "node:os";
+import { cpus, loadavg, release, totalmem, type as osType } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { LOCAL_DB_URL, LOCAL_STACK } from "../../../shared/config/local-stack.ts";
@@ -67,8 +67,10 @@ class EngineClock {
 /** YouTube's quota day, upload windows and publishAt follow the engine clock on the emulator too. */
 async function setEmulatorClock(env: Record<string, string>, offsetMs: number): Promise<void> {
   const response = await fetch(`${env.EMULATOR_URL}/_emulator/clock`, {
-    method: "POST", headers: { "content-type": "application/json" },
-    body: JSON.stringify({ offset_ms: Math.round(offsetMs) }), signal: AbortSignal.timeout(5_000),
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ offset_ms: Math.round(offsetMs) }),
+    signal: AbortSignal.timeout(5_000),
   });
   if (!response.ok) throw new Error(`the emulator refused its clock: ${response.status} ${await response.text()}`);
   await response.body?.cancel();
@@ -85,8 +87,16 @@ interface Sampled {
 }
 
 /** Runs the compressed day; resolves with why it ended. */
-async function driveDay(sql: Sql, env: Record<string, string>, plan: ScalePlan, clock: EngineClock, options: ScaleOptions,
-  edge: EdgeCpuWindows, sampled: Sampled, stopped: () => boolean): Promise<"done" | "timeout" | "interrupted"> {
+async function driveDay(
+  sql: Sql,
+  env: Record<string, string>,
+  plan: ScalePlan,
+  clock: EngineClock,
+  options: ScaleOptions,
+  edge: EdgeCpuWindows,
+  sampled: Sampled,
+  stopped: () => boolean,
+): Promise<"done" | "timeout" | "interrupted"> {
   const deadline = t0 + options.timeoutMinutes * 60_000;
   let lastProgress = 0;
   let lastEmulatorClock = 0;
@@ -115,7 +125,11 @@ async function driveDay(sql: Sql, env: Record<string, string>, plan: ScalePlan, 
     const open = Object.entries(stages).filter(([s]) => !TERMINAL.includes(s)).reduce((sum, [, n]) => sum + n, 0);
     if (now - lastProgress >= PROGRESS_MS) {
       const engine = new Date(clock.at(now)).toISOString().slice(11, 16);
-      say(`engine ${engine} | started ${sampled.triggered}/${plan.dimensions.length} | runs running ${running!.n} | units ${Object.entries(stages).map(([s, n]) => `${s} ${n}`).join(", ") || "none yet"}`);
+      say(
+        `engine ${engine} | started ${sampled.triggered}/${plan.dimensions.length} | runs running ${running!.n} | units ${
+          Object.entries(stages).map(([s, n]) => `${s} ${n}`).join(", ") || "none yet"
+        }`,
+      );
       lastProgress = now;
     }
     if (clock.over(now) && sampled.triggered >= plan.dimensions.length && open === 0) return "done";
@@ -140,8 +154,17 @@ interface Collected {
   wallS: number;
 }
 
-async function collect(sql: Sql, plan: ScalePlan, clock: EngineClock, media: MediaWorkers, edge: EdgeCpuWindows, edgeLogFrom: number,
-  sampled: Sampled, dbCpuMs: number, endedAt: number): Promise<Collected> {
+async function collect(
+  sql: Sql,
+  plan: ScalePlan,
+  clock: EngineClock,
+  media: MediaWorkers,
+  edge: EdgeCpuWindows,
+  edgeLogFrom: number,
+  sampled: Sampled,
+  dbCpuMs: number,
+  endedAt: number,
+): Promise<Collected> {
   const units = await sql`
     select u.id, u.dimension_id, u.stage, u.error,
            -- The event's time is the wall clock's (now()); publications.published_at follows the engine's.
@@ -160,7 +183,10 @@ async function collect(sql: Sql, plan: ScalePlan, clock: EngineClock, media: Med
       join mdame.pipeline_runs r on r.id = rd.run_id
      where rd.dimension_id like 'scale-%' group by rd.dimension_id`;
   const lags = starts.map((s) => Math.max(0, ((s.started_at as Date).getTime() - due.get(s.dimension_id as string)!) / 1000));
-  const overlapping = maxConcurrent(runs.map((r) => ({ start: (r.created_at as Date).getTime(), end: (r.finished_at as Date | null)?.getTime() ?? null })), endedAt);
+  const overlapping = maxConcurrent(
+    runs.map((r) => ({ start: (r.created_at as Date).getTime(), end: (r.finished_at as Date | null)?.getTime() ?? null })),
+    endedAt,
+  );
   const wallS = (endedAt - clock.startedAt) / 1000;
   const [transitions] = await sql`
     select count(*)::int as n from mdame.events e
@@ -209,8 +235,14 @@ function writeDocBlock(options: ScaleOptions, result: Collected, ended: keyof ty
     "<!-- scale:start -->",
     "## Scale: one engine day of N dimensions",
     "",
-    `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC with \`npm run bench:scale -- --dimensions ${options.dimensions} --day-minutes ${options.dayMinutes}\` on ${osType()} ${release()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Bun ${process.versions.bun ?? "?"}; load average at the end ${loadavg().map((l) => l.toFixed(2)).join(" ")}.`,
-    `The control plane only: the media workers answer from pre-rendered clips (the render bench measures renders). Offered load ${offeredLoad(options.dimensions, options.dayMinutes).toFixed(2)} units per wall minute; the day ended by ${ENDED_BY[ended]} after ${result.wallS.toFixed(0)} s (docs/reference/scale.md explains each figure).`,
+    `Measured ${
+      new Date().toISOString().slice(0, 16).replace("T", " ")
+    } UTC with \`npm run bench:scale -- --dimensions ${options.dimensions} --day-minutes ${options.dayMinutes}\` on ${osType()} ${release()}, ${cpus().length} × ${
+      cpus()[0]?.model.trim() ?? "unknown CPU"
+    }, ${Math.round(totalmem() / 2 ** 30)} GiB, Bun ${process.versions.bun ?? "?"}; load average at the end ${loadavg().map((l) => l.toFixed(2)).join(" ")}.`,
+    `The control plane only: the media workers answer from pre-rendered clips (the render bench measures renders). Offered load ${
+      offeredLoad(options.dimensions, options.dayMinutes).toFixed(2)
+    } units per wall minute; the day ended by ${ENDED_BY[ended]} after ${result.wallS.toFixed(0)} s (docs/reference/scale.md explains each figure).`,
     "",
     "| figure | value |",
     "|---|---|",
@@ -221,7 +253,9 @@ function writeDocBlock(options: ScaleOptions, result: Collected, ended: keyof ty
     `| edge CPU per request p99 / max | ${f.edge_cpu_p99_ms?.toFixed(0) ?? "na"} ms / ${f.edge_cpu_max_ms?.toFixed(0) ?? "na"} ms (${result.edgeSource}) |`,
     `| database CPU per unit | ${f.db_cpu_ms_per_unit?.toFixed(0) ?? "na"} ms |`,
     `| edge CPU per unit, every request of the day | ${result.edgeCpuMsPerUnit?.toFixed(0) ?? "na"} ms |`,
-    `| runs started after their due moment, p99 / max (wall) | ${result.startLag.p99S?.toFixed(1) ?? "na"} s / ${result.startLag.maxS?.toFixed(1) ?? "na"} s (${result.startLag.started} of ${f.dimensions} started) |`,
+    `| runs started after their due moment, p99 / max (wall) | ${result.startLag.p99S?.toFixed(1) ?? "na"} s / ${
+      result.startLag.maxS?.toFixed(1) ?? "na"
+    } s (${result.startLag.started} of ${f.dimensions} started) |`,
     ...(result.failures.length ? ["", `Failed units: ${result.failures.join("; ")}.`] : []),
     "",
     "```",
@@ -245,10 +279,16 @@ async function startBenchStack(): Promise<StackHandle> {
   });
   try {
     const stack = await startStack({ quiet: true, only: ["db", "emulators", "edge", "net"], timeoutMs: 180_000 });
-    if (!stack.owned) throw new Error("a stack was already running in .local/bench; the bench needs one of its own (stop it: MDAME_LOCAL_DIR=.local/bench npm run clean)");
+    if (!stack.owned) {
+      throw new Error("a stack was already running in .local/bench; the bench needs one of its own (stop it: MDAME_LOCAL_DIR=.local/bench npm run clean)");
+    }
     return stack;
   } catch (error) {
-    throw new Error(`the bench's stack could not start (${paths.local}, ports ${LOCAL_STACK.dbPort}/${LOCAL_STACK.edgePort}/${LOCAL_STACK.emulatorPort}; its logs are in ${paths.logs}): ${(error as Error).message}`);
+    throw new Error(
+      `the bench's stack could not start (${paths.local}, ports ${LOCAL_STACK.dbPort}/${LOCAL_STACK.edgePort}/${LOCAL_STACK.emulatorPort}; its logs are in ${paths.logs}): ${
+        (error as Error).message
+      }`,
+    );
   }
 }
 
@@ -256,8 +296,16 @@ export async function runScaleBench(options: ScaleOptions): Promise<number> {
   const dayStart = Math.floor(Date.now() / DAY_MS) * DAY_MS + 2 * DAY_MS;
   const plan = planScaleDimensions(options.dimensions, options.seed, new Date(dayStart));
   const burst = plan.dimensions.filter((d) => d.burst).length;
-  say(`${options.dimensions} dimensions in ${new Set(plan.dimensions.map((d) => d.language)).size} languages and ${new Set(plan.dimensions.map((d) => d.time_zone)).size} time zones; ${burst} due together at minute ${plan.burst_minute} of the day, the others spread over it`);
-  say(`one engine day in ${options.dayMinutes} wall minutes: offered load ${offeredLoad(options.dimensions, options.dayMinutes).toFixed(2)} units per minute; timeout ${options.timeoutMinutes} min`);
+  say(
+    `${options.dimensions} dimensions in ${new Set(plan.dimensions.map((d) => d.language)).size} languages and ${
+      new Set(plan.dimensions.map((d) => d.time_zone)).size
+    } time zones; ${burst} due together at minute ${plan.burst_minute} of the day, the others spread over it`,
+  );
+  say(
+    `one engine day in ${options.dayMinutes} wall minutes: offered load ${
+      offeredLoad(options.dimensions, options.dayMinutes).toFixed(2)
+    } units per minute; timeout ${options.timeoutMinutes} min`,
+  );
   say("this measures the control plane: the media workers answer from pre-rendered clips (the render bench measures renders)");
   say(`its own stack: ${paths.local} on ports ${LOCAL_STACK.dbPort} (db), ${LOCAL_STACK.edgePort} (edge), ${LOCAL_STACK.emulatorPort} (emulators), reset now`);
 
@@ -296,9 +344,15 @@ export async function runScaleBench(options: ScaleOptions): Promise<number> {
     const dbCpuMs = treeCpuMs(postmaster() ?? -1) - dbCpuBefore;
     const result = await collect(sql, plan, clock, media, edge, edgeLogFrom, sampled, dbCpuMs, endedAt);
     say(`ended by ${ENDED_BY[ended]} after ${result.wallS.toFixed(0)} s of day`);
-    say(`units: ${result.figures.published} published, ${result.figures.failed} failed, ${result.rejected} rejected, ${result.deferred} deferred, ${result.open} still open`);
+    say(
+      `units: ${result.figures.published} published, ${result.figures.failed} failed, ${result.rejected} rejected, ${result.deferred} deferred, ${result.open} still open`,
+    );
     say(`edge CPU per request from ${result.edgeSource}; per unit ${result.edgeCpuMsPerUnit?.toFixed(0) ?? "na"} ms over the day`);
-    say(`runs: ${result.startLag.started} of ${options.dimensions} started, p99 ${result.startLag.p99S?.toFixed(1) ?? "na"} s and at most ${result.startLag.maxS?.toFixed(1) ?? "na"} s (wall) after their due moment`);
+    say(
+      `runs: ${result.startLag.started} of ${options.dimensions} started, p99 ${result.startLag.p99S?.toFixed(1) ?? "na"} s and at most ${
+        result.startLag.maxS?.toFixed(1) ?? "na"
+      } s (wall) after their due moment`,
+    );
     for (const failure of result.failures) say(`failed: ${failure}`);
     const line = summaryLine(result.figures);
     if (options.write) writeDocBlock(options, result, ended, line);

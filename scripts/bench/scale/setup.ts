@@ -26,8 +26,18 @@ const API_CONCURRENCY = 8;
 export const BENCH_HOOK_PASS_MARK = 0.6;
 
 const THINGS = ["currents", "signals", "layers", "patterns", "records", "samples", "tracks", "echoes"];
-const FINDINGS = ["glow at night", "change colour", "move faster than expected", "keep a hidden record", "break an old record",
-  "follow a strange rhythm", "reshape an old theory", "double within weeks", "vanish before dawn", "split into layers"];
+const FINDINGS = [
+  "glow at night",
+  "change colour",
+  "move faster than expected",
+  "keep a hidden record",
+  "break an old record",
+  "follow a strange rhythm",
+  "reshape an old theory",
+  "double within weeks",
+  "vanish before dawn",
+  "split into layers",
+];
 const SYLLABLES = ["ka", "ro", "vi", "mel", "ta", "na", "sor", "lu", "pe", "dra", "zen", "ba", "tor", "li", "mo", "ven"];
 
 export type Log = (line: string) => void;
@@ -107,8 +117,12 @@ export async function setUpScaleDimensions(sql: Sql, env: Record<string, string>
     await api(env, "POST", "/pipeline/dimensions", scaleDimensionConfig(d, env.EMULATOR_URL!));
     const channel = `${d.id}-ch`;
     await api(env, "POST", "/pipeline/accounts", {
-      dimension_id: d.id, platform: "youtube", channel_handle: channel, channel_id: null,
-      refresh_token: `emulator-refresh-${channel}`, oauth_client_id: env.GOOGLE_OAUTH_CLIENT_ID,
+      dimension_id: d.id,
+      platform: "youtube",
+      channel_handle: channel,
+      channel_id: null,
+      refresh_token: `emulator-refresh-${channel}`,
+      oauth_client_id: env.GOOGLE_OAUTH_CLIENT_ID,
     });
     done += 1;
     if (done % 100 === 0) log(`${done}/${plan.dimensions.length} dimensions created and connected`);

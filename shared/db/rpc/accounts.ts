@@ -48,9 +48,13 @@ export function connectAccount(
   sql: Queryable,
   p: { dimensionId: string; platform: Platform; channelHandle: string; channelId: string | null; oauthClientId: string },
 ): Promise<AccountRow> {
-  return oneRow("connect_account", AccountRow, sql`
+  return oneRow(
+    "connect_account",
+    AccountRow,
+    sql`
     select * from mdame.connect_account(${p.dimensionId}::text, ${p.platform}::text, ${p.channelHandle}::text, ${p.channelId}::text,
-                                        ${p.oauthClientId}::text)`);
+                                        ${p.oauthClientId}::text)`,
+  );
 }
 
 /** Records the scopes the account's new grant carries (the token answer's `scope`, split). */
@@ -105,7 +109,11 @@ export async function resealAccountCredentials(
   sql: Queryable,
   p: { id: string; expected: string; resealed: string },
 ): Promise<{ row: AccountRow; swapped: boolean }> {
-  const row = await oneRow("reseal_account_credentials", AccountRow, sql`
-    select * from mdame.reseal_account_credentials(${p.id}::uuid, ${p.expected}::text, ${p.resealed}::text)`);
+  const row = await oneRow(
+    "reseal_account_credentials",
+    AccountRow,
+    sql`
+    select * from mdame.reseal_account_credentials(${p.id}::uuid, ${p.expected}::text, ${p.resealed}::text)`,
+  );
   return { row, swapped: row.credentials_enc === p.resealed };
 }

@@ -19,7 +19,6 @@ export const AdaptationRow = z.object({
 }).strict();
 export type AdaptationRow = z.infer<typeof AdaptationRow>;
 
-
 /** One published video with the parameters it was made with and its latest analytics (mdame.get_adaptation_evidence). */
 export const EvidenceRow = z.object({
   unit_id: z.string().uuid(),
@@ -39,13 +38,20 @@ export const EvidenceRow = z.object({
 export type EvidenceRow = z.infer<typeof EvidenceRow>;
 
 export function getAdaptationEvidence(sql: Queryable, dimensionId: string, since: Date): Promise<EvidenceRow[]> {
-  return manyRows("get_adaptation_evidence", EvidenceRow, sql`select e.*, e.run_date::text as run_date from mdame.get_adaptation_evidence(${dimensionId}::text, ${since}::timestamptz) e`);
+  return manyRows(
+    "get_adaptation_evidence",
+    EvidenceRow,
+    sql`select e.*, e.run_date::text as run_date from mdame.get_adaptation_evidence(${dimensionId}::text, ${since}::timestamptz) e`,
+  );
 }
 
 /** The configuration the dimension's next run starts with (contract + adaptations in force), or null. */
 export async function getEffectiveDimensionConfig(sql: Queryable, dimensionId: string): Promise<Record<string, unknown> | null> {
-  const row = await maybeRow("get_effective_dimension_config", z.object({ config: z.record(z.string(), z.unknown()).nullable() }).strict(),
-    sql`select mdame.get_effective_dimension_config(${dimensionId}::text) as config`);
+  const row = await maybeRow(
+    "get_effective_dimension_config",
+    z.object({ config: z.record(z.string(), z.unknown()).nullable() }).strict(),
+    sql`select mdame.get_effective_dimension_config(${dimensionId}::text) as config`,
+  );
   return row?.config ?? null;
 }
 
@@ -62,23 +68,40 @@ export interface NewAdaptation {
 
 /** Records and applies one move; refused (WrongStateError) when pinned or when `before` is no longer in force. */
 export function recordAdaptation(sql: Queryable, a: NewAdaptation): Promise<AdaptationRow> {
-  return oneRow("record_adaptation", AdaptationRow, sql`select id, dimension_id, parameter, before, after, reason, evidence, week_start::text as week_start, decided_at, applied, reverted_at from mdame.record_adaptation(${a.dimensionId}::text, ${a.parameter}::text,
-    ${sql.json(a.before as never)}::jsonb, ${sql.json(a.after as never)}::jsonb, ${a.reason}::text, ${sql.json(a.evidence as never)}::jsonb, ${a.weekStart}::date)`);
+  return oneRow(
+    "record_adaptation",
+    AdaptationRow,
+    sql`select id, dimension_id, parameter, before, after, reason, evidence, week_start::text as week_start, decided_at, applied, reverted_at from mdame.record_adaptation(${a.dimensionId}::text, ${a.parameter}::text,
+    ${sql.json(a.before as never)}::jsonb, ${sql.json(a.after as never)}::jsonb, ${a.reason}::text, ${
+      sql.json(a.evidence as never)
+    }::jsonb, ${a.weekStart}::date)`,
+  );
 }
 
 export function listAdaptations(sql: Queryable, dimensionId: string | null, limit: number): Promise<AdaptationRow[]> {
-  return manyRows("list_adaptations", AdaptationRow, sql`select id, dimension_id, parameter, before, after, reason, evidence, week_start::text as week_start, decided_at, applied, reverted_at from mdame.list_adaptations(${dimensionId}::text, ${limit}::integer)`);
+  return manyRows(
+    "list_adaptations",
+    AdaptationRow,
+    sql`select id, dimension_id, parameter, before, after, reason, evidence, week_start::text as week_start, decided_at, applied, reverted_at from mdame.list_adaptations(${dimensionId}::text, ${limit}::integer)`,
+  );
 }
 
 /** Reverts the move in force for its parameter (NotFoundError, WrongStateError when a later move hides it). */
 export function revertAdaptation(sql: Queryable, id: string): Promise<AdaptationRow> {
-  return oneRow("revert_adaptation", AdaptationRow, sql`select id, dimension_id, parameter, before, after, reason, evidence, week_start::text as week_start, decided_at, applied, reverted_at from mdame.revert_adaptation(${id}::uuid)`);
+  return oneRow(
+    "revert_adaptation",
+    AdaptationRow,
+    sql`select id, dimension_id, parameter, before, after, reason, evidence, week_start::text as week_start, decided_at, applied, reverted_at from mdame.revert_adaptation(${id}::uuid)`,
+  );
 }
 
 /** Pins or unpins a parameter; returns the dimension's pins after. */
 export async function setAdaptationPin(sql: Queryable, dimensionId: string, parameter: string, pinned: boolean): Promise<string[]> {
-  const row = await oneRow("set_adaptation_pin", z.object({ pinned: z.array(z.string()) }).strict(),
-    sql`select mdame.set_adaptation_pin(${dimensionId}::text, ${parameter}::text, ${pinned}::boolean) as pinned`);
+  const row = await oneRow(
+    "set_adaptation_pin",
+    z.object({ pinned: z.array(z.string()) }).strict(),
+    sql`select mdame.set_adaptation_pin(${dimensionId}::text, ${parameter}::text, ${pinned}::boolean) as pinned`,
+  );
   return row.pinned;
 }
 
@@ -90,10 +113,18 @@ export async function markAdaptationWeekDue(sql: Queryable): Promise<string> {
 
 /** The oldest week due that nobody is deciding, claimed; null when none is due. */
 export async function claimAdaptationWeek(sql: Queryable): Promise<string | null> {
-  const row = await maybeRow("claim_adaptation_week", z.object({ week: z.string().nullable() }).strict(), sql`select mdame.claim_adaptation_week()::text as week`);
+  const row = await maybeRow(
+    "claim_adaptation_week",
+    z.object({ week: z.string().nullable() }).strict(),
+    sql`select mdame.claim_adaptation_week()::text as week`,
+  );
   return row?.week ?? null;
 }
 
 export async function finishAdaptationWeek(sql: Queryable, weekStart: string): Promise<void> {
-  await oneRow("finish_adaptation_week", z.object({ week_start: z.string() }).strict(), sql`select week_start::text as week_start from mdame.finish_adaptation_week(${weekStart}::date)`);
+  await oneRow(
+    "finish_adaptation_week",
+    z.object({ week_start: z.string() }).strict(),
+    sql`select week_start::text as week_start from mdame.finish_adaptation_week(${weekStart}::date)`,
+  );
 }

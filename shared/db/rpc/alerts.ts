@@ -15,9 +15,13 @@ export interface RaisedAlert {
 
 /** Raises an alert in the caller's transaction; the same dedupe key within the window counts one more occurrence. Returns its id. */
 export async function raiseAlert(sql: Queryable, alert: RaisedAlert): Promise<string> {
-  const row = await oneRow("raise_alert", z.object({ id: z.string().uuid() }).strict(), sql`
+  const row = await oneRow(
+    "raise_alert",
+    z.object({ id: z.string().uuid() }).strict(),
+    sql`
     select mdame.raise_alert(${alert.kind}, ${alert.dimensionId}, ${alert.dedupeKey}, ${alert.summary},
-                             ${sql.json((alert.details ?? {}) as never)}::jsonb, ${alert.photoKey ?? null}) as id`);
+                             ${sql.json((alert.details ?? {}) as never)}::jsonb, ${alert.photoKey ?? null}) as id`,
+  );
   return row.id;
 }
 
@@ -28,8 +32,12 @@ export function claimAlerts(sql: Queryable, limit: number, leaseS: number): Prom
 
 /** Records a claimed alert as sent to `chatId` as the messages `messageIds`. */
 export function recordAlertSent(sql: Queryable, claim: { id: string; claimToken: string }, chatId: string, messageIds: number[]): Promise<AlertRow> {
-  return oneRow("record_alert_sent", AlertRow, sql`
-    select * from mdame.record_alert_sent(${claim.id}::uuid, ${claim.claimToken}::uuid, ${chatId}, ${messageIds}::bigint[])`);
+  return oneRow(
+    "record_alert_sent",
+    AlertRow,
+    sql`
+    select * from mdame.record_alert_sent(${claim.id}::uuid, ${claim.claimToken}::uuid, ${chatId}, ${messageIds}::bigint[])`,
+  );
 }
 
 /** Records a failed attempt: permanent marks the alert failed; otherwise it is due again after `retryAfterS` or the backoff. */
@@ -38,9 +46,13 @@ export function recordAlertAttempt(
   claim: { id: string; claimToken: string },
   attempt: { error: string; permanent: boolean; retryAfterS?: number },
 ): Promise<AlertRow> {
-  return oneRow("record_alert_attempt", AlertRow, sql`
+  return oneRow(
+    "record_alert_attempt",
+    AlertRow,
+    sql`
     select * from mdame.record_alert_attempt(${claim.id}::uuid, ${claim.claimToken}::uuid, ${attempt.error}, ${attempt.permanent},
-                                             ${attempt.retryAfterS ?? null}::integer)`);
+                                             ${attempt.retryAfterS ?? null}::integer)`,
+  );
 }
 
 /** The most recent alerts, newest raised first. */

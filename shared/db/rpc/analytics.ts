@@ -86,23 +86,29 @@ export interface VideoAnalyticsFigures {
 
 /** Enqueues every due day-3 and day-7 window not yet enqueued; how many were. */
 export async function scheduleAnalyticsFetches(sql: Queryable): Promise<number> {
-  const row = await oneRow("schedule_analytics_fetches", z.object({ enqueued: z.number().int() }).strict(),
-    sql`select mdame.schedule_analytics_fetches() as enqueued`);
+  const row = await oneRow(
+    "schedule_analytics_fetches",
+    z.object({ enqueued: z.number().int() }).strict(),
+    sql`select mdame.schedule_analytics_fetches() as enqueued`,
+  );
   return row.enqueued;
 }
 
 /** Claims up to `qty` visible fetches for `vtSeconds`. */
 export function claimAnalyticsFetches(sql: Queryable, qty: number, vtSeconds: number): Promise<ClaimedAnalyticsFetch[]> {
-  return manyRows("claim_analytics_fetches", ClaimedAnalyticsFetch,
-    sql`select * from mdame.claim_analytics_fetches(${qty}::integer, ${vtSeconds}::integer)`);
+  return manyRows("claim_analytics_fetches", ClaimedAnalyticsFetch, sql`select * from mdame.claim_analytics_fetches(${qty}::integer, ${vtSeconds}::integer)`);
 }
 
 /** Writes (or replaces) the window's figures, marks the fetch fetched and archives its message. */
 export function recordVideoAnalytics(sql: Queryable, f: VideoAnalyticsFigures): Promise<VideoAnalyticsRow> {
-  return oneRow("record_video_analytics", VideoAnalyticsRow, sql`
+  return oneRow(
+    "record_video_analytics",
+    VideoAnalyticsRow,
+    sql`
     select * from mdame.record_video_analytics(${f.publicationId}::uuid, ${f.windowDays}::integer, ${f.periodStart}::date,
       ${f.periodEnd}::date, ${f.views}::bigint, ${f.engagedViews}::bigint, ${f.averageViewDurationS}::numeric,
-      ${f.averageViewPercentage}::numeric, ${f.likes}::bigint, ${sql.json(f.retention as never)}::jsonb, ${f.msgId}::bigint)`);
+      ${f.averageViewPercentage}::numeric, ${f.likes}::bigint, ${sql.json(f.retention as never)}::jsonb, ${f.msgId}::bigint)`,
+  );
 }
 
 /** Makes the fetch's message visible again after `delaySeconds`, or gives the fetch up for good. */
@@ -110,9 +116,13 @@ export function retryAnalyticsFetch(
   sql: Queryable,
   p: { publicationId: string; windowDays: AnalyticsWindow; msgId: number; delaySeconds: number; reason: string; giveUp: boolean },
 ): Promise<AnalyticsFetch> {
-  return oneRow("retry_analytics_fetch", AnalyticsFetch, sql`
+  return oneRow(
+    "retry_analytics_fetch",
+    AnalyticsFetch,
+    sql`
     select * from mdame.retry_analytics_fetch(${p.publicationId}::uuid, ${p.windowDays}::integer, ${p.msgId}::bigint,
-      ${p.delaySeconds}::integer, ${p.reason}::text, ${p.giveUp}::boolean)`);
+      ${p.delaySeconds}::integer, ${p.reason}::text, ${p.giveUp}::boolean)`,
+  );
 }
 
 /** One fetched window of a run's published video. */

@@ -1,12 +1,6 @@
 /** Retention and housekeeping's RPCs (docs/reference/retention.md): the pass, its settings, the Storage deletion outbox, the sizes. */
 import { z } from "zod";
-import {
-  DatabaseUsage,
-  HousekeepingKindResult,
-  HousekeepingSetting,
-  type HousekeepingSettingName,
-  StorageDeletion,
-} from "../../contracts/housekeeping.ts";
+import { DatabaseUsage, HousekeepingKindResult, HousekeepingSetting, type HousekeepingSettingName, StorageDeletion } from "../../contracts/housekeeping.ts";
 import type { Queryable, Sql } from "../client.ts";
 import { manyRows, maybeRow, oneRow } from "./query.ts";
 

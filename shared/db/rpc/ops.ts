@@ -9,12 +9,12 @@ import {
   OpsAccountHealth,
   OpsOverview,
   OpsQueues,
+  OpsQuota,
+  OpsRender,
   OpsSchedule,
   OpsScheduleRunNow,
   OpsVideo,
   OpsVideoDetail,
-  OpsQuota,
-  OpsRender,
 } from "../../contracts/ops.ts";
 import type { Queryable } from "../client.ts";
 import { maybeRow, oneRow, RowContractError } from "./query.ts";

@@ -62,14 +62,22 @@ export function beginPublication(sql: Sql, unitId: string, accountId: string): P
 
 /** Defers a publication its account cannot make now (a published one is returned unchanged). */
 export function deferPublication(sql: Sql, publicationId: string, reason: DeferralReason, notBefore: Date | null): Promise<Publication> {
-  return oneRow("defer_publication", Publication, sql`
-    select * from mdame.defer_publication(${publicationId}::uuid, ${reason}::text, ${notBefore}::timestamptz)`);
+  return oneRow(
+    "defer_publication",
+    Publication,
+    sql`
+    select * from mdame.defer_publication(${publicationId}::uuid, ${reason}::text, ${notBefore}::timestamptz)`,
+  );
 }
 
 /** Records the privacy YouTube gave the finished upload; an event when it differs from the one asked. */
 export function recordPublicationPrivacy(sql: Sql, publicationId: string, privacyStatus: string, requested: string): Promise<Publication> {
-  return oneRow("record_publication_privacy", Publication, sql`
-    select * from mdame.record_publication_privacy(${publicationId}::uuid, ${privacyStatus}::text, ${requested}::text)`);
+  return oneRow(
+    "record_publication_privacy",
+    Publication,
+    sql`
+    select * from mdame.record_publication_privacy(${publicationId}::uuid, ${privacyStatus}::text, ${requested}::text)`,
+  );
 }
 
 /** Stores the resumable session before the first byte; returns the publication with the session stored first. */
@@ -98,8 +106,12 @@ export function recordPublication(
   publicationId: string,
   externalId: string,
 ): Promise<Publication> {
-  return oneRow("record_publication", Publication, sql`
-    select * from mdame.record_publication(${claim.msgId}, ${publicationId}::uuid, ${externalId}, ${claim.holder})`);
+  return oneRow(
+    "record_publication",
+    Publication,
+    sql`
+    select * from mdame.record_publication(${claim.msgId}, ${publicationId}::uuid, ${externalId}, ${claim.holder})`,
+  );
 }
 
 /**
@@ -108,8 +120,12 @@ export function recordPublication(
  * archives the task. Returns the unit as it stands (still at publish while an account is missing).
  */
 export function completePublication(sql: Sql, claim: StageClaim, publicationId: string, externalId: string): Promise<WorkUnit | null> {
-  return maybeRow("complete_publication", WorkUnit, sql`
-    select * from mdame.complete_publication(${claim.msgId}, ${publicationId}::uuid, ${externalId}, ${claim.stepToken}, ${claim.holder})`);
+  return maybeRow(
+    "complete_publication",
+    WorkUnit,
+    sql`
+    select * from mdame.complete_publication(${claim.msgId}, ${publicationId}::uuid, ${externalId}, ${claim.stepToken}, ${claim.holder})`,
+  );
 }
 
 /**
@@ -118,13 +134,20 @@ export function completePublication(sql: Sql, claim: StageClaim, publicationId: 
  * the task is archived, with no step result stored, so the drain sends the same step again.
  */
 export function deferUnitPublish(sql: Sql, claim: StageClaim, unitId: string): Promise<WorkUnit | null> {
-  return maybeRow("defer_unit_publish", WorkUnit, sql`
-    select * from mdame.defer_unit_publish(${claim.msgId}, ${unitId}::uuid, ${claim.stepToken}, ${claim.holder})`);
+  return maybeRow(
+    "defer_unit_publish",
+    WorkUnit,
+    sql`
+    select * from mdame.defer_unit_publish(${claim.msgId}, ${unitId}::uuid, ${claim.stepToken}, ${claim.holder})`,
+  );
 }
 
 /** Sends units whose deferred publications' time has come back to publish (what pg_cron runs every minute). */
 export async function drainDeferredPublications(sql: Sql): Promise<number> {
-  const row = await oneRow("drain_deferred_publications", z.object({ sent: z.number().int() }).strict(),
-    sql`select mdame.drain_deferred_publications() as sent`);
+  const row = await oneRow(
+    "drain_deferred_publications",
+    z.object({ sent: z.number().int() }).strict(),
+    sql`select mdame.drain_deferred_publications() as sent`,
+  );
   return row.sent;
 }

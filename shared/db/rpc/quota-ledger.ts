@@ -41,8 +41,12 @@ export function reserveYouTubeCall(
   sql: Queryable,
   p: { accountId: string; callKind: YouTubeCallKind; publicationId?: string | null },
 ): Promise<QuotaLedgerEntry> {
-  return oneRow("reserve_youtube_call", QuotaLedgerEntry, sql`
-    select * from mdame.reserve_youtube_call(${p.accountId}::uuid, ${p.callKind}::text, ${p.publicationId ?? null}::uuid)`);
+  return oneRow(
+    "reserve_youtube_call",
+    QuotaLedgerEntry,
+    sql`
+    select * from mdame.reserve_youtube_call(${p.accountId}::uuid, ${p.callKind}::text, ${p.publicationId ?? null}::uuid)`,
+  );
 }
 
 /** YouTube accepted the call: it counts for good. */
@@ -57,7 +61,10 @@ export function releaseYouTubeCall(sql: Queryable, entryId: string): Promise<Quo
 
 /** Releases the refused call, corrects the ledger to YouTube's count and returns when the account may try again. */
 export async function recordYouTubeRefusal(sql: Queryable, entryId: string, reason: YouTubeRefusal): Promise<Date> {
-  const row = await oneRow("record_youtube_refusal", z.object({ not_before: z.date() }).strict(),
-    sql`select mdame.record_youtube_refusal(${entryId}::uuid, ${reason}::text) as not_before`);
+  const row = await oneRow(
+    "record_youtube_refusal",
+    z.object({ not_before: z.date() }).strict(),
+    sql`select mdame.record_youtube_refusal(${entryId}::uuid, ${reason}::text) as not_before`,
+  );
   return row.not_before;
 }

@@ -35,9 +35,13 @@ export type TriggerKind = "cron" | "manual";
  * has started, or returns the day's latest run covering the scope (created = false).
  */
 export function triggerRun(sql: Queryable, p: { env: string; triggerKind: TriggerKind; runDate: string; dimension: string | null }): Promise<StartedRun> {
-  return oneRow("trigger_run", StartedRun, sql`
+  return oneRow(
+    "trigger_run",
+    StartedRun,
+    sql`
     select run_id, status, created
-      from mdame.trigger_run(${p.env}::text, ${p.triggerKind}::text, ${p.runDate}::date, ${p.dimension}::text)`);
+      from mdame.trigger_run(${p.env}::text, ${p.triggerKind}::text, ${p.runDate}::date, ${p.dimension}::text)`,
+  );
 }
 
 /**
@@ -49,9 +53,13 @@ export function startRun(
   sql: Queryable,
   p: { idempotencyKey: string; env: string; triggerKind: TriggerKind; runDate: string; dimension: string | null },
 ): Promise<StartedRun> {
-  return oneRow("start_run", StartedRun, sql`
+  return oneRow(
+    "start_run",
+    StartedRun,
+    sql`
     select run_id, status, created
-      from mdame.start_run(${p.idempotencyKey}::text, ${p.env}::text, ${p.triggerKind}::text, ${p.runDate}::date, ${p.dimension}::text)`);
+      from mdame.start_run(${p.idempotencyKey}::text, ${p.env}::text, ${p.triggerKind}::text, ${p.runDate}::date, ${p.dimension}::text)`,
+  );
 }
 
 /** The recovery sweep and wake-up the scheduler and the edge host call. */
@@ -78,29 +86,45 @@ export async function getRunStatus(sql: Queryable, runId: string): Promise<RunSt
 
 /** The most recent runs, newest first (at most 500). */
 export function listRuns(sql: Queryable, limit: number): Promise<PipelineRun[]> {
-  return manyRows("list_runs", PipelineRun, sql`
+  return manyRows(
+    "list_runs",
+    PipelineRun,
+    sql`
     select id, idempotency_key, env, run_date::text as run_date, trigger_kind, dimension_filter, status, error,
            created_at, updated_at, finished_at
-      from mdame.list_runs(${limit}::integer)`);
+      from mdame.list_runs(${limit}::integer)`,
+  );
 }
 
 /** Rolls a running run back; an already terminal run comes back unchanged with nothing released. */
 export async function abortRun(sql: Queryable, runId: string, reason: string | null): Promise<AbortRunResult> {
-  const row = await oneRow("abort_run", z.object({ result: AbortRunResult }).strict(), sql`
-    select mdame.abort_run(${runId}::uuid, ${reason}::text) as result`);
+  const row = await oneRow(
+    "abort_run",
+    z.object({ result: AbortRunResult }).strict(),
+    sql`
+    select mdame.abort_run(${runId}::uuid, ${reason}::text) as result`,
+  );
   return row.result;
 }
 
 /** Refuses (EnvironmentMismatchError) when `env` differs from the environment the database records; returns that environment. */
 export async function assertEnvironment(sql: Queryable, env: string | null): Promise<string> {
-  const row = await oneRow("assert_environment", z.object({ env: z.string() }).strict(), sql`
-    select mdame.assert_environment(${env}::text) as env`);
+  const row = await oneRow(
+    "assert_environment",
+    z.object({ env: z.string() }).strict(),
+    sql`
+    select mdame.assert_environment(${env}::text) as env`,
+  );
   return row.env;
 }
 
 /** The environment the database records (mdame.settings key `env`), or null when it records none. */
 export async function getRecordedEnvironment(sql: Queryable): Promise<string | null> {
-  const row = await maybeRow("get_recorded_environment", z.object({ env: z.string() }).strict(), sql`
-    select mdame.get_recorded_environment() as env`);
+  const row = await maybeRow(
+    "get_recorded_environment",
+    z.object({ env: z.string() }).strict(),
+    sql`
+    select mdame.get_recorded_environment() as env`,
+  );
   return row?.env ?? null;
 }

@@ -39,9 +39,13 @@ export function claimSceneGeneration(
   sql: Queryable,
   p: { sceneHash: string; backend: string; holder: string; leaseS: number; discardAsset: string | null },
 ): Promise<SceneGenerationClaim> {
-  return oneRow("claim_scene_generation", SceneGenerationClaim, sql`
+  return oneRow(
+    "claim_scene_generation",
+    SceneGenerationClaim,
+    sql`
     select state, asset_key, credit, holder, lease_until
-      from mdame.claim_scene_generation(${p.sceneHash}::text, ${p.backend}::text, ${p.holder}::text, ${p.leaseS}::integer, ${p.discardAsset}::text)`);
+      from mdame.claim_scene_generation(${p.sceneHash}::text, ${p.backend}::text, ${p.holder}::text, ${p.leaseS}::integer, ${p.discardAsset}::text)`,
+  );
 }
 
 /** Records a generated clip and ends the claim; returns the entry that won (another worker's if it was first). */
@@ -49,14 +53,22 @@ export function recordSceneAsset(
   sql: Queryable,
   p: { sceneHash: string; backend: string; assetKey: string; credit: Record<string, unknown> | null; holder: string },
 ): Promise<SceneCacheEntry> {
-  return oneRow("record_scene_asset", SceneCacheEntry, sql`
+  return oneRow(
+    "record_scene_asset",
+    SceneCacheEntry,
+    sql`
     select * from mdame.record_scene_asset(${p.sceneHash}::text, ${p.backend}::text, ${p.assetKey}::text,
-      ${p.credit === null ? null : sql.json(p.credit as never)}::jsonb, ${p.holder}::text)`);
+      ${p.credit === null ? null : sql.json(p.credit as never)}::jsonb, ${p.holder}::text)`,
+  );
 }
 
 /** Gives up a claim so a waiting worker takes over at once; false when `holder` held none. */
 export async function releaseSceneClaim(sql: Queryable, p: { sceneHash: string; backend: string; holder: string }): Promise<boolean> {
-  const row = await oneRow("release_scene_claim", z.object({ released: z.boolean() }).strict(), sql`
-    select mdame.release_scene_claim(${p.sceneHash}::text, ${p.backend}::text, ${p.holder}::text) as released`);
+  const row = await oneRow(
+    "release_scene_claim",
+    z.object({ released: z.boolean() }).strict(),
+    sql`
+    select mdame.release_scene_claim(${p.sceneHash}::text, ${p.backend}::text, ${p.holder}::text) as released`,
+  );
   return row.released;
 }

@@ -17,8 +17,11 @@ export type ClaimedStageTask = z.infer<typeof ClaimedStageTask>;
 
 /** Up to `qty` visible stage tasks, each leased to `worker` for `vtSeconds`. */
 export function claimStageTasks(sql: Sql, worker: string, qty: number, vtSeconds: number): Promise<ClaimedStageTask[]> {
-  return manyRows("claim_stage_tasks", ClaimedStageTask,
-    sql`select msg_id, read_ct, message, lease_holder, completed_result from mdame.claim_stage_tasks(${worker}, ${qty}, ${vtSeconds})`);
+  return manyRows(
+    "claim_stage_tasks",
+    ClaimedStageTask,
+    sql`select msg_id, read_ct, message, lease_holder, completed_result from mdame.claim_stage_tasks(${worker}, ${qty}, ${vtSeconds})`,
+  );
 }
 
 const Extended = z.object({ extended: z.boolean().nullable() }).strict();
@@ -48,15 +51,22 @@ export interface StageTaskFailure {
 /** Schedules the task's retry or dead-letters it (and fails its unit or dimension). */
 export async function failStageTask(sql: Sql, failure: StageTaskFailure): Promise<StageFailureOutcome> {
   const { msgId, stage, unitId, runId, dimensionId, error, retriable, holder } = failure;
-  const row = await oneRow("fail_stage_task", z.object({ outcome: StageFailureOutcome }).strict(), sql`
-    select mdame.fail_stage_task(${msgId}, ${stage}, ${unitId}, ${runId}, ${dimensionId}, ${error}, ${retriable}, ${holder}) as outcome`);
+  const row = await oneRow(
+    "fail_stage_task",
+    z.object({ outcome: StageFailureOutcome }).strict(),
+    sql`
+    select mdame.fail_stage_task(${msgId}, ${stage}, ${unitId}, ${runId}, ${dimensionId}, ${error}, ${retriable}, ${holder}) as outcome`,
+  );
   return row.outcome;
 }
 
 /** The stored result of a completed step (archiving its message), or null when the step has not completed. */
 export async function replayStepResult(sql: Sql, msgId: number, stepToken: string, holder: string): Promise<unknown> {
-  const row = await maybeRow("replay_step_result", z.object({ result: z.unknown() }).strict(),
-    sql`select mdame.replay_step_result(${msgId}, ${stepToken}, ${holder}) as result`);
+  const row = await maybeRow(
+    "replay_step_result",
+    z.object({ result: z.unknown() }).strict(),
+    sql`select mdame.replay_step_result(${msgId}, ${stepToken}, ${holder}) as result`,
+  );
   return row?.result ?? null;
 }
 
@@ -65,7 +75,10 @@ export async function enqueueStageTask(
   sql: Sql,
   task: { stage: string; runId: string; unitId: string | null; dimensionId?: string | null },
 ): Promise<number | null> {
-  const row = await maybeRow("enqueue_stage_task", z.object({ msg_id: z.coerce.number().int() }).strict(),
-    sql`select mdame.enqueue_stage_task(${task.stage}, ${task.runId}::uuid, ${task.unitId}::uuid, ${task.dimensionId ?? null}::text) as msg_id`);
+  const row = await maybeRow(
+    "enqueue_stage_task",
+    z.object({ msg_id: z.coerce.number().int() }).strict(),
+    sql`select mdame.enqueue_stage_task(${task.stage}, ${task.runId}::uuid, ${task.unitId}::uuid, ${task.dimensionId ?? null}::text) as msg_id`,
+  );
   return row?.msg_id ?? null;
 }

@@ -27,27 +27,33 @@ export const WeeklyReportRow = z.object({
 export type WeeklyReportRow = z.infer<typeof WeeklyReportRow>;
 
 // week_start is read as text: a date has no time zone, and a JS Date would give it one.
-const columns = (sql: Queryable) => sql`id, dimension_id, week_start::text as week_start, status, attempts, lease_holder, next_attempt_at,
+const columns = (sql: Queryable) =>
+  sql`id, dimension_id, week_start::text as week_start, status, attempts, lease_holder, next_attempt_at,
   last_error, report, markdown, chart_key, alert_id, created_at, updated_at, ready_at`;
 
 /** The figures of a dimension's week (any date of it); NotFoundError (MDN01) for an unknown dimension. */
 export async function weeklyReport(sql: Queryable, dimensionId: string, weekDate: string): Promise<WeeklyReport> {
-  const row = await oneRow("weekly_report", z.object({ report: WeeklyReport }).strict(),
-    sql`select mdame.weekly_report(${dimensionId}, ${weekDate}::date) as report`);
+  const row = await oneRow(
+    "weekly_report",
+    z.object({ report: WeeklyReport }).strict(),
+    sql`select mdame.weekly_report(${dimensionId}, ${weekDate}::date) as report`,
+  );
   return row.report;
 }
 
 /** Queues the week's report of every active dimension (idempotent); returns how many were added. */
 export async function queueWeeklyReports(sql: Queryable, at: Date | null = null): Promise<number> {
-  const row = await oneRow("queue_weekly_reports", z.object({ added: z.number().int() }).strict(),
-    sql`select mdame.queue_weekly_reports(${at}::timestamptz) as added`);
+  const row = await oneRow(
+    "queue_weekly_reports",
+    z.object({ added: z.number().int() }).strict(),
+    sql`select mdame.queue_weekly_reports(${at}::timestamptz) as added`,
+  );
   return row.added;
 }
 
 /** Takes the pending reports that are due, for `leaseS` seconds each. */
 export function claimWeeklyReports(sql: Queryable, holder: string, limit: number, leaseS: number): Promise<WeeklyReportRow[]> {
-  return manyRows("claim_weekly_reports", WeeklyReportRow,
-    sql`select ${columns(sql)} from mdame.claim_weekly_reports(${holder}, ${limit}, ${leaseS})`);
+  return manyRows("claim_weekly_reports", WeeklyReportRow, sql`select ${columns(sql)} from mdame.claim_weekly_reports(${holder}, ${limit}, ${leaseS})`);
 }
 
 /** Marks a claimed report ready and raises its alert, in one transaction. */
@@ -56,15 +62,17 @@ export function completeWeeklyReport(
   claim: { id: string; holder: string },
   done: { report: WeeklyReport; markdown: string; chartKey: string; details: Record<string, unknown> },
 ): Promise<WeeklyReportRow> {
-  return oneRow("complete_weekly_report", WeeklyReportRow,
+  return oneRow(
+    "complete_weekly_report",
+    WeeklyReportRow,
     sql`select ${columns(sql)} from mdame.complete_weekly_report(${claim.id}::uuid, ${claim.holder}, ${sql.json(done.report as never)}::jsonb,
-        ${done.markdown}, ${done.chartKey}, ${sql.json(done.details as never)}::jsonb)`);
+        ${done.markdown}, ${done.chartKey}, ${sql.json(done.details as never)}::jsonb)`,
+  );
 }
 
 /** Records a failed attempt: retried after a backoff, failed for good after the fifth. */
 export function failWeeklyReport(sql: Queryable, claim: { id: string; holder: string }, error: string): Promise<WeeklyReportRow> {
-  return oneRow("fail_weekly_report", WeeklyReportRow,
-    sql`select ${columns(sql)} from mdame.fail_weekly_report(${claim.id}::uuid, ${claim.holder}, ${error})`);
+  return oneRow("fail_weekly_report", WeeklyReportRow, sql`select ${columns(sql)} from mdame.fail_weekly_report(${claim.id}::uuid, ${claim.holder}, ${error})`);
 }
 
 /** Records one lookup of the LLM answer cache or the stored voice tracks, hit or miss. */
@@ -72,7 +80,10 @@ export async function recordCacheLookup(
   sql: Queryable,
   lookup: { cache: "llm" | "tts"; dimensionId: string; hit: boolean; runId?: string | null; unitId?: string | null; stage?: string | null },
 ): Promise<void> {
-  await maybeRow("record_cache_lookup", z.object({ recorded: z.unknown() }).strict(),
+  await maybeRow(
+    "record_cache_lookup",
+    z.object({ recorded: z.unknown() }).strict(),
     sql`select mdame.record_cache_lookup(${lookup.cache}, ${lookup.dimensionId}, ${lookup.hit}, ${lookup.runId ?? null}::uuid,
-        ${lookup.unitId ?? null}::uuid, ${lookup.stage ?? null}) as recorded`);
+        ${lookup.unitId ?? null}::uuid, ${lookup.stage ?? null}) as recorded`,
+  );
 }

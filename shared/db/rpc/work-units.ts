@@ -24,8 +24,11 @@ export function getWorkUnit(sql: Sql, unitId: string): Promise<WorkUnit | null> 
 
 /** The dimension's configuration as the run started it (run_dimensions.config), or null when the run recorded none. */
 export async function getRunDimensionConfig(sql: Sql, runId: string, dimensionId: string): Promise<Record<string, unknown> | null> {
-  const row = await maybeRow("get_run_dimension_config", z.object({ config: z.record(z.string(), z.unknown()) }).strict(),
-    sql`select mdame.get_run_dimension_config(${runId}::uuid, ${dimensionId}) as config`);
+  const row = await maybeRow(
+    "get_run_dimension_config",
+    z.object({ config: z.record(z.string(), z.unknown()) }).strict(),
+    sql`select mdame.get_run_dimension_config(${runId}::uuid, ${dimensionId}) as config`,
+  );
   return row?.config ?? null;
 }
 
@@ -59,8 +62,7 @@ export type TopicHistoryEntry = z.infer<typeof TopicHistoryEntry>;
 
 /** The dimension's latest topics, newest first: what novelty and near-duplicates are judged against. */
 export function getTopicHistory(sql: Sql, dimensionId: string, limit: number): Promise<TopicHistoryEntry[]> {
-  return manyRows("get_topic_history", TopicHistoryEntry,
-    sql`select title, fingerprint from mdame.get_topic_history(${dimensionId}, ${limit}::integer)`);
+  return manyRows("get_topic_history", TopicHistoryEntry, sql`select title, fingerprint from mdame.get_topic_history(${dimensionId}, ${limit}::integer)`);
 }
 
 /** A row of mdame.run_dimensions: one dimension's part of a run. */
@@ -85,21 +87,33 @@ export function recordTopics(
   claim: Omit<StageClaim, "holder">,
   input: { runId: string; dimensionId: string; topics: readonly object[]; rejected: readonly object[] },
 ): Promise<RunDimension | null> {
-  return maybeRow("record_topics", RunDimension, sql`
+  return maybeRow(
+    "record_topics",
+    RunDimension,
+    sql`
     select * from mdame.record_topics(${claim.msgId}, ${input.runId}, ${input.dimensionId}, ${claim.stepToken},
-      ${sql.json(input.topics as never)}, ${sql.json(input.rejected as never)})`);
+      ${sql.json(input.topics as never)}, ${sql.json(input.rejected as never)})`,
+  );
 }
 
 /** The script stage's completion: the script stored, the unit on to safety. */
 export function recordScript(sql: Sql, claim: StageClaim, unitId: string, script: StoredScript): Promise<WorkUnit | null> {
-  return maybeRow("record_script", WorkUnit, sql`
-    select * from mdame.record_script(${claim.msgId}, ${unitId}, ${claim.stepToken}, ${sql.json(script as never)}, ${claim.holder})`);
+  return maybeRow(
+    "record_script",
+    WorkUnit,
+    sql`
+    select * from mdame.record_script(${claim.msgId}, ${unitId}, ${claim.stepToken}, ${sql.json(script as never)}, ${claim.holder})`,
+  );
 }
 
 /** The script stage's other completion: no hook passed the audit in any round, the unit rejected with the audits. */
 export function rejectScript(sql: Sql, claim: StageClaim, unitId: string, reason: string, audits: readonly HookAuditRecord[]): Promise<WorkUnit | null> {
-  return maybeRow("reject_script", WorkUnit, sql`
-    select * from mdame.reject_script(${claim.msgId}, ${unitId}, ${claim.stepToken}, ${reason}, ${sql.json(audits as never)}, ${claim.holder})`);
+  return maybeRow(
+    "reject_script",
+    WorkUnit,
+    sql`
+    select * from mdame.reject_script(${claim.msgId}, ${unitId}, ${claim.stepToken}, ${reason}, ${sql.json(audits as never)}, ${claim.holder})`,
+  );
 }
 
 /** What a model wrote that the safety gate refused, audited and never stored: the unit is rejected. */
@@ -108,9 +122,13 @@ export function rejectUnsafeOutput(
   claim: StageClaim,
   input: { unitId: string; stage: "script" | "plan"; subject: "script" | "scene_plan"; text: string; verdict: SafetyVerdict },
 ): Promise<WorkUnit | null> {
-  return maybeRow("reject_unsafe_output", WorkUnit, sql`
+  return maybeRow(
+    "reject_unsafe_output",
+    WorkUnit,
+    sql`
     select * from mdame.reject_unsafe_output(${claim.msgId}, ${input.unitId}, ${input.stage}, ${claim.stepToken}, ${input.subject},
-      ${input.text}, ${sql.json(input.verdict as never)}, ${claim.holder})`);
+      ${input.text}, ${sql.json(input.verdict as never)}, ${claim.holder})`,
+  );
 }
 
 /**
@@ -143,9 +161,13 @@ export function recordScenePlan(
   claim: StageClaim,
   input: { unitId: string; scenes: readonly object[]; visual: Record<string, unknown> },
 ): Promise<WorkUnit | null> {
-  return maybeRow("record_scene_plan", WorkUnit, sql`
+  return maybeRow(
+    "record_scene_plan",
+    WorkUnit,
+    sql`
     select * from mdame.record_scene_plan(${claim.msgId}, ${input.unitId}, ${claim.stepToken}, ${sql.json(input.scenes as never)},
-      ${sql.json(input.visual as never)}, ${claim.holder})`);
+      ${sql.json(input.visual as never)}, ${claim.holder})`,
+  );
 }
 
 /** The voice stage's completion: the track stored with each scene's first spoken word. */
@@ -154,7 +176,11 @@ export function recordVoice(
   claim: StageClaim,
   input: { unitId: string; voice: StoredVoice; sceneFirstWords: readonly number[] },
 ): Promise<WorkUnit | null> {
-  return maybeRow("record_voice", WorkUnit, sql`
+  return maybeRow(
+    "record_voice",
+    WorkUnit,
+    sql`
     select * from mdame.record_voice(${claim.msgId}, ${input.unitId}, ${claim.stepToken}, ${sql.json(input.voice as never)},
-      ${sql.json(input.sceneFirstWords as never)}, ${claim.holder})`);
+      ${sql.json(input.sceneFirstWords as never)}, ${claim.holder})`,
+  );
 }

@@ -37,9 +37,13 @@ export interface WorkerBeat {
  * another process holds is refused with WrongStateError (MDS01).
  */
 export function recordWorkerHeartbeat(sql: Queryable, b: WorkerBeat): Promise<WorkerHeartbeatRow> {
-  return oneRow("record_worker_heartbeat", WorkerHeartbeatRow, sql`
+  return oneRow(
+    "record_worker_heartbeat",
+    WorkerHeartbeatRow,
+    sql`
     select * from mdame.record_worker_heartbeat(${b.workerId}::text, ${b.queue}::text, ${b.host}::text, ${b.pid}::integer,
-      ${b.concurrency}::integer, ${b.jobsHeld}::integer, ${b.beatIntervalS}::integer)`);
+      ${b.concurrency}::integer, ${b.jobsHeld}::integer, ${b.beatIntervalS}::integer)`,
+  );
 }
 
 /** Records a clean stop; NotFoundError (MDN01) for a worker that never beat. */
@@ -59,6 +63,10 @@ export type QueueWithoutWorkers = z.infer<typeof QueueWithoutWorkers>;
 
 /** The worker queues with jobs waiting and no worker that beat within `staleAfterS` (default: each worker's three beat intervals). */
 export function queuesWithoutWorkers(sql: Queryable, staleAfterS?: number): Promise<QueueWithoutWorkers[]> {
-  return manyRows("queues_without_workers", QueueWithoutWorkers, sql`
-    select * from mdame.queues_without_workers(${staleAfterS === undefined ? null : `${staleAfterS} seconds`}::interval)`);
+  return manyRows(
+    "queues_without_workers",
+    QueueWithoutWorkers,
+    sql`
+    select * from mdame.queues_without_workers(${staleAfterS === undefined ? null : `${staleAfterS} seconds`}::interval)`,
+  );
 }

@@ -26,9 +26,13 @@ export type WorkerJob = z.infer<typeof WorkerJob>;
 
 /** Up to `qty` visible jobs of `queue`, each hidden for `vtSeconds`; jobs out of attempts are dead-lettered instead. */
 export function readWorkerJobs(sql: Queryable, queue: string, vtSeconds: number, qty: number): Promise<WorkerJob[]> {
-  return manyRows("read_worker_jobs", WorkerJob, sql`
+  return manyRows(
+    "read_worker_jobs",
+    WorkerJob,
+    sql`
     select msg_id, read_ct, enqueued_at, vt, message
-      from mdame.read_worker_jobs(${queue}::text, ${vtSeconds}::integer, ${qty}::integer)`);
+      from mdame.read_worker_jobs(${queue}::text, ${vtSeconds}::integer, ${qty}::integer)`,
+  );
 }
 
 /**
@@ -42,9 +46,13 @@ export type WorkerJobOwner = { unitId: string; sceneId?: string };
  * dead-lettered). Given its owner, a job of another unit or scene is refused and keeps its timeout.
  */
 export async function extendWorkerJob(sql: Queryable, queue: string, msgId: number, vtSeconds: number, owner?: WorkerJobOwner): Promise<boolean> {
-  const rows = await manyRows("extend_worker_job", z.object({ msg_id: PgBigint }).strict(), sql`
+  const rows = await manyRows(
+    "extend_worker_job",
+    z.object({ msg_id: PgBigint }).strict(),
+    sql`
     select msg_id from mdame.extend_worker_job(${queue}::text, ${String(msgId)}::bigint, ${vtSeconds}::integer,
-      ${owner?.unitId ?? null}::uuid, ${owner?.sceneId ?? null}::uuid) as msg_id`);
+      ${owner?.unitId ?? null}::uuid, ${owner?.sceneId ?? null}::uuid) as msg_id`,
+  );
   return rows.length > 0;
 }
 
@@ -58,9 +66,13 @@ export function completeVisualJob(
   sql: Queryable,
   p: { msgId: number; sceneId: string; sceneHash: string; assetKey: string; backend: string; cacheHit: boolean; webhookId: string },
 ): Promise<Scene> {
-  return oneRow("complete_visual_job", Scene, sql`
+  return oneRow(
+    "complete_visual_job",
+    Scene,
+    sql`
     select * from mdame.complete_visual_job(${String(p.msgId)}::bigint, ${p.sceneId}::uuid, ${p.sceneHash}::text, ${p.assetKey}::text,
-      ${p.backend}::text, ${p.cacheHit}::boolean, ${p.webhookId}::text)`);
+      ${p.backend}::text, ${p.cacheHit}::boolean, ${p.webhookId}::text)`,
+  );
 }
 
 /** The unit's stage after a render completion: `publish` when it moved on, else where it already was. */
@@ -75,9 +87,13 @@ export function completeRenderJob(
   sql: Queryable,
   p: { msgId: number; unitId: string; video: Record<string, unknown>; webhookId: string; quality: Record<string, unknown> | null },
 ): Promise<CompletedRender> {
-  return oneRow("complete_render_job", CompletedRender, sql`
+  return oneRow(
+    "complete_render_job",
+    CompletedRender,
+    sql`
     select id, stage from mdame.complete_render_job(${String(p.msgId)}::bigint, ${p.unitId}::uuid, ${sql.json(p.video as never)}::jsonb,
-      ${p.webhookId}::text, ${p.quality === null ? null : sql.json(p.quality as never)}::jsonb)`);
+      ${p.webhookId}::text, ${p.quality === null ? null : sql.json(p.quality as never)}::jsonb)`,
+  );
 }
 
 /**
@@ -93,14 +109,20 @@ export type WorkerFailureOutcome = z.infer<typeof WorkerFailureOutcome>;
  */
 export async function failWorkerJob(
   sql: Queryable,
-  p: { msgId: number; error: string; retriable: boolean; webhookId: string } & (
-    | { queue: "render"; unitId: string }
-    | { queue: "visual_generation"; unitId: string; sceneId: string }
-  ),
+  p:
+    & { msgId: number; error: string; retriable: boolean; webhookId: string }
+    & (
+      | { queue: "render"; unitId: string }
+      | { queue: "visual_generation"; unitId: string; sceneId: string }
+    ),
 ): Promise<WorkerFailureOutcome> {
   const sceneId = p.queue === "visual_generation" ? p.sceneId : null;
-  const row = await oneRow("fail_worker_job", z.object({ outcome: WorkerFailureOutcome }).strict(), sql`
+  const row = await oneRow(
+    "fail_worker_job",
+    z.object({ outcome: WorkerFailureOutcome }).strict(),
+    sql`
     select mdame.fail_worker_job(${p.queue}::text, ${String(p.msgId)}::bigint, ${p.unitId}::uuid, ${p.error}::text,
-      ${p.retriable}::boolean, ${p.webhookId}::text, ${sceneId}::uuid) as outcome`);
+      ${p.retriable}::boolean, ${p.webhookId}::text, ${sceneId}::uuid) as outcome`,
+  );
   return row.outcome;
 }

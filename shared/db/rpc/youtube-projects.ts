@@ -37,9 +37,13 @@ export function registerYouTubeProject(
   sql: Queryable,
   p: { name: string; oauthClientId: string; sealedSecret: string; uploadCallsPerDay?: number; apiUnitsPerDay?: number; analyticsQueriesPerDay?: number },
 ): Promise<YouTubeProjectRow> {
-  return oneRow("register_youtube_project", YouTubeProjectRow, sql`
+  return oneRow(
+    "register_youtube_project",
+    YouTubeProjectRow,
+    sql`
     select * from mdame.register_youtube_project(${p.name}::text, ${p.oauthClientId}::text, ${p.sealedSecret}::text,
-      ${p.uploadCallsPerDay ?? null}::integer, ${p.apiUnitsPerDay ?? null}::integer, ${p.analyticsQueriesPerDay ?? null}::integer)`);
+      ${p.uploadCallsPerDay ?? null}::integer, ${p.apiUnitsPerDay ?? null}::integer, ${p.analyticsQueriesPerDay ?? null}::integer)`,
+  );
 }
 
 /** Unregisters the project named `name` (refused while accounts with credentials use it); answers it as it was. */
@@ -52,8 +56,12 @@ export async function resealYouTubeProjectSecret(
   sql: Queryable,
   p: { oauthClientId: string; expected: string; resealed: string },
 ): Promise<{ row: YouTubeProjectRow; swapped: boolean }> {
-  const row = await oneRow("reseal_youtube_project_secret", YouTubeProjectRow, sql`
-    select * from mdame.reseal_youtube_project_secret(${p.oauthClientId}::text, ${p.expected}::text, ${p.resealed}::text)`);
+  const row = await oneRow(
+    "reseal_youtube_project_secret",
+    YouTubeProjectRow,
+    sql`
+    select * from mdame.reseal_youtube_project_secret(${p.oauthClientId}::text, ${p.expected}::text, ${p.resealed}::text)`,
+  );
   return { row, swapped: row.client_secret_enc === p.resealed };
 }
 

@@ -103,12 +103,19 @@ function brokenStrings(value: unknown, path: string[], out: LlmIssue[]): void {
 function notJsonIssue(completion: LlmCompletion, parseError: string): LlmIssue {
   const text = completion.text.trim();
   if (completion.stop === "max_tokens") {
-    return { path: ANSWER, message: `not valid JSON: the answer was cut off at the output token limit (${completion.reason}); answer with shorter, complete JSON` };
+    return {
+      path: ANSWER,
+      message: `not valid JSON: the answer was cut off at the output token limit (${completion.reason}); answer with shorter, complete JSON`,
+    };
   }
-  if (text.startsWith("```") || text.startsWith("~~~")) return { path: ANSWER, message: "not valid JSON: it is wrapped in a Markdown code fence; answer with the bare JSON object only" };
+  if (text.startsWith("```") || text.startsWith("~~~")) {
+    return { path: ANSWER, message: "not valid JSON: it is wrapped in a Markdown code fence; answer with the bare JSON object only" };
+  }
   const brace = text.search(/[[{]/);
   if (brace > 0) return { path: ANSWER, message: "not valid JSON: there is prose before the JSON; answer with the JSON object only" };
-  if (brace === 0 && !/[}\]]$/.test(text)) return { path: ANSWER, message: `not valid JSON: the object is not closed or text follows it (${clip(parseError, 120)})` };
+  if (brace === 0 && !/[}\]]$/.test(text)) {
+    return { path: ANSWER, message: `not valid JSON: the object is not closed or text follows it (${clip(parseError, 120)})` };
+  }
   return { path: ANSWER, message: `not valid JSON (${clip(parseError, 120)})` };
 }
 

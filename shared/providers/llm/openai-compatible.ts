@@ -82,7 +82,11 @@ export function createOpenAiCompatibleModel(options: OpenAiCompatibleOptions): T
       const choice = response.choices?.[0];
       if (!choice) return { text: "", stop: "empty", reason: "no choices" };
       const usage = response.usage
-        ? { promptTokenCount: response.usage.prompt_tokens, candidatesTokenCount: response.usage.completion_tokens, totalTokenCount: response.usage.total_tokens }
+        ? {
+          promptTokenCount: response.usage.prompt_tokens,
+          candidatesTokenCount: response.usage.completion_tokens,
+          totalTokenCount: response.usage.total_tokens,
+        }
         : undefined;
       return { text: choice.message?.content ?? "", ...stopOf(choice.finish_reason, choice.message?.refusal), usage };
     },

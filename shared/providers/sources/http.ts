@@ -22,8 +22,11 @@ async function readCapped(provider: string, response: Response): Promise<string>
     await response.body?.cancel().catch(() => {});
     throw new ProviderUnavailableError(provider, `answer of ${declared} bytes is over the ${SOURCE_MAX_BYTES}-byte cap`);
   }
-  const bytes = await readCappedStream(response.body, SOURCE_MAX_BYTES, () =>
-    new ProviderUnavailableError(provider, `answer is over the ${SOURCE_MAX_BYTES}-byte cap`));
+  const bytes = await readCappedStream(
+    response.body,
+    SOURCE_MAX_BYTES,
+    () => new ProviderUnavailableError(provider, `answer is over the ${SOURCE_MAX_BYTES}-byte cap`),
+  );
   return new TextDecoder().decode(bytes);
 }
 

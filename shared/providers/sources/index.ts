@@ -55,11 +55,16 @@ export interface SourceFailure {
 
 export function describeSource(config: SourceConfig, geo: string): string {
   switch (config.kind) {
-    case "google_trends": return `google_trends ${config.geo ?? geo}`;
-    case "hacker_news": return `hacker_news ${config.list}`;
-    case "wikipedia": return `wikipedia ${config.project}`;
-    case "feed": return `feed ${config.url}`;
-    case "reddit": return `reddit r/${config.subreddit}`;
+    case "google_trends":
+      return `google_trends ${config.geo ?? geo}`;
+    case "hacker_news":
+      return `hacker_news ${config.list}`;
+    case "wikipedia":
+      return `wikipedia ${config.project}`;
+    case "feed":
+      return `feed ${config.url}`;
+    case "reddit":
+      return `reddit r/${config.subreddit}`;
   }
 }
 
@@ -68,9 +73,7 @@ export function describeSource(config: SourceConfig, geo: string): string {
  * failures of those that did not; throws ProviderUnavailableError (retriable) when none answered.
  */
 export async function fetchSources(clients: SourceClients, sources: readonly SourceConfig[], context: SourceContext) {
-  const outcomes = await Promise.allSettled(sources.map((config) =>
-    (clients[config.kind] as SourceClient).fetch(config as never, context)
-  ));
+  const outcomes = await Promise.allSettled(sources.map((config) => (clients[config.kind] as SourceClient).fetch(config as never, context)));
   const signals: WeightedSignal[] = [];
   const failures: SourceFailure[] = [];
   outcomes.forEach((outcome, i) => {

@@ -18,21 +18,23 @@ const Token = z.object({ access_token: z.string().min(1), token_type: z.string()
 const Listing = z.object({
   kind: z.literal("Listing"),
   data: z.object({
-    children: z.array(z.object({
-      kind: z.string(),
-      data: z.object({
-        title: z.string(),
-        permalink: z.string(),
-        url: z.string().optional(),
-        created_utc: z.number(),
-        score: z.number(),
-        subreddit: z.string(),
-        stickied: z.boolean().optional(),
-        over_18: z.boolean().optional(),
-        link_flair_text: z.string().nullable().optional(),
-        selftext: z.string().optional(),
+    children: z.array(
+      z.object({
+        kind: z.string(),
+        data: z.object({
+          title: z.string(),
+          permalink: z.string(),
+          url: z.string().optional(),
+          created_utc: z.number(),
+          score: z.number(),
+          subreddit: z.string(),
+          stickied: z.boolean().optional(),
+          over_18: z.boolean().optional(),
+          link_flair_text: z.string().nullable().optional(),
+          selftext: z.string().optional(),
+        }).passthrough(),
       }).passthrough(),
-    }).passthrough()),
+    ),
   }).passthrough(),
 }).passthrough();
 
@@ -51,22 +53,27 @@ export function redditSource(options: RedditOptions): SourceClient<"reddit"> {
   async function accessToken(now: number, signal?: AbortSignal): Promise<string> {
     if (cached && cached.expiresAt > now + 60_000) return cached.token;
     if (!options.clientId || !options.clientSecret) {
-      throw new ProviderRejectedError(PROVIDER, "Reddit needs REDDIT_CLIENT_ID and REDDIT_CLIENT_SECRET (an app of type \"script\" or \"web\" at reddit.com/prefs/apps)");
+      throw new ProviderRejectedError(
+        PROVIDER,
+        'Reddit needs REDDIT_CLIENT_ID and REDDIT_CLIENT_SECRET (an app of type "script" or "web" at reddit.com/prefs/apps)',
+      );
     }
-    const answer = Token.safeParse(await requestJson({
-      provider: PROVIDER,
-      url: new URL("/api/v1/access_token", options.authBaseUrl),
-      init: {
-        method: "POST",
-        headers: {
-          authorization: `Basic ${btoa(`${options.clientId}:${options.clientSecret}`)}`,
-          "content-type": "application/x-www-form-urlencoded",
-          "user-agent": REDDIT_USER_AGENT,
+    const answer = Token.safeParse(
+      await requestJson({
+        provider: PROVIDER,
+        url: new URL("/api/v1/access_token", options.authBaseUrl),
+        init: {
+          method: "POST",
+          headers: {
+            authorization: `Basic ${btoa(`${options.clientId}:${options.clientSecret}`)}`,
+            "content-type": "application/x-www-form-urlencoded",
+            "user-agent": REDDIT_USER_AGENT,
+          },
+          body: "grant_type=client_credentials",
         },
-        body: "grant_type=client_credentials",
-      },
-      signal,
-    }));
+        signal,
+      }),
+    );
     if (!answer.success) throw new ProviderUnavailableError(PROVIDER, "the token endpoint answered without an access token");
     cached = { token: answer.data.access_token, expiresAt: now + answer.data.expires_in * 1000 };
     return cached.token;
@@ -78,12 +85,14 @@ export function redditSource(options: RedditOptions): SourceClient<"reddit"> {
       const url = new URL(`/r/${config.subreddit}/hot`, options.apiBaseUrl);
       url.searchParams.set("limit", String(config.limit));
       url.searchParams.set("raw_json", "1");
-      const listing = Listing.safeParse(await requestJson({
-        provider: PROVIDER,
-        url,
-        init: { headers: { authorization: `bearer ${await accessToken(context.now, context.signal)}`, "user-agent": REDDIT_USER_AGENT } },
-        signal: context.signal,
-      }));
+      const listing = Listing.safeParse(
+        await requestJson({
+          provider: PROVIDER,
+          url,
+          init: { headers: { authorization: `bearer ${await accessToken(context.now, context.signal)}`, "user-agent": REDDIT_USER_AGENT } },
+          signal: context.signal,
+        }),
+      );
       if (!listing.success) throw new ProviderUnavailableError(PROVIDER, `r/${config.subreddit}/hot is not a Listing`);
       return listing.data.data.children.flatMap(({ kind, data }) => {
         if (kind !== "t3" || data.stickied || data.over_18) return [];

@@ -13,13 +13,16 @@ import { type SourceClient, toSignal } from "./source.ts";
 const PROVIDER = "wikimedia";
 
 const TopArticles = z.object({
-  items: z.array(z.object({
-    articles: z.array(z.object({ article: z.string(), views: z.number().nonnegative(), rank: z.number().int() }).passthrough()),
-  }).passthrough()).min(1),
+  items: z.array(
+    z.object({
+      articles: z.array(z.object({ article: z.string(), views: z.number().nonnegative(), rank: z.number().int() }).passthrough()),
+    }).passthrough(),
+  ).min(1),
 }).passthrough();
 
 /** Main pages and namespaces that are not articles, in the projects' languages. */
-const NOT_ARTICLES = /^(Main_Page|Halaman_Utama|Special:|Spesial:|Istimewa:|Wikipedia:|File:|Berkas:|Portal:|Help:|Bantuan:|Talk:|Category:|Kategori:|Template:|User:|Pengguna:|-$)/;
+const NOT_ARTICLES =
+  /^(Main_Page|Halaman_Utama|Special:|Spesial:|Istimewa:|Wikipedia:|File:|Berkas:|Portal:|Help:|Bantuan:|Talk:|Category:|Kategori:|Template:|User:|Pengguna:|-$)/;
 
 export function wikipediaSource(baseUrl: string): SourceClient<"wikipedia"> {
   return {
@@ -28,13 +31,15 @@ export function wikipediaSource(baseUrl: string): SourceClient<"wikipedia"> {
       const day = new Date(context.now - 86_400_000);
       const [yyyy, mm, dd] = [day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate()].map((n, i) => String(n).padStart(i === 0 ? 4 : 2, "0"));
       const url = new URL(`/api/rest_v1/metrics/pageviews/top/${encodeURIComponent(config.project)}/all-access/${yyyy}/${mm}/${dd}`, baseUrl);
-      const answer = TopArticles.safeParse(await requestJson({
-        provider: PROVIDER,
-        url,
-        // Wikimedia asks every client to name itself.
-        init: { headers: { "api-user-agent": "md-ame/0.1 (trend ingest)", accept: "application/json" } },
-        signal: context.signal,
-      }));
+      const answer = TopArticles.safeParse(
+        await requestJson({
+          provider: PROVIDER,
+          url,
+          // Wikimedia asks every client to name itself.
+          init: { headers: { "api-user-agent": "md-ame/0.1 (trend ingest)", accept: "application/json" } },
+          signal: context.signal,
+        }),
+      );
       if (!answer.success) throw new ProviderUnavailableError(PROVIDER, `top pageviews for ${config.project} are not in the documented shape`);
       // The day's end: when its figures became final.
       const publishedAt = new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate() + 1)).toISOString();

@@ -126,7 +126,13 @@ export function createTelegramClient(options: TelegramClientOptions): TelegramCl
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const attempts = options.attempts ?? 3;
 
-  async function once<T extends z.ZodTypeAny>(method: string, body: () => RequestInit["body"], json: boolean, result: T, signal?: AbortSignal): Promise<z.infer<T>> {
+  async function once<T extends z.ZodTypeAny>(
+    method: string,
+    body: () => RequestInit["body"],
+    json: boolean,
+    result: T,
+    signal?: AbortSignal,
+  ): Promise<z.infer<T>> {
     let response: Response;
     try {
       response = await doFetch(`${base}/bot${token}/${method}`, {
@@ -165,12 +171,20 @@ export function createTelegramClient(options: TelegramClientOptions): TelegramCl
     if (answer.error_code === 429 || response.status === 429) {
       throw new TelegramRateLimitedError(method, Math.max(1, answer.parameters?.retry_after ?? 1), description);
     }
-    if (answer.error_code >= 500 || response.status >= 500) throw new TelegramUnavailableError(method, `${answer.error_code} ${description}`, answer.error_code);
+    if (answer.error_code >= 500 || response.status >= 500) {
+      throw new TelegramUnavailableError(method, `${answer.error_code} ${description}`, answer.error_code);
+    }
     throw new TelegramRejectedError(method, answer.error_code, description);
   }
 
-  async function call<T extends z.ZodTypeAny>(method: string, body: () => RequestInit["body"], json: boolean, result: T, signal?: AbortSignal): Promise<z.infer<T>> {
-    for (let attempt = 1; ; attempt += 1) {
+  async function call<T extends z.ZodTypeAny>(
+    method: string,
+    body: () => RequestInit["body"],
+    json: boolean,
+    result: T,
+    signal?: AbortSignal,
+  ): Promise<z.infer<T>> {
+    for (let attempt = 1;; attempt += 1) {
       try {
         return await once(method, body, json, result, signal);
       } catch (error) {
@@ -191,20 +205,36 @@ export function createTelegramClient(options: TelegramClientOptions): TelegramCl
   return {
     getMe: (signal) => call("getMe", () => undefined, false, TelegramUser, signal),
     sendMessage: ({ chatId, text, disableNotification }, signal) =>
-      call("sendMessage", () => JSON.stringify({
-        chat_id: chatId, text, parse_mode: "MarkdownV2", link_preview_options: { is_disabled: true },
-        ...(disableNotification ? { disable_notification: true } : {}),
-      }), true, TelegramMessage, signal),
+      call(
+        "sendMessage",
+        () =>
+          JSON.stringify({
+            chat_id: chatId,
+            text,
+            parse_mode: "MarkdownV2",
+            link_preview_options: { is_disabled: true },
+            ...(disableNotification ? { disable_notification: true } : {}),
+          }),
+        true,
+        TelegramMessage,
+        signal,
+      ),
     sendPhoto: ({ chatId, photo, filename, contentType, caption }, signal) =>
-      call("sendPhoto", () => {
-        const form = new FormData();
-        form.set("chat_id", chatId);
-        form.set("photo", new Blob([photo as Uint8Array<ArrayBuffer>], { type: contentType }), filename);
-        if (caption !== undefined) {
-          form.set("caption", caption);
-          form.set("parse_mode", "MarkdownV2");
-        }
-        return form;
-      }, false, TelegramMessage, signal),
+      call(
+        "sendPhoto",
+        () => {
+          const form = new FormData();
+          form.set("chat_id", chatId);
+          form.set("photo", new Blob([photo as Uint8Array<ArrayBuffer>], { type: contentType }), filename);
+          if (caption !== undefined) {
+            form.set("caption", caption);
+            form.set("parse_mode", "MarkdownV2");
+          }
+          return form;
+        },
+        false,
+        TelegramMessage,
+        signal,
+      ),
   };
 }

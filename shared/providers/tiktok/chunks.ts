@@ -64,7 +64,9 @@ export function planChunks(videoSize: number, preferredChunkSize: number = DEFAU
     throw new ChunkPlanError(`preferred chunk size must be a positive whole number of bytes, got ${preferredChunkSize}`);
   }
   if (videoSize > MAX_VIDEO_SIZE) {
-    throw new ChunkPlanError(`a video of ${videoSize} bytes cannot be sent: TikTok takes at most ${MAX_CHUNK_COUNT} chunks of at most ${MAX_CHUNK_SIZE} bytes (${MAX_VIDEO_SIZE} bytes in all)`);
+    throw new ChunkPlanError(
+      `a video of ${videoSize} bytes cannot be sent: TikTok takes at most ${MAX_CHUNK_COUNT} chunks of at most ${MAX_CHUNK_SIZE} bytes (${MAX_VIDEO_SIZE} bytes in all)`,
+    );
   }
   let chunkSize: number;
   if (videoSize < MIN_CHUNK_SIZE) {

@@ -102,8 +102,10 @@ const Envelope = z.looseObject({
  * `publicaly_available_post_id` are quoted before parsing so every digit survives.
  */
 function quotePostIds(text: string): string {
-  return text.replace(/("publicaly_available_post_id"\s*:\s*\[)([\d\s,]*)\]/, (_, head: string, list: string) =>
-    `${head}${list.replace(/\d+/g, (id) => `"${id}"`)}]`);
+  return text.replace(
+    /("publicaly_available_post_id"\s*:\s*\[)([\d\s,]*)\]/,
+    (_, head: string, list: string) => `${head}${list.replace(/\d+/g, (id) => `"${id}"`)}]`,
+  );
 }
 
 async function callApi<T extends z.ZodType>(input: {
@@ -136,7 +138,9 @@ async function callApi<T extends z.ZodType>(input: {
     throw new TikTokApiError(response.status, error.code === "ok" ? `http_${response.status}` : error.code, error.message ?? "", error.log_id, input.what);
   }
   const data = input.data.safeParse(envelope.data.data);
-  if (!data.success) throw new ProviderUnavailableError(PROVIDER, `${input.what}: the answer's data is malformed (${issuesOf(data.error)})`, { status: response.status });
+  if (!data.success) {
+    throw new ProviderUnavailableError(PROVIDER, `${input.what}: the answer's data is malformed (${issuesOf(data.error)})`, { status: response.status });
+  }
   return data.data;
 }
 

@@ -31,7 +31,9 @@ export async function readAnswer(provider: string, response: Response, what: str
     const bytes = await readCappedStream(response.body, MAX_ANSWER_BYTES, () => new Error("too large"));
     return new TextDecoder().decode(bytes);
   } catch {
-    throw new ProviderUnavailableError(provider, `${what}: the answer (${response.status}) was unreadable or larger than ${MAX_ANSWER_BYTES} bytes`, { status: response.status });
+    throw new ProviderUnavailableError(provider, `${what}: the answer (${response.status}) was unreadable or larger than ${MAX_ANSWER_BYTES} bytes`, {
+      status: response.status,
+    });
   }
 }
 

@@ -118,7 +118,13 @@ export async function buildAuthorizeUrl(input: {
   return url.toString();
 }
 
-async function postForm(credentials: TikTokClientCredentials, path: string, fields: Record<string, string>, what: string, signal?: AbortSignal): Promise<{ status: number; body: unknown }> {
+async function postForm(
+  credentials: TikTokClientCredentials,
+  path: string,
+  fields: Record<string, string>,
+  what: string,
+  signal?: AbortSignal,
+): Promise<{ status: number; body: unknown }> {
   const url = new URL(path, credentials.apiBaseUrl ?? DEFAULT_API_BASE_URL).toString();
   const form = new URLSearchParams({ client_key: credentials.clientKey, client_secret: credentials.clientSecret, ...fields });
   const response = await send(PROVIDER, url, {
@@ -157,13 +163,20 @@ async function tokenRequest(credentials: TikTokClientCredentials, fields: Record
 }
 
 /** Trades the redirect's `code` for tokens; `codeVerifier` is the one the authorize URL was built with. */
-export function exchangeCode(input: TikTokClientCredentials & { code: string; redirectUri: string; codeVerifier: string; signal?: AbortSignal }): Promise<TikTokTokenSet> {
-  return tokenRequest(input, {
-    code: input.code,
-    grant_type: "authorization_code",
-    redirect_uri: input.redirectUri,
-    code_verifier: input.codeVerifier,
-  }, "exchange authorization code", input.signal);
+export function exchangeCode(
+  input: TikTokClientCredentials & { code: string; redirectUri: string; codeVerifier: string; signal?: AbortSignal },
+): Promise<TikTokTokenSet> {
+  return tokenRequest(
+    input,
+    {
+      code: input.code,
+      grant_type: "authorization_code",
+      redirect_uri: input.redirectUri,
+      code_verifier: input.codeVerifier,
+    },
+    "exchange authorization code",
+    input.signal,
+  );
 }
 
 /** A new access token from the refresh token; a revoked or expired grant throws TikTokOAuthError `invalid_grant`. */

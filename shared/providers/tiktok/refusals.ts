@@ -46,9 +46,17 @@ export function classifyTikTokRefusal(error: unknown, now: Date = new Date()): T
     case "reached_active_user_cap":
       return { kind: "try_later", limit: "posts", reason: error.code, notBefore: after(DAILY_CAP_WAIT_MS) };
     case "unaudited_client_can_only_post_to_private_accounts":
-      return { kind: "configuration", retryable: false, reason: "the TikTok app is not audited yet: it may only post to private accounts (set privacy_level SELF_ONLY or make the account private)" };
+      return {
+        kind: "configuration",
+        retryable: false,
+        reason: "the TikTok app is not audited yet: it may only post to private accounts (set privacy_level SELF_ONLY or make the account private)",
+      };
     case "privacy_level_option_mismatch":
-      return { kind: "configuration", retryable: false, reason: "privacy_level is not among the creator's privacy_level_options (query creator info and choose one of them)" };
+      return {
+        kind: "configuration",
+        retryable: false,
+        reason: "privacy_level is not among the creator's privacy_level_options (query creator info and choose one of them)",
+      };
   }
   if (error.status === 429) return { kind: "try_later", limit: "rate", reason: `http_429 ${error.code}`, notBefore: after(RATE_LIMIT_WAIT_MS) };
   return null;

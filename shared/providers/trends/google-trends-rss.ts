@@ -17,11 +17,13 @@ export const TrendSignal = z.object({
   /** Lower bound of searches, from "200+", "2,000+", "10K+". */
   approx_traffic: z.number().int().nonnegative(),
   published_at: z.iso.datetime(),
-  news: z.array(z.object({
-    title: z.string().min(1),
-    url: z.url({ protocol: /^https?$/ }),
-    source: z.string(),
-  }).strict()),
+  news: z.array(
+    z.object({
+      title: z.string().min(1),
+      url: z.url({ protocol: /^https?$/ }),
+      source: z.string(),
+    }).strict(),
+  ),
 }).strict();
 export type TrendSignal = z.infer<typeof TrendSignal>;
 

@@ -150,7 +150,10 @@ export async function synthesizeWithEdgeTts(request: EdgeTtsRequest): Promise<Ed
     if (words.length === 0) throw new ProviderUnavailableError(PROVIDER, "Edge TTS returned audio without word boundaries");
     const last = words[words.length - 1];
     if (last.offset_ms + last.duration_ms > durationMs + 250) {
-      throw new ProviderUnavailableError(PROVIDER, `Edge TTS audio is truncated: ${durationMs} ms of audio, words until ${last.offset_ms + last.duration_ms} ms`);
+      throw new ProviderUnavailableError(
+        PROVIDER,
+        `Edge TTS audio is truncated: ${durationMs} ms of audio, words until ${last.offset_ms + last.duration_ms} ms`,
+      );
     }
     return { audio, format: EDGE_TTS_FORMAT, words, durationMs };
   } finally {
@@ -166,7 +169,7 @@ export async function synthesizeWithEdgeTts(request: EdgeTtsRequest): Promise<Ed
 export async function speakWithEdgeTts(request: EdgeTtsRequest & { attempts?: number; backoffMs?: number }): Promise<SynthesizedSpeech> {
   const attempts = Math.max(1, request.attempts ?? 2);
   let delay = request.backoffMs ?? 1_000;
-  for (let i = 1; ; i++) {
+  for (let i = 1;; i++) {
     try {
       const result = await synthesizeWithEdgeTts(request);
       return { audio: result.audio, contentType: "audio/mpeg", extension: "mp3", words: result.words, durationMs: result.durationMs };

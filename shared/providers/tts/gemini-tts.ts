@@ -107,7 +107,10 @@ async function attempt(ai: GoogleGenAI, request: GeminiTtsRequest): Promise<Synt
     if (error instanceof ApiError) {
       const message = `Gemini TTS answered ${error.status}: ${error.message.slice(0, 300)}`;
       if (error.status === 400 && /voice/i.test(error.message)) {
-        throw new VoiceRefusedError(PROVIDER, "invalid_voice", `Gemini TTS refused voice ${request.voice}: ${error.message.slice(0, 300)}`, { status: 400, cause: error });
+        throw new VoiceRefusedError(PROVIDER, "invalid_voice", `Gemini TTS refused voice ${request.voice}: ${error.message.slice(0, 300)}`, {
+          status: 400,
+          cause: error,
+        });
       }
       if (error.status === 429) throw new RateLimitedError(message, retryDelayMs(error), error);
       throw errorForStatus(PROVIDER, error.status, message, error);
@@ -150,7 +153,7 @@ export async function synthesizeWithGeminiTts(request: GeminiTtsRequest): Promis
   });
   const attempts = Math.max(1, request.attempts ?? 3);
   let delay = request.backoffMs ?? 1_000;
-  for (let i = 1; ; i++) {
+  for (let i = 1;; i++) {
     try {
       return await attempt(ai, request);
     } catch (error) {

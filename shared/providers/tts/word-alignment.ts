@@ -185,9 +185,7 @@ export function alignWords(pcm: Int16Array, sampleRate: number, text: string, op
     for (let i = j; i < jj - 1; i++) {
       cursor += ((to - from) * words[i].weight) / weight;
       const share = ((to - from) * Math.min(words[i].weight, words[i + 1].weight)) / weight;
-      const boundary = options.snapToValleys === false
-        ? cursor
-        : nearestValley(activity.envelope, cursor, Math.min(80, share / 2));
+      const boundary = options.snapToValleys === false ? cursor : nearestValley(activity.envelope, cursor, Math.min(80, share / 2));
       starts[i + 1] = Math.max(starts[i] + 1, Math.min(to - 1, boundary));
       ends[i] = starts[i + 1];
     }

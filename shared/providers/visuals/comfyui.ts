@@ -12,7 +12,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { ProviderRejectedError, ProviderUnavailableError, errorForStatus } from "../errors.ts";
+import { errorForStatus, ProviderRejectedError, ProviderUnavailableError } from "../errors.ts";
 
 const PROVIDER = "comfyui";
 
@@ -147,8 +147,9 @@ export class ComfyUiClient {
         else if (message.type === "executing" && data.node === null) settle!.resolve();
         else if (message.type === "executing") options.onProgress?.({ node: data.node ?? null });
         else if (message.type === "execution_success") settle!.resolve();
-        else if (message.type === "execution_error") settle!.reject(new ProviderRejectedError(PROVIDER, `ComfyUI node ${data.node_type ?? "?"} failed: ${data.exception_message ?? "unknown error"}`));
-        else if (message.type === "execution_interrupted") settle!.reject(new ProviderUnavailableError(PROVIDER, "ComfyUI interrupted the prompt"));
+        else if (message.type === "execution_error") {
+          settle!.reject(new ProviderRejectedError(PROVIDER, `ComfyUI node ${data.node_type ?? "?"} failed: ${data.exception_message ?? "unknown error"}`));
+        } else if (message.type === "execution_interrupted") settle!.reject(new ProviderUnavailableError(PROVIDER, "ComfyUI interrupted the prompt"));
       };
       ws.addEventListener("message", (event) => {
         if (typeof event.data !== "string") return;
@@ -162,11 +163,20 @@ export class ComfyUiClient {
       });
       ws.addEventListener("close", () => settle!.reject(new ProviderUnavailableError(PROVIDER, "ComfyUI WebSocket closed before the prompt finished")));
       const queued = z.object({ prompt_id: z.string().min(1) }).passthrough()
-        .parse(await this.json("/prompt", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ prompt: workflow, client_id: clientId }) }, signal));
+        .parse(
+          await this.json("/prompt", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ prompt: workflow, client_id: clientId }),
+          }, signal),
+        );
       promptId = queued.prompt_id;
 
       const stop = new Promise<never>((_, reject) => {
-        const timer = setTimeout(() => reject(new ProviderUnavailableError(PROVIDER, "ComfyUI prompt ran past its time limit")), options.timeoutMs ?? 20 * 60_000);
+        const timer = setTimeout(
+          () => reject(new ProviderUnavailableError(PROVIDER, "ComfyUI prompt ran past its time limit")),
+          options.timeoutMs ?? 20 * 60_000,
+        );
         done.finally(() => clearTimeout(timer)).catch(() => {});
         if (signal?.aborted) reject(signal.reason);
         else signal?.addEventListener("abort", () => reject(signal.reason), { once: true });

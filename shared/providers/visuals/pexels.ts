@@ -45,10 +45,49 @@ export type PexelsSearchResponse = z.infer<typeof PexelsSearchResponse>;
 export const MIN_RENDITION_WIDTH = 1080;
 
 const PROMPT_STOPWORDS = new Set([
-  "vertical", "shot", "light", "lighting", "with", "showing", "close", "wide", "medium", "soft", "warm", "cool", "tones",
-  "motion", "palette", "slow", "push", "smooth", "tracking", "overhead", "macro", "detail", "establishing", "against",
-  "gentle", "diffused", "daylight", "moody", "evening", "morning", "golden", "hour", "high", "contrast", "studio",
-  "shallow", "depth", "field", "angle", "silhouette", "drift", "pulse", "zoom",
+  "vertical",
+  "shot",
+  "light",
+  "lighting",
+  "with",
+  "showing",
+  "close",
+  "wide",
+  "medium",
+  "soft",
+  "warm",
+  "cool",
+  "tones",
+  "motion",
+  "palette",
+  "slow",
+  "push",
+  "smooth",
+  "tracking",
+  "overhead",
+  "macro",
+  "detail",
+  "establishing",
+  "against",
+  "gentle",
+  "diffused",
+  "daylight",
+  "moody",
+  "evening",
+  "morning",
+  "golden",
+  "hour",
+  "high",
+  "contrast",
+  "studio",
+  "shallow",
+  "depth",
+  "field",
+  "angle",
+  "silhouette",
+  "drift",
+  "pulse",
+  "zoom",
 ]);
 
 /** The search words of a scene: its planned keywords, else the subject words of its prompt. */
@@ -76,9 +115,7 @@ export function searchUrl(baseUrl: string, query: string, perPage = 15): string 
  * the video has none.
  */
 export function pickRendition(files: readonly PexelsVideoFile[]): PexelsVideoFile | null {
-  const fit = files.filter((f) =>
-    f.file_type === "video/mp4" && f.width !== null && f.height !== null && f.height > f.width && f.width >= MIN_RENDITION_WIDTH
-  );
+  const fit = files.filter((f) => f.file_type === "video/mp4" && f.width !== null && f.height !== null && f.height > f.width && f.width >= MIN_RENDITION_WIDTH);
   fit.sort((a, b) => a.width! - b.width! || (b.fps ?? 0) - (a.fps ?? 0) || a.id - b.id);
   return fit[0] ?? null;
 }

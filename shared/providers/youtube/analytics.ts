@@ -75,13 +75,15 @@ async function report(query: VideoReportQuery, params: { metrics: string; dimens
       endDate: query.endDate,
       filters: `video==${query.videoId}`,
       ...params,
-    // One query is one call, as the ledger reserved it: the engine's own backoff retries, not gaxios'.
+      // One query is one call, as the ledger reserved it: the engine's own backoff retries, not gaxios'.
     }, { signal: query.signal, retry: false })).data;
   } catch (error) {
     throw failure(`reports.query (${params.dimensions ?? "totals"})`, error);
   }
   const parsed = ResultTable.safeParse(data);
-  if (!parsed.success) throw new ProviderUnavailableError(PROVIDER, `reports.query answered a table that is not a resultTable: ${parsed.error.issues[0]?.message}`);
+  if (!parsed.success) {
+    throw new ProviderUnavailableError(PROVIDER, `reports.query answered a table that is not a resultTable: ${parsed.error.issues[0]?.message}`);
+  }
   return parsed.data;
 }
 
@@ -92,7 +94,12 @@ export async function queryVideoTotals(query: VideoReportQuery): Promise<VideoTo
   if (!row) return null;
   const named = Object.fromEntries(table.columnHeaders.map((header, i) => [header.name, row[i]]));
   const totals = VideoTotals.safeParse(Object.fromEntries(TOTAL_METRICS.map((name) => [name, named[name]])));
-  if (!totals.success) throw new ProviderUnavailableError(PROVIDER, `reports.query answered totals that break their contract: ${totals.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  if (!totals.success) {
+    throw new ProviderUnavailableError(
+      PROVIDER,
+      `reports.query answered totals that break their contract: ${totals.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
+  }
   return totals.data;
 }
 
@@ -104,6 +111,8 @@ export async function queryVideoRetention(query: VideoReportQuery): Promise<Rete
   const watchAt = table.columnHeaders.findIndex((h) => h.name === "audienceWatchRatio");
   if (ratioAt < 0 || watchAt < 0) throw new ProviderUnavailableError(PROVIDER, "reports.query answered a retention table without its two columns");
   const points = z.array(RetentionPoint).max(100).safeParse(table.rows.map((row) => ({ ratio: row[ratioAt], watch_ratio: row[watchAt] })));
-  if (!points.success) throw new ProviderUnavailableError(PROVIDER, `reports.query answered a retention curve that breaks its contract: ${points.error.issues[0]?.message}`);
+  if (!points.success) {
+    throw new ProviderUnavailableError(PROVIDER, `reports.query answered a retention curve that breaks its contract: ${points.error.issues[0]?.message}`);
+  }
   return points.data.sort((a, b) => a.ratio - b.ratio);
 }

@@ -41,7 +41,9 @@ export function createYouTubeAccessTokenSource(options: YouTubeAccessTokenSource
         const status = failure.response?.status ?? failure.status;
         const detail = failure.response?.data?.error
           ? `${failure.response.data.error}: ${failure.response.data.error_description ?? ""}`
-          : error instanceof Error ? error.message : String(error);
+          : error instanceof Error
+          ? error.message
+          : String(error);
         const reason = failure.response?.data?.error;
         if (typeof status === "number") throw errorForStatus(PROVIDER, status, `token refresh failed (${status}) ${detail}`, error, reason);
         throw new ProviderUnavailableError(PROVIDER, `token refresh failed: ${detail}`, { cause: error });

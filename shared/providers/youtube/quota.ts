@@ -31,7 +31,10 @@ export interface QuotaReservation {
 }
 
 /** Reserves one call; a spent bucket or a reached cap comes back as a deferral. */
-export async function reserveYouTubeQuota(sql: Queryable, reservation: QuotaReservation): Promise<{ kind: "reserved"; entry: QuotaLedgerEntry } | ({ kind: "deferred" } & QuotaDeferral)> {
+export async function reserveYouTubeQuota(
+  sql: Queryable,
+  reservation: QuotaReservation,
+): Promise<{ kind: "reserved"; entry: QuotaLedgerEntry } | ({ kind: "deferred" } & QuotaDeferral)> {
   try {
     return { kind: "reserved", entry: await reserveYouTubeCall(sql, reservation) };
   } catch (error) {
@@ -46,7 +49,11 @@ export async function reserveYouTubeQuota(sql: Queryable, reservation: QuotaRese
  * recorded in the ledger: the deferral it means, with the moment the ledger now gives; null for
  * any other error.
  */
-export async function recordYouTubeQuotaRefusal(sql: Queryable, entry: QuotaLedgerEntry, error: unknown): Promise<(QuotaDeferral & { notBefore: Date }) | null> {
+export async function recordYouTubeQuotaRefusal(
+  sql: Queryable,
+  entry: QuotaLedgerEntry,
+  error: unknown,
+): Promise<(QuotaDeferral & { notBefore: Date }) | null> {
   const refusal = classifyYouTubeRefusal(error);
   if (refusal?.kind === "quota_exceeded") return { reason: "quota_spent", notBefore: await recordYouTubeRefusal(sql, entry.id, "quotaExceeded") };
   if (refusal?.kind === "upload_limit_exceeded") return { reason: "channel_cap", notBefore: await recordYouTubeRefusal(sql, entry.id, "uploadLimitExceeded") };
@@ -58,7 +65,11 @@ export async function recordYouTubeQuotaRefusal(sql: Queryable, entry: QuotaLedg
  * (it counted); released when no answer came or Google was out (it did not); a refusal by YouTube's
  * own count recorded and returned as a deferral. Any other error is thrown after the ledger is right.
  */
-export async function withYouTubeQuota<T>(sql: Queryable, reservation: QuotaReservation, call: () => Promise<T>): Promise<{ kind: "answered"; value: T } | ({ kind: "deferred" } & QuotaDeferral)> {
+export async function withYouTubeQuota<T>(
+  sql: Queryable,
+  reservation: QuotaReservation,
+  call: () => Promise<T>,
+): Promise<{ kind: "answered"; value: T } | ({ kind: "deferred" } & QuotaDeferral)> {
   const reserved = await reserveYouTubeQuota(sql, reservation);
   if (reserved.kind === "deferred") return reserved;
   let value: T;

@@ -23,7 +23,10 @@ export function classifyYouTubeRefusal(error: unknown): PublishRefusal | null {
   if (error.provider === "google-oauth") {
     if (error.status === 400 && error.apiReason === "invalid_grant") return { kind: "grant_refused", reason: `invalid_grant: ${error.message}` };
     if ((error.status === 400 || error.status === 401) && error.apiReason === "unauthorized_client") {
-      return { kind: "grant_refused", reason: `unauthorized_client: the refresh token was granted to another OAuth client than its Google project's (${error.message})` };
+      return {
+        kind: "grant_refused",
+        reason: `unauthorized_client: the refresh token was granted to another OAuth client than its Google project's (${error.message})`,
+      };
     }
     return null;
   }

@@ -99,7 +99,9 @@ async function failure(response: Response, what: string): Promise<ProviderError>
 async function videoFrom(response: Response, what: string): Promise<UploadedVideo> {
   const parsed = UploadedVideo.safeParse(await response.json().catch(() => undefined));
   if (!parsed.success) {
-    throw new ProviderUnavailableError(PROVIDER, `${what}: the completed upload's video resource is malformed: ${parsed.error.message}`, { status: response.status });
+    throw new ProviderUnavailableError(PROVIDER, `${what}: the completed upload's video resource is malformed: ${parsed.error.message}`, {
+      status: response.status,
+    });
   }
   return parsed.data;
 }
@@ -195,7 +197,8 @@ export async function uploadFromOffset(input: {
     throw new RangeError(`offset ${input.offset} is outside 0..${input.contentLength}`);
   }
   const what = "upload chunk";
-  const status = () => queryUploadStatus({ sessionUri: input.sessionUri, accessToken: input.accessToken, contentLength: input.contentLength, signal: input.signal });
+  const status = () =>
+    queryUploadStatus({ sessionUri: input.sessionUri, accessToken: input.accessToken, contentLength: input.contentLength, signal: input.signal });
   const file = await open(input.filePath, "r");
   try {
     let position = input.offset;
@@ -208,7 +211,10 @@ export async function uploadFromOffset(input: {
       if (!failure.retriable && !rangeMismatch) throw failure;
       if (resumes >= maxResumes) {
         if (failure instanceof ProviderUnavailableError) throw failure;
-        throw new ProviderUnavailableError(PROVIDER, `${what}: interrupted at byte ${position}; query the status and resume (${failure.message})`, { status: failure.status, cause: failure });
+        throw new ProviderUnavailableError(PROVIDER, `${what}: interrupted at byte ${position}; query the status and resume (${failure.message})`, {
+          status: failure.status,
+          cause: failure,
+        });
       }
       resumes += 1;
       await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** resumes));

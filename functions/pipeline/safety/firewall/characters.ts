@@ -30,7 +30,8 @@ const isControl = (cp: number) => (cp < 0x20 && cp !== 0x0a) || (cp >= 0x7f && c
 
 const PICTOGRAPHIC = /[\p{Extended_Pictographic}\p{Emoji_Modifier}\u{FE0F}]/u;
 /** Scripts whose spelling uses ZWJ/ZWNJ between letters (Arabic, Persian, Indic, Sinhala...). */
-const JOINING_SCRIPT = /[\p{Script=Arabic}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}\p{Script=Syriac}]/u;
+const JOINING_SCRIPT =
+  /[\p{Script=Arabic}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}\p{Script=Syriac}]/u;
 
 function joinerAllowed(cp: number, before: string | undefined, after: string | undefined): boolean {
   if (before === undefined || after === undefined) return false;
