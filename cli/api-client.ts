@@ -72,7 +72,7 @@ export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
 const REQUEST_TIMEOUT_MS = 60_000;
 
 /** One call of the API, its answer parsed with `schema`; every failure a CliError. */
-export type ApiCall = <T extends z.ZodType>(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, schema: T, body?: unknown) => Promise<z.infer<T>>;
+type ApiCall = <T extends z.ZodType>(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, schema: T, body?: unknown) => Promise<z.infer<T>>;
 
 export function createApiCall(config: ApiConfig, fetchImpl: Fetch = fetch): ApiCall {
   return async function call<T extends z.ZodType>(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, schema: T, body?: unknown): Promise<z.infer<T>> {

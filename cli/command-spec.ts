@@ -1,6 +1,6 @@
 /** How a command of `mdame` is described: its words, arguments and flags (parsed by args.ts, shown by its help). */
 
-export type FlagKind = "boolean" | "string" | "integer";
+type FlagKind = "boolean" | "string" | "integer";
 
 export interface FlagSpec {
   name: string;

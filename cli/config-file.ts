@@ -37,7 +37,7 @@ export function readConfigFile(path: string): unknown {
  * A file's top-level `$schema` (the JSON Schema an editor checks it with, docs/dimension.schema.json)
  * is for the editor, not a setting: it is dropped before the contract sees the file.
  */
-export function withoutSchemaKey(value: unknown): unknown {
+function withoutSchemaKey(value: unknown): unknown {
   if (typeof value !== "object" || value === null || Array.isArray(value) || !Object.hasOwn(value, "$schema")) return value;
   const { $schema: _schema, ...rest } = value as Record<string, unknown>;
   return rest;

@@ -11,7 +11,7 @@ import { type CommandContext, type Screen, terminalText, truncate } from "./outp
 /** Cursor to the start of the line `n` lines up, then erase from there to the end of the screen. */
 const rewind = (n: number) => `\x1b[${n}F\x1b[J`;
 
-export function isTerminal(state: string): boolean {
+function isTerminal(state: string): boolean {
   return (TERMINAL_RUN_STATES as readonly string[]).includes(state as RunState);
 }
 
@@ -46,7 +46,7 @@ export class ProgressView {
   }
 }
 
-export interface WatchOptions {
+interface WatchOptions {
   intervalMs?: number;
   /** Consecutive network failures tolerated before giving up (the API may restart under us). */
   maxNetworkFailures?: number;

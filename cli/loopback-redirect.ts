@@ -8,9 +8,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { constantTimeEqual } from "../shared/crypto/constant-time.ts";
 import { CliError, EXIT } from "./errors.ts";
 
-export const CALLBACK_PATH = "/oauth2/callback";
+const CALLBACK_PATH = "/oauth2/callback";
 
-export interface LoopbackRedirect {
+interface LoopbackRedirect {
   /** `http://127.0.0.1:<port>/oauth2/callback`. */
   redirectUri: string;
   /** Resolves with the authorization code; rejects (CliError) on a refused consent, a wrong state or the timeout. */

@@ -31,7 +31,7 @@ import { resolveApiConfig } from "./config.ts";
 import { CliError, EXIT, UsageError } from "./errors.ts";
 import { type CommandContext, println, type Screen } from "./output.ts";
 
-export interface CliIo {
+interface CliIo {
   out: Screen;
   err: Screen;
   env: Record<string, string | undefined>;

@@ -25,7 +25,7 @@ const OAUTH_KEYS = ["GOOGLE_OAUTH_CLIENT_ID", "GOOGLE_OAUTH_CLIENT_SECRET", "GOO
 const ENDPOINT_KEYS = ["GOOGLE_OAUTH_AUTH_URL", "GOOGLE_OAUTH_TOKEN_URL", "YOUTUBE_API_BASE_URL"] as const;
 
 /** Where Google's sign-in is, whichever client signs in. */
-export type GoogleEndpoints = Pick<OAuthConfig, "authUrl" | "tokenUrl" | "youtubeApiBaseUrl">;
+type GoogleEndpoints = Pick<OAuthConfig, "authUrl" | "tokenUrl" | "youtubeApiBaseUrl">;
 
 /**
  * The OAuth settings next to `api`. From the environment: GOOGLE_OAUTH_CLIENT_ID and

@@ -26,7 +26,7 @@ export const TIKTOK_SCOPES = ["user.info.basic", "video.publish", "video.upload"
 /** The scope publishing cannot do without (Content Posting API, Direct Post). */
 const REQUIRED_SCOPE = "video.publish";
 
-export interface ConnectTikTokOptions {
+interface ConnectTikTokOptions {
   dimension: string;
   /** The creator's handle as the operator gives it (`@name`); see tiktokHandle. */
   channel: string;

@@ -17,13 +17,13 @@ import type { OAuthConfig } from "./oauth-config.ts";
 import { println, type Screen } from "./output.ts";
 
 /** Uploading videos, reading which channel the signed-in account owns, and reading how its videos did (YouTube Analytics). */
-export const YOUTUBE_SCOPES = [
+const YOUTUBE_SCOPES = [
   "https://www.googleapis.com/auth/youtube.upload",
   "https://www.googleapis.com/auth/youtube.readonly",
   "https://www.googleapis.com/auth/yt-analytics.readonly",
 ];
 
-export interface ConnectYouTubeOptions {
+interface ConnectYouTubeOptions {
   dimension: string;
   /** The channel's handle, when it is not to be discovered through the YouTube Data API. */
   channel: string | null;

@@ -7,7 +7,7 @@
 import { isBodyTooLargeError, readBoundedText } from "../shared/http/bounded-body.ts";
 import { jsonResponse } from "./context.ts";
 
-export const ADMIN_BODY_BYTES = 16 * 1024;
+const ADMIN_BODY_BYTES = 16 * 1024;
 
 export async function readAdminJson(req: Request, maxBytes = ADMIN_BODY_BYTES): Promise<Record<string, unknown> | Response> {
   let text: string;

@@ -23,7 +23,7 @@ export const LABEL_Y = "(h-text_h)/5";
 const DRAWING_VERSION = 2;
 const FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
 
-export interface DrawSpec {
+interface DrawSpec {
   /** Anything that identifies the picture; hashed into the seed. */
   seed: string;
   caption: string;

@@ -7,7 +7,7 @@ import { parseSizingEnv, sizingVariable } from "../shared/worker/worker-sizing.t
  * while its lease runs. A worker whose dimensions use stock or procedural backends (network and
  * FFmpeg bound, not GPU bound) can take several at once.
  */
-export const GpuWorkerEnv = z.object({
+const GpuWorkerEnv = z.object({
   /** Scenes made at once. Default 1. */
   GPU_CONCURRENCY: sizingVariable("GPU_CONCURRENCY", 32),
 });

@@ -28,7 +28,7 @@ export async function backendSceneAssetKey(sceneHash: string, backend: Pick<Visu
   return `scenes/${await sha256Hex(`${sceneHash}:${backend.version}`)}.mp4`;
 }
 
-export interface VisualTaskDeps {
+interface VisualTaskDeps {
   store: AssetStore;
   claims: SceneClaims;
   /** The backends this worker can run; a dimension's list names them, in its order. */

@@ -35,14 +35,14 @@ export const CAPTION_STYLE = {
   outlineColour: "&H00101010",
 } as const;
 
-export interface CaptionWord {
+interface CaptionWord {
   text: string;
   start_ms: number;
   end_ms: number;
 }
 
 /** One piece of a rendered line: a word, or part of one broken across two lines. */
-export interface LinePiece {
+interface LinePiece {
   text: string;
   /** Index of the word in the cue's `words`. */
   word: number;
@@ -154,7 +154,7 @@ function cueBox(lines: LinePiece[][], size: number, ctx: LayoutContext): Caption
 }
 
 /** The \pos point of every cue (alignment 2, bottom centre) for a zone. */
-export function captionAnchor(zone: SafeZone): { x: number; y: number } {
+function captionAnchor(zone: SafeZone): { x: number; y: number } {
   const r = zoneRect(zone);
   return { x: Math.round((r.left + r.right) / 2), y: r.bottom - CAPTION_STYLE.bottomPadding - CAPTION_STYLE.outline - CAPTION_STYLE.shadow };
 }

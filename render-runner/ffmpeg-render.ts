@@ -36,7 +36,7 @@ export interface RenderPlan {
 }
 
 /** What the render measured and applied to reach the loudness target. */
-export interface RenderAudioReport {
+interface RenderAudioReport {
   levels: SourceLevels;
   /** The final mix before normalisation (second pass input). */
   final: LoudnessMeasurement;
@@ -92,7 +92,7 @@ export function planFrames(plan: Pick<RenderPlan, "clips">): number {
 }
 
 /** Intermediate files of a render, beside its output; removed when the render ends. */
-export function renderPartPaths(outPath: string, segments = 1): { videos: string[]; list: string; mix: string; audio: string } {
+function renderPartPaths(outPath: string, segments = 1): { videos: string[]; list: string; mix: string; audio: string } {
   const videos = segments === 1 ? [`${outPath}.video.mp4`] : Array.from({ length: segments }, (_, i) => `${outPath}.video-${i}.mp4`);
   return { videos, list: `${outPath}.segments.txt`, mix: `${outPath}.mix.wav`, audio: `${outPath}.audio.m4a` };
 }
@@ -230,7 +230,7 @@ export function pictureFrameArgs(plan: RenderPlan, segment: PictureSegment = who
  * the measuring pass wrote it) normalised by loudnorm's second pass with the measured values, at
  * the video's exact length, encoded to AAC.
  */
-export function buildAudioArgs(mixPath: string, final: LoudnessMeasurement, durationS: number, outPath: string): string[] {
+function buildAudioArgs(mixPath: string, final: LoudnessMeasurement, durationS: number, outPath: string): string[] {
   return [
     "-i",
     mixPath,
@@ -252,7 +252,7 @@ export function buildAudioArgs(mixPath: string, final: LoudnessMeasurement, dura
 }
 
 /** Picture and sound into the published file: stream copies, the index moved to the front. */
-export function buildMuxArgs(videoPath: string, audioPath: string, outPath: string): string[] {
+function buildMuxArgs(videoPath: string, audioPath: string, outPath: string): string[] {
   return muxArgs(["-i", videoPath], audioPath, outPath);
 }
 
@@ -260,7 +260,7 @@ export function buildMuxArgs(videoPath: string, audioPath: string, outPath: stri
  * Picture segments and sound into the published file: the segments joined by FFmpeg's concat
  * demuxer (`listPath`, written from `segmentList`), everything copied, the index moved to the front.
  */
-export function buildSegmentMuxArgs(listPath: string, audioPath: string, outPath: string): string[] {
+function buildSegmentMuxArgs(listPath: string, audioPath: string, outPath: string): string[] {
   return muxArgs(["-f", "concat", "-safe", "0", "-i", listPath], audioPath, outPath);
 }
 

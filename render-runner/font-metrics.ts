@@ -96,7 +96,7 @@ function cmapLookup(font: Buffer, cmap: number): (cp: number) => number {
 }
 
 /** Reads the tables widths need from a .ttf/.otf (or the first face of a .ttc). */
-export function parseFont(font: Buffer): ParsedFont {
+function parseFont(font: Buffer): ParsedFont {
   const base = font.toString("latin1", 0, 4) === "ttcf" ? font.readUInt32BE(12) : 0;
   const tables = tableOffsets(font, base);
   const need = (tag: string) => {
@@ -130,7 +130,7 @@ export function parseFont(font: Buffer): ParsedFont {
 }
 
 /** Metrics of a parsed font, for the measure libass applies. */
-export function metricsFromFont(parsed: ParsedFont, source: string): FontMetrics {
+function metricsFromFont(parsed: ParsedFont, source: string): FontMetrics {
   const cache = new Map<number, number>();
   const emWidth = (cp: number) => {
     let w = cache.get(cp);
@@ -152,7 +152,7 @@ export function metricsFromFont(parsed: ParsedFont, source: string): FontMetrics
 }
 
 /** The file fontconfig resolves `family` (bold) to, as libass would; null when fc-match is missing. */
-export function findFontFile(family: string, bold = true): string | null {
+function findFontFile(family: string, bold = true): string | null {
   try {
     const pattern = `${family.replace(/[:\\-]/g, (c) => `\\${c}`)}${bold ? ":bold" : ""}`;
     const file = execFileSync("fc-match", ["-f", "%{file}", pattern], { encoding: "utf8", timeout: 10_000 }).trim();

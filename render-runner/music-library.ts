@@ -23,7 +23,7 @@ export const MusicLicense = z.object({
 }).strict();
 export type MusicLicense = z.infer<typeof MusicLicense>;
 
-export const TRACK_EXTENSIONS = [".mp3", ".m4a", ".aac", ".ogg", ".opus", ".flac", ".wav"] as const;
+const TRACK_EXTENSIONS = [".mp3", ".m4a", ".aac", ".ogg", ".opus", ".flac", ".wav"] as const;
 const LICENSE_SUFFIX = ".license.json";
 /** Sidecars are a few hundred bytes; anything far larger is not one. */
 const MAX_SIDECAR_BYTES = 64 * 1024;
@@ -46,7 +46,7 @@ export async function pickTrackIndex(unitId: string, library: string, count: num
 }
 
 /** Why a library gave no track; the render goes on without a bed and logs it. */
-export class MusicLibraryError extends Error {
+class MusicLibraryError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "MusicLibraryError";
@@ -58,7 +58,7 @@ export class MusicLibraryError extends Error {
  * checked). Throws MusicLibraryError when the library has no licensed track or the picked
  * track's sidecar is not a valid licence.
  */
-export async function resolveMusicTrack(store: AssetStore, library: string, unitId: string, dir: string): Promise<MusicTrackRecord> {
+async function resolveMusicTrack(store: AssetStore, library: string, unitId: string, dir: string): Promise<MusicTrackRecord> {
   const listed = await store.list(library);
   const tracks = licensedTracks(listed.map((a) => a.key));
   if (tracks.length === 0) throw new MusicLibraryError(`music library ${library} holds no track with a ${LICENSE_SUFFIX} sidecar`);
@@ -81,7 +81,7 @@ export async function resolveMusicTrack(store: AssetStore, library: string, unit
 }
 
 /** Fetches a resolved track into `dir`; returns its local path. */
-export async function fetchMusicTrack(store: AssetStore, record: MusicTrackRecord, dir: string): Promise<string> {
+async function fetchMusicTrack(store: AssetStore, record: MusicTrackRecord, dir: string): Promise<string> {
   const path = join(dir, `music${extname(record.track_key).toLowerCase()}`);
   await store.getFile(record.track_key, path);
   return path;

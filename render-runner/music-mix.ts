@@ -16,7 +16,7 @@ import {
  * exactly what gets normalised.
  */
 
-export const AUDIO_SAMPLE_RATE = 48_000;
+const AUDIO_SAMPLE_RATE = 48_000;
 const FORMAT = `aformat=sample_fmts=fltp:sample_rates=${AUDIO_SAMPLE_RATE}:channel_layouts=stereo`;
 /** Sidechain ratio: high enough that the dip follows the threshold closely. */
 const DUCK_RATIO = 20;
@@ -34,7 +34,7 @@ export interface MusicBedMix {
   fade_s: number;
 }
 
-export interface AudioMixInputs {
+interface AudioMixInputs {
   /** Input index of the voice. */
   voice: number;
   /** Input index of the music track (opened with `-stream_loop -1`), or null for voice only. */
@@ -141,7 +141,7 @@ export function buildRenderAudioGraph(
   return [...buildMixGraph(inputs, levels, music, "mixed"), `[mixed]${normaliseChain(final, inputs.durationS)}[${out}]`];
 }
 
-export interface AudioSources {
+interface AudioSources {
   voicePath: string;
   musicPath: string | null;
   durationS: number;

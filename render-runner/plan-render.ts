@@ -17,7 +17,7 @@ import { computeTimeline, type Timeline } from "./timeline.ts";
  */
 
 /** Everything a render job decides on its own: where the scenes fall and how the captions look. */
-export interface RenderLayout {
+interface RenderLayout {
   timeline: Timeline;
   zone: SafeZone;
   /** The caption font libass draws (and the layout measured). */
@@ -68,7 +68,7 @@ export interface RenderInputs {
   fontsDir?: string;
 }
 
-export interface RenderPlanOptions {
+interface RenderPlanOptions {
   /** Where the ASS script is written. */
   subtitlesPath: string;
   outPath: string;

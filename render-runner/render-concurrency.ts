@@ -11,14 +11,14 @@ import { parseSizingEnv, sizingVariable } from "../shared/worker/worker-sizing.t
  * by default a runner takes two renders at once (more on machines with many cores) and splits
  * the cores between them instead of letting each FFmpeg start a thread per core.
  */
-export const RenderWorkerEnv = z.object({
+const RenderWorkerEnv = z.object({
   /** Renders worked on at once. Default: 2, or a quarter of the cores on machines with more than 8. */
   RENDER_CONCURRENCY: sizingVariable("RENDER_CONCURRENCY", 32),
   /** FFmpeg encoder and filter threads per render. Default: the cores divided among the renders. */
   RENDER_FFMPEG_THREADS: sizingVariable("RENDER_FFMPEG_THREADS", 64),
 });
 
-export interface RenderConcurrency {
+interface RenderConcurrency {
   concurrency: number;
   threadsPerRender: number;
   cores: number;

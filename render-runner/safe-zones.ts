@@ -31,7 +31,7 @@ export interface SafeZone {
   right: number;
 }
 
-export const FRAME = { width: 1080, height: 1920 } as const;
+const FRAME = { width: 1080, height: 1920 } as const;
 
 type Margins = Pick<SafeZone, "top" | "bottom" | "left" | "right">;
 

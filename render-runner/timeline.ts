@@ -14,7 +14,7 @@ export class TimelineError extends NonRetriableError {
 }
 
 /** One scene's slot in the video: [start, end) in milliseconds and in frames. */
-export interface SceneSlot {
+interface SceneSlot {
   index: number;
   asset_key: string;
   start_ms: number;

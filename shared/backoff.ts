@@ -5,7 +5,7 @@
  * `min(maxMs, initialMs * 2^(n-1))`, so loops that fail together spread out, and no loop retries
  * more often than once per `initialMs` however fast its calls fail.
  */
-export interface BackoffOptions {
+interface BackoffOptions {
   /** The wait after the first failure, and the least any wait is. */
   initialMs: number;
   /** The ceiling of every wait. */

@@ -15,7 +15,7 @@
  * nor an unmarked one whose hash is that of a worktree of this repository.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { cloneDataDir, OUTSIDE_CLUSTERS_ROOT, outsideDataDir, projectHash, readProjectMarker } from "./cluster-location.ts";
@@ -54,7 +54,7 @@ export function formatBytes(bytes: number): string {
 }
 
 /** Stops the postmaster on `dataDir`, if one runs (pg_ctl, fast shutdown, as the cluster's OS user). */
-export async function stopClusterAt(dataDir: string, log: (line: string) => void): Promise<void> {
+async function stopClusterAt(dataDir: string, log: (line: string) => void): Promise<void> {
   if (postmasterOn(dataDir) === null) return;
   log(`pg_ctl: stopping the cluster in ${dataDir}`);
   const result = await runCommand(asPgUser([join(pgBinDir(), "pg_ctl"), "-D", dataDir, "-m", "fast", "-w", "-t", "60", "stop"]), { cwd: "/" });
@@ -68,7 +68,7 @@ function looksLikeCluster(dir: string): boolean {
   return existsSync(join(dir, "PG_VERSION")) || (existsSync(dir) && lstatSync(dir).isDirectory() && readdirSync(dir).length === 0);
 }
 
-export interface CleanCloneOptions {
+interface CleanCloneOptions {
   /** The clone's `.local` folder. */
   localDir: string;
   /** Every place the clone's cluster may be: the one in use, the one under the clone, the one outside. */
@@ -115,7 +115,7 @@ export async function cleanClone(options: CleanCloneOptions): Promise<Removed[]>
 }
 
 /** One cluster under the outside root, and what --orphans makes of it. */
-export interface OutsideCluster {
+interface OutsideCluster {
   dir: string;
   bytes: number;
   /** The clone it belongs to: its marker's, or the worktree of this repository with its hash. */
@@ -212,7 +212,7 @@ export function removeOutsideClusters(chosen: OutsideCluster[], log: (line: stri
 }
 
 /** This repository's worktrees by the hash paths.ts gives their path (`git worktree list`). */
-export function worktreeHashes(hashOf: (path: string) => string = projectHash): Map<string, string> {
+function worktreeHashes(hashOf: (path: string) => string = projectHash): Map<string, string> {
   const listing = spawnSync("git", ["-C", paths.root, "worktree", "list", "--porcelain"], { encoding: "utf8" });
   const known = new Map<string, string>();
   for (const line of (listing.stdout ?? "").split("\n")) {

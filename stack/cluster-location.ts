@@ -20,16 +20,16 @@ export const OUTSIDE_CLUSTERS_ROOT = "/var/lib/postgresql/mdame";
 /** The file in an outside cluster's data directory naming the clone it belongs to. */
 export const PROJECT_MARKER = "mdame-project.json";
 
-export type ClusterPlace = "clone" | "outside" | "environment";
+type ClusterPlace = "clone" | "outside" | "environment";
 
-export interface ClusterLocation {
+interface ClusterLocation {
   dataDir: string;
   place: ClusterPlace;
   /** Why there, for `db.ts status` and `npm run clean`. */
   reason: string;
 }
 
-export interface LocationInputs {
+interface LocationInputs {
   /** The clone's `.local` folder. */
   localDir: string;
   /** The clone's short hash (paths.ts PROJECT_HASH). */
@@ -58,7 +58,7 @@ export function outsideDataDir(projectHash: string, outsideRoot: string = OUTSID
 }
 
 /** The nearest folder of `dir` (itself or an ancestor) that exists. */
-export function nearestExisting(dir: string): string {
+function nearestExisting(dir: string): string {
   let at = dir;
   while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
   return at;
@@ -89,7 +89,7 @@ export function postgresUserCanEnter(dir: string, pgUser: string): boolean {
 }
 
 /** What an outside cluster's marker says. */
-export interface ProjectMarker {
+interface ProjectMarker {
   project: string;
   created_at: string;
 }

@@ -23,7 +23,7 @@ import { extensionStartOptions, storeWakeSecretsSql } from "./supabase-extension
 import { supabaseDbReset, SupabaseResetError } from "./supabase-cli.ts";
 
 export const DB_USER = "postgres";
-export const DB_PASSWORD = "postgres";
+const DB_PASSWORD = "postgres";
 export const DB_NAME = "postgres";
 
 /** libpq variables that point psql, pg_prove and pg_isready at the local cluster over TCP. */
@@ -78,7 +78,7 @@ function runAsPgUser(argv: string[]): Promise<CommandResult> {
  * initdb-time settings recorded; and a cluster created with one installation starts with what the
  * installation in use now needs (pg_net and Vault preloaded, Vault's getkey script).
  */
-export function serverStartOptions(): string[] {
+function serverStartOptions(): string[] {
   return ["-p", String(LOCAL_STACK.dbPort), ...extensionStartOptions(pgBinDir())];
 }
 
@@ -121,7 +121,7 @@ export function postmasterOn(dataDir: string): number | null {
 }
 
 /** Port the running postmaster listens on (line 4 of postmaster.pid), or null when unknown. */
-export function runningPort(): number | null {
+function runningPort(): number | null {
   if (runningPostmasterPid() === null) return null;
   try {
     const port = Number(readFileSync(join(paths.pgData, "postmaster.pid"), "utf8").split("\n")[3]);
@@ -377,7 +377,7 @@ export async function isAccepting(): Promise<boolean> {
   return result.code === 0;
 }
 
-export async function waitForAccepting(timeoutMs: number): Promise<void> {
+async function waitForAccepting(timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await isAccepting())) {
     if (Date.now() > deadline) throw new Error(`Postgres did not accept connections on ${LOCAL_STACK.host}:${LOCAL_STACK.dbPort} within ${timeoutMs} ms`);
@@ -404,7 +404,7 @@ async function psql(args: string[], database: string = DB_NAME): Promise<Command
 }
 
 /** Applies one SQL file in a single transaction; throws SqlFileError naming the file on failure. */
-export async function applySqlFile(file: string, database: string = DB_NAME): Promise<void> {
+async function applySqlFile(file: string, database: string = DB_NAME): Promise<void> {
   const result = await psql(["--single-transaction", "-f", file], database);
   if (result.code !== 0) throw new SqlFileError(relative(paths.root, file) || file, result.stderr || result.stdout);
 }
@@ -418,11 +418,11 @@ async function execSql(label: string, sqlText: string | string[], database: stri
 }
 
 /** The URL the Supabase CLI resets: the local cluster, no TLS (the server has none). */
-export function supabaseCliDbUrl(): string {
+function supabaseCliDbUrl(): string {
   return `postgresql://${DB_USER}:${DB_PASSWORD}@${LOCAL_STACK.host}:${LOCAL_STACK.dbPort}/${DB_NAME}?sslmode=disable`;
 }
 
-export interface ResetOptions {
+interface ResetOptions {
   log?: (line: string) => void;
   /** Defaults to `<project>/supabase`. */
   supabaseDir?: string;

@@ -12,7 +12,7 @@ import { FORWARDED_ORIGIN_HEADER, FUNCTION_PATH } from "./edge-functions.ts";
 import { type EdgeLimit, type EdgeLimits, LIMIT_NAMES, limitPassed, processUsage } from "./edge-limits.ts";
 import { type EdgeWorker, PoolBusyError, type WorkerPool } from "./edge-pool.ts";
 
-export interface GatewayOptions {
+interface GatewayOptions {
   pool: WorkerPool;
   limits: EdgeLimits;
   logger: Logger;

@@ -24,7 +24,7 @@ export function edgeLimits(env: Pick<EngineEnv, "EDGE_CPU_LIMIT_MS" | "EDGE_MEMO
 /** What a limit's log line and answer call it. */
 export const LIMIT_NAMES: Record<EdgeLimit, string> = { cpuMs: "cpu", memoryBytes: "memory", wallMs: "wall" };
 
-export interface ProcessUsage {
+interface ProcessUsage {
   /** CPU time since the process started: all its threads (V8's GC and compiler included). */
   cpuMs: number;
   rssBytes: number;

@@ -15,7 +15,7 @@ export interface EdgeWorker {
   port: number;
 }
 
-export interface WorkerPoolOptions {
+interface WorkerPoolOptions {
   size: number;
   logger: Logger;
   /** How long a request waits for a free worker before it is refused (503). */

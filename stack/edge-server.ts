@@ -13,7 +13,7 @@ import type { Duplex } from "node:stream";
 import type { ErrorAnswer } from "../shared/contracts/http-error.ts";
 import type { Logger } from "../shared/logging/logger.ts";
 
-export interface EdgeServerOptions {
+interface EdgeServerOptions {
   hostname: string;
   port: number;
   handler: (request: Request) => Response | Promise<Response>;
@@ -28,7 +28,7 @@ export interface EdgeServerOptions {
   drainBytes?: number;
 }
 
-export interface EdgeServer {
+interface EdgeServer {
   /** The port listened on (the given one, or the one the system picked for 0). */
   port: number;
   /** Stops accepting, closes idle connections and waits for the others. */

@@ -23,9 +23,9 @@ import { FailureLog } from "../shared/logging/failure-log.ts";
 import { createLogger, type Logger } from "../shared/logging/logger.ts";
 
 /** The channel the pg_net stand-in's http_post notifies with the new request's id. */
-export const NET_REQUEST_CHANNEL = "net_http_request";
+const NET_REQUEST_CHANNEL = "net_http_request";
 
-export interface NetSenderOptions {
+interface NetSenderOptions {
   /** A superuser pool: the sender stands in for a worker inside the server, as pg_net's does. */
   sql: Sql;
   /** A pool of its own for LISTEN; without one the sender only polls. */

@@ -25,7 +25,7 @@ export function pgBinDir(): string {
 }
 
 /** What a Postgres installation offers of Supabase's extensions. */
-export interface ServerExtensions {
+interface ServerExtensions {
   /** pg_net.so in the server's pkglibdir: wake-ups can go over HTTP. */
   pgNet: boolean;
   /** supabase_vault.so in the server's pkglibdir: secrets can be kept in Vault. */

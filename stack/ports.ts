@@ -55,7 +55,7 @@ export function isCovered(ranges: [number, number][], port: number): boolean {
   return ranges.some(([low, high]) => port >= low && port <= high);
 }
 
-export const reserveCommand = (ports: number[]) =>
+const reserveCommand = (ports: number[]) =>
   `sysctl -w net.ipv4.ip_local_reserved_ports=${formatPortList(ports.map((p) => [p, p]))} (as root; add the ports to any list already there)`;
 
 export type Reservation =
@@ -129,7 +129,7 @@ const TCP_STATES: Record<string, string> = {
   "0C": "NEW_SYN_RECV",
 };
 
-export interface TcpSocket {
+interface TcpSocket {
   local: { address: string; port: number };
   remote: { address: string; port: number };
   state: string;
@@ -171,7 +171,7 @@ export function parseProcNetTcp(text: string): TcpSocket[] {
   return sockets;
 }
 
-export interface PortHolder extends TcpSocket {
+interface PortHolder extends TcpSocket {
   pid: number | null;
   command: string | null;
 }
@@ -266,7 +266,7 @@ export function isPortFree(port: number, host: string = LOCAL_STACK.host): Promi
 }
 
 /** How long a port held by a connection (not a server) is waited for: TIME_WAIT's 60 s, and some. */
-export const PORT_WAIT_MS = 90_000;
+const PORT_WAIT_MS = 90_000;
 
 /**
  * Waits until `port` can be listened on. A server on it is another program: refused at once. The

@@ -7,7 +7,7 @@
 import { createSql, type Sql } from "../shared/db/client.ts";
 import { raiseAlert } from "../shared/db/rpc/alerts.ts";
 
-export interface RestartAlertOptions {
+interface RestartAlertOptions {
   threshold?: number;
   windowMs?: number;
   now?: () => number;

@@ -6,7 +6,7 @@
  *   try { ... } finally { await stack.stop(); }
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import type { Component } from "../shared/config/local-stack.ts";
@@ -80,12 +80,12 @@ function supervisorLogTail(lines = 40): string {
 }
 
 /** True when every component that is run has passed its readiness check. */
-export function allReady(status: StackStatus | null): boolean {
+function allReady(status: StackStatus | null): boolean {
   if (!status || status.phase !== "running") return false;
   return Object.values(status.components).every((c) => c && (c.state === "ready" || c.state === "absent"));
 }
 
-export interface WaitOptions {
+interface WaitOptions {
   timeoutMs?: number;
   /** Fail fast when this supervisor process is gone. */
   supervisor?: number;
@@ -136,7 +136,7 @@ export async function stopStack(timeoutMs = 90_000): Promise<void> {
   if (!(await waitForExit(pid, timeoutMs))) throw new Error(`the stack supervisor (pid ${pid}) did not stop within ${timeoutMs} ms`);
 }
 
-export interface StartStackOptions {
+interface StartStackOptions {
   /** Don't echo components' output (it still goes to `.local/logs/<component>.log`). Default true. */
   quiet?: boolean;
   /** Run only these components (default: all whose entry file exists). */
@@ -200,12 +200,4 @@ export async function startStack(options: StartStackOptions = {}): Promise<Stack
       await exited;
     },
   };
-}
-
-/** True when `.local/run/<component>.pid` names a live process. */
-export function componentAlive(component: Component): boolean {
-  const file = join(paths.run, `${component}.pid`);
-  if (!existsSync(file)) return false;
-  const pid = Number(readFileSync(file, "utf8").trim());
-  return Number.isInteger(pid) && pid > 0 && isAlive(pid);
 }

@@ -88,7 +88,7 @@ export function loadOrCreateSecrets(file: string = paths.secrets): LocalSecrets 
  * `MDAME_EMULATE`, runs against the real service: the stack then passes the environment's values
  * on and sets none of that group's emulator values (an unset base URL means the real endpoint).
  */
-export const PROVIDER_GROUPS = {
+const PROVIDER_GROUPS = {
   gemini: ["GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL", "GEMINI_TTS_MODEL", "GEMINI_IMAGE_MODEL"],
   "openai-compat": ["OPENAI_COMPAT_BASE_URL", "OPENAI_COMPAT_API_KEY", "OPENAI_COMPAT_MODEL", "OPENAI_COMPAT_RESPONSE_FORMAT"],
   "edge-tts": ["EDGE_TTS_WSS_URL"],
@@ -116,11 +116,11 @@ export const PROVIDER_GROUPS = {
   pexels: ["PEXELS_API_KEY", "PEXELS_BASE_URL"],
   telegram: ["TELEGRAM_BOT_TOKEN", "TELEGRAM_API_BASE_URL", "TELEGRAM_CHAT_ID"],
 } as const;
-export type ProviderGroup = keyof typeof PROVIDER_GROUPS;
+type ProviderGroup = keyof typeof PROVIDER_GROUPS;
 const GROUPS = Object.keys(PROVIDER_GROUPS) as ProviderGroup[];
 
 /** The Pexels key the local stack and its emulator agree on: not a secret, nothing real accepts it. */
-export const LOCAL_PEXELS_API_KEY = "local-emulator-pexels-key";
+const LOCAL_PEXELS_API_KEY = "local-emulator-pexels-key";
 
 /** The bot token and alert chat the local stack and its Telegram emulator agree on: nothing real accepts them. */
 export const LOCAL_TELEGRAM_BOT_TOKEN = "1000000001:local-emulator-telegram-bot-token";
@@ -235,7 +235,7 @@ export function readStackEnv(file: string = paths.stackEnv): Record<string, stri
 }
 
 /** `KEY=value` lines, like `supabase status -o env`. Values are quoted only when they need it. */
-export function formatEnvFile(env: Record<string, string>): string {
+function formatEnvFile(env: Record<string, string>): string {
   const lines = Object.entries(env).map(([key, value]) => {
     const plain = /^[A-Za-z0-9_./:@+=,-]*$/.test(value);
     return `${key}=${plain ? value : JSON.stringify(value)}`;

@@ -21,13 +21,13 @@ import process from "node:process";
 import { paths } from "./paths.ts";
 
 /** The CLI's own launcher, installed by npm ci. */
-export const SUPABASE_CLI = join(paths.root, "node_modules", ".bin", "supabase");
+const SUPABASE_CLI = join(paths.root, "node_modules", ".bin", "supabase");
 
 /**
  * The CLI would otherwise ask for telemetry consent, report usage and look for a newer release over
  * the network; none of that belongs in a database reset. Its state stays inside the project.
  */
-export function supabaseCliEnv(): Record<string, string> {
+function supabaseCliEnv(): Record<string, string> {
   return {
     SUPABASE_TELEMETRY_DISABLED: "1",
     DO_NOT_TRACK: "1",
@@ -51,7 +51,7 @@ const SEEDING = /^Seeding data from (\S+?)\.\.\.$/;
  * The file the CLI was applying when it stopped, relative to the project, and the output from its
  * error on. The CLI prints one progress line per file, then `ERROR: ... (SQLSTATE ...)`.
  */
-export function locateFailure(output: string, supabaseDir: string): { file: string | null; detail: string } {
+function locateFailure(output: string, supabaseDir: string): { file: string | null; detail: string } {
   const lines = output.split("\n");
   let file: string | null = null;
   let errorAt = -1;
@@ -66,7 +66,7 @@ export function locateFailure(output: string, supabaseDir: string): { file: stri
   return { file, detail: lines.slice(errorAt).join("\n").trim() };
 }
 
-export interface SupabaseResetOptions {
+interface SupabaseResetOptions {
   /** The project's `supabase` folder (config.toml, migrations/, seed.sql). */
   supabaseDir: string;
   /** postgresql:// URL of the database to reset. */

@@ -43,13 +43,13 @@ function writeScript(file: string, text: string): void {
 }
 
 /** The clone's own Vault root key script, in `.local/` (git ignores the folder). */
-export const VAULT_GETKEY_IN_PROJECT = join(paths.local, "vault-getkey");
+const VAULT_GETKEY_IN_PROJECT = join(paths.local, "vault-getkey");
 
 /**
  * Beside the data directory: where the script goes when the server's OS user cannot enter the
  * project (root runs the cluster as `postgres`, and a clone under /root is closed to it).
  */
-export const VAULT_GETKEY_BESIDE_DATA = `${paths.pgData}-vault-getkey`;
+const VAULT_GETKEY_BESIDE_DATA = `${paths.pgData}-vault-getkey`;
 
 /**
  * The getkey script Vault reads its root key from, created once per clone: it prints 32 random
@@ -57,7 +57,7 @@ export const VAULT_GETKEY_BESIDE_DATA = `${paths.pgData}-vault-getkey`;
  * clone's own, so secrets stored under one server binary stay readable under another. Returns the
  * path the server can run.
  */
-export function ensureVaultGetkey(): string {
+function ensureVaultGetkey(): string {
   if (!existsSync(VAULT_GETKEY_IN_PROJECT)) {
     writeScript(VAULT_GETKEY_IN_PROJECT, `#!/bin/sh\necho ${randomBytes(32).toString("hex")}\n`);
   }

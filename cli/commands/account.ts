@@ -49,7 +49,7 @@ export async function accountListCommand(command: { dimension: string | null; js
 }
 
 /** Where `account connect` signs in: resolved by the caller for the platform the command names. */
-export type ConnectSignIn = { platform: "youtube"; oauth: OAuthConfig } | { platform: "tiktok"; oauth: TikTokOAuthConfig };
+type ConnectSignIn = { platform: "youtube"; oauth: OAuthConfig } | { platform: "tiktok"; oauth: TikTokOAuthConfig };
 
 /**
  * The client the connect signs in with: TikTok's app; for YouTube the environment's client (the

@@ -88,7 +88,7 @@ export function parseAdapt(command: string, positionals: string[], flags: Map<st
 }
 
 /** A dimension's report as lines: its moves, then each comparison with its arms. Pure, for tests. */
-export function formatAdaptReport(report: AdaptReport): string[] {
+function formatAdaptReport(report: AdaptReport): string[] {
   const head = `${report.dimension_id}: ${report.videos} videos with figures; ${report.moves.length === 0 ? "no move" : `${report.moves.length} move(s)`}${
     report.dry_run ? " (dry run: nothing changed)" : ""
   }`;
@@ -104,7 +104,7 @@ export function formatAdaptReport(report: AdaptReport): string[] {
 }
 
 /** The moves as a table. Pure, for tests. */
-export function formatAdaptations(rows: Adaptation[], nowMs: number, width?: number): string[] {
+function formatAdaptations(rows: Adaptation[], nowMs: number, width?: number): string[] {
   if (rows.length === 0) return ["no adaptations recorded"];
   return formatTable(
     ["id", "dimension", "parameter", "before", "after", "decided", "state", "reason"],

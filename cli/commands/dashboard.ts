@@ -14,7 +14,7 @@ import { type CommandContext, printLine } from "../output.ts";
 
 export type DashboardCommand = { name: "dashboard"; port: number; browser: boolean };
 
-export const DEFAULT_DASHBOARD_PORT = 8790;
+const DEFAULT_DASHBOARD_PORT = 8790;
 
 export const DASHBOARD_SPECS: CommandSpec[] = [
   {
@@ -54,7 +54,7 @@ function openBrowser(url: string, err: CommandContext["err"]): void {
   }
 }
 
-export interface DashboardRunOptions {
+interface DashboardRunOptions {
   /** Resolves when the dashboard should stop; SIGINT or SIGTERM by default. */
   until?: Promise<unknown>;
 }

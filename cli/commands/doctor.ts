@@ -7,14 +7,14 @@ import { formatReport, runDoctor } from "../doctor/run-doctor.ts";
 import { EXIT, type ExitCode } from "../errors.ts";
 import { printJson, println, type Screen } from "../output.ts";
 
-export interface DoctorCommand {
+interface DoctorCommand {
   name: "doctor";
   json: boolean;
   /** Per-check time limit in seconds. */
   timeout: number;
 }
 
-export interface DoctorIo {
+interface DoctorIo {
   out: Screen;
   env: Record<string, string | undefined>;
   /** The local stack's environment file, read for each variable the environment lacks. */

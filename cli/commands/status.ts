@@ -6,7 +6,7 @@ import { CliError, EXIT } from "../errors.ts";
 import { type CommandContext, formatAge, formatTable, printJson, printLines } from "../output.ts";
 
 /** A unit's quality measures in one cell: loudness, true peak, duration, pass/fail. */
-export function formatQuality(quality: UnitStatus["quality"]): string {
+function formatQuality(quality: UnitStatus["quality"]): string {
   if (!quality) return "-";
   const lufs = quality.integrated_lufs === null ? "? LUFS" : `${quality.integrated_lufs.toFixed(1)} LUFS`;
   const peak = quality.true_peak_dbtp === null ? "? dBTP" : `${quality.true_peak_dbtp.toFixed(1)} dBTP`;
@@ -16,7 +16,7 @@ export function formatQuality(quality: UnitStatus["quality"]): string {
 }
 
 /** A deferred publication in one cell: why it waits and until when. */
-export function formatDeferral(p: UnitPublication, nowMs: number): string {
+function formatDeferral(p: UnitPublication, nowMs: number): string {
   const until = p.not_before === null
     ? "until its account is reconnected"
     : Date.parse(p.not_before) > nowMs
@@ -98,7 +98,7 @@ export function formatRunAnalytics(analytics: RunVideoAnalytics[], nowMs: number
 }
 
 /** The recent runs, as table lines. Pure, for tests. */
-export function formatRunList(runs: RunSummary[], nowMs: number, width?: number): string[] {
+function formatRunList(runs: RunSummary[], nowMs: number, width?: number): string[] {
   if (runs.length === 0) return ["no runs yet"];
   return formatTable(
     ["run", "status", "trigger", "date", "started", "ended", "error"],

@@ -115,7 +115,7 @@ export function formatHousekeeping(answer: HousekeepingAnswer): string[] {
   return lines;
 }
 
-export function formatSettings(settings: HousekeepingSetting[]): string[] {
+function formatSettings(settings: HousekeepingSetting[]): string[] {
   return formatTable(
     ["setting", "value", "default", "range"],
     settings.map((s) => [s.name, String(s.value), String(s.default_value), `${s.min_value}..${s.max_value}`]),

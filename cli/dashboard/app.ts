@@ -21,7 +21,7 @@ import { hostAllowed, sameOriginPost, securityHeaders } from "./security.ts";
 import { sameToken, type Session, SESSION_COOKIE, type Sessions } from "./sessions.ts";
 import { STYLE_CSS } from "./style.ts";
 
-export interface DashboardAppOptions {
+interface DashboardAppOptions {
   api: DashboardApi;
   sessions: Sessions;
   /** The port the server listens on (known once it is bound). */
@@ -196,5 +196,3 @@ export function createDashboardApp(options: DashboardAppOptions) {
   });
   return app;
 }
-
-export type DashboardApp = ReturnType<typeof createDashboardApp>;

@@ -8,7 +8,7 @@ import { formatAge } from "../output.ts";
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
-export const NAV = [
+const NAV = [
   { path: "/", label: "Overview" },
   { path: "/queues", label: "Queues" },
   { path: "/dead-letters", label: "Dead letters" },
@@ -18,7 +18,7 @@ export const NAV = [
   { path: "/analytics", label: "Analytics" },
 ] as const;
 
-export interface PageFrame {
+interface PageFrame {
   title: string;
   /** The nav entry to mark; null for pages outside the nav (sign-in, errors). */
   active: string | null;

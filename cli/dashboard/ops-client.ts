@@ -6,7 +6,7 @@ import { OpsOverview, OpsQueues, OpsQuota, OpsScheduleList, OpsScheduleRunNow, O
 import { type ApiClient, createApiCall, createApiClient, type Fetch } from "../api-client.ts";
 import type { ApiConfig } from "../config.ts";
 
-export interface OpsClient {
+interface OpsClient {
   overview(failures: number): Promise<OpsOverview>;
   queues(): Promise<OpsQueues>;
   videos(limit: number): Promise<OpsVideoList>;
@@ -23,7 +23,7 @@ export interface DashboardApi {
   ops: OpsClient;
 }
 
-export function createOpsClient(config: ApiConfig, fetchImpl?: Fetch): OpsClient {
+function createOpsClient(config: ApiConfig, fetchImpl?: Fetch): OpsClient {
   const call = createApiCall(config, fetchImpl);
   const id = encodeURIComponent;
   return {

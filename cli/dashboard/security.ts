@@ -5,7 +5,7 @@
  */
 
 /** The Host values the dashboard answers on `port`: its loopback address and localhost. */
-export function allowedHosts(port: number): string[] {
+function allowedHosts(port: number): string[] {
   return [`127.0.0.1:${port}`, `localhost:${port}`];
 }
 

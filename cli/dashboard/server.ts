@@ -6,7 +6,7 @@ import { createDashboardApp } from "./app.ts";
 import type { DashboardApi } from "./ops-client.ts";
 import { createSessions, type Sessions } from "./sessions.ts";
 
-export interface RunningDashboard {
+interface RunningDashboard {
   port: number;
   /** Where the dashboard is. */
   url: string;
@@ -16,7 +16,7 @@ export interface RunningDashboard {
   stop(): Promise<void>;
 }
 
-export interface DashboardServerOptions {
+interface DashboardServerOptions {
   api: DashboardApi;
   /** 0 picks a free port. */
   port: number;

@@ -29,7 +29,7 @@ export interface Sessions {
 }
 
 /** A random token of `bytes` bytes, base64url. */
-export function randomToken(bytes = 32): string {
+function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString("base64url");
 }
 

@@ -4,7 +4,7 @@
  */
 
 /** ok: nothing to do; warn: works, but worth a look; fail: the engine will not work until fixed. */
-export type CheckStatus = "ok" | "warn" | "fail";
+type CheckStatus = "ok" | "warn" | "fail";
 
 /** One line of the report. */
 export interface CheckResult {
@@ -24,7 +24,7 @@ export const warn = (family: string, name: string, message: string, fix?: string
 export const fail = (family: string, name: string, message: string, fix?: string): CheckResult => ({ family, name, status: "fail", message, fix });
 
 /** A check ran out of time. */
-export class CheckTimeoutError extends Error {
+class CheckTimeoutError extends Error {
   constructor(readonly ms: number) {
     super(`no answer within ${ms / 1000} s`);
     this.name = "CheckTimeoutError";

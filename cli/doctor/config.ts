@@ -7,18 +7,18 @@ import { EngineEnv, withSupabaseNames } from "../../shared/config/env.ts";
 import { parseEnvFile } from "../../stack/stack-env.ts";
 
 /** Every variable of shared/config/env.ts, plus the Supabase name DB_URL falls back to and the log level. */
-export const DOCTOR_VARIABLES: readonly string[] = [...Object.keys(EngineEnv.shape), "SUPABASE_DB_URL", "LOG_LEVEL"];
+const DOCTOR_VARIABLES: readonly string[] = [...Object.keys(EngineEnv.shape), "SUPABASE_DB_URL", "LOG_LEVEL"];
 
 /**
  * Variables whose values are never printed: every key, secret, token and password among them,
  * by name, so a variable added later is masked too.
  */
-export const SECRET_VARIABLES = new Set(DOCTOR_VARIABLES.filter((name) => /(^|_)(KEY|SECRET|TOKEN|PASSWORD)(S_PREVIOUS)?$/.test(name)));
+const SECRET_VARIABLES = new Set(DOCTOR_VARIABLES.filter((name) => /(^|_)(KEY|SECRET|TOKEN|PASSWORD)(S_PREVIOUS)?$/.test(name)));
 
 /** Connection strings: printed with their password masked. */
 const URL_WITH_PASSWORD = new Set(["DB_URL", "SUPABASE_DB_URL"]);
 
-export interface ConfigValue {
+interface ConfigValue {
   name: string;
   /** Undefined when not set anywhere and without a default. */
   value?: string;

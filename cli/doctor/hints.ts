@@ -3,7 +3,7 @@ const SERVICE_ROLE = "Supabase dashboard: Project Settings > API Keys > service_
 const OAUTH_CLIENT =
   'Google Cloud console: APIs & Services > Credentials > Create credentials > OAuth client ID, application type "Desktop app" (enable YouTube Data API v3 in the same project)';
 
-export const VARIABLE_HINTS: Record<string, string> = {
+const VARIABLE_HINTS: Record<string, string> = {
   ENV: "set ENV=dev (local stack) or ENV=prod; it must equal the environment the database records (mdame.settings key env)",
   DB_URL: "Supabase dashboard: Connect > connection string (session pooler URI); the local stack: `npm run stack` writes it to .local/stack.env",
   SUPABASE_DB_URL: "the same connection string as DB_URL (Supabase injects it into Edge Functions)",

@@ -13,7 +13,7 @@ import { type CheckResult, fail, ok, warn } from "./check.ts";
 const FAMILY = "database";
 
 /** Where a project asks YouTube for the audit that lets its uploads be public. */
-export const YOUTUBE_AUDIT_FORM = "https://support.google.com/youtube/contact/yt_api_form";
+const YOUTUBE_AUDIT_FORM = "https://support.google.com/youtube/contact/yt_api_form";
 
 export async function publishingChecks(sql: Sql): Promise<CheckResult[]> {
   const accounts = await getAccounts(sql);

@@ -19,10 +19,10 @@ import { checkTrends } from "./trends.ts";
 import { checkYouTube } from "./youtube.ts";
 import { checkTelegram } from "./telegram.ts";
 
-export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
+const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
 const FAMILY_ORDER = ["environment", "secrets", "database", "functions", "providers"];
 
-export interface DoctorReport {
+interface DoctorReport {
   /** True when no check failed (warnings allowed). */
   ok: boolean;
   stack_env_file: { path: string; found: boolean };
@@ -31,7 +31,7 @@ export interface DoctorReport {
   summary: { ok: number; warn: number; fail: number };
 }
 
-export interface DoctorOptions {
+interface DoctorOptions {
   env: Record<string, string | undefined>;
   stackEnvFile: string;
   timeoutMs?: number;
@@ -88,7 +88,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
 const LABEL = { ok: "ok  ", warn: "warn", fail: "FAIL" } as const;
 
 /** One line per check: `ok   providers/gemini: key accepted; ...`. */
-export function checkLine(check: CheckResult): string {
+function checkLine(check: CheckResult): string {
   return `${LABEL[check.status]} ${check.family}/${check.name}: ${check.message}`;
 }
 

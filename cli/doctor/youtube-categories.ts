@@ -26,14 +26,14 @@ const FAMILY = "providers";
 export const DEFAULT_REGION_CODE = "US";
 
 /** What videoCategories.list answers (`youtube#videoCategoryListResponse`), the fields this check reads. */
-export const VideoCategoryListResponse = z.looseObject({
+const VideoCategoryListResponse = z.looseObject({
   items: z.array(z.looseObject({
     id: z.string(),
     snippet: z.looseObject({ title: z.string().optional(), assignable: z.boolean().optional() }).optional(),
   })).default([]),
 });
 
-export interface CategoryQuestion {
+interface CategoryQuestion {
   dimension: string;
   categoryId: string;
   regionCode: string;

@@ -37,7 +37,7 @@ interface PromptRecord {
   interrupted: boolean;
 }
 
-export interface ComfyUiEmulatorOptions {
+interface ComfyUiEmulatorOptions {
   port?: number;
   dataDir: string;
   /** Pause per sampler step, so progress can be watched (and interrupted). Default 40 ms. */

@@ -34,7 +34,7 @@ export interface EdgeTtsSocketData {
 }
 
 /** The Sec-MS-GEC value for a trusted client token at a given time. */
-export function secMsGec(token: string, atMs: number): string {
+function secMsGec(token: string, atMs: number): string {
   const seconds = BigInt(Math.floor(atMs / 1000)) + WINDOWS_EPOCH_OFFSET_S;
   const rounded = seconds - (seconds % 300n);
   return createHash("sha256").update(`${rounded * 10_000_000n}${token}`).digest("hex").toUpperCase();
@@ -77,7 +77,7 @@ function decodeXml(text: string): string {
 }
 
 /** Voice name, prosody rate and plain text of an SSML document. */
-export function readSsml(ssml: string): { voice?: string; rate?: string; text: string } {
+function readSsml(ssml: string): { voice?: string; rate?: string; text: string } {
   const voice = /<voice\b[^>]*\bname\s*=\s*["']([^"']+)["']/i.exec(ssml)?.[1];
   const rate = /<prosody\b[^>]*\brate\s*=\s*["']([^"']+)["']/i.exec(ssml)?.[1];
   const inner = /<voice\b[^>]*>([\s\S]*)<\/voice>/i.exec(ssml)?.[1] ?? ssml;

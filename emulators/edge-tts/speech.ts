@@ -11,13 +11,13 @@ import { spawn, spawnSync } from "node:child_process";
 import { isUnspacedScript } from "../../shared/text/words.ts";
 
 /** One spoken word; times in 100-ns ticks as Edge reports them. */
-export interface SpokenWord {
+interface SpokenWord {
   text: string;
   offsetTicks: number;
   durationTicks: number;
 }
 
-export interface SpeechTrack {
+interface SpeechTrack {
   mp3: Uint8Array;
   words: SpokenWord[];
   durationMs: number;
@@ -70,7 +70,7 @@ export function espeakVoiceFor(edgeVoice: string): string | undefined {
  * SSML prosody rate as a speed factor: `+20%` -> 1.2, `-10%` -> 0.9, `1.5` -> 1.5, and the named
  * rates (x-slow 0.5, slow 0.64, medium 1, fast 1.55, x-fast 2). Clamped to 0.5..2.
  */
-export function rateFactor(rate: string | undefined): number {
+function rateFactor(rate: string | undefined): number {
   const value = (rate ?? "").trim().toLowerCase();
   const named: Record<string, number> = { "x-slow": 0.5, slow: 0.64, medium: 1, default: 1, fast: 1.55, "x-fast": 2 };
   let factor = 1;
@@ -198,7 +198,7 @@ async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Prom
 }
 
 /** The speech as 16-bit mono PCM at espeak-ng's own rate, before any encoding, with its words. */
-export interface PcmSpeech {
+interface PcmSpeech {
   pcm: Int16Array;
   sampleRate: number;
   words: SpokenWord[];

@@ -104,7 +104,7 @@ export const FAULT_KINDS = {
   telegram: ["unavailable", "refused", "rate_limited", "slow"],
 } as const;
 
-export type FaultService = keyof typeof FAULT_KINDS;
+type FaultService = keyof typeof FAULT_KINDS;
 
 export interface Fault {
   service: FaultService;

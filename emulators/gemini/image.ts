@@ -33,7 +33,7 @@ export function wantsImage(config: ImageGenerationConfig | undefined): boolean {
 }
 
 /** The subject of a scene prompt: what follows "showing:", else its first sentence. */
-export function promptSubject(prompt: string): string {
+function promptSubject(prompt: string): string {
   const at = prompt.lastIndexOf("showing:");
   const subject = at >= 0 ? prompt.slice(at + "showing:".length) : prompt;
   return subject.split(/[.;\n]/)[0]!.trim().slice(0, 80);

@@ -21,7 +21,7 @@ import process from "node:process";
 /** OAuth client ids as the emulator takes them. */
 export const CLIENT_ID = /^[A-Za-z0-9._-]{1,200}$/;
 
-export interface RefreshRecord {
+interface RefreshRecord {
   client_id: string;
   channel: string;
   /** `issued`, or the OAuth error the grant was refused with. */

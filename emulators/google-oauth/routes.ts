@@ -40,10 +40,9 @@ import { handleClientsAdmin } from "./clients-admin.ts";
 import { handleRevocation } from "./revocation.ts";
 import { REFRESH_TOKEN_PREFIX, TOKEN_LIFETIME_S } from "./token-store.ts";
 
-export const UPLOAD_SCOPE = "https://www.googleapis.com/auth/youtube.upload";
-export const AUTHORIZATION_PATH = "/o/oauth2/v2/auth";
+const AUTHORIZATION_PATH = "/o/oauth2/v2/auth";
 /** The channel a consent without `login_hint` connects. */
-export const DEFAULT_CHANNEL = "emulator-channel";
+const DEFAULT_CHANNEL = "emulator-channel";
 
 /** YouTube's channel id form (`UC` + 22 characters), derived from the channel name. */
 export function channelIdFor(channel: string): string {

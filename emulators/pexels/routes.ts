@@ -63,7 +63,7 @@ function renditions(k: number): Rendition[] {
 }
 
 /** The search answer for a query (pure). */
-export function searchResults(origin: string, query: string, perPage: number) {
+function searchResults(origin: string, query: string, perPage: number) {
   const digest = createHash("sha256").update(query.toLowerCase()).digest();
   const videos = Array.from({ length: Math.min(perPage, 6) }, (_, k) => {
     const id = 1_000_000 + digest.readUInt32BE(k * 4) % 9_000_000;

@@ -27,7 +27,7 @@ export interface BucketRecord {
   updated_at: string;
 }
 
-export interface ObjectRecord {
+interface ObjectRecord {
   id: string;
   content_type: string;
   cache_control: string;
@@ -37,7 +37,7 @@ export interface ObjectRecord {
   updated_at: string;
 }
 
-export interface ListedEntry {
+interface ListedEntry {
   name: string;
   id: string | null;
   updated_at: string | null;

@@ -8,7 +8,7 @@ import type { EmulatorContext } from "../context.ts";
 import { jsonResponse } from "../context.ts";
 
 /** JSON request bodies (list, sign, remove, bucket) are small; anything bigger is refused. */
-export const JSON_BODY_CAP = 64 * 1024;
+const JSON_BODY_CAP = 64 * 1024;
 
 /**
  * Storage's error body: `{statusCode, code, error, message}`; storage-js reads `statusCode`/`code`

@@ -4,7 +4,7 @@
  * drops; Storage takes the form's file part whatever its name.
  */
 
-export interface FormPart {
+interface FormPart {
   name: string;
   /** Present (possibly empty) on a file part. */
   filename?: string;

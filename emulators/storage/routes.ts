@@ -26,7 +26,7 @@ import { errors, readJsonBody, refuseUnlessServiceKey, signToken, streamBodyToFi
 import { parseMultipart } from "./multipart.ts";
 import { handleTus, TUS_PATH } from "./tus.ts";
 
-export const STORAGE_BASE = "/storage/v1";
+const STORAGE_BASE = "/storage/v1";
 
 export async function resetStorage(ctx: EmulatorContext): Promise<void> {
   await ctx.storage.disk.reset();

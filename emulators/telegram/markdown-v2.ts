@@ -5,7 +5,7 @@
  * ~strikethrough~, ||spoiler||, `code`, ```pre```, [text](url), and > block quotes at a line start.
  */
 
-export type ParseResult = { ok: true; text: string } | { ok: false; error: string };
+type ParseResult = { ok: true; text: string } | { ok: false; error: string };
 
 const RESERVED = new Set("_*[]()~`>#+-=|{}.!");
 

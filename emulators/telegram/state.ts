@@ -18,14 +18,14 @@ export interface StoredMessage {
   photo?: { filename: string; content_type: string; size_bytes: number; sha256: string };
 }
 
-export interface TelegramSettings {
+interface TelegramSettings {
   /** Least time between two messages to one chat (Telegram: about one message per second per chat). */
   per_chat_interval_ms: number;
   /** Most messages to one group or channel per minute (Telegram: 20). */
   group_per_minute: number;
 }
 
-export const DEFAULT_TELEGRAM_SETTINGS: TelegramSettings = { per_chat_interval_ms: 1000, group_per_minute: 20 };
+const DEFAULT_TELEGRAM_SETTINGS: TelegramSettings = { per_chat_interval_ms: 1000, group_per_minute: 20 };
 
 export class TelegramState {
   readonly #initialChats: string[];
@@ -69,7 +69,7 @@ export class TelegramState {
   }
 }
 
-export function isGroup(chat: string): boolean {
+function isGroup(chat: string): boolean {
   return chat.startsWith("-") || chat.startsWith("@");
 }
 

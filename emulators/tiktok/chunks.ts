@@ -11,12 +11,12 @@
  */
 
 export const MB = 1024 * 1024;
-export const MIN_CHUNK = 5 * MB;
-export const MAX_CHUNK = 64 * MB;
-export const MAX_FINAL_CHUNK = 128 * MB;
-export const MAX_CHUNKS = 1000;
+const MIN_CHUNK = 5 * MB;
+const MAX_CHUNK = 64 * MB;
+const MAX_FINAL_CHUNK = 128 * MB;
+const MAX_CHUNKS = 1000;
 
-export interface Layout {
+interface Layout {
   video_size: number;
   chunk_size: number;
   total_chunk_count: number;
@@ -46,7 +46,7 @@ export function checkLayout(videoSize: unknown, chunkSize: unknown, totalChunkCo
   return layout;
 }
 
-export function finalChunkSize(layout: Layout): number {
+function finalChunkSize(layout: Layout): number {
   return layout.video_size - (layout.total_chunk_count - 1) * layout.chunk_size;
 }
 

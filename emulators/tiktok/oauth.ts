@@ -40,12 +40,12 @@ import { oauthError } from "./errors.ts";
 import { tiktokFor } from "./state.ts";
 import { ACCESS_TOKEN_LIFETIME_S, type AccessToken, type Grant } from "./store.ts";
 
-export const AUTHORIZE_PATH = "/v2/auth/authorize/";
-export const TOKEN_PATH = "/v2/oauth/token/";
+const AUTHORIZE_PATH = "/v2/auth/authorize/";
+const TOKEN_PATH = "/v2/oauth/token/";
 export const REVOKE_PATH = "/v2/oauth/revoke/";
 /** The user a consent without `login_hint` signs in as. */
-export const DEFAULT_USER = "emulator-creator";
-export const SCOPES = ["user.info.basic", "user.info.profile", "user.info.stats", "video.list", "video.publish", "video.upload"] as const;
+const DEFAULT_USER = "emulator-creator";
+const SCOPES = ["user.info.basic", "user.info.profile", "user.info.stats", "video.list", "video.publish", "video.upload"] as const;
 
 const MAX_FORM_BYTES = 8 * 1024;
 const CLIENT_KEY = /^[A-Za-z0-9._-]{1,100}$/;
@@ -60,7 +60,7 @@ function consentErrorPage(param: string, detail: string): Response {
 }
 
 /** A desktop redirect URI: absolute http(s), host localhost or 127.0.0.1 with a port, no query or fragment, under 512 characters. */
-export function isDesktopRedirect(uri: string): boolean {
+function isDesktopRedirect(uri: string): boolean {
   if (uri.length >= 512) return false;
   let url: URL;
   try {

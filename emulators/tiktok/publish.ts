@@ -35,12 +35,12 @@ import { apiError, apiOk, invalidParams, rateLimitExceeded } from "./errors.ts";
 import { authorizeCall, type Caller } from "./state.ts";
 import { postIdFor, type Publish, type TikTokStore } from "./store.ts";
 
-export const CREATOR_INFO_PATH = "/v2/post/publish/creator_info/query/";
-export const VIDEO_INIT_PATH = "/v2/post/publish/video/init/";
-export const STATUS_PATH = "/v2/post/publish/status/fetch/";
+const CREATOR_INFO_PATH = "/v2/post/publish/creator_info/query/";
+const VIDEO_INIT_PATH = "/v2/post/publish/video/init/";
+const STATUS_PATH = "/v2/post/publish/status/fetch/";
 export const UPLOAD_PATH = "/tiktok-upload/video/";
 
-export const RATE_LIMITS = { creator_info: 20, init: 6, status: 30 } as const;
+const RATE_LIMITS = { creator_info: 20, init: 6, status: 30 } as const;
 const PRIVACY_LEVELS = ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"] as const;
 /** A public creator account's options (TikTok offers FOLLOWER_OF_CREATOR to private accounts instead). */
 const AUDITED_OPTIONS = ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY"];
@@ -182,7 +182,7 @@ async function videoInit(req: Request, url: URL, ctx: EmulatorContext): Promise<
 
 const spamRisk = () => apiError(403, "spam_risk_too_many_posts", "The daily post cap from the API is reached for the current user.");
 
-export type PublishStatus = "PROCESSING_UPLOAD" | "PROCESSING_DOWNLOAD" | "PUBLISH_COMPLETE" | "FAILED";
+type PublishStatus = "PROCESSING_UPLOAD" | "PROCESSING_DOWNLOAD" | "PUBLISH_COMPLETE" | "FAILED";
 
 /** Where a publish stands at `now`. */
 export function statusAt(publish: Publish, now: number, processingDelayMs: number): PublishStatus {

@@ -19,10 +19,10 @@ import process from "node:process";
 /** Access tokens live 24 hours (`expires_in: 86400`). */
 export const ACCESS_TOKEN_LIFETIME_S = 86_400;
 /** Refresh tokens live 365 days (`refresh_expires_in`). */
-export const REFRESH_TOKEN_LIFETIME_S = 365 * 86_400;
+const REFRESH_TOKEN_LIFETIME_S = 365 * 86_400;
 const CODE_LIFETIME_MS = 10 * 60_000;
 
-export const DEFAULT_SETTINGS = {
+const DEFAULT_SETTINGS = {
   /** How long TikTok "processes" a fully uploaded video before it is PUBLISH_COMPLETE (or FAILED). */
   processing_delay_ms: 5_000,
   /** Successful inits a creator may make in any rolling 24 hours before `spam_risk_too_many_posts`. */

@@ -22,7 +22,7 @@ const DAY_MS = 86_400_000;
 const VIEW_DECAY_DAYS = 2;
 /** Seconds after which a view counts as engaged. */
 const ENGAGED_AFTER_S = 3;
-export const RETENTION_POINTS = 100;
+const RETENTION_POINTS = 100;
 
 export interface VideoFacts {
   seed: string;
@@ -35,7 +35,7 @@ export interface VideoFacts {
   uploadedAtMs: number;
 }
 
-export interface ReportPeriod {
+interface ReportPeriod {
   /** `YYYY-MM-DD`, inclusive. */
   startDate: string;
   endDate: string;

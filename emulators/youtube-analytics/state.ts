@@ -7,12 +7,12 @@
 import process from "node:process";
 import type { EmulatorContext } from "../context.ts";
 
-export const DEFAULT_SEED = "md-ame";
+const DEFAULT_SEED = "md-ame";
 /** The Analytics API's queries per project and day, as the emulator meters them. */
-export const DEFAULT_QUERIES_PER_DAY = 10_000;
+const DEFAULT_QUERIES_PER_DAY = 10_000;
 const MAX_QUERIES = 1000;
 
-export interface AnsweredQuery {
+interface AnsweredQuery {
   at: string;
   channel: string;
   client_id: string;

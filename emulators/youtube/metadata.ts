@@ -17,7 +17,7 @@ import type { UploadSession, VideoRecord } from "./store.ts";
 
 const PRIVACY = new Set(["public", "private", "unlisted"]);
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
-export const DEFAULT_CATEGORY = "22";
+const DEFAULT_CATEGORY = "22";
 
 const invalidMetadata = (message: string) => apiError(400, "invalidVideoMetadata", message);
 const invalidPublishAt = (why: string) => apiError(400, "invalidPublishAt", `The request metadata specifies an invalid scheduled publishing time: ${why}`);

@@ -9,7 +9,7 @@ import { quotaExceeded, unauthorized } from "./errors.ts";
 import { type ApiMethod, COSTS, YouTubeRules } from "./rules.ts";
 import { YouTubeStore } from "./store.ts";
 
-export interface YouTubeState {
+interface YouTubeState {
   store: YouTubeStore;
   rules: YouTubeRules;
 }

@@ -50,7 +50,7 @@ export interface VideoRecord {
 }
 
 /** Sessions older than this are gone, as Google's expire after about a week. */
-export const SESSION_LIFETIME_MS = 7 * 24 * 3600 * 1000;
+const SESSION_LIFETIME_MS = 7 * 24 * 3600 * 1000;
 
 async function writeJson(file: string, value: unknown): Promise<void> {
   const tmp = `${file}.tmp`;
@@ -66,7 +66,7 @@ async function sha256File(file: string): Promise<string> {
 
 const sizeOf = (file: string) => stat(file).then((s) => s.size, () => undefined);
 
-export function videoIdFor(uploadId: string): string {
+function videoIdFor(uploadId: string): string {
   return createHash("sha256").update(uploadId).digest("base64url").slice(0, 11);
 }
 

@@ -17,7 +17,7 @@ import { createLlmRouter, type LlmProviders, type LlmRouter, memoizedProvider } 
 import { youtubeClientFor } from "../../shared/providers/youtube/account-client.ts";
 import type { Defences } from "./safety/defences.ts";
 
-export const PIPELINE_ENV_KEYS = [
+const PIPELINE_ENV_KEYS = [
   "ENV",
   "DB_URL",
   "FUNCTIONS_URL",
@@ -59,9 +59,9 @@ export const PIPELINE_ENV_KEYS = [
   "TICK_CPU_SHARE",
 ] as const;
 
-export type PipelineEnv = ReturnType<typeof loadEnv<(typeof PIPELINE_ENV_KEYS)[number]>>;
+type PipelineEnv = ReturnType<typeof loadEnv<(typeof PIPELINE_ENV_KEYS)[number]>>;
 
-export type SynthesizeSpeech = (request: { text: string; voice: string; rate: string; language: Language }) => Promise<SynthesizedSpeech>;
+type SynthesizeSpeech = (request: { text: string; voice: string; rate: string; language: Language }) => Promise<SynthesizedSpeech>;
 
 /** What a voice provider needs to know of a dimension to pick its voice. */
 export interface DimensionVoices {
@@ -103,7 +103,7 @@ export interface PipelineDeps {
 }
 
 /** The LLM providers the environment configures: Gemini always, an OpenAI-compatible API when its base URL is set. */
-export function llmProvidersFromEnv(env: PipelineEnv): LlmProviders {
+function llmProvidersFromEnv(env: PipelineEnv): LlmProviders {
   const providers: LlmProviders = {
     gemini: memoizedProvider(env.GEMINI_MODEL, (model) => createGeminiJsonModel({ apiKey: env.GEMINI_API_KEY, baseUrl: env.GEMINI_BASE_URL, model })),
   };

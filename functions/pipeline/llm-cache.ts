@@ -28,11 +28,11 @@ export function newLlmCounters(): LlmCounters {
  * providers existed stay valid); any other provider is prefixed, so two providers serving a
  * model of the same name never share answers.
  */
-export function cacheModelId(model: Pick<TextModel, "provider" | "model">): string {
+function cacheModelId(model: Pick<TextModel, "provider" | "model">): string {
   return model.provider === "gemini" ? model.model : `${model.provider}/${model.model}`;
 }
 
-export interface CachedCallContext {
+interface CachedCallContext {
   sql: Sql;
   /** The stage's logger: it carries the execution id, stage and step token. */
   log: Logger;

@@ -27,7 +27,7 @@ export interface LlmProvider {
 
 export type LlmProviders = Partial<Record<LlmProviderName, LlmProvider>>;
 
-export interface LlmRequest<T> {
+interface LlmRequest<T> {
   task: LlmTask;
   /** Whose routing applies. */
   dimensionId: string;

@@ -5,7 +5,7 @@ import process from "node:process";
  * asks for exactly the free slots and the claims follow the backlog. Stage tasks mostly wait on
  * I/O (LLM, TTS, uploads): running several at once costs little CPU and shortens a tick's drain.
  */
-export interface PoolOptions<T> {
+interface PoolOptions<T> {
   concurrency: number;
   /** Claims up to `n` tasks; fewer, or none, when the queue shows fewer visible. */
   claim: (n: number) => Promise<T[]>;
@@ -15,7 +15,7 @@ export interface PoolOptions<T> {
   mayClaim: () => boolean;
 }
 
-export interface PoolResult {
+interface PoolResult {
   processed: number;
   failed: number;
   /** True when the budget stopped the claims: work may remain for the next tick. */

@@ -96,7 +96,7 @@ const VISIBILITY_TIMEOUT_S = 30;
 const HEARTBEAT_MS = 10_000;
 const RUNNER_ID = `pipeline-${crypto.randomUUID().slice(0, 8)}`;
 
-export interface DrainOptions {
+interface DrainOptions {
   /** Wall time after which no task is claimed; the tasks in flight still finish. */
   budgetMs: number;
   /** CPU time after which no task is claimed. Default: TICK_CPU_SHARE of EDGE_CPU_LIMIT_MS. */

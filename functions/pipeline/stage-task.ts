@@ -27,7 +27,7 @@ export interface StageContext extends BaseTaskContext {
 }
 
 /** Ingest: the topics to turn into units, and every refused or dropped signal to audit. */
-export type IngestOutcome = {
+type IngestOutcome = {
   kind: "topics.recorded";
   /** Each with its unit key, fingerprint and the classifier's verdict (record_topics reads them). */
   topics: Record<string, unknown>[];
@@ -36,7 +36,7 @@ export type IngestOutcome = {
 };
 
 /** Model-written text the safety gate refused: audited, never stored, and the unit rejected. */
-export type UnsafeOutput = {
+type UnsafeOutput = {
   kind: "unsafe_output";
   subject: "script" | "scene_plan";
   /** The refused text as the audit log keeps it. */
@@ -44,13 +44,13 @@ export type UnsafeOutput = {
   verdict: SafetyVerdict;
 };
 
-export type ScriptOutcome =
+type ScriptOutcome =
   | { kind: "script.recorded"; script: StoredScript }
   | { kind: "script.rejected"; reason: string; audits: HookAuditRecord[] }
   | UnsafeOutput;
 
 /** The safety gate's verdict on the stored script, allowed or not. */
-export type SafetyOutcome = { kind: "safety.judged"; verdict: SafetyVerdict };
+type SafetyOutcome = { kind: "safety.judged"; verdict: SafetyVerdict };
 
 /** One scene of the plan as record_scene_plan stores it. */
 export interface PlannedScene {
@@ -64,18 +64,18 @@ export interface PlannedScene {
   keywords: string[];
 }
 
-export type PlanOutcome =
+type PlanOutcome =
   | { kind: "plan.recorded"; scenes: PlannedScene[]; visual: Record<string, unknown> }
   | UnsafeOutput;
 
-export type VoiceOutcome = { kind: "voice.recorded"; voice: VoiceTrack; sceneFirstWords: number[] };
+type VoiceOutcome = { kind: "voice.recorded"; voice: VoiceTrack; sceneFirstWords: number[] };
 
 /**
  * Every account's upload is recorded (record_publication, as each one finishes); the completion
  * publishes the unit through the last one. `publish.deferred`: every account is published or
  * deferred and at least one is deferred; the unit waits at stage deferred (defer_unit_publish).
  */
-export type PublishOutcome =
+type PublishOutcome =
   | { kind: "publish.completed"; publicationId: string; externalId: string }
   | { kind: "publish.deferred" };
 

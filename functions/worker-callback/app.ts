@@ -13,7 +13,7 @@ import type { LogContext, Logger, LogStatus } from "../../shared/logging/logger.
 import { verifyWebhook, WEBHOOK_MAX_BODY_BYTES, WebhookVerificationError } from "../../shared/webhooks/standard-webhooks.ts";
 import { refuseMalformedWebhookHeaders } from "./webhook-headers.ts";
 
-export interface WorkerCallbackDeps {
+interface WorkerCallbackDeps {
   sql: Sql;
   logger: Logger;
   /**

@@ -7,7 +7,7 @@ import type { VisualJob } from "../../shared/contracts/queue.ts";
 import { clipEncoderArgs } from "./procedural.ts";
 
 /** Camera motion over a still: zoom and the crop window's centre, from start to end of the clip. */
-export interface StillMotion {
+interface StillMotion {
   z0: number;
   z1: number;
   /** Crop window position as a fraction of the free space (0 = left/top, 1 = right/bottom). */
@@ -18,7 +18,7 @@ export interface StillMotion {
 }
 
 /** Frames in a clip of the job. */
-export function clipFrames(job: Pick<VisualJob, "duration_s" | "fps">): number {
+function clipFrames(job: Pick<VisualJob, "duration_s" | "fps">): number {
   return Math.max(1, Math.round(job.duration_s * job.fps));
 }
 

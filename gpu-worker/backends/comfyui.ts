@@ -10,10 +10,10 @@ import svdWorkflow from "../workflows/svd-img2vid.json" with { type: "json" };
 import { framesToClipArgs } from "./clip-motion.ts";
 import { NoVisualResultError, type VisualBackend, type VisualBackendContext } from "./visual-backend.ts";
 
-export type ComfyWorkflowName = "svd" | "animatediff";
+type ComfyWorkflowName = "svd" | "animatediff";
 
 /** What each workflow generates at: the model's native portrait size, frame count and rate. */
-export const WORKFLOW_SHAPES: Record<ComfyWorkflowName, { width: number; height: number; frames: number; fps: number }> = {
+const WORKFLOW_SHAPES: Record<ComfyWorkflowName, { width: number; height: number; frames: number; fps: number }> = {
   svd: { width: 576, height: 1024, frames: 25, fps: 8 },
   animatediff: { width: 512, height: 896, frames: 16, fps: 8 },
 };

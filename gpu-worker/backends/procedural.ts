@@ -16,7 +16,7 @@ const GRADIENT_TYPES = ["linear", "radial", "circular", "spiral"] as const;
 const PATTERNS = ["none", "grid", "bands", "vignette"] as const;
 
 /** Everything the clip is drawn from, derived from the job alone. */
-export interface ProceduralRecipe {
+interface ProceduralRecipe {
   width: number;
   height: number;
   fps: number;
@@ -85,7 +85,7 @@ export function proceduralRecipe(job: VisualJob): ProceduralRecipe {
  * smooth, and drawing it at full size costs most of the time); the pattern is drawn at that size
  * too, so it moves with the gradient and comes out soft.
  */
-export function proceduralFilter(r: ProceduralRecipe): string {
+function proceduralFilter(r: ProceduralRecipe): string {
   const margin = r.motion === "drift" ? 1.25 : 1;
   const canvasW = even(r.width * margin);
   const canvasH = even(r.height * margin);
@@ -168,7 +168,7 @@ export function clipEncoderArgs(fps: number, frames: number, outPath: string, pr
   ];
 }
 
-export function proceduralArgs(r: ProceduralRecipe, outPath: string, preset = "ultrafast"): string[] {
+function proceduralArgs(r: ProceduralRecipe, outPath: string, preset = "ultrafast"): string[] {
   return ["-f", "lavfi", "-i", proceduralFilter(r), ...clipEncoderArgs(r.fps, r.frames, outPath, preset)];
 }
 

@@ -22,9 +22,9 @@ import { criticalT, welch } from "./welch.ts";
 /** Speaking pace turning narration words into seconds (functions/pipeline/stages/unit.ts has the same). */
 export const WORDS_PER_SECOND = 2.5;
 /** Family-wise false-move rate of one week's comparisons of a dimension. */
-export const WEEKLY_ALPHA = 0.05;
+const WEEKLY_ALPHA = 0.05;
 /** Minimum effect of the engaged-views comparison: a 25% ratio, on a log scale. */
-export const MIN_LOG_VIEWS_EFFECT = Math.log(1.25);
+const MIN_LOG_VIEWS_EFFECT = Math.log(1.25);
 /** At most this many categories are compared in a week (the most frequent). */
 const MAX_CATEGORIES = 10;
 const WEEK_MS = 7 * 24 * 3600 * 1000;
@@ -75,7 +75,7 @@ export interface Move {
   evidence: Record<string, unknown>;
 }
 
-export interface Decisions {
+interface Decisions {
   moves: Move[];
   comparisons: AdaptComparison[];
 }

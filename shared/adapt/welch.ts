@@ -5,7 +5,7 @@
  * Cornish-Fisher expansion, within 1% of the exact value from 4 degrees of freedom up).
  */
 
-export interface WelchResult {
+interface WelchResult {
   meanA: number;
   meanB: number;
   /** meanB - meanA. */
@@ -37,7 +37,7 @@ export function welch(a: readonly number[], b: readonly number[]): WelchResult |
 }
 
 /** The standard normal quantile (Acklam's rational approximation, relative error under 1.2e-9). */
-export function normalQuantile(p: number): number {
+function normalQuantile(p: number): number {
   if (p <= 0 || p >= 1) throw new RangeError(`p must be in (0, 1), not ${p}`);
   const a = [-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1, 2.506628277459239];
   const b = [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];

@@ -28,10 +28,10 @@ export const OAuthClientId = oneLine(
 );
 
 /** YouTube channel ids: `UC` + 22 characters. */
-export const ChannelId = z.string().regex(/^UC[A-Za-z0-9_-]{22}$/, "must be a YouTube channel id (UC + 22 characters)");
+const ChannelId = z.string().regex(/^UC[A-Za-z0-9_-]{22}$/, "must be a YouTube channel id (UC + 22 characters)");
 
 /** A TikTok user's open_id for the app: letters, digits, `.`, `_`, `-`, at most 128. */
-export const TikTokOpenId = z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, "must be a TikTok open_id (letters, digits, '.', '_' or '-', at most 128)");
+const TikTokOpenId = z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, "must be a TikTok open_id (letters, digits, '.', '_' or '-', at most 128)");
 
 /**
  * Body of POST /pipeline/accounts: the server seals the refresh token with CREDENTIALS_KEY before

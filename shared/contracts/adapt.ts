@@ -13,8 +13,7 @@ const num = (min: number, max: number) => z.number({ message: "must be a number"
 const whole = (min: number, max: number) => num(min, max).int("must be a whole number");
 
 /** Names of the parameters: the groups, and one per source kind or topic category. */
-export const ADAPT_GROUPS = ["daily_volume", "hook_threshold", "video_length", "source_weights", "topic_categories"] as const;
-export type AdaptGroup = (typeof ADAPT_GROUPS)[number];
+const ADAPT_GROUPS = ["daily_volume", "hook_threshold", "video_length", "source_weights", "topic_categories"] as const;
 
 const CATEGORY = /^[a-z0-9][a-z0-9 &'._-]{0,59}$/;
 /**

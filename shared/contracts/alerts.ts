@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { DimensionId } from "./dimension-id.ts";
 
-export const ALERT_KINDS = [
+const ALERT_KINDS = [
   "run_failed",
   "dead_letter",
   "needs_reconnect",
@@ -14,10 +14,10 @@ export const ALERT_KINDS = [
 export const AlertKind = z.enum(ALERT_KINDS);
 export type AlertKind = z.infer<typeof AlertKind>;
 
-export const AlertStatus = z.enum(["pending", "sent", "failed"]);
+const AlertStatus = z.enum(["pending", "sent", "failed"]);
 
 /** A chat id: a number (groups and channels negative) or a public `@channelname`. */
-export const AlertChatId = z.string().regex(/^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31})$/, "must be a Telegram chat id (a number) or @channelname");
+const AlertChatId = z.string().regex(/^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31})$/, "must be a Telegram chat id (a number) or @channelname");
 
 /** A dimension's alert settings: its own Telegram chat instead of the environment's TELEGRAM_CHAT_ID. */
 export const DimensionAlerts = z.object({

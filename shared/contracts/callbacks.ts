@@ -7,7 +7,7 @@ import { QualityReport } from "./quality.ts";
  * renderAssetKey). Anything else (a path with `..`, another prefix) is refused before it is stored.
  */
 export const SceneAssetKey = z.string().regex(/^scenes\/[0-9a-f]{64}\.mp4$/, "a scene asset key is scenes/<sha256>.mp4");
-export const RenderVideoKey = z.string().regex(/^renders\/[0-9a-f]{64}\.mp4$/, "a video key is renders/<sha256>.mp4");
+const RenderVideoKey = z.string().regex(/^renders\/[0-9a-f]{64}\.mp4$/, "a video key is renders/<sha256>.mp4");
 
 /**
  * A key in the asset store under a music library: '/'-separated names, none empty, '.' or '..',

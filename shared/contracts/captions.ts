@@ -14,10 +14,10 @@ export type CaptionProfile = z.infer<typeof CaptionProfile>;
  * resolves from the dimension's active accounts: all on YouTube -> youtube_shorts, all on TikTok
  * -> tiktok, on several platforms or none -> intersection (mdame.render_job).
  */
-export const DimensionCaptionProfile = z.enum(["platforms", "intersection", "youtube_shorts", "tiktok", "reels"], {
+const DimensionCaptionProfile = z.enum(["platforms", "intersection", "youtube_shorts", "tiktok", "reels"], {
   message: "must be one of platforms, intersection, youtube_shorts, tiktok, reels",
 });
-export type DimensionCaptionProfile = z.infer<typeof DimensionCaptionProfile>;
+type DimensionCaptionProfile = z.infer<typeof DimensionCaptionProfile>;
 
 /** A dimension's caption settings (`captions` in its configuration). */
 export const DimensionCaptions = z.object({

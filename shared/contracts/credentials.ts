@@ -12,8 +12,8 @@ const count = z.number().int().nonnegative();
 const Kid = z.string().regex(/^[0-9a-f]{8}$/);
 
 /** The kids of the functions' key ring. */
-export const KeyRingKids = z.object({ current: Kid, previous: z.array(Kid) }).strict();
-export type KeyRingKids = z.infer<typeof KeyRingKids>;
+const KeyRingKids = z.object({ current: Kid, previous: z.array(Kid) }).strict();
+type KeyRingKids = z.infer<typeof KeyRingKids>;
 
 /** Largest batch one request re-seals: each account costs a decryption, an encryption and an RPC. */
 export const MAX_RESEAL_BATCH = 100;

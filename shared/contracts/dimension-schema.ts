@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { DimensionConfig } from "./dimension.ts";
 
-export const DIMENSION_SCHEMA_ID = "urn:mdame:schema:dimension-config";
+const DIMENSION_SCHEMA_ID = "urn:mdame:schema:dimension-config";
 
 /** The committed copy, relative to the project: what editors are pointed at. */
 export const DIMENSION_SCHEMA_FILE = "docs/dimension.schema.json";

@@ -22,7 +22,7 @@ import { DimensionId } from "./dimension-id.ts";
  */
 
 /** Narration length bounds (words) a vertical short can hold; the table checks the same. */
-export const NARRATION_WORDS = { min: 60, max: 180, minSpread: 10 } as const;
+const NARRATION_WORDS = { min: 60, max: 180, minSpread: 10 } as const;
 
 export { DimensionId };
 

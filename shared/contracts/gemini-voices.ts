@@ -31,7 +31,7 @@ export const GEMINI_TTS_VOICES = [
   "Zephyr",
   "Zubenelgenubi",
 ] as const;
-export type GeminiTtsVoice = (typeof GEMINI_TTS_VOICES)[number];
+type GeminiTtsVoice = (typeof GEMINI_TTS_VOICES)[number];
 
 /**
  * The fallback voice of a dimension that names none. Gemini's voices speak every language it

@@ -33,8 +33,8 @@ export const HousekeepingSetting = z.object({
 }).strict();
 export type HousekeepingSetting = z.infer<typeof HousekeepingSetting>;
 
-export const HOUSEKEEPING_KINDS = ["scene_cache", "renders", "voices", "llm_cache", "events", "step_results", "pgmq_archives"] as const;
-export const HousekeepingKind = z.enum(HOUSEKEEPING_KINDS);
+const HOUSEKEEPING_KINDS = ["scene_cache", "renders", "voices", "llm_cache", "events", "step_results", "pgmq_archives"] as const;
+const HousekeepingKind = z.enum(HOUSEKEEPING_KINDS);
 
 /** One kind of a housekeeping pass: rows that qualify, rows this pass deleted, Storage keys it queued. */
 export const HousekeepingKindResult = z.object({

@@ -60,7 +60,7 @@ export const RunRecord = z.object({
 export type RunRecord = z.infer<typeof RunRecord>;
 
 /** How far a run got with one of its dimensions (`mdame.run_dimensions` without the run id). */
-export const RunDimensionStatus = z.object({
+const RunDimensionStatus = z.object({
   dimension_id: DimensionId,
   status: z.enum(["ingesting", "ingested", "failed"]),
   topics_seen: count,
@@ -70,10 +70,10 @@ export const RunDimensionStatus = z.object({
   config_hash: z.string().nullable(),
   config: z.record(z.string(), z.unknown()).nullable(),
 }).strict();
-export type RunDimensionStatus = z.infer<typeof RunDimensionStatus>;
+type RunDimensionStatus = z.infer<typeof RunDimensionStatus>;
 
 /** A unit's rendered video as the render reported it (mdame.work_units.video). */
-export const UnitVideo = z.object({
+const UnitVideo = z.object({
   video_key: z.string(),
   duration_s: z.number(),
   width: z.number().int().optional(),
@@ -84,7 +84,7 @@ export const UnitVideo = z.object({
   /** The music bed and its licence; absent for voice only. */
   music: MusicTrackRecord.nullable().optional(),
 }).strict();
-export type UnitVideo = z.infer<typeof UnitVideo>;
+type UnitVideo = z.infer<typeof UnitVideo>;
 
 /** A publication of a unit on one account. */
 export const UnitPublication = z.object({

@@ -16,8 +16,8 @@ const timestamp = z.string();
 
 /** Every stage a work unit can be at, in pipeline order, then its resting states. */
 export const OPS_UNIT_STAGES = ["script", "safety", "plan", "media", "render", "publish", "deferred", "published", "rejected", "failed"] as const;
-export const OpsUnitStage = z.enum(OPS_UNIT_STAGES);
-export type OpsUnitStage = z.infer<typeof OpsUnitStage>;
+const OpsUnitStage = z.enum(OPS_UNIT_STAGES);
+type OpsUnitStage = z.infer<typeof OpsUnitStage>;
 
 /** How many of something are in one state (a run status, a unit stage, a queue message state). */
 export const OpsStateCount = z.object({ state: z.string(), count }).strict();
@@ -31,7 +31,7 @@ export const OpsOverviewQuery = z.object({ failures: z.coerce.number().int().min
 export type OpsOverviewQuery = z.infer<typeof OpsOverviewQuery>;
 
 /** A run as the overview shows it. */
-export const OpsRunSummary = z.object({
+const OpsRunSummary = z.object({
   id: uuid,
   status: z.enum(["running", "completed", "failed", "rolled_back"]),
   trigger_kind: z.string(),
@@ -40,10 +40,10 @@ export const OpsRunSummary = z.object({
   finished_at: timestamp.nullable(),
   error: z.string().nullable(),
 }).strict();
-export type OpsRunSummary = z.infer<typeof OpsRunSummary>;
+type OpsRunSummary = z.infer<typeof OpsRunSummary>;
 
 /** One active dimension today: the latest run of today's date that covers it, and its units' funnel. */
-export const OpsDimensionToday = z.object({
+const OpsDimensionToday = z.object({
   dimension_id: DimensionId,
   display_name: z.string(),
   /** Null when no run of today covers the dimension yet. */
@@ -55,7 +55,7 @@ export const OpsDimensionToday = z.object({
   /** The run's units of this dimension per stage, every stage of OPS_UNIT_STAGES in that order (zeros included). */
   funnel: z.array(z.object({ stage: OpsUnitStage, units: count }).strict()),
 }).strict();
-export type OpsDimensionToday = z.infer<typeof OpsDimensionToday>;
+type OpsDimensionToday = z.infer<typeof OpsDimensionToday>;
 
 /** One recent failure: a failed unit, a failed run or a dead letter, with its reason and when. */
 export const OpsFailure = z.object({
@@ -109,7 +109,7 @@ export type OpsOverview = z.infer<typeof OpsOverview>;
  * (mdame.worker_heartbeats, database clock). `live`: it beat within three of its beat intervals;
  * `stale`: it did not (crashed, killed, or cut off from the database); `stopped`: it stopped cleanly.
  */
-export const OpsQueueWorker = z.object({
+const OpsQueueWorker = z.object({
   /** `<name>-<host>-<pid>-<random>`, unique per process; its callbacks carry it too. */
   worker_id: z.string(),
   host: z.string(),
@@ -124,7 +124,7 @@ export const OpsQueueWorker = z.object({
   last_beat_age_s: z.number().int(),
   status: z.enum(["live", "stale", "stopped"]),
 }).strict();
-export type OpsQueueWorker = z.infer<typeof OpsQueueWorker>;
+type OpsQueueWorker = z.infer<typeof OpsQueueWorker>;
 
 /** One pgmq queue of the engine (pgmq.metrics_all(), plus how many messages are leased right now). */
 export const OpsQueue = z.object({
@@ -152,11 +152,11 @@ export type OpsQueue = z.infer<typeof OpsQueue>;
  * task in a retry's backoff is neither; a worker job in one counts as held (pgmq records no reader,
  * and a backoff and a heartbeat both only move its visibility).
  */
-export const OpsLeaseCounts = z.object({ held: count, stale: count }).strict();
-export type OpsLeaseCounts = z.infer<typeof OpsLeaseCounts>;
+const OpsLeaseCounts = z.object({ held: count, stale: count }).strict();
+type OpsLeaseCounts = z.infer<typeof OpsLeaseCounts>;
 
 /** An expired lease nothing has reclaimed yet. */
-export const OpsStaleLease = z.object({
+const OpsStaleLease = z.object({
   kind: z.enum(["stage_task", "worker_job", "scene_claim"]),
   /** stage_task: the unit's lease holder (`<worker>/<msg_id>/<read_ct>`); scene_claim: the claim's holder; worker_job: null (pgmq records no reader). */
   holder: z.string().nullable(),
@@ -167,7 +167,7 @@ export const OpsStaleLease = z.object({
   /** Seconds since it expired (database clock). */
   expired_for_s: z.number().int().nonnegative(),
 }).strict();
-export type OpsStaleLease = z.infer<typeof OpsStaleLease>;
+type OpsStaleLease = z.infer<typeof OpsStaleLease>;
 
 /**
  * The last sign of life of a worker that leaves no heartbeat row: a stage runner (the pipeline
@@ -178,7 +178,7 @@ export type OpsStaleLease = z.infer<typeof OpsStaleLease>;
  * heartbeat or claim was that minus its lease length). The pull workers themselves are listed per
  * queue (OpsQueue.workers), from their beats.
  */
-export const OpsWorkerActivity = z.object({
+const OpsWorkerActivity = z.object({
   kind: z.enum(["stage_runner", "scene_generator"]),
   worker_id: z.string(),
   /** Leases it holds now (unexpired). */
@@ -189,7 +189,7 @@ export const OpsWorkerActivity = z.object({
   live: z.boolean(),
   source: z.enum(["work_unit_lease", "scene_generation_claim"]),
 }).strict();
-export type OpsWorkerActivity = z.infer<typeof OpsWorkerActivity>;
+type OpsWorkerActivity = z.infer<typeof OpsWorkerActivity>;
 
 /** Answer of GET /ops/queues. */
 export const OpsQueues = z.object({
@@ -257,7 +257,7 @@ export const OpsScene = z.object({
 export type OpsScene = z.infer<typeof OpsScene>;
 
 /** One YouTube Analytics window of the video (mdame.video_analytics). */
-export const OpsAnalyticsWindow = z.object({
+const OpsAnalyticsWindow = z.object({
   window_days: z.number().int(),
   fetched_at: timestamp,
   period_start: z.string(),
@@ -270,7 +270,7 @@ export const OpsAnalyticsWindow = z.object({
   /** [{ratio, watch_ratio}] in ratio order. */
   retention: z.array(z.object({ ratio: z.number(), watch_ratio: z.number() }).strict()),
 }).strict();
-export type OpsAnalyticsWindow = z.infer<typeof OpsAnalyticsWindow>;
+type OpsAnalyticsWindow = z.infer<typeof OpsAnalyticsWindow>;
 
 /** The rendered file and a time-limited link the browser can play. */
 export const OpsRender = z.object({
@@ -306,7 +306,7 @@ export const OPS_RENDER_URL_TTL_S = 3600;
 // GET /pipeline/ops/quota
 
 /** One YouTube quota bucket of one Google project for the current quota day. */
-export const OpsYouTubeBucket = z.object({
+const OpsYouTubeBucket = z.object({
   oauth_client_id: z.string(),
   /** uploads (videos.insert calls), units (Data API units), analytics (Analytics queries). */
   bucket: z.enum(["uploads", "units", "analytics"]),
@@ -317,10 +317,10 @@ export const OpsYouTubeBucket = z.object({
   limit: count,
   remaining: z.number().int(),
 }).strict();
-export type OpsYouTubeBucket = z.infer<typeof OpsYouTubeBucket>;
+type OpsYouTubeBucket = z.infer<typeof OpsYouTubeBucket>;
 
 /** One TikTok rate window of one account (calls in the last `window_s` on the engine clock). */
-export const OpsTikTokWindow = z.object({
+const OpsTikTokWindow = z.object({
   account_id: uuid,
   channel_handle: z.string(),
   call_kind: z.string(),
@@ -328,7 +328,7 @@ export const OpsTikTokWindow = z.object({
   limit: count,
   window_s: z.number().int().positive(),
 }).strict();
-export type OpsTikTokWindow = z.infer<typeof OpsTikTokWindow>;
+type OpsTikTokWindow = z.infer<typeof OpsTikTokWindow>;
 
 /** OAuth scopes publishing and analytics need, per platform (what `mdame connect` asks for). */
 export const OPS_REQUIRED_SCOPES = {
@@ -377,14 +377,14 @@ export type OpsQuota = z.infer<typeof OpsQuota>;
 // GET /pipeline/ops/schedules and POST /pipeline/ops/schedules/:name/run
 
 /** A run of a pg_cron job (cron.job_run_details). */
-export const OpsScheduleRun = z.object({
+const OpsScheduleRun = z.object({
   status: z.string(),
   start_time: timestamp.nullable(),
   end_time: timestamp.nullable(),
   /** What the job's command answered, cut to 500 characters. */
   return_message: z.string().nullable(),
 }).strict();
-export type OpsScheduleRun = z.infer<typeof OpsScheduleRun>;
+type OpsScheduleRun = z.infer<typeof OpsScheduleRun>;
 
 /** One of the engine's pg_cron jobs (`mdame-*`). */
 export const OpsSchedule = z.object({

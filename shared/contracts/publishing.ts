@@ -8,20 +8,20 @@ import { LanguageTag } from "./language.ts";
  */
 
 /** Production starts this long before `publish_time` when no `run_time` is set (mdame.run_schedule does the same). */
-export const RUN_LEAD_MINUTES = 240;
+const RUN_LEAD_MINUTES = 240;
 
 /** Production starts here when neither `run_time` nor `publish_time` is set: the old daily trigger. */
-export const DEFAULT_RUN_START = { time_zone: "UTC", time: "06:00" } as const;
+const DEFAULT_RUN_START = { time_zone: "UTC", time: "06:00" } as const;
 
 /** A YouTube video category id (`videoCategories.list`): digits, `27` is Education. */
-export const YouTubeCategoryId = z.string({ message: 'must be a category id in quotes, like "27"' })
+const YouTubeCategoryId = z.string({ message: 'must be a category id in quotes, like "27"' })
   .regex(/^[0-9]{1,4}$/, 'must be a YouTube category id: 1-4 digits, like "27" (Education)');
 
 export const PrivacyStatus = z.enum(["public", "unlisted", "private"], { message: "must be one of public, unlisted, private" });
 export type PrivacyStatus = z.infer<typeof PrivacyStatus>;
 
 /** A 24-hour wall-clock time, `HH:MM`. */
-export const WallClockTime = z.string({ message: "must be a time like 18:00" })
+const WallClockTime = z.string({ message: "must be a time like 18:00" })
   .regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, "must be a 24-hour time like 18:00 or 06:30");
 
 /**
@@ -29,7 +29,7 @@ export const WallClockTime = z.string({ message: "must be a time like 18:00" })
  * in the spelling Intl gives it (`asia/jakarta` becomes `Asia/Jakarta`). UTC offsets like `+07:00`
  * are refused: a zone's offset changes with daylight saving time, the name keeps up with it.
  */
-export const TimeZone = z.string({ message: "must be an IANA time zone name like Asia/Jakarta" }).max(64, "must be at most 64 characters")
+const TimeZone = z.string({ message: "must be an IANA time zone name like Asia/Jakarta" }).max(64, "must be at most 64 characters")
   .transform((zone, ctx) => {
     const canonical = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(zone) ? canonicalTimeZone(zone) : undefined;
     if (!canonical) {

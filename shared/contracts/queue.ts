@@ -11,7 +11,6 @@ export const QUEUES = {
   visualGeneration: "visual_generation",
   render: "render",
 } as const;
-export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
 const uuid = z.string().uuid();
 const stepToken = z.string().startsWith("step:").max(300);
@@ -20,8 +19,8 @@ const stepToken = z.string().startsWith("step:").max(300);
 const assetKey = z.string().min(1).max(300);
 
 /** Stages a work unit passes through in the `pipeline` Edge Function (besides visuals and render). */
-export const UnitStage = z.enum(["script", "safety", "plan", "voice", "publish"]);
-export type UnitStage = z.infer<typeof UnitStage>;
+const UnitStage = z.enum(["script", "safety", "plan", "voice", "publish"]);
+type UnitStage = z.infer<typeof UnitStage>;
 
 /** Ingest one dimension's trend signals into topics for a run. */
 export const IngestTask = z.object({ stage: z.literal("ingest"), run_id: uuid, dimension_id: DimensionId, step_token: stepToken }).strict();
@@ -47,8 +46,6 @@ export type PublishTask = z.infer<typeof PublishTask>;
 export const StageTask = z.discriminatedUnion("stage", [IngestTask, ScriptTask, SafetyTask, PlanTask, VoiceTask, PublishTask]);
 export type StageTask = z.infer<typeof StageTask>;
 export type StageName = StageTask["stage"];
-/** A stage task of one work unit (every stage but ingest). */
-export type UnitStageTask = Exclude<StageTask, IngestTask>;
 
 /** One scene to draw, pulled by the gpu-worker from `visual_generation`. */
 export const VisualJob = z.object({

@@ -23,7 +23,7 @@ export const ENGINE_BLOCKED_CATEGORIES = [
 ] as const;
 
 /** Categories a dimension chooses to block (a news dimension may allow politics, a children's dimension blocks all). */
-export const OPTIONAL_CATEGORIES = ["politics", "religion", "alcohol-tobacco", "financial-advice", "tragedy"] as const;
+const OPTIONAL_CATEGORIES = ["politics", "religion", "alcohol-tobacco", "financial-advice", "tragedy"] as const;
 
 /** Every category the classifier may answer; `none` when nothing sensitive is there, `other` for a refusal without one. */
 export const SafetyCategory = z.enum(["none", "other", ...ENGINE_BLOCKED_CATEGORIES, ...OPTIONAL_CATEGORIES]);
@@ -34,11 +34,11 @@ export type SafetyCategory = z.infer<typeof SafetyCategory>;
  * confidence 0.3, `standard` at 0.5, `strict` at 0.7; `strict` also refuses a text the model
  * allowed while naming a blocked category.
  */
-export const Strictness = z.enum(["lenient", "standard", "strict"]);
-export type Strictness = z.infer<typeof Strictness>;
+const Strictness = z.enum(["lenient", "standard", "strict"]);
+type Strictness = z.infer<typeof Strictness>;
 export const ALLOWED_CONFIDENCE: Record<Strictness, number> = { lenient: 0.3, standard: 0.5, strict: 0.7 };
 
-export const DEFAULT_BLOCKED_CATEGORIES: readonly (typeof OPTIONAL_CATEGORIES)[number][] = ["financial-advice"];
+const DEFAULT_BLOCKED_CATEGORIES: readonly (typeof OPTIONAL_CATEGORIES)[number][] = ["financial-advice"];
 
 const profileFields = {
   /** Words or phrases this dimension never publishes (matched as whole words by the rules pre-filter). */

@@ -30,7 +30,7 @@ const limit = (max: number, fallback: number) =>
   z.number({ message: "must be a whole number" }).int("must be a whole number").min(1, `must be 1 to ${max}`).max(max, `must be 1 to ${max}`).default(fallback)
     .describe(`How many items of the source are read per run: 1 to ${max}.`);
 
-export const GoogleTrendsSource = z.object({
+const GoogleTrendsSource = z.object({
   kind: z.literal("google_trends").describe('Google Trends\' "trending now" RSS feed of a region.'),
   weight,
   /** Region of the feed; the dimension's trend_geo when left out. */
@@ -38,7 +38,7 @@ export const GoogleTrendsSource = z.object({
     .describe("Region of the feed, two upper-case letters; the dimension's trend_geo when left out."),
 }).strict();
 
-export const HackerNewsSource = z.object({
+const HackerNewsSource = z.object({
   kind: z.literal("hacker_news").describe("Hacker News stories."),
   weight,
   /** `top` (topstories) or `best` (beststories). */
@@ -47,7 +47,7 @@ export const HackerNewsSource = z.object({
   limit: limit(60, 30),
 }).strict();
 
-export const WikipediaSource = z.object({
+const WikipediaSource = z.object({
   kind: z.literal("wikipedia").describe("A Wikipedia project's most viewed articles of the day."),
   weight,
   /** Wikimedia project of the pageviews, e.g. `en.wikipedia`, `id.wikipedia`. */
@@ -56,7 +56,7 @@ export const WikipediaSource = z.object({
   limit: limit(100, 40),
 }).strict();
 
-export const FeedSource = z.object({
+const FeedSource = z.object({
   kind: z.literal("feed").describe("An RSS 2.0 or Atom feed."),
   weight,
   /** An RSS 2.0 or Atom feed. Checked as one line first: the URL parser would drop a tab or line break silently. */
@@ -65,7 +65,7 @@ export const FeedSource = z.object({
   limit: limit(100, 30),
 }).strict();
 
-export const RedditSource = z.object({
+const RedditSource = z.object({
   kind: z.literal("reddit").describe("A subreddit's hot posts."),
   weight,
   /** Subreddit name without `r/`. */

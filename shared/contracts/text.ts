@@ -7,8 +7,7 @@ import { isOneLineText } from "../text/storable.ts";
  * written (shared/text/storable.ts).
  */
 
-export const ONE_LINE_MESSAGE =
-  "must be one line of plain text: no control characters (escape sequences, line breaks, tabs, NUL), bidi controls or lone surrogates";
+const ONE_LINE_MESSAGE = "must be one line of plain text: no control characters (escape sequences, line breaks, tabs, NUL), bidi controls or lone surrogates";
 
 /** A name-like field (a display name, a font, a keyword, a handle, a reason shown in a list): one line, nothing a terminal acts on. */
 export function oneLine<T extends z.ZodType<string, string>>(schema: T): T {

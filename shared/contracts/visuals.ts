@@ -7,7 +7,7 @@ import { oneLine } from "./text.ts";
  * first backend that is configured on the worker and gives a clip; `procedural` (FFmpeg only,
  * no network) is the last resort that never lacks a result, so every list ends with it.
  */
-export const VISUAL_BACKEND_NAMES = ["gemini-image", "pexels", "comfyui-svd", "comfyui-animatediff", "procedural"] as const;
+const VISUAL_BACKEND_NAMES = ["gemini-image", "pexels", "comfyui-svd", "comfyui-animatediff", "procedural"] as const;
 export const VisualBackendName = z.enum(VISUAL_BACKEND_NAMES);
 export type VisualBackendName = z.infer<typeof VisualBackendName>;
 

@@ -34,16 +34,16 @@ export const ReportVideo = z.object({
 }).strict();
 export type ReportVideo = z.infer<typeof ReportVideo>;
 
-export const DailyOutcomes = z.object({ date: isoDate, published: count, rejected: count, failed: count }).strict();
-export type DailyOutcomes = z.infer<typeof DailyOutcomes>;
+const DailyOutcomes = z.object({ date: isoDate, published: count, rejected: count, failed: count }).strict();
+type DailyOutcomes = z.infer<typeof DailyOutcomes>;
 
-export const StageLatency = z.object({
+const StageLatency = z.object({
   stage: z.string(),
   samples: count,
   p50_s: z.number().nonnegative(),
   p95_s: z.number().nonnegative(),
 }).strict();
-export type StageLatency = z.infer<typeof StageLatency>;
+type StageLatency = z.infer<typeof StageLatency>;
 
 export const WeeklyReport = z.object({
   dimension_id: DimensionId,

@@ -11,11 +11,11 @@ import { WordTiming } from "./media.ts";
 import { DimensionId } from "./dimension-id.ts";
 
 /** work_units.topic: the topic record_topics created the unit from (without its key, fingerprint and verdict). */
-export const StoredTopic = z.looseObject({
+const StoredTopic = z.looseObject({
   title: z.string(),
   context: z.array(z.string()).optional(),
 });
-export type StoredTopic = z.infer<typeof StoredTopic>;
+type StoredTopic = z.infer<typeof StoredTopic>;
 
 /** One scored hook of the script stage, kept with the script (and with a rejection). */
 export const HookAuditRecord = z.object({
@@ -39,8 +39,8 @@ export const StoredScript = z.looseObject({
 export type StoredScript = z.infer<typeof StoredScript>;
 
 /** work_units.script of a unit whose hooks all failed the audit (reject_script): the audits only. */
-export const RejectedScript = z.object({ hook_audits: z.array(HookAuditRecord) }).strict();
-export type RejectedScript = z.infer<typeof RejectedScript>;
+const RejectedScript = z.object({ hook_audits: z.array(HookAuditRecord) }).strict();
+type RejectedScript = z.infer<typeof RejectedScript>;
 
 /** work_units.voice: the narration's track (VoiceTrack as record_voice stored it). */
 export const StoredVoice = z.looseObject({
@@ -53,8 +53,8 @@ export const StoredVoice = z.looseObject({
 export type StoredVoice = z.infer<typeof StoredVoice>;
 
 /** work_units.video: the rendered video (complete_render_job), read by the publish stage. */
-export const StoredVideo = z.looseObject({ video_key: z.string() });
-export type StoredVideo = z.infer<typeof StoredVideo>;
+const StoredVideo = z.looseObject({ video_key: z.string() });
+type StoredVideo = z.infer<typeof StoredVideo>;
 
 /** A row of mdame.work_units as get_work_unit and the stage RPCs return it (timestamps as postgres.js gives them). */
 export const WorkUnit = z.object({

@@ -57,7 +57,7 @@ export type RegisterYouTubeProjectBody = z.infer<typeof RegisterYouTubeProjectBo
  * through a connect whose secret the engine does not hold: its tokens are refreshed with the
  * environment's client, which Google refuses unless it is that client; register it).
  */
-export const YouTubeProjectClientSource = z.enum(["registered", "environment", "unregistered"]);
+const YouTubeProjectClientSource = z.enum(["registered", "environment", "unregistered"]);
 
 /** A project as the API shows it: never its secret. */
 export const YouTubeProject = z.object({

@@ -51,7 +51,7 @@ export function keyIdOf(raw: Uint8Array): string {
 }
 
 /** Why a base64 key is not usable, or null when it is; `name` says where it came from. */
-export function credentialKeyProblem(name: string, keyB64: string): string | null {
+function credentialKeyProblem(name: string, keyB64: string): string | null {
   const raw = fromBase64(keyB64);
   if (raw === null) return `${name} is not base64 (generate a key with: openssl rand -base64 32)`;
   if (raw.length !== KEY_BYTES) return `${name} must decode to ${KEY_BYTES} bytes, it decodes to ${raw.length}`;
@@ -66,7 +66,7 @@ function keyOf(name: string, keyB64: string): CredentialKey {
 }
 
 /** The entries of a comma-separated list of keys; blanks around commas are ignored. */
-export function splitKeyList(text: string | undefined): string[] {
+function splitKeyList(text: string | undefined): string[] {
   if (text === undefined || text.trim() === "") return [];
   return text.split(",").map((entry) => entry.trim());
 }

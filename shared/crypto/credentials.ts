@@ -8,10 +8,10 @@ import { type CredentialKey, type CredentialKeyRing, fromBase64, KEY_BYTES, KID,
  * (no kid), still open with whichever key of the ring sealed them, until rotation re-seals them.
  * Decrypted in memory only, at the moment of use; the keys never enter the database.
  */
-export const AccountCredentials = z.object({
+const AccountCredentials = z.object({
   refresh_token: z.string().min(1).max(4096),
 }).strict();
-export type AccountCredentials = z.infer<typeof AccountCredentials>;
+type AccountCredentials = z.infer<typeof AccountCredentials>;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -57,7 +57,7 @@ export class CredentialsTamperedError extends Error {
 }
 
 /** What a sealed value says of itself, read without any key. */
-export type SealedShape =
+type SealedShape =
   | { format: "v1"; iv: Uint8Array<ArrayBuffer>; body: Uint8Array<ArrayBuffer> }
   | { format: "v2"; kid: string; iv: Uint8Array<ArrayBuffer>; body: Uint8Array<ArrayBuffer> };
 
@@ -138,7 +138,7 @@ async function open(key: CredentialKey, shape: SealedShape, additionalData: stri
 }
 
 /** What opening a sealed value found: its text, or which key it needs and whether the ring lacks it or it does not open. */
-export type OpenedText = { text: string } | { missing: string | null } | { tampered: string };
+type OpenedText = { text: string } | { missing: string | null } | { tampered: string };
 
 /**
  * Opens a sealed value bound to `additionalData` with the key it names (v2), or with each key of

@@ -26,7 +26,7 @@ export interface PgSocketOptions {
   path?: string | false;
 }
 
-export interface ConnectPacingOptions {
+interface ConnectPacingOptions {
   now?: () => number;
   random?: () => number;
   sleep?: (ms: number) => Promise<void>;

@@ -1,7 +1,7 @@
 /**
  * The SQLSTATE codes the RPCs raise (see the migrations), mapped once to error classes callers act on.
  */
-export class DbRuleError extends Error {
+class DbRuleError extends Error {
   constructor(readonly code: string, message: string) {
     super(message);
     this.name = new.target.name;

@@ -22,7 +22,7 @@ export class BodyTooLargeError extends HTTPException {
 }
 
 /** The body is not what the route reads (bad UTF-8, bad JSON, text that cannot be stored); answered 400. */
-export class MalformedBodyError extends MalformedRequestError {
+class MalformedBodyError extends MalformedRequestError {
   constructor(...args: ConstructorParameters<typeof MalformedRequestError>) {
     super(...args);
     this.name = "MalformedBodyError";
@@ -38,7 +38,7 @@ function refuseDeclaredLength(request: Request, maxBytes: number): void {
 }
 
 /** The body's bytes, at most `maxBytes`; throws BodyTooLargeError as soon as more arrive. */
-export async function readBoundedBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
+async function readBoundedBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
   refuseDeclaredLength(request, maxBytes);
   try {
     // Stops the client's upload past the cap: the bytes not yet sent are never pulled.

@@ -42,7 +42,7 @@ function boundedIssue(issue: { code: string; path: readonly PropertyKey[]; messa
 }
 
 /** Zod issues, bounded in count and length. */
-export function boundedIssues(error: ZodError): ErrorIssue[] {
+function boundedIssues(error: ZodError): ErrorIssue[] {
   return error.issues.slice(0, MAX_ISSUES).map(boundedIssue);
 }
 

@@ -10,7 +10,7 @@
  */
 import { z } from "zod";
 
-export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
+type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
 
 /** One example of a body: `value` must pass the body's schema (a test parses every one). */
 export interface ExampleDoc {
@@ -36,7 +36,7 @@ export interface ParameterDoc {
   description: string;
 }
 
-export interface HeaderParameterDoc extends ParameterDoc {
+interface HeaderParameterDoc extends ParameterDoc {
   required: boolean;
 }
 
@@ -62,7 +62,7 @@ export interface RouteDoc {
   responses: Record<number, ResponseDoc>;
 }
 
-export interface ApiDoc {
+interface ApiDoc {
   info: { title: string; version: string; description: string };
   servers: { url: string; description: string }[];
   tags: { name: string; description: string }[];
@@ -98,7 +98,7 @@ function jsonSchemaOptions(io: Io): z.core.ToJSONSchemaParams {
 }
 
 /** A schema on its own, every reference inlined (parameters, and comparing the two sides of a component). */
-export function toJsonSchema(schema: z.ZodType, io: Io): JsonSchema {
+function toJsonSchema(schema: z.ZodType, io: Io): JsonSchema {
   const json = z.toJSONSchema(schema, jsonSchemaOptions(io)) as JsonSchema;
   delete json.$schema;
   return json;

@@ -6,7 +6,7 @@ import type { Logger } from "./logger.ts";
  * one line per `summaryIntervalMs`, and the first success after a streak logs
  * "<subject> recovered after N failures". An outage of any length costs a handful of lines.
  */
-export interface FailureLogOptions {
+interface FailureLogOptions {
   /** What is being retried, as log lines name it: "tick" gives "tick failed", "tick still failing". */
   subject: string;
   /** Level of the per-failure lines. Default "warn". */
@@ -21,7 +21,7 @@ export interface FailureLogOptions {
 const MAX_DISTINCT = 32;
 
 /** How a failure is told apart from another: its class and message, or the given text. */
-export function failureKey(error: unknown): string {
+function failureKey(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
   if (typeof error === "string") return error;
   try {

@@ -44,7 +44,7 @@ const SECRET_KEYS = [
 ];
 
 /** Paths pino blanks out: credentials and tokens never reach a log line (values are scrubbed too, scrub.ts). */
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   ...SECRET_KEYS.flatMap((key) => [`["${key}"]`, `*["${key}"]`]),
   "headers.authorization",
   "*.headers.authorization",

@@ -9,7 +9,7 @@ import process from "node:process";
  * Binary resolution: FFMPEG_PATH, else the optional `ffmpeg-static` package, else `ffmpeg` on PATH.
  * ffprobe follows the same order: next to FFMPEG_PATH, else `ffprobe-static`, else `ffprobe` on PATH.
  */
-export interface FfmpegBinaries {
+interface FfmpegBinaries {
   ffmpeg: string;
   ffprobe: string;
   /** Where the ffmpeg path came from, for the start-up log. */
@@ -101,7 +101,7 @@ export interface FfmpegProgress {
   done: boolean;
 }
 
-export interface RunFfmpegOptions {
+interface RunFfmpegOptions {
   signal?: AbortSignal;
   onProgress?: (progress: FfmpegProgress) => void;
   /** Binary to run; resolved with resolveFfmpegBinaries() when absent. */
@@ -141,7 +141,7 @@ function numberOrNull(value: string | undefined): number | null {
  * FFmpeg writes `out_time_ms` in microseconds (a long-standing misnomer), so both it and
  * `out_time_us` are read as microseconds.
  */
-export function createProgressParser(emit: (progress: FfmpegProgress) => void): (chunk: string) => void {
+function createProgressParser(emit: (progress: FfmpegProgress) => void): (chunk: string) => void {
   let buffer = "";
   let block: Record<string, string> = {};
   return (chunk: string) => {

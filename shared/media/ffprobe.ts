@@ -61,7 +61,7 @@ function parseRate(rate: string | undefined): number | null {
 }
 
 /** Turns ffprobe's `-show_format -show_streams` JSON into MediaInfo. */
-export function parseProbeJson(json: string): MediaInfo {
+function parseProbeJson(json: string): MediaInfo {
   const probe = ProbeOutput.parse(JSON.parse(json));
   const v = probe.streams.find((s) => s.codec_type === "video");
   const a = probe.streams.find((s) => s.codec_type === "audio");

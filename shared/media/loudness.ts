@@ -77,14 +77,14 @@ export function gainToTarget(m: LoudnessMeasurement, targetLufs: number = LOUDNE
  * loudnorm still applies after limiting keeps the peaks under its ceiling (it stays linear) with
  * room for the encoder's overshoot.
  */
-export const PEAK_CEILING_DBTP = LOUDNESS_TARGET.truePeak - 1.5;
+const PEAK_CEILING_DBTP = LOUDNESS_TARGET.truePeak - 1.5;
 
 /**
  * The AAC encoder lifts true peaks by up to about half a decibel. Mixes are levelled so the peaks
  * after the final gain stay this far under loudnorm's ceiling, and the encoded file under
  * TRUE_PEAK_LIMIT_DBTP.
  */
-export const ENCODER_PEAK_HEADROOM_DB = 0.5;
+const ENCODER_PEAK_HEADROOM_DB = 0.5;
 
 /** Whether the final gain keeps a mix's peaks under the ceiling with the encoder's headroom to spare. */
 export function peaksFitAfterGain(m: LoudnessMeasurement): boolean {

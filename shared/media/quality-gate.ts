@@ -15,7 +15,7 @@ import { type MediaInfo, probeMedia } from "./ffprobe.ts";
 /** Changes whenever a bound does, so renders measured under older bounds are not reused. */
 export const QUALITY_GATE_VERSION = 1;
 
-export const QUALITY_BOUNDS = {
+const QUALITY_BOUNDS = {
   width: 1080,
   height: 1920,
   videoCodec: "h264",
@@ -62,7 +62,7 @@ export interface QualityGateOptions {
 }
 
 /** Which edges of a box lie outside the zone, as phrases; empty when it is inside. */
-export function boxOverflow(box: Pick<CaptionBox, "left" | "right" | "top" | "bottom">, zone: CaptionZone): string[] {
+function boxOverflow(box: Pick<CaptionBox, "left" | "right" | "top" | "bottom">, zone: CaptionZone): string[] {
   const out: string[] = [];
   if (box.left < zone.left) out.push(`left edge ${Math.floor(box.left)} < ${zone.left}`);
   if (box.right > zone.right) out.push(`right edge ${Math.ceil(box.right)} > ${zone.right}`);
@@ -109,7 +109,7 @@ export async function topLevelBoxes(path: string, maxBoxes = 64): Promise<string
 }
 
 /** What the decoding pass found. */
-export interface SignalMeasures {
+interface SignalMeasures {
   integrated_lufs: number | null;
   true_peak_dbtp: number | null;
   longest_black_s: number;
@@ -125,7 +125,7 @@ const finiteOrNull = (text: string | undefined): number | null => {
  * Reads ebur128's last summary (its integrated loudness and true peak) and the longest black and
  * frozen stretches from FFmpeg's log. A freeze still open when the file ends lasts until `durationS`.
  */
-export function parseSignalLog(log: string, durationS: number): SignalMeasures {
+function parseSignalLog(log: string, durationS: number): SignalMeasures {
   const summary = log.slice(log.lastIndexOf("Summary:"));
   const hasSummary = log.includes("Summary:");
   let longestBlack = 0;
@@ -188,7 +188,7 @@ function check(name: QualityCheckName, passed: boolean, value: QualityCheck["val
 }
 
 /** Judges measured figures against QUALITY_BOUNDS; pure, for tests. */
-export function judgeQuality(
+function judgeQuality(
   input: Pick<QualityGateInput, "expectedDurationS" | "captions">,
   info: MediaInfo,
   boxes: readonly string[],

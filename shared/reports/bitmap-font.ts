@@ -52,10 +52,9 @@ const GLYPHS: Record<string, string> = {
   "?": ".###.|#...#|....#|...#.|..#..|.....|..#..",
 };
 
-export const GLYPH_WIDTH = 5;
 export const GLYPH_HEIGHT = 7;
 /** Pixels from one glyph's left edge to the next's, at scale 1. */
-export const GLYPH_ADVANCE = 6;
+const GLYPH_ADVANCE = 6;
 
 const parsed = new Map<string, boolean[][]>(
   Object.entries(GLYPHS).map(([ch, rows]) => [ch, rows.split("|").map((row) => [...row].map((c) => c === "#"))]),

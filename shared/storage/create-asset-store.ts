@@ -9,7 +9,7 @@ import { LocalDirectoryStore } from "./local-directory-store.ts";
 import { SupabaseStore } from "./supabase-store.ts";
 
 /** What `loadEnv(STORAGE_ENV_KEYS)` yields: the Supabase keys are absent for the local backend. */
-export type StorageEnv =
+type StorageEnv =
   & Pick<EngineEnv, "STORAGE_BACKEND" | "STORAGE_LOCAL_DIR">
   & Partial<Pick<EngineEnv, "SUPABASE_URL" | "SUPABASE_SERVICE_ROLE_KEY" | "STORAGE_BUCKET">>;
 

@@ -22,7 +22,7 @@ const TUS_CHUNK_BYTES = 6 * 1024 * 1024;
 /** Content-addressed objects never change, so caches may keep them for a year. */
 const IMMUTABLE_CACHE_SECONDS = "31536000";
 
-export interface SupabaseStoreOptions {
+interface SupabaseStoreOptions {
   /** Base URL of the project (Storage lives under `/storage/v1`). */
   url: string;
   serviceRoleKey: string;
@@ -34,7 +34,7 @@ export interface SupabaseStoreOptions {
 }
 
 /** A failure Storage answered, with its HTTP status (undefined when the request never got an answer). */
-export class StorageRequestError extends Error {
+class StorageRequestError extends Error {
   constructor(message: string, readonly status: number | undefined, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "StorageRequestError";

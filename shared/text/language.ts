@@ -67,8 +67,3 @@ function displayName(tag: string, inLocale: string): string | undefined {
     return undefined;
   }
 }
-
-/** The primary language subtag: `ru-RU` -> `ru`. */
-export function primaryLanguage(tag: string): string {
-  return tag.split("-")[0].toLowerCase();
-}

@@ -47,7 +47,7 @@ export function formatJsonPath(path: JsonPath): string {
 }
 
 /** A string of a JSON value that failed a check: where it is, whether it is a key, and why. */
-export interface TextFinding {
+interface TextFinding {
   /** The key's own location for a key (its object's path plus the key), else the value's. */
   path: JsonPath;
   key: boolean;

@@ -126,7 +126,7 @@ export function titleTokens(title: string): string[] {
   return (content.length > 0 ? content : words).map(stem);
 }
 
-export function tokenJaccard(a: readonly string[], b: readonly string[]): number {
+function tokenJaccard(a: readonly string[], b: readonly string[]): number {
   const left = new Set(a);
   const right = new Set(b);
   if (left.size === 0 && right.size === 0) return 1;
@@ -145,7 +145,7 @@ function trigrams(tokens: readonly string[]): Map<string, number> {
   return counts;
 }
 
-export function trigramCosine(a: readonly string[], b: readonly string[]): number {
+function trigramCosine(a: readonly string[], b: readonly string[]): number {
   const left = trigrams(a);
   const right = trigrams(b);
   let dot = 0;

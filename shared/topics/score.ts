@@ -16,10 +16,10 @@
 import type { Signal, SourceKind, Subject } from "../contracts/sources.ts";
 import { closestTitle, foldText, stem } from "./near-duplicate.ts";
 
-export const SCORE_WEIGHTS = { recency: 0.2, traffic: 0.25, relevance: 0.4, novelty: 0.15 } as const;
+const SCORE_WEIGHTS = { recency: 0.2, traffic: 0.25, relevance: 0.4, novelty: 0.15 } as const;
 
 /** Traffic that earns a full traffic component, per source. */
-export const TRAFFIC_REFERENCE: Record<SourceKind, number> = {
+const TRAFFIC_REFERENCE: Record<SourceKind, number> = {
   google_trends: 100_000, // searches
   hacker_news: 500, // points
   wikipedia: 500_000, // views in a day
@@ -64,7 +64,7 @@ function hasPhrase(words: Set<string>, phrase: string): boolean {
   return needed.length > 0 && needed.every((w) => words.has(w));
 }
 
-export interface SubjectMatch {
+interface SubjectMatch {
   relevance: number;
   /** The subject keywords and categories the topic matched. */
   matched: string[];

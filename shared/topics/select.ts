@@ -18,14 +18,14 @@ export interface Candidate {
   fingerprint: string;
 }
 
-export interface PastTopic {
+interface PastTopic {
   title: string;
   fingerprint: string;
 }
 
-export type DropReason = "below_min_score" | "off_subject" | "excluded_term" | "near_duplicate";
+type DropReason = "below_min_score" | "off_subject" | "excluded_term" | "near_duplicate";
 
-export interface SelectedTopic {
+interface SelectedTopic {
   fingerprint: string;
   title: string;
   context: string[];
@@ -38,7 +38,7 @@ export interface SelectedTopic {
   matched: string[];
 }
 
-export interface DroppedTopic {
+interface DroppedTopic {
   title: string;
   source: Signal["source"];
   url: string | null;

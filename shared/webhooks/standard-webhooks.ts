@@ -76,7 +76,7 @@ export function generateWebhookSecret(): string {
   return `whsec_${toBase64(crypto.getRandomValues(new Uint8Array(32)))}`;
 }
 
-export interface SignedHeaders {
+interface SignedHeaders {
   "webhook-id": string;
   "webhook-timestamp": string;
   "webhook-signature": string;

@@ -27,7 +27,7 @@ export function callbackWebhookId(queue: string, msgId: number, readCt: number, 
   return `mdame:${queue}:${msgId}:${readCt}:${kind}`;
 }
 
-export interface HttpCallbackSenderOptions {
+interface HttpCallbackSenderOptions {
   /** `${FUNCTIONS_URL}/worker-callback`. */
   url: string;
   serviceRoleKey: string;
@@ -91,7 +91,7 @@ export const DEFAULT_CALLBACK_RETRY_DELAYS_MS: readonly number[] = [1_000, 2_000
 
 export type DeliveryOutcome = "delivered" | "rejected" | "gave_up" | "aborted";
 
-export interface DeliverOptions {
+interface DeliverOptions {
   /** Waits between attempts; attempts = delays + 1. */
   retryDelaysMs?: readonly number[];
   logger: Logger;

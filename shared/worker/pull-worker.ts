@@ -20,7 +20,7 @@ export { LeaseExpiredError, MessageGoneError, type QueueMessage, type WorkerQueu
  */
 
 /** The worker stopped before the task finished; the message comes back after its visibility timeout. */
-export class WorkerStoppingError extends Error {
+class WorkerStoppingError extends Error {
   constructor() {
     super("worker stopping");
     this.name = "WorkerStoppingError";
@@ -28,7 +28,7 @@ export class WorkerStoppingError extends Error {
 }
 
 /** What a `*.failed` callback says. */
-export interface TaskFailure {
+interface TaskFailure {
   message: string;
   retriable: boolean;
 }
@@ -85,7 +85,7 @@ export interface TaskContext extends BaseTaskContext {
   workerId: string;
 }
 
-export type WorkerTask<P> = Task<P, TaskContext, TaskOutcome>;
+type WorkerTask<P> = Task<P, TaskContext, TaskOutcome>;
 
 /** Everything queue-specific: how to parse, log, run and report failure. */
 export interface QueueTaskDefinition<P> {

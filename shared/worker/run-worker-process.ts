@@ -15,7 +15,7 @@ import { PullWorker, type QueueTaskDefinition } from "./pull-worker.ts";
 import { PgWorkerHeartbeats } from "./worker-heartbeat.ts";
 import { workerIdentity } from "./worker-id.ts";
 
-export interface WorkerProcessResources {
+interface WorkerProcessResources {
   sql: Sql;
   store: AssetStore;
   ffmpeg: string;

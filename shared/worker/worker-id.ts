@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 
 /** Who a pull worker process is: the host and pid it beats with, and the id its leases and callbacks carry. */
-export interface WorkerIdentity {
+interface WorkerIdentity {
   workerId: string;
   host: string;
   pid: number;

@@ -5,7 +5,7 @@ import type { DashboardApi } from "../ops-client.ts";
 import { type Html, section, sectionError, table, when } from "../layout.ts";
 
 /** How many recent runs the page reads. */
-export const ANALYTICS_RUNS = 10;
+const ANALYTICS_RUNS = 10;
 
 function row(a: RunVideoAnalytics, titles: Map<string, string>, nowMs: number): Html {
   const title = titles.get(a.publication_id);

@@ -12,7 +12,7 @@
  */
 import type { Variant } from "./prompt.ts";
 
-export interface FooledAttack {
+interface FooledAttack {
   text: string;
   payloads: string[];
 }
@@ -24,7 +24,7 @@ function bare(text: string): string {
 
 const WINDOW = 24;
 
-export const FOOLED_SUFFIX = "-fooled";
+const FOOLED_SUFFIX = "-fooled";
 
 export function isFooledModel(model: string): boolean {
   return model.endsWith(FOOLED_SUFFIX);

@@ -8,7 +8,7 @@
  * plain text it marks, as a model told about the marking reads it.
  */
 
-export interface ParsedPrompt {
+interface ParsedPrompt {
   task: string;
   /** Header values by KEY; the first occurrence of a key wins. */
   headers: Record<string, string>;

@@ -136,7 +136,7 @@ function splitSegment(segment: string): [string, string] {
 }
 
 /** The narration in 5-8 pieces, in order: sentences, merged or split at their middles as needed. */
-export function segmentNarration(narration: string): string[] | undefined {
+function segmentNarration(narration: string): string[] | undefined {
   const segments = splitSentences(narration);
   while (segments.length > MAX_SCENES) {
     let best = 0;

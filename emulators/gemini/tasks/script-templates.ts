@@ -72,7 +72,7 @@ export const ENGLISH: ScriptTemplates = {
   hashtags: ["#explained", "#didyouknow", "#learnsomething", "#shorts"],
 };
 
-export const INDONESIAN: ScriptTemplates = {
+const INDONESIAN: ScriptTemplates = {
   hooks: [
     "Tahukah kamu bahwa {topic} berubah lebih cepat dari yang kita kira?",
     "Ini 3 hal tentang {topic} yang jarang kamu dengar.",

@@ -23,13 +23,13 @@ import type { PipelineDeps } from "../deps.ts";
 import { alertMessages, formatAlert } from "./format.ts";
 
 /** Least time between two messages to one chat. */
-export const CHAT_PACE_MS = 1100;
+const CHAT_PACE_MS = 1100;
 const LEASE_S = 120;
 
 /** When each chat last got a message from this process (the pace holds across ticks). */
 const lastSentAt = new Map<string, number>();
 
-export interface DeliveryResult {
+interface DeliveryResult {
   configured: boolean;
   sent: number;
   retried: number;

@@ -28,14 +28,14 @@ import { queryVideoRetention, queryVideoTotals, type VideoReportQuery } from "..
 import type { PipelineDeps } from "../deps.ts";
 
 export const MAX_ATTEMPTS = 12;
-export const LAG_RETRY_S = 3 * 3600;
-export const ACCOUNT_RETRY_S = 6 * 3600;
+const LAG_RETRY_S = 3 * 3600;
+const ACCOUNT_RETRY_S = 6 * 3600;
 const CLAIM_BATCH = 5;
 /** Long enough for two reports.query calls and a token refresh. */
 const CLAIM_VT_S = 120;
 const DAY_MS = 86_400_000;
 
-export interface AnalyticsDrain {
+interface AnalyticsDrain {
   fetched: number;
   retried: number;
   given_up: number;

@@ -10,7 +10,7 @@ import { components } from "./components.ts";
 import { SERVICE_ROLE, WEBHOOK_SIGNATURE } from "./responses.ts";
 import { routeDocs } from "./routes.ts";
 
-export const OPENAPI_PATH = "/openapi.json";
+const OPENAPI_PATH = "/openapi.json";
 
 /** The document for functions served at `functionsUrl` (`https://<project>.supabase.co/functions/v1`). */
 export function openApiDocument(functionsUrl: string): Record<string, unknown> {

@@ -32,7 +32,7 @@ const kinds = (dryRun: boolean) => [
   { kind: "pgmq_archives", due: 1480, deleted: dryRun ? 0 : 500, storage_keys_queued: 0 },
 ];
 
-export const housekeepingExamples = {
+const housekeepingExamples = {
   usage: {
     database: {
       database_bytes: 48_312_467,

@@ -32,7 +32,7 @@ const video = {
   published_at: "2026-12-02T07:02:55.000Z",
 };
 
-export const opsExamples = {
+const opsExamples = {
   overview: {
     today: "2026-12-02",
     engine_now: "2026-12-02T08:15:00.000Z",

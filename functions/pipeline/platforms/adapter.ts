@@ -27,7 +27,7 @@ export interface PublishedVideo {
 export type SessionState = { complete: true; video: PublishedVideo } | { complete: false; nextByte: number };
 
 /** A refusal the stage answers without failing: the account waits. */
-export type PlatformRefusal =
+type PlatformRefusal =
   /** The platform's quota, cap or rate is spent; the adapter corrected its ledger and says when to try again. */
   | { kind: "defer"; reason: DeferralReason; notBefore: Date | null }
   /** The platform refused the account's grant: it needs a new connect. */

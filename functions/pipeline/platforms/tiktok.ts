@@ -55,7 +55,7 @@ function positiveInteger(name: string, value: string | undefined): number | unde
 }
 
 /** What the post asks for; privacy_level is the one wished for, before creator_info decides. */
-export interface TikTokMetadata {
+interface TikTokMetadata {
   postInfo: DirectPostInfo;
 }
 
@@ -71,7 +71,7 @@ const TikTokSession = z.object({
 type TikTokSession = z.infer<typeof TikTokSession>;
 
 /** The post ended FAILED: nothing was published, and the next attempt posts anew. */
-export class TikTokPostFailedError extends Error {
+class TikTokPostFailedError extends Error {
   constructor(readonly publishId: string, readonly failReason: string) {
     super(`TikTok could not publish post ${publishId}: ${failReason}`);
     this.name = "TikTokPostFailedError";

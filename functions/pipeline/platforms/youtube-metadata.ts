@@ -11,19 +11,19 @@ import type { VideoUploadMetadata } from "../../../shared/providers/youtube/resu
  * finishes: YouTube wants publishAt in the future when it receives it, and the upload's own
  * processing should be done by then. A render that ends 10 minutes before 18:00 publishes the next day.
  */
-export const PUBLISH_AT_MARGIN_MINUTES = 15;
+const PUBLISH_AT_MARGIN_MINUTES = 15;
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 24 * 60 * MINUTE_MS;
 
 /** The script fields the upload shows. */
-export interface UploadText {
+interface UploadText {
   title: string;
   description: string;
   hashtags: string[];
 }
 
-export interface VideoResourceInput {
+interface VideoResourceInput {
   publishing: DimensionPublishing;
   /** The dimension's language (BCP-47): snippet.defaultLanguage, and the audio language unless the settings name one. */
   language: string;
@@ -62,7 +62,7 @@ export function buildVideoResource(input: VideoResourceInput): VideoUploadMetada
 }
 
 /** YouTube refuses `<` and `>` in titles and descriptions. */
-export function youtubeText(text: string): string {
+function youtubeText(text: string): string {
   return text.replace(/[<>]/g, "");
 }
 

@@ -20,7 +20,7 @@ import type { PipelineDeps } from "../deps.ts";
 const MAX_ALERT_TEXT = 20_000;
 const LEASE_S = 300;
 
-export interface WeeklyReportsBuilt {
+interface WeeklyReportsBuilt {
   built: number;
   failed: number;
 }
@@ -31,7 +31,7 @@ export async function chartKey(dimensionId: string, weekStart: string, png: Uint
 }
 
 /** The Markdown as the alert's text, bounded to what the outbox takes. */
-export function alertText(markdown: string): string {
+function alertText(markdown: string): string {
   if (markdown.length <= MAX_ALERT_TEXT) return markdown;
   return `${markdown.slice(0, MAX_ALERT_TEXT - 40)}\n\n(report shortened; see mdame report)\n`;
 }

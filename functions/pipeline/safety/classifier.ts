@@ -4,7 +4,7 @@
  */
 import type { SafetyCategory } from "../../../shared/contracts/safety.ts";
 
-export const CLASSIFIER_VERSION = "rules/1";
+const CLASSIFIER_VERSION = "rules/1";
 
 /** Categories no dimension may publish, whatever its profile says. */
 const ENGINE_RULES: { category: SafetyCategory; pattern: RegExp }[] = [
@@ -15,7 +15,7 @@ const ENGINE_RULES: { category: SafetyCategory; pattern: RegExp }[] = [
   { category: "personal-data", pattern: /\b[\w.+-]+@[\w-]+\.[a-z]{2,}\b|\+\d{1,3}[\s-]?\d{3,4}[\s-]?\d{3,4}/i },
 ];
 
-export interface RulesVerdict {
+interface RulesVerdict {
   allowed: boolean;
   /** The first category found; `other` for a dimension's blocked term, `none` when allowed. */
   category: SafetyCategory;

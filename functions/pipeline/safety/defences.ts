@@ -18,7 +18,7 @@ export const DEFENCE_LAYERS = ["firewall", "payload_strip", "headline_only", "ou
 export type DefenceLayer = (typeof DEFENCE_LAYERS)[number];
 export type Defences = Record<DefenceLayer, boolean>;
 
-export const ALL_DEFENCES: Defences = Object.fromEntries(DEFENCE_LAYERS.map((layer) => [layer, true])) as Defences;
+const ALL_DEFENCES: Defences = Object.fromEntries(DEFENCE_LAYERS.map((layer) => [layer, true])) as Defences;
 
 /** The layers in force for these dependencies: all of them unless the eval switched some off. */
 export function defencesOf(deps: { defences?: Partial<Defences> }): Defences {

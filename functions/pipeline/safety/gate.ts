@@ -24,11 +24,11 @@ import { DATA_RULE, spotlight } from "./spotlight.ts";
 /** Classifier id recorded with every model verdict; bump when the prompt or the policy changes. */
 export const MODEL_CLASSIFIER_VERSION = "gemini-safety/2";
 /** The most text one classification reads. */
-export const SAFETY_TEXT_LIMIT = 6_000;
+const SAFETY_TEXT_LIMIT = 6_000;
 
 export type SafetySubject = "topic" | "script" | "scene_plan";
 
-export interface GateInput {
+interface GateInput {
   subject: SafetySubject;
   language: string;
   text: string;
@@ -44,7 +44,7 @@ function flatten(text: string): string {
   return text.replace(/\s+/g, " ").trim().slice(0, SAFETY_TEXT_LIMIT);
 }
 
-export function blockedCategories(profile: SafetyProfile): string[] {
+function blockedCategories(profile: SafetyProfile): string[] {
   return [...ENGINE_BLOCKED_CATEGORIES, ...profile.blocked_categories];
 }
 
@@ -107,11 +107,6 @@ export function safetyModelFor(deps: Pick<PipelineDeps, "env">): SafetyModel {
     models.set(deps, model);
   }
   return model;
-}
-
-/** Lets a test or another deployment put its own classifier model in. */
-export function useSafetyModel(deps: object, model: SafetyModel): void {
-  models.set(deps, model);
 }
 
 /** The rules pre-filter alone: a refusal, or null when the rules let the text through to the model. */

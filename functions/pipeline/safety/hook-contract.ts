@@ -8,7 +8,7 @@
  */
 import { contentWords } from "./payloads.ts";
 
-export const TOPIC_PLACEHOLDER = "[topic]";
+const TOPIC_PLACEHOLDER = "[topic]";
 
 const WORD = /[\p{L}\p{N}]+(?:['’\-.][\p{L}\p{N}]+)*/gu;
 

@@ -7,7 +7,7 @@
  * (`outputPayloads`).
  */
 
-export type PayloadKind = "url" | "email" | "handle" | "wallet" | "phone" | "call-to-action";
+type PayloadKind = "url" | "email" | "handle" | "wallet" | "phone" | "call-to-action";
 
 export interface Payload {
   kind: PayloadKind;

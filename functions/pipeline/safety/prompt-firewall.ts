@@ -12,7 +12,7 @@ import { decodeBlobs } from "./firewall/encoded.ts";
 import { canonical, decodePercent, matchingViews, rot13 } from "./firewall/normalise.ts";
 import { DELIMITER_PATTERNS, PATTERNS } from "./firewall/patterns.ts";
 
-export interface FirewallVerdict {
+interface FirewallVerdict {
   /** The text cleaned to one plain line and capped (ingested text), or the text as given (model output). */
   text: string;
   blocked: boolean;
@@ -81,7 +81,7 @@ export function firewallIngestedText(raw: string, maxLength = 200, options: { de
 }
 
 /** Bounds of model-written fields, in characters. */
-export const OUTPUT_LIMITS = { field: 4_000, total: 12_000 } as const;
+const OUTPUT_LIMITS = { field: 4_000, total: 12_000 } as const;
 
 /**
  * Checks text a model wrote before it is stored: every field is bounded and must not carry role

@@ -9,7 +9,7 @@
 
 export const DATA_OPEN = "⟦data⟧";
 export const DATA_CLOSE = "⟦/data⟧";
-export const DATAMARK = "^";
+const DATAMARK = "^";
 
 /** The characters the marking uses, and their look-alikes, which untrusted text must not carry. */
 const MARK_CHARACTERS = /[⟦⟧〚〛［］^＾ˆ\u0302]/gu;

@@ -52,7 +52,7 @@ async function classifierFor(deps: GateDeps, dimension: DimensionRow): Promise<S
 }
 
 /** The stored profile with defaults for fields it predates. */
-export function profileOf(dimension: Pick<DimensionRow, "safety_profile">): SafetyProfile {
+function profileOf(dimension: Pick<DimensionRow, "safety_profile">): SafetyProfile {
   return SafetyProfile.parse(dimension.safety_profile);
 }
 

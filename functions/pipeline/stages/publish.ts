@@ -88,7 +88,7 @@ type AccountResult = { kind: "published"; publicationId: string; externalId: str
  * rotation that re-seals them (the key put back as a previous key) clears it
  * (mdame.reseal_account_credentials), as a reconnect does.
  */
-export const CREDENTIALS_KEY_MISSING = "credentials key missing";
+const CREDENTIALS_KEY_MISSING = "credentials key missing";
 
 /** One account's publication: published (now or before), or deferred with its reason and time. */
 async function publishToAccount<Ticket, Metadata>(

@@ -35,7 +35,7 @@ export type DimensionRow = z.infer<typeof DimensionRow>;
  * so a configuration changed during the day leaves the runs already under way as they were), else
  * as it stands now.
  */
-export async function loadDimension(sql: Sql, dimensionId: string, runId?: string): Promise<DimensionRow> {
+async function loadDimension(sql: Sql, dimensionId: string, runId?: string): Promise<DimensionRow> {
   return DimensionRow.parse(await loadDimensionConfig(sql, dimensionId, runId));
 }
 

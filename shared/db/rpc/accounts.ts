@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { AccountHealth, Platform, RemovedAccount } from "../../contracts/account.ts";
 import type { Queryable } from "../client.ts";
-import { manyRows, maybeRow, oneRow } from "./query.ts";
+import { manyRows, oneRow } from "./query.ts";
 import { DimensionId } from "../../contracts/dimension-id.ts";
 
 /** A row of mdame.dimension_accounts. */
@@ -68,7 +68,7 @@ export function markAccountNeedsReconnect(sql: Queryable, id: string, reason: st
 }
 
 /** An upload YouTube made private when public was asked (its API project has not passed the audit). */
-export const LockedPublication = z.object({
+const LockedPublication = z.object({
   publication_id: z.string().uuid(),
   account_id: z.string().uuid(),
   dimension_id: DimensionId,
@@ -77,7 +77,7 @@ export const LockedPublication = z.object({
   privacy_status: z.string(),
   published_at: z.date().nullable(),
 }).strict();
-export type LockedPublication = z.infer<typeof LockedPublication>;
+type LockedPublication = z.infer<typeof LockedPublication>;
 
 /** The newest uploads YouTube locked private. */
 export function listLockedPublications(sql: Queryable, limit = 20): Promise<LockedPublication[]> {

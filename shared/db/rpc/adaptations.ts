@@ -55,7 +55,7 @@ export async function getEffectiveDimensionConfig(sql: Queryable, dimensionId: s
   return row?.config ?? null;
 }
 
-export interface NewAdaptation {
+interface NewAdaptation {
   dimensionId: string;
   parameter: string;
   before: number | string;
@@ -103,12 +103,6 @@ export async function setAdaptationPin(sql: Queryable, dimensionId: string, para
     sql`select mdame.set_adaptation_pin(${dimensionId}::text, ${parameter}::text, ${pinned}::boolean) as pinned`,
   );
   return row.pinned;
-}
-
-/** The Sunday job's call: marks this week due and wakes the runner. */
-export async function markAdaptationWeekDue(sql: Queryable): Promise<string> {
-  const row = await oneRow("mark_adaptation_week_due", z.object({ week: z.string() }).strict(), sql`select mdame.mark_adaptation_week_due()::text as week`);
-  return row.week;
 }
 
 /** The oldest week due that nobody is deciding, claimed; null when none is due. */

@@ -4,7 +4,7 @@ import { AlertKind, AlertRow, ClaimedAlert } from "../../contracts/alerts.ts";
 import type { Queryable } from "../client.ts";
 import { manyRows, oneRow } from "./query.ts";
 
-export interface RaisedAlert {
+interface RaisedAlert {
   kind: AlertKind;
   dimensionId: string | null;
   dedupeKey: string;

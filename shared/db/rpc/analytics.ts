@@ -7,8 +7,8 @@ import { z } from "zod";
 import type { Queryable } from "../client.ts";
 import { manyRows, oneRow } from "./query.ts";
 
-export const AnalyticsWindow = z.union([z.literal(3), z.literal(7)]);
-export type AnalyticsWindow = z.infer<typeof AnalyticsWindow>;
+const AnalyticsWindow = z.union([z.literal(3), z.literal(7)]);
+type AnalyticsWindow = z.infer<typeof AnalyticsWindow>;
 
 /** A claimed fetch: its queue message and what the fetch needs. */
 export const ClaimedAnalyticsFetch = z.object({
@@ -35,7 +35,7 @@ export const ClaimedAnalyticsFetch = z.object({
 export type ClaimedAnalyticsFetch = z.infer<typeof ClaimedAnalyticsFetch>;
 
 /** A row of mdame.analytics_fetches. */
-export const AnalyticsFetch = z.object({
+const AnalyticsFetch = z.object({
   publication_id: z.string().uuid(),
   window_days: AnalyticsWindow,
   status: z.enum(["queued", "fetched", "given_up"]),
@@ -46,13 +46,13 @@ export const AnalyticsFetch = z.object({
   last_error: z.string().nullable(),
   finished_at: z.date().nullable(),
 }).strict();
-export type AnalyticsFetch = z.infer<typeof AnalyticsFetch>;
+type AnalyticsFetch = z.infer<typeof AnalyticsFetch>;
 
 const numeric = z.union([z.string(), z.number()]).transform(Number).pipe(z.number().finite());
 const bigCount = z.union([z.string(), z.number(), z.bigint()]).transform(Number).pipe(z.number().int().nonnegative());
 
 /** A row of mdame.video_analytics. */
-export const VideoAnalyticsRow = z.object({
+const VideoAnalyticsRow = z.object({
   id: z.string().uuid(),
   publication_id: z.string().uuid(),
   window_days: AnalyticsWindow,
@@ -66,10 +66,10 @@ export const VideoAnalyticsRow = z.object({
   likes: bigCount,
   retention: z.array(z.object({ ratio: z.number(), watch_ratio: z.number() }).strict()),
 }).strict();
-export type VideoAnalyticsRow = z.infer<typeof VideoAnalyticsRow>;
+type VideoAnalyticsRow = z.infer<typeof VideoAnalyticsRow>;
 
 /** The figures of one fetch, as record_video_analytics takes them. */
-export interface VideoAnalyticsFigures {
+interface VideoAnalyticsFigures {
   publicationId: string;
   windowDays: AnalyticsWindow;
   periodStart: string;
@@ -82,16 +82,6 @@ export interface VideoAnalyticsFigures {
   retention: Array<{ ratio: number; watch_ratio: number }>;
   /** The queue message, archived with the row written. */
   msgId: number | null;
-}
-
-/** Enqueues every due day-3 and day-7 window not yet enqueued; how many were. */
-export async function scheduleAnalyticsFetches(sql: Queryable): Promise<number> {
-  const row = await oneRow(
-    "schedule_analytics_fetches",
-    z.object({ enqueued: z.number().int() }).strict(),
-    sql`select mdame.schedule_analytics_fetches() as enqueued`,
-  );
-  return row.enqueued;
 }
 
 /** Claims up to `qty` visible fetches for `vtSeconds`. */
@@ -126,7 +116,7 @@ export function retryAnalyticsFetch(
 }
 
 /** One fetched window of a run's published video. */
-export const RunAnalytics = z.object({
+const RunAnalytics = z.object({
   unit_id: z.string().uuid(),
   publication_id: z.string().uuid(),
   external_id: z.string().nullable(),
@@ -139,7 +129,7 @@ export const RunAnalytics = z.object({
   likes: bigCount,
   fetched_at: z.date(),
 }).strict();
-export type RunAnalytics = z.infer<typeof RunAnalytics>;
+type RunAnalytics = z.infer<typeof RunAnalytics>;
 
 export function getRunAnalytics(sql: Queryable, runId: string): Promise<RunAnalytics[]> {
   return manyRows("get_run_analytics", RunAnalytics, sql`select * from mdame.get_run_analytics(${runId}::uuid)`);

@@ -5,7 +5,7 @@ import type { Queryable } from "../client.ts";
 import { manyRows, oneRow } from "./query.ts";
 
 /** A row of mdame.dead_letters (bigint columns as numbers: pgmq ids stay far below 2^53). */
-export const DeadLetterRow = z.object({
+const DeadLetterRow = z.object({
   id: z.coerce.number().int().positive(),
   queue_name: z.string(),
   msg_id: z.coerce.number().int(),
@@ -17,7 +17,7 @@ export const DeadLetterRow = z.object({
   retried_at: z.date().nullable(),
   retried_msg_id: z.coerce.number().int().nullable(),
 }).strict();
-export type DeadLetterRow = z.infer<typeof DeadLetterRow>;
+type DeadLetterRow = z.infer<typeof DeadLetterRow>;
 
 /** The most recent dead letters, newest first (at most 500). */
 export function listDeadLetters(sql: Queryable, limit: number): Promise<DeadLetterRow[]> {

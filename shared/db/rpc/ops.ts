@@ -61,8 +61,8 @@ export function opsVideos(sql: Queryable, limit: number): Promise<OpsVideo[]> {
 }
 
 /** One publication's detail without its signed URL; null when there is no such publication. */
-export const OpsVideoRow = OpsVideoDetail.extend({ render: OpsRender.omit({ signed_url: true, expires_at: true }).strict() }).strict();
-export type OpsVideoRow = z.infer<typeof OpsVideoRow>;
+const OpsVideoRow = OpsVideoDetail.extend({ render: OpsRender.omit({ signed_url: true, expires_at: true }).strict() }).strict();
+type OpsVideoRow = z.infer<typeof OpsVideoRow>;
 
 export async function opsVideo(sql: Queryable, publicationId: string): Promise<OpsVideoRow | null> {
   const row = await maybeRow("ops_video", Document, sql`select mdame.ops_video(${publicationId}::uuid) as document`);
@@ -71,20 +71,20 @@ export async function opsVideo(sql: Queryable, publicationId: string): Promise<O
 }
 
 /** Quota buckets and account health, the accounts without their missing scopes. */
-export const OpsQuotaRow = OpsQuota.extend({ accounts: z.array(OpsAccountHealth.omit({ missing_scopes: true }).strict()) }).strict();
-export type OpsQuotaRow = z.infer<typeof OpsQuotaRow>;
+const OpsQuotaRow = OpsQuota.extend({ accounts: z.array(OpsAccountHealth.omit({ missing_scopes: true }).strict()) }).strict();
+type OpsQuotaRow = z.infer<typeof OpsQuotaRow>;
 
 export function opsQuota(sql: Queryable): Promise<OpsQuotaRow> {
   return jsonDocument("ops_quota", OpsQuotaRow, sql`select mdame.ops_quota() as document`);
 }
 
 /** The engine's pg_cron jobs without their next run time. */
-export const OpsSchedulesRow = z.object({
+const OpsSchedulesRow = z.object({
   cron_available: z.boolean(),
   run_details_readable: z.boolean(),
   schedules: z.array(OpsSchedule.omit({ next_run_at: true }).strict()),
 }).strict();
-export type OpsSchedulesRow = z.infer<typeof OpsSchedulesRow>;
+type OpsSchedulesRow = z.infer<typeof OpsSchedulesRow>;
 
 export function opsSchedules(sql: Queryable): Promise<OpsSchedulesRow> {
   return jsonDocument("ops_schedules", OpsSchedulesRow, sql`select mdame.ops_schedules() as document`);

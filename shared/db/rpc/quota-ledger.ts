@@ -14,8 +14,8 @@ export const YouTubeCallKind = z.enum(["videos.insert", "videos.list", "channels
 export type YouTubeCallKind = z.infer<typeof YouTubeCallKind>;
 
 /** YouTube's answers that say its own count is spent, which the ledger takes over. */
-export const YouTubeRefusal = z.enum(["quotaExceeded", "uploadLimitExceeded"]);
-export type YouTubeRefusal = z.infer<typeof YouTubeRefusal>;
+const YouTubeRefusal = z.enum(["quotaExceeded", "uploadLimitExceeded"]);
+type YouTubeRefusal = z.infer<typeof YouTubeRefusal>;
 
 /** A row of mdame.quota_ledger. */
 export const QuotaLedgerEntry = z.object({

@@ -5,15 +5,15 @@ import type { Queryable } from "../client.ts";
 import { manyRows, maybeRow, oneRow } from "./query.ts";
 
 /** What mdame.trigger_run and mdame.start_run return: the run, and whether this call created it. */
-export const StartedRun = z.object({
+const StartedRun = z.object({
   run_id: z.string().uuid(),
   status: RunState,
   created: z.boolean(),
 }).strict();
-export type StartedRun = z.infer<typeof StartedRun>;
+type StartedRun = z.infer<typeof StartedRun>;
 
 /** A row of `mdame.pipeline_runs` as mdame.list_runs returns it (its date as `YYYY-MM-DD` text). */
-export const PipelineRun = z.object({
+const PipelineRun = z.object({
   id: z.string().uuid(),
   idempotency_key: z.string(),
   env: z.string(),
@@ -26,9 +26,9 @@ export const PipelineRun = z.object({
   updated_at: z.date(),
   finished_at: z.date().nullable(),
 }).strict();
-export type PipelineRun = z.infer<typeof PipelineRun>;
+type PipelineRun = z.infer<typeof PipelineRun>;
 
-export type TriggerKind = "cron" | "manual";
+type TriggerKind = "cron" | "manual";
 
 /**
  * Today's trigger: starts the dimensions in scope whose current configuration no run of the day

@@ -10,17 +10,17 @@ import { oneRow } from "./query.ts";
  * What mdame.claim_scene_generation found: `ready` with the cache entry, `claimed` when the caller
  * is to generate the clip, `busy` with the holder and lease of the worker generating it.
  */
-export const SceneGenerationClaim = z.object({
+const SceneGenerationClaim = z.object({
   state: z.enum(["ready", "claimed", "busy"]),
   asset_key: z.string().nullable(),
   credit: z.unknown().nullable(),
   holder: z.string().nullable(),
   lease_until: z.date().nullable(),
 }).strict();
-export type SceneGenerationClaim = z.infer<typeof SceneGenerationClaim>;
+type SceneGenerationClaim = z.infer<typeof SceneGenerationClaim>;
 
 /** A row of mdame.scene_cache. */
-export const SceneCacheEntry = z.object({
+const SceneCacheEntry = z.object({
   scene_hash: z.string(),
   asset_key: z.string(),
   backend: z.string(),
@@ -32,7 +32,7 @@ export const SceneCacheEntry = z.object({
   /** When the entry was made or last hit (engine clock); it expires scene_cache_ttl_days after (docs/reference/retention.md). */
   last_hit_at: z.date(),
 }).strict();
-export type SceneCacheEntry = z.infer<typeof SceneCacheEntry>;
+type SceneCacheEntry = z.infer<typeof SceneCacheEntry>;
 
 /** Claims the generation of (sceneHash, backend) for `holder`; `discardAsset` first drops an entry pointing at a clip storage lost. */
 export function claimSceneGeneration(

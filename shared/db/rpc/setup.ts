@@ -4,12 +4,12 @@ import type { Queryable } from "../client.ts";
 import { manyRows, oneRow } from "./query.ts";
 
 /** Whether pgmq can send, and which of the asked queues exist. */
-export const QueueSetup = z.object({ send: z.boolean(), queues: z.array(z.string()) }).strict();
-export type QueueSetup = z.infer<typeof QueueSetup>;
+const QueueSetup = z.object({ send: z.boolean(), queues: z.array(z.string()) }).strict();
+type QueueSetup = z.infer<typeof QueueSetup>;
 
 /** A job of `mdame.engine_jobs` and its state in cron.job: `schedule` and `active` null when it is not scheduled. */
-export const Schedule = z.object({ jobname: z.string(), schedule: z.string().nullable(), active: z.boolean().nullable() }).strict();
-export type Schedule = z.infer<typeof Schedule>;
+const Schedule = z.object({ jobname: z.string(), schedule: z.string().nullable(), active: z.boolean().nullable() }).strict();
+type Schedule = z.infer<typeof Schedule>;
 
 export function getQueueSetup(sql: Queryable, queues: readonly string[]): Promise<QueueSetup> {
   return oneRow("get_queue_setup", QueueSetup, sql`select send, queues from mdame.get_queue_setup(${queues as string[]}::text[])`);

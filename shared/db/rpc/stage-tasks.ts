@@ -37,7 +37,7 @@ export const StageFailureOutcome = z.enum(["retry", "dead_letter", "gone", "stal
 export type StageFailureOutcome = z.infer<typeof StageFailureOutcome>;
 
 /** A failed stage task, as fail_stage_task takes it; `holder` null for a message that never parsed. */
-export interface StageTaskFailure {
+interface StageTaskFailure {
   msgId: number;
   stage: string;
   unitId: string | null;

@@ -11,13 +11,13 @@ import { oneRow } from "./query.ts";
 export const TikTokCallKind = z.enum(["video.init", "creator_info.query", "status.fetch"]);
 export type TikTokCallKind = z.infer<typeof TikTokCallKind>;
 
-export const TikTokCall = z.object({
+const TikTokCall = z.object({
   id: z.coerce.number().int(),
   account_id: z.string().uuid(),
   call_kind: TikTokCallKind,
   created_at: z.date(),
 }).strict();
-export type TikTokCall = z.infer<typeof TikTokCall>;
+type TikTokCall = z.infer<typeof TikTokCall>;
 
 export function reserveTikTokCall(sql: Queryable, accountId: string, callKind: TikTokCallKind): Promise<TikTokCall> {
   return oneRow("reserve_tiktok_call", TikTokCall, sql`select * from mdame.reserve_tiktok_call(${accountId}::uuid, ${callKind}::text)`);

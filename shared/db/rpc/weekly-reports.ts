@@ -41,16 +41,6 @@ export async function weeklyReport(sql: Queryable, dimensionId: string, weekDate
   return row.report;
 }
 
-/** Queues the week's report of every active dimension (idempotent); returns how many were added. */
-export async function queueWeeklyReports(sql: Queryable, at: Date | null = null): Promise<number> {
-  const row = await oneRow(
-    "queue_weekly_reports",
-    z.object({ added: z.number().int() }).strict(),
-    sql`select mdame.queue_weekly_reports(${at}::timestamptz) as added`,
-  );
-  return row.added;
-}
-
 /** Takes the pending reports that are due, for `leaseS` seconds each. */
 export function claimWeeklyReports(sql: Queryable, holder: string, limit: number, leaseS: number): Promise<WeeklyReportRow[]> {
   return manyRows("claim_weekly_reports", WeeklyReportRow, sql`select ${columns(sql)} from mdame.claim_weekly_reports(${holder}, ${limit}, ${leaseS})`);

@@ -57,8 +57,8 @@ export function getScenes(sql: Sql, unitId: string): Promise<Scene[]> {
   return manyRows("get_scenes", Scene, sql`select * from mdame.get_scenes(${unitId}::uuid)`);
 }
 
-export const TopicHistoryEntry = z.object({ title: z.string(), fingerprint: z.string() }).strict();
-export type TopicHistoryEntry = z.infer<typeof TopicHistoryEntry>;
+const TopicHistoryEntry = z.object({ title: z.string(), fingerprint: z.string() }).strict();
+type TopicHistoryEntry = z.infer<typeof TopicHistoryEntry>;
 
 /** The dimension's latest topics, newest first: what novelty and near-duplicates are judged against. */
 export function getTopicHistory(sql: Sql, dimensionId: string, limit: number): Promise<TopicHistoryEntry[]> {
@@ -66,7 +66,7 @@ export function getTopicHistory(sql: Sql, dimensionId: string, limit: number): P
 }
 
 /** A row of mdame.run_dimensions: one dimension's part of a run. */
-export const RunDimension = z.object({
+const RunDimension = z.object({
   run_id: z.string().uuid(),
   dimension_id: z.string(),
   status: z.enum(["ingesting", "ingested", "failed"]),
@@ -76,7 +76,7 @@ export const RunDimension = z.object({
   config_hash: z.string().nullable(),
   config: z.record(z.string(), z.unknown()).nullable(),
 }).strict();
-export type RunDimension = z.infer<typeof RunDimension>;
+type RunDimension = z.infer<typeof RunDimension>;
 
 /**
  * Ingest's completion: a unit per topic (the volume gate and the cross-day fingerprint check

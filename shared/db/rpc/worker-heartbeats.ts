@@ -52,14 +52,14 @@ export function recordWorkerStop(sql: Queryable, workerId: string): Promise<Work
 }
 
 /** A worker queue with jobs waiting and no live worker (mdame.queues_without_workers). */
-export const QueueWithoutWorkers = z.object({
+const QueueWithoutWorkers = z.object({
   queue_name: z.string(),
   waiting: z.coerce.number().int(),
   oldest_waiting_s: z.coerce.number().int().nullable(),
   workers_known: z.coerce.number().int(),
   last_beat_at: z.date().nullable(),
 }).strict();
-export type QueueWithoutWorkers = z.infer<typeof QueueWithoutWorkers>;
+type QueueWithoutWorkers = z.infer<typeof QueueWithoutWorkers>;
 
 /** The worker queues with jobs waiting and no worker that beat within `staleAfterS` (default: each worker's three beat intervals). */
 export function queuesWithoutWorkers(sql: Queryable, staleAfterS?: number): Promise<QueueWithoutWorkers[]> {

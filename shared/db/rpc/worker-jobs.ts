@@ -8,21 +8,18 @@ import type { Queryable } from "../client.ts";
 import { manyRows, maybeRow, oneRow } from "./query.ts";
 import { Scene } from "./work-units.ts";
 
-/** The queues the Bun workers pull from. */
-export type WorkerQueueName = "visual_generation" | "render";
-
 /** A pgmq id: postgres.js gives a bigint as text (or as a BigInt when the pool is set up so). */
 const PgBigint = z.union([z.string().regex(/^[0-9]+$/), z.bigint()]);
 
 /** A message of a worker queue as mdame.read_worker_jobs hands it out. */
-export const WorkerJob = z.object({
+const WorkerJob = z.object({
   msg_id: PgBigint,
   read_ct: z.number().int(),
   enqueued_at: z.date(),
   vt: z.date(),
   message: z.unknown(),
 }).strict();
-export type WorkerJob = z.infer<typeof WorkerJob>;
+type WorkerJob = z.infer<typeof WorkerJob>;
 
 /** Up to `qty` visible jobs of `queue`, each hidden for `vtSeconds`; jobs out of attempts are dead-lettered instead. */
 export function readWorkerJobs(sql: Queryable, queue: string, vtSeconds: number, qty: number): Promise<WorkerJob[]> {
@@ -39,7 +36,7 @@ export function readWorkerJobs(sql: Queryable, queue: string, vtSeconds: number,
  * Whose job a worker message is: a render job's unit, or a visual_generation job's unit and scene.
  * The RPCs refuse (WrongStateError, MDS01) a message that is the job of another.
  */
-export type WorkerJobOwner = { unitId: string; sceneId?: string };
+type WorkerJobOwner = { unitId: string; sceneId?: string };
 
 /**
  * A worker's heartbeat: hides the job `vtSeconds` more; false when the job is gone (completed or
@@ -76,11 +73,11 @@ export function completeVisualJob(
 }
 
 /** The unit's stage after a render completion: `publish` when it moved on, else where it already was. */
-export const CompletedRender = z.object({
+const CompletedRender = z.object({
   id: z.string().uuid(),
   stage: z.enum(["script", "safety", "plan", "media", "render", "publish", "deferred", "published", "rejected", "failed"]),
 }).strict();
-export type CompletedRender = z.infer<typeof CompletedRender>;
+type CompletedRender = z.infer<typeof CompletedRender>;
 
 /** Records a rendered video and its quality report, and queues the publication. */
 export function completeRenderJob(

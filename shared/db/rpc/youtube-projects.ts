@@ -4,7 +4,7 @@ import type { Queryable } from "../client.ts";
 import { manyRows, oneRow } from "./query.ts";
 
 /** A row of mdame.youtube_projects. */
-export const YouTubeProjectRow = z.object({
+const YouTubeProjectRow = z.object({
   oauth_client_id: z.string(),
   upload_calls_per_day: z.number().int(),
   api_units_per_day: z.number().int(),
@@ -16,7 +16,7 @@ export const YouTubeProjectRow = z.object({
   /** The client secret sealed for this client id (shared/crypto/client-secrets.ts); null when the environment's serves it. */
   client_secret_enc: z.string().nullable(),
 }).strict();
-export type YouTubeProjectRow = z.infer<typeof YouTubeProjectRow>;
+type YouTubeProjectRow = z.infer<typeof YouTubeProjectRow>;
 
 /** A project with what is planned and spent on it (mdame.get_youtube_projects). */
 export const YouTubeProjectPlan = YouTubeProjectRow.omit({ updated_at: true }).extend({
@@ -66,13 +66,13 @@ export async function resealYouTubeProjectSecret(
 }
 
 /** The OAuth client an account's refresh token was granted to (mdame.get_youtube_client). */
-export const YouTubeClientRow = z.object({
+const YouTubeClientRow = z.object({
   account_id: z.string().uuid(),
   oauth_client_id: z.string(),
   name: z.string().nullable(),
   client_secret_enc: z.string().nullable(),
 }).strict();
-export type YouTubeClientRow = z.infer<typeof YouTubeClientRow>;
+type YouTubeClientRow = z.infer<typeof YouTubeClientRow>;
 
 export function getYouTubeClient(sql: Queryable, accountId: string): Promise<YouTubeClientRow> {
   return oneRow("get_youtube_client", YouTubeClientRow, sql`select * from mdame.get_youtube_client(${accountId}::uuid)`);

@@ -31,7 +31,7 @@ export interface LlmCallEvent {
   duration_ms: number;
 }
 
-export interface ValidatedGeneration<T> {
+interface ValidatedGeneration<T> {
   value: T;
   raw: string;
   usage?: TokenUsage;
@@ -39,7 +39,7 @@ export interface ValidatedGeneration<T> {
   calls: number;
 }
 
-export interface BoundaryOptions {
+interface BoundaryOptions {
   maxRepairs?: number;
   onCall?: (event: LlmCallEvent) => void;
 }

@@ -119,7 +119,7 @@ function notJsonIssue(completion: LlmCompletion, parseError: string): LlmIssue {
   return { path: ANSWER, message: `not valid JSON (${clip(parseError, 120)})` };
 }
 
-export type CheckedAnswer<T> = { ok: true; value: T } | { ok: false; issues: LlmIssue[] };
+type CheckedAnswer<T> = { ok: true; value: T } | { ok: false; issues: LlmIssue[] };
 
 /**
  * Checks a completion (not a safety stop: the caller handles those first) against the schema.

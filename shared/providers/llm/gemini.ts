@@ -20,7 +20,7 @@ export type { GenerationParams, TokenUsage } from "./types.ts";
 
 const PROVIDER = "gemini";
 
-export interface GeminiJsonModelOptions {
+interface GeminiJsonModelOptions {
   apiKey: string;
   /** Another endpoint for the Gemini API (the local emulator); defaults to Google's. */
   baseUrl?: string;
@@ -30,14 +30,14 @@ export interface GeminiJsonModelOptions {
   timeoutMs?: number;
 }
 
-export interface JsonGeneration<T> {
+interface JsonGeneration<T> {
   value: T;
   /** The model's text exactly as returned. */
   raw: string;
   usage?: TokenUsage;
 }
 
-export interface GeminiJsonModel extends TextModel {
+interface GeminiJsonModel extends TextModel {
   generateJson<T>(prompt: string, schema: z.ZodType<T>, params: GenerationParams): Promise<JsonGeneration<T>>;
 }
 

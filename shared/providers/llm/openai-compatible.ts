@@ -14,9 +14,9 @@ import OpenAI, { APIConnectionError, APIError } from "openai";
 import { errorForStatus, ProviderUnavailableError } from "../errors.ts";
 import type { CompletionOptions, GenerationParams, LlmCompletion, StopKind, TextModel } from "./types.ts";
 
-export type OpenAiResponseFormat = "json_object" | "json_schema";
+type OpenAiResponseFormat = "json_object" | "json_schema";
 
-export interface OpenAiCompatibleOptions {
+interface OpenAiCompatibleOptions {
   /** The API root, ending before `/chat/completions`: `https://api.openai.com/v1`, `http://ollama.internal:11434/v1`. */
   baseUrl: string;
   /** Sent as `Authorization: Bearer <key>`; servers without keys (a local Ollama) accept any. */

@@ -12,7 +12,7 @@ import { formatIssues, type LlmIssue } from "./contract.ts";
 /** Longest excerpt of the bad answer quoted back. */
 export const REPAIR_QUOTE_CHARS = 2000;
 /** Longest schema text quoted. */
-export const REPAIR_SCHEMA_CHARS = 3000;
+const REPAIR_SCHEMA_CHARS = 3000;
 
 /** The schema as compact JSON Schema (what JSON modes and people read), or undefined when it has none. */
 export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> | undefined {
@@ -38,7 +38,7 @@ function excerpt(text: string, max: number): string {
   return `${clean.slice(0, max)}\n[… ${clean.length - max} more characters not shown]`;
 }
 
-export interface RepairInput {
+interface RepairInput {
   /** The prompt the bad answer replied to. */
   prompt: string;
   issues: readonly LlmIssue[];

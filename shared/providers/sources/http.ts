@@ -6,10 +6,10 @@ import { readCappedStream } from "../../http/capped-stream.ts";
 import { errorForStatus, ProviderUnavailableError } from "../errors.ts";
 
 /** A source answer larger than this is refused rather than buffered (feeds and listings are far smaller). */
-export const SOURCE_MAX_BYTES = 4 * 1024 * 1024;
-export const SOURCE_TIMEOUT_MS = 10_000;
+const SOURCE_MAX_BYTES = 4 * 1024 * 1024;
+const SOURCE_TIMEOUT_MS = 10_000;
 
-export interface SourceRequest {
+interface SourceRequest {
   provider: string;
   url: URL | string;
   init?: RequestInit;

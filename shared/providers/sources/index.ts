@@ -15,7 +15,7 @@ import { wikipediaSource } from "./wikipedia.ts";
 export type SourceClients = { [K in SourceKind]: SourceClient<K> };
 
 /** The base URLs and keys the clients read (shared/config/env.ts names). */
-export interface SourceEnv {
+interface SourceEnv {
   TRENDS_BASE_URL: string;
   HACKER_NEWS_BASE_URL: string;
   WIKIMEDIA_BASE_URL: string;
@@ -41,19 +41,19 @@ export function createSourceClients(env: SourceEnv): SourceClients {
 }
 
 /** A signal with the weight of the source that gave it. */
-export interface WeightedSignal {
+interface WeightedSignal {
   signal: Signal;
   weight: number;
 }
 
-export interface SourceFailure {
+interface SourceFailure {
   /** `feed https://…`, `reddit r/space`, `google_trends US`: which configured source failed. */
   source: string;
   message: string;
   retriable: boolean;
 }
 
-export function describeSource(config: SourceConfig, geo: string): string {
+function describeSource(config: SourceConfig, geo: string): string {
   switch (config.kind) {
     case "google_trends":
       return `google_trends ${config.geo ?? geo}`;

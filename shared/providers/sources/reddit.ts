@@ -12,7 +12,7 @@ import { type SourceClient, toSignal } from "./source.ts";
 
 const PROVIDER = "reddit";
 /** Reddit refuses generic user agents; this names the app as its API rules ask. */
-export const REDDIT_USER_AGENT = "server:md-ame:0.1 (trend ingest)";
+const REDDIT_USER_AGENT = "server:md-ame:0.1 (trend ingest)";
 
 const Token = z.object({ access_token: z.string().min(1), token_type: z.string(), expires_in: z.number().positive() }).passthrough();
 const Listing = z.object({
@@ -38,7 +38,7 @@ const Listing = z.object({
   }).passthrough(),
 }).passthrough();
 
-export interface RedditOptions {
+interface RedditOptions {
   clientId: string | undefined;
   clientSecret: string | undefined;
   /** `https://www.reddit.com` in production. */

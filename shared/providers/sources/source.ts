@@ -21,7 +21,7 @@ export interface SourceClient<K extends SourceKind = SourceKind> {
 const HOUR_MS = 3_600_000;
 
 /** Traffic per hour since publication (at least one hour, so a minute-old item is not infinitely fast). */
-export function velocityOf(traffic: number | null, publishedAt: string, now: number): number | null {
+function velocityOf(traffic: number | null, publishedAt: string, now: number): number | null {
   if (traffic === null) return null;
   const hours = Math.max(1, (now - Date.parse(publishedAt)) / HOUR_MS);
   return Math.round((traffic / hours) * 100) / 100;

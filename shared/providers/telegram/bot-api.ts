@@ -21,26 +21,24 @@ const MAX_ANSWER_BYTES = 256 * 1024;
 const MAX_INLINE_RETRY_AFTER_S = 3;
 
 /** A bot token as BotFather issues it: `<bot id>:<secret>`. */
-export const TelegramBotToken = z.string().regex(/^\d{1,20}:[A-Za-z0-9_-]{20,100}$/, "TELEGRAM_BOT_TOKEN must look like <bot id>:<secret>");
-/** A chat id: a number (groups and channels negative) or a public `@channelusername`. */
-export const TelegramChatId = z.string().regex(/^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31})$/, "a Telegram chat id is a number or @channelname");
+const TelegramBotToken = z.string().regex(/^\d{1,20}:[A-Za-z0-9_-]{20,100}$/, "TELEGRAM_BOT_TOKEN must look like <bot id>:<secret>");
 
-export const TelegramUser = z.object({
+const TelegramUser = z.object({
   id: z.number().int(),
   is_bot: z.boolean(),
   first_name: z.string(),
   username: z.string().optional(),
 }).passthrough();
-export type TelegramUser = z.infer<typeof TelegramUser>;
+type TelegramUser = z.infer<typeof TelegramUser>;
 
-export const TelegramMessage = z.object({
+const TelegramMessage = z.object({
   message_id: z.number().int(),
   date: z.number().int(),
   chat: z.object({ id: z.number().int(), type: z.string() }).passthrough(),
   text: z.string().optional(),
   caption: z.string().optional(),
 }).passthrough();
-export type TelegramMessage = z.infer<typeof TelegramMessage>;
+type TelegramMessage = z.infer<typeof TelegramMessage>;
 
 const Failure = z.object({
   ok: z.literal(false),
@@ -77,7 +75,7 @@ export class TelegramUnavailableError extends ProviderUnavailableError {
   }
 }
 
-export interface TelegramClientOptions {
+interface TelegramClientOptions {
   token: string;
   /** Default https://api.telegram.org; the emulator's URL on the local stack. */
   baseUrl?: string;
@@ -87,14 +85,14 @@ export interface TelegramClientOptions {
   attempts?: number;
 }
 
-export interface SendMessageRequest {
+interface SendMessageRequest {
   chatId: string;
   /** MarkdownV2 text, already escaped (markdown-v2.ts), at most 4096 characters. */
   text: string;
   disableNotification?: boolean;
 }
 
-export interface SendPhotoRequest {
+interface SendPhotoRequest {
   chatId: string;
   photo: Uint8Array;
   filename: string;

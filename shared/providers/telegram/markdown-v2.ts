@@ -21,7 +21,7 @@ export function boldMarkdownV2(text: string): string {
 }
 
 /** The most characters of a message's text (sendMessage). */
-export const MAX_MESSAGE_CHARS = 4096;
+const MAX_MESSAGE_CHARS = 4096;
 /** The most characters of a photo's caption (sendPhoto). */
 export const MAX_CAPTION_CHARS = 1024;
 

@@ -29,7 +29,7 @@ export const DEFAULT_CHUNK_SIZE = 10_000_000;
 export const MAX_VIDEO_SIZE = (MAX_CHUNK_COUNT + 1) * MAX_CHUNK_SIZE - 1;
 
 /** One chunk: its 0-based index and the first and last byte it carries (inclusive, as in Content-Range). */
-export interface ChunkRange {
+interface ChunkRange {
   index: number;
   first: number;
   last: number;

@@ -63,7 +63,7 @@ export const DirectPostInfo = z.object({
 }).strict();
 export type DirectPostInfo = z.infer<typeof DirectPostInfo>;
 
-export const CreatorInfo = z.looseObject({
+const CreatorInfo = z.looseObject({
   creator_avatar_url: z.string().optional(),
   creator_username: z.string().optional(),
   creator_nickname: z.string().optional(),
@@ -73,11 +73,11 @@ export const CreatorInfo = z.looseObject({
   stitch_disabled: z.boolean(),
   max_video_post_duration_sec: z.number().int().nonnegative(),
 });
-export type CreatorInfo = z.infer<typeof CreatorInfo>;
+type CreatorInfo = z.infer<typeof CreatorInfo>;
 
 const InitAnswer = z.looseObject({ publish_id: z.string().min(1), upload_url: z.string().min(1) });
 
-export const PostStatusName = z.enum(["PROCESSING_UPLOAD", "PROCESSING_DOWNLOAD", "SEND_TO_USER_INBOX", "PUBLISH_COMPLETE", "FAILED"]);
+const PostStatusName = z.enum(["PROCESSING_UPLOAD", "PROCESSING_DOWNLOAD", "SEND_TO_USER_INBOX", "PUBLISH_COMPLETE", "FAILED"]);
 
 /** The status fetch's data; field names are TikTok's own, `publicaly_available_post_id` spelling included. */
 export const PostStatus = z.looseObject({
@@ -182,7 +182,7 @@ export function fetchPostStatus(input: { accessToken: string; baseUrl?: string; 
   return callApi({ ...input, path: "/v2/post/publish/status/fetch/", body: { publish_id: input.publishId }, data: PostStatus, what: "fetch post status" });
 }
 
-export type VideoMimeType = "video/mp4" | "video/quicktime" | "video/webm";
+type VideoMimeType = "video/mp4" | "video/quicktime" | "video/webm";
 
 export interface ChunkProgress {
   /** The chunk TikTok just accepted; resume from index + 1. */

@@ -42,7 +42,7 @@ export class TikTokOAuthError extends ProviderError {
   }
 }
 
-export interface TikTokClientCredentials {
+interface TikTokClientCredentials {
   clientKey: string;
   clientSecret: string;
   /** Default https://open.tiktokapis.com. */

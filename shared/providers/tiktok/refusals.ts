@@ -13,7 +13,7 @@ const RATE_LIMIT_WAIT_MS = 60_000;
 /** The post caps are daily and TikTok does not say when they reset: a full day is the wait that surely clears them. */
 const DAILY_CAP_WAIT_MS = 24 * 60 * 60_000;
 
-export type TikTokRefusal =
+type TikTokRefusal =
   /** The grant is gone: the refresh token's `invalid_grant`, or a 401 on a token just refreshed. The user must connect again. */
   | { kind: "needs_reconnect"; reason: string }
   /**

@@ -9,7 +9,7 @@ import { errorForStatus, ProviderUnavailableError } from "../errors.ts";
 import { children, childText, parseXmlDocument, prefixOf, XmlError } from "../sources/xml.ts";
 
 const PROVIDER = "google-trends";
-export const TRENDS_NAMESPACE = "https://trends.google.com/trending/rss";
+const TRENDS_NAMESPACE = "https://trends.google.com/trending/rss";
 
 /** One trending search with its news context. */
 export const TrendSignal = z.object({

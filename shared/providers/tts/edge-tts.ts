@@ -14,9 +14,9 @@ import { mp3DurationMs } from "./mp3-duration.ts";
 import { type SynthesizedSpeech, VoiceRefusedError } from "./speech.ts";
 
 const PROVIDER = "edge-tts";
-export const EDGE_TTS_FORMAT = "audio-24khz-48kbitrate-mono-mp3" as const;
+const EDGE_TTS_FORMAT = "audio-24khz-48kbitrate-mono-mp3" as const;
 
-export interface EdgeTtsRequest {
+interface EdgeTtsRequest {
   /** Plain text; XML special characters are escaped here. */
   text: string;
   /** An Edge voice short name, e.g. `en-US-AriaNeural`, `id-ID-GadisNeural`. */
@@ -29,7 +29,7 @@ export interface EdgeTtsRequest {
   timeoutMs?: number;
 }
 
-export interface EdgeTtsResult {
+interface EdgeTtsResult {
   audio: Uint8Array;
   format: typeof EDGE_TTS_FORMAT;
   words: WordTiming[];

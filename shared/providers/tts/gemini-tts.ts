@@ -17,7 +17,7 @@ import { pcmToWav } from "./wav.ts";
 import { alignWords } from "./word-alignment.ts";
 
 const PROVIDER = "gemini-tts";
-export const DEFAULT_GEMINI_TTS_MODEL = "gemini-2.5-flash-preview-tts";
+const DEFAULT_GEMINI_TTS_MODEL = "gemini-2.5-flash-preview-tts";
 const PCM_RATE = 24_000;
 /** Finish and block reasons that mean the content was refused, not that the call failed. */
 const SAFETY_REASONS = new Set(["SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "RECITATION", "OTHER_BLOCKED"]);
@@ -33,7 +33,7 @@ class RateLimitedError extends ProviderUnavailableError {
   }
 }
 
-export interface GeminiTtsRequest {
+interface GeminiTtsRequest {
   apiKey: string;
   /** Another endpoint for the Gemini API (the local emulator); defaults to Google's. */
   baseUrl?: string;

@@ -4,7 +4,7 @@
  */
 
 /** Envelope frames: a 10 ms window every 5 ms. */
-export const HOP_MS = 5;
+const HOP_MS = 5;
 const WINDOW_MS = 10;
 /** Below this a frame is digital silence for the level statistics. */
 const FLOOR_DB = -90;
@@ -26,7 +26,7 @@ export interface Pause {
   endMs: number;
 }
 
-export interface SpeechActivity {
+interface SpeechActivity {
   envelope: Envelope;
   /** First and last audible instants, in ms; undefined when nothing is audible. */
   speechStartMs?: number;
@@ -40,7 +40,7 @@ function percentile(sorted: Float32Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(p * (sorted.length - 1))))];
 }
 
-export function energyEnvelope(pcm: Int16Array, sampleRate: number): Envelope {
+function energyEnvelope(pcm: Int16Array, sampleRate: number): Envelope {
   const hop = Math.max(1, Math.round((sampleRate * HOP_MS) / 1000));
   const window = Math.max(hop, Math.round((sampleRate * WINDOW_MS) / 1000));
   const frames = Math.max(0, Math.ceil(pcm.length / hop));

@@ -3,7 +3,7 @@
  * read once it has a header. Plain bytes, no subprocess: runs in the Edge Function.
  */
 
-export interface WavInfo {
+interface WavInfo {
   sampleRate: number;
   channels: number;
   /** The 16-bit samples (interleaved when more than one channel). */

@@ -20,7 +20,7 @@ import { detectSpeech, nearestValley, type Pause } from "./speech-activity.ts";
 
 type PauseKind = "none" | "clause" | "sentence";
 
-export interface ScriptWord {
+interface ScriptWord {
   text: string;
   /** Punctuation after the word. */
   pause: PauseKind;
@@ -145,7 +145,7 @@ function pausePoints(pauses: Pause[], speechStartMs: number, speechEndMs: number
   ];
 }
 
-export interface AlignmentOptions {
+interface AlignmentOptions {
   /** Shortest silence taken for a pause; default 30 ms. */
   minPauseMs?: number;
   /** Move inner boundaries to energy dips (default true). */

@@ -19,7 +19,7 @@ const PROVIDER = "comfyui";
 /** An API-format workflow: node id -> {class_type, inputs}. */
 export type ComfyWorkflow = Record<string, { class_type: string; inputs: Record<string, unknown>; _meta?: unknown }>;
 
-export type PlaceholderValues = Record<string, string | number>;
+type PlaceholderValues = Record<string, string | number>;
 
 /**
  * The workflow with its `{{name}}` placeholders filled: an input that is exactly one placeholder
@@ -50,7 +50,7 @@ export function fillWorkflow(template: ComfyWorkflow, values: PlaceholderValues)
 }
 
 const OutputFile = z.object({ filename: z.string().min(1), subfolder: z.string(), type: z.string() });
-export type ComfyOutputFile = z.infer<typeof OutputFile>;
+type ComfyOutputFile = z.infer<typeof OutputFile>;
 
 const HistoryEntry = z.object({
   outputs: z.record(z.string(), z.object({ images: z.array(OutputFile).optional() }).passthrough()),
@@ -63,7 +63,7 @@ interface WsMessage {
   data?: { prompt_id?: string; node?: string | null; value?: number; max?: number; exception_message?: string; node_type?: string };
 }
 
-export interface RunOptions {
+interface RunOptions {
   signal?: AbortSignal;
   /** Called on every progress step or node change of this prompt. */
   onProgress?: (progress: { node: string | null; value?: number; max?: number }) => void;

@@ -10,14 +10,14 @@ import { errorForStatus, ProviderRejectedError, ProviderUnavailableError } from 
 const PROVIDER = "gemini-image";
 
 /** Largest picture accepted from the API (decoded bytes). */
-export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 
-export interface GeneratedImage {
+interface GeneratedImage {
   bytes: Uint8Array;
   mimeType: string;
 }
 
-export interface GeminiImageOptions {
+interface GeminiImageOptions {
   apiKey: string;
   /** Another endpoint for the Gemini API (the local emulator); defaults to Google's. */
   baseUrl?: string;

@@ -33,16 +33,16 @@ const Video = z.object({
 });
 export type PexelsVideo = z.infer<typeof Video>;
 
-export const PexelsSearchResponse = z.object({
+const PexelsSearchResponse = z.object({
   page: z.number().int(),
   per_page: z.number().int(),
   total_results: z.number().int(),
   videos: z.array(Video),
 });
-export type PexelsSearchResponse = z.infer<typeof PexelsSearchResponse>;
+type PexelsSearchResponse = z.infer<typeof PexelsSearchResponse>;
 
 /** Smallest width a rendition needs: the frame is cropped from it, never upscaled past 1080. */
-export const MIN_RENDITION_WIDTH = 1080;
+const MIN_RENDITION_WIDTH = 1080;
 
 const PROMPT_STOPWORDS = new Set([
   "vertical",
@@ -156,7 +156,7 @@ export function usableVideos(response: PexelsSearchResponse, query: string, bloc
 }
 
 /** Rate-limit headers Pexels sends on each answer. */
-export interface PexelsRateLimit {
+interface PexelsRateLimit {
   limit: number | null;
   remaining: number | null;
   /** Unix seconds when the quota resets. */

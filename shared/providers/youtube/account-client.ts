@@ -10,13 +10,13 @@ import type { CredentialKeyRing } from "../../crypto/credential-keys.ts";
 import type { Queryable } from "../../db/client.ts";
 import { getYouTubeClient } from "../../db/rpc/youtube-projects.ts";
 
-export interface GoogleOAuthClient {
+interface GoogleOAuthClient {
   clientId: string;
   clientSecret: string;
 }
 
 /** The environment's client: the project default (the engine requires it; `mdame doctor` may lack it). */
-export interface EnvironmentClient {
+interface EnvironmentClient {
   GOOGLE_OAUTH_CLIENT_ID?: string | undefined;
   GOOGLE_OAUTH_CLIENT_SECRET?: string | undefined;
 }

@@ -35,8 +35,8 @@ export const VideoTotals = z.object({
 export type VideoTotals = z.infer<typeof VideoTotals>;
 
 /** A point of the retention curve as the engine stores it. */
-export const RetentionPoint = z.object({ ratio: z.number().gt(0).max(1), watch_ratio: z.number().nonnegative() }).strict();
-export type RetentionPoint = z.infer<typeof RetentionPoint>;
+const RetentionPoint = z.object({ ratio: z.number().gt(0).max(1), watch_ratio: z.number().nonnegative() }).strict();
+type RetentionPoint = z.infer<typeof RetentionPoint>;
 
 export interface VideoReportQuery {
   /** The API root, `https://youtubeanalytics.googleapis.com` or the emulator's. */

@@ -9,7 +9,7 @@ import { errorForStatus, ProviderUnavailableError } from "../errors.ts";
 
 const PROVIDER = "google-oauth";
 
-export interface YouTubeAccessTokenSourceOptions {
+interface YouTubeAccessTokenSourceOptions {
   clientId: string;
   clientSecret: string;
   /** The OAuth 2.0 token endpoint, e.g. `https://oauth2.googleapis.com/token`. */
@@ -17,7 +17,7 @@ export interface YouTubeAccessTokenSourceOptions {
   refreshToken: string;
 }
 
-export interface YouTubeAccessTokenSource {
+interface YouTubeAccessTokenSource {
   /** A valid access token; refused grants throw ProviderRejectedError, outages ProviderUnavailableError. */
   getAccessToken(): Promise<string>;
 }

@@ -18,12 +18,12 @@ import { ProviderError } from "../errors.ts";
 import { classifyYouTubeRefusal } from "./refusals.ts";
 
 /** Why a call cannot be made now, and from when it may (null: the ledger cannot say). */
-export interface QuotaDeferral {
+interface QuotaDeferral {
   reason: "quota_spent" | "channel_cap";
   notBefore: Date | null;
 }
 
-export interface QuotaReservation {
+interface QuotaReservation {
   accountId: string;
   callKind: YouTubeCallKind;
   /** An upload's publication: a repeat returns the reservation it holds. */

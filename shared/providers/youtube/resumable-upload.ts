@@ -59,15 +59,15 @@ export type VideoUploadMetadata = z.infer<typeof VideoUploadMetadata>;
  * The video resource YouTube returns when the upload completes. Loose objects on purpose: the
  * API adds fields over time, and only the ones named here are relied on.
  */
-export const UploadedVideo = z.looseObject({
+const UploadedVideo = z.looseObject({
   kind: z.literal("youtube#video"),
   id: z.string().min(1),
   snippet: z.looseObject({ title: z.string(), channelId: z.string().optional(), publishedAt: z.string().optional() }).optional(),
   status: z.looseObject({ uploadStatus: z.string(), privacyStatus: z.string().optional() }).optional(),
 });
-export type UploadedVideo = z.infer<typeof UploadedVideo>;
+type UploadedVideo = z.infer<typeof UploadedVideo>;
 
-export type UploadStatus = { complete: true; video: UploadedVideo } | { complete: false; nextByte: number };
+type UploadStatus = { complete: true; video: UploadedVideo } | { complete: false; nextByte: number };
 
 async function send(url: string, init: RequestInit, what: string): Promise<Response> {
   try {

@@ -6,7 +6,7 @@
  * characters inside a subdivision flag (🏴 + tag letters + CANCEL TAG).
  */
 
-export interface CharacterScan {
+interface CharacterScan {
   /** The text with every invisible or control character removed (legitimate joiners kept). */
   visible: string;
   /** Problems found, one entry per kind. */

@@ -4,7 +4,7 @@
  * tokens (hashes, ids, long compound words) decode to bytes that are not text and are left alone.
  */
 
-export interface DecodedBlob {
+interface DecodedBlob {
   encoding: "base64" | "hex";
   text: string;
 }

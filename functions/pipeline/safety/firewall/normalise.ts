@@ -61,7 +61,7 @@ const LEET: Record<string, string> = { "0": "o", "1": "i", "3": "e", "4": "a", "
 const NAMED_ENTITIES: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'", nbsp: " ", sol: "/", lsqb: "[", rsqb: "]", vert: "|" };
 
 /** HTML entities and backslash escapes spelled out: `&#105;`, `&lt;`, `\x69`, `\u0069`. */
-export function decodeEscapes(text: string): string {
+function decodeEscapes(text: string): string {
   const codePoint = (n: number) => (n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : "");
   return text
     .replace(/&#x([0-9a-f]{1,6});?/gi, (_, h: string) => codePoint(parseInt(h, 16)))
@@ -81,20 +81,20 @@ export function decodePercent(text: string): string | undefined {
   }
 }
 
-export function foldConfusables(text: string): string {
+function foldConfusables(text: string): string {
   let out = "";
   for (const ch of text) out += CONFUSABLES[ch] ?? ch;
   return out;
 }
 
 /** Letters spelled one at a time (`i g n o r e`, `I.G.N.O.R.E`, `i-g-n-o-r-e`) joined back into words. */
-export function joinSpelledLetters(text: string): string {
+function joinSpelledLetters(text: string): string {
   // Punctuation-spelled words first, so `i-g-n-o-r-e p-r-e-v` keeps the space between its words.
   const punctuated = text.replace(/(?<![\p{L}\p{N}])(?:[\p{L}\p{N}][.\-_*·]){2,}[\p{L}\p{N}](?![\p{L}\p{N}])/gu, (m) => m.replace(/[.\-_*·]/g, ""));
   return punctuated.replace(/(?<![\p{L}\p{N}])(?:[\p{L}\p{N}] ){2,}[\p{L}\p{N}](?![\p{L}\p{N}])/gu, (m) => m.replace(/ /g, ""));
 }
 
-export function foldLeet(text: string): string {
+function foldLeet(text: string): string {
   return text.replace(/[013457@$!|]/g, (ch, offset: number, all: string) => {
     // Only inside words: "top 10" stays a number, "1gn0r3" becomes "ignore".
     const before = all[offset - 1] ?? " ";
