@@ -85,11 +85,22 @@ export const WeeklyReport = z.object({
 }).strict();
 export type WeeklyReport = z.infer<typeof WeeklyReport>;
 
-/** A date of the week to report, as the operator API and the CLI take it. */
-export const ReportDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date YYYY-MM-DD").refine((text) => {
+const isCalendarDate = (text: string) => {
   const date = new Date(`${text}T00:00:00Z`);
   return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === text;
-}, "not a calendar date");
+};
+
+/**
+ * A date of the week to report, as the operator API and the CLI take it: a calendar date whose
+ * week, Monday to Sunday, lies within years 0001 to 9999 (what a date of four digits can say).
+ */
+export const ReportDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date YYYY-MM-DD")
+  .refine(isCalendarDate, "not a calendar date")
+  .refine((text) => {
+    const monday = mondayOf(text);
+    const sunday = new Date(Date.parse(`${monday}T00:00:00Z`) + 6 * 86_400_000).toISOString().slice(0, 10);
+    return /^\d{4}-/.test(monday) && monday >= "0001-01-01" && /^\d{4}-/.test(sunday) && sunday <= "9999-12-31";
+  }, "its week (Monday to Sunday) must lie between 0001-01-01 and 9999-12-31");
 
 /** Query of GET /pipeline/reports/weekly: any date of the week, and optionally one dimension. */
 export const WeeklyReportQuery = z.object({

@@ -222,6 +222,14 @@ describe("weekly report", () => {
     const body = await bad.json() as { issues: { path: string; message: string }[] };
     expect(JSON.stringify(body.issues)).toContain("week");
     expect(JSON.stringify(body.issues)).toContain("not a calendar date");
+    // Weeks reaching before year 1 or past 9999 are refused by the contract, before the database.
+    for (const week of ["0000-01-01", "9999-12-31", "9999-12-29"]) {
+      const out = await app.request(`/pipeline/reports/weekly?week=${week}`, { headers });
+      expect({ week, status: out.status }).toEqual({ week, status: 400 });
+      expect(JSON.stringify(((await out.json()) as { issues: unknown[] }).issues)).toContain("week");
+    }
+    const firstWeek = await app.request("/pipeline/reports/weekly?week=0001-01-03", { headers });
+    expect(firstWeek.status).toBe(200);
     const missing = await app.request("/pipeline/reports/weekly", { headers });
     expect(missing.status).toBe(400);
     const unknown = await app.request("/pipeline/reports/weekly?week=2026-11-16&dimension=no-such-one", { headers });

@@ -172,6 +172,20 @@ describe("the pipeline app", () => {
     expect(((await response.json()) as ErrorAnswer).issues?.[0]?.path).toEqual(["id"]);
   });
 
+  test.each(["null", "[]", "true", '"yes"'])("POST /housekeeping with the body %s is a 400 before any database call, never a default pass", async (body) => {
+    const response = await send("POST", "/housekeeping", body);
+    expect(response.status).toBe(400);
+  });
+
+  test("a trailing slash is a 404 on every method, not a 405 claiming the path serves GET", async () => {
+    for (const method of ["GET", "POST", "DELETE"]) {
+      const response = await send(method, "/dimensions/");
+      expect({ method, status: response.status, allow: response.headers.get("allow") }).toEqual({ method, status: 404, allow: null });
+    }
+    const wrongMethod = await send("DELETE", "/dimensions");
+    expect({ status: wrongMethod.status, allow: wrongMethod.headers.get("allow") }).toEqual({ status: 405, allow: "GET, HEAD, POST" });
+  });
+
   test("an ANSI escape in a display name is a 400 naming the field", async () => {
     const response = await send("PATCH", "/dimensions/tech-explained", JSON.stringify({ display_name: "\u001b]0;owned\u0007Tech" }));
     expect(response.status).toBe(400);

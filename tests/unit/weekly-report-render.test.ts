@@ -179,6 +179,9 @@ describe("mdame report arguments", () => {
       { name: "report", week: "2026-11-19", dimension: null, chart: "c.png", json: false },
     );
     expect(() => parseReport(new Map([["week", "2026-02-30"]]))).toThrow("--week takes a date YYYY-MM-DD");
+    // A week must lie within years 0001..9999: 0000-01-01's Monday is in year -1, 9999-12-31's Sunday in 10000.
+    for (const week of ["0000-01-01", "9999-12-31"]) expect(() => parseReport(new Map([["week", week]]))).toThrow("--week");
+    expect(parseReport(new Map([["week", "0001-01-03"]])).week).toBe("0001-01-03");
     expect(() => parseReport(new Map())).toThrow("report needs --week");
     expect(() => parseReport(new Map([["week", "2026-11-19"], ["dimension", "Bad Id"]]))).toThrow("not a dimension id");
   });

@@ -36,7 +36,8 @@ export function registerHousekeepingRoutes<E extends Env, S extends Schema, B ex
   });
 
   app.post("/housekeeping", auth, async (c) => {
-    const body = HousekeepingBody.parse((await jsonBody(c.req.raw)) ?? {});
+    // An empty body reads as {}; a JSON null is a mistake to refuse, never a destructive default.
+    const body = HousekeepingBody.parse(await jsonBody(c.req.raw));
     const kinds = await runHousekeeping(deps.sql, body.dry_run);
     const drained = body.dry_run ? { removed: 0, failed: 0 } : await drainStorageDeletions(deps, { budgetMs: MANUAL_DRAIN_BUDGET_MS });
     const [settings, usage, now] = await Promise.all([housekeepingSettings(deps.sql), databaseUsage(deps.sql, 1), engineNow(deps.sql)]);
