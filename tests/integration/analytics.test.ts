@@ -169,6 +169,13 @@ test("day 3 and day 7 are fetched once each, charged to the analytics bucket, an
   expect(unauthorized.status).toBe(401);
   const badId = await app.request("http://edge.test/pipeline/runs/not-a-run/analytics", { headers: { authorization: `Bearer ${bench.env.SERVICE_ROLE_KEY}` } });
   expect(badId.status).toBe(400);
+  // A well-formed id of no run is a 404 here as on GET /runs/:id, not an empty list.
+  for (const path of ["", "/analytics"]) {
+    const unknown = await app.request(`http://edge.test/pipeline/runs/00000000-0000-4000-8000-000000000000${path}`, {
+      headers: { authorization: `Bearer ${bench.env.SERVICE_ROLE_KEY}` },
+    });
+    expect({ path, status: unknown.status }).toEqual({ path, status: 404 });
+  }
 }, 120_000);
 
 test("a window due before YouTube processed its data stays queued and is fetched on a later try", async () => {

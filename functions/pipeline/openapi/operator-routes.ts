@@ -256,7 +256,11 @@ export const operatorRoutes: RouteDoc[] = [
     security: SERVICE_ROLE,
     summary: "The YouTube Analytics fetched for a run's published videos (empty before any fetch)",
     params: { id: param(RunId, "The run's id") },
-    responses: { 200: ok("The figures, per video and window", "RunAnalyticsList", "day-3 figures of one video", examples.analytics), ...serviceErrors },
+    responses: {
+      200: ok("The figures, per video and window", "RunAnalyticsList", "day-3 figures of one video", examples.analytics),
+      ...serviceErrors,
+      404: errors.notFound("run", errorExamples.runNotFound),
+    },
   },
 
   // operator/report-routes.ts

@@ -1,0 +1,27 @@
+-- GET /runs/<id>/analytics of a run that does not exist: MDN01 (404), as every run route answers.
+
+create or replace function mdame.get_run_analytics(p_run_id uuid)
+returns table(unit_id uuid, publication_id uuid, external_id text, channel_handle text, window_days integer,
+              views bigint, engaged_views bigint, average_view_percentage numeric, average_view_duration_s numeric,
+              likes bigint, fetched_at timestamp with time zone)
+language plpgsql
+stable security definer
+set search_path = ''
+as $$
+begin
+  if not exists (select 1 from mdame.pipeline_runs r where r.id = p_run_id) then
+    raise exception 'no run %', p_run_id using errcode = 'MDN01';
+  end if;
+  return query
+    select u.id, p.id, p.external_id, a.channel_handle, v.window_days, v.views, v.engaged_views, v.average_view_percentage,
+           v.average_view_duration_s, v.likes, v.fetched_at
+      from mdame.work_units u
+      join mdame.publications p on p.unit_id = u.id
+      join mdame.dimension_accounts a on a.id = p.account_id
+      join mdame.video_analytics v on v.publication_id = p.id
+     where u.run_id = p_run_id
+     order by u.created_at, u.id, p.id, v.window_days;
+end;
+$$;
+
+select mdame.restrict_function_privileges();
