@@ -74,7 +74,11 @@ const REQUEST_TIMEOUT_MS = 60_000;
 /** One call of the API, its answer parsed with `schema`; every failure a CliError. */
 type ApiCall = <T extends z.ZodType>(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, schema: T, body?: unknown) => Promise<z.infer<T>>;
 
-export function createApiCall(config: ApiConfig, fetchImpl: Fetch = fetch): ApiCall {
+/**
+ * One call of the API: the answer parsed with its contract. `shown` rewrites the parsed JSON first
+ * (the dashboard escapes the controls in every string with it, as the CLI's output does).
+ */
+export function createApiCall(config: ApiConfig, fetchImpl: Fetch = fetch, shown: (json: unknown) => unknown = (json) => json): ApiCall {
   return async function call<T extends z.ZodType>(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, schema: T, body?: unknown): Promise<z.infer<T>> {
     const url = `${config.baseUrl}${path}`;
     let response: Response;
@@ -101,7 +105,7 @@ export function createApiCall(config: ApiConfig, fetchImpl: Fetch = fetch): ApiC
       // Not JSON (a proxy's error page, say): kept as text for the message.
     }
     if (!response.ok) throw apiError(response.status, json, `${method} ${url}`);
-    const parsed = schema.safeParse(json);
+    const parsed = schema.safeParse(shown(json));
     if (!parsed.success) {
       throw new CliError(
         `unexpected answer from ${method} ${url}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; ")}`,
@@ -112,8 +116,8 @@ export function createApiCall(config: ApiConfig, fetchImpl: Fetch = fetch): ApiC
   };
 }
 
-export function createApiClient(config: ApiConfig, fetchImpl: Fetch = fetch): ApiClient {
-  const call = createApiCall(config, fetchImpl);
+export function createApiClient(config: ApiConfig, fetchImpl: Fetch = fetch, shown?: (json: unknown) => unknown): ApiClient {
+  const call = createApiCall(config, fetchImpl, shown);
   const id = encodeURIComponent;
   return {
     baseUrl: config.baseUrl,

@@ -5,6 +5,7 @@
 import { OpsOverview, OpsQueues, OpsQuota, OpsScheduleList, OpsScheduleRunNow, OpsVideoDetail, OpsVideoList } from "../../shared/contracts/ops.ts";
 import { type ApiClient, createApiCall, createApiClient, type Fetch } from "../api-client.ts";
 import type { ApiConfig } from "../config.ts";
+import { visibleJson } from "../../shared/text/storable.ts";
 
 interface OpsClient {
   overview(failures: number): Promise<OpsOverview>;
@@ -24,7 +25,7 @@ export interface DashboardApi {
 }
 
 function createOpsClient(config: ApiConfig, fetchImpl?: Fetch): OpsClient {
-  const call = createApiCall(config, fetchImpl);
+  const call = createApiCall(config, fetchImpl, visibleJson);
   const id = encodeURIComponent;
   return {
     overview: (failures) => call("GET", `/pipeline/ops/overview?failures=${failures}`, OpsOverview),
@@ -38,5 +39,7 @@ function createOpsClient(config: ApiConfig, fetchImpl?: Fetch): OpsClient {
 }
 
 export function createDashboardApi(config: ApiConfig, fetchImpl?: Fetch): DashboardApi {
-  return { baseUrl: config.baseUrl, api: createApiClient(config, fetchImpl), ops: createOpsClient(config, fetchImpl) };
+  // Every string read is shown with its controls escaped (a bidi control in a worker's failure
+  // message would reorder the row around it), as the CLI prints them.
+  return { baseUrl: config.baseUrl, api: createApiClient(config, fetchImpl, visibleJson), ops: createOpsClient(config, fetchImpl) };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { QualityReport } from "./quality.ts";
+import { oneLine } from "./text.ts";
 
 /**
  * Asset keys exactly as the workers produce them: content-addressed by a sha256, under the
@@ -47,8 +48,9 @@ export type MusicTrackRecord = z.infer<typeof MusicTrackRecord>;
 
 const workerId = z.string().min(1).max(200);
 
+/** A worker's failure: one line of plain text (shared/worker/pull-worker.ts oneLineMessage writes it so), stored and shown as sent. */
 const failure = z.object({
-  message: z.string().min(1).max(2000),
+  message: oneLine(z.string().min(1).max(2000)),
   retriable: z.boolean(),
 }).strict();
 

@@ -35,6 +35,16 @@ export function visibleText(text: string): string {
   return text.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
+/** A parsed JSON value with `visibleText` applied to every string in it, keys included: what a page may show as read. */
+export function visibleJson(value: unknown): unknown {
+  if (typeof value === "string") return visibleText(value);
+  if (Array.isArray(value)) return value.map(visibleJson);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([key, entry]) => [visibleText(key), visibleJson(entry)]));
+  }
+  return value;
+}
+
 /** `subject.keywords[2]`, `sources[0].url`, `["odd key"]` (controls escaped); `(body)` for the root. */
 export function formatJsonPath(path: JsonPath): string {
   let out = "";

@@ -9,6 +9,7 @@ import type { BaseTaskContext, Task } from "../tasks/task.ts";
 import { type CallbackSender, callbackWebhookId, DEFAULT_CALLBACK_RETRY_DELAYS_MS, deliverCallback, type DeliveryOutcome } from "./callback-sender.ts";
 import { Lease, type QueueMessage, type WorkerQueue } from "./lease.ts";
 import { DEFAULT_BEAT_INTERVAL_MS, HeartbeatLoop, type WorkerHeartbeats } from "./worker-heartbeat.ts";
+import { visibleText } from "../text/storable.ts";
 
 export { LeaseExpiredError, MessageGoneError, type QueueMessage, type WorkerQueue } from "./lease.ts";
 
@@ -49,11 +50,23 @@ function describeUnknown(error: unknown): string {
   }
 }
 
+/**
+ * A failure message as one plain line, the shape the callback contract checks and the dead-letter
+ * lists show: line breaks joined with " | ", every other control and bidi control written as a
+ * `\uXXXX` escape, cut to `max` characters.
+ */
+export function oneLineMessage(text: string, max: number): string {
+  const joined = text.split(/\s*(?:\r\n|[\r\n\u2028\u2029])\s*/).filter((line) => line !== "").join(" | ");
+  const visible = visibleText(joined).slice(0, max);
+  // A cut may leave half an escape or a lone surrogate at the end: drop it.
+  return visible.replace(/\\u[0-9a-f]{0,3}$/, "").replace(/[\ud800-\udbff]$/, "") || "unknown error";
+}
+
 /** Normalises anything thrown by a task; whether it is final is the one rule of shared/errors.ts. */
 export function toTaskFailure(thrown: unknown): TaskFailure {
   const error = coerceError(thrown);
   const message = describeUnknown(thrown).trim() || error.message || "unknown error";
-  return { message: message.slice(0, MAX_FAILURE_MESSAGE), retriable: isRetriable(error) };
+  return { message: oneLineMessage(message, MAX_FAILURE_MESSAGE), retriable: isRetriable(error) };
 }
 
 const Uuid = z.string().uuid();
@@ -336,7 +349,7 @@ export class PullWorker<P> {
         payload = definition.parse(message.message);
       } catch (error) {
         const failure: TaskFailure = {
-          message: `invalid ${definition.queue} message: ${toTaskFailure(error).message}`.slice(0, MAX_FAILURE_MESSAGE),
+          message: oneLineMessage(`invalid ${definition.queue} message: ${toTaskFailure(error).message}`, MAX_FAILURE_MESSAGE),
           retriable: false,
         };
         const outcome = definition.failed({ payload: null, raw: message.message, error: failure });
@@ -398,7 +411,10 @@ export class PullWorker<P> {
       body = parsed.data;
     } else {
       // A task built a body the contract refuses: a bug, reported as a final failure when possible.
-      const failure: TaskFailure = { message: `invalid callback body: ${toTaskFailure(parsed.error).message}`.slice(0, MAX_FAILURE_MESSAGE), retriable: false };
+      const failure: TaskFailure = {
+        message: oneLineMessage(`invalid callback body: ${toTaskFailure(parsed.error).message}`, MAX_FAILURE_MESSAGE),
+        retriable: false,
+      };
       log.error({ error: failure.message, status: "failed" }, "task produced an invalid callback body");
       const fallback = this.#o.definition.failed({ payload: null, raw: message.message, error: failure });
       const retry = fallback && WorkerCallback.safeParse({ ...fallback, msg_id: message.msg_id, worker_id: this.#o.workerId });

@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { mainHelp, parseArgs } from "../../cli/args.ts";
 import { createDashboardApp } from "../../cli/dashboard/app.ts";
-import type { DashboardApi } from "../../cli/dashboard/ops-client.ts";
+import { createDashboardApi, type DashboardApi } from "../../cli/dashboard/ops-client.ts";
 import { when } from "../../cli/dashboard/layout.ts";
 import { safeHttpUrl } from "../../cli/dashboard/pages/videos.ts";
 import { contentSecurityPolicy, hostAllowed, sameOriginPost } from "../../cli/dashboard/security.ts";
@@ -198,6 +198,20 @@ describe("the app", () => {
     expect(body).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;");
     expect(body).not.toContain("<script");
     expect(body).not.toContain("<img");
+  });
+
+  test("controls in what the API answers are shown escaped, as the CLI prints them: a bidi control reorders nothing", async () => {
+    const error = "render failed \u202eevil\u202c\nnext line";
+    const fetchImpl = async () => Response.json({ dead_letters: [deadLetter({ last_error: error })] });
+    const api = createDashboardApi({ baseUrl: "http://api.test/functions/v1", serviceRoleKey: "key", source: "test" }, fetchImpl);
+    const now = () => Date.parse("2026-12-02T08:00:00Z");
+    const sessions = createSessions(now, "the-sign-in-token");
+    const app = createDashboardApp({ api, sessions, port: () => PORT, now });
+    const signIn = await get(app, "/sign-in?token=the-sign-in-token");
+    const cookie = /mdame_session=([^;]+)/.exec(signIn.headers.get("set-cookie") ?? "")![1]!;
+    const body = await (await get(app, "/dead-letters", { cookie: `mdame_session=${cookie}` })).text();
+    expect(body).toContain("render failed \\u202eevil\\u202c\\u000anext line");
+    expect(body).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
   });
 
   test("a section whose route fails says so plainly and the page still renders", async () => {

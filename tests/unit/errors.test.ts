@@ -1,9 +1,10 @@
-import { expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { coerceError, isRetriable, NonRetriableError, RetryAfterError } from "../../shared/errors.ts";
 import { LlmContractError } from "../../shared/providers/llm/contract.ts";
 import { ProviderRejectedError, ProviderUnavailableError } from "../../shared/providers/errors.ts";
 import { UploadSessionExpiredError } from "../../shared/providers/youtube/resumable-upload.ts";
-import { toTaskFailure } from "../../shared/worker/pull-worker.ts";
+import { oneLineMessage, toTaskFailure } from "../../shared/worker/pull-worker.ts";
+import { WorkerCallback } from "../../shared/contracts/callbacks.ts";
 
 test("a NonRetriableError and its subclasses are final", () => {
   expect(isRetriable(new NonRetriableError("bad input"))).toBe(false);
@@ -34,4 +35,27 @@ test("the pull worker's failure reports follow the same rule", () => {
     new Error("ffmpeg exited with code 1"),
   ];
   for (const error of cases) expect(toTaskFailure(error).retriable).toBe(isRetriable(error));
+});
+
+describe("a worker's failure message", () => {
+  test("is one plain line the callback contract accepts: breaks joined, controls and bidi controls escaped, cut whole", () => {
+    const thrown = new Error("ffmpeg exited 1\r\n  [mp4 @ 0x1] moov atom not found\n\u202eevil\u001b[31m red\u0007");
+    const { message } = toTaskFailure(thrown);
+    expect(message).toBe("ffmpeg exited 1 | [mp4 @ 0x1] moov atom not found | \\u202eevil\\u001b[31m red\\u0007");
+    const callback = {
+      kind: "render.failed",
+      msg_id: 1,
+      worker_id: "w",
+      unit_id: "00000000-0000-4000-8000-000000000001",
+      error: { message, retriable: false },
+    };
+    expect(WorkerCallback.safeParse(callback).success).toBe(true);
+    expect(WorkerCallback.safeParse({ ...callback, error: { message: "line\u202e", retriable: false } }).success).toBe(false);
+    // A cut never leaves half an escape or half a surrogate pair.
+    for (let max = 1; max <= 12; max++) {
+      const cut = oneLineMessage("ab\u202e😀\u0007", max);
+      expect(cut).not.toMatch(/\\u[0-9a-f]{0,3}$/);
+      expect(cut.isWellFormed()).toBe(true);
+    }
+  });
 });
