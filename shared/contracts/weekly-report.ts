@@ -97,6 +97,8 @@ const isCalendarDate = (text: string) => {
 export const ReportDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date YYYY-MM-DD")
   .refine(isCalendarDate, "not a calendar date")
   .refine((text) => {
+    // What is not a calendar date is reported once, by the refinement above (zod runs both).
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || !isCalendarDate(text)) return true;
     const monday = mondayOf(text);
     const sunday = new Date(Date.parse(`${monday}T00:00:00Z`) + 6 * 86_400_000).toISOString().slice(0, 10);
     return /^\d{4}-/.test(monday) && monday >= "0001-01-01" && /^\d{4}-/.test(sunday) && sunday <= "9999-12-31";

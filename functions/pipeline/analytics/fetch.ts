@@ -65,7 +65,10 @@ async function meteredQuery<T>(deps: PipelineDeps, fetch: ClaimedAnalyticsFetch,
   const metered = await withYouTubeQuota(deps.sql, { accountId: fetch.account_id, callKind: "analytics.reports.query" }, call);
   if (metered.kind === "answered") return metered.value;
   const until = metered.notBefore ?? new Date(fetch.engine_now.getTime() + 3600_000);
-  throw new Refused({ kind: "retry", delayS: delayUntil(fetch, until), reason: `analytics quota spent until ${until.toISOString()}` });
+  const reason = metered.by === "youtube"
+    ? `YouTube Analytics answered quotaExceeded; the bucket is spent until ${until.toISOString()}`
+    : `analytics quota spent until ${until.toISOString()}`;
+  throw new Refused({ kind: "retry", delayS: delayUntil(fetch, until), reason });
 }
 
 function delayUntil(fetch: ClaimedAnalyticsFetch, notBefore: Date): number {

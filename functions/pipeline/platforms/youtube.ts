@@ -96,7 +96,7 @@ export const youtubeAdapter: PlatformAdapter<QuotaLedgerEntry, VideoUploadMetada
 
   async refusal(deps, entry, error) {
     const refused = await recordYouTubeQuotaRefusal(deps.sql, entry, error);
-    if (refused) return { kind: "defer", ...refused };
+    if (refused) return { kind: "defer", reason: refused.reason, notBefore: refused.notBefore };
     const refusal = classifyYouTubeRefusal(error);
     return refusal?.kind === "grant_refused" ? refusal : null;
   },

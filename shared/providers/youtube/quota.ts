@@ -21,6 +21,8 @@ import { classifyYouTubeRefusal } from "./refusals.ts";
 interface QuotaDeferral {
   reason: "quota_spent" | "channel_cap";
   notBefore: Date | null;
+  /** Who said so: the ledger before the call, or YouTube's own count answering it. */
+  by: "ledger" | "youtube";
 }
 
 interface QuotaReservation {
@@ -38,8 +40,8 @@ export async function reserveYouTubeQuota(
   try {
     return { kind: "reserved", entry: await reserveYouTubeCall(sql, reservation) };
   } catch (error) {
-    if (error instanceof QuotaBucketSpentError) return { kind: "deferred", reason: "quota_spent", notBefore: error.notBefore };
-    if (error instanceof ChannelCapReachedError) return { kind: "deferred", reason: "channel_cap", notBefore: error.notBefore };
+    if (error instanceof QuotaBucketSpentError) return { kind: "deferred", reason: "quota_spent", notBefore: error.notBefore, by: "ledger" };
+    if (error instanceof ChannelCapReachedError) return { kind: "deferred", reason: "channel_cap", notBefore: error.notBefore, by: "ledger" };
     throw error;
   }
 }
@@ -55,8 +57,12 @@ export async function recordYouTubeQuotaRefusal(
   error: unknown,
 ): Promise<(QuotaDeferral & { notBefore: Date }) | null> {
   const refusal = classifyYouTubeRefusal(error);
-  if (refusal?.kind === "quota_exceeded") return { reason: "quota_spent", notBefore: await recordYouTubeRefusal(sql, entry.id, "quotaExceeded") };
-  if (refusal?.kind === "upload_limit_exceeded") return { reason: "channel_cap", notBefore: await recordYouTubeRefusal(sql, entry.id, "uploadLimitExceeded") };
+  if (refusal?.kind === "quota_exceeded") {
+    return { reason: "quota_spent", notBefore: await recordYouTubeRefusal(sql, entry.id, "quotaExceeded"), by: "youtube" };
+  }
+  if (refusal?.kind === "upload_limit_exceeded") {
+    return { reason: "channel_cap", notBefore: await recordYouTubeRefusal(sql, entry.id, "uploadLimitExceeded"), by: "youtube" };
+  }
   return null;
 }
 
