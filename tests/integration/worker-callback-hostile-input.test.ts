@@ -148,6 +148,17 @@ describe("signed but malformed", () => {
     expect(await stageAndQueue(unitId, msgId)).toEqual({ stage: "render", video: null, queued: true });
   });
 
+  test("a failure message that is not one plain line (a bidi control, a line break) is a 400 and reaches no table", async () => {
+    const { unitId, msgId } = await unitAtRender();
+    for (const message of ["ffmpeg \u202eexited 1", "ffmpeg exited 1\nmoov atom not found"]) {
+      const body = JSON.stringify({ kind: "render.failed", msg_id: msgId, unit_id: unitId, worker_id: "w", error: { message, retriable: true } });
+      const response = await signedPost(body);
+      expect(response.status).toBe(400);
+      expect(JSON.stringify(await response.json())).toContain("error");
+    }
+    expect(await stageAndQueue(unitId, msgId)).toEqual({ stage: "render", video: null, queued: true });
+  });
+
   test("a video key the render-runner never produces is refused and the unit stays at render", async () => {
     const { unitId, msgId } = await unitAtRender();
     for (const videoKey of ["../../../../etc/passwd", "renders/../../secrets.json", "scenes/" + "a".repeat(64) + ".mp4", "/renders/x.mp4"]) {
