@@ -2,7 +2,7 @@
  * Where the documents that scripts write or check live (docs/README.md is the index): each path
  * declared once, for the benches, the report sample, the field table and the tests that read them.
  */
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { paths } from "../../stack/paths.ts";
 
 export const DOCS_DIR = join(paths.root, "docs");
@@ -17,8 +17,3 @@ export const WEEKLY_REPORT_SAMPLE_PNG = join(DOCS_DIR, "reports", "weekly-report
 export const DASHBOARD_SCREENSHOTS_DIR = join(DOCS_DIR, "reports", "dashboard");
 /** The committed dimension configurations an operator starts from. */
 export const DIMENSION_EXAMPLES_DIR = join(DOCS_DIR, "examples", "dimensions");
-
-/** A document's path from the repository's root, as messages name it. */
-export function docName(path: string): string {
-  return relative(paths.root, path);
-}

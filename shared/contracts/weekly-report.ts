@@ -85,24 +85,26 @@ export const WeeklyReport = z.object({
 }).strict();
 export type WeeklyReport = z.infer<typeof WeeklyReport>;
 
-const isCalendarDate = (text: string) => {
-  const date = new Date(`${text}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === text;
-};
+const DAY_MS = 86_400_000;
+/** The first and last days a four-digit date can say. */
+const FIRST_DAY_MS = Date.parse("0001-01-01T00:00:00Z");
+const LAST_DAY_MS = Date.parse("9999-12-31T00:00:00Z");
 
 /**
  * A date of the week to report, as the operator API and the CLI take it: a calendar date whose
- * week, Monday to Sunday, lies within years 0001 to 9999 (what a date of four digits can say).
+ * week, Monday to Sunday, lies within years 0001 to 9999.
  */
-export const ReportDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date YYYY-MM-DD")
-  .refine(isCalendarDate, "not a calendar date")
-  .refine((text) => {
-    // What is not a calendar date is reported once, by the refinement above (zod runs both).
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || !isCalendarDate(text)) return true;
-    const monday = mondayOf(text);
-    const sunday = new Date(Date.parse(`${monday}T00:00:00Z`) + 6 * 86_400_000).toISOString().slice(0, 10);
-    return /^\d{4}-/.test(monday) && monday >= "0001-01-01" && /^\d{4}-/.test(sunday) && sunday <= "9999-12-31";
-  }, "its week (Monday to Sunday) must lie between 0001-01-01 and 9999-12-31");
+export const ReportDate = isoDate.superRefine((text, ctx) => {
+  const day = Date.parse(`${text}T00:00:00Z`);
+  if (Number.isNaN(day) || new Date(day).toISOString().slice(0, 10) !== text) {
+    ctx.addIssue({ code: "custom", message: "not a calendar date" });
+    return;
+  }
+  const monday = day - ((new Date(day).getUTCDay() + 6) % 7) * DAY_MS;
+  if (monday < FIRST_DAY_MS || monday + 6 * DAY_MS > LAST_DAY_MS) {
+    ctx.addIssue({ code: "custom", message: "its week (Monday to Sunday) must lie between 0001-01-01 and 9999-12-31" });
+  }
+});
 
 /** Query of GET /pipeline/reports/weekly: any date of the week, and optionally one dimension. */
 export const WeeklyReportQuery = z.object({
@@ -127,5 +129,5 @@ export type WeeklyReportList = z.infer<typeof WeeklyReportList>;
 export function mondayOf(date: string): string {
   const d = new Date(`${date}T00:00:00Z`);
   const back = (d.getUTCDay() + 6) % 7;
-  return new Date(d.getTime() - back * 86_400_000).toISOString().slice(0, 10);
+  return new Date(d.getTime() - back * DAY_MS).toISOString().slice(0, 10);
 }

@@ -95,10 +95,10 @@ export const youtubeAdapter: PlatformAdapter<QuotaLedgerEntry, VideoUploadMetada
   sessionExpired: (error) => error instanceof UploadSessionExpiredError,
 
   async refusal(deps, entry, error) {
-    const refused = await recordYouTubeQuotaRefusal(deps.sql, entry, error);
-    if (refused) return { kind: "defer", reason: refused.reason, notBefore: refused.notBefore };
     const refusal = classifyYouTubeRefusal(error);
-    return refusal?.kind === "grant_refused" ? refusal : null;
+    if (refusal?.kind === "grant_refused") return refusal;
+    const refused = await recordYouTubeQuotaRefusal(deps.sql, entry, refusal);
+    return refused ? { kind: "defer", reason: refused.reason, notBefore: refused.notBefore } : null;
   },
 
   requestedPrivacy: (metadata) => metadata.status.privacyStatus,

@@ -15,7 +15,7 @@ import {
   type YouTubeCallKind,
 } from "../../db/rpc/quota-ledger.ts";
 import { ProviderError } from "../errors.ts";
-import { classifyYouTubeRefusal } from "./refusals.ts";
+import { classifyYouTubeRefusal, type PublishRefusal } from "./refusals.ts";
 
 /** Why a call cannot be made now, and from when it may (null: the ledger cannot say). */
 interface QuotaDeferral {
@@ -47,16 +47,15 @@ export async function reserveYouTubeQuota(
 }
 
 /**
- * YouTube's own count refusing a reserved call (403 quotaExceeded, 400 uploadLimitExceeded),
- * recorded in the ledger: the deferral it means, with the moment the ledger now gives; null for
- * any other error.
+ * YouTube's own count refusing a reserved call (403 quotaExceeded, 400 uploadLimitExceeded; the
+ * caller classified the error once, classifyYouTubeRefusal), recorded in the ledger: the deferral
+ * it means, with the moment the ledger now gives; null for any other refusal or none.
  */
 export async function recordYouTubeQuotaRefusal(
   sql: Queryable,
   entry: QuotaLedgerEntry,
-  error: unknown,
+  refusal: PublishRefusal | null,
 ): Promise<(QuotaDeferral & { notBefore: Date }) | null> {
-  const refusal = classifyYouTubeRefusal(error);
   if (refusal?.kind === "quota_exceeded") {
     return { reason: "quota_spent", notBefore: await recordYouTubeRefusal(sql, entry.id, "quotaExceeded"), by: "youtube" };
   }
@@ -82,7 +81,7 @@ export async function withYouTubeQuota<T>(
   try {
     value = await call();
   } catch (error) {
-    const refused = await recordYouTubeQuotaRefusal(sql, reserved.entry, error);
+    const refused = await recordYouTubeQuotaRefusal(sql, reserved.entry, classifyYouTubeRefusal(error));
     if (refused) return { kind: "deferred", ...refused };
     if (error instanceof ProviderError && typeof error.status === "number" && !error.retriable) await settleYouTubeCall(sql, reserved.entry.id);
     else await releaseYouTubeCall(sql, reserved.entry.id);

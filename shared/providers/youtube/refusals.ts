@@ -6,7 +6,7 @@
  */
 import { ProviderError } from "../errors.ts";
 
-type PublishRefusal =
+export type PublishRefusal =
   /** 403 `quotaExceeded` (domain youtube.quota): the Google project's bucket is spent for the Pacific day. */
   | { kind: "quota_exceeded" }
   /** 400 `uploadLimitExceeded`: the channel's rolling 24-hour upload cap is reached (web and mobile uploads count too). */
