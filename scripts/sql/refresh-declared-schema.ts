@@ -1,8 +1,9 @@
 /**
  * Rewrites the generated part of supabase/schemas from a database built by the migrations:
  *   mdame/types/<type>.sql, mdame/tables/<table>.sql, mdame/functions/<name>.sql, mdame/views/<view>.sql,
- *   mdame/queues.sql, mdame/schedules.sql, and the schema_paths list of supabase/config.toml.
- * preamble/*.sql and mdame/schema.sql are written by hand and left alone.
+ *   mdame/queues.sql, and the schema_paths list of supabase/config.toml.
+ * preamble/*.sql, mdame/schema.sql and mdame/schedules.sql (which schedules the rows of
+ * mdame.engine_jobs, a table this script does write) are written by hand and left alone.
  *
  * A file's leading comment block is kept when the file already exists; a new file gets the comments
  * the migrations wrote above the object's statements. Files of objects that no longer exist go.
@@ -156,20 +157,6 @@ export async function refresh(log: (line: string) => void = console.log): Promis
     const queues = await catalog.queues(sql);
     writeFile(join(MDAME_DIR, "queues.sql"), queues.map((q) => `select pgmq.create('${q}');`).join("\n"), commentsAbove(migrations, /^select pgmq\.create\(/));
 
-    const jobs = await catalog.cronJobs(sql);
-    const schedule = jobs.map((j) =>
-      [
-        `  if not exists (select 1 from cron.job where jobname = '${j.jobname}') then`,
-        `    perform cron.schedule('${j.jobname}', '${j.schedule}', '${j.command.replaceAll("'", "''")}');`,
-        "  end if;",
-      ].join("\n")
-    );
-    writeFile(
-      join(MDAME_DIR, "schedules.sql"),
-      `do $$\nbegin\n${schedule.join("\n")}\nend\n$$;`,
-      commentsAbove(migrations, /^\s*if not exists \(select 1 from cron\.job/),
-    );
-
     const functionNames = new Set(functions.map((f) => f.name));
     const functionsForTables = [
       ...new Set(tables.flatMap((t) =>
@@ -182,7 +169,7 @@ export async function refresh(log: (line: string) => void = console.log): Promis
       .filter((name) => functionNames.has(name)).sort();
     writeConfig(schemaPathsSection(dependencyOrder(tables), functionsForTables, { types: typeFiles.size > 0, views: viewFiles.size > 0 }));
     log(
-      `wrote ${functionFiles.size} function files, ${tableFiles.size} table files, ${typeFiles.size} types, ${viewFiles.size} views, ${queues.length} queues, ${jobs.length} cron jobs under ${
+      `wrote ${functionFiles.size} function files, ${tableFiles.size} table files, ${typeFiles.size} types, ${viewFiles.size} views, ${queues.length} queues under ${
         relative(paths.root, SCHEMAS_DIR)
       }`,
     );
