@@ -1,99 +1,58 @@
 /**
  * The HTTP API mdame talks to (the `pipeline` Edge Function), and nothing else: the same calls
- * work against the local stack and a real Supabase project. Every answer is read through its
- * contract; every failure becomes a CliError with its exit code.
+ * work against the local stack and a real Supabase project. Each call goes through Hono's typed
+ * client over the routes' declarations (shared/api/routes), so a call the API does not declare, or
+ * a parameter or body it would refuse, does not compile; every answer is parsed with the schema its
+ * route declares for that status, and every failure becomes a CliError with its exit code.
  */
-import { AlertList } from "../shared/contracts/alerts.ts";
+import type { RouteConfig } from "@hono/zod-openapi";
+import { hc } from "hono/client";
 import type { z } from "zod";
-import { AbortedRun, DeadLetterList, DeadLetterRetry, RunList, RunStatus, TriggeredRun, type TriggerRunBody } from "../shared/contracts/operator.ts";
-import { RunAnalyticsList } from "../shared/contracts/analytics.ts";
-import { Account, AccountList, type ConnectAccountBody, ConnectedAccount, RemovedAccount } from "../shared/contracts/account.ts";
-import { CredentialKeysCensus, CredentialsRotationBatch, type RotateCredentialsBody } from "../shared/contracts/credentials.ts";
-import { Dimension, type DimensionConfigInput, DimensionList, type DimensionPatch } from "../shared/contracts/dimension.ts";
-import { WeeklyReportList } from "../shared/contracts/weekly-report.ts";
-import {
-  type RegisterYouTubeProjectBody,
-  RemovedYouTubeProject,
-  YouTubeProject,
-  YouTubeProjectClient,
-  YouTubeProjectList,
-} from "../shared/contracts/youtube-project.ts";
-import { AdaptAnswer, Adaptation, AdaptationList, AdaptPins } from "../shared/contracts/adapt.ts";
-import { HousekeepingAnswer, HousekeepingSettings, StorageUsage } from "../shared/contracts/housekeeping.ts";
+import type { AnswerSchema, SuccessStatus } from "../shared/api/kit.ts";
+import { type PipelineApi, pipelineRoutes as routes } from "../shared/api/routes/index.ts";
+import type { ConnectAccountBody } from "../shared/contracts/account.ts";
+import type { DimensionConfigInput, DimensionPatch } from "../shared/contracts/dimension.ts";
+import type { TriggerRunBody } from "../shared/contracts/operator.ts";
 import type { ApiConfig } from "./config.ts";
 import { apiError, CliError, EXIT, networkError } from "./errors.ts";
-
-export interface ApiClient {
-  readonly baseUrl: string;
-  triggerRun(body: TriggerRunBody): Promise<TriggeredRun>;
-  runStatus(runId: string): Promise<RunStatus>;
-  /** The YouTube Analytics fetched for the run's published videos. */
-  runAnalytics(runId: string): Promise<RunAnalyticsList>;
-  listRuns(limit: number): Promise<RunList>;
-  listDeadLetters(limit: number): Promise<DeadLetterList>;
-  listAlerts(limit: number): Promise<AlertList>;
-  retryDeadLetter(id: string): Promise<DeadLetterRetry>;
-  abortRun(runId: string, reason: string | null): Promise<AbortedRun>;
-  listDimensions(): Promise<DimensionList>;
-  showDimension(id: string): Promise<Dimension>;
-  addDimension(config: DimensionConfigInput): Promise<Dimension>;
-  setDimension(id: string, patch: DimensionPatch): Promise<Dimension>;
-  setDimensionActive(id: string, active: boolean): Promise<Dimension>;
-  listAccounts(dimension: string | null): Promise<AccountList>;
-  /** Carries a refresh token: the one call that sends a credential, once, to be sealed server-side. */
-  connectAccount(body: Omit<ConnectAccountBody, "channel_id"> & { channel_id: string | null }): Promise<ConnectedAccount>;
-  setAccountActive(id: string, active: boolean): Promise<Account>;
-  removeAccount(id: string): Promise<RemovedAccount>;
-  listYouTubeProjects(): Promise<YouTubeProjectList>;
-  /** Carries a client secret, once, to be sealed server-side. */
-  registerYouTubeProject(body: RegisterYouTubeProjectBody): Promise<YouTubeProject>;
-  removeYouTubeProject(name: string): Promise<RemovedYouTubeProject>;
-  /** The client id and secret of a registered project, for the connect's OAuth flow. */
-  youtubeProjectClient(name: string): Promise<YouTubeProjectClient>;
-  /** One batch of key rotation: re-seals the next accounts' credentials with the functions' current key. */
-  rotateCredentials(body: RotateCredentialsBody): Promise<CredentialsRotationBatch>;
-  credentialKeys(): Promise<CredentialKeysCensus>;
-  /** The weekly report of the week holding `week` (YYYY-MM-DD), every active dimension's or one's. */
-  weeklyReports(week: string, dimension: string | null): Promise<WeeklyReportList>;
-  /** The adaptive engine (docs/reference/adaptive.md). */
-  adapt(body: { dimension?: string; dry_run: boolean }): Promise<AdaptAnswer>;
-  listAdaptations(dimension: string | null, limit: number): Promise<AdaptationList>;
-  revertAdaptation(id: string): Promise<Adaptation>;
-  setAdaptationPin(dimension: string, parameter: string, pinned: boolean): Promise<AdaptPins>;
-  /** Retention and housekeeping (docs/reference/retention.md). */
-  storageUsage(tables: number): Promise<StorageUsage>;
-  housekeeping(dryRun: boolean): Promise<HousekeepingAnswer>;
-  housekeepingSettings(): Promise<HousekeepingSettings>;
-  setHousekeepingSettings(changes: Record<string, number | null>): Promise<HousekeepingSettings>;
-}
 
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
 
 const REQUEST_TIMEOUT_MS = 60_000;
 
-/** One call of the API, its answer parsed with `schema`; every failure a CliError. */
-type ApiCall = <T extends z.ZodType>(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, schema: T, body?: unknown) => Promise<z.infer<T>>;
+/** What a route answers on success, as its declaration parses it. */
+type Answer<R extends RouteConfig> = z.output<AnswerSchema<R, SuccessStatus<R>>>;
+
+/** What `read` uses of a typed call's response. */
+type Answered = Pick<Response, "ok" | "status" | "url" | "text">;
 
 /**
- * One call of the API: the answer parsed with its contract. `shown` rewrites the parsed JSON first
- * (the dashboard escapes the controls in every string with it, as the CLI's output does).
+ * The typed client of the API and `read`, which turns one of its calls into the parsed answer.
+ * `shown` rewrites the parsed JSON first (the dashboard escapes the controls in every string with
+ * it, as the CLI's output does).
  */
-export function createApiCall(config: ApiConfig, fetchImpl: Fetch = fetch, shown: (json: unknown) => unknown = (json) => json): ApiCall {
-  return async function call<T extends z.ZodType>(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, schema: T, body?: unknown): Promise<z.infer<T>> {
-    const url = `${config.baseUrl}${path}`;
-    let response: Response;
+export function createApiTransport(config: ApiConfig, fetchImpl: Fetch = fetch, shown: (json: unknown) => unknown = (json) => json) {
+  // The URL each answer came from, for messages (an answer built by a stub carries none of its own).
+  const asked = new WeakMap<object, string>();
+  const rpc = hc<PipelineApi>(config.baseUrl, {
+    headers: { authorization: `Bearer ${config.serviceRoleKey}`, accept: "application/json" },
+    fetch: async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+      try {
+        const url = String(input);
+        const response = await fetchImpl(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+        asked.set(response, url);
+        return response;
+      } catch (error) {
+        throw networkError(config.baseUrl, error);
+      }
+    },
+  });
+
+  async function read<R extends RouteConfig>(route: R, call: Promise<Answered>): Promise<Answer<R>> {
+    const response = await call;
+    const what = `${route.method.toUpperCase()} ${asked.get(response) ?? `${config.baseUrl}${route.path}`}`;
     let text: string;
     try {
-      response = await fetchImpl(url, {
-        method,
-        headers: {
-          authorization: `Bearer ${config.serviceRoleKey}`,
-          accept: "application/json",
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-      });
       text = await response.text();
     } catch (error) {
       throw networkError(config.baseUrl, error);
@@ -104,56 +63,86 @@ export function createApiCall(config: ApiConfig, fetchImpl: Fetch = fetch, shown
     } catch {
       // Not JSON (a proxy's error page, say): kept as text for the message.
     }
-    if (!response.ok) throw apiError(response.status, json, `${method} ${url}`);
+    if (!response.ok) throw apiError(response.status, json, what);
+    const declared = (route.responses as Record<number, { content?: { "application/json"?: { schema: z.ZodType } } }>)[response.status];
+    const schema = declared?.content?.["application/json"]?.schema;
+    if (!schema) throw new CliError(`unexpected answer from ${what}: status ${response.status} is not one it declares`, EXIT.failure);
     const parsed = schema.safeParse(shown(json));
     if (!parsed.success) {
       throw new CliError(
-        `unexpected answer from ${method} ${url}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; ")}`,
+        `unexpected answer from ${what}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; ")}`,
         EXIT.failure,
       );
     }
-    return parsed.data;
+    return parsed.data as Answer<R>;
+  }
+
+  return { rpc, read };
+}
+
+/** The calls mdame makes, one line each over the typed client. */
+export function createApiClient(config: ApiConfig, fetchImpl?: Fetch, shown?: (json: unknown) => unknown) {
+  const { rpc, read } = createApiTransport(config, fetchImpl, shown);
+  const api = rpc.pipeline;
+  const optional = <K extends string>(key: K, value: string | null) => (value === null ? {} : { [key]: value }) as { [P in K]?: string };
+  return {
+    baseUrl: config.baseUrl,
+    triggerRun: (body: TriggerRunBody) => read(routes.triggerRun, api.runs.$post({ json: body })),
+    runStatus: (id: string) => read(routes.getRunStatus, api.runs[":id"].$get({ param: { id } })),
+    /** The YouTube Analytics fetched for the run's published videos. */
+    runAnalytics: (id: string) => read(routes.getRunAnalytics, api.runs[":id"].analytics.$get({ param: { id } })),
+    listRuns: (limit: number) => read(routes.listRuns, api.runs.$get({ query: { limit } })),
+    listDeadLetters: (limit: number) => read(routes.listDeadLetters, api["dead-letters"].$get({ query: { limit } })),
+    listAlerts: (limit: number) => read(routes.listAlerts, api.alerts.$get({ query: { limit } })),
+    retryDeadLetter: (id: string) => read(routes.retryDeadLetter, api["dead-letters"][":id"].retry.$post({ param: { id } })),
+    abortRun: (id: string, reason: string | null) =>
+      read(routes.abortRun, api.runs[":id"].abort.$post({ param: { id }, json: reason === null ? {} : { reason } })),
+    listDimensions: () => read(routes.listDimensions, api.dimensions.$get()),
+    showDimension: (id: string) => read(routes.getDimension, api.dimensions[":id"].$get({ param: { id } })),
+    addDimension: (config: DimensionConfigInput) => read(routes.createDimension, api.dimensions.$post({ json: config })),
+    setDimension: (id: string, patch: DimensionPatch) => read(routes.updateDimension, api.dimensions[":id"].$patch({ param: { id }, json: patch })),
+    setDimensionActive: (id: string, active: boolean) =>
+      active
+        ? read(routes.resumeDimension, api.dimensions[":id"].resume.$post({ param: { id } }))
+        : read(routes.pauseDimension, api.dimensions[":id"].pause.$post({ param: { id } })),
+    listAccounts: (dimension: string | null) => read(routes.listAccounts, api.accounts.$get({ query: optional("dimension", dimension) })),
+    /** Carries a refresh token: the one call that sends a credential, once, to be sealed server-side. */
+    connectAccount: (body: ConnectAccountBody) => read(routes.connectAccount, api.accounts.$post({ json: body })),
+    setAccountActive: (id: string, active: boolean) =>
+      active
+        ? read(routes.resumeAccount, api.accounts[":id"].resume.$post({ param: { id } }))
+        : read(routes.pauseAccount, api.accounts[":id"].pause.$post({ param: { id } })),
+    removeAccount: (id: string) => read(routes.removeAccount, api.accounts[":id"].$delete({ param: { id } })),
+    listYouTubeProjects: () => read(routes.listYouTubeProjects, api["youtube-projects"].$get()),
+    /** Carries a client secret, once, to be sealed server-side. */
+    registerYouTubeProject: (body: Parameters<typeof api["youtube-projects"]["$post"]>[0]["json"]) =>
+      read(routes.registerYouTubeProject, api["youtube-projects"].$post({ json: body })),
+    removeYouTubeProject: (name: string) => read(routes.removeYouTubeProject, api["youtube-projects"][":name"].$delete({ param: { name } })),
+    /** The client id and secret of a registered project, for the connect's OAuth flow. */
+    youtubeProjectClient: (name: string) => read(routes.getYouTubeProjectClient, api["youtube-projects"][":name"].client.$get({ param: { name } })),
+    /** One batch of key rotation: re-seals the next accounts' credentials with the functions' current key. */
+    rotateCredentials: (body: Parameters<typeof api.credentials.rotate.$post>[0]["json"]) =>
+      read(routes.rotateCredentials, api.credentials.rotate.$post({ json: body })),
+    credentialKeys: () => read(routes.credentialKeys, api.credentials.keys.$get()),
+    /** The weekly report of the week holding `week` (YYYY-MM-DD), every active dimension's or one's. */
+    weeklyReports: (week: string, dimension: string | null) =>
+      read(routes.weeklyReports, api.reports.weekly.$get({ query: { week, ...optional("dimension", dimension) } })),
+    /** The adaptive engine (docs/reference/adaptive.md). */
+    adapt: (body: { dimension?: string; dry_run: boolean }) => read(routes.adapt, api.adapt.$post({ json: body })),
+    listAdaptations: (dimension: string | null, limit: number) =>
+      read(routes.listAdaptations, api.adaptations.$get({ query: { limit, ...optional("dimension", dimension) } })),
+    revertAdaptation: (id: string) => read(routes.revertAdaptation, api.adaptations[":id"].revert.$post({ param: { id } })),
+    setAdaptationPin: (dimension: string, parameter: string, pinned: boolean) =>
+      pinned
+        ? read(routes.pinAdaptParameter, api.adapt.pin.$post({ json: { dimension, parameter } }))
+        : read(routes.unpinAdaptParameter, api.adapt.unpin.$post({ json: { dimension, parameter } })),
+    /** Retention and housekeeping (docs/reference/retention.md). */
+    storageUsage: (tables: number) => read(routes.storageUsage, api.storage.usage.$get({ query: { tables } })),
+    housekeeping: (dryRun: boolean) => read(routes.runHousekeeping, api.housekeeping.$post({ json: { dry_run: dryRun } })),
+    housekeepingSettings: () => read(routes.housekeepingSettings, api.housekeeping.settings.$get()),
+    setHousekeepingSettings: (changes: Record<string, number | null>) =>
+      read(routes.setHousekeepingSettings, api.housekeeping.settings.$patch({ json: changes })),
   };
 }
 
-export function createApiClient(config: ApiConfig, fetchImpl: Fetch = fetch, shown?: (json: unknown) => unknown): ApiClient {
-  const call = createApiCall(config, fetchImpl, shown);
-  const id = encodeURIComponent;
-  return {
-    baseUrl: config.baseUrl,
-    triggerRun: (body) => call("POST", "/pipeline/runs", TriggeredRun, body),
-    runStatus: (runId) => call("GET", `/pipeline/runs/${id(runId)}`, RunStatus),
-    runAnalytics: (runId) => call("GET", `/pipeline/runs/${id(runId)}/analytics`, RunAnalyticsList),
-    listRuns: (limit) => call("GET", `/pipeline/runs?limit=${limit}`, RunList),
-    listDeadLetters: (limit) => call("GET", `/pipeline/dead-letters?limit=${limit}`, DeadLetterList),
-    listAlerts: (limit) => call("GET", `/pipeline/alerts?limit=${limit}`, AlertList),
-    retryDeadLetter: (deadLetterId) => call("POST", `/pipeline/dead-letters/${id(deadLetterId)}/retry`, DeadLetterRetry, {}),
-    abortRun: (runId, reason) => call("POST", `/pipeline/runs/${id(runId)}/abort`, AbortedRun, reason === null ? {} : { reason }),
-    listDimensions: () => call("GET", "/pipeline/dimensions", DimensionList),
-    showDimension: (dimension) => call("GET", `/pipeline/dimensions/${id(dimension)}`, Dimension),
-    addDimension: (config) => call("POST", "/pipeline/dimensions", Dimension, config),
-    setDimension: (dimension, patch) => call("PATCH", `/pipeline/dimensions/${id(dimension)}`, Dimension, patch),
-    setDimensionActive: (dimension, active) => call("POST", `/pipeline/dimensions/${id(dimension)}/${active ? "resume" : "pause"}`, Dimension, {}),
-    listAccounts: (dimension) => call("GET", `/pipeline/accounts${dimension === null ? "" : `?dimension=${id(dimension)}`}`, AccountList),
-    connectAccount: (body) => call("POST", "/pipeline/accounts", ConnectedAccount, body),
-    setAccountActive: (account, active) => call("POST", `/pipeline/accounts/${id(account)}/${active ? "resume" : "pause"}`, Account, {}),
-    removeAccount: (account) => call("DELETE", `/pipeline/accounts/${id(account)}`, RemovedAccount),
-    listYouTubeProjects: () => call("GET", "/pipeline/youtube-projects", YouTubeProjectList),
-    registerYouTubeProject: (body) => call("POST", "/pipeline/youtube-projects", YouTubeProject, body),
-    removeYouTubeProject: (name) => call("DELETE", `/pipeline/youtube-projects/${id(name)}`, RemovedYouTubeProject),
-    youtubeProjectClient: (name) => call("GET", `/pipeline/youtube-projects/${id(name)}/client`, YouTubeProjectClient),
-    rotateCredentials: (body) => call("POST", "/pipeline/credentials/rotate", CredentialsRotationBatch, body),
-    credentialKeys: () => call("GET", "/pipeline/credentials/keys", CredentialKeysCensus),
-    weeklyReports: (week, dimension) =>
-      call("GET", `/pipeline/reports/weekly?week=${id(week)}${dimension === null ? "" : `&dimension=${id(dimension)}`}`, WeeklyReportList),
-    adapt: (body) => call("POST", "/pipeline/adapt", AdaptAnswer, body),
-    listAdaptations: (dimension, limit) =>
-      call("GET", `/pipeline/adaptations?limit=${limit}${dimension === null ? "" : `&dimension=${id(dimension)}`}`, AdaptationList),
-    revertAdaptation: (adaptation) => call("POST", `/pipeline/adaptations/${id(adaptation)}/revert`, Adaptation, {}),
-    setAdaptationPin: (dimension, parameter, pinned) => call("POST", `/pipeline/adapt/${pinned ? "pin" : "unpin"}`, AdaptPins, { dimension, parameter }),
-    storageUsage: (tables) => call("GET", `/pipeline/storage/usage?tables=${tables}`, StorageUsage),
-    housekeeping: (dryRun) => call("POST", "/pipeline/housekeeping", HousekeepingAnswer, { dry_run: dryRun }),
-    housekeepingSettings: () => call("GET", "/pipeline/housekeeping/settings", HousekeepingSettings),
-    setHousekeepingSettings: (changes) => call("PATCH", "/pipeline/housekeeping/settings", HousekeepingSettings, changes),
-  };
-}
+export type ApiClient = ReturnType<typeof createApiClient>;

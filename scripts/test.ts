@@ -157,27 +157,67 @@ function findFiles(dir: string, suffix: string): string[] {
 }
 
 /**
+ * Reads bun test's file header lines (a test file's path and a colon, printed when the file starts, before its
+ * hooks) as they arrive, so each file's wall time, hooks included, is known.
+ */
+export class FileClock {
+  readonly seconds = new Map<string, number>();
+  private current: { file: string; since: number } | null = null;
+  private partial = "";
+
+  feed(chunk: string, now = performance.now()): void {
+    const lines = (this.partial + chunk).split("\n");
+    this.partial = lines.pop()!;
+    for (const line of lines) {
+      const header = /^(?:\.\/)?(tests\/\S+\.test\.ts):\s*$/.exec(line.trim());
+      if (header) {
+        this.close(now);
+        this.current = { file: header[1]!, since: now };
+      }
+    }
+  }
+
+  close(now = performance.now()): void {
+    if (this.current) this.seconds.set(this.current.file, (this.seconds.get(this.current.file) ?? 0) + (now - this.current.since) / 1000);
+    this.current = null;
+  }
+}
+
+/** Every file's time of the layer so far, for its slowest-files lines. */
+const layerFiles = new Map<string, number>();
+
+/**
  * Runs a command with its output streamed to ours (or only kept, with `quiet`, for a run beside
- * another that streams); resolves with the exit code and the output.
+ * another that streams); resolves with the exit code and the output. A bun test run's file times
+ * go to `layerFiles`.
  */
 function stream(argv: string[], env: Record<string, string | undefined>, quiet = false): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), { cwd: paths.root, env, stdio: ["ignore", "pipe", "pipe"] });
+    const clock = new FileClock();
     let output = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
+    const take = (chunk: Buffer, to: NodeJS.WriteStream) => {
       output += chunk;
-      if (!quiet) process.stdout.write(chunk);
-    });
-    child.stderr!.on("data", (chunk: Buffer) => {
-      output += chunk;
-      if (!quiet) process.stderr.write(chunk);
-    });
+      clock.feed(chunk.toString());
+      if (!quiet) to.write(chunk);
+    };
+    child.stdout!.on("data", (chunk: Buffer) => take(chunk, process.stdout));
+    child.stderr!.on("data", (chunk: Buffer) => take(chunk, process.stderr));
     child.on("error", (error) => {
       output += `\n${error.message}\n`;
       resolve({ code: 127, output });
     });
-    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), output }));
+    child.on("close", (code, signal) => {
+      clock.close();
+      for (const [file, seconds] of clock.seconds) layerFiles.set(file, (layerFiles.get(file) ?? 0) + seconds);
+      resolve({ code: code ?? (signal ? 128 : 1), output });
+    });
   });
+}
+
+/** The slowest files of a layer, one line each, longest first. */
+export function slowestFiles(files: Map<string, number>, count = 8): string[] {
+  return [...files].sort(([, a], [, b]) => b - a).slice(0, count).map(([file, seconds]) => `${seconds.toFixed(1).padStart(7)} s  ${file}`);
 }
 
 function lastNumber(output: string, pattern: RegExp): number {
@@ -442,6 +482,7 @@ async function main(): Promise<number> {
 
   for (const [i, step] of steps.entries()) {
     heading(i + 1, steps.length, step.name);
+    layerFiles.clear();
     const started = performance.now();
     let result: Omit<StepResult, "name" | "seconds">;
     try {
@@ -456,6 +497,7 @@ async function main(): Promise<number> {
       ? ""
       : ` (${result.passed} passed, ${result.failed} failed${result.skipped ? `, ${result.skipped} skipped` : ""})`;
     console.log(`-- ${step.name}: ${result.outcome}${counts}${result.note ? ` - ${result.note}` : ""} in ${seconds.toFixed(1)} s`);
+    if (layerFiles.size > 1) console.log(`-- ${step.name}: its slowest files (wall time, hooks included):\n${slowestFiles(layerFiles).join("\n")}`);
   }
 
   // A supervisor that a test started and did not stop would outlive the run.

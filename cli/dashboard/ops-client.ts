@@ -1,45 +1,32 @@
 /**
  * What the dashboard reads: the CLI's API client (runs, dead letters, alerts, accounts, analytics)
- * and the ops routes made for it (`/pipeline/ops/...`), each answer parsed with its contract.
+ * and the ops routes made for it (`/pipeline/ops/...`), each through the typed client and parsed
+ * with its route's declared answer.
  */
-import { OpsOverview, OpsQueues, OpsQuota, OpsScheduleList, OpsScheduleRunNow, OpsVideoDetail, OpsVideoList } from "../../shared/contracts/ops.ts";
-import { type ApiClient, createApiCall, createApiClient, type Fetch } from "../api-client.ts";
-import type { ApiConfig } from "../config.ts";
+import { pipelineRoutes as routes } from "../../shared/api/routes/index.ts";
 import { visibleJson } from "../../shared/text/storable.ts";
+import { createApiClient, createApiTransport, type Fetch } from "../api-client.ts";
+import type { ApiConfig } from "../config.ts";
 
-interface OpsClient {
-  overview(failures: number): Promise<OpsOverview>;
-  queues(): Promise<OpsQueues>;
-  videos(limit: number): Promise<OpsVideoList>;
-  video(publicationId: string): Promise<OpsVideoDetail>;
-  quota(): Promise<OpsQuota>;
-  schedules(): Promise<OpsScheduleList>;
-  runSchedule(name: string): Promise<OpsScheduleRunNow>;
-}
-
-/** Everything the dashboard calls. */
-export interface DashboardApi {
-  readonly baseUrl: string;
-  api: ApiClient;
-  ops: OpsClient;
-}
-
-function createOpsClient(config: ApiConfig, fetchImpl?: Fetch): OpsClient {
-  const call = createApiCall(config, fetchImpl, visibleJson);
-  const id = encodeURIComponent;
+function createOpsClient(config: ApiConfig, fetchImpl?: Fetch) {
+  // Every string read is shown with its controls escaped (a bidi control in a worker's failure
+  // message would reorder the row around it), as the CLI prints them.
+  const { rpc, read } = createApiTransport(config, fetchImpl, visibleJson);
+  const ops = rpc.pipeline.ops;
   return {
-    overview: (failures) => call("GET", `/pipeline/ops/overview?failures=${failures}`, OpsOverview),
-    queues: () => call("GET", "/pipeline/ops/queues", OpsQueues),
-    videos: (limit) => call("GET", `/pipeline/ops/videos?limit=${limit}`, OpsVideoList),
-    video: (publicationId) => call("GET", `/pipeline/ops/videos/${id(publicationId)}`, OpsVideoDetail),
-    quota: () => call("GET", "/pipeline/ops/quota", OpsQuota),
-    schedules: () => call("GET", "/pipeline/ops/schedules", OpsScheduleList),
-    runSchedule: (name) => call("POST", `/pipeline/ops/schedules/${id(name)}/run`, OpsScheduleRunNow, {}),
+    overview: (failures: number) => read(routes.opsOverview, ops.overview.$get({ query: { failures } })),
+    queues: () => read(routes.opsQueues, ops.queues.$get({ query: {} })),
+    videos: (limit: number) => read(routes.opsVideos, ops.videos.$get({ query: { limit } })),
+    video: (id: string) => read(routes.opsVideo, ops.videos[":id"].$get({ param: { id } })),
+    quota: () => read(routes.opsQuota, ops.quota.$get({ query: {} })),
+    schedules: () => read(routes.opsSchedules, ops.schedules.$get({ query: {} })),
+    runSchedule: (name: string) => read(routes.opsRunSchedule, ops.schedules[":name"].run.$post({ param: { name } })),
   };
 }
 
-export function createDashboardApi(config: ApiConfig, fetchImpl?: Fetch): DashboardApi {
-  // Every string read is shown with its controls escaped (a bidi control in a worker's failure
-  // message would reorder the row around it), as the CLI prints them.
+export function createDashboardApi(config: ApiConfig, fetchImpl?: Fetch) {
   return { baseUrl: config.baseUrl, api: createApiClient(config, fetchImpl, visibleJson), ops: createOpsClient(config, fetchImpl) };
 }
+
+/** Everything the dashboard calls. */
+export type DashboardApi = ReturnType<typeof createDashboardApi>;

@@ -1,11 +1,12 @@
-import { Hono } from "hono";
+import type { MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { WorkerCallback, WorkerCallbackAnswer } from "../../shared/contracts/callbacks.ts";
+import { workerCallbackRoutes } from "../../shared/api/routes/worker-callback.ts";
+import { createApiApp, reply } from "../../shared/api/serve.ts";
+import type { WorkerCallback } from "../../shared/contracts/callbacks.ts";
 import { QUEUES } from "../../shared/contracts/queue.ts";
 import type { Sql } from "../../shared/db/client.ts";
 import { getWorkUnit } from "../../shared/db/rpc/work-units.ts";
 import { completeRenderJob, completeVisualJob, failWorkerJob, getScene, type WorkerFailureOutcome } from "../../shared/db/rpc/worker-jobs.ts";
-import { answer } from "../../shared/http/answer.ts";
 import { parseJsonText, readBoundedText } from "../../shared/http/bounded-body.ts";
 import { createErrorHandler } from "../../shared/http/error-handler.ts";
 import { answerUnservedMethods } from "../../shared/http/method-not-allowed.ts";
@@ -50,21 +51,41 @@ async function jobLogFields(sql: Sql, callback: WorkerCallback): Promise<LogCont
  * checked before any byte is read (401), the body is read up to WEBHOOK_MAX_BODY_BYTES (413 past it,
  * the rest never read), and only then is the signature verified and the JSON parsed.
  */
-export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
-  const app = new Hono().basePath("/worker-callback");
-  app.onError(createErrorHandler(deps.logger));
+/** What the signature check hands the route: the delivery's id. */
+type Verified = { Variables: { webhookId: string } };
 
-  app.post("/", async (c) => {
+/**
+ * The checks before the declaration's own, in their order: headers (401) before any byte is read,
+ * the body up to WEBHOOK_MAX_BODY_BYTES (413), the signature (401), then JSON whose text can be
+ * stored (400); the verified body goes on as `application/json` for the declared contract.
+ */
+function verifiedDelivery(secrets: readonly string[]): MiddlewareHandler<Verified> {
+  return async (c, next) => {
     refuseMalformedWebhookHeaders((name) => c.req.header(name));
     const body = await readBoundedText(c.req.raw, WEBHOOK_MAX_BODY_BYTES);
-    let webhookId: string;
     try {
-      ({ id: webhookId } = await verifyWebhook(deps.webhookSecrets, { get: (name) => c.req.header(name) ?? null }, body));
+      c.set("webhookId", (await verifyWebhook(secrets, { get: (name) => c.req.header(name) ?? null }, body)).id);
     } catch (error) {
       if (error instanceof WebhookVerificationError) throw new HTTPException(401, { message: `webhook refused: ${error.message}` });
       throw error;
     }
-    const callback = WorkerCallback.parse(parseJsonText(body));
+    const headers = new Headers(c.req.raw.headers);
+    headers.set("content-type", "application/json");
+    headers.delete("content-length");
+    parseJsonText(body);
+    c.req.raw = new Request(c.req.raw.url, { method: "POST", headers, body });
+    await next();
+  };
+}
+
+export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
+  const app = createApiApp<Verified>();
+  app.onError(createErrorHandler(deps.logger));
+  const route = workerCallbackRoutes.workerCallback;
+
+  app.openapi({ ...route, middleware: [verifiedDelivery(deps.webhookSecrets)] }, async (c) => {
+    const callback = c.req.valid("json");
+    const webhookId = c.get("webhookId");
     const log = deps.logger.child({
       webhook_id: webhookId,
       kind: callback.kind,
@@ -85,7 +106,7 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
           webhookId,
         });
         log.info({ scene_id: callback.scene_id, cache_hit: callback.cache_hit, status: "succeeded" }, "scene completed");
-        return c.json(answer(WorkerCallbackAnswer, { ok: true, scene_status: scene.status }, "worker-callback answer"));
+        return reply(c, route, 200, { ok: true, scene_status: scene.status });
       }
       case "render.completed": {
         const video = {
@@ -103,7 +124,7 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
           { unit_id: callback.unit_id, video_key: callback.video_key, quality_passed: callback.quality.passed, status: "succeeded" },
           "render completed",
         );
-        return c.json(answer(WorkerCallbackAnswer, { ok: true, unit_stage: unit.stage }, "worker-callback answer"));
+        return reply(c, route, 200, { ok: true, unit_stage: unit.stage });
       }
       case "visual_generation.failed": {
         // The job belongs to the scene the callback names: failWorkerJob refuses (409) the message of another scene.
@@ -119,7 +140,7 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
           webhookId,
         });
         log.warn({ unit_id: scene.unit_id, scene_id: scene.id, error: callback.error, outcome, status: FAILURE_STATUS[outcome] }, "worker job failed");
-        return c.json(answer(WorkerCallbackAnswer, { ok: true, outcome }, "worker-callback answer"));
+        return reply(c, route, 200, { ok: true, outcome });
       }
       case "render.failed": {
         const outcome = await failWorkerJob(deps.sql, {
@@ -131,7 +152,7 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
           webhookId,
         });
         log.warn({ unit_id: callback.unit_id, error: callback.error, outcome, status: FAILURE_STATUS[outcome] }, "worker job failed");
-        return c.json(answer(WorkerCallbackAnswer, { ok: true, outcome }, "worker-callback answer"));
+        return reply(c, route, 200, { ok: true, outcome });
       }
     }
   });

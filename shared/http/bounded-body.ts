@@ -82,13 +82,6 @@ export function parseJsonText(text: string): unknown {
   return value;
 }
 
-/** A JSON body of at most `maxBytes`; an empty body reads as `{}` (routes whose fields are all optional). */
-export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
-  const text = await readBoundedText(request, maxBytes);
-  if (text.trim() === "") return {};
-  return parseJsonText(text);
-}
-
 const TOO_LARGE = Symbol.for("mdame.body-too-large");
 
 function isBodyTooLarge(error: unknown): boolean {
@@ -132,7 +125,7 @@ function cappedStream(source: ReadableStream<Uint8Array>, maxBytes: number): Rea
 /**
  * Caps the body of every request of an app: a declared content-length over the cap is answered 413
  * before anything is read, and any other body is swapped for a capped stream, so a route that reads
- * it in any way (readJsonBody, `c.req.text()`) stops at the cap. Nothing is read here: a route's
+ * it in any way (readBoundedText, `c.req.text()`) stops at the cap. Nothing is read here: a route's
  * own checks (a bearer token, say) still come before the first byte.
  */
 export function limitBody(maxBytes: number): MiddlewareHandler {

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { dimensionConfig } from "../../functions/pipeline/openapi/examples.ts";
+import { dimensionConfig } from "../../shared/api/examples.ts";
 import { createWorkerCallbackApp } from "../../functions/worker-callback/app.ts";
 import { localEngineDbUrl } from "../../shared/config/local-stack.ts";
 import { createSql, type Sql } from "../../shared/db/client.ts";

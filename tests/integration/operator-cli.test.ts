@@ -10,7 +10,6 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { createPipelineApp } from "../../functions/pipeline/app.ts";
 import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
-import { registerOperatorRoutes } from "../../functions/pipeline/operator-routes.ts";
 import * as db from "../../stack/db.ts";
 import { paths } from "../../stack/paths.ts";
 import { localStackEnv } from "../../stack/stack-env.ts";
@@ -53,7 +52,6 @@ beforeAll(async () => {
   serviceRoleKey = env.SERVICE_ROLE_KEY;
   deps = createPipelineDeps(env);
   app = createPipelineApp(deps);
-  if (!app.routes.some((r) => r.path === "/pipeline/dead-letters")) registerOperatorRoutes(app, deps);
 }, 60_000);
 
 afterAll(async () => {

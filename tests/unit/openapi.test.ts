@@ -1,9 +1,9 @@
 /**
- * The OpenAPI document (functions/pipeline/openapi/) against the code it describes: every route the
- * two apps register is in it and nothing else, every example passes its Zod contract and the JSON
- * Schema the document gives it (Ajv, draft 2020-12), the whole document is valid OpenAPI 3.1, and
- * GET /pipeline/openapi.json serves it. Nothing here reaches a database: no route but the
- * document's runs.
+ * The OpenAPI document generated from the route declarations (shared/api) against the apps that
+ * serve them: both apps serve every declared route and nothing else, every example passes its Zod
+ * contract and the JSON Schema the document gives it (Ajv, draft 2020-12), the whole document is
+ * valid OpenAPI 3.1, and GET /pipeline/openapi.json serves it. Nothing here reaches a database:
+ * no route but the document's runs.
  */
 import { describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
@@ -12,11 +12,9 @@ import addFormats from "ajv-formats";
 import { z } from "zod";
 import { createPipelineApp } from "../../functions/pipeline/app.ts";
 import type { PipelineDeps } from "../../functions/pipeline/deps.ts";
-import { components } from "../../functions/pipeline/openapi/components.ts";
-import { openApiDocument } from "../../functions/pipeline/openapi/document.ts";
-import { routeDocs } from "../../functions/pipeline/openapi/routes.ts";
 import { createWorkerCallbackApp } from "../../functions/worker-callback/app.ts";
-import { buildOpenApiDocument, type RouteDoc } from "../../shared/http/openapi.ts";
+import { bodies } from "../../shared/api/components.ts";
+import { allRoutes, openApiDocument } from "../../shared/api/document.ts";
 import { createLogger } from "../../shared/logging/logger.ts";
 
 const KEY = "service-role-key-for-tests";
@@ -46,37 +44,24 @@ function registeredRoutes(app: { routes: readonly { method: string; path: string
   return [...new Set(routes)].sort();
 }
 
-const documentedRoutes = (docs: readonly RouteDoc[]) => docs.map((r) => `${r.method.toUpperCase()} ${r.path}`).sort();
-
-const WHERE = "functions/pipeline/openapi/routes.ts (operator routes: openapi/operator-routes.ts; worker-callback: openapi/worker-callback-routes.ts)";
-
-/** What the route check reports: routes without a description, descriptions without a route. */
-function routeProblems(registered: readonly string[], documented: readonly string[]): string[] {
-  return [
-    ...registered.filter((r) => !documented.includes(r)).map((r) => `${r} has no description in the OpenAPI document: add its block to ${WHERE}`),
-    ...documented.filter((r) => !registered.includes(r)).map((r) =>
-      `${r} is described in the OpenAPI document but no app registers it: remove or fix its block in ${WHERE}`
-    ),
-  ];
-}
+const declaredRoutes = allRoutes.map((r) => `${r.method.toUpperCase()} ${r.path}`).sort();
 
 const registered = [...registeredRoutes(pipeline), ...registeredRoutes(workerCallback)].sort();
 
 describe("the routes the document describes", () => {
-  test("are exactly the routes both apps register", () => {
-    expect(routeProblems(registered, documentedRoutes(routeDocs))).toEqual([]);
+  test("are exactly the routes both apps serve", () => {
+    expect(registered).toEqual(declaredRoutes);
     expect(registered).toContain("POST /worker-callback");
     expect(registered).toContain("GET /pipeline/openapi.json");
     expect(registered.length).toBeGreaterThan(30);
   });
 
-  test("a route left out, or a block for a route that does not exist, is named with where to fix it", () => {
-    const without = routeDocs.filter((r) => !(r.method === "post" && r.path === "/pipeline/runs/{id}/abort"));
-    const extra: RouteDoc = { ...routeDocs[0]!, path: "/pipeline/nowhere" };
-    expect(routeProblems(registered, documentedRoutes([...without, extra]))).toEqual([
-      `POST /pipeline/runs/{id}/abort has no description in the OpenAPI document: add its block to ${WHERE}`,
-      `GET /pipeline/nowhere is described in the OpenAPI document but no app registers it: remove or fix its block in ${WHERE}`,
-    ]);
+  test("each has its own operationId, a summary and one tag", () => {
+    const ids = allRoutes.map((r) => r.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const route of allRoutes) {
+      expect([route.operationId, (route.summary ?? "").length > 5, route.tags?.length]).toEqual([route.operationId, true, 1]);
+    }
   });
 
   test("every path parameter of a documented path is described, and nothing else is", () => {
@@ -112,7 +97,7 @@ function documentExamples(): { where: string; component: string; side: "request"
 }
 
 const zodOf = (component: string): z.ZodType => {
-  const schema = (components as Record<string, z.ZodType>)[component] ?? (components as Record<string, z.ZodType>)[component.replace(/Input$/, "")];
+  const schema = (bodies as Record<string, z.ZodType>)[component];
   if (!schema) throw new Error(`no contract for component ${component}`);
   return schema;
 };
@@ -153,13 +138,6 @@ describe("the document's examples", () => {
     expect(validate(broken)).toBe(false);
     const fields = (validate.errors ?? []).map((e) => `${e.instancePath} ${e.keyword}`);
     expect(fields).toEqual(expect.arrayContaining(["/run_id format", "/status enum", " additionalProperties"]));
-  });
-
-  test("a request body is described as accepted (defaults optional), an answer as sent (defaults present)", () => {
-    const schemas = document.components.schemas as Record<string, { required?: string[] }>;
-    expect(schemas.DimensionConfig!.required).not.toContain("daily_limit");
-    expect(schemas.Dimension!.required).toContain("daily_limit");
-    expect(schemas.RotateCredentialsBody!.required ?? []).not.toContain("limit");
   });
 });
 
@@ -212,53 +190,5 @@ describe("GET /pipeline/openapi.json", () => {
     const response = await pipeline.request("http://edge.test/pipeline/openapi.json", { method: "POST" });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("GET, HEAD");
-  });
-});
-
-describe("the builder (shared/http/openapi.ts)", () => {
-  const Item = z.object({
-    count: z.number().int().default(1),
-    at: z.date(),
-    tag: z.string().max(5).transform((t) => t.toLowerCase()),
-  }).strict();
-  const Wrapped = z.object({ item: Item }).strict();
-  const route: RouteDoc = {
-    method: "post",
-    path: "/f/items",
-    operationId: "addItem",
-    summary: "add",
-    tags: [],
-    security: null,
-    body: { required: true, component: "Item", examples: { one: { summary: "one", value: {} } } },
-    responses: { 200: { description: "added", body: { component: "Wrapped", examples: { one: { summary: "one", value: {} } } } } },
-  };
-  const build = (routes: RouteDoc[]) =>
-    buildOpenApiDocument({
-      info: { title: "t", version: "1", description: "d" },
-      servers: [],
-      tags: [],
-      securitySchemes: {},
-      components: { Item, Wrapped },
-      routes,
-    }) as unknown as Document;
-
-  test("a component sent and accepted in different forms is written twice; answers refer to the sent form", () => {
-    const doc = build([route]);
-    const schemas = doc.components.schemas as Record<string, { required?: string[]; properties: Record<string, unknown> }>;
-    expect(Object.keys(schemas)).toEqual(["Item", "ItemInput", "Wrapped"]);
-    expect(schemas.Item!.required).toEqual(["count", "at", "tag"]);
-    expect(schemas.ItemInput!.required).toEqual(["at", "tag"]);
-    expect(schemas.Wrapped!.properties.item).toEqual({ $ref: "#/components/schemas/Item" });
-    expect(doc.paths["/f/items"]!.post!.requestBody!.content["application/json"]!.schema).toEqual({ $ref: "#/components/schemas/ItemInput" });
-    // JSON has no Date: a date is its ISO text. A transform's output is described by what it accepts.
-    expect(schemas.Item!.properties.at).toEqual({ type: "string", format: "date-time" });
-    expect(schemas.Item!.properties.tag).toEqual({ type: "string", maxLength: 5 });
-  });
-
-  test("a component only accepted keeps its name; one a route names but the document lacks is refused", () => {
-    const acceptOnly = build([{ ...route, responses: { 204: { description: "added" } } }]);
-    expect(Object.keys(acceptOnly.components.schemas)).toEqual(["Item"]);
-    expect(() => build([{ ...route, body: { ...route.body!, component: "Missing" } }])).toThrow("POST /f/items names the component Missing");
-    expect(() => build([route, route])).toThrow("POST /f/items is described twice");
   });
 });

@@ -74,3 +74,17 @@ describe("the integration and e2e files shared between two stacks", () => {
     for (const file of E2E_SECOND_STACK_TESTS) expect(existsSync(join(paths.root, file))).toBe(true);
   });
 });
+
+describe("each test file's wall time", () => {
+  test("runs from its header line to the next header or the end, hooks included, across chunks", async () => {
+    const { FileClock, slowestFiles } = await import("../../scripts/test.ts");
+    const clock = new FileClock();
+    clock.feed("bun test v1\n\ntests/integration/alerts.te", 0);
+    clock.feed("st.ts:\n(pass) x [1.00ms]\n", 10);
+    clock.feed("\n./tests/integration/render.test.ts:\n", 4010);
+    clock.feed("(pass) y [2.00ms]\n 2 pass\n", 5000);
+    clock.close(6010);
+    expect([...clock.seconds]).toEqual([["tests/integration/alerts.test.ts", 4], ["tests/integration/render.test.ts", 2]]);
+    expect(slowestFiles(clock.seconds, 1)).toEqual(["    4.0 s  tests/integration/alerts.test.ts"]);
+  });
+});

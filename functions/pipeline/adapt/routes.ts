@@ -6,63 +6,58 @@
  * - `POST /adaptations/:id/revert`               the value before the move is in force again (409 when a later move hides it)
  * - `POST /adapt/pin {dimension, parameter}`     the parameter never moves; `/adapt/unpin` lets it move again
  */
-import type { Env, Hono, Schema } from "hono";
-import { z } from "zod";
-import { AdaptAnswer, Adaptation, AdaptationList, AdaptBody, AdaptPinBody, AdaptPins } from "../../../shared/contracts/adapt.ts";
-import { DimensionId } from "../../../shared/contracts/dimension.ts";
+import { pipelineRoutes as routes } from "../../../shared/api/routes/index.ts";
+import type { Adaptation } from "../../../shared/contracts/adapt.ts";
 import { type AdaptationRow, listAdaptations, revertAdaptation, setAdaptationPin } from "../../../shared/db/rpc/adaptations.ts";
 import { getDimensions } from "../../../shared/db/rpc/dimensions.ts";
-import { answer } from "../../../shared/http/answer.ts";
-import { requireServiceRole } from "../../../shared/http/service-auth.ts";
 import type { OperatorDeps } from "../operator/deps.ts";
-import { jsonBody, routeParam } from "../operator/request.ts";
+import { type Handlers, reply } from "../routes.ts";
 import { adaptDimension } from "./weekly.ts";
-
-export const AdaptationsQuery = z.object({ dimension: DimensionId.optional(), limit: z.coerce.number().int().min(1).max(500).default(50) }).strict();
 
 function toAdaptation(row: AdaptationRow): Adaptation {
   return { ...row, decided_at: row.decided_at.toISOString(), reverted_at: row.reverted_at?.toISOString() ?? null };
 }
 
-export function registerAdaptRoutes<E extends Env, S extends Schema, B extends string>(app: Hono<E, S, B>, deps: OperatorDeps): void {
-  const auth = requireServiceRole(deps.env.SERVICE_ROLE_KEY);
-
-  app.post("/adapt", auth, async (c) => {
-    const body = AdaptBody.parse(await jsonBody(c.req.raw));
-    const dimensions = body.dimension === undefined ? (await getDimensions(deps.sql)).filter((d) => d.active).map((d) => d.id) : [body.dimension];
-    const reports = [];
-    for (const id of dimensions) {
-      reports.push(await adaptDimension(deps.sql, id, { dryRun: body.dry_run, weekStart: null, now: new Date(), logger: deps.logger }));
-    }
-    return c.json(answer(AdaptAnswer, { reports }, "POST /adapt"));
-  });
-
-  app.get("/adaptations", auth, async (c) => {
-    const query = AdaptationsQuery.parse(c.req.query());
-    const rows = await listAdaptations(deps.sql, query.dimension ?? null, query.limit);
-    return c.json(answer(AdaptationList, { adaptations: rows.map(toAdaptation) }, "GET /adaptations"));
-  });
-
-  app.post("/adaptations/:id/revert", auth, async (c) => {
-    const id = routeParam("id", c.req.param("id"), z.string().uuid("must be an adaptation id (a uuid)"));
-    await jsonBody(c.req.raw);
-    const row = await revertAdaptation(deps.sql, id);
+export function adaptHandlers(deps: OperatorDeps): Handlers<"adapt" | "listAdaptations" | "revertAdaptation" | "pinAdaptParameter" | "unpinAdaptParameter"> {
+  /** Pins a dimension's parameter, or lets it move again: the dimension's pinned parameters afterwards. */
+  const setPin = async (body: { dimension: string; parameter: string }, pinned: boolean) => {
+    const pins = await setAdaptationPin(deps.sql, body.dimension, body.parameter, pinned);
     deps.logger.info(
-      { dimension_id: row.dimension_id, stage: "adapt", status: "reverted", parameter: row.parameter, adaptation_id: row.id },
-      "adaptation reverted by the operator",
+      { dimension_id: body.dimension, stage: "adapt", status: pinned ? "pinned" : "unpinned", parameter: body.parameter },
+      `adaptive parameter ${pinned ? "pinned" : "unpinned"}`,
     );
-    return c.json(answer(Adaptation, toAdaptation(row), "POST /adaptations/:id/revert"));
-  });
+    return { dimension_id: body.dimension, pinned: pins };
+  };
 
-  for (const [path, pinned] of [["/adapt/pin", true], ["/adapt/unpin", false]] as const) {
-    app.post(path, auth, async (c) => {
-      const body = AdaptPinBody.parse(await jsonBody(c.req.raw));
-      const pins = await setAdaptationPin(deps.sql, body.dimension, body.parameter, pinned);
+  return {
+    adapt: async (c) => {
+      const body = c.req.valid("json");
+      const dimensions = body.dimension === undefined ? (await getDimensions(deps.sql)).filter((d) => d.active).map((d) => d.id) : [body.dimension];
+      const reports = [];
+      for (const id of dimensions) {
+        reports.push(await adaptDimension(deps.sql, id, { dryRun: body.dry_run, weekStart: null, now: new Date(), logger: deps.logger }));
+      }
+      return reply(c, routes.adapt, 200, { reports });
+    },
+
+    listAdaptations: async (c) => {
+      const query = c.req.valid("query");
+      const rows = await listAdaptations(deps.sql, query.dimension ?? null, query.limit);
+      return reply(c, routes.listAdaptations, 200, { adaptations: rows.map(toAdaptation) });
+    },
+
+    revertAdaptation: async (c) => {
+      const { id } = c.req.valid("param");
+      const row = await revertAdaptation(deps.sql, id);
       deps.logger.info(
-        { dimension_id: body.dimension, stage: "adapt", status: pinned ? "pinned" : "unpinned", parameter: body.parameter },
-        `adaptive parameter ${pinned ? "pinned" : "unpinned"}`,
+        { dimension_id: row.dimension_id, stage: "adapt", status: "reverted", parameter: row.parameter, adaptation_id: row.id },
+        "adaptation reverted by the operator",
       );
-      return c.json(answer(AdaptPins, { dimension_id: body.dimension, pinned: pins }, `POST ${path}`));
-    });
-  }
+      return reply(c, routes.revertAdaptation, 200, toAdaptation(row));
+    },
+
+    pinAdaptParameter: async (c) => reply(c, routes.pinAdaptParameter, 200, await setPin(c.req.valid("json"), true)),
+
+    unpinAdaptParameter: async (c) => reply(c, routes.unpinAdaptParameter, 200, await setPin(c.req.valid("json"), false)),
+  };
 }

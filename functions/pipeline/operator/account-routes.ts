@@ -1,6 +1,5 @@
-import type { Env, Hono, Schema } from "hono";
-import { z } from "zod";
-import { Account, AccountList, AccountsQuery, ConnectAccountBody, ConnectedAccount, RemovedAccount } from "../../../shared/contracts/account.ts";
+import { pipelineRoutes as routes } from "../../../shared/api/routes/index.ts";
+import { Account } from "../../../shared/contracts/account.ts";
 import { encryptCredentials } from "../../../shared/crypto/credentials.ts";
 import type { Queryable } from "../../../shared/db/client.ts";
 import { NotFoundError, WrongStateError } from "../../../shared/db/errors.ts";
@@ -17,12 +16,9 @@ import {
 import { getDimension } from "../../../shared/db/rpc/dimensions.ts";
 import { getYouTubeProjects } from "../../../shared/db/rpc/youtube-projects.ts";
 import { isEnvironmentClient, projectName } from "../../../shared/contracts/youtube-project.ts";
-import { requireServiceRole } from "../../../shared/http/service-auth.ts";
-import type { OperatorDeps } from "./deps.ts";
 import { answer } from "../../../shared/http/answer.ts";
-import { jsonBody, routeParam } from "./request.ts";
-
-const AccountId = z.string().uuid();
+import { type Handlers, reply } from "../routes.ts";
+import type { OperatorDeps } from "./deps.ts";
 
 /** Each YouTube project's name by client id, for showing the project of each account. */
 type ProjectNames = ReadonlyMap<string, string | null>;
@@ -59,7 +55,8 @@ async function oneAccount(deps: OperatorDeps, id: string): Promise<Account> {
 }
 
 /**
- * Account routes of the operator API (`mdame account ...`), behind the service-role bearer.
+ * Account routes of the operator API (`mdame account ...`), declared in shared/api/routes/accounts.ts
+ * behind the service-role bearer.
  *
  * - `GET    /accounts[?dimension=id]`   accounts, by dimension then channel
  * - `POST   /accounts`                  connect: create or update the account of (dimension, platform,
@@ -71,86 +68,94 @@ async function oneAccount(deps: OperatorDeps, id: string): Promise<Account> {
  * - `POST   /accounts/:id/pause|resume` publishing skips a paused account (mdame.set_account_active)
  * - `DELETE /accounts/:id`              mdame.remove_account
  */
-export function registerAccountRoutes<E extends Env, S extends Schema, B extends string>(app: Hono<E, S, B>, deps: OperatorDeps): void {
-  const auth = requireServiceRole(deps.env.SERVICE_ROLE_KEY);
-
-  app.get("/accounts", auth, async (c) => {
-    const { dimension } = AccountsQuery.parse(c.req.query());
-    if (dimension !== undefined && (await getDimension(deps.sql, dimension)) === null) {
-      throw new NotFoundError("MDN01", `no dimension ${dimension}`);
-    }
-    const rows = await getAccounts(deps.sql, { dimensionId: dimension });
-    const projects = await projectNames(deps);
-    return c.json(answer(AccountList, { accounts: rows.map((row) => toAccount(row, projects)) }, "GET /accounts"));
-  });
-
-  app.post("/accounts", auth, async (c) => {
-    const body = ConnectAccountBody.parse(await jsonBody(c.req.raw));
-    // A YouTube refresh token refreshes only with the client that granted it: the engine must hold
-    // that client's secret (the environment's, or a registered project's) before the account exists.
-    if (body.platform === "youtube" && !isEnvironmentClient(body.oauth_client_id, deps.env)) {
-      const known = (await getYouTubeProjects(deps.sql)).some((p) => p.oauth_client_id === body.oauth_client_id && p.name !== null);
-      if (!known) {
-        throw new NotFoundError(
-          "MDN01",
-          `no YouTube project has the OAuth client ${body.oauth_client_id}: register it first (mdame youtube-project add --name <name> --client-id ${body.oauth_client_id}), or connect through the environment's client`,
-        );
+export function accountHandlers(
+  deps: OperatorDeps,
+): Handlers<"listAccounts" | "connectAccount" | "pauseAccount" | "resumeAccount" | "removeAccount"> {
+  /** Publishing skips the account (pause) or uses it again (resume); the account afterwards. */
+  const setActive = async (id: string, action: "pause" | "resume", active: boolean): Promise<Account> => {
+    await setAccountActive(deps.sql, id, active);
+    deps.logger.info({ account_id: id, active, status: "succeeded" }, `account ${action}d by the operator`);
+    return await oneAccount(deps, id);
+  };
+  return {
+    listAccounts: async (c) => {
+      const { dimension } = c.req.valid("query");
+      if (dimension !== undefined && (await getDimension(deps.sql, dimension)) === null) {
+        throw new NotFoundError("MDN01", `no dimension ${dimension}`);
       }
-    }
-    const connected = await deps.sql.begin(async (tx) => {
-      const accounts = (await getAccounts(tx, { dimensionId: body.dimension_id })).filter((a) => a.platform === body.platform);
-      const existing = accounts.some((a) => a.channel_handle === body.channel_handle);
-      // A TikTok creator is its open_id: connecting it again under another handle would make a
-      // second account publishing for the same creator. The handle it has is the one to reconnect with.
-      const sameCreator = body.platform === "tiktok" && !existing && accounts.find((a) => a.channel_id === body.channel_id);
-      if (sameCreator) {
-        throw new WrongStateError(
-          "MDS01",
-          `this TikTok account (open_id ${body.channel_id}) is already connected to dimension ${body.dimension_id} as ${sameCreator.channel_handle}: reconnect it with --channel ${sameCreator.channel_handle}, or remove account ${sameCreator.id} first`,
-        );
+      const rows = await getAccounts(deps.sql, { dimensionId: dimension });
+      const projects = await projectNames(deps);
+      return reply(c, routes.listAccounts, 200, { accounts: rows.map((row) => toAccount(row, projects)) });
+    },
+
+    connectAccount: async (c) => {
+      const body = c.req.valid("json");
+      // A YouTube refresh token refreshes only with the client that granted it: the engine must hold
+      // that client's secret (the environment's, or a registered project's) before the account exists.
+      if (body.platform === "youtube" && !isEnvironmentClient(body.oauth_client_id, deps.env)) {
+        const known = (await getYouTubeProjects(deps.sql)).some((p) => p.oauth_client_id === body.oauth_client_id && p.name !== null);
+        if (!known) {
+          throw new NotFoundError(
+            "MDN01",
+            `no YouTube project has the OAuth client ${body.oauth_client_id}: register it first (mdame youtube-project add --name <name> --client-id ${body.oauth_client_id}), or connect through the environment's client`,
+          );
+        }
       }
-      const account = await connectAccount(tx, {
-        dimensionId: body.dimension_id,
-        platform: body.platform,
-        channelHandle: body.channel_handle,
-        channelId: body.channel_id,
-        oauthClientId: body.oauth_client_id,
+      const connected = await deps.sql.begin(async (tx) => {
+        const accounts = (await getAccounts(tx, { dimensionId: body.dimension_id })).filter((a) => a.platform === body.platform);
+        const existing = accounts.some((a) => a.channel_handle === body.channel_handle);
+        // A TikTok creator is its open_id: connecting it again under another handle would make a
+        // second account publishing for the same creator. The handle it has is the one to reconnect with.
+        const sameCreator = body.platform === "tiktok" && !existing && accounts.find((a) => a.channel_id === body.channel_id);
+        if (sameCreator) {
+          throw new WrongStateError(
+            "MDS01",
+            `this TikTok account (open_id ${body.channel_id}) is already connected to dimension ${body.dimension_id} as ${sameCreator.channel_handle}: reconnect it with --channel ${sameCreator.channel_handle}, or remove account ${sameCreator.id} first`,
+          );
+        }
+        const account = await connectAccount(tx, {
+          dimensionId: body.dimension_id,
+          platform: body.platform,
+          channelHandle: body.channel_handle,
+          channelId: body.channel_id,
+          oauthClientId: body.oauth_client_id,
+        });
+        // Sealed for this account's id (bound as additional data); a failure here rolls the whole
+        // connect back, so no account is left without the credentials it was created for.
+        const sealed = await encryptCredentials(deps.credentialKeys, { refresh_token: body.refresh_token }, account.id);
+        const stored = await storeAccountCredentials(tx, account.id, sealed);
+        if (body.granted_scopes) await recordAccountScopes(tx, account.id, body.granted_scopes);
+        return { account: toAccount(stored, await projectNames(deps, tx)), created: !existing };
       });
-      // Sealed for this account's id (bound as additional data); a failure here rolls the whole
-      // connect back, so no account is left without the credentials it was created for.
-      const sealed = await encryptCredentials(deps.credentialKeys, { refresh_token: body.refresh_token }, account.id);
-      const stored = await storeAccountCredentials(tx, account.id, sealed);
-      if (body.granted_scopes) await recordAccountScopes(tx, account.id, body.granted_scopes);
-      return { account: toAccount(stored, await projectNames(deps, tx)), created: !existing };
-    });
-    const result = answer(ConnectedAccount, connected, "POST /accounts");
-    deps.logger.info(
-      {
-        dimension_id: body.dimension_id,
-        account_id: result.account.id,
-        platform: body.platform,
-        channel: body.channel_handle,
-        created: result.created,
-        status: "succeeded",
-      },
-      "account connected by the operator",
-    );
-    return c.json(result, result.created ? 201 : 200);
-  });
+      deps.logger.info(
+        {
+          dimension_id: body.dimension_id,
+          account_id: connected.account.id,
+          platform: body.platform,
+          channel: body.channel_handle,
+          created: connected.created,
+          status: "succeeded",
+        },
+        "account connected by the operator",
+      );
+      return reply(c, routes.connectAccount, connected.created ? 201 : 200, connected);
+    },
 
-  for (const [action, active] of [["pause", false], ["resume", true]] as const) {
-    app.post(`/accounts/:id/${action}`, auth, async (c) => {
-      const id = routeParam("id", c.req.param("id"), AccountId);
-      await setAccountActive(deps.sql, id, active);
-      deps.logger.info({ account_id: id, active, status: "succeeded" }, `account ${action}d by the operator`);
-      return c.json(await oneAccount(deps, id));
-    });
-  }
+    pauseAccount: async (c) => {
+      const { id } = c.req.valid("param");
+      return reply(c, routes.pauseAccount, 200, await setActive(id, "pause", false));
+    },
 
-  app.delete("/accounts/:id", auth, async (c) => {
-    const id = routeParam("id", c.req.param("id"), AccountId);
-    const result = answer(RemovedAccount, await removeAccount(deps.sql, id), "DELETE /accounts/:id");
-    deps.logger.info({ account_id: id, deleted: result.deleted, publications: result.publications, status: "succeeded" }, "account removed by the operator");
-    return c.json(result);
-  });
+    resumeAccount: async (c) => {
+      const { id } = c.req.valid("param");
+      return reply(c, routes.resumeAccount, 200, await setActive(id, "resume", true));
+    },
+
+    removeAccount: async (c) => {
+      const { id } = c.req.valid("param");
+      const result = await removeAccount(deps.sql, id);
+      deps.logger.info({ account_id: id, deleted: result.deleted, publications: result.publications, status: "succeeded" }, "account removed by the operator");
+      return reply(c, routes.removeAccount, 200, result);
+    },
+  };
 }

@@ -1,22 +1,13 @@
-import type { Env, Hono, Schema } from "hono";
-import {
-  CredentialKeysCensus,
-  CredentialsRotationBatch,
-  type KeyStanding,
-  type ProjectResealOutcome,
-  type ResealOutcome,
-  RotateCredentialsBody,
-} from "../../../shared/contracts/credentials.ts";
+import { pipelineRoutes as routes } from "../../../shared/api/routes/index.ts";
+import type { KeyStanding, ProjectResealOutcome, ResealOutcome } from "../../../shared/contracts/credentials.ts";
 import { type CredentialKeyRing, ringKey, ringKids } from "../../../shared/crypto/credential-keys.ts";
 import { decryptCredentials, encryptCredentials, isSealedWithCurrentKey, parseSealed } from "../../../shared/crypto/credentials.ts";
 import { NotFoundError } from "../../../shared/db/errors.ts";
 import { type AccountRow, getAccounts, resealAccountCredentials } from "../../../shared/db/rpc/accounts.ts";
 import { getYouTubeProjects, resealYouTubeProjectSecret, type YouTubeProjectPlan } from "../../../shared/db/rpc/youtube-projects.ts";
 import { openClientSecret, sealClientSecret } from "../../../shared/crypto/client-secrets.ts";
-import { answer } from "../../../shared/http/answer.ts";
-import { requireServiceRole } from "../../../shared/http/service-auth.ts";
+import { type Handlers, reply } from "../routes.ts";
 import type { OperatorDeps } from "./deps.ts";
-import { jsonBody } from "./request.ts";
 
 type Sealed = AccountRow & { credentials_enc: string };
 
@@ -96,75 +87,77 @@ async function resealProject(deps: OperatorDeps, project: Registered, dryRun: bo
 }
 
 /**
- * Key rotation routes of the operator API (`mdame credentials ...`, docs/guides/rotation.md), behind the
- * service-role bearer. Only the functions hold the keys, so re-sealing happens here, a bounded
- * batch per request; every request reads the accounts afresh, so a rotation killed at any point is
- * finished by running it again.
+ * Key rotation routes of the operator API (`mdame credentials ...`, docs/guides/rotation.md), declared
+ * in shared/api/routes/accounts.ts behind the service-role bearer. Only the functions hold the keys,
+ * so re-sealing happens here, a bounded batch per request; every request reads the accounts afresh,
+ * so a rotation killed at any point is finished by running it again.
  *
  * - `POST /credentials/rotate {limit?, after?, dry_run?}`  re-seals the next `limit` accounts (by id)
  *   after `after` with the current key; answers each account's outcome, progress and `next`; the
  *   batch without `after` also re-seals the registered Google projects' client secrets (a few)
  * - `GET  /credentials/keys`                              accounts by the key their credentials name
  */
-export function registerCredentialRoutes<E extends Env, S extends Schema, B extends string>(app: Hono<E, S, B>, deps: OperatorDeps): void {
-  const auth = requireServiceRole(deps.env.SERVICE_ROLE_KEY);
-
-  app.post("/credentials/rotate", auth, async (c) => {
-    const body = RotateCredentialsBody.parse(await jsonBody(c.req.raw));
-    const accounts = await sealedAccounts(deps);
-    const pending = body.after === null ? accounts : accounts.filter((a) => a.id > body.after!);
-    const slice = pending.slice(0, body.limit);
-    const batch: ResealOutcome[] = [];
-    for (const account of slice) batch.push(await resealOne(deps, account, body.dry_run));
-    const projects: ProjectResealOutcome[] = [];
-    if (body.after === null) { for (const project of await registeredProjects(deps)) projects.push(await resealProject(deps, project, body.dry_run)); }
-    const result = answer(CredentialsRotationBatch, {
-      ring: ringKids(deps.credentialKeys),
-      dry_run: body.dry_run,
-      total: accounts.length,
-      done: accounts.length - pending.length + slice.length,
-      batch,
-      next: pending.length > slice.length ? slice.at(-1)!.id : null,
-      projects,
-    }, "POST /credentials/rotate");
-    const tally = Object.fromEntries(["resealed", "would_reseal", "current", "changed", "failed"].map((k) => [k, batch.filter((o) => o.outcome === k).length]));
-    deps.logger.info({ ...tally, done: result.done, total: result.total, dry_run: body.dry_run, kid: result.ring.current }, "credentials rotation batch");
-    for (const failed of batch.filter((o) => o.outcome === "failed")) {
-      deps.logger.warn(
-        { account_id: failed.account_id, dimension_id: failed.dimension_id, status: "failed", from_kid: failed.from_kid, reason: failed.reason },
-        "credentials cannot be re-sealed",
+export function credentialHandlers(deps: OperatorDeps): Handlers<"rotateCredentials" | "credentialKeys"> {
+  return {
+    rotateCredentials: async (c) => {
+      const body = c.req.valid("json");
+      const accounts = await sealedAccounts(deps);
+      const pending = body.after === null ? accounts : accounts.filter((a) => a.id > body.after!);
+      const slice = pending.slice(0, body.limit);
+      const batch: ResealOutcome[] = [];
+      for (const account of slice) batch.push(await resealOne(deps, account, body.dry_run));
+      const projects: ProjectResealOutcome[] = [];
+      if (body.after === null) { for (const project of await registeredProjects(deps)) projects.push(await resealProject(deps, project, body.dry_run)); }
+      const result = {
+        ring: ringKids(deps.credentialKeys),
+        dry_run: body.dry_run,
+        total: accounts.length,
+        done: accounts.length - pending.length + slice.length,
+        batch,
+        next: pending.length > slice.length ? slice.at(-1)!.id : null,
+        projects,
+      };
+      const tally = Object.fromEntries(
+        ["resealed", "would_reseal", "current", "changed", "failed"].map((k) => [k, batch.filter((o) => o.outcome === k).length]),
       );
-    }
-    for (const failed of projects.filter((o) => o.outcome === "failed")) {
-      deps.logger.warn(
-        { project: failed.name, oauth_client_id: failed.oauth_client_id, status: "failed", from_kid: failed.from_kid, reason: failed.reason },
-        "a YouTube project's client secret cannot be re-sealed",
-      );
-    }
-    return c.json(result);
-  });
+      deps.logger.info({ ...tally, done: result.done, total: result.total, dry_run: body.dry_run, kid: result.ring.current }, "credentials rotation batch");
+      for (const failed of batch.filter((o) => o.outcome === "failed")) {
+        deps.logger.warn(
+          { account_id: failed.account_id, dimension_id: failed.dimension_id, status: "failed", from_kid: failed.from_kid, reason: failed.reason },
+          "credentials cannot be re-sealed",
+        );
+      }
+      for (const failed of projects.filter((o) => o.outcome === "failed")) {
+        deps.logger.warn(
+          { project: failed.name, oauth_client_id: failed.oauth_client_id, status: "failed", from_kid: failed.from_kid, reason: failed.reason },
+          "a YouTube project's client secret cannot be re-sealed",
+        );
+      }
+      return reply(c, routes.rotateCredentials, 200, result);
+    },
 
-  app.get("/credentials/keys", auth, async (c) => {
-    const ring = deps.credentialKeys;
-    const accounts = await sealedAccounts(deps);
-    const groups = new Map<string, { kid: string | null; standing: KeyStanding; accounts: number }>();
-    for (const account of accounts) {
-      const { kid, standing } = standingOf(ring, account.credentials_enc);
-      const key = `${standing}:${kid}`;
-      const group = groups.get(key) ?? { kid, standing, accounts: 0 };
-      group.accounts += 1;
-      groups.set(key, group);
-    }
-    // A previous key that still seals a Google project's client secret is needed as much as one sealing an account's credentials.
-    const projectKids = (await registeredProjects(deps)).map((p) => standingOf(ring, p.client_secret_enc).kid);
-    const named = new Set([...groups.values()].map((g) => g.kid).concat(projectKids));
-    // A v1 value names no key: any previous key may have sealed it, so none is called unused.
-    const anyV1 = [...groups.values()].some((g) => g.standing === "v1");
-    return c.json(answer(CredentialKeysCensus, {
-      ring: ringKids(ring),
-      accounts: accounts.length,
-      by_key: [...groups.values()],
-      unused_previous: anyV1 ? [] : ring.previous.map((key) => key.kid).filter((kid) => !named.has(kid)),
-    }, "GET /credentials/keys"));
-  });
+    credentialKeys: async (c) => {
+      const ring = deps.credentialKeys;
+      const accounts = await sealedAccounts(deps);
+      const groups = new Map<string, { kid: string | null; standing: KeyStanding; accounts: number }>();
+      for (const account of accounts) {
+        const { kid, standing } = standingOf(ring, account.credentials_enc);
+        const key = `${standing}:${kid}`;
+        const group = groups.get(key) ?? { kid, standing, accounts: 0 };
+        group.accounts += 1;
+        groups.set(key, group);
+      }
+      // A previous key that still seals a Google project's client secret is needed as much as one sealing an account's credentials.
+      const projectKids = (await registeredProjects(deps)).map((p) => standingOf(ring, p.client_secret_enc).kid);
+      const named = new Set([...groups.values()].map((g) => g.kid).concat(projectKids));
+      // A v1 value names no key: any previous key may have sealed it, so none is called unused.
+      const anyV1 = [...groups.values()].some((g) => g.standing === "v1");
+      return reply(c, routes.credentialKeys, 200, {
+        ring: ringKids(ring),
+        accounts: accounts.length,
+        by_key: [...groups.values()],
+        unused_previous: anyV1 ? [] : ring.previous.map((key) => key.kid).filter((kid) => !named.has(kid)),
+      });
+    },
+  };
 }

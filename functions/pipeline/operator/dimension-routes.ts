@@ -1,21 +1,12 @@
-import type { Env, Hono, Schema } from "hono";
 import { HTTPException } from "hono/http-exception";
-import {
-  Dimension,
-  DIMENSION_SETTINGS,
-  DimensionConfig,
-  DimensionId,
-  DimensionList,
-  DimensionPatch,
-  type StoredDimension,
-} from "../../../shared/contracts/dimension.ts";
+import { pipelineRoutes as routes } from "../../../shared/api/routes/index.ts";
+import { Dimension, DIMENSION_SETTINGS, DimensionConfig, type StoredDimension } from "../../../shared/contracts/dimension.ts";
 import type { Sql } from "../../../shared/db/client.ts";
 import { type AccountRow, getAccounts } from "../../../shared/db/rpc/accounts.ts";
 import { createDimension, getDimensions, lockDimension, setDimensionActive, updateDimension } from "../../../shared/db/rpc/dimensions.ts";
-import { requireServiceRole } from "../../../shared/http/service-auth.ts";
-import type { OperatorDeps } from "./deps.ts";
 import { answer } from "../../../shared/http/answer.ts";
-import { jsonBody, routeParam } from "./request.ts";
+import { type Handlers, reply } from "../routes.ts";
+import type { OperatorDeps } from "./deps.ts";
 
 type DimensionSettings = Pick<StoredDimension, (typeof DIMENSION_SETTINGS)[number]>;
 
@@ -50,9 +41,9 @@ async function oneDimension(sql: Sql, id: string): Promise<Dimension> {
 }
 
 /**
- * Dimension routes of the operator API (`mdame dimension ...`), behind the service-role bearer.
- * Bodies are validated by DimensionConfig / DimensionPatch (every bad field at once, 400) before
- * any write; an unknown dimension is 404, an id already taken 409.
+ * Dimension routes of the operator API (`mdame dimension ...`), declared in shared/api/routes/dimensions.ts
+ * behind the service-role bearer. Bodies are validated by DimensionConfig / DimensionPatch (every bad
+ * field at once, 400) before any write; an unknown dimension is 404, an id already taken 409.
  *
  * - `GET   /dimensions`              every dimension, with its account counts
  * - `GET   /dimensions/:id`          one dimension
@@ -61,52 +52,61 @@ async function oneDimension(sql: Sql, id: string): Promise<Dimension> {
  * - `POST  /dimensions/:id/pause`    new runs leave it out (mdame.set_dimension_active)
  * - `POST  /dimensions/:id/resume`   new runs pick it again
  */
-export function registerDimensionRoutes<E extends Env, S extends Schema, B extends string>(app: Hono<E, S, B>, deps: OperatorDeps): void {
-  const auth = requireServiceRole(deps.env.SERVICE_ROLE_KEY);
+export function dimensionHandlers(
+  deps: OperatorDeps,
+): Handlers<"listDimensions" | "getDimension" | "createDimension" | "updateDimension" | "pauseDimension" | "resumeDimension"> {
+  /** New runs leave the dimension out (pause) or pick it again (resume); the dimension afterwards. */
+  const setActive = async (id: string, action: "pause" | "resume", active: boolean): Promise<Dimension> => {
+    await setDimensionActive(deps.sql, id, active);
+    deps.logger.info({ dimension_id: id, active, status: "succeeded" }, `dimension ${action}d by the operator`);
+    return await oneDimension(deps.sql, id);
+  };
+  return {
+    listDimensions: async (c) => {
+      return reply(c, routes.listDimensions, 200, { dimensions: await selectDimensions(deps.sql, null) });
+    },
 
-  app.get("/dimensions", auth, async (c) => {
-    return c.json(answer(DimensionList, { dimensions: await selectDimensions(deps.sql, null) }, "GET /dimensions"));
-  });
+    getDimension: async (c) => {
+      const { id } = c.req.valid("param");
+      return reply(c, routes.getDimension, 200, await oneDimension(deps.sql, id));
+    },
 
-  app.get("/dimensions/:id", auth, async (c) => {
-    const id = routeParam("id", c.req.param("id"), DimensionId);
-    return c.json(await oneDimension(deps.sql, id));
-  });
+    createDimension: async (c) => {
+      const config = c.req.valid("json");
+      await createDimension(deps.sql, config);
+      deps.logger.info({ dimension_id: config.id, status: "succeeded" }, "dimension created by the operator");
+      return reply(c, routes.createDimension, 201, await oneDimension(deps.sql, config.id));
+    },
 
-  app.post("/dimensions", auth, async (c) => {
-    const config = DimensionConfig.parse(await jsonBody(c.req.raw));
-    await createDimension(deps.sql, config);
-    deps.logger.info({ dimension_id: config.id, status: "succeeded" }, "dimension created by the operator");
-    return c.json(await oneDimension(deps.sql, config.id), 201);
-  });
-
-  app.patch("/dimensions/:id", auth, async (c) => {
-    const id = routeParam("id", c.req.param("id"), DimensionId);
-    const patch = DimensionPatch.parse(await jsonBody(c.req.raw));
-    const changed = await deps.sql.begin(async (tx) => {
-      // Read, merge and check under the row lock, so two concurrent changes cannot combine into
-      // a configuration neither of them checked.
-      const current = await lockDimension(tx, id);
-      if (!current) throw new HTTPException(404, { message: `no dimension ${id}` });
-      const stored = settingsOf(current);
-      const merged = DimensionConfig.parse({
-        ...stored,
-        ...patch,
-        ...(patch.publishing && { publishing: { ...stored.publishing, ...patch.publishing } }),
+    updateDimension: async (c) => {
+      const { id } = c.req.valid("param");
+      const patch = c.req.valid("json");
+      const changed = await deps.sql.begin(async (tx) => {
+        // Read, merge and check under the row lock, so two concurrent changes cannot combine into
+        // a configuration neither of them checked.
+        const current = await lockDimension(tx, id);
+        if (!current) throw new HTTPException(404, { message: `no dimension ${id}` });
+        const stored = settingsOf(current);
+        const merged = DimensionConfig.parse({
+          ...stored,
+          ...patch,
+          ...(patch.publishing && { publishing: { ...stored.publishing, ...patch.publishing } }),
+        });
+        const updated = await updateDimension(tx, id, merged);
+        return updated.updated_at.getTime() !== current.updated_at.getTime();
       });
-      const updated = await updateDimension(tx, id, merged);
-      return updated.updated_at.getTime() !== current.updated_at.getTime();
-    });
-    deps.logger.info({ dimension_id: id, fields: Object.keys(patch), changed, status: "succeeded" }, "dimension changed by the operator");
-    return c.json(await oneDimension(deps.sql, id));
-  });
+      deps.logger.info({ dimension_id: id, fields: Object.keys(patch), changed, status: "succeeded" }, "dimension changed by the operator");
+      return reply(c, routes.updateDimension, 200, await oneDimension(deps.sql, id));
+    },
 
-  for (const [action, active] of [["pause", false], ["resume", true]] as const) {
-    app.post(`/dimensions/:id/${action}`, auth, async (c) => {
-      const id = routeParam("id", c.req.param("id"), DimensionId);
-      await setDimensionActive(deps.sql, id, active);
-      deps.logger.info({ dimension_id: id, active, status: "succeeded" }, `dimension ${action}d by the operator`);
-      return c.json(await oneDimension(deps.sql, id));
-    });
-  }
+    pauseDimension: async (c) => {
+      const { id } = c.req.valid("param");
+      return reply(c, routes.pauseDimension, 200, await setActive(id, "pause", false));
+    },
+
+    resumeDimension: async (c) => {
+      const { id } = c.req.valid("param");
+      return reply(c, routes.resumeDimension, 200, await setActive(id, "resume", true));
+    },
+  };
 }

@@ -1,32 +1,11 @@
 import { Cron } from "croner";
-import type { Env, Hono, Schema } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { z } from "zod";
-import { ListQuery } from "../../../shared/contracts/operator.ts";
-import {
-  OPS_RENDER_URL_TTL_S,
-  OPS_REQUIRED_SCOPES,
-  OpsOverview,
-  OpsOverviewQuery,
-  OpsQueues,
-  OpsQuota,
-  OpsScheduleList,
-  OpsScheduleName,
-  OpsScheduleRunNow,
-  OpsVideoDetail,
-  OpsVideoList,
-} from "../../../shared/contracts/ops.ts";
+import { pipelineRoutes as routes } from "../../../shared/api/routes/index.ts";
+import { OPS_RENDER_URL_TTL_S, OPS_REQUIRED_SCOPES, OpsScheduleName } from "../../../shared/contracts/ops.ts";
 import { opsOverview, opsQueues, opsQuota, opsSchedules, opsVideo, opsVideos, runEngineJob } from "../../../shared/db/rpc/ops.ts";
-import { answer } from "../../../shared/http/answer.ts";
-import { requireServiceRole } from "../../../shared/http/service-auth.ts";
 import { AssetNotFoundError } from "../../../shared/storage/asset-store.ts";
+import { type Handlers, reply } from "../routes.ts";
 import type { OperatorDeps } from "./deps.ts";
-import { routeParam } from "./request.ts";
-
-export const PublicationId = z.string().uuid();
-export const OpsVideosQuery = ListQuery(20);
-/** The routes that take no query parameter refuse any (400). */
-export const OpsNoQuery = z.object({}).strict();
 
 /**
  * When a pg_cron expression next fires after `from`, in UTC (pg_cron's default cron.timezone);
@@ -56,78 +35,78 @@ export function nextCronRun(expression: string, from: Date): Date | null {
  * - `GET  /ops/schedules`                 the engine's pg_cron jobs, their last run and next run
  * - `POST /ops/schedules/:name/run`       runs an engine job's function now (a fixed whitelist; 404 otherwise)
  */
-export function registerOpsRoutes<E extends Env, S extends Schema, B extends string>(app: Hono<E, S, B>, deps: OperatorDeps): void {
-  const auth = requireServiceRole(deps.env.SERVICE_ROLE_KEY);
+export function opsHandlers(
+  deps: OperatorDeps,
+): Handlers<"opsOverview" | "opsQueues" | "opsVideos" | "opsVideo" | "opsQuota" | "opsSchedules" | "opsRunSchedule"> {
+  return {
+    opsOverview: async (c) => {
+      const { failures } = c.req.valid("query");
+      return reply(c, routes.opsOverview, 200, await opsOverview(deps.sql, failures));
+    },
 
-  app.get("/ops/overview", auth, async (c) => {
-    const { failures } = OpsOverviewQuery.parse(c.req.query());
-    return c.json(answer(OpsOverview, await opsOverview(deps.sql, failures), "GET /ops/overview"));
-  });
+    opsQueues: async (c) => reply(c, routes.opsQueues, 200, await opsQueues(deps.sql)),
 
-  app.get("/ops/queues", auth, async (c) => {
-    OpsNoQuery.parse(c.req.query());
-    return c.json(answer(OpsQueues, await opsQueues(deps.sql), "GET /ops/queues"));
-  });
+    opsVideos: async (c) => {
+      const { limit } = c.req.valid("query");
+      return reply(c, routes.opsVideos, 200, { videos: await opsVideos(deps.sql, limit) });
+    },
 
-  app.get("/ops/videos", auth, async (c) => {
-    const { limit } = OpsVideosQuery.parse(c.req.query());
-    return c.json(answer(OpsVideoList, { videos: await opsVideos(deps.sql, limit) }, "GET /ops/videos"));
-  });
-
-  app.get("/ops/videos/:id", auth, async (c) => {
-    const id = routeParam("id", c.req.param("id"), PublicationId);
-    const detail = await opsVideo(deps.sql, id);
-    if (detail === null) throw new HTTPException(404, { message: `no publication ${id}` });
-    let signedUrl: string | null = null;
-    let expiresAt: string | null = null;
-    if (detail.render.key !== null) {
-      const expires = new Date(Date.now() + OPS_RENDER_URL_TTL_S * 1000);
-      try {
-        signedUrl = await deps.store.signedUrl(detail.render.key, OPS_RENDER_URL_TTL_S);
-      } catch (error) {
-        // A render storage no longer holds (released by an abort, say) has nothing to play.
-        if (!(error instanceof AssetNotFoundError)) throw error;
-        deps.logger.warn({
-          execution_id: detail.video.run_id,
-          dimension_id: detail.video.dimension_id,
-          stage: "publish",
-          status: "missing",
-          asset_key: detail.render.key,
-        }, "the render of a publication is not in storage");
+    opsVideo: async (c) => {
+      const { id } = c.req.valid("param");
+      const detail = await opsVideo(deps.sql, id);
+      if (detail === null) throw new HTTPException(404, { message: `no publication ${id}` });
+      let signedUrl: string | null = null;
+      let expiresAt: string | null = null;
+      if (detail.render.key !== null) {
+        const expires = new Date(Date.now() + OPS_RENDER_URL_TTL_S * 1000);
+        try {
+          signedUrl = await deps.store.signedUrl(detail.render.key, OPS_RENDER_URL_TTL_S);
+        } catch (error) {
+          // A render storage no longer holds (released by an abort, say) has nothing to play.
+          if (!(error instanceof AssetNotFoundError)) throw error;
+          deps.logger.warn({
+            execution_id: detail.video.run_id,
+            dimension_id: detail.video.dimension_id,
+            stage: "publish",
+            status: "missing",
+            asset_key: detail.render.key,
+          }, "the render of a publication is not in storage");
+        }
+        if (signedUrl !== null) expiresAt = expires.toISOString();
       }
-      if (signedUrl !== null) expiresAt = expires.toISOString();
-    }
-    const render = { ...detail.render, signed_url: signedUrl, expires_at: expiresAt };
-    return c.json(answer(OpsVideoDetail, { ...detail, render }, "GET /ops/videos/:id"));
-  });
+      const render = { ...detail.render, signed_url: signedUrl, expires_at: expiresAt };
+      return reply(c, routes.opsVideo, 200, { ...detail, render });
+    },
 
-  app.get("/ops/quota", auth, async (c) => {
-    OpsNoQuery.parse(c.req.query());
-    const quota = await opsQuota(deps.sql);
-    const accounts = quota.accounts.map((account) => ({
-      ...account,
-      missing_scopes: account.granted_scopes === null ? [] : OPS_REQUIRED_SCOPES[account.platform].filter((scope) => !account.granted_scopes!.includes(scope)),
-    }));
-    return c.json(answer(OpsQuota, { ...quota, accounts }, "GET /ops/quota"));
-  });
+    opsQuota: async (c) => {
+      const quota = await opsQuota(deps.sql);
+      const accounts = quota.accounts.map((account) => ({
+        ...account,
+        missing_scopes: account.granted_scopes === null
+          ? []
+          : OPS_REQUIRED_SCOPES[account.platform].filter((scope) => !account.granted_scopes!.includes(scope)),
+      }));
+      return reply(c, routes.opsQuota, 200, { ...quota, accounts });
+    },
 
-  app.get("/ops/schedules", auth, async (c) => {
-    OpsNoQuery.parse(c.req.query());
-    const list = await opsSchedules(deps.sql);
-    const now = new Date();
-    const schedules = list.schedules.map((schedule) => ({
-      ...schedule,
-      next_run_at: schedule.active ? nextCronRun(schedule.schedule, now)?.toISOString() ?? null : null,
-    }));
-    return c.json(answer(OpsScheduleList, { ...list, schedules }, "GET /ops/schedules"));
-  });
+    opsSchedules: async (c) => {
+      const list = await opsSchedules(deps.sql);
+      const now = new Date();
+      const schedules = list.schedules.map((schedule) => ({
+        ...schedule,
+        next_run_at: schedule.active ? nextCronRun(schedule.schedule, now)?.toISOString() ?? null : null,
+      }));
+      return reply(c, routes.opsSchedules, 200, { ...list, schedules });
+    },
 
-  app.post("/ops/schedules/:name/run", auth, async (c) => {
-    // Any name outside the engine's whitelist is absent (404), malformed or not; the RPC decides.
-    const name = OpsScheduleName.safeParse(c.req.param("name"));
-    if (!name.success) throw new HTTPException(404, { message: `no engine schedule ${String(c.req.param("name")).slice(0, 80)}` });
-    const ran = answer(OpsScheduleRunNow, await runEngineJob(deps.sql, name.data), "POST /ops/schedules/:name/run");
-    deps.logger.info({ schedule: ran.name, function: ran.function, stage: "schedule", status: "ran" }, "engine schedule run by the operator");
-    return c.json(ran);
-  });
+    opsRunSchedule: async (c) => {
+      // Any name outside the engine's whitelist is absent (404), malformed or not; the RPC decides.
+      const raw = c.req.valid("param").name;
+      const name = OpsScheduleName.safeParse(raw);
+      if (!name.success) throw new HTTPException(404, { message: `no engine schedule ${String(raw).slice(0, 80)}` });
+      const ran = await runEngineJob(deps.sql, name.data);
+      deps.logger.info({ schedule: ran.name, function: ran.function, stage: "schedule", status: "ran" }, "engine schedule run by the operator");
+      return reply(c, routes.opsRunSchedule, 200, ran);
+    },
+  };
 }

@@ -1,12 +1,11 @@
-import type { Env, Hono, Schema } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { mondayOf, RenderedWeeklyReport, WeeklyReportList, WeeklyReportQuery } from "../../../shared/contracts/weekly-report.ts";
+import { pipelineRoutes as routes } from "../../../shared/api/routes/index.ts";
+import { mondayOf, type RenderedWeeklyReport } from "../../../shared/contracts/weekly-report.ts";
 import { getDimensions } from "../../../shared/db/rpc/dimensions.ts";
 import { weeklyReport } from "../../../shared/db/rpc/weekly-reports.ts";
-import { answer } from "../../../shared/http/answer.ts";
-import { requireServiceRole } from "../../../shared/http/service-auth.ts";
 import { renderWeeklyChart } from "../../../shared/reports/weekly-chart.ts";
 import { renderWeeklyMarkdown } from "../../../shared/reports/weekly-markdown.ts";
+import { type Handlers, reply } from "../routes.ts";
 import type { OperatorDeps } from "./deps.ts";
 
 function base64(bytes: Uint8Array): string {
@@ -25,22 +24,18 @@ function base64(bytes: Uint8Array): string {
  * The figures are read live (mdame.weekly_report), so a report asked for after the Sunday run
  * includes what happened since.
  */
-export function registerReportRoutes<E extends Env, S extends Schema, B extends string>(app: Hono<E, S, B>, deps: OperatorDeps): void {
-  const auth = requireServiceRole(deps.env.SERVICE_ROLE_KEY);
-
-  app.get("/reports/weekly", auth, async (c) => {
-    const query = WeeklyReportQuery.parse(c.req.query());
-    const dimensions = (await getDimensions(deps.sql, query.dimension ?? null)).filter((d) => query.dimension !== undefined || d.active);
-    if (query.dimension !== undefined && dimensions.length === 0) throw new HTTPException(404, { message: `no dimension ${query.dimension}` });
-    const reports = [];
-    for (const dimension of dimensions) {
-      const report = await weeklyReport(deps.sql, dimension.id, query.week);
-      reports.push(answer(RenderedWeeklyReport, {
-        report,
-        markdown: renderWeeklyMarkdown(report),
-        chart_png_base64: base64(renderWeeklyChart(report)),
-      }, "GET /reports/weekly"));
-    }
-    return c.json(answer(WeeklyReportList, { week_start: mondayOf(query.week), reports }, "GET /reports/weekly"));
-  });
+export function reportHandlers(deps: OperatorDeps): Handlers<"weeklyReports"> {
+  return {
+    weeklyReports: async (c) => {
+      const query = c.req.valid("query");
+      const dimensions = (await getDimensions(deps.sql, query.dimension ?? null)).filter((d) => query.dimension !== undefined || d.active);
+      if (query.dimension !== undefined && dimensions.length === 0) throw new HTTPException(404, { message: `no dimension ${query.dimension}` });
+      const reports: RenderedWeeklyReport[] = [];
+      for (const dimension of dimensions) {
+        const report = await weeklyReport(deps.sql, dimension.id, query.week);
+        reports.push({ report, markdown: renderWeeklyMarkdown(report), chart_png_base64: base64(renderWeeklyChart(report)) });
+      }
+      return reply(c, routes.weeklyReports, 200, { week_start: mondayOf(query.week), reports });
+    },
+  };
 }

@@ -1,23 +1,12 @@
-import type { Env, Hono, Schema } from "hono";
+import { pipelineRoutes as routes } from "../../../shared/api/routes/index.ts";
 import { OAuthClientId } from "../../../shared/contracts/account.ts";
-import {
-  DEFAULT_YOUTUBE_PROJECT,
-  isEnvironmentClient,
-  projectName,
-  RegisterYouTubeProjectBody,
-  RemovedYouTubeProject,
-  YouTubeProject,
-  YouTubeProjectClient,
-  YouTubeProjectList,
-  YouTubeProjectName,
-} from "../../../shared/contracts/youtube-project.ts";
+import { DEFAULT_YOUTUBE_PROJECT, isEnvironmentClient, projectName, YouTubeProject } from "../../../shared/contracts/youtube-project.ts";
 import { ClientSecretUnreadableError, openClientSecret, sealClientSecret } from "../../../shared/crypto/client-secrets.ts";
 import { NotFoundError, WrongStateError } from "../../../shared/db/errors.ts";
 import { getYouTubeProjects, registerYouTubeProject, removeYouTubeProject, type YouTubeProjectPlan } from "../../../shared/db/rpc/youtube-projects.ts";
 import { answer } from "../../../shared/http/answer.ts";
-import { requireServiceRole } from "../../../shared/http/service-auth.ts";
+import { type Handlers, reply } from "../routes.ts";
 import type { OperatorDeps } from "./deps.ts";
-import { jsonBody, routeParam } from "./request.ts";
 
 function toProject(row: YouTubeProjectPlan, env: { GOOGLE_OAUTH_CLIENT_ID: string }): YouTubeProject {
   const environment = row.client_secret_enc === null && isEnvironmentClient(row.oauth_client_id, env);
@@ -49,7 +38,8 @@ async function namedProject(deps: OperatorDeps, name: string): Promise<YouTubePr
 
 /**
  * Google project routes of the operator API (`mdame youtube-project ...`, docs/reference/distribution.md),
- * behind the service-role bearer. Only the functions hold the key ring, so a secret is sealed here.
+ * declared in shared/api/routes/accounts.ts behind the service-role bearer. Only the functions hold
+ * the key ring, so a secret is sealed here.
  *
  * - `GET    /youtube-projects`               every project, its buckets, accounts and planned uploads
  * - `POST   /youtube-projects`               registers one (mdame.register_youtube_project), its secret
@@ -60,62 +50,62 @@ async function namedProject(deps: OperatorDeps, name: string): Promise<YouTubePr
  *   --project` signs in with. A Desktop app client's secret is not confidential to Google (it ships
  *   inside installed apps); it is sealed at rest and handed only to the service-role holder
  */
-export function registerYouTubeProjectRoutes<E extends Env, S extends Schema, B extends string>(app: Hono<E, S, B>, deps: OperatorDeps): void {
-  const auth = requireServiceRole(deps.env.SERVICE_ROLE_KEY);
+export function youtubeProjectHandlers(
+  deps: OperatorDeps,
+): Handlers<"listYouTubeProjects" | "registerYouTubeProject" | "removeYouTubeProject" | "getYouTubeProjectClient"> {
+  return {
+    listYouTubeProjects: async (c) => {
+      const rows = await getYouTubeProjects(deps.sql);
+      return reply(c, routes.listYouTubeProjects, 200, { projects: rows.map((row) => toProject(row, deps.env)) });
+    },
 
-  app.get("/youtube-projects", auth, async (c) => {
-    const rows = await getYouTubeProjects(deps.sql);
-    return c.json(answer(YouTubeProjectList, { projects: rows.map((row) => toProject(row, deps.env)) }, "GET /youtube-projects"));
-  });
-
-  app.post("/youtube-projects", auth, async (c) => {
-    const body = RegisterYouTubeProjectBody.parse(await jsonBody(c.req.raw));
-    // Bound to the client id: a sealed secret copied onto another project does not open there.
-    const sealedSecret = await sealClientSecret(deps.credentialKeys, body.client_secret, body.oauth_client_id);
-    await registerYouTubeProject(deps.sql, {
-      name: body.name,
-      oauthClientId: body.oauth_client_id,
-      sealedSecret,
-      uploadCallsPerDay: body.upload_calls_per_day,
-      apiUnitsPerDay: body.api_units_per_day,
-      analyticsQueriesPerDay: body.analytics_queries_per_day,
-    });
-    const project = toProject(await namedProject(deps, body.name), deps.env);
-    deps.logger.info(
-      { project: body.name, oauth_client_id: body.oauth_client_id, upload_calls_per_day: project.upload_calls_per_day, status: "succeeded" },
-      "YouTube project registered by the operator",
-    );
-    return c.json(project, 201);
-  });
-
-  app.delete("/youtube-projects/:name", auth, async (c) => {
-    const name = routeParam("name", c.req.param("name"), YouTubeProjectName);
-    const removed = await removeYouTubeProject(deps.sql, name);
-    deps.logger.info({ project: name, oauth_client_id: removed.oauth_client_id, status: "succeeded" }, "YouTube project removed by the operator");
-    return c.json(answer(RemovedYouTubeProject, { name, oauth_client_id: removed.oauth_client_id }, "DELETE /youtube-projects/:name"));
-  });
-
-  app.get("/youtube-projects/:name/client", auth, async (c) => {
-    const name = routeParam("name", c.req.param("name"), YouTubeProjectName);
-    if (name === DEFAULT_YOUTUBE_PROJECT) {
-      throw new NotFoundError(
-        "MDN01",
-        "the project default is the environment's client: the CLI signs in with its own GOOGLE_OAUTH_CLIENT_ID and GOOGLE_OAUTH_CLIENT_SECRET",
+    registerYouTubeProject: async (c) => {
+      const body = c.req.valid("json");
+      // Bound to the client id: a sealed secret copied onto another project does not open there.
+      const sealedSecret = await sealClientSecret(deps.credentialKeys, body.client_secret, body.oauth_client_id);
+      await registerYouTubeProject(deps.sql, {
+        name: body.name,
+        oauthClientId: body.oauth_client_id,
+        sealedSecret,
+        uploadCallsPerDay: body.upload_calls_per_day,
+        apiUnitsPerDay: body.api_units_per_day,
+        analyticsQueriesPerDay: body.analytics_queries_per_day,
+      });
+      const project = toProject(await namedProject(deps, body.name), deps.env);
+      deps.logger.info(
+        { project: body.name, oauth_client_id: body.oauth_client_id, upload_calls_per_day: project.upload_calls_per_day, status: "succeeded" },
+        "YouTube project registered by the operator",
       );
-    }
-    const project = await namedProject(deps, name);
-    // A secret the ring cannot open is a state the operator fixes (the key back, or the project registered again): 409.
-    const clientSecret = await openClientSecret(deps.credentialKeys, project.client_secret_enc!, project.oauth_client_id).catch((error) => {
-      throw error instanceof ClientSecretUnreadableError ? new WrongStateError("MDS01", error.message) : error;
-    });
-    deps.logger.info({ project: name, oauth_client_id: project.oauth_client_id, status: "succeeded" }, "YouTube project client handed to a connect");
-    c.header("cache-control", "no-store");
-    return c.json(
-      answer(
-        YouTubeProjectClient,
-        { name, oauth_client_id: OAuthClientId.parse(project.oauth_client_id), client_secret: clientSecret },
-        "GET /youtube-projects/:name/client",
-      ),
-    );
-  });
+      return reply(c, routes.registerYouTubeProject, 201, project);
+    },
+
+    removeYouTubeProject: async (c) => {
+      const { name } = c.req.valid("param");
+      const removed = await removeYouTubeProject(deps.sql, name);
+      deps.logger.info({ project: name, oauth_client_id: removed.oauth_client_id, status: "succeeded" }, "YouTube project removed by the operator");
+      return reply(c, routes.removeYouTubeProject, 200, { name, oauth_client_id: removed.oauth_client_id });
+    },
+
+    getYouTubeProjectClient: async (c) => {
+      const { name } = c.req.valid("param");
+      if (name === DEFAULT_YOUTUBE_PROJECT) {
+        throw new NotFoundError(
+          "MDN01",
+          "the project default is the environment's client: the CLI signs in with its own GOOGLE_OAUTH_CLIENT_ID and GOOGLE_OAUTH_CLIENT_SECRET",
+        );
+      }
+      const project = await namedProject(deps, name);
+      // A secret the ring cannot open is a state the operator fixes (the key back, or the project registered again): 409.
+      const clientSecret = await openClientSecret(deps.credentialKeys, project.client_secret_enc!, project.oauth_client_id).catch((error) => {
+        throw error instanceof ClientSecretUnreadableError ? new WrongStateError("MDS01", error.message) : error;
+      });
+      deps.logger.info({ project: name, oauth_client_id: project.oauth_client_id, status: "succeeded" }, "YouTube project client handed to a connect");
+      c.header("cache-control", "no-store");
+      return reply(c, routes.getYouTubeProjectClient, 200, {
+        name,
+        oauth_client_id: OAuthClientId.parse(project.oauth_client_id),
+        client_secret: clientSecret,
+      });
+    },
+  };
 }

@@ -1,9 +1,9 @@
 /**
- * Example bodies of the OpenAPI document (routes.ts). Each one passes its contract and the JSON
+ * Example bodies of the routes (shared/api/routes). Each one passes its contract and the JSON
  * Schema written from it (tests/unit/openapi.test.ts parses every one), so a contract that changes
  * under an example fails that test rather than leaving the document wrong.
  */
-import { DimensionConfig, type DimensionConfigInput } from "../../../shared/contracts/dimension.ts";
+import { DimensionConfig, type DimensionConfigInput } from "../contracts/dimension.ts";
 
 const RUN_ID = "3f1c4c1e-0a1b-4c2d-8e3f-405162738495";
 const UNIT_ID = "8b0f2d6a-51c4-4e7b-9a3e-2c7d1f9e4b10";

@@ -1,11 +1,22 @@
 /**
- * The ops dashboard's routes of the `pipeline` Edge Function (functions/pipeline/operator/ops-routes.ts,
- * docs/reference/ops-api.md), described for the OpenAPI document, with an example of each answer.
+ * The ops dashboard's views (functions/pipeline/operator/ops-routes.ts serves them,
+ * docs/reference/ops-api.md), with an example of each answer.
  */
-import { OpsOverviewQuery, OpsScheduleName } from "../../../shared/contracts/ops.ts";
-import type { RouteDoc } from "../../../shared/http/openapi.ts";
-import { OpsNoQuery, OpsVideosQuery, PublicationId } from "../operator/ops-routes.ts";
-import { errors, ok, param, SERVICE_ROLE, serviceErrors } from "./responses.ts";
+import { createRoute, z } from "@hono/zod-openapi";
+import { ListQuery } from "../../contracts/operator.ts";
+import { OpsOverviewQuery, OpsScheduleName } from "../../contracts/ops.ts";
+import { bodies } from "../components.ts";
+import { errors, ok, serviceErrors, serviceRole } from "../kit.ts";
+
+export const PublicationId = z.string().uuid();
+export const OpsVideosQuery = ListQuery(20);
+/** The routes that take no query parameter refuse any (400). */
+export const OpsNoQuery = z.object({}).strict();
+/**
+ * Any text is taken as a schedule's name: one outside the engine's whitelist is absent (404),
+ * malformed or not, so the handler checks it with OpsScheduleName; the document shows its pattern.
+ */
+const ScheduleNameParam = z.string().openapi({ pattern: (z.toJSONSchema(OpsScheduleName) as { pattern?: string }).pattern });
 
 const RUN_ID = "7f3c2a10-5b6d-4e8f-9a0b-1c2d3e4f5a6b";
 const UNIT_ID = "2b4d6f80-1a3c-4e5f-8a7b-9c0d1e2f3a4b";
@@ -221,85 +232,85 @@ const opsExamples = {
   ran: { name: "mdame-publish-drain", function: "mdame.drain_deferred_publications()", result: 2, ran_at: "2026-12-02T08:15:12.410Z" },
 };
 
-export const opsRoutes: RouteDoc[] = [
-  {
+export const opsRoutes = {
+  opsOverview: createRoute({
     method: "get",
     path: "/pipeline/ops/overview",
     operationId: "opsOverview",
     tags: ["ops"],
-    security: SERVICE_ROLE,
+    security: serviceRole,
     summary: "Today's run of each active dimension with its units' funnel, counts by state, the latest failures (mdame.ops_overview)",
-    query: OpsOverviewQuery,
-    responses: { 200: ok("The overview", "OpsOverview", "a day under way", opsExamples.overview), ...serviceErrors },
-  },
-  {
+    request: { query: OpsOverviewQuery },
+    responses: { 200: ok("The overview", bodies.OpsOverview, "a day under way", opsExamples.overview), ...serviceErrors },
+  }),
+  opsQueues: createRoute({
     method: "get",
     path: "/pipeline/ops/queues",
     operationId: "opsQueues",
     tags: ["ops"],
-    security: SERVICE_ROLE,
+    security: serviceRole,
     summary:
       "Each pgmq queue's depth, ages and pull workers (their heartbeats), leases held and stale, the stage runners' and scene generators' latest leases (mdame.ops_queues)",
-    query: OpsNoQuery,
-    responses: { 200: ok("The queues", "OpsQueues", "a render in progress", opsExamples.queues), ...serviceErrors },
-  },
-  {
+    request: { query: OpsNoQuery },
+    responses: { 200: ok("The queues", bodies.OpsQueues, "a render in progress", opsExamples.queues), ...serviceErrors },
+  }),
+  opsVideos: createRoute({
     method: "get",
     path: "/pipeline/ops/videos",
     operationId: "opsVideos",
     tags: ["ops"],
-    security: SERVICE_ROLE,
+    security: serviceRole,
     summary: "Recent publications, newest first, with their public links (mdame.ops_videos)",
-    query: OpsVideosQuery,
-    responses: { 200: ok("The publications", "OpsVideoList", "one published Short", opsExamples.videos), ...serviceErrors },
-  },
-  {
+    request: { query: OpsVideosQuery },
+    responses: { 200: ok("The publications", bodies.OpsVideoList, "one published Short", opsExamples.videos), ...serviceErrors },
+  }),
+  opsVideo: createRoute({
     method: "get",
     path: "/pipeline/ops/videos/{id}",
     operationId: "opsVideo",
     tags: ["ops"],
-    security: SERVICE_ROLE,
+    security: serviceRole,
     summary: "One publication: quality gate, scenes and credits, analytics, and a signed URL of its render valid for an hour",
-    params: { id: param(PublicationId, "The publication's id (a uuid)") },
+    request: { params: z.object({ id: PublicationId.describe("The publication's id (a uuid)") }) },
     responses: {
-      200: ok("The publication", "OpsVideoDetail", "a published Short", opsExamples.video),
+      200: ok("The publication", bodies.OpsVideoDetail, "a published Short", opsExamples.video),
       ...serviceErrors,
       404: errors.notFound("publication", { error: `no publication ${PUBLICATION_ID}` }),
     },
-  },
-  {
+  }),
+  opsQuota: createRoute({
     method: "get",
     path: "/pipeline/ops/quota",
     operationId: "opsQuota",
     tags: ["ops"],
-    security: SERVICE_ROLE,
+    security: serviceRole,
     summary: "Today's YouTube quota buckets, TikTok rate windows and each account's health (mdame.ops_quota)",
-    query: OpsNoQuery,
-    responses: { 200: ok("Quota and accounts", "OpsQuota", "one channel", opsExamples.quota), ...serviceErrors },
-  },
-  {
+    request: { query: OpsNoQuery },
+    responses: { 200: ok("Quota and accounts", bodies.OpsQuota, "one channel", opsExamples.quota), ...serviceErrors },
+  }),
+  opsSchedules: createRoute({
     method: "get",
     path: "/pipeline/ops/schedules",
     operationId: "opsSchedules",
     tags: ["ops"],
-    security: SERVICE_ROLE,
+    security: serviceRole,
     summary: "The engine's pg_cron jobs, their last and next runs (mdame.ops_schedules)",
-    query: OpsNoQuery,
-    responses: { 200: ok("The schedules", "OpsScheduleList", "the tick", opsExamples.schedules), ...serviceErrors },
-  },
-  {
+    request: { query: OpsNoQuery },
+    responses: { 200: ok("The schedules", bodies.OpsScheduleList, "the tick", opsExamples.schedules), ...serviceErrors },
+  }),
+  opsRunSchedule: createRoute({
     method: "post",
     path: "/pipeline/ops/schedules/{name}/run",
     operationId: "opsRunSchedule",
     tags: ["ops"],
-    security: SERVICE_ROLE,
+    security: serviceRole,
     summary: "Run an engine schedule's function now, by a fixed whitelist (mdame.run_engine_job); the job's command text is never executed",
-    params: { name: param(OpsScheduleName, "The schedule's name (mdame-...)") },
+    request: { params: z.object({ name: ScheduleNameParam.describe("The schedule's name (mdame-...)") }) },
     responses: {
-      200: ok("What ran", "OpsScheduleRunNow", "the deferred-publication drain", opsExamples.ran),
+      200: ok("What ran", bodies.OpsScheduleRunNow, "the deferred-publication drain", opsExamples.ran),
       401: serviceErrors[401],
       500: serviceErrors[500],
       404: errors.notFound("engine schedule", { error: "no engine schedule mdame-nope" }),
     },
-  },
-];
+  }),
+};

@@ -1,11 +1,12 @@
 /**
- * The retention and housekeeping routes of the `pipeline` Edge Function
- * (functions/pipeline/operator/housekeeping-routes.ts, docs/reference/retention.md), described for the OpenAPI
- * document, with an example of each body and answer.
+ * Retention, housekeeping passes and sizes (functions/pipeline/operator/housekeeping-routes.ts serves
+ * them, docs/reference/retention.md), with an example of each body and answer.
  */
-import type { RouteDoc } from "../../../shared/http/openapi.ts";
-import { UsageQuery } from "../operator/housekeeping-routes.ts";
-import { body, bodyOf, errors, ok, SERVICE_ROLE, serviceBodyErrors, serviceErrors } from "./responses.ts";
+import { createRoute, z } from "@hono/zod-openapi";
+import { bodies } from "../components.ts";
+import { answers, body, errors, ok, serviceBodyErrors, serviceErrors, serviceRole } from "../kit.ts";
+
+export const UsageQuery = z.object({ tables: z.coerce.number().int().min(1).max(200).default(15) }).strict();
 
 const ENGINE_NOW = "2026-12-02T08:00:00.000Z";
 
@@ -93,89 +94,85 @@ const errorExamples = {
   },
 };
 
-export const housekeepingRoutes: RouteDoc[] = [
-  {
+export const housekeepingRoutes = {
+  storageUsage: createRoute({
     method: "get",
     path: "/pipeline/storage/usage",
     operationId: "storageUsage",
     tags: ["housekeeping"],
-    security: SERVICE_ROLE,
+    security: serviceRole,
     summary: "The database's size and largest tables (mdame.database_usage), the Storage deletions pending, and Storage's size by folder, listed",
     description:
       "Storage sizes come from listing each folder the engine writes through the asset store (what is really stored), not from sizes the tables recorded.",
-    query: UsageQuery,
+    request: { query: UsageQuery },
     responses: {
-      200: ok("The sizes", "StorageUsage", "a month of one dimension", housekeepingExamples.usage),
+      200: ok("The sizes", bodies.StorageUsage, "a month of one dimension", housekeepingExamples.usage),
       ...serviceErrors,
-      400: { ...errors[400], body: bodyOf("ErrorAnswer", "tables out of range", errorExamples.badTables) },
+      400: ok(errors[400].description, bodies.ErrorAnswer, "tables out of range", errorExamples.badTables),
     },
-  },
-  {
+  }),
+  runHousekeeping: createRoute({
     method: "post",
     path: "/pipeline/housekeeping",
     operationId: "runHousekeeping",
     tags: ["housekeeping"],
-    security: SERVICE_ROLE,
+    security: serviceRole,
     summary: "One housekeeping pass now, per kind (mdame.housekeeping); without `dry_run` the Storage deletion outbox is drained after it",
     description:
       "A dry run counts what is due and deletes nothing. A pass deletes at most `batch_size` rows per kind; what is left goes on the next pass. The outbox's drain is given up to 30 s; a removal Storage refuses waits and is tried again later (`failed`, still `pending`).",
-    body: {
-      required: false,
-      ...body("HousekeepingBody", {
+    request: {
+      body: body(bodies.HousekeepingBody, false, {
         dryRun: { summary: "count what is due, delete nothing", value: housekeepingExamples.dryRunBody },
         pass: { summary: "delete what is due", value: housekeepingExamples.passBody },
       }),
     },
     responses: {
-      200: {
-        description: "The pass per kind, the settings it ran with and the outbox's drain",
-        body: body("HousekeepingAnswer", {
-          dryRun: { summary: "a dry run", value: housekeepingExamples.dryRun },
-          pass: { summary: "a pass, one Storage removal refused", value: housekeepingExamples.pass },
-        }),
-      },
+      200: answers("The pass per kind, the settings it ran with and the outbox's drain", bodies.HousekeepingAnswer, {
+        dryRun: { summary: "a dry run", value: housekeepingExamples.dryRun },
+        pass: { summary: "a pass, one Storage removal refused", value: housekeepingExamples.pass },
+      }),
       ...serviceBodyErrors,
-      400: { ...errors[400], body: bodyOf("ErrorAnswer", "dry_run not a boolean", errorExamples.badDryRun) },
+      400: ok(errors[400].description, bodies.ErrorAnswer, "dry_run not a boolean", errorExamples.badDryRun),
     },
-  },
-  {
+  }),
+  housekeepingSettings: createRoute({
     method: "get",
     path: "/pipeline/housekeeping/settings",
     operationId: "housekeepingSettings",
     tags: ["housekeeping"],
-    security: SERVICE_ROLE,
+    security: serviceRole,
     summary: "The retention settings in effect, each with its default and range (mdame.housekeeping_settings)",
     responses: {
-      200: ok("The settings", "HousekeepingSettings", "the defaults", housekeepingExamples.settings),
+      200: ok("The settings", bodies.HousekeepingSettings, "the defaults", housekeepingExamples.settings),
       401: serviceErrors[401],
       500: serviceErrors[500],
     },
-  },
-  {
+  }),
+  setHousekeepingSettings: createRoute({
     method: "patch",
     path: "/pipeline/housekeeping/settings",
     operationId: "setHousekeepingSettings",
     tags: ["housekeeping"],
-    security: SERVICE_ROLE,
+    security: serviceRole,
     summary: "Change retention settings, each checked against its range (mdame.set_housekeeping_setting); null puts one back on its default",
     description: "The settings named are changed together in one transaction: one out of range is a 400 and none is changed.",
-    body: {
-      required: true,
-      ...body("HousekeepingSettingsBody", {
+    request: {
+      body: body(bodies.HousekeepingSettingsBody, true, {
         set: { summary: "keep renders a month", value: housekeepingExamples.setBody },
         reset: { summary: "renders back to the default", value: housekeepingExamples.resetBody },
       }),
     },
     responses: {
-      200: ok("Every setting afterwards", "HousekeepingSettings", "renders kept a month", housekeepingExamples.changed),
+      200: ok("Every setting afterwards", bodies.HousekeepingSettings, "renders kept a month", housekeepingExamples.changed),
       ...serviceBodyErrors,
-      400: {
-        description: "The body names no setting, an unknown one, or a value out of its range; `issues` names each contract problem (at most 20)",
-        body: body("ErrorAnswer", {
+      400: answers(
+        "The body names no setting, an unknown one, or a value out of its range; `issues` names each contract problem (at most 20)",
+        bodies.ErrorAnswer,
+        {
           outOfRange: { summary: "a value out of the setting's range", value: errorExamples.outOfRange },
           unknown: { summary: "an unknown setting", value: errorExamples.unknownSetting },
-        }),
-      },
+        },
+      ),
     },
-  },
-];
+  }),
+};
