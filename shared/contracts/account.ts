@@ -77,14 +77,14 @@ export const Account = z.object({
   active: z.boolean(),
   /** Whether sealed credentials are stored (never the credentials themselves). */
   has_credentials: z.boolean(),
-  /** The OAuth client (Google project) whose quota the account spends. */
+  /** The OAuth client (Google project) the account was connected through: whose quota the account spends. */
   oauth_client_id: z.string(),
   /**
    * YouTube: the name of that Google project (`default`: the environment's client; null: a client
    * no project was registered for, see GET /pipeline/youtube-projects). TikTok: null.
    */
   youtube_project: z.string().nullable(),
-  /** Uploads the channel may make in any 24 hours. */
+  /** Uploads the channel may make in any 24 hours (lowered when YouTube answers uploadLimitExceeded). */
   upload_cap_24h: z.number().int(),
   health: AccountHealth,
   /** Why the account needs reconnecting, and since when; null while healthy. */

@@ -1,31 +1,32 @@
 /** Publishing account RPCs (the operator's `mdame account ...`); rows carry the sealed credentials, never opened here. */
 import { z } from "zod";
-import { AccountHealth, Platform, RemovedAccount } from "../../contracts/account.ts";
+import { Account, AccountHealth, Platform, RemovedAccount } from "../../contracts/account.ts";
 import type { Queryable } from "../client.ts";
 import { manyRows, oneRow } from "./query.ts";
 import { DimensionId } from "../../contracts/dimension-id.ts";
 
-/** A row of mdame.dimension_accounts. */
-export const AccountRow = z.object({
-  id: z.string().uuid(),
-  dimension_id: DimensionId,
-  platform: Platform,
-  channel_handle: z.string(),
+/**
+ * A row of mdame.dimension_accounts: the columns the API shows as they are (Account), with the
+ * timestamps as Dates and what the API only summarizes (the sealed credentials, the health state).
+ */
+export const AccountRow = Account.pick({
+  id: true,
+  dimension_id: true,
+  platform: true,
+  channel_handle: true,
+  active: true,
+  channel_id: true,
+  oauth_client_id: true,
+  upload_cap_24h: true,
+  health_reason: true,
+}).extend({
   /** The refresh token sealed for this account's id (`v2.<kid>...`, shared/crypto/credentials.ts); null when none is stored. */
   credentials_enc: z.string().nullable(),
-  /** False once paused: publishing skips it. */
-  active: z.boolean(),
   created_at: z.date(),
-  channel_id: z.string().nullable(),
   connected_at: z.date().nullable(),
   updated_at: z.date(),
-  /** The OAuth client (Google project) the account was connected through: whose YouTube quota it spends. */
-  oauth_client_id: z.string(),
-  /** Uploads the channel may make in any 24 hours (lowered when YouTube answers uploadLimitExceeded). */
-  upload_cap_24h: z.number().int(),
   upload_cap_full_until: z.date().nullable(),
   health_state: AccountHealth,
-  health_reason: z.string().nullable(),
   health_since: z.date().nullable(),
   /** The OAuth scopes the last connect's grant carried; null when connected before scopes were recorded. */
   granted_scopes: z.array(z.string()).nullable(),

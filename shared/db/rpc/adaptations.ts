@@ -1,23 +1,21 @@
 /** The adaptive engine's RPCs (docs/reference/adaptive.md): evidence, the record of moves, pins and the weekly claim. */
 import { z } from "zod";
+import { Adaptation } from "../../contracts/adapt.ts";
 import type { Queryable } from "../client.ts";
 import { manyRows, maybeRow, oneRow } from "./query.ts";
 
-/** A row of mdame.adaptations. */
-export const AdaptationRow = z.object({
-  id: z.string().uuid(),
-  dimension_id: z.string(),
-  parameter: z.string(),
+/** A row of mdame.adaptations: the Adaptation the operator API answers, with the values as stored (a number or a string) and the timestamps as Dates. */
+export const AdaptationRow = Adaptation.extend({
   before: z.union([z.number(), z.string()]),
   after: z.union([z.number(), z.string()]),
-  reason: z.string(),
-  evidence: z.record(z.string(), z.unknown()),
-  week_start: z.string().nullable(),
   decided_at: z.date(),
-  applied: z.boolean(),
   reverted_at: z.date().nullable(),
 }).strict();
 export type AdaptationRow = z.infer<typeof AdaptationRow>;
+
+// The columns of a row, week_start as text: a date has no time zone, and a JS Date would give it one.
+const columns = (sql: Queryable) =>
+  sql`id, dimension_id, parameter, before, after, reason, evidence, week_start::text as week_start, decided_at, applied, reverted_at`;
 
 /** One published video with the parameters it was made with and its latest analytics (mdame.get_adaptation_evidence). */
 export const EvidenceRow = z.object({
@@ -71,7 +69,7 @@ export function recordAdaptation(sql: Queryable, a: NewAdaptation): Promise<Adap
   return oneRow(
     "record_adaptation",
     AdaptationRow,
-    sql`select id, dimension_id, parameter, before, after, reason, evidence, week_start::text as week_start, decided_at, applied, reverted_at from mdame.record_adaptation(${a.dimensionId}::text, ${a.parameter}::text,
+    sql`select ${columns(sql)} from mdame.record_adaptation(${a.dimensionId}::text, ${a.parameter}::text,
     ${sql.json(a.before as never)}::jsonb, ${sql.json(a.after as never)}::jsonb, ${a.reason}::text, ${
       sql.json(a.evidence as never)
     }::jsonb, ${a.weekStart}::date)`,
@@ -82,7 +80,7 @@ export function listAdaptations(sql: Queryable, dimensionId: string | null, limi
   return manyRows(
     "list_adaptations",
     AdaptationRow,
-    sql`select id, dimension_id, parameter, before, after, reason, evidence, week_start::text as week_start, decided_at, applied, reverted_at from mdame.list_adaptations(${dimensionId}::text, ${limit}::integer)`,
+    sql`select ${columns(sql)} from mdame.list_adaptations(${dimensionId}::text, ${limit}::integer)`,
   );
 }
 
@@ -91,7 +89,7 @@ export function revertAdaptation(sql: Queryable, id: string): Promise<Adaptation
   return oneRow(
     "revert_adaptation",
     AdaptationRow,
-    sql`select id, dimension_id, parameter, before, after, reason, evidence, week_start::text as week_start, decided_at, applied, reverted_at from mdame.revert_adaptation(${id}::uuid)`,
+    sql`select ${columns(sql)} from mdame.revert_adaptation(${id}::uuid)`,
   );
 }
 

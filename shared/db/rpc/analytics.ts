@@ -4,10 +4,12 @@
  * or retried and given up; and what a run's status shows of them.
  */
 import { z } from "zod";
+import { RunVideoAnalytics } from "../../contracts/analytics.ts";
 import type { Queryable } from "../client.ts";
 import { manyRows, oneRow } from "./query.ts";
 
-const AnalyticsWindow = z.union([z.literal(3), z.literal(7)]);
+/** The windows fetched, 3 or 7 days after publication, as the API names them. */
+const AnalyticsWindow = RunVideoAnalytics.shape.window_days;
 type AnalyticsWindow = z.infer<typeof AnalyticsWindow>;
 
 /** A claimed fetch: its queue message and what the fetch needs. */
@@ -115,20 +117,11 @@ export function retryAnalyticsFetch(
   );
 }
 
-/** One fetched window of a run's published video. */
-const RunAnalytics = z.object({
-  unit_id: z.string().uuid(),
-  publication_id: z.string().uuid(),
-  external_id: z.string().nullable(),
-  channel_handle: z.string(),
-  window_days: AnalyticsWindow,
-  views: bigCount,
-  engaged_views: bigCount,
-  average_view_percentage: numeric,
-  average_view_duration_s: numeric,
-  likes: bigCount,
-  fetched_at: z.date(),
-}).strict();
+/** One fetched window of a run's published video: the entry the API answers (RunVideoAnalytics), its figures and time as video_analytics stores them. */
+const RunAnalytics = RunVideoAnalytics.extend(
+  VideoAnalyticsRow.pick({ views: true, engaged_views: true, average_view_percentage: true, average_view_duration_s: true, likes: true, fetched_at: true })
+    .shape,
+).strict();
 type RunAnalytics = z.infer<typeof RunAnalytics>;
 
 export function getRunAnalytics(sql: Queryable, runId: string): Promise<RunAnalytics[]> {

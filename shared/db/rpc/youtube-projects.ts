@@ -1,30 +1,25 @@
 /** Google project RPCs (`mdame youtube-project ...`); rows carry the sealed client secret, never opened here. */
 import { z } from "zod";
+import { YouTubeProject } from "../../contracts/youtube-project.ts";
 import type { Queryable } from "../client.ts";
 import { manyRows, oneRow } from "./query.ts";
 
-/** A row of mdame.youtube_projects. */
-const YouTubeProjectRow = z.object({
-  oauth_client_id: z.string(),
-  upload_calls_per_day: z.number().int(),
-  api_units_per_day: z.number().int(),
-  analytics_queries_per_day: z.number().int(),
-  created_at: z.date(),
-  updated_at: z.date(),
-  /** The name it was registered under; null when met only through connects (the environment's client). */
-  name: z.string().nullable(),
-  /** The client secret sealed for this client id (shared/crypto/client-secrets.ts); null when the environment's serves it. */
-  client_secret_enc: z.string().nullable(),
-}).strict();
+/** A row of mdame.youtube_projects: the client and its daily buckets as the API shows them (YouTubeProject), its dates, name and sealed secret. */
+const YouTubeProjectRow = YouTubeProject.pick({ oauth_client_id: true, upload_calls_per_day: true, api_units_per_day: true, analytics_queries_per_day: true })
+  .extend({
+    created_at: z.date(),
+    updated_at: z.date(),
+    /** The name it was registered under; null when met only through connects (the environment's client). */
+    name: z.string().nullable(),
+    /** The client secret sealed for this client id (shared/crypto/client-secrets.ts); null when the environment's serves it. */
+    client_secret_enc: z.string().nullable(),
+  }).strict();
 type YouTubeProjectRow = z.infer<typeof YouTubeProjectRow>;
 
-/** A project with what is planned and spent on it (mdame.get_youtube_projects). */
-export const YouTubeProjectPlan = YouTubeProjectRow.omit({ updated_at: true }).extend({
-  accounts: z.number().int(),
-  active_accounts: z.number().int(),
-  planned_uploads_per_day: z.number().int(),
-  uploads_today: z.number().int(),
-}).strict();
+/** A project with what is planned and spent on it (mdame.get_youtube_projects): the row and the API's figures of its accounts and uploads. */
+export const YouTubeProjectPlan = YouTubeProjectRow.omit({ updated_at: true })
+  .extend(YouTubeProject.pick({ accounts: true, active_accounts: true, planned_uploads_per_day: true, uploads_today: true }).shape)
+  .strict();
 export type YouTubeProjectPlan = z.infer<typeof YouTubeProjectPlan>;
 
 /** Every project, named ones first. */
@@ -65,12 +60,10 @@ export async function resealYouTubeProjectSecret(
   return { row, swapped: row.client_secret_enc === p.resealed };
 }
 
-/** The OAuth client an account's refresh token was granted to (mdame.get_youtube_client). */
+/** The OAuth client an account's refresh token was granted to (mdame.get_youtube_client): its project's columns, null name and secret when none is registered. */
 const YouTubeClientRow = z.object({
   account_id: z.string().uuid(),
-  oauth_client_id: z.string(),
-  name: z.string().nullable(),
-  client_secret_enc: z.string().nullable(),
+  ...YouTubeProjectRow.pick({ oauth_client_id: true, name: true, client_secret_enc: true }).shape,
 }).strict();
 type YouTubeClientRow = z.infer<typeof YouTubeClientRow>;
 
