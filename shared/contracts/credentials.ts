@@ -39,14 +39,20 @@ export type RotateCredentialsBody = z.input<typeof RotateCredentialsBody>;
 export const ResealOutcomeKind = z.enum(["resealed", "would_reseal", "current", "changed", "failed"]);
 export type ResealOutcomeKind = z.infer<typeof ResealOutcomeKind>;
 
-export const ResealOutcome = z.object({
-  account_id: uuid,
-  dimension_id: DimensionId,
-  channel_handle: z.string(),
+/** What became of one sealed value, whoever holds it: the fields of both outcomes below. */
+const resealed = {
   outcome: ResealOutcomeKind,
   /** The kid the value named before; null for the v1 format (no kid) or a value of no known format. */
   from_kid: Kid.nullable(),
   reason: z.string().optional(),
+};
+
+/** One account of the batch: which account, and what became of its credentials. */
+export const ResealOutcome = z.object({
+  account_id: uuid,
+  dimension_id: DimensionId,
+  channel_handle: z.string(),
+  ...resealed,
 }).strict();
 export type ResealOutcome = z.infer<typeof ResealOutcome>;
 
@@ -54,9 +60,7 @@ export type ResealOutcome = z.infer<typeof ResealOutcome>;
 export const ProjectResealOutcome = z.object({
   name: z.string(),
   oauth_client_id: z.string(),
-  outcome: ResealOutcomeKind,
-  from_kid: Kid.nullable(),
-  reason: z.string().optional(),
+  ...resealed,
 }).strict();
 export type ProjectResealOutcome = z.infer<typeof ProjectResealOutcome>;
 
