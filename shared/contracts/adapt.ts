@@ -22,13 +22,11 @@ const CATEGORY = /^[a-z0-9][a-z0-9 &'._-]{0,59}$/;
  */
 export const AdaptParameter = z.string().max(80, "must be at most 80 characters").refine(
   (name) =>
-    ["daily_volume", "hook_threshold", "video_length", "source_weights", "topic_categories"].includes(name) ||
+    (ADAPT_GROUPS as readonly string[]).includes(name) ||
     (name.startsWith("source_weight.") && (SOURCE_KINDS as readonly string[]).includes(name.slice("source_weight.".length))) ||
     (name.startsWith("topic_category.") && CATEGORY.test(name.slice("topic_category.".length))),
   {
-    message: `must be daily_volume, hook_threshold, video_length, source_weights, topic_categories, source_weight.<${
-      SOURCE_KINDS.join("|")
-    }> or topic_category.<category in lower case>`,
+    message: `must be ${ADAPT_GROUPS.join(", ")}, source_weight.<${SOURCE_KINDS.join("|")}> or topic_category.<category in lower case>`,
   },
 );
 export type AdaptParameter = z.infer<typeof AdaptParameter>;
@@ -88,9 +86,7 @@ export const AdaptSettings = z.object({
     .describe("Topic categories favoured or avoided, and by how much a topic's score moves for it."),
   /** Parameters (or groups) that never move. */
   pinned: z.array(AdaptParameter).max(100).default([])
-    .describe(
-      "Parameters (or groups) that never move: daily_volume, hook_threshold, video_length, source_weights, topic_categories, source_weight.<kind>, topic_category.<category>.",
-    ),
+    .describe(`Parameters (or groups) that never move: ${ADAPT_GROUPS.join(", ")}, source_weight.<kind>, topic_category.<category>.`),
   /** Videos each arm needs before a comparison decides anything. */
   min_sample: whole(4, 500).default(8).describe("Videos each arm needs before a comparison decides anything (4-500)."),
   /** Smallest retention difference (percentage points of average_view_percentage) worth a move. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Platform } from "./account.ts";
 import { DimensionId } from "./dimension-id.ts";
 
 /**
@@ -22,7 +23,7 @@ export type CacheFigures = z.infer<typeof CacheFigures>;
 /** One video's latest analytics window (day 3 or day 7). `title` is untrusted text: escape it to show it. */
 export const ReportVideo = z.object({
   publication_id: z.string().uuid(),
-  platform: z.enum(["youtube", "tiktok"]),
+  platform: Platform,
   title: z.string(),
   url: z.string().url().nullable(),
   window_days: z.union([z.literal(3), z.literal(7)]),

@@ -5,6 +5,7 @@
  * at stage deferred). Quota is the ledger's business (quota-ledger.ts).
  */
 import { z } from "zod";
+import { AccountHealth, Platform } from "../../contracts/account.ts";
 import { WorkUnit } from "../../contracts/work-unit.ts";
 import type { Sql } from "../client.ts";
 import { manyRows, maybeRow, oneRow } from "./query.ts";
@@ -21,7 +22,7 @@ export const PublishTarget = z.object({
   channel_handle: z.string(),
   credentials_enc: z.string().nullable(),
   /** needs_reconnect once Google refused the account's grant: its publication is deferred without a call. */
-  health_state: z.enum(["ok", "needs_reconnect"]),
+  health_state: AccountHealth,
 }).strict();
 export type PublishTarget = z.infer<typeof PublishTarget>;
 
@@ -30,7 +31,7 @@ export const Publication = z.object({
   id: z.string().uuid(),
   unit_id: z.string().uuid(),
   account_id: z.string().uuid(),
-  platform: z.enum(["youtube", "tiktok"]),
+  platform: Platform,
   status: z.enum(["pending", "uploading", "published", "deferred", "failed"]),
   upload_session_uri: z.string().nullable(),
   external_id: z.string().nullable(),
