@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { QualityReport } from "./quality.ts";
 import { oneLine } from "./text.ts";
+import { SceneHash, SceneStatus, WorkUnitStage } from "./work-unit.ts";
 
 /**
  * Asset keys exactly as the workers produce them: content-addressed by a sha256, under the
@@ -54,28 +55,30 @@ const failure = z.object({
   retriable: z.boolean(),
 }).strict();
 
+/** One kind of callback: its literal, the worker job's message id, the kind's own fields, then the worker that sent it. */
+function callback<K extends string, F extends z.ZodRawShape>(kind: K, fields: F) {
+  return z.object({
+    kind: z.literal(kind),
+    msg_id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+    ...fields,
+    worker_id: workerId,
+  }).strict();
+}
+
 /** Worker -> `worker-callback` bodies, signed with Standard Webhooks. */
 export const WorkerCallback = z.discriminatedUnion("kind", [
-  z.object({
-    kind: z.literal("visual_generation.completed"),
-    msg_id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  callback("visual_generation.completed", {
     scene_id: z.string().uuid(),
-    scene_hash: z.string().regex(/^[0-9a-f]{64}$/),
+    scene_hash: SceneHash,
     asset_key: SceneAssetKey,
     backend: z.string().min(1).max(100),
     cache_hit: z.boolean(),
-    worker_id: workerId,
-  }).strict(),
-  z.object({
-    kind: z.literal("visual_generation.failed"),
-    msg_id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  }),
+  callback("visual_generation.failed", {
     scene_id: z.string().uuid(),
     error: failure,
-    worker_id: workerId,
-  }).strict(),
-  z.object({
-    kind: z.literal("render.completed"),
-    msg_id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  }),
+  callback("render.completed", {
     unit_id: z.string().uuid(),
     video_key: RenderVideoKey,
     duration_s: z.number().positive().max(3600),
@@ -88,15 +91,11 @@ export const WorkerCallback = z.discriminatedUnion("kind", [
     quality: QualityReport,
     /** The music bed under the voice; null or absent for voice only. */
     music: MusicTrackRecord.nullable().optional(),
-    worker_id: workerId,
-  }).strict(),
-  z.object({
-    kind: z.literal("render.failed"),
-    msg_id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  }),
+  callback("render.failed", {
     unit_id: z.string().uuid(),
     error: failure,
-    worker_id: workerId,
-  }).strict(),
+  }),
 ]);
 export type WorkerCallback = z.infer<typeof WorkerCallback>;
 
@@ -105,11 +104,8 @@ export type WorkerCallback = z.infer<typeof WorkerCallback>;
  * unit's stage, or what became of a failed job (`retry`, `dead_letter`, `duplicate`, `gone`).
  */
 export const WorkerCallbackAnswer = z.union([
-  z.object({ ok: z.literal(true), scene_status: z.enum(["queued", "ready", "failed"]) }).strict(),
-  z.object({
-    ok: z.literal(true),
-    unit_stage: z.enum(["script", "safety", "plan", "media", "render", "publish", "deferred", "published", "rejected", "failed"]),
-  }).strict(),
+  z.object({ ok: z.literal(true), scene_status: SceneStatus }).strict(),
+  z.object({ ok: z.literal(true), unit_stage: WorkUnitStage }).strict(),
   z.object({ ok: z.literal(true), outcome: z.enum(["retry", "dead_letter", "duplicate", "gone"]) }).strict(),
 ]);
 export type WorkerCallbackAnswer = z.infer<typeof WorkerCallbackAnswer>;

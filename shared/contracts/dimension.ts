@@ -180,12 +180,19 @@ export const DimensionPatch = z.object({ ...DimensionFields, publishing: Publish
   .refine((patch) => Object.keys(patch).length > 0, { message: "names no field to change" });
 export type DimensionPatch = z.infer<typeof DimensionPatch>;
 
-/** A stored dimension: its configuration, whether runs pick it, and its accounts at a glance. */
-export const Dimension = z.object({
+/** A row of `mdame.dimensions` as `mdame.get_dimensions` returns it (timestamps as postgres.js gives them). */
+export const StoredDimension = z.object({
   ...DimensionFields,
   safety_profile: SafetyProfile,
   /** False once paused: new runs leave it out. */
   active: z.boolean(),
+  created_at: z.date(),
+  updated_at: z.date(),
+}).strict();
+export type StoredDimension = z.infer<typeof StoredDimension>;
+
+/** A stored dimension as the API shows it: its configuration, whether runs pick it, its timestamps as JSON text, and its accounts at a glance. */
+export const Dimension = StoredDimension.extend({
   created_at: z.string(),
   updated_at: z.string(),
   /** Connected accounts, and how many of them are active. */
@@ -193,16 +200,6 @@ export const Dimension = z.object({
   active_accounts: z.number().int().nonnegative(),
 }).strict();
 export type Dimension = z.infer<typeof Dimension>;
-
-/** A row of `mdame.dimensions` as `mdame.get_dimensions` returns it (timestamps as postgres.js gives them). */
-export const StoredDimension = z.object({
-  ...DimensionFields,
-  safety_profile: SafetyProfile,
-  active: z.boolean(),
-  created_at: z.date(),
-  updated_at: z.date(),
-}).strict();
-export type StoredDimension = z.infer<typeof StoredDimension>;
 
 /** GET /pipeline/dimensions. */
 export const DimensionList = z.object({ dimensions: z.array(Dimension) }).strict();

@@ -59,8 +59,12 @@ export const RunRecord = z.object({
 }).strict();
 export type RunRecord = z.infer<typeof RunRecord>;
 
+/** A whole row of `mdame.pipeline_runs`, its idempotency key included, timestamps as JSON text. */
+export const KeyedRunRecord = RunRecord.extend({ idempotency_key: z.string() }).strict();
+export type KeyedRunRecord = z.infer<typeof KeyedRunRecord>;
+
 /** How far a run got with one of its dimensions (`mdame.run_dimensions` without the run id). */
-const RunDimensionStatus = z.object({
+export const RunDimensionStatus = z.object({
   dimension_id: DimensionId,
   status: z.enum(["ingesting", "ingested", "failed"]),
   topics_seen: count,
@@ -70,7 +74,7 @@ const RunDimensionStatus = z.object({
   config_hash: z.string().nullable(),
   config: z.record(z.string(), z.unknown()).nullable(),
 }).strict();
-type RunDimensionStatus = z.infer<typeof RunDimensionStatus>;
+export type RunDimensionStatus = z.infer<typeof RunDimensionStatus>;
 
 /** A unit's rendered video as the render reported it (mdame.work_units.video). */
 const UnitVideo = z.object({
@@ -151,15 +155,7 @@ export const TickAnswer = z.object({
 export type TickAnswer = z.infer<typeof TickAnswer>;
 
 /** One line of GET /pipeline/runs. */
-export const RunSummary = z.object({
-  id: uuid,
-  status: RunState,
-  trigger_kind: z.string(),
-  run_date: z.string(),
-  created_at: z.string(),
-  finished_at: z.string().nullable(),
-  error: z.string().nullable(),
-}).strict();
+export const RunSummary = RunRecord.pick({ id: true, status: true, trigger_kind: true, run_date: true, created_at: true, finished_at: true, error: true });
 export type RunSummary = z.infer<typeof RunSummary>;
 
 /** GET /pipeline/runs?limit=n: newest first. */
@@ -207,7 +203,7 @@ export type AbortRunBody = z.infer<typeof AbortRunBody>;
 
 /** Answer of mdame.abort_run: the run afterwards, and what the abort let go of. */
 export const AbortRunResult = z.object({
-  run: RunRecord.extend({ idempotency_key: z.string() }).strict(),
+  run: KeyedRunRecord,
   cancelled_units: z.number().int().nonnegative(),
   /** Asset keys no other unit needs any more; the route deletes them from storage. */
   released_assets: z.array(z.string()),

@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { QualityReport } from "./quality.ts";
+import { Platform } from "./account.ts";
 import { DimensionId } from "./dimension-id.ts";
+import { RunSummary } from "./operator.ts";
+import { WorkUnitStage } from "./work-unit.ts";
 
 /**
  * The operator's JSON API for the ops dashboard: the `GET /pipeline/ops/...` routes of the
@@ -14,11 +17,6 @@ const uuid = z.string().uuid();
 const count = z.number().int().nonnegative();
 const timestamp = z.string();
 
-/** Every stage a work unit can be at, in pipeline order, then its resting states. */
-export const OPS_UNIT_STAGES = ["script", "safety", "plan", "media", "render", "publish", "deferred", "published", "rejected", "failed"] as const;
-const OpsUnitStage = z.enum(OPS_UNIT_STAGES);
-type OpsUnitStage = z.infer<typeof OpsUnitStage>;
-
 /** How many of something are in one state (a run status, a unit stage, a queue message state). */
 export const OpsStateCount = z.object({ state: z.string(), count }).strict();
 export type OpsStateCount = z.infer<typeof OpsStateCount>;
@@ -30,30 +28,18 @@ export type OpsStateCount = z.infer<typeof OpsStateCount>;
 export const OpsOverviewQuery = z.object({ failures: z.coerce.number().int().min(1).max(200).default(20) }).strict();
 export type OpsOverviewQuery = z.infer<typeof OpsOverviewQuery>;
 
-/** A run as the overview shows it. */
-const OpsRunSummary = z.object({
-  id: uuid,
-  status: z.enum(["running", "completed", "failed", "rolled_back"]),
-  trigger_kind: z.string(),
-  run_date: z.string(),
-  created_at: timestamp,
-  finished_at: timestamp.nullable(),
-  error: z.string().nullable(),
-}).strict();
-type OpsRunSummary = z.infer<typeof OpsRunSummary>;
-
 /** One active dimension today: the latest run of today's date that covers it, and its units' funnel. */
 const OpsDimensionToday = z.object({
   dimension_id: DimensionId,
   display_name: z.string(),
-  /** Null when no run of today covers the dimension yet. */
-  run: OpsRunSummary.nullable(),
+  /** The run as GET /pipeline/runs lists it; null when no run of today covers the dimension yet. */
+  run: RunSummary.nullable(),
   /** How far that run got with the dimension (mdame.run_dimensions.status): queued, ingesting, ingested, failed. */
   ingest_status: z.string().nullable(),
   topics_seen: count,
   units_created: count,
-  /** The run's units of this dimension per stage, every stage of OPS_UNIT_STAGES in that order (zeros included). */
-  funnel: z.array(z.object({ stage: OpsUnitStage, units: count }).strict()),
+  /** The run's units of this dimension per stage, every stage of WORK_UNIT_STAGES in that order (zeros included). */
+  funnel: z.array(z.object({ stage: WorkUnitStage, units: count }).strict()),
 }).strict();
 type OpsDimensionToday = z.infer<typeof OpsDimensionToday>;
 
@@ -218,7 +204,7 @@ export const OpsVideo = z.object({
   unit_id: uuid,
   run_id: uuid,
   dimension_id: DimensionId,
-  platform: z.enum(["youtube", "tiktok"]),
+  platform: Platform,
   channel_handle: z.string(),
   /** The platform's video id; null before the upload finished. */
   external_id: z.string().nullable(),
@@ -338,13 +324,13 @@ export const OPS_REQUIRED_SCOPES = {
     "https://www.googleapis.com/auth/yt-analytics.readonly",
   ],
   tiktok: ["video.publish"],
-} as const satisfies Record<"youtube" | "tiktok", readonly string[]>;
+} as const satisfies Record<Platform, readonly string[]>;
 
 /** One dimension account's health. */
 export const OpsAccountHealth = z.object({
   id: uuid,
   dimension_id: DimensionId,
-  platform: z.enum(["youtube", "tiktok"]),
+  platform: Platform,
   channel_handle: z.string(),
   /** active; paused (deactivated by the operator); needs_reconnect (the grant was refused); not_connected (no credentials stored). */
   status: z.enum(["active", "paused", "needs_reconnect", "not_connected"]),

@@ -4,6 +4,7 @@ import { MusicBed } from "./dimension.ts";
 import { VisualStyle, WordTiming } from "./media.ts";
 import { VisualsConfig } from "./visuals.ts";
 import { DimensionId } from "./dimension-id.ts";
+import { SceneHash } from "./work-unit.ts";
 
 /** Queue names, as created by the migrations. */
 export const QUEUES = {
@@ -53,7 +54,7 @@ export const VisualJob = z.object({
   unit_id: uuid,
   scene_id: uuid,
   scene_index: z.number().int().nonnegative(),
-  scene_hash: z.string().regex(/^[0-9a-f]{64}$/),
+  scene_hash: SceneHash,
   dimension_id: DimensionId,
   prompt: z.string().min(1).max(2000),
   style: VisualStyle,

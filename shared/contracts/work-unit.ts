@@ -10,6 +10,18 @@ import { HookAudit } from "./llm.ts";
 import { WordTiming } from "./media.ts";
 import { DimensionId } from "./dimension-id.ts";
 
+/** Every stage a work unit can be at (mdame.work_units.stage), in pipeline order, then its resting states. */
+export const WORK_UNIT_STAGES = ["script", "safety", "plan", "media", "render", "publish", "deferred", "published", "rejected", "failed"] as const;
+export const WorkUnitStage = z.enum(WORK_UNIT_STAGES);
+export type WorkUnitStage = z.infer<typeof WorkUnitStage>;
+
+/** A scene's hash (mdame.scenes.scene_hash): sha256 of its prompt, style, dimension and backend version (shared/hashing.ts), in hex. */
+export const SceneHash = z.string().regex(/^[0-9a-f]{64}$/);
+
+/** Where a scene's clip stands (mdame.scenes.status). */
+export const SceneStatus = z.enum(["queued", "ready", "failed"]);
+export type SceneStatus = z.infer<typeof SceneStatus>;
+
 /** work_units.topic: the topic record_topics created the unit from (without its key, fingerprint and verdict). */
 const StoredTopic = z.looseObject({
   title: z.string(),
@@ -64,7 +76,7 @@ export const WorkUnit = z.object({
   unit_key: z.string(),
   topic_fingerprint: z.string(),
   topic: StoredTopic,
-  stage: z.enum(["script", "safety", "plan", "media", "render", "publish", "deferred", "published", "rejected", "failed"]),
+  stage: WorkUnitStage,
   stage_attempts: z.number().int(),
   stage_deadline: z.date().nullable(),
   lease_holder: z.string().nullable(),

@@ -1,6 +1,7 @@
 /** Overview: today's run per dimension with its stage funnel, counts by state, the last failures. */
 import { html } from "hono/html";
-import { OPS_UNIT_STAGES, type OpsFailure, type OpsOverview, type OpsStateCount } from "../../../shared/contracts/ops.ts";
+import type { OpsFailure, OpsOverview, OpsStateCount } from "../../../shared/contracts/ops.ts";
+import { WORK_UNIT_STAGES } from "../../../shared/contracts/work-unit.ts";
 import type { DashboardApi } from "../ops-client.ts";
 import { badge, type Html, section, table, when } from "../layout.ts";
 
@@ -17,7 +18,7 @@ function dimensions(overview: OpsOverview, nowMs: number): Html {
     `
   );
   return html`<section id="today"><h2>Today, ${overview.today} <span class="muted">(engine clock ${when(overview.engine_now, nowMs)})</span></h2>${
-    table(["dimension", "run", "ingest", "topics", "units", ...OPS_UNIT_STAGES], rows, "No active dimension.")
+    table(["dimension", "run", "ingest", "topics", "units", ...WORK_UNIT_STAGES], rows, "No active dimension.")
   }</section>`;
 }
 

@@ -1,27 +1,16 @@
 /** Run RPCs: starting a run, following it, the tick, the operator's list and abort, the ENV guard. */
 import { z } from "zod";
-import { AbortRunResult, RunState, RunStatus, TickResult } from "../../contracts/operator.ts";
+import { AbortRunResult, KeyedRunRecord, RunStatus, TickResult, TriggeredRun } from "../../contracts/operator.ts";
 import type { Queryable } from "../client.ts";
 import { manyRows, maybeRow, oneRow } from "./query.ts";
 
-/** What mdame.trigger_run and mdame.start_run return: the run, and whether this call created it. */
-const StartedRun = z.object({
-  run_id: z.string().uuid(),
-  status: RunState,
-  created: z.boolean(),
-}).strict();
+/** What mdame.trigger_run and mdame.start_run return: the run, and whether this call created it (the API's answer without its URL). */
+const StartedRun = TriggeredRun.omit({ status_url: true });
 type StartedRun = z.infer<typeof StartedRun>;
 
-/** A row of `mdame.pipeline_runs` as mdame.list_runs returns it (its date as `YYYY-MM-DD` text). */
-const PipelineRun = z.object({
-  id: z.string().uuid(),
-  idempotency_key: z.string(),
-  env: z.string(),
+/** A row of `mdame.pipeline_runs` as mdame.list_runs returns it (its date as `YYYY-MM-DD` text, its timestamps as postgres.js gives them). */
+const PipelineRun = KeyedRunRecord.extend({
   run_date: z.string().regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/),
-  trigger_kind: z.string(),
-  dimension_filter: z.string().nullable(),
-  status: RunState,
-  error: z.string().nullable(),
   created_at: z.date(),
   updated_at: z.date(),
   finished_at: z.date().nullable(),

@@ -5,8 +5,9 @@
  * repeated call, or for a caller whose lease another claim has taken), null when the RPC returned none.
  */
 import { z } from "zod";
+import { RunDimensionStatus } from "../../contracts/operator.ts";
 import type { SafetyVerdict } from "../../contracts/safety.ts";
-import { type HookAuditRecord, type StoredScript, type StoredVoice, WorkUnit } from "../../contracts/work-unit.ts";
+import { type HookAuditRecord, SceneHash, SceneStatus, type StoredScript, type StoredVoice, WorkUnit } from "../../contracts/work-unit.ts";
 import type { Sql } from "../client.ts";
 import { manyRows, maybeRow } from "./query.ts";
 
@@ -41,8 +42,8 @@ export const Scene = z.object({
   narration: z.string(),
   first_word: z.number().int().nonnegative(),
   duration_s: z.coerce.number().positive(),
-  scene_hash: z.string(),
-  status: z.enum(["queued", "ready", "failed"]),
+  scene_hash: SceneHash,
+  status: SceneStatus,
   asset_key: z.string().nullable(),
   cache_hit: z.boolean().nullable(),
   msg_id: z.coerce.number().int().nullable(),
@@ -65,17 +66,8 @@ export function getTopicHistory(sql: Sql, dimensionId: string, limit: number): P
   return manyRows("get_topic_history", TopicHistoryEntry, sql`select title, fingerprint from mdame.get_topic_history(${dimensionId}, ${limit}::integer)`);
 }
 
-/** A row of mdame.run_dimensions: one dimension's part of a run. */
-const RunDimension = z.object({
-  run_id: z.string().uuid(),
-  dimension_id: z.string(),
-  status: z.enum(["ingesting", "ingested", "failed"]),
-  topics_seen: z.number().int(),
-  units_created: z.number().int(),
-  updated_at: z.date(),
-  config_hash: z.string().nullable(),
-  config: z.record(z.string(), z.unknown()).nullable(),
-}).strict();
+/** A row of mdame.run_dimensions: one dimension's part of a run (the status's, with its run id and updated_at as postgres.js gives it). */
+const RunDimension = z.object({ run_id: z.string().uuid(), ...RunDimensionStatus.shape, updated_at: z.date() }).strict();
 type RunDimension = z.infer<typeof RunDimension>;
 
 /**

@@ -101,6 +101,14 @@ interface SendPhotoRequest {
   caption?: string;
 }
 
+/** One Bot API call: its method, its body (made again for every try), whether that body is JSON, and the schema of its result. */
+interface BotRequest<T extends z.ZodTypeAny> {
+  method: string;
+  body: () => RequestInit["body"];
+  json: boolean;
+  result: T;
+}
+
 export interface TelegramClient {
   getMe(signal?: AbortSignal): Promise<TelegramUser>;
   sendMessage(request: SendMessageRequest, signal?: AbortSignal): Promise<TelegramMessage>;
@@ -124,13 +132,7 @@ export function createTelegramClient(options: TelegramClientOptions): TelegramCl
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const attempts = options.attempts ?? 3;
 
-  async function once<T extends z.ZodTypeAny>(
-    method: string,
-    body: () => RequestInit["body"],
-    json: boolean,
-    result: T,
-    signal?: AbortSignal,
-  ): Promise<z.infer<T>> {
+  async function once<T extends z.ZodTypeAny>({ method, body, json, result }: BotRequest<T>, signal?: AbortSignal): Promise<z.infer<T>> {
     let response: Response;
     try {
       response = await doFetch(`${base}/bot${token}/${method}`, {
@@ -175,16 +177,10 @@ export function createTelegramClient(options: TelegramClientOptions): TelegramCl
     throw new TelegramRejectedError(method, answer.error_code, description);
   }
 
-  async function call<T extends z.ZodTypeAny>(
-    method: string,
-    body: () => RequestInit["body"],
-    json: boolean,
-    result: T,
-    signal?: AbortSignal,
-  ): Promise<z.infer<T>> {
+  async function call<T extends z.ZodTypeAny>(request: BotRequest<T>, signal?: AbortSignal): Promise<z.infer<T>> {
     for (let attempt = 1;; attempt += 1) {
       try {
-        return await once(method, body, json, result, signal);
+        return await once(request, signal);
       } catch (error) {
         if (signal?.aborted || attempt >= attempts) throw error;
         if (error instanceof TelegramRateLimitedError && error.retryAfterS <= MAX_INLINE_RETRY_AFTER_S) {
@@ -201,11 +197,11 @@ export function createTelegramClient(options: TelegramClientOptions): TelegramCl
   }
 
   return {
-    getMe: (signal) => call("getMe", () => undefined, false, TelegramUser, signal),
+    getMe: (signal) => call({ method: "getMe", body: () => undefined, json: false, result: TelegramUser }, signal),
     sendMessage: ({ chatId, text, disableNotification }, signal) =>
-      call(
-        "sendMessage",
-        () =>
+      call({
+        method: "sendMessage",
+        body: () =>
           JSON.stringify({
             chat_id: chatId,
             text,
@@ -213,14 +209,13 @@ export function createTelegramClient(options: TelegramClientOptions): TelegramCl
             link_preview_options: { is_disabled: true },
             ...(disableNotification ? { disable_notification: true } : {}),
           }),
-        true,
-        TelegramMessage,
-        signal,
-      ),
+        json: true,
+        result: TelegramMessage,
+      }, signal),
     sendPhoto: ({ chatId, photo, filename, contentType, caption }, signal) =>
-      call(
-        "sendPhoto",
-        () => {
+      call({
+        method: "sendPhoto",
+        body: () => {
           const form = new FormData();
           form.set("chat_id", chatId);
           form.set("photo", new Blob([photo as Uint8Array<ArrayBuffer>], { type: contentType }), filename);
@@ -230,9 +225,8 @@ export function createTelegramClient(options: TelegramClientOptions): TelegramCl
           }
           return form;
         },
-        false,
-        TelegramMessage,
-        signal,
-      ),
+        json: false,
+        result: TelegramMessage,
+      }, signal),
   };
 }
