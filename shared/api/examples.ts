@@ -17,6 +17,17 @@ const SHA = "9f2c1a7e5b3d8c4f6a0e1b2d3c4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f";
 const AT = "2026-12-01T06:00:04.120Z";
 const LATER = "2026-12-01T06:42:17.905Z";
 
+/** The move the adaptive engine proposes in the examples, and records as an adaptation. */
+const move = {
+  dimension_id: DIMENSION,
+  parameter: "hook_threshold",
+  before: 0.6,
+  after: 0.65,
+  reason: "hooks above 0.65 kept viewers 6.1 points longer",
+  evidence: { n: 14 },
+  week_start: "2026-11-23",
+};
+
 export const examples = {
   health: { ok: true, env: "prod" },
 
@@ -261,16 +272,7 @@ export const examples = {
       dimension_id: DIMENSION,
       dry_run: true,
       videos: 14,
-      moves: [{
-        id: null,
-        dimension_id: DIMENSION,
-        parameter: "hook_threshold",
-        before: 0.6,
-        after: 0.65,
-        reason: "hooks above 0.65 kept viewers 6.1 points longer",
-        evidence: { n: 14 },
-        week_start: "2026-11-23",
-      }],
+      moves: [{ id: null, ...move }],
       comparisons: [{
         parameter: "hook_threshold",
         metric: "retention_pp",
@@ -284,13 +286,7 @@ export const examples = {
   },
   adaptation: {
     id: ADAPTATION_ID,
-    dimension_id: DIMENSION,
-    parameter: "hook_threshold",
-    before: 0.6,
-    after: 0.65,
-    reason: "hooks above 0.65 kept viewers 6.1 points longer",
-    evidence: { n: 14 },
-    week_start: "2026-11-23",
+    ...move,
     decided_at: AT,
     applied: true,
     reverted_at: null,
