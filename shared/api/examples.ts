@@ -17,6 +17,20 @@ const SHA = "9f2c1a7e5b3d8c4f6a0e1b2d3c4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f";
 const AT = "2026-12-01T06:00:04.120Z";
 const LATER = "2026-12-01T06:42:17.905Z";
 
+/** The run of the examples, under way (then aborted). */
+const run = {
+  id: RUN_ID,
+  env: "prod",
+  run_date: "2026-12-01",
+  trigger_kind: "manual",
+  dimension_filter: null,
+  status: "running",
+  error: null,
+  created_at: AT,
+  updated_at: LATER,
+  finished_at: null,
+};
+
 /** The move the adaptive engine proposes in the examples, and records as an adaptation. */
 const move = {
   dimension_id: DIMENSION,
@@ -36,18 +50,7 @@ export const examples = {
   triggered: { run_id: RUN_ID, status: "running", created: true, status_url: `https://abcd1234.supabase.co/functions/v1/pipeline/runs/${RUN_ID}` },
 
   runStatus: {
-    run: {
-      id: RUN_ID,
-      env: "prod",
-      run_date: "2026-12-01",
-      trigger_kind: "manual",
-      dimension_filter: null,
-      status: "running",
-      error: null,
-      created_at: AT,
-      updated_at: LATER,
-      finished_at: null,
-    },
+    run,
     dimensions: [{
       dimension_id: DIMENSION,
       status: "ingested",
@@ -99,19 +102,7 @@ export const examples = {
 
   abortBody: { reason: "wrong topic list" },
   aborted: {
-    run: {
-      id: RUN_ID,
-      env: "prod",
-      run_date: "2026-12-01",
-      trigger_kind: "manual",
-      dimension_filter: null,
-      status: "rolled_back",
-      error: "aborted: wrong topic list",
-      created_at: AT,
-      updated_at: LATER,
-      finished_at: LATER,
-      idempotency_key: "manual:2026-12-01:tech-explained",
-    },
+    run: { ...run, status: "rolled_back", error: "aborted: wrong topic list", finished_at: LATER, idempotency_key: "manual:2026-12-01:tech-explained" },
     cancelled_units: 1,
     released_assets: [`scenes/${SHA}.mp4`],
     removed_assets: 1,
