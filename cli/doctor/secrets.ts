@@ -59,10 +59,10 @@ function serviceRoleKey(env: Record<string, string | undefined>): CheckResult {
 
 const ROTATION = "see docs/guides/rotation.md; remove the variable once the rotation is over";
 
-/** A rotation list's check: what `read` says of it, or a failure when the list does not parse. */
-function rotationList(name: string, read: () => CheckResult): CheckResult {
+/** The check of the rotation list `name`: what `read` says of it, or a failure when the list does not parse. */
+function rotationList(name: string, read: (name: string) => CheckResult): CheckResult {
   try {
-    return read();
+    return read(name);
   } catch (error) {
     return fail(FAMILY, name, describeError(error), ROTATION);
   }
@@ -73,8 +73,7 @@ function rotationLists(env: Record<string, string | undefined>): CheckResult[] {
   const results: CheckResult[] = [];
   const { CREDENTIALS_KEY, CREDENTIALS_KEYS_PREVIOUS, WEBHOOK_SECRET, WEBHOOK_SECRETS_PREVIOUS } = env;
   if (CREDENTIALS_KEYS_PREVIOUS && CREDENTIALS_KEY) {
-    const name = "CREDENTIALS_KEYS_PREVIOUS";
-    results.push(rotationList(name, () => {
+    results.push(rotationList("CREDENTIALS_KEYS_PREVIOUS", (name) => {
       const ring = credentialKeyRing({ CREDENTIALS_KEY, CREDENTIALS_KEYS_PREVIOUS });
       return ok(
         FAMILY,
@@ -84,8 +83,7 @@ function rotationLists(env: Record<string, string | undefined>): CheckResult[] {
     }));
   }
   if (WEBHOOK_SECRETS_PREVIOUS && WEBHOOK_SECRET) {
-    const name = "WEBHOOK_SECRETS_PREVIOUS";
-    results.push(rotationList(name, () => {
+    results.push(rotationList("WEBHOOK_SECRETS_PREVIOUS", (name) => {
       const accepted = webhookSecrets({ WEBHOOK_SECRET, WEBHOOK_SECRETS_PREVIOUS });
       return warn(
         FAMILY,
