@@ -31,6 +31,21 @@ const run = {
   finished_at: null,
 };
 
+/** The second Google project of the examples, as registered (then with channels connected through it). */
+const secondProject = {
+  name: "second",
+  oauth_client_id: SECOND_CLIENT,
+  client: "registered",
+  upload_calls_per_day: 100,
+  api_units_per_day: 10000,
+  analytics_queries_per_day: 10000,
+  accounts: 0,
+  active_accounts: 0,
+  planned_uploads_per_day: 0,
+  uploads_today: 0,
+  created_at: AT,
+};
+
 /** The move the adaptive engine proposes in the examples, and records as an adaptation. */
 const move = {
   dimension_id: DIMENSION,
@@ -151,34 +166,10 @@ export const examples = {
     client_secret: "GOCSPX-example-client-secret",
     upload_calls_per_day: 100,
   },
-  youtubeProject: {
-    name: "second",
-    oauth_client_id: SECOND_CLIENT,
-    client: "registered",
-    upload_calls_per_day: 100,
-    api_units_per_day: 10000,
-    analytics_queries_per_day: 10000,
-    accounts: 0,
-    active_accounts: 0,
-    planned_uploads_per_day: 0,
-    uploads_today: 0,
-    created_at: AT,
-  },
+  youtubeProject: secondProject,
   youtubeProjects: {
     projects: [
-      {
-        name: "second",
-        oauth_client_id: SECOND_CLIENT,
-        client: "registered",
-        upload_calls_per_day: 100,
-        api_units_per_day: 10000,
-        analytics_queries_per_day: 10000,
-        accounts: 12,
-        active_accounts: 12,
-        planned_uploads_per_day: 24,
-        uploads_today: 7,
-        created_at: AT,
-      },
+      { ...secondProject, accounts: 12, active_accounts: 12, planned_uploads_per_day: 24, uploads_today: 7 },
       {
         name: "default",
         oauth_client_id: "123456789012-abc.apps.googleusercontent.com",
