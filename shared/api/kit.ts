@@ -41,7 +41,8 @@ export type Tag = keyof typeof TAGS;
  */
 export function routesOf(tag: Tag, security: RouteConfig["security"] = serviceRole) {
   type Tagged = { tags: Tag[]; security: RouteConfig["security"] };
-  // Assigned onto the tag and the security so that those keys follow the operationId, as the document lists them.
+  // P keeps the path's literal type. The declaration is assigned over method, path, operationId,
+  // tags and security, in that order: the document lists an operation's keys in its declaration's order.
   return <P extends string, R extends Omit<RouteConfig, "path" | "tags" | "security"> & { path: P; operationId: string }>(config: R) =>
     createRoute<R["path"], R & Tagged>(
       Object.assign({ method: config.method, path: config.path, operationId: config.operationId, tags: [tag], security }, config),
