@@ -17,8 +17,8 @@ import type { ApiClient } from "./api-client.ts";
 import { CliError, EXIT } from "./errors.ts";
 import { listenForRedirect } from "./loopback-redirect.ts";
 import type { TikTokOAuthConfig } from "./oauth-config.ts";
-import { println, type Screen } from "./output.ts";
-import { openInBrowser } from "./youtube-connect.ts";
+import type { Screen } from "./output.ts";
+import { showConsent } from "./youtube-connect.ts";
 
 /** Reading the creator's basic profile, and posting videos (Direct Post) and uploading them. */
 export const TIKTOK_SCOPES = ["user.info.basic", "video.publish", "video.upload"];
@@ -83,12 +83,12 @@ export async function connectTikTok(options: ConnectTikTokOptions, config: TikTo
   try {
     const codeVerifier = createCodeVerifier();
     const consentUrl = await tiktokConsentUrl(config, redirect.redirectUri, state, codeVerifier, options.loginHint);
-    println(err, `To let mdame publish to the TikTok account ${options.channel} for dimension ${options.dimension}, open this address and allow access:`);
-    println(err, `  ${consentUrl}`);
-    const opened = options.openBrowser && openInBrowser(consentUrl);
-    println(
+    showConsent(
       err,
-      `${opened ? "(opened in your browser) " : ""}waiting for the sign-in on ${redirect.redirectUri} (up to ${Math.round(options.timeoutMs / 1000)} s)...`,
+      `To let mdame publish to the TikTok account ${options.channel} for dimension ${options.dimension}`,
+      consentUrl,
+      redirect.redirectUri,
+      options,
     );
 
     const code = await redirect.code;

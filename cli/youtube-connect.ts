@@ -46,7 +46,7 @@ function googleFailure(what: string, error: unknown): CliError {
 }
 
 /** Opens `url` in the desktop's browser when there is one; false when none could be started. */
-export function openInBrowser(url: string): boolean {
+function openInBrowser(url: string): boolean {
   const opener = process.platform === "darwin" ? "open" : process.platform === "win32" ? "explorer" : "xdg-open";
   if (process.platform === "linux" && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return false;
   if (spawnSync(process.platform === "win32" ? "where" : "which", [opener], { stdio: "ignore" }).status !== 0) return false;
@@ -56,6 +56,20 @@ export function openInBrowser(url: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Shows the consent address on `err` after `who` (`To let mdame publish to ...`), opens it in the
+ * browser when asked and there is one, and says where and how long the sign-in is awaited.
+ */
+export function showConsent(err: Screen, who: string, consentUrl: string, redirectUri: string, options: { openBrowser: boolean; timeoutMs: number }): void {
+  println(err, `${who}, open this address and allow access:`);
+  println(err, `  ${consentUrl}`);
+  const opened = options.openBrowser && openInBrowser(consentUrl);
+  println(
+    err,
+    `${opened ? "(opened in your browser) " : ""}waiting for the sign-in on ${redirectUri} (up to ${Math.round(options.timeoutMs / 1000)} s)...`,
+  );
 }
 
 /** The channel the signed-in account owns, as `{handle, id}`. */
@@ -102,13 +116,7 @@ export async function connectYouTube(options: ConnectYouTubeOptions, oauth: OAut
       code_challenge: codeChallenge,
       ...(options.loginHint ? { login_hint: options.loginHint } : {}),
     });
-    println(err, `To let mdame publish to a YouTube channel for dimension ${options.dimension}, open this address and allow access:`);
-    println(err, `  ${consentUrl}`);
-    const opened = options.openBrowser && openInBrowser(consentUrl);
-    println(
-      err,
-      `${opened ? "(opened in your browser) " : ""}waiting for the sign-in on ${redirect.redirectUri} (up to ${Math.round(options.timeoutMs / 1000)} s)...`,
-    );
+    showConsent(err, `To let mdame publish to a YouTube channel for dimension ${options.dimension}`, consentUrl, redirect.redirectUri, options);
 
     const code = await redirect.code;
     let tokens;

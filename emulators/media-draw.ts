@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import process from "node:process";
-import { runFfmpeg } from "../shared/media/ffmpeg.ts";
+import { mp4OutputArgs, runFfmpeg } from "../shared/media/ffmpeg.ts";
 
 const GRADIENT_TYPES = ["linear", "radial", "circular", "spiral"];
 /**
@@ -90,68 +90,64 @@ async function cached(dataDir: string, key: string, ext: string, make: (tmpOut: 
 const keyOf = (kind: string, spec: DrawSpec, extra: unknown) =>
   createHash("sha256").update(JSON.stringify([kind, DRAWING_VERSION, spec, extra])).digest("hex").slice(0, 32);
 
-/** One PNG picture. */
-export function drawPng(dataDir: string, spec: DrawSpec): Promise<Uint8Array> {
-  return cached(dataDir, keyOf("png", spec, null), "png", async (out, work) => {
+/**
+ * A drawing kept on disk: the lavfi source graph of `spec` at `rate` frames a second, written to
+ * the output file by `outputArgs` (frames, encoder, muxer).
+ */
+function drawn(
+  dataDir: string,
+  spec: DrawSpec,
+  ext: "png" | "mp4",
+  extra: unknown,
+  rate: number,
+  outputArgs: (out: string) => string[],
+): Promise<Uint8Array> {
+  return cached(dataDir, keyOf(ext, spec, extra), ext, async (out, work) => {
     const textFile = path.join(work, "caption.txt");
     await writeFile(textFile, wrapCaption(spec.caption) || " ");
-    await runFfmpeg([
-      "-f",
-      "lavfi",
-      "-i",
-      sourceGraph(spec, textFile, 1),
-      "-frames:v",
-      "1",
-      "-pix_fmt",
-      "rgb24",
-      "-flags",
-      "+bitexact",
-      "-fflags",
-      "+bitexact",
-      "-f",
-      "image2",
-      "-c:v",
-      "png",
-      "-y",
-      out,
-    ]);
+    await runFfmpeg(["-f", "lavfi", "-i", sourceGraph(spec, textFile, rate), ...outputArgs(out)]);
   });
+}
+
+/** One PNG picture. */
+export function drawPng(dataDir: string, spec: DrawSpec): Promise<Uint8Array> {
+  return drawn(dataDir, spec, "png", null, 1, (out) => [
+    "-frames:v",
+    "1",
+    "-pix_fmt",
+    "rgb24",
+    "-flags",
+    "+bitexact",
+    "-fflags",
+    "+bitexact",
+    "-f",
+    "image2",
+    "-c:v",
+    "png",
+    "-y",
+    out,
+  ]);
 }
 
 /** An H.264 MP4 of `seconds` at `fps`, the gradient moving under the caption. */
 export function drawMp4(dataDir: string, spec: DrawSpec, seconds: number, fps: number): Promise<Uint8Array> {
-  return cached(dataDir, keyOf("mp4", spec, [seconds, fps]), "mp4", async (out, work) => {
-    const textFile = path.join(work, "caption.txt");
-    await writeFile(textFile, wrapCaption(spec.caption) || " ");
-    await runFfmpeg([
-      "-f",
-      "lavfi",
-      "-i",
-      sourceGraph(spec, textFile, fps),
-      "-frames:v",
-      String(Math.round(seconds * fps)),
-      "-c:v",
-      "libx264",
-      "-preset",
-      "ultrafast",
-      "-crf",
-      "28",
-      "-pix_fmt",
-      "yuv420p",
-      "-threads",
-      "2",
-      "-flags:v",
-      "+bitexact",
-      "-fflags",
-      "+bitexact",
-      "-map_metadata",
-      "-1",
-      "-movflags",
-      "+faststart",
-      "-f",
-      "mp4",
-      "-y",
-      out,
-    ]);
-  });
+  return drawn(dataDir, spec, "mp4", [seconds, fps], fps, (out) => [
+    "-frames:v",
+    String(Math.round(seconds * fps)),
+    "-c:v",
+    "libx264",
+    "-preset",
+    "ultrafast",
+    "-crf",
+    "28",
+    "-pix_fmt",
+    "yuv420p",
+    "-threads",
+    "2",
+    "-flags:v",
+    "+bitexact",
+    "-fflags",
+    "+bitexact",
+    ...mp4OutputArgs(out, { faststart: true }),
+  ]);
 }

@@ -1,6 +1,6 @@
 import { rm, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
-import { escapeFilterValue, type FfmpegProgress, runFfmpeg } from "../shared/media/ffmpeg.ts";
+import { escapeFilterValue, type FfmpegProgress, mp4OutputArgs, runFfmpeg } from "../shared/media/ffmpeg.ts";
 import { isLinear, type LoudnessMeasurement } from "../shared/media/loudness.ts";
 import { measureRenderAudio, type MusicBedMix, normaliseChain, type SourceLevels } from "./music-mix.ts";
 
@@ -157,12 +157,7 @@ export function buildVideoArgs(plan: RenderPlan, outPath: string, segment: Pictu
   return [
     ...pictureFrameArgs(plan, segment),
     ...videoEncoderArgs({ ...plan, threads: segment.threads }),
-    "-map_metadata",
-    "-1",
-    "-f",
-    "mp4",
-    "-y",
-    outPath,
+    ...mp4OutputArgs(outPath, { faststart: false }),
   ];
 }
 
@@ -242,12 +237,7 @@ function buildAudioArgs(mixPath: string, final: LoudnessMeasurement, durationS: 
     "-sn",
     "-dn",
     ...audioEncoderArgs(),
-    "-map_metadata",
-    "-1",
-    "-f",
-    "mp4",
-    "-y",
-    outPath,
+    ...mp4OutputArgs(outPath, { faststart: false }),
   ];
 }
 
@@ -275,14 +265,7 @@ function muxArgs(videoInput: string[], audioPath: string, outPath: string): stri
     "1:a:0",
     "-c",
     "copy",
-    "-map_metadata",
-    "-1",
-    "-movflags",
-    "+faststart",
-    "-f",
-    "mp4",
-    "-y",
-    outPath,
+    ...mp4OutputArgs(outPath, { faststart: true }),
   ];
 }
 

@@ -10,6 +10,7 @@ import { dirname } from "node:path";
 import process from "node:process";
 import { generateCredentialsKey } from "../shared/crypto/credentials.ts";
 import { generateWebhookSecret } from "../shared/webhooks/standard-webhooks.ts";
+import { STORAGE_ENV_KEYS, TELEGRAM_ENV_KEYS, TREND_SOURCE_ENV_KEYS } from "../shared/config/env.ts";
 import { LOCAL_EMULATOR_URL, LOCAL_FUNCTIONS_URL, LOCAL_STACK, localEngineDbUrl } from "../shared/config/local-stack.ts";
 import { paths } from "./paths.ts";
 
@@ -102,19 +103,11 @@ const PROVIDER_GROUPS = {
     "YOUTUBE_ANALYTICS_BASE_URL",
   ],
   tiktok: ["TIKTOK_CLIENT_KEY", "TIKTOK_CLIENT_SECRET", "TIKTOK_API_BASE_URL", "TIKTOK_AUTH_BASE_URL"],
-  // Every trend source: Google Trends, Hacker News, Wikimedia pageviews, Reddit (RSS/Atom feeds are URLs in a dimension's config).
-  trends: [
-    "TRENDS_BASE_URL",
-    "HACKER_NEWS_BASE_URL",
-    "WIKIMEDIA_BASE_URL",
-    "REDDIT_AUTH_BASE_URL",
-    "REDDIT_API_BASE_URL",
-    "REDDIT_CLIENT_ID",
-    "REDDIT_CLIENT_SECRET",
-  ],
-  storage: ["STORAGE_BACKEND", "STORAGE_LOCAL_DIR", "SUPABASE_URL", "SUPABASE_SERVICE_ROLE_KEY", "STORAGE_BUCKET"],
+  // Every trend source.
+  trends: TREND_SOURCE_ENV_KEYS,
+  storage: STORAGE_ENV_KEYS,
   pexels: ["PEXELS_API_KEY", "PEXELS_BASE_URL"],
-  telegram: ["TELEGRAM_BOT_TOKEN", "TELEGRAM_API_BASE_URL", "TELEGRAM_CHAT_ID"],
+  telegram: TELEGRAM_ENV_KEYS,
 } as const;
 type ProviderGroup = keyof typeof PROVIDER_GROUPS;
 const GROUPS = Object.keys(PROVIDER_GROUPS) as ProviderGroup[];

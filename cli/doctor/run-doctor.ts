@@ -47,26 +47,31 @@ async function guarded(family: string, name: string, work: () => Promise<CheckRe
   }
 }
 
+type Check = (config: DoctorConfig, timeoutMs: number) => CheckResult | CheckResult[] | Promise<CheckResult | CheckResult[]>;
+
+/** Every check, by family and name (what a check that throws is reported as). */
+const CHECKS: ReadonlyArray<[family: string, name: string, check: Check]> = [
+  ["environment", "environment", checkEnvironment],
+  ["secrets", "secrets", checkSecrets],
+  ["database", "database", checkDatabase],
+  ["functions", "pipeline", checkFunctions],
+  ["database", "credential keys", checkCredentialKeys],
+  ["database", "sizes", checkSizes],
+  ["providers", "gemini", checkGemini],
+  ["providers", "openai-compat", checkOpenAiCompatible],
+  ["providers", "edge-tts", checkEdgeTts],
+  ["providers", "google-oauth", checkGoogleOAuth],
+  ["providers", "youtube", checkYouTube],
+  ["providers", "trends", checkTrends],
+  ["providers", "pexels", checkPexels],
+  ["providers", "storage", checkStorage],
+  ["providers", "telegram", checkTelegram],
+];
+
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const config: DoctorConfig = resolveDoctorConfig(options.env, options.stackEnvFile);
   const timeoutMs = options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
-  const groups = await Promise.all([
-    guarded("environment", "environment", async () => checkEnvironment(config)),
-    guarded("secrets", "secrets", async () => checkSecrets(config)),
-    guarded("database", "database", () => checkDatabase(config, timeoutMs)),
-    guarded("functions", "pipeline", () => checkFunctions(config, timeoutMs)),
-    guarded("database", "credential keys", () => checkCredentialKeys(config, timeoutMs)),
-    guarded("database", "sizes", () => checkSizes(config, timeoutMs)),
-    guarded("providers", "gemini", () => checkGemini(config, timeoutMs)),
-    guarded("providers", "openai-compat", () => checkOpenAiCompatible(config, timeoutMs)),
-    guarded("providers", "edge-tts", () => checkEdgeTts(config, timeoutMs)),
-    guarded("providers", "google-oauth", () => checkGoogleOAuth(config, timeoutMs)),
-    guarded("providers", "youtube", () => checkYouTube(config, timeoutMs)),
-    guarded("providers", "trends", () => checkTrends(config, timeoutMs)),
-    guarded("providers", "pexels", () => checkPexels(config, timeoutMs)),
-    guarded("providers", "storage", () => checkStorage(config, timeoutMs)),
-    guarded("providers", "telegram", () => checkTelegram(config, timeoutMs)),
-  ]);
+  const groups = await Promise.all(CHECKS.map(([family, name, check]) => guarded(family, name, async () => check(config, timeoutMs))));
   const checks = groups
     .flat()
     .map((c) => ({ ...c, message: scrub(c.message, config.secrets), ...(c.fix ? { fix: scrub(c.fix, config.secrets) } : {}) }))

@@ -59,39 +59,39 @@ function serviceRoleKey(env: Record<string, string | undefined>): CheckResult {
 
 const ROTATION = "see docs/guides/rotation.md; remove the variable once the rotation is over";
 
+/** The check of the rotation list `name`: what `read` says of it, or a failure when the list does not parse. */
+function rotationList(name: string, read: (name: string) => CheckResult): CheckResult {
+  try {
+    return read(name);
+  } catch (error) {
+    return fail(FAMILY, name, describeError(error), ROTATION);
+  }
+}
+
 /** The lists of rotated keys and secrets, when set: each entry usable and none given twice. */
 function rotationLists(env: Record<string, string | undefined>): CheckResult[] {
   const results: CheckResult[] = [];
-  if (env.CREDENTIALS_KEYS_PREVIOUS && env.CREDENTIALS_KEY) {
-    const name = "CREDENTIALS_KEYS_PREVIOUS";
-    try {
-      const ring = credentialKeyRing({ CREDENTIALS_KEY: env.CREDENTIALS_KEY, CREDENTIALS_KEYS_PREVIOUS: env.CREDENTIALS_KEYS_PREVIOUS });
-      results.push(
-        ok(
-          FAMILY,
-          name,
-          `${ring.previous.length} previous key(s) (${ring.previous.map((k) => k.kid).join(", ")}) beside the current one (${ring.current.kid})`,
-        ),
+  const { CREDENTIALS_KEY, CREDENTIALS_KEYS_PREVIOUS, WEBHOOK_SECRET, WEBHOOK_SECRETS_PREVIOUS } = env;
+  if (CREDENTIALS_KEYS_PREVIOUS && CREDENTIALS_KEY) {
+    results.push(rotationList("CREDENTIALS_KEYS_PREVIOUS", (name) => {
+      const ring = credentialKeyRing({ CREDENTIALS_KEY, CREDENTIALS_KEYS_PREVIOUS });
+      return ok(
+        FAMILY,
+        name,
+        `${ring.previous.length} previous key(s) (${ring.previous.map((k) => k.kid).join(", ")}) beside the current one (${ring.current.kid})`,
       );
-    } catch (error) {
-      results.push(fail(FAMILY, name, describeError(error), ROTATION));
-    }
+    }));
   }
-  if (env.WEBHOOK_SECRETS_PREVIOUS && env.WEBHOOK_SECRET) {
-    const name = "WEBHOOK_SECRETS_PREVIOUS";
-    try {
-      const accepted = webhookSecrets({ WEBHOOK_SECRET: env.WEBHOOK_SECRET, WEBHOOK_SECRETS_PREVIOUS: env.WEBHOOK_SECRETS_PREVIOUS });
-      results.push(
-        warn(
-          FAMILY,
-          name,
-          `the callback also accepts ${accepted.length - 1} previous secret(s): a rotation is under way`,
-          "once every worker signs with WEBHOOK_SECRET, remove WEBHOOK_SECRETS_PREVIOUS from the functions' secrets (docs/guides/rotation.md)",
-        ),
+  if (WEBHOOK_SECRETS_PREVIOUS && WEBHOOK_SECRET) {
+    results.push(rotationList("WEBHOOK_SECRETS_PREVIOUS", (name) => {
+      const accepted = webhookSecrets({ WEBHOOK_SECRET, WEBHOOK_SECRETS_PREVIOUS });
+      return warn(
+        FAMILY,
+        name,
+        `the callback also accepts ${accepted.length - 1} previous secret(s): a rotation is under way`,
+        "once every worker signs with WEBHOOK_SECRET, remove WEBHOOK_SECRETS_PREVIOUS from the functions' secrets (docs/guides/rotation.md)",
       );
-    } catch (error) {
-      results.push(fail(FAMILY, name, describeError(error), ROTATION));
-    }
+    }));
   }
   return results;
 }

@@ -135,6 +135,32 @@ export function run(command: string, args: string[], input: Uint8Array | string)
   });
 }
 
+/**
+ * 16-bit mono PCM at `fromRate` through FFmpeg: resampled to `toRate`, still mono, and encoded as
+ * `outputArgs` say, on stdout.
+ */
+export function convertPcm(pcm: Int16Array, fromRate: number, toRate: number, outputArgs: string[]): Promise<Uint8Array> {
+  return run("ffmpeg", [
+    "-hide_banner",
+    "-loglevel",
+    "error",
+    "-f",
+    "s16le",
+    "-ar",
+    String(fromRate),
+    "-ac",
+    "1",
+    "-i",
+    "pipe:0",
+    "-ar",
+    String(toRate),
+    "-ac",
+    "1",
+    ...outputArgs,
+    "pipe:1",
+  ], new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength));
+}
+
 /** PCM samples and rate of a 16-bit mono WAV (espeak-ng's `--stdout` output, whose sizes may be 0). */
 function parseWav(bytes: Uint8Array): { samples: Int16Array; sampleRate: number } {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -237,22 +263,7 @@ export async function synthesizeSpeech(options: { text: string; voice: string; r
   const format = MP3_FORMATS[options.format];
   if (!format) throw new Error(`unsupported output format ${options.format}`);
   const { pcm, sampleRate, words, durationMs } = await synthesizePcm(options);
-  const mp3 = words.length === 0 ? new Uint8Array(0) : await run("ffmpeg", [
-    "-hide_banner",
-    "-loglevel",
-    "error",
-    "-f",
-    "s16le",
-    "-ar",
-    String(sampleRate),
-    "-ac",
-    "1",
-    "-i",
-    "pipe:0",
-    "-ar",
-    String(format.sampleRate),
-    "-ac",
-    "1",
+  const mp3 = words.length === 0 ? new Uint8Array(0) : await convertPcm(pcm, sampleRate, format.sampleRate, [
     "-c:a",
     "libmp3lame",
     "-b:a",
@@ -264,7 +275,6 @@ export async function synthesizeSpeech(options: { text: string; voice: string; r
     "0",
     "-f",
     "mp3",
-    "pipe:1",
-  ], new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength));
+  ]);
   return { mp3, words, durationMs };
 }

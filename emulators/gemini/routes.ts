@@ -23,6 +23,7 @@
 import { createHash } from "node:crypto";
 import type { EmulatorContext } from "../context.ts";
 import { googleError, jsonResponse } from "../context.ts";
+import { readJsonValue } from "../admin-json.ts";
 import { type ServedAnswer, slowDown } from "../faults/fault-book.ts";
 import { FooledBook, isFooledModel, obey, parseFooledAttacks } from "./tasks/fooled.ts";
 import { auditHook } from "./tasks/hook-audit.ts";
@@ -153,15 +154,9 @@ const MAX_FOOLED_BODY = 4 * 1024 * 1024;
 async function fooledAdmin(req: Request, ctx: EmulatorContext): Promise<Response> {
   if (req.method === "GET") return jsonResponse({ attacks: fooledBookOf(ctx).size });
   if (req.method !== "PUT") return jsonResponse({ error: "use PUT or GET" }, 405);
-  const text = await req.text();
-  if (text.length > MAX_FOOLED_BODY) return jsonResponse({ error: `body must be at most ${MAX_FOOLED_BODY} bytes` }, 413);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return jsonResponse({ error: "body must be JSON" }, 400);
-  }
-  const attacks = parseFooledAttacks(body);
+  const body = await readJsonValue(req, MAX_FOOLED_BODY);
+  if (body instanceof Response) return body;
+  const attacks = parseFooledAttacks(body.value);
   if (typeof attacks === "string") return jsonResponse({ error: attacks }, 400);
   fooledBookOf(ctx).replace(attacks);
   return jsonResponse({ attacks: attacks.length });

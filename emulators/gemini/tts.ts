@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import type { EmulatorContext } from "../context.ts";
 import { googleError, jsonResponse } from "../context.ts";
 import { slowDown } from "../faults/fault-book.ts";
-import { run, synthesizePcm } from "../edge-tts/speech.ts";
+import { convertPcm, synthesizePcm } from "../edge-tts/speech.ts";
 import { GEMINI_TTS_VOICES } from "../../shared/contracts/gemini-voices.ts";
 
 const PCM_RATE = 24_000;
@@ -43,26 +43,7 @@ function speakerFor(languageCode: string | undefined, text: string): string {
 }
 
 function resampleTo24k(pcm: Int16Array, fromRate: number): Promise<Uint8Array> {
-  return run("ffmpeg", [
-    "-hide_banner",
-    "-loglevel",
-    "error",
-    "-f",
-    "s16le",
-    "-ar",
-    String(fromRate),
-    "-ac",
-    "1",
-    "-i",
-    "pipe:0",
-    "-ar",
-    String(PCM_RATE),
-    "-ac",
-    "1",
-    "-f",
-    "s16le",
-    "pipe:1",
-  ], new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength));
+  return convertPcm(pcm, fromRate, PCM_RATE, ["-f", "s16le"]);
 }
 
 export async function handleGeminiTts(req: Request, model: string, ctx: EmulatorContext): Promise<Response> {

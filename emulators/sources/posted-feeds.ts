@@ -12,6 +12,7 @@ import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { EmulatorContext } from "../context.ts";
 import { jsonResponse } from "../context.ts";
+import { readJsonValue } from "../admin-json.ts";
 import { rfc822 } from "../trends/routes.ts";
 
 const NAME = /^[a-z0-9][a-z0-9_-]{0,60}$/;
@@ -66,15 +67,9 @@ export async function handlePostedFeeds(req: Request, url: URL, ctx: EmulatorCon
     if (req.method !== "PUT") return jsonResponse({ error: "use PUT" }, 405);
     const name = admin[1]!;
     if (!NAME.test(name)) return jsonResponse({ error: "feed name must be lower-case letters, digits, - or _" }, 400);
-    const text = await req.text();
-    if (text.length > MAX_BODY_BYTES) return jsonResponse({ error: `body must be at most ${MAX_BODY_BYTES} bytes` }, 413);
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return jsonResponse({ error: "body must be JSON" }, 400);
-    }
-    const items = parseItems(body);
+    const body = await readJsonValue(req, MAX_BODY_BYTES);
+    if (body instanceof Response) return body;
+    const items = parseItems(body.value);
     if (typeof items === "string") return jsonResponse({ error: items }, 400);
     const file = feedFile(ctx, name);
     await mkdir(join(ctx.dataDir, "posted-feeds"), { recursive: true });

@@ -19,6 +19,7 @@ import { randomUUID } from "node:crypto";
 import { rename, rm, stat, writeFile } from "node:fs/promises";
 import type { EmulatorContext } from "../context.ts";
 import { droppedConnection } from "../context.ts";
+import { KeyedLock } from "../keyed-lock.ts";
 import { StorageConflict, validObjectPath } from "./disk.ts";
 import { errors, storageError, streamBodyToFile } from "./http.ts";
 
@@ -37,20 +38,9 @@ interface TusUpload {
   completed?: boolean;
 }
 
-const locks = new Map<string, Promise<unknown>>();
-
 /** PATCHes and HEADs of one upload never interleave. */
-async function withLock<T>(id: string, fn: () => Promise<T>): Promise<T> {
-  const previous = locks.get(id) ?? Promise.resolve();
-  const run = previous.then(fn, fn);
-  const settled = run.catch(() => {});
-  locks.set(id, settled);
-  try {
-    return await run;
-  } finally {
-    if (locks.get(id) === settled) locks.delete(id);
-  }
-}
+const locks = new KeyedLock();
+const withLock = <T>(id: string, fn: () => Promise<T>) => locks.run(id, fn);
 
 function tusHeaders(extra: Record<string, string> = {}): Record<string, string> {
   return { "tus-resumable": TUS_VERSION, "cache-control": "no-store", ...extra };

@@ -12,9 +12,10 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { type FileHandle, mkdir, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { type FileHandle, mkdir, open, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import process from "node:process";
+import { KeyedLock } from "../keyed-lock.ts";
+import { StateFile } from "../state-file.ts";
 
 /** Access tokens live 24 hours (`expires_in: 86400`). */
 export const ACCESS_TOKEN_LIFETIME_S = 86_400;
@@ -124,15 +125,12 @@ export class TikTokStore {
   #codes = new Map<string, PendingCode>();
   /** Per access token and endpoint: the emulator-clock times of its recent calls. */
   #windows = new Map<string, number[]>();
-  #locks = new Map<string, Promise<unknown>>();
-  #saving: Promise<void> = Promise.resolve();
+  #locks = new KeyedLock();
+  readonly #state: StateFile<Saved>;
 
   constructor(dataDir: string) {
     this.root = path.join(dataDir, "tiktok");
-  }
-
-  get #file(): string {
-    return path.join(this.root, "state.json");
+    this.#state = new StateFile(path.join(this.root, "state.json"));
   }
 
   uploadFile(publishId: string): string {
@@ -140,14 +138,8 @@ export class TikTokStore {
   }
 
   async load(): Promise<void> {
-    const text = await readFile(this.#file, "utf8").catch(() => undefined);
-    if (text === undefined) return;
-    let saved: Saved;
-    try {
-      saved = JSON.parse(text) as Saved;
-    } catch {
-      return;
-    }
+    const saved = await this.#state.read();
+    if (saved === undefined) return;
     this.#clients = new Map(saved.clients ?? []);
     this.#settings = saved.settings ?? {};
     this.#grants = new Map((saved.grants ?? []).map((g) => [g.refresh_token, g]));
@@ -346,20 +338,12 @@ export class TikTokStore {
     return hash.digest("hex");
   }
 
-  async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.#locks.get(key) ?? Promise.resolve();
-    const run = previous.then(fn, fn);
-    const settled = run.catch(() => {});
-    this.#locks.set(key, settled);
-    try {
-      return await run;
-    } finally {
-      if (this.#locks.get(key) === settled) this.#locks.delete(key);
-    }
+  withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    return this.#locks.run(key, fn);
   }
 
   async reset(): Promise<void> {
-    await this.#saving;
+    await this.#state.settled();
     this.#clients.clear();
     this.#settings = {};
     this.#grants.clear();
@@ -372,20 +356,12 @@ export class TikTokStore {
 
   /** Writes the whole state, one write at a time, each whole then renamed. */
   #save(): Promise<void> {
-    const write = this.#saving.then(async () => {
-      const saved: Saved = {
-        clients: [...this.#clients],
-        settings: this.#settings,
-        grants: [...this.#grants.values()],
-        tokens: [...this.#tokens.values()],
-        publishes: [...this.#publishes.values()],
-      };
-      await mkdir(this.root, { recursive: true });
-      const tmp = `${this.#file}.${process.pid}.tmp`;
-      await writeFile(tmp, JSON.stringify(saved));
-      await rename(tmp, this.#file);
-    });
-    this.#saving = write.catch(() => {});
-    return write;
+    return this.#state.write(() => ({
+      clients: [...this.#clients],
+      settings: this.#settings,
+      grants: [...this.#grants.values()],
+      tokens: [...this.#tokens.values()],
+      publishes: [...this.#publishes.values()],
+    }));
   }
 }

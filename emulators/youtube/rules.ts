@@ -14,9 +14,8 @@
  *
  * Times are the emulator clock's (clock/clock.ts).
  */
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
-import process from "node:process";
+import { StateFile } from "../state-file.ts";
 import { nextPacificMidnight, pacificDay } from "./pacific-day.ts";
 
 /** Units each Data API call the emulator serves costs (videos.insert has a bucket of its own). */
@@ -71,23 +70,15 @@ export class YouTubeRules {
   #projects = new Map<string, Partial<ProjectSettings>>();
   #usage = new Map<string, Map<string, DayUsage>>();
   #channels = new Map<string, ChannelState>();
-  #saving: Promise<void> = Promise.resolve();
-  readonly #file: string;
+  readonly #state: StateFile<SavedRules>;
 
   constructor(dataDir: string, readonly limits: YouTubeLimits = DEFAULT_LIMITS) {
-    this.#file = path.join(dataDir, "youtube", "rules.json");
+    this.#state = new StateFile(path.join(dataDir, "youtube", "rules.json"));
   }
 
   async load(): Promise<void> {
-    const text = await readFile(this.#file, "utf8").catch(() => undefined);
-    if (text === undefined) return;
-    let saved: SavedRules;
-    try {
-      saved = JSON.parse(text) as SavedRules;
-    } catch {
-      // Written whole then renamed, the file is never half-written; one that does not parse is not ours.
-      return;
-    }
+    const saved = await this.#state.read();
+    if (saved === undefined) return;
     this.#projects = new Map(saved.projects ?? []);
     this.#usage = new Map((saved.usage ?? []).map(([client, days]) => [client, new Map(days)]));
     this.#channels = new Map(saved.channels ?? []);
@@ -202,24 +193,15 @@ export class YouTubeRules {
     this.#projects.clear();
     this.#usage.clear();
     this.#channels.clear();
-    await this.#saving;
+    await this.#state.settled();
   }
 
   /** Writes the whole state, one write at a time, each whole then renamed. */
   #save(): Promise<void> {
-    const write = this.#saving.then(async () => {
-      const saved: SavedRules = {
-        projects: [...this.#projects],
-        usage: [...this.#usage].map(([client, days]) => [client, [...days]]),
-        channels: [...this.#channels],
-      };
-      await mkdir(path.dirname(this.#file), { recursive: true });
-      const tmp = `${this.#file}.${process.pid}.tmp`;
-      await writeFile(tmp, JSON.stringify(saved));
-      await rename(tmp, this.#file);
-    });
-    // A failed write fails its own caller; the next one starts afresh.
-    this.#saving = write.catch(() => {});
-    return write;
+    return this.#state.write(() => ({
+      projects: [...this.#projects],
+      usage: [...this.#usage].map(([client, days]) => [client, [...days]]),
+      channels: [...this.#channels],
+    }));
   }
 }

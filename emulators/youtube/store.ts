@@ -15,6 +15,7 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { KeyedLock } from "../keyed-lock.ts";
 
 export interface UploadSession {
   upload_id: string;
@@ -72,7 +73,7 @@ function videoIdFor(uploadId: string): string {
 
 export class YouTubeStore {
   readonly root: string;
-  #locks = new Map<string, Promise<unknown>>();
+  #locks = new KeyedLock();
 
   constructor(dataDir: string) {
     this.root = path.join(dataDir, "youtube");
@@ -87,16 +88,8 @@ export class YouTubeStore {
   }
 
   /** Runs `fn` with the session to itself: PUTs to one session never interleave. */
-  async withLock<T>(uploadId: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.#locks.get(uploadId) ?? Promise.resolve();
-    const run = previous.then(fn, fn);
-    const settled = run.catch(() => {});
-    this.#locks.set(uploadId, settled);
-    try {
-      return await run;
-    } finally {
-      if (this.#locks.get(uploadId) === settled) this.#locks.delete(uploadId);
-    }
+  withLock<T>(uploadId: string, fn: () => Promise<T>): Promise<T> {
+    return this.#locks.run(uploadId, fn);
   }
 
   async createSession(session: UploadSession): Promise<void> {

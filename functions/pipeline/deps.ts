@@ -1,4 +1,4 @@
-import { loadEnv, STORAGE_ENV_KEYS } from "../../shared/config/env.ts";
+import { loadEnv, STORAGE_ENV_KEYS, TELEGRAM_ENV_KEYS, TREND_SOURCE_ENV_KEYS } from "../../shared/config/env.ts";
 import { type CredentialKeyRing, credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
 import { createSql, type Sql } from "../../shared/db/client.ts";
 import { createLogger, type Logger } from "../../shared/logging/logger.ts";
@@ -42,16 +42,8 @@ const PIPELINE_ENV_KEYS = [
   "TIKTOK_CLIENT_KEY",
   "TIKTOK_CLIENT_SECRET",
   "TIKTOK_API_BASE_URL",
-  "TRENDS_BASE_URL",
-  "HACKER_NEWS_BASE_URL",
-  "WIKIMEDIA_BASE_URL",
-  "REDDIT_AUTH_BASE_URL",
-  "REDDIT_API_BASE_URL",
-  "REDDIT_CLIENT_ID",
-  "REDDIT_CLIENT_SECRET",
-  "TELEGRAM_BOT_TOKEN",
-  "TELEGRAM_API_BASE_URL",
-  "TELEGRAM_CHAT_ID",
+  ...TREND_SOURCE_ENV_KEYS,
+  ...TELEGRAM_ENV_KEYS,
   "EDGE_CPU_LIMIT_MS",
   "EDGE_MEMORY_LIMIT_MB",
   "EDGE_WALL_LIMIT_S",

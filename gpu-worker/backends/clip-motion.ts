@@ -17,6 +17,9 @@ interface StillMotion {
   y1: number;
 }
 
+/** What of the job a scene clip is made to: its frame size, rate and length. */
+type ClipJob = Pick<VisualJob, "width" | "height" | "fps" | "duration_s">;
+
 /** Frames in a clip of the job. */
 function clipFrames(job: Pick<VisualJob, "duration_s" | "fps">): number {
   return Math.max(1, Math.round(job.duration_s * job.fps));
@@ -46,7 +49,7 @@ export function stillMotion(motion: VisualJob["style"]["motion"], seed: number):
  * zoompan draws every frame from that one picture.
  */
 export function stillToClipArgs(
-  job: Pick<VisualJob, "width" | "height" | "fps" | "duration_s">,
+  job: ClipJob,
   imagePath: string,
   motion: StillMotion,
   outPath: string,
@@ -73,7 +76,7 @@ export function stillToClipArgs(
  * scaled to cover the frame, the overflow cropped around the centre.
  */
 export function videoToClipArgs(
-  job: Pick<VisualJob, "width" | "height" | "fps" | "duration_s">,
+  job: ClipJob,
   videoPath: string,
   outPath: string,
   preset = "ultrafast",
@@ -83,11 +86,7 @@ export function videoToClipArgs(
     "-1",
     "-i",
     videoPath,
-    "-t",
-    String(job.duration_s),
-    "-vf",
-    fillFilter(job),
-    ...clipEncoderArgs(job.fps, clipFrames(job), outPath, preset),
+    ...filledClipArgs(job, outPath, preset),
   ];
 }
 
@@ -96,7 +95,7 @@ export function videoToClipArgs(
  * fill the clip, converted to the job's rate and scaled to cover the frame.
  */
 export function framesToClipArgs(
-  job: Pick<VisualJob, "width" | "height" | "fps" | "duration_s">,
+  job: ClipJob,
   pattern: string,
   sourceFps: number,
   outPath: string,
@@ -111,12 +110,13 @@ export function framesToClipArgs(
     String(round3(sourceFps)),
     "-i",
     pattern,
-    "-t",
-    String(job.duration_s),
-    "-vf",
-    fillFilter(job),
-    ...clipEncoderArgs(job.fps, clipFrames(job), outPath, preset),
+    ...filledClipArgs(job, outPath, preset),
   ];
+}
+
+/** A moving source, cut to the clip's length, converted to the job's rate, filled and encoded. */
+function filledClipArgs(job: ClipJob, outPath: string, preset: string): string[] {
+  return ["-t", String(job.duration_s), "-vf", fillFilter(job), ...clipEncoderArgs(job.fps, clipFrames(job), outPath, preset)];
 }
 
 function fillFilter(job: Pick<VisualJob, "width" | "height" | "fps">): string {

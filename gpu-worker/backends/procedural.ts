@@ -1,6 +1,6 @@
 import type { VisualJob } from "../../shared/contracts/queue.ts";
 import { NonRetriableError } from "../../shared/errors.ts";
-import { runFfmpeg } from "../../shared/media/ffmpeg.ts";
+import { mp4OutputArgs, runFfmpeg } from "../../shared/media/ffmpeg.ts";
 import type { VisualBackend, VisualBackendContext } from "./visual-backend.ts";
 import { PROCEDURAL_BACKEND_VERSION } from "../../shared/contracts/visual-backends.ts";
 
@@ -155,16 +155,9 @@ export function clipEncoderArgs(fps: number, frames: number, outPath: string, pr
     "+bitexact",
     "-fflags",
     "+bitexact",
-    "-map_metadata",
-    "-1",
     "-map_chapters",
     "-1",
-    "-movflags",
-    "+faststart",
-    "-f",
-    "mp4",
-    "-y",
-    outPath,
+    ...mp4OutputArgs(outPath, { faststart: true }),
   ];
 }
 

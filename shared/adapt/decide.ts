@@ -141,6 +141,30 @@ function candidates(config: AdaptConfig, evidence: readonly VideoEvidence[], his
   const skipped: AdaptComparison[] = [];
   const skip = (parameter: string, metric: AdaptComparison["metric"], outcome: string) =>
     skipped.push({ parameter, metric, arms: [], difference: null, t: null, critical_t: null, outcome });
+  /** The videos `inArm` picks (arm b, `label`) against the others since the parameter last changed (arm a, `rest`), on retention; unless pinned. */
+  const againstRest = (
+    parameter: string,
+    group: string,
+    [rest, label]: [string, string],
+    inArm: (video: VideoEvidence) => boolean,
+    move: Pick<Candidate, "before" | "up" | "down">,
+  ) => {
+    if (isPinned(s, parameter, group)) {
+      skip(parameter, "retention_pp", "pinned");
+      return;
+    }
+    const videos = since(evidence, history, parameter);
+    list.push({
+      parameter,
+      group,
+      metric: "retention_pp",
+      labels: [rest, label],
+      a: retention(videos.filter((v) => !inArm(v))),
+      b: retention(videos.filter(inArm)),
+      ...move,
+      minEffect: s.min_effect_pp,
+    });
+  };
 
   // Video length: only while a target is set (the units then alternate between two lengths).
   const target = s.video_length.target_s;
@@ -187,24 +211,11 @@ function candidates(config: AdaptConfig, evidence: readonly VideoEvidence[], his
   const kinds = [...new Set(config.sources.map((x) => x.kind))];
   if (kinds.length >= 2) {
     for (const kind of kinds) {
-      const parameter = `source_weight.${kind}`;
-      if (isPinned(s, parameter, "source_weights")) {
-        skip(parameter, "retention_pp", "pinned");
-        continue;
-      }
       const weight = config.sources.find((x) => x.kind === kind)!.weight;
-      const videos = since(evidence, history, parameter);
-      list.push({
-        parameter,
-        group: "source_weights",
-        metric: "retention_pp",
-        labels: ["other sources", kind],
-        a: retention(videos.filter((v) => v.source !== kind)),
-        b: retention(videos.filter((v) => v.source === kind)),
+      againstRest(`source_weight.${kind}`, "source_weights", ["other sources", kind], (v) => v.source === kind, {
         before: weight,
         up: stepWithin(weight, s.source_weights.step, s.source_weights.min, s.source_weights.max, 1),
         down: stepWithin(weight, s.source_weights.step, s.source_weights.min, s.source_weights.max, -1),
-        minEffect: s.min_effect_pp,
       });
     }
   }
@@ -216,25 +227,12 @@ function candidates(config: AdaptConfig, evidence: readonly VideoEvidence[], his
     .map(([c]) => c);
   const categories = [...new Set([...frequent, ...s.topic_categories.favoured, ...s.topic_categories.avoided])].sort();
   for (const category of categories) {
-    const parameter = `topic_category.${category}`;
-    if (isPinned(s, parameter, "topic_categories")) {
-      skip(parameter, "retention_pp", "pinned");
-      continue;
-    }
     const level = categoryLevel(s, category);
     const index = CATEGORY_LEVELS.indexOf(level);
-    const videos = since(evidence, history, parameter);
-    list.push({
-      parameter,
-      group: "topic_categories",
-      metric: "retention_pp",
-      labels: ["other categories", category],
-      a: retention(videos.filter((v) => !v.categories.includes(category))),
-      b: retention(videos.filter((v) => v.categories.includes(category))),
+    againstRest(`topic_category.${category}`, "topic_categories", ["other categories", category], (v) => v.categories.includes(category), {
       before: level,
       up: CATEGORY_LEVELS[index + 1] ?? null,
       down: index > 0 ? CATEGORY_LEVELS[index - 1]! : null,
-      minEffect: s.min_effect_pp,
     });
   }
 

@@ -5,7 +5,7 @@
  * the local edge host route both (docs/reference/api.md).
  */
 import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
-import { SERVICE_ROLE, WEBHOOK_SIGNATURE } from "./kit.ts";
+import { SERVICE_ROLE, TAGS, WEBHOOK_SIGNATURE } from "./kit.ts";
 import { pipelineRoutes } from "./routes/index.ts";
 import { workerCallbackRoutes } from "./routes/worker-callback.ts";
 
@@ -40,22 +40,7 @@ export function openApiDocument(functionsUrl: string, routes: readonly RouteConf
       ].join(" "),
     },
     servers: [{ url: functionsUrl.replace(/\/+$/, ""), description: "FUNCTIONS_URL: where both functions are served" }],
-    tags: [
-      { name: "pipeline", description: "The function itself" },
-      { name: "runs", description: "Runs, the tick, dead letters" },
-      { name: "dimensions", description: "Dimensions (`mdame dimension`)" },
-      { name: "accounts", description: "Publishing accounts (`mdame account`)" },
-      { name: "credentials", description: "Key rotation (`mdame credentials`, docs/guides/rotation.md)" },
-      { name: "alerts", description: "Alerts (`mdame alerts`, docs/reference/alerts.md)" },
-      { name: "reports", description: "Weekly reports (`mdame report`)" },
-      { name: "adapt", description: "The adaptive engine (`mdame adapt`, docs/reference/adaptive.md)" },
-      { name: "ops", description: "The ops dashboard's views (`mdame dashboard`, docs/reference/ops-api.md)" },
-      {
-        name: "housekeeping",
-        description: "Retention, housekeeping passes and sizes (`mdame housekeeping`, `mdame storage usage`, docs/reference/retention.md)",
-      },
-      { name: "worker-callback", description: "The `worker-callback` function: Standard Webhooks deliveries from the workers" },
-    ],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
   });
   return { ...document, paths: Object.fromEntries(Object.entries(document.paths ?? {}).sort(([a], [b]) => a.localeCompare(b))) };
 }

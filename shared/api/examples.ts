@@ -17,6 +17,46 @@ const SHA = "9f2c1a7e5b3d8c4f6a0e1b2d3c4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f";
 const AT = "2026-12-01T06:00:04.120Z";
 const LATER = "2026-12-01T06:42:17.905Z";
 
+/** The run of the examples, under way (then aborted). */
+const run = {
+  id: RUN_ID,
+  env: "prod",
+  run_date: "2026-12-01",
+  trigger_kind: "manual",
+  dimension_filter: null,
+  status: "running",
+  error: null,
+  created_at: AT,
+  updated_at: LATER,
+  finished_at: null,
+};
+
+/** The second Google project of the examples, as registered (then with channels connected through it). */
+const secondProject = {
+  name: "second",
+  oauth_client_id: SECOND_CLIENT,
+  client: "registered",
+  upload_calls_per_day: 100,
+  api_units_per_day: 10000,
+  analytics_queries_per_day: 10000,
+  accounts: 0,
+  active_accounts: 0,
+  planned_uploads_per_day: 0,
+  uploads_today: 0,
+  created_at: AT,
+};
+
+/** The move the adaptive engine proposes in the examples, and records as an adaptation. */
+const move = {
+  dimension_id: DIMENSION,
+  parameter: "hook_threshold",
+  before: 0.6,
+  after: 0.65,
+  reason: "hooks above 0.65 kept viewers 6.1 points longer",
+  evidence: { n: 14 },
+  week_start: "2026-11-23",
+};
+
 export const examples = {
   health: { ok: true, env: "prod" },
 
@@ -25,18 +65,7 @@ export const examples = {
   triggered: { run_id: RUN_ID, status: "running", created: true, status_url: `https://abcd1234.supabase.co/functions/v1/pipeline/runs/${RUN_ID}` },
 
   runStatus: {
-    run: {
-      id: RUN_ID,
-      env: "prod",
-      run_date: "2026-12-01",
-      trigger_kind: "manual",
-      dimension_filter: null,
-      status: "running",
-      error: null,
-      created_at: AT,
-      updated_at: LATER,
-      finished_at: null,
-    },
+    run,
     dimensions: [{
       dimension_id: DIMENSION,
       status: "ingested",
@@ -88,19 +117,7 @@ export const examples = {
 
   abortBody: { reason: "wrong topic list" },
   aborted: {
-    run: {
-      id: RUN_ID,
-      env: "prod",
-      run_date: "2026-12-01",
-      trigger_kind: "manual",
-      dimension_filter: null,
-      status: "rolled_back",
-      error: "aborted: wrong topic list",
-      created_at: AT,
-      updated_at: LATER,
-      finished_at: LATER,
-      idempotency_key: "manual:2026-12-01:tech-explained",
-    },
+    run: { ...run, status: "rolled_back", error: "aborted: wrong topic list", finished_at: LATER, idempotency_key: "manual:2026-12-01:tech-explained" },
     cancelled_units: 1,
     released_assets: [`scenes/${SHA}.mp4`],
     removed_assets: 1,
@@ -149,34 +166,10 @@ export const examples = {
     client_secret: "GOCSPX-example-client-secret",
     upload_calls_per_day: 100,
   },
-  youtubeProject: {
-    name: "second",
-    oauth_client_id: SECOND_CLIENT,
-    client: "registered",
-    upload_calls_per_day: 100,
-    api_units_per_day: 10000,
-    analytics_queries_per_day: 10000,
-    accounts: 0,
-    active_accounts: 0,
-    planned_uploads_per_day: 0,
-    uploads_today: 0,
-    created_at: AT,
-  },
+  youtubeProject: secondProject,
   youtubeProjects: {
     projects: [
-      {
-        name: "second",
-        oauth_client_id: SECOND_CLIENT,
-        client: "registered",
-        upload_calls_per_day: 100,
-        api_units_per_day: 10000,
-        analytics_queries_per_day: 10000,
-        accounts: 12,
-        active_accounts: 12,
-        planned_uploads_per_day: 24,
-        uploads_today: 7,
-        created_at: AT,
-      },
+      { ...secondProject, accounts: 12, active_accounts: 12, planned_uploads_per_day: 24, uploads_today: 7 },
       {
         name: "default",
         oauth_client_id: "123456789012-abc.apps.googleusercontent.com",
@@ -261,16 +254,7 @@ export const examples = {
       dimension_id: DIMENSION,
       dry_run: true,
       videos: 14,
-      moves: [{
-        id: null,
-        dimension_id: DIMENSION,
-        parameter: "hook_threshold",
-        before: 0.6,
-        after: 0.65,
-        reason: "hooks above 0.65 kept viewers 6.1 points longer",
-        evidence: { n: 14 },
-        week_start: "2026-11-23",
-      }],
+      moves: [{ id: null, ...move }],
       comparisons: [{
         parameter: "hook_threshold",
         metric: "retention_pp",
@@ -284,13 +268,7 @@ export const examples = {
   },
   adaptation: {
     id: ADAPTATION_ID,
-    dimension_id: DIMENSION,
-    parameter: "hook_threshold",
-    before: 0.6,
-    after: 0.65,
-    reason: "hooks above 0.65 kept viewers 6.1 points longer",
-    evidence: { n: 14 },
-    week_start: "2026-11-23",
+    ...move,
     decided_at: AT,
     applied: true,
     reverted_at: null,

@@ -5,7 +5,7 @@
  * validates requests and shapes answers with it, the OpenAPI document is generated from it, and
  * the CLI and the dashboard call it through Hono's typed client (cli/api-client.ts).
  */
-import type { RouteConfig } from "@hono/zod-openapi";
+import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import type { z } from "zod";
 import { bodies } from "./components.ts";
 import { errorExamples } from "./examples.ts";
@@ -17,6 +17,38 @@ export const WEBHOOK_SIGNATURE = "webhookSignature";
 /** What a route behind the service-role bearer declares as its `security`. */
 export const serviceRole = [{ [SERVICE_ROLE]: [] }];
 
+/** The document's tags, in its order, with their descriptions: every route has one of them. */
+export const TAGS = {
+  pipeline: "The function itself",
+  runs: "Runs, the tick, dead letters",
+  dimensions: "Dimensions (`mdame dimension`)",
+  accounts: "Publishing accounts (`mdame account`)",
+  credentials: "Key rotation (`mdame credentials`, docs/guides/rotation.md)",
+  alerts: "Alerts (`mdame alerts`, docs/reference/alerts.md)",
+  reports: "Weekly reports (`mdame report`)",
+  adapt: "The adaptive engine (`mdame adapt`, docs/reference/adaptive.md)",
+  ops: "The ops dashboard's views (`mdame dashboard`, docs/reference/ops-api.md)",
+  housekeeping: "Retention, housekeeping passes and sizes (`mdame housekeeping`, `mdame storage usage`, docs/reference/retention.md)",
+  "worker-callback": "The `worker-callback` function: Standard Webhooks deliveries from the workers",
+} as const;
+export type Tag = keyof typeof TAGS;
+
+/**
+ * `createRoute` for the routes of one tag, behind the service-role bearer unless `security` says
+ * otherwise: a declaration gives the rest (method, path, operationId, summary, request, answers),
+ * and keeps its own literal method and path, from which the handlers' and the typed client's types
+ * are derived.
+ */
+export function routesOf(tag: Tag, security: RouteConfig["security"] = serviceRole) {
+  type Tagged = { tags: Tag[]; security: RouteConfig["security"] };
+  // P keeps the path's literal type. The declaration is assigned over method, path, operationId,
+  // tags and security, in that order: the document lists an operation's keys in its declaration's order.
+  return <P extends string, R extends Omit<RouteConfig, "path" | "tags" | "security"> & { path: P; operationId: string }>(config: R) =>
+    createRoute<R["path"], R & Tagged>(
+      Object.assign({ method: config.method, path: config.path, operationId: config.operationId, tags: [tag], security }, config),
+    );
+}
+
 /** One example of a body: `value` must pass the body's schema (a test parses every one). */
 export interface Example {
   summary: string;
@@ -24,6 +56,9 @@ export interface Example {
 }
 
 const json = <T extends z.ZodType>(schema: T, examples: Record<string, Example>) => ({ "application/json": { schema, examples } });
+
+/** `overview` -> `Overview`: an operationId made of words. */
+export const capitalized = (word: string) => `${word[0]!.toUpperCase()}${word.slice(1)}`;
 
 /** A JSON request body; `required: false` when an empty body stands for `{}`. */
 export function body<T extends z.ZodType>(schema: T, required: boolean, examples: Record<string, Example>) {
@@ -81,3 +116,27 @@ export function answerSchema<R extends RouteConfig, S extends keyof R["responses
 
 /** `GET /pipeline/runs/{id}`: how a route is named in messages and logs. */
 export const routeName = (route: RouteConfig) => `${route.method.toUpperCase()} ${route.path}`;
+
+/**
+ * `POST {path}/pause` and `/resume` (operationIds `pause<What>`, `resume<What>`) of a thing the
+ * action switches off and on: the thing afterwards (`example`, `active` as the action left it), or
+ * `notFound`.
+ */
+export function pauseAndResume<Base extends string, Params extends z.ZodObject, S extends z.ZodType>(
+  route: ReturnType<typeof routesOf>,
+  thing: { what: string; path: Base; params: Params; schema: S; example: object; notFound: ReturnType<typeof errors.notFound> },
+) {
+  return <A extends "pause" | "resume">(action: A, summary: string) =>
+    route({
+      method: "post",
+      path: `${thing.path}/${action}`,
+      operationId: `${action}${capitalized(thing.what)}`,
+      summary,
+      request: { params: thing.params },
+      responses: {
+        200: ok(`The ${thing.what} afterwards`, thing.schema, `the ${thing.what}`, { ...thing.example, active: action === "resume" }),
+        ...serviceErrors,
+        404: thing.notFound,
+      },
+    });
+}

@@ -161,35 +161,46 @@ export function withSupabaseNames(source: Record<string, string | undefined>): R
 /** The storage keys a process needs for the backend it is configured with. */
 export const STORAGE_ENV_KEYS = ["STORAGE_BACKEND", "STORAGE_LOCAL_DIR", "SUPABASE_URL", "SUPABASE_SERVICE_ROLE_KEY", "STORAGE_BUCKET"] as const;
 
+/** The trend sources' keys: Google Trends, Hacker News, Wikimedia pageviews, Reddit (RSS/Atom feeds are URLs in a dimension's config). */
+export const TREND_SOURCE_ENV_KEYS = [
+  "TRENDS_BASE_URL",
+  "HACKER_NEWS_BASE_URL",
+  "WIKIMEDIA_BASE_URL",
+  "REDDIT_AUTH_BASE_URL",
+  "REDDIT_API_BASE_URL",
+  "REDDIT_CLIENT_ID",
+  "REDDIT_CLIENT_SECRET",
+] as const;
+
+/** The Telegram alerts' keys. */
+export const TELEGRAM_ENV_KEYS = ["TELEGRAM_BOT_TOKEN", "TELEGRAM_API_BASE_URL", "TELEGRAM_CHAT_ID"] as const;
+
 /**
  * The key ring and the webhook secrets are checked whole once their variables are parsed: a bad
  * entry of a list, or a key given twice, stops the process at start-up rather than at first use.
  */
 function checkRings(env: Partial<EngineEnv>): void {
   const problems: string[] = [];
-  if (env.CREDENTIALS_KEYS_PREVIOUS !== undefined) {
-    if (env.CREDENTIALS_KEY === undefined) problems.push("CREDENTIALS_KEYS_PREVIOUS is set without CREDENTIALS_KEY (the current key)");
-    else {
-      try {
-        credentialKeyRing({ CREDENTIALS_KEY: env.CREDENTIALS_KEY, CREDENTIALS_KEYS_PREVIOUS: env.CREDENTIALS_KEYS_PREVIOUS });
-      } catch (error) {
-        if (!(error instanceof CredentialKeyRingError)) throw error;
-        problems.push(error.message);
-      }
-    }
+  const { CREDENTIALS_KEY, CREDENTIALS_KEYS_PREVIOUS, WEBHOOK_SECRET, WEBHOOK_SECRETS_PREVIOUS } = env;
+  if (CREDENTIALS_KEYS_PREVIOUS !== undefined) {
+    if (CREDENTIALS_KEY === undefined) problems.push("CREDENTIALS_KEYS_PREVIOUS is set without CREDENTIALS_KEY (the current key)");
+    else noteRefusal(problems, CredentialKeyRingError, () => credentialKeyRing({ CREDENTIALS_KEY, CREDENTIALS_KEYS_PREVIOUS }));
   }
-  if (env.WEBHOOK_SECRETS_PREVIOUS !== undefined) {
-    if (env.WEBHOOK_SECRET === undefined) problems.push("WEBHOOK_SECRETS_PREVIOUS is set without WEBHOOK_SECRET (the newest secret)");
-    else {
-      try {
-        webhookSecrets({ WEBHOOK_SECRET: env.WEBHOOK_SECRET, WEBHOOK_SECRETS_PREVIOUS: env.WEBHOOK_SECRETS_PREVIOUS });
-      } catch (error) {
-        if (!(error instanceof WebhookVerificationError)) throw error;
-        problems.push(error.message);
-      }
-    }
+  if (WEBHOOK_SECRETS_PREVIOUS !== undefined) {
+    if (WEBHOOK_SECRET === undefined) problems.push("WEBHOOK_SECRETS_PREVIOUS is set without WEBHOOK_SECRET (the newest secret)");
+    else noteRefusal(problems, WebhookVerificationError, () => webhookSecrets({ WEBHOOK_SECRET, WEBHOOK_SECRETS_PREVIOUS }));
   }
   if (problems.length > 0) throw new ConfigError(`invalid environment:\n${problems.map((p) => `  ${p}`).join("\n")}`);
+}
+
+/** Runs `open`: the message of a `Refusal` it throws goes to `problems`, anything else on up. */
+function noteRefusal(problems: string[], Refusal: new (...args: never[]) => Error, open: () => unknown): void {
+  try {
+    open();
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    problems.push(error.message);
+  }
 }
 
 /** Parses the named keys of the environment; throws ConfigError naming every problem. */

@@ -236,3 +236,12 @@ export function escapeFilterValue(value: string): string {
   const optionLevel = value.replace(/[\\':]/g, (c) => `\\${c}`);
   return optionLevel.replace(/[\\'[\],;]/g, (c) => `\\${c}`);
 }
+
+/**
+ * The end of the arguments of every MP4 written (renders, scene clips, the emulators' clips): none
+ * of the inputs' metadata carried over, the index moved to the front when the file is played while
+ * it downloads (`faststart`), written over `outPath`.
+ */
+export function mp4OutputArgs(outPath: string, { faststart }: { faststart: boolean }): string[] {
+  return ["-map_metadata", "-1", ...(faststart ? ["-movflags", "+faststart"] : []), "-f", "mp4", "-y", outPath];
+}

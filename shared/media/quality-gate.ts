@@ -262,22 +262,18 @@ function judgeQuality(
     `<= ${b.maxTruePeakDbtp} dBTP`,
     peak === null ? "true peak not measurable (no audio)" : `true peak ${dB(peak)} dBTP, above ${b.maxTruePeakDbtp} dBTP`,
   ));
-  checks.push(check(
-    "black_frames",
-    info.video !== null && signal.longest_black_s <= b.maxBlackS,
-    signal.longest_black_s,
-    "s",
-    `<= ${b.maxBlackS} s`,
-    info.video ? `black picture for ${signal.longest_black_s.toFixed(2)} s, longer than ${b.maxBlackS} s` : "no video stream to check for black frames",
-  ));
-  checks.push(check(
-    "frozen_frames",
-    info.video !== null && signal.longest_frozen_s <= b.maxFrozenS,
-    signal.longest_frozen_s,
-    "s",
-    `<= ${b.maxFrozenS} s`,
-    info.video ? `frozen picture for ${signal.longest_frozen_s.toFixed(2)} s, longer than ${b.maxFrozenS} s` : "no video stream to check for frozen frames",
-  ));
+  // The longest black, then frozen, stretch of the picture: failed when longer than its bound, or when there is no picture.
+  const stretch = (name: "black_frames" | "frozen_frames", what: "black" | "frozen", longest: number, max: number) =>
+    check(
+      name,
+      info.video !== null && longest <= max,
+      longest,
+      "s",
+      `<= ${max} s`,
+      info.video ? `${what} picture for ${longest.toFixed(2)} s, longer than ${max} s` : `no video stream to check for ${what} frames`,
+    );
+  checks.push(stretch("black_frames", "black", signal.longest_black_s, b.maxBlackS));
+  checks.push(stretch("frozen_frames", "frozen", signal.longest_frozen_s, b.maxFrozenS));
   if (input.captions) {
     const violations = captionBoxViolations(input.captions.boxes, input.captions.zone);
     const z = input.captions.zone;

@@ -4,23 +4,37 @@
  * fonts-noto-cjk, which scripts/bootstrap.mjs installs).
  */
 
-/** Script (Unicode property name) -> font family covering it. */
-const SCRIPT_FONTS: ReadonlyArray<[RegExp, string, string]> = [
-  [/\p{Script=Hangul}/u, "Hangul", "Noto Sans CJK KR"],
-  [/[\p{Script=Hiragana}\p{Script=Katakana}]/u, "Japanese", "Noto Sans CJK JP"],
-  [/\p{Script=Han}/u, "Han", "Noto Sans CJK SC"],
-  [/\p{Script=Thai}/u, "Thai", "Noto Sans Thai"],
-  [/\p{Script=Devanagari}/u, "Devanagari", "Noto Sans Devanagari"],
-  [/\p{Script=Bengali}/u, "Bengali", "Noto Sans Bengali"],
-  [/\p{Script=Tamil}/u, "Tamil", "Noto Sans Tamil"],
-  [/\p{Script=Arabic}/u, "Arabic", "Noto Sans Arabic"],
-  [/\p{Script=Hebrew}/u, "Hebrew", "Noto Sans Hebrew"],
-  [/\p{Script=Khmer}/u, "Khmer", "Noto Sans Khmer"],
-  [/\p{Script=Lao}/u, "Lao", "Noto Sans Lao"],
-  [/\p{Script=Myanmar}/u, "Myanmar", "Noto Sans Myanmar"],
-  [/\p{Script=Georgian}/u, "Georgian", "Noto Sans Georgian"],
-  [/\p{Script=Armenian}/u, "Armenian", "Noto Sans Armenian"],
+/** A script that needs its own font: its name, the font family covering it, and a pattern of the Unicode scripts it is written in. */
+interface ScriptFont {
+  name: string;
+  family: string;
+  pattern: RegExp;
+}
+
+/** `name`, covered by `family`, written in the Unicode scripts `scripts` (property values; by default the one of that name). */
+const font = (name: string, family: string, scripts = [name]): ScriptFont => ({
+  name,
+  family,
+  pattern: new RegExp(`[${scripts.map((s) => `\\p{Script=${s}}`).join("")}]`, "u"),
+});
+
+const SCRIPT_FONTS: readonly ScriptFont[] = [
+  font("Hangul", "Noto Sans CJK KR"),
+  font("Japanese", "Noto Sans CJK JP", ["Hiragana", "Katakana"]),
+  font("Han", "Noto Sans CJK SC"),
+  font("Thai", "Noto Sans Thai"),
+  font("Devanagari", "Noto Sans Devanagari"),
+  font("Bengali", "Noto Sans Bengali"),
+  font("Tamil", "Noto Sans Tamil"),
+  font("Arabic", "Noto Sans Arabic"),
+  font("Hebrew", "Noto Sans Hebrew"),
+  font("Khmer", "Noto Sans Khmer"),
+  font("Lao", "Noto Sans Lao"),
+  font("Myanmar", "Noto Sans Myanmar"),
+  font("Georgian", "Noto Sans Georgian"),
+  font("Armenian", "Noto Sans Armenian"),
 ];
+const scriptFont = (name: string) => SCRIPT_FONTS.find((s) => s.name === name)!;
 
 /** Fonts known to cover Latin, Greek and Cyrillic only (of the scripts above, none). */
 const ALPHABETIC_FONTS = new Set(["dejavu sans", "dejavu sans condensed", "dejavu serif"]);
@@ -28,10 +42,9 @@ const ALPHABETIC_FONTS = new Set(["dejavu sans", "dejavu sans condensed", "dejav
 /** The script of `text` that needs its own font (the first one met, Japanese and Korean before Han); undefined for Latin, Greek, Cyrillic. */
 export function fontScript(text: string): string | undefined {
   // Han characters are shared: kana anywhere makes the text Japanese, Hangul Korean.
-  if (/[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(text)) return "Japanese";
-  if (/\p{Script=Hangul}/u.test(text)) return "Hangul";
+  for (const name of ["Japanese", "Hangul"]) if (scriptFont(name).pattern.test(text)) return name;
   let first: { at: number; name: string } | undefined;
-  for (const [pattern, name] of SCRIPT_FONTS) {
+  for (const { pattern, name } of SCRIPT_FONTS) {
     const at = text.search(pattern);
     if (at >= 0 && (!first || at < first.at)) first = { at, name };
   }
@@ -45,6 +58,5 @@ export function fontScript(text: string): string | undefined {
 export function captionFontFor(text: string, configured: string): string {
   const script = fontScript(text);
   if (!script) return configured;
-  const family = SCRIPT_FONTS.find(([, name]) => name === script)![2];
-  return ALPHABETIC_FONTS.has(configured.trim().toLowerCase()) ? family : configured;
+  return ALPHABETIC_FONTS.has(configured.trim().toLowerCase()) ? scriptFont(script).family : configured;
 }

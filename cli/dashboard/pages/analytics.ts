@@ -7,6 +7,20 @@ import { type Html, section, sectionError, table, when } from "../layout.ts";
 /** How many recent runs the page reads. */
 const ANALYTICS_RUNS = 10;
 
+type Figures = Pick<RunVideoAnalytics, "views" | "engaged_views" | "average_view_duration_s" | "average_view_percentage" | "likes" | "fetched_at">;
+
+/** The cells of a window's figures, here and on a video's page: views, engaged, watched, %, likes, when fetched. */
+export function figureCells(a: Figures, nowMs: number): Html {
+  return html`
+    <td class="num">${a.views}</td>
+    <td class="num">${a.engaged_views}</td>
+    <td class="num">${a.average_view_duration_s.toFixed(1)} s</td>
+    <td class="num">${a.average_view_percentage.toFixed(1)} %</td>
+    <td class="num">${a.likes}</td>
+    <td>${when(a.fetched_at, nowMs)}</td>
+  `;
+}
+
 function row(a: RunVideoAnalytics, titles: Map<string, string>, nowMs: number): Html {
   const title = titles.get(a.publication_id);
   return html`
@@ -14,12 +28,7 @@ function row(a: RunVideoAnalytics, titles: Map<string, string>, nowMs: number): 
       <td><a href="/videos/${a.publication_id}">${title ?? a.external_id ?? a.publication_id.slice(0, 8)}</a></td>
       <td>${a.channel_handle}</td>
       <td>day ${a.window_days}</td>
-      <td class="num">${a.views}</td>
-      <td class="num">${a.engaged_views}</td>
-      <td class="num">${a.average_view_duration_s.toFixed(1)} s</td>
-      <td class="num">${a.average_view_percentage.toFixed(1)} %</td>
-      <td class="num">${a.likes}</td>
-      <td>${when(a.fetched_at, nowMs)}</td>
+      ${figureCells(a, nowMs)}
     </tr>
   `;
 }

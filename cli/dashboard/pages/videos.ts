@@ -7,6 +7,7 @@ import type { OpsScene, OpsVideo, OpsVideoDetail } from "../../../shared/contrac
 import type { QualityReport } from "../../../shared/contracts/quality.ts";
 import type { DashboardApi } from "../ops-client.ts";
 import { badge, type Html, section, sectionError, table, when } from "../layout.ts";
+import { figureCells } from "./analytics.ts";
 
 /** A link only when it is http(s): a `javascript:` URL in data never becomes one. */
 export function safeHttpUrl(value: string | null): string | null {
@@ -119,12 +120,7 @@ function detail(d: OpsVideoDetail, nowMs: number): Html {
       <tr>
         <td>day ${a.window_days}</td>
         <td>${a.period_start} – ${a.period_end}</td>
-        <td class="num">${a.views}</td>
-        <td class="num">${a.engaged_views}</td>
-        <td class="num">${a.average_view_duration_s.toFixed(1)} s</td>
-        <td class="num">${a.average_view_percentage.toFixed(1)} %</td>
-        <td class="num">${a.likes}</td>
-        <td>${when(a.fetched_at, nowMs)}</td>
+        ${figureCells(a, nowMs)}
       </tr>
     `
   );

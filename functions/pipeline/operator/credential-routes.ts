@@ -31,36 +31,53 @@ function standingOf(ring: CredentialKeyRing, sealed: string): { kid: string | nu
   return { kid, standing: ringKey(ring, kid) ? "previous" : "missing" };
 }
 
+type Resealed = Pick<ResealOutcome, "from_kid" | "outcome" | "reason">;
+
 /**
- * One account: left alone when already sealed with the current key; otherwise opened with the ring
- * and, unless this is a dry run, sealed with the current key and swapped in only if the stored value
- * is still the one read (mdame.reseal_account_credentials), so a concurrent connect always wins.
+ * One sealed value (an account's credentials, a Google project's client secret), named by `base`
+ * in the outcome: left alone when already sealed with the current key; otherwise opened with the
+ * ring and, unless this is a dry run, sealed with the current key and handed to `swap`, which
+ * stores it only if the stored value is still the one read, so a concurrent connect or
+ * re-registration always wins.
  */
-async function resealOne(deps: OperatorDeps, account: Sealed, dryRun: boolean): Promise<ResealOutcome> {
-  const ring = deps.credentialKeys;
-  const base = {
-    account_id: account.id,
-    dimension_id: account.dimension_id,
-    channel_handle: account.channel_handle,
-    from_kid: standingOf(ring, account.credentials_enc).kid,
-  };
-  if (isSealedWithCurrentKey(ring, account.credentials_enc)) return { ...base, outcome: "current" };
+async function reseal<B, V>(
+  ring: CredentialKeyRing,
+  sealed: string,
+  dryRun: boolean,
+  base: B,
+  steps: { open: () => Promise<V>; seal: (value: V) => Promise<string>; swap: (resealed: string) => Promise<Omit<Resealed, "from_kid">> },
+): Promise<B & Resealed> {
+  const outcome = (result: Omit<Resealed, "from_kid">) => ({ ...base, from_kid: standingOf(ring, sealed).kid, ...result });
+  if (isSealedWithCurrentKey(ring, sealed)) return outcome({ outcome: "current" });
   let resealed: string;
   try {
-    const credentials = await decryptCredentials(ring, account.credentials_enc, account.id);
-    if (dryRun) return { ...base, outcome: "would_reseal" };
-    resealed = await encryptCredentials(ring, credentials, account.id);
+    const value = await steps.open();
+    if (dryRun) return outcome({ outcome: "would_reseal" });
+    resealed = await steps.seal(value);
   } catch (error) {
-    return { ...base, outcome: "failed", reason: error instanceof Error ? error.message : String(error) };
+    return outcome({ outcome: "failed", reason: error instanceof Error ? error.message : String(error) });
   }
-  try {
-    const { swapped } = await resealAccountCredentials(deps.sql, { id: account.id, expected: account.credentials_enc, resealed });
-    return { ...base, outcome: swapped ? "resealed" : "changed" };
-  } catch (error) {
-    // Removed between the read and the swap: nothing left to re-seal.
-    if (error instanceof NotFoundError) return { ...base, outcome: "changed", reason: "the account was removed meanwhile" };
-    throw error;
-  }
+  return outcome(await steps.swap(resealed));
+}
+
+/** One account's credentials (mdame.reseal_account_credentials swaps them). */
+function resealOne(deps: OperatorDeps, account: Sealed, dryRun: boolean): Promise<ResealOutcome> {
+  const ring = deps.credentialKeys;
+  const base = { account_id: account.id, dimension_id: account.dimension_id, channel_handle: account.channel_handle };
+  return reseal(ring, account.credentials_enc, dryRun, base, {
+    open: () => decryptCredentials(ring, account.credentials_enc, account.id),
+    seal: (credentials) => encryptCredentials(ring, credentials, account.id),
+    swap: async (resealed) => {
+      try {
+        const { swapped } = await resealAccountCredentials(deps.sql, { id: account.id, expected: account.credentials_enc, resealed });
+        return { outcome: swapped ? "resealed" : "changed" };
+      } catch (error) {
+        // Removed between the read and the swap: nothing left to re-seal.
+        if (error instanceof NotFoundError) return { outcome: "changed", reason: "the account was removed meanwhile" };
+        throw error;
+      }
+    },
+  });
 }
 
 type Registered = YouTubeProjectPlan & { name: string; client_secret_enc: string };
@@ -69,21 +86,17 @@ async function registeredProjects(deps: OperatorDeps): Promise<Registered[]> {
   return (await getYouTubeProjects(deps.sql)).filter((p): p is Registered => p.client_secret_enc !== null && p.name !== null);
 }
 
-/** One Google project's client secret, as resealOne does an account's (compare-and-swap, a re-registration wins). */
-async function resealProject(deps: OperatorDeps, project: Registered, dryRun: boolean): Promise<ProjectResealOutcome> {
+/** One Google project's client secret (mdame.reseal_youtube_project_secret swaps it). */
+function resealProject(deps: OperatorDeps, project: Registered, dryRun: boolean): Promise<ProjectResealOutcome> {
   const ring = deps.credentialKeys;
-  const base = { name: project.name, oauth_client_id: project.oauth_client_id, from_kid: standingOf(ring, project.client_secret_enc).kid };
-  if (isSealedWithCurrentKey(ring, project.client_secret_enc)) return { ...base, outcome: "current" };
-  let resealed: string;
-  try {
-    const secret = await openClientSecret(ring, project.client_secret_enc, project.oauth_client_id);
-    if (dryRun) return { ...base, outcome: "would_reseal" };
-    resealed = await sealClientSecret(ring, secret, project.oauth_client_id);
-  } catch (error) {
-    return { ...base, outcome: "failed", reason: error instanceof Error ? error.message : String(error) };
-  }
-  const { swapped } = await resealYouTubeProjectSecret(deps.sql, { oauthClientId: project.oauth_client_id, expected: project.client_secret_enc, resealed });
-  return { ...base, outcome: swapped ? "resealed" : "changed" };
+  return reseal(ring, project.client_secret_enc, dryRun, { name: project.name, oauth_client_id: project.oauth_client_id }, {
+    open: () => openClientSecret(ring, project.client_secret_enc, project.oauth_client_id),
+    seal: (secret) => sealClientSecret(ring, secret, project.oauth_client_id),
+    swap: async (resealed) => {
+      const { swapped } = await resealYouTubeProjectSecret(deps.sql, { oauthClientId: project.oauth_client_id, expected: project.client_secret_enc, resealed });
+      return { outcome: swapped ? "resealed" : "changed" };
+    },
+  });
 }
 
 /**

@@ -3,12 +3,12 @@
  * credentials (functions/pipeline/operator/account-routes.ts, youtube-project-routes.ts and
  * credential-routes.ts serve them; `mdame account ...`, `mdame youtube-project ...`, `mdame credentials ...`).
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { AccountsQuery } from "../../contracts/account.ts";
 import { YouTubeProjectName } from "../../contracts/youtube-project.ts";
 import { bodies } from "../components.ts";
 import { errorExamples, examples } from "../examples.ts";
-import { body, errors, ok, serviceBodyErrors, serviceErrors, serviceRole } from "../kit.ts";
+import { body, errors, ok, pauseAndResume, routesOf, serviceBodyErrors, serviceErrors } from "../kit.ts";
 import { noDimension } from "./dimensions.ts";
 
 export const accountParams = z.object({ id: z.string().uuid().describe("The account's id (a uuid)") });
@@ -16,41 +16,30 @@ const noAccount = errors.notFound("account", errorExamples.accountNotFound);
 export const projectParams = z.object({ name: YouTubeProjectName.describe("The project's registered name") });
 const noProject = errors.notFound("YouTube project of that name", errorExamples.projectNotFound);
 
-/** `POST /pipeline/accounts/{id}/pause` or `/resume`: the account's `active` set by the action. */
-function setActive<A extends "pause" | "resume">(action: A, operationId: `${A}Account`, summary: string) {
-  return createRoute({
-    method: "post",
-    path: `/pipeline/accounts/{id}/${action}`,
-    operationId,
-    tags: ["accounts"],
-    security: serviceRole,
-    summary,
-    request: { params: accountParams },
-    responses: {
-      200: ok("The account afterwards", bodies.Account, "the account", { ...examples.account, active: action === "resume" }),
-      ...serviceErrors,
-      404: noAccount,
-    },
-  });
-}
+const route = routesOf("accounts");
+const credentials = routesOf("credentials");
+const setActive = pauseAndResume(route, {
+  what: "account",
+  path: "/pipeline/accounts/{id}",
+  params: accountParams,
+  schema: bodies.Account,
+  example: examples.account,
+  notFound: noAccount,
+});
 
 export const accountRoutes = {
-  listAccounts: createRoute({
+  listAccounts: route({
     method: "get",
     path: "/pipeline/accounts",
     operationId: "listAccounts",
-    tags: ["accounts"],
-    security: serviceRole,
     summary: "Publishing accounts, by dimension then channel; never their credentials",
     request: { query: AccountsQuery },
     responses: { 200: ok("The accounts", bodies.AccountList, "one YouTube channel", { accounts: [examples.account] }), ...serviceErrors, 404: noDimension },
   }),
-  connectAccount: createRoute({
+  connectAccount: route({
     method: "post",
     path: "/pipeline/accounts",
     operationId: "connectAccount",
-    tags: ["accounts"],
-    security: serviceRole,
     summary: "Connect an account: create or update it and store its refresh token sealed with CREDENTIALS_KEY, in one transaction",
     request: {
       body: body(bodies.ConnectAccountBody, true, {
@@ -68,37 +57,31 @@ export const accountRoutes = {
       }),
     },
   }),
-  pauseAccount: setActive("pause", "pauseAccount", "Publishing skips the account (mdame.set_account_active)"),
-  resumeAccount: setActive("resume", "resumeAccount", "Publishing uses the account again"),
-  removeAccount: createRoute({
+  pauseAccount: setActive("pause", "Publishing skips the account (mdame.set_account_active)"),
+  resumeAccount: setActive("resume", "Publishing uses the account again"),
+  removeAccount: route({
     method: "delete",
     path: "/pipeline/accounts/{id}",
     operationId: "removeAccount",
-    tags: ["accounts"],
-    security: serviceRole,
     summary: "Remove an account; one with publications is kept as their record, paused and without credentials (mdame.remove_account)",
     request: { params: accountParams },
     responses: { 200: ok("What was removed", bodies.RemovedAccount, "kept for its publications", examples.removedAccount), ...serviceErrors, 404: noAccount },
   }),
 
-  listYouTubeProjects: createRoute({
+  listYouTubeProjects: route({
     method: "get",
     path: "/pipeline/youtube-projects",
     operationId: "listYouTubeProjects",
-    tags: ["accounts"],
-    security: serviceRole,
     summary: "Google projects (OAuth clients): their daily buckets, accounts, planned uploads a day and uploads today; never a secret",
     responses: {
       200: ok("The projects, registered ones first", bodies.YouTubeProjectList, "a registered project and the environment's", examples.youtubeProjects),
       ...serviceErrors,
     },
   }),
-  registerYouTubeProject: createRoute({
+  registerYouTubeProject: route({
     method: "post",
     path: "/pipeline/youtube-projects",
     operationId: "registerYouTubeProject",
-    tags: ["accounts"],
-    security: serviceRole,
     summary:
       "Register a Google project under a short name; its client secret is sealed with CREDENTIALS_KEY for its client id (mdame.register_youtube_project)",
     description:
@@ -113,12 +96,10 @@ export const accountRoutes = {
       }),
     },
   }),
-  removeYouTubeProject: createRoute({
+  removeYouTubeProject: route({
     method: "delete",
     path: "/pipeline/youtube-projects/{name}",
     operationId: "removeYouTubeProject",
-    tags: ["accounts"],
-    security: serviceRole,
     summary: "Unregister a Google project: its name and sealed secret are erased, its ledger history stays (mdame.remove_youtube_project)",
     request: { params: projectParams },
     responses: {
@@ -131,12 +112,10 @@ export const accountRoutes = {
       }),
     },
   }),
-  getYouTubeProjectClient: createRoute({
+  getYouTubeProjectClient: route({
     method: "get",
     path: "/pipeline/youtube-projects/{name}/client",
     operationId: "getYouTubeProjectClient",
-    tags: ["accounts"],
-    security: serviceRole,
     summary: "The OAuth client id and secret `mdame account connect youtube --project` signs in with (answered with `Cache-Control: no-store`)",
     description:
       "A Desktop app client's secret is not confidential to Google (installed apps carry it); it is sealed at rest and handed only to the service-role holder. `default` is the CLI's own GOOGLE_OAUTH_CLIENT_ID (404 here).",
@@ -152,12 +131,10 @@ export const accountRoutes = {
     },
   }),
 
-  rotateCredentials: createRoute({
+  rotateCredentials: credentials({
     method: "post",
     path: "/pipeline/credentials/rotate",
     operationId: "rotateCredentials",
-    tags: ["credentials"],
-    security: serviceRole,
     summary: "Re-seal the next batch of accounts' credentials with the current key (docs/guides/rotation.md)",
     request: { body: body(bodies.RotateCredentialsBody, false, { default: { summary: "a dry run of the first batch", value: examples.rotateBatch } }) },
     responses: {
@@ -165,12 +142,10 @@ export const accountRoutes = {
       ...serviceBodyErrors,
     },
   }),
-  credentialKeys: createRoute({
+  credentialKeys: credentials({
     method: "get",
     path: "/pipeline/credentials/keys",
     operationId: "credentialKeys",
-    tags: ["credentials"],
-    security: serviceRole,
     summary: "Accounts by the key their credentials name; the previous keys no value names",
     responses: { 200: ok("The census", bodies.CredentialKeysCensus, "every account on the current key", examples.keys), ...serviceErrors },
   }),

@@ -1,22 +1,21 @@
 /** The adaptive engine (functions/pipeline/adapt/routes.ts serves it, docs/reference/adaptive.md). */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { DimensionId } from "../../contracts/dimension.ts";
 import { bodies } from "../components.ts";
-import { errorExamples, examples } from "../examples.ts";
-import { body, errors, ok, serviceBodyErrors, serviceErrors, serviceRole } from "../kit.ts";
+import { examples } from "../examples.ts";
+import { body, errors, ok, routesOf, serviceBodyErrors, serviceErrors } from "../kit.ts";
+import { noDimension } from "./dimensions.ts";
 
 export const AdaptationsQuery = z.object({ dimension: DimensionId.optional(), limit: z.coerce.number().int().min(1).max(500).default(50) }).strict();
 const adaptationParams = z.object({ id: z.string().uuid("must be an adaptation id (a uuid)").describe("The adaptation's id (a uuid)") });
-const noDimension = errors.notFound("dimension", errorExamples.dimensionNotFound);
+const route = routesOf("adapt");
 
 /** POST /pipeline/adapt/pin or /unpin. */
 const pinRoute = <A extends "pin" | "unpin">(action: A) =>
-  createRoute({
+  route({
     method: "post",
     path: `/pipeline/adapt/${action}`,
     operationId: `${action}AdaptParameter`,
-    tags: ["adapt"],
-    security: serviceRole,
     summary: action === "pin" ? "The parameter never moves" : "The parameter may move again",
     request: { body: body(bodies.AdaptPinBody, true, { default: { summary: "the hook threshold", value: examples.pin } }) },
     responses: {
@@ -27,32 +26,26 @@ const pinRoute = <A extends "pin" | "unpin">(action: A) =>
   });
 
 export const adaptRoutes = {
-  adapt: createRoute({
+  adapt: route({
     method: "post",
     path: "/pipeline/adapt",
     operationId: "adapt",
-    tags: ["adapt"],
-    security: serviceRole,
     summary: "Decide now for one dimension or every active one; a dry run records nothing (docs/reference/adaptive.md)",
     request: { body: body(bodies.AdaptBody, false, { default: { summary: "a dry run for one dimension", value: examples.adaptDryRun } }) },
     responses: { 200: ok("Each dimension's decisions", bodies.AdaptAnswer, "one move proposed", examples.adaptAnswer), ...serviceBodyErrors, 404: noDimension },
   }),
-  listAdaptations: createRoute({
+  listAdaptations: route({
     method: "get",
     path: "/pipeline/adaptations",
     operationId: "listAdaptations",
-    tags: ["adapt"],
-    security: serviceRole,
     summary: "The recorded moves, newest first",
     request: { query: AdaptationsQuery },
     responses: { 200: ok("The moves", bodies.AdaptationList, "one move", { adaptations: [examples.adaptation] }), ...serviceErrors },
   }),
-  revertAdaptation: createRoute({
+  revertAdaptation: route({
     method: "post",
     path: "/pipeline/adaptations/{id}/revert",
     operationId: "revertAdaptation",
-    tags: ["adapt"],
-    security: serviceRole,
     summary: "Put the value before a move in force again",
     request: { params: adaptationParams },
     responses: {

@@ -1,47 +1,35 @@
 /** Dimensions (functions/pipeline/operator/dimension-routes.ts serves them; `mdame dimension ...`). */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { DimensionId } from "../../contracts/dimension.ts";
 import { bodies } from "../components.ts";
 import { dimension, dimensionConfig, dimensionPatch, errorExamples } from "../examples.ts";
-import { body, errors, ok, serviceBodyErrors, serviceErrors, serviceRole } from "../kit.ts";
+import { body, errors, ok, pauseAndResume, routesOf, serviceBodyErrors, serviceErrors } from "../kit.ts";
 
 export const dimensionParams = z.object({ id: DimensionId.describe("The dimension's id") });
 export const noDimension = errors.notFound("dimension", errorExamples.dimensionNotFound);
 
-/** `POST /pipeline/dimensions/{id}/pause` or `/resume`: the dimension's `active` set by the action. */
-function setActive<A extends "pause" | "resume">(action: A, operationId: `${A}Dimension`, summary: string) {
-  return createRoute({
-    method: "post",
-    path: `/pipeline/dimensions/{id}/${action}`,
-    operationId,
-    tags: ["dimensions"],
-    security: serviceRole,
-    summary,
-    request: { params: dimensionParams },
-    responses: {
-      200: ok("The dimension afterwards", bodies.Dimension, "the dimension", { ...dimension, active: action === "resume" }),
-      ...serviceErrors,
-      404: noDimension,
-    },
-  });
-}
+const route = routesOf("dimensions");
+const setActive = pauseAndResume(route, {
+  what: "dimension",
+  path: "/pipeline/dimensions/{id}",
+  params: dimensionParams,
+  schema: bodies.Dimension,
+  example: dimension,
+  notFound: noDimension,
+});
 
 export const dimensionRoutes = {
-  listDimensions: createRoute({
+  listDimensions: route({
     method: "get",
     path: "/pipeline/dimensions",
     operationId: "listDimensions",
-    tags: ["dimensions"],
-    security: serviceRole,
     summary: "Every dimension, with its account counts",
     responses: { 200: ok("The dimensions", bodies.DimensionList, "one dimension", { dimensions: [dimension] }), ...serviceErrors },
   }),
-  createDimension: createRoute({
+  createDimension: route({
     method: "post",
     path: "/pipeline/dimensions",
     operationId: "createDimension",
-    tags: ["dimensions"],
-    security: serviceRole,
     summary: "Create a dimension from a whole configuration (mdame.create_dimension)",
     description: "Every bad field is reported at once (400) before anything is written.",
     request: { body: body(bodies.DimensionConfig, true, { default: { summary: "the fields without a default", value: dimensionConfig } }) },
@@ -51,22 +39,18 @@ export const dimensionRoutes = {
       409: errors.conflict("The id is taken", { error: "dimension tech-explained already exists (change it with `mdame dimension set`)" }),
     },
   }),
-  getDimension: createRoute({
+  getDimension: route({
     method: "get",
     path: "/pipeline/dimensions/{id}",
     operationId: "getDimension",
-    tags: ["dimensions"],
-    security: serviceRole,
     summary: "One dimension",
     request: { params: dimensionParams },
     responses: { 200: ok("The dimension", bodies.Dimension, "a dimension", dimension), ...serviceErrors, 404: noDimension },
   }),
-  updateDimension: createRoute({
+  updateDimension: route({
     method: "patch",
     path: "/pipeline/dimensions/{id}",
     operationId: "updateDimension",
-    tags: ["dimensions"],
-    security: serviceRole,
     summary: "Change some fields (and some of `publishing`); the merged configuration is checked whole (mdame.update_dimension)",
     request: {
       params: dimensionParams,
@@ -74,6 +58,6 @@ export const dimensionRoutes = {
     },
     responses: { 200: ok("The dimension afterwards", bodies.Dimension, "changed", dimension), ...serviceBodyErrors, 404: noDimension },
   }),
-  pauseDimension: setActive("pause", "pauseDimension", "New runs leave the dimension out (mdame.set_dimension_active)"),
-  resumeDimension: setActive("resume", "resumeDimension", "New runs pick the dimension again"),
+  pauseDimension: setActive("pause", "New runs leave the dimension out (mdame.set_dimension_active)"),
+  resumeDimension: setActive("resume", "New runs pick the dimension again"),
 };

@@ -2,9 +2,9 @@
  * Retention, housekeeping passes and sizes (functions/pipeline/operator/housekeeping-routes.ts serves
  * them, docs/reference/retention.md), with an example of each body and answer.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { bodies } from "../components.ts";
-import { answers, body, errors, ok, serviceBodyErrors, serviceErrors, serviceRole } from "../kit.ts";
+import { answers, body, errors, ok, routesOf, serviceBodyErrors, serviceErrors } from "../kit.ts";
 
 export const UsageQuery = z.object({ tables: z.coerce.number().int().min(1).max(200).default(15) }).strict();
 
@@ -94,13 +94,13 @@ const errorExamples = {
   },
 };
 
+const route = routesOf("housekeeping");
+
 export const housekeepingRoutes = {
-  storageUsage: createRoute({
+  storageUsage: route({
     method: "get",
     path: "/pipeline/storage/usage",
     operationId: "storageUsage",
-    tags: ["housekeeping"],
-    security: serviceRole,
     summary: "The database's size and largest tables (mdame.database_usage), the Storage deletions pending, and Storage's size by folder, listed",
     description:
       "Storage sizes come from listing each folder the engine writes through the asset store (what is really stored), not from sizes the tables recorded.",
@@ -111,12 +111,10 @@ export const housekeepingRoutes = {
       400: ok(errors[400].description, bodies.ErrorAnswer, "tables out of range", errorExamples.badTables),
     },
   }),
-  runHousekeeping: createRoute({
+  runHousekeeping: route({
     method: "post",
     path: "/pipeline/housekeeping",
     operationId: "runHousekeeping",
-    tags: ["housekeeping"],
-    security: serviceRole,
     summary: "One housekeeping pass now, per kind (mdame.housekeeping); without `dry_run` the Storage deletion outbox is drained after it",
     description:
       "A dry run counts what is due and deletes nothing. A pass deletes at most `batch_size` rows per kind; what is left goes on the next pass. The outbox's drain is given up to 30 s; a removal Storage refuses waits and is tried again later (`failed`, still `pending`).",
@@ -135,12 +133,10 @@ export const housekeepingRoutes = {
       400: ok(errors[400].description, bodies.ErrorAnswer, "dry_run not a boolean", errorExamples.badDryRun),
     },
   }),
-  housekeepingSettings: createRoute({
+  housekeepingSettings: route({
     method: "get",
     path: "/pipeline/housekeeping/settings",
     operationId: "housekeepingSettings",
-    tags: ["housekeeping"],
-    security: serviceRole,
     summary: "The retention settings in effect, each with its default and range (mdame.housekeeping_settings)",
     responses: {
       200: ok("The settings", bodies.HousekeepingSettings, "the defaults", housekeepingExamples.settings),
@@ -148,12 +144,10 @@ export const housekeepingRoutes = {
       500: serviceErrors[500],
     },
   }),
-  setHousekeepingSettings: createRoute({
+  setHousekeepingSettings: route({
     method: "patch",
     path: "/pipeline/housekeeping/settings",
     operationId: "setHousekeepingSettings",
-    tags: ["housekeeping"],
-    security: serviceRole,
     summary: "Change retention settings, each checked against its range (mdame.set_housekeeping_setting); null puts one back on its default",
     description: "The settings named are changed together in one transaction: one out of range is a 400 and none is changed.",
     request: {

@@ -4,9 +4,10 @@
  * OpenAPI document is generated from them (shared/api/document.ts), and the CLI and the dashboard
  * call them through Hono's typed client with `PipelineApi` (cli/api-client.ts).
  *
- * A new route is one `createRoute` in the file of its kind, under its operationId: method, full
- * path with `{param}`, summary, tag, security, the schemas of its parameters, query and body, and
- * its answers, each with an example (shared/api/kit.ts).
+ * A new route is one declaration in the file of its kind, under its operationId, made with the
+ * file's `routesOf(tag)` (shared/api/kit.ts: `createRoute` with the tag and the security filled in):
+ * method, full path with `{param}`, summary, the schemas of its parameters, query and body, and its
+ * answers, each with an example.
  */
 import type { RouteConfig, RouteConfigToTypedResponse, RouteHandler } from "@hono/zod-openapi";
 import type { Env, Handler, Hono, ToSchema } from "hono";

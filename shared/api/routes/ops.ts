@@ -2,11 +2,11 @@
  * The ops dashboard's views (functions/pipeline/operator/ops-routes.ts serves them,
  * docs/reference/ops-api.md), with an example of each answer.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { ListQuery } from "../../contracts/operator.ts";
 import { OpsOverviewQuery, OpsScheduleName } from "../../contracts/ops.ts";
 import { bodies } from "../components.ts";
-import { errors, ok, serviceErrors, serviceRole } from "../kit.ts";
+import { capitalized, errors, ok, routesOf, serviceErrors } from "../kit.ts";
 
 export const PublicationId = z.string().uuid();
 export const OpsVideosQuery = ListQuery(20);
@@ -232,44 +232,45 @@ const opsExamples = {
   ran: { name: "mdame-publish-drain", function: "mdame.drain_deferred_publications()", result: 2, ran_at: "2026-12-02T08:15:12.410Z" },
 };
 
+const route = routesOf("ops");
+
+/**
+ * `GET /pipeline/ops/{name}`, operationId `ops<Name>`: one of the dashboard's views, its query
+ * checked (400), its answer or the service-role errors.
+ */
+const view = <N extends string, Q extends z.ZodObject, A extends ReturnType<typeof ok>>(name: N, summary: string, query: Q, answer: A) =>
+  route({
+    method: "get",
+    path: `/pipeline/ops/${name}`,
+    operationId: `ops${capitalized(name)}`,
+    summary,
+    request: { query },
+    responses: { 200: answer, ...serviceErrors },
+  });
+
 export const opsRoutes = {
-  opsOverview: createRoute({
-    method: "get",
-    path: "/pipeline/ops/overview",
-    operationId: "opsOverview",
-    tags: ["ops"],
-    security: serviceRole,
-    summary: "Today's run of each active dimension with its units' funnel, counts by state, the latest failures (mdame.ops_overview)",
-    request: { query: OpsOverviewQuery },
-    responses: { 200: ok("The overview", bodies.OpsOverview, "a day under way", opsExamples.overview), ...serviceErrors },
-  }),
-  opsQueues: createRoute({
-    method: "get",
-    path: "/pipeline/ops/queues",
-    operationId: "opsQueues",
-    tags: ["ops"],
-    security: serviceRole,
-    summary:
-      "Each pgmq queue's depth, ages and pull workers (their heartbeats), leases held and stale, the stage runners' and scene generators' latest leases (mdame.ops_queues)",
-    request: { query: OpsNoQuery },
-    responses: { 200: ok("The queues", bodies.OpsQueues, "a render in progress", opsExamples.queues), ...serviceErrors },
-  }),
-  opsVideos: createRoute({
-    method: "get",
-    path: "/pipeline/ops/videos",
-    operationId: "opsVideos",
-    tags: ["ops"],
-    security: serviceRole,
-    summary: "Recent publications, newest first, with their public links (mdame.ops_videos)",
-    request: { query: OpsVideosQuery },
-    responses: { 200: ok("The publications", bodies.OpsVideoList, "one published Short", opsExamples.videos), ...serviceErrors },
-  }),
-  opsVideo: createRoute({
+  opsOverview: view(
+    "overview",
+    "Today's run of each active dimension with its units' funnel, counts by state, the latest failures (mdame.ops_overview)",
+    OpsOverviewQuery,
+    ok("The overview", bodies.OpsOverview, "a day under way", opsExamples.overview),
+  ),
+  opsQueues: view(
+    "queues",
+    "Each pgmq queue's depth, ages and pull workers (their heartbeats), leases held and stale, the stage runners' and scene generators' latest leases (mdame.ops_queues)",
+    OpsNoQuery,
+    ok("The queues", bodies.OpsQueues, "a render in progress", opsExamples.queues),
+  ),
+  opsVideos: view(
+    "videos",
+    "Recent publications, newest first, with their public links (mdame.ops_videos)",
+    OpsVideosQuery,
+    ok("The publications", bodies.OpsVideoList, "one published Short", opsExamples.videos),
+  ),
+  opsVideo: route({
     method: "get",
     path: "/pipeline/ops/videos/{id}",
     operationId: "opsVideo",
-    tags: ["ops"],
-    security: serviceRole,
     summary: "One publication: quality gate, scenes and credits, analytics, and a signed URL of its render valid for an hour",
     request: { params: z.object({ id: PublicationId.describe("The publication's id (a uuid)") }) },
     responses: {
@@ -278,32 +279,22 @@ export const opsRoutes = {
       404: errors.notFound("publication", { error: `no publication ${PUBLICATION_ID}` }),
     },
   }),
-  opsQuota: createRoute({
-    method: "get",
-    path: "/pipeline/ops/quota",
-    operationId: "opsQuota",
-    tags: ["ops"],
-    security: serviceRole,
-    summary: "Today's YouTube quota buckets, TikTok rate windows and each account's health (mdame.ops_quota)",
-    request: { query: OpsNoQuery },
-    responses: { 200: ok("Quota and accounts", bodies.OpsQuota, "one channel", opsExamples.quota), ...serviceErrors },
-  }),
-  opsSchedules: createRoute({
-    method: "get",
-    path: "/pipeline/ops/schedules",
-    operationId: "opsSchedules",
-    tags: ["ops"],
-    security: serviceRole,
-    summary: "The engine's pg_cron jobs, their last and next runs (mdame.ops_schedules)",
-    request: { query: OpsNoQuery },
-    responses: { 200: ok("The schedules", bodies.OpsScheduleList, "the tick", opsExamples.schedules), ...serviceErrors },
-  }),
-  opsRunSchedule: createRoute({
+  opsQuota: view(
+    "quota",
+    "Today's YouTube quota buckets, TikTok rate windows and each account's health (mdame.ops_quota)",
+    OpsNoQuery,
+    ok("Quota and accounts", bodies.OpsQuota, "one channel", opsExamples.quota),
+  ),
+  opsSchedules: view(
+    "schedules",
+    "The engine's pg_cron jobs, their last and next runs (mdame.ops_schedules)",
+    OpsNoQuery,
+    ok("The schedules", bodies.OpsScheduleList, "the tick", opsExamples.schedules),
+  ),
+  opsRunSchedule: route({
     method: "post",
     path: "/pipeline/ops/schedules/{name}/run",
     operationId: "opsRunSchedule",
-    tags: ["ops"],
-    security: serviceRole,
     summary: "Run an engine schedule's function now, by a fixed whitelist (mdame.run_engine_job); the job's command text is never executed",
     request: { params: z.object({ name: ScheduleNameParam.describe("The schedule's name (mdame-...)") }) },
     responses: {

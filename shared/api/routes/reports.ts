@@ -2,33 +2,32 @@
  * Alerts, a run's analytics and the weekly reports (functions/pipeline/operator/alert-routes.ts,
  * analytics-routes.ts and report-routes.ts serve them).
  */
-import { createRoute } from "@hono/zod-openapi";
 import { ListQuery } from "../../contracts/operator.ts";
 import { WeeklyReportQuery } from "../../contracts/weekly-report.ts";
 import { bodies } from "../components.ts";
 import { errorExamples, examples } from "../examples.ts";
-import { errors, ok, serviceErrors, serviceRole } from "../kit.ts";
+import { errors, ok, routesOf, serviceErrors } from "../kit.ts";
 import { noRun, runParams } from "./runs.ts";
 
 export const AlertsQuery = ListQuery(30);
 
+const alerts = routesOf("alerts");
+const runs = routesOf("runs");
+const reports = routesOf("reports");
+
 export const reportRoutes = {
-  listAlerts: createRoute({
+  listAlerts: alerts({
     method: "get",
     path: "/pipeline/alerts",
     operationId: "listAlerts",
-    tags: ["alerts"],
-    security: serviceRole,
     summary: "Recent alerts, newest first, with their delivery, and whether this environment delivers them",
     request: { query: AlertsQuery },
     responses: { 200: ok("The alerts", bodies.AlertList, "one alert sent", examples.alerts), ...serviceErrors },
   }),
-  getRunAnalytics: createRoute({
+  getRunAnalytics: runs({
     method: "get",
     path: "/pipeline/runs/{id}/analytics",
     operationId: "getRunAnalytics",
-    tags: ["runs"],
-    security: serviceRole,
     summary: "The YouTube Analytics fetched for a run's published videos (empty before any fetch)",
     request: { params: runParams },
     responses: {
@@ -37,12 +36,10 @@ export const reportRoutes = {
       404: noRun,
     },
   }),
-  weeklyReports: createRoute({
+  weeklyReports: reports({
     method: "get",
     path: "/pipeline/reports/weekly",
     operationId: "weeklyReports",
-    tags: ["reports"],
-    security: serviceRole,
     summary: "The weekly report of the week holding `week`, for every active dimension or the one named: figures, Markdown and chart (PNG, base64)",
     request: { query: WeeklyReportQuery },
     responses: {

@@ -2,11 +2,11 @@
  * The `pipeline` function itself, runs, the tick and dead letters (functions/pipeline/app.ts and
  * operator-routes.ts serve them).
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { ListQuery } from "../../contracts/operator.ts";
 import { bodies } from "../components.ts";
 import { errorExamples, examples } from "../examples.ts";
-import { answers, body, errors, ok, serviceBodyErrors, serviceErrors, serviceRole } from "../kit.ts";
+import { answers, body, errors, ok, routesOf, serviceBodyErrors, serviceErrors } from "../kit.ts";
 
 export const RunId = z.string().uuid().describe("The run's id (a uuid)");
 /** Dead-letter ids are bigints: kept as decimal text on the way to SQL. */
@@ -14,22 +14,21 @@ const DeadLetterId = z.string().regex(/^[1-9][0-9]{0,17}$/, "a dead-letter id is
 export const runParams = z.object({ id: RunId });
 export const noRun = errors.notFound("run", errorExamples.runNotFound);
 
+const open = routesOf("pipeline", []);
+const route = routesOf("runs");
+
 export const runRoutes = {
-  getHealth: createRoute({
+  getHealth: open({
     method: "get",
     path: "/pipeline/health",
     operationId: "getHealth",
-    tags: ["pipeline"],
-    security: [],
     summary: "Whether the function is up, and its environment",
     responses: { 200: ok("Up", bodies.PipelineHealth, "up in prod", examples.health) },
   }),
-  getOpenApiDocument: createRoute({
+  getOpenApiDocument: open({
     method: "get",
     path: "/pipeline/openapi.json",
     operationId: "getOpenApiDocument",
-    tags: ["pipeline"],
-    security: [],
     summary: "This document",
     description:
       "The OpenAPI 3.1 document of both Edge Functions, generated from the route declarations the functions serve. Answered with an `ETag`; a matching `If-None-Match` is 304.",
@@ -41,12 +40,10 @@ export const runRoutes = {
       304: { description: "The document named by `If-None-Match` is the current one" },
     },
   }),
-  triggerRun: createRoute({
+  triggerRun: route({
     method: "post",
     path: "/pipeline/runs",
     operationId: "triggerRun",
-    tags: ["runs"],
-    security: serviceRole,
     summary: "Trigger a run",
     description:
       "Without `idempotency_key`, today's trigger: it starts the dimensions whose current configuration no run of the day has started (docs/reference/run-keys.md). With one, the run that key names, started once, less the dimensions a run of the day still running started with their current configuration (when that leaves none, that run comes back). `Location` is the run's status URL.",
@@ -65,32 +62,26 @@ export const runRoutes = {
       503: errors[503],
     },
   }),
-  listRuns: createRoute({
+  listRuns: route({
     method: "get",
     path: "/pipeline/runs",
     operationId: "listRuns",
-    tags: ["runs"],
-    security: serviceRole,
     summary: "Recent runs, newest first",
     request: { query: ListQuery(20) },
     responses: { 200: ok("The runs", bodies.RunList, "one finished run", examples.runs), ...serviceErrors },
   }),
-  getRunStatus: createRoute({
+  getRunStatus: route({
     method: "get",
     path: "/pipeline/runs/{id}",
     operationId: "getRunStatus",
-    tags: ["runs"],
-    security: serviceRole,
     summary: "A run, its dimensions and its units (mdame.get_run_status)",
     request: { params: runParams },
     responses: { 200: ok("The run", bodies.RunStatus, "a run rendering its unit", examples.runStatus), ...serviceErrors, 404: noRun },
   }),
-  abortRun: createRoute({
+  abortRun: route({
     method: "post",
     path: "/pipeline/runs/{id}/abort",
     operationId: "abortRun",
-    tags: ["runs"],
-    security: serviceRole,
     summary: "Roll a run back and delete the assets it released (mdame.abort_run)",
     description: "A run already finished is answered as it stands: nothing cancelled, nothing released.",
     request: { params: runParams, body: body(bodies.AbortRunBody, false, { default: { summary: "with a reason", value: examples.abortBody } }) },
@@ -100,12 +91,10 @@ export const runRoutes = {
       404: noRun,
     },
   }),
-  tick: createRoute({
+  tick: route({
     method: "post",
     path: "/pipeline/tick",
     operationId: "tick",
-    tags: ["runs"],
-    security: serviceRole,
     summary: "Recover, close runs and drain stage tasks for up to 100 s (what pg_cron and pg_net call)",
     request: { body: body(bodies.TickBody, false, { default: { summary: "a poll", value: examples.tickPoll } }) },
     responses: {
@@ -114,22 +103,18 @@ export const runRoutes = {
       503: errors[503],
     },
   }),
-  listDeadLetters: createRoute({
+  listDeadLetters: route({
     method: "get",
     path: "/pipeline/dead-letters",
     operationId: "listDeadLetters",
-    tags: ["runs"],
-    security: serviceRole,
     summary: "Dead letters, newest first",
     request: { query: ListQuery(50) },
     responses: { 200: ok("The dead letters", bodies.DeadLetterList, "one dead render", examples.deadLetters), ...serviceErrors },
   }),
-  retryDeadLetter: createRoute({
+  retryDeadLetter: route({
     method: "post",
     path: "/pipeline/dead-letters/{id}/retry",
     operationId: "retryDeadLetter",
-    tags: ["runs"],
-    security: serviceRole,
     summary: "Queue a dead letter's payload again (mdame.retry_dead_letter)",
     request: { params: z.object({ id: DeadLetterId }) },
     responses: {

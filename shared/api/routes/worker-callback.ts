@@ -2,19 +2,19 @@
  * The `worker-callback` Edge Function's one route (functions/worker-callback/app.ts serves it): a
  * Standard Webhooks delivery from a Bun worker.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { WEBHOOK_TOLERANCE_S } from "../../webhooks/standard-webhooks.ts";
 import { bodies } from "../components.ts";
 import { errorExamples, examples } from "../examples.ts";
-import { answers, body, errors, ok, WEBHOOK_SIGNATURE } from "../kit.ts";
+import { answers, body, errors, ok, routesOf, WEBHOOK_SIGNATURE } from "../kit.ts";
+
+const route = routesOf("worker-callback", [{ [WEBHOOK_SIGNATURE]: [] }]);
 
 export const workerCallbackRoutes = {
-  workerCallback: createRoute({
+  workerCallback: route({
     method: "post",
     path: "/worker-callback",
     operationId: "workerCallback",
-    tags: ["worker-callback"],
-    security: [{ [WEBHOOK_SIGNATURE]: [] }],
     summary: "A worker reports a finished or failed job (visual generation, render)",
     description: [
       "A Standard Webhooks delivery signed with WEBHOOK_SECRET (or a secret of WEBHOOK_SECRETS_PREVIOUS).",
