@@ -439,6 +439,10 @@ interface ResetOptions {
  * Accounts are not part of the seed: `mdame account connect` adds them. The cluster must be running.
  * A failed file is reported as SqlFileError.
  */
+/** Postgres's deadlock_detected, as the Supabase CLI reports a statement it aborted. */
+const DEADLOCK = /deadlock detected|SQLSTATE 40P01/;
+const RESET_ATTEMPTS = 3;
+
 export async function reset(options: ResetOptions = {}): Promise<void> {
   const log = options.log ?? console.log;
   const supabaseDir = options.supabaseDir ?? join(paths.root, "supabase");
@@ -466,11 +470,22 @@ export async function reset(options: ResetOptions = {}): Promise<void> {
   }
 
   log("reset: supabase db reset --db-url (migrations and seed)");
-  try {
-    await supabaseDbReset({ supabaseDir, dbUrl: supabaseCliDbUrl(), log });
-  } catch (error) {
-    if (error instanceof SupabaseResetError) throw new SqlFileError(error.file ?? "supabase db reset", error.cliOutput);
-    throw error;
+  for (let attempt = 1;; attempt++) {
+    try {
+      await supabaseDbReset({ supabaseDir, dbUrl: supabaseCliDbUrl(), log });
+      break;
+    } catch (error) {
+      // A session that began after the others were ended (a pg_cron job's tick, say) can deadlock
+      // with the CLI's drops; Postgres aborts one side, and the reset is whole or not at all, so
+      // it is run again once those sessions are ended too.
+      if (error instanceof SupabaseResetError && DEADLOCK.test(error.cliOutput) && attempt < RESET_ATTEMPTS) {
+        log(`reset: deadlock with another session (attempt ${attempt} of ${RESET_ATTEMPTS}); ending other sessions and running it again`);
+        await execSql("end other sessions", TERMINATE_SESSIONS);
+        continue;
+      }
+      if (error instanceof SupabaseResetError) throw new SqlFileError(error.file ?? "supabase db reset", error.cliOutput);
+      throw error;
+    }
   }
   await execSql("pgtap", PGTAP_SQL);
   // After the CLI, which drops schema net (no extension owns it here); the migrations create the
