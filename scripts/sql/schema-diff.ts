@@ -96,17 +96,24 @@ export async function diffDatabases(fromMigrations: string, fromDeclared: string
   }
 }
 
-/** Builds both databases, diffs them and, unless `keep`, drops them. */
-export async function schemaDiff(options: { keep?: boolean; log?: (line: string) => void; supabaseDir?: string } = {}): Promise<SchemaDiff> {
+/**
+ * Builds both databases, diffs them and, unless `keep`, drops them. `declaredBuilt`: the declared
+ * schema's database is the one a kept diff of the same declared files left, and is not built again.
+ */
+export async function schemaDiff(
+  options: { keep?: boolean; declaredBuilt?: boolean; log?: (line: string) => void; supabaseDir?: string } = {},
+): Promise<SchemaDiff> {
   const log = options.log ?? (() => {});
   const dir = options.supabaseDir ?? SUPABASE_DIR;
   try {
     const migrations = migrationFiles(dir);
     log(`building ${FROM_MIGRATIONS} from ${migrations.length} migrations`);
     await buildDatabase(FROM_MIGRATIONS, migrations, dir);
-    const declared = declaredSchemaFiles(dir);
-    log(`building ${FROM_DECLARED} from ${declared.length} declared schema files`);
-    await buildDatabase(FROM_DECLARED, declared, dir);
+    if (!options.declaredBuilt) {
+      const declared = declaredSchemaFiles(dir);
+      log(`building ${FROM_DECLARED} from ${declared.length} declared schema files`);
+      await buildDatabase(FROM_DECLARED, declared, dir);
+    }
     return await diffDatabases(FROM_MIGRATIONS, FROM_DECLARED);
   } finally {
     if (!options.keep) {
@@ -139,8 +146,10 @@ export async function writeMigration(
   supabaseDir: string = SUPABASE_DIR,
 ): Promise<{ code: number; file: string | null }> {
   const started = performance.now();
-  const diff = await schemaDiff({ log, supabaseDir });
+  // The declared schema's database is kept for the second diff: only the migrations change between the two.
+  const diff = await schemaDiff({ log, supabaseDir, keep: true });
   if (isEmpty(diff)) {
+    await Promise.all([dropDatabase(FROM_MIGRATIONS), dropDatabase(FROM_DECLARED)]);
     log("no differences: the migrations already build the declared schema; nothing written");
     return { code: 0, file: null };
   }
@@ -149,6 +158,7 @@ export async function writeMigration(
     text = migrationSql(name, diff.migraSql, diff.fromMigrations, diff.fromDeclared, supabaseDir);
   } catch (error) {
     if (error instanceof UnwritableDifference) {
+      await Promise.all([dropDatabase(FROM_MIGRATIONS), dropDatabase(FROM_DECLARED)]);
       console.error(`schema:diff: nothing written: ${error.message}`);
       return { code: 1, file: null };
     }
@@ -157,7 +167,7 @@ export async function writeMigration(
   const file = join(supabaseDir, "migrations", `${nextVersion(join(supabaseDir, "migrations"))}_${name}.sql`);
   writeFileSync(file, text);
   log(`written ${relative(paths.root, file)} (${text.split("\n").length} lines): ${describe(diff).split("\n").length} lines of differences`);
-  const again = await schemaDiff({ log, supabaseDir });
+  const again = await schemaDiff({ log, supabaseDir, declaredBuilt: true });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   if (isEmpty(again)) {
     log(`no differences: with ${relative(paths.root, file)} the migrations build the declared schema (${seconds} s); read it before it lands`);

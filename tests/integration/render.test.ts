@@ -33,6 +33,8 @@ import { type TaskContext, type TaskOutcome, toTaskFailure } from "../../shared/
 const SCRIPT = "Octopuses have three hearts. Two pump blood to the gills, one to the body. Incomprehensibilities happen. " +
   "Supercalifragilisticexpialidocious! WOW, what a wild animal. Follow for more.";
 const SCENE_FIRST_WORDS = [0, 4, 10, 14, 17];
+/** The gate's retries do the same on any length: their renders are of this opening alone. */
+const SHORT_SCRIPT = "Octopuses have three hearts. Two pump blood to the gills.";
 const W = 1080;
 const H = 1920;
 
@@ -46,6 +48,8 @@ const STORAGE_KEY = crypto.randomUUID().replaceAll("-", "");
 let emulator: Awaited<ReturnType<typeof startEmulator>> | undefined;
 let store: AssetStore;
 let job: RenderJob;
+/** The same job on SHORT_SCRIPT, with the scenes of its words. */
+let shortJob: RenderJob;
 let outcome: TaskOutcome;
 let outputPath = "";
 let renderSeconds = 0;
@@ -60,14 +64,14 @@ function run(cmd: string, args: string[]): Promise<{ stdout: Buffer; stderr: str
   });
 }
 
-/** Speaks the script word by word, so every word's offset is known exactly, then encodes MP3. */
-async function synthesiseVoice(workDir: string): Promise<{ mp3: string; words: WordTiming[]; durationMs: number }> {
-  const texts = SCRIPT.split(" ");
+/** Speaks the script word by word, so every word's offset is known exactly, then encodes MP3 (`<name>.mp3`). */
+async function synthesiseVoice(workDir: string, script: string, name: string): Promise<{ mp3: string; words: WordTiming[]; durationMs: number }> {
+  const texts = script.split(" ");
   const words: WordTiming[] = [];
   const parts: string[] = [];
   let offset = 0;
   for (const [i, text] of texts.entries()) {
-    const wav = join(workDir, `word-${i}.wav`);
+    const wav = join(workDir, `${name}-word-${i}.wav`);
     await run("espeak-ng", ["-v", "en-us", "-s", "190", "-w", wav, text]);
     const info = await probeMedia(wav);
     const ms = Math.round(info.duration_s * 1000);
@@ -75,11 +79,11 @@ async function synthesiseVoice(workDir: string): Promise<{ mp3: string; words: W
     offset += ms;
     parts.push(wav);
   }
-  const mp3 = join(workDir, "voice.mp3");
+  const mp3 = join(workDir, `${name}.mp3`);
   const inputs = parts.flatMap((p) => ["-i", p]);
   // espeak-ng speaks at about -21 LUFS with -2 dBFS peaks: compressed, then brought to -14 LUFS
   // under a limiter, a few rounds of measure-and-adjust, as a normalised voice track would be.
-  const compressed = join(workDir, "voice-compressed.wav");
+  const compressed = join(workDir, `${name}-compressed.wav`);
   const concat = `${parts.map((_, i) => `[${i}:a]`).join("")}concat=n=${parts.length}:v=0:a=1,acompressor=threshold=0.03:ratio=10:attack=1:release=80[a]`;
   await run("ffmpeg", ["-v", "error", ...inputs, "-filter_complex", concat, "-map", "[a]", "-y", compressed]);
   let gainDb = 0;
@@ -189,7 +193,7 @@ beforeAll(async () => {
   emulator = await startEmulator({ port: 0, dataDir: join(dir, "storage-emulator"), storageServiceKey: STORAGE_KEY, log: () => {} });
   store = new SupabaseStore({ url: emulator.url, serviceRoleKey: STORAGE_KEY, bucket: "mdame-render-test" });
 
-  const voice = await synthesiseVoice(work);
+  const voice = await synthesiseVoice(work, SCRIPT, "voice");
   const audioKey = `voice/${createHash("sha256").update(SCRIPT).digest("hex")}.mp3`;
   await store.putFile(audioKey, voice.mp3, "audio/mpeg");
 
@@ -231,6 +235,17 @@ beforeAll(async () => {
     caption_font: "DejaVu Sans",
     caption_profile: "youtube_shorts",
     step_token: "step:unit-1:5:def",
+  };
+
+  const short = await synthesiseVoice(work, SHORT_SCRIPT, "short-voice");
+  const shortAudioKey = `voice/${createHash("sha256").update(SHORT_SCRIPT).digest("hex")}.mp3`;
+  await store.putFile(shortAudioKey, short.mp3, "audio/mpeg");
+  shortJob = {
+    ...job,
+    audio_key: shortAudioKey,
+    audio_duration_ms: short.durationMs,
+    words: short.words,
+    scenes: scenes.filter((scene) => scene.first_word < short.words.length),
   };
 
   const started = performance.now();
@@ -392,7 +407,7 @@ function gateFailingFirst(failing: number) {
 
 test("a render failing the gate is rendered once more; the second passes and is stored", () =>
   evidence(async () => {
-    const retried = { ...job, title: "Three hearts, rendered twice" };
+    const retried = { ...shortJob, title: "Three hearts, rendered twice" };
     const { gate, calls } = gateFailingFirst(1);
     const before = logLines.length;
     const result = await createRenderDefinition({ store, workDir: join(dir, "work"), qualityGate: gate }).run(retried, taskContext());
@@ -409,7 +424,7 @@ test("a render failing the gate is rendered once more; the second passes and is 
 
 test("a render failing the gate twice fails its unit for good with the measured reason, storing nothing", () =>
   evidence(async () => {
-    const doomed = { ...job, title: "Three hearts, never right" };
+    const doomed = { ...shortJob, title: "Three hearts, never right" };
     const { gate, calls } = gateFailingFirst(RENDER_ATTEMPTS);
     const definition = createRenderDefinition({ store, workDir: join(dir, "work"), qualityGate: gate });
     const error = await definition.run(doomed, taskContext()).then(() => null, (e: unknown) => e);
