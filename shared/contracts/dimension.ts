@@ -54,7 +54,7 @@ export const MusicBed = z.object({
 export type MusicBed = z.infer<typeof MusicBed>;
 
 /** Each field once, without defaults: a whole config adds them, a patch leaves them out. */
-const DimensionFields = {
+export const DimensionFields = {
   id: DimensionId.describe("The dimension's id: 2-41 characters, lower-case letters, digits, '-' or '_', starting with a letter or digit; it cannot change."),
   display_name: oneLine(z.string().trim().min(1, "must not be empty").max(80, "must be at most 80 characters")).describe(
     "The name people see: one line, 1-80 characters.",

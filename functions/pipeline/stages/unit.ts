@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { VisualStyle } from "../../../shared/contracts/media.ts";
-import { DEFAULT_PUBLISHING, DimensionPublishing } from "../../../shared/contracts/publishing.ts";
-import { AdaptSettings, DEFAULT_ADAPT } from "../../../shared/contracts/adapt.ts";
-import { Language } from "../../../shared/contracts/llm.ts";
+import { DimensionFields } from "../../../shared/contracts/dimension.ts";
+import { DEFAULT_PUBLISHING } from "../../../shared/contracts/publishing.ts";
+import { DEFAULT_ADAPT } from "../../../shared/contracts/adapt.ts";
 import { NotFoundError } from "../../../shared/db/errors.ts";
 import type { StoredScript, WorkUnit } from "../../../shared/contracts/work-unit.ts";
 import type { Sql } from "../../../shared/db/client.ts";
@@ -10,23 +9,26 @@ import { getDimension } from "../../../shared/db/rpc/dimensions.ts";
 import { getRunDimensionConfig, getWorkUnit } from "../../../shared/db/rpc/work-units.ts";
 import { splitWords as splitTextWords } from "../../../shared/text/words.ts";
 
-/** The dimension columns the stages use, validated as they leave the database. */
-export const DimensionRow = z.object({
-  id: z.string(),
-  display_name: z.string(),
-  language: Language,
-  tts_voice: z.string(),
-  tts_rate: z.string(),
-  trend_geo: z.string(),
-  style: VisualStyle,
-  safety_profile: z.object({ blocked_terms: z.array(z.string()).default([]) }).passthrough(),
-  daily_limit: z.number().int(),
-  narration_min_words: z.number().int(),
-  narration_max_words: z.number().int(),
-  /** What the upload tells YouTube (platforms/youtube-metadata.ts); a run started before the setting existed has the defaults. */
-  publishing: DimensionPublishing.default(DEFAULT_PUBLISHING),
-  /** The adaptive parameters in force when the run started (a run started before them has the defaults). */
-  adapt: AdaptSettings.default(DEFAULT_ADAPT),
+/**
+ * The dimension settings the stages use, by the same field rules as the configuration
+ * (DimensionFields), validated as they leave the database. A run started before `publishing` or
+ * `adapt` existed has their defaults.
+ */
+export const DimensionRow = z.object(DimensionFields).pick({
+  id: true,
+  display_name: true,
+  language: true,
+  tts_voice: true,
+  tts_rate: true,
+  trend_geo: true,
+  style: true,
+  safety_profile: true,
+  daily_limit: true,
+  narration_min_words: true,
+  narration_max_words: true,
+}).extend({
+  publishing: DimensionFields.publishing.default(DEFAULT_PUBLISHING),
+  adapt: DimensionFields.adapt.default(DEFAULT_ADAPT),
 });
 export type DimensionRow = z.infer<typeof DimensionRow>;
 
