@@ -15,6 +15,7 @@ import { probeMedia } from "../shared/media/ffprobe.ts";
 import { loadEnv, STORAGE_ENV_KEYS } from "../shared/config/env.ts";
 import { createAssetStore } from "../shared/storage/create-asset-store.ts";
 import { connectAccounts, connectTikTokAccount } from "./demo/connect-accounts.ts";
+import { DEMO_USAGE, parseDemoArgs } from "./demo/args.ts";
 import { collectDemoAlerts } from "./demo/alerts.ts";
 import { demoAnalytics, realTimeClocks } from "./demo/analytics.ts";
 import { describeProgress } from "../cli/run-progress.ts";
@@ -24,7 +25,13 @@ import { paths } from "../stack/paths.ts";
 import { localStackEnv } from "../stack/stack-env.ts";
 import { startStack, supervisorPid, waitForReady } from "../stack/stack-control.ts";
 
-const args = new Set(process.argv.slice(2));
+const parsed = parseDemoArgs(process.argv.slice(2));
+if ("error" in parsed) {
+  // A mistyped flag never runs the plain demo in its place.
+  console.error(`demo: ${parsed.error}\n${DEMO_USAGE}`);
+  process.exit(2);
+}
+const args = parsed;
 const RUN_TIMEOUT_MS = 20 * 60_000;
 const outDir = join(paths.root, "out");
 const t0 = Date.now();
@@ -71,9 +78,9 @@ async function main() {
     if (!db.isInitialised()) await db.init(say);
     await db.ensureRunning(say);
   }
-  if (args.has("--reset") || !(await engineInstalled())) {
+  if (args.reset || !(await engineInstalled())) {
     say(
-      args.has("--reset")
+      args.reset
         ? "--reset: resetting the database and the emulators' state"
         : "database holds no engine yet: resetting it from supabase/migrations + seed.sql",
     );

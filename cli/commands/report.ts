@@ -4,6 +4,7 @@
  * or one, as Markdown; `--chart` writes the chart as PNG (one file per dimension when there are
  * several: FILE's name with `-<dimension>` before its extension).
  */
+import { markdownForTerminal } from "../../shared/reports/weekly-markdown.ts";
 import { writeFile } from "node:fs/promises";
 import { ReportDate, type WeeklyReportList } from "../../shared/contracts/weekly-report.ts";
 import type { ApiClient } from "../api-client.ts";
@@ -75,6 +76,8 @@ export async function reportCommand(command: ReportCommand, api: ApiClient, ctx:
     return EXIT.ok;
   }
   if (list.reports.length === 0) println(ctx.out, `no active dimension to report for the week of ${list.week_start}`);
-  println(ctx.out, list.reports.map((r) => r.markdown.trimEnd()).join("\n\n---\n\n"));
+  // Markdown to a file or a pipe; to a terminal, without the escapes that keep outside text inert in Markdown.
+  const shown = (markdown: string) => (ctx.out.isTTY ? markdownForTerminal(markdown) : markdown).trimEnd();
+  println(ctx.out, list.reports.map((r) => shown(r.markdown)).join("\n\n---\n\n"));
   return EXIT.ok;
 }

@@ -1,13 +1,24 @@
 /**
  * Google Trends daily RSS (`GET /trending/rss?geo=US`), served from the fixture templates in
  * `fixtures/trends/<GEO>.xml`. A template writes each item's date as `{{PUBDATE -35}}` (minutes
- * before now); it is filled at serve time in RFC 822 form, so the feed always looks fresh.
+ * before now); it is filled at serve time in RFC 822 form, so the feed always looks fresh. Every
+ * region Google Trends knows is served: one without a template of its own gets the US topics under
+ * its own geo, so a first dimension in any country runs on the local stack; a code that names no
+ * region is 404, as the real feed refuses it.
  */
 import { readFile } from "node:fs/promises";
 import type { EmulatorContext } from "../context.ts";
 
 const FIXTURES = new URL("../fixtures/trends/", import.meta.url);
+/** The regions with topics of their own; any other region is served the US ones. */
 const GEOS = new Set(["US", "ID", "RU"]);
+const REGION_NAMES = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" });
+
+/** Two-letter codes CLDR names that are no country: unknown, unions, groupings. */
+const NOT_COUNTRIES = new Set(["ZZ", "EU", "EZ", "UN", "QO"]);
+
+/** Whether `geo` is an ISO 3166-1 alpha-2 region (Intl names every assigned one). */
+const isRegion = (geo: string) => /^[A-Z]{2}$/.test(geo) && !NOT_COUNTRIES.has(geo) && REGION_NAMES.of(geo) !== undefined;
 
 const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
@@ -32,8 +43,9 @@ export async function handleTrends(req: Request, url: URL, _ctx: EmulatorContext
   if (url.pathname !== "/trending/rss") return undefined;
   if (req.method !== "GET") return new Response("Method Not Allowed", { status: 405 });
   const geo = (url.searchParams.get("geo") ?? "US").toUpperCase();
-  if (!GEOS.has(geo)) return new Response(`No trends for geo ${geo}`, { status: 404, headers: { "content-type": "text/plain" } });
-  const template = await readFile(new URL(`${geo}.xml`, FIXTURES), "utf8");
+  if (!isRegion(geo)) return new Response(`No trends for geo ${geo}`, { status: 404, headers: { "content-type": "text/plain" } });
+  const own = GEOS.has(geo);
+  const template = (await readFile(new URL(`${own ? geo : "US"}.xml`, FIXTURES), "utf8")).replaceAll("geo=US", `geo=${geo}`);
   return new Response(renderFeed(template, new Date()), {
     headers: { "content-type": "application/rss+xml; charset=utf-8", "cache-control": "no-store" },
   });

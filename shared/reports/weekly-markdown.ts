@@ -7,6 +7,8 @@
 import type { CacheFigures, ReportVideo, WeeklyReport } from "../contracts/weekly-report.ts";
 
 const MAX_TEXT = 120;
+/** The characters escapeMarkdown escapes: every one Markdown (or a chat's dialect of it) may read as syntax. */
+const METACHARACTERS = "\\\\`*_{}[\\]()<>#+\\-.!|~&\"'=:$^";
 
 /** Untrusted text as inert Markdown: one line, bounded, every metacharacter backslash-escaped. */
 export function escapeMarkdown(text: string, max = MAX_TEXT): string {
@@ -15,7 +17,16 @@ export function escapeMarkdown(text: string, max = MAX_TEXT): string {
   const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, " ").replace(/\s+/g, " ").trim();
   const chars = [...flat];
   const bounded = chars.length > max ? `${chars.slice(0, max - 1).join("")}…` : flat;
-  return bounded.replace(/[\\`*_{}[\]()<>#+\-.!|~&"'=:$^]/g, (ch) => `\\${ch}`);
+  return bounded.replace(new RegExp(`[${METACHARACTERS}]`, "g"), (ch) => `\\${ch}`);
+}
+
+/**
+ * The report for a terminal: the backslashes escapeMarkdown put before metacharacters removed, so
+ * `tech-explained` reads as itself. For a terminal only (the CLI escapes its controls on output);
+ * Markdown is what goes to a file or a chat.
+ */
+export function markdownForTerminal(markdown: string): string {
+  return markdown.replace(new RegExp(`\\\\([${METACHARACTERS}])`, "g"), "$1");
 }
 
 /** A URL as a Markdown link target: only http(s), and characters that could end the target are encoded. */

@@ -49,10 +49,21 @@ test("the Indonesian feed carries Indonesian topics, an unsafe item and a near-d
   expect(titles).toContain("Gerhana Bulan!");
 });
 
-test("a region the feed does not serve is a rejection, not an outage", async () => {
-  const error = await fetchTrendingTopics({ baseUrl: emulator.url, geo: "ZZ" }).catch((e) => e);
-  expect(error).toBeInstanceOf(ProviderRejectedError);
-  expect(error.status).toBe(404);
+test("a code that names no region is a rejection, not an outage", async () => {
+  for (const geo of ["ZZ", "XX", "EU"]) {
+    const error = await fetchTrendingTopics({ baseUrl: emulator.url, geo }).catch((e) => e);
+    expect(error).toBeInstanceOf(ProviderRejectedError);
+    expect(error.status).toBe(404);
+  }
+});
+
+test("any other region is served, with the US topics where it has none of its own", async () => {
+  const signals = await fetchTrendingTopics({ baseUrl: emulator.url, geo: "GB" });
+  const us = await fetchTrendingTopics({ baseUrl: emulator.url, geo: "US" });
+  expect(signals.map((s) => s.title)).toEqual(us.map((s) => s.title));
+  const feed = await (await fetch(`${emulator.url}/trending/rss?geo=gb`)).text();
+  expect(feed).toContain("geo=GB");
+  expect(feed).not.toContain("geo=US");
 });
 
 test("traffic figures in every written form", () => {

@@ -10,7 +10,9 @@ import { join } from "node:path";
 import { mondayOf, type ReportVideo, WeeklyReport } from "../../shared/contracts/weekly-report.ts";
 import { axisStep, CHART_HEIGHT, CHART_WIDTH, drawWeeklyChart, renderWeeklyChart } from "../../shared/reports/weekly-chart.ts";
 import { escapeMarkdown, renderWeeklyMarkdown } from "../../shared/reports/weekly-markdown.ts";
-import { chartPath, parseReport } from "../../cli/commands/report.ts";
+import { chartPath, parseReport, reportCommand } from "../../cli/commands/report.ts";
+import type { ApiClient } from "../../cli/api-client.ts";
+import type { CommandContext } from "../../cli/output.ts";
 
 const video = (title: string, over: Partial<ReportVideo> = {}): ReportVideo => ({
   publication_id: "0b5c7c5e-3a3e-4c4e-9f5e-1d2f3a4b5c6d",
@@ -190,5 +192,22 @@ describe("mdame report arguments", () => {
     expect(chartPath("out/week.png", "tech", false)).toBe("out/week.png");
     expect(chartPath("out/week.png", "tech", true)).toBe("out/week-tech.png");
     expect(chartPath("out.d/week", "tech", true)).toBe("out.d/week-tech");
+  });
+});
+
+describe("mdame report on a terminal and through a pipe", () => {
+  const markdown = `# Weekly report: Tech Explained (${escapeMarkdown("tech-explained")})\n`;
+  const api = { weeklyReports: async () => ({ week_start: "2026-11-30", reports: [{ markdown }] }) } as unknown as ApiClient;
+  const run = async (isTTY: boolean) => {
+    const chunks: string[] = [];
+    const out = { write: (s: string) => chunks.push(s), isTTY, columns: 80 };
+    const err = { write: () => {}, isTTY, columns: 80 };
+    const code = await reportCommand({ week: "2026-12-01", dimension: null, chart: null, json: false }, api, { out, err } as unknown as CommandContext);
+    return { code, text: chunks.join("") };
+  };
+
+  test("a terminal reads the names as they are; a pipe gets the Markdown with its escapes", async () => {
+    expect(await run(true)).toEqual({ code: 0, text: "# Weekly report: Tech Explained (tech-explained)\n" });
+    expect(await run(false)).toEqual({ code: 0, text: "# Weekly report: Tech Explained (tech\\-explained)\n" });
   });
 });
