@@ -1,6 +1,6 @@
 /**
  * What a pipeline run must look like after crashes, once it is terminal: the state an undisturbed
- * run ends in, and no trace of a retry that did a side effect twice. Used by crash-recovery.test.ts;
+ * run ends in, and no trace of a retry that did a side effect twice. Used by crash-scenarios.ts;
  * each check reads the database, the asset store or the emulators as a user or the platform would.
  */
 import { createHash } from "node:crypto";

@@ -48,8 +48,9 @@ describe("eval:injection", () => {
     expect(run.stdout).toMatch(/^tick 1: processed=\d+/m);
   }, 300_000);
 
-  test("with every layer off, attacks on the same slice get through and are named", () => {
-    const run = runEval(["--corpus", CORPUS, "--limit", "60", "--off", ALL_LAYERS]);
+  test("with every layer off, attacks on the first half of the slice get through and are named", () => {
+    // Half the slice holds both kinds the judge names (payloads and hook bait): enough to show the check can fail.
+    const run = runEval(["--corpus", CORPUS, "--limit", "30", "--off", ALL_LAYERS]);
     expect(run.status).toBe(0);
     const f = figures(run.last);
     expect(f.blocked).toBe(0);

@@ -202,7 +202,11 @@ describe("mdame report on a terminal and through a pipe", () => {
     const chunks: string[] = [];
     const out = { write: (s: string) => chunks.push(s), isTTY, columns: 80 };
     const err = { write: () => {}, isTTY, columns: 80 };
-    const code = await reportCommand({ week: "2026-12-01", dimension: null, chart: null, json: false }, api, { out, err } as unknown as CommandContext);
+    const code = await reportCommand(
+      { name: "report", week: "2026-12-01", dimension: null, chart: null, json: false },
+      api,
+      { out, err } as unknown as CommandContext,
+    );
     return { code, text: chunks.join("") };
   };
 

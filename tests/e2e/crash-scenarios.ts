@@ -1,4 +1,6 @@
 /**
+ * The crash scenarios' machinery, shared by tests/e2e/crash-recovery-1.test.ts and
+ * crash-recovery-2.test.ts (two files, so two stacks run the four scenarios side by side):
  * Crash tests through the real processes: the supervised stack (Postgres, the Deno edge host, both
  * Bun workers, the emulators) runs a whole pipeline run while components are killed with SIGKILL,
  * at chosen points (failpoints, shared/failpoints.ts) and at random moments, and Postgres is
@@ -11,10 +13,10 @@
  * Each run starts from a reset database, an empty asset store and empty emulators, on a stack of
  * its own (the failpoints are in its environment). Several failpoints share a run when they fire in
  * different components or stages. The random run prints its seed; replay it with
- * `CRASH_SEED=<seed> bun test tests/e2e/crash-recovery.test.ts -t random`.
+ * `CRASH_SEED=<seed> bun test tests/e2e/crash-recovery-2.test.ts -t random`.
  * Each run's logs are kept in `.local/crash-evidence/<run>/`.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { expect } from "bun:test";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,7 +35,7 @@ import { checkConverged, Checks } from "./crash-convergence.ts";
 
 const env = localStackEnv();
 const RUN_TIMEOUT_MS = 8 * 60_000;
-const SCENARIO_TIMEOUT_MS = 12 * 60_000;
+export const SCENARIO_TIMEOUT_MS = 12 * 60_000;
 /** How long a component killed at the very end of a run may take to be restarted and ready. */
 const RESTART_WAIT_MS = 30_000;
 /** A restart takes seconds; a status endpoint silent this long means the stack is not coming back. */
@@ -44,12 +46,12 @@ const UPLOAD_CHUNK_BYTES = 512 * 1024;
 const SHORT_NARRATION = { min: 60, max: 75 } as const;
 const LOGGED = ["supervisor", "db", "emulators", "edge", "net", "gpu-worker", "render-runner"] as const;
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-const say = (line: string) => console.log(`[crash ${new Date().toISOString().slice(11, 19)}] ${line}`);
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export const say = (line: string) => console.log(`[crash ${new Date().toISOString().slice(11, 19)}] ${line}`);
 const durations: { run: string; seconds: number; outcome: string }[] = [];
 
 /** A small seeded PRNG (mulberry32), so a random crash can be replayed from its seed. */
-function seededRandom(seed: number): () => number {
+export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -168,14 +170,14 @@ interface Scenario {
 }
 
 /** Kills a component's process (for the db, the postmaster) with SIGKILL, as a machine failure would. */
-function killComponent(component: Component, log: (line: string) => void): void {
+export function killComponent(component: Component, log: (line: string) => void): void {
   const pid = readPid(component);
   if (pid === null) throw new Error(`no pid file for ${component}: is it running?`);
   log(`kill -9 ${component} (pid ${pid})`);
   process.kill(pid, "SIGKILL");
 }
 
-async function runScenario(scenario: Scenario): Promise<void> {
+export async function runScenario(scenario: Scenario): Promise<void> {
   const t0 = Date.now();
   const log = (line: string) => say(`${scenario.name} +${((Date.now() - t0) / 1000).toFixed(0)}s: ${line}`);
   const evidence = join(paths.local, "crash-evidence", scenario.name);
@@ -313,84 +315,12 @@ async function checkFailpointsFired(checks: Checks, scenario: Scenario, dir: str
   }
 }
 
-const inStage = (...stages: string[]) => (status: RunStatus) => status.units.some((u) => stages.includes(u.stage));
+export const inStage = (...stages: string[]) => (status: RunStatus) => status.units.some((u) => stages.includes(u.stage));
 
-afterAll(() => {
+/** The runs' durations, said once a file's runs are over. */
+export function sayDurations(): void {
   if (durations.length === 0) return;
   say("durations:");
   for (const d of durations) say(`  ${d.run.padEnd(28)} ${d.outcome.padEnd(7)} ${d.seconds.toFixed(0).padStart(5)} s`);
   say(`  total ${durations.reduce((sum, d) => sum + d.seconds, 0).toFixed(0)} s`);
-});
-
-describe("a crash anywhere converges with zero duplicates", () => {
-  test("run A: mid-generation, render stored before its callback, mid-upload", async () => {
-    await runScenario({
-      name: "a-chosen-points",
-      dimension: "tech-explained",
-      failpoints: {
-        "visual.mid-generation": "gpu-worker",
-        "render.after-store-before-callback": "render-runner",
-        "publish.mid-upload": "edge",
-      },
-    });
-  }, SCENARIO_TIMEOUT_MS);
-
-  test("run B: clip stored before its callback, mid-render, uploaded before it was recorded", async () => {
-    await runScenario({
-      name: "b-chosen-points",
-      dimension: "sains-singkat",
-      failpoints: {
-        "visual.after-store-before-callback": "gpu-worker",
-        "render.mid-render": "render-runner",
-        "publish.after-upload-before-record": "edge",
-      },
-    });
-  }, SCENARIO_TIMEOUT_MS);
-
-  test("run C: session stored before the first byte, and Postgres killed mid-run", async () => {
-    await runScenario({
-      name: "c-session-and-postgres",
-      dimension: "tech-explained",
-      failpoints: { "publish.after-session-stored": "edge" },
-      during: async (run) => {
-        // While the render runs: its callbacks and heartbeats meet a dead server.
-        if (!(await run.when(inStage("render")))) return [];
-        await sleep(3000);
-        killComponent("db", run.say);
-        return ["db"];
-      },
-    });
-  }, SCENARIO_TIMEOUT_MS);
-
-  test("run D: random kills at random moments", async () => {
-    const seed = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
-    say(`run D seed ${seed} (replay: CRASH_SEED=${seed} bun test tests/e2e/crash-recovery.test.ts -t random)`);
-    const random = seededRandom(seed);
-    // Each component is killed while it has work: the window opens when that work appears and
-    // spans most of the time that work lasts in a run of short videos (about 100 s in all).
-    const windows: Record<"edge" | "gpu-worker" | "render-runner", { opens: (s: RunStatus) => boolean; spanMs: number }> = {
-      "edge": { opens: () => true, spanMs: 70_000 },
-      "gpu-worker": { opens: inStage("media"), spanMs: 12_000 },
-      "render-runner": { opens: inStage("render"), spanMs: 40_000 },
-    };
-    const pool = Object.keys(windows) as (keyof typeof windows)[];
-    const victims = [pool.splice(Math.floor(random() * pool.length), 1)[0]!, pool.splice(Math.floor(random() * pool.length), 1)[0]!];
-    const plan = victims.map((component) => ({ component, afterMs: Math.floor(random() * windows[component].spanMs) }));
-    say(`run D plan: ${plan.map((p) => `${p.component} ${(p.afterMs / 1000).toFixed(1)} s into its window`).join(", ")}`);
-    await runScenario({
-      name: "d-random-kills",
-      dimension: "sains-singkat",
-      failpoints: {},
-      during: async (run) => {
-        const killed = await Promise.all(plan.map(async ({ component, afterMs }) => {
-          if (!(await run.when(windows[component].opens))) return null;
-          await sleep(afterMs);
-          if (run.latest()?.run.status !== "running") run.say(`the run ended before ${component}'s kill; killing it anyway`);
-          killComponent(component, run.say);
-          return component;
-        }));
-        return killed.filter((c) => c !== null);
-      },
-    });
-  }, SCENARIO_TIMEOUT_MS);
-});
+}

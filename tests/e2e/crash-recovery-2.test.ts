@@ -1,0 +1,56 @@
+/**
+ * Crash runs B (chosen points in each component) and D (random kills at random moments; the seed is
+ * printed); tests/e2e/crash-scenarios.ts says what every run checks.
+ */
+import { afterAll, describe, test } from "bun:test";
+import process from "node:process";
+import type { RunStatus } from "../../shared/contracts/operator.ts";
+import { inStage, killComponent, runScenario, say, sayDurations, SCENARIO_TIMEOUT_MS, seededRandom, sleep } from "./crash-scenarios.ts";
+
+afterAll(sayDurations);
+
+describe("a crash anywhere converges with zero duplicates", () => {
+  test("run B: clip stored before its callback, mid-render, uploaded before it was recorded", async () => {
+    await runScenario({
+      name: "b-chosen-points",
+      dimension: "sains-singkat",
+      failpoints: {
+        "visual.after-store-before-callback": "gpu-worker",
+        "render.mid-render": "render-runner",
+        "publish.after-upload-before-record": "edge",
+      },
+    });
+  }, SCENARIO_TIMEOUT_MS);
+
+  test("run D: random kills at random moments", async () => {
+    const seed = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
+    say(`run D seed ${seed} (replay: CRASH_SEED=${seed} bun test tests/e2e/crash-recovery-2.test.ts -t random)`);
+    const random = seededRandom(seed);
+    // Each component is killed while it has work: the window opens when that work appears and
+    // spans most of the time that work lasts in a run of short videos (about 100 s in all).
+    const windows: Record<"edge" | "gpu-worker" | "render-runner", { opens: (s: RunStatus) => boolean; spanMs: number }> = {
+      "edge": { opens: () => true, spanMs: 70_000 },
+      "gpu-worker": { opens: inStage("media"), spanMs: 12_000 },
+      "render-runner": { opens: inStage("render"), spanMs: 40_000 },
+    };
+    const pool = Object.keys(windows) as (keyof typeof windows)[];
+    const victims = [pool.splice(Math.floor(random() * pool.length), 1)[0]!, pool.splice(Math.floor(random() * pool.length), 1)[0]!];
+    const plan = victims.map((component) => ({ component, afterMs: Math.floor(random() * windows[component].spanMs) }));
+    say(`run D plan: ${plan.map((p) => `${p.component} ${(p.afterMs / 1000).toFixed(1)} s into its window`).join(", ")}`);
+    await runScenario({
+      name: "d-random-kills",
+      dimension: "sains-singkat",
+      failpoints: {},
+      during: async (run) => {
+        const killed = await Promise.all(plan.map(async ({ component, afterMs }) => {
+          if (!(await run.when(windows[component].opens))) return null;
+          await sleep(afterMs);
+          if (run.latest()?.run.status !== "running") run.say(`the run ended before ${component}'s kill; killing it anyway`);
+          killComponent(component, run.say);
+          return component;
+        }));
+        return killed.filter((c) => c !== null);
+      },
+    });
+  }, SCENARIO_TIMEOUT_MS);
+});
