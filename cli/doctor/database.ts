@@ -8,7 +8,7 @@
  * assign the dimension's category (youtube-categories.ts).
  */
 import postgres from "postgres";
-import { credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
+import { type CredentialKeyRing, credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
 import { decryptCredentials } from "../../shared/crypto/credentials.ts";
 import { type AccountRow, getAccounts } from "../../shared/db/rpc/accounts.ts";
 import { getDimensions } from "../../shared/db/rpc/dimensions.ts";
@@ -17,6 +17,8 @@ import { getQueueSetup, listSchedules } from "../../shared/db/rpc/setup.ts";
 import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/oauth.ts";
 import { youtubeClientFor } from "../../shared/providers/youtube/account-client.ts";
 import { ProviderRejectedError } from "../../shared/providers/errors.ts";
+import { tiktokAccessToken } from "../../shared/providers/tiktok/account-token.ts";
+import { TikTokOAuthError } from "../../shared/providers/tiktok/oauth.ts";
 import { type CheckResult, describeError, fail, ok, warn, withTimeout } from "./check.ts";
 import type { DoctorConfig } from "./config.ts";
 import { hintFor } from "./hints.ts";
@@ -264,7 +266,12 @@ async function engineRole(sql: postgres.Sql, step: Step): Promise<CheckResult> {
   );
 }
 
-/** Each active dimension needs an active account whose credentials open and whose refresh token Google accepts. */
+/**
+ * Each active dimension needs an active account whose credentials open and whose grant its own
+ * platform's token endpoint accepts: Google's, through the client of the account's Google project,
+ * for YouTube; TikTok's, with the TikTok app's client key, for TikTok (a refresh token TikTok
+ * rotates is sealed over the stored one, as the publish stage does).
+ */
 async function accounts(sql: postgres.Sql, config: DoctorConfig, step: Step, timeoutMs: number): Promise<CheckResult[]> {
   const env = config.env;
   const [dimensions, activeAccounts] = await step(async () =>
@@ -278,49 +285,70 @@ async function accounts(sql: postgres.Sql, config: DoctorConfig, step: Step, tim
   }
   const byDimension = new Map<string, AccountRow[]>(dimensions.map((d) => [d.id, activeAccounts.filter((a) => a.dimension_id === d.id)]));
   const tokenUrl = env.GOOGLE_OAUTH_TOKEN_URL || "https://oauth2.googleapis.com/token";
+  /**
+   * The call that takes the account's access token at its platform's endpoint, or null when there is
+   * nothing to try it with; throws when the account cannot be tried at all (no app, no client).
+   */
+  const grantCall = async (account: AccountRow, ring: CredentialKeyRing, refreshToken: string): Promise<(() => Promise<unknown>) | null> => {
+    if (account.platform === "tiktok") {
+      if (!env.TIKTOK_CLIENT_KEY || !env.TIKTOK_CLIENT_SECRET) throw new Error("TikTok accounts need TIKTOK_CLIENT_KEY and TIKTOK_CLIENT_SECRET");
+      const app = { clientKey: env.TIKTOK_CLIENT_KEY, clientSecret: env.TIKTOK_CLIENT_SECRET, apiBaseUrl: env.TIKTOK_API_BASE_URL };
+      return () => tiktokAccessToken(sql, ring, app, { id: account.id, credentialsEnc: account.credentials_enc, refreshToken });
+    }
+    // The client of the account's Google project, as the publish stage picks it: Google refuses a
+    // refresh token presented by another client.
+    const client = await step(() => youtubeClientFor(sql, ring, env, account.id));
+    return client === null ? null : () => createYouTubeAccessTokenSource({ ...client, tokenUrl, refreshToken }).getAccessToken();
+  };
   const checks = [...byDimension].map(async ([dimension, list]): Promise<CheckResult> => {
     const name = `dimension ${dimension}`;
-    const connect = `mdame account connect youtube --dimension ${dimension}`;
-    if (list.length === 0) return fail(FAMILY, name, "no active account: its videos cannot be published", `connect one: ${connect}`);
+    const connect = (platform: string) => `mdame account connect ${platform} --dimension ${dimension}`;
+    if (list.length === 0) return fail(FAMILY, name, "no active account: its videos cannot be published", `connect one: ${connect("youtube")}`);
     const problems: string[] = [];
+    const failedPlatforms = new Set<string>();
     const unconfirmed: string[] = [];
     let refreshed = 0;
     for (const account of list) {
       const label = `account ${account.channel_handle}`;
+      const problem = (text: string) => {
+        problems.push(`${label}: ${text}`);
+        failedPlatforms.add(account.platform);
+      };
       if (!account.credentials_enc) {
         problems.push(`${label} has no credentials`);
+        failedPlatforms.add(account.platform);
         continue;
       }
       let refreshToken: string;
-      let ring;
+      let ring: CredentialKeyRing;
       try {
         if (!env.CREDENTIALS_KEY) throw new Error("CREDENTIALS_KEY is not set");
         ring = credentialKeyRing({ CREDENTIALS_KEY: env.CREDENTIALS_KEY, CREDENTIALS_KEYS_PREVIOUS: env.CREDENTIALS_KEYS_PREVIOUS });
         refreshToken = (await decryptCredentials(ring, account.credentials_enc, account.id)).refresh_token;
       } catch (error) {
-        problems.push(`${label}: credentials do not decrypt with the key ring (${describeError(error)})`);
+        problem(`credentials do not decrypt with the key ring (${describeError(error)})`);
         continue;
       }
-      // The client of the account's Google project, as the publish stage picks it: Google refuses a
-      // refresh token presented by another client.
-      let client;
+      let call: (() => Promise<unknown>) | null;
       try {
-        client = await step(() => youtubeClientFor(sql, ring, env, account.id));
+        call = await grantCall(account, ring, refreshToken);
       } catch (error) {
-        problems.push(`${label}: ${describeError(error)}`);
+        problem(describeError(error));
         continue;
       }
-      if (client === null) continue;
+      if (call === null) continue;
       refreshed += 1;
       try {
-        await withTimeout(timeoutMs, () => createYouTubeAccessTokenSource({ ...client, tokenUrl, refreshToken }).getAccessToken());
+        await withTimeout(timeoutMs, call);
       } catch (error) {
-        if (error instanceof ProviderRejectedError) problems.push(`${label}: the token endpoint refused its refresh token (${describeError(error)})`);
+        const refused = error instanceof ProviderRejectedError || (error instanceof TikTokOAuthError && !error.retriable);
+        if (refused) problem(`the ${account.platform === "tiktok" ? "TikTok" : "Google"} token endpoint refused its refresh token (${describeError(error)})`);
         else unconfirmed.push(`${label}: its refresh token could not be tried (${describeError(error)})`);
       }
     }
     if (problems.length > 0) {
-      return fail(FAMILY, name, problems.join("; "), `reconnect: ${connect} (or check CREDENTIALS_KEY and CREDENTIALS_KEYS_PREVIOUS, docs/guides/rotation.md)`);
+      const fixes = [...failedPlatforms].sort().map(connect).join(" or ");
+      return fail(FAMILY, name, problems.join("; "), `reconnect: ${fixes} (or check CREDENTIALS_KEY and CREDENTIALS_KEYS_PREVIOUS, docs/guides/rotation.md)`);
     }
     // The token endpoint's own check says why it could not be reached.
     if (unconfirmed.length > 0) return warn(FAMILY, name, `credentials decrypt, but ${unconfirmed.join("; ")}`, "see the google-oauth line");

@@ -11,6 +11,7 @@ import process from "node:process";
 import postgres from "postgres";
 import { LOCAL_DB_URL, LOCAL_EMULATOR_URL, LOCAL_FUNCTIONS_URL, LOCAL_STACK } from "../../shared/config/local-stack.ts";
 import { credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
+import { encryptCredentials } from "../../shared/crypto/credentials.ts";
 import { fetchTrendingTopics } from "../../shared/providers/trends/google-trends-rss.ts";
 import { LOCAL_TELEGRAM_CHAT_ID, readStackEnv } from "../../stack/stack-env.ts";
 import { main } from "../../cli/main.ts";
@@ -18,7 +19,7 @@ import * as db from "../../stack/db.ts";
 import { paths } from "../../stack/paths.ts";
 import { serverPgmqVersion } from "../../stack/pg-server.ts";
 import { type StackHandle, startStack, supervisorPid } from "../../stack/stack-control.ts";
-import { connectTestAccounts } from "../fixtures/connect-accounts.ts";
+import { connectTestAccounts, connectTikTokAccount } from "../fixtures/connect-accounts.ts";
 import { EDGE_TTS_PATH, freePort } from "./fixtures/emulator-harness.ts";
 
 let stack: StackHandle;
@@ -28,6 +29,8 @@ let dimensionLines: string[];
 /** `category <id>` lines: each of those dimensions' category, asked as its account (videoCategories.list). */
 let categoryLines: RegExp[];
 let trendCount: number;
+/** The active accounts of the active dimensions, YouTube's and TikTok's. */
+let accountCount: number;
 let scheduleLine: string;
 
 beforeAll(async () => {
@@ -37,16 +40,20 @@ beforeAll(async () => {
     await db.reset({ log: () => {} });
   }
   stack = await startStack({ quiet: true, timeoutMs: 180_000 });
-  // Accounts come from `mdame account connect`, as a person adds them.
-  await connectTestAccounts();
+  // Accounts come from `mdame account connect`, as a person adds them; the demo's first dimension
+  // also publishes to TikTok, so its grant is checked at TikTok's own token endpoint.
+  const [first] = (await connectTestAccounts()).map((c) => c.dimension).sort();
   stackEnv = readStackEnv();
+  await connectTikTokAccount(stackEnv, first!, `${first}-tiktok`);
   // The tables, as the superuser: stack.env's DB_URL is the engine role, which may only call the RPCs.
   const sql = postgres(LOCAL_DB_URL, { max: 1, onnotice: () => {} });
   try {
     const rows = await sql<{ id: string; handles: string[] }[]>`
-      select d.id, array_agg(a.channel_handle order by a.channel_handle) as handles
+      -- Each dimension's accounts in the order mdame.get_accounts lists them: platform, then handle.
+      select d.id, array_agg(a.channel_handle order by a.platform, a.channel_handle) as handles
       from mdame.dimensions d join mdame.dimension_accounts a on a.dimension_id = d.id and a.active
       where d.active group by d.id order by d.id`;
+    accountCount = rows.reduce((n, r) => n + r.handles.length, 0);
     dimensionLines = rows.map((r) =>
       `ok   database/dimension ${r.id}: ${r.handles.length} active account${r.handles.length === 1 ? "" : "s"} (${
         r.handles.join(", ")
@@ -110,9 +117,9 @@ describe("mdame doctor on the local stack", () => {
       // Every account is on the environment's client: the project default, planned within its 100 uploads a day.
       /^ok   database\/youtube projects: planned uploads a day fit every project's bucket \(default \d+\/100\)$/,
       // Every account was connected with the stack's key: the functions' census finds them all on it.
-      `ok   database/credential keys: all ${dimensionLines.length} account${
-        dimensionLines.length === 1 ? "" : "s"
-      } sealed with the current key (ring: current ${credentialKeyRing({ CREDENTIALS_KEY: stackEnv.CREDENTIALS_KEY! }).current.kid})`,
+      `ok   database/credential keys: all ${accountCount} account${accountCount === 1 ? "" : "s"} sealed with the current key (ring: current ${
+        credentialKeyRing({ CREDENTIALS_KEY: stackEnv.CREDENTIALS_KEY! }).current.kid
+      })`,
       /^ok   database\/sizes: database [0-9.]+ (B|KiB|MiB|GiB); storage [0-9.]+ (B|KiB|MiB|GiB) in \d+ objects.* \(mdame storage usage\)$/,
       `ok   functions/pipeline: functions at ${LOCAL_FUNCTIONS_URL} answer (ENV=dev) and accept SERVICE_ROLE_KEY`,
       ...categoryLines,
@@ -354,6 +361,28 @@ describe("mdame doctor on the local stack", () => {
       await sql`delete from mdame.events where run_id in (select id from mdame.pipeline_runs where idempotency_key = 'doctor-locked')`;
       await sql`delete from mdame.pipeline_runs where idempotency_key = 'doctor-locked'`;
       await sql`update mdame.dimension_accounts set health_state = 'ok', health_reason = null, health_since = null`;
+      await sql.end({ timeout: 2 });
+    }
+  }, 60_000);
+
+  test("a TikTok grant TikTok refuses fails its dimension with TikTok's reason and TikTok's connect command", async () => {
+    const sql = postgres(LOCAL_DB_URL, { max: 1, onnotice: () => {} });
+    const [account] = await sql<{ id: string; dimension_id: string; channel_handle: string; credentials_enc: string }[]>`
+      select id, dimension_id, channel_handle, credentials_enc from mdame.dimension_accounts where platform = 'tiktok' and active`;
+    try {
+      // Credentials that open, holding a refresh token TikTok never issued.
+      const ring = credentialKeyRing({ CREDENTIALS_KEY: stackEnv.CREDENTIALS_KEY! });
+      const bogus = await encryptCredentials(ring, { refresh_token: "rft.never-issued-by-tiktok" }, account!.id);
+      await sql`update mdame.dimension_accounts set credentials_enc = ${bogus} where id = ${account!.id}`;
+      const report = await doctor({});
+      expect(report.code).toBe(1);
+      const failed = line(report.checks, `FAIL database/dimension ${account!.dimension_id}`)!;
+      expect(failed).toContain(`account ${account!.channel_handle}: the TikTok token endpoint refused its refresh token`);
+      expect(failed).toContain("invalid_grant");
+      expect(report.out).toContain(`     fix: reconnect: mdame account connect tiktok --dimension ${account!.dimension_id} (or check CREDENTIALS_KEY`);
+      expect(report.out).not.toContain(`mdame account connect youtube --dimension ${account!.dimension_id} (or`);
+    } finally {
+      await sql`update mdame.dimension_accounts set credentials_enc = ${account!.credentials_enc} where id = ${account!.id}`;
       await sql.end({ timeout: 2 });
     }
   }, 60_000);

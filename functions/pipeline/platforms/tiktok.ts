@@ -15,9 +15,8 @@
  */
 import process from "node:process";
 import { z } from "zod";
-import { encryptCredentials } from "../../../shared/crypto/credentials.ts";
 import { RateWindowFullError } from "../../../shared/db/errors.ts";
-import { resealAccountCredentials } from "../../../shared/db/rpc/accounts.ts";
+import { tiktokAccessToken } from "../../../shared/providers/tiktok/account-token.ts";
 import { reserveTikTokCall, type TikTokCallKind } from "../../../shared/db/rpc/tiktok-calls.ts";
 import { NonRetriableError } from "../../../shared/errors.ts";
 import { failpoint } from "../../../shared/failpoints.ts";
@@ -31,7 +30,6 @@ import {
   queryCreatorInfo,
   uploadChunks,
 } from "../../../shared/providers/tiktok/content-posting.ts";
-import { refreshAccessToken } from "../../../shared/providers/tiktok/oauth.ts";
 import { classifyTikTokRefusal } from "../../../shared/providers/tiktok/refusals.ts";
 import type { PrivacyStatus } from "../../../shared/contracts/publishing.ts";
 import type { PipelineDeps } from "../deps.ts";
@@ -201,15 +199,9 @@ export const tiktokAdapter: PlatformAdapter<TikTokTicket, TikTokMetadata> = {
   settle: async () => {},
   release: async () => {},
 
-  async accessToken(deps, { target, refreshToken }) {
-    const tokens = await refreshAccessToken({ ...clientOf(deps), refreshToken });
-    if (tokens.refreshToken && tokens.refreshToken !== refreshToken && target.credentials_enc) {
-      // TikTok rotated the refresh token: the new one replaces the stored one, unless a reconnect came first.
-      const resealed = await encryptCredentials(deps.credentialKeys, { refresh_token: tokens.refreshToken }, target.account_id);
-      await resealAccountCredentials(deps.sql, { id: target.account_id, expected: target.credentials_enc, resealed });
-    }
-    return tokens.accessToken;
-  },
+  // TikTok rotates refresh tokens: a new one replaces the stored one, unless a reconnect came first.
+  accessToken: (deps, { target, refreshToken }) =>
+    tiktokAccessToken(deps.sql, deps.credentialKeys, clientOf(deps), { id: target.account_id, credentialsEnc: target.credentials_enc, refreshToken }),
 
   async startSession(deps, log, { ticket, accessToken, metadata, video }) {
     await rateSlot(deps, ticket.accountId, "creator_info.query", 60_000);
