@@ -2,15 +2,13 @@ import type { MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { workerCallbackRoutes } from "../../shared/api/routes/worker-callback.ts";
 import { createApiApp, reply } from "../../shared/api/serve.ts";
-import type { WorkerCallback } from "../../shared/contracts/callbacks.ts";
-import { QUEUES } from "../../shared/contracts/queue.ts";
+import { QUEUES, VisualJob } from "../../shared/contracts/queue.ts";
 import type { Sql } from "../../shared/db/client.ts";
-import { getWorkUnit } from "../../shared/db/rpc/work-units.ts";
 import { completeRenderJob, completeVisualJob, failWorkerJob, getScene, type WorkerFailureOutcome } from "../../shared/db/rpc/worker-jobs.ts";
 import { parseJsonText, readBoundedText } from "../../shared/http/bounded-body.ts";
 import { createErrorHandler } from "../../shared/http/error-handler.ts";
 import { answerUnservedMethods } from "../../shared/http/method-not-allowed.ts";
-import type { LogContext, Logger, LogStatus } from "../../shared/logging/logger.ts";
+import type { Logger, LogStatus } from "../../shared/logging/logger.ts";
 import { verifyWebhook, WEBHOOK_MAX_BODY_BYTES, WebhookVerificationError } from "../../shared/webhooks/standard-webhooks.ts";
 import { refuseMalformedWebhookHeaders } from "./webhook-headers.ts";
 
@@ -24,23 +22,14 @@ interface WorkerCallbackDeps {
   webhookSecrets: readonly string[];
 }
 
+/** The run and dimension of a scene's stored visual job (mdame.scenes.job), for its log lines; none when it holds none. */
+function sceneJob(job: unknown): { run_id?: string; dimension_id?: string } {
+  const parsed = VisualJob.pick({ run_id: true, dimension_id: true }).safeParse(job);
+  return parsed.success ? parsed.data : {};
+}
+
 /** The `status` of a failed job's log line, from what fail_worker_job made of the failure. */
 const FAILURE_STATUS: Record<WorkerFailureOutcome, LogStatus> = { retry: "retrying", dead_letter: "dead_lettered", duplicate: "skipped", gone: "skipped" };
-
-/**
- * The run, dimension, unit and stage of the job a verified callback reports on, for its log lines.
- * A unit that cannot be read leaves them out: the answer is the completion RPC's, never this read's.
- */
-async function jobLogFields(sql: Sql, callback: WorkerCallback): Promise<LogContext> {
-  const stage = callback.kind.startsWith("render.") ? QUEUES.render : QUEUES.visualGeneration;
-  try {
-    const unitId = "unit_id" in callback ? callback.unit_id : (await getScene(sql, callback.scene_id))?.unit_id;
-    const unit = unitId ? await getWorkUnit(sql, unitId) : null;
-    return { stage, ...(unit ? { execution_id: unit.run_id, dimension_id: unit.dimension_id, unit_id: unit.id } : {}) };
-  } catch {
-    return { stage, ...("unit_id" in callback ? { unit_id: callback.unit_id } : {}) };
-  }
-}
 
 /**
  * The `worker-callback` Edge Function: a Standard Webhooks delivery from a Bun worker, verified,
@@ -86,13 +75,19 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
   app.openapi({ ...route, middleware: [verifiedDelivery(deps.webhookSecrets)] }, async (c) => {
     const callback = c.req.valid("json");
     const webhookId = c.get("webhookId");
-    const log = deps.logger.child({
-      webhook_id: webhookId,
-      kind: callback.kind,
-      msg_id: callback.msg_id,
-      worker_id: callback.worker_id,
-      ...await jobLogFields(deps.sql, callback),
-    });
+    // The delivery's own fields, then the job's run, dimension and unit as the completion RPC answers them.
+    const stage = callback.kind.startsWith("render.") ? QUEUES.render : QUEUES.visualGeneration;
+    const log = (job: { run_id?: string; dimension_id?: string; unit_id: string }) =>
+      deps.logger.child({
+        webhook_id: webhookId,
+        kind: callback.kind,
+        msg_id: callback.msg_id,
+        worker_id: callback.worker_id,
+        stage,
+        execution_id: job.run_id,
+        dimension_id: job.dimension_id,
+        unit_id: job.unit_id,
+      });
 
     switch (callback.kind) {
       case "visual_generation.completed": {
@@ -105,7 +100,10 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
           cacheHit: callback.cache_hit,
           webhookId,
         });
-        log.info({ scene_id: callback.scene_id, cache_hit: callback.cache_hit, status: "succeeded" }, "scene completed");
+        log({ ...sceneJob(scene.job), unit_id: scene.unit_id }).info(
+          { scene_id: callback.scene_id, cache_hit: callback.cache_hit, status: "succeeded" },
+          "scene completed",
+        );
         return reply(c, route, 200, { ok: true, scene_status: scene.status });
       }
       case "render.completed": {
@@ -120,8 +118,8 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
           ...(callback.music ? { music: callback.music } : {}),
         };
         const unit = await completeRenderJob(deps.sql, { msgId: callback.msg_id, unitId: callback.unit_id, video, webhookId, quality: callback.quality });
-        log.info(
-          { unit_id: callback.unit_id, video_key: callback.video_key, quality_passed: callback.quality.passed, status: "succeeded" },
+        log({ ...unit, unit_id: unit.id }).info(
+          { video_key: callback.video_key, quality_passed: callback.quality.passed, status: "succeeded" },
           "render completed",
         );
         return reply(c, route, 200, { ok: true, unit_stage: unit.stage });
@@ -130,7 +128,7 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
         // The job belongs to the scene the callback names: failWorkerJob refuses (409) the message of another scene.
         const scene = await getScene(deps.sql, callback.scene_id);
         if (!scene) throw new HTTPException(404, { message: `scene_id ${callback.scene_id} names no scene` });
-        const outcome = await failWorkerJob(deps.sql, {
+        const { outcome, ...job } = await failWorkerJob(deps.sql, {
           queue: "visual_generation",
           msgId: callback.msg_id,
           unitId: scene.unit_id,
@@ -139,11 +137,14 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
           retriable: callback.error.retriable,
           webhookId,
         });
-        log.warn({ unit_id: scene.unit_id, scene_id: scene.id, error: callback.error, outcome, status: FAILURE_STATUS[outcome] }, "worker job failed");
+        log({ ...job, unit_id: scene.unit_id }).warn(
+          { scene_id: scene.id, error: callback.error, outcome, status: FAILURE_STATUS[outcome] },
+          "worker job failed",
+        );
         return reply(c, route, 200, { ok: true, outcome });
       }
       case "render.failed": {
-        const outcome = await failWorkerJob(deps.sql, {
+        const { outcome, ...job } = await failWorkerJob(deps.sql, {
           queue: "render",
           msgId: callback.msg_id,
           unitId: callback.unit_id,
@@ -151,7 +152,7 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
           retriable: callback.error.retriable,
           webhookId,
         });
-        log.warn({ unit_id: callback.unit_id, error: callback.error, outcome, status: FAILURE_STATUS[outcome] }, "worker job failed");
+        log({ ...job, unit_id: callback.unit_id }).warn({ error: callback.error, outcome, status: FAILURE_STATUS[outcome] }, "worker job failed");
         return reply(c, route, 200, { ok: true, outcome });
       }
     }

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import type { Queryable } from "../client.ts";
 import { manyRows, maybeRow, oneRow } from "./query.ts";
+import { WorkUnitStage } from "../../contracts/work-unit.ts";
 import { Scene } from "./work-units.ts";
 
 /** A pgmq id: postgres.js gives a bigint as text (or as a BigInt when the pool is set up so). */
@@ -72,11 +73,11 @@ export function completeVisualJob(
   );
 }
 
-/** The unit's stage after a render completion: `publish` when it moved on, else where it already was. */
-const CompletedRender = z.object({
-  id: z.string().uuid(),
-  stage: z.enum(["script", "safety", "plan", "media", "render", "publish", "deferred", "published", "rejected", "failed"]),
-}).strict();
+/**
+ * The unit after a render completion: its stage (`publish` when it moved on, else where it already
+ * was), and its run and dimension, the fields the callback logs.
+ */
+const CompletedRender = z.object({ id: z.string().uuid(), stage: WorkUnitStage, run_id: z.string().uuid(), dimension_id: z.string() }).strict();
 type CompletedRender = z.infer<typeof CompletedRender>;
 
 /** Records a rendered video and its quality report, and queues the publication. */
@@ -88,7 +89,7 @@ export function completeRenderJob(
     "complete_render_job",
     CompletedRender,
     sql`
-    select id, stage from mdame.complete_render_job(${String(p.msgId)}::bigint, ${p.unitId}::uuid, ${sql.json(p.video as never)}::jsonb,
+    select id, stage, run_id, dimension_id from mdame.complete_render_job(${String(p.msgId)}::bigint, ${p.unitId}::uuid, ${sql.json(p.video as never)}::jsonb,
       ${p.webhookId}::text, ${p.quality === null ? null : sql.json(p.quality as never)}::jsonb)`,
   );
 }
@@ -100,11 +101,15 @@ export function completeRenderJob(
 export const WorkerFailureOutcome = z.enum(["retry", "dead_letter", "duplicate", "gone"]);
 export type WorkerFailureOutcome = z.infer<typeof WorkerFailureOutcome>;
 
+/** What became of a failed job, with the unit's run and dimension: the fields its callback logs. */
+const FailedJob = z.object({ outcome: WorkerFailureOutcome, run_id: z.string().uuid(), dimension_id: z.string() }).strict();
+export type FailedJob = z.infer<typeof FailedJob>;
+
 /**
  * A worker reported a failed job: a render job names its unit, a visual_generation job its unit and
  * scene. A message that is the job of another unit or scene is refused (WrongStateError) untouched.
  */
-export async function failWorkerJob(
+export function failWorkerJob(
   sql: Queryable,
   p:
     & { msgId: number; error: string; retriable: boolean; webhookId: string }
@@ -112,14 +117,13 @@ export async function failWorkerJob(
       | { queue: "render"; unitId: string }
       | { queue: "visual_generation"; unitId: string; sceneId: string }
     ),
-): Promise<WorkerFailureOutcome> {
+): Promise<FailedJob> {
   const sceneId = p.queue === "visual_generation" ? p.sceneId : null;
-  const row = await oneRow(
+  return oneRow(
     "fail_worker_job",
-    z.object({ outcome: WorkerFailureOutcome }).strict(),
+    FailedJob,
     sql`
-    select mdame.fail_worker_job(${p.queue}::text, ${String(p.msgId)}::bigint, ${p.unitId}::uuid, ${p.error}::text,
-      ${p.retriable}::boolean, ${p.webhookId}::text, ${sceneId}::uuid) as outcome`,
+    select * from mdame.fail_worker_job(${p.queue}::text, ${String(p.msgId)}::bigint, ${p.unitId}::uuid, ${p.error}::text,
+      ${p.retriable}::boolean, ${p.webhookId}::text, ${sceneId}::uuid)`,
   );
-  return row.outcome;
 }

@@ -25,7 +25,7 @@ select is((select count(*) from mdame.dead_letters where queue_name = 'visual_ge
 select is((select stage from mdame.work_units where id = (select id from u)), 'media', 'the unit goes on');
 select is((select count(*) from mdame.webhook_receipts where webhook_id in ('wh-retry', 'wh-final')), 0::bigint, 'the webhook-ids are not spent');
 
-select is(mdame.fail_worker_job('visual_generation', (select msg_id from m0), (select id from u), 'gpu lost', true, 'wh-own', (select id from s0)), 'retry',
+select is((select outcome from mdame.fail_worker_job('visual_generation', (select msg_id from m0), (select id from u), 'gpu lost', true, 'wh-own', (select id from s0))), 'retry',
           'the scene''s own message is retried');
 
 select * from finish();
