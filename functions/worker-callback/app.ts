@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from "hono";
+import { z } from "zod";
 import { HTTPException } from "hono/http-exception";
 import { workerCallbackRoutes } from "../../shared/api/routes/worker-callback.ts";
 import { createApiApp, reply } from "../../shared/api/serve.ts";
@@ -24,7 +25,7 @@ interface WorkerCallbackDeps {
 
 /** The run and dimension of a scene's stored visual job (mdame.scenes.job), for its log lines; none when it holds none. */
 function sceneJob(job: unknown): { run_id?: string; dimension_id?: string } {
-  const parsed = VisualJob.pick({ run_id: true, dimension_id: true }).safeParse(job);
+  const parsed = z.object({ run_id: VisualJob.shape.run_id, dimension_id: VisualJob.shape.dimension_id }).safeParse(job);
   return parsed.success ? parsed.data : {};
 }
 

@@ -21,13 +21,16 @@ let admin: Sql;
 /** What the function connects as, as deployed. */
 let engine: Sql;
 let app: ReturnType<typeof createWorkerCallbackApp>;
+/** What the function logged, line by line. */
+const logLines: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
   await db.ensureRunning(() => {});
   await db.reset({ log: () => {} });
   admin = createSql(LOCAL_DB_URL, { max: 2, application: "worker-callback-ownership-fixtures" });
   engine = createSql(localEngineDbUrl(loadOrCreateSecrets().ENGINE_DB_PASSWORD), { max: 2, application: "worker-callback-ownership" });
-  app = createWorkerCallbackApp({ sql: engine, logger: createLogger("worker-callback", { write: () => {} }, "error"), webhookSecrets: [secret] });
+  const write = (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>);
+  app = createWorkerCallbackApp({ sql: engine, logger: createLogger("worker-callback", { write }, "info"), webhookSecrets: [secret] });
 }, 60_000);
 
 afterAll(async () => {
@@ -62,7 +65,8 @@ async function unitWithScenes(count: number): Promise<{ unitId: string; runId: s
         'run_id', ${run.id}::uuid, 'unit_id', ${unit.id}::uuid, 'scene_id', ${scene.id}::uuid, 'scene_index', ${index}::integer,
         'scene_hash', ${scene.scene_hash}::text, 'dimension_id', 'tech-explained', 'prompt', ${`prompt ${index}`}::text,
         'duration_s', 3, 'width', 1080, 'height', 1920, 'fps', 30)) as msg_id`;
-    await admin`update mdame.scenes set msg_id = ${sent.msg_id} where id = ${scene.id}`;
+    // The scene keeps its job, as record_scene_plan stores it.
+    await admin`update mdame.scenes set msg_id = ${sent.msg_id}, job = (select message from pgmq.q_visual_generation where msg_id = ${sent.msg_id}) where id = ${scene.id}`;
     scenes.push({ sceneId: scene.id, sceneHash: scene.scene_hash, msgId: Number(sent.msg_id) });
   }
   return { unitId: unit.id, runId: run.id, scenes };
@@ -227,5 +231,46 @@ describe("completions hold the same rule", () => {
     expect(((await response.json()) as { error: string }).error).toContain(`render message ${other.msgId} is the job of unit ${other.unitId}`);
     expect(await jobState("render", other.msgId, other.unitId)).toEqual(before);
     expect(await jobState("render", mine.msgId, mine.unitId)).toMatchObject({ unit: { stage: "render" }, deadLetters: 0 });
+  });
+});
+
+describe("the callback's log lines", () => {
+  /** The line logged as `msg` since `from`. */
+  const logged = (msg: string, from: number) => logLines.slice(from).find((line) => line.msg === msg);
+
+  test("carry the job's run, dimension, unit and stage, from what the completion RPCs answer", async () => {
+    const { unitId, runId, scenes: [scene] } = await unitWithScenes(1);
+    const at = logLines.length;
+    const completed = await signedPost({
+      kind: "visual_generation.completed",
+      msg_id: scene!.msgId,
+      scene_id: scene!.sceneId,
+      scene_hash: scene!.sceneHash,
+      asset_key: `scenes/${scene!.sceneHash}.mp4`,
+      backend: "procedural-ffmpeg/1",
+      cache_hit: false,
+      worker_id: "gpu-worker-test",
+    });
+    expect(completed.status).toBe(200);
+    const job = { execution_id: runId, dimension_id: "tech-explained", unit_id: unitId };
+    expect(logged("scene completed", at)).toMatchObject({ ...job, stage: "visual_generation", scene_id: scene!.sceneId, status: "succeeded" });
+
+    const render = await unitAtRender();
+    const [unit] = await admin`select run_id from mdame.work_units where id = ${render.unitId}`;
+    const failed = await signedPost({
+      kind: "render.failed",
+      msg_id: render.msgId,
+      unit_id: render.unitId,
+      worker_id: "render-runner-test",
+      error: failure(true),
+    });
+    expect(failed.status).toBe(200);
+    expect(logged("worker job failed", at)).toMatchObject({
+      execution_id: unit!.run_id,
+      dimension_id: "tech-explained",
+      unit_id: render.unitId,
+      stage: "render",
+      outcome: "retry",
+    });
   });
 });
