@@ -13,6 +13,7 @@ import { defencesOf } from "./defences.ts";
 import type { SafetyModel } from "./gemini-safety-model.ts";
 import { firewallModelOutput } from "./prompt-firewall.ts";
 
+/** What the gate uses of the stage's dependencies; `logger` is the stage task's, so a routed classifier call logs its run, dimension and stage. */
 type GateDeps = Pick<PipelineDeps, "sql" | "env" | "llm" | "logger" | "defences">;
 
 /** The gate's share of the injection defences: spotlighting and the vocabulary confirmation. */

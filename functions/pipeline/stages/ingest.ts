@@ -92,7 +92,7 @@ export const runIngest: Stage<"ingest"> = async (task, { deps, logger: log }) =>
   const records: Record<string, unknown>[] = [];
   for (const topic of topics) {
     if (records.length >= dimension.daily_limit) break;
-    const verdict = await gateTopic(deps, dimension, [topic.title, ...topic.context].join(" \n "));
+    const verdict = await gateTopic({ ...deps, logger: log }, dimension, [topic.title, ...topic.context].join(" \n "));
     if (!verdict.allowed) {
       rejected.push({ title: topic.title, ...verdict });
       continue;

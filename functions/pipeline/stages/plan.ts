@@ -82,7 +82,7 @@ export const runPlan: Stage<"plan"> = async (task, { deps, logger: log }) => {
     : [];
   const verdict = payloads.length > 0
     ? { ...firewallVerdict(payloads), classifier: "output-check/1" }
-    : await gateModelOutput(deps, dimension, "scene_plan", prompts);
+    : await gateModelOutput({ ...deps, logger: log }, dimension, "scene_plan", prompts);
   if (!verdict.allowed) {
     log.info({ category: verdict.category, reasons: verdict.reasons, status: "refused" }, "scene plan refused by the safety gate");
     return { kind: "unsafe_output", subject: "scene_plan", text: auditText(prompts), verdict };

@@ -11,7 +11,7 @@ import { acceptedScript, loadUnit } from "./unit.ts";
 export const runSafety: Stage<"safety"> = async (task, { deps, logger: log }) => {
   const { unit, dimension } = await loadUnit(deps.sql, task.unit_id);
   const { title, hook, narration, description, hashtags } = acceptedScript(unit);
-  const verdict = await gateModelOutput(deps, dimension, "script", { title, hook, narration, description, hashtags });
+  const verdict = await gateModelOutput({ ...deps, logger: log }, dimension, "script", { title, hook, narration, description, hashtags });
   log.info(
     { allowed: verdict.allowed, category: verdict.category, reasons: verdict.reasons, status: verdict.allowed ? "succeeded" : "refused" },
     "script classified",

@@ -85,7 +85,7 @@ export const runScript: Stage<"script"> = async (task, { deps, logger: log }) =>
     }
     if (best && best.audit.score >= threshold) {
       // Nothing a model wrote is stored before the safety gate has passed it.
-      const verdict = await gateModelOutput(deps, dimension, "script", best.draft);
+      const verdict = await gateModelOutput({ ...deps, logger: log }, dimension, "script", best.draft);
       if (!verdict.allowed) {
         log.info({ category: verdict.category, reasons: verdict.reasons, status: "refused" }, "script refused by the safety gate");
         return { kind: "unsafe_output", subject: "script", text: auditText(best.draft), verdict };
