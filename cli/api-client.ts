@@ -8,7 +8,7 @@
 import type { RouteConfig } from "@hono/zod-openapi";
 import { hc } from "hono/client";
 import type { z } from "zod";
-import type { AnswerSchema, SuccessStatus } from "../shared/api/kit.ts";
+import { type AnswerSchema, declaredAnswer, type SuccessStatus } from "../shared/api/kit.ts";
 import { type PipelineApi, pipelineRoutes as routes } from "../shared/api/routes/index.ts";
 import type { ConnectAccountBody } from "../shared/contracts/account.ts";
 import type { DimensionConfigInput, DimensionPatch } from "../shared/contracts/dimension.ts";
@@ -64,8 +64,7 @@ export function createApiTransport(config: ApiConfig, fetchImpl: Fetch = fetch, 
       // Not JSON (a proxy's error page, say): kept as text for the message.
     }
     if (!response.ok) throw apiError(response.status, json, what);
-    const declared = (route.responses as Record<number, { content?: { "application/json"?: { schema: z.ZodType } } }>)[response.status];
-    const schema = declared?.content?.["application/json"]?.schema;
+    const schema = declaredAnswer(route, response.status);
     if (!schema) throw new CliError(`unexpected answer from ${what}: status ${response.status} is not one it declares`, EXIT.failure);
     const parsed = schema.safeParse(shown(json));
     if (!parsed.success) {

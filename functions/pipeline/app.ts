@@ -14,7 +14,8 @@ import { buildPendingWeeklyReports } from "./reports/weekly.ts";
 import { runDueAdaptations } from "./adapt/weekly.ts";
 import { serveOpenApiDocument } from "./openapi.ts";
 import { drainStorageDeletions, STORAGE_DELETIONS_BUDGET_MS } from "./housekeeping/storage-deletions.ts";
-import { createApiApp, type Handlers, reply, serveRoutes } from "./routes.ts";
+import { type Handlers, serveRoutes } from "./routes.ts";
+import { createApiApp, reply } from "../../shared/api/serve.ts";
 
 /**
  * A tick's whole wall budget: pg_net waits 120 s for its answer (wake_stage_runner), and the Edge

@@ -12,7 +12,8 @@ import { reportHandlers } from "./operator/report-routes.ts";
 import { housekeepingHandlers } from "./operator/housekeeping-routes.ts";
 import { youtubeProjectHandlers } from "./operator/youtube-project-routes.ts";
 import { adaptHandlers } from "./adapt/routes.ts";
-import { type Handlers, reply } from "./routes.ts";
+import { type Handlers } from "./routes.ts";
+import { reply } from "../../shared/api/serve.ts";
 
 const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 

@@ -8,12 +8,10 @@ import type { MiddlewareHandler } from "hono";
 import { PatternRouter } from "hono/router/pattern-router";
 import { SERVICE_ROLE } from "../../shared/api/kit.ts";
 import { type PipelineRouteName, type PipelineRoutes, pipelineRoutes } from "../../shared/api/routes/index.ts";
-import { parseJsonText, PIPELINE_MAX_BODY_BYTES, readBoundedText } from "../../shared/http/bounded-body.ts";
+import { parseJsonText, PIPELINE_MAX_BODY_BYTES, readBoundedText, withJsonBody } from "../../shared/http/bounded-body.ts";
 import { requireServiceRole } from "../../shared/http/service-auth.ts";
 
 /** The handlers of some declared routes, by name; the compiler holds each to its route's types. */
-export { createApiApp, reply } from "../../shared/api/serve.ts";
-
 export type Handlers<K extends PipelineRouteName> = { [N in K]: RouteHandler<PipelineRoutes[N]> };
 
 /**
@@ -26,10 +24,7 @@ export type Handlers<K extends PipelineRouteName> = { [N in K]: RouteHandler<Pip
 const jsonRequestBody: MiddlewareHandler = async (c, next) => {
   const text = await readBoundedText(c.req.raw, PIPELINE_MAX_BODY_BYTES);
   if (text.trim() !== "") parseJsonText(text);
-  const headers = new Headers(c.req.raw.headers);
-  headers.set("content-type", "application/json");
-  headers.delete("content-length");
-  c.req.raw = new Request(c.req.raw.url, { method: c.req.raw.method, headers, body: text.trim() === "" ? "{}" : text });
+  c.req.raw = withJsonBody(c.req.raw, text.trim() === "" ? "{}" : text);
   await next();
 };
 

@@ -6,7 +6,7 @@ import { createApiApp, reply } from "../../shared/api/serve.ts";
 import { QUEUES, VisualJob } from "../../shared/contracts/queue.ts";
 import type { Sql } from "../../shared/db/client.ts";
 import { completeRenderJob, completeVisualJob, failWorkerJob, getScene, type WorkerFailureOutcome } from "../../shared/db/rpc/worker-jobs.ts";
-import { parseJsonText, readBoundedText } from "../../shared/http/bounded-body.ts";
+import { parseJsonText, readBoundedText, withJsonBody } from "../../shared/http/bounded-body.ts";
 import { createErrorHandler } from "../../shared/http/error-handler.ts";
 import { answerUnservedMethods } from "../../shared/http/method-not-allowed.ts";
 import type { Logger, LogStatus } from "../../shared/logging/logger.ts";
@@ -59,11 +59,8 @@ function verifiedDelivery(secrets: readonly string[]): MiddlewareHandler<Verifie
       if (error instanceof WebhookVerificationError) throw new HTTPException(401, { message: `webhook refused: ${error.message}` });
       throw error;
     }
-    const headers = new Headers(c.req.raw.headers);
-    headers.set("content-type", "application/json");
-    headers.delete("content-length");
     parseJsonText(body);
-    c.req.raw = new Request(c.req.raw.url, { method: "POST", headers, body });
+    c.req.raw = withJsonBody(c.req.raw, body);
     await next();
   };
 }

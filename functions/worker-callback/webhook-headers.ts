@@ -1,8 +1,6 @@
 import { HTTPException } from "hono/http-exception";
-import { WEBHOOK_TOLERANCE_S } from "../../shared/webhooks/standard-webhooks.ts";
+import { WEBHOOK_MAX_ID_LENGTH, WEBHOOK_MAX_SIGNATURE_LENGTH, WEBHOOK_TOLERANCE_S } from "../../shared/webhooks/standard-webhooks.ts";
 
-const MAX_ID_LENGTH = 256;
-const MAX_SIGNATURE_LENGTH = 1024;
 const SIGNATURE_ENTRY = /^v[0-9]{1,3},[A-Za-z0-9+/]{1,200}={0,2}$/;
 
 const refused = (why: string) => new HTTPException(401, { message: `webhook refused: ${why}` });
@@ -18,10 +16,12 @@ export function refuseMalformedWebhookHeaders(get: (name: string) => string | un
   const signature = get("webhook-signature");
   if (!id || !timestamp || !signature) throw refused("missing webhook-id, webhook-timestamp or webhook-signature");
   // The id is recorded to refuse replays: a bounded, printable key.
-  if (id.length > MAX_ID_LENGTH || !/^[\x21-\x7e]+$/.test(id)) throw refused(`webhook-id must be 1-${MAX_ID_LENGTH} printable characters without spaces`);
+  if (id.length > WEBHOOK_MAX_ID_LENGTH || !/^[\x21-\x7e]+$/.test(id)) {
+    throw refused(`webhook-id must be 1-${WEBHOOK_MAX_ID_LENGTH} printable characters without spaces`);
+  }
   if (!/^\d{1,12}$/.test(timestamp)) throw refused("webhook-timestamp is not a whole number of seconds");
   if (Math.abs(nowS - Number(timestamp)) > WEBHOOK_TOLERANCE_S) throw refused("webhook-timestamp outside the tolerance");
-  const entries = signature.length <= MAX_SIGNATURE_LENGTH ? signature.split(" ") : [];
+  const entries = signature.length <= WEBHOOK_MAX_SIGNATURE_LENGTH ? signature.split(" ") : [];
   if (!entries.every((entry) => SIGNATURE_ENTRY.test(entry)) || !entries.some((entry) => entry.startsWith("v1,"))) {
     throw refused("webhook-signature is not a list of v1,<base64> signatures");
   }

@@ -106,10 +106,15 @@ export type AnswerSchema<R extends RouteConfig, S extends keyof R["responses"]> 
 /** The statuses a route answers with a JSON body in the 2xx range. */
 export type SuccessStatus<R extends RouteConfig> = Extract<keyof R["responses"], 200 | 201 | 202>;
 
+/** The JSON schema a route declares for an answer of `status`, or null when it declares none (a 304, say, or a status it never gives). */
+export function declaredAnswer(route: RouteConfig, status: number): z.ZodType | null {
+  const declared = (route.responses as Record<number, { content?: Record<string, { schema?: unknown }> }>)[status];
+  return (declared?.content?.["application/json"]?.schema as z.ZodType | undefined) ?? null;
+}
+
 /** The schema of the answer declared for `status`; throws for a status the route declares without a JSON body. */
 export function answerSchema<R extends RouteConfig, S extends keyof R["responses"] & number>(route: R, status: S): AnswerSchema<R, S> {
-  const declared = (route.responses as Record<number, { content?: Record<string, { schema?: unknown }> }>)[status];
-  const schema = declared?.content?.["application/json"]?.schema;
+  const schema = declaredAnswer(route, status);
   if (!schema) throw new Error(`${route.method.toUpperCase()} ${route.path} declares no JSON answer for ${status}`);
   return schema as AnswerSchema<R, S>;
 }

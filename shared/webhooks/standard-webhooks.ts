@@ -12,6 +12,9 @@ import { constantTimeEqual } from "../crypto/constant-time.ts";
 const encoder = new TextEncoder();
 
 export const WEBHOOK_TOLERANCE_S = 5 * 60;
+/** The longest webhook-id and webhook-signature header a delivery may carry (the id is recorded to refuse replays). */
+export const WEBHOOK_MAX_ID_LENGTH = 256;
+export const WEBHOOK_MAX_SIGNATURE_LENGTH = 1024;
 export const WEBHOOK_MAX_BODY_BYTES = 256 * 1024;
 
 export class WebhookVerificationError extends Error {

@@ -11,7 +11,8 @@ import type { Adaptation } from "../../../shared/contracts/adapt.ts";
 import { type AdaptationRow, listAdaptations, revertAdaptation, setAdaptationPin } from "../../../shared/db/rpc/adaptations.ts";
 import { getDimensions } from "../../../shared/db/rpc/dimensions.ts";
 import type { OperatorDeps } from "../operator/deps.ts";
-import { type Handlers, reply } from "../routes.ts";
+import { type Handlers } from "../routes.ts";
+import { reply } from "../../../shared/api/serve.ts";
 import { adaptDimension } from "./weekly.ts";
 
 function toAdaptation(row: AdaptationRow): Adaptation {

@@ -17,7 +17,8 @@ import { getDimension } from "../../../shared/db/rpc/dimensions.ts";
 import { getYouTubeProjects } from "../../../shared/db/rpc/youtube-projects.ts";
 import { isEnvironmentClient, projectName } from "../../../shared/contracts/youtube-project.ts";
 import { answer } from "../../../shared/http/answer.ts";
-import { type Handlers, reply } from "../routes.ts";
+import { type Handlers } from "../routes.ts";
+import { reply } from "../../../shared/api/serve.ts";
 import type { OperatorDeps } from "./deps.ts";
 
 /** Each YouTube project's name by client id, for showing the project of each account. */

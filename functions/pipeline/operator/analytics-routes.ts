@@ -1,6 +1,7 @@
 import { pipelineRoutes as routes } from "../../../shared/api/routes/index.ts";
 import { getRunAnalytics } from "../../../shared/db/rpc/analytics.ts";
-import { type Handlers, reply } from "../routes.ts";
+import { type Handlers } from "../routes.ts";
+import { reply } from "../../../shared/api/serve.ts";
 import type { OperatorDeps } from "./deps.ts";
 
 /**

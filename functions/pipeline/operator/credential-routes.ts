@@ -6,7 +6,8 @@ import { NotFoundError } from "../../../shared/db/errors.ts";
 import { type AccountRow, getAccounts, resealAccountCredentials } from "../../../shared/db/rpc/accounts.ts";
 import { getYouTubeProjects, resealYouTubeProjectSecret, type YouTubeProjectPlan } from "../../../shared/db/rpc/youtube-projects.ts";
 import { openClientSecret, sealClientSecret } from "../../../shared/crypto/client-secrets.ts";
-import { type Handlers, reply } from "../routes.ts";
+import { type Handlers } from "../routes.ts";
+import { reply } from "../../../shared/api/serve.ts";
 import type { OperatorDeps } from "./deps.ts";
 
 type Sealed = AccountRow & { credentials_enc: string };

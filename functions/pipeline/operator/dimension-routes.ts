@@ -5,7 +5,8 @@ import type { Sql } from "../../../shared/db/client.ts";
 import { type AccountRow, getAccounts } from "../../../shared/db/rpc/accounts.ts";
 import { createDimension, getDimensions, lockDimension, setDimensionActive, updateDimension } from "../../../shared/db/rpc/dimensions.ts";
 import { answer } from "../../../shared/http/answer.ts";
-import { type Handlers, reply } from "../routes.ts";
+import { type Handlers } from "../routes.ts";
+import { reply } from "../../../shared/api/serve.ts";
 import type { OperatorDeps } from "./deps.ts";
 
 type DimensionSettings = Pick<StoredDimension, (typeof DIMENSION_SETTINGS)[number]>;

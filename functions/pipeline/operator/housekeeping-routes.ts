@@ -3,7 +3,8 @@ import type { HousekeepingSettingName } from "../../../shared/contracts/housekee
 import { databaseUsage, engineNow, housekeepingSettings, runHousekeeping, setHousekeepingSetting } from "../../../shared/db/rpc/housekeeping.ts";
 import { drainStorageDeletions } from "../housekeeping/storage-deletions.ts";
 import { measureStorageUsage } from "../housekeeping/storage-usage.ts";
-import { type Handlers, reply } from "../routes.ts";
+import { type Handlers } from "../routes.ts";
+import { reply } from "../../../shared/api/serve.ts";
 import type { OperatorDeps } from "./deps.ts";
 
 /** What a manual pass gives the outbox's drain, under the caller's patience. */

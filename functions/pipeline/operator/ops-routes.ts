@@ -4,7 +4,8 @@ import { pipelineRoutes as routes } from "../../../shared/api/routes/index.ts";
 import { OPS_RENDER_URL_TTL_S, OPS_REQUIRED_SCOPES, OpsScheduleName } from "../../../shared/contracts/ops.ts";
 import { opsOverview, opsQueues, opsQuota, opsSchedules, opsVideo, opsVideos, runEngineJob } from "../../../shared/db/rpc/ops.ts";
 import { AssetNotFoundError } from "../../../shared/storage/asset-store.ts";
-import { type Handlers, reply } from "../routes.ts";
+import { type Handlers } from "../routes.ts";
+import { reply } from "../../../shared/api/serve.ts";
 import type { OperatorDeps } from "./deps.ts";
 
 /**

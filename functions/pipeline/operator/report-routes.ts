@@ -5,7 +5,8 @@ import { getDimensions } from "../../../shared/db/rpc/dimensions.ts";
 import { weeklyReport } from "../../../shared/db/rpc/weekly-reports.ts";
 import { renderWeeklyChart } from "../../../shared/reports/weekly-chart.ts";
 import { renderWeeklyMarkdown } from "../../../shared/reports/weekly-markdown.ts";
-import { type Handlers, reply } from "../routes.ts";
+import { type Handlers } from "../routes.ts";
+import { reply } from "../../../shared/api/serve.ts";
 import type { OperatorDeps } from "./deps.ts";
 
 function base64(bytes: Uint8Array): string {

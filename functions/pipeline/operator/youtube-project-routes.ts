@@ -5,7 +5,8 @@ import { ClientSecretUnreadableError, openClientSecret, sealClientSecret } from 
 import { NotFoundError, WrongStateError } from "../../../shared/db/errors.ts";
 import { getYouTubeProjects, registerYouTubeProject, removeYouTubeProject, type YouTubeProjectPlan } from "../../../shared/db/rpc/youtube-projects.ts";
 import { answer } from "../../../shared/http/answer.ts";
-import { type Handlers, reply } from "../routes.ts";
+import { type Handlers } from "../routes.ts";
+import { reply } from "../../../shared/api/serve.ts";
 import type { OperatorDeps } from "./deps.ts";
 
 function toProject(row: YouTubeProjectPlan, env: { GOOGLE_OAUTH_CLIENT_ID: string }): YouTubeProject {

@@ -3,7 +3,7 @@
  * Standard Webhooks delivery from a Bun worker.
  */
 import { z } from "@hono/zod-openapi";
-import { WEBHOOK_TOLERANCE_S } from "../../webhooks/standard-webhooks.ts";
+import { WEBHOOK_MAX_ID_LENGTH, WEBHOOK_MAX_SIGNATURE_LENGTH, WEBHOOK_TOLERANCE_S } from "../../webhooks/standard-webhooks.ts";
 import { bodies } from "../components.ts";
 import { errorExamples, examples } from "../examples.ts";
 import { answers, body, errors, ok, routesOf, WEBHOOK_SIGNATURE } from "../kit.ts";
@@ -23,9 +23,9 @@ export const workerCallbackRoutes = {
     ].join(" "),
     request: {
       headers: z.object({
-        "webhook-id": z.string().min(1).max(256).describe("The delivery's id, printable, no spaces; a replay carries the same one"),
+        "webhook-id": z.string().min(1).max(WEBHOOK_MAX_ID_LENGTH).describe("The delivery's id, printable, no spaces; a replay carries the same one"),
         "webhook-timestamp": z.string().regex(/^\d{1,12}$/).describe(`Unix seconds; refused beyond ${WEBHOOK_TOLERANCE_S} s from the function's clock`),
-        "webhook-signature": z.string().max(1024).describe("Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` signatures"),
+        "webhook-signature": z.string().max(WEBHOOK_MAX_SIGNATURE_LENGTH).describe("Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` signatures"),
       }),
       body: body(bodies.WorkerCallback, true, {
         scene: { summary: "a scene generated", value: examples.callbackScene },
