@@ -9,6 +9,7 @@
 import { AdaptSettings, CATEGORY_LEVELS, type CategoryLevel } from "../../shared/contracts/adapt.ts";
 import { rankByCategory, unitLength } from "../../shared/adapt/apply.ts";
 import { type AdaptConfig, decideAdaptations, lengthBounds, moveDirection, type PastMove, type VideoEvidence } from "../../shared/adapt/decide.ts";
+import { seededRandom } from "../soak/plan.ts";
 
 export type Scenario = "shorter_retains" | "source_a_beats_b" | "category_favoured" | "noise";
 export const SCENARIOS: Scenario[] = ["shorter_retains", "source_a_beats_b", "category_favoured", "noise"];
@@ -18,18 +19,6 @@ const WEEK_MS = 7 * DAY_MS;
 const EVIDENCE_WEEKS = 8;
 const CATEGORIES = ["science", "culture", "sport"];
 const NOISE_SD = 8;
-
-/** mulberry32: a small seeded generator, so a run repeats exactly. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function gaussian(random: () => number): number {
   const u = Math.max(random(), 1e-12);
@@ -116,7 +105,8 @@ function withinBounds(config: AdaptConfig): boolean {
 
 /** Runs `weeks` synthetic weeks of one scenario. */
 export function simulate(scenario: Scenario, seed: number, weeks = 26): SimulationResult {
-  const random = rng(seed);
+  // Seeded, so a run repeats exactly.
+  const random = seededRandom(seed);
   const config = initialConfig(scenario);
   const evidence: VideoEvidence[] = [];
   const history: PastMove[] = [];

@@ -5,7 +5,8 @@
 import { afterAll, describe, test } from "bun:test";
 import process from "node:process";
 import type { RunStatus } from "../../shared/contracts/operator.ts";
-import { inStage, killComponent, runScenario, say, sayDurations, SCENARIO_TIMEOUT_MS, seededRandom, sleep } from "./crash-scenarios.ts";
+import { seededRandom } from "../../scripts/soak/plan.ts";
+import { inStage, killComponent, runScenario, say, sayDurations, SCENARIO_TIMEOUT_MS, sleep } from "./crash-scenarios.ts";
 
 afterAll(sayDurations);
 
@@ -25,6 +26,7 @@ describe("a crash anywhere converges with zero duplicates", () => {
   test("run D: random kills at random moments", async () => {
     const seed = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
     say(`run D seed ${seed} (replay: CRASH_SEED=${seed} bun test tests/e2e/crash-recovery-2.test.ts -t random)`);
+    // Seeded (mulberry32), so a random crash can be replayed from its seed.
     const random = seededRandom(seed);
     // Each component is killed while it has work: the window opens when that work appears and
     // spans most of the time that work lasts in a run of short videos (about 100 s in all).

@@ -50,18 +50,6 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 export const say = (line: string) => console.log(`[crash ${new Date().toISOString().slice(11, 19)}] ${line}`);
 const durations: { run: string; seconds: number; outcome: string }[] = [];
 
-/** A small seeded PRNG (mulberry32), so a random crash can be replayed from its seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function logSizes(): Record<string, number> {
   return Object.fromEntries(LOGGED.map((c) => [c, existsSync(logFile(c)) ? statSync(logFile(c)).size : 0]));
 }
