@@ -7,11 +7,11 @@
  * gap after every word) and `connected` (the gaps between words without punctuation removed, so
  * words run into each other as in natural speech and only punctuation leaves pauses).
  */
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { synthesizePcm } from "../../emulators/edge-tts/speech.ts";
 import { writeScript } from "../../emulators/gemini/tasks/script.ts";
 import { Variant } from "../../emulators/gemini/tasks/prompt.ts";
+import { convertPcm } from "../../emulators/edge-tts/speech.ts";
 
 export const PCM_RATE = 24_000;
 
@@ -105,38 +105,10 @@ export function corpus(): CorpusItem[] {
   return items;
 }
 
-function resample(pcm: Int16Array, fromRate: number): Promise<Int16Array> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("ffmpeg", [
-      "-hide_banner",
-      "-loglevel",
-      "error",
-      "-f",
-      "s16le",
-      "-ar",
-      String(fromRate),
-      "-ac",
-      "1",
-      "-i",
-      "pipe:0",
-      "-ar",
-      String(PCM_RATE),
-      "-ac",
-      "1",
-      "-f",
-      "s16le",
-      "pipe:1",
-    ], { stdio: ["pipe", "pipe", "pipe"] });
-    const out: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code !== 0) return reject(new Error(`ffmpeg exited ${code}`));
-      const bytes = Buffer.concat(out);
-      resolve(new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + (bytes.length & ~1))));
-    });
-    child.stdin.end(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));
-  });
+/** Mono 16-bit PCM resampled to PCM_RATE, through the emulator's own FFmpeg call. */
+async function resample(pcm: Int16Array, fromRate: number): Promise<Int16Array> {
+  const bytes = await convertPcm(pcm, fromRate, PCM_RATE, ["-f", "s16le"]);
+  return new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + (bytes.byteLength & ~1)));
 }
 
 const VOICES = { en: "en-US-AriaNeural", id: "id-ID-GadisNeural" } as const;
