@@ -11,12 +11,13 @@ import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirS
 import { tmpdir, userInfo } from "node:os";
 import { dirname, join, relative } from "node:path";
 import process from "node:process";
-import { ENGINE_DB_ROLE, LOCAL_DB_URL, LOCAL_STACK, localEngineDbUrl } from "../shared/config/local-stack.ts";
+import { COMPONENT_DB_ROLES, type DbComponent } from "../shared/config/db-roles.ts";
+import { LOCAL_DB_URL, LOCAL_STACK, localComponentDbUrl } from "../shared/config/local-stack.ts";
 import { CLUSTER_LOCATION, paths, PG_OS_USER, RUNNING_AS_ROOT } from "./paths.ts";
 import { writeProjectMarker } from "./cluster-location.ts";
 import { reserveStackPorts, stackPorts, waitForPort } from "./ports.ts";
-import { DROP_PGMQ_COMPAT, engineLoginSql, PGTAP_SQL, PLATFORM_SQL, PLATFORM_STAND_INS, TERMINATE_SESSIONS } from "./platform-sql.ts";
-import { loadOrCreateSecrets, localStackEnv } from "./stack-env.ts";
+import { DROP_PGMQ_COMPAT, PGTAP_SQL, PLATFORM_SQL, PLATFORM_STAND_INS, roleLoginSql, TERMINATE_SESSIONS } from "./platform-sql.ts";
+import { DB_ROLE_PASSWORDS, loadOrCreateSecrets, localStackEnv } from "./stack-env.ts";
 import { supervisorPid } from "./stack-control.ts";
 import { pgBinDir, type PgmqShape, pgmqShapeFromEnv, pgmqShapeOfVersion } from "./pg-server.ts";
 import { extensionStartOptions, storeWakeSecretsSql } from "./supabase-extensions.ts";
@@ -495,8 +496,11 @@ export async function reset(options: ResetOptions = {}): Promise<void> {
     log(`reset: ${standIn.extension} not available here; applying supabase/${standIn.file}`);
     await applySqlFile(join(supabaseDir, standIn.file));
   }
-  log(`reset: ${ENGINE_DB_ROLE} may log in with the clone's password (.local/secrets.json)`);
-  await execSql("engine role login", engineLoginSql(loadOrCreateSecrets().ENGINE_DB_PASSWORD));
+  const secrets = loadOrCreateSecrets();
+  for (const [component, role] of Object.entries(COMPONENT_DB_ROLES) as [DbComponent, string][]) {
+    log(`reset: ${role} (${component}) may log in with the clone's password for it (.local/secrets.json)`);
+    await execSql(`${role} login`, roleLoginSql(role, secrets[DB_ROLE_PASSWORDS[component]]));
+  }
   await storeWakeSecrets(log);
 }
 
@@ -517,7 +521,9 @@ async function printStatus(): Promise<void> {
   console.log(`location:       ${CLUSTER_LOCATION.place}: ${CLUSTER_LOCATION.reason}`);
   console.log(`server:         ${pid ? `running (pid ${pid})` : "stopped"}`);
   console.log(`admin url:      ${LOCAL_DB_URL}`);
-  console.log(`engine url:     ${localEngineDbUrl("*****")} (password in .local/secrets.json)`);
+  for (const component of Object.keys(COMPONENT_DB_ROLES) as DbComponent[]) {
+    console.log(`${`${component} url:`.padEnd(16)}${localComponentDbUrl(component, "*****")} (password in .local/secrets.json)`);
+  }
   console.log(`server log:     ${paths.pgServerLog}`);
   console.log(`os user:        ${RUNNING_AS_ROOT ? PG_OS_USER : userInfo().username}`);
   if (pid && !(await isAccepting())) console.log("warning: the server runs but does not accept connections yet");

@@ -90,11 +90,12 @@ begin
 end $$;`;
 
 /**
- * The migration creates the engine role without login or password (a migration holds no secret);
- * the local stack then does what docs/reference/roles.md asks of an operator on Supabase. The password is
- * hex (secrets.ts), checked here since it is spliced into the statement.
+ * The migrations create each component's role without login or password (a migration holds no
+ * secret); the local stack then does what docs/guides/deploy.md asks of an operator on Supabase. The
+ * password is hex (stack-env.ts), checked here since it is spliced into the statement.
  */
-export function engineLoginSql(password: string): string {
-  if (!/^[0-9a-f]{16,}$/.test(password)) throw new Error("the engine role's password must be at least 16 hex digits (.local/secrets.json, ENGINE_DB_PASSWORD)");
-  return `alter role mdame_engine with login password '${password}'`;
+export function roleLoginSql(role: string, password: string): string {
+  if (!/^mdame_[a-z_]+$/.test(role)) throw new Error(`${role} is not a component role`);
+  if (!/^[0-9a-f]{16,}$/.test(password)) throw new Error(`the password of ${role} must be at least 16 hex digits (.local/secrets.json)`);
+  return `alter role ${role} with login password '${password}'`;
 }

@@ -11,7 +11,9 @@ import process from "node:process";
 import { generateCredentialsKey } from "../shared/crypto/credentials.ts";
 import { generateWebhookSecret } from "../shared/webhooks/standard-webhooks.ts";
 import { STORAGE_ENV_KEYS, TELEGRAM_ENV_KEYS, TREND_SOURCE_ENV_KEYS } from "../shared/config/env.ts";
-import { LOCAL_EMULATOR_URL, LOCAL_FUNCTIONS_URL, LOCAL_STACK, localEngineDbUrl } from "../shared/config/local-stack.ts";
+import type { DbComponent } from "../shared/config/db-roles.ts";
+import { LOCAL_EMULATOR_URL, LOCAL_FUNCTIONS_URL, LOCAL_STACK, localComponentDbUrl, localEngineDbUrl } from "../shared/config/local-stack.ts";
+import { PUBLISHER_ONLY_ENV_KEYS } from "../shared/config/env.ts";
 import { paths } from "./paths.ts";
 
 /** The secrets a local stack needs; generated on first use and kept for the clone's lifetime. */
@@ -22,8 +24,10 @@ export interface LocalSecrets {
   GEMINI_API_KEY: string;
   GOOGLE_OAUTH_CLIENT_ID: string;
   GOOGLE_OAUTH_CLIENT_SECRET: string;
-  /** Password of the engine role (mdame_engine), set by every db reset. */
+  /** Passwords of the components' roles (COMPONENT_DB_ROLES), set by every db reset. */
   ENGINE_DB_PASSWORD: string;
+  GPU_WORKER_DB_PASSWORD: string;
+  RENDER_RUNNER_DB_PASSWORD: string;
   /**
    * Keys and secrets rotated out of CREDENTIALS_KEY and WEBHOOK_SECRET, still accepted
    * (docs/guides/rotation.md): never generated, present only while the operator keeps them in the file.
@@ -43,6 +47,15 @@ const GENERATORS: { [K in Exclude<keyof LocalSecrets, (typeof ROTATED_NAMES)[num
   GOOGLE_OAUTH_CLIENT_ID: () => `local-${randomBytes(8).toString("hex")}.apps.googleusercontent.com`,
   GOOGLE_OAUTH_CLIENT_SECRET: () => randomBytes(24).toString("hex"),
   ENGINE_DB_PASSWORD: () => randomBytes(24).toString("hex"),
+  GPU_WORKER_DB_PASSWORD: () => randomBytes(24).toString("hex"),
+  RENDER_RUNNER_DB_PASSWORD: () => randomBytes(24).toString("hex"),
+};
+
+/** The secret holding each component role's password. */
+export const DB_ROLE_PASSWORDS: Record<DbComponent, keyof LocalSecrets & `${string}_DB_PASSWORD`> = {
+  edge: "ENGINE_DB_PASSWORD",
+  "gpu-worker": "GPU_WORKER_DB_PASSWORD",
+  "render-runner": "RENDER_RUNNER_DB_PASSWORD",
 };
 
 /**
@@ -215,6 +228,21 @@ export function localStackEnv(
   env.EMULATOR_DATA_DIR = paths.emulators;
   env.MDAME_EMULATE = GROUPS.filter((group) => emulated.has(group)).join(",") || "none";
   return env;
+}
+
+/**
+ * What a worker (gpu-worker, render-runner) is started with: the stack's environment with the
+ * database as its own role, and without what only the publishing edge holds (the key that opens
+ * the accounts' credentials, the OAuth clients' secrets).
+ */
+export function workerEnv(
+  env: Record<string, string>,
+  component: Exclude<DbComponent, "edge">,
+  secrets: LocalSecrets = loadOrCreateSecrets(),
+): Record<string, string> {
+  const own: Record<string, string> = { ...env, DB_URL: localComponentDbUrl(component, secrets[DB_ROLE_PASSWORDS[component]]) };
+  for (const name of PUBLISHER_ONLY_ENV_KEYS) delete own[name];
+  return own;
 }
 
 /** Writes `.local/stack.env` (mode 0600), the file the CLI and doctor read to reach the stack. */

@@ -22,7 +22,7 @@ import * as db from "./db.ts";
 import { logFile, paths, pidFile } from "./paths.ts";
 import { reserveStackPorts, waitForPort } from "./ports.ts";
 import { pgBinDir, serverExtensions } from "./pg-server.ts";
-import { localStackEnv, writeStackEnv } from "./stack-env.ts";
+import { localStackEnv, workerEnv, writeStackEnv } from "./stack-env.ts";
 import { raiseThroughDatabase, RestartWatch } from "./restart-alerts.ts";
 import { type ComponentStatus, type StackStatus, supervisorPid } from "./stack-control.ts";
 
@@ -197,7 +197,11 @@ class ManagedProcess {
     if (this.spec.name === "db") await prepareDb();
     if (this.sup.stopping) return;
     const [command, ...args] = this.spec.command();
-    const child = spawn(command!, args, { cwd: this.spec.cwd, env: { ...process.env, ...this.sup.env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    // A worker connects as its own role and holds none of the publisher's secrets (docs/reference/roles.md).
+    const base = { ...process.env, ...this.sup.env } as Record<string, string>;
+    const name = this.spec.name;
+    const env = name === "gpu-worker" || name === "render-runner" ? workerEnv(base, name) : base;
+    const child = spawn(command!, args, { cwd: this.spec.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     this.child = child;
     this.startedAt = Date.now();
     this.markers.info({ pid: child.pid, command: [command, ...args].join(" "), status: "started" }, `${this.spec.name} started`);

@@ -8,6 +8,7 @@
  * assign the dimension's category (youtube-categories.ts).
  */
 import postgres from "postgres";
+import { COMPONENT_DB_ROLES, type DbComponent, ENGINE_DB_ROLE } from "../../shared/config/db-roles.ts";
 import { type CredentialKeyRing, credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
 import { decryptCredentials } from "../../shared/crypto/credentials.ts";
 import { type AccountRow, getAccounts } from "../../shared/db/rpc/accounts.ts";
@@ -87,6 +88,7 @@ export async function checkDatabase(config: DoctorConfig, timeoutMs: number): Pr
     results.push(await pgmq(sql, step));
     results.push(await pgCron(sql, step));
     results.push(await engineRole(sql, step));
+    results.push(await componentRoles(sql, step));
     results.push(...(await accounts(sql, config, step, timeoutMs)));
     results.push(...(await step(() => publishingChecks(sql))));
     results.push(...(await step(() => projectChecks(sql, config.env))));
@@ -156,7 +158,7 @@ async function pgCron(sql: postgres.Sql, step: Step): Promise<CheckResult> {
   return ok(FAMILY, "pg_cron", `extension ${ext!.version}; schedules ${jobs.map((j) => `${j.jobname} (${j.schedule})`).join(", ")}`);
 }
 
-const ENGINE_ROLE = "mdame_engine";
+const ENGINE_ROLE = ENGINE_DB_ROLE;
 /** What no privilege check can take from the engine role; stated on every engine role line. */
 export const ENGINE_ROLE_RESIDUAL =
   `${ENGINE_ROLE} can still change its own password, as every Postgres role can: one compromised component could lock the others out (docs/reference/roles.md says how to recover)`;
@@ -264,6 +266,66 @@ async function engineRole(sql: postgres.Sql, step: Step): Promise<CheckResult> {
     "engine role",
     `${ENGINE_ROLE} may only call the RPCs (no TEMP or CREATE, no role attributes, memberships or session defaults; row-level security on all ${found.tables} mdame tables). ${ENGINE_ROLE_RESIDUAL}`,
   );
+}
+
+/** The RPCs that return sealed credentials: only the publishing edge may execute them. */
+const SEALED_CREDENTIAL_RPCS = ["get_accounts", "get_youtube_client"];
+
+interface ComponentRoleRow {
+  role: string;
+  exists: boolean;
+  login: boolean;
+  rpcs: string[];
+  wider: string[];
+}
+
+/**
+ * Each component's role (COMPONENT_DB_ROLES) and the RPCs it may execute, from the catalogs (open
+ * to every role): a warning when one is missing or cannot log in, when a component other than the
+ * edge may read sealed credentials, or when a worker's role may create anything or holds a role
+ * attribute or membership (the edge's own line above says the same of it).
+ */
+async function componentRoles(sql: postgres.Sql, step: Step): Promise<CheckResult> {
+  const roles = Object.entries(COMPONENT_DB_ROLES) as [DbComponent, string][];
+  const rows = await step(() =>
+    sql<ComponentRoleRow[]>`
+    select name as role, r.oid is not null as exists, coalesce(r.rolcanlogin, false) as login,
+           array(select distinct p.proname::text from pg_proc p
+                  where r.oid is not null and p.pronamespace = 'mdame'::regnamespace and has_function_privilege(r.oid, p.oid, 'execute') order by 1) as rpcs,
+           array_remove(array[
+             case when has_database_privilege(r.oid, current_database(), 'TEMP') then 'TEMP' end,
+             case when has_database_privilege(r.oid, current_database(), 'CREATE') then 'CREATE on the database' end,
+             case when r.rolsuper or r.rolcreaterole or r.rolcreatedb or r.rolbypassrls or r.rolreplication then 'a role attribute' end,
+             case when exists (select 1 from pg_auth_members m where m.member = r.oid) then 'a membership' end,
+             case when exists (select 1 from pg_namespace n where has_schema_privilege(r.oid, n.oid, 'CREATE') and n.nspname !~ '^pg_(toast_)?temp_')
+                  then 'CREATE in a schema' end], null) as wider
+      from unnest(${roles.map(([, role]) => role)}::text[]) with ordinality as wanted(name, position)
+      left join pg_roles r on r.rolname = name
+     order by position`
+  );
+  const problems: string[] = [];
+  const fixes: string[] = [];
+  const lines = roles.map(([component, role], i) => {
+    const row = rows[i]!;
+    if (!row.exists) {
+      problems.push(`there is no role ${role} for the ${component}`);
+      fixes.push(`apply supabase/migrations (${APPLY_SCHEMA})`);
+      return `${role} (${component}): missing`;
+    }
+    if (!row.login) {
+      problems.push(`${role} cannot log in, so the ${component} cannot connect`);
+      fixes.push(`alter role ${role} with login password '<a password of its own>'; (docs/guides/deploy.md)`);
+    }
+    const sealed = row.rpcs.filter((rpc) => SEALED_CREDENTIAL_RPCS.includes(rpc));
+    if (component !== "edge" && sealed.length > 0) {
+      problems.push(`the ${component} may read sealed credentials (${sealed.join(", ")})`);
+      fixes.push(...sealed.map((rpc) => `revoke execute on function mdame.${rpc} from ${role};`), "then select mdame.restrict_function_privileges();");
+    }
+    if (component !== "edge" && row.wider.length > 0) problems.push(`${role} holds ${row.wider.join(", ")}`);
+    return `${role} (${component}): ${row.rpcs.length} RPCs${component === "edge" ? "" : ` (${row.rpcs.join(", ")})`}`;
+  });
+  if (problems.length > 0) return warn(FAMILY, "component roles", `${problems.join("; ")}. ${lines.join("; ")}`, fixes.join(" ") || "docs/reference/roles.md");
+  return ok(FAMILY, "component roles", lines.join("; "));
 }
 
 /**

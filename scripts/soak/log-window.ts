@@ -8,7 +8,7 @@
  */
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { ENGINE_DB_ROLE } from "../../shared/config/local-stack.ts";
+import { ENGINE_DB_ROLE } from "../../shared/config/db-roles.ts";
 
 /** The engine's own processes, whose lines the ceiling applies to (db.log is the server's, emulators.log the emulated services'). */
 export const ENGINE_LOGS = ["edge", "gpu-worker", "render-runner", "supervisor"] as const;

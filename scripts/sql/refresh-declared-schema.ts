@@ -2,7 +2,7 @@
  * Rewrites the generated part of supabase/schemas from a database built by the migrations:
  *   mdame/types/<type>.sql, mdame/tables/<table>.sql, mdame/functions/<name>.sql, mdame/views/<view>.sql,
  *   mdame/queues.sql, and the schema_paths list of supabase/config.toml.
- * preamble/*.sql, mdame/schema.sql and mdame/schedules.sql (which schedules the rows of
+ * preamble/*.sql, mdame/schema.sql, mdame/grants.sql and mdame/schedules.sql (which schedules the rows of
  * mdame.engine_jobs, a table this script does write) are written by hand and left alone.
  *
  * A file's leading comment block is kept when the file already exists; a new file gets the comments
@@ -17,7 +17,7 @@ import postgres from "postgres";
 import { LOCAL_STACK } from "../../shared/config/local-stack.ts";
 import { paths } from "../../stack/paths.ts";
 import * as catalog from "./catalog.ts";
-import { commentsAbove, formatFunction, formatTable, functionPrivileges, leadingComment } from "./render-sql.ts";
+import { commentsAbove, formatFunction, formatTable, leadingComment } from "./render-sql.ts";
 import { buildDatabase, dropDatabase, migrationFiles, SUPABASE_DIR } from "./scratch-databases.ts";
 
 const SCHEMAS_DIR = join(SUPABASE_DIR, "schemas");
@@ -76,6 +76,7 @@ export function schemaPathsSection(tableOrder: string[], functionsForTables: str
     ...(folders.views ? [["./schemas/mdame/views/*.sql", ""]] : []),
     ["./schemas/mdame/queues.sql", ""],
     ["./schemas/mdame/schedules.sql", ""],
+    ["./schemas/mdame/grants.sql", ""],
   ];
   const lines = entries.map(([path, note]) => `  "${path}",${note ? ` # ${note}` : ""}`);
   return [
@@ -124,7 +125,8 @@ export async function refresh(log: (line: string) => void = console.log): Promis
           comments: commentsAbove(migrations, new RegExp(`^\\s*create (or replace )?function ${catalog.SCHEMA}\\.${escapeRegExp(fn.name)}\\s*\\(`, "i"), true),
         };
       const comment = fn.comment === null ? "" : `\n\ncomment on function ${fn.signature} is '${fn.comment.replaceAll("'", "''")}';`;
-      entry.body += `${entry.body ? "\n\n" : ""}${formatFunction(fn)}${comment}\n\n${functionPrivileges(fn)}`;
+      // No grant lines: mdame.component_roles says who may execute each (grants.sql applies it).
+      entry.body += `${entry.body ? "\n\n" : ""}${formatFunction(fn)}${comment}`;
       functionFiles.set(fn.name, entry);
     }
     writeFolder(join(MDAME_DIR, "functions"), functionFiles);

@@ -122,17 +122,6 @@ export function formatFunction(fn: FunctionDef): string {
   return `${header}as ${delimiter}${body};`;
 }
 
-/** The grants a function's ACL holds, after revoking what Postgres and Supabase grant by default. */
-export function functionPrivileges(fn: FunctionDef): string {
-  const lines = [`revoke all on function ${fn.signature} from public, anon, authenticated;`];
-  for (const entry of fn.acl) {
-    const [grantee, rest] = entry.split("=") as [string, string];
-    const privileges = rest.split("/")[0]!;
-    if (privileges.includes("X")) lines.push(`grant execute on function ${fn.signature} to ${grantee === "" ? "public" : grantee};`);
-  }
-  return lines.join("\n");
-}
-
 function quoteLiteral(value: string | null): string {
   return value === null ? "null" : `'${value.replaceAll("'", "''")}'`;
 }

@@ -61,12 +61,25 @@ function rowChanges(from: Map<string, string[]>, to: Map<string, string[]>): str
 }
 
 /**
+ * Whether the schema's privileges of `to` are those of `from` plus the usage that
+ * mdame.restrict_function_privileges(), which ends the migration, grants each role of the declared
+ * mdame.component_roles.
+ */
+function schemaAclFollows(from: catalog.Snapshot, to: catalog.Snapshot): boolean {
+  const roles = new Set((to.rows.get("component_roles") ?? []).map((row) => String((JSON.parse(row) as { role?: unknown }).role)));
+  const granted = (entry: string) => roles.has(entry.split("=")[0]!) && entry.split("=")[1]!.startsWith("U/");
+  const before = new Set(from.schemaAcl.filter((entry) => !granted(entry)));
+  const after = to.schemaAcl.filter((entry) => !granted(entry));
+  return before.size === after.length && after.every((entry) => before.has(entry));
+}
+
+/**
  * The migration that turns the migrations' database (`from`) into the declared one (`to`), given
  * migra's SQL for the objects it compares. Throws UnwritableDifference for a difference the
- * catalogs cannot say how to make (the schema's own privileges).
+ * catalogs cannot say how to make (the schema's own privileges, but for the component roles' usage).
  */
 export function migrationSql(name: string, migraSql: string, from: catalog.Snapshot, to: catalog.Snapshot, supabaseDir: string): string {
-  if (from.schemaAcl.join(" ") !== to.schemaAcl.join(" ")) {
+  if (!schemaAclFollows(from, to)) {
     throw new UnwritableDifference(
       `the privileges on schema ${catalog.SCHEMA} differ (migrations ${from.schemaAcl.join(" ") || "(none)"} | declared ${
         to.schemaAcl.join(" ") || "(none)"

@@ -159,6 +159,18 @@ export function withSupabaseNames(source: Record<string, string | undefined>): R
 }
 
 /** The storage keys a process needs for the backend it is configured with. */
+/**
+ * What only the publishing component (the edge) holds: the key ring that opens the accounts' sealed
+ * credentials and the OAuth clients' secrets. The workers are started without them
+ * (docs/reference/roles.md).
+ */
+export const PUBLISHER_ONLY_ENV_KEYS = [
+  "CREDENTIALS_KEY",
+  "CREDENTIALS_KEYS_PREVIOUS",
+  "GOOGLE_OAUTH_CLIENT_SECRET",
+  "TIKTOK_CLIENT_SECRET",
+] as const;
+
 export const STORAGE_ENV_KEYS = ["STORAGE_BACKEND", "STORAGE_LOCAL_DIR", "SUPABASE_URL", "SUPABASE_SERVICE_ROLE_KEY", "STORAGE_BUCKET"] as const;
 
 /** The trend sources' keys: Google Trends, Hacker News, Wikimedia pageviews, Reddit (RSS/Atom feeds are URLs in a dimension's config). */

@@ -4,6 +4,7 @@
  * same machine can run its own stack (its cluster's data directory is already its own).
  */
 import process from "node:process";
+import { COMPONENT_DB_ROLES, type DbComponent } from "./db-roles.ts";
 
 function portFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -28,12 +29,14 @@ export const LOCAL_STACK = {
  */
 export const LOCAL_DB_URL = `postgres://postgres:postgres@${LOCAL_STACK.host}:${LOCAL_STACK.dbPort}/postgres`;
 
-/** The role the components connect as: it may only execute the mdame RPCs (docs/reference/roles.md). */
-export const ENGINE_DB_ROLE = "mdame_engine";
+/** The local cluster as a component's role, with the clone's own password for it. */
+export function localComponentDbUrl(component: DbComponent, password: string): string {
+  return `postgres://${COMPONENT_DB_ROLES[component]}:${encodeURIComponent(password)}@${LOCAL_STACK.host}:${LOCAL_STACK.dbPort}/postgres`;
+}
 
-/** The local cluster as the engine role, with the clone's own password for it. */
+/** The local cluster as the edge's role. */
 export function localEngineDbUrl(password: string): string {
-  return `postgres://${ENGINE_DB_ROLE}:${encodeURIComponent(password)}@${LOCAL_STACK.host}:${LOCAL_STACK.dbPort}/postgres`;
+  return localComponentDbUrl("edge", password);
 }
 export const LOCAL_FUNCTIONS_URL = `http://${LOCAL_STACK.host}:${LOCAL_STACK.edgePort}/functions/v1`;
 export const LOCAL_EMULATOR_URL = `http://${LOCAL_STACK.host}:${LOCAL_STACK.emulatorPort}`;

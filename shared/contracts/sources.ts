@@ -62,6 +62,11 @@ const FeedSource = z.object({
   /** An RSS 2.0 or Atom feed. Checked as one line first: the URL parser would drop a tab or line break silently. */
   url: oneLine(z.string()).pipe(z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(500, "must be at most 500 characters"))
     .describe("Address of an RSS 2.0 or Atom feed (http or https)."),
+  /** In prod a feed must resolve to public addresses; true lets one on the operator's own network through. */
+  private_network: z.boolean().optional()
+    .describe(
+      "Fetch the feed even where its address (or a redirect's) is loopback, private or link-local: in prod such a feed is refused unless this is true.",
+    ),
   limit: limit(100, 30),
 }).strict();
 

@@ -16,7 +16,7 @@ import { fetchTrendingTopics } from "../../shared/providers/trends/google-trends
 import { LOCAL_TELEGRAM_CHAT_ID, readStackEnv } from "../../stack/stack-env.ts";
 import { main } from "../../cli/main.ts";
 import * as db from "../../stack/db.ts";
-import { paths } from "../../stack/paths.ts";
+import { paths, pidFile } from "../../stack/paths.ts";
 import { serverPgmqVersion } from "../../stack/pg-server.ts";
 import { type StackHandle, startStack, supervisorPid } from "../../stack/stack-control.ts";
 import { connectTestAccounts, connectTikTokAccount } from "../fixtures/connect-accounts.ts";
@@ -93,6 +93,42 @@ async function doctor(env: Record<string, string>, args: string[] = []) {
 const line = (checks: string[], prefix: string) => checks.find((l) => l.startsWith(prefix));
 const wss = `ws://${LOCAL_STACK.host}:${LOCAL_STACK.emulatorPort}${EDGE_TTS_PATH}`;
 
+/** A running component's environment, as its process holds it (/proc/<pid>/environ). */
+function componentEnv(component: string): Record<string, string> {
+  const pid = readFileSync(pidFile(component), "utf8").trim();
+  return Object.fromEntries(
+    readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean).map((
+      entry,
+    ) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]),
+  );
+}
+
+describe("each component's database role on the running stack", () => {
+  test("the workers connect as roles of their own, hold no credentials key, and are refused start_run and get_accounts", async () => {
+    const edge = componentEnv("edge");
+    const users = Object.fromEntries(["edge", "gpu-worker", "render-runner"].map((c) => [c, decodeURIComponent(new URL(componentEnv(c).DB_URL!).username)]));
+    expect(users).toEqual({ edge: "mdame_engine", "gpu-worker": "mdame_gpu_worker", "render-runner": "mdame_render_runner" });
+    expect(edge.CREDENTIALS_KEY).toBe(stackEnv.CREDENTIALS_KEY);
+    for (const worker of ["gpu-worker", "render-runner"]) expect(componentEnv(worker).CREDENTIALS_KEY).toBeUndefined();
+
+    const runner = postgres(componentEnv("render-runner").DB_URL!, { max: 1, onnotice: () => {} });
+    try {
+      const refused = async (query: () => Promise<unknown>) => {
+        const error = await query().then(() => null, (e: unknown) => e as { code?: string; message?: string });
+        return error && `${error.code}: ${error.message}`;
+      };
+      expect(await refused(() => runner`select * from mdame.start_run('probe', 'dev', 'manual', current_date)`)).toBe(
+        "42501: permission denied for function start_run",
+      );
+      expect(await refused(() => runner`select * from mdame.get_accounts()`)).toBe("42501: permission denied for function get_accounts");
+      // What it does call still works.
+      expect(await refused(() => runner`select mdame.assert_environment('dev')`)).toBeNull();
+    } finally {
+      await runner.end({ timeout: 2 });
+    }
+  });
+});
+
 describe("mdame doctor on the local stack", () => {
   test("every check is ok, line by line, and it exits 0", async () => {
     const run = await doctor({});
@@ -111,6 +147,7 @@ describe("mdame doctor on the local stack", () => {
       }; queues stage_tasks, visual_generation, render`,
       scheduleLine,
       /^ok   database\/engine role: mdame_engine may only call the RPCs \(no TEMP or CREATE, no role attributes, memberships or session defaults; row-level security on all \d+ mdame tables\)\. mdame_engine can still change its own password/,
+      /^ok   database\/component roles: mdame_engine \(edge\): \d+ RPCs; mdame_gpu_worker \(gpu-worker\): 8 RPCs \(assert_environment, claim_scene_generation, extend_worker_job, read_worker_jobs, record_scene_asset, record_worker_heartbeat, record_worker_stop, release_scene_claim\); mdame_render_runner \(render-runner\): 5 RPCs \(assert_environment, extend_worker_job, read_worker_jobs, record_worker_heartbeat, record_worker_stop\)$/,
       ...dimensionLines,
       "ok   database/account grants: no account needs reconnecting",
       "ok   database/upload privacy: no upload was locked private by YouTube",

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as db from "../../stack/db.ts";
 import { loadOrCreateSecrets } from "../../stack/stack-env.ts";
-import { LOCAL_DB_URL, localEngineDbUrl } from "../../shared/config/local-stack.ts";
+import { LOCAL_DB_URL, localComponentDbUrl, localEngineDbUrl } from "../../shared/config/local-stack.ts";
 import { createSql, type Sql } from "../../shared/db/client.ts";
 import { queuesWithoutWorkers, WorkerHeartbeatRow } from "../../shared/db/rpc/worker-heartbeats.ts";
 import { createLogger } from "../../shared/logging/logger.ts";
@@ -12,20 +12,23 @@ import { PgWorkerHeartbeats } from "../../shared/worker/worker-heartbeat.ts";
 import { workerIdentity } from "../../shared/worker/worker-id.ts";
 
 /**
- * Pull workers scaled out on one queue, against the real database as the engine role: two workers
+ * Pull workers scaled out on one queue, against the real database as the gpu-worker's role: two workers
  * with concurrency 2 each take scene jobs side by side, each job is done once, and both beat into
  * mdame.worker_heartbeats with the jobs they hold; a clean stop is recorded; and
- * mdame.queues_without_workers names a queue whose workers all went silent while jobs wait.
+ * mdame.queues_without_workers (the edge's) names a queue whose workers all went silent while jobs wait.
  */
 
 let admin: Sql;
 let engine: Sql;
+let gpu: Sql;
 
 beforeAll(async () => {
   await db.ensureRunning(() => {});
   await db.reset({ log: () => {} });
   admin = createSql(LOCAL_DB_URL, { max: 2, application: "worker-heartbeats-test" });
-  engine = createSql(localEngineDbUrl(loadOrCreateSecrets().ENGINE_DB_PASSWORD), { max: 4, application: "worker-heartbeats-test-engine" });
+  const secrets = loadOrCreateSecrets();
+  engine = createSql(localEngineDbUrl(secrets.ENGINE_DB_PASSWORD), { max: 2, application: "worker-heartbeats-test-engine" });
+  gpu = createSql(localComponentDbUrl("gpu-worker", secrets.GPU_WORKER_DB_PASSWORD), { max: 4, application: "worker-heartbeats-test-gpu" });
   // No tick or recovery job may touch the queues while the workers run.
   await admin`update cron.job set active = false`;
 }, 120_000);
@@ -36,6 +39,7 @@ afterAll(async () => {
     await admin.end({ timeout: 2 });
   }
   await engine?.end({ timeout: 2 });
+  await gpu?.end({ timeout: 2 });
   await db.reset({ log: () => {} });
 }, 120_000);
 
@@ -101,14 +105,14 @@ describe("two workers on one queue", () => {
     const workers = identities.map(({ workerId, host, pid }) =>
       new PullWorker({
         definition,
-        queue: new PgmqWorkerQueue(engine),
+        queue: new PgmqWorkerQueue(gpu),
         callbacks: sender,
         logger,
         workerId,
         vtSeconds: 30,
         concurrency: 2,
         pollIntervalMs: { min: 20, max: 100 },
-        presence: { heartbeats: new PgWorkerHeartbeats(engine), host, pid, intervalMs: 100 },
+        presence: { heartbeats: new PgWorkerHeartbeats(gpu), host, pid, intervalMs: 100 },
       })
     );
     for (const w of workers) w.start();
@@ -149,7 +153,7 @@ describe("queues without workers", () => {
     await admin`select pgmq.send('visual_generation', ${admin.json({ scene_id: crypto.randomUUID() })})`;
     expect((await queuesWithoutWorkers(engine)).map((q) => q.queue_name)).toEqual(["visual_generation"]);
 
-    const heartbeats = new PgWorkerHeartbeats(engine);
+    const heartbeats = new PgWorkerHeartbeats(gpu);
     await heartbeats.beat({ workerId: "gpu-worker-a", queue: "visual_generation", host: "gpu-a", pid: 1, concurrency: 1, jobsHeld: 0, beatIntervalS: 15 });
     await heartbeats.beat({ workerId: "gpu-worker-b", queue: "visual_generation", host: "gpu-b", pid: 1, concurrency: 1, jobsHeld: 1, beatIntervalS: 15 });
     expect(await queuesWithoutWorkers(engine)).toEqual([]);

@@ -71,7 +71,7 @@ const everythingSet = DimensionConfig.parse({
     { kind: "google_trends", weight: 1, geo: "GB" },
     { kind: "hacker_news", weight: 0.8, list: "best", limit: 20 },
     { kind: "wikipedia", weight: 0.6, project: "en.wikipedia" },
-    { kind: "feed", weight: 0.5, url: "https://example.org/feed.xml" },
+    { kind: "feed", weight: 0.5, url: "https://example.org/feed.xml", private_network: true },
     { kind: "reddit", weight: 0.4, subreddit: "space" },
   ],
   min_score: 0.35,

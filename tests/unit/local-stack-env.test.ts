@@ -7,7 +7,7 @@ import { LOCAL_DB_URL, LOCAL_EMULATOR_URL, LOCAL_STACK } from "../../shared/conf
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { emulatedGroups, loadOrCreateSecrets, type LocalSecrets, localStackEnv } from "../../stack/stack-env.ts";
+import { emulatedGroups, loadOrCreateSecrets, type LocalSecrets, localStackEnv, workerEnv } from "../../stack/stack-env.ts";
 
 const SECRETS: LocalSecrets = {
   SERVICE_ROLE_KEY: "s".repeat(64),
@@ -17,6 +17,8 @@ const SECRETS: LocalSecrets = {
   GOOGLE_OAUTH_CLIENT_ID: "local-client.apps.googleusercontent.com",
   GOOGLE_OAUTH_CLIENT_SECRET: "local-client-secret",
   ENGINE_DB_PASSWORD: "e".repeat(48),
+  GPU_WORKER_DB_PASSWORD: "a".repeat(48),
+  RENDER_RUNNER_DB_PASSWORD: "b".repeat(48),
 };
 
 const ENGINE_URL = `postgres://mdame_engine:${"e".repeat(48)}@127.0.0.1:${LOCAL_STACK.dbPort}/postgres`;
@@ -138,6 +140,27 @@ describe("localStackEnv", () => {
     const env = localStackEnv(SECRETS, { MDAME_EMULATE: "all", GEMINI_API_KEY: "AIza-real-key" });
     expect(env.GEMINI_API_KEY).toBe("local-emulator-key");
     expect(env.GEMINI_BASE_URL).toBe(LOCAL_EMULATOR_URL);
+  });
+});
+
+describe("workerEnv", () => {
+  test("each worker connects as its own role and holds none of the publisher's secrets", () => {
+    const env = localStackEnv(SECRETS, { CREDENTIALS_KEYS_PREVIOUS: Buffer.alloc(32, 3).toString("base64") });
+    expect(env.CREDENTIALS_KEY).toBe(SECRETS.CREDENTIALS_KEY);
+    for (const [component, role, password] of [["gpu-worker", "mdame_gpu_worker", "a"], ["render-runner", "mdame_render_runner", "b"]] as const) {
+      const own = workerEnv(env, component, SECRETS);
+      expect(own.DB_URL).toBe(`postgres://${role}:${password.repeat(48)}@127.0.0.1:${LOCAL_STACK.dbPort}/postgres`);
+      for (const name of ["CREDENTIALS_KEY", "CREDENTIALS_KEYS_PREVIOUS", "GOOGLE_OAUTH_CLIENT_SECRET", "TIKTOK_CLIENT_SECRET"]) {
+        expect(own[name]).toBeUndefined();
+      }
+      // What a worker needs stays: the callbacks' secret, the storage and the providers.
+      expect(own).toMatchObject({
+        WEBHOOK_SECRET: SECRETS.WEBHOOK_SECRET,
+        SUPABASE_SERVICE_ROLE_KEY: SECRETS.SERVICE_ROLE_KEY,
+        GEMINI_API_KEY: "local-emulator-key",
+      });
+    }
+    expect(env.DB_URL).toBe(ENGINE_URL);
   });
 });
 

@@ -21,6 +21,7 @@ import { createLogger } from "../../../shared/logging/logger.ts";
 import { run } from "../../../emulators/edge-tts/speech.ts";
 import { createAssetStore } from "../../../shared/storage/create-asset-store.ts";
 import { HttpCallbackSender } from "../../../shared/worker/callback-sender.ts";
+import { workerEnv } from "../../../stack/stack-env.ts";
 import { PgmqWorkerQueue } from "../../../shared/worker/pgmq-worker-queue.ts";
 import { PullWorker, type QueueTaskDefinition } from "../../../shared/worker/pull-worker.ts";
 
@@ -140,7 +141,9 @@ export function startMediaWorkers(options: MediaOptions): MediaWorkers {
   const { env } = options;
   const time = new MediaTime();
   const logger = createLogger("bench-media", pino.destination({ dest: options.logFile, mkdir: true, sync: false }));
-  const sql: Sql = createSql(env.DB_URL!, { max: 4, application: "mdame-bench-media" });
+  // Each worker connects as its own component's role, as the real ones do (docs/reference/roles.md).
+  const visualSql: Sql = createSql(workerEnv(env, "gpu-worker").DB_URL!, { max: 2, application: "mdame-bench-visual" });
+  const renderSql: Sql = createSql(workerEnv(env, "render-runner").DB_URL!, { max: 2, application: "mdame-bench-render" });
   const storageEnv = Object.fromEntries(STORAGE_ENV_KEYS.map((k) => [k, env[k]]).filter(([, v]) => v !== undefined));
   const store = createAssetStore(storageEnv as Parameters<typeof createAssetStore>[0]);
   const callbacks = new HttpCallbackSender({
@@ -155,10 +158,10 @@ export function startMediaWorkers(options: MediaOptions): MediaWorkers {
   const workers = [
     new PullWorker({
       definition: timed(
-        createVisualDefinition({ store, claims: new PgSceneClaims(sql), backends: new Map([["procedural", clipBackend(options.clips.scene)]]) }),
+        createVisualDefinition({ store, claims: new PgSceneClaims(visualSql), backends: new Map([["procedural", clipBackend(options.clips.scene)]]) }),
         time,
       ),
-      queue: new PgmqWorkerQueue(sql),
+      queue: new PgmqWorkerQueue(visualSql),
       callbacks,
       logger: logger.child({ worker: "visual" }),
       workerId: `bench-visual-${process.pid}`,
@@ -167,7 +170,7 @@ export function startMediaWorkers(options: MediaOptions): MediaWorkers {
     }),
     new PullWorker({
       definition: timed(createRenderDefinition({ store, render, qualityGate: async () => passedGate() }), time),
-      queue: new PgmqWorkerQueue(sql),
+      queue: new PgmqWorkerQueue(renderSql),
       callbacks,
       logger: logger.child({ worker: "render" }),
       workerId: `bench-render-${process.pid}`,
@@ -180,7 +183,7 @@ export function startMediaWorkers(options: MediaOptions): MediaWorkers {
     time,
     stop: async () => {
       await Promise.all(workers.map((w) => w.stop()));
-      await sql.end({ timeout: 2 });
+      await Promise.all([visualSql.end({ timeout: 2 }), renderSql.end({ timeout: 2 })]);
     },
   };
 }

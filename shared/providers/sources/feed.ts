@@ -5,6 +5,7 @@
  */
 import { ProviderUnavailableError } from "../errors.ts";
 import { requestText } from "./http.ts";
+import { type Lookup, publicAddressGuard } from "./address-guard.ts";
 import { type SourceClient, toSignal } from "./source.ts";
 import { attribute, children, childText, parseXmlDocument, prefixOf, textOf, XmlError, type XmlObject } from "./xml.ts";
 import type { Signal } from "../../contracts/sources.ts";
@@ -73,7 +74,12 @@ export function parseFeed(xml: string, now: number): Signal[] {
   throw new ProviderUnavailableError(PROVIDER, `feed is neither RSS 2.0 nor Atom (root <${root.name}>)`);
 }
 
-export function feedSource(): SourceClient<"feed"> {
+/**
+ * The feed client. With `publicOnly` (ENV=prod) a feed whose URL or redirect resolves to a
+ * non-public address is refused unless the source lists `private_network: true`.
+ */
+export function feedSource(options: { publicOnly?: boolean; lookup?: Lookup } = {}): SourceClient<"feed"> {
+  const guard = publicAddressGuard(PROVIDER, options.lookup);
   return {
     kind: "feed",
     async fetch(config, context) {
@@ -82,6 +88,7 @@ export function feedSource(): SourceClient<"feed"> {
         url: config.url,
         init: { headers: { accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.8" } },
         signal: context.signal,
+        guard: options.publicOnly && !config.private_network ? guard : undefined,
       });
       return parseFeed(xml, context.now).slice(0, config.limit);
     },

@@ -3,17 +3,22 @@
  * the provider error classes (429/5xx and unreachable: retriable; other 4xx: rejected).
  */
 import { readCappedStream } from "../../http/capped-stream.ts";
-import { errorForStatus, ProviderUnavailableError } from "../errors.ts";
+import { errorForStatus, ProviderRejectedError, ProviderUnavailableError } from "../errors.ts";
+import type { UrlGuard } from "./address-guard.ts";
 
 /** A source answer larger than this is refused rather than buffered (feeds and listings are far smaller). */
 const SOURCE_MAX_BYTES = 4 * 1024 * 1024;
 const SOURCE_TIMEOUT_MS = 10_000;
+/** Redirects followed by hand when a guard checks each one. */
+const MAX_REDIRECTS = 5;
 
 interface SourceRequest {
   provider: string;
   url: URL | string;
   init?: RequestInit;
   signal?: AbortSignal;
+  /** Checks the URL and every redirect's target before it is requested. */
+  guard?: UrlGuard;
 }
 
 async function readCapped(provider: string, response: Response): Promise<string> {
@@ -31,14 +36,25 @@ async function readCapped(provider: string, response: Response): Promise<string>
 }
 
 /** The body of a successful answer, as text. */
-export async function requestText({ provider, url, init, signal }: SourceRequest): Promise<string> {
+export async function requestText({ provider, url, init, signal, guard }: SourceRequest): Promise<string> {
   const timeout = AbortSignal.timeout(SOURCE_TIMEOUT_MS);
+  const abort = signal ? AbortSignal.any([signal, timeout]) : timeout;
+  let target = new URL(url);
   let response: Response;
-  try {
-    response = await fetch(url, { ...init, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
-  } catch (error) {
-    const reason = timeout.aborted ? `no answer within ${SOURCE_TIMEOUT_MS / 1000} s` : error instanceof Error ? error.message : String(error);
-    throw new ProviderUnavailableError(provider, `${provider} request failed: ${reason}`, { cause: error });
+  for (let hop = 0;; hop++) {
+    await guard?.(target);
+    try {
+      response = await fetch(target, { ...init, signal: abort, redirect: guard ? "manual" : "follow" });
+    } catch (error) {
+      const reason = timeout.aborted ? `no answer within ${SOURCE_TIMEOUT_MS / 1000} s` : error instanceof Error ? error.message : String(error);
+      throw new ProviderUnavailableError(provider, `${provider} request failed: ${reason}`, { cause: error });
+    }
+    const location = response.headers.get("location");
+    if (!guard || response.status < 300 || response.status > 399 || location === null) break;
+    await response.body?.cancel().catch(() => {});
+    if (hop === MAX_REDIRECTS) throw new ProviderRejectedError(provider, `more than ${MAX_REDIRECTS} redirects from ${new URL(url).origin}`);
+    target = new URL(location, target);
+    if (target.protocol !== "http:" && target.protocol !== "https:") throw new ProviderRejectedError(provider, `redirected to a ${target.protocol} URL`);
   }
   const body = await readCapped(provider, response);
   if (!response.ok) throw errorForStatus(provider, response.status, `${provider} answered ${response.status}: ${body.slice(0, 200)}`);

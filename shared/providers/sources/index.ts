@@ -16,6 +16,8 @@ export type SourceClients = { [K in SourceKind]: SourceClient<K> };
 
 /** The base URLs and keys the clients read (shared/config/env.ts names). */
 interface SourceEnv {
+  /** prod: feeds are fetched from public addresses only (address-guard.ts). */
+  ENV?: string;
   TRENDS_BASE_URL: string;
   HACKER_NEWS_BASE_URL: string;
   WIKIMEDIA_BASE_URL: string;
@@ -30,7 +32,7 @@ export function createSourceClients(env: SourceEnv): SourceClients {
     google_trends: googleTrendsSource(env.TRENDS_BASE_URL),
     hacker_news: hackerNewsSource(env.HACKER_NEWS_BASE_URL),
     wikipedia: wikipediaSource(env.WIKIMEDIA_BASE_URL),
-    feed: feedSource(),
+    feed: feedSource({ publicOnly: env.ENV === "prod" }),
     reddit: redditSource({
       clientId: env.REDDIT_CLIENT_ID,
       clientSecret: env.REDDIT_CLIENT_SECRET,

@@ -6,4 +6,3 @@ create schema if not exists mdame;
 revoke all on schema mdame from public;
 revoke all on schema mdame from anon, authenticated;
 grant usage on schema mdame to service_role;
-grant usage on schema mdame to mdame_engine;

@@ -53,7 +53,3 @@ begin
                             'released_assets', to_jsonb(array(select distinct unnest(v_assets))));
 end;
 $$;
-
-revoke all on function mdame.abort_run(uuid,text) from public, anon, authenticated;
-grant execute on function mdame.abort_run(uuid,text) to mdame_engine;
-grant execute on function mdame.abort_run(uuid,text) to service_role;

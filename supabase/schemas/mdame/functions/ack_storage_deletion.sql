@@ -12,7 +12,3 @@ begin
   return found;
 end;
 $$;
-
-revoke all on function mdame.ack_storage_deletion(text) from public, anon, authenticated;
-grant execute on function mdame.ack_storage_deletion(text) to mdame_engine;
-grant execute on function mdame.ack_storage_deletion(text) to service_role;

@@ -32,5 +32,3 @@ end;
 $$;
 
 comment on function mdame.acquire_lock(text,text,integer) is 'internal: the environment''s orchestration-pass lock, taken by start_run for its pass';
-
-revoke all on function mdame.acquire_lock(text,text,integer) from public, anon, authenticated;

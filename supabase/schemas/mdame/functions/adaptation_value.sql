@@ -23,5 +23,3 @@ as $$
 $$;
 
 comment on function mdame.adaptation_value(jsonb,text) is 'internal: one adaptive parameter of a configuration';
-
-revoke all on function mdame.adaptation_value(jsonb,text) from public, anon, authenticated;

@@ -45,5 +45,3 @@ end;
 $$;
 
 comment on function mdame.apply_adaptations(jsonb,text) is 'internal: a configuration overlaid with the adaptations in force';
-
-revoke all on function mdame.apply_adaptations(jsonb,text) from public, anon, authenticated;

@@ -26,5 +26,3 @@ end;
 $$;
 
 comment on function mdame.archive_stage_task(bigint) is 'internal: archives a stage task without checking its holder';
-
-revoke all on function mdame.archive_stage_task(bigint) from public, anon, authenticated;

@@ -17,7 +17,3 @@ begin
   return v_env;
 end;
 $$;
-
-revoke all on function mdame.assert_environment(text) from public, anon, authenticated;
-grant execute on function mdame.assert_environment(text) to mdame_engine;
-grant execute on function mdame.assert_environment(text) to service_role;

@@ -17,5 +17,3 @@ end;
 $$;
 
 comment on function mdame.assert_known_time_zone(text) is 'internal: guard of create_dimension and update_dimension';
-
-revoke all on function mdame.assert_known_time_zone(text) from public, anon, authenticated;

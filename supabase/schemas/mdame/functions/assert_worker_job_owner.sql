@@ -45,5 +45,3 @@ end;
 $$;
 
 comment on function mdame.assert_worker_job_owner(text,bigint,jsonb,uuid,uuid) is 'internal: the owner check of a worker job message, inside the worker RPCs';
-
-revoke all on function mdame.assert_worker_job_owner(text,bigint,jsonb,uuid,uuid) from public, anon, authenticated;

@@ -21,5 +21,3 @@ end;
 $$;
 
 comment on function mdame.assert_worker_message(text,bigint,uuid,uuid) is 'internal: checks a worker job message inside the completion RPCs';
-
-revoke all on function mdame.assert_worker_message(text,bigint,uuid,uuid) from public, anon, authenticated;

@@ -28,7 +28,3 @@ begin
   return v_pub;
 end;
 $$;
-
-revoke all on function mdame.begin_publication(uuid,uuid) from public, anon, authenticated;
-grant execute on function mdame.begin_publication(uuid,uuid) to mdame_engine;
-grant execute on function mdame.begin_publication(uuid,uuid) to service_role;

@@ -15,5 +15,3 @@ end;
 $$;
 
 comment on function mdame.cancel_queued_ingest(uuid) is 'internal: part of the ingest transitions';
-
-revoke all on function mdame.cancel_queued_ingest(uuid) from public, anon, authenticated;

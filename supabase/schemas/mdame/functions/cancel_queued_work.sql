@@ -23,5 +23,3 @@ end;
 $$;
 
 comment on function mdame.cancel_queued_work(uuid) is 'internal: part of abort_run';
-
-revoke all on function mdame.cancel_queued_work(uuid) from public, anon, authenticated;

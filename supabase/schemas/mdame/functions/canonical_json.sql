@@ -20,7 +20,3 @@ begin
   end case;
 end;
 $$;
-
-revoke all on function mdame.canonical_json(jsonb) from public, anon, authenticated;
-grant execute on function mdame.canonical_json(jsonb) to mdame_engine;
-grant execute on function mdame.canonical_json(jsonb) to service_role;

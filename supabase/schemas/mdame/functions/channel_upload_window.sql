@@ -14,5 +14,3 @@ as $$
 $$;
 
 comment on function mdame.channel_upload_window(uuid,timestamp with time zone) is 'internal: the channel''s uploads in the rolling 24-hour window';
-
-revoke all on function mdame.channel_upload_window(uuid,timestamp with time zone) from public, anon, authenticated;

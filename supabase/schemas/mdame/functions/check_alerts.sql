@@ -44,7 +44,3 @@ begin
   return jsonb_build_object('stale_deferrals', v_stale, 'alerts_due', v_due);
 end;
 $$;
-
-revoke all on function mdame.check_alerts() from public, anon, authenticated;
-grant execute on function mdame.check_alerts() to mdame_engine;
-grant execute on function mdame.check_alerts() to service_role;

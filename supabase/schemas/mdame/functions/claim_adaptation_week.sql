@@ -22,7 +22,3 @@ begin
   return v_week;
 end;
 $$;
-
-revoke all on function mdame.claim_adaptation_week() from public, anon, authenticated;
-grant execute on function mdame.claim_adaptation_week() to mdame_engine;
-grant execute on function mdame.claim_adaptation_week() to service_role;

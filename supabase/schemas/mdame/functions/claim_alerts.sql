@@ -40,7 +40,3 @@ begin
    order by c.created_at, c.id;
 end;
 $$;
-
-revoke all on function mdame.claim_alerts(integer,integer) from public, anon, authenticated;
-grant execute on function mdame.claim_alerts(integer,integer) to mdame_engine;
-grant execute on function mdame.claim_alerts(integer,integer) to service_role;

@@ -47,7 +47,3 @@ begin
   end loop;
 end;
 $$;
-
-revoke all on function mdame.claim_analytics_fetches(integer,integer) from public, anon, authenticated;
-grant execute on function mdame.claim_analytics_fetches(integer,integer) to mdame_engine;
-grant execute on function mdame.claim_analytics_fetches(integer,integer) to service_role;

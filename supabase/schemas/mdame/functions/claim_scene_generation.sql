@@ -56,7 +56,3 @@ begin
   return query select 'claimed'::text, null::text, null::jsonb, v_claim.holder, v_claim.lease_until;
 end;
 $$;
-
-revoke all on function mdame.claim_scene_generation(text,text,text,integer,text) from public, anon, authenticated;
-grant execute on function mdame.claim_scene_generation(text,text,text,integer,text) to mdame_engine;
-grant execute on function mdame.claim_scene_generation(text,text,text,integer,text) to service_role;

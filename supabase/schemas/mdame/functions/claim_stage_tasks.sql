@@ -69,7 +69,3 @@ begin
   end loop;
 end;
 $$;
-
-revoke all on function mdame.claim_stage_tasks(text,integer,integer) from public, anon, authenticated;
-grant execute on function mdame.claim_stage_tasks(text,integer,integer) to mdame_engine;
-grant execute on function mdame.claim_stage_tasks(text,integer,integer) to service_role;

@@ -33,7 +33,3 @@ begin
   end loop;
 end;
 $$;
-
-revoke all on function mdame.claim_storage_deletions(integer,integer) from public, anon, authenticated;
-grant execute on function mdame.claim_storage_deletions(integer,integer) to mdame_engine;
-grant execute on function mdame.claim_storage_deletions(integer,integer) to service_role;

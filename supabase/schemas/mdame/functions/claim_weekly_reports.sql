@@ -35,7 +35,3 @@ begin
   returning w.*;
 end;
 $$;
-
-revoke all on function mdame.claim_weekly_reports(text,integer,integer) from public, anon, authenticated;
-grant execute on function mdame.claim_weekly_reports(text,integer,integer) to mdame_engine;
-grant execute on function mdame.claim_weekly_reports(text,integer,integer) to service_role;

@@ -18,7 +18,3 @@ begin
   return v_pub;
 end;
 $$;
-
-revoke all on function mdame.clear_upload_session(uuid,text) from public, anon, authenticated;
-grant execute on function mdame.clear_upload_session(uuid,text) to mdame_engine;
-grant execute on function mdame.clear_upload_session(uuid,text) to service_role;

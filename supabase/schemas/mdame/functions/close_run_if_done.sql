@@ -48,5 +48,3 @@ end;
 $$;
 
 comment on function mdame.close_run_if_done(uuid) is 'internal: closes a run when its last unit is terminal';
-
-revoke all on function mdame.close_run_if_done(uuid) from public, anon, authenticated;

@@ -34,7 +34,3 @@ begin
   return v_unit;
 end;
 $$;
-
-revoke all on function mdame.complete_publication(bigint,uuid,text,text,text) from public, anon, authenticated;
-grant execute on function mdame.complete_publication(bigint,uuid,text,text,text) to mdame_engine;
-grant execute on function mdame.complete_publication(bigint,uuid,text,text,text) to service_role;

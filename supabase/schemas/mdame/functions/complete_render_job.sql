@@ -44,7 +44,3 @@ begin
   return v_unit;
 end;
 $$;
-
-revoke all on function mdame.complete_render_job(bigint,uuid,jsonb,text,jsonb) from public, anon, authenticated;
-grant execute on function mdame.complete_render_job(bigint,uuid,jsonb,text,jsonb) to mdame_engine;
-grant execute on function mdame.complete_render_job(bigint,uuid,jsonb,text,jsonb) to service_role;

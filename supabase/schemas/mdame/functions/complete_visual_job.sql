@@ -42,7 +42,3 @@ begin
   return v_scene;
 end;
 $$;
-
-revoke all on function mdame.complete_visual_job(bigint,uuid,text,text,text,boolean,text) from public, anon, authenticated;
-grant execute on function mdame.complete_visual_job(bigint,uuid,text,text,text,boolean,text) to mdame_engine;
-grant execute on function mdame.complete_visual_job(bigint,uuid,text,text,text,boolean,text) to service_role;

@@ -40,7 +40,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.complete_weekly_report(uuid,text,jsonb,text,text,jsonb) from public, anon, authenticated;
-grant execute on function mdame.complete_weekly_report(uuid,text,jsonb,text,text,jsonb) to mdame_engine;
-grant execute on function mdame.complete_weekly_report(uuid,text,jsonb,text,text,jsonb) to service_role;

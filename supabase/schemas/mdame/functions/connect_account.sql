@@ -43,7 +43,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.connect_account(text,text,text,text,text) from public, anon, authenticated;
-grant execute on function mdame.connect_account(text,text,text,text,text) to mdame_engine;
-grant execute on function mdame.connect_account(text,text,text,text,text) to service_role;

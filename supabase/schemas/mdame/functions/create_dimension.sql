@@ -38,7 +38,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.create_dimension(jsonb) from public, anon, authenticated;
-grant execute on function mdame.create_dimension(jsonb) to mdame_engine;
-grant execute on function mdame.create_dimension(jsonb) to service_role;

@@ -23,7 +23,3 @@ as $$
                order by pg_total_relation_size(c.oid) desc, 1
                limit greatest(1, least(coalesce(p_limit, 15), 200))) t), '[]'::jsonb));
 $$;
-
-revoke all on function mdame.database_usage(integer) from public, anon, authenticated;
-grant execute on function mdame.database_usage(integer) to mdame_engine;
-grant execute on function mdame.database_usage(integer) to service_role;

@@ -36,7 +36,3 @@ begin
   return v_pub;
 end;
 $$;
-
-revoke all on function mdame.defer_publication(uuid,text,timestamp with time zone) from public, anon, authenticated;
-grant execute on function mdame.defer_publication(uuid,text,timestamp with time zone) to mdame_engine;
-grant execute on function mdame.defer_publication(uuid,text,timestamp with time zone) to service_role;

@@ -43,7 +43,3 @@ begin
   return v_unit;
 end;
 $$;
-
-revoke all on function mdame.defer_unit_publish(bigint,uuid,text,text) from public, anon, authenticated;
-grant execute on function mdame.defer_unit_publish(bigint,uuid,text,text) to mdame_engine;
-grant execute on function mdame.defer_unit_publish(bigint,uuid,text,text) to service_role;

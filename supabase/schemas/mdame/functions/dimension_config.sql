@@ -9,7 +9,3 @@ set search_path = ''
 as $$
   select mdame.apply_adaptations(to_jsonb(p_dimension) - 'active' - 'created_at' - 'updated_at', p_dimension.id);
 $$;
-
-revoke all on function mdame.dimension_config(mdame.dimensions) from public, anon, authenticated;
-grant execute on function mdame.dimension_config(mdame.dimensions) to mdame_engine;
-grant execute on function mdame.dimension_config(mdame.dimensions) to service_role;

@@ -11,5 +11,3 @@ as $$
 $$;
 
 comment on function mdame.dimension_config_columns() is 'internal: column list of the dimension configuration';
-
-revoke all on function mdame.dimension_config_columns() from public, anon, authenticated;

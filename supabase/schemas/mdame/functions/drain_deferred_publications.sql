@@ -31,7 +31,3 @@ begin
   return v_sent;
 end;
 $$;
-
-revoke all on function mdame.drain_deferred_publications() from public, anon, authenticated;
-grant execute on function mdame.drain_deferred_publications() to mdame_engine;
-grant execute on function mdame.drain_deferred_publications() to service_role;

@@ -12,5 +12,3 @@ as $$
 $$;
 
 comment on function mdame.engine_job_function(text) is 'internal: the run-now whitelist of ops_schedules and run_engine_job';
-
-revoke all on function mdame.engine_job_function(text) from public, anon, authenticated;

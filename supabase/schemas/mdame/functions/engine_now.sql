@@ -15,7 +15,3 @@ as $$
                               and exists (select 1 from mdame.settings e where e.key = 'env' and e.value = 'dev')),
                           interval '0');
 $$;
-
-revoke all on function mdame.engine_now() from public, anon, authenticated;
-grant execute on function mdame.engine_now() to mdame_engine;
-grant execute on function mdame.engine_now() to service_role;

@@ -20,5 +20,3 @@ end;
 $$;
 
 comment on function mdame.enqueue_render_if_ready(uuid) is 'internal: sends the render job once every asset is recorded';
-
-revoke all on function mdame.enqueue_render_if_ready(uuid) from public, anon, authenticated;

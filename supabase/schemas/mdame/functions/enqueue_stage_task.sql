@@ -28,5 +28,3 @@ end;
 $$;
 
 comment on function mdame.enqueue_stage_task(text,uuid,uuid,text) is 'internal: sends a stage task without any stage guard';
-
-revoke all on function mdame.enqueue_stage_task(text,uuid,uuid,text) from public, anon, authenticated;

@@ -27,7 +27,3 @@ begin
   return true;
 end;
 $$;
-
-revoke all on function mdame.extend_stage_lease(bigint,text,integer) from public, anon, authenticated;
-grant execute on function mdame.extend_stage_lease(bigint,text,integer) to mdame_engine;
-grant execute on function mdame.extend_stage_lease(bigint,text,integer) to service_role;

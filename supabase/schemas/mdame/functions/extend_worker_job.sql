@@ -32,7 +32,3 @@ begin
   return query select s.msg_id from pgmq.set_vt(p_queue, p_msg_id, p_vt_s) s;
 end;
 $$;
-
-revoke all on function mdame.extend_worker_job(text,bigint,integer,uuid,uuid) from public, anon, authenticated;
-grant execute on function mdame.extend_worker_job(text,bigint,integer,uuid,uuid) to mdame_engine;
-grant execute on function mdame.extend_worker_job(text,bigint,integer,uuid,uuid) to service_role;

@@ -40,7 +40,3 @@ begin
   return v_outcome;
 end;
 $$;
-
-revoke all on function mdame.fail_stage_task(bigint,text,uuid,uuid,text,text,boolean,text) from public, anon, authenticated;
-grant execute on function mdame.fail_stage_task(bigint,text,uuid,uuid,text,text,boolean,text) to mdame_engine;
-grant execute on function mdame.fail_stage_task(bigint,text,uuid,uuid,text,text,boolean,text) to service_role;

@@ -30,7 +30,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.fail_weekly_report(uuid,text,text) from public, anon, authenticated;
-grant execute on function mdame.fail_weekly_report(uuid,text,text) to mdame_engine;
-grant execute on function mdame.fail_weekly_report(uuid,text,text) to service_role;

@@ -58,7 +58,3 @@ begin
   return next;
 end;
 $$;
-
-revoke all on function mdame.fail_worker_job(text,bigint,uuid,text,boolean,text,uuid) from public, anon, authenticated;
-grant execute on function mdame.fail_worker_job(text,bigint,uuid,text,boolean,text,uuid) to mdame_engine;
-grant execute on function mdame.fail_worker_job(text,bigint,uuid,text,boolean,text,uuid) to service_role;

@@ -17,7 +17,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.finish_adaptation_week(date) from public, anon, authenticated;
-grant execute on function mdame.finish_adaptation_week(date) to mdame_engine;
-grant execute on function mdame.finish_adaptation_week(date) to service_role;

@@ -8,7 +8,3 @@ as $$
    where (p_dimension_id is null or dimension_id = p_dimension_id) and (p_id is null or id = p_id)
    order by dimension_id, platform, channel_handle;
 $$;
-
-revoke all on function mdame.get_accounts(text,uuid) from public, anon, authenticated;
-grant execute on function mdame.get_accounts(text,uuid) to mdame_engine;
-grant execute on function mdame.get_accounts(text,uuid) to service_role;

@@ -45,7 +45,3 @@ as $$
    where u.dimension_id = p_dimension_id and u.created_at >= p_since
    order by u.created_at, u.id;
 $$;
-
-revoke all on function mdame.get_adaptation_evidence(text,timestamp with time zone) from public, anon, authenticated;
-grant execute on function mdame.get_adaptation_evidence(text,timestamp with time zone) to mdame_engine;
-grant execute on function mdame.get_adaptation_evidence(text,timestamp with time zone) to service_role;

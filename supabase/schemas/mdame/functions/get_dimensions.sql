@@ -6,7 +6,3 @@ set search_path = ''
 as $$
   select * from mdame.dimensions where p_id is null or id = p_id order by id;
 $$;
-
-revoke all on function mdame.get_dimensions(text) from public, anon, authenticated;
-grant execute on function mdame.get_dimensions(text) to mdame_engine;
-grant execute on function mdame.get_dimensions(text) to service_role;

@@ -9,7 +9,3 @@ set search_path = ''
 as $$
   select mdame.dimension_config(d) from mdame.dimensions d where d.id = p_dimension_id;
 $$;
-
-revoke all on function mdame.get_effective_dimension_config(text) from public, anon, authenticated;
-grant execute on function mdame.get_effective_dimension_config(text) to mdame_engine;
-grant execute on function mdame.get_effective_dimension_config(text) to service_role;

@@ -13,7 +13,3 @@ as $$
    where u.id = p_unit_id
    order by a.id;
 $$;
-
-revoke all on function mdame.get_publish_targets(uuid) from public, anon, authenticated;
-grant execute on function mdame.get_publish_targets(uuid) to mdame_engine;
-grant execute on function mdame.get_publish_targets(uuid) to service_role;

@@ -11,7 +11,3 @@ as $$
   select exists (select 1 from pg_catalog.pg_proc where pronamespace = to_regnamespace('pgmq') and proname = 'send'),
          array(select q from unnest(p_queues) q where to_regclass('pgmq.' || quote_ident('q_' || q)) is not null);
 $$;
-
-revoke all on function mdame.get_queue_setup(text[]) from public, anon, authenticated;
-grant execute on function mdame.get_queue_setup(text[]) to mdame_engine;
-grant execute on function mdame.get_queue_setup(text[]) to service_role;

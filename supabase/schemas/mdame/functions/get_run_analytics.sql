@@ -25,7 +25,3 @@ begin
      order by u.created_at, u.id, p.id, v.window_days;
 end;
 $$;
-
-revoke all on function mdame.get_run_analytics(uuid) from public, anon, authenticated;
-grant execute on function mdame.get_run_analytics(uuid) to mdame_engine;
-grant execute on function mdame.get_run_analytics(uuid) to service_role;

@@ -6,7 +6,3 @@ set search_path = ''
 as $$
   select config from mdame.run_dimensions where run_id = p_run_id and dimension_id = p_dimension_id;
 $$;
-
-revoke all on function mdame.get_run_dimension_config(uuid,text) from public, anon, authenticated;
-grant execute on function mdame.get_run_dimension_config(uuid,text) to mdame_engine;
-grant execute on function mdame.get_run_dimension_config(uuid,text) to service_role;

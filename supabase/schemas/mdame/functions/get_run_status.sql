@@ -25,7 +25,3 @@ as $$
   from mdame.pipeline_runs r
   where r.id = p_run_id;
 $$;
-
-revoke all on function mdame.get_run_status(uuid) from public, anon, authenticated;
-grant execute on function mdame.get_run_status(uuid) to mdame_engine;
-grant execute on function mdame.get_run_status(uuid) to service_role;

@@ -6,7 +6,3 @@ set search_path = ''
 as $$
   select * from mdame.scenes where unit_id = p_unit_id order by scene_index;
 $$;
-
-revoke all on function mdame.get_scenes(uuid) from public, anon, authenticated;
-grant execute on function mdame.get_scenes(uuid) to mdame_engine;
-grant execute on function mdame.get_scenes(uuid) to service_role;

@@ -8,7 +8,3 @@ set search_path = ''
 as $$
   select result from mdame.step_results where step_token = p_step_token;
 $$;
-
-revoke all on function mdame.get_step_result(text) from public, anon, authenticated;
-grant execute on function mdame.get_step_result(text) to mdame_engine;
-grant execute on function mdame.get_step_result(text) to service_role;

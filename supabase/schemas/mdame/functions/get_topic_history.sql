@@ -8,7 +8,3 @@ as $$
     from mdame.work_units where dimension_id = p_dimension_id
    order by created_at desc limit least(greatest(coalesce(p_limit, 0), 0), 1000);
 $$;
-
-revoke all on function mdame.get_topic_history(text,integer) from public, anon, authenticated;
-grant execute on function mdame.get_topic_history(text,integer) to mdame_engine;
-grant execute on function mdame.get_topic_history(text,integer) to service_role;

@@ -6,7 +6,3 @@ set search_path = ''
 as $$
   select * from mdame.work_units where id = p_id;
 $$;
-
-revoke all on function mdame.get_work_unit(uuid) from public, anon, authenticated;
-grant execute on function mdame.get_work_unit(uuid) to mdame_engine;
-grant execute on function mdame.get_work_unit(uuid) to service_role;

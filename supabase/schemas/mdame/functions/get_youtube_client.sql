@@ -18,7 +18,3 @@ begin
   end if;
 end;
 $$;
-
-revoke all on function mdame.get_youtube_client(uuid) from public, anon, authenticated;
-grant execute on function mdame.get_youtube_client(uuid) to mdame_engine;
-grant execute on function mdame.get_youtube_client(uuid) to service_role;

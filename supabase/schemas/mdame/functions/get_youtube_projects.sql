@@ -29,7 +29,3 @@ begin
    order by p.name is null, p.name, p.oauth_client_id;
 end;
 $$;
-
-revoke all on function mdame.get_youtube_projects() from public, anon, authenticated;
-grant execute on function mdame.get_youtube_projects() to mdame_engine;
-grant execute on function mdame.get_youtube_projects() to service_role;

@@ -15,5 +15,3 @@ end;
 $$;
 
 comment on function mdame.holds_stage_claim(text,bigint,integer) is 'internal: lease check of the stage RPCs';
-
-revoke all on function mdame.holds_stage_claim(text,bigint,integer) from public, anon, authenticated;

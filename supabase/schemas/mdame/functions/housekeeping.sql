@@ -189,7 +189,3 @@ begin
   end if;
 end;
 $$;
-
-revoke all on function mdame.housekeeping(boolean) from public, anon, authenticated;
-grant execute on function mdame.housekeeping(boolean) to mdame_engine;
-grant execute on function mdame.housekeeping(boolean) to service_role;

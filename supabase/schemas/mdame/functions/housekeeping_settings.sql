@@ -22,7 +22,3 @@ as $$
     left join mdame.settings s on s.key = 'housekeeping.' || d.name
    order by d.ord;
 $$;
-
-revoke all on function mdame.housekeeping_settings() from public, anon, authenticated;
-grant execute on function mdame.housekeeping_settings() to mdame_engine;
-grant execute on function mdame.housekeeping_settings() to service_role;

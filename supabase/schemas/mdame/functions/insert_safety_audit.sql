@@ -14,5 +14,3 @@ as $$
 $$;
 
 comment on function mdame.insert_safety_audit(uuid,uuid,text,text,text,jsonb) is 'internal: audit rows are written by record_safety_verdict';
-
-revoke all on function mdame.insert_safety_audit(uuid,uuid,text,text,text,jsonb) from public, anon, authenticated;

@@ -11,7 +11,3 @@ as $$
    order by seq desc
    limit least(greatest(coalesce(p_limit, 50), 1), 500);
 $$;
-
-revoke all on function mdame.list_adaptations(text,integer) from public, anon, authenticated;
-grant execute on function mdame.list_adaptations(text,integer) to mdame_engine;
-grant execute on function mdame.list_adaptations(text,integer) to service_role;

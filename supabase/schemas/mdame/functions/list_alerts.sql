@@ -9,7 +9,3 @@ set search_path = ''
 as $$
   select * from mdame.alerts order by last_raised_at desc, id limit greatest(1, least(coalesce(p_limit, 50), 500));
 $$;
-
-revoke all on function mdame.list_alerts(integer) from public, anon, authenticated;
-grant execute on function mdame.list_alerts(integer) to mdame_engine;
-grant execute on function mdame.list_alerts(integer) to service_role;

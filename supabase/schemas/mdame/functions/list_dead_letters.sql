@@ -6,7 +6,3 @@ set search_path = ''
 as $$
   select * from mdame.dead_letters order by id desc limit greatest(1, least(p_limit, 1000));
 $$;
-
-revoke all on function mdame.list_dead_letters(integer) from public, anon, authenticated;
-grant execute on function mdame.list_dead_letters(integer) to mdame_engine;
-grant execute on function mdame.list_dead_letters(integer) to service_role;

@@ -15,7 +15,3 @@ as $$
    order by p.published_at desc nulls last, p.id
    limit greatest(coalesce(p_limit, 20), 0);
 $$;
-
-revoke all on function mdame.list_locked_publications(integer) from public, anon, authenticated;
-grant execute on function mdame.list_locked_publications(integer) to mdame_engine;
-grant execute on function mdame.list_locked_publications(integer) to service_role;

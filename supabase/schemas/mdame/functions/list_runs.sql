@@ -6,7 +6,3 @@ set search_path = ''
 as $$
   select * from mdame.pipeline_runs order by created_at desc limit least(greatest(coalesce(p_limit, 0), 0), 500);
 $$;
-
-revoke all on function mdame.list_runs(integer) from public, anon, authenticated;
-grant execute on function mdame.list_runs(integer) to mdame_engine;
-grant execute on function mdame.list_runs(integer) to service_role;

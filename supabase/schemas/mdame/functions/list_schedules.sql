@@ -20,7 +20,3 @@ begin
      order by j.jobid nulls last, e.name;
 end;
 $$;
-
-revoke all on function mdame.list_schedules() from public, anon, authenticated;
-grant execute on function mdame.list_schedules() to mdame_engine;
-grant execute on function mdame.list_schedules() to service_role;

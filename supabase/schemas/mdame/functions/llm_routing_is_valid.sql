@@ -12,7 +12,3 @@ as $$
         where e.key not in ('script', 'critic', 'safety', 'plan')
            or case when jsonb_typeof(e.value) = 'array' then jsonb_array_length(e.value) = 0 else true end)
 $$;
-
-revoke all on function mdame.llm_routing_is_valid(jsonb) from public, anon, authenticated;
-grant execute on function mdame.llm_routing_is_valid(jsonb) to mdame_engine;
-grant execute on function mdame.llm_routing_is_valid(jsonb) to service_role;

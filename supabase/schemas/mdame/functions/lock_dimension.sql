@@ -9,7 +9,3 @@ set search_path = ''
 as $$
   select * from mdame.dimensions where id = p_id for update;
 $$;
-
-revoke all on function mdame.lock_dimension(text) from public, anon, authenticated;
-grant execute on function mdame.lock_dimension(text) to mdame_engine;
-grant execute on function mdame.lock_dimension(text) to service_role;

@@ -26,5 +26,3 @@ end;
 $$;
 
 comment on function mdame.lock_unit_at_stage(uuid,text,text,bigint,text) is 'internal: the lock-and-guard step of the stage RPCs';
-
-revoke all on function mdame.lock_unit_at_stage(uuid,text,text,bigint,text) from public, anon, authenticated;

@@ -9,5 +9,3 @@ end;
 $$;
 
 comment on function mdame.log_event(uuid,uuid,text,text,jsonb) is 'internal: appends to the event log; RPCs log their own transitions';
-
-revoke all on function mdame.log_event(uuid,uuid,text,text,jsonb) from public, anon, authenticated;

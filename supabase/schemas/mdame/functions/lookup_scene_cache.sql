@@ -19,10 +19,6 @@ begin
 end;
 $$;
 
-revoke all on function mdame.lookup_scene_cache(text) from public, anon, authenticated;
-grant execute on function mdame.lookup_scene_cache(text) to mdame_engine;
-grant execute on function mdame.lookup_scene_cache(text) to service_role;
-
 create or replace function mdame.lookup_scene_cache(p_scene_hash text, p_backend text)
 returns mdame.scene_cache
 language plpgsql
@@ -37,7 +33,3 @@ begin
   return v_cache;
 end;
 $$;
-
-revoke all on function mdame.lookup_scene_cache(text,text) from public, anon, authenticated;
-grant execute on function mdame.lookup_scene_cache(text,text) to mdame_engine;
-grant execute on function mdame.lookup_scene_cache(text,text) to service_role;

@@ -29,7 +29,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.mark_account_needs_reconnect(uuid,text) from public, anon, authenticated;
-grant execute on function mdame.mark_account_needs_reconnect(uuid,text) to mdame_engine;
-grant execute on function mdame.mark_account_needs_reconnect(uuid,text) to service_role;

@@ -16,7 +16,3 @@ begin
   return v_week;
 end;
 $$;
-
-revoke all on function mdame.mark_adaptation_week_due() from public, anon, authenticated;
-grant execute on function mdame.mark_adaptation_week_due() to mdame_engine;
-grant execute on function mdame.mark_adaptation_week_due() to service_role;

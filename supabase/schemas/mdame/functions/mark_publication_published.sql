@@ -26,5 +26,3 @@ end;
 $$;
 
 comment on function mdame.mark_publication_published(uuid,text,uuid) is 'internal: the one recording of an upload, for record_publication and complete_publication';
-
-revoke all on function mdame.mark_publication_published(uuid,text,uuid) from public, anon, authenticated;

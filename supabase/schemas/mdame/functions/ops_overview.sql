@@ -103,7 +103,3 @@ begin
     'failures', v_failures);
 end;
 $$;
-
-revoke all on function mdame.ops_overview(integer) from public, anon, authenticated;
-grant execute on function mdame.ops_overview(integer) to mdame_engine;
-grant execute on function mdame.ops_overview(integer) to service_role;

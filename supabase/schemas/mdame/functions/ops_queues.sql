@@ -112,7 +112,3 @@ begin
   return jsonb_build_object('now', v_now, 'queues', v_queues, 'leases', v_leases, 'stale_leases', v_stale, 'lease_holders', v_workers);
 end;
 $$;
-
-revoke all on function mdame.ops_queues() from public, anon, authenticated;
-grant execute on function mdame.ops_queues() to mdame_engine;
-grant execute on function mdame.ops_queues() to service_role;

@@ -67,7 +67,3 @@ begin
   from clock);
 end;
 $$;
-
-revoke all on function mdame.ops_quota() from public, anon, authenticated;
-grant execute on function mdame.ops_quota() to mdame_engine;
-grant execute on function mdame.ops_quota() to service_role;

@@ -50,7 +50,3 @@ begin
   return jsonb_build_object('cron_available', true, 'run_details_readable', v_details_readable, 'schedules', v_schedules);
 end;
 $$;
-
-revoke all on function mdame.ops_schedules() from public, anon, authenticated;
-grant execute on function mdame.ops_schedules() to mdame_engine;
-grant execute on function mdame.ops_schedules() to service_role;

@@ -48,7 +48,3 @@ as $$
     join mdame.dimension_accounts a on a.id = p.account_id
    where p.id = p_publication_id;
 $$;
-
-revoke all on function mdame.ops_video(uuid) from public, anon, authenticated;
-grant execute on function mdame.ops_video(uuid) to mdame_engine;
-grant execute on function mdame.ops_video(uuid) to service_role;

@@ -27,7 +27,3 @@ as $$
        limit least(greatest(coalesce(p_limit, 0), 0), 500)
     ) v;
 $$;
-
-revoke all on function mdame.ops_videos(integer) from public, anon, authenticated;
-grant execute on function mdame.ops_videos(integer) to mdame_engine;
-grant execute on function mdame.ops_videos(integer) to service_role;

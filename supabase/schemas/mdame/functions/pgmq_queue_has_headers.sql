@@ -16,5 +16,3 @@ end;
 $$;
 
 comment on function mdame.pgmq_queue_has_headers(text) is 'internal: pgmq layout probe of archive_stage_task';
-
-revoke all on function mdame.pgmq_queue_has_headers(text) from public, anon, authenticated;

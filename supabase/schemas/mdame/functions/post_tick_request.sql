@@ -52,5 +52,3 @@ end;
 $$;
 
 comment on function mdame.post_tick_request(text) is 'internal: posts one tick request through pg_net and records it in flight';
-
-revoke all on function mdame.post_tick_request(text) from public, anon, authenticated;

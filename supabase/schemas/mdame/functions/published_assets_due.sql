@@ -21,5 +21,3 @@ as $$
 $$;
 
 comment on function mdame.published_assets_due(text, timestamptz) is 'internal: the renders and voices rule of housekeeping';
-
-revoke all on function mdame.published_assets_due(text, timestamptz) from public, anon, authenticated;

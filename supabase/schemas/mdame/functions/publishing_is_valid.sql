@@ -27,7 +27,3 @@ as $$
          and p_publishing->>'default_audio_language' ~ '^[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|[0-9]{3}))?(-([a-z0-9]{5,8}|[0-9][a-z0-9]{3}))*$')),
     false)
 $$;
-
-revoke all on function mdame.publishing_is_valid(jsonb) from public, anon, authenticated;
-grant execute on function mdame.publishing_is_valid(jsonb) to mdame_engine;
-grant execute on function mdame.publishing_is_valid(jsonb) to service_role;

@@ -21,5 +21,3 @@ end;
 $$;
 
 comment on function mdame.queue_storage_deletions(text[],text) is 'internal: the deletion outbox''s entry point for housekeeping';
-
-revoke all on function mdame.queue_storage_deletions(text[],text) from public, anon, authenticated;

@@ -28,7 +28,3 @@ begin
   return v_added;
 end;
 $$;
-
-revoke all on function mdame.queue_weekly_reports(timestamp with time zone) from public, anon, authenticated;
-grant execute on function mdame.queue_weekly_reports(timestamp with time zone) to mdame_engine;
-grant execute on function mdame.queue_weekly_reports(timestamp with time zone) to service_role;

@@ -24,5 +24,3 @@ end;
 $$;
 
 comment on function mdame.queued_work_state(text,uuid,text) is 'internal: the recovery pass''s look at a unit''s queued work';
-
-revoke all on function mdame.queued_work_state(text,uuid,text) from public, anon, authenticated;

@@ -33,7 +33,3 @@ begin
   end loop;
 end;
 $$;
-
-revoke all on function mdame.queues_without_workers(interval) from public, anon, authenticated;
-grant execute on function mdame.queues_without_workers(interval) to mdame_engine;
-grant execute on function mdame.queues_without_workers(interval) to service_role;

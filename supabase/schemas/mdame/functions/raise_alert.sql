@@ -37,7 +37,3 @@ begin
   return v_id;
 end;
 $$;
-
-revoke all on function mdame.raise_alert(text,text,text,text,jsonb,text) from public, anon, authenticated;
-grant execute on function mdame.raise_alert(text,text,text,text,jsonb,text) to mdame_engine;
-grant execute on function mdame.raise_alert(text,text,text,text,jsonb,text) to service_role;

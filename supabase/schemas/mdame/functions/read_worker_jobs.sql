@@ -75,7 +75,3 @@ begin
   end loop;
 end;
 $$;
-
-revoke all on function mdame.read_worker_jobs(text,integer,integer) from public, anon, authenticated;
-grant execute on function mdame.read_worker_jobs(text,integer,integer) to mdame_engine;
-grant execute on function mdame.read_worker_jobs(text,integer,integer) to service_role;

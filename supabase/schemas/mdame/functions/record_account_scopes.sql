@@ -27,7 +27,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.record_account_scopes(uuid,text[]) from public, anon, authenticated;
-grant execute on function mdame.record_account_scopes(uuid,text[]) to mdame_engine;
-grant execute on function mdame.record_account_scopes(uuid,text[]) to service_role;

@@ -46,7 +46,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.record_adaptation(text,text,jsonb,jsonb,text,jsonb,date) from public, anon, authenticated;
-grant execute on function mdame.record_adaptation(text,text,jsonb,jsonb,text,jsonb,date) to mdame_engine;
-grant execute on function mdame.record_adaptation(text,text,jsonb,jsonb,text,jsonb,date) to service_role;

@@ -38,7 +38,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.record_alert_attempt(uuid,uuid,text,boolean,integer) from public, anon, authenticated;
-grant execute on function mdame.record_alert_attempt(uuid,uuid,text,boolean,integer) to mdame_engine;
-grant execute on function mdame.record_alert_attempt(uuid,uuid,text,boolean,integer) to service_role;

@@ -26,7 +26,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.record_alert_sent(uuid,uuid,text,bigint[]) from public, anon, authenticated;
-grant execute on function mdame.record_alert_sent(uuid,uuid,text,bigint[]) to mdame_engine;
-grant execute on function mdame.record_alert_sent(uuid,uuid,text,bigint[]) to service_role;

@@ -21,7 +21,3 @@ begin
                           jsonb_build_object('cache', p_cache, 'dimension_id', p_dimension_id, 'hit', p_hit));
 end;
 $$;
-
-revoke all on function mdame.record_cache_lookup(text,text,boolean,uuid,uuid,text) from public, anon, authenticated;
-grant execute on function mdame.record_cache_lookup(text,text,boolean,uuid,uuid,text) to mdame_engine;
-grant execute on function mdame.record_cache_lookup(text,text,boolean,uuid,uuid,text) to service_role;

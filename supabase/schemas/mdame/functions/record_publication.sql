@@ -23,7 +23,3 @@ begin
   return mdame.mark_publication_published(p_publication_id, p_external_id, (v_lock.unit).run_id);
 end;
 $$;
-
-revoke all on function mdame.record_publication(bigint,uuid,text,text) from public, anon, authenticated;
-grant execute on function mdame.record_publication(bigint,uuid,text,text) to mdame_engine;
-grant execute on function mdame.record_publication(bigint,uuid,text,text) to service_role;

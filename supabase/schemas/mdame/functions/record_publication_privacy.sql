@@ -33,7 +33,3 @@ begin
   return v_pub;
 end;
 $$;
-
-revoke all on function mdame.record_publication_privacy(uuid,text,text) from public, anon, authenticated;
-grant execute on function mdame.record_publication_privacy(uuid,text,text) to mdame_engine;
-grant execute on function mdame.record_publication_privacy(uuid,text,text) to service_role;

@@ -33,10 +33,6 @@ begin
 end;
 $$;
 
-revoke all on function mdame.record_safety_verdict(bigint,uuid,text,boolean,jsonb,text,text,jsonb) from public, anon, authenticated;
-grant execute on function mdame.record_safety_verdict(bigint,uuid,text,boolean,jsonb,text,text,jsonb) to mdame_engine;
-grant execute on function mdame.record_safety_verdict(bigint,uuid,text,boolean,jsonb,text,text,jsonb) to service_role;
-
 create or replace function mdame.record_safety_verdict(p_msg_id bigint, p_unit_id uuid, p_step_token text, p_allowed boolean, p_reasons jsonb, p_classifier text, p_holder text default null::text)
 returns mdame.work_units
 language sql
@@ -45,7 +41,3 @@ set search_path = ''
 as $$
   select mdame.record_safety_verdict(p_msg_id, p_unit_id, p_step_token, p_allowed, p_reasons, p_classifier, p_holder, '{}'::jsonb);
 $$;
-
-revoke all on function mdame.record_safety_verdict(bigint,uuid,text,boolean,jsonb,text,text) from public, anon, authenticated;
-grant execute on function mdame.record_safety_verdict(bigint,uuid,text,boolean,jsonb,text,text) to mdame_engine;
-grant execute on function mdame.record_safety_verdict(bigint,uuid,text,boolean,jsonb,text,text) to service_role;

@@ -25,7 +25,3 @@ begin
   return v_cache;
 end;
 $$;
-
-revoke all on function mdame.record_scene_asset(text,text,text,jsonb,text) from public, anon, authenticated;
-grant execute on function mdame.record_scene_asset(text,text,text,jsonb,text) to mdame_engine;
-grant execute on function mdame.record_scene_asset(text,text,text,jsonb,text) to service_role;

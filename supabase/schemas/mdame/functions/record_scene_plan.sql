@@ -68,7 +68,3 @@ begin
   return v_unit;
 end;
 $$;
-
-revoke all on function mdame.record_scene_plan(bigint,uuid,text,jsonb,jsonb,text) from public, anon, authenticated;
-grant execute on function mdame.record_scene_plan(bigint,uuid,text,jsonb,jsonb,text) to mdame_engine;
-grant execute on function mdame.record_scene_plan(bigint,uuid,text,jsonb,jsonb,text) to service_role;

@@ -20,7 +20,3 @@ begin
   return v_unit;
 end;
 $$;
-
-revoke all on function mdame.record_script(bigint,uuid,text,jsonb,text) from public, anon, authenticated;
-grant execute on function mdame.record_script(bigint,uuid,text,jsonb,text) to mdame_engine;
-grant execute on function mdame.record_script(bigint,uuid,text,jsonb,text) to service_role;

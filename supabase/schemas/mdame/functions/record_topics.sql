@@ -78,7 +78,3 @@ begin
   return v_rd;
 end;
 $$;
-
-revoke all on function mdame.record_topics(bigint,uuid,text,text,jsonb,jsonb) from public, anon, authenticated;
-grant execute on function mdame.record_topics(bigint,uuid,text,text,jsonb,jsonb) to mdame_engine;
-grant execute on function mdame.record_topics(bigint,uuid,text,text,jsonb,jsonb) to service_role;

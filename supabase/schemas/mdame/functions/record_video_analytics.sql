@@ -80,7 +80,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.record_video_analytics(uuid,integer,date,date,bigint,bigint,numeric,numeric,bigint,jsonb,bigint) from public, anon, authenticated;
-grant execute on function mdame.record_video_analytics(uuid,integer,date,date,bigint,bigint,numeric,numeric,bigint,jsonb,bigint) to mdame_engine;
-grant execute on function mdame.record_video_analytics(uuid,integer,date,date,bigint,bigint,numeric,numeric,bigint,jsonb,bigint) to service_role;

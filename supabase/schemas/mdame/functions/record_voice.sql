@@ -27,7 +27,3 @@ begin
   return mdame.enqueue_render_if_ready(p_unit_id);
 end;
 $$;
-
-revoke all on function mdame.record_voice(bigint,uuid,text,jsonb,jsonb,text) from public, anon, authenticated;
-grant execute on function mdame.record_voice(bigint,uuid,text,jsonb,jsonb,text) to mdame_engine;
-grant execute on function mdame.record_voice(bigint,uuid,text,jsonb,jsonb,text) to service_role;

@@ -12,5 +12,3 @@ end;
 $$;
 
 comment on function mdame.record_webhook(text,text) is 'internal: replay refusal of the worker callbacks, inside their RPCs';
-
-revoke all on function mdame.record_webhook(text,text) from public, anon, authenticated;

@@ -60,7 +60,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.record_worker_heartbeat(text, text, text, integer, integer, integer, integer) from public, anon, authenticated;
-grant execute on function mdame.record_worker_heartbeat(text, text, text, integer, integer, integer, integer) to mdame_engine;
-grant execute on function mdame.record_worker_heartbeat(text, text, text, integer, integer, integer, integer) to service_role;

@@ -26,7 +26,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.record_worker_stop(text) from public, anon, authenticated;
-grant execute on function mdame.record_worker_stop(text) to mdame_engine;
-grant execute on function mdame.record_worker_stop(text) to service_role;

@@ -64,7 +64,3 @@ begin
   return v_not_before;
 end;
 $$;
-
-revoke all on function mdame.record_youtube_refusal(uuid,text) from public, anon, authenticated;
-grant execute on function mdame.record_youtube_refusal(uuid,text) to mdame_engine;
-grant execute on function mdame.record_youtube_refusal(uuid,text) to service_role;

@@ -84,7 +84,3 @@ begin
   return jsonb_build_object('requeued', v_requeued, 'failed', v_failed);
 end;
 $$;
-
-revoke all on function mdame.recover_overdue_work() from public, anon, authenticated;
-grant execute on function mdame.recover_overdue_work() to mdame_engine;
-grant execute on function mdame.recover_overdue_work() to service_role;

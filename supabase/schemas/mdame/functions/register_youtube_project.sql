@@ -57,7 +57,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.register_youtube_project(text,text,text,integer,integer,integer) from public, anon, authenticated;
-grant execute on function mdame.register_youtube_project(text,text,text,integer,integer,integer) to mdame_engine;
-grant execute on function mdame.register_youtube_project(text,text,text,integer,integer,integer) to service_role;

@@ -29,7 +29,3 @@ begin
   return v_unit;
 end;
 $$;
-
-revoke all on function mdame.reject_script(bigint,uuid,text,text,jsonb,text) from public, anon, authenticated;
-grant execute on function mdame.reject_script(bigint,uuid,text,text,jsonb,text) to mdame_engine;
-grant execute on function mdame.reject_script(bigint,uuid,text,text,jsonb,text) to service_role;

@@ -21,7 +21,3 @@ begin
   return v_unit;
 end;
 $$;
-
-revoke all on function mdame.reject_unit(bigint,uuid,text,text,text,text) from public, anon, authenticated;
-grant execute on function mdame.reject_unit(bigint,uuid,text,text,text,text) to mdame_engine;
-grant execute on function mdame.reject_unit(bigint,uuid,text,text,text,text) to service_role;

@@ -32,7 +32,3 @@ begin
   return v_unit;
 end;
 $$;
-
-revoke all on function mdame.reject_unsafe_output(bigint,uuid,text,text,text,text,jsonb,text) from public, anon, authenticated;
-grant execute on function mdame.reject_unsafe_output(bigint,uuid,text,text,text,text,jsonb,text) to mdame_engine;
-grant execute on function mdame.reject_unsafe_output(bigint,uuid,text,text,text,text,jsonb,text) to service_role;

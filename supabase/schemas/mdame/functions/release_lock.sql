@@ -12,5 +12,3 @@ end;
 $$;
 
 comment on function mdame.release_lock(text,text) is 'internal: the environment''s orchestration-pass lock, released as start_run''s pass ends';
-
-revoke all on function mdame.release_lock(text,text) from public, anon, authenticated;

@@ -11,7 +11,3 @@ begin
   return found;
 end;
 $$;
-
-revoke all on function mdame.release_scene_claim(text,text,text) from public, anon, authenticated;
-grant execute on function mdame.release_scene_claim(text,text,text) to mdame_engine;
-grant execute on function mdame.release_scene_claim(text,text,text) to service_role;

@@ -25,7 +25,3 @@ begin
   return v_entry;
 end;
 $$;
-
-revoke all on function mdame.release_youtube_call(uuid) from public, anon, authenticated;
-grant execute on function mdame.release_youtube_call(uuid) to mdame_engine;
-grant execute on function mdame.release_youtube_call(uuid) to service_role;

@@ -26,7 +26,3 @@ begin
   return jsonb_build_object('account_id', p_account_id, 'deleted', true, 'publications', 0);
 end;
 $$;
-
-revoke all on function mdame.remove_account(uuid) from public, anon, authenticated;
-grant execute on function mdame.remove_account(uuid) to mdame_engine;
-grant execute on function mdame.remove_account(uuid) to service_role;

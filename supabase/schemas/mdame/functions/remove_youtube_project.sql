@@ -30,7 +30,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.remove_youtube_project(text) from public, anon, authenticated;
-grant execute on function mdame.remove_youtube_project(text) to mdame_engine;
-grant execute on function mdame.remove_youtube_project(text) to service_role;

@@ -41,7 +41,3 @@ begin
   return v_job || jsonb_build_object('step_token', mdame.step_token(v_unit.id::text, mdame.stage_index('render'), v_job));
 end;
 $$;
-
-revoke all on function mdame.render_job(uuid) from public, anon, authenticated;
-grant execute on function mdame.render_job(uuid) to mdame_engine;
-grant execute on function mdame.render_job(uuid) to service_role;

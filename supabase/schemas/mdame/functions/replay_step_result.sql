@@ -44,7 +44,3 @@ begin
   return v_result;
 end;
 $$;
-
-revoke all on function mdame.replay_step_result(bigint,text,text) from public, anon, authenticated;
-grant execute on function mdame.replay_step_result(bigint,text,text) to mdame_engine;
-grant execute on function mdame.replay_step_result(bigint,text,text) to service_role;

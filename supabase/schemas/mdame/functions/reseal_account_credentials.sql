@@ -45,7 +45,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.reseal_account_credentials(uuid,text,text) from public, anon, authenticated;
-grant execute on function mdame.reseal_account_credentials(uuid,text,text) to mdame_engine;
-grant execute on function mdame.reseal_account_credentials(uuid,text,text) to service_role;

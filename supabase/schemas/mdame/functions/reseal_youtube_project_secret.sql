@@ -31,7 +31,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.reseal_youtube_project_secret(text,text,text) from public, anon, authenticated;
-grant execute on function mdame.reseal_youtube_project_secret(text,text,text) to mdame_engine;
-grant execute on function mdame.reseal_youtube_project_secret(text,text,text) to service_role;

@@ -45,7 +45,3 @@ begin
   return v_call;
 end;
 $$;
-
-revoke all on function mdame.reserve_tiktok_call(uuid,text) from public, anon, authenticated;
-grant execute on function mdame.reserve_tiktok_call(uuid,text) to mdame_engine;
-grant execute on function mdame.reserve_tiktok_call(uuid,text) to service_role;

@@ -78,7 +78,3 @@ begin
   return v_entry;
 end;
 $$;
-
-revoke all on function mdame.reserve_youtube_call(uuid,text,uuid) from public, anon, authenticated;
-grant execute on function mdame.reserve_youtube_call(uuid,text,uuid) to mdame_engine;
-grant execute on function mdame.reserve_youtube_call(uuid,text,uuid) to service_role;

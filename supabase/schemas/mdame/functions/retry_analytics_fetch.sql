@@ -46,7 +46,3 @@ begin
   return v_fetch;
 end;
 $$;
-
-revoke all on function mdame.retry_analytics_fetch(uuid,integer,bigint,integer,text,boolean) from public, anon, authenticated;
-grant execute on function mdame.retry_analytics_fetch(uuid,integer,bigint,integer,text,boolean) to mdame_engine;
-grant execute on function mdame.retry_analytics_fetch(uuid,integer,bigint,integer,text,boolean) to service_role;

@@ -64,7 +64,3 @@ begin
                             'unit_id', v_dl.unit_id, 'run_id', v_run.id);
 end;
 $$;
-
-revoke all on function mdame.retry_dead_letter(bigint) from public, anon, authenticated;
-grant execute on function mdame.retry_dead_letter(bigint) to mdame_engine;
-grant execute on function mdame.retry_dead_letter(bigint) to service_role;

@@ -32,5 +32,3 @@ end;
 $$;
 
 comment on function mdame.retry_or_dead_letter(text,text,bigint,integer,jsonb,uuid,uuid,text,boolean) is 'internal: retry or dead-letter decision of fail_* RPCs';
-
-revoke all on function mdame.retry_or_dead_letter(text,text,bigint,integer,jsonb,uuid,uuid,text,boolean) from public, anon, authenticated;

@@ -21,7 +21,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.retry_storage_deletion(text,text,integer) from public, anon, authenticated;
-grant execute on function mdame.retry_storage_deletion(text,text,integer) to mdame_engine;
-grant execute on function mdame.retry_storage_deletion(text,text,integer) to service_role;

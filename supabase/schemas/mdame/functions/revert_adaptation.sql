@@ -32,7 +32,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.revert_adaptation(uuid) from public, anon, authenticated;
-grant execute on function mdame.revert_adaptation(uuid) to mdame_engine;
-grant execute on function mdame.revert_adaptation(uuid) to service_role;

@@ -26,7 +26,3 @@ begin
   return jsonb_build_object('name', p_name, 'function', v_job.call, 'result', v_result, 'ran_at', clock_timestamp());
 end;
 $$;
-
-revoke all on function mdame.run_engine_job(text) from public, anon, authenticated;
-grant execute on function mdame.run_engine_job(text) to mdame_engine;
-grant execute on function mdame.run_engine_job(text) to service_role;

@@ -9,7 +9,3 @@ as $$
   select encode(sha256(convert_to(p_env || ':' || to_char(p_run_date, 'YYYY-MM-DD') || ':' || p_trigger_kind || ':'
                                   || mdame.canonical_json(p_config_hashes), 'UTF8')), 'hex');
 $$;
-
-revoke all on function mdame.run_key(text,date,text,jsonb) from public, anon, authenticated;
-grant execute on function mdame.run_key(text,date,text,jsonb) to mdame_engine;
-grant execute on function mdame.run_key(text,date,text,jsonb) to service_role;

@@ -14,5 +14,3 @@ as $$
 $$;
 
 comment on function mdame.run_schedule(jsonb) is 'internal: a dimension''s daily production start, read by trigger_due_runs';
-
-revoke all on function mdame.run_schedule(jsonb) from public, anon, authenticated;

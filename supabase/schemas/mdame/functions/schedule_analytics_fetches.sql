@@ -47,7 +47,3 @@ begin
   return v_count;
 end;
 $$;
-
-revoke all on function mdame.schedule_analytics_fetches() from public, anon, authenticated;
-grant execute on function mdame.schedule_analytics_fetches() to mdame_engine;
-grant execute on function mdame.schedule_analytics_fetches() to service_role;

@@ -19,7 +19,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.set_account_active(uuid,boolean) from public, anon, authenticated;
-grant execute on function mdame.set_account_active(uuid,boolean) to mdame_engine;
-grant execute on function mdame.set_account_active(uuid,boolean) to service_role;

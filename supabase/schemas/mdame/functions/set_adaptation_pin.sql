@@ -24,7 +24,3 @@ begin
   return v_pins;
 end;
 $$;
-
-revoke all on function mdame.set_adaptation_pin(text,text,boolean) from public, anon, authenticated;
-grant execute on function mdame.set_adaptation_pin(text,text,boolean) to mdame_engine;
-grant execute on function mdame.set_adaptation_pin(text,text,boolean) to service_role;

@@ -20,7 +20,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.set_dimension_active(text,boolean) from public, anon, authenticated;
-grant execute on function mdame.set_dimension_active(text,boolean) to mdame_engine;
-grant execute on function mdame.set_dimension_active(text,boolean) to service_role;

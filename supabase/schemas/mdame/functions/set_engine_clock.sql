@@ -25,7 +25,3 @@ begin
   return mdame.engine_now();
 end;
 $$;
-
-revoke all on function mdame.set_engine_clock(interval) from public, anon, authenticated;
-grant execute on function mdame.set_engine_clock(interval) to mdame_engine;
-grant execute on function mdame.set_engine_clock(interval) to service_role;

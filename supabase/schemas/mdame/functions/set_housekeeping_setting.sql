@@ -26,7 +26,3 @@ begin
   return query select * from mdame.housekeeping_settings();
 end;
 $$;
-
-revoke all on function mdame.set_housekeeping_setting(text,integer) from public, anon, authenticated;
-grant execute on function mdame.set_housekeeping_setting(text,integer) to mdame_engine;
-grant execute on function mdame.set_housekeeping_setting(text,integer) to service_role;

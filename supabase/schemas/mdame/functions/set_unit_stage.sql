@@ -26,5 +26,3 @@ end;
 $$;
 
 comment on function mdame.set_unit_stage(uuid,text,text) is 'internal: moves a unit without checking its stage or lease';
-
-revoke all on function mdame.set_unit_stage(uuid,text,text) from public, anon, authenticated;

@@ -25,7 +25,3 @@ begin
   return v_entry;
 end;
 $$;
-
-revoke all on function mdame.settle_youtube_call(uuid) from public, anon, authenticated;
-grant execute on function mdame.settle_youtube_call(uuid) to mdame_engine;
-grant execute on function mdame.settle_youtube_call(uuid) to service_role;

@@ -12,5 +12,3 @@ end;
 $$;
 
 comment on function mdame.stage_index(text) is 'internal: stage order';
-
-revoke all on function mdame.stage_index(text) from public, anon, authenticated;

@@ -30,5 +30,3 @@ end;
 $$;
 
 comment on function mdame.stage_task_leases(timestamp with time zone) is 'internal: the stage queue''s messages and their lease states, for ops_overview and ops_queues';
-
-revoke all on function mdame.stage_task_leases(timestamp with time zone) from public, anon, authenticated;

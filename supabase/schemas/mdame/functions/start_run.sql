@@ -88,7 +88,3 @@ begin
   return query select r.id, r.status, true from mdame.pipeline_runs r where r.id = v_run.id;
 end;
 $$;
-
-revoke all on function mdame.start_run(text,text,text,date,text,text[]) from public, anon, authenticated;
-grant execute on function mdame.start_run(text,text,text,date,text,text[]) to mdame_engine;
-grant execute on function mdame.start_run(text,text,text,date,text,text[]) to service_role;

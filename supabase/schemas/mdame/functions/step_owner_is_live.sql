@@ -24,5 +24,3 @@ end;
 $$;
 
 comment on function mdame.step_owner_is_live(text) is 'internal: housekeeping keeps the step results of live owners';
-
-revoke all on function mdame.step_owner_is_live(text) from public, anon, authenticated;

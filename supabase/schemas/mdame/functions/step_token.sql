@@ -10,7 +10,3 @@ begin
   return 'step:' || p_owner || ':' || p_step_index || ':' || encode(sha256(convert_to(p_params::text, 'UTF8')), 'hex');
 end;
 $$;
-
-revoke all on function mdame.step_token(text,integer,jsonb) from public, anon, authenticated;
-grant execute on function mdame.step_token(text,integer,jsonb) to mdame_engine;
-grant execute on function mdame.step_token(text,integer,jsonb) to service_role;

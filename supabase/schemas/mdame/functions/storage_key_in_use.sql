@@ -26,5 +26,3 @@ as $$
 $$;
 
 comment on function mdame.storage_key_in_use(text) is 'internal: whether a Storage key is still needed, for housekeeping and the deletion outbox';
-
-revoke all on function mdame.storage_key_in_use(text) from public, anon, authenticated;

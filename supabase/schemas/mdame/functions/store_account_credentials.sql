@@ -34,7 +34,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.store_account_credentials(uuid,text) from public, anon, authenticated;
-grant execute on function mdame.store_account_credentials(uuid,text) to mdame_engine;
-grant execute on function mdame.store_account_credentials(uuid,text) to service_role;

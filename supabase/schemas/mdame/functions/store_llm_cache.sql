@@ -10,7 +10,3 @@ as $$
   insert into mdame.llm_cache (cache_key, model, response) values (p_cache_key, p_model, p_response)
   on conflict (cache_key) do update set response = excluded.response, model = excluded.model, created_at = now();
 $$;
-
-revoke all on function mdame.store_llm_cache(text,text,jsonb) from public, anon, authenticated;
-grant execute on function mdame.store_llm_cache(text,text,jsonb) to mdame_engine;
-grant execute on function mdame.store_llm_cache(text,text,jsonb) to service_role;

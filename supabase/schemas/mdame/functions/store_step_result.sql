@@ -9,5 +9,3 @@ end;
 $$;
 
 comment on function mdame.store_step_result(text,jsonb) is 'internal: step results are stored by the RPC that completes the step';
-
-revoke all on function mdame.store_step_result(text,jsonb) from public, anon, authenticated;

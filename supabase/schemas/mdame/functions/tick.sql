@@ -57,7 +57,3 @@ begin
   return jsonb_build_object('recovery', v_recovery, 'dead_lettered', v_dead, 'runs_closed', v_closed, 'stage_tasks_visible', v_visible);
 end;
 $$;
-
-revoke all on function mdame.tick() from public, anon, authenticated;
-grant execute on function mdame.tick() to mdame_engine;
-grant execute on function mdame.tick() to service_role;

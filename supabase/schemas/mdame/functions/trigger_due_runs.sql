@@ -42,5 +42,3 @@ end;
 $$;
 
 comment on function mdame.trigger_due_runs(timestamp with time zone) is 'internal: the scheduled trigger at a given time, called by trigger_scheduled_run';
-
-revoke all on function mdame.trigger_due_runs(timestamp with time zone) from public, anon, authenticated;

@@ -50,7 +50,3 @@ begin
                                              p_run_date, p_dimension, array(select jsonb_object_keys(v_changed)));
 end;
 $$;
-
-revoke all on function mdame.trigger_run(text,text,date,text) from public, anon, authenticated;
-grant execute on function mdame.trigger_run(text,text,date,text) to mdame_engine;
-grant execute on function mdame.trigger_run(text,text,date,text) to service_role;

@@ -10,7 +10,3 @@ set search_path = ''
 as $$
   select * from mdame.trigger_due_runs(now());
 $$;
-
-revoke all on function mdame.trigger_scheduled_run() from public, anon, authenticated;
-grant execute on function mdame.trigger_scheduled_run() to mdame_engine;
-grant execute on function mdame.trigger_scheduled_run() to service_role;

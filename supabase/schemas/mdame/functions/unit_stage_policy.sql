@@ -11,5 +11,3 @@ as $$
 $$;
 
 comment on function mdame.unit_stage_policy(text) is 'internal: the policy of a unit''s stage, for its deadline and attempts';
-
-revoke all on function mdame.unit_stage_policy(text) from public, anon, authenticated;

@@ -48,7 +48,3 @@ begin
   return v_row;
 end;
 $$;
-
-revoke all on function mdame.update_dimension(text,jsonb) from public, anon, authenticated;
-grant execute on function mdame.update_dimension(text,jsonb) to mdame_engine;
-grant execute on function mdame.update_dimension(text,jsonb) to service_role;

@@ -16,7 +16,3 @@ begin
   return false;
 end;
 $$;
-
-revoke all on function mdame.wake_due_storage_deletions() from public, anon, authenticated;
-grant execute on function mdame.wake_due_storage_deletions() to mdame_engine;
-grant execute on function mdame.wake_due_storage_deletions() to service_role;

@@ -16,7 +16,3 @@ begin
   return false;
 end;
 $$;
-
-revoke all on function mdame.wake_due_weekly_reports() from public, anon, authenticated;
-grant execute on function mdame.wake_due_weekly_reports() to mdame_engine;
-grant execute on function mdame.wake_due_weekly_reports() to service_role;

@@ -15,7 +15,3 @@ begin
   return mdame.post_tick_request('more');
 end;
 $$;
-
-revoke all on function mdame.wake_next_tick() from public, anon, authenticated;
-grant execute on function mdame.wake_next_tick() to mdame_engine;
-grant execute on function mdame.wake_next_tick() to service_role;

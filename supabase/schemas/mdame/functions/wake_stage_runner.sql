@@ -44,7 +44,3 @@ begin
   perform mdame.post_tick_request(p_reason);
 end;
 $$;
-
-revoke all on function mdame.wake_stage_runner(text) from public, anon, authenticated;
-grant execute on function mdame.wake_stage_runner(text) to mdame_engine;
-grant execute on function mdame.wake_stage_runner(text) to service_role;

@@ -178,7 +178,3 @@ begin
     'videos', v_videos);
 end;
 $$;
-
-revoke all on function mdame.weekly_report(text,date) from public, anon, authenticated;
-grant execute on function mdame.weekly_report(text,date) to mdame_engine;
-grant execute on function mdame.weekly_report(text,date) to service_role;

@@ -28,5 +28,3 @@ end;
 $$;
 
 comment on function mdame.worker_message(text,bigint) is 'internal: builds a worker job message';
-
-revoke all on function mdame.worker_message(text,bigint) from public, anon, authenticated;

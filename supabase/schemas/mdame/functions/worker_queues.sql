@@ -12,5 +12,3 @@ as $$
 $$;
 
 comment on function mdame.worker_queues() is 'internal: the queues the pull workers serve, for record_worker_heartbeat and queues_without_workers';
-
-revoke all on function mdame.worker_queues() from public, anon, authenticated;

@@ -17,5 +17,3 @@ as $$
 $$;
 
 comment on function mdame.worker_status(mdame.worker_heartbeats, timestamp with time zone, interval) is 'internal: the live/stale/stopped rule of ops_queues and queues_without_workers';
-
-revoke all on function mdame.worker_status(mdame.worker_heartbeats, timestamp with time zone, interval) from public, anon, authenticated;

@@ -10,7 +10,3 @@ set search_path = ''
 as $$
   select (p_at at time zone 'America/Los_Angeles')::date;
 $$;
-
-revoke all on function mdame.youtube_quota_day(timestamp with time zone) from public, anon, authenticated;
-grant execute on function mdame.youtube_quota_day(timestamp with time zone) to mdame_engine;
-grant execute on function mdame.youtube_quota_day(timestamp with time zone) to service_role;

@@ -9,7 +9,3 @@ set search_path = ''
 as $$
   select ((p_day + 1)::timestamp without time zone) at time zone 'America/Los_Angeles';
 $$;
-
-revoke all on function mdame.youtube_quota_resets_at(date) from public, anon, authenticated;
-grant execute on function mdame.youtube_quota_resets_at(date) to mdame_engine;
-grant execute on function mdame.youtube_quota_resets_at(date) to service_role;
