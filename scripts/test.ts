@@ -67,18 +67,22 @@ export const MEDIA_INTEGRATION_TESTS = [
 ].map((name) => `./tests/integration/${name}.test.ts`);
 
 /**
- * A second, whole local stack of the clone (its own state under `.local/stack-b/`, cluster and
- * ports): the integration and e2e layers each run about half their files on it, beside the others.
- * Those tests mostly wait on Postgres and on processes starting, so two stacks take about as long
- * as the longer half.
+ * Other whole local stacks of the clone, each with its own state under `.local/`, cluster and ports:
+ * the integration and e2e layers each run about half their files on the second, beside the others;
+ * the pgmq-1.4 layer runs on the third, beside the e2e layer. Those tests mostly wait on Postgres and
+ * on processes starting, so stacks side by side take about as long as the longest.
  */
-const SECOND_STACK_PORT_OFFSET = 1100;
-const SECOND_STACK = {
-  localDir: ".local/stack-b",
-  dbPort: LOCAL_STACK.dbPort + SECOND_STACK_PORT_OFFSET,
-  edgePort: LOCAL_STACK.edgePort + SECOND_STACK_PORT_OFFSET,
-  emulatorPort: LOCAL_STACK.emulatorPort + SECOND_STACK_PORT_OFFSET,
-} as const;
+const SECOND_STACK = extraStack(".local/stack-b", 1100);
+const THIRD_STACK = extraStack(".local/stack-c", 2200);
+
+function extraStack(localDir: string, portOffset: number) {
+  return {
+    localDir,
+    dbPort: LOCAL_STACK.dbPort + portOffset,
+    edgePort: LOCAL_STACK.edgePort + portOffset,
+    emulatorPort: LOCAL_STACK.emulatorPort + portOffset,
+  } as const;
+}
 
 /**
  * The e2e files of the second stack; the first keeps the others. The crash runs are two files, a
@@ -108,18 +112,21 @@ export function splitIntegrationFiles(files: string[]): { first: string[]; secon
   return { first, second };
 }
 
-/** The second stack's environment: the tests' usual one, computed under its paths and ports. */
-async function secondStackEnv(): Promise<Record<string, string | undefined>> {
+/** Another stack's environment: the tests' usual one, computed under its paths and ports. */
+async function extraStackEnv(stack: ReturnType<typeof extraStack>, extra: Record<string, string> = {}): Promise<Record<string, string | undefined>> {
   const vars = {
-    MDAME_LOCAL_DIR: join(paths.root, SECOND_STACK.localDir),
-    MDAME_DB_PORT: String(SECOND_STACK.dbPort),
-    MDAME_EDGE_PORT: String(SECOND_STACK.edgePort),
-    MDAME_EMULATOR_PORT: String(SECOND_STACK.emulatorPort),
+    ...extra,
+    MDAME_LOCAL_DIR: join(paths.root, stack.localDir),
+    MDAME_DB_PORT: String(stack.dbPort),
+    MDAME_EDGE_PORT: String(stack.edgePort),
+    MDAME_EMULATOR_PORT: String(stack.emulatorPort),
   };
   const { code, output } = await stream([process.execPath, "scripts/stack-env-json.ts"], { ...process.env, ...vars }, true);
-  if (code !== 0) throw new Error(`the second e2e stack's environment could not be computed:\n${output}`);
+  if (code !== 0) throw new Error(`the environment of the stack in ${stack.localDir} could not be computed:\n${output}`);
   return { ...process.env, ...vars, ...(JSON.parse(output.trim().split("\n").pop()!) as Record<string, string>) };
 }
+
+const secondStackEnv = () => extraStackEnv(SECOND_STACK);
 
 interface Counts {
   passed: number;
@@ -297,6 +304,8 @@ async function main(): Promise<number> {
   const results: StepResult[] = [];
 
   type Step = { name: string; run: () => Promise<Omit<StepResult, "name" | "seconds">> };
+  /** Layers a step ran beside its own, reported after it. */
+  const besideResults: StepResult[] = [];
   const steps: Step[] = [];
   const crashed = (note: string) => ({ outcome: "crashed" as const, passed: 0, failed: 1, skipped: 0, note });
   const nothing = (note: string) => ({ outcome: "skipped" as const, passed: 0, failed: 0, skipped: 0, note });
@@ -349,13 +358,13 @@ async function main(): Promise<number> {
   });
 
   if (only.has("unit")) steps.push(bunStep("unit"));
-  const pgTap = async (): Promise<Omit<StepResult, "name" | "seconds">> => {
+  const pgTap = async (tapEnv = env, quiet = false): Promise<Omit<StepResult, "name" | "seconds"> & { output: string }> => {
     const files = findFiles(join(paths.root, "supabase", "tests"), ".test.sql").map((f) => relative(paths.root, f));
-    if (files.length === 0) return nothing("no supabase/tests/**/*.test.sql");
-    const { code, output } = await stream(["pg_prove", "--failures", ...files], env);
+    if (files.length === 0) return { ...nothing("no supabase/tests/**/*.test.sql"), output: "" };
+    const { code, output } = await stream(["pg_prove", "--failures", ...files], tapEnv, quiet);
     const counts = parsePgProve(output);
-    if (code !== 0 && counts.failed === 0) return { ...counts, ...crashed(`pg_prove exited with ${code}`), passed: counts.passed };
-    return { ...counts, outcome: counts.failed > 0 || code !== 0 ? "failed" : "passed" };
+    if (code !== 0 && counts.failed === 0) return { ...counts, ...crashed(`pg_prove exited with ${code}`), passed: counts.passed, output };
+    return { ...counts, outcome: counts.failed > 0 || code !== 0 ? "failed" : "passed", output };
   };
   if (only.has("db")) steps.push({ name: "db", run: pgTap });
   if (only.has("integration")) {
@@ -425,31 +434,52 @@ async function main(): Promise<number> {
   }
   // On the pgmq-compatible SQL, only when the run is on the default (1.5) layout: --pgmq-shape 1.4
   // already runs everything there. On a pgmq extension, the server's version decides.
-  if (only.has("pgmq-1.4") && (serverPgmq !== null || process.env.MDAME_PGMQ_SHAPE !== "1.4")) {
-    steps.push({
-      name: "pgmq-1.4",
-      run: async () => {
-        const shape = process.env.MDAME_PGMQ_SHAPE;
-        if (serverPgmq !== null && shape !== "1.4") {
-          return nothing(
-            `the server's pgmq extension is ${serverPgmq}, so pgmq 1.4's layout cannot be had here; run this layer with MDAME_PG_BINDIR on a Postgres whose pgmq is 1.4.x (docs/reference/supabase-wiring.md)`,
-          );
-        }
-        try {
-          await reset({ pgmqShape: "1.4" });
-          const tap = await pgTap();
-          const { code, output } = await stream([process.execPath, "test", ...PGMQ_INTEGRATION_TESTS], { ...env, MDAME_PGMQ_SHAPE: "1.4" });
-          const counts = parseBunTest(output);
-          const passed = tap.passed + counts.passed;
-          const failed = tap.failed + counts.failed + (code !== 0 && counts.failed === 0 ? 1 : 0);
-          return { passed, failed, skipped: 0, outcome: failed > 0 ? "failed" : "passed" };
-        } finally {
-          // Back to the run's layout for whatever follows (e2e).
-          await reset({ pgmqShape: pgmqShapeFromEnv(shape) });
-        }
-      },
-    });
-  }
+  const pgmqLayer = only.has("pgmq-1.4") && (serverPgmq !== null || process.env.MDAME_PGMQ_SHAPE !== "1.4");
+  /**
+   * The pgmq-1.4 layer: every pgTAP file and the queue integration tests on pgmq 1.4.4's layout. On
+   * the third stack (beside the e2e layer) when `beside`, its output printed at the end; else on the
+   * first, reset to 1.4 and back.
+   */
+  const pgmq14 = async (beside: boolean): Promise<Omit<StepResult, "name" | "seconds">> => {
+    const shape = process.env.MDAME_PGMQ_SHAPE;
+    if (serverPgmq !== null && shape !== "1.4") {
+      return nothing(
+        `the server's pgmq extension is ${serverPgmq}, so pgmq 1.4's layout cannot be had here; run this layer with MDAME_PG_BINDIR on a Postgres whose pgmq is 1.4.x (docs/reference/supabase-wiring.md)`,
+      );
+    }
+    const layerEnv = beside ? await extraStackEnv(THIRD_STACK, { MDAME_PGMQ_SHAPE: "1.4" }) : { ...env, MDAME_PGMQ_SHAPE: "1.4" };
+    const outputs: string[] = [];
+    try {
+      if (beside) {
+        // The third stack's cluster is created and reset like the first one was.
+        const prepared = await stream([process.execPath, "stack/db-reset.ts"], layerEnv, true);
+        if (prepared.code !== 0) throw new Error(`the third stack's database could not be reset:\n${prepared.output}`);
+      } else {
+        await reset({ pgmqShape: "1.4" });
+      }
+      const tap = await pgTap(layerEnv, beside);
+      outputs.push(tap.output);
+      const { code, output } = await stream([process.execPath, "test", "--timeout", "30000", ...PGMQ_INTEGRATION_TESTS], layerEnv, beside);
+      outputs.push(output);
+      const counts = parseBunTest(output);
+      const passed = tap.passed + counts.passed;
+      const failed = tap.failed + counts.failed + (code !== 0 && counts.failed === 0 ? 1 : 0);
+      return { passed, failed, skipped: 0, outcome: failed > 0 ? "failed" : "passed" };
+    } finally {
+      if (beside) {
+        console.log(`\n-- the pgmq-1.4 layer, run beside on a third stack (${THIRD_STACK.localDir}):`);
+        process.stdout.write(outputs.join("\n"));
+        await stream([process.execPath, "stack/db.ts", "stop"], layerEnv, true);
+      } else {
+        // Back to the run's layout for whatever follows.
+        await reset({ pgmqShape: pgmqShapeFromEnv(shape) });
+      }
+    }
+  };
+  /** With the e2e layer, the pgmq-1.4 layer runs beside it on the third stack, and its row is added after. */
+  const pgmqBesideE2e = pgmqLayer && only.has("e2e");
+  if (pgmqLayer && !pgmqBesideE2e) steps.push({ name: "pgmq-1.4", run: () => pgmq14(false) });
+
   if (only.has("e2e")) {
     steps.push({
       name: "e2e",
@@ -463,10 +493,17 @@ async function main(): Promise<number> {
         console.log(
           `-- ${first.length} files streamed here on the stack of .local/; ${second.length} on a second stack (${SECOND_STACK.localDir}, ports ${SECOND_STACK.dbPort}/${SECOND_STACK.edgePort}/${SECOND_STACK.emulatorPort}) beside them, their output follows`,
         );
+        const pgmqStarted = performance.now();
+        const beside = pgmqBesideE2e
+          ? pgmq14(true).catch((error: unknown) => crashed(error instanceof Error ? error.message.split("\n")[0]! : String(error))).then((result) => {
+            besideResults.push({ name: "pgmq-1.4", seconds: (performance.now() - pgmqStarted) / 1000, ...result });
+          })
+          : Promise.resolve();
         const [main, side] = await Promise.all([
           first.length ? stream([process.execPath, "test", ...timeout, ...first], env) : Promise.resolve({ code: 0, output: "" }),
           secondEnv ? stream([process.execPath, "test", ...timeout, ...second], secondEnv, true) : Promise.resolve({ code: 0, output: "" }),
         ]);
+        await beside;
         if (secondEnv) {
           console.log(`\n-- the e2e files of the second stack:`);
           process.stdout.write(side.output);
@@ -502,6 +539,14 @@ async function main(): Promise<number> {
       : ` (${result.passed} passed, ${result.failed} failed${result.skipped ? `, ${result.skipped} skipped` : ""})`;
     console.log(`-- ${step.name}: ${result.outcome}${counts}${result.note ? ` - ${result.note}` : ""} in ${seconds.toFixed(1)} s`);
     if (layerFiles.size > 1) console.log(`-- ${step.name}: its slowest files (wall time, hooks included):\n${slowestFiles(layerFiles).join("\n")}`);
+    for (const r of besideResults.splice(0)) {
+      results.push(r);
+      console.log(
+        `-- ${r.name} (run beside ${step.name}): ${r.outcome} (${r.passed} passed, ${r.failed} failed)${r.note ? ` - ${r.note}` : ""} in ${
+          r.seconds.toFixed(1)
+        } s`,
+      );
+    }
   }
 
   // A supervisor that a test started and did not stop would outlive the run.

@@ -8,7 +8,8 @@
  * under that name with the real pg_cron, then renamed. Its jobs never run: the scheduler reads
  * `cron.job` in `postgres` only. One build runs at a time on a cluster.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { pgEnv, runCommand } from "../../stack/db.ts";
 import { pgBinDir } from "../../stack/pg-server.ts";
@@ -67,13 +68,34 @@ export async function buildDatabase(name: string, files: string[], supabaseDir: 
     const hasPgmq = (await run(BUILD_NAME, "pgmq check", "select count(*) from pg_available_extensions where name = 'pgmq'")) !== "0";
     if (hasPgmq) await run(BUILD_NAME, "create extension pgmq", "create extension if not exists pgmq");
     else await applyFile(BUILD_NAME, join(supabaseDir, "pgmq-compat", "pgmq.sql"));
-    for (const file of files) await applyFile(BUILD_NAME, file);
+    await applyFiles(BUILD_NAME, files);
   } catch (error) {
     await dropDatabase(BUILD_NAME);
     if (error instanceof BuildError) throw new BuildError(name, error.file, error.psqlOutput);
     throw error;
   }
   await run("postgres", `rename to ${name}`, `alter database ${BUILD_NAME} rename to ${quoteIdent(name)}`);
+}
+
+/**
+ * Applies `files` in order in one psql session, each in its own transaction (as `--single-transaction`
+ * would per file, without a process and a connection per file); psql stops at the first error, whose
+ * message names the file.
+ */
+async function applyFiles(database: string, files: string[]): Promise<void> {
+  if (files.length === 0) return;
+  const dir = mkdtempSync(join(tmpdir(), "mdame-build-"));
+  const script = join(dir, "build.sql");
+  writeFileSync(script, files.map((file) => `begin;\n\\i '${file.replaceAll("'", "''")}'\ncommit;\n`).join(""));
+  try {
+    const result = await psql(database, ["-f", script]);
+    if (result.code === 0) return;
+    const at = /^psql:(.+?):\d+: (?:ERROR|FATAL|error):/m.exec(result.output)?.[1];
+    const failed = files.find((file) => file === at);
+    throw new BuildError(database, failed ? relative(paths.root, failed) || failed : "one of the schema files", result.output);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function applyFile(database: string, file: string): Promise<void> {
