@@ -2,7 +2,8 @@
  * `npm test`: every test layer against the local cluster, in order, each step streamed in full:
  *   typecheck -> cluster (init + start) -> reset -> unit -> db (pgTAP via pg_prove) -> integration
  *   -> supabase-extensions (the real pg_net, Vault and pgmq; skipped, saying why, on a server without them)
- *   -> pgmq-1.4 (reset in pgmq 1.4.4's layout; pgTAP and the queue integration tests again; reset back) -> e2e
+ *   -> e2e, and beside it pgmq-1.4 (a third stack reset in pgmq 1.4.4's layout; pgTAP and the queue
+ *      integration tests again). Run without e2e, pgmq-1.4 resets the first stack to 1.4 and back.
  * typecheck counts each checker (deno check, tsc, deno fmt --check) as one passed test when clean,
  * and each error it reports as one failed test.
  * Every step runs even when an earlier one failed. The last line is the summary:

@@ -35,6 +35,8 @@ interface PromptRecord {
   outputs: Record<string, { images: Array<{ filename: string; subfolder: string; type: string }> }>;
   status: { status_str: string; completed: boolean; messages: unknown[] };
   interrupted: boolean;
+  /** In the history yet: ComfyUI stores the entry after execution_success, before `executing` null. */
+  stored: boolean;
 }
 
 interface ComfyUiEmulatorOptions {
@@ -42,6 +44,12 @@ interface ComfyUiEmulatorOptions {
   dataDir: string;
   /** Pause per sampler step, so progress can be watched (and interrupted). Default 40 ms. */
   stepDelayMs?: number;
+  /**
+   * Pause between a prompt's end (execution_success or execution_error) and its history entry, as
+   * ComfyUI's prompt worker sends execution_success from the executor and only then stores the
+   * history (task_done) and sends `executing` with node null. Default 20 ms.
+   */
+  historyDelayMs?: number;
 }
 
 export interface RunningComfyUi {
@@ -172,13 +180,16 @@ export async function startComfyUiEmulator(options: ComfyUiEmulatorOptions): Pro
           send(clientId, "executed", { node: nodeId, display_node: nodeId, output, prompt_id: id });
         }
       }
-      record.status = { status_str: "success", completed: true, messages: [["execution_success", { prompt_id: id }]] };
       send(clientId, "execution_success", { prompt_id: id, timestamp: Date.now() });
-      send(clientId, "executing", { node: null, prompt_id: id });
+      record.status = { status_str: "success", completed: true, messages: [["execution_success", { prompt_id: id }]] };
     } catch (error) {
-      record.status = { status_str: "error", completed: false, messages: [["execution_error", { prompt_id: id }]] };
       send(clientId, "execution_error", { prompt_id: id, node_id: "0", node_type: "SaveImage", exception_message: String((error as Error)?.message ?? error) });
+      record.status = { status_str: "error", completed: false, messages: [["execution_error", { prompt_id: id }]] };
     } finally {
+      // Stored in the history only now, then `executing` null: ComfyUI's order (main.py prompt_worker).
+      await sleep(options.historyDelayMs ?? 20);
+      record.stored = true;
+      send(clientId, "executing", { node: null, prompt_id: id });
       running = undefined;
     }
   }
@@ -213,6 +224,7 @@ export async function startComfyUiEmulator(options: ComfyUiEmulatorOptions): Pro
           workflow: body!.prompt as Record<string, Node>,
           outputs: {},
           status: { status_str: "running", completed: false, messages: [] },
+          stored: false,
           interrupted: false,
         };
         history.set(record.id, record);
@@ -230,7 +242,7 @@ export async function startComfyUiEmulator(options: ComfyUiEmulatorOptions): Pro
       const historyRoute = /^\/history\/([0-9a-f-]{36})$/.exec(url.pathname);
       if (historyRoute && req.method === "GET") {
         const record = history.get(historyRoute[1]!);
-        if (!record || !record.status.completed && record.status.status_str === "running") return json({});
+        if (!record || !record.stored) return json({});
         return json({
           [record.id]: { prompt: [record.number, record.id, record.workflow, {}, Object.keys(record.outputs)], outputs: record.outputs, status: record.status },
         });

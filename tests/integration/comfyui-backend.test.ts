@@ -60,6 +60,18 @@ test("SVD: a Gemini still is uploaded and animated (img2vid)", async () => {
   expect(sent["3"]!.inputs).toMatchObject({ width: 576, height: 1024, video_frames: 25 });
 }, 60_000);
 
+test("the outputs are read once ComfyUI stored its history, which it does after execution_success", async () => {
+  // A server slow to store the entry: the prompt's end is announced 1.5 s before /history holds it.
+  const late = await startComfyUiEmulator({ dataDir: join(dir, "comfy-late"), stepDelayMs: 5, historyDelayMs: 1500 });
+  try {
+    const backend = new ComfyUiBackend({ workflow: "animatediff", client: new ComfyUiClient({ baseUrl: late.url }) });
+    await backend.generate(visualJob("comfy-late", { duration_s: 2 }), join(dir, "late.mp4"), { logger, signal: new AbortController().signal });
+    expect((await probeMedia(join(dir, "late.mp4"))).video).toMatchObject({ width: 720, height: 1280 });
+  } finally {
+    await late.stop();
+  }
+}, 60_000);
+
 test("an abort mid-generation sends /interrupt and the prompt stops", async () => {
   const slow = await startComfyUiEmulator({ dataDir: join(dir, "comfy-slow"), stepDelayMs: 300 });
   try {

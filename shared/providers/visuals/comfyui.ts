@@ -15,6 +15,9 @@ import { z } from "zod";
 import { errorForStatus, ProviderRejectedError, ProviderUnavailableError } from "../errors.ts";
 
 const PROVIDER = "comfyui";
+/** How often, and how far apart, a missing history entry is asked for again. */
+const HISTORY_ATTEMPTS = 10;
+const HISTORY_RETRY_MS = 200;
 
 /** An API-format workflow: node id -> {class_type, inputs}. */
 export type ComfyWorkflow = Record<string, { class_type: string; inputs: Record<string, unknown>; _meta?: unknown }>;
@@ -144,9 +147,10 @@ export class ComfyUiClient {
         if (promptId === undefined) return void early.push(message);
         if (data.prompt_id !== promptId) return;
         if (message.type === "progress") options.onProgress?.({ node: data.node ?? null, value: data.value, max: data.max });
+        // ComfyUI sends execution_success from the executor, then stores the history entry, then
+        // `executing` with node null: only that last one means /history holds the outputs.
         else if (message.type === "executing" && data.node === null) settle!.resolve();
         else if (message.type === "executing") options.onProgress?.({ node: data.node ?? null });
-        else if (message.type === "execution_success") settle!.resolve();
         else if (message.type === "execution_error") {
           settle!.reject(new ProviderRejectedError(PROVIDER, `ComfyUI node ${data.node_type ?? "?"} failed: ${data.exception_message ?? "unknown error"}`));
         } else if (message.type === "execution_interrupted") settle!.reject(new ProviderUnavailableError(PROVIDER, "ComfyUI interrupted the prompt"));
@@ -190,13 +194,25 @@ export class ComfyUiClient {
         await this.interrupt(promptId).catch(() => {});
         throw error;
       }
-      const history = z.record(z.string(), HistoryEntry).parse(await this.json(`/history/${encodeURIComponent(promptId)}`, {}, signal));
-      const entry = history[promptId];
+      const entry = await this.historyEntry(promptId, signal);
       if (!entry) throw new ProviderUnavailableError(PROVIDER, `ComfyUI has no history for prompt ${promptId}`);
       if (entry.status && entry.status.status_str !== "success") throw new ProviderRejectedError(PROVIDER, `ComfyUI prompt ended ${entry.status.status_str}`);
       return Object.values(entry.outputs).flatMap((output) => output.images ?? []);
     } finally {
       ws.close();
+    }
+  }
+
+  /**
+   * The prompt's history entry. Asked again a few times while it is missing: a server that announced
+   * the end before storing it (or a proxy in between) answers `{}` for a moment.
+   */
+  private async historyEntry(promptId: string, signal?: AbortSignal): Promise<z.infer<typeof HistoryEntry> | undefined> {
+    for (let attempt = 0;; attempt++) {
+      const history = z.record(z.string(), HistoryEntry).parse(await this.json(`/history/${encodeURIComponent(promptId)}`, {}, signal));
+      if (history[promptId] || attempt === HISTORY_ATTEMPTS - 1) return history[promptId];
+      await new Promise((resolve) => setTimeout(resolve, HISTORY_RETRY_MS));
+      signal?.throwIfAborted();
     }
   }
 
