@@ -33,16 +33,21 @@ function pipelineHandlers(deps: PipelineDeps): Handlers<"getHealth" | "triggerRu
 
     triggerRun: async (c) => {
       const body = c.req.valid("json");
-      const run = { env: deps.env.ENV, triggerKind: "manual", runDate: new Date().toISOString().slice(0, 10), dimension: body.dimension ?? null } as const;
+      // Dated as the scheduled trigger dates it: each dimension's local day (runDate null), so one
+      // local day's daily limit counts manual and scheduled runs alike.
+      const run = { env: deps.env.ENV, triggerKind: "manual", runDate: null, dimension: body.dimension ?? null } as const;
       // A caller's key names one run; without one, today's trigger starts the dimensions whose current
       // configuration no run of the day has started (keys from their configurations, docs/reference/run-keys.md).
-      const row = body.idempotency_key === undefined
-        ? await triggerRun(deps.sql, run)
-        : await startRun(deps.sql, { ...run, idempotencyKey: body.idempotency_key });
-      deps.logger.info(
-        { execution_id: row.run_id, created: row.created, dimension_id: body.dimension, status: row.created ? "started" : "skipped" },
-        "run triggered",
-      );
+      const rows = body.idempotency_key === undefined
+        ? await triggerRun(deps.sql, run).then(({ others, ...first }) => [first, ...others])
+        : [await startRun(deps.sql, { ...run, idempotencyKey: body.idempotency_key })];
+      for (const started of rows) {
+        deps.logger.info(
+          { execution_id: started.run_id, created: started.created, dimension_id: body.dimension, status: started.created ? "started" : "skipped" },
+          "run triggered",
+        );
+      }
+      const row = rows[0]!;
       const statusUrl = `${deps.env.FUNCTIONS_URL}/pipeline/runs/${row.run_id}`;
       c.header("Location", statusUrl);
       return reply(c, routes.triggerRun, 202, { run_id: row.run_id, status: row.status, created: row.created, status_url: statusUrl });

@@ -211,6 +211,8 @@ export async function schemaAcl(sql: Sql): Promise<string[]> {
 /** What migra does not compare, read from one database's catalogs (the schema diff's other half). */
 export interface Snapshot {
   functionAcl: Map<string, string[]>;
+  /** `function <signature>` and `table mdame.<name>` -> its comment (migra compares neither). */
+  comments: Map<string, string | null>;
   schemaAcl: string[];
   rows: Map<string, string[]>;
   cronJobs: CronJob[];

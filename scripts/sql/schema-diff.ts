@@ -55,6 +55,10 @@ function connect(database: string): Sql {
 async function snapshot(sql: Sql): Promise<catalog.Snapshot> {
   return {
     functionAcl: new Map((await catalog.functions(sql)).map((fn) => [fn.signature, fn.acl])),
+    comments: new Map([
+      ...(await catalog.functions(sql)).map((fn) => [`function ${fn.signature}`, fn.comment] as const),
+      ...(await catalog.tables(sql)).map((table) => [`table ${catalog.SCHEMA}.${table.name}`, table.comment] as const),
+    ]),
     schemaAcl: await catalog.schemaAcl(sql),
     rows: await catalog.tableRows(sql),
     cronJobs: await catalog.cronJobs(sql),
@@ -67,6 +71,7 @@ function extras(snap: catalog.Snapshot): Map<string, string> {
   const out = new Map<string, string>();
   for (const [signature, acl] of snap.functionAcl) out.set(`function ${signature} privileges`, acl.join(" ") || "(none)");
   out.set(`schema ${catalog.SCHEMA} privileges`, snap.schemaAcl.join(" ") || "(none)");
+  for (const [object, comment] of snap.comments) out.set(`${object} comment`, comment ?? "(none)");
   for (const [table, rows] of snap.rows) rows.forEach((row, i) => out.set(`rows of ${catalog.SCHEMA}.${table} #${i + 1}`, row));
   for (const job of snap.cronJobs) out.set(`pg_cron job ${job.jobname}`, `${job.schedule} ${job.command}${job.active ? "" : " (inactive)"}`);
   for (const queue of snap.queues) out.set(`pgmq queue ${queue}`, "exists");

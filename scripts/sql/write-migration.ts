@@ -2,8 +2,9 @@
  * The next migration, written from what the schema diff found (`npm run schema:diff -- --write
  * <name>`, docs/reference/sql-layout.md): migra's statements for what it compares (tables, columns,
  * constraints, indexes, policies, functions, table grants), then what it does not see: the rows
- * the declared tables hold, the schedules of mdame.engine_jobs, pgmq queues, and the function
- * privileges every migration ends by resetting (mdame.restrict_function_privileges).
+ * the declared tables hold, the comments of functions and tables, the schedules of mdame.engine_jobs,
+ * pgmq queues, and the function privileges every migration ends by resetting
+ * (mdame.restrict_function_privileges).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -93,6 +94,11 @@ export function migrationSql(name: string, migraSql: string, from: catalog.Snaps
   ];
   const migra = migraSql.trim();
   if (migra) parts.push(migra, "");
+
+  // Comments migra leaves out; an RPC's says whether it is an internal helper (restrict_function_privileges).
+  const comments = [...to.comments].filter(([object, comment]) => comment !== null && from.comments.get(object) !== comment)
+    .map(([object, comment]) => `comment on ${object} is ${literal(comment!)};`);
+  if (comments.length) parts.push(...comments, "");
 
   const rows = rowChanges(from.rows, to.rows);
   if (rows.length) parts.push(...rows, "");

@@ -88,3 +88,28 @@ describe("configuration in the run key", () => {
     expect(geminiCalls()).toBeGreaterThan(callsAfterFirst);
   }, 180_000);
 });
+
+describe("the manual trigger's day", () => {
+  test("is each dimension's local date, as the scheduled trigger's: a manual and a scheduled trigger of one local day make one day's run", async () => {
+    // 12:00 UTC is 02:00 the next day at Kiritimati (UTC+14).
+    await admin`update mdame.dimensions set publishing = publishing || '{"time_zone": "Pacific/Kiritimati", "publish_time": "18:00"}' where id = 'tech-explained'`;
+    await admin`select mdame.set_engine_clock(timestamptz '2027-01-15T12:00:00Z' - now())`;
+    try {
+      const response = await pipeline.app.request("/pipeline/runs", {
+        method: "POST",
+        headers: pipeline.auth,
+        body: JSON.stringify({ dimension: "tech-explained" }),
+      });
+      expect(response.status).toBe(202);
+      const { run_id } = (await response.json()) as { run_id: string };
+      const [run] = await admin<{ run_date: string }[]>`select run_date::text from mdame.pipeline_runs where id = ${run_id}`;
+      expect(run!.run_date).toBe("2027-01-16");
+      // Its scheduled start that local day (14:00 at Kiritimati) finds the day started: no second run,
+      // so the day's units stay within one daily_limit.
+      const [due] = await admin<{ n: number }[]>`select count(*)::int as n from mdame.trigger_due_runs('2027-01-16T04:00:00Z') where created`;
+      expect(due!.n).toBe(0);
+    } finally {
+      await admin`select mdame.set_engine_clock(null)`;
+    }
+  });
+});

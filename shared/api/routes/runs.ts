@@ -46,7 +46,7 @@ export const runRoutes = {
     operationId: "triggerRun",
     summary: "Trigger a run",
     description:
-      "Without `idempotency_key`, today's trigger: it starts the dimensions whose current configuration no run of the day has started (docs/reference/run-keys.md). With one, the run that key names, started once, less the dimensions a run of the day still running started with their current configuration (when that leaves none, that run comes back). `Location` is the run's status URL.",
+      "Without `idempotency_key`, today's trigger: it starts the dimensions whose current configuration no run of the day has started (docs/reference/run-keys.md). The day is each dimension's local day, as the scheduled trigger's is, so both count against one daily limit; dimensions on different local dates (the hours around midnight) start one run per date, and the answer names the earliest. With a key, the run that key names, started once, less the dimensions a run of the day still running started with their current configuration (when that leaves none, that run comes back); a keyed run over dimensions on different local dates is refused with 409. `Location` is the run's status URL.",
     request: {
       body: body(bodies.TriggerRunBody, false, {
         today: { summary: "today's run of every active dimension", value: examples.triggerToday },

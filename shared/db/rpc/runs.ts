@@ -21,26 +21,34 @@ type TriggerKind = "cron" | "manual";
 
 /**
  * Today's trigger: starts the dimensions in scope whose current configuration no run of the day
- * has started, or returns the day's latest run covering the scope (created = false).
+ * has started, or returns the day's latest run covering the scope (created = false). Without
+ * `runDate`, each dimension's own local date (mdame.local_run_date): dimensions on different
+ * local dates start one run each, the earliest date first; the first run is returned, with the others.
  */
-export function triggerRun(sql: Queryable, p: { env: string; triggerKind: TriggerKind; runDate: string; dimension: string | null }): Promise<StartedRun> {
-  return oneRow(
+export async function triggerRun(
+  sql: Queryable,
+  p: { env: string; triggerKind: TriggerKind; runDate: string | null; dimension: string | null },
+): Promise<StartedRun & { others: StartedRun[] }> {
+  const [first, ...others] = await manyRows(
     "trigger_run",
     StartedRun,
     sql`
     select run_id, status, created
       from mdame.trigger_run(${p.env}::text, ${p.triggerKind}::text, ${p.runDate}::date, ${p.dimension}::text)`,
   );
+  if (first === undefined) throw new Error("mdame.trigger_run returned no row");
+  return { ...first, others };
 }
 
 /**
  * Starts the run a caller's key names; the same key again returns that run (created = false), and so
  * does any key while a run of the day still running has started every dimension in scope with its
- * current configuration.
+ * current configuration. Without `runDate`, the local date of the scope's dimensions (refused when
+ * they are on different dates).
  */
 export function startRun(
   sql: Queryable,
-  p: { idempotencyKey: string; env: string; triggerKind: TriggerKind; runDate: string; dimension: string | null },
+  p: { idempotencyKey: string; env: string; triggerKind: TriggerKind; runDate: string | null; dimension: string | null },
 ): Promise<StartedRun> {
   return oneRow(
     "start_run",
