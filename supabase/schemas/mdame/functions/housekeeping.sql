@@ -1,6 +1,6 @@
 -- One housekeeping pass (docs/reference/retention.md), on the engine's clock, each kind in a bounded batch
--- (batch_size rows; what is left goes on the next pass) taken with skip locked, so it never waits
--- on, or holds up, the pipeline. Returns per kind how many rows qualify (due) and how many this
+-- (batch_size rows; what is left goes on the next pass, ten minutes later on the schedule) taken
+-- with skip locked, so it never waits on, or holds up, the pipeline. Returns per kind how many rows qualify (due) and how many this
 -- pass deleted, and how many Storage keys it queued for deletion (mdame.storage_deletions, drained
 -- by the pipeline's tick). p_dry_run: counts only, changes nothing.
 --
@@ -184,7 +184,9 @@ begin
   v_report := v_report || jsonb_build_object(kind, jsonb_build_object('due', due, 'deleted', deleted));
   return next;
 
-  if not p_dry_run then
+  -- A pass that changed something is logged; the scheduled passes that find nothing leave no trace.
+  if not p_dry_run and exists (select 1 from jsonb_each(v_report) r
+                                where (r.value->>'deleted')::bigint > 0 or coalesce((r.value->>'storage_keys_queued')::bigint, 0) > 0) then
     perform mdame.log_event(null, null, 'housekeeping', 'housekeeping_pass', v_report || jsonb_build_object('engine_now', v_now));
   end if;
 end;

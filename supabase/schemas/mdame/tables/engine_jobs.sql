@@ -24,7 +24,7 @@ insert into mdame.engine_jobs (name, schedule, call, returns_set) values
   ('mdame-adapt-weekly', '30 22 * * 0', 'mdame.mark_adaptation_week_due()', 'false'),
   ('mdame-alerts', '* * * * *', 'mdame.check_alerts()', 'false'),
   ('mdame-analytics-fetches', '0 * * * *', 'mdame.schedule_analytics_fetches()', 'false'),
-  ('mdame-housekeeping', '30 3 * * *', 'mdame.housekeeping(false)', 'true'),
+  ('mdame-housekeeping', '*/10 * * * *', 'mdame.housekeeping(false)', 'true'),
   ('mdame-publish-drain', '* * * * *', 'mdame.drain_deferred_publications()', 'false'),
   ('mdame-scheduled-runs', '* * * * *', 'mdame.trigger_scheduled_run()', 'true'),
   ('mdame-storage-deletions', '*/10 * * * *', 'mdame.wake_due_storage_deletions()', 'false'),

@@ -15,4 +15,6 @@ create index events_kind_created_idx on mdame.events (kind, created_at);
 
 create index events_run_idx on mdame.events (run_id, id);
 
+create index events_created_idx on mdame.events (created_at);
+
 alter table mdame.events enable row level security;

@@ -7,4 +7,6 @@ create table mdame.llm_cache (
   constraint llm_cache_cache_key_check check ((cache_key ~ '^[0-9a-f]{64}$'::text))
 );
 
+create index llm_cache_created_idx on mdame.llm_cache (created_at);
+
 alter table mdame.llm_cache enable row level security;

@@ -6,4 +6,6 @@ create table mdame.step_results (
   constraint step_results_step_token_check check ((step_token ~~ 'step:%'::text))
 );
 
+create index step_results_created_idx on mdame.step_results (created_at);
+
 alter table mdame.step_results enable row level security;
