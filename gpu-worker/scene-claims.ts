@@ -13,7 +13,11 @@ export type SceneClaim =
  * generates it, another waits for the entry (or the lease to run out). All through RPCs.
  */
 export interface SceneClaims {
-  claim(sceneHash: string, backend: string, holder: string, leaseS: number, discardAsset?: string): Promise<SceneClaim>;
+  /**
+   * `assetKey`: where this claimer will store the clip (kept on the claim, so the object counts as in
+   * use while it uploads); `discardAsset`: a cache entry's asset found missing from storage.
+   */
+  claim(sceneHash: string, backend: string, holder: string, leaseS: number, opts: { assetKey: string; discardAsset?: string }): Promise<SceneClaim>;
   /** Records the clip and ends the claim; returns the entry that won (another worker's if it was first). */
   record(
     entry: { sceneHash: string; backend: string; backendName: string; assetKey: string; credit: SceneCredit | null; holder: string },
@@ -30,8 +34,8 @@ const credit = (value: unknown): SceneCredit | null => {
 export class PgSceneClaims implements SceneClaims {
   constructor(private readonly sql: Queryable) {}
 
-  async claim(sceneHash: string, backend: string, holder: string, leaseS: number, discardAsset?: string): Promise<SceneClaim> {
-    const row = await claimSceneGeneration(this.sql, { sceneHash, backend, holder, leaseS, discardAsset: discardAsset ?? null });
+  async claim(sceneHash: string, backend: string, holder: string, leaseS: number, opts: { assetKey: string; discardAsset?: string }): Promise<SceneClaim> {
+    const row = await claimSceneGeneration(this.sql, { sceneHash, backend, holder, leaseS, discardAsset: opts.discardAsset ?? null, assetKey: opts.assetKey });
     if (row.state === "ready" && row.asset_key) return { state: "ready", assetKey: row.asset_key, credit: credit(row.credit) };
     if (row.state === "busy") return { state: "busy", holder: row.holder ?? "", leaseUntil: row.lease_until ?? new Date() };
     if (row.state === "claimed") return { state: "claimed" };

@@ -73,8 +73,9 @@ async function runBackend(deps: VisualTaskDeps, backend: VisualBackend, job: Vis
   const waitUntil = Date.now() + (deps.maxClaimWaitMs ?? 600_000);
   let discard: string | undefined;
   let waited = false;
+  const key = await backendSceneAssetKey(job.scene_hash, backend);
   for (;;) {
-    const claim = await deps.claims.claim(job.scene_hash, backend.version, holder, leaseS, discard);
+    const claim = await deps.claims.claim(job.scene_hash, backend.version, holder, leaseS, { assetKey: key, discardAsset: discard });
     discard = undefined;
     if (claim.state === "ready") {
       if (await deps.store.exists(claim.assetKey)) {
@@ -94,7 +95,9 @@ async function runBackend(deps: VisualTaskDeps, backend: VisualBackend, job: Vis
   }
 
   const renew = setInterval(() => {
-    deps.claims.claim(job.scene_hash, backend.version, holder, leaseS).catch((error) => log.warn({ err: error, status: "failed" }, "claim renewal failed"));
+    deps.claims.claim(job.scene_hash, backend.version, holder, leaseS, { assetKey: key }).catch((error) =>
+      log.warn({ err: error, status: "failed" }, "claim renewal failed")
+    );
   }, (leaseS * 1000) / 3);
   const dir = await makeScratchDir("scene", deps.workDir);
   const outPath = join(dir, "scene.mp4");
@@ -112,7 +115,6 @@ async function runBackend(deps: VisualTaskDeps, backend: VisualBackend, job: Vis
     const generatedMs = Math.round(performance.now() - startedAt);
     ctx.signal.throwIfAborted();
     await ctx.heartbeat();
-    const key = await backendSceneAssetKey(job.scene_hash, backend);
     const stored = await deps.store.putFile(key, outPath, "video/mp4");
     const entry = await deps.claims.record({
       sceneHash: job.scene_hash,

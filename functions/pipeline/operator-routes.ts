@@ -1,6 +1,7 @@
 import { pipelineRoutes as routes } from "../../shared/api/routes/index.ts";
 import { listDeadLetters, retryDeadLetter } from "../../shared/db/rpc/dead-letters.ts";
 import { abortRun, listRuns } from "../../shared/db/rpc/runs.ts";
+import { drainStorageDeletions } from "./housekeeping/storage-deletions.ts";
 import { accountHandlers } from "./operator/account-routes.ts";
 import { alertHandlers } from "./operator/alert-routes.ts";
 import { analyticsHandlers } from "./operator/analytics-routes.ts";
@@ -15,6 +16,8 @@ import { adaptHandlers } from "./adapt/routes.ts";
 import { type Handlers } from "./routes.ts";
 import { reply } from "../../shared/api/serve.ts";
 
+/** An abort removes the assets it released within this; what is left the outbox removes later. */
+const ABORT_DRAIN_BUDGET_MS = 30_000;
 const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 
 /**
@@ -67,18 +70,12 @@ function runHandlers(deps: OperatorDeps): Handlers<"listRuns" | "listDeadLetters
       const { id } = c.req.valid("param");
       const body = c.req.valid("json");
       const result = await abortRun(deps.sql, id, body.reason ?? null);
-      // The run is rolled back in the database whatever happens here; a key storage refuses to delete
-      // is reported rather than failing the call, since the abort cannot be undone or repeated.
-      let removed = 0;
-      const unremoved: { key: string; error: string }[] = [];
-      for (const key of result.released_assets) {
-        try {
-          await deps.store.remove(key);
-          removed += 1;
-        } catch (error) {
-          unremoved.push({ key, error: error instanceof Error ? error.message : String(error) });
-        }
-      }
+      // The run is rolled back in the database whatever happens here, and its released assets are in
+      // the deletion outbox: they are removed now, and a removal Storage refuses is reported and
+      // retried by the outbox after its backoff, never lost.
+      const drained = await drainStorageDeletions(deps, { budgetMs: ABORT_DRAIN_BUDGET_MS, keys: result.released_assets });
+      const removed = drained.removed;
+      const unremoved = drained.failures;
       const log = {
         execution_id: result.run.id,
         cancelled_units: result.cancelled_units,

@@ -22,11 +22,20 @@ export function storageRetryDelayS(attempt: number): number {
   return Math.min(MAX_DELAY_S, 60 * 2 ** Math.max(0, attempt - 1));
 }
 
-export async function drainStorageDeletions(deps: Pick<PipelineDeps, "sql" | "store" | "logger">, opts: { budgetMs: number }): Promise<StorageDeletionDrain> {
+/**
+ * Drains due outbox entries (only `keys`, when given) within the budget; returns the counts and each
+ * failed removal (its entry stays, retried after its backoff).
+ */
+export async function drainStorageDeletions(
+  deps: Pick<PipelineDeps, "sql" | "store" | "logger">,
+  opts: { budgetMs: number; keys?: string[] },
+): Promise<StorageDeletionDrain & { failures: { key: string; error: string }[] }> {
   const startedAt = Date.now();
   const drained = { removed: 0, failed: 0 };
+  const failures: { key: string; error: string }[] = [];
+  if (opts.keys?.length === 0) return { ...drained, failures };
   while (Date.now() - startedAt < opts.budgetMs) {
-    const claimed = await claimStorageDeletions(deps.sql, CLAIM_BATCH, CLAIM_LEASE_S);
+    const claimed = await claimStorageDeletions(deps.sql, CLAIM_BATCH, CLAIM_LEASE_S, opts.keys ?? null);
     if (claimed.length === 0) break;
     for (const entry of claimed) {
       const log = { stage: "housekeeping", asset_key: entry.key, kind: entry.kind, attempt: entry.attempts };
@@ -37,6 +46,7 @@ export async function drainStorageDeletions(deps: Pick<PipelineDeps, "sql" | "st
         const delayS = storageRetryDelayS(entry.attempts);
         await retryStorageDeletion(deps.sql, entry.key, message, delayS);
         drained.failed += 1;
+        failures.push({ key: entry.key, error: message });
         deps.logger.warn({ ...log, error: message, retry_in_s: delayS, status: "retrying" }, "storage deletion failed; retried later");
         continue;
       }
@@ -47,5 +57,5 @@ export async function drainStorageDeletions(deps: Pick<PipelineDeps, "sql" | "st
   if (drained.removed + drained.failed > 0) {
     deps.logger.info({ stage: "housekeeping", ...drained, status: drained.failed > 0 ? "partial" : "done" }, "storage deletions drained");
   }
-  return drained;
+  return { ...drained, failures };
 }

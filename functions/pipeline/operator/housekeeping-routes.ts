@@ -30,7 +30,8 @@ export function housekeepingHandlers(
       // An empty body reads as {}; a JSON null is a mistake to refuse, never a destructive default.
       const body = c.req.valid("json");
       const kinds = await runHousekeeping(deps.sql, body.dry_run);
-      const drained = body.dry_run ? { removed: 0, failed: 0 } : await drainStorageDeletions(deps, { budgetMs: MANUAL_DRAIN_BUDGET_MS });
+      const { removed, failed } = body.dry_run ? { removed: 0, failed: 0 } : await drainStorageDeletions(deps, { budgetMs: MANUAL_DRAIN_BUDGET_MS });
+      const drained = { removed, failed };
       const [settings, usage, now] = await Promise.all([housekeepingSettings(deps.sql), databaseUsage(deps.sql, 1), engineNow(deps.sql)]);
       deps.logger.info(
         { stage: "housekeeping", dry_run: body.dry_run, kinds, ...drained, status: body.dry_run ? "dry_run" : "done" },

@@ -19,8 +19,8 @@ export function setHousekeepingSetting(sql: Queryable, name: HousekeepingSetting
 }
 
 /** Claims up to `limit` due outbox entries for `leaseS` seconds; keys in use again are dropped, not returned. */
-export function claimStorageDeletions(sql: Sql, limit: number, leaseS: number): Promise<StorageDeletion[]> {
-  return manyRows("claim_storage_deletions", StorageDeletion, sql`select * from mdame.claim_storage_deletions(${limit}, ${leaseS})`);
+export function claimStorageDeletions(sql: Sql, limit: number, leaseS: number, keys: string[] | null = null): Promise<StorageDeletion[]> {
+  return manyRows("claim_storage_deletions", StorageDeletion, sql`select * from mdame.claim_storage_deletions(${limit}, ${leaseS}, ${keys}::text[])`);
 }
 
 /** The object is gone: its outbox entry is done. False when there was none. */

@@ -37,14 +37,15 @@ type SceneCacheEntry = z.infer<typeof SceneCacheEntry>;
 /** Claims the generation of (sceneHash, backend) for `holder`; `discardAsset` first drops an entry pointing at a clip storage lost. */
 export function claimSceneGeneration(
   sql: Queryable,
-  p: { sceneHash: string; backend: string; holder: string; leaseS: number; discardAsset: string | null },
+  p: { sceneHash: string; backend: string; holder: string; leaseS: number; discardAsset: string | null; assetKey: string },
 ): Promise<SceneGenerationClaim> {
   return oneRow(
     "claim_scene_generation",
     SceneGenerationClaim,
     sql`
     select state, asset_key, credit, holder, lease_until
-      from mdame.claim_scene_generation(${p.sceneHash}::text, ${p.backend}::text, ${p.holder}::text, ${p.leaseS}::integer, ${p.discardAsset}::text)`,
+      from mdame.claim_scene_generation(${p.sceneHash}::text, ${p.backend}::text, ${p.holder}::text, ${p.leaseS}::integer, ${p.discardAsset}::text,
+                                        ${p.assetKey}::text)`,
   );
 }
 

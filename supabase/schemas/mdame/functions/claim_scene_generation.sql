@@ -4,8 +4,10 @@
 -- holder and lease when another worker is generating it. p_discard_asset drops a cache entry that
 -- points at that asset (the caller found it missing from storage) before claiming. A 'ready'
 -- answer is a cache hit: it pushes the entry's expiry (last_hit_at, docs/reference/retention.md).
+-- p_asset_key is where the claimer will store the clip: kept on the claim, so the object counts as
+-- in use (mdame.storage_key_in_use) while it is uploaded and not yet recorded, whatever the backend.
 
-create or replace function mdame.claim_scene_generation(p_scene_hash text, p_backend text, p_holder text, p_lease_s integer, p_discard_asset text default null::text)
+create or replace function mdame.claim_scene_generation(p_scene_hash text, p_backend text, p_holder text, p_lease_s integer, p_discard_asset text default null::text, p_asset_key text default null::text)
 returns table(state text, asset_key text, credit jsonb, holder text, lease_until timestamp with time zone)
 language plpgsql
 security definer
@@ -32,11 +34,12 @@ begin
   end if;
   -- The unique key serialises two claimers: the second waits for the first's insert, then finds a
   -- live lease held by someone else and updates nothing.
-  insert into mdame.scene_generation_claims as g (scene_hash, backend, holder, lease_until)
-  values (p_scene_hash, p_backend, p_holder, clock_timestamp() + make_interval(secs => p_lease_s))
+  insert into mdame.scene_generation_claims as g (scene_hash, backend, holder, lease_until, asset_key)
+  values (p_scene_hash, p_backend, p_holder, clock_timestamp() + make_interval(secs => p_lease_s), p_asset_key)
   on conflict (scene_hash, backend) do update
     set holder = excluded.holder,
         lease_until = excluded.lease_until,
+        asset_key = coalesce(excluded.asset_key, g.asset_key),
         claims = g.claims + case when g.holder = excluded.holder then 0 else 1 end
     where g.holder = excluded.holder or g.lease_until < clock_timestamp()
   returning * into v_claim;

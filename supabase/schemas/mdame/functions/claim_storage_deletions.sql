@@ -2,9 +2,9 @@
 -- each claim counts an attempt and hides the entry until the lease runs out, so a drain that dies
 -- leaves it to the next one. A key something uses again since it was queued (a new cache entry,
 -- a live unit's scene; mdame.storage_key_in_use) is dropped from the outbox instead of returned:
--- its object stays.
+-- its object stays. p_keys: only those keys (an abort drains what it just queued).
 
-create or replace function mdame.claim_storage_deletions(p_limit integer, p_lease_s integer)
+create or replace function mdame.claim_storage_deletions(p_limit integer, p_lease_s integer, p_keys text[] default null::text[])
 returns setof mdame.storage_deletions
 language plpgsql
 security definer
@@ -17,7 +17,7 @@ begin
     raise exception 'a claim takes 1 to 1000 entries for 1 to 3600 seconds' using errcode = '22023';
   end if;
   for v_row in
-    select * from mdame.storage_deletions d where d.not_before <= mdame.engine_now()
+    select * from mdame.storage_deletions d where d.not_before <= mdame.engine_now() and (p_keys is null or d.key = any (p_keys))
      order by d.not_before, d.key limit p_limit for update skip locked
   loop
     if mdame.storage_key_in_use(v_row.key) then

@@ -7,6 +7,7 @@ create table mdame.scene_generation_claims (
   holder text not null,
   lease_until timestamp with time zone not null,
   claims integer not null default 1,
+  asset_key text,
   constraint scene_generation_claims_pkey primary key (scene_hash, backend),
   constraint scene_generation_claims_scene_hash_check check ((scene_hash ~ '^[0-9a-f]{64}$'::text))
 );

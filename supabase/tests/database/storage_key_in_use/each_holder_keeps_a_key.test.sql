@@ -1,6 +1,6 @@
 begin;
 \ir ../_fixtures.psql
-select plan(8);
+select plan(9);
 
 select ok(not mdame.storage_key_in_use('scenes/nobody.mp4'), 'a key nothing holds is free');
 
@@ -16,6 +16,9 @@ select ok(not mdame.storage_key_in_use('scenes/live.mp4'), 'a scene of a finishe
 
 insert into mdame.scene_generation_claims (scene_hash, backend, holder, lease_until) values (repeat('3', 64), 'procedural-ffmpeg/1', 'w', clock_timestamp() + interval '1 minute');
 select ok(mdame.storage_key_in_use('scenes/' || repeat('3', 64) || '.mp4'), 'a leased generation claim holds the clip being made');
+insert into mdame.scene_generation_claims (scene_hash, backend, holder, lease_until, asset_key)
+values (repeat('4', 64), 'comfyui-svd/1', 'w', clock_timestamp() + interval '1 minute', 'scenes/' || repeat('5', 64) || '.mp4');
+select ok(mdame.storage_key_in_use('scenes/' || repeat('5', 64) || '.mp4'), 'another backend''s claim holds the key its worker stores at');
 
 update mdame.work_units set voice = '{"audio_key": "voice/abc.mp3"}', video = '{"video_key": "renders/abc.mp4"}' where id = (select id from t_live);
 select ok(mdame.storage_key_in_use('voice/abc.json'), 'a unit''s voice holds its word timings');
