@@ -163,6 +163,7 @@ export function emulatedGroups(environment: Record<string, string | undefined>):
 export function localStackEnv(
   secrets: LocalSecrets = loadOrCreateSecrets(),
   environment: Record<string, string | undefined> = process.env,
+  options: { prod?: boolean } = {},
 ): Record<string, string> {
   const emulator = LOCAL_EMULATOR_URL;
   const emulatorWs = `ws://${LOCAL_STACK.host}:${LOCAL_STACK.emulatorPort}`;
@@ -205,8 +206,18 @@ export function localStackEnv(
     // Alerts go to the emulator's chat (GET /_emulator/telegram/messages shows them).
     telegram: { TELEGRAM_BOT_TOKEN: LOCAL_TELEGRAM_BOT_TOKEN, TELEGRAM_API_BASE_URL: emulator, TELEGRAM_CHAT_ID: LOCAL_TELEGRAM_CHAT_ID },
   };
+  // `npm run stack -- --prod` runs the stack as production on this machine (docs/guides/deploy.md,
+  // "One machine"): every provider real, the engine clock fixed, the prod guards on.
+  const prod = options.prod === true;
+  if (prod && emulated.size > 0) {
+    throw new Error(
+      `ENV=prod runs every provider for real, but ${
+        [...emulated].join(", ")
+      } would be emulated: set MDAME_EMULATE=none and each provider's variables (.env.example)`,
+    );
+  }
   const env: Record<string, string> = {
-    ENV: "dev",
+    ENV: prod ? "prod" : "dev",
     // The engine role, not the superuser: components may only call the RPCs (docs/reference/roles.md).
     DB_URL: localEngineDbUrl(secrets.ENGINE_DB_PASSWORD),
     FUNCTIONS_URL: LOCAL_FUNCTIONS_URL,
@@ -224,8 +235,10 @@ export function localStackEnv(
       for (const name of PROVIDER_GROUPS[group]) if (isSet(environment[name])) env[name] = environment[name];
     }
   }
-  env.EMULATOR_URL = emulator;
-  env.EMULATOR_DATA_DIR = paths.emulators;
+  if (!prod) {
+    env.EMULATOR_URL = emulator;
+    env.EMULATOR_DATA_DIR = paths.emulators;
+  }
   env.MDAME_EMULATE = GROUPS.filter((group) => emulated.has(group)).join(",") || "none";
   return env;
 }

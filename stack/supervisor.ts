@@ -4,7 +4,8 @@
  * before is ready. A component that dies is restarted with the shared backoff (shared/backoff.ts:
  * exponential with jitter, 0.5 s .. 10 s, back to 0.5 s once it has stayed up 30 s). SIGINT/SIGTERM stop the components in reverse order.
  *
- *   bun stack/supervisor.ts [--quiet] [--only db,emulators]
+ *   bun stack/supervisor.ts [--quiet] [--prod] [--only db,emulators]
+ * --prod: production on this machine (ENV=prod, every provider real, no emulators; docs/guides/deploy.md).
  *
  * Output of each component goes to `.local/logs/<component>.log` and, prefixed, to this terminal
  * (unless --quiet); the supervisor's own lines, and its start and exit lines in each component's
@@ -377,27 +378,32 @@ async function preflight(specs: ComponentSpec[]): Promise<string | null> {
   return null;
 }
 
-function parseArgs(argv: string[]): { quiet: boolean; only: Component[] | null } {
+function parseArgs(argv: string[]): { quiet: boolean; only: Component[] | null; prod: boolean } {
   let quiet = false;
+  let prod = false;
   let only: Component[] | null = null;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--quiet" || arg === "-q") quiet = true;
+    else if (arg === "--prod") prod = true;
     else if (arg === "--only" || arg.startsWith("--only=")) {
       const value = arg.includes("=") ? arg.slice("--only=".length) : argv[++i] ?? "";
       const names = value.split(",").filter(Boolean);
       const unknown = names.filter((n) => !(COMPONENTS as readonly string[]).includes(n));
       if (unknown.length > 0) throw new Error(`unknown component(s): ${unknown.join(", ")} (known: ${COMPONENTS.join(", ")})`);
       only = names as Component[];
-    } else throw new Error(`unknown argument ${arg}; usage: bun stack/supervisor.ts [--quiet] [--only ${COMPONENTS.join(",")}]`);
+    } else throw new Error(`unknown argument ${arg}; usage: bun stack/supervisor.ts [--quiet] [--prod] [--only ${COMPONENTS.join(",")}]`);
   }
-  return { quiet, only };
+  return { quiet, only, prod };
 }
 
 async function main(): Promise<number> {
-  const { quiet, only } = parseArgs(process.argv.slice(2));
+  const { quiet, only, prod } = parseArgs(process.argv.slice(2));
+  // Computed first: --prod with a provider left to its emulator is refused before anything starts.
+  const env = localStackEnv(undefined, process.env, { prod });
   const selected = SPECS.filter((spec) => !only || only.includes(spec.name));
   const skipped = new Map<Component, string>();
+  if (prod) skipped.set("emulators", "--prod: every provider is the real one");
   for (const spec of selected) {
     const why = !existsSync(join(paths.root, spec.entry)) ? `${spec.entry} not found` : spec.notNeeded?.() ?? null;
     if (why !== null) skipped.set(spec.name, why);
@@ -411,7 +417,6 @@ async function main(): Promise<number> {
     return 1;
   }
   writeFileSync(paths.supervisorPid, `${process.pid}\n`);
-  const env = localStackEnv();
   writeStackEnv(env);
   say(`supervisor pid ${process.pid}; environment in ${paths.stackEnv}; logs in ${paths.logs}`);
 

@@ -2,7 +2,7 @@
  * Environment checks: every variable parsed with the schema the components use (`loadEnv`), and
  * the production guard (ENV=prod refuses emulator, i.e. loopback, URLs).
  */
-import { ConfigError, EngineEnv, isLoopbackUrl, loadEnv } from "../../shared/config/env.ts";
+import { ConfigError, EngineEnv, isLoopbackUrl, loadEnv, loopbackAllowanceOf, refusedLoopbackUrls } from "../../shared/config/env.ts";
 import { type CheckResult, fail, ok, warn } from "./check.ts";
 import type { DoctorConfig } from "./config.ts";
 import { hintFor } from "./hints.ts";
@@ -47,14 +47,22 @@ function checkGuard(env: Record<string, string | undefined>): CheckResult {
     const envName = env.ENV === "dev" ? "ENV=dev" : "ENV is not prod";
     return ok(FAMILY, "guard", `${envName}: emulator (loopback) URLs are allowed`);
   }
-  const urlKeys = ALL_KEYS.filter((k) => k.endsWith("_URL") && k !== "DB_URL");
-  const loopback = urlKeys.filter((k) => typeof env[k] === "string" && isLoopbackUrl(env[k]!));
+  let loopback: string[];
+  try {
+    const urls = Object.fromEntries(ALL_KEYS.filter((k) => k.endsWith("_URL")).map((k) => [k, env[k]]));
+    loopback = refusedLoopbackUrls(urls, env.MDAME_ALLOW_LOOPBACK);
+  } catch (error) {
+    return fail(FAMILY, "guard", (error as Error).message, "fix MDAME_ALLOW_LOOPBACK (docs/guides/deploy.md, one machine)");
+  }
   if (loopback.length > 0) {
+    const allowable = [...new Set(loopback.map(loopbackAllowanceOf).filter((n) => n !== undefined))];
     return fail(
       FAMILY,
       "guard",
       `ENV=prod refuses emulator URLs: ${loopback.join(", ")}`,
-      `point ${loopback.join(", ")} at the real services (unset the base URLs to use Google's and Microsoft's defaults)`,
+      `point ${loopback.join(", ")} at the real services (unset the base URLs to use Google's and Microsoft's defaults)${
+        allowable.length ? `; a service of your own on this machine is allowed by name: MDAME_ALLOW_LOOPBACK=${allowable.join(",")}` : ""
+      }`,
     );
   }
   if (env.DB_URL && isLoopbackUrl(env.DB_URL.replace(/^postgres(ql)?:/, "http:").replace(/\/\/[^@/]*@/, "//"))) {

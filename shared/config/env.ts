@@ -140,6 +140,39 @@ export function isLoopbackUrl(url: string): boolean {
   return LOOPBACK.test(url);
 }
 
+/**
+ * The services an engine run whole on one machine may have on loopback in prod, each named in
+ * `MDAME_ALLOW_LOOPBACK` (comma-separated): its own Edge Functions host and Storage, a ComfyUI
+ * server, an OpenAI-compatible LLM server (Ollama, llama.cpp). Every other URL on loopback is an
+ * emulator's in prod and stays refused.
+ */
+export const LOOPBACK_ALLOWANCES = {
+  functions: ["FUNCTIONS_URL"],
+  storage: ["SUPABASE_URL"],
+  comfyui: ["COMFYUI_URL"],
+  llm: ["OPENAI_COMPAT_BASE_URL"],
+} as const satisfies Record<string, readonly (keyof EngineEnv)[]>;
+
+/**
+ * The URL variables ENV=prod refuses: every `*_URL` (DB_URL aside) on loopback that
+ * `MDAME_ALLOW_LOOPBACK` does not allow by name. Throws ConfigError for a name it does not know.
+ */
+export function refusedLoopbackUrls(env: Record<string, unknown>, allow: string | undefined): string[] {
+  const names = (allow ?? "").split(",").map((n) => n.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !(n in LOOPBACK_ALLOWANCES));
+  if (unknown.length > 0) {
+    throw new ConfigError(`MDAME_ALLOW_LOOPBACK names unknown services (${unknown.join(", ")}): use some of ${Object.keys(LOOPBACK_ALLOWANCES).join(", ")}`);
+  }
+  const allowed = new Set<string>(names.flatMap((n) => LOOPBACK_ALLOWANCES[n as keyof typeof LOOPBACK_ALLOWANCES]));
+  return Object.entries(env).filter(([k, v]) => k.endsWith("_URL") && k !== "DB_URL" && !allowed.has(k) && typeof v === "string" && isLoopbackUrl(v))
+    .map(([k]) => k);
+}
+
+/** The `MDAME_ALLOW_LOOPBACK` name that allows a URL variable on loopback in prod, if any. */
+export function loopbackAllowanceOf(key: string): string | undefined {
+  return Object.entries(LOOPBACK_ALLOWANCES).find(([, keys]) => (keys as readonly string[]).includes(key))?.[0];
+}
+
 const present = (value: string | undefined): value is string => value !== undefined && value.trim() !== "";
 
 /**
@@ -236,10 +269,8 @@ export function loadEnv<K extends keyof EngineEnv>(keys: readonly K[], source: R
   const env = result.data as unknown as Pick<EngineEnv, K>;
   checkRings(env as Partial<EngineEnv>);
   if ((env as Partial<EngineEnv>).ENV === "prod") {
-    const local = Object.entries(env).filter(([k, v]) => k.endsWith("_URL") && k !== "DB_URL" && typeof v === "string" && isLoopbackUrl(v));
-    if (local.length > 0) {
-      throw new ConfigError(`ENV=prod refuses emulator URLs: ${local.map(([k]) => k).join(", ")}`);
-    }
+    const local = refusedLoopbackUrls(env as Record<string, unknown>, resolved.MDAME_ALLOW_LOOPBACK);
+    if (local.length > 0) throw new ConfigError(`ENV=prod refuses emulator URLs: ${local.join(", ")}`);
   }
   return env;
 }

@@ -143,6 +143,28 @@ describe("localStackEnv", () => {
   });
 });
 
+describe("localStackEnv --prod", () => {
+  test("production on this machine: ENV=prod and every provider as the environment configures it, no emulator", () => {
+    const real = {
+      MDAME_EMULATE: "none",
+      GEMINI_API_KEY: "AIza-real-key",
+      STORAGE_BACKEND: "local",
+      STORAGE_LOCAL_DIR: "/srv/mdame/assets",
+      COMFYUI_URL: "http://127.0.0.1:8188",
+    };
+    const env = localStackEnv(SECRETS, real, { prod: true });
+    expect(env).toMatchObject({ ENV: "prod", MDAME_EMULATE: "none", GEMINI_API_KEY: "AIza-real-key", STORAGE_BACKEND: "local", DB_URL: ENGINE_URL });
+    expect(env.EMULATOR_URL).toBeUndefined();
+    expect(Object.values(env).some((v) => v.includes(`:${LOCAL_STACK.emulatorPort}`))).toBe(false);
+  });
+
+  test("a provider left to its emulator is refused, naming it", () => {
+    expect(() => localStackEnv(SECRETS, { MDAME_EMULATE: "storage" }, { prod: true })).toThrow(
+      "ENV=prod runs every provider for real, but storage would be emulated: set MDAME_EMULATE=none",
+    );
+  });
+});
+
 describe("workerEnv", () => {
   test("each worker connects as its own role and holds none of the publisher's secrets", () => {
     const env = localStackEnv(SECRETS, { CREDENTIALS_KEYS_PREVIOUS: Buffer.alloc(32, 3).toString("base64") });
