@@ -31,6 +31,12 @@ interface LlmRequest<T> {
   task: LlmTask;
   /** Whose routing applies. */
   dimensionId: string;
+  /**
+   * The routing of the configuration the unit's run started with (DimensionRow.llm, from
+   * run_dimensions.config), so a change during the day applies from the next run. Without it, the
+   * dimension's live routing is read.
+   */
+  routing?: unknown;
   prompt: string;
   schema: z.ZodType<T>;
   params: GenerationParams;
@@ -42,7 +48,8 @@ export interface LlmRouter {
   readonly providers: LlmProviders;
   readonly counters: LlmCounters;
   /** The task's routes for a dimension, defaults filled in (no I/O beyond reading the dimension). */
-  routesFor(task: LlmTask, dimensionId: string): Promise<LlmRoute[]>;
+  /** `snapshot`: the run's routing (LlmRequest.routing); without it the live one. */
+  routesFor(task: LlmTask, dimensionId: string, snapshot?: unknown): Promise<LlmRoute[]>;
   generate<T>(request: LlmRequest<T>): Promise<T>;
 }
 
@@ -63,9 +70,9 @@ export function createLlmRouter(options: { sql: Sql; providers: LlmProviders }):
   const counters = newLlmCounters();
   const { sql, providers } = options;
 
-  async function routesFor(task: LlmTask, dimensionId: string): Promise<LlmRoute[]> {
-    const dimension = await getDimension(sql, dimensionId);
-    const routing = LlmRouting.safeParse(dimension?.llm ?? {});
+  async function routesFor(task: LlmTask, dimensionId: string, snapshot?: unknown): Promise<LlmRoute[]> {
+    const llm = snapshot !== undefined ? snapshot : (await getDimension(sql, dimensionId))?.llm;
+    const routing = LlmRouting.safeParse(llm ?? {});
     if (!routing.success) {
       throw new NonRetriableError(
         `dimension ${dimensionId} has an invalid llm routing: ${routing.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
@@ -75,7 +82,7 @@ export function createLlmRouter(options: { sql: Sql; providers: LlmProviders }):
   }
 
   async function generate<T>(request: LlmRequest<T>): Promise<T> {
-    const routes = await routesFor(request.task, request.dimensionId);
+    const routes = await routesFor(request.task, request.dimensionId, request.routing);
     const ctx = { sql, log: request.log, task: request.task, counters, dimensionId: request.dimensionId };
     let lastError: ProviderError | undefined;
     for (const [index, route] of routes.entries()) {

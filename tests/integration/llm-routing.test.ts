@@ -198,3 +198,33 @@ test("the safety classifier follows the dimension's safety route: another provid
   expect(requests("gemini") - before.gemini).toBe(0);
   await route({});
 });
+
+test("a run keeps the routing it started with: a change during the day applies from the next run", async () => {
+  await route({ script: [{ provider: "openai-compat" }], critic: [{ provider: "openai-compat" }] });
+  // The run started under that routing: run_dimensions.config holds it, as start_run stores it.
+  const [run] = await admin`
+    insert into mdame.pipeline_runs (idempotency_key, env, run_date, trigger_kind)
+    values (${`it-llm-snapshot-${crypto.randomUUID()}`}, 'dev', current_date, 'manual') returning id`;
+  await admin`
+    insert into mdame.run_dimensions (run_id, dimension_id, status, config, config_hash)
+    select ${
+    run!.id
+  }, d.id, 'ingested', mdame.dimension_config(d), mdame.config_hash(mdame.dimension_config(d)) from mdame.dimensions d where d.id = ${DIMENSION}`;
+  const [unit] = await admin`
+    insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic)
+    values (${run!.id}, ${DIMENSION}, ${crypto.randomUUID()}, ${crypto.randomUUID()}, ${
+    admin.json({ title: `How tides turn ${crypto.randomUUID().slice(0, 6)}` })
+  })
+    returning id`;
+  // Then the dimension goes back to Gemini for everything, while the unit waits for its script.
+  await route({});
+  await admin`select mdame.enqueue_stage_task('script', ${run!.id}, ${unit!.id})`;
+  const drafts = (model: string) => admin`select count(*)::int as n from mdame.llm_cache where model = ${model} and response ? 'narration'`;
+  const before = { openai: (await drafts("openai-compat/emulated-chat"))[0]!.n, gemini: (await drafts("gemini-2.5-flash"))[0]!.n };
+  await drainStageTasks(deps, { budgetMs: 30_000 });
+  const [done] = await admin`select stage from mdame.work_units where id = ${unit!.id}`;
+  expect(["safety", "plan", "media"]).toContain(done!.stage);
+  // Every draft was written by the run's model; none by the live routing's.
+  expect((await drafts("openai-compat/emulated-chat"))[0]!.n).toBeGreaterThan(before.openai);
+  expect((await drafts("gemini-2.5-flash"))[0]!.n).toBe(before.gemini);
+}, 60_000);

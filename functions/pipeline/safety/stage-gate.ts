@@ -28,7 +28,7 @@ function gateLayers(deps: GateDeps): { spotlight: boolean; confirm: boolean } {
  * Gemini's safety model, which also reads Gemini's harm ratings when it blocks a prompt.
  */
 async function classifierFor(deps: GateDeps, dimension: DimensionRow): Promise<SafetyModel> {
-  const routes = await deps.llm.routesFor("safety", dimension.id);
+  const routes = await deps.llm.routesFor("safety", dimension.id, dimension.llm);
   const isDefault = routes.length === 1 && routes[0]!.provider === DEFAULT_LLM_ROUTE.provider && routes[0]!.model === undefined;
   if (isDefault) return safetyModelFor(deps);
   const first = routes[0]!;
@@ -39,6 +39,7 @@ async function classifierFor(deps: GateDeps, dimension: DimensionRow): Promise<S
         return await deps.llm.generate({
           task: "safety",
           dimensionId: dimension.id,
+          routing: dimension.llm,
           prompt,
           schema: ModelSafetyVerdict,
           params: { temperature: 0 },

@@ -4,7 +4,6 @@ import { DEFAULT_VISUALS, visualChainVersion, VisualsConfig } from "../../../sha
 import { sceneHash } from "../../../shared/hashing.ts";
 import { comparableText } from "../../../shared/text/words.ts";
 import { LlmContractError } from "../../../shared/providers/llm/contract.ts";
-import { getDimension } from "../../../shared/db/rpc/dimensions.ts";
 import { defencesOf } from "../safety/defences.ts";
 import { outputPayloads } from "../safety/payloads.ts";
 import { firewallVerdict } from "../safety/gate.ts";
@@ -68,13 +67,13 @@ export const runPlan: Stage<"plan"> = async (task, { deps, logger: log }) => {
   const plan = await deps.llm.generate({
     task: "plan",
     dimensionId: dimension.id,
+    routing: dimension.llm,
     prompt: scenePlanPrompt({ language: dimension.language, style, narration, spotlight: defencesOf(deps).spotlight }),
     schema: scenePlanContract(narration),
     params: { temperature: 0.4 },
     log,
   });
-  const current = await getDimension(deps.sql, dimension.id);
-  const visuals = VisualsConfig.parse(current?.visuals ?? DEFAULT_VISUALS);
+  const visuals = dimension.visuals;
   const scenes = await buildScenes(plan, narration, dimension.style, dimension.id, visuals, dimension.language);
   const prompts = { scene_prompts: scenes.map((s) => s.prompt) };
   const payloads = defencesOf(deps).output_checks

@@ -58,7 +58,15 @@ export const runScript: Stage<"script"> = async (task, { deps, logger: log }) =>
         words,
         spotlight: layers.spotlight,
       });
-      const draft = await deps.llm.generate({ task: "script", dimensionId: dimension.id, prompt, schema: ScriptDraft, params: { temperature }, log });
+      const draft = await deps.llm.generate({
+        task: "script",
+        dimensionId: dimension.id,
+        routing: dimension.llm,
+        prompt,
+        schema: ScriptDraft,
+        params: { temperature },
+        log,
+      });
       const firewall = layers.firewall ? firewallModelOutput(draft) : { blocked: false, reasons: [] };
       const refused = [...firewall.reasons, ...outputFindings(draft)];
       if (refused.length > 0) {
@@ -75,6 +83,7 @@ export const runScript: Stage<"script"> = async (task, { deps, logger: log }) =>
       const audit = await deps.llm.generate({
         task: "critic",
         dimensionId: dimension.id,
+        routing: dimension.llm,
         schema: HookAudit,
         params: { temperature: 0 },
         log,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DimensionFields } from "../../../shared/contracts/dimension.ts";
 import { DEFAULT_PUBLISHING } from "../../../shared/contracts/publishing.ts";
+import { DEFAULT_VISUALS } from "../../../shared/contracts/visuals.ts";
 import { DEFAULT_ADAPT } from "../../../shared/contracts/adapt.ts";
 import { NotFoundError } from "../../../shared/db/errors.ts";
 import type { StoredScript, WorkUnit } from "../../../shared/contracts/work-unit.ts";
@@ -29,6 +30,10 @@ export const DimensionRow = z.object(DimensionFields).pick({
 }).extend({
   publishing: DimensionFields.publishing.default(DEFAULT_PUBLISHING),
   adapt: DimensionFields.adapt.default(DEFAULT_ADAPT),
+  visuals: DimensionFields.visuals.default(DEFAULT_VISUALS),
+  tts_fallback_voice: DimensionFields.tts_fallback_voice.default(null),
+  /** The LLM routing as stored; the router checks it (an invalid one fails the call, not the read). */
+  llm: z.unknown().default({}),
 });
 export type DimensionRow = z.infer<typeof DimensionRow>;
 

@@ -1,7 +1,5 @@
 import { rm } from "node:fs/promises";
-import { getDimension } from "../../../shared/db/rpc/dimensions.ts";
 import { getScenes } from "../../../shared/db/rpc/work-units.ts";
-import { NotFoundError } from "../../../shared/db/errors.ts";
 import { recordCacheLookup } from "../../../shared/db/rpc/weekly-reports.ts";
 import { makeScratchDir } from "../../../shared/storage/scratch-dirs.ts";
 import type { Stage } from "../stage-task.ts";
@@ -16,9 +14,7 @@ import { speakNarration } from "./voice-chain.ts";
 export const runVoice: Stage<"voice"> = async (task, { deps, logger: log }) => {
   const { unit, dimension } = await loadUnit(deps.sql, task.unit_id);
   const { narration } = acceptedScript(unit);
-  const current = await getDimension(deps.sql, dimension.id);
-  if (!current) throw new NotFoundError("MDN01", `no dimension ${dimension.id}`);
-  const { tts_fallback_voice } = current;
+  const { tts_fallback_voice } = dimension;
   const scenes = await getScenes(deps.sql, task.unit_id);
   const dir = await makeScratchDir("voice");
   try {
