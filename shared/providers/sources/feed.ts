@@ -5,6 +5,7 @@
  */
 import { ProviderUnavailableError } from "../errors.ts";
 import { requestText } from "./http.ts";
+import { readerText } from "../../text/reader-text.ts";
 import { type Lookup, publicAddressGuard } from "./address-guard.ts";
 import { type SourceClient, toSignal } from "./source.ts";
 import { attribute, children, childText, parseXmlDocument, prefixOf, textOf, XmlError, type XmlObject } from "./xml.ts";
@@ -15,7 +16,7 @@ const ATOM = "http://www.w3.org/2005/Atom";
 
 /** A summary line from HTML-ish text: tags dropped, first 200 characters. */
 function summaryLine(text: string): string {
-  return text.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").trim().slice(0, 200);
+  return readerText(text).slice(0, 200);
 }
 
 function rssItems(channel: unknown, now: number): Signal[] {

@@ -4,6 +4,7 @@
  * non-http URL) is left out, and a failed call throws a ProviderError naming the source.
  */
 import { Signal, type SourceConfig, type SourceKind } from "../../contracts/sources.ts";
+import { readerText } from "../../text/reader-text.ts";
 
 export interface SourceContext {
   /** The dimension's trend_geo, for sources that take a region. */
@@ -38,7 +39,9 @@ export function toSignal(item: {
   categories?: string[];
   context?: string[];
 }, now: number): Signal | undefined {
-  const title = item.title.replace(/\s+/g, " ").trim().slice(0, 300);
+  // What a reader of the item would see, and only that: markup, comments and hidden elements go
+  // before any model reads the text (shared/text/reader-text.ts).
+  const title = readerText(item.title).slice(0, 300);
   const url = item.url && /^https?:\/\//i.test(item.url) && URL.canParse(item.url) ? item.url : null;
   const published = item.published_at === undefined ? undefined : Date.parse(item.published_at);
   if (published === undefined || Number.isNaN(published)) return undefined;
@@ -51,7 +54,7 @@ export function toSignal(item: {
     traffic: item.traffic,
     velocity: item.velocity === undefined ? velocityOf(item.traffic, publishedAt, now) : item.velocity,
     categories: [...new Set((item.categories ?? []).map((c) => c.trim().toLowerCase()).filter(Boolean))].slice(0, 20),
-    context: (item.context ?? []).map((c) => c.replace(/\s+/g, " ").trim().slice(0, 300)).filter(Boolean).slice(0, 5),
+    context: (item.context ?? []).map((c) => readerText(c).slice(0, 300)).filter(Boolean).slice(0, 5),
   });
   return parsed.success ? parsed.data : undefined;
 }
