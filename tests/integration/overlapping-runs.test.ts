@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createSql, type Sql } from "../../shared/db/client.ts";
 import * as db from "../../stack/db.ts";
-import { localStackEnv } from "../../stack/stack-env.ts";
+import { localStackEnv, workerEnv } from "../../stack/stack-env.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 
 const admin = adminSql();
@@ -17,12 +17,15 @@ const B = "sains-singkat";
 const DAY = "2026-12-10";
 
 let engine: Sql;
+/** The render worker's own role: it leases render jobs (docs/reference/roles.md). */
+let renderRunner: Sql;
 
 beforeAll(async () => {
   await db.ensureRunning(() => {});
   await db.reset({ log: () => {} });
   // The workers. role for their RPCs; the scheduled trigger runs as pg_cron does, as the superuser.
   engine = createSql(localStackEnv().DB_URL, { max: 2, application: "mdame-it-overlap" });
+  renderRunner = createSql(workerEnv(localStackEnv(), "render-runner").DB_URL!, { max: 1, application: "mdame-it-overlap-render" });
   await admin`update cron.job set active = false`;
   await admin`update mdame.dimensions set active = id in (${A}, ${B}), created_at = '2026-01-01T00:00:00Z'`;
   await admin`update mdame.dimensions set publishing = publishing || jsonb_build_object('time_zone', 'UTC', 'run_time', case id when ${A} then '05:00' else '06:00' end)
@@ -31,6 +34,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await engine?.end({ timeout: 2 });
+  await renderRunner?.end({ timeout: 2 });
   await db.reset({ log: () => {} });
 }, 60_000);
 
@@ -47,7 +51,7 @@ test("dimension B's run starts when it falls due while A's render is in flight",
     values (${first.run_id}, ${A}, md5(random()::text), md5(random()::text), '{"title": "A topic"}', 'render', now() + interval '1 hour')
     returning id`;
   await admin`select pgmq.send('render', jsonb_build_object('unit_id', ${unit.id}::uuid, 'run_id', ${first.run_id}::uuid))`;
-  const leased = await engine`select msg_id, read_ct from mdame.read_worker_jobs('render', 600, 1)`;
+  const leased = await renderRunner`select msg_id, read_ct from mdame.read_worker_jobs('render', 600, 1)`;
   expect(leased).toHaveLength(1);
 
   // A completion of A's render is under way: it holds the unit and the run, and has not committed.

@@ -18,7 +18,7 @@ import { join } from "node:path";
 import process from "node:process";
 import * as db from "../../stack/db.ts";
 import { paths } from "../../stack/paths.ts";
-import { localStackEnv } from "../../stack/stack-env.ts";
+import { localStackEnv, workerEnv } from "../../stack/stack-env.ts";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 import { createSql, type Sql } from "../../shared/db/client.ts";
 
@@ -49,7 +49,8 @@ function spawnGpuWorker(attempt: number) {
   return Bun.spawn([process.execPath, join(paths.root, "gpu-worker", "main.ts")], {
     cwd: paths.root,
     env: {
-      ...localStackEnv(),
+      // As the supervisor starts it: its own database role, none of the publisher's secrets.
+      ...workerEnv(localStackEnv(), "gpu-worker"),
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "",
       STORAGE_BACKEND: "local",

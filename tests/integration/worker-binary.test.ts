@@ -6,7 +6,7 @@ import { join } from "node:path";
 import process from "node:process";
 import * as db from "../../stack/db.ts";
 import { paths } from "../../stack/paths.ts";
-import { localStackEnv } from "../../stack/stack-env.ts";
+import { localStackEnv, workerEnv } from "../../stack/stack-env.ts";
 
 // The render-runner as a deployer ships it: one executable from `npm run build:workers`, started
 // in a directory that holds nothing of this repository, configured by its environment alone.
@@ -75,7 +75,8 @@ test("started with an empty environment it exits non-zero and names every missin
 
 test("started with the local stack's environment it checks the database and reports ready, then stops on SIGTERM", async () => {
   const env: Record<string, string> = {
-    ...localStackEnv(),
+    // As the supervisor starts it: its own database role, none of the publisher's secrets.
+    ...workerEnv(localStackEnv(), "render-runner"),
     // FFmpeg is found on PATH as on a worker machine; nothing else is inherited.
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     STORAGE_LOCAL_DIR: join(dir, "storage"),
