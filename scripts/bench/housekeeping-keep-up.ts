@@ -18,10 +18,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus } from "node:os";
 import process from "node:process";
 import { parseArgs } from "node:util";
-import postgres from "postgres";
-import { LOCAL_STACK } from "../../shared/config/local-stack.ts";
 import { ensureRunning } from "../../stack/db.ts";
-import { buildDatabase, dropDatabase, migrationFiles } from "../sql/scratch-databases.ts";
+import { buildDatabase, dropDatabase, migrationFiles, scratchSql } from "../sql/scratch-databases.ts";
 import { BENCHMARKS_DOC } from "../docs/doc-paths.ts";
 import { replaceBlock } from "./doc-blocks.ts";
 
@@ -71,19 +69,17 @@ async function main(): Promise<void> {
   const days = whole("days", 1, 365);
   const unitsPerDay = whole("units-per-day", 1, 100_000);
   const retentionDays = whole("retention-days", 1, 3650);
+  if (days <= retentionDays + 1) {
+    console.error(
+      `bench:housekeeping-keep-up: --days (${days}) must be more than --retention-days + 1 (${retentionDays + 1}), so the tables can reach their steady state`,
+    );
+    process.exit(2);
+  }
 
   await ensureRunning(() => {});
   console.log(`building ${DATABASE} from supabase/migrations`);
   await buildDatabase(DATABASE, migrationFiles());
-  const sql = postgres({
-    host: LOCAL_STACK.host,
-    port: LOCAL_STACK.dbPort,
-    user: "postgres",
-    password: "postgres",
-    database: DATABASE,
-    max: 1,
-    onnotice: () => {},
-  });
+  const sql = scratchSql(DATABASE);
   const figures: DayFigures[] = [];
   let schedule = "";
   let passes = 0;

@@ -13,12 +13,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import process from "node:process";
-import postgres from "postgres";
-import { LOCAL_STACK } from "../../shared/config/local-stack.ts";
 import { paths } from "../../stack/paths.ts";
 import * as catalog from "./catalog.ts";
 import { commentsAbove, formatFunction, formatTable, leadingComment } from "./render-sql.ts";
-import { buildDatabase, dropDatabase, migrationFiles, SUPABASE_DIR } from "./scratch-databases.ts";
+import { buildDatabase, dropDatabase, migrationFiles, scratchSql, SUPABASE_DIR } from "./scratch-databases.ts";
 
 const SCHEMAS_DIR = join(SUPABASE_DIR, "schemas");
 const MDAME_DIR = join(SCHEMAS_DIR, catalog.SCHEMA);
@@ -103,15 +101,7 @@ export async function refresh(log: (line: string) => void = console.log): Promis
   const migrations = migrationFiles().map((file) => ({ name: basename(file), text: readFileSync(file, "utf8") }));
   log(`building ${SOURCE_DB} from ${migrations.length} migrations`);
   await buildDatabase(SOURCE_DB, migrationFiles());
-  const sql = postgres({
-    host: LOCAL_STACK.host,
-    port: LOCAL_STACK.dbPort,
-    user: "postgres",
-    password: "postgres",
-    database: SOURCE_DB,
-    max: 1,
-    onnotice: () => {},
-  });
+  const sql = scratchSql(SOURCE_DB);
   try {
     const functions = await catalog.functions(sql);
     const tables = await catalog.tables(sql);

@@ -18,10 +18,9 @@ import { join, relative } from "node:path";
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { run as migra } from "@pgkit/migra/dist/command.js";
-import postgres, { type Sql } from "postgres";
-import { LOCAL_STACK } from "../../shared/config/local-stack.ts";
+import type { Sql } from "postgres";
 import * as catalog from "./catalog.ts";
-import { buildDatabase, declaredSchemaFiles, dropDatabase, migrationFiles, SUPABASE_DIR } from "./scratch-databases.ts";
+import { buildDatabase, declaredSchemaFiles, dropDatabase, migrationFiles, scratchDbUrl, scratchSql, SUPABASE_DIR } from "./scratch-databases.ts";
 import { MIGRATION_NAME, migrationSql, nextVersion, UnwritableDifference } from "./write-migration.ts";
 import { paths } from "../../stack/paths.ts";
 
@@ -42,14 +41,6 @@ export interface SchemaDiff {
 
 export function isEmpty(diff: SchemaDiff): boolean {
   return diff.migraSql.trim() === "" && diff.other.length === 0;
-}
-
-function dbUrl(database: string): string {
-  return `postgresql://postgres:postgres@${LOCAL_STACK.host}:${LOCAL_STACK.dbPort}/${database}`;
-}
-
-function connect(database: string): Sql {
-  return postgres(dbUrl(database), { max: 1, onnotice: () => {} });
 }
 
 async function snapshot(sql: Sql): Promise<catalog.Snapshot> {
@@ -87,9 +78,9 @@ function compareExtras(fromMigrations: Map<string, string>, fromDeclared: Map<st
 
 /** Diffs two databases that already exist on the local cluster. */
 export async function diffDatabases(fromMigrations: string, fromDeclared: string): Promise<SchemaDiff> {
-  const migration = await migra(dbUrl(fromMigrations), dbUrl(fromDeclared), { schema: catalog.SCHEMA, withPrivileges: true, unsafe: true });
-  const a = connect(fromMigrations);
-  const b = connect(fromDeclared);
+  const migration = await migra(scratchDbUrl(fromMigrations), scratchDbUrl(fromDeclared), { schema: catalog.SCHEMA, withPrivileges: true, unsafe: true });
+  const a = scratchSql(fromMigrations);
+  const b = scratchSql(fromDeclared);
   try {
     const migraObjects = [...migration.statements].map((s) => String(s).trim().split("\n")[0]!.slice(0, 200)).filter((line) =>
       line && !/^set check_function_bodies/i.test(line)

@@ -15,6 +15,8 @@ import { pgEnv, runCommand } from "../../stack/db.ts";
 import { pgBinDir } from "../../stack/pg-server.ts";
 import { paths } from "../../stack/paths.ts";
 import { PLATFORM_SQL } from "../../stack/platform-sql.ts";
+import postgres, { type Sql } from "postgres";
+import { LOCAL_STACK } from "../../shared/config/local-stack.ts";
 
 /** The only database besides `cron.database_name` where pg_cron's install script runs. */
 const BUILD_NAME = "contrib_regression";
@@ -42,6 +44,16 @@ async function run(database: string, label: string, sql: string): Promise<string
 
 function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** A scratch database's URL on the local cluster, as the superuser. */
+export function scratchDbUrl(database: string): string {
+  return `postgresql://postgres:postgres@${LOCAL_STACK.host}:${LOCAL_STACK.dbPort}/${database}`;
+}
+
+/** One connection to a scratch database, as the superuser. */
+export function scratchSql(database: string): Sql {
+  return postgres(scratchDbUrl(database), { max: 1, onnotice: () => {} });
 }
 
 export async function dropDatabase(name: string): Promise<void> {

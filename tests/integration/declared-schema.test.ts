@@ -6,8 +6,6 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, sep } from "node:path";
-import postgres from "postgres";
-import { LOCAL_STACK } from "../../shared/config/local-stack.ts";
 import * as db from "../../stack/db.ts";
 import {
   describe as describeDiff,
@@ -19,7 +17,7 @@ import {
   schemaDiff,
   writeMigration,
 } from "../../scripts/sql/schema-diff.ts";
-import { dropDatabase, SUPABASE_DIR } from "../../scripts/sql/scratch-databases.ts";
+import { dropDatabase, scratchSql, SUPABASE_DIR } from "../../scripts/sql/scratch-databases.ts";
 
 let diff: SchemaDiff;
 
@@ -40,15 +38,7 @@ test("the declared schema builds what the migrations build", () => {
 });
 
 test("a changed function body, a changed grant and a missing seeded row are each reported by name", async () => {
-  const sql = postgres({
-    host: LOCAL_STACK.host,
-    port: LOCAL_STACK.dbPort,
-    user: "postgres",
-    password: "postgres",
-    database: FROM_DECLARED,
-    max: 1,
-    onnotice: () => {},
-  });
+  const sql = scratchSql(FROM_DECLARED);
   try {
     await sql.unsafe(`
       create or replace function mdame.stage_index(p_stage text) returns integer language sql immutable set search_path = '' as $$ select 0 $$;
