@@ -44,14 +44,14 @@ describe("readerText", () => {
   });
 });
 
-test("a signal's title and context are what a reader sees", () => {
+test("a signal's context is what a reader sees; its title is text, kept as written", () => {
   const signal = toSignal({
     source: "feed",
-    title: `Tide pools <span style="display:none">${ORDER}</span>`,
+    title: "Tide pools & <kelp> forests",
     published_at: "2026-12-01T00:00:00Z",
     traffic: null,
     context: [`<p>What lives there.</p><!-- ${ORDER} -->`],
   }, Date.parse("2026-12-02T00:00:00Z"));
-  expect(signal?.title).toBe("Tide pools");
+  expect(signal?.title).toBe("Tide pools & <kelp> forests");
   expect(signal?.context).toEqual(["What lives there."]);
 });

@@ -39,9 +39,10 @@ export function toSignal(item: {
   categories?: string[];
   context?: string[];
 }, now: number): Signal | undefined {
-  // What a reader of the item would see, and only that: markup, comments and hidden elements go
-  // before any model reads the text (shared/text/reader-text.ts).
-  const title = readerText(item.title).slice(0, 300);
+  // A title is text (a reader sees `<b>` in it as written); a context line may be HTML (a feed's
+  // description, a news snippet), of which only what a reader would see is kept: markup, comments
+  // and hidden elements go before any model reads it (shared/text/reader-text.ts).
+  const title = item.title.replace(/\s+/g, " ").trim().slice(0, 300);
   const url = item.url && /^https?:\/\//i.test(item.url) && URL.canParse(item.url) ? item.url : null;
   const published = item.published_at === undefined ? undefined : Date.parse(item.published_at);
   if (published === undefined || Number.isNaN(published)) return undefined;
