@@ -158,10 +158,9 @@ async function pgCron(sql: postgres.Sql, step: Step): Promise<CheckResult> {
   return ok(FAMILY, "pg_cron", `extension ${ext!.version}; schedules ${jobs.map((j) => `${j.jobname} (${j.schedule})`).join(", ")}`);
 }
 
-const ENGINE_ROLE = ENGINE_DB_ROLE;
 /** What no privilege check can take from the engine role; stated on every engine role line. */
 export const ENGINE_ROLE_RESIDUAL =
-  `${ENGINE_ROLE} can still change its own password, as every Postgres role can: one compromised component could lock the others out (docs/reference/roles.md says how to recover)`;
+  `${ENGINE_DB_ROLE} can still change its own password, as every Postgres role can: one compromised component could lock the others out (docs/reference/roles.md says how to recover)`;
 
 interface EngineRoleRow {
   connected_as: string;
@@ -201,53 +200,53 @@ async function engineRole(sql: postgres.Sql, step: Step): Promise<CheckResult> {
            (select count(*)::int from pg_class c where c.relnamespace = 'mdame'::regnamespace and c.relkind in ('r', 'p')) as tables,
            array(select c.relname::text from pg_class c
                   where c.relnamespace = 'mdame'::regnamespace and c.relkind in ('r', 'p') and not c.relrowsecurity order by 1) as without_rls
-      from (select 1) as one left join pg_roles r on r.rolname = ${ENGINE_ROLE}`
+      from (select 1) as one left join pg_roles r on r.rolname = ${ENGINE_DB_ROLE}`
   );
   const found = row!;
   if (!found.exists) {
     return warn(
       FAMILY,
       "engine role",
-      `there is no ${ENGINE_ROLE} role for the components to connect as`,
+      `there is no ${ENGINE_DB_ROLE} role for the components to connect as`,
       `apply supabase/migrations: ${APPLY_SCHEMA}; then docs/reference/roles.md`,
     );
   }
   const problems: string[] = [];
   const fixes: string[] = [];
   const db = `"${found.database.replaceAll('"', '""')}"`;
-  if (found.connected_as !== ENGINE_ROLE) {
-    problems.push(`DB_URL connects as ${found.connected_as}, not ${ENGINE_ROLE}, so the components would hold ${found.connected_as}'s privileges`);
-    fixes.push(`point DB_URL at ${ENGINE_ROLE} (docs/reference/roles.md)`);
+  if (found.connected_as !== ENGINE_DB_ROLE) {
+    problems.push(`DB_URL connects as ${found.connected_as}, not ${ENGINE_DB_ROLE}, so the components would hold ${found.connected_as}'s privileges`);
+    fixes.push(`point DB_URL at ${ENGINE_DB_ROLE} (docs/reference/roles.md)`);
   }
   if (found.superuser) {
-    problems.push(`${ENGINE_ROLE} is a superuser`);
-    fixes.push(`alter role ${ENGINE_ROLE} nosuperuser;`);
+    problems.push(`${ENGINE_DB_ROLE} is a superuser`);
+    fixes.push(`alter role ${ENGINE_DB_ROLE} nosuperuser;`);
   } else {
     if (found.temp) {
       problems.push(`it may create temporary tables (TEMP on database ${found.database})`);
-      fixes.push(`revoke temporary on database ${db} from public, ${ENGINE_ROLE};`);
+      fixes.push(`revoke temporary on database ${db} from public, ${ENGINE_DB_ROLE};`);
     }
     if (found.create_database) {
       problems.push(`it may create schemas (CREATE on database ${found.database})`);
-      fixes.push(`revoke create on database ${db} from public, ${ENGINE_ROLE};`);
+      fixes.push(`revoke create on database ${db} from public, ${ENGINE_DB_ROLE};`);
     }
     if (found.create_in.length > 0) {
       problems.push(`it may create objects in schema ${found.create_in.join(", ")}`);
-      fixes.push(...found.create_in.map((schema) => `revoke create on schema "${schema.replaceAll('"', '""')}" from public, ${ENGINE_ROLE};`));
+      fixes.push(...found.create_in.map((schema) => `revoke create on schema "${schema.replaceAll('"', '""')}" from public, ${ENGINE_DB_ROLE};`));
     }
   }
   if (found.attributes.length > 0) {
     problems.push(`it has ${found.attributes.join(", ")}`);
-    fixes.push(`alter role ${ENGINE_ROLE} ${found.attributes.map((a) => `no${a}`).join(" ")};`);
+    fixes.push(`alter role ${ENGINE_DB_ROLE} ${found.attributes.map((a) => `no${a}`).join(" ")};`);
   }
   if (found.member_of.length > 0) {
     problems.push(`it is a member of ${found.member_of.join(", ")}`);
-    fixes.push(...found.member_of.map((role) => `revoke "${role.replaceAll('"', '""')}" from ${ENGINE_ROLE};`));
+    fixes.push(...found.member_of.map((role) => `revoke "${role.replaceAll('"', '""')}" from ${ENGINE_DB_ROLE};`));
   }
   if (found.settings.length > 0) {
     // The one change the role may make to itself besides its password: it would reach every component.
     problems.push(`it has session defaults of its own (${found.settings.join(", ")})`);
-    fixes.push(`alter role ${ENGINE_ROLE} reset all; alter role ${ENGINE_ROLE} in database ${db} reset all;`);
+    fixes.push(`alter role ${ENGINE_DB_ROLE} reset all; alter role ${ENGINE_DB_ROLE} in database ${db} reset all;`);
   }
   if (found.without_rls.length > 0) {
     problems.push(`row-level security is off on ${found.without_rls.map((t) => `mdame.${t}`).join(", ")}`);
@@ -257,14 +256,14 @@ async function engineRole(sql: postgres.Sql, step: Step): Promise<CheckResult> {
     return warn(
       FAMILY,
       "engine role",
-      `${ENGINE_ROLE} can do more than docs/reference/roles.md lists: ${problems.join("; ")}. ${ENGINE_ROLE_RESIDUAL}`,
+      `${ENGINE_DB_ROLE} can do more than docs/reference/roles.md lists: ${problems.join("; ")}. ${ENGINE_ROLE_RESIDUAL}`,
       fixes.join(" "),
     );
   }
   return ok(
     FAMILY,
     "engine role",
-    `${ENGINE_ROLE} may only call the RPCs (no TEMP or CREATE, no role attributes, memberships or session defaults; row-level security on all ${found.tables} mdame tables). ${ENGINE_ROLE_RESIDUAL}`,
+    `${ENGINE_DB_ROLE} may only call the RPCs (no TEMP or CREATE, no role attributes, memberships or session defaults; row-level security on all ${found.tables} mdame tables). ${ENGINE_ROLE_RESIDUAL}`,
   );
 }
 

@@ -23,7 +23,7 @@ begin
 
   for v_day in
     select due.local_date, jsonb_object_agg(due.id, due.hash) as hashes
-      from (select d.id, (p_at at time zone s.time_zone)::date as local_date, mdame.config_hash(mdame.dimension_config(d)) as hash
+      from (select d.id, mdame.local_run_date(d.publishing, p_at) as local_date, mdame.config_hash(mdame.dimension_config(d)) as hash
               from mdame.dimensions d cross join lateral mdame.run_schedule(d.publishing) s
              where d.active and (p_at at time zone s.time_zone)::time >= s.start_time
                -- A start that came before the dimension existed is not made up: it starts the next day.
