@@ -284,6 +284,9 @@ function heading(index: number, total: number, title: string): void {
 async function main(): Promise<number> {
   // Tests run against the emulators whatever a developer's .env says.
   process.env.MDAME_EMULATE = "all";
+  // A test file's reset copies the template of a CLI reset of the same inputs (stack/db-template.ts);
+  // tests/integration/db-reset.test.ts still resets through the CLI, and compares the two.
+  process.env.MDAME_RESET_TEMPLATE ??= "1";
   const only = parseOnly(process.argv.slice(2));
   const shapeArg = process.argv.findIndex((a) => a === "--pgmq-shape" || a.startsWith("--pgmq-shape="));
   if (shapeArg !== -1) {

@@ -16,7 +16,8 @@ import { LOCAL_DB_URL, LOCAL_STACK, localComponentDbUrl } from "../shared/config
 import { CLUSTER_LOCATION, paths, PG_OS_USER, RUNNING_AS_ROOT } from "./paths.ts";
 import { writeProjectMarker } from "./cluster-location.ts";
 import { reserveStackPorts, stackPorts, waitForPort } from "./ports.ts";
-import { DROP_PGMQ_COMPAT, PGTAP_SQL, PLATFORM_SQL, PLATFORM_STAND_INS, roleLoginSql, TERMINATE_SESSIONS } from "./platform-sql.ts";
+import { DATABASE_SETTINGS_SQL, DROP_PGMQ_COMPAT, PGTAP_SQL, PLATFORM_SQL, PLATFORM_STAND_INS, roleLoginSql, TERMINATE_SESSIONS } from "./platform-sql.ts";
+import { reopenSql, restoreSql, snapshotSql, templateExistsSql, templateName, templateRequested } from "./db-template.ts";
 import { DB_ROLE_PASSWORDS, loadOrCreateSecrets, localStackEnv } from "./stack-env.ts";
 import { supervisorPid } from "./stack-control.ts";
 import { pgBinDir, type PgmqShape, pgmqShapeFromEnv, pgmqShapeOfVersion } from "./pg-server.ts";
@@ -429,6 +430,12 @@ interface ResetOptions {
   supabaseDir?: string;
   /** pgmq layout to test against; defaults to MDAME_PGMQ_SHAPE (docs/reference/pgmq.md). */
   pgmqShape?: PgmqShape;
+  /**
+   * Copy the reset template of the same inputs back instead of running the CLI, building it when
+   * missing (stack/db-template.ts); defaults to MDAME_RESET_TEMPLATE=1. Never while a supervisor
+   * runs the stack: the copy restarts the server.
+   */
+  fromTemplate?: boolean;
 }
 
 /**
@@ -438,7 +445,8 @@ interface ResetOptions {
  * applies every migration in filename order and seed.sql), then pgTAP again (the CLI drops it),
  * the pg_net and Vault stand-ins where the server lacks the extensions, then the engine role's login with the clone's password (the migration creates it without one).
  * Accounts are not part of the seed: `mdame account connect` adds them. The cluster must be running.
- * A failed file is reported as SqlFileError.
+ * A failed file is reported as SqlFileError. With `fromTemplate` (MDAME_RESET_TEMPLATE=1, the tests'),
+ * a copy of an earlier reset of the same inputs stands in for all of that (stack/db-template.ts).
  */
 /** Postgres's deadlock_detected, as the Supabase CLI reports a statement it aborted. */
 const DEADLOCK = /deadlock detected|SQLSTATE 40P01/;
@@ -449,13 +457,24 @@ export async function reset(options: ResetOptions = {}): Promise<void> {
   const supabaseDir = options.supabaseDir ?? join(paths.root, "supabase");
   if (!(await isAccepting())) throw new Error("the cluster is not running; run: bun stack/db.ts start");
 
-  log(`reset: ending other sessions on ${DB_NAME}, platform roles and extensions`);
-  await execSql("end other sessions", TERMINATE_SESSIONS);
-  await execSql("platform setup", PLATFORM_SQL);
-
   // The running server's own answer: the extension the first migration will create, if any.
   const serverPgmq = (await execSql("pgmq check", "select default_version from pg_available_extensions where name = 'pgmq'")) || null;
   const shape = options.pgmqShape ?? pgmqShapeFromEnv(undefined, serverPgmq);
+  const template = (options.fromTemplate ?? templateRequested()) && supervisorPid() === null
+    ? templateName({ supabaseDir, pgmqShape: shape, serverPgmq, pgBinDir: pgBinDir() })
+    : null;
+  if (template !== null && (await execSql("template check", templateExistsSql(template), "template1")) === "1") {
+    log(`reset: copying ${template}, a reset of the same migrations, seed and platform (stack/db-template.ts)`);
+    await execSql("copy the template", restoreSql(DB_NAME, template), "template1");
+    await restartForBackgroundWorkers(log);
+    await execSql("database settings", DATABASE_SETTINGS_SQL);
+    await finishReset(log);
+    return;
+  }
+
+  log(`reset: ending other sessions on ${DB_NAME}, platform roles and extensions`);
+  await execSql("end other sessions", TERMINATE_SESSIONS);
+  await execSql("platform setup", PLATFORM_SQL);
   if (serverPgmq !== null) {
     // The first migration creates the extension at the server's default version (the CLI drops it first).
     if (shape !== pgmqShapeOfVersion(serverPgmq)) pgmqShapeFromEnv(shape, serverPgmq);
@@ -496,12 +515,36 @@ export async function reset(options: ResetOptions = {}): Promise<void> {
     log(`reset: ${standIn.extension} not available here; applying supabase/${standIn.file}`);
     await applySqlFile(join(supabaseDir, standIn.file));
   }
+  await finishReset(log);
+  if (template !== null) {
+    log(`reset: keeping a copy as ${template} for the next reset of the same inputs (stack/db-template.ts)`);
+    try {
+      await execSql("snapshot", snapshotSql(DB_NAME, template), "template1");
+    } finally {
+      await execSql("reopen", reopenSql(DB_NAME), "template1");
+    }
+    await restartForBackgroundWorkers(log);
+  }
+}
+
+/** What every reset ends with: each component role's login, and this stack's wake secrets. */
+async function finishReset(log: (line: string) => void): Promise<void> {
   const secrets = loadOrCreateSecrets();
   for (const [component, role] of Object.entries(COMPONENT_DB_ROLES) as [DbComponent, string][]) {
     log(`reset: ${role} (${component}) may log in with the clone's password for it (.local/secrets.json)`);
     await execSql(`${role} login`, roleLoginSql(role, secrets[DB_ROLE_PASSWORDS[component]]));
   }
   await storeWakeSecrets(log);
+}
+
+/**
+ * Restarts the server after its database was dropped or closed: pg_cron's scheduler (and pg_net's
+ * worker) exits for good when its database goes, and only a server start brings it back.
+ */
+async function restartForBackgroundWorkers(log: (line: string) => void): Promise<void> {
+  log("reset: restarting the server, so pg_cron's scheduler starts on the new database");
+  await stop(() => {});
+  await start(() => {});
 }
 
 /**

@@ -14,6 +14,16 @@ select count(pg_terminate_backend(pid, 5000)) from pg_stat_activity
 where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'`;
 
 /**
+ * The database's own settings, which live outside it (pg_db_role_setting) and so are not carried
+ * by a copy of it (stack/db-template.ts): `extensions` on the search path, as on Supabase.
+ */
+export const DATABASE_SETTINGS_SQL = `
+do $$
+begin
+  execute format('alter database %I set search_path to "$user", public, extensions', current_database());
+end $$;`;
+
+/**
  * What Supabase has before any migration: pg_cron, the `extensions` schema on the search path, and
  * the API roles that migrations grant to. The Supabase CLI keeps schema vault whoever owns it (on
  * Supabase it is Vault's) and drops schema net unless pg_net owns it. Here a vault or net schema
@@ -50,10 +60,7 @@ begin
   end loop;
 end $$;
 alter role service_role bypassrls;
-do $$
-begin
-  execute format('alter database %I set search_path to "$user", public, extensions', current_database());
-end $$;
+${DATABASE_SETTINGS_SQL}
 `;
 
 /**

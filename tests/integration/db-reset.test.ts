@@ -12,8 +12,10 @@ import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
 import * as db from "../../stack/db.ts";
 import { paths } from "../../stack/paths.ts";
 import { localStackEnv } from "../../stack/stack-env.ts";
+import { TEMPLATE_PREFIX } from "../../stack/db-template.ts";
 
-const quiet = { log: () => {} };
+/** These tests are about the reset through the CLI: the template is used only where a test says so. */
+const quiet = { log: () => {}, fromTemplate: false };
 const query = async <T extends Record<string, unknown>>(text: string): Promise<T[]> => {
   const sql = postgres(LOCAL_DB_URL, { max: 1, onnotice: () => {} });
   try {
@@ -87,3 +89,50 @@ test("a broken migration fails the reset with the file's name and Postgres's mes
     rmSync(project, { recursive: true, force: true });
   }
 }, 60_000);
+
+/** What a reset leaves, as one digest: routines (source and grants), relations, cron jobs, extensions, the database's settings, seed rows. */
+const LEFT_BY_A_RESET = `
+select md5(string_agg(x, E'\n' order by x)) as digest, count(*)::int as items from (
+  select format('%s.%s(%s) %s %s', n.nspname, p.proname, pg_get_function_identity_arguments(p.oid), md5(p.prosrc), p.proacl) as x
+    from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname not in ('pg_catalog', 'information_schema')
+  union all select format('%s.%s %s %s', n.nspname, c.relname, c.relkind, c.relacl)
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname not in ('pg_catalog', 'information_schema', 'pg_toast')
+  union all select format('cron %s %s %s %s %s', jobname, schedule, command, database, active) from cron.job
+  union all select format('extension %s %s', extname, extversion) from pg_extension
+  union all select format('setting %s', array_to_string(setconfig, ','))
+    from pg_db_role_setting where setrole = 0 and setdatabase = (select oid from pg_database where datname = current_database())
+  union all select format('dimension %s %s', id, md5((select jsonb_object_agg(key, value) from jsonb_each(to_jsonb(d)) where key not like '%\\_at' escape '\\')::text))
+    from mdame.dimensions d
+  union all select format('secret %s %s', name, decrypted_secret) from vault.decrypted_secrets
+) left_by_a_reset`;
+
+test("a reset from the template leaves what a reset through the CLI leaves, pg_cron's scheduler running on it", async () => {
+  await db.reset(quiet);
+  const [throughCli] = await query<{ digest: string; items: number }>(LEFT_BY_A_RESET);
+  expect(throughCli!.items).toBeGreaterThan(200);
+
+  // The first reset that asks for the template builds it; the next copies it back.
+  await db.reset({ ...quiet, fromTemplate: true });
+  expect(await query(LEFT_BY_A_RESET)).toEqual([throughCli]);
+  const templates = await query<{ datname: string; datallowconn: boolean; datistemplate: boolean }>(
+    `select datname, datallowconn, datistemplate from pg_database where datname like '${TEMPLATE_PREFIX}%'`,
+  );
+  expect(templates.map((t) => ({ ...t, datname: t.datname.slice(0, TEMPLATE_PREFIX.length) }))).toEqual([
+    { datname: TEMPLATE_PREFIX, datallowconn: false, datistemplate: true },
+  ]);
+
+  await query("select pgmq.send('stage_tasks', '{\"left\": \"over\"}'::jsonb)");
+  await query("update mdame.dimensions set daily_limit = daily_limit + 1");
+  await db.reset({ ...quiet, fromTemplate: true });
+  expect(await query(LEFT_BY_A_RESET)).toEqual([throughCli]);
+  expect(await query("select count(*)::int as n from pgmq.q_stage_tasks")).toEqual([{ n: 0 }]);
+  // pg_cron's scheduler leaves with the database it was connected to; the copy restarts the server.
+  expect(await query("select count(*)::int as n from pg_stat_activity where backend_type = 'pg_cron launcher'")).toEqual([{ n: 1 }]);
+  // The components still log in with their own passwords.
+  const engine = postgres(localStackEnv().DB_URL!, { max: 1 });
+  try {
+    expect([...await engine`select current_user as role`]).toEqual([{ role: "mdame_engine" }]);
+  } finally {
+    await engine.end({ timeout: 2 });
+  }
+}, 120_000);
