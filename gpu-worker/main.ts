@@ -17,8 +17,6 @@ let configured: string[] = [];
 
 runWorkerProcess({
   component: "gpu-worker",
-  // A short lease kept alive by heartbeats (every vt/3): a crashed worker's job is back within 30 s.
-  vtSeconds: 30,
   concurrency,
   definition: ({ sql, store, ffmpeg }) => {
     const { backends } = createVisualBackends({ ffmpegPath: ffmpeg, logger: createLogger("gpu-worker") });

@@ -14,8 +14,6 @@ const sizing = sizingOrExit("render-runner", () => renderConcurrency(process.env
 
 runWorkerProcess({
   component: "render-runner",
-  // A short lease kept alive by heartbeats (every vt/3): a crashed worker's job is back within 30 s.
-  vtSeconds: 30,
   concurrency: sizing.concurrency,
   definition: ({ store, ffmpeg, ffprobe }) => createRenderDefinition({ store, ffmpegPath: ffmpeg, ffprobePath: ffprobe, threads: sizing.threadsPerRender }),
   describe: () => ({ concurrency: sizing.concurrency, ffmpeg_threads: sizing.threadsPerRender, cores: sizing.cores }),

@@ -91,9 +91,10 @@ function complete<K extends StageOutcomeKind>(kind: K, sql: Sql, done: Finished<
   return COMPLETIONS[kind](sql, done, outcome);
 }
 
-/** A short lease, extended by a heartbeat while the stage works: a crashed runner's task is back within seconds. */
-const VISIBILITY_TIMEOUT_S = 30;
-const HEARTBEAT_MS = 10_000;
+/**
+ * Each claimed task is leased for LEASE_S (30 s by default), extended by a heartbeat while the stage
+ * works: a crashed runner's task is back within the lease.
+ */
 const RUNNER_ID = `pipeline-${crypto.randomUUID().slice(0, 8)}`;
 
 interface DrainOptions {
@@ -126,7 +127,7 @@ export async function drainStageTasks(deps: PipelineDeps, options: DrainOptions)
   const cpuBudgetMs = options.cpuBudgetMs ?? tickCpuBudgetMs(deps.env);
   return await runPool<ClaimedStageTask>({
     concurrency: options.concurrency ?? deps.env.STAGE_CONCURRENCY,
-    claim: (n) => claimStageTasks(deps.sql, RUNNER_ID, n, VISIBILITY_TIMEOUT_S),
+    claim: (n) => claimStageTasks(deps.sql, RUNNER_ID, n, deps.env.LEASE_S),
     run: (row) => runLeased(deps, row),
     mayClaim: () => Date.now() - started < options.budgetMs && cpuUsedMs() < cpuBudgetMs,
   });
@@ -136,11 +137,12 @@ export async function drainStageTasks(deps: PipelineDeps, options: DrainOptions)
 async function runLeased(deps: PipelineDeps, row: ClaimedStageTask): Promise<boolean> {
   const lease: StageLease = { msgId: row.msg_id, readCt: row.read_ct, holder: row.lease_holder };
   const heartbeat = () =>
-    extendStageLease(deps.sql, lease.msgId, lease.holder, VISIBILITY_TIMEOUT_S).then(
+    extendStageLease(deps.sql, lease.msgId, lease.holder, deps.env.LEASE_S).then(
       () => undefined,
       (error) => deps.logger.warn({ err: error, msg_id: lease.msgId, status: "failed" }, "lease heartbeat failed"),
     );
-  const timer = setInterval(heartbeat, HEARTBEAT_MS);
+  // A third of the lease: two missed beats still leave it held.
+  const timer = setInterval(heartbeat, (deps.env.LEASE_S * 1000) / 3);
   // Never aborted today: a claim that lost its lease finds out at completion, whose RPC refuses it.
   const controller = new AbortController();
   try {

@@ -115,6 +115,12 @@ export const EngineEnv = z.object({
   EDGE_CPU_LIMIT_MS: z.coerce.number({ message: "EDGE_CPU_LIMIT_MS must be a number of milliseconds" }).int().min(10).max(3_600_000).default(2_000),
   EDGE_MEMORY_LIMIT_MB: z.coerce.number({ message: "EDGE_MEMORY_LIMIT_MB must be a number of megabytes" }).int().min(16).max(65_536).default(256),
   EDGE_WALL_LIMIT_S: z.coerce.number({ message: "EDGE_WALL_LIMIT_S must be a number of seconds" }).int().min(1).max(3_600).default(150),
+  /**
+   * How long a claimed stage task or worker job stays invisible to other claims; its holder
+   * extends it every third of that while it works, so only a crashed holder's work waits it out
+   * before it is claimed again.
+   */
+  LEASE_S: z.coerce.number({ message: "LEASE_S must be a whole number of seconds" }).int().min(6).max(600).default(30),
   /** Stage tasks a tick runs at once: they mostly wait on the LLM, TTS and uploads. */
   STAGE_CONCURRENCY: z.coerce.number({ message: "STAGE_CONCURRENCY must be a whole number" }).int().min(1).max(64).default(8),
   /** The share of EDGE_CPU_LIMIT_MS after which a tick claims no more stage tasks; the rest finishes what it holds. */

@@ -25,12 +25,11 @@ interface WorkerProcessResources {
 /**
  * The start-up every Bun pull worker shares: environment check (against the database's recorded
  * env too), FFmpeg resolution, the pgmq queue, signed callbacks to worker-callback, a worker id of
- * its own (worker-id.ts) and heartbeats in mdame.worker_heartbeats, signal handling.
+ * its own (worker-id.ts) and heartbeats in mdame.worker_heartbeats, leases of LEASE_S, signal handling.
  * Exits 1 with `<component>: cannot start: <reason>` when anything is missing.
  */
 export function runWorkerProcess<P>(options: {
   component: string;
-  vtSeconds: number;
   /** Messages worked on at once (PullWorker's `concurrency`). Default 1. */
   concurrency?: number;
   definition: (resources: WorkerProcessResources) => QueueTaskDefinition<P>;
@@ -46,7 +45,7 @@ export function runWorkerProcess<P>(options: {
   });
 
   async function start(): Promise<void> {
-    const env = loadEnv(["ENV", "DB_URL", "FUNCTIONS_URL", "SERVICE_ROLE_KEY", "WEBHOOK_SECRET", ...STORAGE_ENV_KEYS, "FFMPEG_PATH", "WORKER_ID"]);
+    const env = loadEnv(["ENV", "DB_URL", "FUNCTIONS_URL", "SERVICE_ROLE_KEY", "WEBHOOK_SECRET", ...STORAGE_ENV_KEYS, "FFMPEG_PATH", "WORKER_ID", "LEASE_S"]);
     const { workerId, host, pid } = workerIdentity({ name: env.WORKER_ID ?? options.component, host: hostname(), pid: process.pid });
     const log = logger.child({ env: env.ENV });
 
@@ -74,7 +73,8 @@ export function runWorkerProcess<P>(options: {
       }),
       logger: log,
       workerId,
-      vtSeconds: options.vtSeconds,
+      // Each job's lease, kept alive by heartbeats every third of it: a crashed worker's job is back within LEASE_S.
+      vtSeconds: env.LEASE_S,
       concurrency: options.concurrency,
       presence: { heartbeats: new PgWorkerHeartbeats(sql), host, pid },
     });

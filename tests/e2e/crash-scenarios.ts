@@ -40,6 +40,12 @@ export const SCENARIO_TIMEOUT_MS = 12 * 60_000;
 const RESTART_WAIT_MS = 30_000;
 /** A restart takes seconds; a status endpoint silent this long means the stack is not coming back. */
 const UNREACHABLE_LIMIT_MS = 120_000;
+/**
+ * The leases of stage tasks and worker jobs (LEASE_S, 30 s by default): a killed holder's work
+ * waits them out before it is claimed again, so shorter ones keep a run short; the heartbeats that
+ * hold a lease are the same, at a third of it.
+ */
+const LEASE_S = 10;
 /** Small upload chunks, so a video of a few MB takes several and a crash can fall between two. */
 const UPLOAD_CHUNK_BYTES = 512 * 1024;
 /** Narration length of the dimensions in a crash run (mdame.dimensions.narration_*_words). */
@@ -184,6 +190,7 @@ export async function runScenario(scenario: Scenario): Promise<void> {
       MDAME_FAILPOINTS: Object.keys(scenario.failpoints).join(","),
       MDAME_FAILPOINT_DIR: failpointDir,
       MDAME_UPLOAD_CHUNK_BYTES: String(UPLOAD_CHUNK_BYTES),
+      LEASE_S: String(LEASE_S),
       TMPDIR: scratchBase,
     });
   } catch (error) {
