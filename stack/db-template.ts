@@ -82,23 +82,24 @@ const ident = (name: string) => {
 /** 1 when the template exists, else empty (psql -At). */
 export const templateExistsSql = (name: string) => `select 1 from pg_database where datname = ${literal(name)}`;
 
+/** The templates on the cluster (psql -At: one name a line), each dropped before a new one is made. */
+export const templatesSql = `select datname from pg_database where datname like '${TEMPLATE_PREFIX}%'`;
+
+/** Drops a template: no longer one first, as Postgres drops no template, and no DROP DATABASE in a function. */
+export const dropTemplateSql = (name: string) => [`alter database ${ident(name)} is_template false`, `drop database ${ident(name)} with (force)`];
+
 /**
  * Statements, each its own transaction (run on another database than `source`), that copy `source`
- * as it stands into the template `name`: stale templates dropped, `source` closed to connections
- * and its sessions ended (pg_cron's scheduler with them), the copy made, the template closed to
- * connections. `reopenSql` must follow whatever happens.
+ * as it stands into the template `name`: `source` closed to connections and its sessions ended
+ * (pg_cron's scheduler with them), the copy made with the privileges granted on `source`, then
+ * closed to connections. `reopenSql` must follow whatever happens.
  */
 export function snapshotSql(source: string, name: string): string[] {
   return [
-    `select count(pg_terminate_backend(pid, 5000)) from pg_stat_activity where datname like '${TEMPLATE_PREFIX}%'`,
-    `do $$ declare stale text; begin
-       for stale in select datname from pg_database where datname like '${TEMPLATE_PREFIX}%' loop
-         execute format('drop database %I', stale);
-       end loop;
-     end $$`,
     `alter database ${ident(source)} allow_connections false`,
     `select count(pg_terminate_backend(pid, 5000)) from pg_stat_activity where datname = ${literal(source)} and pid <> pg_backend_pid()`,
     `create database ${ident(name)} template ${ident(source)} strategy file_copy`,
+    copyDatabaseAclSql(source, name),
     `alter database ${ident(name)} is_template true allow_connections false`,
     `comment on database ${ident(name)} is 'a fresh reset of the postgres database, copied back by the next reset of the same inputs (stack/db-template.ts)'`,
   ];
@@ -112,5 +113,29 @@ export function restoreSql(target: string, name: string): string[] {
   return [
     `drop database if exists ${ident(target)} with (force)`,
     `create database ${ident(target)} template ${ident(name)} strategy file_copy`,
+    copyDatabaseAclSql(name, target),
   ];
+}
+
+/**
+ * Gives `to` the privileges `from` grants on itself (the migrations take TEMP from PUBLIC and the
+ * API and component roles): they live in pg_database, outside the database, so a copy starts with
+ * Postgres's defaults instead.
+ */
+function copyDatabaseAclSql(from: string, to: string): string {
+  return `do $$
+declare
+  granted record;
+begin
+  execute format('revoke all on database %I from public', ${literal(to)});
+  for granted in
+    select a.grantee, a.privilege_type, a.is_grantable
+      from pg_database d, aclexplode(coalesce(d.datacl, acldefault('d', d.datdba))) a
+     where d.datname = ${literal(from)}
+  loop
+    execute format('grant %s on database %I to %s%s', granted.privilege_type, ${literal(to)},
+      case when granted.grantee = 0 then 'public' else quote_ident(pg_get_userbyid(granted.grantee)) end,
+      case when granted.is_grantable then ' with grant option' else '' end);
+  end loop;
+end $$`;
 }

@@ -17,7 +17,7 @@ import { CLUSTER_LOCATION, paths, PG_OS_USER, RUNNING_AS_ROOT } from "./paths.ts
 import { writeProjectMarker } from "./cluster-location.ts";
 import { reserveStackPorts, stackPorts, waitForPort } from "./ports.ts";
 import { DATABASE_SETTINGS_SQL, DROP_PGMQ_COMPAT, PGTAP_SQL, PLATFORM_SQL, PLATFORM_STAND_INS, roleLoginSql, TERMINATE_SESSIONS } from "./platform-sql.ts";
-import { reopenSql, restoreSql, snapshotSql, templateExistsSql, templateName, templateRequested } from "./db-template.ts";
+import { dropTemplateSql, reopenSql, restoreSql, snapshotSql, templateExistsSql, templateName, templateRequested, templatesSql } from "./db-template.ts";
 import { DB_ROLE_PASSWORDS, loadOrCreateSecrets, localStackEnv } from "./stack-env.ts";
 import { supervisorPid } from "./stack-control.ts";
 import { pgBinDir, type PgmqShape, pgmqShapeFromEnv, pgmqShapeOfVersion } from "./pg-server.ts";
@@ -518,6 +518,9 @@ export async function reset(options: ResetOptions = {}): Promise<void> {
   await finishReset(log);
   if (template !== null) {
     log(`reset: keeping a copy as ${template} for the next reset of the same inputs (stack/db-template.ts)`);
+    for (const stale of (await execSql("templates", templatesSql, "template1")).split("\n").filter(Boolean)) {
+      await execSql(`drop ${stale}`, dropTemplateSql(stale), "template1");
+    }
     try {
       await execSql("snapshot", snapshotSql(DB_NAME, template), "template1");
     } finally {

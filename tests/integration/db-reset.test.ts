@@ -90,7 +90,10 @@ test("a broken migration fails the reset with the file's name and Postgres's mes
   }
 }, 60_000);
 
-/** What a reset leaves, as one digest: routines (source and grants), relations, cron jobs, extensions, the database's settings, seed rows. */
+/**
+ * What a reset leaves, as one digest: routines (source and grants), relations, cron jobs,
+ * extensions, the privileges on the database and its settings, seed rows, Vault secrets.
+ */
 const LEFT_BY_A_RESET = `
 select md5(string_agg(x, E'\n' order by x)) as digest, count(*)::int as items from (
   select format('%s.%s(%s) %s %s', n.nspname, p.proname, pg_get_function_identity_arguments(p.oid), md5(p.prosrc), p.proacl) as x
@@ -99,6 +102,7 @@ select md5(string_agg(x, E'\n' order by x)) as digest, count(*)::int as items fr
     from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname not in ('pg_catalog', 'information_schema', 'pg_toast')
   union all select format('cron %s %s %s %s %s', jobname, schedule, command, database, active) from cron.job
   union all select format('extension %s %s', extname, extversion) from pg_extension
+  union all select format('database acl %s', datacl) from pg_database where datname = current_database()
   union all select format('setting %s', array_to_string(setconfig, ','))
     from pg_db_role_setting where setrole = 0 and setdatabase = (select oid from pg_database where datname = current_database())
   union all select format('dimension %s %s', id, md5((select jsonb_object_agg(key, value) from jsonb_each(to_jsonb(d)) where key not like '%\\_at' escape '\\')::text))
