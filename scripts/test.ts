@@ -1,9 +1,14 @@
 /**
- * `npm test`: every test layer against the local cluster, in order, each step streamed in full:
- *   typecheck -> cluster (init + start) -> reset -> unit -> db (pgTAP via pg_prove) -> integration
- *   -> supabase-extensions (the real pg_net, Vault and pgmq; skipped, saying why, on a server without them)
- *   -> e2e, and beside it pgmq-1.4 (a third stack reset in pgmq 1.4.4's layout; pgTAP and the queue
- *      integration tests again). Run without e2e, pgmq-1.4 resets the first stack to 1.4 and back.
+ * `npm test`: every test layer against the local cluster, each step's output in full:
+ *   typecheck -> cluster (init + start) -> reset -> unit, in order; then one pool
+ *   (scripts/test-pool.ts) for the database layers: db (pgTAP via pg_prove), integration (a job a
+ *   file), supabase-extensions (the real pg_net, Vault and pgmq; skipped, saying why, on a server
+ *   without them), pgmq-1.4 (pgTAP and the queue integration tests again, on a stack reset in pgmq
+ *   1.4.4's layout) and e2e (a job a file). The pool's lanes are three whole stacks of the clone
+ *   (`.local/`, `.local/stack-b`, `.local/stack-c`) and one for the files that need none; each job
+ *   goes to the next free lane, longest first, so the layers run side by side. Each job's output
+ *   is printed when it ends, with a line naming its lane and time; the summary gives each layer's
+ *   span (its first job's start to its last one's end) and the time its jobs took in all.
  * typecheck counts each checker (deno check, tsc, deno fmt --check) as one passed test when clean,
  * and each error it reports as one failed test.
  * Every step runs even when an earlier one failed. The last line is the summary:
@@ -26,6 +31,7 @@ import { paths } from "../stack/paths.ts";
 import { localStackEnv } from "../stack/stack-env.ts";
 import { stopStack, supervisorPid } from "../stack/stack-control.ts";
 import { runTypeCheck, typeChecks } from "./typecheck.ts";
+import { type Lane, type PoolJob, readTimes, runPool, writeTimes } from "./test-pool.ts";
 import { LOCAL_STACK } from "../shared/config/local-stack.ts";
 
 const LAYERS = ["typecheck", "unit", "db", "integration", "supabase-extensions", "pgmq-1.4", "e2e"] as const;
@@ -68,13 +74,13 @@ export const MEDIA_INTEGRATION_TESTS = [
 ].map((name) => `./tests/integration/${name}.test.ts`);
 
 /**
- * Other whole local stacks of the clone, each with its own state under `.local/`, cluster and ports:
- * the integration and e2e layers each run about half their files on the second, beside the others;
- * the pgmq-1.4 layer runs on the third, beside the e2e layer. Those tests mostly wait on Postgres and
- * on processes starting, so stacks side by side take about as long as the longest.
+ * The pool's other stacks, each with its own state under `.local/`, cluster and ports (the first
+ * is the clone's own, lane A).
  */
-const SECOND_STACK = extraStack(".local/stack-b", 1100);
-const THIRD_STACK = extraStack(".local/stack-c", 2200);
+const EXTRA_STACKS: Record<string, ReturnType<typeof extraStack>> = {
+  B: extraStack(".local/stack-b", 1100),
+  C: extraStack(".local/stack-c", 2200),
+};
 
 function extraStack(localDir: string, portOffset: number) {
   return {
@@ -86,32 +92,27 @@ function extraStack(localDir: string, portOffset: number) {
 }
 
 /**
- * The e2e files of the second stack; the first keeps the others. The crash runs are two files, a
- * pair of runs each (about 6 minutes apiece here), so each stack takes one beside the soak or the
- * demo and the third language.
- */
-export const E2E_SECOND_STACK_TESTS = ["crash-recovery-2", "demo", "third-language"].map((name) => `./tests/e2e/${name}.test.ts`);
-
-/**
  * Integration files that move the stack's own paths, ports or clusters (or copy the clone): they
- * stay on the first stack, where the clone's defaults are theirs.
+ * run on the first stack, where the clone's defaults are theirs.
  */
 export const FIRST_STACK_ONLY_TESTS = ["clean", "cluster-outside-clone", "db-port", "db-reset", "stack-ports"].map(
   (name) => `./tests/integration/${name}.test.ts`,
 );
 
+/** Each job's seconds in the last run here, which orders the next run's pool (longest first). */
+const TIMES_FILE = join(paths.local, "test-times.json");
+
 /**
- * The database files of the integration layer, shared between the two stacks: the pinned ones on
- * the first, the others in name order each to the stack holding fewer files so far.
+ * What an e2e file takes on this machine (2 cores, beside the other layers), for the pool's order
+ * on a clone with no times of its own yet: the long runs must start first.
  */
-export function splitIntegrationFiles(files: string[]): { first: string[]; second: string[] } {
-  const first = files.filter((f) => FIRST_STACK_ONLY_TESTS.includes(f));
-  const second: string[] = [];
-  for (const file of files.filter((f) => !FIRST_STACK_ONLY_TESTS.includes(f)).sort()) {
-    (second.length < first.length ? second : first).push(file);
-  }
-  return { first, second };
-}
+const E2E_EXPECTED_S: Record<string, number> = {
+  "./tests/e2e/soak.test.ts": 450,
+  "./tests/e2e/crash-recovery-1.test.ts": 350,
+  "./tests/e2e/crash-recovery-2.test.ts": 350,
+  "./tests/e2e/demo.test.ts": 250,
+  "./tests/e2e/third-language.test.ts": 120,
+};
 
 /** Another stack's environment: the tests' usual one, computed under its paths and ports. */
 async function extraStackEnv(stack: ReturnType<typeof extraStack>, extra: Record<string, string> = {}): Promise<Record<string, string | undefined>> {
@@ -127,20 +128,42 @@ async function extraStackEnv(stack: ReturnType<typeof extraStack>, extra: Record
   return { ...process.env, ...vars, ...(JSON.parse(output.trim().split("\n").pop()!) as Record<string, string>) };
 }
 
-const secondStackEnv = () => extraStackEnv(SECOND_STACK);
-
 interface Counts {
   passed: number;
   failed: number;
   skipped: number;
 }
 
-interface StepResult extends Counts {
-  name: string;
+interface Outcome extends Counts {
   /** passed | failed | skipped (nothing to run) | crashed (failed without a countable test). */
   outcome: "passed" | "failed" | "skipped" | "crashed";
-  seconds: number;
   note?: string;
+}
+
+interface StepResult extends Outcome {
+  name: string;
+  /** Wall time: a pooled layer's span, from its first job's start to its last one's end. */
+  seconds: number;
+  /** A pooled layer's jobs' seconds, added up. */
+  busy?: number;
+}
+
+/** A pool job's outcome, its layer and its output (printed when it ends). */
+interface JobResult extends Outcome {
+  layer: Layer;
+  output: string;
+}
+type JobRun = (laneEnv: Record<string, string | undefined>) => Promise<Outcome & { output: string }>;
+
+/** An outcome from a run's exit code and its counts: a non-zero exit with no failed test crashed. */
+function judge(code: number, counts: Counts, tool: string): Outcome {
+  if (code !== 0 && counts.failed === 0) return { ...counts, outcome: "crashed", note: `${tool} exited with ${code}` };
+  return { ...counts, outcome: counts.failed > 0 || code !== 0 ? "failed" : "passed" };
+}
+
+function describeLane(lane: Lane): string {
+  if (!lane.hasStack) return `${lane.name}: files that need no stack`;
+  return lane.name === "A" ? "A: .local" : `${lane.name}: ${EXTRA_STACKS[lane.name]!.localDir}`;
 }
 
 function parseOnly(argv: string[]): Set<Layer> {
@@ -282,6 +305,7 @@ function heading(index: number, total: number, title: string): void {
 }
 
 async function main(): Promise<number> {
+  const runStarted = performance.now();
   // Tests run against the emulators whatever a developer's .env says.
   process.env.MDAME_EMULATE = "all";
   // A test file's reset copies the template of a CLI reset of the same inputs (stack/db-template.ts);
@@ -308,8 +332,6 @@ async function main(): Promise<number> {
   const results: StepResult[] = [];
 
   type Step = { name: string; run: () => Promise<Omit<StepResult, "name" | "seconds">> };
-  /** Layers a step ran beside its own, reported after it. */
-  const besideResults: StepResult[] = [];
   const steps: Step[] = [];
   const crashed = (note: string) => ({ outcome: "crashed" as const, passed: 0, failed: 1, skipped: 0, note });
   const nothing = (note: string) => ({ outcome: "skipped" as const, passed: 0, failed: 0, skipped: 0, note });
@@ -348,188 +370,149 @@ async function main(): Promise<number> {
     });
   }
 
-  const bunStep = (layer: Layer, extra: string[] = []): Step => ({
+  const bunStep = (layer: Layer): Step => ({
     name: layer,
     run: async () => {
       const dir = join(paths.root, "tests", layer);
       const files = findFiles(dir, ".test.ts");
       if (files.length === 0) return nothing(`no tests/${layer}/**/*.test.ts`);
-      const { code, output } = await stream([process.execPath, "test", `./${relative(paths.root, dir)}`, ...extra], env);
-      const counts = parseBunTest(output);
-      if (code !== 0 && counts.failed === 0) return { ...counts, ...crashed(`bun test exited with ${code}`), passed: counts.passed };
-      return { ...counts, outcome: counts.failed > 0 || code !== 0 ? "failed" : "passed" };
+      const { code, output } = await stream([process.execPath, "test", `./${relative(paths.root, dir)}`], env);
+      return judge(code, parseBunTest(output), "bun test");
     },
   });
 
   if (only.has("unit")) steps.push(bunStep("unit"));
-  const pgTap = async (tapEnv = env, quiet = false): Promise<Omit<StepResult, "name" | "seconds"> & { output: string }> => {
+  const pgTap = async (tapEnv: Record<string, string | undefined>): Promise<Outcome & { output: string }> => {
     const files = findFiles(join(paths.root, "supabase", "tests"), ".test.sql").map((f) => relative(paths.root, f));
     if (files.length === 0) return { ...nothing("no supabase/tests/**/*.test.sql"), output: "" };
-    const { code, output } = await stream(["pg_prove", "--failures", ...files], tapEnv, quiet);
-    const counts = parsePgProve(output);
-    if (code !== 0 && counts.failed === 0) return { ...counts, ...crashed(`pg_prove exited with ${code}`), passed: counts.passed, output };
-    return { ...counts, outcome: counts.failed > 0 || code !== 0 ? "failed" : "passed", output };
+    const { code, output } = await stream(["pg_prove", "--failures", ...files], tapEnv, true);
+    return { ...judge(code, parsePgProve(output), "pg_prove"), output };
   };
-  if (only.has("db")) steps.push({ name: "db", run: pgTap });
-  if (only.has("integration")) {
-    steps.push({
-      name: "integration",
-      run: async () => {
-        const files = findFiles(join(paths.root, "tests", "integration"), ".test.ts").map((f) => `./${relative(paths.root, f)}`);
-        if (files.length === 0) return nothing("no tests/integration/**/*.test.ts");
-        const media = files.filter((f) => MEDIA_INTEGRATION_TESTS.includes(f));
-        const { first, second } = splitIntegrationFiles(files.filter((f) => !MEDIA_INTEGRATION_TESTS.includes(f)));
-        // The second stack's cluster is created and reset like the first one was.
-        const secondEnv = await secondStackEnv();
-        const prepared = await stream([process.execPath, "stack/db-reset.ts"], secondEnv, true);
-        if (prepared.code !== 0) throw new Error(`the second stack's database could not be reset:\n${prepared.output}`);
-        console.log(
-          `-- ${first.length} files streamed here; ${second.length} on a second stack (${SECOND_STACK.localDir}) and ${media.length} media files (no database) run beside them, their output follows`,
-        );
-        // They start processes (the CLI, the edge host, FFmpeg) on two cores shared by all three:
-        // bun's 5-s default per test is too tight for that; a test that names its own keeps it.
-        const timeout = ["--timeout", "30000"];
-        const [db, other, side] = await Promise.all([
-          stream([process.execPath, "test", ...timeout, ...first], env),
-          second.length ? stream([process.execPath, "test", ...timeout, ...second], secondEnv, true) : Promise.resolve({ code: 0, output: "" }),
-          media.length ? stream([process.execPath, "test", ...timeout, ...media], env, true) : Promise.resolve({ code: 0, output: "" }),
-        ]);
-        if (second.length) {
-          console.log(`\n-- the integration files of the second stack:`);
-          process.stdout.write(other.output);
+  /** A fresh database on the lane's stack (a copy of the reset template: stack/db-template.ts). */
+  const resetLane = async (laneEnv: Record<string, string | undefined>, what: string): Promise<void> => {
+    const { code, output } = await stream([process.execPath, "stack/db-reset.ts"], laneEnv, true);
+    if (code !== 0) throw new Error(`${what}: the database could not be reset:\n${output}`);
+  };
+  const bunFiles = (files: string[], timeoutMs: number) => async (laneEnv: Record<string, string | undefined>): Promise<Outcome & { output: string }> => {
+    const { code, output } = await stream([process.execPath, "test", "--timeout", String(timeoutMs), ...files], laneEnv, true);
+    return { ...judge(code, parseBunTest(output), "bun test"), output };
+  };
+
+  /** The pool's jobs: every database layer's, each a file or a whole step. */
+  const jobs: PoolJob<JobResult>[] = [];
+  const times = readTimes(TIMES_FILE);
+  const poolLayers = new Set<Layer>();
+  const job = (layer: Layer, name: string, options: { lane?: string; needsStack?: boolean; expected: number }, run: JobRun): void => {
+    poolLayers.add(layer);
+    jobs.push({
+      name,
+      lane: options.lane,
+      needsStack: options.needsStack ?? true,
+      expected: times[name] ?? options.expected,
+      run: async (lane) => {
+        try {
+          return { layer, ...(await run(lane.hasStack ? await laneEnv(lane.name) : env)) };
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          return { layer, ...crashed(message.split("\n")[0]!), output: `${message}\n` };
         }
-        if (media.length) {
-          console.log(`\n-- the media integration files, run beside the others:`);
-          process.stdout.write(side.output);
-        }
-        await stream([process.execPath, "stack/db.ts", "stop"], secondEnv, true);
-        const halves = [db, other, side].map(({ code, output }) => ({ code, ...parseBunTest(output) }));
-        const counts = {
-          passed: halves.reduce((n, h) => n + h.passed, 0),
-          failed: halves.reduce((n, h) => n + h.failed + (h.code !== 0 && h.failed === 0 ? 1 : 0), 0),
-          skipped: halves.reduce((n, h) => n + h.skipped, 0),
-        };
-        return { ...counts, outcome: counts.failed > 0 ? "failed" : "passed" };
       },
     });
+  };
+
+  if (only.has("db")) {
+    job("db", "pgTAP (supabase/tests)", { expected: 80 }, async (laneEnv) => {
+      await resetLane(laneEnv, "pgTAP");
+      return await pgTap(laneEnv);
+    });
+  }
+  if (only.has("integration")) {
+    for (const file of findFiles(join(paths.root, "tests", "integration"), ".test.ts").map((f) => `./${relative(paths.root, f)}`)) {
+      const media = MEDIA_INTEGRATION_TESTS.includes(file);
+      // They start processes (the CLI, the edge host, FFmpeg) on cores shared by every lane:
+      // bun's 5-s default per test is too tight for that; a test that names its own keeps it.
+      job(
+        "integration",
+        file,
+        { lane: FIRST_STACK_ONLY_TESTS.includes(file) ? "A" : undefined, needsStack: !media, expected: media ? 40 : 20 },
+        bunFiles([file], 30_000),
+      );
+    }
   }
   if (only.has("supabase-extensions")) {
     // Its tests skip themselves on a server without the extensions, their hooks with them.
-    steps.push({
-      name: "supabase-extensions",
-      run: async () => {
-        const extensions = serverExtensions(pgBinDir());
-        const missing = [!extensions.pgNet && "pg_net", !extensions.vault && "supabase_vault", extensions.pgmqVersion === null && "pgmq"].filter(Boolean);
-        const { code, output } = await stream([process.execPath, "test", "./tests/supabase-extensions"], env);
-        const counts = parseBunTest(output);
-        if (code !== 0 && counts.failed === 0) return { ...counts, ...crashed(`bun test exited with ${code}`), passed: counts.passed };
-        if (missing.length > 0 && counts.passed === 0 && counts.failed === 0) {
-          return {
-            ...counts,
-            outcome: "skipped",
-            note: `${pgBinDir()} has no ${
-              missing.join(", ")
-            }: set MDAME_PG_BINDIR to a Postgres with Supabase's extensions (docs/reference/supabase-wiring.md)`,
-          };
-        }
-        return { ...counts, outcome: counts.failed > 0 || code !== 0 ? "failed" : "passed" };
-      },
+    job("supabase-extensions", "tests/supabase-extensions", { expected: 10 }, async (laneEnv) => {
+      const extensions = serverExtensions(pgBinDir());
+      const missing = [!extensions.pgNet && "pg_net", !extensions.vault && "supabase_vault", extensions.pgmqVersion === null && "pgmq"].filter(Boolean);
+      const result = await bunFiles(["./tests/supabase-extensions"], 30_000)(laneEnv);
+      if (result.outcome === "passed" && missing.length > 0 && result.passed === 0) {
+        return {
+          ...result,
+          outcome: "skipped",
+          note: `${pgBinDir()} has no ${missing.join(", ")}: set MDAME_PG_BINDIR to a Postgres with Supabase's extensions (docs/reference/supabase-wiring.md)`,
+        };
+      }
+      return result;
     });
   }
   // On the pgmq-compatible SQL, only when the run is on the default (1.5) layout: --pgmq-shape 1.4
   // already runs everything there. On a pgmq extension, the server's version decides.
-  const pgmqLayer = only.has("pgmq-1.4") && (serverPgmq !== null || process.env.MDAME_PGMQ_SHAPE !== "1.4");
+  if (only.has("pgmq-1.4") && (serverPgmq !== null || process.env.MDAME_PGMQ_SHAPE !== "1.4")) {
+    // Every pgTAP file and the queue integration tests, on pgmq 1.4.4's layout, on the third stack
+    // (its next job resets it back to the run's layout).
+    job("pgmq-1.4", "pgmq-1.4 (pgTAP and the queue tests on pgmq 1.4.4's layout)", { lane: "C", expected: 300 }, async (laneEnv) => {
+      if (serverPgmq !== null && process.env.MDAME_PGMQ_SHAPE !== "1.4") {
+        return {
+          ...nothing(
+            `the server's pgmq extension is ${serverPgmq}, so pgmq 1.4's layout cannot be had here; run this layer with MDAME_PG_BINDIR on a Postgres whose pgmq is 1.4.x (docs/reference/supabase-wiring.md)`,
+          ),
+          output: "",
+        };
+      }
+      const shaped = { ...laneEnv, MDAME_PGMQ_SHAPE: "1.4" };
+      await resetLane(shaped, "pgmq-1.4");
+      const tap = await pgTap(shaped);
+      const queue = await bunFiles(PGMQ_INTEGRATION_TESTS, 30_000)(shaped);
+      const passed = tap.passed + queue.passed;
+      const failed = tap.failed + queue.failed;
+      const outcome = [tap.outcome, queue.outcome].includes("crashed") ? "crashed" : failed > 0 ? "failed" : "passed";
+      return { passed, failed, skipped: 0, outcome, output: `${tap.output}\n${queue.output}` };
+    });
+  }
+  if (only.has("e2e")) {
+    for (const file of findFiles(join(paths.root, "tests", "e2e"), ".test.ts").map((f) => `./${relative(paths.root, f)}`)) {
+      job("e2e", file, { expected: E2E_EXPECTED_S[file] ?? 200 }, bunFiles([file], 600_000));
+    }
+  }
+
   /**
-   * The pgmq-1.4 layer: every pgTAP file and the queue integration tests on pgmq 1.4.4's layout. On
-   * the third stack (beside the e2e layer) when `beside`, its output printed at the end; else on the
-   * first, reset to 1.4 and back.
+   * The lanes: the first stack (the clone's own) and, when the pool has more than one job, two more
+   * stacks and a lane for the jobs that need no stack. Another stack's cluster is created and reset
+   * before its first job, as the first one was.
    */
-  const pgmq14 = async (beside: boolean): Promise<Omit<StepResult, "name" | "seconds">> => {
-    const shape = process.env.MDAME_PGMQ_SHAPE;
-    if (serverPgmq !== null && shape !== "1.4") {
-      return nothing(
-        `the server's pgmq extension is ${serverPgmq}, so pgmq 1.4's layout cannot be had here; run this layer with MDAME_PG_BINDIR on a Postgres whose pgmq is 1.4.x (docs/reference/supabase-wiring.md)`,
+  const lanes: Lane[] = [{ name: "A", hasStack: true }];
+  if (jobs.length > 1 || jobs.some((j) => j.lane === "C")) lanes.push({ name: "B", hasStack: true }, { name: "C", hasStack: true });
+  if (jobs.some((j) => !j.needsStack)) lanes.push({ name: "media", hasStack: false });
+  const laneEnvs = new Map<string, Promise<Record<string, string | undefined>>>();
+  function laneEnv(name: string): Promise<Record<string, string | undefined>> {
+    if (name === "A") return Promise.resolve(env);
+    if (!laneEnvs.has(name)) {
+      laneEnvs.set(
+        name,
+        extraStackEnv(EXTRA_STACKS[name]!).then(async (laneEnv) => {
+          await resetLane(laneEnv, `stack ${name} (${EXTRA_STACKS[name]!.localDir})`);
+          return laneEnv;
+        }),
       );
     }
-    const layerEnv = beside ? await extraStackEnv(THIRD_STACK, { MDAME_PGMQ_SHAPE: "1.4" }) : { ...env, MDAME_PGMQ_SHAPE: "1.4" };
-    const outputs: string[] = [];
-    try {
-      if (beside) {
-        // The third stack's cluster is created and reset like the first one was.
-        const prepared = await stream([process.execPath, "stack/db-reset.ts"], layerEnv, true);
-        if (prepared.code !== 0) throw new Error(`the third stack's database could not be reset:\n${prepared.output}`);
-      } else {
-        await reset({ pgmqShape: "1.4" });
-      }
-      const tap = await pgTap(layerEnv, beside);
-      outputs.push(tap.output);
-      const { code, output } = await stream([process.execPath, "test", "--timeout", "30000", ...PGMQ_INTEGRATION_TESTS], layerEnv, beside);
-      outputs.push(output);
-      const counts = parseBunTest(output);
-      const passed = tap.passed + counts.passed;
-      const failed = tap.failed + counts.failed + (code !== 0 && counts.failed === 0 ? 1 : 0);
-      return { passed, failed, skipped: 0, outcome: failed > 0 ? "failed" : "passed" };
-    } finally {
-      if (beside) {
-        console.log(`\n-- the pgmq-1.4 layer, run beside on a third stack (${THIRD_STACK.localDir}):`);
-        process.stdout.write(outputs.join("\n"));
-        await stream([process.execPath, "stack/db.ts", "stop"], layerEnv, true);
-      } else {
-        // Back to the run's layout for whatever follows.
-        await reset({ pgmqShape: pgmqShapeFromEnv(shape) });
-      }
-    }
-  };
-  /** With the e2e layer, the pgmq-1.4 layer runs beside it on the third stack, and its row is added after. */
-  const pgmqBesideE2e = pgmqLayer && only.has("e2e");
-  if (pgmqLayer && !pgmqBesideE2e) steps.push({ name: "pgmq-1.4", run: () => pgmq14(false) });
-
-  if (only.has("e2e")) {
-    steps.push({
-      name: "e2e",
-      run: async () => {
-        const files = findFiles(join(paths.root, "tests", "e2e"), ".test.ts").map((f) => `./${relative(paths.root, f)}`);
-        if (files.length === 0) return nothing("no tests/e2e/**/*.test.ts");
-        const second = files.filter((f) => E2E_SECOND_STACK_TESTS.includes(f));
-        const first = files.filter((f) => !E2E_SECOND_STACK_TESTS.includes(f));
-        const timeout = ["--timeout", "600000"];
-        const secondEnv = second.length ? await secondStackEnv() : null;
-        console.log(
-          `-- ${first.length} files streamed here on the stack of .local/; ${second.length} on a second stack (${SECOND_STACK.localDir}, ports ${SECOND_STACK.dbPort}/${SECOND_STACK.edgePort}/${SECOND_STACK.emulatorPort}) beside them, their output follows`,
-        );
-        const pgmqStarted = performance.now();
-        const beside = pgmqBesideE2e
-          ? pgmq14(true).catch((error: unknown) => crashed(error instanceof Error ? error.message.split("\n")[0]! : String(error))).then((result) => {
-            besideResults.push({ name: "pgmq-1.4", seconds: (performance.now() - pgmqStarted) / 1000, ...result });
-          })
-          : Promise.resolve();
-        const [main, side] = await Promise.all([
-          first.length ? stream([process.execPath, "test", ...timeout, ...first], env) : Promise.resolve({ code: 0, output: "" }),
-          secondEnv ? stream([process.execPath, "test", ...timeout, ...second], secondEnv, true) : Promise.resolve({ code: 0, output: "" }),
-        ]);
-        await beside;
-        if (secondEnv) {
-          console.log(`\n-- the e2e files of the second stack:`);
-          process.stdout.write(side.output);
-          // Its cluster stays for a look afterwards (npm run clean removes it with .local/), stopped.
-          await stream([process.execPath, "stack/db.ts", "stop"], secondEnv, true);
-        }
-        const halves = [main, side].map(({ code, output }) => ({ code, ...parseBunTest(output) }));
-        const counts = {
-          passed: halves.reduce((n, h) => n + h.passed, 0),
-          failed: halves.reduce((n, h) => n + h.failed + (h.code !== 0 && h.failed === 0 ? 1 : 0), 0),
-          skipped: halves.reduce((n, h) => n + h.skipped, 0),
-        };
-        return { ...counts, outcome: counts.failed > 0 ? "failed" : "passed" };
-      },
-    });
+    return laneEnvs.get(name)!;
   }
 
   for (const [i, step] of steps.entries()) {
-    heading(i + 1, steps.length, step.name);
+    heading(i + 1, steps.length + (jobs.length ? 1 : 0), step.name);
     layerFiles.clear();
     const started = performance.now();
-    let result: Omit<StepResult, "name" | "seconds">;
+    let result: Outcome;
     try {
       result = await step.run();
     } catch (error) {
@@ -543,14 +526,54 @@ async function main(): Promise<number> {
       : ` (${result.passed} passed, ${result.failed} failed${result.skipped ? `, ${result.skipped} skipped` : ""})`;
     console.log(`-- ${step.name}: ${result.outcome}${counts}${result.note ? ` - ${result.note}` : ""} in ${seconds.toFixed(1)} s`);
     if (layerFiles.size > 1) console.log(`-- ${step.name}: its slowest files (wall time, hooks included):\n${slowestFiles(layerFiles).join("\n")}`);
-    for (const r of besideResults.splice(0)) {
-      results.push(r);
-      console.log(
-        `-- ${r.name} (run beside ${step.name}): ${r.outcome} (${r.passed} passed, ${r.failed} failed)${r.note ? ` - ${r.note}` : ""} in ${
-          r.seconds.toFixed(1)
-        } s`,
-      );
+  }
+
+  if (jobs.length > 0) {
+    heading(
+      steps.length + 1,
+      steps.length + 1,
+      `${[...poolLayers].join(", ")}: ${jobs.length} jobs on ${lanes.length} lanes (${lanes.map(describeLane).join("; ")})`,
+    );
+    const poolStarted = performance.now();
+    const at = () => `${((performance.now() - poolStarted) / 1000).toFixed(0).padStart(5)} s`;
+    let doneCount = 0;
+    const finished = await runPool(jobs, lanes, {
+      onStart: (j, lane) => console.log(`-- ${at()} [${lane.name}] start ${j.name}`),
+      onDone: ({ job: j, lane, result, seconds }) => {
+        doneCount += 1;
+        process.stdout.write(result.output.endsWith("\n") || !result.output ? result.output : `${result.output}\n`);
+        const counts = `${result.passed} passed, ${result.failed} failed${result.skipped ? `, ${result.skipped} skipped` : ""}`;
+        console.log(`-- ${at()} [${lane.name}] ${result.outcome} ${j.name} (${counts}) in ${seconds.toFixed(1)} s; ${doneCount} of ${jobs.length} done`);
+      },
+    });
+    for (const name of laneEnvs.keys()) await stream([process.execPath, "stack/db.ts", "stop"], await laneEnv(name), true);
+    writeTimes(TIMES_FILE, Object.fromEntries(finished.map((f) => [f.job.name, f.seconds])));
+    for (const layer of LAYERS) {
+      const ofLayer = finished.filter((f) => f.result.layer === layer);
+      if (ofLayer.length === 0) continue;
+      const sum = (key: keyof Counts) =>
+        ofLayer.reduce((n, f) => n + f.result[key] + (key === "failed" && f.result.outcome === "crashed" && f.result.failed === 0 ? 1 : 0), 0);
+      const outcomes = ofLayer.map((f) => f.result.outcome);
+      const outcome = outcomes.includes("crashed") ? "crashed" : sum("failed") > 0 ? "failed" : outcomes.every((o) => o === "skipped") ? "skipped" : "passed";
+      const notes = [...new Set(ofLayer.map((f) => f.result.note).filter(Boolean))];
+      const busy = ofLayer.reduce((n, f) => n + f.seconds, 0);
+      // A layer's time: from its first job's start to its last one's end, beside the others.
+      const span = Math.max(...ofLayer.map((f) => f.endedAt)) - Math.min(...ofLayer.map((f) => f.endedAt - f.seconds));
+      results.push({
+        name: layer,
+        outcome,
+        passed: sum("passed"),
+        failed: sum("failed"),
+        skipped: sum("skipped"),
+        seconds: span,
+        busy,
+        note: notes.join("; ") || undefined,
+      });
+      if (ofLayer.length > 1) {
+        console.log(`-- ${layer}: its slowest jobs:\n${slowestFiles(new Map(ofLayer.map((f) => [f.job.name, f.seconds]))).join("\n")}`);
+      }
     }
+    console.log(`-- the pool took ${((performance.now() - poolStarted) / 1000).toFixed(1)} s`);
   }
 
   // A supervisor that a test started and did not stop would outlive the run.
@@ -563,7 +586,8 @@ async function main(): Promise<number> {
   console.log(`\n${"-".repeat(72)}`);
   for (const r of results) {
     const counts = r.outcome === "skipped" && !r.skipped ? "no tests" : `${r.passed} passed, ${r.failed} failed${r.skipped ? `, ${r.skipped} skipped` : ""}`;
-    console.log(`${r.name.padEnd(19)} ${r.outcome.padEnd(8)} ${counts.padEnd(36)} ${r.seconds.toFixed(1).padStart(6)} s`);
+    const busy = r.busy === undefined ? "" : `  (jobs ${r.busy.toFixed(0)} s)`;
+    console.log(`${r.name.padEnd(19)} ${r.outcome.padEnd(8)} ${counts.padEnd(36)} ${r.seconds.toFixed(1).padStart(6)} s${busy}`);
   }
   for (const r of results) if (r.outcome === "skipped" && r.note) console.log(`${r.name} skipped: ${r.note}`);
   const total = results.reduce((acc, r) => ({ passed: acc.passed + r.passed, failed: acc.failed + r.failed, skipped: acc.skipped + r.skipped }), {
@@ -572,6 +596,7 @@ async function main(): Promise<number> {
     skipped: 0,
   });
   const anyBad = results.some((r) => r.outcome === "failed" || r.outcome === "crashed");
+  console.log(`all layers: ${((performance.now() - runStarted) / 1000).toFixed(1)} s of wall time`);
   console.log(`Tests: ${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ""}`);
   return anyBad || total.failed > 0 ? 1 : 0;
 }

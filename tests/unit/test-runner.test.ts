@@ -2,7 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { paths } from "../../stack/paths.ts";
-import { E2E_SECOND_STACK_TESTS, FIRST_STACK_ONLY_TESTS, MEDIA_INTEGRATION_TESTS, parseBunTest, splitIntegrationFiles } from "../../scripts/test.ts";
+import { FIRST_STACK_ONLY_TESTS, MEDIA_INTEGRATION_TESTS, parseBunTest } from "../../scripts/test.ts";
+import { longestFirst, nextJob, type PoolJob, readTimes, runPool, writeTimes } from "../../scripts/test-pool.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 
 /** What a test that reaches the database or the stack's fixed ports imports or names. */
 const REACHES_DB_OR_STACK =
@@ -40,38 +43,83 @@ test("bun test's closing counts are read from its last summary", () => {
   expect(parseBunTest(" 3 pass\n 1 fail\n...\n 12 pass\n 0 fail\n 2 skip\n")).toEqual({ passed: 12, failed: 0, skipped: 2 });
 });
 
-describe("the integration and e2e files shared between two stacks", () => {
-  const integration = readdirSync(join(paths.root, "tests", "integration"))
-    .filter((name) => name.endsWith(".test.ts"))
-    .map((name) => `./tests/integration/${name}`)
-    .filter((f) => !MEDIA_INTEGRATION_TESTS.includes(f));
+test("the files pinned to the first stack exist", () => {
+  for (const pinned of FIRST_STACK_ONLY_TESTS) expect(existsSync(join(paths.root, pinned))).toBe(true);
+});
 
-  test("every database file runs exactly once, the pinned ones on the first stack, the two shares within one file", () => {
-    const { first, second } = splitIntegrationFiles(integration);
-    expect([...first, ...second].sort()).toEqual([...integration].sort());
-    expect(new Set([...first, ...second]).size).toBe(integration.length);
-    for (const pinned of FIRST_STACK_ONLY_TESTS) {
-      expect(existsSync(join(paths.root, pinned))).toBe(true);
-      expect(first).toContain(pinned);
-      expect(second).not.toContain(pinned);
+describe("the pool of the database layers", () => {
+  const A = { name: "A", hasStack: true };
+  const media = { name: "media", hasStack: false };
+
+  test("a lane takes the first job it may run: not one pinned elsewhere, not one needing a stack it lacks", () => {
+    const queue = [{ needsStack: false }, { lane: "C", needsStack: true }, { needsStack: true }];
+    expect(nextJob(queue, A)).toBe(2);
+    expect(nextJob(queue, { name: "C", hasStack: true })).toBe(1);
+    expect(nextJob(queue, media)).toBe(0);
+    expect(nextJob([{ lane: "A", needsStack: true }], media)).toBe(-1);
+    // A stack lane with nothing that needs it takes what needs none.
+    expect(nextJob([{ lane: "C", needsStack: true }, { needsStack: false }], A)).toBe(1);
+  });
+
+  test("the queue is longest first, equal ones in their order", () => {
+    const jobs = [{ name: "a", expected: 20 }, { name: "b", expected: 400 }, { name: "c", expected: 20 }, { name: "d", expected: 90 }];
+    expect(longestFirst(jobs).map((j) => j.name)).toEqual(["b", "d", "a", "c"]);
+  });
+
+  test("every job runs once, on a lane it may run on, each lane one job at a time", async () => {
+    const running = new Map<string, number>();
+    const ran: { job: string; lane: string }[] = [];
+    const make = (name: string, expected: number, extra: Partial<PoolJob<string>> = {}): PoolJob<string> => ({
+      name,
+      expected,
+      needsStack: true,
+      ...extra,
+      run: async (lane) => {
+        running.set(lane.name, (running.get(lane.name) ?? 0) + 1);
+        expect(running.get(lane.name)).toBe(1);
+        await new Promise((resolve) => setTimeout(resolve, expected));
+        running.set(lane.name, running.get(lane.name)! - 1);
+        ran.push({ job: name, lane: lane.name });
+        return `${name} on ${lane.name}`;
+      },
+    });
+    const jobs = [
+      make("long", 60),
+      make("pinned", 5, { lane: "A" }),
+      make("render", 10, { needsStack: false }),
+      ...Array.from({ length: 6 }, (_, i) => make(`file-${i}`, 3)),
+    ];
+    const starts: string[] = [];
+    const finished = await runPool(jobs, [A, { name: "B", hasStack: true }, media], { onStart: (job) => starts.push(job.name) });
+    expect(finished.map((f) => f.job.name).sort()).toEqual(jobs.map((j) => j.name).sort());
+    expect(ran.find((r) => r.job === "pinned")!.lane).toBe("A");
+    expect(ran.filter((r) => r.lane === "media").map((r) => r.job)).toEqual(["render"]);
+    // The long job started first, on A; the short ones ran on B meanwhile, the pinned one on A after it.
+    expect(starts[0]).toBe("long");
+    expect(ran.filter((r) => r.lane === "A").map((r) => r.job)).toEqual(["long", "pinned"]);
+    expect(finished.every((f) => f.result === `${f.job.name} on ${f.lane.name}` && f.seconds >= 0)).toBe(true);
+  });
+
+  test("a job no lane may run is refused before anything starts", async () => {
+    let started = false;
+    const job: PoolJob<null> = { name: "x", expected: 1, needsStack: true, run: async () => (started = true, null) };
+    await expect(runPool([job], [media])).rejects.toThrow("no lane may run x");
+    expect(started).toBe(false);
+  });
+
+  test("times are kept per job over the last run's, and a broken file reads as none", () => {
+    const dir = mkdtempSync(join(tmpdir(), "mdame-times-"));
+    try {
+      const file = join(dir, "times.json");
+      expect(readTimes(file)).toEqual({});
+      writeTimes(file, { a: 12.345, b: 3 });
+      writeTimes(file, { b: 4.04 });
+      expect(readTimes(file)).toEqual({ a: 12.3, b: 4 });
+      writeFileSync(file, "{not json");
+      expect(readTimes(file)).toEqual({});
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-    expect(Math.abs(first.length - second.length)).toBeLessThanOrEqual(1);
-  });
-
-  test("the split of a small list keeps the pinned files first and balances the rest", () => {
-    const pinned = FIRST_STACK_ONLY_TESTS[0]!;
-    const { first, second } = splitIntegrationFiles([
-      "./tests/integration/b.test.ts",
-      pinned,
-      "./tests/integration/a.test.ts",
-      "./tests/integration/c.test.ts",
-    ]);
-    expect(first).toEqual([pinned, "./tests/integration/b.test.ts"]);
-    expect(second).toEqual(["./tests/integration/a.test.ts", "./tests/integration/c.test.ts"]);
-  });
-
-  test("the e2e files of the second stack exist", () => {
-    for (const file of E2E_SECOND_STACK_TESTS) expect(existsSync(join(paths.root, file))).toBe(true);
   });
 });
 
