@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuid } from "./columns.ts";
 import { CaptionProfile } from "./captions.ts";
 import { MusicBed } from "./dimension.ts";
 import { VisualStyle, WordTiming } from "./media.ts";
@@ -13,7 +14,6 @@ export const QUEUES = {
   render: "render",
 } as const;
 
-const uuid = z.string().uuid();
 const stepToken = z.string().startsWith("step:").max(300);
 /** Dimension ids as the database allows them (mdame.dimensions.id). */
 /** Stored asset keys (shared/storage/asset-store.ts): short, content-addressed paths. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { count, timestamp } from "./columns.ts";
 import { Platform } from "./account.ts";
 import { DimensionId } from "./dimension-id.ts";
 
@@ -9,7 +10,6 @@ import { DimensionId } from "./dimension-id.ts";
  * (shared/reports/weekly-markdown.ts, weekly-chart.ts), and the operator API answers with it.
  */
 
-const count = z.number().int().nonnegative();
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date YYYY-MM-DD");
 
 /** A cache's lookups in the week; `hit_rate` is null when nothing was looked up. */
@@ -56,7 +56,7 @@ export const WeeklyReport = z.object({
   /** Sunday of the week. */
   week_end: isoDate,
   /** When the figures were read, on the engine's clock. */
-  generated_at: z.string(),
+  generated_at: timestamp,
   outcomes: z.object({
     published: count,
     rejected: count,
