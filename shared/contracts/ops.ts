@@ -92,7 +92,7 @@ export type OpsOverview = z.infer<typeof OpsOverview>;
  * (mdame.worker_heartbeats, database clock). `live`: it beat within three of its beat intervals;
  * `stale`: it did not (crashed, killed, or cut off from the database); `stopped`: it stopped cleanly.
  */
-const OpsQueueWorker = z.object({
+export const OpsQueueWorker = z.object({
   /** `<name>-<host>-<pid>-<random>`, unique per process; its callbacks carry it too. */
   worker_id: z.string(),
   host: z.string(),
