@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { count, timestamp } from "./columns.ts";
 import { Platform } from "./account.ts";
+import { RunVideoAnalytics } from "./analytics.ts";
 import { DimensionId } from "./dimension-id.ts";
 
 /**
@@ -26,12 +27,8 @@ export const ReportVideo = z.object({
   platform: Platform,
   title: z.string(),
   url: z.string().url().nullable(),
-  window_days: z.union([z.literal(3), z.literal(7)]),
-  views: count,
-  engaged_views: count,
-  average_view_duration_s: z.number().nonnegative(),
-  average_view_percentage: z.number().nonnegative(),
-  likes: count,
+  ...RunVideoAnalytics.pick({ window_days: true, views: true, engaged_views: true, average_view_duration_s: true, average_view_percentage: true, likes: true })
+    .shape,
 }).strict();
 export type ReportVideo = z.infer<typeof ReportVideo>;
 
