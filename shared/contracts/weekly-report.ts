@@ -3,6 +3,7 @@ import { count, timestamp } from "./columns.ts";
 import { Platform } from "./account.ts";
 import { RunVideoAnalytics } from "./analytics.ts";
 import { DimensionId } from "./dimension-id.ts";
+import { DAY_MS } from "../time.ts";
 
 /**
  * The weekly report of one dimension (mdame.weekly_report): what it produced, where it lost units,
@@ -83,7 +84,6 @@ export const WeeklyReport = z.object({
 }).strict();
 export type WeeklyReport = z.infer<typeof WeeklyReport>;
 
-const DAY_MS = 86_400_000;
 /** The first and last days a four-digit date can say. */
 const FIRST_DAY_MS = Date.parse("0001-01-01T00:00:00Z");
 const LAST_DAY_MS = Date.parse("9999-12-31T00:00:00Z");
