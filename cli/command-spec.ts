@@ -13,10 +13,17 @@ export interface FlagSpec {
   max?: number;
 }
 
+/** An argument of a command given by its place: `<name>` when required, else `[name]`. */
+export interface Positional {
+  name: string;
+  required: boolean;
+  description: string;
+}
+
 export interface CommandSpec {
   /** The words that name the command: ["run"], ["run", "abort"], ["dlq", "list"]. */
   words: string[];
-  positionals: { name: string; required: boolean; description: string }[];
+  positionals: Positional[];
   flags: FlagSpec[];
   summary: string;
   details?: string;

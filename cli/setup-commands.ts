@@ -1,8 +1,13 @@
 /** The commands that set a channel up: `mdame dimension ...` and `mdame account ...` (parsed by args.ts). */
-import { type CommandSpec, type FlagSpec, JSON_FLAG } from "./command-spec.ts";
+import { type CommandSpec, type FlagSpec, JSON_FLAG, type Positional } from "./command-spec.ts";
 
 const DIMENSION_ID = { name: "id", required: true, description: "the dimension's id (see dimension list)" };
 const ACCOUNT_ID = { name: "id", required: true, description: "the account's id (a uuid, see account list)" };
+
+/** `<thing> pause` and `<thing> resume` of one thing by its id: the API's pause and resume routes of it. */
+function pauseAndResume(thing: string, id: Positional, summaries: { pause: string; resume: string }): CommandSpec[] {
+  return (["pause", "resume"] as const).map((action) => ({ words: [thing, action], positionals: [id], flags: [JSON_FLAG], summary: summaries[action] }));
+}
 
 /** `dimension set` flags that change one field each: flag name -> configuration field. */
 export const DIMENSION_FIELD_FLAGS: { flag: string; field: string; kind: "string" | "integer"; value: string; description: string }[] = [
@@ -91,18 +96,10 @@ export const DIMENSION_SPECS: CommandSpec[] = [
     summary: "change some fields of a dimension's configuration",
     details: "Flags win over the file. The resulting configuration is checked whole; nothing changes unless it is valid.",
   },
-  {
-    words: ["dimension", "pause"],
-    positionals: [DIMENSION_ID],
-    flags: [JSON_FLAG],
-    summary: "stop new runs from picking the dimension (work under way finishes)",
-  },
-  {
-    words: ["dimension", "resume"],
-    positionals: [DIMENSION_ID],
-    flags: [JSON_FLAG],
-    summary: "let new runs pick a paused dimension again",
-  },
+  ...pauseAndResume("dimension", DIMENSION_ID, {
+    pause: "stop new runs from picking the dimension (work under way finishes)",
+    resume: "let new runs pick a paused dimension again",
+  }),
 ];
 
 export const ACCOUNT_SPECS: CommandSpec[] = [
@@ -152,18 +149,7 @@ export const ACCOUNT_SPECS: CommandSpec[] = [
       "TIKTOK_API_BASE_URL default to TikTok's. TikTok's handle is not read from TikTok (its user info gives the username " +
       "only with user.info.profile): give it with --channel @handle; the account records the grant's open_id as its channel id.",
   },
-  {
-    words: ["account", "pause"],
-    positionals: [ACCOUNT_ID],
-    flags: [JSON_FLAG],
-    summary: "stop publishing to an account",
-  },
-  {
-    words: ["account", "resume"],
-    positionals: [ACCOUNT_ID],
-    flags: [JSON_FLAG],
-    summary: "publish to a paused account again",
-  },
+  ...pauseAndResume("account", ACCOUNT_ID, { pause: "stop publishing to an account", resume: "publish to a paused account again" }),
   {
     words: ["account", "remove"],
     positionals: [ACCOUNT_ID],

@@ -8,7 +8,7 @@ import { sha256Hex } from "../shared/hashing.ts";
 import { DEFAULT_VISUALS, type VisualBackendName } from "../shared/contracts/visuals.ts";
 import type { AssetStore } from "../shared/storage/asset-store.ts";
 import { makeScratchDir } from "../shared/storage/scratch-dirs.ts";
-import { type QueueTaskDefinition, type TaskContext, type TaskOutcome, uuidField } from "../shared/worker/pull-worker.ts";
+import { type QueueTaskDefinition, type TaskContext, type TaskOutcome, unitJobLogFields, uuidField } from "../shared/worker/pull-worker.ts";
 import type { VisualBackend } from "./backends/visual-backend.ts";
 import type { SceneClaims } from "./scene-claims.ts";
 
@@ -175,15 +175,7 @@ export function createVisualDefinition(deps: VisualTaskDeps): QueueTaskDefinitio
   return {
     queue: QUEUES.visualGeneration,
     parse: (raw) => VisualJob.parse(raw),
-    logFields: (job) => ({
-      execution_id: job.run_id,
-      dimension_id: job.dimension_id,
-      stage: QUEUES.visualGeneration,
-      step_token: job.step_token,
-      unit_id: job.unit_id,
-      scene_id: job.scene_id,
-      scene_index: job.scene_index,
-    }),
+    logFields: (job) => ({ ...unitJobLogFields(QUEUES.visualGeneration, job), scene_id: job.scene_id, scene_index: job.scene_index }),
     run: (job, ctx) => visualTask(deps, job, ctx),
     failed: ({ payload, raw, error }) => {
       const sceneId = payload?.scene_id ?? uuidField(raw, "scene_id");

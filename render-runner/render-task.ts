@@ -7,7 +7,7 @@ import { AssetNotFoundError, type AssetStore } from "../shared/storage/asset-sto
 import { makeScratchDir } from "../shared/storage/scratch-dirs.ts";
 import { NonRetriableError } from "../shared/errors.ts";
 import { failpoint } from "../shared/failpoints.ts";
-import { type QueueTaskDefinition, type TaskContext, type TaskOutcome, uuidField } from "../shared/worker/pull-worker.ts";
+import { type QueueTaskDefinition, type TaskContext, type TaskOutcome, unitJobLogFields, uuidField } from "../shared/worker/pull-worker.ts";
 import type { MusicTrackRecord } from "../shared/contracts/callbacks.ts";
 import type { QualityReport } from "../shared/contracts/quality.ts";
 import { describeFailures, measureQuality, QUALITY_GATE_VERSION, type QualityGateInput, type QualityGateOptions } from "../shared/media/quality-gate.ts";
@@ -193,13 +193,7 @@ export function createRenderDefinition(deps: RenderTaskDeps): QueueTaskDefinitio
   return {
     queue: QUEUES.render,
     parse: (raw) => RenderJob.parse(raw),
-    logFields: (job) => ({
-      execution_id: job.run_id,
-      dimension_id: job.dimension_id,
-      stage: QUEUES.render,
-      step_token: job.step_token,
-      unit_id: job.unit_id,
-    }),
+    logFields: (job) => unitJobLogFields(QUEUES.render, job),
     run: (job, ctx) => renderTask(deps, job, ctx),
     failed: ({ payload, raw, error }) => {
       const unitId = payload?.unit_id ?? uuidField(raw, "unit_id");

@@ -15,9 +15,9 @@
  * 48 hours ago (ANALYTICS_LAG_MS), on the emulator clock.
  */
 import { createHash } from "node:crypto";
+import { DAY_MS, HOUR_MS } from "../../shared/time.ts";
 
-export const ANALYTICS_LAG_MS = 48 * 3600_000;
-const DAY_MS = 86_400_000;
+export const ANALYTICS_LAG_MS = 48 * HOUR_MS;
 /** Days over which the bulk of a Short's views arrive (the e-folding time of its view curve). */
 const VIEW_DECAY_DAYS = 2;
 /** Seconds after which a view counts as engaged. */

@@ -17,6 +17,7 @@
 import path from "node:path";
 import { StateFile } from "../state-file.ts";
 import { nextPacificMidnight, pacificDay } from "./pacific-day.ts";
+import { DAY_MS } from "../../shared/time.ts";
 
 /** Units each Data API call the emulator serves costs (videos.insert has a bucket of its own). */
 export const COSTS = { "channels.list": 1, "videos.list": 1, "videos.update": 50, "videoCategories.list": 1 } as const;
@@ -33,7 +34,6 @@ export interface YouTubeLimits {
 
 export const DEFAULT_LIMITS: YouTubeLimits = { insertCallsPerDay: 100, unitsPerDay: 10_000, channelUploadsPer24h: 15 };
 
-const DAY_MS = 86_400_000;
 /** Upload times kept per channel: far more than any cap, so the 24-hour count stays exact. */
 const MAX_UPLOAD_TIMES = 10_000;
 /** Quota days kept per project: enough for a clock moved back a few days to find what was spent. */

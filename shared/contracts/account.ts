@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { timestamp } from "./columns.ts";
 import { DimensionId } from "./dimension-id.ts";
 import { oneLine } from "./text.ts";
 
@@ -89,9 +90,9 @@ export const Account = z.object({
   health: AccountHealth,
   /** Why the account needs reconnecting, and since when; null while healthy. */
   health_reason: z.string().nullable(),
-  health_since: z.string().nullable(),
-  connected_at: z.string().nullable(),
-  created_at: z.string(),
+  health_since: timestamp.nullable(),
+  connected_at: timestamp.nullable(),
+  created_at: timestamp,
 }).strict();
 export type Account = z.infer<typeof Account>;
 

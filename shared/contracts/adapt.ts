@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { timestamp } from "./columns.ts";
 import { SOURCE_KINDS } from "./sources.ts";
 import { DimensionId } from "./dimension-id.ts";
 
@@ -135,9 +136,9 @@ export const Adaptation = z.object({
   reason: z.string(),
   evidence: z.record(z.string(), z.unknown()),
   week_start: z.string().nullable(),
-  decided_at: z.string(),
+  decided_at: timestamp,
   applied: z.boolean(),
-  reverted_at: z.string().nullable(),
+  reverted_at: timestamp.nullable(),
 }).strict();
 export type Adaptation = z.infer<typeof Adaptation>;
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { timestamp } from "./columns.ts";
 
 /**
  * GET /pipeline/runs/:id/analytics (`mdame status`): the YouTube Analytics figures fetched for a
@@ -17,7 +18,7 @@ export const RunVideoAnalytics = z.object({
   average_view_percentage: z.number().nonnegative(),
   average_view_duration_s: z.number().nonnegative(),
   likes: z.number().int().nonnegative(),
-  fetched_at: z.string(),
+  fetched_at: timestamp,
 }).strict();
 export type RunVideoAnalytics = z.infer<typeof RunVideoAnalytics>;
 

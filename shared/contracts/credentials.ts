@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { count, uuid } from "./columns.ts";
 import { DimensionId } from "./dimension-id.ts";
 
 /**
@@ -7,8 +8,6 @@ import { DimensionId } from "./dimension-id.ts";
  * (shared/crypto/credential-keys.ts), never a key or a credential.
  */
 
-const uuid = z.string().uuid();
-const count = z.number().int().nonnegative();
 const Kid = z.string().regex(/^[0-9a-f]{8}$/);
 
 /** The kids of the functions' key ring. */

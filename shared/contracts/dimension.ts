@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { timestamp } from "./columns.ts";
 import { LlmRouting } from "./llm.ts";
 import { voiceLanguageMismatch } from "../text/language.ts";
 import { EdgeVoiceName, LanguageTag } from "./language.ts";
@@ -193,8 +194,8 @@ export type StoredDimension = z.infer<typeof StoredDimension>;
 
 /** A stored dimension as the API shows it: its configuration, whether runs pick it, its timestamps as JSON text, and its accounts at a glance. */
 export const Dimension = StoredDimension.extend({
-  created_at: z.string(),
-  updated_at: z.string(),
+  created_at: timestamp,
+  updated_at: timestamp,
   /** Connected accounts, and how many of them are active. */
   accounts: z.number().int().nonnegative(),
   active_accounts: z.number().int().nonnegative(),

@@ -4,8 +4,8 @@
  * builds each answer through these schemas and the CLI parses it with the same ones.
  */
 import { z } from "zod";
+import { count, timestamp } from "./columns.ts";
 
-const count = z.number().int().nonnegative();
 const bytes = z.number().int().nonnegative();
 /** Postgres bigints arrive as text (postgres.js) or numbers; both become numbers. */
 const bigCount = z.union([z.number(), z.string().regex(/^\d+$/)]).transform(Number).pipe(count);
@@ -66,7 +66,7 @@ export const HousekeepingBody = z.object({ dry_run: z.boolean().default(false) }
 /** `POST /pipeline/housekeeping`: the pass per kind; without dry_run, also the drain of the outbox that followed. */
 export const HousekeepingAnswer = z.object({
   dry_run: z.boolean(),
-  engine_now: z.string(),
+  engine_now: timestamp,
   settings: z.array(HousekeepingSetting),
   kinds: z.array(HousekeepingKindResult),
   storage_deletions: StorageDeletionDrain.extend({ pending: count }).strict(),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { count, timestamp, uuid } from "./columns.ts";
 import { MusicTrackRecord } from "./callbacks.ts";
 import { QualityReport } from "./quality.ts";
 import { oneLine } from "./text.ts";
@@ -10,9 +11,6 @@ import { DimensionId } from "./dimension-id.ts";
  * runs, dead letters, retrying one, aborting a run. The server builds each answer through these
  * schemas and the clients parse it with the same ones.
  */
-
-const uuid = z.string().uuid();
-const count = z.number().int().nonnegative();
 
 /** How a run stands; the last three are terminal. */
 export const RunState = z.enum(["running", "completed", "failed", "rolled_back"]);
@@ -53,9 +51,9 @@ export const RunRecord = z.object({
   dimension_filter: z.string().nullable(),
   status: RunState,
   error: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-  finished_at: z.string().nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+  finished_at: timestamp.nullable(),
 }).strict();
 export type RunRecord = z.infer<typeof RunRecord>;
 
@@ -69,7 +67,7 @@ export const RunDimensionStatus = z.object({
   status: z.enum(["ingesting", "ingested", "failed"]),
   topics_seen: count,
   units_created: count,
-  updated_at: z.string(),
+  updated_at: timestamp,
   /** The hash of the configuration the run started the dimension with, and that configuration. */
   config_hash: z.string().nullable(),
   config: z.record(z.string(), z.unknown()).nullable(),
@@ -99,7 +97,7 @@ export const UnitPublication = z.object({
   /** Why a deferred publication waits: quota_spent, channel_cap, rate_limited or needs_reconnect. */
   deferred_reason: z.string().nullable(),
   /** When a deferred publication is tried again (null: once its account is reconnected). */
-  not_before: z.string().nullable(),
+  not_before: timestamp.nullable(),
   /** The privacy the platform gave the upload; private when public was asked means the platform locked it. */
   privacy_status: z.string().nullable(),
 }).strict();
@@ -113,7 +111,7 @@ export const UnitStatus = z.object({
   /** The script's title, else the topic's. */
   title: z.string().nullable(),
   error: z.string().nullable(),
-  updated_at: z.string(),
+  updated_at: timestamp,
   scenes_ready: count,
   scenes_total: count,
   video: UnitVideo.nullable(),
@@ -175,8 +173,8 @@ export const DeadLetter = z.object({
   payload: z.unknown(),
   last_error: z.string(),
   unit_id: uuid.nullable(),
-  created_at: z.string(),
-  retried_at: z.string().nullable(),
+  created_at: timestamp,
+  retried_at: timestamp.nullable(),
   /** The message the retry queued, once retried. */
   retried_msg_id: z.number().int().nullable(),
 }).strict();

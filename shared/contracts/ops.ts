@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { count, timestamp, uuid } from "./columns.ts";
 import { QualityReport } from "./quality.ts";
 import { Platform } from "./account.ts";
 import { DimensionId } from "./dimension-id.ts";
@@ -12,10 +13,6 @@ import { WorkUnitStage } from "./work-unit.ts";
  * parses it with the same ones. Timestamps are ISO 8601 text (UTC); "today" is the engine clock's
  * date (mdame.engine_now(), UTC), so a demo or soak that moves the clock moves the overview with it.
  */
-
-const uuid = z.string().uuid();
-const count = z.number().int().nonnegative();
-const timestamp = z.string();
 
 /** How many of something are in one state (a run status, a unit stage, a queue message state). */
 export const OpsStateCount = z.object({ state: z.string(), count }).strict();
@@ -95,7 +92,7 @@ export type OpsOverview = z.infer<typeof OpsOverview>;
  * (mdame.worker_heartbeats, database clock). `live`: it beat within three of its beat intervals;
  * `stale`: it did not (crashed, killed, or cut off from the database); `stopped`: it stopped cleanly.
  */
-const OpsQueueWorker = z.object({
+export const OpsQueueWorker = z.object({
   /** `<name>-<host>-<pid>-<random>`, unique per process; its callbacks carry it too. */
   worker_id: z.string(),
   host: z.string(),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuid } from "./columns.ts";
 import { CaptionProfile } from "./captions.ts";
 import { MusicBed } from "./dimension.ts";
 import { VisualStyle, WordTiming } from "./media.ts";
@@ -13,8 +14,9 @@ export const QUEUES = {
   render: "render",
 } as const;
 
-const uuid = z.string().uuid();
 const stepToken = z.string().startsWith("step:").max(300);
+/** The run and the unit a unit's task or job belongs to. */
+const unitOfRun = { run_id: uuid, unit_id: uuid };
 /** Dimension ids as the database allows them (mdame.dimensions.id). */
 /** Stored asset keys (shared/storage/asset-store.ts): short, content-addressed paths. */
 const assetKey = z.string().min(1).max(300);
@@ -29,7 +31,7 @@ export type IngestTask = z.infer<typeof IngestTask>;
 
 /** A stage of one work unit: the same fields for every unit stage, each stage its own literal. */
 function unitTask<S extends UnitStage>(stage: S) {
-  return z.object({ stage: z.literal(stage), run_id: uuid, unit_id: uuid, step_token: stepToken }).strict();
+  return z.object({ stage: z.literal(stage), ...unitOfRun, step_token: stepToken }).strict();
 }
 
 export const ScriptTask = unitTask("script");
@@ -50,8 +52,7 @@ export type StageName = StageTask["stage"];
 
 /** One scene to draw, pulled by the gpu-worker from `visual_generation`. */
 export const VisualJob = z.object({
-  run_id: uuid,
-  unit_id: uuid,
+  ...unitOfRun,
   scene_id: uuid,
   scene_index: z.number().int().nonnegative(),
   scene_hash: SceneHash,
@@ -72,8 +73,7 @@ export type VisualJob = z.infer<typeof VisualJob>;
 
 /** One video to assemble, pulled by the render-runner from `render`. */
 export const RenderJob = z.object({
-  run_id: uuid,
-  unit_id: uuid,
+  ...unitOfRun,
   dimension_id: DimensionId,
   title: z.string().min(1).max(200),
   audio_key: assetKey,

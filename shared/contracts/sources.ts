@@ -30,35 +30,32 @@ const limit = (max: number, fallback: number) =>
   z.number({ message: "must be a whole number" }).int("must be a whole number").min(1, `must be 1 to ${max}`).max(max, `must be 1 to ${max}`).default(fallback)
     .describe(`How many items of the source are read per run: 1 to ${max}.`);
 
-const GoogleTrendsSource = z.object({
-  kind: z.literal("google_trends").describe('Google Trends\' "trending now" RSS feed of a region.'),
-  weight,
+/** A source of one kind: its `kind` (described for the schema's readers), its `weight`, then its own fields. */
+function source<K extends string, F extends z.ZodRawShape>(kind: K, description: string, fields: F) {
+  return z.object({ kind: z.literal(kind).describe(description), weight, ...fields }).strict();
+}
+
+const GoogleTrendsSource = source("google_trends", 'Google Trends\' "trending now" RSS feed of a region.', {
   /** Region of the feed; the dimension's trend_geo when left out. */
   geo: z.string().regex(/^[A-Z]{2}$/, "must be a two-letter upper-case country code like US").optional()
     .describe("Region of the feed, two upper-case letters; the dimension's trend_geo when left out."),
-}).strict();
+});
 
-const HackerNewsSource = z.object({
-  kind: z.literal("hacker_news").describe("Hacker News stories."),
-  weight,
+const HackerNewsSource = source("hacker_news", "Hacker News stories.", {
   /** `top` (topstories) or `best` (beststories). */
   list: z.enum(["top", "best"], { message: "must be top or best" }).default("top")
     .describe("`top` (topstories) or `best` (beststories)."),
   limit: limit(60, 30),
-}).strict();
+});
 
-const WikipediaSource = z.object({
-  kind: z.literal("wikipedia").describe("A Wikipedia project's most viewed articles of the day."),
-  weight,
+const WikipediaSource = source("wikipedia", "A Wikipedia project's most viewed articles of the day.", {
   /** Wikimedia project of the pageviews, e.g. `en.wikipedia`, `id.wikipedia`. */
   project: z.string().regex(/^[a-z]{2,3}(-[a-z]{2,8})?\.wikipedia$/, "must be a Wikipedia project like en.wikipedia")
     .describe("Wikimedia project of the pageviews, e.g. `en.wikipedia`, `id.wikipedia`."),
   limit: limit(100, 40),
-}).strict();
+});
 
-const FeedSource = z.object({
-  kind: z.literal("feed").describe("An RSS 2.0 or Atom feed."),
-  weight,
+const FeedSource = source("feed", "An RSS 2.0 or Atom feed.", {
   /** An RSS 2.0 or Atom feed. Checked as one line first: the URL parser would drop a tab or line break silently. */
   url: oneLine(z.string()).pipe(z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(500, "must be at most 500 characters"))
     .describe("Address of an RSS 2.0 or Atom feed (http or https)."),
@@ -68,16 +65,14 @@ const FeedSource = z.object({
       "Fetch the feed even where its address (or a redirect's) is loopback, private or link-local: in prod such a feed is refused unless this is true.",
     ),
   limit: limit(100, 30),
-}).strict();
+});
 
-const RedditSource = z.object({
-  kind: z.literal("reddit").describe("A subreddit's hot posts."),
-  weight,
+const RedditSource = source("reddit", "A subreddit's hot posts.", {
   /** Subreddit name without `r/`. */
   subreddit: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_]{1,20}$/, "must be a subreddit name like space (without r/)")
     .describe("Subreddit name without `r/`."),
   limit: limit(100, 25),
-}).strict();
+});
 
 /** One source of a dimension's topics. */
 export const SourceConfig = z.discriminatedUnion("kind", [GoogleTrendsSource, HackerNewsSource, WikipediaSource, FeedSource, RedditSource], {

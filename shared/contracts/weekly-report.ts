@@ -1,6 +1,9 @@
 import { z } from "zod";
+import { count, timestamp } from "./columns.ts";
 import { Platform } from "./account.ts";
+import { RunVideoAnalytics } from "./analytics.ts";
 import { DimensionId } from "./dimension-id.ts";
+import { DAY_MS } from "../time.ts";
 
 /**
  * The weekly report of one dimension (mdame.weekly_report): what it produced, where it lost units,
@@ -9,7 +12,6 @@ import { DimensionId } from "./dimension-id.ts";
  * (shared/reports/weekly-markdown.ts, weekly-chart.ts), and the operator API answers with it.
  */
 
-const count = z.number().int().nonnegative();
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date YYYY-MM-DD");
 
 /** A cache's lookups in the week; `hit_rate` is null when nothing was looked up. */
@@ -26,12 +28,8 @@ export const ReportVideo = z.object({
   platform: Platform,
   title: z.string(),
   url: z.string().url().nullable(),
-  window_days: z.union([z.literal(3), z.literal(7)]),
-  views: count,
-  engaged_views: count,
-  average_view_duration_s: z.number().nonnegative(),
-  average_view_percentage: z.number().nonnegative(),
-  likes: count,
+  ...RunVideoAnalytics.pick({ window_days: true, views: true, engaged_views: true, average_view_duration_s: true, average_view_percentage: true, likes: true })
+    .shape,
 }).strict();
 export type ReportVideo = z.infer<typeof ReportVideo>;
 
@@ -56,7 +54,7 @@ export const WeeklyReport = z.object({
   /** Sunday of the week. */
   week_end: isoDate,
   /** When the figures were read, on the engine's clock. */
-  generated_at: z.string(),
+  generated_at: timestamp,
   outcomes: z.object({
     published: count,
     rejected: count,
@@ -86,7 +84,6 @@ export const WeeklyReport = z.object({
 }).strict();
 export type WeeklyReport = z.infer<typeof WeeklyReport>;
 
-const DAY_MS = 86_400_000;
 /** The first and last days a four-digit date can say. */
 const FIRST_DAY_MS = Date.parse("0001-01-01T00:00:00Z");
 const LAST_DAY_MS = Date.parse("9999-12-31T00:00:00Z");

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { timestamp } from "./columns.ts";
 import { OAuthClientId } from "./account.ts";
 import { oneLine } from "./text.ts";
 
@@ -75,7 +76,7 @@ export const YouTubeProject = z.object({
   planned_uploads_per_day: z.number().int(),
   /** `videos.insert` calls charged on the current Pacific quota day. */
   uploads_today: z.number().int(),
-  created_at: z.string(),
+  created_at: timestamp,
 }).strict();
 export type YouTubeProject = z.infer<typeof YouTubeProject>;
 

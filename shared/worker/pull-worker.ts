@@ -81,6 +81,11 @@ export function uuidField(raw: unknown, field: string): string | null {
   return parsed.success ? parsed.data : null;
 }
 
+/** The log fields of a job of one unit: its run (as `execution_id`), dimension, queue (as `stage`), step token and unit. */
+export function unitJobLogFields(queue: string, job: { run_id: string; unit_id: string; dimension_id: string; step_token: string }): LogContext {
+  return { execution_id: job.run_id, dimension_id: job.dimension_id, stage: queue, step_token: job.step_token, unit_id: job.unit_id };
+}
+
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** A callback body without the fields the loop fills in (`msg_id`, `worker_id`). */

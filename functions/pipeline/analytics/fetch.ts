@@ -26,6 +26,7 @@ import { withYouTubeQuota } from "../../../shared/providers/youtube/quota.ts";
 import { classifyYouTubeRefusal } from "../../../shared/providers/youtube/refusals.ts";
 import { queryVideoRetention, queryVideoTotals, type VideoReportQuery } from "../../../shared/providers/youtube/analytics.ts";
 import type { PipelineDeps } from "../deps.ts";
+import { DAY_MS } from "../../../shared/time.ts";
 
 export const MAX_ATTEMPTS = 12;
 const LAG_RETRY_S = 3 * 3600;
@@ -33,7 +34,6 @@ const ACCOUNT_RETRY_S = 6 * 3600;
 const CLAIM_BATCH = 5;
 /** Long enough for two reports.query calls and a token refresh. */
 const CLAIM_VT_S = 120;
-const DAY_MS = 86_400_000;
 
 interface AnalyticsDrain {
   fetched: number;

@@ -5,6 +5,7 @@
  */
 import type { DimensionPublishing } from "../../../shared/contracts/publishing.ts";
 import type { VideoUploadMetadata } from "../../../shared/providers/youtube/resumable-upload.ts";
+import { DAY_MS, MINUTE_MS } from "../../../shared/time.ts";
 
 /**
  * A scheduled video goes public at the next publish_time at least this long after the upload
@@ -12,9 +13,6 @@ import type { VideoUploadMetadata } from "../../../shared/providers/youtube/resu
  * processing should be done by then. A render that ends 10 minutes before 18:00 publishes the next day.
  */
 const PUBLISH_AT_MARGIN_MINUTES = 15;
-
-const MINUTE_MS = 60_000;
-const DAY_MS = 24 * 60 * MINUTE_MS;
 
 /** The script fields the upload shows. */
 interface UploadText {

@@ -3,17 +3,16 @@
  * the jobs held, and a clean stop. The queues page and mdame.queues_without_workers read them.
  */
 import { z } from "zod";
+import { OpsQueueWorker } from "../../contracts/ops.ts";
 import type { Queryable } from "../client.ts";
 import { manyRows, oneRow } from "./query.ts";
 
-/** A row of mdame.worker_heartbeats (database clock). */
-export const WorkerHeartbeatRow = z.object({
-  worker_id: z.string(),
+/**
+ * A row of mdame.worker_heartbeats (database clock): the worker's figures as the queues page shows
+ * them (OpsQueueWorker), its queue, its beat interval and its times.
+ */
+export const WorkerHeartbeatRow = OpsQueueWorker.pick({ worker_id: true, host: true, pid: true, concurrency: true, jobs_held: true }).extend({
   queue_name: z.string(),
-  host: z.string(),
-  pid: z.number().int(),
-  concurrency: z.number().int(),
-  jobs_held: z.number().int(),
   beat_interval_s: z.number().int(),
   started_at: z.date(),
   last_beat_at: z.date(),

@@ -5,6 +5,7 @@
  */
 import { Signal, type SourceConfig, type SourceKind } from "../../contracts/sources.ts";
 import { readerText } from "../../text/reader-text.ts";
+import { HOUR_MS } from "../../time.ts";
 
 export interface SourceContext {
   /** The dimension's trend_geo, for sources that take a region. */
@@ -18,8 +19,6 @@ export interface SourceClient<K extends SourceKind = SourceKind> {
   kind: K;
   fetch(config: Extract<SourceConfig, { kind: K }>, context: SourceContext): Promise<Signal[]>;
 }
-
-const HOUR_MS = 3_600_000;
 
 /** Traffic per hour since publication (at least one hour, so a minute-old item is not infinitely fast). */
 function velocityOf(traffic: number | null, publishedAt: string, now: number): number | null {
