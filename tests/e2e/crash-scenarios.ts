@@ -1,6 +1,6 @@
 /**
  * The crash scenarios' machinery, shared by tests/e2e/crash-recovery-1.test.ts and
- * crash-recovery-2.test.ts (two files, so two stacks run the four scenarios side by side):
+ * crash-recovery-2.test.ts (two files, so two lanes of the test pool run the four scenarios side by side):
  * Crash tests through the real processes: the supervised stack (Postgres, the Deno edge host, both
  * Bun workers, the emulators) runs a whole pipeline run while components are killed with SIGKILL,
  * at chosen points (failpoints, shared/failpoints.ts) and at random moments, and Postgres is
