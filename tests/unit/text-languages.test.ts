@@ -150,3 +150,35 @@ describe("the Gemini emulator in Russian", () => {
     expect(audit.reasons).toContain("contains a concrete number");
   });
 });
+
+describe("the Gemini emulator's hooks on long headlines", () => {
+  test("a hook names a headline by its head, so some draft of a round passes the audit whatever the headline's length", async () => {
+    const { answerPrompt } = await import("../../emulators/gemini/routes.ts");
+    const { hookTopic } = await import("../../emulators/gemini/tasks/script.ts");
+    const { hookAuditPrompt } = await import("../../functions/pipeline/stages/prompts.ts");
+    const { HookAudit, ScriptDraft } = await import("../../shared/contracts/llm.ts");
+    expect(hookTopic("Show HN: A tiny compiler that turns Python into WebAssembly in the browser")).toBe("A tiny compiler that");
+    expect(hookTopic("Apple unveils new chip - what it means for laptops")).toBe("Apple unveils new chip");
+    expect(hookTopic("northern lights")).toBe("northern lights");
+    const headlines = [
+      "Show HN: A tiny compiler that turns Python into WebAssembly in the browser",
+      "Researchers find that the oldest known galaxies formed far earlier than the models predicted",
+      "northern lights",
+    ];
+    for (const topic of headlines) {
+      const scores: number[] = [];
+      for (const temperature of [0.5, 0.8, 1.1]) {
+        const prompt = scriptPrompt({ language: "en", topic, context: [], candidate: 1, round: 0, words: { min: 60, max: 75 } });
+        const draft = ScriptDraft.parse(JSON.parse(answerPrompt("gemini-2.5-flash", prompt, { temperature, responseMimeType: "application/json" })));
+        expect(draft.narration.startsWith(draft.hook)).toBe(true);
+        const audit = HookAudit.parse(
+          JSON.parse(
+            answerPrompt("gemini-2.5-flash", hookAuditPrompt({ language: "en", hook: draft.hook }), { temperature: 0, responseMimeType: "application/json" }),
+          ),
+        );
+        scores.push(audit.score);
+      }
+      expect({ topic, best: Math.max(...scores) >= 0.72 }).toEqual({ topic, best: true });
+    }
+  });
+});

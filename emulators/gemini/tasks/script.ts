@@ -41,6 +41,21 @@ function cleanContext(raw: string | undefined, topic: string): string {
   return context;
 }
 
+/** The words a spoken line spends on naming its topic, at most. */
+const HOOK_TOPIC_WORDS = 4;
+
+/**
+ * How the spoken lines name the topic: a headline cut to its head, as a writer would say it in an
+ * opening line and after (the title and description keep it whole). A short label before a colon (`Show HN:`, `Ask HN:`) is dropped,
+ * then the words before a dash, bar or bracket are kept, at most HOOK_TOPIC_WORDS of them.
+ */
+export function hookTopic(topic: string): string {
+  const labelled = /^([^:]{1,20}):\s+(.+)$/u.exec(topic);
+  const rest = labelled && labelled[1]!.split(/\s+/).length <= 2 ? labelled[2]! : topic;
+  const head = rest.split(/\s+[-–—|]\s+|\s*[([]/u)[0]!.trim() || rest;
+  return head.split(/\s+/).slice(0, HOOK_TOPIC_WORDS).join(" ").replace(/[\s,;:]+$/u, "");
+}
+
 function hashtagFor(topic: string): string | undefined {
   const words = topic.match(/[\p{L}\p{N}]+/gu) ?? [];
   const tag = words.map(capitalize).join("").slice(0, 30);
@@ -59,17 +74,21 @@ export function writeScript(headers: Record<string, string>, variant: Variant): 
   }
   const { min: MIN_WORDS, max: MAX_WORDS } = wordRange(headers.WORDS) ?? DEFAULT_WORDS;
   const t: ScriptTemplates = templates;
-  const fill = (template: string) =>
+  // The title and description name the topic in full; spoken lines by its head (hookTopic), as a
+  // writer names a long headline once and then by a few words.
+  const fillWith = (name: string) => (template: string) =>
     normalizeSpace(
-      template.replaceAll("{Topic}", capitalize(topic)).replaceAll("{topic}", topic)
+      template.replaceAll("{Topic}", capitalize(name)).replaceAll("{topic}", name)
         .replaceAll("{context_sentence}", context ? `${context}.` : "").replaceAll("{context}", context),
     );
+  const fill = fillWith(topic);
+  const say = fillWith(hookTopic(topic));
 
-  const hook = fill(variant.pick(t.hooks));
-  const contextLine = context ? fill(variant.pick(t.contextLines)) : variant.pick(t.noContext);
-  const why = fill(variant.pick(t.why));
+  const hook = say(variant.pick(t.hooks));
+  const contextLine = context ? say(variant.pick(t.contextLines)) : variant.pick(t.noContext);
+  const why = say(variant.pick(t.why));
   const closer = variant.pick(t.closers);
-  const pool = variant.shuffle(t.body).map(fill);
+  const pool = variant.shuffle(t.body).map(say);
   const span = MAX_WORDS - MIN_WORDS;
   const target = variant.int(MIN_WORDS + Math.round(span * 0.2), MAX_WORDS - Math.round(span * 0.25));
   // Longer ranges need more sentences than a short video usually has.

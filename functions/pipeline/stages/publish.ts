@@ -174,13 +174,16 @@ interface UploadInput<Ticket, Metadata> {
   metadata: Metadata;
 }
 
-/** One upload attempt; an expired session is forgotten so the next attempt opens a new one. */
-async function uploadOnce<Ticket, Metadata>(
+/** An upload step: the platform's adapter sends one video, opening or resuming its session. */
+type UploadStep = <Ticket, Metadata>(
   deps: PipelineDeps,
   log: Logger,
   adapter: PlatformAdapter<Ticket, Metadata>,
   input: UploadInput<Ticket, Metadata>,
-): Promise<PublishedVideo> {
+) => Promise<PublishedVideo>;
+
+/** One upload attempt; an expired session is forgotten so the next attempt opens a new one. */
+const uploadOnce: UploadStep = async (deps, log, adapter, input) => {
   try {
     return await uploadOrResume(deps, log, adapter, input);
   } catch (error) {
@@ -191,14 +194,9 @@ async function uploadOnce<Ticket, Metadata>(
     }
     throw new Error("the stored upload session expired; a new one opens on the next attempt", { cause: error });
   }
-}
+};
 
-async function uploadOrResume<Ticket, Metadata>(
-  deps: PipelineDeps,
-  log: Logger,
-  adapter: PlatformAdapter<Ticket, Metadata>,
-  input: UploadInput<Ticket, Metadata>,
-): Promise<PublishedVideo> {
+const uploadOrResume: UploadStep = async (deps, log, adapter, input) => {
   let session = input.storedSession;
   let offset = 0;
   if (session) {
@@ -240,4 +238,4 @@ async function uploadOrResume<Ticket, Metadata>(
       if (sent > offset && sent < input.video.contentLength) failpoint("publish.mid-upload");
     },
   });
-}
+};

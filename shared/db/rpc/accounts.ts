@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { Account, AccountHealth, Platform, RemovedAccount } from "../../contracts/account.ts";
 import type { Queryable } from "../client.ts";
-import { manyRows, oneRow } from "./query.ts";
+import { manyRows, oneRow, swapped } from "./query.ts";
 import { DimensionId } from "../../contracts/dimension-id.ts";
 
 /**
@@ -106,15 +106,10 @@ export async function removeAccount(sql: Queryable, id: string): Promise<Removed
  * only while the stored value is still `expected`. `swapped` is false when a connect (or another
  * rotation) changed them meanwhile; the row is then what is stored now.
  */
-export async function resealAccountCredentials(
+export function resealAccountCredentials(
   sql: Queryable,
   p: { id: string; expected: string; resealed: string },
 ): Promise<{ row: AccountRow; swapped: boolean }> {
-  const row = await oneRow(
-    "reseal_account_credentials",
-    AccountRow,
-    sql`
-    select * from mdame.reseal_account_credentials(${p.id}::uuid, ${p.expected}::text, ${p.resealed}::text)`,
-  );
-  return { row, swapped: row.credentials_enc === p.resealed };
+  const query = sql`select * from mdame.reseal_account_credentials(${p.id}::uuid, ${p.expected}::text, ${p.resealed}::text)`;
+  return swapped("reseal_account_credentials", AccountRow, query, (row) => row.credentials_enc === p.resealed);
 }

@@ -51,6 +51,20 @@ export async function oneRow<S extends z.ZodType>(rpc: string, schema: S, query:
   return row;
 }
 
+/**
+ * A compare-and-swap write's answer (a key rotation's reseal): the row stored now, and whether the
+ * write took, i.e. whether what is stored is what this call wrote.
+ */
+export async function swapped<S extends z.ZodType>(
+  rpc: string,
+  schema: S,
+  query: PromiseLike<readonly unknown[]>,
+  took: (row: z.infer<S>) => boolean,
+): Promise<{ row: z.infer<S>; swapped: boolean }> {
+  const row = await oneRow(rpc, schema, query);
+  return { row, swapped: took(row) };
+}
+
 /** `select * from f()` of a function returning a composite type gives one row of nulls when it returns null. */
 function isNullComposite(row: unknown): boolean {
   return typeof row === "object" && row !== null && Object.values(row).every((value) => value === null);

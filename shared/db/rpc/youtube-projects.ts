@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { YouTubeProject } from "../../contracts/youtube-project.ts";
 import type { Queryable } from "../client.ts";
-import { manyRows, oneRow } from "./query.ts";
+import { manyRows, oneRow, swapped } from "./query.ts";
 
 /** A row of mdame.youtube_projects: the client and its daily buckets as the API shows them (YouTubeProject), its dates, name and sealed secret. */
 const YouTubeProjectRow = YouTubeProject.pick({ oauth_client_id: true, upload_calls_per_day: true, api_units_per_day: true, analytics_queries_per_day: true })
@@ -47,17 +47,12 @@ export function removeYouTubeProject(sql: Queryable, name: string): Promise<YouT
 }
 
 /** Re-seals a project's secret as a compare-and-swap; `swapped` is false when it changed meanwhile. */
-export async function resealYouTubeProjectSecret(
+export function resealYouTubeProjectSecret(
   sql: Queryable,
   p: { oauthClientId: string; expected: string; resealed: string },
 ): Promise<{ row: YouTubeProjectRow; swapped: boolean }> {
-  const row = await oneRow(
-    "reseal_youtube_project_secret",
-    YouTubeProjectRow,
-    sql`
-    select * from mdame.reseal_youtube_project_secret(${p.oauthClientId}::text, ${p.expected}::text, ${p.resealed}::text)`,
-  );
-  return { row, swapped: row.client_secret_enc === p.resealed };
+  const query = sql`select * from mdame.reseal_youtube_project_secret(${p.oauthClientId}::text, ${p.expected}::text, ${p.resealed}::text)`;
+  return swapped("reseal_youtube_project_secret", YouTubeProjectRow, query, (row) => row.client_secret_enc === p.resealed);
 }
 
 /** The OAuth client an account's refresh token was granted to (mdame.get_youtube_client): its project's columns, null name and secret when none is registered. */
