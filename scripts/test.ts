@@ -99,7 +99,7 @@ export const FIRST_STACK_ONLY_TESTS = ["clean", "cluster-outside-clone", "db-por
   (name) => `./tests/integration/${name}.test.ts`,
 );
 
-/** Each job's seconds in the last run here, which orders the next run's pool (longest first). */
+/** Each job's seconds when it last passed here, which orders the next run's pool (longest first). */
 const TIMES_FILE = join(paths.local, "test-times.json");
 
 /**
@@ -547,7 +547,8 @@ async function main(): Promise<number> {
       },
     });
     for (const name of laneEnvs.keys()) await stream([process.execPath, "stack/db.ts", "stop"], await laneEnv(name), true);
-    writeTimes(TIMES_FILE, Object.fromEntries(finished.map((f) => [f.job.name, f.seconds])));
+    // A job that failed may have stopped early: only the others' times order the next run.
+    writeTimes(TIMES_FILE, Object.fromEntries(finished.filter((f) => ["passed", "skipped"].includes(f.result.outcome)).map((f) => [f.job.name, f.seconds])));
     for (const layer of LAYERS) {
       const ofLayer = finished.filter((f) => f.result.layer === layer);
       if (ofLayer.length === 0) continue;
