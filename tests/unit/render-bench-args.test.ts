@@ -44,6 +44,7 @@ describe("benchmarks document", () => {
       "dashboard",
       "scale",
       "housekeeping-keep-up",
+      "reset-template",
     ]);
     expect(keptBlocks(replaceSection(doc, ["## Render throughput", "", "new"]))).toEqual(blocks);
   });
