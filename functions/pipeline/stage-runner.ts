@@ -23,6 +23,7 @@ import {
 } from "../../shared/db/rpc/work-units.ts";
 import { coerceError, isRetriable } from "../../shared/errors.ts";
 import type { LogStatus } from "../../shared/logging/logger.ts";
+import { heartbeatIntervalMs } from "../../shared/worker/lease.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { runPool, startCpuMeter } from "./stage-pool.ts";
 import type { Stage, StageContext, StageLease, StageOutcome, StageOutcomeKind, StageTypes } from "./stage-task.ts";
@@ -91,10 +92,6 @@ function complete<K extends StageOutcomeKind>(kind: K, sql: Sql, done: Finished<
   return COMPLETIONS[kind](sql, done, outcome);
 }
 
-/**
- * Each claimed task is leased for LEASE_S (30 s by default), extended by a heartbeat while the stage
- * works: a crashed runner's task is back within the lease.
- */
 const RUNNER_ID = `pipeline-${crypto.randomUUID().slice(0, 8)}`;
 
 interface DrainOptions {
@@ -133,7 +130,10 @@ export async function drainStageTasks(deps: PipelineDeps, options: DrainOptions)
   });
 }
 
-/** Runs one claimed task while a heartbeat keeps its lease. */
+/**
+ * Runs one claimed task under its lease of LEASE_S (30 s by default), extended by a heartbeat while
+ * the stage works: a crashed runner's task is back within the lease.
+ */
 async function runLeased(deps: PipelineDeps, row: ClaimedStageTask): Promise<boolean> {
   const lease: StageLease = { msgId: row.msg_id, readCt: row.read_ct, holder: row.lease_holder };
   const heartbeat = () =>
@@ -141,8 +141,7 @@ async function runLeased(deps: PipelineDeps, row: ClaimedStageTask): Promise<boo
       () => undefined,
       (error) => deps.logger.warn({ err: error, msg_id: lease.msgId, status: "failed" }, "lease heartbeat failed"),
     );
-  // A third of the lease: two missed beats still leave it held.
-  const timer = setInterval(heartbeat, (deps.env.LEASE_S * 1000) / 3);
+  const timer = setInterval(heartbeat, heartbeatIntervalMs(deps.env.LEASE_S));
   // Never aborted today: a claim that lost its lease finds out at completion, whose RPC refuses it.
   const controller = new AbortController();
   try {

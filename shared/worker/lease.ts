@@ -5,6 +5,12 @@ import type { Logger } from "../logging/logger.ts";
  * lease it keeps alive on the message (shared/worker/pull-worker.ts runs the loop around them).
  */
 
+/**
+ * How often a holder extends a lease of `leaseS` seconds: every third of it, so two missed beats
+ * still leave it held. The pull workers' jobs and the tick's stage tasks beat alike.
+ */
+export const heartbeatIntervalMs = (leaseS: number): number => Math.floor((leaseS * 1000) / 3);
+
 /** A message as pgmq's `read` returns it. */
 export interface QueueMessage {
   msg_id: number;

@@ -7,7 +7,7 @@ import { FailureLog } from "../logging/failure-log.ts";
 import type { LogContext, Logger } from "../logging/logger.ts";
 import type { BaseTaskContext, Task } from "../tasks/task.ts";
 import { type CallbackSender, callbackWebhookId, DEFAULT_CALLBACK_RETRY_DELAYS_MS, deliverCallback, type DeliveryOutcome } from "./callback-sender.ts";
-import { Lease, type QueueMessage, type WorkerQueue } from "./lease.ts";
+import { heartbeatIntervalMs, Lease, type QueueMessage, type WorkerQueue } from "./lease.ts";
 import { DEFAULT_BEAT_INTERVAL_MS, HeartbeatLoop, type WorkerHeartbeats } from "./worker-heartbeat.ts";
 import { visibleText } from "../text/storable.ts";
 
@@ -168,7 +168,7 @@ export class PullWorker<P> {
     this.#o = {
       vtSeconds,
       concurrency,
-      heartbeatIntervalMs: options.heartbeatIntervalMs ?? Math.floor((vtSeconds * 1000) / 3),
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? heartbeatIntervalMs(vtSeconds),
       pollIntervalMs: options.pollIntervalMs ?? { min: 250, max: 2000 },
       errorBackoffMaxMs: options.errorBackoffMaxMs ?? 10_000,
       callbackRetryDelaysMs: options.callbackRetryDelaysMs ?? DEFAULT_CALLBACK_RETRY_DELAYS_MS,

@@ -73,7 +73,7 @@ export function runWorkerProcess<P>(options: {
       }),
       logger: log,
       workerId,
-      // Each job's lease, kept alive by heartbeats every third of it: a crashed worker's job is back within LEASE_S.
+      // Each job's lease; PullWorker's heartbeats keep it while the job runs (shared/worker/lease.ts).
       vtSeconds: env.LEASE_S,
       concurrency: options.concurrency,
       presence: { heartbeats: new PgWorkerHeartbeats(sql), host, pid },
