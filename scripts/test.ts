@@ -115,9 +115,8 @@ const E2E_EXPECTED_S: Record<string, number> = {
 };
 
 /** Another stack's environment: the tests' usual one, computed under its paths and ports. */
-async function extraStackEnv(stack: ReturnType<typeof extraStack>, extra: Record<string, string> = {}): Promise<Record<string, string | undefined>> {
+async function extraStackEnv(stack: ReturnType<typeof extraStack>): Promise<Record<string, string | undefined>> {
   const vars = {
-    ...extra,
     MDAME_LOCAL_DIR: join(paths.root, stack.localDir),
     MDAME_DB_PORT: String(stack.dbPort),
     MDAME_EDGE_PORT: String(stack.edgePort),
@@ -155,9 +154,10 @@ interface JobResult extends Outcome {
 }
 type JobRun = (laneEnv: Record<string, string | undefined>) => Promise<Outcome & { output: string }>;
 
-/** An outcome from a run's exit code and its counts: a non-zero exit with no failed test crashed. */
-function judge(code: number, counts: Counts, tool: string): Outcome {
-  if (code !== 0 && counts.failed === 0) return { ...counts, outcome: "crashed", note: `${tool} exited with ${code}` };
+/** An outcome from a run's exit code and its counts: a non-zero exit with no failed test crashed (one failure). */
+export function judge(code: number, counts: Counts, tool: string): Outcome {
+  // A crash is one failure of its own, so the closing line never says 0 failed for it.
+  if (code !== 0 && counts.failed === 0) return { ...counts, failed: 1, outcome: "crashed", note: `${tool} exited with ${code}` };
   return { ...counts, outcome: counts.failed > 0 || code !== 0 ? "failed" : "passed" };
 }
 
@@ -552,8 +552,7 @@ async function main(): Promise<number> {
     for (const layer of LAYERS) {
       const ofLayer = finished.filter((f) => f.result.layer === layer);
       if (ofLayer.length === 0) continue;
-      const sum = (key: keyof Counts) =>
-        ofLayer.reduce((n, f) => n + f.result[key] + (key === "failed" && f.result.outcome === "crashed" && f.result.failed === 0 ? 1 : 0), 0);
+      const sum = (key: keyof Counts) => ofLayer.reduce((n, f) => n + f.result[key], 0);
       const outcomes = ofLayer.map((f) => f.result.outcome);
       const outcome = outcomes.includes("crashed") ? "crashed" : sum("failed") > 0 ? "failed" : outcomes.every((o) => o === "skipped") ? "skipped" : "passed";
       const notes = [...new Set(ofLayer.map((f) => f.result.note).filter(Boolean))];

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { paths } from "../../stack/paths.ts";
-import { FIRST_STACK_ONLY_TESTS, MEDIA_INTEGRATION_TESTS, parseBunTest } from "../../scripts/test.ts";
+import { FIRST_STACK_ONLY_TESTS, judge, MEDIA_INTEGRATION_TESTS, parseBunTest } from "../../scripts/test.ts";
 import { longestFirst, nextJob, type PoolJob, readTimes, runPool, writeTimes } from "../../scripts/test-pool.ts";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -37,6 +37,13 @@ describe("the integration files run beside the others", () => {
     );
     expect(reaching.length).toBeGreaterThan(0);
   });
+});
+
+test("a run that exits non-zero with no failed test crashed, and counts as one failure", () => {
+  const none = { passed: 3, failed: 0, skipped: 0 };
+  expect(judge(1, none, "bun test")).toEqual({ passed: 3, failed: 1, skipped: 0, outcome: "crashed", note: "bun test exited with 1" });
+  expect(judge(1, { ...none, failed: 2 }, "bun test")).toEqual({ passed: 3, failed: 2, skipped: 0, outcome: "failed" });
+  expect(judge(0, none, "bun test")).toEqual({ ...none, outcome: "passed" });
 });
 
 test("bun test's closing counts are read from its last summary", () => {
