@@ -5,7 +5,7 @@
  * the clone (its own cluster, ports and `.local/` state) or, for the jobs that need none, a lane
  * without one. A lane runs one job at a time; a free lane takes the first job in the queue it may
  * run (one pinned to another lane, or needing a stack it lacks, waits for that lane), and the queue
- * is ordered longest first, as the last run measured them (`.local/test-times.json`), so the long
+ * is ordered longest first, as the last runs that passed them measured them (`.local/test-times.json`), so the long
  * e2e runs start at once and the short files fill the gaps at the end.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";

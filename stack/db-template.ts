@@ -12,7 +12,7 @@
  * the stale ones are dropped); it accepts no connections, so nothing can change it after the copy.
  */
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import process from "node:process";
 import { paths } from "./paths.ts";
@@ -20,8 +20,11 @@ import { paths } from "./paths.ts";
 /** Every template's name starts so; what follows is the hash of its inputs. */
 export const TEMPLATE_PREFIX = "mdame_reset_";
 
-/** Folders of the supabase folder that no reset reads (pgTAP files, the CLI's scratch). */
-const NOT_READ = new Set(["tests", ".temp", ".branches", "snippets"]);
+/**
+ * Folders of the supabase folder that no reset reads: the declared schema (the CLI applies the
+ * migrations, not schemas/), pgTAP files, the CLI's scratch.
+ */
+const NOT_READ = new Set(["schemas", "tests", ".temp", ".branches", "snippets"]);
 
 /** The code that decides what a reset leaves: a change to it builds a new template. */
 const RESET_CODE = ["stack/db.ts", "stack/db-template.ts", "stack/platform-sql.ts", "stack/supabase-cli.ts", "stack/supabase-extensions.ts"];
@@ -64,10 +67,8 @@ export function templateName(inputs: TemplateInputs): string {
 }
 
 function supabaseCliVersion(): string {
-  const manifest = join(paths.root, "node_modules", "supabase", "package.json");
   try {
-    statSync(manifest);
-    return (JSON.parse(readFileSync(manifest, "utf8")) as { version?: string }).version ?? "unknown";
+    return (JSON.parse(readFileSync(join(paths.root, "node_modules", "supabase", "package.json"), "utf8")) as { version?: string }).version ?? "unknown";
   } catch {
     return "absent";
   }

@@ -18,6 +18,7 @@ import { parseArgs } from "node:util";
 import { ensureRunning } from "../../stack/db.ts";
 import { paths } from "../../stack/paths.ts";
 import { supervisorPid } from "../../stack/stack-control.ts";
+import { quantile } from "../../shared/stats.ts";
 import { BENCHMARKS_DOC } from "../docs/doc-paths.ts";
 import { replaceBlock } from "./doc-blocks.ts";
 
@@ -57,8 +58,7 @@ function timedReset(template: boolean): Promise<Sample> {
   });
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const figure = (values: number[]) => `${median(values).toFixed(2)} (${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)})`;
+const figure = (values: number[]) => `${quantile(values, 0.5).toFixed(2)} (${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)})`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

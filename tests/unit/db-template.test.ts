@@ -31,9 +31,10 @@ test("a migration, the seed, the pgmq layout, the server's pgmq or the server ea
   expect(templateName(inputs)).not.toBe(seeded);
 });
 
-test("pgTAP files are not an input: a reset never reads them", () => {
+test("pgTAP files and the declared schema are not inputs: a reset never reads them", () => {
   const before = templateName(inputs);
   writeFileSync(join(supabaseDir, "tests", "another.test.sql"), "select 1;\n");
+  writeFileSync(join(supabaseDir, "schemas", "another.sql"), "select 1;\n");
   expect(templateName(inputs)).toBe(before);
 });
 
