@@ -222,18 +222,18 @@ export class FileClock {
 const layerFiles = new Map<string, number>();
 
 /**
- * Runs a command with its output streamed to ours (or only kept, with `quiet`, for a run beside
- * another that streams); resolves with the exit code and the output. A bun test run's file times
- * go to `layerFiles`.
+ * Runs a command with its output streamed to ours (or only kept, with `quiet`: a pool job's, printed
+ * when it ends, whose time the pool measures); resolves with the exit code and the output. A
+ * streamed bun test run's file times go to `layerFiles`.
  */
 function stream(argv: string[], env: Record<string, string | undefined>, quiet = false): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), { cwd: paths.root, env, stdio: ["ignore", "pipe", "pipe"] });
-    const clock = new FileClock();
+    const clock = quiet ? null : new FileClock();
     let output = "";
     const take = (chunk: Buffer, to: NodeJS.WriteStream) => {
       output += chunk;
-      clock.feed(chunk.toString());
+      clock?.feed(chunk.toString());
       if (!quiet) to.write(chunk);
     };
     child.stdout!.on("data", (chunk: Buffer) => take(chunk, process.stdout));
@@ -243,8 +243,8 @@ function stream(argv: string[], env: Record<string, string | undefined>, quiet =
       resolve({ code: 127, output });
     });
     child.on("close", (code, signal) => {
-      clock.close();
-      for (const [file, seconds] of clock.seconds) layerFiles.set(file, (layerFiles.get(file) ?? 0) + seconds);
+      clock?.close();
+      for (const [file, seconds] of clock?.seconds ?? []) layerFiles.set(file, (layerFiles.get(file) ?? 0) + seconds);
       resolve({ code: code ?? (signal ? 128 : 1), output });
     });
   });
