@@ -3,10 +3,14 @@
  * an ephemeral port that waits for the browser to be redirected back with `code` and `state`.
  * The state must be the one this flow sent (anything else may be a forged request and ends the
  * flow); an `error` from the provider ends it too; other paths are 404 and the wait goes on.
+ * Before the wait, the consent address is shown (and opened in the desktop's browser, when there is one).
  */
+import { spawn, spawnSync } from "node:child_process";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import process from "node:process";
 import { constantTimeEqual } from "../shared/crypto/constant-time.ts";
 import { CliError, EXIT } from "./errors.ts";
+import { println, type Screen } from "./output.ts";
 
 const CALLBACK_PATH = "/oauth2/callback";
 
@@ -121,4 +125,31 @@ export async function listenForRedirect(expectedState: string, timeoutMs: number
       return closed;
     },
   };
+}
+
+/** Opens `url` in the desktop's browser when there is one; false when none could be started. */
+function openInBrowser(url: string): boolean {
+  const opener = process.platform === "darwin" ? "open" : process.platform === "win32" ? "explorer" : "xdg-open";
+  if (process.platform === "linux" && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return false;
+  if (spawnSync(process.platform === "win32" ? "where" : "which", [opener], { stdio: "ignore" }).status !== 0) return false;
+  try {
+    spawn(opener, [url], { stdio: "ignore", detached: true }).unref();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Shows the consent address on `err` after `who` (`To let mdame publish to ...`), opens it in the
+ * browser when asked and there is one, and says where and how long the sign-in is awaited.
+ */
+export function showConsent(err: Screen, who: string, consentUrl: string, redirectUri: string, options: { openBrowser: boolean; timeoutMs: number }): void {
+  println(err, `${who}, open this address and allow access:`);
+  println(err, `  ${consentUrl}`);
+  const opened = options.openBrowser && openInBrowser(consentUrl);
+  println(
+    err,
+    `${opened ? "(opened in your browser) " : ""}waiting for the sign-in on ${redirectUri} (up to ${Math.round(options.timeoutMs / 1000)} s)...`,
+  );
 }

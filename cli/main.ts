@@ -20,9 +20,6 @@ import { credentialsRotateCommand } from "./commands/credentials.ts";
 import { dlqListCommand, dlqRetryCommand } from "./commands/dlq.ts";
 import { alertsCommand } from "./commands/alerts.ts";
 import { adaptCommand } from "./commands/adapt.ts";
-import { dashboardCommand } from "./commands/dashboard.ts";
-import { createDashboardApi } from "./dashboard/ops-client.ts";
-import { doctorCommand } from "./commands/doctor.ts";
 import { reportCommand } from "./commands/report.ts";
 import { runCommand } from "./commands/run.ts";
 import { statusCommand } from "./commands/status.ts";
@@ -59,7 +56,12 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       return EXIT.ok;
     }
     // Doctor reads the whole configuration itself, and must run when FUNCTIONS_URL is missing.
-    if (command.name === "doctor") return await doctorCommand(command, { out: io.out, env: io.env, stackEnvFile: io.stackEnvFile ?? paths.stackEnv });
+    // Doctor and the dashboard are loaded when asked for: their imports (every provider's client, the
+    // dashboard's server) would triple the start-up of every other command.
+    if (command.name === "doctor") {
+      const { doctorCommand } = await import("./commands/doctor.ts");
+      return await doctorCommand(command, { out: io.out, env: io.env, stackEnvFile: io.stackEnvFile ?? paths.stackEnv });
+    }
     // The schema comes from the contract alone: no API needed.
     if (command.name === "dimension schema") return dimensionSchemaCommand(command, ctx);
     const config = resolveApiConfig(io.env, io.stackEnvFile ?? paths.stackEnv);
@@ -112,8 +114,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         case "adapt pin":
         case "adapt unpin":
           return await adaptCommand(command, api, ctx);
-        case "dashboard":
+        case "dashboard": {
+          const [{ dashboardCommand }, { createDashboardApi }] = await Promise.all([import("./commands/dashboard.ts"), import("./dashboard/ops-client.ts")]);
           return await dashboardCommand(command, createDashboardApi(config, io.fetch), ctx);
+        }
         case "storage usage":
         case "housekeeping":
         case "housekeeping settings":

@@ -15,10 +15,9 @@ import { ProviderError } from "../shared/providers/errors.ts";
 import { buildAuthorizeUrl, createCodeVerifier, exchangeCode, type TikTokTokenSet } from "../shared/providers/tiktok/oauth.ts";
 import type { ApiClient } from "./api-client.ts";
 import { CliError, EXIT } from "./errors.ts";
-import { listenForRedirect } from "./loopback-redirect.ts";
+import { listenForRedirect, showConsent } from "./loopback-redirect.ts";
 import type { TikTokOAuthConfig } from "./oauth-config.ts";
 import type { Screen } from "./output.ts";
-import { showConsent } from "./youtube-connect.ts";
 
 /** Reading the creator's basic profile, and posting videos (Direct Post) and uploading them. */
 export const TIKTOK_SCOPES = ["user.info.basic", "video.publish", "video.upload"];

@@ -4,17 +4,15 @@
  * YouTube Data API's `channels.list?mine=true` (googleapis' youtube client); then the refresh token
  * handed once to the operator API, which seals it. Nothing here prints or logs a token.
  */
-import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import process from "node:process";
 import { youtube } from "@googleapis/youtube";
 import { CodeChallengeMethod, OAuth2Client } from "google-auth-library";
 import { ChannelHandle, type ConnectedAccount } from "../shared/contracts/account.ts";
 import type { ApiClient } from "./api-client.ts";
 import { CliError, EXIT } from "./errors.ts";
-import { listenForRedirect } from "./loopback-redirect.ts";
+import { listenForRedirect, showConsent } from "./loopback-redirect.ts";
 import type { OAuthConfig } from "./oauth-config.ts";
-import { println, type Screen } from "./output.ts";
+import type { Screen } from "./output.ts";
 
 /** Uploading videos, reading which channel the signed-in account owns, and reading how its videos did (YouTube Analytics). */
 const YOUTUBE_SCOPES = [
@@ -43,33 +41,6 @@ function googleFailure(what: string, error: unknown): CliError {
   else if (data && typeof data.error === "object" && data.error !== null) detail = String((data.error as { message?: unknown }).message ?? "error");
   else detail = failure.code ?? (status ? `HTTP ${status}` : "no answer");
   return new CliError(`${what} failed${status ? ` (HTTP ${status})` : ""}: ${detail}`, status ? EXIT.failure : EXIT.unreachable);
-}
-
-/** Opens `url` in the desktop's browser when there is one; false when none could be started. */
-function openInBrowser(url: string): boolean {
-  const opener = process.platform === "darwin" ? "open" : process.platform === "win32" ? "explorer" : "xdg-open";
-  if (process.platform === "linux" && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return false;
-  if (spawnSync(process.platform === "win32" ? "where" : "which", [opener], { stdio: "ignore" }).status !== 0) return false;
-  try {
-    spawn(opener, [url], { stdio: "ignore", detached: true }).unref();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Shows the consent address on `err` after `who` (`To let mdame publish to ...`), opens it in the
- * browser when asked and there is one, and says where and how long the sign-in is awaited.
- */
-export function showConsent(err: Screen, who: string, consentUrl: string, redirectUri: string, options: { openBrowser: boolean; timeoutMs: number }): void {
-  println(err, `${who}, open this address and allow access:`);
-  println(err, `  ${consentUrl}`);
-  const opened = options.openBrowser && openInBrowser(consentUrl);
-  println(
-    err,
-    `${opened ? "(opened in your browser) " : ""}waiting for the sign-in on ${redirectUri} (up to ${Math.round(options.timeoutMs / 1000)} s)...`,
-  );
 }
 
 /** The channel the signed-in account owns, as `{handle, id}`. */

@@ -6,7 +6,6 @@ import type { ApiConfig } from "../config.ts";
 import { type OAuthConfig, resolveGoogleEndpoints, resolveOAuthConfig, resolveTikTokOAuthConfig, type TikTokOAuthConfig } from "../oauth-config.ts";
 import { type CommandContext, formatAge, formatTable, printJson, printLine, printLines } from "../output.ts";
 import { connectTikTok } from "../tiktok-connect.ts";
-import { connectYouTube } from "../youtube-connect.ts";
 
 /** The accounts as table lines; credentials appear only as present or not. Pure, for tests. */
 export function formatAccountList(accounts: Account[], nowMs: number, width?: number): string[] {
@@ -90,6 +89,8 @@ export async function accountConnectCommand(
     if (command.channel === null) throw new CliError("account connect tiktok needs --channel <@handle>", EXIT.usage);
     result = await connectTikTok({ ...common, channel: command.channel }, signIn.oauth, api, ctx.err);
   } else {
+    // Google's client libraries are loaded for this command only: every other command starts without them.
+    const { connectYouTube } = await import("../youtube-connect.ts");
     result = await connectYouTube({ ...common, channel: command.channel }, signIn.oauth, api, ctx.err);
   }
   if (command.json) printJson(ctx.out, result);
