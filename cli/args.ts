@@ -15,7 +15,8 @@ import { parseStorage, STORAGE_SPECS, type StorageCommand } from "./commands/sto
 import { parseYouTubeProject, YOUTUBE_PROJECT_SPECS, type YouTubeProjectCommand } from "./commands/youtube-project.ts";
 import { DIMENSION_ID } from "../shared/contracts/dimension-id.ts";
 
-const SPECS: CommandSpec[] = [
+/** The commands this file parses; the command modules' follow (COMMAND_MODULES). */
+const CORE_SPECS: CommandSpec[] = [
   {
     words: ["run"],
     positionals: [],
@@ -72,14 +73,22 @@ const SPECS: CommandSpec[] = [
   },
   ...DIMENSION_SPECS,
   ...ACCOUNT_SPECS,
-  ...YOUTUBE_PROJECT_SPECS,
-  ...CREDENTIALS_SPECS,
-  ...ALERTS_SPECS,
-  ...REPORT_SPECS,
-  ...ADAPT_SPECS,
-  ...DASHBOARD_SPECS,
-  ...STORAGE_SPECS,
 ];
+
+/**
+ * The commands whose module declares them and parses them (cli/commands/): a command of `specs`
+ * is parsed by `parse`, so adding one to a module needs nothing here.
+ */
+const COMMAND_MODULES: { specs: CommandSpec[]; parse: (command: string, positionals: string[], flags: FlagValues) => Command }[] = [
+  { specs: YOUTUBE_PROJECT_SPECS, parse: parseYouTubeProject },
+  { specs: CREDENTIALS_SPECS, parse: (_command, _positionals, flags) => parseCredentialsRotate(flags) },
+  { specs: ALERTS_SPECS, parse: (_command, _positionals, flags) => parseAlerts(flags) },
+  { specs: REPORT_SPECS, parse: (_command, _positionals, flags) => parseReport(flags) },
+  { specs: ADAPT_SPECS, parse: parseAdapt },
+  { specs: DASHBOARD_SPECS, parse: (_command, _positionals, flags) => parseDashboard(flags) },
+  { specs: STORAGE_SPECS, parse: (command, _positionals, flags) => parseStorage(command, flags) },
+];
+const SPECS: CommandSpec[] = [...CORE_SPECS, ...COMMAND_MODULES.flatMap((module) => module.specs)];
 
 /** One parsed invocation of mdame. */
 export type Command =
@@ -137,7 +146,8 @@ export type Command =
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEAD_LETTER_ID = /^[1-9][0-9]{0,17}$/;
-const GROUPS = ["run", "dlq", "dimension", "account", "youtube-project", "credentials", "adapt", "storage", "housekeeping"];
+/** The first words that name a group of subcommands (`dlq` of `dlq list`, `dlq retry`). */
+const GROUPS = [...new Set(SPECS.filter((s) => s.words.length > 1).map((s) => s.words[0]!))];
 
 function findSpec(words: string[]): CommandSpec | undefined {
   return SPECS.find((s) => s.words.join(" ") === words.join(" "));
@@ -248,6 +258,8 @@ export function parseArgs(argv: string[]): Command {
   const command = spec.words.join(" ");
   const { positionals, flags, help } = parseRest(spec, rest);
   if (help) return { name: "help", topic: command };
+  const module = COMMAND_MODULES.find((m) => m.specs.includes(spec));
+  if (module) return module.parse(command, positionals, flags);
   const json = flags.get("json") === true;
   const text = (name: string) => (flags.has(name) ? String(flags.get(name)) : null);
 
@@ -269,8 +281,6 @@ export function parseArgs(argv: string[]): Command {
       const run = positionals[0] === undefined ? null : runId(positionals[0], command);
       return { name: "status", run, list, limit: (flags.get("limit") as number | undefined) ?? 20, json };
     }
-    case "report":
-      return parseReport(flags);
     case "dlq list":
       return { name: "dlq list", limit: (flags.get("limit") as number | undefined) ?? 50, json };
     case "dlq retry": {
@@ -350,26 +360,6 @@ export function parseArgs(argv: string[]): Command {
       if (!UUID.test(id)) throw new UsageError(`not an account id (a uuid): ${JSON.stringify(id)}`, command);
       return { name: command, id: id.toLowerCase(), json };
     }
-    case "youtube-project list":
-    case "youtube-project add":
-    case "youtube-project remove":
-      return parseYouTubeProject(command, positionals, flags);
-    case "credentials rotate":
-      return parseCredentialsRotate(flags);
-    case "alerts":
-      return parseAlerts(flags);
-    case "adapt":
-    case "adapt list":
-    case "adapt revert":
-    case "adapt pin":
-    case "adapt unpin":
-      return parseAdapt(command, positionals, flags);
-    case "dashboard":
-      return parseDashboard(flags);
-    case "storage usage":
-    case "housekeeping":
-    case "housekeeping settings":
-      return parseStorage(command, flags);
   }
   throw new UsageError(`unknown command: ${command}`);
 }
