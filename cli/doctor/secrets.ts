@@ -59,41 +59,44 @@ function serviceRoleKey(env: Record<string, string | undefined>): CheckResult {
 
 const ROTATION = "see docs/guides/rotation.md; remove the variable once the rotation is over";
 
-/** The check of the rotation list `name`: what `read` says of it, or a failure when the list does not parse. */
-function rotationList(name: string, read: (name: string) => CheckResult): CheckResult {
-  try {
-    return read(name);
-  } catch (error) {
-    return fail(FAMILY, name, describeError(error), ROTATION);
-  }
-}
-
-/** The lists of rotated keys and secrets, when set: each entry usable and none given twice. */
-function rotationLists(env: Record<string, string | undefined>): CheckResult[] {
-  const results: CheckResult[] = [];
-  const { CREDENTIALS_KEY, CREDENTIALS_KEYS_PREVIOUS, WEBHOOK_SECRET, WEBHOOK_SECRETS_PREVIOUS } = env;
-  if (CREDENTIALS_KEYS_PREVIOUS && CREDENTIALS_KEY) {
-    results.push(rotationList("CREDENTIALS_KEYS_PREVIOUS", (name) => {
-      const ring = credentialKeyRing({ CREDENTIALS_KEY, CREDENTIALS_KEYS_PREVIOUS });
-      return ok(
-        FAMILY,
-        name,
-        `${ring.previous.length} previous key(s) (${ring.previous.map((k) => k.kid).join(", ")}) beside the current one (${ring.current.kid})`,
-      );
-    }));
-  }
-  if (WEBHOOK_SECRETS_PREVIOUS && WEBHOOK_SECRET) {
-    results.push(rotationList("WEBHOOK_SECRETS_PREVIOUS", (name) => {
-      const accepted = webhookSecrets({ WEBHOOK_SECRET, WEBHOOK_SECRETS_PREVIOUS });
+/**
+ * The rotation lists: each is read only beside its current value (`current`), and says what it
+ * holds when it parses.
+ */
+const ROTATION_LISTS: { name: string; current: string; read: (values: { current: string; list: string }, name: string) => CheckResult }[] = [
+  {
+    name: "CREDENTIALS_KEYS_PREVIOUS",
+    current: "CREDENTIALS_KEY",
+    read: ({ current, list }, name) => {
+      const ring = credentialKeyRing({ CREDENTIALS_KEY: current, CREDENTIALS_KEYS_PREVIOUS: list });
+      const previous = ring.previous.map((k) => k.kid).join(", ");
+      return ok(FAMILY, name, `${ring.previous.length} previous key(s) (${previous}) beside the current one (${ring.current.kid})`);
+    },
+  },
+  {
+    name: "WEBHOOK_SECRETS_PREVIOUS",
+    current: "WEBHOOK_SECRET",
+    read: ({ current, list }, name) => {
+      const previous = webhookSecrets({ WEBHOOK_SECRET: current, WEBHOOK_SECRETS_PREVIOUS: list }).length - 1;
       return warn(
         FAMILY,
         name,
-        `the callback also accepts ${accepted.length - 1} previous secret(s): a rotation is under way`,
+        `the callback also accepts ${previous} previous secret(s): a rotation is under way`,
         "once every worker signs with WEBHOOK_SECRET, remove WEBHOOK_SECRETS_PREVIOUS from the functions' secrets (docs/guides/rotation.md)",
       );
-    }));
-  }
-  return results;
+    },
+  },
+];
+
+/** The lists of rotated keys and secrets, when set: each entry usable and none given twice, or a failure when it does not parse. */
+function rotationLists(env: Record<string, string | undefined>): CheckResult[] {
+  return ROTATION_LISTS.filter((list) => env[list.name] && env[list.current]).map((list) => {
+    try {
+      return list.read({ current: env[list.current]!, list: env[list.name]! }, list.name);
+    } catch (error) {
+      return fail(FAMILY, list.name, describeError(error), ROTATION);
+    }
+  });
 }
 
 export function checkSecrets(config: DoctorConfig): CheckResult[] {

@@ -48,13 +48,7 @@ export function stillMotion(motion: VisualJob["style"]["motion"], seed: number):
  * frame (so zoompan's whole-pixel steps are half-pixels in the output: no visible judder), then
  * zoompan draws every frame from that one picture.
  */
-export function stillToClipArgs(
-  job: ClipJob,
-  imagePath: string,
-  motion: StillMotion,
-  outPath: string,
-  preset = "ultrafast",
-): string[] {
+export function stillToClipArgs(job: ClipJob, imagePath: string, motion: StillMotion, outPath: string, preset = "ultrafast"): string[] {
   const frames = clipFrames(job);
   const w2 = job.width * 2;
   const h2 = job.height * 2;
@@ -75,43 +69,16 @@ export function stillToClipArgs(
  * A source video cut to the clip's length (looped when shorter), converted to the job's rate and
  * scaled to cover the frame, the overflow cropped around the centre.
  */
-export function videoToClipArgs(
-  job: ClipJob,
-  videoPath: string,
-  outPath: string,
-  preset = "ultrafast",
-): string[] {
-  return [
-    "-stream_loop",
-    "-1",
-    "-i",
-    videoPath,
-    ...filledClipArgs(job, outPath, preset),
-  ];
+export function videoToClipArgs(job: ClipJob, videoPath: string, outPath: string, preset = "ultrafast"): string[] {
+  return ["-stream_loop", "-1", "-i", videoPath, ...filledClipArgs(job, outPath, preset)];
 }
 
 /**
  * A numbered PNG sequence (`pattern` like `/dir/frame_%05d.png`) played at `sourceFps`, looped to
  * fill the clip, converted to the job's rate and scaled to cover the frame.
  */
-export function framesToClipArgs(
-  job: ClipJob,
-  pattern: string,
-  sourceFps: number,
-  outPath: string,
-  preset = "ultrafast",
-): string[] {
-  return [
-    "-f",
-    "image2",
-    "-loop",
-    "1",
-    "-framerate",
-    String(round3(sourceFps)),
-    "-i",
-    pattern,
-    ...filledClipArgs(job, outPath, preset),
-  ];
+export function framesToClipArgs(job: ClipJob, pattern: string, sourceFps: number, outPath: string, preset = "ultrafast"): string[] {
+  return ["-f", "image2", "-loop", "1", "-framerate", String(round3(sourceFps)), "-i", pattern, ...filledClipArgs(job, outPath, preset)];
 }
 
 /** A moving source, cut to the clip's length, converted to the job's rate, filled and encoded. */

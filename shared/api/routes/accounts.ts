@@ -14,7 +14,8 @@ import { noDimension } from "./dimensions.ts";
 export const accountParams = z.object({ id: z.string().uuid().describe("The account's id (a uuid)") });
 const noAccount = errors.notFound("account", errorExamples.accountNotFound);
 export const projectParams = z.object({ name: YouTubeProjectName.describe("The project's registered name") });
-const noProject = errors.notFound("YouTube project of that name", errorExamples.projectNotFound);
+/** What every route of one named project may answer besides its own: the service errors, and 404 for an unknown name. */
+const projectErrors = { ...serviceErrors, 404: errors.notFound("YouTube project of that name", errorExamples.projectNotFound) };
 
 const route = routesOf("accounts");
 const credentials = routesOf("credentials");
@@ -104,8 +105,7 @@ export const accountRoutes = {
     request: { params: projectParams },
     responses: {
       200: ok("What was unregistered", bodies.RemovedYouTubeProject, "removed", examples.removedProject),
-      ...serviceErrors,
-      404: noProject,
+      ...projectErrors,
       409: errors.conflict("Accounts holding credentials were connected through it", {
         error:
           "YouTube project second is used by 1 account(s): @techexplained (tech-explained); connect them through another project (mdame account connect youtube --project <name>) or remove them first",
@@ -122,8 +122,7 @@ export const accountRoutes = {
     request: { params: projectParams },
     responses: {
       200: ok("The client", bodies.YouTubeProjectClient, "a registered project's client", examples.youtubeProjectClient),
-      ...serviceErrors,
-      404: noProject,
+      ...projectErrors,
       409: errors.conflict("The sealed secret does not open with the functions' key ring", {
         error:
           "the client secret of Google project 210987654321-second.apps.googleusercontent.com is sealed with key 9f8e7d6c, which is not in the key ring (1a2b3c4d): put that key back in CREDENTIALS_KEYS_PREVIOUS and run `mdame credentials rotate`, or register the project again",

@@ -168,11 +168,8 @@ export function recordVoice(
   claim: StageClaim,
   input: { unitId: string; voice: StoredVoice; sceneFirstWords: readonly number[] },
 ): Promise<WorkUnit | null> {
-  return maybeRow(
-    "record_voice",
-    WorkUnit,
-    sql`
-    select * from mdame.record_voice(${claim.msgId}, ${input.unitId}, ${claim.stepToken}, ${sql.json(input.voice as never)},
-      ${sql.json(input.sceneFirstWords as never)}, ${claim.holder})`,
-  );
+  const { unitId, voice, sceneFirstWords } = input;
+  const query = sql`select * from mdame.record_voice(${claim.msgId}, ${unitId}, ${claim.stepToken}, ${sql.json(voice as never)},
+    ${sql.json(sceneFirstWords as never)}, ${claim.holder})`;
+  return maybeRow("record_voice", WorkUnit, query);
 }
