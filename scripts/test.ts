@@ -2,9 +2,10 @@
  * `npm test`: every test layer against the local cluster, each step's output in full:
  *   cluster (init + start) -> reset -> unit, in order, with typecheck beside them (reported after
  *   unit); then one pool (scripts/test-pool.ts) for the database layers: db (pgTAP via pg_prove),
- *   integration (a job a file), supabase-extensions (the real pg_net, Vault and pgmq; skipped, saying why, on a server
- *   without them), pgmq-1.4 (pgTAP and the queue integration tests again, on a stack reset in pgmq
- *   1.4.4's layout) and e2e (a job a file). The pool's lanes are three whole stacks of the clone
+ *   integration (a job a file), supabase-extensions (the real pg_net, Vault and pgmq; skipped,
+ *   saying why, on a server without them), pgmq-1.4 (the pgTAP files that reach pgmq and the queue
+ *   integration tests again, on a stack reset in pgmq 1.4.4's layout) and e2e (a job a file). The
+ *   pool's lanes are three whole stacks of the clone
  *   (`.local/`, `.local/stack-b`, `.local/stack-c`) and one for the files that need none; each job
  *   goes to the next free lane, longest first, so the layers run side by side. Each job's output
  *   is printed when it ends, with a line naming its lane and time; the summary gives each layer's
@@ -32,13 +33,14 @@ import { localStackEnv } from "../stack/stack-env.ts";
 import { stopStack, supervisorPid } from "../stack/stack-control.ts";
 import { runTypeCheck, typeChecks } from "./typecheck.ts";
 import { type Lane, type PoolJob, readTimes, runPool, writeTimes } from "./test-pool.ts";
+import { pgTapFilesReachingPgmq } from "./sql/pgmq-reach.ts";
 import { LOCAL_STACK } from "../shared/config/local-stack.ts";
 
 const LAYERS = ["typecheck", "unit", "db", "integration", "supabase-extensions", "pgmq-1.4", "e2e"] as const;
 
 /**
  * The integration tests that drive pgmq directly or through the engine's queue RPCs: the
- * `pgmq-1.4` layer runs them, with every pgTAP file, again on pgmq 1.4.4's layout (docs/reference/pgmq.md).
+ * `pgmq-1.4` layer runs them, with the pgTAP files that reach pgmq, again on pgmq 1.4.4's layout (docs/reference/pgmq.md).
  */
 const PGMQ_INTEGRATION_TESTS = [
   "pgmq-conformance",
@@ -401,8 +403,9 @@ async function main(): Promise<number> {
       },
     });
   }
-  const pgTap = async (tapEnv: Record<string, string | undefined>): Promise<Outcome & { output: string }> => {
-    const files = findFiles(join(paths.root, "supabase", "tests"), ".test.sql").map((f) => relative(paths.root, f));
+  /** pg_prove over the pgTAP files (`choose` picks some of them). */
+  const pgTap = async (tapEnv: Record<string, string | undefined>, choose = (files: string[]) => files): Promise<Outcome & { output: string }> => {
+    const files = choose(findFiles(join(paths.root, "supabase", "tests"), ".test.sql").map((f) => relative(paths.root, f)));
     if (files.length === 0) return { ...nothing("no supabase/tests/**/*.test.sql"), output: "" };
     // psql from the server's own bindir: Debian's /usr/bin/psql is a Perl wrapper (pg_wrapper),
     // started once per file. Through it, pg_prove's side of the 396 files took 36 s of CPU (the
@@ -480,7 +483,7 @@ async function main(): Promise<number> {
   // On the pgmq-compatible SQL, only when the run is on the default (1.5) layout: --pgmq-shape 1.4
   // already runs everything there. On a pgmq extension, the server's version decides.
   if (only.has("pgmq-1.4") && (serverPgmq !== null || process.env.MDAME_PGMQ_SHAPE !== "1.4")) {
-    // Every pgTAP file and the queue integration tests, on pgmq 1.4.4's layout, on the third stack
+    // The pgTAP files that reach pgmq and the queue integration tests, on pgmq 1.4.4's layout, on the third stack
     // (its next job resets it back to the run's layout).
     job("pgmq-1.4", "pgmq-1.4 (pgTAP and the queue tests on pgmq 1.4.4's layout)", { lane: "C", expected: 300 }, async (laneEnv) => {
       if (serverPgmq !== null && process.env.MDAME_PGMQ_SHAPE !== "1.4") {
@@ -493,7 +496,8 @@ async function main(): Promise<number> {
       }
       const shaped = { ...laneEnv, MDAME_PGMQ_SHAPE: "1.4" };
       await resetLane(shaped, "pgmq-1.4");
-      const tap = await pgTap(shaped);
+      // The pgTAP files that reach pgmq (scripts/sql/pgmq-reach.ts): the others run the same statements on either layout.
+      const tap = await pgTap(shaped, (files) => pgTapFilesReachingPgmq(paths.root, files));
       const queue = await bunFiles(PGMQ_INTEGRATION_TESTS, 30_000)(shaped);
       const passed = tap.passed + queue.passed;
       const failed = tap.failed + queue.failed;

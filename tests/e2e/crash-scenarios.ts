@@ -1,6 +1,6 @@
 /**
  * The crash scenarios' machinery, shared by tests/e2e/crash-recovery-1.test.ts and
- * crash-recovery-2.test.ts (two files, so two lanes of the test pool run the three scenarios side by side):
+ * crash-recovery-2.test.ts (a run each, so two lanes of the test pool run them side by side):
  * Crash tests through the real processes: the supervised stack (Postgres, the Deno edge host, both
  * Bun workers, the emulators) runs a whole pipeline run while components are killed with SIGKILL,
  * at chosen points (failpoints, shared/failpoints.ts) and at random moments, and Postgres is
@@ -9,11 +9,12 @@
  * publication on the YouTube emulator, the uploaded bytes equal to the rendered video, no work left
  * in the queues, and no lock held after one tick.
  *
- * Each run makes one dimension's video (run A the seed's first dimension, B and D its second).
+ * Each run makes one dimension's video (run A the seed's first dimension, run B its second).
  * Each run starts from a reset database, an empty asset store and empty emulators, on a stack of
  * its own (the failpoints are in its environment). Several failpoints share a run when they fire in
- * different components or stages, or one after the other in the same stage (each fires once). The random run prints its seed; replay it with
- * `CRASH_SEED=<seed> bun test tests/e2e/crash-recovery-2.test.ts -t random`.
+ * different components or stages, or one after the other in the same stage (each fires once).
+ * Run B's random kills print their seed; replay them with
+ * `CRASH_SEED=<seed> bun test tests/e2e/crash-recovery-2.test.ts`.
  * Each run's logs are kept in `.local/crash-evidence/<run>/`.
  */
 import { expect } from "bun:test";
