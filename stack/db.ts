@@ -467,8 +467,8 @@ export async function reset(options: ResetOptions = {}): Promise<void> {
     log(`reset: copying ${template}, a reset of the same migrations, seed and platform (stack/db-template.ts)`);
     await execSql("copy the template", restoreSql(DB_NAME, template), "template1");
     await restartForBackgroundWorkers(log);
-    await execSql("database settings", DATABASE_SETTINGS_SQL);
-    await finishReset(log);
+    // The search path is a setting of the database, outside the copy (stack/db-template.ts).
+    await finishReset(log, [DATABASE_SETTINGS_SQL]);
     return;
   }
 
@@ -530,14 +530,17 @@ export async function reset(options: ResetOptions = {}): Promise<void> {
   }
 }
 
-/** What every reset ends with: each component role's login, and this stack's wake secrets. */
-async function finishReset(log: (line: string) => void): Promise<void> {
+/**
+ * What every reset ends with, after `before`: each component role's login, and this stack's wake
+ * secrets; one psql session, each statement its own transaction, stopping at the first that fails.
+ */
+async function finishReset(log: (line: string) => void, before: string[] = []): Promise<void> {
   const secrets = loadOrCreateSecrets();
-  for (const [component, role] of Object.entries(COMPONENT_DB_ROLES) as [DbComponent, string][]) {
+  const logins = (Object.entries(COMPONENT_DB_ROLES) as [DbComponent, string][]).map(([component, role]) => {
     log(`reset: ${role} (${component}) may log in with the clone's password for it (.local/secrets.json)`);
-    await execSql(`${role} login`, roleLoginSql(role, secrets[DB_ROLE_PASSWORDS[component]]));
-  }
-  await storeWakeSecrets(log);
+    return roleLoginSql(role, secrets[DB_ROLE_PASSWORDS[component]]);
+  });
+  await execSql("role logins and wake secrets", [...before, ...logins, wakeSecretsSql(log)]);
 }
 
 /**
@@ -557,8 +560,12 @@ async function restartForBackgroundWorkers(log: (line: string) => void): Promise
  * the stack's start both call it.
  */
 export async function storeWakeSecrets(log: (line: string) => void = console.log, env: Record<string, string> = localStackEnv()): Promise<void> {
+  await execSql("vault secrets", wakeSecretsSql(log, env));
+}
+
+function wakeSecretsSql(log: (line: string) => void, env: Record<string, string> = localStackEnv()): string {
   log(`Vault: mdame_functions_url (${env.FUNCTIONS_URL}) and mdame_service_role_key stored for the wake-ups`);
-  await execSql("vault secrets", storeWakeSecretsSql(env.FUNCTIONS_URL!, env.SERVICE_ROLE_KEY!));
+  return storeWakeSecretsSql(env.FUNCTIONS_URL!, env.SERVICE_ROLE_KEY!);
 }
 
 async function printStatus(): Promise<void> {
