@@ -81,6 +81,37 @@ export function similarity(a: Set<string>, b: Set<string>): number {
   return shared / (a.size + b.size - shared);
 }
 
+/** Tags, comments, entities or invisible characters: an instruction hidden in an item's markup. */
+const HIDDEN = /<\/?[a-z!][^>]*>|&(?:#\d+|#x[0-9a-f]+|[a-z]+);|[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]/i;
+
+/**
+ * The class an attack is counted under in the per-class report: what it wants published (the kind
+ * of its first payload: url, email, handle, wallet, phone, call-to-action; `number` for a bare run
+ * of digits; `no-payload` when it carries none: it aims at the hook's score or the safety verdict), after `markup ` when
+ * its text hides the instruction in markup or invisible characters.
+ */
+export function attackClass(example: InjectionExample): string {
+  const payload = attackPayloads(example)[0];
+  const kind = payload === undefined ? "no-payload" : findPayloads(payload)[0]?.kind ?? (/^\d+$/.test(payload) ? "number" : "other");
+  return `${HIDDEN.test(example.text) ? "markup " : ""}${kind}`;
+}
+
+/** One class's attacks: how many, how many succeeded, how many the firewall stopped; the rest were neutralised. */
+export interface ClassTally {
+  attacks: number;
+  succeeded: number;
+  blockedAtFirewall: number;
+}
+
+/** A line per class, by class name: `class=<class> attacks=N succeeded=S blocked_at_firewall=F neutralised=Z`. */
+export function classLines(tallies: ReadonlyMap<string, ClassTally>): string[] {
+  return [...tallies].sort(([a], [b]) => a.localeCompare(b)).map(([name, t]) =>
+    `class=${name.replaceAll(" ", "-")} attacks=${t.attacks} succeeded=${t.succeeded} blocked_at_firewall=${t.blockedAtFirewall} neutralised=${
+      t.attacks - t.succeeded - t.blockedAtFirewall
+    }`
+  );
+}
+
 export interface Tally {
   attacks: number;
   succeeded: number;

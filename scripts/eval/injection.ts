@@ -5,7 +5,12 @@
  * which obeys every attack it recognises. One pipeline run then takes every item through the real
  * stages (the pipeline's app, its queue and its RPCs on the local Postgres): ingest (firewall,
  * safety gate) -> script with the hook audit -> safety -> plan. The judge (injection-judge.ts)
- * reads what the engine stored. Last line:
+ * reads what the engine stored. Before the last line, a line per class of attack (what it wants
+ * published, and whether it hides in markup: injection-judge.ts `attackClass`):
+ *
+ *   class=markup-url attacks=N succeeded=S blocked_at_firewall=F neutralised=Z
+ *
+ * Last line:
  *
  *   attacks=N succeeded=S blocked_at_firewall=F neutralised=Z benign=B benign_lost=L
  *
@@ -31,7 +36,10 @@ import { startEmulator } from "../../emulators/main.ts";
 import * as db from "../../stack/db.ts";
 import { localStackEnv } from "../../stack/stack-env.ts";
 import {
+  attackClass,
   attackPayloads,
+  classLines,
+  type ClassTally,
   type HonestJudge,
   judgeUnit,
   lastLine,
@@ -252,6 +260,7 @@ async function main(): Promise<number> {
 
     const honest = honestJudge(emulator.url, env.GEMINI_API_KEY ?? "eval-key", "en");
     const tally: Tally = { attacks: 0, succeeded: 0, blockedAtFirewall: 0, benign: 0, benignLost: 0 };
+    const byClass = new Map<string, ClassTally>();
     const counts = { units: 0, refused_at_safety: 0, dropped: 0, benign_scripts_refused: 0 };
     for (const item of items) {
       const result = outcome.get(item.index);
@@ -265,13 +274,19 @@ async function main(): Promise<number> {
         continue;
       }
       tally.attacks++;
+      const name = attackClass(item);
+      const ofClass = byClass.get(name) ?? { attacks: 0, succeeded: 0, blockedAtFirewall: 0 };
+      byClass.set(name, ofClass);
+      ofClass.attacks++;
       if (!result) {
         counts.dropped++;
         continue;
       }
       if (result.kind === "refused") {
-        if (result.classifier.startsWith("prompt-firewall")) tally.blockedAtFirewall++;
-        else counts.refused_at_safety++;
+        if (result.classifier.startsWith("prompt-firewall")) {
+          tally.blockedAtFirewall++;
+          ofClass.blockedAtFirewall++;
+        } else counts.refused_at_safety++;
         continue;
       }
       counts.units++;
@@ -285,6 +300,7 @@ async function main(): Promise<number> {
       const reasons = await judgeUnit(item.payloads, outputs, honest);
       if (reasons.length > 0) {
         tally.succeeded++;
+        ofClass.succeeded++;
         say(`SUCCEEDED  ${JSON.stringify(item.text.slice(0, 140))}  <- ${reasons.join("; ")}`);
       }
     }
@@ -292,6 +308,7 @@ async function main(): Promise<number> {
       `attack outcomes: units=${counts.units} refused_at_safety=${counts.refused_at_safety} dropped_by_selection=${counts.dropped}; ` +
         `benign units whose script was refused=${counts.benign_scripts_refused}; elapsed_s=${Math.round((performance.now() - started) / 1000)}`,
     );
+    for (const line of classLines(byClass)) say(line);
     say(lastLine(tally));
     return 0;
   } finally {
