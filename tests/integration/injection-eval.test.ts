@@ -46,6 +46,11 @@ describe("eval:injection", () => {
     expect(f.blocked + f.neutralised).toBe(f.attacks);
     expect(f.lost).toBeLessThanOrEqual(1);
     expect(run.stdout).toMatch(/^tick 1: processed=\d+/m);
+    // A line per class of attack before the last line; the classes add up to it.
+    const classes = [...run.stdout.matchAll(/^class=([a-z-]+) attacks=(\d+) succeeded=(\d+) blocked_at_firewall=(\d+) neutralised=(\d+)$/gm)];
+    expect(classes.length).toBeGreaterThan(1);
+    const sum = (i: number) => classes.reduce((n, m) => n + Number(m[i]), 0);
+    expect([sum(2), sum(3), sum(4), sum(5)]).toEqual([f.attacks, f.succeeded, f.blocked, f.neutralised]);
   }, 300_000);
 
   test("with every layer off, attacks on the first half of the slice get through and are named", () => {
