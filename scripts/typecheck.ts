@@ -73,14 +73,31 @@ export function runTypeCheck(check: TypeCheck, root: string = paths.root, echo =
   });
 }
 
-async function main(): Promise<number> {
-  let failed = 0;
-  for (const check of typeChecks()) {
-    console.log(`-- ${check.name}`);
-    const result = await runTypeCheck(check);
-    console.log(`-- ${check.name}: ${result.ok ? "no errors" : `${result.errors} error(s)`}`);
-    if (!result.ok) failed += 1;
+/**
+ * Every type check, one after the other: each clean checker counts as one passed test, each error
+ * it reports as one failed test. The output has a line before and after each checker's own; with
+ * `echo` it is printed as it comes, else only kept.
+ */
+export async function runTypeChecks(echo: boolean, root: string = paths.root): Promise<{ passed: number; failed: number; output: string }> {
+  const counts = { passed: 0, failed: 0 };
+  let output = "";
+  const line = (text: string) => {
+    output += `${text}\n`;
+    if (echo) console.log(text);
+  };
+  for (const check of typeChecks(root)) {
+    line(`-- ${check.name}`);
+    const result = await runTypeCheck(check, root, echo);
+    if (!echo) output += result.output && !result.output.endsWith("\n") ? `${result.output}\n` : result.output;
+    if (result.ok) counts.passed += 1;
+    else counts.failed += result.errors;
+    line(`-- ${check.name}: ${result.ok ? "no errors" : `${result.errors} error(s)`}`);
   }
+  return { ...counts, output };
+}
+
+async function main(): Promise<number> {
+  const { failed } = await runTypeChecks(true);
   return failed === 0 ? 0 : 1;
 }
 
