@@ -12,21 +12,20 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
-const escaped = (name: string) => name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-/** `name(` or `mdame.name (`: a call of the function `name`. */
-const callOf = (name: string) => new RegExp(`\\b${escaped(name)}\\s*\\(`);
+/** The names a SQL text calls (`name(`, `mdame.name (`): each word followed by an opening bracket. */
+const calledNames = (sql: string): Set<string> => new Set([...sql.matchAll(/\b(\w+)\s*\(/g)].map((m) => m[1]!));
+const namesPgmq = (sql: string) => /\bpgmq\s*\./.test(sql);
 
 /** The functions (by name) whose bodies reach pgmq, given every function's body. */
 export function functionsReachingPgmq(bodies: ReadonlyMap<string, string>): Set<string> {
-  const reach = new Set([...bodies].filter(([, body]) => /\bpgmq\s*\./.test(body) || /\bexecute\b/i.test(body)).map(([name]) => name));
+  const calls = new Map([...bodies].map(([name, body]) => [name, calledNames(body)]));
+  const reach = new Set([...bodies].filter(([, body]) => namesPgmq(body) || /\bexecute\b/i.test(body)).map(([name]) => name));
   for (let grew = true; grew;) {
     grew = false;
-    for (const [name, body] of bodies) {
-      if (reach.has(name)) continue;
-      if ([...reach].some((callee) => callOf(callee).test(body))) {
-        reach.add(name);
-        grew = true;
-      }
+    for (const [name, callees] of calls) {
+      if (reach.has(name) || ![...callees].some((callee) => reach.has(callee))) continue;
+      reach.add(name);
+      grew = true;
     }
   }
   return reach;
@@ -43,8 +42,9 @@ export function tablesTriggeringPgmq(schemaSql: string, reach: ReadonlySet<strin
 
 /** Whether a test's SQL reaches pgmq: it names the schema, calls a function of `reach` or names a table of `tables`. */
 export function testReachesPgmq(sql: string, reach: ReadonlySet<string>, tables: ReadonlySet<string> = new Set()): boolean {
-  return /\bpgmq\s*\./.test(sql) || [...reach].some((name) => callOf(name).test(sql)) ||
-    [...tables].some((table) => new RegExp(`\\b${escaped(table)}\\b`).test(sql));
+  if (namesPgmq(sql) || [...calledNames(sql)].some((name) => reach.has(name))) return true;
+  const words = new Set(sql.match(/\w+/g) ?? []);
+  return [...tables].some((table) => words.has(table));
 }
 
 /** The pgTAP files of `files` (paths under `root`) that reach pgmq, by the SQL declared under `root`. */
