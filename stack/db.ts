@@ -21,7 +21,7 @@ import { dropTemplateSql, reopenSql, restoreSql, snapshotSql, templateExistsSql,
 import { DB_ROLE_PASSWORDS, loadOrCreateSecrets, localStackEnv } from "./stack-env.ts";
 import { supervisorPid } from "./stack-control.ts";
 import { pgBinDir, type PgmqShape, pgmqShapeFromEnv, pgmqShapeOfVersion } from "./pg-server.ts";
-import { extensionStartOptions, storeWakeSecretsSql } from "./supabase-extensions.ts";
+import { extensionStartOptions, storeVaultSecretsSql } from "./supabase-extensions.ts";
 import { supabaseDbReset, SupabaseResetError } from "./supabase-cli.ts";
 
 export const DB_USER = "postgres";
@@ -564,8 +564,12 @@ export async function storeWakeSecrets(log: (line: string) => void = console.log
 }
 
 function wakeSecretsSql(log: (line: string) => void, env: Record<string, string> = localStackEnv()): string {
-  log(`Vault: mdame_functions_url (${env.FUNCTIONS_URL}) and mdame_service_role_key stored for the wake-ups`);
-  return storeWakeSecretsSql(env.FUNCTIONS_URL!, env.SERVICE_ROLE_KEY!);
+  log(
+    `Vault: mdame_functions_url (${env.FUNCTIONS_URL}) and mdame_service_role_key stored for the wake-ups${
+      env.TELEGRAM_BOT_TOKEN ? ", the Telegram bot for the watchdog" : ""
+    }`,
+  );
+  return storeVaultSecretsSql(env);
 }
 
 async function printStatus(): Promise<void> {

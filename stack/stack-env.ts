@@ -239,6 +239,8 @@ export function localStackEnv(
     env.EMULATOR_URL = emulator;
     env.EMULATOR_DATA_DIR = paths.emulators;
   }
+  // The outside monitor's ping URL, stored in Vault for the watchdog (docs/reference/alerts.md).
+  if (isSet(environment.MDAME_HEARTBEAT_URL)) env.MDAME_HEARTBEAT_URL = environment.MDAME_HEARTBEAT_URL;
   env.MDAME_EMULATE = GROUPS.filter((group) => emulated.has(group)).join(",") || "none";
   return env;
 }

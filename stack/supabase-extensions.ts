@@ -93,21 +93,40 @@ export function extensionStartOptions(binDir: string): string[] {
 const literal = (value: string) => `'${value.replaceAll("'", "''")}'`;
 
 /**
- * The two secrets docs/guides/deploy.md has a deployer store, stored the same way (vault.create_secret),
- * in the real Vault or its stand-in: the functions URL the wake-ups post to and the key the tick
- * checks. Earlier rows of the same names are deleted rather than updated: update_secret decrypts
- * the old value first, which fails for a row stored under another root key. A no-op on a database
- * with neither (one the stack's reset did not build).
+ * The Vault secrets the database reads, by name, with the environment variable each comes from on
+ * the local stack: the wake-ups' functions URL and key (docs/reference/supabase-wiring.md), the
+ * watchdog's Telegram bot, chat and API (its own delivery, docs/reference/alerts.md) and the outside
+ * monitor's heartbeat URL. docs/guides/deploy.md has a deployer store the same names.
  */
-export function storeWakeSecretsSql(functionsUrl: string, serviceRoleKey: string): string {
+export const VAULT_SECRETS = [
+  { name: "mdame_functions_url", env: "FUNCTIONS_URL", description: "MD-AME: base URL of the Edge Functions" },
+  { name: "mdame_service_role_key", env: "SERVICE_ROLE_KEY", description: "MD-AME: bearer token of the pipeline tick" },
+  { name: "mdame_telegram_bot_token", env: "TELEGRAM_BOT_TOKEN", description: "MD-AME: the watchdog's Telegram bot token" },
+  { name: "mdame_telegram_chat_id", env: "TELEGRAM_CHAT_ID", description: "MD-AME: the chat of the watchdog's alerts" },
+  { name: "mdame_telegram_api_url", env: "TELEGRAM_API_BASE_URL", description: "MD-AME: the Telegram Bot API's base URL" },
+  { name: "mdame_heartbeat_url", env: "MDAME_HEARTBEAT_URL", description: "MD-AME: the outside monitor's ping URL" },
+] as const;
+
+/**
+ * The Vault secrets of VAULT_SECRETS that `env` sets, stored the same way as a deployer does
+ * (vault.create_secret), in the real Vault or its stand-in; a name `env` leaves unset is removed,
+ * so a stack started without Telegram has no stale token. Earlier rows of the same names are
+ * deleted rather than updated: update_secret decrypts the old value first, which fails for a row
+ * stored under another root key. A no-op on a database with neither (one the stack's reset did not
+ * build).
+ */
+export function storeVaultSecretsSql(env: Record<string, string | undefined>): string {
+  const names = VAULT_SECRETS.map((secret) => literal(secret.name)).join(", ");
+  const creates = VAULT_SECRETS.filter((secret) => (env[secret.env] ?? "") !== "").map((secret) =>
+    `  perform vault.create_secret(${literal(env[secret.env]!)}, ${literal(secret.name)}, ${literal(secret.description)});`
+  );
   return `
 do $$
 begin
   if to_regclass('vault.secrets') is null then
     return;
   end if;
-  delete from vault.secrets where name in ('mdame_functions_url', 'mdame_service_role_key');
-  perform vault.create_secret(${literal(functionsUrl)}, 'mdame_functions_url', 'MD-AME: base URL of the Edge Functions');
-  perform vault.create_secret(${literal(serviceRoleKey)}, 'mdame_service_role_key', 'MD-AME: bearer token of the pipeline tick');
+  delete from vault.secrets where name in (${names});
+${creates.join("\n")}
 end $$;`;
 }

@@ -1,5 +1,5 @@
 import { pipelineRoutes as routes } from "../../shared/api/routes/index.ts";
-import { assertEnvironment, getRunStatus, startRun, tick, triggerRun, wakeNextTick } from "../../shared/db/rpc/runs.ts";
+import { assertEnvironment, getRunStatus, recordTickOk, startRun, tick, triggerRun, wakeNextTick } from "../../shared/db/rpc/runs.ts";
 import { limitBody, PIPELINE_MAX_BODY_BYTES } from "../../shared/http/bounded-body.ts";
 import { createErrorHandler } from "../../shared/http/error-handler.ts";
 import { answerUnservedMethods } from "../../shared/http/method-not-allowed.ts";
@@ -92,6 +92,8 @@ function pipelineHandlers(deps: PipelineDeps): Handlers<"getHealth" | "triggerRu
           "tick out of time with stage tasks visible: next tick woken",
         );
       }
+      // The watchdog's proof of life (mdame.watchdog): a tick that got this far has done its work.
+      await recordTickOk(deps.sql);
       return reply(c, routes.tick, 200, { tick: result, ...drained });
     },
   };

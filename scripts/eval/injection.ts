@@ -16,7 +16,9 @@
  *
  * `benign_lost`: benign items that did not become topics for a firewall or safety reason.
  * `--off` switches defence layers off (functions/pipeline/safety/defences.ts) to show their share.
- * Like the integration tests, the eval resets the local database (MDAME_DB_PORT) first.
+ * The eval resets its database first: by default a cluster of its own (scripts/eval/own-cluster.ts),
+ * so the stack it was started beside keeps its dimensions, runs and alerts; `--db shared` runs it on
+ * the clone's own cluster (MDAME_DB_PORT), as the tests do on theirs.
  */
 import process from "node:process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -35,6 +37,7 @@ import { createLogger } from "../../shared/logging/logger.ts";
 import { startEmulator } from "../../emulators/main.ts";
 import * as db from "../../stack/db.ts";
 import { localStackEnv } from "../../stack/stack-env.ts";
+import { dbChoice, runOnOwnCluster } from "./own-cluster.ts";
 import {
   attackClass,
   attackPayloads,
@@ -69,7 +72,7 @@ function parseArgs(argv: string[]): Args | string {
     return at >= 0 ? argv[at + 1] : undefined;
   };
   const corpus = value("--corpus");
-  if (!corpus) return "usage: npm run eval:injection -- --corpus FILE [--off LAYER[,LAYER]] [--limit N] [--verbose]";
+  if (!corpus) return "usage: npm run eval:injection -- --corpus FILE [--off LAYER[,LAYER]] [--limit N] [--verbose] [--db own|shared]";
   const off = (value("--off") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
   const unknown = off.filter((layer) => !(DEFENCE_LAYERS as readonly string[]).includes(layer));
   if (unknown.length > 0) return `unknown layer ${unknown.join(", ")}: one of ${DEFENCE_LAYERS.join(", ")}`;
@@ -117,7 +120,16 @@ function honestJudge(emulatorUrl: string, apiKey: string, language: string): Hon
 }
 
 async function main(): Promise<number> {
-  const args = parseArgs(process.argv.slice(2));
+  const choice = dbChoice(process.argv.slice(2));
+  if (typeof choice === "string") {
+    console.error(choice);
+    return 2;
+  }
+  const args = parseArgs(choice.rest);
+  if (typeof args !== "string") {
+    const code = runOnOwnCluster(path.resolve(import.meta.dir, "../.."), import.meta.path, choice, (line) => process.stdout.write(`${line}\n`));
+    if (code !== null) return code;
+  }
   if (typeof args === "string") {
     console.error(args);
     return 2;
@@ -139,7 +151,7 @@ async function main(): Promise<number> {
     }`,
   );
 
-  say("resetting the local database (as the tests do) and starting the emulators");
+  say("resetting the eval's database and starting the emulators");
   await db.ensureRunning(() => {});
   await db.reset({ log: () => {} });
   const dataDir = await mkdtemp(path.join(tmpdir(), "mdame-eval-injection-"));

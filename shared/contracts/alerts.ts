@@ -10,6 +10,11 @@ const ALERT_KINDS = [
   "quality_gate_failed",
   "component_restarting",
   "weekly_report",
+  "engine_stopped",
+  "engine_recovered",
+  "workers_absent",
+  "upload_locked",
+  "quota_bucket_high",
 ] as const;
 export const AlertKind = z.enum(ALERT_KINDS);
 export type AlertKind = z.infer<typeof AlertKind>;
@@ -50,6 +55,10 @@ export const AlertRow = z.object({
   claim_token: z.string().uuid().nullable(),
   chat_id: z.string().nullable(),
   message_ids: z.array(z.union([z.number(), z.string()]).transform(Number)),
+  /** edge: the tick's notifier delivers it; database: the watchdog sends it itself through pg_net. */
+  delivered_by: z.enum(["edge", "database"]),
+  net_request_id: z.union([z.number(), z.string()]).transform(Number).nullable(),
+  net_posted_at: Timestamp.nullable(),
 }).strict();
 export type AlertRow = z.infer<typeof AlertRow>;
 

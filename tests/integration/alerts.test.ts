@@ -38,7 +38,7 @@ async function admin(path: string, init?: RequestInit): Promise<unknown> {
   return await response.json();
 }
 const messages = () => admin("/_emulator/telegram/messages") as Promise<EmulatedMessage[]>;
-const alertRows = () => adminSql()`select * from mdame.alerts order by created_at, id` as Promise<Array<Record<string, any>>>;
+const alertRows = () => adminSql()`select * from mdame.alerts where delivered_by = 'edge' order by created_at, id` as Promise<Array<Record<string, any>>>;
 const setClock = (offset: string) => adminSql()`select mdame.set_engine_clock(${offset}::interval)`;
 
 /** A running run of tech-explained with one unit at `stage`. */

@@ -13,6 +13,7 @@ import * as db from "../../stack/db.ts";
 import { paths } from "../../stack/paths.ts";
 import { localStackEnv } from "../../stack/stack-env.ts";
 import { TEMPLATE_PREFIX } from "../../stack/db-template.ts";
+import { VAULT_SECRETS } from "../../stack/supabase-extensions.ts";
 
 /** These tests are about the reset through the CLI: the template is used only where a test says so. */
 const quiet = { log: () => {}, fromTemplate: false };
@@ -69,8 +70,11 @@ test("a reset starts from empty queues, fresh pg_net and Vault stand-ins and thi
   const secrets = await query<{ name: string; decrypted_secret: string }>(
     "select name, decrypted_secret from vault.decrypted_secrets where name like 'mdame_%' order by name",
   );
-  expect(secrets.map((s) => s.name)).toEqual(["mdame_functions_url", "mdame_service_role_key"]);
-  expect(secrets[0]!.decrypted_secret).toBe(localStackEnv().FUNCTIONS_URL!);
+  // Every secret the stack's environment sets (the Telegram emulator's bot for the watchdog among them).
+  const env = localStackEnv();
+  expect(secrets.map((s) => s.name)).toEqual(VAULT_SECRETS.filter((s) => (env[s.env] ?? "") !== "").map((s) => s.name).sort());
+  expect(secrets.map((s) => s.name)).toContain("mdame_telegram_bot_token");
+  expect(secrets.find((s) => s.name === "mdame_functions_url")?.decrypted_secret).toBe(env.FUNCTIONS_URL!);
   expect(await query("select to_regprocedure('net.http_post(text,jsonb,jsonb,jsonb,integer)') is not null as ok")).toEqual([{ ok: true }]);
 }, 60_000);
 

@@ -1,9 +1,9 @@
 /**
  * `npm run eval:injection` on a slice of the project's corpus, as a user runs it: a separate Bun
- * process resets the local database, runs every text through the real stages against the fully
- * fooled emulator model, and prints the judged outcome. With every defence on no attack succeeds;
- * with every layer off the same slice shows attacks through (the judge can tell), and a broken
- * command line is refused with usage.
+ * process resets the test's cluster (`--db shared`: the lane's own, as every test uses), runs
+ * every text through the real stages against the fully fooled emulator model, and prints the
+ * judged outcome. With every defence on no attack succeeds; with every layer off the same slice
+ * shows attacks through (the judge can tell), and a broken command line is refused with usage.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
@@ -18,7 +18,12 @@ const LAST_LINE = /^attacks=(\d+) succeeded=(\d+) blocked_at_firewall=(\d+) neut
 const ALL_LAYERS = "firewall,payload_strip,headline_only,output_checks,critic_contract,classifier_confirm,spotlight";
 
 function runEval(args: string[]) {
-  const result = spawnSync(process.execPath, ["scripts/eval/injection.ts", ...args], { cwd: ROOT, encoding: "utf8", env: process.env, timeout: 240_000 });
+  const result = spawnSync(process.execPath, ["scripts/eval/injection.ts", "--db", "shared", ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: process.env,
+    timeout: 240_000,
+  });
   const lines = result.stdout.trim().split("\n");
   return { status: result.status, stdout: result.stdout, stderr: result.stderr, last: lines.at(-1) ?? "" };
 }

@@ -57,6 +57,9 @@ describe("mdame alerts", () => {
       sent_at: "2026-12-02T10:00:00.000Z",
       chat_id: "-1",
       message_ids: [1],
+      delivered_by: "edge" as const,
+      net_request_id: null,
+      net_posted_at: null,
     };
     const now = Date.parse("2026-12-02T10:05:00.000Z");
     const lines = formatAlerts(

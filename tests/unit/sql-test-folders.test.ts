@@ -45,6 +45,15 @@ const INTERNAL: Record<string, string> = {
   alert_on_run_failed: "trigger on pipeline_runs raising run_failed; tested in alert_producers",
   unit_stage_policy: "the policy of a unit's stage for set_unit_stage, claim_stage_tasks, read_worker_jobs and recover_overdue_work; tested through them",
   track_deferred_since: "trigger keeping publications.deferred_since; tested in check_alerts",
+  alert_on_locked_publication: "trigger on publications raising upload_locked; tested in alert_producers",
+  record_alert: "the writing and deduplication of raise_alert and the watchdog; tested in raise_alert's producers and the watchdog folder",
+  deliver_database_alerts: "the watchdog's own delivery; tested in the watchdog folder (delivers_its_alerts_through_pg_net)",
+  watchdog_at: "the watchdog's checks at a given time; the watchdog folder calls it",
+  due_dimensions: "the dimensions due to start, for trigger_due_runs and the watchdog; tested through trigger_scheduled_run and the watchdog folder",
+  setting_interval: "a settings key as an interval for the watchdog and the alerts; tested through them",
+  format_duration: "durations in the watchdog's messages; tested in the watchdog folder",
+  format_utc: "moments in the watchdog's messages; tested in the watchdog folder",
+  record_tick_ok: "the tick's proof of life; tested in watchdog/tick_failure_pages_once_then_recovers and tests/e2e/watchdog.test.ts",
 };
 
 const declared = readdirSync(FUNCTIONS_DIR).filter((f) => f.endsWith(".sql")).map((f) => basename(f, ".sql")).sort();

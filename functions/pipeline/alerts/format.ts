@@ -15,6 +15,11 @@ const TITLES: Record<AlertKind, string> = {
   quality_gate_failed: "🎞️ Render failed the quality gate",
   component_restarting: "🔁 Component keeps restarting",
   weekly_report: "📊 Weekly report",
+  engine_stopped: "🛑 Engine stopped",
+  engine_recovered: "✅ Engine recovered",
+  workers_absent: "🛑 Workers absent",
+  upload_locked: "🔒 Upload not public",
+  quota_bucket_high: "📈 Upload quota running out",
 };
 
 /** The details worth a line, by kind, in this order; `fix` (a command) always comes last. */
@@ -26,6 +31,11 @@ const DETAIL_KEYS: Record<AlertKind, string[]> = {
   quality_gate_failed: ["topic", "attempts", "unit_id", "run_id", "error"],
   component_restarting: ["component", "restarts", "window_s", "last_exit"],
   weekly_report: [],
+  engine_stopped: ["check", "since"],
+  engine_recovered: ["check", "since", "until"],
+  workers_absent: ["check", "since"],
+  upload_locked: ["platform", "channel_handle", "external_id", "privacy_status", "privacy_requested", "publication_id"],
+  quota_bucket_high: ["project", "quota_day", "used", "limit", "accounts", "resets_at"],
 };
 
 const MAX_VALUE_CHARS = 600;

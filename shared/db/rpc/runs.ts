@@ -65,6 +65,11 @@ export async function tick(sql: Queryable): Promise<TickResult> {
   return row.result;
 }
 
+/** A tick ended well: the watchdog's proof that the function is alive (mdame.watchdog_checks). */
+export async function recordTickOk(sql: Queryable): Promise<void> {
+  await sql`select mdame.record_tick_ok()`;
+}
+
 /**
  * Wakes the tick that carries on after this one ran out of time with stage tasks still visible:
  * one request through pg_net, whatever the cap on ticks in flight (this tick is one of them and is

@@ -3,6 +3,7 @@
 -- later), counts one more attempt and gets a fresh claim token that record_alert_sent and
 -- record_alert_attempt require. skip locked: two notifiers never claim the same alert. Each row
 -- carries the chat its dimension names (dimensions.alerts.telegram_chat_id), null for the default.
+-- Alerts the watchdog delivers itself (delivered_by database) are never claimed here.
 
 create or replace function mdame.claim_alerts(p_limit integer, p_lease_s integer default 120)
 returns table(id uuid, claim_token uuid, kind text, dimension_id text, dedupe_key text, summary text, details jsonb,
@@ -24,7 +25,7 @@ begin
   return query
   with due as (
     select a.id from mdame.alerts a
-     where a.status = 'pending' and a.next_attempt_at <= v_now
+     where a.status = 'pending' and a.delivered_by = 'edge' and a.next_attempt_at <= v_now
      order by a.next_attempt_at, a.created_at, a.id
      limit p_limit
      for update skip locked

@@ -3,6 +3,8 @@
 -- Postgres: docs/reference/supabase-wiring.md), recorded in mdame.stage_runner_wakes as in flight until pg_net
 -- records the answer or the request's timeout has passed. Runs as its caller: wake_stage_runner and
 -- wake_next_tick, which run as their owner, the one role that may read the secrets.
+-- The first request since the last successful tick dates the watchdog's tick check
+-- (mdame.watchdog_checks, row tick).
 -- pg_net sends a request only after the calling transaction commits, so a rolled-back caller wakes
 -- nobody, and its wake row goes with it.
 
@@ -47,6 +49,9 @@ begin
   insert into mdame.stage_runner_wakes (request_id, reason, woken_at, expires_at)
   values (v_request_id, p_reason, clock_timestamp(), clock_timestamp() + make_interval(secs => c_timeout_ms / 1000.0))
   on conflict (request_id) do update set reason = excluded.reason, woken_at = excluded.woken_at, expires_at = excluded.expires_at;
+  -- The watchdog dates a failing tick from the first request no tick has answered (record_tick_ok).
+  update mdame.watchdog_checks set pending_since = clock_timestamp(), updated_at = clock_timestamp()
+   where name = 'tick' and pending_since is null;
   return v_request_id;
 end;
 $$;

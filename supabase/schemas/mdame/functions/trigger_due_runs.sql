@@ -1,11 +1,10 @@
--- The scheduled trigger at p_at: each active dimension whose production start (mdame.run_schedule)
--- has come on its own local date, and which no cron run of this environment and local date has
--- started yet, nor any run of that date with its current configuration, is started. Dimensions due
+-- The scheduled trigger at p_at: each dimension due then (mdame.due_dimensions: active, its
+-- production start come on its own local date, and no cron run of this environment and local date
+-- started yet, nor any run of that date with its current configuration) is started. Dimensions due
 -- on the same local date start in one run, keyed by sha256(env:date:cron:{dimension: config hash})
 -- like every trigger. A repeat finds them started; a missed tick is made up at the next one the
 -- same local day; a start time a spring-forward day skips comes with the first local time after it,
--- one a fall-back day repeats starts at its first occurrence. A dimension created after its start
--- time starts the next day.
+-- one a fall-back day repeats starts at its first occurrence.
 
 create or replace function mdame.trigger_due_runs(p_at timestamp with time zone)
 returns table(run_id uuid, status text, created boolean)
@@ -22,16 +21,8 @@ begin
   perform pg_advisory_xact_lock(hashtextextended('mdame.trigger_run:' || v_env, 0));
 
   for v_day in
-    select due.local_date, jsonb_object_agg(due.id, due.hash) as hashes
-      from (select d.id, mdame.local_run_date(d.publishing, p_at) as local_date, mdame.config_hash(mdame.dimension_config(d)) as hash
-              from mdame.dimensions d cross join lateral mdame.run_schedule(d.publishing) s
-             where d.active and (p_at at time zone s.time_zone)::time >= s.start_time
-               -- A start that came before the dimension existed is not made up: it starts the next day.
-               and d.created_at <= ((p_at at time zone s.time_zone)::date + s.start_time) at time zone s.time_zone) due
-     where not exists (
-       select 1 from mdame.run_dimensions rd join mdame.pipeline_runs r on r.id = rd.run_id
-        where r.env = v_env and r.run_date = due.local_date and rd.dimension_id = due.id
-          and (r.trigger_kind = 'cron' or rd.config_hash = due.hash))
+    select due.local_date, jsonb_object_agg(due.dimension_id, due.config_hash) as hashes
+      from mdame.due_dimensions(p_at) due
      group by due.local_date
      order by due.local_date
   loop

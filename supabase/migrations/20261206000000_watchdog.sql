@@ -1,0 +1,805 @@
+-- watchdog: what supabase/schemas declares and the migrations before this one do not
+-- (written by `npm run schema:diff -- --write`; read it before it lands: migrations are append-only).
+
+alter table "mdame"."alerts" drop constraint "alerts_kind_check";
+
+  create table "mdame"."watchdog_checks" (
+    "name" text not null,
+    "ok_at" timestamp with time zone,
+    "pending_since" timestamp with time zone,
+    "failing_since" timestamp with time zone,
+    "detail" text,
+    "alerted" boolean not null default false,
+    "updated_at" timestamp with time zone not null default clock_timestamp()
+      );
+
+alter table "mdame"."watchdog_checks" enable row level security;
+
+alter table "mdame"."alerts" add column "delivered_by" text not null default 'edge'::text;
+
+alter table "mdame"."alerts" add column "net_posted_at" timestamp with time zone;
+
+alter table "mdame"."alerts" add column "net_request_id" bigint;
+
+CREATE UNIQUE INDEX watchdog_checks_pkey ON mdame.watchdog_checks USING btree (name);
+
+alter table "mdame"."watchdog_checks" add constraint "watchdog_checks_pkey" PRIMARY KEY using index "watchdog_checks_pkey";
+
+alter table "mdame"."alerts" add constraint "alerts_delivered_by_check" CHECK ((delivered_by = ANY (ARRAY['edge'::text, 'database'::text]))) not valid;
+
+alter table "mdame"."alerts" validate constraint "alerts_delivered_by_check";
+
+alter table "mdame"."watchdog_checks" add constraint "watchdog_checks_name_check" CHECK ((name ~ '^[a-z_]{1,20}(:[a-z0-9_-]{1,64})?$'::text)) not valid;
+
+alter table "mdame"."watchdog_checks" validate constraint "watchdog_checks_name_check";
+
+alter table "mdame"."alerts" add constraint "alerts_kind_check" CHECK ((kind = ANY (ARRAY['run_failed'::text, 'dead_letter'::text, 'needs_reconnect'::text, 'quota_deferral_stale'::text, 'quality_gate_failed'::text, 'component_restarting'::text, 'weekly_report'::text, 'engine_stopped'::text, 'engine_recovered'::text, 'workers_absent'::text, 'upload_locked'::text, 'quota_bucket_high'::text]))) not valid;
+
+alter table "mdame"."alerts" validate constraint "alerts_kind_check";
+
+set check_function_bodies = off;
+
+CREATE OR REPLACE FUNCTION mdame.alert_on_locked_publication()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_account mdame.dimension_accounts;
+  v_asked text := coalesce(new.privacy_requested, 'public');
+begin
+  if tg_op = 'UPDATE' and old.privacy_status is not distinct from new.privacy_status
+     or exists (select 1 from mdame.alerts a where a.dedupe_key = 'upload_locked:' || new.id) then
+    return new;
+  end if;
+  select * into v_account from mdame.dimension_accounts where id = new.account_id;
+  perform mdame.raise_alert(
+    'upload_locked', v_account.dimension_id, 'upload_locked:' || new.id,
+    format('The %s upload %s on %s is %s, not %s as asked: %s', new.platform, coalesce(new.external_id, '(no id yet)'),
+           v_account.channel_handle, new.privacy_status, v_asked,
+           case new.platform
+             when 'tiktok' then 'TikTok lets an app it has not audited post only privately (SELF_ONLY); its viewers cannot see it'
+             else 'the platform kept it from the public (the project''s status, the channel''s settings or its own review)' end),
+    jsonb_build_object('publication_id', new.id, 'platform', new.platform, 'channel_handle', v_account.channel_handle,
+                       'external_id', new.external_id, 'privacy_status', new.privacy_status, 'privacy_requested', v_asked,
+                       'fix', 'mdame doctor (docs/reference/distribution.md says what each platform needs for public posts)'));
+  return new;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.deliver_database_alerts(p_now timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_token text;
+  v_chat text;
+  v_api text;
+  v_env text;
+  v_alert mdame.alerts;
+  v_found boolean;
+  v_status integer;
+  v_content text;
+  v_error_msg text;
+  v_timed_out boolean;
+  v_body jsonb;
+  v_error text;
+  v_wait_s double precision;
+  v_request_id bigint;
+  v_sent integer := 0;
+  v_failed integer := 0;
+  v_posted integer := 0;
+  v_has_net boolean := to_regprocedure('net.http_post(text,jsonb,jsonb,jsonb,integer)') is not null
+                       and to_regclass('net._http_response') is not null;
+begin
+  select value into v_env from mdame.settings where key = 'env';
+  select s.decrypted_secret into v_token from vault.decrypted_secrets s where s.name = 'mdame_telegram_bot_token';
+  select s.decrypted_secret into v_chat from vault.decrypted_secrets s where s.name = 'mdame_telegram_chat_id';
+  select s.decrypted_secret into v_api from vault.decrypted_secrets s where s.name = 'mdame_telegram_api_url';
+  v_token := nullif(btrim(v_token), '');
+  v_chat := nullif(btrim(v_chat), '');
+  v_api := rtrim(coalesce(nullif(btrim(v_api), ''), 'https://api.telegram.org'), '/');
+
+  -- The answers to what was posted before.
+  for v_alert in
+    select * from mdame.alerts a
+     where a.delivered_by = 'database' and a.status = 'pending' and a.net_request_id is not null
+     order by a.created_at
+     for update skip locked
+  loop
+    v_found := false;
+    v_status := null;
+    v_body := null;
+    if v_has_net then
+      execute 'select true, status_code, content, error_msg, timed_out from net._http_response
+                where id = $1 and created >= $2 - interval ''1 second'' order by created desc limit 1'
+         into v_found, v_status, v_content, v_error_msg, v_timed_out using v_alert.net_request_id, v_alert.net_posted_at;
+    end if;
+    if not coalesce(v_found, false) then
+      if v_alert.net_posted_at > p_now - interval '2 minutes' then
+        continue;
+      end if;
+      v_error := 'pg_net recorded no answer within 2 minutes';
+    else
+      begin
+        v_body := v_content::jsonb;
+      exception when others then
+        v_body := null;
+      end;
+      if v_status = 200 and (v_body->>'ok') = 'true' then
+        update mdame.alerts
+           set status = 'sent', sent_at = mdame.engine_now(), chat_id = left(v_chat, 64), last_error = null,
+               message_ids = array[(v_body #>> '{result,message_id}')::bigint], net_request_id = null
+         where id = v_alert.id;
+        v_sent := v_sent + 1;
+        continue;
+      end if;
+      v_error := coalesce(v_body->>'description', v_error_msg, case when v_timed_out then 'timed out' end, format('HTTP %s', v_status));
+      if v_token is not null then
+        v_error := replace(v_error, v_token, '[redacted]');
+      end if;
+      if v_status in (400, 403) then
+        update mdame.alerts set status = 'failed', last_error = left(v_error, 2000), net_request_id = null where id = v_alert.id;
+        v_failed := v_failed + 1;
+        continue;
+      end if;
+    end if;
+    v_wait_s := case
+      when v_status = 429 and (v_body #>> '{parameters,retry_after}') ~ '^[0-9]{1,6}$'
+        then greatest(1, least((v_body #>> '{parameters,retry_after}')::integer, 86400))
+      else least(3600, 15 * power(2, least(greatest(v_alert.attempts, 1), 12) - 1)) end;
+    update mdame.alerts
+       set last_error = left(v_error, 2000), net_request_id = null,
+           next_attempt_at = mdame.engine_now() + make_interval(secs => v_wait_s)
+     where id = v_alert.id;
+  end loop;
+
+  -- What is due now.
+  for v_alert in
+    select * from mdame.alerts a
+     where a.delivered_by = 'database' and a.status = 'pending' and a.net_request_id is null
+       and a.next_attempt_at <= mdame.engine_now()
+     order by a.next_attempt_at, a.created_at
+     limit 10
+     for update skip locked
+  loop
+    if v_token is null or v_chat is null or not v_has_net then
+      update mdame.alerts
+         set last_error = case when not v_has_net then 'pg_net is not installed: the watchdog cannot deliver its alerts'
+                               else format('Vault secret %s is not set: the watchdog cannot deliver its alerts',
+                                           case when v_token is null then 'mdame_telegram_bot_token' else 'mdame_telegram_chat_id' end) end,
+             next_attempt_at = mdame.engine_now() + interval '10 minutes'
+       where id = v_alert.id;
+      continue;
+    end if;
+    v_request_id := net.http_post(
+      url := v_api || '/bot' || v_token || '/sendMessage',
+      body := jsonb_build_object('chat_id', v_chat, 'disable_web_page_preview', true,
+        'text', left(format(E'%s (%s)\n%s\n\n%s', case v_alert.kind
+                                 when 'engine_stopped' then '🛑 MD-AME has stopped'
+                                 when 'workers_absent' then '🛑 MD-AME workers absent'
+                                 when 'engine_recovered' then '✅ MD-AME recovered'
+                                 else v_alert.kind end,
+                               coalesce(v_env, 'unknown environment'), v_alert.summary,
+                               'Sent by the database''s watchdog: mdame alerts lists it.'), 4096)),
+      params := '{}'::jsonb,
+      headers := jsonb_build_object('Content-Type', 'application/json'),
+      timeout_milliseconds := 15000);
+    update mdame.alerts
+       set net_request_id = v_request_id, net_posted_at = clock_timestamp(), attempts = attempts + 1,
+           next_attempt_at = mdame.engine_now() + interval '2 minutes'
+     where id = v_alert.id;
+    v_posted := v_posted + 1;
+  end loop;
+  return jsonb_build_object('sent', v_sent, 'failed', v_failed, 'posted', v_posted);
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.due_dimensions(p_at timestamp with time zone)
+ RETURNS TABLE(dimension_id text, local_date date, config_hash text, due_at timestamp with time zone)
+ LANGUAGE plpgsql
+ STABLE
+ SET search_path TO ''
+AS $function$
+declare
+  v_env text;
+begin
+  select value into v_env from mdame.settings where key = 'env';
+  return query
+  select due.id, due.local_date, due.hash, due.due_at
+    from (select d.id, mdame.local_run_date(d.publishing, p_at) as local_date, mdame.config_hash(mdame.dimension_config(d)) as hash,
+                 ((p_at at time zone s.time_zone)::date + s.start_time) at time zone s.time_zone as due_at
+            from mdame.dimensions d cross join lateral mdame.run_schedule(d.publishing) s
+           where d.active and (p_at at time zone s.time_zone)::time >= s.start_time
+             and d.created_at <= ((p_at at time zone s.time_zone)::date + s.start_time) at time zone s.time_zone) due
+   where not exists (
+     select 1 from mdame.run_dimensions rd join mdame.pipeline_runs r on r.id = rd.run_id
+      where r.env = v_env and r.run_date = due.local_date and rd.dimension_id = due.id
+        and (r.trigger_kind = 'cron' or rd.config_hash = due.hash));
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.format_duration(p_duration interval)
+ RETURNS text
+ LANGUAGE plpgsql
+ IMMUTABLE
+ SET search_path TO ''
+AS $function$
+declare
+  v_s bigint := greatest(0, floor(extract(epoch from p_duration)))::bigint;
+begin
+  if v_s < 60 then
+    return v_s || ' s';
+  elsif v_s < 3600 then
+    return (v_s / 60) || ' min';
+  elsif v_s < 86400 then
+    return (v_s / 3600) || ' h' || case when (v_s % 3600) / 60 > 0 then ' ' || ((v_s % 3600) / 60) || ' min' else '' end;
+  end if;
+  return (v_s / 86400) || ' d' || case when (v_s % 86400) / 3600 > 0 then ' ' || ((v_s % 86400) / 3600) || ' h' else '' end;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.format_utc(p_at timestamp with time zone)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE
+ SET search_path TO ''
+AS $function$
+  select to_char(p_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI "UTC"');
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.record_alert(p_kind text, p_dimension_id text, p_dedupe_key text, p_summary text, p_details jsonb, p_photo_key text, p_delivered_by text)
+ RETURNS TABLE(id uuid, created boolean)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_now timestamptz := mdame.engine_now();
+  v_window interval;
+  v_id uuid;
+begin
+  v_window := mdame.setting_interval('alert_dedupe_window', interval '6 hours');
+  select a.id into v_id
+    from mdame.alerts a
+   where a.dedupe_key = p_dedupe_key and a.last_raised_at > v_now - v_window
+   order by a.last_raised_at desc
+   limit 1
+   for update;
+  if v_id is not null then
+    update mdame.alerts set occurrences = occurrences + 1, last_raised_at = v_now where alerts.id = v_id;
+    return query select v_id, false;
+    return;
+  end if;
+  insert into mdame.alerts (kind, dimension_id, dedupe_key, summary, details, photo_key, delivered_by,
+                            next_attempt_at, created_at, last_raised_at)
+  values (p_kind, p_dimension_id, p_dedupe_key, p_summary, coalesce(p_details, '{}'::jsonb), p_photo_key,
+          coalesce(p_delivered_by, 'edge'), v_now, v_now, v_now)
+  returning alerts.id into v_id;
+  return query select v_id, true;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.record_tick_ok()
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+begin
+  insert into mdame.watchdog_checks as c (name, ok_at, updated_at)
+  values ('tick', clock_timestamp(), clock_timestamp())
+  on conflict (name) do update set ok_at = excluded.ok_at, updated_at = excluded.updated_at, pending_since = null;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.setting_interval(p_key text, p_default interval)
+ RETURNS interval
+ LANGUAGE plpgsql
+ STABLE
+ SET search_path TO ''
+AS $function$
+declare
+  v_text text;
+  v_value interval;
+begin
+  select s.value into v_text from mdame.settings s where s.key = p_key;
+  if v_text is null then
+    return p_default;
+  end if;
+  begin
+    v_value := v_text::interval;
+  exception when others then
+    return p_default;
+  end;
+  return case when v_value > interval '0' then v_value else p_default end;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.watchdog()
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+begin
+  return mdame.watchdog_at(clock_timestamp());
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.watchdog_at(p_now timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_env text;
+  v_failing jsonb := '[]'::jsonb;
+  v_tick mdame.watchdog_checks;
+  v_queue mdame.watchdog_checks;
+  v_check mdame.watchdog_checks;
+  v_item jsonb;
+  v_row record;
+  v_min_id bigint;
+  v_probed boolean := false;
+  v_raised integer := 0;
+  v_recovered integer := 0;
+  v_names text[];
+  v_url text;
+  v_beat mdame.watchdog_checks;
+  v_every interval := mdame.setting_interval('watchdog.heartbeat_every', interval '5 minutes');
+  v_pinged text;
+  v_tracking constant text[] := array['tick', 'heartbeat', 'net_queue'];
+begin
+  if p_now is null then
+    raise exception 'p_now is required' using errcode = '22023';
+  end if;
+  select value into v_env from mdame.settings where key = 'env';
+
+  -- tick: requested, never finished since.
+  insert into mdame.watchdog_checks (name) values ('tick') on conflict do nothing;
+  select * into v_tick from mdame.watchdog_checks where name = 'tick' for update;
+  if v_tick.pending_since is not null and v_tick.pending_since <= p_now - mdame.setting_interval('watchdog.tick_after', interval '2 minutes') then
+    v_failing := v_failing || jsonb_build_object('name', 'tick', 'kind', 'engine_stopped', 'since', v_tick.pending_since,
+      'text', format('The pipeline tick has failed for %s: no tick requested since %s has finished%s.',
+                     mdame.format_duration(p_now - v_tick.pending_since), mdame.format_utc(v_tick.pending_since),
+                     case when v_tick.ok_at is null then ', and none ever has'
+                          else format(' (the last one ended %s)', mdame.format_utc(v_tick.ok_at)) end));
+  end if;
+  -- An engine without a recent tick is woken with one, failing or not: the probe finds a stopped
+  -- function when no work wakes it, and a thawed one ticks again at once. wake_stage_runner keeps
+  -- to the cap on ticks in flight, so a function that never answers gets one request per timeout.
+  if v_tick.ok_at is null or v_tick.ok_at <= p_now - mdame.setting_interval('watchdog.probe_every', interval '45 seconds') then
+    begin
+      perform mdame.wake_stage_runner('watchdog');
+      v_probed := true;
+    exception when others then
+      v_failing := v_failing || jsonb_build_object('name', 'wake', 'kind', 'engine_stopped', 'since', p_now,
+        'text', format('The stage runner cannot be woken: %s', sqlerrm));
+    end;
+  end if;
+
+  -- pg_net: its queue not moving (its worker, or the stack's sender, is not running).
+  if to_regclass('net.http_request_queue') is not null then
+    execute 'select min(id) from net.http_request_queue' into v_min_id;
+    insert into mdame.watchdog_checks (name) values ('net_queue') on conflict do nothing;
+    select * into v_queue from mdame.watchdog_checks where name = 'net_queue' for update;
+    if v_min_id is null then
+      update mdame.watchdog_checks set pending_since = null, detail = null, updated_at = p_now where name = 'net_queue';
+    elsif v_queue.detail is distinct from v_min_id::text then
+      update mdame.watchdog_checks set pending_since = p_now, detail = v_min_id::text, updated_at = p_now where name = 'net_queue';
+    elsif v_queue.pending_since <= p_now - mdame.setting_interval('watchdog.net_after', interval '3 minutes') then
+      execute 'select count(*) from net.http_request_queue' into v_row;
+      v_failing := v_failing || jsonb_build_object('name', 'pg_net', 'kind', 'engine_stopped', 'since', v_queue.pending_since,
+        'text', format('pg_net has sent nothing for %s: %s request(s) wait in net.http_request_queue (is its worker running?).',
+                       mdame.format_duration(p_now - v_queue.pending_since), v_row.count));
+    end if;
+  end if;
+  -- pg_net: every recent answer a transport failure.
+  if to_regclass('net._http_response') is not null then
+    execute $q$select count(*) as answered,
+                      count(*) filter (where error_msg is not null and not coalesce(timed_out, false)) as failed,
+                      min(created) filter (where error_msg is not null) as since,
+                      (array_agg(error_msg order by created desc) filter (where error_msg is not null))[1] as last_error
+                 from net._http_response where created > $1 - interval '10 minutes' and created <= $1$q$
+       into v_row using p_now;
+    if v_row.answered >= 3 and v_row.failed = v_row.answered then
+      v_failing := v_failing || jsonb_build_object('name', 'pg_net', 'kind', 'engine_stopped', 'since', v_row.since,
+        'text', format('Every request pg_net sent in the last 10 min failed (%s of %s), the last with: %s.',
+                       v_row.failed, v_row.answered, left(v_row.last_error, 300)));
+    end if;
+  end if;
+
+  -- cron:JOB: the engine's pg_cron jobs whose last run failed (the recent runs only: the table grows).
+  if to_regclass('cron.job_run_details') is not null then
+    for v_row in execute $q$
+      with recent as (
+        select d.jobid, d.runid, d.status, d.return_message, d.start_time
+          from cron.job_run_details d
+         where d.runid > (select coalesce(max(runid), 0) - 5000 from cron.job_run_details)
+      ), last as (
+        select distinct on (r.jobid) r.jobid, r.status, r.return_message from recent r order by r.jobid, r.runid desc
+      )
+      select j.jobname, l.return_message,
+             (select min(r.start_time) from recent r
+               where r.jobid = j.jobid and r.status = 'failed'
+                 and r.runid > coalesce((select max(s.runid) from recent s where s.jobid = j.jobid and s.status = 'succeeded'), 0)) as since
+        from cron.job j join last l on l.jobid = j.jobid
+       where l.status = 'failed' and j.active
+         and j.jobname in (select e.name from mdame.engine_jobs e where e.name <> 'mdame-watchdog')
+       order by j.jobname$q$
+    loop
+      v_failing := v_failing || jsonb_build_object('name', 'cron:' || v_row.jobname, 'kind', 'engine_stopped', 'since', coalesce(v_row.since, p_now),
+        'text', format('The pg_cron job %s has failed since %s: %s', v_row.jobname, mdame.format_utc(coalesce(v_row.since, p_now)),
+                       left(coalesce(v_row.return_message, 'no message'), 300)));
+    end loop;
+  end if;
+
+  -- runs: due and not started long after their start.
+  select count(*) as n, min(d.due_at) as since, string_agg(d.dimension_id, ', ' order by d.dimension_id) as ids
+    into v_row
+    from mdame.due_dimensions(p_now) d
+   where d.due_at <= p_now - mdame.setting_interval('watchdog.runs_after', interval '15 minutes');
+  if v_row.n > 0 then
+    v_failing := v_failing || jsonb_build_object('name', 'runs', 'kind', 'engine_stopped', 'since', v_row.since,
+      'text', format('%s dimension(s) due since %s have not started: %s (pg_cron job mdame-scheduled-runs).',
+                     v_row.n, mdame.format_utc(v_row.since), left(v_row.ids, 300)));
+  end if;
+
+  -- alerts: what the tick should have delivered (the engine's clock, as the alerts are dated).
+  select count(*) as n, min(a.created_at) as since,
+         string_agg(format('%s: %s', a.kind, left(a.summary, 160)), E'\n' order by a.created_at) filter (where a.rn <= 3) as oldest,
+         (array_agg(a.last_error order by a.created_at desc) filter (where a.last_error is not null))[1] as last_error
+    into v_row
+    from (select x.*, row_number() over (order by x.created_at) as rn from mdame.alerts x
+           where x.status = 'pending' and x.delivered_by = 'edge'
+             and x.created_at <= mdame.engine_now() - mdame.setting_interval('watchdog.alerts_after', interval '10 minutes')) a;
+  if v_row.n > 0 then
+    v_failing := v_failing || jsonb_build_object('name', 'alerts', 'kind', 'engine_stopped',
+      'since', p_now - (mdame.engine_now() - v_row.since),
+      'text', format(E'%s alert(s) have waited %s for delivery%s. The oldest:\n%s', v_row.n,
+                     mdame.format_duration(mdame.engine_now() - v_row.since),
+                     case when v_row.last_error is null then '' else format(' (last error: %s)', left(v_row.last_error, 200)) end,
+                     v_row.oldest));
+  end if;
+
+  -- workers:Q: jobs waiting with no live worker.
+  for v_row in
+    select q.* from mdame.queues_without_workers() q
+     where q.oldest_waiting_s >= extract(epoch from mdame.setting_interval('watchdog.workers_after', interval '5 minutes'))
+  loop
+    v_failing := v_failing || jsonb_build_object('name', 'workers:' || v_row.queue_name, 'kind', 'workers_absent',
+      'since', p_now - make_interval(secs => v_row.oldest_waiting_s),
+      'text', format('No %s worker is alive while %s job(s) wait, the oldest for %s (%s).', v_row.queue_name, v_row.waiting,
+                     mdame.format_duration(make_interval(secs => v_row.oldest_waiting_s)),
+                     case when v_row.last_beat_at is null then 'no worker of this queue has ever beaten'
+                          else format('last beat %s', mdame.format_utc(v_row.last_beat_at)) end));
+  end loop;
+
+  -- New failures raise one alert each; a failure already raised is only dated on.
+  for v_item in select value from jsonb_array_elements(v_failing) loop
+    insert into mdame.watchdog_checks as c (name, failing_since, detail, updated_at)
+    values (v_item->>'name', (v_item->>'since')::timestamptz, v_item->>'text', p_now)
+    on conflict (name) do update
+       set failing_since = coalesce(c.failing_since, excluded.failing_since), detail = excluded.detail, updated_at = excluded.updated_at
+    returning * into v_check;
+    if not v_check.alerted then
+      perform mdame.record_alert(v_item->>'kind', null, format('%s:%s:%s', v_item->>'kind', v_check.name, extract(epoch from v_check.failing_since)::bigint),
+        v_item->>'text',
+        jsonb_build_object('check', v_check.name, 'since', v_check.failing_since, 'env', v_env), null, 'database');
+      update mdame.watchdog_checks set alerted = true where name = v_check.name;
+      v_raised := v_raised + 1;
+    end if;
+  end loop;
+
+  -- Checks failing before and not now have recovered.
+  v_names := array(select value->>'name' from jsonb_array_elements(v_failing));
+  for v_check in
+    select * from mdame.watchdog_checks c where c.failing_since is not null and not (c.name = any(v_names)) for update
+  loop
+    if v_check.alerted then
+      perform mdame.record_alert('engine_recovered', null, format('engine_recovered:%s:%s', v_check.name, extract(epoch from v_check.failing_since)::bigint),
+        format('Recovered: %s works again after %s (%s to %s). It had said: %s',
+               case when v_check.name = 'tick' then 'the pipeline tick'
+                    when v_check.name like 'workers:%' then format('the %s queue has a live worker and', substr(v_check.name, 9))
+                    when v_check.name like 'cron:%' then format('the pg_cron job %s', substr(v_check.name, 6))
+                    when v_check.name = 'runs' then 'the scheduled start of runs'
+                    when v_check.name = 'alerts' then 'the delivery of alerts'
+                    when v_check.name = 'wake' then 'waking the stage runner'
+                    else v_check.name end,
+               mdame.format_duration(p_now - v_check.failing_since), mdame.format_utc(v_check.failing_since), mdame.format_utc(p_now),
+               left(v_check.detail, 500)),
+        jsonb_build_object('check', v_check.name, 'since', v_check.failing_since, 'until', p_now, 'env', v_env), null, 'database');
+      v_recovered := v_recovered + 1;
+    end if;
+    if v_check.name = any(v_tracking) then
+      update mdame.watchdog_checks set failing_since = null, detail = case when name = 'net_queue' then detail end, alerted = false, updated_at = p_now
+       where name = v_check.name;
+    else
+      delete from mdame.watchdog_checks where name = v_check.name;
+    end if;
+  end loop;
+
+  -- The outside monitor (healthchecks.io convention): <url> while all is well, <url>/fail while not.
+  select s.decrypted_secret into v_url from vault.decrypted_secrets s where s.name = 'mdame_heartbeat_url';
+  if v_url is not null and btrim(v_url) <> '' and to_regprocedure('net.http_post(text,jsonb,jsonb,jsonb,integer)') is not null then
+    insert into mdame.watchdog_checks (name) values ('heartbeat') on conflict do nothing;
+    select * into v_beat from mdame.watchdog_checks where name = 'heartbeat' for update;
+    if jsonb_array_length(v_failing) = 0 and (v_recovered > 0 or v_beat.ok_at is null or v_beat.ok_at <= p_now - v_every) then
+      perform net.http_post(url := rtrim(btrim(v_url), '/'), body := jsonb_build_object('status', 'ok', 'env', v_env),
+                            timeout_milliseconds := 10000);
+      update mdame.watchdog_checks set ok_at = p_now, pending_since = null, updated_at = p_now where name = 'heartbeat';
+      v_pinged := 'ok';
+    elsif jsonb_array_length(v_failing) > 0 and (v_raised > 0 or v_beat.pending_since is null or v_beat.pending_since <= p_now - v_every) then
+      perform net.http_post(url := rtrim(btrim(v_url), '/') || '/fail',
+                            body := jsonb_build_object('status', 'fail', 'env', v_env,
+                                                       'failing', (select jsonb_agg(value->>'text') from jsonb_array_elements(v_failing))),
+                            timeout_milliseconds := 10000);
+      update mdame.watchdog_checks set pending_since = p_now, updated_at = p_now where name = 'heartbeat';
+      v_pinged := 'fail';
+    end if;
+  end if;
+
+  return jsonb_build_object(
+    'failing', (select coalesce(jsonb_agg(value->>'name' order by value->>'name'), '[]'::jsonb) from jsonb_array_elements(v_failing)),
+    'raised', v_raised, 'recovered', v_recovered, 'probed', v_probed, 'heartbeat', v_pinged,
+    'delivery', mdame.deliver_database_alerts(p_now));
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.check_alerts()
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_now timestamptz := mdame.engine_now();
+  v_after interval;
+  v_pub record;
+  v_stale integer := 0;
+  v_due integer;
+  v_share numeric := 0.8;
+  v_day date := mdame.youtube_quota_day(v_now);
+  v_bucket record;
+  v_high integer := 0;
+begin
+  select case when s.value ~ '^0?\.[0-9]{1,4}$|^1(\.0+)?$' then s.value::numeric end into v_share
+    from mdame.settings s where s.key = 'alert_upload_bucket_share';
+  v_share := coalesce(v_share, 0.8);
+  select coalesce((select value::interval from mdame.settings where key = 'alert_stale_deferral'), interval '1 day') into v_after;
+  for v_pub in
+    select p.id, p.platform, p.deferred_reason, p.deferred_since, p.not_before, p.unit_id, u.dimension_id, u.run_id,
+           a.channel_handle, u.topic->>'title' as title
+      from mdame.publications p
+      join mdame.work_units u on u.id = p.unit_id
+      join mdame.dimension_accounts a on a.id = p.account_id
+     where p.status = 'deferred' and p.deferred_since <= v_now - v_after
+       and not exists (select 1 from mdame.alerts x where x.dedupe_key = 'quota_deferral_stale:' || p.id)
+     order by p.deferred_since
+     for update of p skip locked
+  loop
+    perform mdame.raise_alert(
+      'quota_deferral_stale', v_pub.dimension_id, 'quota_deferral_stale:' || v_pub.id,
+      format('A %s publication on %s has waited since %s (%s)', v_pub.platform, v_pub.channel_handle,
+             to_char(v_pub.deferred_since at time zone 'UTC', 'YYYY-MM-DD HH24:MI "UTC"'), v_pub.deferred_reason),
+      jsonb_build_object('publication_id', v_pub.id, 'unit_id', v_pub.unit_id, 'run_id', v_pub.run_id, 'platform', v_pub.platform,
+                         'channel_handle', v_pub.channel_handle, 'reason', v_pub.deferred_reason, 'topic', v_pub.title,
+                         'deferred_since', v_pub.deferred_since, 'not_before', v_pub.not_before));
+    v_stale := v_stale + 1;
+  end loop;
+  -- A project's upload bucket filling up: the day's later runs will defer their uploads.
+  for v_bucket in
+    select pr.oauth_client_id, pr.name, pr.upload_calls_per_day as size, coalesce(sum(l.cost), 0)::integer as used,
+           (select count(*) from mdame.dimension_accounts a
+             where a.platform = 'youtube' and a.active and coalesce(a.oauth_client_id, 'default') = pr.oauth_client_id) as accounts
+      from mdame.youtube_projects pr
+      left join mdame.quota_ledger l
+        on l.oauth_client_id = pr.oauth_client_id and l.quota_day = v_day and l.bucket = 'uploads' and l.status <> 'released'
+     where pr.upload_calls_per_day > 0
+     group by pr.oauth_client_id, pr.name, pr.upload_calls_per_day
+    having coalesce(sum(l.cost), 0) > v_share * pr.upload_calls_per_day
+  loop
+    continue when exists (select 1 from mdame.alerts x where x.dedupe_key = format('quota_bucket_high:%s:%s', v_bucket.oauth_client_id, v_day));
+    perform mdame.raise_alert(
+      'quota_bucket_high', null, format('quota_bucket_high:%s:%s', v_bucket.oauth_client_id, v_day),
+      format('Google project %s has used %s of its %s uploads for the quota day %s (%s %%): the day''s later uploads of its %s channel(s) wait for the next quota day',
+             coalesce(v_bucket.name, v_bucket.oauth_client_id), v_bucket.used, v_bucket.size, v_day,
+             round(100.0 * v_bucket.used / v_bucket.size), v_bucket.accounts),
+      jsonb_build_object('oauth_client_id', v_bucket.oauth_client_id, 'project', coalesce(v_bucket.name, 'default'), 'quota_day', v_day,
+                         'used', v_bucket.used, 'limit', v_bucket.size, 'accounts', v_bucket.accounts,
+                         'resets_at', mdame.youtube_quota_resets_at(v_day),
+                         'fix', 'spread the channels over more Google projects: mdame youtube-project add (docs/reference/scale.md)'));
+    v_high := v_high + 1;
+  end loop;
+
+  select count(*) into v_due from mdame.alerts where status = 'pending' and delivered_by = 'edge' and next_attempt_at <= v_now;
+  if v_due > 0 then
+    perform mdame.wake_stage_runner('alert_due');
+  end if;
+  return jsonb_build_object('stale_deferrals', v_stale, 'upload_buckets_high', v_high, 'alerts_due', v_due);
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.claim_alerts(p_limit integer, p_lease_s integer DEFAULT 120)
+ RETURNS TABLE(id uuid, claim_token uuid, kind text, dimension_id text, dedupe_key text, summary text, details jsonb, photo_key text, occurrences integer, attempts integer, created_at timestamp with time zone, last_raised_at timestamp with time zone, chat_id text)
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_now timestamptz := mdame.engine_now();
+begin
+  if p_limit is null or p_limit < 1 or p_limit > 100 then
+    raise exception 'claim between 1 and 100 alerts, not %', p_limit using errcode = '22023';
+  end if;
+  if p_lease_s is null or p_lease_s < 1 or p_lease_s > 3600 then
+    raise exception 'the lease is 1..3600 seconds, not %', p_lease_s using errcode = '22023';
+  end if;
+  return query
+  with due as (
+    select a.id from mdame.alerts a
+     where a.status = 'pending' and a.delivered_by = 'edge' and a.next_attempt_at <= v_now
+     order by a.next_attempt_at, a.created_at, a.id
+     limit p_limit
+     for update skip locked
+  ), claimed as (
+    update mdame.alerts a
+       set claim_token = gen_random_uuid(), attempts = a.attempts + 1, next_attempt_at = v_now + make_interval(secs => p_lease_s)
+      from due where a.id = due.id
+    returning a.*
+  )
+  select c.id, c.claim_token, c.kind, c.dimension_id, c.dedupe_key, c.summary, c.details, c.photo_key, c.occurrences,
+         c.attempts, c.created_at, c.last_raised_at, d.alerts->>'telegram_chat_id'
+    from claimed c left join mdame.dimensions d on d.id = c.dimension_id
+   order by c.created_at, c.id;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.post_tick_request(p_reason text)
+ RETURNS bigint
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  -- The tick drains for up to 100 s (functions/pipeline/app.ts); a longer timeout lets pg_net record
+  -- its real answer instead of a timeout, and pg_net's worker waits on many requests at once.
+  c_timeout_ms constant integer := 120000;
+  v_url text;
+  v_key text;
+  v_request_id bigint;
+begin
+  if to_regprocedure('net.http_post(text,jsonb,jsonb,jsonb,integer)') is null or to_regclass('net._http_response') is null then
+    raise exception 'pg_net is not installed (no net.http_post or net._http_response): the stage runner cannot be woken'
+      using errcode = 'MDN01',
+            hint = 'on Supabase: create extension pg_net; on plain Postgres: npm run db:reset, which installs supabase/pg-net-compat/pg_net.sql';
+  end if;
+  select s.decrypted_secret into v_url from vault.decrypted_secrets s where s.name = 'mdame_functions_url';
+  if v_url is null or btrim(v_url) = '' then
+    raise exception 'Vault secret mdame_functions_url is not set: the stage runner cannot be woken through pg_net'
+      using errcode = 'MDN01',
+            hint = 'run: select vault.create_secret(''https://<project-ref>.supabase.co/functions/v1'', ''mdame_functions_url'');';
+  end if;
+  select s.decrypted_secret into v_key from vault.decrypted_secrets s where s.name = 'mdame_service_role_key';
+  if v_key is null or btrim(v_key) = '' then
+    raise exception 'Vault secret mdame_service_role_key is not set: the stage runner cannot be woken through pg_net'
+      using errcode = 'MDN01',
+            hint = 'run: select vault.create_secret(''<service role key>'', ''mdame_service_role_key'');';
+  end if;
+
+  v_request_id := net.http_post(
+    url := rtrim(btrim(v_url), '/') || '/pipeline/tick',
+    body := jsonb_build_object('reason', p_reason),
+    params := '{}'::jsonb,
+    headers := jsonb_build_object('Authorization', 'Bearer ' || btrim(v_key), 'Content-Type', 'application/json'),
+    timeout_milliseconds := c_timeout_ms);
+  -- A reinstalled pg_net starts its ids again; a row left by the old one is stale by then.
+  insert into mdame.stage_runner_wakes (request_id, reason, woken_at, expires_at)
+  values (v_request_id, p_reason, clock_timestamp(), clock_timestamp() + make_interval(secs => c_timeout_ms / 1000.0))
+  on conflict (request_id) do update set reason = excluded.reason, woken_at = excluded.woken_at, expires_at = excluded.expires_at;
+  -- The watchdog dates a failing tick from the first request no tick has answered (record_tick_ok).
+  update mdame.watchdog_checks set pending_since = clock_timestamp(), updated_at = clock_timestamp()
+   where name = 'tick' and pending_since is null;
+  return v_request_id;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.raise_alert(p_kind text, p_dimension_id text, p_dedupe_key text, p_summary text, p_details jsonb DEFAULT '{}'::jsonb, p_photo_key text DEFAULT NULL::text)
+ RETURNS uuid
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_row record;
+begin
+  select * into v_row from mdame.record_alert(p_kind, p_dimension_id, p_dedupe_key, p_summary, p_details, p_photo_key, 'edge');
+  if v_row.created then
+    perform mdame.wake_stage_runner('alert');
+  end if;
+  return v_row.id;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.trigger_due_runs(p_at timestamp with time zone)
+ RETURNS TABLE(run_id uuid, status text, created boolean)
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+declare
+  v_env text;
+  v_day record;
+begin
+  select value into v_env from mdame.settings where key = 'env';
+  perform mdame.assert_environment(v_env);
+  -- The lock trigger_run takes: a manual trigger and this one see each other's runs.
+  perform pg_advisory_xact_lock(hashtextextended('mdame.trigger_run:' || v_env, 0));
+
+  for v_day in
+    select due.local_date, jsonb_object_agg(due.dimension_id, due.config_hash) as hashes
+      from mdame.due_dimensions(p_at) due
+     group by due.local_date
+     order by due.local_date
+  loop
+    return query select * from mdame.start_run(mdame.run_key(v_env, v_day.local_date, 'cron', v_day.hashes), v_env, 'cron',
+                                                v_day.local_date, null, array(select jsonb_object_keys(v_day.hashes)));
+  end loop;
+end;
+$function$
+;
+
+CREATE TRIGGER publications_alert_locked AFTER INSERT OR UPDATE OF privacy_status ON mdame.publications FOR EACH ROW WHEN (((new.privacy_status IS NOT NULL) AND (new.privacy_status IS DISTINCT FROM COALESCE(new.privacy_requested, 'public'::text)))) EXECUTE FUNCTION mdame.alert_on_locked_publication();
+
+comment on function mdame.alert_on_locked_publication() is 'internal: trigger raising upload_locked when a publication''s privacy differs from the one asked';
+comment on function mdame.deliver_database_alerts(timestamp with time zone) is 'internal: the watchdog''s own delivery of its alerts through pg_net';
+comment on function mdame.due_dimensions(timestamp with time zone) is 'internal: the dimensions due to start at a time and not started (trigger_due_runs, the watchdog)';
+comment on function mdame.format_duration(interval) is 'internal: a duration as text for messages (45 s, 6 min, 2 h 5 min)';
+comment on function mdame.format_utc(timestamp with time zone) is 'internal: a moment as text for messages (UTC, to the minute)';
+comment on function mdame.record_alert(text,text,text,text,jsonb,text,text) is 'internal: writes or counts an alert (raise_alert and the watchdog)';
+comment on function mdame.setting_interval(text,interval) is 'internal: a settings key as a positive interval, else the default';
+comment on function mdame.watchdog() is 'internal: the pg_cron job mdame-watchdog (mdame.watchdog_at on the real clock)';
+comment on function mdame.watchdog_at(timestamp with time zone) is 'internal: the watchdog''s checks at a given time (mdame.watchdog, tests)';
+comment on table mdame.watchdog_checks is 'The watchdog''s state: the tick''s liveness (row tick), the outside monitor''s last ping (row heartbeat), and each failing check with since when and whether it was alerted.';
+
+delete from mdame.component_roles t where to_jsonb(t) @> '{"role": "mdame_engine", "rpcs": ["abort_run", "ack_storage_deletion", "assert_environment", "begin_publication", "canonical_json", "check_alerts", "claim_adaptation_week", "claim_alerts", "claim_analytics_fetches", "claim_stage_tasks", "claim_storage_deletions", "claim_weekly_reports", "clear_upload_session", "complete_publication", "complete_render_job", "complete_visual_job", "complete_weekly_report", "config_hash", "connect_account", "create_dimension", "database_usage", "defer_publication", "defer_unit_publish", "dimension_config", "drain_deferred_publications", "engine_now", "extend_stage_lease", "fail_stage_task", "fail_weekly_report", "fail_worker_job", "finish_adaptation_week", "get_accounts", "get_adaptation_evidence", "get_dimensions", "get_effective_dimension_config", "get_llm_cache", "get_publication", "get_publish_targets", "get_queue_setup", "get_recorded_environment", "get_run_analytics", "get_run_dimension_config", "get_run_status", "get_scene", "get_scenes", "get_step_result", "get_topic_history", "get_work_unit", "get_youtube_client", "get_youtube_projects", "housekeeping", "housekeeping_settings", "list_adaptations", "list_alerts", "list_dead_letters", "list_locked_publications", "list_runs", "list_schedules", "llm_routing_is_valid", "lock_dimension", "lookup_scene_cache", "mark_account_needs_reconnect", "mark_adaptation_week_due", "ops_overview", "ops_queues", "ops_quota", "ops_schedules", "ops_video", "ops_videos", "publishing_is_valid", "queue_weekly_reports", "queues_without_workers", "raise_alert", "record_account_scopes", "record_adaptation", "record_alert_attempt", "record_alert_sent", "record_cache_lookup", "record_publication", "record_publication_privacy", "record_safety_verdict", "record_scene_plan", "record_script", "record_topics", "record_upload_session", "record_video_analytics", "record_voice", "record_youtube_refusal", "recover_overdue_work", "register_youtube_project", "reject_script", "reject_unit", "reject_unsafe_output", "release_youtube_call", "remove_account", "remove_youtube_project", "render_job", "replay_step_result", "reseal_account_credentials", "reseal_youtube_project_secret", "reserve_tiktok_call", "reserve_youtube_call", "retry_analytics_fetch", "retry_dead_letter", "retry_storage_deletion", "revert_adaptation", "run_engine_job", "run_key", "schedule_analytics_fetches", "set_account_active", "set_adaptation_pin", "set_dimension_active", "set_engine_clock", "set_housekeeping_setting", "settle_youtube_call", "start_run", "step_token", "store_account_credentials", "store_llm_cache", "tick", "trigger_run", "trigger_scheduled_run", "update_dimension", "wake_due_storage_deletions", "wake_due_weekly_reports", "wake_next_tick", "wake_stage_runner", "weekly_report", "youtube_quota_day", "youtube_quota_resets_at"], "component": "edge"}'::jsonb;
+insert into mdame.component_roles ("role", "rpcs", "component") select "role", "rpcs", "component" from jsonb_populate_record(null::mdame.component_roles, '{"role": "mdame_engine", "rpcs": ["abort_run", "ack_storage_deletion", "assert_environment", "begin_publication", "canonical_json", "check_alerts", "claim_adaptation_week", "claim_alerts", "claim_analytics_fetches", "claim_stage_tasks", "claim_storage_deletions", "claim_weekly_reports", "clear_upload_session", "complete_publication", "complete_render_job", "complete_visual_job", "complete_weekly_report", "config_hash", "connect_account", "create_dimension", "database_usage", "defer_publication", "defer_unit_publish", "dimension_config", "drain_deferred_publications", "engine_now", "extend_stage_lease", "fail_stage_task", "fail_weekly_report", "fail_worker_job", "finish_adaptation_week", "get_accounts", "get_adaptation_evidence", "get_dimensions", "get_effective_dimension_config", "get_llm_cache", "get_publication", "get_publish_targets", "get_queue_setup", "get_recorded_environment", "get_run_analytics", "get_run_dimension_config", "get_run_status", "get_scene", "get_scenes", "get_step_result", "get_topic_history", "get_work_unit", "get_youtube_client", "get_youtube_projects", "housekeeping", "housekeeping_settings", "list_adaptations", "list_alerts", "list_dead_letters", "list_locked_publications", "list_runs", "list_schedules", "llm_routing_is_valid", "lock_dimension", "lookup_scene_cache", "mark_account_needs_reconnect", "mark_adaptation_week_due", "ops_overview", "ops_queues", "ops_quota", "ops_schedules", "ops_video", "ops_videos", "publishing_is_valid", "queue_weekly_reports", "queues_without_workers", "raise_alert", "record_account_scopes", "record_adaptation", "record_alert_attempt", "record_alert_sent", "record_cache_lookup", "record_publication", "record_publication_privacy", "record_safety_verdict", "record_scene_plan", "record_script", "record_tick_ok", "record_topics", "record_upload_session", "record_video_analytics", "record_voice", "record_youtube_refusal", "recover_overdue_work", "register_youtube_project", "reject_script", "reject_unit", "reject_unsafe_output", "release_youtube_call", "remove_account", "remove_youtube_project", "render_job", "replay_step_result", "reseal_account_credentials", "reseal_youtube_project_secret", "reserve_tiktok_call", "reserve_youtube_call", "retry_analytics_fetch", "retry_dead_letter", "retry_storage_deletion", "revert_adaptation", "run_engine_job", "run_key", "schedule_analytics_fetches", "set_account_active", "set_adaptation_pin", "set_dimension_active", "set_engine_clock", "set_housekeeping_setting", "settle_youtube_call", "start_run", "step_token", "store_account_credentials", "store_llm_cache", "tick", "trigger_run", "trigger_scheduled_run", "update_dimension", "wake_due_storage_deletions", "wake_due_weekly_reports", "wake_next_tick", "wake_stage_runner", "weekly_report", "youtube_quota_day", "youtube_quota_resets_at"], "component": "edge"}'::jsonb);
+insert into mdame.engine_jobs ("call", "name", "schedule", "returns_set") select "call", "name", "schedule", "returns_set" from jsonb_populate_record(null::mdame.engine_jobs, '{"call": "mdame.watchdog()", "name": "mdame-watchdog", "schedule": "* * * * *", "returns_set": false}'::jsonb);
+insert into mdame.watchdog_checks ("name", "ok_at", "detail", "alerted", "failing_since", "pending_since") select "name", "ok_at", "detail", "alerted", "failing_since", "pending_since" from jsonb_populate_record(null::mdame.watchdog_checks, '{"name": "heartbeat", "ok_at": null, "detail": null, "alerted": false, "failing_since": null, "pending_since": null}'::jsonb);
+insert into mdame.watchdog_checks ("name", "ok_at", "detail", "alerted", "failing_since", "pending_since") select "name", "ok_at", "detail", "alerted", "failing_since", "pending_since" from jsonb_populate_record(null::mdame.watchdog_checks, '{"name": "tick", "ok_at": null, "detail": null, "alerted": false, "failing_since": null, "pending_since": null}'::jsonb);
+
+-- pg_cron: every job of mdame.engine_jobs (the minutely tick, scheduled runs, publish drain and
+-- alerts; hourly analytics fetches; daily housekeeping; the weekly reports and adaptation; the
+-- checks for due reports and Storage deletions), scheduled under its name. A job that exists keeps
+-- its state (an operator may have paused it) and follows the table's schedule and command; nothing
+-- is created twice and no error is swallowed, so a rerun changes nothing.
+
+do $$
+declare
+  v_job mdame.engine_jobs;
+  v_cron record;
+begin
+  for v_job in select * from mdame.engine_jobs order by name loop
+    select j.jobid, j.schedule, j.command into v_cron from cron.job j where j.jobname = v_job.name;
+    if v_cron.jobid is null then
+      perform cron.schedule(v_job.name, v_job.schedule, v_job.command);
+    elsif v_cron.schedule is distinct from v_job.schedule or v_cron.command is distinct from v_job.command then
+      perform cron.alter_job(v_cron.jobid, schedule => v_job.schedule, command => v_job.command);
+    end if;
+  end loop;
+end
+$$;
+
+select mdame.restrict_function_privileges();
