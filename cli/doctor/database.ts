@@ -13,6 +13,7 @@ import { type CredentialKeyRing, credentialKeyRing } from "../../shared/crypto/c
 import { decryptCredentials } from "../../shared/crypto/credentials.ts";
 import { type AccountRow, getAccounts } from "../../shared/db/rpc/accounts.ts";
 import { getDimensions } from "../../shared/db/rpc/dimensions.ts";
+import { type WatchdogStatus, watchdogStatus } from "../../shared/db/rpc/alerts.ts";
 import { assertEnvironment, getRecordedEnvironment } from "../../shared/db/rpc/runs.ts";
 import { getQueueSetup, listSchedules } from "../../shared/db/rpc/setup.ts";
 import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/oauth.ts";
@@ -87,6 +88,7 @@ export async function checkDatabase(config: DoctorConfig, timeoutMs: number): Pr
     results.push(await recordedEnvironment(sql, env.ENV, step));
     results.push(await pgmq(sql, step));
     results.push(await pgCron(sql, step));
+    results.push(watchdog(await step(() => watchdogStatus(sql))));
     results.push(await engineRole(sql, step));
     results.push(await componentRoles(sql, step));
     results.push(...(await accounts(sql, config, step, timeoutMs)));
@@ -103,6 +105,46 @@ export async function checkDatabase(config: DoctorConfig, timeoutMs: number): Pr
 }
 
 type Step = <T>(work: () => Promise<T>) => Promise<T>;
+
+const ago = (status: WatchdogStatus, at: Date) => `${Math.max(0, Math.round((status.now.getTime() - at.getTime()) / 1000))} s ago`;
+
+/** The watchdog (docs/reference/alerts.md): what it finds failing, whether it can page, when the tick last ended. */
+export function watchdog(status: WatchdogStatus): CheckResult {
+  const tick = status.tick_ok_at === null ? "no tick has ended yet" : `the last tick ended ${ago(status, status.tick_ok_at)}`;
+  if (status.failing.length > 0) {
+    return fail(
+      FAMILY,
+      "watchdog",
+      `failing: ${
+        status.failing.map((f) => `${f.check} since ${f.since.toISOString().slice(0, 16).replace("T", " ")} UTC (${f.detail ?? "no detail"})`).join("; ")
+      }`,
+      'mdame alerts lists what the watchdog raised; docs/reference/alerts.md, "The watchdog", says what each check needs',
+    );
+  }
+  if (status.job_active !== true) {
+    return fail(
+      FAMILY,
+      "watchdog",
+      status.job_active === null ? "the pg_cron job mdame-watchdog is not scheduled" : "the pg_cron job mdame-watchdog is paused",
+      status.job_active === null ? `apply supabase/migrations: ${APPLY_SCHEMA}` : "update cron.job set active = true where jobname = 'mdame-watchdog';",
+    );
+  }
+  if (status.missing_secrets.length > 0) {
+    return warn(
+      FAMILY,
+      "watchdog",
+      `${tick}, but the watchdog cannot page: Vault has no ${status.missing_secrets.join(" or ")} (its alerts wait in mdame alerts)`,
+      `select vault.create_secret('<value>', '${status.missing_secrets[0]}'); (docs/guides/deploy.md)`,
+    );
+  }
+  return ok(
+    FAMILY,
+    "watchdog",
+    `nothing failing; ${tick}; it pages through Telegram from the database${
+      status.heartbeat_url ? " and pings the outside monitor" : " (no outside monitor: Vault secret mdame_heartbeat_url)"
+    }`,
+  );
+}
 
 async function recordedEnvironment(sql: postgres.Sql, env: string | undefined, step: Step): Promise<CheckResult> {
   try {

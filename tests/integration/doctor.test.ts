@@ -146,6 +146,8 @@ describe("mdame doctor on the local stack", () => {
         serverPgmqVersion() === null ? "pgmq-compatible SQL" : `extension ${serverPgmqVersion()}`
       }; queues stage_tasks, visual_generation, render`,
       scheduleLine,
+      // The stack's Telegram bot and chat are in Vault; no outside monitor is configured.
+      /^ok   database\/watchdog: nothing failing; (no tick has ended yet|the last tick ended \d+ s ago); it pages through Telegram from the database \(no outside monitor: Vault secret mdame_heartbeat_url\)$/,
       /^ok   database\/engine role: mdame_engine may only call the RPCs \(no TEMP or CREATE, no role attributes, memberships or session defaults; row-level security on all \d+ mdame tables\)\. mdame_engine can still change its own password/,
       /^ok   database\/component roles: mdame_engine \(edge\): \d+ RPCs; mdame_gpu_worker \(gpu-worker\): 8 RPCs \(assert_environment, claim_scene_generation, extend_worker_job, read_worker_jobs, record_scene_asset, record_worker_heartbeat, record_worker_stop, release_scene_claim\); mdame_render_runner \(render-runner\): 5 RPCs \(assert_environment, extend_worker_job, read_worker_jobs, record_worker_heartbeat, record_worker_stop\)$/,
       ...dimensionLines,

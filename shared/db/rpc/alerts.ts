@@ -59,3 +59,22 @@ export function recordAlertAttempt(
 export function listAlerts(sql: Queryable, limit: number): Promise<AlertRow[]> {
   return manyRows("list_alerts", AlertRow, sql`select * from mdame.list_alerts(${limit}::integer)`);
 }
+
+const Moment = z.union([z.string(), z.date()]).transform((v) => new Date(v));
+
+/** What the watchdog knows (mdame.watchdog_status): the tick's liveness, the checks failing, whether it can page. */
+export const WatchdogStatus = z.object({
+  now: Moment,
+  tick_ok_at: Moment.nullable(),
+  tick_pending_since: Moment.nullable(),
+  failing: z.array(z.object({ check: z.string(), since: Moment, detail: z.string().nullable() }).strict()),
+  missing_secrets: z.array(z.string()),
+  heartbeat_url: z.boolean(),
+  job_active: z.boolean().nullable(),
+}).strict();
+export type WatchdogStatus = z.infer<typeof WatchdogStatus>;
+
+export async function watchdogStatus(sql: Queryable): Promise<WatchdogStatus> {
+  const row = await oneRow("watchdog_status", z.object({ status: WatchdogStatus }).strict(), sql`select mdame.watchdog_status() as status`);
+  return row.status;
+}

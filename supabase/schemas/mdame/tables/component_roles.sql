@@ -60,7 +60,7 @@ insert into mdame.component_roles (role, component, rpcs) values
     'schedule_analytics_fetches', 'set_account_active', 'set_adaptation_pin',
     'set_dimension_active', 'set_engine_clock', 'set_housekeeping_setting', 'settle_youtube_call',
     'start_run', 'step_token', 'store_account_credentials', 'store_llm_cache', 'tick',
-    'trigger_run', 'trigger_scheduled_run', 'update_dimension', 'wake_due_storage_deletions',
+    'trigger_run', 'trigger_scheduled_run', 'update_dimension', 'wake_due_storage_deletions', 'watchdog_status',
     'wake_due_weekly_reports', 'wake_next_tick', 'wake_stage_runner', 'weekly_report',
     'youtube_quota_day', 'youtube_quota_resets_at'
   ]),
