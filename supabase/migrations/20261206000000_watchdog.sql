@@ -68,6 +68,18 @@ end;
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION mdame.alert_retry_wait_s(p_attempts integer, p_retry_after_s integer)
+ RETURNS double precision
+ LANGUAGE sql
+ IMMUTABLE
+ SET search_path TO ''
+AS $function$
+  select case
+    when p_retry_after_s is not null then greatest(1, least(p_retry_after_s, 86400))::double precision
+    else least(3600, 15 * power(2, least(greatest(coalesce(p_attempts, 1), 1), 12) - 1)) end;
+$function$
+;
+
 CREATE OR REPLACE FUNCTION mdame.deliver_database_alerts(p_now timestamp with time zone)
  RETURNS jsonb
  LANGUAGE plpgsql
@@ -146,10 +158,9 @@ begin
         continue;
       end if;
     end if;
-    v_wait_s := case
-      when v_status = 429 and (v_body #>> '{parameters,retry_after}') ~ '^[0-9]{1,6}$'
-        then greatest(1, least((v_body #>> '{parameters,retry_after}')::integer, 86400))
-      else least(3600, 15 * power(2, least(greatest(v_alert.attempts, 1), 12) - 1)) end;
+    v_wait_s := mdame.alert_retry_wait_s(v_alert.attempts,
+      case when v_status = 429 and (v_body #>> '{parameters,retry_after}') ~ '^[0-9]{1,6}$'
+           then (v_body #>> '{parameters,retry_after}')::integer end);
     update mdame.alerts
        set last_error = left(v_error, 2000), net_request_id = null,
            next_attempt_at = mdame.engine_now() + make_interval(secs => v_wait_s)
@@ -764,6 +775,39 @@ end;
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION mdame.record_alert_attempt(p_id uuid, p_claim_token uuid, p_error text, p_permanent boolean, p_retry_after_s integer DEFAULT NULL::integer)
+ RETURNS mdame.alerts
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_row mdame.alerts;
+  v_wait_s double precision;
+begin
+  select * into v_row from mdame.alerts where id = p_id for update;
+  if not found then
+    raise exception 'no alert %', p_id using errcode = 'MDN01';
+  end if;
+  if v_row.status <> 'pending' or v_row.claim_token is distinct from p_claim_token then
+    return v_row;
+  end if;
+  if p_permanent then
+    update mdame.alerts set status = 'failed', last_error = left(coalesce(p_error, 'refused'), 2000), claim_token = null
+     where id = p_id returning * into v_row;
+    return v_row;
+  end if;
+  v_wait_s := mdame.alert_retry_wait_s(v_row.attempts, p_retry_after_s);
+  update mdame.alerts
+     set last_error = left(coalesce(p_error, 'failed'), 2000), claim_token = null,
+         next_attempt_at = mdame.engine_now() + make_interval(secs => v_wait_s)
+   where id = p_id
+  returning * into v_row;
+  return v_row;
+end;
+$function$
+;
+
 CREATE OR REPLACE FUNCTION mdame.trigger_due_runs(p_at timestamp with time zone)
  RETURNS TABLE(run_id uuid, status text, created boolean)
  LANGUAGE plpgsql
@@ -794,6 +838,7 @@ $function$
 CREATE TRIGGER publications_alert_locked AFTER INSERT OR UPDATE OF privacy_status ON mdame.publications FOR EACH ROW WHEN (((new.privacy_status IS NOT NULL) AND (new.privacy_status IS DISTINCT FROM COALESCE(new.privacy_requested, 'public'::text)))) EXECUTE FUNCTION mdame.alert_on_locked_publication();
 
 comment on function mdame.alert_on_locked_publication() is 'internal: trigger raising upload_locked when a publication''s privacy differs from the one asked';
+comment on function mdame.alert_retry_wait_s(integer,integer) is 'internal: the wait before an alert''s next delivery attempt';
 comment on function mdame.deliver_database_alerts(timestamp with time zone) is 'internal: the watchdog''s own delivery of its alerts through pg_net';
 comment on function mdame.due_dimensions(timestamp with time zone) is 'internal: the dimensions due to start at a time and not started (trigger_due_runs, the watchdog)';
 comment on function mdame.format_duration(interval) is 'internal: a duration as text for messages (45 s, 6 min, 2 h 5 min)';

@@ -53,6 +53,7 @@ const INTERNAL: Record<string, string> = {
   setting_interval: "a settings key as an interval for the watchdog and the alerts; tested through them",
   format_duration: "durations in the watchdog's messages; tested in the watchdog folder",
   format_utc: "moments in the watchdog's messages; tested in the watchdog folder",
+  alert_retry_wait_s: "the retry wait of both alert deliveries; tested in record_alert_attempt and the watchdog folder",
   record_tick_ok: "the tick's proof of life; tested in watchdog/tick_failure_pages_once_then_recovers and tests/e2e/watchdog.test.ts",
 };
 

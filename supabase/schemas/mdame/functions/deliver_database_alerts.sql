@@ -88,10 +88,9 @@ begin
         continue;
       end if;
     end if;
-    v_wait_s := case
-      when v_status = 429 and (v_body #>> '{parameters,retry_after}') ~ '^[0-9]{1,6}$'
-        then greatest(1, least((v_body #>> '{parameters,retry_after}')::integer, 86400))
-      else least(3600, 15 * power(2, least(greatest(v_alert.attempts, 1), 12) - 1)) end;
+    v_wait_s := mdame.alert_retry_wait_s(v_alert.attempts,
+      case when v_status = 429 and (v_body #>> '{parameters,retry_after}') ~ '^[0-9]{1,6}$'
+           then (v_body #>> '{parameters,retry_after}')::integer end);
     update mdame.alerts
        set last_error = left(v_error, 2000), net_request_id = null,
            next_attempt_at = mdame.engine_now() + make_interval(secs => v_wait_s)

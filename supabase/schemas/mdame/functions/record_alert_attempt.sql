@@ -27,9 +27,7 @@ begin
      where id = p_id returning * into v_row;
     return v_row;
   end if;
-  v_wait_s := case
-    when p_retry_after_s is not null then greatest(1, least(p_retry_after_s, 86400))
-    else least(3600, 15 * power(2, least(greatest(v_row.attempts, 1), 12) - 1)) end;
+  v_wait_s := mdame.alert_retry_wait_s(v_row.attempts, p_retry_after_s);
   update mdame.alerts
      set last_error = left(coalesce(p_error, 'failed'), 2000), claim_token = null,
          next_attempt_at = mdame.engine_now() + make_interval(secs => v_wait_s)
