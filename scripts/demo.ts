@@ -167,7 +167,9 @@ async function main() {
       });
     }
     // Alerts go to the Telegram emulator on the local stack (TELEGRAM_* in stack-env.ts).
-    const alerts = await collectDemoAlerts(LOCAL_DB_URL, env.EMULATOR_URL, new Date(t0), say);
+    // Every alert since the run began: a run that was already under way (or over) raised its own before this demo started.
+    const since = new Date(Math.min(t0, Date.parse(status.run.created_at)));
+    const alerts = await collectDemoAlerts(LOCAL_DB_URL, env.EMULATOR_URL, since, say);
     const analytics = await demoAnalytics(env, status.run.id, say);
     const summary = {
       run_id: status.run.id,
@@ -188,10 +190,16 @@ async function main() {
       const made = Object.entries(Object.groupBy(v.scenes, (scene) => scene.backend ?? "none")).map(([b, list]) => `${b} x${list!.length}`);
       say(`    scenes: ${made.join(", ")}`);
     }
-    say(newUploads === 0 ? "nothing new was published (today's videos are already up)" : `${newUploads} new upload(s) on the YouTube and TikTok emulators`);
+    const missing = status.dimensions.filter((d) => !videos.some((v) => v.dimension === d.dimension_id));
+    say(
+      newUploads > 0
+        ? `${newUploads} new upload(s) on the YouTube and TikTok emulators`
+        : missing.length === 0
+        ? "nothing new was published (today's videos are already up)"
+        : `nothing new was published (today's run ${status.run.status === "running" ? "is still running" : `had already ended ${status.run.status}`})`,
+    );
     say(`summary: out/demo-summary.json`);
 
-    const missing = status.dimensions.filter((d) => !videos.some((v) => v.dimension === d.dimension_id));
     if (missing.length > 0) {
       say(`no published video for: ${missing.map((d) => d.dimension_id).join(", ")}`);
       process.exitCode = 1;

@@ -52,7 +52,7 @@ export async function collectDemoAlerts(dbUrl: string, emulatorUrl: string, sinc
         telegram_text: ids.map((id) => messages.find((m) => m.chat_id === r.chat_id && m.message_id === id)?.text ?? ""),
       };
     });
-    if (alerts.length === 0) log("alerts: none raised (nothing failed)");
+    if (alerts.length === 0) log(`alerts: none raised since ${since.toISOString().slice(11, 19)} UTC`);
     for (const a of alerts) {
       log(
         `alert ${a.kind}${a.dimension_id ? ` (${a.dimension_id})` : ""} x${a.occurrences}: ${a.status}${
