@@ -196,7 +196,7 @@ async function main() {
         ? `${newUploads} new upload(s) on the YouTube and TikTok emulators`
         : missing.length === 0
         ? "nothing new was published (today's videos are already up)"
-        : `nothing new was published (today's run ${status.run.status === "running" ? "is still running" : `had already ended ${status.run.status}`})`,
+        : `nothing new was published (the run ended ${status.run.status})`,
     );
     say(`summary: out/demo-summary.json`);
 
