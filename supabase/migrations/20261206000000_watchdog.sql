@@ -10,6 +10,7 @@ alter table "mdame"."alerts" drop constraint "alerts_kind_check";
     "failing_since" timestamp with time zone,
     "detail" text,
     "alerted" boolean not null default false,
+    "paged_at" timestamp with time zone,
     "updated_at" timestamp with time zone not null default clock_timestamp()
       );
 
@@ -495,18 +496,21 @@ begin
                           else format('last beat %s', mdame.format_utc(v_row.last_beat_at)) end));
   end loop;
 
-  -- New failures raise one alert each; a failure already raised is only dated on.
+  -- A new failure raises one alert; one that goes on is only dated on, and paged again every
+  -- watchdog.repeat_every (4 h) while it lasts, so a failure nobody fixed is not forgotten.
   for v_item in select value from jsonb_array_elements(v_failing) loop
     insert into mdame.watchdog_checks as c (name, failing_since, detail, updated_at)
     values (v_item->>'name', (v_item->>'since')::timestamptz, v_item->>'text', p_now)
     on conflict (name) do update
        set failing_since = coalesce(c.failing_since, excluded.failing_since), detail = excluded.detail, updated_at = excluded.updated_at
     returning * into v_check;
-    if not v_check.alerted then
-      perform mdame.record_alert(v_item->>'kind', null, format('%s:%s:%s', v_item->>'kind', v_check.name, extract(epoch from v_check.failing_since)::bigint),
-        v_item->>'text',
+    if not v_check.alerted or v_check.paged_at <= p_now - mdame.setting_interval('watchdog.repeat_every', interval '4 hours') then
+      perform mdame.record_alert(v_item->>'kind', null,
+        format('%s:%s:%s', v_item->>'kind', v_check.name, extract(epoch from v_check.failing_since)::bigint)
+          || case when v_check.alerted then ':again:' || extract(epoch from p_now)::bigint else '' end,
+        case when v_check.alerted then 'Still failing: ' else '' end || (v_item->>'text'),
         jsonb_build_object('check', v_check.name, 'since', v_check.failing_since, 'env', v_env), null, 'database');
-      update mdame.watchdog_checks set alerted = true where name = v_check.name;
+      update mdame.watchdog_checks set alerted = true, paged_at = p_now where name = v_check.name;
       v_raised := v_raised + 1;
     end if;
   end loop;
@@ -532,7 +536,7 @@ begin
       v_recovered := v_recovered + 1;
     end if;
     if v_check.name = any(v_tracking) then
-      update mdame.watchdog_checks set failing_since = null, detail = case when name = 'net_queue' then detail end, alerted = false, updated_at = p_now
+      update mdame.watchdog_checks set failing_since = null, detail = case when name = 'net_queue' then detail end, alerted = false, paged_at = null, updated_at = p_now
        where name = v_check.name;
     else
       delete from mdame.watchdog_checks where name = v_check.name;
@@ -852,8 +856,8 @@ comment on table mdame.watchdog_checks is 'The watchdog''s state: the tick''s li
 delete from mdame.component_roles t where to_jsonb(t) @> '{"role": "mdame_engine", "rpcs": ["abort_run", "ack_storage_deletion", "assert_environment", "begin_publication", "canonical_json", "check_alerts", "claim_adaptation_week", "claim_alerts", "claim_analytics_fetches", "claim_stage_tasks", "claim_storage_deletions", "claim_weekly_reports", "clear_upload_session", "complete_publication", "complete_render_job", "complete_visual_job", "complete_weekly_report", "config_hash", "connect_account", "create_dimension", "database_usage", "defer_publication", "defer_unit_publish", "dimension_config", "drain_deferred_publications", "engine_now", "extend_stage_lease", "fail_stage_task", "fail_weekly_report", "fail_worker_job", "finish_adaptation_week", "get_accounts", "get_adaptation_evidence", "get_dimensions", "get_effective_dimension_config", "get_llm_cache", "get_publication", "get_publish_targets", "get_queue_setup", "get_recorded_environment", "get_run_analytics", "get_run_dimension_config", "get_run_status", "get_scene", "get_scenes", "get_step_result", "get_topic_history", "get_work_unit", "get_youtube_client", "get_youtube_projects", "housekeeping", "housekeeping_settings", "list_adaptations", "list_alerts", "list_dead_letters", "list_locked_publications", "list_runs", "list_schedules", "llm_routing_is_valid", "lock_dimension", "lookup_scene_cache", "mark_account_needs_reconnect", "mark_adaptation_week_due", "ops_overview", "ops_queues", "ops_quota", "ops_schedules", "ops_video", "ops_videos", "publishing_is_valid", "queue_weekly_reports", "queues_without_workers", "raise_alert", "record_account_scopes", "record_adaptation", "record_alert_attempt", "record_alert_sent", "record_cache_lookup", "record_publication", "record_publication_privacy", "record_safety_verdict", "record_scene_plan", "record_script", "record_topics", "record_upload_session", "record_video_analytics", "record_voice", "record_youtube_refusal", "recover_overdue_work", "register_youtube_project", "reject_script", "reject_unit", "reject_unsafe_output", "release_youtube_call", "remove_account", "remove_youtube_project", "render_job", "replay_step_result", "reseal_account_credentials", "reseal_youtube_project_secret", "reserve_tiktok_call", "reserve_youtube_call", "retry_analytics_fetch", "retry_dead_letter", "retry_storage_deletion", "revert_adaptation", "run_engine_job", "run_key", "schedule_analytics_fetches", "set_account_active", "set_adaptation_pin", "set_dimension_active", "set_engine_clock", "set_housekeeping_setting", "settle_youtube_call", "start_run", "step_token", "store_account_credentials", "store_llm_cache", "tick", "trigger_run", "trigger_scheduled_run", "update_dimension", "wake_due_storage_deletions", "wake_due_weekly_reports", "wake_next_tick", "wake_stage_runner", "weekly_report", "youtube_quota_day", "youtube_quota_resets_at"], "component": "edge"}'::jsonb;
 insert into mdame.component_roles ("role", "rpcs", "component") select "role", "rpcs", "component" from jsonb_populate_record(null::mdame.component_roles, '{"role": "mdame_engine", "rpcs": ["abort_run", "ack_storage_deletion", "assert_environment", "begin_publication", "canonical_json", "check_alerts", "claim_adaptation_week", "claim_alerts", "claim_analytics_fetches", "claim_stage_tasks", "claim_storage_deletions", "claim_weekly_reports", "clear_upload_session", "complete_publication", "complete_render_job", "complete_visual_job", "complete_weekly_report", "config_hash", "connect_account", "create_dimension", "database_usage", "defer_publication", "defer_unit_publish", "dimension_config", "drain_deferred_publications", "engine_now", "extend_stage_lease", "fail_stage_task", "fail_weekly_report", "fail_worker_job", "finish_adaptation_week", "get_accounts", "get_adaptation_evidence", "get_dimensions", "get_effective_dimension_config", "get_llm_cache", "get_publication", "get_publish_targets", "get_queue_setup", "get_recorded_environment", "get_run_analytics", "get_run_dimension_config", "get_run_status", "get_scene", "get_scenes", "get_step_result", "get_topic_history", "get_work_unit", "get_youtube_client", "get_youtube_projects", "housekeeping", "housekeeping_settings", "list_adaptations", "list_alerts", "list_dead_letters", "list_locked_publications", "list_runs", "list_schedules", "llm_routing_is_valid", "lock_dimension", "lookup_scene_cache", "mark_account_needs_reconnect", "mark_adaptation_week_due", "ops_overview", "ops_queues", "ops_quota", "ops_schedules", "ops_video", "ops_videos", "publishing_is_valid", "queue_weekly_reports", "queues_without_workers", "raise_alert", "record_account_scopes", "record_adaptation", "record_alert_attempt", "record_alert_sent", "record_cache_lookup", "record_publication", "record_publication_privacy", "record_safety_verdict", "record_scene_plan", "record_script", "record_tick_ok", "record_topics", "record_upload_session", "record_video_analytics", "record_voice", "record_youtube_refusal", "recover_overdue_work", "register_youtube_project", "reject_script", "reject_unit", "reject_unsafe_output", "release_youtube_call", "remove_account", "remove_youtube_project", "render_job", "replay_step_result", "reseal_account_credentials", "reseal_youtube_project_secret", "reserve_tiktok_call", "reserve_youtube_call", "retry_analytics_fetch", "retry_dead_letter", "retry_storage_deletion", "revert_adaptation", "run_engine_job", "run_key", "schedule_analytics_fetches", "set_account_active", "set_adaptation_pin", "set_dimension_active", "set_engine_clock", "set_housekeeping_setting", "settle_youtube_call", "start_run", "step_token", "store_account_credentials", "store_llm_cache", "tick", "trigger_run", "trigger_scheduled_run", "update_dimension", "wake_due_storage_deletions", "watchdog_status", "wake_due_weekly_reports", "wake_next_tick", "wake_stage_runner", "weekly_report", "youtube_quota_day", "youtube_quota_resets_at"], "component": "edge"}'::jsonb);
 insert into mdame.engine_jobs ("call", "name", "schedule", "returns_set") select "call", "name", "schedule", "returns_set" from jsonb_populate_record(null::mdame.engine_jobs, '{"call": "mdame.watchdog()", "name": "mdame-watchdog", "schedule": "* * * * *", "returns_set": false}'::jsonb);
-insert into mdame.watchdog_checks ("name", "ok_at", "detail", "alerted", "failing_since", "pending_since") select "name", "ok_at", "detail", "alerted", "failing_since", "pending_since" from jsonb_populate_record(null::mdame.watchdog_checks, '{"name": "heartbeat", "ok_at": null, "detail": null, "alerted": false, "failing_since": null, "pending_since": null}'::jsonb);
-insert into mdame.watchdog_checks ("name", "ok_at", "detail", "alerted", "failing_since", "pending_since") select "name", "ok_at", "detail", "alerted", "failing_since", "pending_since" from jsonb_populate_record(null::mdame.watchdog_checks, '{"name": "tick", "ok_at": null, "detail": null, "alerted": false, "failing_since": null, "pending_since": null}'::jsonb);
+insert into mdame.watchdog_checks ("name", "ok_at", "detail", "alerted", "paged_at", "failing_since", "pending_since") select "name", "ok_at", "detail", "alerted", "paged_at", "failing_since", "pending_since" from jsonb_populate_record(null::mdame.watchdog_checks, '{"name": "heartbeat", "ok_at": null, "detail": null, "alerted": false, "paged_at": null, "failing_since": null, "pending_since": null}'::jsonb);
+insert into mdame.watchdog_checks ("name", "ok_at", "detail", "alerted", "paged_at", "failing_since", "pending_since") select "name", "ok_at", "detail", "alerted", "paged_at", "failing_since", "pending_since" from jsonb_populate_record(null::mdame.watchdog_checks, '{"name": "tick", "ok_at": null, "detail": null, "alerted": false, "paged_at": null, "failing_since": null, "pending_since": null}'::jsonb);
 
 -- pg_cron: every job of mdame.engine_jobs (the minutely tick, scheduled runs, publish drain and
 -- alerts; hourly analytics fetches; daily housekeeping; the weekly reports and adaptation; the

@@ -1,8 +1,8 @@
 -- The watchdog's checks at p_now (real time): what has stopped, since when, raised and delivered
 -- without the processes it watches. mdame.watchdog (pg_cron job mdame-watchdog, every minute) calls
 -- it with the clock; tests call it with a chosen time. Each check that fails past its grace
--- (settings keys, intervals) raises one alert, once per failure, and one engine_recovered when it
--- passes again:
+-- (settings keys, intervals) raises one alert when it starts failing, another every
+-- watchdog.repeat_every (4 h) while it goes on, and one engine_recovered when it passes again:
 --   tick      a tick was requested (pg_net) and no tick has finished since, for watchdog.tick_after
 --             (2 min: a tick ends within 100 s); an engine with no tick for watchdog.probe_every
 --             (45 s) is woken with one, so a stopped function is found within about four minutes
@@ -171,18 +171,21 @@ begin
                           else format('last beat %s', mdame.format_utc(v_row.last_beat_at)) end));
   end loop;
 
-  -- New failures raise one alert each; a failure already raised is only dated on.
+  -- A new failure raises one alert; one that goes on is only dated on, and paged again every
+  -- watchdog.repeat_every (4 h) while it lasts, so a failure nobody fixed is not forgotten.
   for v_item in select value from jsonb_array_elements(v_failing) loop
     insert into mdame.watchdog_checks as c (name, failing_since, detail, updated_at)
     values (v_item->>'name', (v_item->>'since')::timestamptz, v_item->>'text', p_now)
     on conflict (name) do update
        set failing_since = coalesce(c.failing_since, excluded.failing_since), detail = excluded.detail, updated_at = excluded.updated_at
     returning * into v_check;
-    if not v_check.alerted then
-      perform mdame.record_alert(v_item->>'kind', null, format('%s:%s:%s', v_item->>'kind', v_check.name, extract(epoch from v_check.failing_since)::bigint),
-        v_item->>'text',
+    if not v_check.alerted or v_check.paged_at <= p_now - mdame.setting_interval('watchdog.repeat_every', interval '4 hours') then
+      perform mdame.record_alert(v_item->>'kind', null,
+        format('%s:%s:%s', v_item->>'kind', v_check.name, extract(epoch from v_check.failing_since)::bigint)
+          || case when v_check.alerted then ':again:' || extract(epoch from p_now)::bigint else '' end,
+        case when v_check.alerted then 'Still failing: ' else '' end || (v_item->>'text'),
         jsonb_build_object('check', v_check.name, 'since', v_check.failing_since, 'env', v_env), null, 'database');
-      update mdame.watchdog_checks set alerted = true where name = v_check.name;
+      update mdame.watchdog_checks set alerted = true, paged_at = p_now where name = v_check.name;
       v_raised := v_raised + 1;
     end if;
   end loop;
@@ -208,7 +211,7 @@ begin
       v_recovered := v_recovered + 1;
     end if;
     if v_check.name = any(v_tracking) then
-      update mdame.watchdog_checks set failing_since = null, detail = case when name = 'net_queue' then detail end, alerted = false, updated_at = p_now
+      update mdame.watchdog_checks set failing_since = null, detail = case when name = 'net_queue' then detail end, alerted = false, paged_at = null, updated_at = p_now
        where name = v_check.name;
     else
       delete from mdame.watchdog_checks where name = v_check.name;

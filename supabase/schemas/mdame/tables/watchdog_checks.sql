@@ -4,8 +4,8 @@
 -- pending_since the first tick request posted since (mdame.post_tick_request), so a request that
 -- pg_net has long forgotten still dates the failure. Row `heartbeat` records the last ping of the
 -- outside monitor's URL. The other rows are failures the watchdog has seen: since when, what it
--- said, and whether it raised engine_stopped for them; a recovered check's row is deleted once its
--- recovery is raised. Real time (clock_timestamp), not the engine's clock: a stopped process stops
+-- said, whether it paged for them and when it last did; a recovered check's row is deleted once
+-- its recovery is raised. Real time (clock_timestamp), not the engine's clock: a stopped process stops
 -- in real minutes.
 
 create table mdame.watchdog_checks (
@@ -15,6 +15,7 @@ create table mdame.watchdog_checks (
   failing_since timestamp with time zone,
   detail text,
   alerted boolean not null default false,
+  paged_at timestamp with time zone,
   updated_at timestamp with time zone not null default clock_timestamp(),
   constraint watchdog_checks_pkey primary key (name),
   constraint watchdog_checks_name_check check ((name ~ '^[a-z_]{1,20}(:[a-z0-9_-]{1,64})?$'))
