@@ -306,7 +306,7 @@ CREATE OR REPLACE FUNCTION mdame.record_tick_ok()
 AS $function$
 begin
   insert into mdame.watchdog_checks as c (name, ok_at, updated_at)
-  values ('tick', clock_timestamp(), clock_timestamp())
+  values ('tick_liveness', clock_timestamp(), clock_timestamp())
   on conflict (name) do update set ok_at = excluded.ok_at, updated_at = excluded.updated_at, pending_since = null;
 end;
 $function$
@@ -369,7 +369,7 @@ declare
   v_beat mdame.watchdog_checks;
   v_every interval := mdame.setting_interval('watchdog.heartbeat_every', interval '5 minutes');
   v_pinged text;
-  v_tracking constant text[] := array['tick', 'heartbeat', 'net_queue'];
+  v_tracking constant text[] := array['tick_liveness', 'heartbeat', 'net_queue'];
 begin
   if p_now is null then
     raise exception 'p_now is required' using errcode = '22023';
@@ -377,8 +377,8 @@ begin
   select value into v_env from mdame.settings where key = 'env';
 
   -- tick: requested, never finished since.
-  insert into mdame.watchdog_checks (name) values ('tick') on conflict do nothing;
-  select * into v_tick from mdame.watchdog_checks where name = 'tick' for update;
+  -- Read, not locked: wake-ups and ticks write this row, and the watchdog must never wait on them.
+  select * into v_tick from mdame.watchdog_checks where name = 'tick_liveness';
   if v_tick.pending_since is not null and v_tick.pending_since <= p_now - mdame.setting_interval('watchdog.tick_after', interval '2 minutes') then
     v_failing := v_failing || jsonb_build_object('name', 'tick', 'kind', 'engine_stopped', 'since', v_tick.pending_since,
       'text', format('The pipeline tick has failed for %s: no tick requested since %s has finished%s.',
@@ -590,8 +590,8 @@ begin
      order by n);
   return jsonb_build_object(
     'now', clock_timestamp(),
-    'tick_ok_at', (select ok_at from mdame.watchdog_checks where name = 'tick'),
-    'tick_pending_since', (select pending_since from mdame.watchdog_checks where name = 'tick'),
+    'tick_ok_at', (select ok_at from mdame.watchdog_checks where name = 'tick_liveness'),
+    'tick_pending_since', (select pending_since from mdame.watchdog_checks where name = 'tick_liveness'),
     'failing', (select coalesce(jsonb_agg(jsonb_build_object('check', c.name, 'since', c.failing_since, 'detail', c.detail) order by c.failing_since, c.name), '[]'::jsonb)
                   from mdame.watchdog_checks c where c.failing_since is not null),
     'missing_secrets', to_jsonb(v_missing),
@@ -754,8 +754,12 @@ begin
   values (v_request_id, p_reason, clock_timestamp(), clock_timestamp() + make_interval(secs => c_timeout_ms / 1000.0))
   on conflict (request_id) do update set reason = excluded.reason, woken_at = excluded.woken_at, expires_at = excluded.expires_at;
   -- The watchdog dates a failing tick from the first request no tick has answered (record_tick_ok).
-  update mdame.watchdog_checks set pending_since = clock_timestamp(), updated_at = clock_timestamp()
-   where name = 'tick' and pending_since is null;
+  -- Never waited for: a transaction holding the row is recording a request or a tick's end, and a
+  -- wake must not queue behind it (nor deadlock with it); the watchdog's probe dates the next one.
+  perform 1 from mdame.watchdog_checks where name = 'tick_liveness' and pending_since is null for update skip locked;
+  if found then
+    update mdame.watchdog_checks set pending_since = clock_timestamp(), updated_at = clock_timestamp() where name = 'tick_liveness';
+  end if;
   return v_request_id;
 end;
 $function$
@@ -857,7 +861,7 @@ delete from mdame.component_roles t where to_jsonb(t) @> '{"role": "mdame_engine
 insert into mdame.component_roles ("role", "rpcs", "component") select "role", "rpcs", "component" from jsonb_populate_record(null::mdame.component_roles, '{"role": "mdame_engine", "rpcs": ["abort_run", "ack_storage_deletion", "assert_environment", "begin_publication", "canonical_json", "check_alerts", "claim_adaptation_week", "claim_alerts", "claim_analytics_fetches", "claim_stage_tasks", "claim_storage_deletions", "claim_weekly_reports", "clear_upload_session", "complete_publication", "complete_render_job", "complete_visual_job", "complete_weekly_report", "config_hash", "connect_account", "create_dimension", "database_usage", "defer_publication", "defer_unit_publish", "dimension_config", "drain_deferred_publications", "engine_now", "extend_stage_lease", "fail_stage_task", "fail_weekly_report", "fail_worker_job", "finish_adaptation_week", "get_accounts", "get_adaptation_evidence", "get_dimensions", "get_effective_dimension_config", "get_llm_cache", "get_publication", "get_publish_targets", "get_queue_setup", "get_recorded_environment", "get_run_analytics", "get_run_dimension_config", "get_run_status", "get_scene", "get_scenes", "get_step_result", "get_topic_history", "get_work_unit", "get_youtube_client", "get_youtube_projects", "housekeeping", "housekeeping_settings", "list_adaptations", "list_alerts", "list_dead_letters", "list_locked_publications", "list_runs", "list_schedules", "llm_routing_is_valid", "lock_dimension", "lookup_scene_cache", "mark_account_needs_reconnect", "mark_adaptation_week_due", "ops_overview", "ops_queues", "ops_quota", "ops_schedules", "ops_video", "ops_videos", "publishing_is_valid", "queue_weekly_reports", "queues_without_workers", "raise_alert", "record_account_scopes", "record_adaptation", "record_alert_attempt", "record_alert_sent", "record_cache_lookup", "record_publication", "record_publication_privacy", "record_safety_verdict", "record_scene_plan", "record_script", "record_tick_ok", "record_topics", "record_upload_session", "record_video_analytics", "record_voice", "record_youtube_refusal", "recover_overdue_work", "register_youtube_project", "reject_script", "reject_unit", "reject_unsafe_output", "release_youtube_call", "remove_account", "remove_youtube_project", "render_job", "replay_step_result", "reseal_account_credentials", "reseal_youtube_project_secret", "reserve_tiktok_call", "reserve_youtube_call", "retry_analytics_fetch", "retry_dead_letter", "retry_storage_deletion", "revert_adaptation", "run_engine_job", "run_key", "schedule_analytics_fetches", "set_account_active", "set_adaptation_pin", "set_dimension_active", "set_engine_clock", "set_housekeeping_setting", "settle_youtube_call", "start_run", "step_token", "store_account_credentials", "store_llm_cache", "tick", "trigger_run", "trigger_scheduled_run", "update_dimension", "wake_due_storage_deletions", "watchdog_status", "wake_due_weekly_reports", "wake_next_tick", "wake_stage_runner", "weekly_report", "youtube_quota_day", "youtube_quota_resets_at"], "component": "edge"}'::jsonb);
 insert into mdame.engine_jobs ("call", "name", "schedule", "returns_set") select "call", "name", "schedule", "returns_set" from jsonb_populate_record(null::mdame.engine_jobs, '{"call": "mdame.watchdog()", "name": "mdame-watchdog", "schedule": "* * * * *", "returns_set": false}'::jsonb);
 insert into mdame.watchdog_checks ("name", "ok_at", "detail", "alerted", "paged_at", "failing_since", "pending_since") select "name", "ok_at", "detail", "alerted", "paged_at", "failing_since", "pending_since" from jsonb_populate_record(null::mdame.watchdog_checks, '{"name": "heartbeat", "ok_at": null, "detail": null, "alerted": false, "paged_at": null, "failing_since": null, "pending_since": null}'::jsonb);
-insert into mdame.watchdog_checks ("name", "ok_at", "detail", "alerted", "paged_at", "failing_since", "pending_since") select "name", "ok_at", "detail", "alerted", "paged_at", "failing_since", "pending_since" from jsonb_populate_record(null::mdame.watchdog_checks, '{"name": "tick", "ok_at": null, "detail": null, "alerted": false, "paged_at": null, "failing_since": null, "pending_since": null}'::jsonb);
+insert into mdame.watchdog_checks ("name", "ok_at", "detail", "alerted", "paged_at", "failing_since", "pending_since") select "name", "ok_at", "detail", "alerted", "paged_at", "failing_since", "pending_since" from jsonb_populate_record(null::mdame.watchdog_checks, '{"name": "tick_liveness", "ok_at": null, "detail": null, "alerted": false, "paged_at": null, "failing_since": null, "pending_since": null}'::jsonb);
 
 -- pg_cron: every job of mdame.engine_jobs (the minutely tick, scheduled runs, publish drain and
 -- alerts; hourly analytics fetches; daily housekeeping; the weekly reports and adaptation; the

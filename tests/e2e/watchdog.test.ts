@@ -47,7 +47,7 @@ async function waitForMessage(pattern: RegExp, ms: number): Promise<TelegramMess
 
 async function tickState() {
   const [row] = await sql<{ ok_at: Date | null; pending_since: Date | null }[]>`
-    select ok_at, pending_since from mdame.watchdog_checks where name = 'tick'`;
+    select ok_at, pending_since from mdame.watchdog_checks where name = 'tick_liveness'`;
   return row!;
 }
 

@@ -4,7 +4,7 @@
 -- records the answer or the request's timeout has passed. Runs as its caller: wake_stage_runner and
 -- wake_next_tick, which run as their owner, the one role that may read the secrets.
 -- The first request since the last successful tick dates the watchdog's tick check
--- (mdame.watchdog_checks, row tick).
+-- (mdame.watchdog_checks, row tick_liveness).
 -- pg_net sends a request only after the calling transaction commits, so a rolled-back caller wakes
 -- nobody, and its wake row goes with it.
 
@@ -50,8 +50,12 @@ begin
   values (v_request_id, p_reason, clock_timestamp(), clock_timestamp() + make_interval(secs => c_timeout_ms / 1000.0))
   on conflict (request_id) do update set reason = excluded.reason, woken_at = excluded.woken_at, expires_at = excluded.expires_at;
   -- The watchdog dates a failing tick from the first request no tick has answered (record_tick_ok).
-  update mdame.watchdog_checks set pending_since = clock_timestamp(), updated_at = clock_timestamp()
-   where name = 'tick' and pending_since is null;
+  -- Never waited for: a transaction holding the row is recording a request or a tick's end, and a
+  -- wake must not queue behind it (nor deadlock with it); the watchdog's probe dates the next one.
+  perform 1 from mdame.watchdog_checks where name = 'tick_liveness' and pending_since is null for update skip locked;
+  if found then
+    update mdame.watchdog_checks set pending_since = clock_timestamp(), updated_at = clock_timestamp() where name = 'tick_liveness';
+  end if;
   return v_request_id;
 end;
 $$;

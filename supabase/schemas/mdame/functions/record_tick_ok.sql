@@ -11,7 +11,7 @@ set search_path = ''
 as $$
 begin
   insert into mdame.watchdog_checks as c (name, ok_at, updated_at)
-  values ('tick', clock_timestamp(), clock_timestamp())
+  values ('tick_liveness', clock_timestamp(), clock_timestamp())
   on conflict (name) do update set ok_at = excluded.ok_at, updated_at = excluded.updated_at, pending_since = null;
 end;
 $$;

@@ -44,7 +44,7 @@ declare
   v_beat mdame.watchdog_checks;
   v_every interval := mdame.setting_interval('watchdog.heartbeat_every', interval '5 minutes');
   v_pinged text;
-  v_tracking constant text[] := array['tick', 'heartbeat', 'net_queue'];
+  v_tracking constant text[] := array['tick_liveness', 'heartbeat', 'net_queue'];
 begin
   if p_now is null then
     raise exception 'p_now is required' using errcode = '22023';
@@ -52,8 +52,8 @@ begin
   select value into v_env from mdame.settings where key = 'env';
 
   -- tick: requested, never finished since.
-  insert into mdame.watchdog_checks (name) values ('tick') on conflict do nothing;
-  select * into v_tick from mdame.watchdog_checks where name = 'tick' for update;
+  -- Read, not locked: wake-ups and ticks write this row, and the watchdog must never wait on them.
+  select * into v_tick from mdame.watchdog_checks where name = 'tick_liveness';
   if v_tick.pending_since is not null and v_tick.pending_since <= p_now - mdame.setting_interval('watchdog.tick_after', interval '2 minutes') then
     v_failing := v_failing || jsonb_build_object('name', 'tick', 'kind', 'engine_stopped', 'since', v_tick.pending_since,
       'text', format('The pipeline tick has failed for %s: no tick requested since %s has finished%s.',

@@ -22,8 +22,8 @@ begin
      order by n);
   return jsonb_build_object(
     'now', clock_timestamp(),
-    'tick_ok_at', (select ok_at from mdame.watchdog_checks where name = 'tick'),
-    'tick_pending_since', (select pending_since from mdame.watchdog_checks where name = 'tick'),
+    'tick_ok_at', (select ok_at from mdame.watchdog_checks where name = 'tick_liveness'),
+    'tick_pending_since', (select pending_since from mdame.watchdog_checks where name = 'tick_liveness'),
     'failing', (select coalesce(jsonb_agg(jsonb_build_object('check', c.name, 'since', c.failing_since, 'detail', c.detail) order by c.failing_since, c.name), '[]'::jsonb)
                   from mdame.watchdog_checks c where c.failing_since is not null),
     'missing_secrets', to_jsonb(v_missing),

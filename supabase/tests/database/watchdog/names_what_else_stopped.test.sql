@@ -2,7 +2,7 @@ begin;
 \ir ../_fixtures.psql
 delete from net.http_request_queue;
 delete from net._http_response;
-delete from mdame.watchdog_checks where name not in ('tick', 'heartbeat');
+delete from mdame.watchdog_checks where name not in ('tick_liveness', 'heartbeat');
 update mdame.watchdog_checks set ok_at = '2026-12-08 09:00:00Z', pending_since = null, failing_since = null, alerted = false, detail = null;
 delete from cron.job_run_details;
 delete from mdame.worker_heartbeats;
