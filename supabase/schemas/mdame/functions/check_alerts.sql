@@ -25,7 +25,7 @@ begin
   select case when s.value ~ '^0?\.[0-9]{1,4}$|^1(\.0+)?$' then s.value::numeric end into v_share
     from mdame.settings s where s.key = 'alert_upload_bucket_share';
   v_share := coalesce(v_share, 0.8);
-  select coalesce((select value::interval from mdame.settings where key = 'alert_stale_deferral'), interval '1 day') into v_after;
+  v_after := mdame.setting_interval('alert_stale_deferral', interval '1 day');
   for v_pub in
     select p.id, p.platform, p.deferred_reason, p.deferred_since, p.not_before, p.unit_id, u.dimension_id, u.run_id,
            a.channel_handle, u.topic->>'title' as title
@@ -40,7 +40,7 @@ begin
     perform mdame.raise_alert(
       'quota_deferral_stale', v_pub.dimension_id, 'quota_deferral_stale:' || v_pub.id,
       format('A %s publication on %s has waited since %s (%s)', v_pub.platform, v_pub.channel_handle,
-             to_char(v_pub.deferred_since at time zone 'UTC', 'YYYY-MM-DD HH24:MI "UTC"'), v_pub.deferred_reason),
+             mdame.format_utc(v_pub.deferred_since), v_pub.deferred_reason),
       jsonb_build_object('publication_id', v_pub.id, 'unit_id', v_pub.unit_id, 'run_id', v_pub.run_id, 'platform', v_pub.platform,
                          'channel_handle', v_pub.channel_handle, 'reason', v_pub.deferred_reason, 'topic', v_pub.title,
                          'deferred_since', v_pub.deferred_since, 'not_before', v_pub.not_before));

@@ -33,16 +33,12 @@ declare
   v_sent integer := 0;
   v_failed integer := 0;
   v_posted integer := 0;
-  v_has_net boolean := to_regprocedure('net.http_post(text,jsonb,jsonb,jsonb,integer)') is not null
-                       and to_regclass('net._http_response') is not null;
+  v_has_net boolean := mdame.pg_net_ready();
 begin
   select value into v_env from mdame.settings where key = 'env';
-  select s.decrypted_secret into v_token from vault.decrypted_secrets s where s.name = 'mdame_telegram_bot_token';
-  select s.decrypted_secret into v_chat from vault.decrypted_secrets s where s.name = 'mdame_telegram_chat_id';
-  select s.decrypted_secret into v_api from vault.decrypted_secrets s where s.name = 'mdame_telegram_api_url';
-  v_token := nullif(btrim(v_token), '');
-  v_chat := nullif(btrim(v_chat), '');
-  v_api := rtrim(coalesce(nullif(btrim(v_api), ''), 'https://api.telegram.org'), '/');
+  v_token := mdame.vault_secret('mdame_telegram_bot_token');
+  v_chat := mdame.vault_secret('mdame_telegram_chat_id');
+  v_api := rtrim(coalesce(mdame.vault_secret('mdame_telegram_api_url'), 'https://api.telegram.org'), '/');
 
   -- The answers to what was posted before.
   for v_alert in

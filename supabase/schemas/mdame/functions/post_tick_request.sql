@@ -21,29 +21,25 @@ declare
   v_key text;
   v_request_id bigint;
 begin
-  if to_regprocedure('net.http_post(text,jsonb,jsonb,jsonb,integer)') is null or to_regclass('net._http_response') is null then
-    raise exception 'pg_net is not installed (no net.http_post or net._http_response): the stage runner cannot be woken'
-      using errcode = 'MDN01',
-            hint = 'on Supabase: create extension pg_net; on plain Postgres: npm run db:reset, which installs supabase/pg-net-compat/pg_net.sql';
-  end if;
-  select s.decrypted_secret into v_url from vault.decrypted_secrets s where s.name = 'mdame_functions_url';
-  if v_url is null or btrim(v_url) = '' then
+  perform mdame.assert_pg_net_ready();
+  v_url := mdame.vault_secret('mdame_functions_url');
+  if v_url is null then
     raise exception 'Vault secret mdame_functions_url is not set: the stage runner cannot be woken through pg_net'
       using errcode = 'MDN01',
             hint = 'run: select vault.create_secret(''https://<project-ref>.supabase.co/functions/v1'', ''mdame_functions_url'');';
   end if;
-  select s.decrypted_secret into v_key from vault.decrypted_secrets s where s.name = 'mdame_service_role_key';
-  if v_key is null or btrim(v_key) = '' then
+  v_key := mdame.vault_secret('mdame_service_role_key');
+  if v_key is null then
     raise exception 'Vault secret mdame_service_role_key is not set: the stage runner cannot be woken through pg_net'
       using errcode = 'MDN01',
             hint = 'run: select vault.create_secret(''<service role key>'', ''mdame_service_role_key'');';
   end if;
 
   v_request_id := net.http_post(
-    url := rtrim(btrim(v_url), '/') || '/pipeline/tick',
+    url := rtrim(v_url, '/') || '/pipeline/tick',
     body := jsonb_build_object('reason', p_reason),
     params := '{}'::jsonb,
-    headers := jsonb_build_object('Authorization', 'Bearer ' || btrim(v_key), 'Content-Type', 'application/json'),
+    headers := jsonb_build_object('Authorization', 'Bearer ' || v_key, 'Content-Type', 'application/json'),
     timeout_milliseconds := c_timeout_ms);
   -- A reinstalled pg_net starts its ids again; a row left by the old one is stale by then.
   insert into mdame.stage_runner_wakes (request_id, reason, woken_at, expires_at)

@@ -22,11 +22,7 @@ declare
   v_max_ticks integer := 4;
   v_in_flight integer;
 begin
-  if to_regprocedure('net.http_post(text,jsonb,jsonb,jsonb,integer)') is null or to_regclass('net._http_response') is null then
-    raise exception 'pg_net is not installed (no net.http_post or net._http_response): the stage runner cannot be woken'
-      using errcode = 'MDN01',
-            hint = 'on Supabase: create extension pg_net; on plain Postgres: npm run db:reset, which installs supabase/pg-net-compat/pg_net.sql';
-  end if;
+  perform mdame.assert_pg_net_ready();
   -- A setting that is not a count from 1 to 100 keeps the default: a typo must not stop every enqueue.
   select s.value into v_setting from mdame.settings s where s.key = 'stage_runner.max_ticks';
   if v_setting ~ '^[0-9]{1,3}$' and v_setting::integer between 1 and 100 then

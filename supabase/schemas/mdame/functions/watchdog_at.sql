@@ -42,7 +42,15 @@ declare
   v_names text[];
   v_url text;
   v_beat mdame.watchdog_checks;
-  v_every interval := mdame.setting_interval('watchdog.heartbeat_every', interval '5 minutes');
+  -- Each check's grace and the pacing, from the settings (docs/reference/alerts.md, "The watchdog").
+  v_tick_after constant interval := mdame.setting_interval('watchdog.tick_after', interval '2 minutes');
+  v_probe_every constant interval := mdame.setting_interval('watchdog.probe_every', interval '45 seconds');
+  v_net_after constant interval := mdame.setting_interval('watchdog.net_after', interval '3 minutes');
+  v_runs_after constant interval := mdame.setting_interval('watchdog.runs_after', interval '15 minutes');
+  v_alerts_after constant interval := mdame.setting_interval('watchdog.alerts_after', interval '10 minutes');
+  v_workers_after constant interval := mdame.setting_interval('watchdog.workers_after', interval '5 minutes');
+  v_repeat_every constant interval := mdame.setting_interval('watchdog.repeat_every', interval '4 hours');
+  v_every constant interval := mdame.setting_interval('watchdog.heartbeat_every', interval '5 minutes');
   v_pinged text;
   v_tracking constant text[] := array['tick_liveness', 'heartbeat', 'net_queue'];
 begin
@@ -54,7 +62,7 @@ begin
   -- tick: requested, never finished since.
   -- Read, not locked: wake-ups and ticks write this row, and the watchdog must never wait on them.
   select * into v_tick from mdame.watchdog_checks where name = 'tick_liveness';
-  if v_tick.pending_since is not null and v_tick.pending_since <= p_now - mdame.setting_interval('watchdog.tick_after', interval '2 minutes') then
+  if v_tick.pending_since is not null and v_tick.pending_since <= p_now - v_tick_after then
     v_failing := v_failing || jsonb_build_object('name', 'tick', 'kind', 'engine_stopped', 'since', v_tick.pending_since,
       'text', format('The pipeline tick has failed for %s: no tick requested since %s has finished%s.',
                      mdame.format_duration(p_now - v_tick.pending_since), mdame.format_utc(v_tick.pending_since),
@@ -64,7 +72,7 @@ begin
   -- An engine without a recent tick is woken with one, failing or not: the probe finds a stopped
   -- function when no work wakes it, and a thawed one ticks again at once. wake_stage_runner keeps
   -- to the cap on ticks in flight, so a function that never answers gets one request per timeout.
-  if v_tick.ok_at is null or v_tick.ok_at <= p_now - mdame.setting_interval('watchdog.probe_every', interval '45 seconds') then
+  if v_tick.ok_at is null or v_tick.ok_at <= p_now - v_probe_every then
     begin
       perform mdame.wake_stage_runner('watchdog');
       v_probed := true;
@@ -83,7 +91,7 @@ begin
       update mdame.watchdog_checks set pending_since = null, detail = null, updated_at = p_now where name = 'net_queue';
     elsif v_queue.detail is distinct from v_min_id::text then
       update mdame.watchdog_checks set pending_since = p_now, detail = v_min_id::text, updated_at = p_now where name = 'net_queue';
-    elsif v_queue.pending_since <= p_now - mdame.setting_interval('watchdog.net_after', interval '3 minutes') then
+    elsif v_queue.pending_since <= p_now - v_net_after then
       execute 'select count(*) from net.http_request_queue' into v_row;
       v_failing := v_failing || jsonb_build_object('name', 'pg_net', 'kind', 'engine_stopped', 'since', v_queue.pending_since,
         'text', format('pg_net has sent nothing for %s: %s request(s) wait in net.http_request_queue (is its worker running?).',
@@ -134,7 +142,7 @@ begin
   select count(*) as n, min(d.due_at) as since, string_agg(d.dimension_id, ', ' order by d.dimension_id) as ids
     into v_row
     from mdame.due_dimensions(p_now) d
-   where d.due_at <= p_now - mdame.setting_interval('watchdog.runs_after', interval '15 minutes');
+   where d.due_at <= p_now - v_runs_after;
   if v_row.n > 0 then
     v_failing := v_failing || jsonb_build_object('name', 'runs', 'kind', 'engine_stopped', 'since', v_row.since,
       'text', format('%s dimension(s) due since %s have not started: %s (pg_cron job mdame-scheduled-runs).',
@@ -148,7 +156,7 @@ begin
     into v_row
     from (select x.*, row_number() over (order by x.created_at) as rn from mdame.alerts x
            where x.status = 'pending' and x.delivered_by = 'edge'
-             and x.created_at <= mdame.engine_now() - mdame.setting_interval('watchdog.alerts_after', interval '10 minutes')) a;
+             and x.created_at <= mdame.engine_now() - v_alerts_after) a;
   if v_row.n > 0 then
     v_failing := v_failing || jsonb_build_object('name', 'alerts', 'kind', 'engine_stopped',
       'since', p_now - (mdame.engine_now() - v_row.since),
@@ -161,7 +169,7 @@ begin
   -- workers:Q: jobs waiting with no live worker.
   for v_row in
     select q.* from mdame.queues_without_workers() q
-     where q.oldest_waiting_s >= extract(epoch from mdame.setting_interval('watchdog.workers_after', interval '5 minutes'))
+     where q.oldest_waiting_s >= extract(epoch from v_workers_after)
   loop
     v_failing := v_failing || jsonb_build_object('name', 'workers:' || v_row.queue_name, 'kind', 'workers_absent',
       'since', p_now - make_interval(secs => v_row.oldest_waiting_s),
@@ -179,7 +187,7 @@ begin
     on conflict (name) do update
        set failing_since = coalesce(c.failing_since, excluded.failing_since), detail = excluded.detail, updated_at = excluded.updated_at
     returning * into v_check;
-    if not v_check.alerted or v_check.paged_at <= p_now - mdame.setting_interval('watchdog.repeat_every', interval '4 hours') then
+    if not v_check.alerted or v_check.paged_at <= p_now - v_repeat_every then
       perform mdame.record_alert(v_item->>'kind', null,
         format('%s:%s:%s', v_item->>'kind', v_check.name, extract(epoch from v_check.failing_since)::bigint)
           || case when v_check.alerted then ':again:' || extract(epoch from p_now)::bigint else '' end,
@@ -219,17 +227,17 @@ begin
   end loop;
 
   -- The outside monitor (healthchecks.io convention): <url> while all is well, <url>/fail while not.
-  select s.decrypted_secret into v_url from vault.decrypted_secrets s where s.name = 'mdame_heartbeat_url';
-  if v_url is not null and btrim(v_url) <> '' and to_regprocedure('net.http_post(text,jsonb,jsonb,jsonb,integer)') is not null then
+  v_url := rtrim(mdame.vault_secret('mdame_heartbeat_url'), '/');
+  if v_url is not null and mdame.pg_net_ready() then
     insert into mdame.watchdog_checks (name) values ('heartbeat') on conflict do nothing;
     select * into v_beat from mdame.watchdog_checks where name = 'heartbeat' for update;
     if jsonb_array_length(v_failing) = 0 and (v_recovered > 0 or v_beat.ok_at is null or v_beat.ok_at <= p_now - v_every) then
-      perform net.http_post(url := rtrim(btrim(v_url), '/'), body := jsonb_build_object('status', 'ok', 'env', v_env),
+      perform net.http_post(url := v_url, body := jsonb_build_object('status', 'ok', 'env', v_env),
                             timeout_milliseconds := 10000);
       update mdame.watchdog_checks set ok_at = p_now, pending_since = null, updated_at = p_now where name = 'heartbeat';
       v_pinged := 'ok';
     elsif jsonb_array_length(v_failing) > 0 and (v_raised > 0 or v_beat.pending_since is null or v_beat.pending_since <= p_now - v_every) then
-      perform net.http_post(url := rtrim(btrim(v_url), '/') || '/fail',
+      perform net.http_post(url := v_url || '/fail',
                             body := jsonb_build_object('status', 'fail', 'env', v_env,
                                                        'failing', (select jsonb_agg(value->>'text') from jsonb_array_elements(v_failing))),
                             timeout_milliseconds := 10000);

@@ -18,7 +18,7 @@ begin
   end if;
   v_missing := array(
     select n from unnest(array['mdame_telegram_bot_token', 'mdame_telegram_chat_id']) n
-     where not exists (select 1 from vault.decrypted_secrets s where s.name = n and btrim(coalesce(s.decrypted_secret, '')) <> '')
+     where mdame.vault_secret(n) is null
      order by n);
   return jsonb_build_object(
     'now', clock_timestamp(),
@@ -27,7 +27,7 @@ begin
     'failing', (select coalesce(jsonb_agg(jsonb_build_object('check', c.name, 'since', c.failing_since, 'detail', c.detail) order by c.failing_since, c.name), '[]'::jsonb)
                   from mdame.watchdog_checks c where c.failing_since is not null),
     'missing_secrets', to_jsonb(v_missing),
-    'heartbeat_url', exists (select 1 from vault.decrypted_secrets s where s.name = 'mdame_heartbeat_url' and btrim(coalesce(s.decrypted_secret, '')) <> ''),
+    'heartbeat_url', mdame.vault_secret('mdame_heartbeat_url') is not null,
     'job_active', v_active);
 end;
 $$;
