@@ -16,6 +16,7 @@
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { DEFAULT_STACK_PORTS } from "../../shared/config/stack-ports.ts";
 import { UsageError } from "../script-args.ts";
 import { parseScaleArgs, USAGE } from "./scale/args.ts";
 
@@ -30,10 +31,9 @@ try {
 
 // The bench's own stack: set before any module reads the stack's paths and ports.
 const root = resolve(fileURLToPath(new URL("../..", import.meta.url)));
-const port = (name: string, fallback: number) => String(Number(process.env[name] || fallback) + options.portOffset);
-process.env.MDAME_DB_PORT = port("MDAME_DB_PORT", 54322);
-process.env.MDAME_EDGE_PORT = port("MDAME_EDGE_PORT", 54321);
-process.env.MDAME_EMULATOR_PORT = port("MDAME_EMULATOR_PORT", 54330);
+for (const [name, fallback] of Object.entries(DEFAULT_STACK_PORTS)) {
+  process.env[name] = String(Number(process.env[name] || fallback) + options.portOffset);
+}
 process.env.MDAME_LOCAL_DIR = join(root, ".local", "bench");
 delete process.env.MDAME_PGDATA;
 

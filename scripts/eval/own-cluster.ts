@@ -8,6 +8,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import process from "node:process";
+import { offsetStackPorts } from "../../shared/config/stack-ports.ts";
 
 const PORT_OFFSET = 4400;
 /** Set in the child: it is already on the eval's cluster. */
@@ -16,9 +17,7 @@ const MARK = "MDAME_EVAL_OWN_CLUSTER";
 export function ownClusterEnv(root: string): Record<string, string> {
   return {
     MDAME_LOCAL_DIR: path.join(root, ".local", "eval"),
-    MDAME_DB_PORT: String(54322 + PORT_OFFSET),
-    MDAME_EDGE_PORT: String(54321 + PORT_OFFSET),
-    MDAME_EMULATOR_PORT: String(54330 + PORT_OFFSET),
+    ...offsetStackPorts(PORT_OFFSET),
     [MARK]: "1",
   };
 }

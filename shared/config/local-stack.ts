@@ -5,10 +5,11 @@
  */
 import process from "node:process";
 import { COMPONENT_DB_ROLES, type DbComponent } from "./db-roles.ts";
+import { DEFAULT_STACK_PORTS, type StackPortVariable } from "./stack-ports.ts";
 
-function portFromEnv(name: string, fallback: number): number {
+function portFromEnv(name: StackPortVariable): number {
   const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
+  if (raw === undefined || raw === "") return DEFAULT_STACK_PORTS[name];
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 1024 || port > 65535) {
     throw new Error(`${name}=${raw} is not a usable port: give a whole number from 1024 to 65535`);
@@ -17,9 +18,9 @@ function portFromEnv(name: string, fallback: number): number {
 }
 
 export const LOCAL_STACK = {
-  dbPort: portFromEnv("MDAME_DB_PORT", 54322),
-  edgePort: portFromEnv("MDAME_EDGE_PORT", 54321),
-  emulatorPort: portFromEnv("MDAME_EMULATOR_PORT", 54330),
+  dbPort: portFromEnv("MDAME_DB_PORT"),
+  edgePort: portFromEnv("MDAME_EDGE_PORT"),
+  emulatorPort: portFromEnv("MDAME_EMULATOR_PORT"),
   host: "127.0.0.1",
 } as const;
 
