@@ -540,7 +540,7 @@ async function finishReset(log: (line: string) => void, before: string[] = []): 
     log(`reset: ${role} (${component}) may log in with the clone's password for it (.local/secrets.json)`);
     return roleLoginSql(role, secrets[DB_ROLE_PASSWORDS[component]]);
   });
-  await execSql("role logins and wake secrets", [...before, ...logins, wakeSecretsSql(log)]);
+  await execSql("role logins and Vault secrets", [...before, ...logins, vaultSecretsSql(log)]);
 }
 
 /**
@@ -554,16 +554,17 @@ async function restartForBackgroundWorkers(log: (line: string) => void): Promise
 }
 
 /**
- * Stores the two secrets docs/guides/deploy.md has a deployer store: the local edge host's functions URL
- * and the stack's service role key, as the stack's components get them (localStackEnv), in Vault or
- * its stand-in (supabase/vault-compat), so every wake-up posts to this stack's tick. The reset and
- * the stack's start both call it.
+ * Stores the Vault secrets docs/guides/deploy.md has a deployer store (VAULT_SECRETS), as the stack's
+ * components get their values (localStackEnv), in Vault or its stand-in (supabase/vault-compat): the
+ * local edge host's functions URL and the service role key, so every wake-up posts to this stack's
+ * tick, and the Telegram bot and chat (and the outside monitor's URL, when set) the watchdog pages
+ * through. The reset and the stack's start both call it.
  */
-export async function storeWakeSecrets(log: (line: string) => void = console.log, env: Record<string, string> = localStackEnv()): Promise<void> {
-  await execSql("vault secrets", wakeSecretsSql(log, env));
+export async function storeVaultSecrets(log: (line: string) => void = console.log, env: Record<string, string> = localStackEnv()): Promise<void> {
+  await execSql("Vault secrets", vaultSecretsSql(log, env));
 }
 
-function wakeSecretsSql(log: (line: string) => void, env: Record<string, string> = localStackEnv()): string {
+function vaultSecretsSql(log: (line: string) => void, env: Record<string, string> = localStackEnv()): string {
   log(
     `Vault: mdame_functions_url (${env.FUNCTIONS_URL}) and mdame_service_role_key stored for the wake-ups${
       env.TELEGRAM_BOT_TOKEN ? ", the Telegram bot for the watchdog" : ""

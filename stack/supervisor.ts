@@ -453,7 +453,7 @@ async function main(): Promise<number> {
       const timedOut = await Promise.race([ready.then(() => false), sleep(READY_TIMEOUT_MS).then(() => true)]);
       if (timedOut && !sup.stopping) say(`${spec.name} is not ready after ${READY_TIMEOUT_MS / 1000} s (see ${logFile(spec.name)}); going on`);
       // SQL wakes the edge host through pg_net (or its stand-in) at the URL this stack serves.
-      if (spec.name === "db" && !timedOut && !sup.stopping) await db.storeWakeSecrets(say, env);
+      if (spec.name === "db" && !timedOut && !sup.stopping) await db.storeVaultSecrets(say, env);
     }
   } catch (error) {
     log.error({ err: error, status: "failed" }, "start-up failed");

@@ -52,7 +52,7 @@ test("a reset applies every migration through the Supabase CLI, then the seed, a
   expect(jobs).toEqual(declared.map((d) => ({ jobname: d.name, schedule: d.schedule, command: d.command, active: true })));
 }, 60_000);
 
-test("a reset starts from empty queues, fresh pg_net and Vault stand-ins and this stack's wake secrets", async () => {
+test("a reset starts from empty queues, fresh pg_net and Vault stand-ins and this stack's Vault secrets", async () => {
   await query("select pgmq.send('stage_tasks', '{\"left\": \"over\"}'::jsonb)");
   const standIns = !(await query<{ n: number }>("select count(*)::int as n from pg_extension where extname in ('pg_net', 'supabase_vault')"))[0]!.n;
   if (standIns) {

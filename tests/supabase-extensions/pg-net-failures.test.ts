@@ -78,11 +78,11 @@ describe.skipIf(missingExtensions !== null)("pg_net failures (the extension)", (
     front?.stop(true);
     await pipeline?.stop();
     await emulator?.stop();
-    await db.storeWakeSecrets(() => {});
+    await db.storeVaultSecrets(() => {});
     await sql.end({ timeout: 2 });
   });
 
-  const useFunctionsUrl = (url: string) => db.storeWakeSecrets(() => {}, { ...env, FUNCTIONS_URL: url });
+  const useFunctionsUrl = (url: string) => db.storeVaultSecrets(() => {}, { ...env, FUNCTIONS_URL: url });
   const lastResponseId = async () => (await sql`select coalesce(max(id), 0)::int as id from net._http_response`)[0].id as number;
 
   test("a refused connection is recorded as pg_net's error, and the wake's caller is not failed", async () => {
