@@ -2,7 +2,8 @@
 import { z } from "zod";
 import { DimensionId } from "./dimension-id.ts";
 
-const ALERT_KINDS = [
+/** The kinds the tick's notifier delivers (mdame.claim_alerts hands out no other). */
+const EDGE_ALERT_KINDS = [
   "run_failed",
   "dead_letter",
   "needs_reconnect",
@@ -10,14 +11,15 @@ const ALERT_KINDS = [
   "quality_gate_failed",
   "component_restarting",
   "weekly_report",
-  "engine_stopped",
-  "engine_recovered",
-  "workers_absent",
   "upload_locked",
   "quota_bucket_high",
 ] as const;
-export const AlertKind = z.enum(ALERT_KINDS);
+/** The watchdog's kinds, which the database delivers itself (mdame.deliver_database_alerts). */
+const WATCHDOG_ALERT_KINDS = ["engine_stopped", "engine_recovered", "workers_absent"] as const;
+export const AlertKind = z.enum([...EDGE_ALERT_KINDS, ...WATCHDOG_ALERT_KINDS]);
 export type AlertKind = z.infer<typeof AlertKind>;
+export const EdgeAlertKind = z.enum(EDGE_ALERT_KINDS);
+export type EdgeAlertKind = z.infer<typeof EdgeAlertKind>;
 
 const AlertStatus = z.enum(["pending", "sent", "failed"]);
 
@@ -76,7 +78,7 @@ export const ClaimedAlert = AlertRow.pick({
   created_at: true,
   last_raised_at: true,
   chat_id: true,
-}).extend({ claim_token: z.string().uuid() });
+}).extend({ kind: EdgeAlertKind, claim_token: z.string().uuid() });
 export type ClaimedAlert = z.infer<typeof ClaimedAlert>;
 
 /** One alert as `GET /pipeline/alerts` lists it (no claim token). */

@@ -3,11 +3,11 @@
  * happened, the details that matter for its kind, every piece escaped for MarkdownV2 and split to
  * fit. Known secrets are taken out of every value before anything is escaped.
  */
-import type { AlertKind, ClaimedAlert } from "../../../shared/contracts/alerts.ts";
+import type { ClaimedAlert, EdgeAlertKind } from "../../../shared/contracts/alerts.ts";
 import { boldMarkdownV2, escapeMarkdownV2, MAX_CAPTION_CHARS, splitMarkdownV2 } from "../../../shared/providers/telegram/markdown-v2.ts";
 import { commonMarkToMarkdownV2 } from "./commonmark.ts";
 
-const TITLES: Record<AlertKind, string> = {
+const TITLES: Record<EdgeAlertKind, string> = {
   run_failed: "🔴 Run failed",
   dead_letter: "🟠 Dead letter",
   needs_reconnect: "🔌 Account needs reconnecting",
@@ -15,15 +15,12 @@ const TITLES: Record<AlertKind, string> = {
   quality_gate_failed: "🎞️ Render failed the quality gate",
   component_restarting: "🔁 Component keeps restarting",
   weekly_report: "📊 Weekly report",
-  engine_stopped: "🛑 Engine stopped",
-  engine_recovered: "✅ Engine recovered",
-  workers_absent: "🛑 Workers absent",
   upload_locked: "🔒 Upload not public",
   quota_bucket_high: "📈 Upload quota running out",
 };
 
 /** The details worth a line, by kind, in this order; `fix` (a command) always comes last. */
-const DETAIL_KEYS: Record<AlertKind, string[]> = {
+const DETAIL_KEYS: Record<EdgeAlertKind, string[]> = {
   run_failed: ["run_id", "env", "run_date", "trigger_kind", "error"],
   dead_letter: ["queue", "stage", "attempts", "unit_id", "run_id", "error"],
   needs_reconnect: ["platform", "channel_handle", "reason"],
@@ -31,9 +28,6 @@ const DETAIL_KEYS: Record<AlertKind, string[]> = {
   quality_gate_failed: ["topic", "attempts", "unit_id", "run_id", "error"],
   component_restarting: ["component", "restarts", "window_s", "last_exit"],
   weekly_report: [],
-  engine_stopped: ["check", "since"],
-  engine_recovered: ["check", "since", "until"],
-  workers_absent: ["check", "since"],
   upload_locked: ["platform", "channel_handle", "external_id", "privacy_status", "privacy_requested", "publication_id"],
   quota_bucket_high: ["project", "quota_day", "used", "limit", "accounts", "resets_at"],
 };

@@ -1,11 +1,11 @@
 /** The alerts outbox (docs/reference/alerts.md): raise, claim, record the outcome, list. */
 import { z } from "zod";
-import { AlertKind, AlertRow, ClaimedAlert } from "../../contracts/alerts.ts";
+import { AlertRow, ClaimedAlert, EdgeAlertKind } from "../../contracts/alerts.ts";
 import type { Queryable } from "../client.ts";
 import { manyRows, oneRow } from "./query.ts";
 
 interface RaisedAlert {
-  kind: AlertKind;
+  kind: EdgeAlertKind;
   dimensionId: string | null;
   dedupeKey: string;
   summary: string;
