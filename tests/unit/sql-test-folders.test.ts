@@ -54,7 +54,8 @@ const INTERNAL: Record<string, string> = {
   format_duration: "durations in the watchdog's messages; tested in the watchdog folder",
   format_utc: "moments in the watchdog's messages; tested in the watchdog folder",
   alert_retry_wait_s: "the retry wait of both alert deliveries; tested in record_alert_attempt and the watchdog folder",
-  pg_net_ready: "whether pg_net is there, for the wake-ups and the watchdog; tested through wake_stage_runner/without_pg_net_names_what_is_missing and the watchdog folder",
+  pg_net_ready:
+    "whether pg_net is there, for the wake-ups and the watchdog; tested through wake_stage_runner/without_pg_net_names_what_is_missing and the watchdog folder",
   assert_pg_net_ready: "the wake-ups' refusal without pg_net; tested in wake_stage_runner/without_pg_net_names_what_is_missing",
   vault_secret: "Vault reads of the wake-ups and the watchdog; tested through wake_stage_runner, watchdog and watchdog_status",
   record_tick_ok: "the tick's proof of life; tested in watchdog/tick_failure_pages_once_then_recovers and tests/e2e/watchdog.test.ts",
