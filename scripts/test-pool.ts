@@ -4,7 +4,8 @@
  * last job instead of each layer waiting for its slowest stack. A lane is a whole local stack of
  * the clone (its own cluster, ports and `.local/` state) or, for the jobs that need none, a lane
  * without one. A lane runs one job at a time; a free lane takes the first job in the queue it may
- * run (one pinned to another lane, or needing a stack it lacks, waits for that lane), and the queue
+ * run (one pinned to another lane, or needing a stack it lacks, waits for that lane; a lane kept for
+ * pinned jobs takes no other), and the queue
  * is ordered longest first, as the last runs that passed them measured them (`.local/test-times.json`), so the long
  * e2e runs start at once and the short files fill the gaps at the end.
  */
@@ -15,6 +16,11 @@ export interface Lane {
   name: string;
   /** False for the lane that runs only the jobs that need no stack. */
   hasStack: boolean;
+  /**
+   * True for a lane that runs only the jobs pinned to it: a stack for the jobs that spend their time
+   * waiting (on pg_cron's minutes, say), so they hold no lane the busy jobs need.
+   */
+  pinnedOnly?: boolean;
 }
 
 export interface PoolJob<R> {
@@ -34,7 +40,8 @@ export interface PoolJob<R> {
  * scarce lanes.
  */
 export function nextJob(queue: readonly Pick<PoolJob<unknown>, "lane" | "needsStack">[], lane: Lane): number {
-  const may = (job: Pick<PoolJob<unknown>, "lane" | "needsStack">) => (job.lane === undefined || job.lane === lane.name) && (lane.hasStack || !job.needsStack);
+  const may = (job: Pick<PoolJob<unknown>, "lane" | "needsStack">) =>
+    (job.lane === lane.name || (job.lane === undefined && !lane.pinnedOnly)) && (lane.hasStack || !job.needsStack);
   const first = queue.findIndex((job) => may(job) && job.needsStack === lane.hasStack);
   return first !== -1 ? first : queue.findIndex(may);
 }

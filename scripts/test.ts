@@ -82,7 +82,16 @@ export const MEDIA_INTEGRATION_TESTS = [
 const EXTRA_STACKS: Record<string, ReturnType<typeof extraStack>> = {
   B: extraStack(".local/stack-b", 1100),
   C: extraStack(".local/stack-c", 2200),
+  // The lane of WAITING_E2E_TESTS, beside the three busy ones.
+  D: extraStack(".local/stack-d", 3300),
 };
+
+/**
+ * The e2e files that spend their time waiting, not computing (on pg_cron's minutes while the edge
+ * host is frozen): they run on a stack of their own (lane D, which takes nothing else), so they hold
+ * none of the lanes the busy jobs share the cores on.
+ */
+export const WAITING_E2E_TESTS = ["watchdog"].map((name) => `./tests/e2e/${name}.test.ts`);
 
 function extraStack(localDir: string, portOffset: number) {
   return {
@@ -489,18 +498,19 @@ async function main(): Promise<number> {
   }
   if (only.has("e2e")) {
     for (const file of findFiles(join(paths.root, "tests", "e2e"), ".test.ts").map((f) => `./${relative(paths.root, f)}`)) {
-      job("e2e", file, { expected: E2E_EXPECTED_S[file] ?? 200 }, bunFiles([file], 600_000));
+      job("e2e", file, { lane: WAITING_E2E_TESTS.includes(file) ? "D" : undefined, expected: E2E_EXPECTED_S[file] ?? 200 }, bunFiles([file], 600_000));
     }
   }
 
   /**
    * The lanes: the first stack (the clone's own) and, when the pool has more than one job, two more
-   * stacks and a lane for the jobs that need no stack. Another stack's cluster is created and reset
+   * stacks, a lane for the jobs that need no stack and lane D for the waiting e2e tests. Another stack's cluster is created and reset
    * before its first job, as the first one was.
    */
   const lanes: Lane[] = [{ name: "A", hasStack: true }];
   if (jobs.length > 1 || jobs.some((j) => j.lane === "C")) lanes.push({ name: "B", hasStack: true }, { name: "C", hasStack: true });
   if (jobs.some((j) => !j.needsStack)) lanes.push({ name: "media", hasStack: false });
+  if (jobs.some((j) => j.lane === "D")) lanes.push({ name: "D", hasStack: true, pinnedOnly: true });
   const laneEnvs = new Map<string, Promise<Record<string, string | undefined>>>();
   function laneEnv(name: string): Promise<Record<string, string | undefined>> {
     if (name === "A") return Promise.resolve(env);

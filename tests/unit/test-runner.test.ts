@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { paths } from "../../stack/paths.ts";
-import { FIRST_STACK_ONLY_TESTS, judge, MEDIA_INTEGRATION_TESTS, parseBunTest } from "../../scripts/test.ts";
+import { FIRST_STACK_ONLY_TESTS, judge, MEDIA_INTEGRATION_TESTS, parseBunTest, WAITING_E2E_TESTS } from "../../scripts/test.ts";
 import { longestFirst, nextJob, type PoolJob, readTimes, runPool, writeTimes } from "../../scripts/test-pool.ts";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -50,8 +50,8 @@ test("bun test's closing counts are read from its last summary", () => {
   expect(parseBunTest(" 3 pass\n 1 fail\n...\n 12 pass\n 0 fail\n 2 skip\n")).toEqual({ passed: 12, failed: 0, skipped: 2 });
 });
 
-test("the files pinned to the first stack exist", () => {
-  for (const pinned of FIRST_STACK_ONLY_TESTS) expect(existsSync(join(paths.root, pinned))).toBe(true);
+test("the files pinned to the first stack, and the waiting e2e files pinned to their own, exist", () => {
+  for (const pinned of [...FIRST_STACK_ONLY_TESTS, ...WAITING_E2E_TESTS]) expect(existsSync(join(paths.root, pinned))).toBe(true);
 });
 
 describe("the pool of the database layers", () => {
@@ -66,6 +66,13 @@ describe("the pool of the database layers", () => {
     expect(nextJob([{ lane: "A", needsStack: true }], media)).toBe(-1);
     // A stack lane with nothing that needs it takes what needs none.
     expect(nextJob([{ lane: "C", needsStack: true }, { needsStack: false }], A)).toBe(1);
+  });
+
+  test("a lane kept for pinned jobs takes only those; the others still take what is pinned to none", () => {
+    const D = { name: "D", hasStack: true, pinnedOnly: true };
+    expect(nextJob([{ needsStack: true }, { needsStack: false }], D)).toBe(-1);
+    expect(nextJob([{ needsStack: true }, { lane: "D", needsStack: true }], D)).toBe(1);
+    expect(nextJob([{ lane: "D", needsStack: true }, { needsStack: true }], A)).toBe(1);
   });
 
   test("the queue is longest first, equal ones in their order", () => {
