@@ -145,7 +145,7 @@ export const ACCOUNT_SPECS: CommandSpec[] = [
       "GOOGLE_OAUTH_CLIENT_SECRET (a Desktop app client); GOOGLE_OAUTH_AUTH_URL, GOOGLE_OAUTH_TOKEN_URL and " +
       "YOUTUBE_API_BASE_URL default to Google's; with --project <name>, the registered project's client signs in instead " +
       "(an unknown name is refused before any consent). TikTok needs TIKTOK_CLIENT_KEY and TIKTOK_CLIENT_SECRET (a Login Kit app " +
-      "with Desktop enabled and the scopes user.info.basic, video.publish, video.upload); TIKTOK_AUTH_BASE_URL and " +
+      "with Desktop enabled and the scopes user.info.basic, video.publish, video.upload, video.list); TIKTOK_AUTH_BASE_URL and " +
       "TIKTOK_API_BASE_URL default to TikTok's. TikTok's handle is not read from TikTok (its user info gives the username " +
       "only with user.info.profile): give it with --channel @handle; the account records the grant's open_id as its channel id.",
   },

@@ -19,8 +19,11 @@ import { listenForRedirect, showConsent } from "./loopback-redirect.ts";
 import type { TikTokOAuthConfig } from "./oauth-config.ts";
 import type { Screen } from "./output.ts";
 
-/** Reading the creator's basic profile, and posting videos (Direct Post) and uploading them. */
-export const TIKTOK_SCOPES = ["user.info.basic", "video.publish", "video.upload"];
+/**
+ * Reading the creator's basic profile, posting videos (Direct Post) and uploading them, and reading
+ * the counters of their posts (Display API video/query, shared/providers/tiktok/video-query.ts).
+ */
+export const TIKTOK_SCOPES = ["user.info.basic", "video.publish", "video.upload", "video.list"];
 
 /** The scope publishing cannot do without (Content Posting API, Direct Post). */
 const REQUIRED_SCOPE = "video.publish";

@@ -6,6 +6,7 @@
  *   bun emulators/main.ts        # EMULATOR_PORT (default: MDAME_EMULATOR_PORT, else 54330), EMULATOR_DATA_DIR (.local/emulators)
  *                                # SUPABASE_SERVICE_ROLE_KEY: the one key Storage accepts; EMULATOR_STORAGE_MAX_BYTES: object cap
  *                                # EMULATOR_YOUTUBE_INSERT_CALLS_PER_DAY (100), EMULATOR_YOUTUBE_UNITS_PER_DAY (10000),
+ *                                # EMULATOR_YOUTUBE_STATS_UNITS_PER_DAY (10000: videos.batchGetStats),
  *                                # EMULATOR_YOUTUBE_CHANNEL_UPLOADS_PER_24H (15): YouTube's defaults for every project and channel
  *                                # EMULATOR_ANALYTICS_SEED (md-ame): the seed of the YouTube Analytics figures
  *                                # EMULATOR_GOOGLE_OAUTH_CLIENTS (id:secret,...): Google OAuth clients accepted only with their secret
@@ -13,7 +14,8 @@
  * Routes:
  *   GET  /_emulator/health                          200 {ok:true}
  *   POST /_emulator/reset                           clears faults, tokens and revocations, uploads, YouTube quota used, the fooled model's attacks
- *                                                   and settings, TikTok grants, publishes and settings, Storage buckets
+ *                                                   and settings, TikTok grants, publishes and settings, Meta apps, users, tokens,
+ *                                                   containers, uploads and posts, Storage buckets
  *                                                   and objects; the clock back to real time
  *   GET  /_emulator/faults, POST /_emulator/faults   fault injection (see faults/fault-book.ts)
  *   GET|POST /_emulator/oauth/clients, GET /_emulator/oauth/refreshes   Google OAuth clients and refresh log (see google-oauth/clients.ts)
@@ -21,17 +23,25 @@
  *   GET  /_emulator/youtube/videos, /usage; PUT /_emulator/youtube/projects/{client_id}, /channels/{channel};
  *   POST /_emulator/youtube/channels/{channel}/outside-uploads   YouTube admin (see youtube/admin.ts)
  *   GET|POST /_emulator/oauth/revocations            revoked refresh tokens (see google-oauth/revocation.ts)
- *   GET  /_emulator/tiktok/posts, /publishes; PUT /_emulator/tiktok/clients/{client_key}, /settings;
- *   GET|POST /_emulator/tiktok/revocations           TikTok admin (see tiktok/admin.ts)
+ *   GET  /_emulator/tiktok/posts, /publishes; GET|PUT /_emulator/tiktok/posts/{post_id}/figures;
+ *   PUT  /_emulator/tiktok/clients/{client_key}, /settings; GET|POST /_emulator/tiktok/revocations
+ *                                                   TikTok admin (see tiktok/admin.ts)
  *   POST /v1beta/models/{model}:generateContent     Gemini (also /v1/ and /v1alpha/)
  *   WS   /consumer/speech/synthesize/readaloud/edge/v1   Edge TTS
  *   POST /token, POST /revoke, GET /o/oauth2/v2/auth   Google OAuth 2.0 (see google-oauth/routes.ts)
  *   POST /upload/youtube/v3/videos?uploadType=resumable, PUT <session URI>   YouTube upload (videos.insert)
- *   GET  /youtube/v3/channels, /youtube/v3/videos, /youtube/v3/videoCategories; PUT /youtube/v3/videos
+ *   GET  /youtube/v3/channels, /youtube/v3/videos, /youtube/v3/videos:batchGetStats, /youtube/v3/videoCategories;
+ *   PUT  /youtube/v3/videos; POST /upload/youtube/v3/thumbnails/set
  *                                                   YouTube Data API (see youtube/routes.ts for costs)
  *   GET  /v2/auth/authorize/, POST /v2/oauth/token/, POST /v2/oauth/revoke/   TikTok Login Kit OAuth v2 (see tiktok/oauth.ts)
  *   POST /v2/post/publish/creator_info/query/, /v2/post/publish/video/init/, /v2/post/publish/status/fetch/;
  *   PUT  /tiktok-upload/video/?upload_id=            TikTok Content Posting API, Direct Post (see tiktok/publish.ts, upload.ts)
+ *   POST /v2/video/query/?fields=...                 TikTok Display API video/query, seeded figures (see tiktok/video-query.ts)
+ *   GET  /{v}/dialog/oauth, /{v}/oauth/access_token, /{v}/debug_token, /{v}/me/accounts   Meta login and tokens (v like v23.0)
+ *   POST /{v}/{ig-user-id}/media, /media_publish; GET /{v}/{container-id}, /{v}/{ig-user-id}/content_publishing_limit,
+ *        /{v}/{ig-media-id}[/insights]; POST /ig-api-upload/{v}/{container-id}   Instagram Reels publishing
+ *   POST /{v}/{page-id}/video_reels, /video-upload/{v}/{video-id}; GET /{v}/{video-id}[/video_insights]   Facebook Page Reels
+ *   /_emulator/meta/posts, /uploads, /settings, /apps, /users, /grants, /limits, /revocations   Meta admin (see meta/routes.ts)
  *   GET  /v2/reports                                 YouTube Analytics reports.query (see youtube-analytics/routes.ts);
  *   GET  /_emulator/youtube-analytics/queries, GET|PUT .../settings, PUT .../videos/{id}   its admin (admin.ts)
  *   GET  /trending/rss?geo=US|ID                     Google Trends daily RSS
@@ -55,6 +65,7 @@ import { handleOAuth } from "./google-oauth/routes.ts";
 import { TokenStore } from "./google-oauth/token-store.ts";
 import { handleYouTube, resetYouTube } from "./youtube/routes.ts";
 import { handleTikTok, resetTikTok } from "./tiktok/routes.ts";
+import { handleMeta, resetMeta } from "./meta/routes.ts";
 import { handleTelegram } from "./telegram/routes.ts";
 import { resetTelegram } from "./telegram/admin.ts";
 import { handleYouTubeAnalytics, resetAnalytics } from "./youtube-analytics/routes.ts";
@@ -110,6 +121,7 @@ const SERVICES: Array<[string, Handler]> = [
   ["youtube", handleYouTube],
   ["youtube-analytics", handleYouTubeAnalytics],
   ["tiktok", handleTikTok],
+  ["meta", handleMeta],
   ["telegram", handleTelegram],
   ["trends", handleTrends],
   ["sources", handleSources],
@@ -157,6 +169,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       await resetYouTube(ctx);
       resetAnalytics(ctx);
       await resetTikTok(ctx);
+      await resetMeta(ctx);
       await resetStorage(ctx);
       fooledBookOf(ctx).replace([]);
       resetTelegram(ctx);
@@ -243,6 +256,7 @@ if (import.meta.main) {
     const [name, key] of [
       ["EMULATOR_YOUTUBE_INSERT_CALLS_PER_DAY", "insertCallsPerDay"],
       ["EMULATOR_YOUTUBE_UNITS_PER_DAY", "unitsPerDay"],
+      ["EMULATOR_YOUTUBE_STATS_UNITS_PER_DAY", "statsUnitsPerDay"],
       ["EMULATOR_YOUTUBE_CHANNEL_UPLOADS_PER_24H", "channelUploadsPer24h"],
     ] as const
   ) {

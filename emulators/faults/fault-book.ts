@@ -31,6 +31,8 @@
  * | youtube    | `upload_limit_exceeded` | starting an upload answers 400 `uploadLimitExceeded` (domain `youtube.video`), charged as a refused insert |
  * | youtube    | `unauthorized`          | starting an upload answers 401 `authError` although the access token is valid (a grant Google dropped after issuing it), nothing charged |
  * | youtube-analytics | `quota_exceeded` | a reports.query answers 403 `quotaExceeded` (domain `usageLimits`), nothing charged |
+ * | youtube-data | `quota_exceeded`      | a videos.batchGetStats or thumbnails.set answers 403 `quotaExceeded`, nothing charged |
+ * | youtube-data | `http_503`            | a videos.batchGetStats or thumbnails.set answers 503 `backendError`, nothing stored |
  * | youtube-analytics | `http_503`       | a reports.query answers 503 `backendError` (an outage)             |
  * | youtube-analytics | `http_500`       | a reports.query answers 500 `internalError`                        |
  * | google-oauth | `invalid_grant`       | a refresh-token grant at `/token` answers 400 `invalid_grant` "Token has been expired or revoked." |
@@ -44,7 +46,14 @@
  * | telegram   | `unavailable`           | a Bot API call answers 502 `Bad Gateway`, nothing sent              |
  * | telegram   | `refused`               | a Bot API call's connection drops, nothing sent                     |
  * | telegram   | `rate_limited`          | a Bot API call answers 429 with `parameters.retry_after: 3`         |
- * | gemini, gemini-tts, edge-tts, youtube, youtube-analytics, tiktok | `slow` | the call is answered `delay_ms` later (1..60000), otherwise normally |
+ * | meta       | `http_500` / `http_503` | a Graph API call or rupload POST answers 500 / 503 (code 2, is_transient), nothing stored |
+ * | meta       | `drop_after_bytes`      | a rupload POST keeps its first `bytes` bytes, then the connection drops |
+ * | meta       | `rate_limited`          | a Graph call answers code 80002 (Instagram) or 80001 (Page token) with `X-Business-Use-Case-Usage`, else code 4 |
+ * | meta       | `app_rate_limited`      | a Graph call answers code 4 "Application request limit reached" with `X-App-Usage` |
+ * | meta       | `page_rate_limited`     | a Graph call answers code 32 "Page request limit reached" with `X-Page-Usage` |
+ * | meta       | `container_error`       | the container or Reel whose bytes complete next ends in error (subcode 2207053) |
+ * | meta       | `token_expired` / `session_invalidated` | a valid token is refused once: code 190, subcode 463 / 460 |
+ * | gemini, gemini-tts, edge-tts, youtube, youtube-analytics, youtube-data, tiktok, meta | `slow` | the call is answered `delay_ms` later (1..60000), otherwise normally |
  *
  * Any fault armed with `for_ms` (1..3600000) instead applies to every matching call for that long,
  * whatever `count` says: an outage (`unavailable` for 20 s), a quota-exhausted day, a slow spell.
@@ -98,10 +107,23 @@ export const FAULT_KINDS = {
   "edge-tts": ["close_before_turn_end", "slow"],
   youtube: ["drop_after_bytes", "http_503", "session_expired", "quota_exceeded", "rate_limited", "upload_limit_exceeded", "unauthorized", "slow"],
   "youtube-analytics": ["quota_exceeded", "http_503", "http_500", "slow"],
+  "youtube-data": ["quota_exceeded", "http_503", "slow"],
   "google-oauth": ["invalid_grant"],
   storage: ["drop_after_bytes"],
   tiktok: ["rate_limited", "http_503", "internal_error", "access_token_invalid", "spam_risk_too_many_posts", "fail_processing", "invalid_grant", "slow"],
   telegram: ["unavailable", "refused", "rate_limited", "slow"],
+  meta: [
+    "http_500",
+    "http_503",
+    "drop_after_bytes",
+    "rate_limited",
+    "app_rate_limited",
+    "page_rate_limited",
+    "container_error",
+    "token_expired",
+    "session_invalidated",
+    "slow",
+  ],
 } as const;
 
 type FaultService = keyof typeof FAULT_KINDS;

@@ -54,8 +54,8 @@ export function privacyOptions(store: TikTokStore, clientKey: string): string[] 
   return store.audited(clientKey) ? AUDITED_OPTIONS : UNAUDITED_OPTIONS;
 }
 
-/** Faults every API call may meet: an outage or a rate limit. Undefined when none is armed. */
-async function apiFault(ctx: EmulatorContext): Promise<Response | undefined> {
+/** Faults every API call may meet (video-query.ts's too): an outage or a rate limit. Undefined when none is armed. */
+export async function apiFault(ctx: EmulatorContext): Promise<Response | undefined> {
   await slowDown(ctx.faults, "tiktok");
   const fault = ctx.faults.take("tiktok", (kind) => kind === "rate_limited" || kind === "http_503" || kind === "internal_error");
   if (fault?.kind === "rate_limited") return rateLimitExceeded();
@@ -64,7 +64,8 @@ async function apiFault(ctx: EmulatorContext): Promise<Response | undefined> {
   return undefined;
 }
 
-async function readJsonBody(req: Request): Promise<Record<string, unknown> | Response> {
+/** An API call's JSON object body, at most 64 KiB; a Response (400 or 413 `invalid_params`) when it is not one. */
+export async function readJsonBody(req: Request): Promise<Record<string, unknown> | Response> {
   let text: string;
   try {
     text = await readBoundedText(req, MAX_BODY_BYTES);

@@ -3,10 +3,11 @@
  * survive an emulator restart as they survive a restart of TikTok's servers:
  *
  *   state.json                 clients (audited or not), settings, grants (refresh tokens), access
- *                              tokens, publishes (init, layout, received chunks, outcome), post times
+ *                              tokens, publishes (init, layout, received chunks, outcome), post times,
+ *                              a post's measured length and the figures an admin pinned
  *   uploads/<publish_id>.bin   the bytes of a publish, chunk after chunk (its size is what arrived)
  *
- * Authorization codes and the per-token rate-limit windows live in memory only: a restart loses
+ * Authorization codes and the rate-limit windows live in memory only: a restart loses
  * them, as a user's consent page or a minute's window would. Times are the emulator clock's.
  * `POST /_emulator/reset` clears everything (`reset()`).
  */
@@ -33,6 +34,8 @@ const DEFAULT_SETTINGS = {
    * (what TikTok's newer token pages describe); off, a grant keeps its refresh token.
    */
   rotate_refresh_tokens: false,
+  /** What video/query's figures are drawn from (figures.ts): the same seed gives the same figures. */
+  figures_seed: "md-ame",
 };
 export type TikTokSettings = typeof DEFAULT_SETTINGS;
 
@@ -92,6 +95,10 @@ export interface Publish {
   /** Set when the upload completed while a `fail_processing` fault was armed. */
   fail_reason?: string;
   post_id?: string;
+  /** Counts and duration an admin set (admin.ts); the others follow the seeded curve (figures.ts). */
+  pinned_figures?: Partial<Record<"view_count" | "like_count" | "comment_count" | "share_count" | "duration", number>>;
+  /** The video's length (whole seconds) and size, measured when video/query first reports it. */
+  media?: { duration_s: number; width: number; height: number };
 }
 
 interface Saved {
@@ -270,9 +277,12 @@ export class TikTokStore {
 
   // --- rate limits ---
 
-  /** Counts a call in the token's window for `endpoint`; false when `limit` calls were already made in the last minute. */
-  allow(accessToken: string, endpoint: string, limit: number, now: number): boolean {
-    const key = `${endpoint}\n${accessToken}`;
+  /**
+   * Counts a call in `caller`'s window for `endpoint` (an access token, or whatever unit the
+   * endpoint is limited by); false when `limit` calls were already made in the last minute.
+   */
+  allow(caller: string, endpoint: string, limit: number, now: number): boolean {
+    const key = `${endpoint}\n${caller}`;
     const recent = (this.#windows.get(key) ?? []).filter((t) => t > now - 60_000 && t <= now);
     if (recent.length >= limit) {
       this.#windows.set(key, recent);
@@ -303,6 +313,12 @@ export class TikTokStore {
 
   getPublish(publishId: string): Publish | undefined {
     return this.#publishes.get(publishId);
+  }
+
+  /** The publish whose post has this id (a post id exists once the last byte arrived). */
+  publishByPostId(postId: string): Publish | undefined {
+    for (const p of this.#publishes.values()) if (p.post_id === postId) return p;
+    return undefined;
   }
 
   publishes(): Publish[] {

@@ -30,10 +30,9 @@ import { hasScope } from "../google-oauth/token-store.ts";
 import { apiError, unauthorized } from "../youtube/errors.ts";
 import { pacificDay } from "../youtube/pacific-day.ts";
 import { youtubeFor } from "../youtube/state.ts";
-import { probeMedia } from "../../shared/media/ffprobe.ts";
 import { handleAnalyticsAdmin } from "./admin.ts";
-import { retentionCurve, seededDurationS, type VideoFacts, videoTotals } from "./figures.ts";
-import { analyticsFor, type AnalyticsState, recordQuery } from "./state.ts";
+import { retentionCurve, videoTotals } from "./figures.ts";
+import { analyticsFor, recordQuery, videoFacts } from "./state.ts";
 
 export { resetAnalytics } from "./state.ts";
 
@@ -118,20 +117,6 @@ function parseQuery(q: URLSearchParams, channelId: string): ParsedQuery | Respon
 }
 
 /** The video's length, measured once from the uploaded file (a seeded length when it cannot be). */
-async function durationOf(state: AnalyticsState, videoId: string, path: string): Promise<number> {
-  const known = state.durations.get(videoId);
-  if (known !== undefined) return known;
-  let seconds: number;
-  try {
-    seconds = (await probeMedia(path)).duration_s;
-    if (!(seconds > 0)) seconds = seededDurationS(state.seed, videoId);
-  } catch {
-    seconds = seededDurationS(state.seed, videoId);
-  }
-  state.durations.set(videoId, seconds);
-  return seconds;
-}
-
 async function queryReport(req: Request, url: URL, ctx: EmulatorContext): Promise<Response> {
   if (req.method !== "GET") return apiError(405, "httpMethodNotAllowed", `${req.method} is not allowed on ${REPORTS_PATH}.`, {}, "global");
   const token = ctx.tokens.verify(req.headers.get("authorization"));
@@ -157,13 +142,7 @@ async function queryReport(req: Request, url: URL, ctx: EmulatorContext): Promis
   if (!record || record.channel !== token.channel) {
     return apiError(403, "forbidden", "Forbidden: the video is not one of the authorized channel's.", {}, "global");
   }
-  const facts: VideoFacts = {
-    seed: state.seed,
-    videoId: record.id,
-    durationS: await durationOf(state, record.id, record.path),
-    appeal: state.appeal.get(record.id) ?? 1,
-    uploadedAtMs: Date.parse(record.uploaded_at),
-  };
+  const facts = await videoFacts(state, record);
   const totals = videoTotals(facts, { startDate: query.startDate, endDate: query.endDate, nowMs: now });
   let columnHeaders: Array<{ name: string; columnType: "DIMENSION" | "METRIC"; dataType: string }>;
   let rows: Array<Array<number>> = [];

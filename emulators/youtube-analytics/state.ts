@@ -6,6 +6,9 @@
  */
 import process from "node:process";
 import type { EmulatorContext } from "../context.ts";
+import type { VideoRecord } from "../youtube/store.ts";
+import { probeMedia } from "../../shared/media/ffprobe.ts";
+import { seededDurationS, type VideoFacts } from "./figures.ts";
 
 const DEFAULT_SEED = "md-ame";
 /** The Analytics API's queries per project and day, as the emulator meters them. */
@@ -64,4 +67,15 @@ export function resetAnalytics(ctx: EmulatorContext): void {
 export function recordQuery(state: AnalyticsState, query: AnsweredQuery): void {
   state.queries.push(query);
   if (state.queries.length > MAX_QUERIES) state.queries.splice(0, state.queries.length - MAX_QUERIES);
+}
+
+/** A stored upload's facts for its figures: its length measured once (seeded when it cannot be), its appeal, its upload time. */
+export async function videoFacts(state: AnalyticsState, record: VideoRecord): Promise<VideoFacts> {
+  let durationS = state.durations.get(record.id);
+  if (durationS === undefined) {
+    const measured = await probeMedia(record.path).then((probe) => probe.duration_s, () => 0);
+    durationS = measured > 0 ? measured : seededDurationS(state.seed, record.id);
+    state.durations.set(record.id, durationS);
+  }
+  return { seed: state.seed, videoId: record.id, durationS, appeal: state.appeal.get(record.id) ?? 1, uploadedAtMs: Date.parse(record.uploaded_at) };
 }

@@ -4,11 +4,12 @@
  *
  * Accepted beyond title, description and tags: `snippet.categoryId` (an assignable category,
  * categories.ts; default 22), `snippet.defaultLanguage`, `snippet.defaultAudioLanguage` (BCP-47),
- * `status.privacyStatus` (default public), `status.publishAt` (ISO 8601, in the future on the
- * emulator clock, and only with privacyStatus `private`), `status.selfDeclaredMadeForKids` and
- * `status.containsSyntheticMedia` (booleans). A scheduled video reads `private` with its `publishAt`
- * until that time passes on the emulator clock, then `public` without it. An unaudited project's
- * upload is locked private: it reads `private` (and never goes public) whatever was asked.
+ * `status.privacyStatus` (default: the channel's default privacy, public unless the creator set
+ * another), `status.publishAt` (ISO 8601, in the future on the emulator clock, and only with
+ * privacyStatus `private`), `status.selfDeclaredMadeForKids` and `status.containsSyntheticMedia`
+ * (booleans). A scheduled video reads `private` with its `publishAt` until that time passes on the
+ * emulator clock, then `public` without it. The upload of a channel YouTube locks (rules.ts) reads
+ * `private` (and never goes public) whatever was asked.
  */
 import { randomBytes } from "node:crypto";
 import { isAssignableCategory } from "./categories.ts";
@@ -35,7 +36,11 @@ function isLanguageTag(value: unknown): boolean {
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** The metadata of an upload start, checked; `now` is the emulator clock's. */
-export function validateMetadata(body: unknown, now: number): { snippet: Record<string, unknown>; status: Record<string, unknown> } | Response {
+export function validateMetadata(
+  body: unknown,
+  now: number,
+  defaultPrivacy: string = "public",
+): { snippet: Record<string, unknown>; status: Record<string, unknown> } | Response {
   if (body !== undefined && !isObject(body)) return invalidMetadata("The request metadata must be a JSON object.");
   const { snippet = {}, status = {} } = (body ?? {}) as { snippet?: unknown; status?: unknown };
   if (!isObject(snippet) || !isObject(status)) return invalidMetadata("snippet and status must be JSON objects.");
@@ -61,7 +66,7 @@ export function validateMetadata(body: unknown, now: number): { snippet: Record<
       return invalidMetadata(`snippet.${key} must be a BCP-47 language tag such as en or pt-BR.`);
     }
   }
-  const privacy = status.privacyStatus ?? "public";
+  const privacy = status.privacyStatus ?? defaultPrivacy;
   if (typeof privacy !== "string" || !PRIVACY.has(privacy)) {
     return apiError(400, "invalidPrivacyStatus", "The request metadata specifies an invalid privacy status.");
   }
@@ -79,7 +84,7 @@ export function validateMetadata(body: unknown, now: number): { snippet: Record<
   return { snippet: { ...snippet, description, tags, categoryId }, status: { ...status, privacyStatus: privacy } };
 }
 
-/** The resource as stored when the upload completes; `lockedPrivate` for an unaudited project. */
+/** The resource as stored when the upload completes; private whatever was asked when the session was locked. */
 export function videoResource(session: UploadSession, videoId: string, publishedAt: string): Record<string, unknown> {
   const snippet = session.snippet;
   const status = session.status;
@@ -126,8 +131,8 @@ export function resourceAt(record: VideoRecord, now: number): Record<string, unk
 }
 
 /** A completed upload as `GET /_emulator/youtube/videos` lists it: the file, and what was asked and what holds at `now`. */
-export function listedVideo(record: VideoRecord, now: number): Record<string, unknown> {
-  const { resource: _, ...file } = record;
+export function listedVideo(record: VideoRecord, now: number, processed: boolean): Record<string, unknown> {
+  const { resource: _, thumbnail, ...file } = record;
   const resource = resourceAt(record, now);
   const snippet = (resource.snippet ?? {}) as Record<string, unknown>;
   const status = (resource.status ?? {}) as Record<string, unknown>;
@@ -144,5 +149,7 @@ export function listedVideo(record: VideoRecord, now: number): Record<string, un
     category_id: snippet.categoryId ?? null,
     default_language: snippet.defaultLanguage ?? null,
     default_audio_language: snippet.defaultAudioLanguage ?? null,
+    processing_status: processed ? "succeeded" : "processing",
+    thumbnail: thumbnail ?? null,
   };
 }

@@ -22,11 +22,14 @@
  * session's PUTs cost nothing more. The order of checks: token (401), protocol (400), armed faults,
  * the insert bucket (403, nothing charged), then, charged, the metadata (400: not JSON or refused
  * by metadata.ts; 413 past 64 KiB) and the channel's cap (400). An upload completed counts toward
- * its channel's cap. An unaudited project's upload is locked private.
+ * its channel's cap. An upload that names no privacy takes the channel's default (public unless
+ * set: the creator's account setting); a channel YouTube locks has its uploads read private (rules.ts).
  *
  * Data API calls, charged to the token's project's units: `GET /youtube/v3/channels?mine=true`
  * (channels.ts, 1), `GET /youtube/v3/videos?id=` (videos-list.ts, 1), `PUT /youtube/v3/videos`
- * (videos-update.ts, 50), `GET /youtube/v3/videoCategories` (categories.ts, 1).
+ * (videos-update.ts, 50), `GET /youtube/v3/videoCategories` (categories.ts, 1),
+ * `POST /upload/youtube/v3/thumbnails/set?videoId=` (thumbnails.ts, 50); and to its
+ * `videos.batchGetStats` bucket: `GET /youtube/v3/videos:batchGetStats?id=` (batch-get-stats.ts, 1).
  *
  * Admin: `/_emulator/youtube/...` (admin.ts): completed uploads, usage, project and channel settings.
  */
@@ -44,6 +47,8 @@ import { resourceAt, validateMetadata, videoResource } from "./metadata.ts";
 import { youtubeFor } from "./state.ts";
 import type { UploadSession } from "./store.ts";
 import { listVideos, VIDEOS_PATH } from "./videos-list.ts";
+import { BATCH_GET_STATS_PATH, batchGetStats } from "./batch-get-stats.ts";
+import { setThumbnail, THUMBNAILS_SET_PATH } from "./thumbnails.ts";
 import { updateVideo } from "./videos-update.ts";
 
 export { resetYouTube } from "./state.ts";
@@ -98,7 +103,8 @@ async function startSession(req: Request, url: URL, ctx: EmulatorContext): Promi
   if (!await rules.charge(token.client_id, "insert", 1, now)) return quotaExceeded();
   const body = await readMetadata(req);
   if (body instanceof Response) return body;
-  const metadata = validateMetadata(body, now);
+  const privacy = rules.channelPrivacy(token.channel);
+  const metadata = validateMetadata(body, now, privacy.default_privacy);
   if (metadata instanceof Response) return metadata;
   if (
     ctx.faults.take("youtube", (kind) => kind === "upload_limit_exceeded") || rules.uploadsInWindow(token.channel, now).total >= rules.channelCap(token.channel)
@@ -112,7 +118,7 @@ async function startSession(req: Request, url: URL, ctx: EmulatorContext): Promi
     channel: token.channel,
     channel_id: channelIdFor(token.channel),
     client_id: token.client_id,
-    locked_private: !rules.project(token.client_id).audited,
+    locked_private: privacy.locks_uploads_private,
     parts,
     content_type: contentType,
     total: declared === null ? null : Number(declared),
@@ -254,6 +260,8 @@ export async function handleYouTube(req: Request, url: URL, ctx: EmulatorContext
   if (url.pathname === CHANNELS_PATH) return await listChannels(req, url, ctx);
   if (url.pathname === CATEGORIES_PATH) return await listVideoCategories(req, url, ctx);
   if (url.pathname === VIDEOS_PATH) return req.method === "PUT" ? await updateVideo(req, url, ctx) : await listVideos(req, url, ctx);
+  if (url.pathname === BATCH_GET_STATS_PATH) return await batchGetStats(req, url, ctx);
+  if (url.pathname === THUMBNAILS_SET_PATH) return await setThumbnail(req, url, ctx);
   if (url.pathname !== UPLOAD_PATH) return undefined;
   if (req.method === "POST") return await startSession(req, url, ctx);
   if (req.method === "PUT" && url.searchParams.has("upload_id")) return await putSession(req, url, ctx);

@@ -33,12 +33,14 @@ export async function resetYouTube(ctx: EmulatorContext): Promise<void> {
 }
 
 /**
- * The token of an authorized call whose cost fitted its project's units left today (and was
- * charged), or the error answer: 401 without a valid token, 403 `quotaExceeded` when spent.
+ * The token of an authorized call whose cost fitted what its project's bucket for the call has
+ * left today (and was charged), or the error answer: 401 without a valid token, 403
+ * `quotaExceeded` when spent.
  */
 export async function chargeApiCall(req: Request, ctx: EmulatorContext, method: ApiMethod): Promise<IssuedToken | Response> {
   const token = ctx.tokens.verify(req.headers.get("authorization"));
   if (!token) return unauthorized();
   const { rules } = await youtubeFor(ctx);
-  return await rules.charge(token.client_id, "units", COSTS[method], ctx.clock.now()) ? token : quotaExceeded();
+  const { bucket, cost } = COSTS[method];
+  return await rules.charge(token.client_id, bucket, cost, ctx.clock.now()) ? token : quotaExceeded();
 }

@@ -5,7 +5,8 @@
  *   sessions/<upload_id>.json   the session: metadata, channel, total size, video id once done
  *   sessions/<upload_id>.bin    the bytes received so far (its size is the received count)
  *   videos/<video_id>.mp4       a completed upload
- *   videos/<video_id>.json      its record: resource, channel, project, size, sha256, path
+ *   videos/<video_id>.json      its record: resource, channel, project, size, sha256, path, thumbnail
+ *   thumbnails/<video_id>.png|jpg   its custom thumbnail (thumbnails.ts)
  *   rules.json                  quota used and settings (rules.ts)
  *
  * The video id is derived from the upload id, so finishing an upload twice (after a crash
@@ -30,9 +31,22 @@ export interface UploadSession {
   status: Record<string, unknown>;
   /** The OAuth client (Google Cloud project) whose token started the upload. */
   client_id?: string;
-  /** The project is unaudited: the video is private whatever was asked. */
+  /** YouTube locks the channel's uploads private: the video is private whatever was asked. */
   locked_private?: boolean;
   video_id?: string;
+}
+
+/** The custom thumbnail set on a video (thumbnails.ts). */
+export interface ThumbnailRecord {
+  path: string;
+  sha256: string;
+  size_bytes: number;
+  mime_type: "image/png" | "image/jpeg";
+  width: number;
+  height: number;
+  set_at: string;
+  /** False when set before the video's processing succeeded: YouTube did not apply it. */
+  applied: boolean;
 }
 
 export interface VideoRecord {
@@ -48,6 +62,7 @@ export interface VideoRecord {
   /** The `status` part as the upload asked it (before any lock). */
   requested_status?: Record<string, unknown>;
   resource: Record<string, unknown>;
+  thumbnail?: ThumbnailRecord;
 }
 
 /** Sessions older than this are gone, as Google's expire after about a week. */

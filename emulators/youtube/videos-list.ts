@@ -8,13 +8,16 @@
  * now on the emulator clock (a scheduled one turns public when its publishAt passes; metadata.ts).
  * Unknown ids, and private videos of another channel than the token's, are left out,
  * as YouTube leaves out what the caller may not see. Only the `id` filter is served (at most 50
- * ids); the parts kept are `snippet` and `status` (other known parts are accepted and omitted).
+ * ids); the parts kept are `snippet`, `status` and `processingDetails` (`processingStatus`
+ * `processing` with its progress until the channel's processing time has passed since the upload,
+ * then `succeeded`; rules.ts); other known parts are accepted and omitted.
  */
 import type { EmulatorContext } from "../context.ts";
 import { jsonResponse } from "../context.ts";
 import { apiError } from "./errors.ts";
 import { resourceAt } from "./metadata.ts";
 import { chargeApiCall, youtubeFor } from "./state.ts";
+import type { VideoRecord } from "./store.ts";
 
 export const VIDEOS_PATH = "/youtube/v3/videos";
 const PARTS = new Set([
@@ -35,6 +38,22 @@ const PARTS = new Set([
 ]);
 const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
 const MAX_IDS = 50;
+
+/** The processingDetails part: processing with its progress until `seconds` after the upload, then succeeded. */
+function processingDetails(record: VideoRecord, now: number, seconds: number): Record<string, unknown> {
+  const elapsedMs = now - Date.parse(record.uploaded_at);
+  const totalMs = seconds * 1000;
+  if (elapsedMs >= totalMs) return { processingStatus: "succeeded" };
+  const parts = 1000;
+  return {
+    processingStatus: "processing",
+    processingProgress: {
+      partsTotal: String(parts),
+      partsProcessed: String(Math.floor((Math.max(0, elapsedMs) / totalMs) * parts)),
+      timeLeftMs: String(totalMs - Math.max(0, elapsedMs)),
+    },
+  };
+}
 
 export async function listVideos(req: Request, url: URL, ctx: EmulatorContext): Promise<Response> {
   if (req.method !== "GET") {
@@ -67,7 +86,7 @@ export async function listVideos(req: Request, url: URL, ctx: EmulatorContext): 
     return apiError(400, "invalidValue", `At most ${MAX_IDS} video ids may be given.`, { location: "id", locationType: "parameter" }, "youtube.parameter");
   }
 
-  const { store } = await youtubeFor(ctx);
+  const { store, rules } = await youtubeFor(ctx);
   const now = ctx.clock.now();
   const items: Record<string, unknown>[] = [];
   for (const id of ids.filter((id) => VIDEO_ID.test(id))) {
@@ -78,6 +97,7 @@ export async function listVideos(req: Request, url: URL, ctx: EmulatorContext): 
     if (record.channel !== token.channel && privacy === "private") continue;
     const item: Record<string, unknown> = { kind: resource.kind, etag: resource.etag, id: resource.id };
     for (const part of ["snippet", "status"]) if (parts.includes(part) && resource[part] !== undefined) item[part] = resource[part];
+    if (parts.includes("processingDetails")) item.processingDetails = processingDetails(record, now, rules.processingSeconds(record.channel));
     items.push(item);
   }
   return jsonResponse({

@@ -8,7 +8,7 @@
  * needs privacyStatus private; a category must be assignable); a part not named keeps its values.
  * Answers the video resource as it reads now. Only the channel's own videos may be updated: an
  * unknown id is 404 `videoNotFound`, another channel's video 403 `forbidden`. A video locked private
- * (its upload came from an unaudited project) stays private whatever the update asks.
+ * (its channel's uploads are locked by YouTube) stays private whatever the update asks.
  */
 import type { EmulatorContext } from "../context.ts";
 import { jsonResponse } from "../context.ts";

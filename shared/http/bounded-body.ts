@@ -38,7 +38,7 @@ function refuseDeclaredLength(request: Request, maxBytes: number): void {
 }
 
 /** The body's bytes, at most `maxBytes`; throws BodyTooLargeError as soon as more arrive. */
-async function readBoundedBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
+export async function readBoundedBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
   refuseDeclaredLength(request, maxBytes);
   try {
     // Stops the client's upload past the cap: the bytes not yet sent are never pulled.

@@ -98,7 +98,7 @@ describe("mdame account connect tiktok", () => {
     const url = new URL((await run.consent)!);
     expect(`${url.origin}${url.pathname}`).toBe(`${emulator.url}/v2/auth/authorize/`);
     expect(url.searchParams.get("client_key")).toBe(env.TIKTOK_CLIENT_KEY!);
-    expect(url.searchParams.get("scope")).toBe("user.info.basic,video.publish,video.upload");
+    expect(url.searchParams.get("scope")).toBe("user.info.basic,video.publish,video.upload,video.list");
     expect(url.searchParams.get("response_type")).toBe("code");
     expect(url.searchParams.get("code_challenge_method")).toBe("S256");
     expect(url.searchParams.get("code_challenge")).toMatch(/^[0-9a-f]{64}$/);

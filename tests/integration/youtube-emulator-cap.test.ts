@@ -42,7 +42,15 @@ test("by default a channel may upload 15 videos in 24 hours; the 16th start is r
 test("uploads made elsewhere count toward the cap, and the window rolls with the emulator clock", async () => {
   await setClock(emulator.url, { now: "2026-06-10T12:00:00Z" });
   expect((await admin(emulator.url, "PUT", "/_emulator/youtube/channels/shared-channel", { uploads_per_24h: 3 })).body)
-    .toEqual({ channel: "shared-channel", channel_id: expect.stringMatching(/^UC/), uploads_per_24h: 3 });
+    .toEqual({
+      channel: "shared-channel",
+      channel_id: expect.stringMatching(/^UC/),
+      uploads_per_24h: 3,
+      processing_seconds: 20,
+      custom_thumbnails: true,
+      default_privacy: "public",
+      locks_uploads_private: false,
+    });
   const outside = await admin(emulator.url, "POST", "/_emulator/youtube/channels/shared-channel/outside-uploads", { count: 2, at: "2026-06-10T06:00:00Z" });
   expect(outside.status).toBe(200);
   expect(outside.body).toMatchObject({ channel: "shared-channel", uploads_24h: 2, outside_24h: 2, uploaded_here_24h: 0, limit: 3 });

@@ -2,7 +2,7 @@
  * What the YouTube emulator stores and answers about a video, through real HTTP and through
  * googleapis' own youtube client (as the engine calls it): videoCategories.list, videos.list,
  * scheduled publishing on the emulator clock, synthetic-media and made-for-kids declarations, the
- * category and language fields, and the private lock of an unaudited project.
+ * category and language fields, the privacy of an upload that names none, and the private lock of a channel.
  */
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import { youtube } from "@googleapis/youtube";
@@ -168,9 +168,28 @@ test("a category that is not assignable or does not exist is 400 invalidCategory
   expect((await admin(emulator.url, "GET", "/_emulator/youtube/videos")).body).toEqual([]);
 });
 
-test("an unaudited project's uploads are locked private whatever was asked; the listing keeps what was asked; an audited one is not", async () => {
-  await admin(emulator.url, "PUT", `/_emulator/youtube/projects/${CLIENT}`, { audited: false });
-  const token = await accessToken(emulator.url, CLIENT, "unaudited-app");
+test("since 2 Nov 2026 an unverified project's uploads read as asked, public when none was named; the channel's own default applies to those", async () => {
+  const token = await accessToken(emulator.url, CLIENT, "new-channel");
+  expect((await upload(emulator.url, token, metadata("Asked public"))).status.privacyStatus).toBe("public");
+  expect((await upload(emulator.url, token, metadata("Asked unlisted", { privacyStatus: "unlisted" }))).status.privacyStatus).toBe("unlisted");
+  const unnamed = await upload(emulator.url, token, metadata("Named none", {}));
+  expect(unnamed.status.privacyStatus).toBe("public");
+  expect(await listed(unnamed.id)).toMatchObject({ privacy_status: "public", locked_private: false });
+
+  // The creator's account setting: uploads that name no privacy are private; one that names it keeps it.
+  expect((await admin(emulator.url, "PUT", "/_emulator/youtube/channels/new-channel", { default_privacy: "private" })).body)
+    .toMatchObject({ channel: "new-channel", default_privacy: "private", locks_uploads_private: false });
+  expect((await upload(emulator.url, token, metadata("Named none again", {}))).status.privacyStatus).toBe("private");
+  expect((await upload(emulator.url, token, metadata("Named public", { privacyStatus: "public" }))).status.privacyStatus).toBe("public");
+  // The old project switch is refused with what replaced it.
+  const audited = await admin(emulator.url, "PUT", `/_emulator/youtube/projects/${CLIENT}`, { audited: false });
+  expect(audited.status).toBe(400);
+  expect(audited.body.error).toContain("locks_uploads_private");
+});
+
+test("a channel YouTube locks has its uploads read private whatever was asked; the listing keeps what was asked; other channels are not", async () => {
+  await admin(emulator.url, "PUT", "/_emulator/youtube/channels/locked-channel", { locks_uploads_private: true });
+  const token = await accessToken(emulator.url, CLIENT, "locked-channel");
   const locked = await upload(emulator.url, token, metadata("Wanted public"));
   expect(locked.status.privacyStatus).toBe("private");
   const { data } = await client(token).videos.list({ part: ["status"], id: [locked.id] });
@@ -183,8 +202,14 @@ test("an unaudited project's uploads are locked private whatever was asked; the 
   await setClock(emulator.url, { now: "2026-05-02T10:00:00Z" });
   expect(await listed(scheduled.id)).toMatchObject({ privacy_status: "private", locked_private: true });
 
-  const audited = await upload(emulator.url, await accessToken(emulator.url, "meta-2.apps.googleusercontent.com", "unaudited-app"), metadata("Audited app"));
-  expect(audited.status.privacyStatus).toBe("public");
+  const other = await upload(emulator.url, await accessToken(emulator.url, CLIENT, "free-channel"), metadata("Free channel"));
+  expect(other.status.privacyStatus).toBe("public");
+
+  const bad = await admin(emulator.url, "PUT", "/_emulator/youtube/channels/locked-channel", { locks_uploads_private: "yes", default_privacy: "secret" });
+  expect(bad.status).toBe(400);
+  expect((await admin(emulator.url, "PUT", "/_emulator/youtube/channels/locked-channel", { default_privacy: "secret" })).body.error)
+    .toMatch(/default_privacy must be one of public, private, unlisted/);
+  expect((await admin(emulator.url, "PUT", "/_emulator/youtube/channels/locked-channel", {})).body.error).toMatch(/give at least one of/);
 });
 
 test("the clock admin route sets, offsets, advances and resets the emulator's now, and refuses bad input with 400", async () => {

@@ -33,7 +33,7 @@ async function expectQuotaExceeded(response: Response) {
 
 test("a project's videos.insert bucket allows its limit of upload starts a day, then answers 403 quotaExceeded; another project is untouched", async () => {
   expect((await admin(emulator.url, "PUT", `/_emulator/youtube/projects/${CLIENT}`, { insert_calls_per_day: 2 })).body)
-    .toEqual({ client_id: CLIENT, insert_calls_per_day: 2, units_per_day: 10_000, audited: true });
+    .toEqual({ client_id: CLIENT, insert_calls_per_day: 2, units_per_day: 10_000, stats_units_per_day: 10_000 });
   const token = await accessToken(emulator.url, CLIENT);
   await upload(emulator.url, token);
   expect((await startUpload(emulator.url, token)).status).toBe(200);
@@ -136,7 +136,7 @@ test("the quota day follows daylight saving time: 23 hours in spring, 25 in autu
 });
 
 test("the usage report names every project and channel, and POST /_emulator/reset clears usage, settings and the clock", async () => {
-  await admin(emulator.url, "PUT", `/_emulator/youtube/projects/${OTHER}`, { units_per_day: 50, audited: false });
+  await admin(emulator.url, "PUT", `/_emulator/youtube/projects/${OTHER}`, { units_per_day: 50, stats_units_per_day: 7 });
   // The hour the clock moves ahead stays inside one quota day: from 20:00 UTC (noon or 13:00 in
   // Pacific time), so the report reads the day of the upload whatever the hour of the run.
   const middayUtc = new Date();
@@ -152,21 +152,32 @@ test("the usage report names every project and channel, and POST /_emulator/rese
   expect(report.projects).toEqual([
     {
       client_id: CLIENT,
-      audited: true,
       insert: { used: 1, limit: 100, remaining: 99 },
       units: { used: 1, limit: 10_000, remaining: 9_999 },
+      stats: { used: 0, limit: 10_000, remaining: 10_000 },
       next_reset: report.next_reset,
     },
     {
       client_id: OTHER,
-      audited: false,
       insert: { used: 0, limit: 100, remaining: 100 },
       units: { used: 0, limit: 50, remaining: 50 },
+      stats: { used: 0, limit: 7, remaining: 7 },
       next_reset: report.next_reset,
     },
   ]);
   expect(report.channels).toEqual([
-    { channel: "report-channel", channel_id: expect.stringMatching(/^UC[\w-]{22}$/), uploads_24h: 1, uploaded_here_24h: 1, outside_24h: 0, limit: 15 },
+    {
+      channel: "report-channel",
+      channel_id: expect.stringMatching(/^UC[\w-]{22}$/),
+      uploads_24h: 1,
+      uploaded_here_24h: 1,
+      outside_24h: 0,
+      limit: 15,
+      processing_seconds: 20,
+      custom_thumbnails: true,
+      default_privacy: "public",
+      locks_uploads_private: false,
+    },
   ]);
 
   await emulator.reset();
@@ -181,22 +192,23 @@ test("project settings are validated: bad values are 400 with a message and chan
   const cases: Array<[string, unknown, RegExp]> = [
     [CLIENT, { insert_calls_per_day: -1 }, /insert_calls_per_day must be a whole number/],
     [CLIENT, { units_per_day: 1.5 }, /units_per_day must be a whole number/],
-    [CLIENT, { audited: "no" }, /audited must be true or false/],
+    [CLIENT, { stats_units_per_day: "lots" }, /stats_units_per_day must be a whole number/],
+    [CLIENT, { audited: false }, /audited is gone: since 2 Nov 2026 .*locks_uploads_private/],
     [CLIENT, { quota: 5 }, /unknown keys: quota/],
     [CLIENT, {}, /give at least one of/],
     [CLIENT, "[1]", /body must be a JSON object/],
     [CLIENT, "{not json", /not valid JSON/],
-    ["bad%20client", { audited: false }, /client id must be/],
+    ["bad%20client", { units_per_day: 5 }, /client id must be/],
   ];
   for (const [client, body, message] of cases) {
     const { status, body: answer } = await admin(emulator.url, "PUT", `/_emulator/youtube/projects/${client}`, body);
     expect(status).toBe(400);
     expect(answer.error).toMatch(message);
   }
-  const tooBig = await admin(emulator.url, "PUT", `/_emulator/youtube/projects/${CLIENT}`, { audited: true, pad: "x".repeat(20_000) });
+  const tooBig = await admin(emulator.url, "PUT", `/_emulator/youtube/projects/${CLIENT}`, { units_per_day: 5, pad: "x".repeat(20_000) });
   expect(tooBig.status).toBe(413);
   expect((await usage(emulator.url)).projects).toEqual([]);
-  expect((await admin(emulator.url, "POST", `/_emulator/youtube/projects/${CLIENT}`, { audited: true })).status).toBe(405);
+  expect((await admin(emulator.url, "POST", `/_emulator/youtube/projects/${CLIENT}`, { units_per_day: 5 })).status).toBe(405);
 });
 
 test("the soak's simulated days move the emulator's quota day and upload window one day each", async () => {

@@ -87,7 +87,7 @@ test("only the owner may update; unknown ids are 404; bad parts and categories a
   expect(badCategory.status).toBe(400);
   expect(JSON.stringify(badCategory.response?.data)).toContain("invalidCategoryId");
 
-  await admin(emulator.url, "PUT", `/_emulator/youtube/projects/${CLIENT}`, { audited: false });
+  await admin(emulator.url, "PUT", "/_emulator/youtube/channels/owner", { locks_uploads_private: true });
   const locked = await upload(emulator.url, token, metadata("Locked"));
   const { data } = await api.videos.update({ part: ["status"], requestBody: { id: locked.id, status: { privacyStatus: "public" } } });
   expect(data.status?.privacyStatus).toBe("private");

@@ -38,20 +38,21 @@ describe("tiktokHandle", () => {
 describe("the consent address", () => {
   const config = { clientKey: "ck-1", clientSecret: "s", authBaseUrl: "http://127.0.0.1:9999", apiBaseUrl: "http://127.0.0.1:9999" };
 
-  test("asks for the three scopes with TikTok's hex PKCE challenge, the loopback redirect and the state", async () => {
+  test("asks for the publishing and measuring scopes with TikTok's hex PKCE challenge, the loopback redirect and the state", async () => {
     const verifier = "v".repeat(64);
     const url = new URL(await tiktokConsentUrl(config, "http://127.0.0.1:4321/oauth2/callback", "st-1", verifier, null));
     expect(`${url.origin}${url.pathname}`).toBe("http://127.0.0.1:9999/v2/auth/authorize/");
     expect(Object.fromEntries(url.searchParams)).toEqual({
       client_key: "ck-1",
-      scope: "user.info.basic,video.publish,video.upload",
+      scope: TIKTOK_SCOPES.join(","),
       response_type: "code",
       redirect_uri: "http://127.0.0.1:4321/oauth2/callback",
       state: "st-1",
       code_challenge: createHash("sha256").update(verifier).digest("hex"),
       code_challenge_method: "S256",
     });
-    expect(TIKTOK_SCOPES).toEqual(["user.info.basic", "video.publish", "video.upload"]);
+    // Publishing (Direct Post) and the closed loop's measures (video/query) both need their scope.
+    expect(TIKTOK_SCOPES).toEqual(expect.arrayContaining(["user.info.basic", "video.publish", "video.upload", "video.list"]));
   });
 
   test("passes a login hint on (for the emulator), and no secret ever", async () => {

@@ -99,16 +99,23 @@ const Envelope = z.looseObject({
 
 /**
  * The post ids are int64 and may exceed 2^53: JSON.parse would round them. Bare integers inside
- * `publicaly_available_post_id` are quoted before parsing so every digit survives.
+ * `publicaly_available_post_id`, and a video's `id` (video-query.ts; TikTok documents it as a
+ * string, this holds should it come bare), are quoted before parsing so every digit survives.
  */
 function quotePostIds(text: string): string {
   return text.replace(
     /("publicaly_available_post_id"\s*:\s*\[)([\d\s,]*)\]/,
     (_, head: string, list: string) => `${head}${list.replace(/\d+/g, (id) => `"${id}"`)}]`,
-  );
+  ).replace(/("id"\s*:\s*)(\d+)(?=\s*[,}])/g, '$1"$2"');
 }
 
-async function callApi<T extends z.ZodType>(input: {
+/**
+ * One API v2 call: POST `path` (its query included) with the bearer token and a JSON body, the
+ * answer's envelope checked and its `data` parsed by `data`. Any code but "ok" or a non-2xx
+ * status throws TikTokApiError with TikTok's code; an answer without the envelope or with
+ * malformed data throws ProviderUnavailableError.
+ */
+export async function callApi<T extends z.ZodType>(input: {
   baseUrl?: string;
   accessToken: string;
   path: string;
