@@ -41,10 +41,10 @@ interface CaptionWord {
   end_ms: number;
 }
 
-/** One piece of a rendered line: a word, or part of one broken across two lines. */
-interface LinePiece {
+/** One piece of a rendered line: a word, or part of one broken across lines. */
+export interface LinePiece {
   text: string;
-  /** Index of the word in the cue's `words`. */
+  /** Index of the word it is (part of): in a cue's `words`, or among a cover title's words. Parts of one word join without a space. */
   word: number;
 }
 
@@ -98,17 +98,43 @@ function widest(lines: LinePiece[][], size: number, metrics: FontMetrics): numbe
   return Math.max(...lines.map((l) => metrics.measure(lineText(l), size)));
 }
 
+/**
+ * `pieces` on `count` lines (fewer when there are fewer pieces), cut where the widest line is
+ * narrowest; of cuts that tie, the first in reading order. A caption phrase takes two lines at
+ * most, a cover's title three (cover-layout.ts).
+ */
+export function balancedLines(pieces: readonly LinePiece[], count: number, size: number, metrics: FontMetrics): LinePiece[][] {
+  const n = pieces.length;
+  const lines = Math.min(count, n);
+  if (lines <= 1) return [[...pieces]];
+  // Each run of pieces is measured once, however many cuts share it.
+  const measured = new Map<number, number>();
+  const width = (from: number, to: number) => {
+    const key = from * (n + 1) + to;
+    let w = measured.get(key);
+    if (w === undefined) measured.set(key, w = metrics.measure(lineText(pieces.slice(from, to)), size));
+    return w;
+  };
+  const best = { cuts: [] as number[], widest: Number.POSITIVE_INFINITY };
+  const search = (from: number, left: number, cuts: number[], widestSoFar: number) => {
+    // A later cut replaces the best only when narrower, so a branch already as wide is done.
+    if (widestSoFar >= best.widest) return;
+    if (left === 1) {
+      const w = Math.max(widestSoFar, width(from, n));
+      if (w < best.widest) Object.assign(best, { cuts, widest: w });
+      return;
+    }
+    for (let cut = from + 1; cut <= n - left + 1; cut++) search(cut, left - 1, [...cuts, cut], Math.max(widestSoFar, width(from, cut)));
+  };
+  search(0, lines, [], 0);
+  const edges = [0, ...best.cuts, n];
+  return edges.slice(1).map((end, i) => pieces.slice(edges[i], end));
+}
+
 /** Word lines of a group: one line, or two split where the wider line is narrowest. */
 function wordLineOptions(words: CaptionWord[], size: number, metrics: FontMetrics): LinePiece[][][] {
   const pieces = words.map((w, i) => ({ text: w.text, word: i }));
-  const options: LinePiece[][][] = [[pieces]];
-  let best: LinePiece[][] | null = null;
-  for (let cut = 1; cut < pieces.length; cut++) {
-    const candidate = [pieces.slice(0, cut), pieces.slice(cut)];
-    if (!best || widest(candidate, size, metrics) < widest(best, size, metrics)) best = candidate;
-  }
-  if (best) options.push(best);
-  return options;
+  return pieces.length > 1 ? [[pieces], balancedLines(pieces, 2, size, metrics)] : [[pieces]];
 }
 
 /** A single word too wide for any line: broken in two balanced, hyphenated halves. */
@@ -275,19 +301,35 @@ export function wordStates(cue: CaptionCue): Array<{ word: number; start_ms: num
 }
 
 /**
- * The ASS script: one Dialogue line per word-state, every state of a cue with the same text and
- * position so the phrase stands still while the highlight moves along it. No automatic wrapping:
- * the lines are the layout's.
+ * How a block of text is drawn, in the captions' look: bold, white, a near-black outline, no box.
+ * The cover's title (cover-layout.ts) is drawn the same way, larger.
  */
-export function buildAssSubtitles(cues: readonly CaptionCue[], options: { fontName: string; zone: SafeZone; title?: string }): string {
-  const { fontSize, outline, shadow, textColour, highlightColour, outlineColour } = CAPTION_STYLE;
+export interface AssTextStyle {
+  name: string;
+  fontName: string;
+  fontSize: number;
+  outline: number;
+  /** Where `\pos` anchors the text, numpad style: 2 bottom centre, 5 centre. */
+  alignment: number;
+  /**
+   * libass's base direction: 1 left to right; -1 each line's own, from its first strong character
+   * (so an Arabic or Hebrew line ends with its punctuation on the left).
+   */
+  encoding: 1 | -1;
+}
+
+/**
+ * An ASS script for the zone's 1080x1920 frame with one style and `events` (Dialogue lines). No
+ * automatic wrapping: the lines are the layout's, measured against the zone.
+ */
+export function assScript(options: { title: string; zone: SafeZone; style: AssTextStyle; events: readonly string[] }): string {
+  const { shadow, textColour, highlightColour, outlineColour } = CAPTION_STYLE;
+  const { name, fontSize, outline, alignment, encoding } = options.style;
   // A comma would shift the Style fields; the font name is configuration, not caption text.
-  const font = options.fontName.replace(/[,\r\n]/g, " ").trim() || "DejaVu Sans";
-  const title = (options.title ?? "MD-AME captions").replace(/[\r\n]/g, " ");
-  const anchor = captionAnchor(options.zone);
+  const font = options.style.fontName.replace(/[,\r\n]/g, " ").trim() || "DejaVu Sans";
   const header = [
     "[Script Info]",
-    `Title: ${title}`,
+    `Title: ${options.title.replace(/[\r\n]/g, " ")}`,
     "ScriptType: v4.00+",
     `PlayResX: ${options.zone.width}`,
     `PlayResY: ${options.zone.height}`,
@@ -297,11 +339,21 @@ export function buildAssSubtitles(cues: readonly CaptionCue[], options: { fontNa
     "",
     "[V4+ Styles]",
     "Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding",
-    `Style: Caption,${font},${fontSize},${textColour},${highlightColour},${outlineColour},&H80000000,-1,0,0,0,100,100,0,0,1,${outline},${shadow},2,0,0,0,1`,
+    `Style: ${name},${font},${fontSize},${textColour},${highlightColour},${outlineColour},&H80000000,-1,0,0,0,100,100,0,0,1,${outline},${shadow},${alignment},0,0,0,${encoding}`,
     "",
     "[Events]",
     "Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text",
   ];
+  return `${[...header, ...options.events].join("\n")}\n`;
+}
+
+/**
+ * The ASS script: one Dialogue line per word-state, every state of a cue with the same text and
+ * position so the phrase stands still while the highlight moves along it.
+ */
+export function buildAssSubtitles(cues: readonly CaptionCue[], options: { fontName: string; zone: SafeZone; title?: string }): string {
+  const { fontSize, outline } = CAPTION_STYLE;
+  const anchor = captionAnchor(options.zone);
   const events = cues.flatMap((cue) => {
     const size = cue.font_size === fontSize ? "" : `\\fs${cue.font_size}`;
     return wordStates(cue).map((state) =>
@@ -310,5 +362,10 @@ export function buildAssSubtitles(cues: readonly CaptionCue[], options: { fontNa
       }`
     );
   });
-  return `${[...header, ...events].join("\n")}\n`;
+  return assScript({
+    title: options.title ?? "MD-AME captions",
+    zone: options.zone,
+    style: { name: "Caption", fontName: options.fontName, fontSize, outline, alignment: 2, encoding: 1 },
+    events,
+  });
 }

@@ -12,6 +12,11 @@ export interface FontMetrics {
   source: string;
   /** Advance width of `text` at `fontSize` in ASS script pixels (libass's size convention), outline excluded. */
   measure(text: string, fontSize: number): number;
+  /**
+   * Pixels of one em per pixel of libass size: unitsPerEm / (ascent + descent). A font with a tall
+   * line box (Noto Sans Arabic, 0.47) draws its letters smaller at one size than DejaVu Sans (0.86).
+   */
+  emPerSize: number;
 }
 
 /**
@@ -143,6 +148,7 @@ function metricsFromFont(parsed: ParsedFont, source: string): FontMetrics {
   };
   return {
     source,
+    emPerSize: parsed.unitsPerEm / parsed.cellHeight,
     measure(text, fontSize) {
       let em = 0;
       for (const ch of text) em += emWidth(ch.codePointAt(0)!);
@@ -175,15 +181,19 @@ const ESTIMATE_CLASSES: Array<[number, string]> = [
 ];
 const ESTIMATE = new Map<string, number>(ESTIMATE_CLASSES.flatMap(([w, chars]) => [...chars].map((c) => [c, w] as [string, number])));
 
+/** DejaVu Sans Bold's line box, in ems: the size libass gives it covers this much. */
+const ESTIMATE_CELL_EMS = 1.164;
+
 export const ESTIMATED_METRICS: FontMetrics = {
   source: "built-in estimate",
+  emPerSize: 1 / ESTIMATE_CELL_EMS,
   measure(text, fontSize) {
     let em = 0;
     for (const ch of text) {
       const base = ch.normalize("NFD")[0];
       em += ESTIMATE.get(ch) ?? (base ? ESTIMATE.get(base) : undefined) ?? 1.25;
     }
-    return (em * fontSize * 1.05) / 1.164;
+    return (em * fontSize * 1.05) / ESTIMATE_CELL_EMS;
   },
 };
 

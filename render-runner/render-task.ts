@@ -5,12 +5,13 @@ import { canonicalJson, sha256Hex } from "../shared/hashing.ts";
 import { type MediaInfo, probeMedia } from "../shared/media/ffprobe.ts";
 import { AssetNotFoundError, type AssetStore } from "../shared/storage/asset-store.ts";
 import { makeScratchDir } from "../shared/storage/scratch-dirs.ts";
-import { NonRetriableError } from "../shared/errors.ts";
+import { coerceError, NonRetriableError } from "../shared/errors.ts";
 import { failpoint } from "../shared/failpoints.ts";
 import { type QueueTaskDefinition, type TaskContext, type TaskOutcome, unitJobLogFields, uuidField } from "../shared/worker/pull-worker.ts";
-import type { MusicTrackRecord } from "../shared/contracts/callbacks.ts";
+import { type MusicTrackRecord, renderCoverKey } from "../shared/contracts/callbacks.ts";
 import type { QualityReport } from "../shared/contracts/quality.ts";
 import { describeFailures, measureQuality, QUALITY_GATE_VERSION, type QualityGateInput, type QualityGateOptions } from "../shared/media/quality-gate.ts";
+import { makeCover } from "./cover.ts";
 import { RENDER_FORMAT, RENDER_RECIPE, renderVideo } from "./ffmpeg-render.ts";
 import { musicBedForJob } from "./music-library.ts";
 import { layoutRender, planRender, renderGateInput, sceneClipKeys } from "./plan-render.ts";
@@ -43,7 +44,12 @@ export interface RenderTaskDeps {
   qualityGate?: (input: QualityGateInput, options: QualityGateOptions) => Promise<QualityReport>;
   /** Runs a planned render; FFmpeg (ffmpeg-render.ts renderVideo) unless a test stands in. */
   render?: typeof renderVideo;
+  /** Makes a render's cover; FFmpeg (cover.ts makeCover) unless a test stands in. */
+  cover?: typeof makeCover;
 }
+
+/** Longest a cover may take before the render is reported without one. */
+const COVER_TIMEOUT_MS = 60_000;
 
 /** A render failed the quality gate on every attempt; rendering the same inputs again will not help. */
 export class QualityGateError extends NonRetriableError {
@@ -71,7 +77,15 @@ function checkOutput(info: MediaInfo): void {
   if (!(info.duration_s > 0) || !(info.size_bytes > 0)) throw new Error("render output is empty");
 }
 
-function completed(job: RenderJob, key: string, info: MediaInfo, renderMs: number | null, quality: QualityReport, music: MusicTrackRecord | null): TaskOutcome {
+function completed(
+  job: RenderJob,
+  key: string,
+  info: MediaInfo,
+  renderMs: number | null,
+  quality: QualityReport,
+  music: MusicTrackRecord | null,
+  coverKey: string | null,
+): TaskOutcome {
   return {
     kind: "render.completed",
     unit_id: job.unit_id,
@@ -83,7 +97,62 @@ function completed(job: RenderJob, key: string, info: MediaInfo, renderMs: numbe
     render_ms: renderMs,
     quality,
     ...(job.music ? { music } : {}),
+    ...(coverKey ? { cover_key: coverKey } : {}),
   };
+}
+
+/**
+ * The key of the render's cover (renderCoverKey): the stored one, else one made from the render
+ * (`video`, stored at `video.key` and on disk at `video.path`) and stored. A cover never fails a
+ * render: when it cannot be made or stored (or takes over COVER_TIMEOUT_MS), the reason is logged
+ * and the render is reported without one (null). Only the task's own abort (the worker stopping)
+ * is thrown on.
+ */
+async function storeCover(
+  deps: RenderTaskDeps,
+  job: RenderJob,
+  video: { key: string; path: string; info: MediaInfo },
+  ctx: TaskContext,
+): Promise<string | null> {
+  const videoKey = video.key;
+  const coverKey = renderCoverKey(videoKey);
+  try {
+    if (await deps.store.exists(coverKey)) {
+      ctx.logger.info({ video_key: videoKey, cover_key: coverKey, status: "skipped" }, "cover already stored");
+      return coverKey;
+    }
+    await ctx.heartbeat();
+    const cover = await (deps.cover ?? makeCover)(
+      { videoPath: video.path, durationS: video.info.duration_s, title: job.title, captionFont: job.caption_font, captionProfile: job.caption_profile },
+      {
+        outPath: `${video.path}.cover.jpg`,
+        fontsDir: deps.fontsDir,
+        ffmpegPath: deps.ffmpegPath,
+        threads: deps.threads,
+        signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(COVER_TIMEOUT_MS)]),
+      },
+    );
+    await deps.store.putFile(coverKey, cover.path, "image/jpeg");
+    ctx.logger.info({
+      video_key: videoKey,
+      cover_key: coverKey,
+      size_bytes: cover.size_bytes,
+      frame_s: cover.frame_s,
+      frame_source: cover.frame_source,
+      title_lines: cover.title?.lines.length ?? 0,
+      title_em_px: cover.title?.em_px ?? null,
+      title_shortened: cover.title?.shortened ?? false,
+      status: "succeeded",
+    }, "cover stored");
+    return coverKey;
+  } catch (error) {
+    if (ctx.signal.aborted) throw error;
+    ctx.logger.warn(
+      { video_key: videoKey, cover_key: coverKey, reason: coerceError(error).message, status: "failed" },
+      "cover not made; reporting the render without one",
+    );
+    return null;
+  }
 }
 
 /** Renders attempted per job before a failing quality gate fails the unit. */
@@ -108,7 +177,8 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
       if (!quality.passed) throw new QualityGateError(`stored render ${key}: ${describeFailures(quality)}`, quality);
       ctx.logger.info({ video_key: key, status: "skipped" }, "render already stored; reporting it");
       const music = await musicBedForJob(deps.store, job, dir, ctx.logger, { fetch: false });
-      return completed(job, key, info, null, quality, music?.record ?? null);
+      const coverKey = await storeCover(deps, job, { key, path: outPath, info }, ctx);
+      return completed(job, key, info, null, quality, music?.record ?? null, coverKey);
     }
 
     const voicePath = join(dir, `voice${extname(job.audio_key) || ".audio"}`);
@@ -180,7 +250,8 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
         status: "succeeded",
       }, "render stored");
       failpoint("render.after-store-before-callback");
-      return completed(job, key, info, renderMs, report, music?.record ?? null);
+      const coverKey = await storeCover(deps, job, { key, path: outPath, info }, ctx);
+      return completed(job, key, info, renderMs, report, music?.record ?? null, coverKey);
     }
     throw new QualityGateError(describeFailures(report!), report!);
   } finally {

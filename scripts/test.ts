@@ -68,6 +68,7 @@ export const MEDIA_INTEGRATION_TESTS = [
   "quality-gate",
   "render",
   "render-audio",
+  "render-cover",
   "render-gemini-voice",
   "render-parts",
   "render-segments",

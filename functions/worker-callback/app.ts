@@ -114,6 +114,8 @@ export function createWorkerCallbackApp(deps: WorkerCallbackDeps) {
           render_ms: callback.render_ms,
           // The music bed and its licence stay with the video (mdame.work_units.video_music).
           ...(callback.music ? { music: callback.music } : {}),
+          // The Shorts thumbnail the publish side sets once YouTube processed the video (mdame.thumbnail_sets).
+          ...(callback.cover_key ? { cover_key: callback.cover_key } : {}),
         };
         const unit = await completeRenderJob(deps.sql, { msgId: callback.msg_id, unitId: callback.unit_id, video, webhookId, quality: callback.quality });
         log({ ...unit, unit_id: unit.id }).info(

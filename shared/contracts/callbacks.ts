@@ -11,6 +11,12 @@ import { SceneHash, SceneStatus, WorkUnitStage } from "./work-unit.ts";
 export const SceneAssetKey = z.string().regex(/^scenes\/[0-9a-f]{64}\.mp4$/, "a scene asset key is scenes/<sha256>.mp4");
 const RenderVideoKey = z.string().regex(/^renders\/[0-9a-f]{64}\.mp4$/, "a video key is renders/<sha256>.mp4");
 
+/** Where a render's cover image (the Shorts thumbnail) is stored: beside its video, `renders/<sha256>.cover.jpg`. */
+export function renderCoverKey(videoKey: string): string {
+  return videoKey.replace(/\.mp4$/, ".cover.jpg");
+}
+const RenderCoverKey = z.string().regex(/^renders\/[0-9a-f]{64}\.cover\.jpg$/, "a cover key is renders/<sha256>.cover.jpg");
+
 /**
  * A key in the asset store under a music library: '/'-separated names, none empty, '.' or '..',
  * without a backslash or a control character. Which library it must be under is the unit's
@@ -91,6 +97,8 @@ export const WorkerCallback = z.discriminatedUnion("kind", [
     quality: QualityReport,
     /** The music bed under the voice; null or absent for voice only. */
     music: MusicTrackRecord.nullable().optional(),
+    /** The cover image stored beside the video (renderCoverKey); absent when none could be made (a cover never fails a render). */
+    cover_key: RenderCoverKey.optional(),
   }),
   callback("render.failed", {
     unit_id: z.string().uuid(),
