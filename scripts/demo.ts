@@ -18,6 +18,7 @@ import { connectAccounts, connectTikTokAccount } from "./demo/connect-accounts.t
 import { DEMO_USAGE, parseDemoArgs } from "./demo/args.ts";
 import { collectDemoAlerts } from "./demo/alerts.ts";
 import { demoAnalytics, realTimeClocks } from "./demo/analytics.ts";
+import { demoThumbnails } from "./demo/thumbnails.ts";
 import { describeProgress } from "../cli/run-progress.ts";
 import { RunStatus, TriggeredRun } from "../shared/contracts/operator.ts";
 import * as db from "../stack/db.ts";
@@ -170,6 +171,13 @@ async function main() {
     // Every alert since the run began: a run that was already under way (or over) raised its own before this demo started.
     const since = new Date(Math.min(t0, Date.parse(status.run.created_at)));
     const alerts = await collectDemoAlerts(LOCAL_DB_URL, env.EMULATOR_URL, since, say);
+    // Before the analytics move the clocks: the thumbnails wait for YouTube's processing on real time.
+    const thumbnails = await demoThumbnails(env, status.run.id, say);
+    for (const video of videos) {
+      for (const p of video.publications) {
+        if (p.platform === "youtube") p.thumbnail = thumbnails.find((t) => t.external_id === p.external_id)?.status ?? "none";
+      }
+    }
     const analytics = await demoAnalytics(env, status.run.id, say);
     const summary = {
       run_id: status.run.id,
@@ -224,8 +232,11 @@ interface DemoVideo {
   duration_s: number;
   /** The YouTube publication (the first published one when the dimension is not on YouTube). */
   publication: { platform: string; external_id: string | null };
-  /** Every publication of the video: its platform, the platform's id, and the privacy the platform gave it. */
-  publications: { platform: string; external_id: string | null; privacy_status: string | null }[];
+  /**
+   * Every publication of the video: its platform, the platform's id, the privacy the platform gave
+   * it and, on YouTube, what became of its Shorts thumbnail (set, given_up: why, queued, none).
+   */
+  publications: { platform: string; external_id: string | null; privacy_status: string | null; thumbnail?: string }[];
   render_s: number | null;
   stage_seconds: Record<string, number>;
   /** The video's scenes in order: which backend made each clip, whether it came from the cache, and a stock clip's credit. */

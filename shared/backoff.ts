@@ -60,3 +60,12 @@ export class Backoff {
     this.#failures = 0;
   }
 }
+
+/**
+ * The wait before the n-th retry of side work after an outage (a 5xx, a 429, no answer): uniform in
+ * [60 s, min(1 h, 60 s * 2^(n-1))], full jitter. The analytics fetches and the thumbnail sets use it.
+ */
+export function outageDelayS(attempt: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(3600, 60 * 2 ** Math.max(0, attempt - 1));
+  return Math.round(60 + (ceiling - 60) * random());
+}

@@ -17,6 +17,7 @@ const SIZE_FLAGS = [
   { flag: "upload-calls-per-day", field: "upload_calls_per_day", description: "videos.insert calls a day YouTube granted the project (default 100)" },
   { flag: "api-units-per-day", field: "api_units_per_day", description: "Data API units a day (default 10000)" },
   { flag: "analytics-queries-per-day", field: "analytics_queries_per_day", description: "YouTube Analytics queries a day (default 10000)" },
+  { flag: "stats-units-per-day", field: "stats_units_per_day", description: "videos.batchGetStats units a day (default 10000)" },
 ] as const;
 
 export type YouTubeProjectCommand =

@@ -1,19 +1,35 @@
 /**
  * Publishing checks (docs/reference/distribution.md): accounts Google refused the grant of, each with the
- * exact command that reconnects it, and uploads YouTube locked private although the engine asked
- * for public, which happens to every upload of an API project YouTube has not audited; and active
- * YouTube accounts whose grant lacks yt-analytics.readonly, whose videos' analytics cannot be read.
+ * exact command that reconnects it; uploads a platform made private although the engine asked for
+ * public, per platform: on YouTube (since 2 Nov 2026 it no longer locks an unverified API project's
+ * uploads) the channel's upload default or YouTube's own decision about the video or channel, on
+ * TikTok every post of an app TikTok has not audited; and active YouTube accounts whose grant lacks
+ * yt-analytics.readonly, whose videos' analytics cannot be read.
  */
 import type { Sql } from "../../shared/db/client.ts";
 import { getAccounts, listLockedPublications } from "../../shared/db/rpc/accounts.ts";
 import { reconnectCommand } from "../commands/account.ts";
 import { ANALYTICS_SCOPE } from "../../shared/providers/youtube/analytics.ts";
 import { type CheckResult, fail, ok, warn } from "./check.ts";
+import type { Platform } from "../../shared/contracts/account.ts";
 
 const FAMILY = "database";
 
-/** Where a project asks YouTube for the audit that lets its uploads be public. */
-const YOUTUBE_AUDIT_FORM = "https://support.google.com/youtube/contact/yt_api_form";
+/** What each platform's private uploads mean, and what to do about them. */
+const LOCKED_BY: Record<Platform, { why: string; fix: string }> = {
+  youtube: {
+    why: "YouTube no longer keeps an unverified API project's uploads private (since 2 Nov 2026): the channel's own upload default " +
+      "or YouTube's decision about the video or the channel did",
+    fix: "open each video in YouTube Studio (Content): a restriction or a policy notice says why; check the channel's " +
+      "Settings > Upload defaults > Visibility",
+  },
+  tiktok: {
+    why: "TikTok posts every video of an app it has not audited as SELF_ONLY (only the creator sees it)",
+    fix: "submit the TikTok app for the Content Posting API audit (developers.tiktok.com, your app > Content Posting API); " +
+      "until it passes, every post stays private",
+  },
+};
+const PLATFORM_NAMES: Record<Platform, string> = { youtube: "YouTube", tiktok: "TikTok" };
 
 export async function publishingChecks(sql: Sql): Promise<CheckResult[]> {
   const accounts = await getAccounts(sql);
@@ -41,17 +57,18 @@ export async function publishingChecks(sql: Sql): Promise<CheckResult[]> {
     );
   }
 
-  const locked = await listLockedPublications(sql, 5);
-  if (locked.length === 0) {
-    results.push(ok(FAMILY, "upload privacy", "no upload was locked private by YouTube"));
-  } else {
-    const examples = locked.map((p) => `${p.external_id ?? p.publication_id} on ${p.channel_handle} (${p.privacy_status})`).join(", ");
+  const locked = await listLockedPublications(sql, 10);
+  if (locked.length === 0) results.push(ok(FAMILY, "upload privacy", "no upload was made private against the privacy asked"));
+  for (const platform of Object.keys(LOCKED_BY) as Platform[]) {
+    const ofPlatform = locked.filter((p) => p.platform === platform).slice(0, 5);
+    if (ofPlatform.length === 0) continue;
+    const examples = ofPlatform.map((p) => `${p.external_id ?? p.publication_id} on ${p.channel_handle} (${p.privacy_status})`).join(", ");
     results.push(
       warn(
         FAMILY,
-        "upload privacy",
-        `YouTube locked uploads private although public was asked: ${examples}. The API project (OAuth client) has not passed YouTube's audit`,
-        `request the audit of the Google Cloud project: ${YOUTUBE_AUDIT_FORM}; until it passes, every upload through it stays private`,
+        `upload privacy ${platform}`,
+        `${PLATFORM_NAMES[platform]} made uploads private although public was asked: ${examples}. ${LOCKED_BY[platform].why}`,
+        LOCKED_BY[platform].fix,
       ),
     );
   }

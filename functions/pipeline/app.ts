@@ -10,6 +10,7 @@ import { drainStageTasks, tickCpuBudgetMs } from "./stage-runner.ts";
 import { startCpuMeter } from "./stage-pool.ts";
 import { deliverDueAlerts } from "./alerts/deliver.ts";
 import { drainAnalyticsFetches } from "./analytics/fetch.ts";
+import { drainThumbnailSets } from "./thumbnails/set.ts";
 import { buildPendingWeeklyReports } from "./reports/weekly.ts";
 import { runDueAdaptations } from "./adapt/weekly.ts";
 import { serveOpenApiDocument } from "./openapi.ts";
@@ -67,7 +68,7 @@ function pipelineHandlers(deps: PipelineDeps): Handlers<"getHealth" | "triggerRu
       // (EnvironmentMismatchError, answered 503 as on every route whose RPC checks it).
       await assertEnvironment(deps.sql, deps.env.ENV);
       // One budget for the whole tick, under pg_net's 120-s timeout (wake_stage_runner): the stage
-      // tasks take what the alerts and analytics fetches do not keep for themselves. They stop
+      // tasks take what the alerts, analytics fetches and thumbnails do not keep for themselves. They stop
       // claiming at TICK_CPU_SHARE of the CPU limit too: the rest is for the tasks in flight and the
       // side work (docs/reference/supabase-wiring.md).
       const startedAt = Date.now();
@@ -76,12 +77,13 @@ function pipelineHandlers(deps: PipelineDeps): Handlers<"getHealth" | "triggerRu
       await buildPendingWeeklyReports(deps);
       await runDueAdaptations(deps);
       const drained = await drainStageTasks(deps, {
-        budgetMs: Math.max(0, left() - 2 * SIDE_WORK_BUDGET_MS - STORAGE_DELETIONS_BUDGET_MS),
+        budgetMs: Math.max(0, left() - 3 * SIDE_WORK_BUDGET_MS - STORAGE_DELETIONS_BUDGET_MS),
         cpuBudgetMs: tickCpuBudgetMs(deps.env),
         cpuUsedMs,
       });
       await deliverDueAlerts(deps, { budgetMs: Math.min(SIDE_WORK_BUDGET_MS, left()) });
       await drainAnalyticsFetches(deps, { budgetMs: Math.min(SIDE_WORK_BUDGET_MS, left()) });
+      await drainThumbnailSets(deps, { budgetMs: Math.min(SIDE_WORK_BUDGET_MS, left()) });
       await drainStorageDeletions(deps, { budgetMs: Math.min(STORAGE_DELETIONS_BUDGET_MS, left()) });
       // Work left past the budget wakes the next tick from the database, as every wake-up is: pg_net
       // ignores this answer on Supabase, so no caller may be relied on to tick again because of it.

@@ -5,6 +5,7 @@ import { Platform } from "./account.ts";
 import { DimensionId } from "./dimension-id.ts";
 import { RunSummary } from "./operator.ts";
 import { WorkUnitStage } from "./work-unit.ts";
+import { YouTubeBucket } from "./youtube-project.ts";
 
 /**
  * The operator's JSON API for the ops dashboard: the `GET /pipeline/ops/...` routes of the
@@ -292,7 +293,7 @@ export const OPS_RENDER_URL_TTL_S = 3600;
 const OpsYouTubeBucket = z.object({
   oauth_client_id: z.string(),
   /** uploads (videos.insert calls), units (Data API units), analytics (Analytics queries). */
-  bucket: z.enum(["uploads", "units", "analytics"]),
+  bucket: YouTubeBucket,
   /** Settled calls (and corrections) of the day. */
   used: count,
   /** Calls reserved and not yet settled or released. */

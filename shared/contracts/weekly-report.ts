@@ -3,6 +3,7 @@ import { count, timestamp } from "./columns.ts";
 import { Platform } from "./account.ts";
 import { RunVideoAnalytics } from "./analytics.ts";
 import { DimensionId } from "./dimension-id.ts";
+import { YouTubeBucket } from "./youtube-project.ts";
 import { DAY_MS } from "../time.ts";
 
 /**
@@ -70,7 +71,7 @@ export const WeeklyReport = z.object({
   cache: z.object({ scenes: CacheFigures, llm: CacheFigures, tts: CacheFigures }).strict(),
   quota: z.object({
     // analytics: the YouTube Analytics API's own queries (docs/reference/analytics.md).
-    youtube: z.array(z.object({ bucket: z.enum(["uploads", "units", "analytics"]), used: count, calls: count }).strict()),
+    youtube: z.array(z.object({ bucket: YouTubeBucket, used: count, calls: count }).strict()),
     tiktok: z.array(z.object({ call_kind: z.string(), calls: count }).strict()),
   }).strict(),
   videos: z.object({

@@ -14,6 +14,14 @@ import { oneLine } from "./text.ts";
 /** The project of the environment's client (GOOGLE_OAUTH_CLIENT_ID and GOOGLE_OAUTH_CLIENT_SECRET). */
 export const DEFAULT_YOUTUBE_PROJECT = "default";
 
+/**
+ * A Google project's daily YouTube buckets (mdame.youtube_bucket_size): uploads (videos.insert
+ * calls), units (Data API units), stats (videos.batchGetStats units, apart since 3 Jun 2026) and
+ * analytics (the Analytics API's reports.query calls).
+ */
+export const YouTubeBucket = z.enum(["uploads", "units", "stats", "analytics"]);
+export type YouTubeBucket = z.infer<typeof YouTubeBucket>;
+
 /** Whether a client id is the environment's (GOOGLE_OAUTH_CLIENT_ID), or `default`, which accounts connected before clients were recorded carry. */
 export function isEnvironmentClient(oauthClientId: string, env: { GOOGLE_OAUTH_CLIENT_ID?: string | undefined }): boolean {
   return oauthClientId === DEFAULT_YOUTUBE_PROJECT || oauthClientId === env.GOOGLE_OAUTH_CLIENT_ID;
@@ -49,6 +57,8 @@ export const RegisterYouTubeProjectBody = z.object({
   api_units_per_day: BucketSize.optional(),
   /** YouTube Analytics reports.query calls a day; 10,000 when absent. */
   analytics_queries_per_day: BucketSize.optional(),
+  /** videos.batchGetStats units a day; 10,000 when absent. */
+  stats_units_per_day: BucketSize.optional(),
 }).strict();
 export type RegisterYouTubeProjectBody = z.infer<typeof RegisterYouTubeProjectBody>;
 
@@ -69,6 +79,7 @@ export const YouTubeProject = z.object({
   upload_calls_per_day: z.number().int(),
   api_units_per_day: z.number().int(),
   analytics_queries_per_day: z.number().int(),
+  stats_units_per_day: z.number().int(),
   /** YouTube accounts holding credentials connected through it, and how many of them are active. */
   accounts: z.number().int(),
   active_accounts: z.number().int(),

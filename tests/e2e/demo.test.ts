@@ -31,7 +31,12 @@ const Summary = z.object({
       duration_s: z.number(),
       publication: z.object({ platform: z.literal("youtube"), external_id: z.string().min(1) }),
       publications: z.array(
-        z.object({ platform: z.enum(["youtube", "tiktok"]), external_id: z.string().min(1), privacy_status: z.string().nullable() }).strict(),
+        z.object({
+          platform: z.enum(["youtube", "tiktok"]),
+          external_id: z.string().min(1),
+          privacy_status: z.string().nullable(),
+          thumbnail: z.string().optional(),
+        }).strict(),
       ),
     }).passthrough(),
   ),
@@ -142,6 +147,10 @@ describe("npm run demo", () => {
     expect(posts[0]!.sha256).toBe(createHash("sha256").update(readFileSync(join(paths.root, onTikTok[0]!.path))).digest("hex"));
     for (const video of first.summary.videos) {
       expect(video.publications.filter((p) => p.platform === "youtube").map((p) => p.external_id)).toEqual([video.publication.external_id]);
+      // Its Shorts thumbnail: the render's cover, set once the emulator had processed the video, and applied.
+      expect(video.publications.find((p) => p.platform === "youtube")!.thumbnail).toBe("set");
+      const thumbnail = uploads.find((u) => u.id === video.publication.external_id)?.thumbnail as Record<string, unknown> | null;
+      expect(thumbnail).toMatchObject({ applied: true, mime_type: "image/jpeg", width: 1080, height: 1920 });
       const file = join(paths.root, video.path);
       const info = await probeMedia(file);
       expect(info.video).toMatchObject({ codec_name: "h264", width: 1080, height: 1920 });

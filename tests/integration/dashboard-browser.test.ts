@@ -292,7 +292,7 @@ describe("mdame dashboard in Chromium", () => {
   test("queues: each pgmq queue's depth and pull workers, the leases and the lease holders", async () => {
     await page.goto(`${dashboardUrl}queues`);
     const names = await page.$$eval("tr[data-queue]", (rows) => rows.map((r) => (r as unknown as DomElement).getAttribute("data-queue")));
-    expect(names.sort()).toEqual(["analytics_fetches", "render", "stage_tasks", "visual_generation"]);
+    expect(names.sort()).toEqual(["analytics_fetches", "render", "stage_tasks", "thumbnail_sets", "visual_generation"]);
     const workers = await page.$$eval("tr[data-worker]", (rows) => rows.map((r) => (r as unknown as DomElement).innerText));
     expect(workers).toHaveLength(3);
     expect(workers.find((w) => w.includes("box-1"))).toMatch(/1 of 2.*live/);

@@ -152,7 +152,7 @@ describe("mdame doctor on the local stack", () => {
       /^ok   database\/component roles: mdame_engine \(edge\): \d+ RPCs; mdame_gpu_worker \(gpu-worker\): 8 RPCs \(assert_environment, claim_scene_generation, extend_worker_job, read_worker_jobs, record_scene_asset, record_worker_heartbeat, record_worker_stop, release_scene_claim\); mdame_render_runner \(render-runner\): 5 RPCs \(assert_environment, extend_worker_job, read_worker_jobs, record_worker_heartbeat, record_worker_stop\)$/,
       ...dimensionLines,
       "ok   database/account grants: no account needs reconnecting",
-      "ok   database/upload privacy: no upload was locked private by YouTube",
+      "ok   database/upload privacy: no upload was made private against the privacy asked",
       // Every account is on the environment's client: the project default, planned within its 100 uploads a day.
       /^ok   database\/youtube projects: planned uploads a day fit every project's bucket \(default \d+\/100\)$/,
       // Every account was connected with the stack's key: the functions' census finds them all on it.
@@ -365,7 +365,7 @@ describe("mdame doctor on the local stack", () => {
     expect(runs[3]!.out).toContain(`postgres://postgres:*****@127.0.0.1:${closed}/postgres`);
   }, 90_000);
 
-  test("an account Google refused and an upload YouTube locked private are named, with the command and the audit form", async () => {
+  test("an account Google refused and an upload YouTube made private are named, with the command and where to look", async () => {
     const sql = postgres(LOCAL_DB_URL, { max: 1, onnotice: () => {} });
     try {
       const [account] = await sql<{ id: string; dimension_id: string; channel_handle: string }[]>`
@@ -388,11 +388,15 @@ describe("mdame doctor on the local stack", () => {
           "invalid_grant: Token has been expired or revoked.; its publications wait (deferred) until then",
       );
       expect(report.out).toContain(`     fix: mdame account connect youtube --dimension ${account!.dimension_id} --channel ${account!.channel_handle} `);
-      expect(line(report.checks, "warn database/upload privacy")).toBe(
-        `warn database/upload privacy: YouTube locked uploads private although public was asked: locked-video-1 on ${account!.channel_handle} (private). ` +
-          "The API project (OAuth client) has not passed YouTube's audit",
+      expect(line(report.checks, "warn database/upload privacy youtube")).toBe(
+        `warn database/upload privacy youtube: YouTube made uploads private although public was asked: locked-video-1 on ${
+          account!.channel_handle
+        } (private). ` +
+          "YouTube no longer keeps an unverified API project's uploads private (since 2 Nov 2026): the channel's own upload default " +
+          "or YouTube's decision about the video or the channel did",
       );
-      expect(report.out).toContain("https://support.google.com/youtube/contact/yt_api_form");
+      expect(report.out).toContain("Settings > Upload defaults > Visibility");
+      expect(report.out).not.toContain("yt_api_form");
     } finally {
       await sql`delete from mdame.publications where external_id = 'locked-video-1'`;
       await sql`delete from mdame.events where unit_id in (select id from mdame.work_units where unit_key = 'doctor-locked')`;

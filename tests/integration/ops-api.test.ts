@@ -301,7 +301,7 @@ describe("GET /ops/queues", () => {
   test("each queue's depth, ages and pull workers, leases held and stale, and the lease holders' last leases", async () => {
     const queues = OpsQueues.parse(await getJson("/ops/queues"));
     const byName = Object.fromEntries(queues.queues.map((q) => [q.queue_name, q]));
-    expect(Object.keys(byName).sort()).toEqual(["analytics_fetches", "render", "stage_tasks", "visual_generation"]);
+    expect(Object.keys(byName).sort()).toEqual(["analytics_fetches", "render", "stage_tasks", "thumbnail_sets", "visual_generation"]);
     expect(byName.stage_tasks).toMatchObject({ depth: 1, visible: 1, invisible: 0, leased: 0 });
     expect(byName.stage_tasks!.oldest_msg_age_s).toBeGreaterThanOrEqual(0);
     expect(byName.render).toMatchObject({ depth: 1, visible: 1 });

@@ -4,7 +4,7 @@
  */
 import { expect, test } from "bun:test";
 import { formatRunAnalytics } from "../../cli/commands/status.ts";
-import { outageDelayS } from "../../functions/pipeline/analytics/fetch.ts";
+import { outageDelayS } from "../../shared/backoff.ts";
 
 test("an outage's wait doubles its ceiling per attempt, from a minute up to an hour", () => {
   expect([1, 2, 3, 4, 7, 12].map((n) => outageDelayS(n, () => 0.999999))).toEqual([60, 120, 240, 480, 3600, 3600]);

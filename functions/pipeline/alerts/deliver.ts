@@ -6,8 +6,6 @@
  * other failure keeps it pending with a capped backoff, so an outage loses nothing. Sends to one
  * chat are paced (about one message a second), as Telegram asks of bots.
  */
-import { readFile, rm } from "node:fs/promises";
-import { join } from "node:path";
 import type { ClaimedAlert } from "../../../shared/contracts/alerts.ts";
 import { claimAlerts, recordAlertAttempt, recordAlertSent } from "../../../shared/db/rpc/alerts.ts";
 import { coerceError } from "../../../shared/errors.ts";
@@ -18,7 +16,7 @@ import {
   TelegramRateLimitedError,
   TelegramRejectedError,
 } from "../../../shared/providers/telegram/bot-api.ts";
-import { makeScratchDir } from "../../../shared/storage/scratch-dirs.ts";
+import { readAssetBytes } from "../../../shared/storage/asset-bytes.ts";
 import type { PipelineDeps } from "../deps.ts";
 import { alertMessages, formatAlert } from "./format.ts";
 
@@ -49,23 +47,12 @@ async function paced(chat: string, deadline: number): Promise<boolean> {
   return true;
 }
 
-async function readPhoto(deps: PipelineDeps, key: string): Promise<Uint8Array> {
-  const dir = await makeScratchDir("alert");
-  try {
-    const path = join(dir, "photo");
-    await deps.store.getFile(key, path);
-    return new Uint8Array(await readFile(path));
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
 async function send(deps: PipelineDeps, client: TelegramClient, alert: ClaimedAlert, chat: string, secrets: string[]): Promise<number[]> {
   const text = formatAlert(alert, secrets);
   const { caption, texts } = alertMessages(text, alert.photo_key !== null);
   const ids: number[] = [];
   if (alert.photo_key !== null) {
-    const photo = await readPhoto(deps, alert.photo_key);
+    const photo = await readAssetBytes(deps.store, alert.photo_key, "alert");
     const filename = alert.photo_key.split("/").at(-1) || "chart.png";
     ids.push(
       (await client.sendPhoto({ chatId: chat, photo, filename, contentType: filename.endsWith(".png") ? "image/png" : "image/jpeg", caption })).message_id,

@@ -27,6 +27,7 @@ import { classifyYouTubeRefusal } from "../../../shared/providers/youtube/refusa
 import { queryVideoRetention, queryVideoTotals, type VideoReportQuery } from "../../../shared/providers/youtube/analytics.ts";
 import type { PipelineDeps } from "../deps.ts";
 import { DAY_MS } from "../../../shared/time.ts";
+import { outageDelayS } from "../../../shared/backoff.ts";
 
 export const MAX_ATTEMPTS = 12;
 const LAG_RETRY_S = 3 * 3600;
@@ -45,12 +46,6 @@ type Outcome =
   | { kind: "fetched" }
   | { kind: "retry"; delayS: number; reason: string }
   | { kind: "give_up"; reason: string };
-
-/** The n-th outage's wait: uniform in [60 s, min(1 h, 60 s * 2^(n-1))]. */
-export function outageDelayS(attempt: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(3600, 60 * 2 ** Math.max(0, attempt - 1));
-  return Math.round(60 + (ceiling - 60) * random());
-}
 
 const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 

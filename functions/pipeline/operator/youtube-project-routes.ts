@@ -18,6 +18,7 @@ function toProject(row: YouTubeProjectPlan, env: { GOOGLE_OAUTH_CLIENT_ID: strin
     upload_calls_per_day: row.upload_calls_per_day,
     api_units_per_day: row.api_units_per_day,
     analytics_queries_per_day: row.analytics_queries_per_day,
+    stats_units_per_day: row.stats_units_per_day,
     accounts: row.accounts,
     active_accounts: row.active_accounts,
     planned_uploads_per_day: row.planned_uploads_per_day,
@@ -71,6 +72,7 @@ export function youtubeProjectHandlers(
         uploadCallsPerDay: body.upload_calls_per_day,
         apiUnitsPerDay: body.api_units_per_day,
         analyticsQueriesPerDay: body.analytics_queries_per_day,
+        statsUnitsPerDay: body.stats_units_per_day,
       });
       const project = toProject(await namedProject(deps, body.name), deps.env);
       deps.logger.info(

@@ -74,13 +74,14 @@ const LockedPublication = z.object({
   account_id: z.string().uuid(),
   dimension_id: DimensionId,
   channel_handle: z.string(),
+  platform: Platform,
   external_id: z.string().nullable(),
   privacy_status: z.string(),
   published_at: z.date().nullable(),
 }).strict();
 type LockedPublication = z.infer<typeof LockedPublication>;
 
-/** The newest uploads YouTube locked private. */
+/** The newest uploads a platform made another privacy than the one asked (YouTube private, TikTok SELF_ONLY). */
 export function listLockedPublications(sql: Queryable, limit = 20): Promise<LockedPublication[]> {
   return manyRows("list_locked_publications", LockedPublication, sql`select * from mdame.list_locked_publications(${limit}::integer)`);
 }

@@ -8,9 +8,19 @@
 import { z } from "zod";
 import type { Queryable } from "../client.ts";
 import { oneRow } from "./query.ts";
+import { YouTubeBucket } from "../../contracts/youtube-project.ts";
 
 /** The calls the ledger prices (mdame.youtube_call_costs). */
-export const YouTubeCallKind = z.enum(["videos.insert", "videos.list", "channels.list", "videoCategories.list", "videos.update", "analytics.reports.query"]);
+export const YouTubeCallKind = z.enum([
+  "videos.insert",
+  "videos.list",
+  "channels.list",
+  "videoCategories.list",
+  "videos.update",
+  "thumbnails.set",
+  "videos.batchGetStats",
+  "analytics.reports.query",
+]);
 export type YouTubeCallKind = z.infer<typeof YouTubeCallKind>;
 
 /** YouTube's answers that say its own count is spent, which the ledger takes over. */
@@ -24,8 +34,7 @@ export const QuotaLedgerEntry = z.object({
   account_id: z.string().uuid(),
   publication_id: z.string().uuid().nullable(),
   call_kind: YouTubeCallKind,
-  /** uploads (videos.insert), units (Data API), analytics (the Analytics API's own queries). */
-  bucket: z.enum(["uploads", "units", "analytics"]),
+  bucket: YouTubeBucket,
   cost: z.number().int().positive(),
   /** The Pacific calendar day the call is charged to. */
   quota_day: z.coerce.date(),

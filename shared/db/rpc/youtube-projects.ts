@@ -5,7 +5,13 @@ import type { Queryable } from "../client.ts";
 import { manyRows, oneRow, swapped } from "./query.ts";
 
 /** A row of mdame.youtube_projects: the client and its daily buckets as the API shows them (YouTubeProject), its dates, name and sealed secret. */
-const YouTubeProjectRow = YouTubeProject.pick({ oauth_client_id: true, upload_calls_per_day: true, api_units_per_day: true, analytics_queries_per_day: true })
+const YouTubeProjectRow = YouTubeProject.pick({
+  oauth_client_id: true,
+  upload_calls_per_day: true,
+  api_units_per_day: true,
+  analytics_queries_per_day: true,
+  stats_units_per_day: true,
+})
   .extend({
     created_at: z.date(),
     updated_at: z.date(),
@@ -30,14 +36,23 @@ export function getYouTubeProjects(sql: Queryable): Promise<YouTubeProjectPlan[]
 /** Registers a project under `name` with its secret sealed for its client id; absent sizes are YouTube's defaults (or the row's). */
 export function registerYouTubeProject(
   sql: Queryable,
-  p: { name: string; oauthClientId: string; sealedSecret: string; uploadCallsPerDay?: number; apiUnitsPerDay?: number; analyticsQueriesPerDay?: number },
+  p: {
+    name: string;
+    oauthClientId: string;
+    sealedSecret: string;
+    uploadCallsPerDay?: number;
+    apiUnitsPerDay?: number;
+    analyticsQueriesPerDay?: number;
+    statsUnitsPerDay?: number;
+  },
 ): Promise<YouTubeProjectRow> {
   return oneRow(
     "register_youtube_project",
     YouTubeProjectRow,
     sql`
     select * from mdame.register_youtube_project(${p.name}::text, ${p.oauthClientId}::text, ${p.sealedSecret}::text,
-      ${p.uploadCallsPerDay ?? null}::integer, ${p.apiUnitsPerDay ?? null}::integer, ${p.analyticsQueriesPerDay ?? null}::integer)`,
+      ${p.uploadCallsPerDay ?? null}::integer, ${p.apiUnitsPerDay ?? null}::integer, ${p.analyticsQueriesPerDay ?? null}::integer,
+      ${p.statsUnitsPerDay ?? null}::integer)`,
   );
 }
 

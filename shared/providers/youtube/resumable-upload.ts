@@ -17,7 +17,8 @@
  */
 import { open } from "node:fs/promises";
 import { z } from "zod";
-import { errorForStatus, ProviderError, ProviderRejectedError, ProviderUnavailableError } from "../errors.ts";
+import { ProviderError, ProviderRejectedError, ProviderUnavailableError } from "../errors.ts";
+import { dataApiError, googleErrorOf } from "./data-api-error.ts";
 
 const PROVIDER = "youtube";
 const CHUNK_UNIT = 256 * 1024;
@@ -80,20 +81,12 @@ async function send(url: string, init: RequestInit, what: string): Promise<Respo
 }
 
 async function failure(response: Response, what: string): Promise<ProviderError> {
-  const text = await response.text().catch(() => "");
-  let message = text.slice(0, 300);
-  let reason: string | undefined;
-  try {
-    const body = JSON.parse(text);
-    message = body?.error?.message ?? message;
-    // The Data API's error reason (quotaExceeded, uploadLimitExceeded, ...) is what callers act on.
-    const first = Array.isArray(body?.error?.errors) ? body.error.errors[0]?.reason : undefined;
-    reason = typeof first === "string" ? first : undefined;
-  } catch { /* not JSON: keep the text */ }
   if (response.status === 404 || response.status === 410) {
+    const { message } = await googleErrorOf(response);
     return new UploadSessionExpiredError(`${what}: upload session not found or expired (${response.status}) ${message}`, response.status);
   }
-  return errorForStatus(PROVIDER, response.status, `${what}: YouTube answered ${response.status}${reason ? ` ${reason}` : ""}: ${message}`, undefined, reason);
+  // The Data API's error reason (quotaExceeded, uploadLimitExceeded, ...) is what callers act on.
+  return await dataApiError(PROVIDER, response, what);
 }
 
 async function videoFrom(response: Response, what: string): Promise<UploadedVideo> {

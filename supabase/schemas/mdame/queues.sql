@@ -1,11 +1,12 @@
 -- pgmq queues: stage tasks drained by the pipeline Edge Function; visual_generation and render
--- pulled by the Bun workers; analytics_fetches (YouTube Analytics fetches of published videos) drained by
--- the pipeline's tick after its stage tasks. pgmq.create does nothing for a queue that exists.
+-- pulled by the Bun workers; analytics_fetches (YouTube Analytics fetches of published videos) and
+-- thumbnail_sets (their Shorts thumbnails) drained by the pipeline's tick after its stage tasks. pgmq.create does nothing for a queue that exists.
 
 select pgmq.create('render');
 select pgmq.create('stage_tasks');
 select pgmq.create('visual_generation');
 select pgmq.create('analytics_fetches');
+select pgmq.create('thumbnail_sets');
 
 -- The recovery pass finds a unit's queued work by its unit id (mdame.queued_work_state,
 -- cancel_queued_work) and the tick finds worker jobs read past their limit by read count: indexes,

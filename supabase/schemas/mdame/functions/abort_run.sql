@@ -44,7 +44,7 @@ begin
       v_cancelled := v_cancelled + 1;
     end if;
     v_voices := v_voices || array[v_unit.voice->>'audio_key', regexp_replace(v_unit.voice->>'audio_key', '\.[^./]*$', '') || '.json'];
-    v_videos := v_videos || (v_unit.video->>'video_key');
+    v_videos := v_videos || mdame.video_asset_keys(v_unit.video);
     update mdame.work_units u
        set voice = case when u.voice is null or u.voice ? 'deleted_at' then u.voice else u.voice || jsonb_build_object('deleted_at', now()) end,
            video = case when u.video is null or u.video ? 'deleted_at' then u.video else u.video || jsonb_build_object('deleted_at', now()) end

@@ -6,14 +6,14 @@
 -- declared schema creates it before youtube_quota_day, which a SQL body would need to exist.
 
 create or replace function mdame.get_youtube_projects()
-returns table(oauth_client_id text, name text, client_secret_enc text, upload_calls_per_day integer, api_units_per_day integer, analytics_queries_per_day integer, accounts integer, active_accounts integer, planned_uploads_per_day integer, uploads_today integer, created_at timestamp with time zone)
+returns table(oauth_client_id text, name text, client_secret_enc text, upload_calls_per_day integer, api_units_per_day integer, analytics_queries_per_day integer, stats_units_per_day integer, accounts integer, active_accounts integer, planned_uploads_per_day integer, uploads_today integer, created_at timestamp with time zone)
 language plpgsql
 stable security definer
 set search_path = ''
 as $$
 begin
   return query
-  select p.oauth_client_id, p.name, p.client_secret_enc, p.upload_calls_per_day, p.api_units_per_day, p.analytics_queries_per_day,
+  select p.oauth_client_id, p.name, p.client_secret_enc, p.upload_calls_per_day, p.api_units_per_day, p.analytics_queries_per_day, p.stats_units_per_day,
          (select count(*)::integer from mdame.dimension_accounts a
            where a.platform = 'youtube' and a.oauth_client_id = p.oauth_client_id and a.credentials_enc is not null),
          (select count(*)::integer from mdame.dimension_accounts a

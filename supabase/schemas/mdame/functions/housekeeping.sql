@@ -79,9 +79,10 @@ begin
     ), released as (
       update mdame.work_units u set video = u.video || jsonb_build_object('deleted_at', v_now)
         from doomed d where u.id = d.id
-      returning u.video->>'video_key' as key
+      returning u.id, mdame.video_asset_keys(u.video) as keys
     )
-    select count(*), array_agg(distinct released.key) into v_deleted, v_keys from released;
+    select count(distinct released.id), array_agg(distinct k) filter (where k is not null) into v_deleted, v_keys
+      from released left join lateral unnest(released.keys) k on true;
     v_queued := mdame.queue_storage_deletions(v_keys, 'render');
   end if;
   kind := 'renders'; due := v_due; deleted := v_deleted; storage_keys_queued := v_queued;

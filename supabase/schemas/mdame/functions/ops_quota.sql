@@ -1,5 +1,5 @@
 -- The ops dashboard's quota and account health (GET /pipeline/ops/quota, shared/contracts/ops.ts
--- OpsQuota): each Google project's three YouTube buckets for the current quota day (the Pacific
+-- OpsQuota): each Google project's four YouTube buckets for the current quota day (the Pacific
 -- date of the engine clock), used (settled) and reserved against the project's size; each TikTok
 -- account's rate windows; every dimension account's state and upload window. Which granted scopes
 -- are missing is worked out by the route (OPS_REQUIRED_SCOPES). PL/pgSQL: the declared schema
@@ -16,11 +16,9 @@ begin
   with clock as (
     select mdame.engine_now() as now, mdame.youtube_quota_day(mdame.engine_now()) as day
   ), buckets as (
-    select pr.oauth_client_id, b.bucket, b.ord,
-           case b.bucket when 'uploads' then pr.upload_calls_per_day when 'units' then pr.api_units_per_day
-                         else pr.analytics_queries_per_day end as size
+    select pr.oauth_client_id, b.bucket, b.ord, mdame.youtube_bucket_size(pr, b.bucket) as size
       from mdame.youtube_projects pr
-     cross join unnest(array['uploads', 'units', 'analytics']) with ordinality b(bucket, ord)
+     cross join unnest(array['uploads', 'units', 'stats', 'analytics']) with ordinality b(bucket, ord)
   ), spent as (
     select l.oauth_client_id, l.bucket,
            coalesce(sum(l.cost) filter (where l.status = 'settled'), 0) as used,

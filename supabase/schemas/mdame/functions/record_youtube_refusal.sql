@@ -39,9 +39,7 @@ begin
   end if;
 
   if p_reason = 'quotaExceeded' then
-    v_size := case v_entry.bucket when 'uploads' then v_project.upload_calls_per_day
-                             when 'analytics' then v_project.analytics_queries_per_day
-                             else v_project.api_units_per_day end;
+    v_size := mdame.youtube_bucket_size(v_project, v_entry.bucket);
     select coalesce(sum(cost), 0) into v_used from mdame.quota_ledger
      where oauth_client_id = v_project.oauth_client_id and quota_day = v_day and bucket = v_entry.bucket and status <> 'released';
     if v_used < v_size then

@@ -5,7 +5,7 @@
 -- ledger. The name `default` is the environment's client (GOOGLE_OAUTH_CLIENT_ID/SECRET) and cannot
 -- be registered. Bad input is 22023; a name or a client registered already is MDS01.
 
-create or replace function mdame.register_youtube_project(p_name text, p_oauth_client_id text, p_client_secret_enc text, p_upload_calls_per_day integer default null::integer, p_api_units_per_day integer default null::integer, p_analytics_queries_per_day integer default null::integer)
+create or replace function mdame.register_youtube_project(p_name text, p_oauth_client_id text, p_client_secret_enc text, p_upload_calls_per_day integer default null::integer, p_api_units_per_day integer default null::integer, p_analytics_queries_per_day integer default null::integer, p_stats_units_per_day integer default null::integer)
 returns mdame.youtube_projects
 language plpgsql
 security definer
@@ -32,7 +32,7 @@ begin
   if coalesce(p_client_secret_enc, '') !~ '^v2\.' then
     raise exception 'the client secret must be sealed with the credentials key ring' using errcode = '22023';
   end if;
-  if least(p_upload_calls_per_day, p_api_units_per_day, p_analytics_queries_per_day) < 0 then
+  if least(p_upload_calls_per_day, p_api_units_per_day, p_analytics_queries_per_day, p_stats_units_per_day) < 0 then
     raise exception 'bucket sizes are zero or more' using errcode = '22023';
   end if;
   if v_named.oauth_client_id is not null then
@@ -43,15 +43,17 @@ begin
     raise exception 'the OAuth client % is registered already as project %', p_oauth_client_id, v_client.name using errcode = 'MDS01';
   end if;
 
-  insert into mdame.youtube_projects as p (oauth_client_id, name, client_secret_enc, upload_calls_per_day, api_units_per_day, analytics_queries_per_day)
+  insert into mdame.youtube_projects as p (oauth_client_id, name, client_secret_enc, upload_calls_per_day, api_units_per_day, analytics_queries_per_day,
+                                     stats_units_per_day)
   values (p_oauth_client_id, p_name, p_client_secret_enc, coalesce(p_upload_calls_per_day, 100), coalesce(p_api_units_per_day, 10000),
-          coalesce(p_analytics_queries_per_day, 10000))
+          coalesce(p_analytics_queries_per_day, 10000), coalesce(p_stats_units_per_day, 10000))
   on conflict (oauth_client_id) do update
     set name = excluded.name,
         client_secret_enc = excluded.client_secret_enc,
         upload_calls_per_day = coalesce(p_upload_calls_per_day, p.upload_calls_per_day),
         api_units_per_day = coalesce(p_api_units_per_day, p.api_units_per_day),
         analytics_queries_per_day = coalesce(p_analytics_queries_per_day, p.analytics_queries_per_day),
+        stats_units_per_day = coalesce(p_stats_units_per_day, p.stats_units_per_day),
         updated_at = now()
   returning * into v_row;
   return v_row;

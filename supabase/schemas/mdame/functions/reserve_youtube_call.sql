@@ -1,5 +1,5 @@
 -- Reserves one YouTube call before it is made: its cost (mdame.youtube_call_costs) from the bucket
--- (uploads, Data API units, or the Analytics API's own queries)
+-- (uploads, Data API units, videos.batchGetStats units, or the Analytics API's own queries)
 -- of the account's Google project for the current Pacific quota day and, for videos.insert, a place
 -- in the channel's rolling 24-hour upload cap, both on the engine's clock (mdame.engine_now). The project row is locked first, so two publishers
 -- racing for the last unit are served one after the other and exactly one gets it. A publication's
@@ -47,9 +47,7 @@ begin
     end if;
   end if;
 
-  v_size := case v_cost.bucket when 'uploads' then v_project.upload_calls_per_day
-                             when 'analytics' then v_project.analytics_queries_per_day
-                             else v_project.api_units_per_day end;
+  v_size := mdame.youtube_bucket_size(v_project, v_cost.bucket);
   select coalesce(sum(cost), 0) into v_used from mdame.quota_ledger
    where oauth_client_id = v_project.oauth_client_id and quota_day = v_day and bucket = v_cost.bucket and status <> 'released';
   if v_used + v_cost.cost > v_size then

@@ -1,6 +1,6 @@
 -- The pgmq queues the Bun pull workers serve (gpu-worker: visual_generation, render-runner:
 -- render): the queues a worker may beat for, and the ones mdame.queues_without_workers watches.
--- stage_tasks and analytics_fetches are drained by the pipeline Edge Function, not pulled.
+-- stage_tasks, analytics_fetches and thumbnail_sets are drained by the pipeline Edge Function, not pulled.
 
 create or replace function mdame.worker_queues()
 returns setof text

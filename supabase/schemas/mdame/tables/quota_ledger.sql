@@ -15,7 +15,7 @@ create table mdame.quota_ledger (
   created_at timestamp with time zone not null default now(),
   settled_at timestamp with time zone,
   constraint quota_ledger_pkey primary key (id),
-  constraint quota_ledger_bucket_check check ((bucket = any (array['uploads'::text, 'units'::text, 'analytics'::text]))),
+  constraint quota_ledger_bucket_check check ((bucket = any (array['uploads'::text, 'units'::text, 'analytics'::text, 'stats'::text]))),
   constraint quota_ledger_cost_check check ((cost > 0)),
   constraint quota_ledger_entry_check check ((entry = any (array['call'::text, 'correction'::text]))),
   constraint quota_ledger_status_check check ((status = any (array['reserved'::text, 'settled'::text, 'released'::text]))),
