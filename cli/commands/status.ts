@@ -74,22 +74,28 @@ export function formatRunStatus(status: RunStatus, nowMs: number, width?: number
   return lines;
 }
 
-/** The YouTube Analytics fetched for a run's published videos, as lines (none before the first fetch). Pure, for tests. */
+/**
+ * The figures fetched for a run's published videos (YouTube Analytics', TikTok's), as lines (none
+ * before the first fetch); a figure the platform does not report shows as "-". Pure, for tests.
+ */
 export function formatRunAnalytics(analytics: RunVideoAnalytics[], nowMs: number, width?: number): string[] {
   if (analytics.length === 0) return [];
+  const dash = (value: number | null, show: (v: number) => string = String) => value === null ? "-" : show(value);
   return [
     "",
     ...formatTable(
-      ["unit", "video", "window", "views", "engaged views", "avg % viewed", "avg duration", "likes", "fetched"],
+      ["unit", "video", "window", "views", "engaged views", "avg % viewed", "avg duration", "likes", "comments", "shares", "fetched"],
       analytics.map((a) => [
         a.unit_id.slice(0, 8),
-        `${a.channel_handle} ${a.external_id ?? ""}`.trim(),
+        `${a.platform} ${a.channel_handle} ${a.external_id ?? ""}`.trim(),
         `day ${a.window_days}`,
         String(a.views),
-        String(a.engaged_views),
-        `${a.average_view_percentage.toFixed(1)}%`,
-        `${a.average_view_duration_s.toFixed(0)}s`,
+        dash(a.engaged_views),
+        dash(a.average_view_percentage, (v) => `${v.toFixed(1)}%`),
+        dash(a.average_view_duration_s, (v) => `${v.toFixed(0)}s`),
         String(a.likes),
+        dash(a.comments),
+        dash(a.shares),
         `${formatAge(a.fetched_at, nowMs)} ago`,
       ]),
       width,

@@ -239,6 +239,7 @@ export const examples = {
     analytics: [{
       unit_id: UNIT_ID,
       publication_id: PUBLICATION_ID,
+      platform: "youtube",
       external_id: "dQw4w9WgXcQ",
       channel_handle: "@techexplained",
       window_days: 3,
@@ -247,6 +248,8 @@ export const examples = {
       average_view_percentage: 78.4,
       average_view_duration_s: 33.1,
       likes: 96,
+      comments: null,
+      shares: null,
       fetched_at: LATER,
     }],
   },

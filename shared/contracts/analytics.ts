@@ -1,23 +1,33 @@
 import { z } from "zod";
 import { timestamp } from "./columns.ts";
+import { Platform } from "./account.ts";
 
 /**
- * GET /pipeline/runs/:id/analytics (`mdame status`): the YouTube Analytics figures fetched for a
- * run's published videos, one entry per video and window (3 or 7 days after publication).
+ * GET /pipeline/runs/:id/analytics (`mdame status`): the figures fetched for a run's published
+ * videos, one entry per video and window (3 or 7 days after publication): YouTube Analytics' for a
+ * YouTube video (engaged views, the view averages), TikTok video/query's for a TikTok post
+ * (comments, shares); a figure the platform does not report is null.
  */
 export const RunVideoAnalytics = z.object({
   unit_id: z.string().uuid(),
   publication_id: z.string().uuid(),
-  /** The YouTube video id. */
+  platform: Platform,
+  /** The platform's id of the video or post. */
   external_id: z.string().nullable(),
   channel_handle: z.string(),
   window_days: z.union([z.literal(3), z.literal(7)]),
   views: z.number().int().nonnegative(),
-  engaged_views: z.number().int().nonnegative(),
-  /** Average share of the video watched, percent (a Short watched again can pass 100). */
-  average_view_percentage: z.number().nonnegative(),
-  average_view_duration_s: z.number().nonnegative(),
+  /** YouTube only. */
+  engaged_views: z.number().int().nonnegative().nullable(),
+  /** Average share of the video watched, percent (a Short watched again can pass 100); YouTube only. */
+  average_view_percentage: z.number().nonnegative().nullable(),
+  /** YouTube only. */
+  average_view_duration_s: z.number().nonnegative().nullable(),
   likes: z.number().int().nonnegative(),
+  /** TikTok only. */
+  comments: z.number().int().nonnegative().nullable(),
+  /** TikTok only. */
+  shares: z.number().int().nonnegative().nullable(),
   fetched_at: timestamp,
 }).strict();
 export type RunVideoAnalytics = z.infer<typeof RunVideoAnalytics>;

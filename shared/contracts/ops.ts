@@ -240,18 +240,20 @@ export const OpsScene = z.object({
 }).strict();
 export type OpsScene = z.infer<typeof OpsScene>;
 
-/** One YouTube Analytics window of the video (mdame.video_analytics). */
+/** One analytics window of the video (mdame.video_analytics): YouTube's figures, or TikTok's (null where the platform reports none). */
 const OpsAnalyticsWindow = z.object({
   window_days: z.number().int(),
   fetched_at: timestamp,
   period_start: z.string(),
   period_end: z.string(),
   views: count,
-  engaged_views: count,
-  average_view_duration_s: z.number(),
-  average_view_percentage: z.number(),
+  engaged_views: count.nullable(),
+  average_view_duration_s: z.number().nullable(),
+  average_view_percentage: z.number().nullable(),
   likes: count,
-  /** [{ratio, watch_ratio}] in ratio order. */
+  comments: count.nullable(),
+  shares: count.nullable(),
+  /** [{ratio, watch_ratio}] in ratio order; empty for a platform that reports no retention. */
   retention: z.array(z.object({ ratio: z.number(), watch_ratio: z.number() }).strict()),
 }).strict();
 type OpsAnalyticsWindow = z.infer<typeof OpsAnalyticsWindow>;

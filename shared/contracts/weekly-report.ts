@@ -29,10 +29,35 @@ export const ReportVideo = z.object({
   platform: Platform,
   title: z.string(),
   url: z.string().url().nullable(),
-  ...RunVideoAnalytics.pick({ window_days: true, views: true, engaged_views: true, average_view_duration_s: true, average_view_percentage: true, likes: true })
-    .shape,
+  ...RunVideoAnalytics.pick({
+    window_days: true,
+    views: true,
+    engaged_views: true,
+    average_view_duration_s: true,
+    average_view_percentage: true,
+    likes: true,
+    comments: true,
+    shares: true,
+  }).shape,
 }).strict();
 export type ReportVideo = z.infer<typeof ReportVideo>;
+
+/** One platform's videos with analytics this week: totals, and its most and least viewed video. */
+const PlatformWeek = z.object({
+  platform: Platform,
+  videos: count,
+  views: count,
+  likes: count,
+  /** YouTube's: summed engaged views, and the mean of the videos' average view percentages; null elsewhere. */
+  engaged_views: count.nullable(),
+  average_view_percentage: z.number().nonnegative().nullable(),
+  /** TikTok's: summed comments and shares; null elsewhere. */
+  comments: count.nullable(),
+  shares: count.nullable(),
+  most_viewed: ReportVideo,
+  least_viewed: ReportVideo,
+}).strict();
+export type PlatformWeek = z.infer<typeof PlatformWeek>;
 
 const DailyOutcomes = z.object({ date: isoDate, published: count, rejected: count, failed: count }).strict();
 type DailyOutcomes = z.infer<typeof DailyOutcomes>;
@@ -81,6 +106,8 @@ export const WeeklyReport = z.object({
     worst_engaged: ReportVideo.nullable(),
     best_retention: ReportVideo.nullable(),
     worst_retention: ReportVideo.nullable(),
+    /** Each platform's figures, by platform name. */
+    by_platform: z.array(PlatformWeek),
   }).strict(),
 }).strict();
 export type WeeklyReport = z.infer<typeof WeeklyReport>;

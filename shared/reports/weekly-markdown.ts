@@ -4,7 +4,7 @@
  * it is put on one line and every Markdown metacharacter is escaped, so a title cannot add a link,
  * a heading, a table row or an image to the report.
  */
-import type { CacheFigures, ReportVideo, WeeklyReport } from "../contracts/weekly-report.ts";
+import type { CacheFigures, PlatformWeek, ReportVideo, WeeklyReport } from "../contracts/weekly-report.ts";
 
 const MAX_TEXT = 120;
 /** The characters escapeMarkdown escapes: every one Markdown (or a chat's dialect of it) may read as syntax. */
@@ -42,13 +42,49 @@ function cacheRow(name: string, figures: CacheFigures): string {
   return `| ${name} | ${figures.hits} / ${figures.lookups} | ${percent(figures.hit_rate)} |`;
 }
 
+/** A video's figures as its platform reports them: YouTube's watch figures, TikTok's comments and shares. */
+function figures(video: ReportVideo): string {
+  const parts = video.engaged_views === null ? [`${video.views} views`] : [`${video.engaged_views} engaged of ${video.views} views`];
+  if (video.average_view_percentage !== null) {
+    parts.push(
+      `${video.average_view_percentage.toFixed(1)} % watched on average${
+        video.average_view_duration_s === null ? "" : ` (${video.average_view_duration_s.toFixed(1)} s)`
+      }`,
+    );
+  }
+  parts.push(`${video.likes} likes`);
+  if (video.comments !== null) parts.push(`${video.comments} comments`);
+  if (video.shares !== null) parts.push(`${video.shares} shares`);
+  return parts.join(", ");
+}
+
 function videoLine(label: string, video: ReportVideo | null): string {
   if (video === null) return `- ${label}: –`;
   const title = escapeMarkdown(video.title);
   const target = video.url === null ? null : linkTarget(video.url);
   const name = target === null ? title : `[${title}](${target})`;
-  return `- ${label}: ${name} (${video.platform}, day ${video.window_days}): ${video.engaged_views} engaged of ${video.views} views, ` +
-    `${video.average_view_percentage.toFixed(1)} % watched on average (${video.average_view_duration_s.toFixed(1)} s), ${video.likes} likes`;
+  return `- ${label}: ${name} (${video.platform}, day ${video.window_days}): ${figures(video)}`;
+}
+
+const PLATFORM_NAMES: Record<PlatformWeek["platform"], string> = { youtube: "YouTube", tiktok: "TikTok" };
+
+/** One platform's week: its totals, then its most and least viewed video. */
+function platformLines(week: PlatformWeek): string[] {
+  const totals = [`${week.videos} video${week.videos === 1 ? "" : "s"}`, `${week.views} views`];
+  if (week.engaged_views !== null) totals.push(`${week.engaged_views} engaged`);
+  if (week.average_view_percentage !== null) totals.push(`${week.average_view_percentage.toFixed(1)} % watched on average`);
+  totals.push(`${week.likes} likes`);
+  if (week.comments !== null) totals.push(`${week.comments} comments`);
+  if (week.shares !== null) totals.push(`${week.shares} shares`);
+  return [
+    "",
+    `### ${PLATFORM_NAMES[week.platform]}`,
+    "",
+    `${totals.join(", ")}.`,
+    "",
+    videoLine("Most viewed", week.most_viewed),
+    ...(week.videos > 1 ? [videoLine("Least viewed", week.least_viewed)] : []),
+  ];
 }
 
 /** The report as Markdown. */
@@ -106,11 +142,18 @@ export function renderWeeklyMarkdown(report: WeeklyReport): string {
     lines.push(
       `${report.videos.count} video${report.videos.count === 1 ? "" : "s"} with analytics this week (latest window of each).`,
       "",
-      videoLine("Most engaged views", report.videos.best_engaged),
-      videoLine("Fewest engaged views", report.videos.worst_engaged),
-      videoLine("Best retention", report.videos.best_retention),
-      videoLine("Worst retention", report.videos.worst_retention),
     );
+    // Engagement and retention are YouTube's measures: shown when a YouTube video has them.
+    if (report.videos.best_engaged !== null || report.videos.best_retention !== null) {
+      lines.push(
+        "",
+        videoLine("Most engaged views", report.videos.best_engaged),
+        videoLine("Fewest engaged views", report.videos.worst_engaged),
+        videoLine("Best retention", report.videos.best_retention),
+        videoLine("Worst retention", report.videos.worst_retention),
+      );
+    }
+    for (const week of report.videos.by_platform) lines.push(...platformLines(week));
   }
   return `${lines.join("\n")}\n`;
 }

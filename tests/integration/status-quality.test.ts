@@ -90,7 +90,7 @@ test("status shows loudness, true peak, duration and the verdict of each rendere
     returning id`;
   const [{ msg_id: msgId }] = await admin`select pgmq.send('render', ${admin.json({ unit_id: unitId })}) as msg_id`;
   await admin`select mdame.complete_render_job(${msgId}, ${unitId}, ${
-    admin.json({ video_key: `renders/${"b".repeat(64)}.mp4`, duration_s: 41.5, render_ms: 9000 })
+    admin.json({ video_key: `renders/${"b".repeat(64)}.mp4`, duration_s: 41.5, render_ms: 9000, cover_key: `renders/${"b".repeat(64)}.cover.jpg` })
   },
                                                   'wh-status-quality', ${admin.json(REPORT)})`;
 
@@ -102,6 +102,8 @@ test("status shows loudness, true peak, duration and the verdict of each rendere
   const row = text.stdout.split("\n").find((l) => l.startsWith(unitId.slice(0, 8)))!;
   expect(row).toContain("-14.2 LUFS -1.6 dBTP 41.5s pass");
 
-  const json = JSON.parse((await mdame(["status", runId, "--json"])).stdout) as { units: Array<{ quality: QualityReport }> };
+  const json = JSON.parse((await mdame(["status", runId, "--json"])).stdout) as { units: Array<{ quality: QualityReport; video: { cover_key?: string } }> };
   expect(json.units[0].quality).toEqual(REPORT);
+  // The render's cover (what the render-runner reports beside the video) is part of the unit's status.
+  expect(json.units[0].video.cover_key).toBe(`renders/${"b".repeat(64)}.cover.jpg`);
 }, 60_000);

@@ -25,8 +25,23 @@ const video = (title: string, over: Partial<ReportVideo> = {}): ReportVideo => (
   average_view_duration_s: 31,
   average_view_percentage: 45,
   likes: 30,
+  comments: null,
+  shares: null,
   ...over,
 });
+
+/** A TikTok post's figures: counts only, TikTok reports no watch time. */
+const post = (title: string, over: Partial<ReportVideo> = {}): ReportVideo =>
+  video(title, {
+    platform: "tiktok",
+    url: "https://www.tiktok.com/@tech/video/7300000000000000001",
+    engaged_views: null,
+    average_view_duration_s: null,
+    average_view_percentage: null,
+    comments: 4,
+    shares: 7,
+    ...over,
+  });
 
 const HOSTILE = "Pwn ](https://evil.example) ![x](https://evil.example/t.png)\n# Heading <script>alert(1)</script> | col | `code` *bold* _i_";
 
@@ -65,6 +80,7 @@ function sample(over: Partial<WeeklyReport> = {}): WeeklyReport {
       worst_engaged: video("B", { engaged_views: 20, views: 900, url: "https://www.youtube.com/shorts/vid)B" }),
       best_retention: video("C", { average_view_percentage: 80 }),
       worst_retention: video(HOSTILE),
+      by_platform: [],
     },
     ...over,
   });
@@ -108,6 +124,76 @@ describe("weekly report Markdown", () => {
     expect([...escapeMarkdown("x".repeat(500))].length).toBe(120);
   });
 
+  test("each platform's week: its totals and its most and least viewed video, with the figures the platform reports", () => {
+    const md = renderWeeklyMarkdown(sample({
+      videos: {
+        ...sample().videos,
+        by_platform: [
+          {
+            platform: "tiktok",
+            videos: 2,
+            views: 1500,
+            likes: 90,
+            engaged_views: null,
+            average_view_percentage: null,
+            comments: 11,
+            shares: 20,
+            most_viewed: post("Big post", { views: 1200 }),
+            least_viewed: post("Small post", { views: 300 }),
+          },
+          {
+            platform: "youtube",
+            videos: 1,
+            views: 400,
+            likes: 30,
+            engaged_views: 300,
+            average_view_percentage: 45,
+            comments: null,
+            shares: null,
+            most_viewed: video("Only video"),
+            least_viewed: video("Only video"),
+          },
+        ],
+      },
+    }));
+    expect(md).toContain("### TikTok\n\n2 videos, 1500 views, 90 likes, 11 comments, 20 shares.");
+    expect(md).toContain(
+      "- Most viewed: [Big post](https://www.tiktok.com/@tech/video/7300000000000000001) (tiktok, day 7): 1200 views, 30 likes, 4 comments, 7 shares",
+    );
+    expect(md).toContain("- Least viewed: [Small post]");
+    expect(md).toContain("### YouTube\n\n1 video, 400 views, 300 engaged, 45.0 % watched on average, 30 likes.");
+    // One video: no least-viewed line that repeats it.
+    expect(md.split("### YouTube")[1]).not.toContain("Least viewed");
+  });
+
+  test("a TikTok-only week shows its posts' figures and no YouTube ranking", () => {
+    const md = renderWeeklyMarkdown(sample({
+      videos: {
+        count: 1,
+        best_engaged: null,
+        worst_engaged: null,
+        best_retention: null,
+        worst_retention: null,
+        by_platform: [{
+          platform: "tiktok",
+          videos: 1,
+          views: 800,
+          likes: 40,
+          engaged_views: null,
+          average_view_percentage: null,
+          comments: 3,
+          shares: 5,
+          most_viewed: post("Post"),
+          least_viewed: post("Post"),
+        }],
+      },
+    }));
+    expect(md).toContain("1 video with analytics this week");
+    expect(md).toContain("### TikTok");
+    expect(md).not.toContain("Most engaged views");
+    expect(md).not.toContain("retention");
+  });
+
   test("a link target that could close the link is encoded; a non-https one is dropped", () => {
     const md = renderWeeklyMarkdown(sample());
     expect(md).toContain("[B](https://www.youtube.com/shorts/vid%29B)");
@@ -121,7 +207,7 @@ describe("weekly report Markdown", () => {
       topics_rejected: [],
       stage_latency: [],
       quota: { youtube: [], tiktok: [] },
-      videos: { count: 0, best_engaged: null, worst_engaged: null, best_retention: null, worst_retention: null },
+      videos: { count: 0, best_engaged: null, worst_engaged: null, best_retention: null, worst_retention: null, by_platform: [] },
     });
     const md = renderWeeklyMarkdown(empty);
     expect(md).toContain("No stage finished this week.");

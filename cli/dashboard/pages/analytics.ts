@@ -1,4 +1,4 @@
-/** Analytics per video: each recent publication's day-3 and day-7 YouTube Analytics windows. */
+/** Analytics per video: each recent publication's day-3 and day-7 windows, YouTube Analytics' or TikTok's. */
 import { html } from "hono/html";
 import type { RunVideoAnalytics } from "../../../shared/contracts/analytics.ts";
 import type { DashboardApi } from "../ops-client.ts";
@@ -7,16 +7,27 @@ import { type Html, section, sectionError, table, when } from "../layout.ts";
 /** How many recent runs the page reads. */
 const ANALYTICS_RUNS = 10;
 
-type Figures = Pick<RunVideoAnalytics, "views" | "engaged_views" | "average_view_duration_s" | "average_view_percentage" | "likes" | "fetched_at">;
+type Figures = Pick<
+  RunVideoAnalytics,
+  "views" | "engaged_views" | "average_view_duration_s" | "average_view_percentage" | "likes" | "comments" | "shares" | "fetched_at"
+>;
 
-/** The cells of a window's figures, here and on a video's page: views, engaged, watched, %, likes, when fetched. */
+/** The headers of figureCells' cells. */
+export const FIGURE_HEADERS = ["views", "engaged", "avg. watched", "avg. %", "likes", "comments", "shares", "fetched"];
+
+/** A figure the platform does not report (YouTube's watch figures on TikTok, TikTok's comments on YouTube). */
+const dash = (value: number | null, show: (v: number) => string = String) => value === null ? "–" : show(value);
+
+/** The cells of a window's figures, here and on a video's page: FIGURE_HEADERS in order. */
 export function figureCells(a: Figures, nowMs: number): Html {
   return html`
     <td class="num">${a.views}</td>
-    <td class="num">${a.engaged_views}</td>
-    <td class="num">${a.average_view_duration_s.toFixed(1)} s</td>
-    <td class="num">${a.average_view_percentage.toFixed(1)} %</td>
+    <td class="num">${dash(a.engaged_views)}</td>
+    <td class="num">${dash(a.average_view_duration_s, (v) => `${v.toFixed(1)} s`)}</td>
+    <td class="num">${dash(a.average_view_percentage, (v) => `${v.toFixed(1)} %`)}</td>
     <td class="num">${a.likes}</td>
+    <td class="num">${dash(a.comments)}</td>
+    <td class="num">${dash(a.shares)}</td>
     <td>${when(a.fetched_at, nowMs)}</td>
   `;
 }
@@ -26,7 +37,7 @@ function row(a: RunVideoAnalytics, titles: Map<string, string>, nowMs: number): 
   return html`
     <tr data-publication="${a.publication_id}">
       <td><a href="/videos/${a.publication_id}">${title ?? a.external_id ?? a.publication_id.slice(0, 8)}</a></td>
-      <td>${a.channel_handle}</td>
+      <td>${a.platform} ${a.channel_handle}</td>
       <td>day ${a.window_days}</td>
       ${figureCells(a, nowMs)}
     </tr>
@@ -48,7 +59,7 @@ export function analyticsPage({ api, ops }: DashboardApi, nowMs: number): Promis
     });
     return html`${errors}${
       table(
-        ["video", "channel", "window", "views", "engaged", "avg. watched", "avg. %", "likes", "fetched"],
+        ["video", "channel", "window", ...FIGURE_HEADERS],
         rows,
         `No analytics fetched for the last ${ANALYTICS_RUNS} runs' videos.`,
       )

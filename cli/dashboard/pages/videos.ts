@@ -7,7 +7,7 @@ import type { OpsScene, OpsVideo, OpsVideoDetail } from "../../../shared/contrac
 import type { QualityReport } from "../../../shared/contracts/quality.ts";
 import type { DashboardApi } from "../ops-client.ts";
 import { badge, type Html, section, sectionError, table, when } from "../layout.ts";
-import { figureCells } from "./analytics.ts";
+import { FIGURE_HEADERS, figureCells } from "./analytics.ts";
 
 /** A link only when it is http(s): a `javascript:` URL in data never becomes one. */
 export function safeHttpUrl(value: string | null): string | null {
@@ -160,7 +160,7 @@ function detail(d: OpsVideoDetail, nowMs: number): Html {
       "No scene recorded.",
     )}</section>
     <section id="analytics"><h2>Analytics</h2>${table(
-      ["window", "period", "views", "engaged", "avg. watched", "avg. %", "likes", "fetched"],
+      ["window", "period", ...FIGURE_HEADERS],
       analytics,
       "No analytics fetched yet.",
     )}</section>

@@ -1,10 +1,16 @@
 /**
- * The YouTube Analytics fetches the tick drains after its stage tasks (docs/reference/analytics.md). Each
+ * The analytics fetches the tick drains after its stage tasks (docs/reference/analytics.md). Each
  * claimed fetch (a published video's day-3 or day-7 window, enqueued hourly by
- * mdame.schedule_analytics_fetches) opens the account's refresh token, reserves each
- * reports.query in the Google project's analytics bucket of the quota ledger, asks the totals and
- * the retention curve of the days since publication, and records them with
- * mdame.record_video_analytics, which archives the message once the row is written.
+ * mdame.schedule_analytics_fetches) opens the account's refresh token and, by the publication's
+ * platform:
+ * - YouTube: reserves each reports.query in the Google project's analytics bucket of the quota
+ *   ledger, asks the totals and the retention curve of the days since publication, and records them
+ *   with mdame.record_video_analytics;
+ * - TikTok: takes a place in the account's video.query rate window (600 a minute) and asks
+ *   video/query for the post's counts (views, likes, comments, shares: TikTok reports no watch
+ *   time), recorded with mdame.record_tiktok_video_analytics. A post TikTok no longer lists
+ *   (deleted, or made private) is given up.
+ * Either RPC archives the message once the row is written.
  *
  * What is not a success is retried through mdame.retry_analytics_fetch, never in a loop:
  * - no rows yet (YouTube's data lags 48-72 h): again in LAG_RETRY_S;
@@ -19,7 +25,18 @@
  */
 import { CredentialsKeyMissingError, CredentialsTamperedError, decryptCredentials } from "../../../shared/crypto/credentials.ts";
 import { markAccountNeedsReconnect } from "../../../shared/db/rpc/accounts.ts";
-import { claimAnalyticsFetches, type ClaimedAnalyticsFetch, recordVideoAnalytics, retryAnalyticsFetch } from "../../../shared/db/rpc/analytics.ts";
+import {
+  claimAnalyticsFetches,
+  type ClaimedAnalyticsFetch,
+  recordTikTokVideoAnalytics,
+  recordVideoAnalytics,
+  retryAnalyticsFetch,
+} from "../../../shared/db/rpc/analytics.ts";
+import { RateWindowFullError } from "../../../shared/db/errors.ts";
+import { reserveTikTokCall } from "../../../shared/db/rpc/tiktok-calls.ts";
+import { classifyTikTokRefusal } from "../../../shared/providers/tiktok/refusals.ts";
+import { queryVideoFigures } from "../../../shared/providers/tiktok/video-query.ts";
+import { platformAdapter } from "../platforms/registry.ts";
 import type { Logger } from "../../../shared/logging/logger.ts";
 import { ProviderError } from "../../../shared/providers/errors.ts";
 import { withYouTubeQuota } from "../../../shared/providers/youtube/quota.ts";
@@ -76,16 +93,79 @@ async function needsReconnect(deps: PipelineDeps, log: Logger, fetch: ClaimedAna
   return { kind: "retry", delayS: ACCOUNT_RETRY_S, reason: `account needs reconnecting: ${reason}` };
 }
 
-async function fetchOne(deps: PipelineDeps, log: Logger, fetch: ClaimedAnalyticsFetch): Promise<Outcome> {
-  if (!fetch.external_id || !fetch.published_at) return { kind: "give_up", reason: "the publication has no YouTube video id or publication time" };
-  if (!fetch.account_ready) return { kind: "retry", delayS: ACCOUNT_RETRY_S, reason: "the account is paused, needs reconnecting or holds no credentials" };
-  let refreshToken: string;
+/** The account's refresh token, or the outcome when it cannot be opened (the account then needs a new connect). */
+async function refreshTokenOf(deps: PipelineDeps, log: Logger, fetch: ClaimedAnalyticsFetch): Promise<string | Outcome> {
   try {
-    refreshToken = (await decryptCredentials(deps.credentialKeys, fetch.credentials_enc!, fetch.account_id)).refresh_token;
+    return (await decryptCredentials(deps.credentialKeys, fetch.credentials_enc!, fetch.account_id)).refresh_token;
   } catch (error) {
     if (error instanceof CredentialsKeyMissingError || error instanceof CredentialsTamperedError) return await needsReconnect(deps, log, fetch, error.message);
     throw error;
   }
+}
+
+async function fetchOne(deps: PipelineDeps, log: Logger, fetch: ClaimedAnalyticsFetch): Promise<Outcome> {
+  if (!fetch.external_id || !fetch.published_at) return { kind: "give_up", reason: "the publication has no platform id or publication time" };
+  if (!fetch.account_ready) return { kind: "retry", delayS: ACCOUNT_RETRY_S, reason: "the account is paused, needs reconnecting or holds no credentials" };
+  const refreshToken = await refreshTokenOf(deps, log, fetch);
+  if (typeof refreshToken !== "string") return refreshToken;
+  return fetch.platform === "tiktok" ? await fetchTikTok(deps, log, fetch, refreshToken) : await fetchYouTube(deps, log, fetch, refreshToken);
+}
+
+/** The period a window covers: the day of publication to `window_days` later (UTC dates). */
+function windowPeriod(fetch: ClaimedAnalyticsFetch): { startDate: string; endDate: string } {
+  const publishedMs = fetch.published_at!.getTime();
+  return { startDate: utcDate(publishedMs), endDate: utcDate(publishedMs + fetch.window_days * DAY_MS) };
+}
+
+async function fetchTikTok(deps: PipelineDeps, log: Logger, fetch: ClaimedAnalyticsFetch, refreshToken: string): Promise<Outcome> {
+  const postId = fetch.external_id!;
+  try {
+    const accessToken = await platformAdapter("tiktok").accessToken(deps, {
+      target: {
+        account_id: fetch.account_id,
+        platform: "tiktok",
+        channel_handle: fetch.channel_handle,
+        credentials_enc: fetch.credentials_enc,
+        health_state: "ok",
+      },
+      refreshToken,
+    });
+    try {
+      await reserveTikTokCall(deps.sql, fetch.account_id, "video.query");
+    } catch (error) {
+      if (error instanceof RateWindowFullError) {
+        const until = error.notBefore ?? new Date(fetch.engine_now.getTime() + 60_000);
+        return { kind: "retry", delayS: delayUntil(fetch, until), reason: `the account's video.query rate window is full until ${until.toISOString()}` };
+      }
+      throw error;
+    }
+    const [figures] = await queryVideoFigures({ accessToken, baseUrl: deps.env.TIKTOK_API_BASE_URL, postIds: [postId] });
+    if (!figures) return { kind: "give_up", reason: `TikTok no longer lists the post ${postId} (deleted, or no longer public)` };
+    const period = windowPeriod(fetch);
+    const row = await recordTikTokVideoAnalytics(deps.sql, {
+      publicationId: fetch.publication_id,
+      windowDays: fetch.window_days,
+      periodStart: period.startDate,
+      periodEnd: period.endDate,
+      views: figures.viewCount,
+      likes: figures.likeCount,
+      comments: figures.commentCount,
+      shares: figures.shareCount,
+      msgId: fetch.msg_id,
+    });
+    log.info({ status: "fetched", views: row.views, likes: row.likes, comments: row.comments, shares: row.shares }, "analytics fetched");
+    return { kind: "fetched" };
+  } catch (error) {
+    const refusal = classifyTikTokRefusal(error);
+    if (refusal?.kind === "needs_reconnect") return await needsReconnect(deps, log, fetch, refusal.reason);
+    if (refusal?.kind === "try_later") return { kind: "retry", delayS: delayUntil(fetch, refusal.notBefore), reason: refusal.reason };
+    if (!(error instanceof ProviderError)) throw error;
+    if (error.retriable) return { kind: "retry", delayS: outageDelayS(fetch.attempts), reason: error.message };
+    return { kind: "give_up", reason: error.message };
+  }
+}
+
+async function fetchYouTube(deps: PipelineDeps, log: Logger, fetch: ClaimedAnalyticsFetch, refreshToken: string): Promise<Outcome> {
   let accessToken: string;
   try {
     accessToken = await deps.youtubeAccessToken({ accountId: fetch.account_id, refreshToken });
@@ -95,14 +175,7 @@ async function fetchOne(deps: PipelineDeps, log: Logger, fetch: ClaimedAnalytics
     if (refusal?.kind === "grant_refused") return await needsReconnect(deps, log, fetch, refusal.reason);
     throw error;
   }
-  const publishedMs = fetch.published_at.getTime();
-  const query: VideoReportQuery = {
-    baseUrl: deps.env.YOUTUBE_ANALYTICS_BASE_URL,
-    accessToken,
-    videoId: fetch.external_id,
-    startDate: utcDate(publishedMs),
-    endDate: utcDate(publishedMs + fetch.window_days * DAY_MS),
-  };
+  const query: VideoReportQuery = { baseUrl: deps.env.YOUTUBE_ANALYTICS_BASE_URL, accessToken, videoId: fetch.external_id!, ...windowPeriod(fetch) };
   try {
     const totals = await meteredQuery(deps, fetch, () => queryVideoTotals(query));
     if (!totals) return { kind: "retry", delayS: LAG_RETRY_S, reason: "YouTube Analytics has no data for the video yet" };

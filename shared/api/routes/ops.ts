@@ -188,6 +188,8 @@ const opsExamples = {
       average_view_duration_s: 27.4,
       average_view_percentage: 66.1,
       likes: 73,
+      comments: null,
+      shares: null,
       retention: [{ ratio: 0, watch_ratio: 1 }, { ratio: 0.5, watch_ratio: 0.68 }],
     }],
   },

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { RunVideoAnalytics } from "../../contracts/analytics.ts";
+import { Platform } from "../../contracts/account.ts";
 import type { Queryable } from "../client.ts";
 import { manyRows, oneRow } from "./query.ts";
 
@@ -17,6 +18,7 @@ export const ClaimedAnalyticsFetch = z.object({
   msg_id: z.coerce.number().int(),
   read_ct: z.number().int(),
   publication_id: z.string().uuid(),
+  platform: Platform,
   window_days: AnalyticsWindow,
   /** Claims so far, this one included. */
   attempts: z.number().int().positive(),
@@ -27,7 +29,8 @@ export const ClaimedAnalyticsFetch = z.object({
   account_id: z.string().uuid(),
   dimension_id: z.string(),
   channel_handle: z.string(),
-  oauth_client_id: z.string(),
+  /** The account's Google project; null for a TikTok account. */
+  oauth_client_id: z.string().nullable(),
   credentials_enc: z.string().nullable(),
   /** Active, healthy and holding credentials. */
   account_ready: z.boolean(),
@@ -62,11 +65,14 @@ const VideoAnalyticsRow = z.object({
   period_start: z.coerce.date(),
   period_end: z.coerce.date(),
   views: bigCount,
-  engaged_views: bigCount,
-  average_view_duration_s: numeric,
-  average_view_percentage: numeric,
+  engaged_views: bigCount.nullable(),
+  average_view_duration_s: numeric.nullable(),
+  average_view_percentage: numeric.nullable(),
   likes: bigCount,
-  retention: z.array(z.object({ ratio: z.number(), watch_ratio: z.number() }).strict()),
+  retention: z.array(z.object({ ratio: z.number(), watch_ratio: z.number() }).strict()).nullable(),
+  platform: Platform,
+  comments: bigCount.nullable(),
+  shares: bigCount.nullable(),
 }).strict();
 type VideoAnalyticsRow = z.infer<typeof VideoAnalyticsRow>;
 
@@ -89,6 +95,30 @@ interface VideoAnalyticsFigures {
 /** Claims up to `qty` visible fetches for `vtSeconds`. */
 export function claimAnalyticsFetches(sql: Queryable, qty: number, vtSeconds: number): Promise<ClaimedAnalyticsFetch[]> {
   return manyRows("claim_analytics_fetches", ClaimedAnalyticsFetch, sql`select * from mdame.claim_analytics_fetches(${qty}::integer, ${vtSeconds}::integer)`);
+}
+
+/** A TikTok post's counts at one window, as record_tiktok_video_analytics takes them. */
+interface TikTokFigures {
+  publicationId: string;
+  windowDays: AnalyticsWindow;
+  periodStart: string;
+  periodEnd: string;
+  views: number;
+  likes: number;
+  comments: number;
+  shares: number;
+  msgId: number | null;
+}
+
+/** Writes (or replaces) a TikTok post's counts at the window, marks the fetch fetched and archives its message. */
+export function recordTikTokVideoAnalytics(sql: Queryable, f: TikTokFigures): Promise<VideoAnalyticsRow> {
+  return oneRow(
+    "record_tiktok_video_analytics",
+    VideoAnalyticsRow,
+    sql`
+    select * from mdame.record_tiktok_video_analytics(${f.publicationId}::uuid, ${f.windowDays}::integer, ${f.periodStart}::date,
+      ${f.periodEnd}::date, ${f.views}::bigint, ${f.likes}::bigint, ${f.comments}::bigint, ${f.shares}::bigint, ${f.msgId}::bigint)`,
+  );
 }
 
 /** Writes (or replaces) the window's figures, marks the fetch fetched and archives its message. */
@@ -119,8 +149,16 @@ export function retryAnalyticsFetch(
 
 /** One fetched window of a run's published video: the entry the API answers (RunVideoAnalytics), its figures and time as video_analytics stores them. */
 const RunAnalytics = RunVideoAnalytics.extend(
-  VideoAnalyticsRow.pick({ views: true, engaged_views: true, average_view_percentage: true, average_view_duration_s: true, likes: true, fetched_at: true })
-    .shape,
+  VideoAnalyticsRow.pick({
+    views: true,
+    engaged_views: true,
+    average_view_percentage: true,
+    average_view_duration_s: true,
+    likes: true,
+    comments: true,
+    shares: true,
+    fetched_at: true,
+  }).shape,
 ).strict();
 type RunAnalytics = z.infer<typeof RunAnalytics>;
 

@@ -8,7 +8,7 @@ import type { Queryable } from "../client.ts";
 import { oneRow } from "./query.ts";
 
 /** The calls the windows count. */
-export const TikTokCallKind = z.enum(["video.init", "creator_info.query", "status.fetch"]);
+export const TikTokCallKind = z.enum(["video.init", "creator_info.query", "status.fetch", "video.query"]);
 export type TikTokCallKind = z.infer<typeof TikTokCallKind>;
 
 const TikTokCall = z.object({

@@ -1,10 +1,10 @@
 -- Claims up to p_qty visible messages of the analytics_fetches queue for p_vt_s seconds (pgmq.read)
--- and answers what a fetch needs: the publication's video, when it was published, its account and
+-- and answers what a fetch needs: the publication's platform and video, when it was published, its account and
 -- sealed credentials, and the engine's clock (to turn a not-before instant into a delay). Each claim counts one attempt on the fetch's row. A message whose fetch is no
 -- longer queued (fetched or given up meanwhile) or unknown is archived and not returned.
 
 create or replace function mdame.claim_analytics_fetches(p_qty integer, p_vt_s integer)
-returns table(msg_id bigint, read_ct integer, publication_id uuid, window_days integer, attempts integer,
+returns table(msg_id bigint, read_ct integer, publication_id uuid, platform text, window_days integer, attempts integer,
               external_id text, published_at timestamp with time zone, unit_id uuid, run_id uuid,
               account_id uuid, dimension_id text, channel_handle text, oauth_client_id text,
               credentials_enc text, account_ready boolean, engine_now timestamp with time zone)
@@ -37,7 +37,7 @@ begin
     update mdame.analytics_fetches f set attempts = f.attempts + 1, msg_id = v_msg.msg_id
      where f.publication_id = v_fetch.publication_id and f.window_days = v_fetch.window_days;
     return query
-      select v_msg.msg_id, v_msg.read_ct, p.id, v_fetch.window_days, v_fetch.attempts + 1, p.external_id, p.published_at,
+      select v_msg.msg_id, v_msg.read_ct, p.id, p.platform, v_fetch.window_days, v_fetch.attempts + 1, p.external_id, p.published_at,
              u.id, u.run_id, a.id, a.dimension_id, a.channel_handle, a.oauth_client_id, a.credentials_enc,
              a.active and a.health_state = 'ok' and a.credentials_enc is not null, mdame.engine_now()
         from mdame.publications p

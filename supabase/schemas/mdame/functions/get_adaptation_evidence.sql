@@ -1,7 +1,8 @@
 -- The evidence of the adaptive engine: each published video of a dimension made since p_since, with
 -- the parameters it was made with (the run's configuration and the unit's own, topic->'adapt') and
--- its latest YouTube Analytics figures (day 7 when fetched, else day 3). Videos without figures yet
--- are left out.
+-- its latest YouTube Analytics figures (day 7 when fetched, else day 3). Videos without YouTube
+-- figures yet are left out: the decisions weigh retention and engaged views, which only YouTube
+-- reports (a TikTok post's counts go to the reports, not here).
 
 create or replace function mdame.get_adaptation_evidence(p_dimension_id text, p_since timestamp with time zone)
 returns table (
@@ -39,7 +40,7 @@ as $$
     join lateral (
       select v.window_days, v.average_view_percentage, v.engaged_views
         from mdame.publications p join mdame.video_analytics v on v.publication_id = p.id
-       where p.unit_id = u.id
+       where p.unit_id = u.id and v.platform = 'youtube'
        order by v.window_days desc, v.fetched_at desc
        limit 1) va on true
    where u.dimension_id = p_dimension_id and u.created_at >= p_since

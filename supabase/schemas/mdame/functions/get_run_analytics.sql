@@ -1,11 +1,11 @@
--- The YouTube Analytics figures fetched for a run's published videos: one row per publication and
+-- The figures fetched for a run's published videos (YouTube Analytics', TikTok's): one row per publication and
 -- window fetched, in unit and window order (none when nothing was fetched yet). MDN01 for a run
 -- that does not exist, as every run route answers it (404).
 
 create or replace function mdame.get_run_analytics(p_run_id uuid)
-returns table(unit_id uuid, publication_id uuid, external_id text, channel_handle text, window_days integer,
+returns table(unit_id uuid, publication_id uuid, platform text, external_id text, channel_handle text, window_days integer,
               views bigint, engaged_views bigint, average_view_percentage numeric, average_view_duration_s numeric,
-              likes bigint, fetched_at timestamp with time zone)
+              likes bigint, comments bigint, shares bigint, fetched_at timestamp with time zone)
 language plpgsql
 stable security definer
 set search_path = ''
@@ -15,8 +15,8 @@ begin
     raise exception 'no run %', p_run_id using errcode = 'MDN01';
   end if;
   return query
-    select u.id, p.id, p.external_id, a.channel_handle, v.window_days, v.views, v.engaged_views, v.average_view_percentage,
-           v.average_view_duration_s, v.likes, v.fetched_at
+    select u.id, p.id, p.platform, p.external_id, a.channel_handle, v.window_days, v.views, v.engaged_views, v.average_view_percentage,
+           v.average_view_duration_s, v.likes, v.comments, v.shares, v.fetched_at
       from mdame.work_units u
       join mdame.publications p on p.unit_id = u.id
       join mdame.dimension_accounts a on a.id = p.account_id

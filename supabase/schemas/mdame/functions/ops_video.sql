@@ -41,7 +41,8 @@ as $$
                            'window_days', va.window_days, 'fetched_at', va.fetched_at, 'period_start', va.period_start,
                            'period_end', va.period_end, 'views', va.views, 'engaged_views', va.engaged_views,
                            'average_view_duration_s', va.average_view_duration_s, 'average_view_percentage', va.average_view_percentage,
-                           'likes', va.likes, 'retention', va.retention) order by va.window_days), '[]'::jsonb)
+                           'likes', va.likes, 'comments', va.comments, 'shares', va.shares,
+                           'retention', coalesce(va.retention, '[]'::jsonb)) order by va.window_days), '[]'::jsonb)
                            from mdame.video_analytics va where va.publication_id = p.id))
     from mdame.publications p
     join mdame.work_units u on u.id = p.unit_id

@@ -20,7 +20,6 @@ declare
   v_publication mdame.publications;
   v_row mdame.video_analytics;
   v_now timestamptz := mdame.engine_now();
-  v_unit mdame.work_units;
   v_bad text;
 begin
   if p_window_days is null or p_window_days not in (3, 7) then
@@ -67,15 +66,7 @@ begin
         average_view_percentage = excluded.average_view_percentage, likes = excluded.likes, retention = excluded.retention
   returning * into v_row;
 
-  update mdame.analytics_fetches
-     set status = 'fetched', finished_at = v_now, last_error = null
-   where publication_id = p_publication_id and window_days = p_window_days;
-  if p_msg_id is not null then
-    perform pgmq.archive('analytics_fetches', p_msg_id);
-  end if;
-  select * into v_unit from mdame.work_units where id = v_publication.unit_id;
-  perform mdame.log_event(v_unit.run_id, v_unit.id, 'analytics', 'analytics_fetched', jsonb_build_object(
-    'publication_id', p_publication_id, 'external_id', v_publication.external_id, 'window_days', p_window_days,
+  perform mdame.close_analytics_fetch(v_publication, p_window_days, p_msg_id, jsonb_build_object(
     'views', p_views, 'engaged_views', p_engaged_views, 'average_view_percentage', p_average_view_percentage));
   return v_row;
 end;

@@ -7,7 +7,9 @@
 -- scenes.cache_hit, LLM and TTS from the cache_lookup events (mdame.record_cache_lookup). Quota: the
 -- YouTube ledger's calls that were not released, by bucket, and TikTok's calls, by kind. Videos:
 -- those whose latest analytics window was fetched during the week, ranked by engaged views and by
--- average view percentage.
+-- average view percentage (YouTube's figures: a TikTok post has neither, and ranks by its views
+-- after them), with each platform's totals (videos, views, likes, and YouTube's engaged views and
+-- mean view percentage or TikTok's comments and shares) and its most and least viewed video.
 
 create or replace function mdame.weekly_report(p_dimension_id text, p_week_start date)
 returns jsonb
@@ -129,7 +131,7 @@ begin
            group by t.reason) r;
 
   with latest as (
-    select distinct on (va.publication_id) va.*, p.platform, p.external_id, a.channel_handle, u.script->>'title' as title
+    select distinct on (va.publication_id) va.*, p.external_id, a.channel_handle, u.script->>'title' as title
       from mdame.video_analytics va
       join mdame.publications p on p.id = va.publication_id
       join mdame.work_units u on u.id = p.unit_id
@@ -149,17 +151,33 @@ begin
              'engaged_views', l.engaged_views,
              'average_view_duration_s', l.average_view_duration_s,
              'average_view_percentage', l.average_view_percentage,
-             'likes', l.likes) as video,
-           l.engaged_views, l.views, l.average_view_percentage, l.publication_id
+             'likes', l.likes,
+             'comments', l.comments,
+             'shares', l.shares) as video,
+           l.platform, l.engaged_views, l.views, l.likes, l.comments, l.shares, l.average_view_percentage, l.publication_id
       from latest l
      where l.fetched_at >= v_from
   )
   select jsonb_build_object(
            'count', (select count(*) from week),
-           'best_engaged', (select w.video from week w order by w.engaged_views desc, w.views desc, w.publication_id limit 1),
-           'worst_engaged', (select w.video from week w order by w.engaged_views, w.views, w.publication_id limit 1),
-           'best_retention', (select w.video from week w order by w.average_view_percentage desc, w.views desc, w.publication_id limit 1),
-           'worst_retention', (select w.video from week w order by w.average_view_percentage, w.views, w.publication_id limit 1))
+           'best_engaged', (select w.video from week w where w.engaged_views is not null order by w.engaged_views desc, w.views desc, w.publication_id limit 1),
+           'worst_engaged', (select w.video from week w where w.engaged_views is not null order by w.engaged_views, w.views, w.publication_id limit 1),
+           'best_retention', (select w.video from week w where w.average_view_percentage is not null
+                               order by w.average_view_percentage desc, w.views desc, w.publication_id limit 1),
+           'worst_retention', (select w.video from week w where w.average_view_percentage is not null
+                                order by w.average_view_percentage, w.views, w.publication_id limit 1),
+           'by_platform', coalesce((
+             select jsonb_agg(jsonb_build_object(
+                      'platform', g.platform, 'videos', g.n, 'views', g.views, 'likes', g.likes,
+                      'engaged_views', g.engaged_views, 'average_view_percentage', g.mean_view_percentage,
+                      'comments', g.comments, 'shares', g.shares,
+                      'most_viewed', (select w.video from week w where w.platform = g.platform order by w.views desc, w.publication_id limit 1),
+                      'least_viewed', (select w.video from week w where w.platform = g.platform order by w.views, w.publication_id limit 1))
+                    order by g.platform)
+               from (select w.platform, count(*) as n, sum(w.views) as views, sum(w.likes) as likes,
+                            sum(w.engaged_views) as engaged_views, round(avg(w.average_view_percentage), 2) as mean_view_percentage,
+                            sum(w.comments) as comments, sum(w.shares) as shares
+                       from week w group by w.platform) g), '[]'::jsonb))
     into v_videos;
 
   return jsonb_build_object(

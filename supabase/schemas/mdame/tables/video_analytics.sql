@@ -1,6 +1,9 @@
--- What YouTube Analytics reported for one published video at one fetch window (about day 3 and day
--- 7 after publication: the data lags 48-72 h). One row per publication and window; a repeated fetch
--- of the same window replaces its figures (fetched_at moves), so a fetch is idempotent.
+-- What a platform reported for one published video at one fetch window (about day 3 and day 7 after
+-- publication): YouTube Analytics (its data lags 48-72 h) for a YouTube video, TikTok's video/query
+-- for a TikTok post. One row per publication and window; a repeated fetch of the same window
+-- replaces its figures (fetched_at moves), so a fetch is idempotent. platform is the publication's,
+-- copied by a trigger (mdame.video_analytics_platform). engaged views, the view averages and the retention curve are YouTube's
+-- alone (TikTok's API reports none); comments and shares are TikTok's.
 create table mdame.video_analytics (
   id uuid not null default gen_random_uuid(),
   publication_id uuid not null,
@@ -9,11 +12,14 @@ create table mdame.video_analytics (
   period_start date not null,
   period_end date not null,
   views bigint not null,
-  engaged_views bigint not null,
-  average_view_duration_s numeric not null,
-  average_view_percentage numeric not null,
+  engaged_views bigint,
+  average_view_duration_s numeric,
+  average_view_percentage numeric,
   likes bigint not null,
-  retention jsonb not null,
+  retention jsonb,
+  platform text not null,
+  comments bigint,
+  shares bigint,
   constraint video_analytics_pkey primary key (id),
   constraint video_analytics_publication_id_window_days_key unique (publication_id, window_days),
   constraint video_analytics_publication_id_fkey foreign key (publication_id) references mdame.publications(id),
@@ -22,10 +28,13 @@ create table mdame.video_analytics (
   constraint video_analytics_counts_check check (((views >= 0) and (engaged_views >= 0) and (likes >= 0))),
   constraint video_analytics_average_view_duration_s_check check ((average_view_duration_s >= (0)::numeric)),
   constraint video_analytics_average_view_percentage_check check ((average_view_percentage >= (0)::numeric)),
-  constraint video_analytics_retention_check check ((jsonb_typeof(retention) = 'array'::text))
+  constraint video_analytics_retention_check check ((jsonb_typeof(retention) = 'array'::text)),
+  constraint video_analytics_engagement_check check (((comments >= 0) and (shares >= 0))),
+  constraint video_analytics_youtube_figures_check check (((platform <> 'youtube'::text) or ((engaged_views is not null) and (average_view_duration_s is not null) and (average_view_percentage is not null) and (retention is not null))))
 );
 
-comment on table mdame.video_analytics is 'YouTube Analytics figures of a published video at about day 3 and day 7 (views, engagedViews, averageViewDuration, averageViewPercentage, likes, and the audienceWatchRatio curve).';
+comment on table mdame.video_analytics is 'A published video''s figures at about day 3 and day 7: YouTube Analytics (views, engagedViews, averageViewDuration, averageViewPercentage, likes, the audienceWatchRatio curve) or TikTok video/query (views, likes, comments, shares).';
+comment on column mdame.video_analytics.platform is 'The publication''s platform (youtube or tiktok), which says which figures the row holds.';
 comment on column mdame.video_analytics.retention is 'The retention curve: [{"ratio": elapsedVideoTimeRatio, "watch_ratio": audienceWatchRatio}], up to 100 points in ratio order.';
 
 alter table mdame.video_analytics enable row level security;
