@@ -1,4 +1,4 @@
-import { rm, writeFile } from "node:fs/promises";
+import { rename, rm, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { escapeFilterValue, type FfmpegProgress, mp4OutputArgs, runFfmpeg } from "../shared/media/ffmpeg.ts";
 import { isLinear, type LoudnessMeasurement } from "../shared/media/loudness.ts";
@@ -84,6 +84,36 @@ export function videoEncoderArgs(options: Pick<RenderPlan, "preset" | "crf" | "t
 /** The audio encoder settings of every render: AAC stereo at 48 kHz. */
 export function audioEncoderArgs(): string[] {
   return ["-c:a", "aac", "-b:a", RENDER_FORMAT.audioBitrate, "-ar", String(RENDER_FORMAT.audioSampleRate), "-ac", "2"];
+}
+
+/**
+ * Lowers a finished render's sound by `gainDb` (below 0) and encodes it again with the render's
+ * own audio settings, the picture copied: the correction of a render whose encoded true peak came
+ * out over the limit, the AAC encoder having overshot the headroom the mix leaves it. Written
+ * beside the file and moved over it, so the file is whole at every moment.
+ */
+export async function attenuateAudio(path: string, gainDb: number, options: { ffmpegPath?: string; signal?: AbortSignal } = {}): Promise<void> {
+  if (!(gainDb < 0) || gainDb < -20) throw new RangeError(`an attenuation is -20..0 dB, not ${gainDb}`);
+  const partial = `${path}.attenuated.mp4`;
+  try {
+    await runFfmpeg([
+      "-i",
+      path,
+      "-map",
+      "0:v:0",
+      "-map",
+      "0:a:0",
+      "-c:v",
+      "copy",
+      "-af",
+      `volume=${gainDb.toFixed(2)}dB`,
+      ...audioEncoderArgs(),
+      ...mp4OutputArgs(partial, { faststart: true }),
+    ], options);
+    await rename(partial, path);
+  } finally {
+    await rm(partial, { force: true });
+  }
 }
 
 /** Total frames of a plan: the sum of its clips' slots. */

@@ -12,7 +12,8 @@ import { type MusicTrackRecord, renderCoverKey } from "../shared/contracts/callb
 import type { QualityReport } from "../shared/contracts/quality.ts";
 import { describeFailures, measureQuality, QUALITY_GATE_VERSION, type QualityGateInput, type QualityGateOptions } from "../shared/media/quality-gate.ts";
 import { makeCover } from "./cover.ts";
-import { RENDER_FORMAT, RENDER_RECIPE, renderVideo } from "./ffmpeg-render.ts";
+import { attenuateAudio, RENDER_FORMAT, RENDER_RECIPE, renderVideo } from "./ffmpeg-render.ts";
+import { TRUE_PEAK_LIMIT_DBTP } from "../shared/media/loudness.ts";
 import { musicBedForJob } from "./music-library.ts";
 import { layoutRender, planRender, renderGateInput, sceneClipKeys } from "./plan-render.ts";
 
@@ -44,6 +45,8 @@ export interface RenderTaskDeps {
   qualityGate?: (input: QualityGateInput, options: QualityGateOptions) => Promise<QualityReport>;
   /** Runs a planned render; FFmpeg (ffmpeg-render.ts renderVideo) unless a test stands in. */
   render?: typeof renderVideo;
+  /** Lowers a render's sound (ffmpeg-render.ts attenuateAudio) unless a test stands in. */
+  attenuate?: typeof attenuateAudio;
   /** Makes a render's cover; FFmpeg (cover.ts makeCover) unless a test stands in. */
   cover?: typeof makeCover;
 }
@@ -155,6 +158,22 @@ async function storeCover(
   }
 }
 
+/**
+ * Decibels a sound whose encoded true peak overshot the limit is lowered under it, beyond the
+ * overshoot itself: room for the second encode's own overshoot.
+ */
+export const PEAK_CORRECTION_MARGIN_DB = 0.5;
+
+/**
+ * By how many dB the true peak is over the gate's limit when that is the report's only failure;
+ * null otherwise (a render that failed anything else, or passed).
+ */
+export function peakOvershootOnly(report: QualityReport): number | null {
+  const failed = report.checks.filter((c) => !c.passed);
+  if (failed.length !== 1 || failed[0]!.check !== "true_peak" || report.true_peak_dbtp === null) return null;
+  return report.true_peak_dbtp - TRUE_PEAK_LIMIT_DBTP;
+}
+
 /** Renders attempted per job before a failing quality gate fails the unit. */
 export const RENDER_ATTEMPTS = 2;
 
@@ -228,6 +247,18 @@ async function renderTask(deps: RenderTaskDeps, job: RenderJob, ctx: TaskContext
       await ctx.heartbeat();
       report = await gate(gateInput, gateOptions);
       ctx.signal.throwIfAborted();
+      const overshoot = peakOvershootOnly(report);
+      if (overshoot !== null) {
+        // Rendering again would give the same peaks: the sound alone is lowered under the limit and measured again.
+        const gainDb = -(overshoot + PEAK_CORRECTION_MARGIN_DB);
+        ctx.logger.warn(
+          { video_key: key, attempt, true_peak_dbtp: report.true_peak_dbtp, gain_db: Number(gainDb.toFixed(2)), status: "correcting" },
+          "render's true peak over the limit after encoding; lowering its sound and measuring again",
+        );
+        await (deps.attenuate ?? attenuateAudio)(outPath, gainDb, { ffmpegPath: deps.ffmpegPath, signal: ctx.signal });
+        report = await gate(gateInput, gateOptions);
+        ctx.signal.throwIfAborted();
+      }
       if (!report.passed) {
         ctx.logger.warn(
           { video_key: key, attempt, failures: report.failures, status: attempt < RENDER_ATTEMPTS ? "retrying" : "failed" },

@@ -71,6 +71,7 @@ export const MEDIA_INTEGRATION_TESTS = [
   "render-cover",
   "render-gemini-voice",
   "render-parts",
+  "render-peak-correction",
   "render-segments",
   "visual-backends",
   "visual-fallback",

@@ -3,6 +3,7 @@ import { open } from "node:fs/promises";
 import type { CaptionBox } from "../contracts/captions.ts";
 import { type QualityCheck, type QualityCheckName, QualityReport } from "../contracts/quality.ts";
 import { resolveFfmpegBinaries } from "./ffmpeg.ts";
+import { TRUE_PEAK_LIMIT_DBTP } from "./loudness.ts";
 import { type MediaInfo, probeMedia } from "./ffprobe.ts";
 
 /**
@@ -26,7 +27,7 @@ const QUALITY_BOUNDS = {
   durationToleranceS: 0.5,
   targetLufs: -14,
   lufsTolerance: 1,
-  maxTruePeakDbtp: -1,
+  maxTruePeakDbtp: TRUE_PEAK_LIMIT_DBTP,
   maxBlackS: 1,
   maxFrozenS: 1,
 } as const;
