@@ -6,8 +6,9 @@ import { captionBoxViolations, safeZone } from "./safe-zones.ts";
 
 /**
  * A render's cover: one frame of the video with its title drawn over it, as a 1080x1920 JPEG the
- * engine sets as the Shorts thumbnail. Made with FFmpeg from the finished video, in one decoding
- * pass when the video's opening has a usable frame:
+ * engine sets as the Shorts thumbnail. Made with FFmpeg from the finished video, in two decoding
+ * passes when the video's opening has a usable frame (the first measures the samples, the second
+ * picks one and draws the title):
  *
  * - Samples: `COVER_FRAME.samples` frames spread evenly over the first `windowS` seconds (the
  *   opening the title speaks for), at full resolution.
@@ -17,7 +18,9 @@ import { captionBoxViolations, safeZone } from "./safe-zones.ts";
  *   `minEntropy`: one flat tone, a fade).
  * - Chosen: of the usable samples, the one FFmpeg's `thumbnail` filter picks, whose colour histogram
  *   is closest to the samples' mean: the most typical picture of the opening, not a transition or
- *   a flash.
+ *   a flash. Its batch is exactly the usable samples, counted by the measuring pass: a batch left
+ *   short is picked from only when FFmpeg flushes the filter at the end of its input, which it
+ *   does not always do (one run in a few under load gave no frame at all).
  * - Fallbacks: no usable sample in the opening, the same over the whole video; none there either
  *   (every frame is black or blank), the opening's most typical sample as it is.
  *
@@ -93,14 +96,53 @@ interface Pass {
   usableOnly: boolean;
 }
 
-/** The filter chain of one pass: sample, measure, drop unusable samples, pick, report, draw the title. */
-function coverFilter(pass: Pass, paths: { report: string; ass: string | null }, fontsDir: string | undefined): string {
-  const { samples, blackYHigh, whiteYLow, minEntropy } = COVER_FRAME;
+/** The sampling and measuring every pass starts with: the samples spread over the span, each measured. */
+function measuredSamples(pass: Pass): string[] {
+  return [`fps=${(COVER_FRAME.samples / pass.spanS).toFixed(6)}`, "signalstats", "entropy"];
+}
+
+/** Whether a sample's measures make it usable (COVER_FRAME): not black, not washed out, not blank. */
+function usable(stats: Record<string, number>): boolean {
+  return stats.yhigh! > COVER_FRAME.blackYHigh && stats.ylow! < COVER_FRAME.whiteYLow && stats.entropy! > COVER_FRAME.minEntropy;
+}
+
+/**
+ * The measuring pass: how many of the pass's samples the picking pass will keep (all of them for a
+ * pass that keeps every sample). FFmpeg's measures of the same frames are the same every time.
+ */
+async function keptSamples(
+  input: CoverInput,
+  pass: Pass,
+  report: string,
+  run: { signal?: AbortSignal; ffmpegPath?: string },
+  threads: string[],
+): Promise<number> {
+  await rm(report, { force: true });
+  await runFfmpeg([
+    ...threads,
+    "-t",
+    pass.spanS.toFixed(3),
+    "-i",
+    input.videoPath,
+    "-an",
+    "-sn",
+    "-dn",
+    "-vf",
+    [...measuredSamples(pass), `metadata=mode=print:file=${escapeFilterValue(report)}`].join(","),
+    "-f",
+    "null",
+    "-",
+  ], run);
+  const samples = parseFrames(await readFile(report, "utf8").catch(() => ""));
+  return pass.usableOnly ? samples.filter((s) => usable(s.stats)).length : samples.length;
+}
+
+/** The filter chain of the picking pass: sample, measure, drop unusable samples, pick among `kept`, report, draw the title. */
+function coverFilter(pass: Pass, kept: number, paths: { report: string; ass: string | null }, fontsDir: string | undefined): string {
+  const { blackYHigh, whiteYLow, minEntropy } = COVER_FRAME;
   const keep = (key: string, value: number, fn: "greater" | "less") => `metadata=mode=select:key=${key}:value=${value}:function=${fn}`;
   const filters = [
-    `fps=${(samples / pass.spanS).toFixed(6)}`,
-    "signalstats",
-    "entropy",
+    ...measuredSamples(pass),
     ...(pass.usableOnly
       ? [
         keep("lavfi.signalstats.YHIGH", blackYHigh, "greater"),
@@ -108,25 +150,33 @@ function coverFilter(pass: Pass, paths: { report: string; ass: string | null }, 
         keep("lavfi.entropy.normalized_entropy.normal.Y", minEntropy, "greater"),
       ]
       : []),
-    // More than the samples, so the one pick is made over all of them when the input ends.
-    `thumbnail=n=${samples + 2}`,
+    // A batch of exactly the kept samples: the pick is made as the last of them arrives. One kept sample is the pick.
+    ...(kept >= 2 ? [`thumbnail=n=${kept}`] : []),
     `metadata=mode=print:file=${escapeFilterValue(paths.report)}`,
   ];
   if (paths.ass) filters.push(`ass=filename=${escapeFilterValue(paths.ass)}${fontsDir ? `:fontsdir=${escapeFilterValue(fontsDir)}` : ""}`);
   return filters.join(",");
 }
 
-/** FFmpeg's metadata report of the picked frame: its time and measures. */
-function parseReport(report: string): { frame_s: number; stats: Record<string, number> } | null {
-  const time = /pts_time:\s*(-?[\d.]+)/.exec(report);
-  if (!time) return null;
-  const stats: Record<string, number> = {};
+/** FFmpeg's metadata report, frame by frame: each frame's time and measures. */
+function parseFrames(report: string): Array<{ frame_s: number; stats: Record<string, number> }> {
+  const frames: Array<{ frame_s: number; stats: Record<string, number> }> = [];
   for (const line of report.split("\n")) {
+    const time = /pts_time:\s*(-?[\d.]+)/.exec(line);
+    if (time) {
+      frames.push({ frame_s: Number(time[1]), stats: {} });
+      continue;
+    }
     const eq = line.indexOf("=");
     const name = eq > 0 ? STATS[line.slice(0, eq)] : undefined;
-    if (name) stats[name] = Number(line.slice(eq + 1));
+    if (name && frames.length > 0) frames.at(-1)!.stats[name] = Number(line.slice(eq + 1));
   }
-  return { frame_s: Number(time[1]), stats };
+  return frames;
+}
+
+/** The picked frame in the picking pass's report: its time and measures. */
+function parseReport(report: string): { frame_s: number; stats: Record<string, number> } | null {
+  return parseFrames(report)[0] ?? null;
 }
 
 /** Makes the cover of a rendered video (see COVER_FRAME); throws when FFmpeg fails or no frame can be read. */
@@ -151,6 +201,9 @@ export async function makeCover(input: CoverInput, options: CoverOptions): Promi
     if (title && paths.ass) await writeFile(paths.ass, coverTitleAss(title, zone), "utf8");
     for (const pass of passes) {
       await rm(outPath, { force: true });
+      const kept = await keptSamples(input, pass, paths.report, run, threads);
+      if (kept === 0) continue;
+      await rm(paths.report, { force: true });
       await runFfmpeg([
         ...threads,
         "-t",
@@ -161,7 +214,7 @@ export async function makeCover(input: CoverInput, options: CoverOptions): Promi
         "-sn",
         "-dn",
         "-vf",
-        coverFilter(pass, paths, options.fontsDir),
+        coverFilter(pass, kept, paths, options.fontsDir),
         ...jpegOutputArgs(COVER_FRAME.quality, outPath),
       ], run);
       // No sample passed: FFmpeg ends without writing anything.

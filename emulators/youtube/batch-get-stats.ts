@@ -20,13 +20,11 @@ import { slowDown } from "../faults/fault-book.ts";
 import { analyticsFor, videoFacts } from "../youtube-analytics/state.ts";
 import { countersAt } from "../youtube-analytics/figures.ts";
 import { apiError, quotaExceeded, unauthorized } from "./errors.ts";
-import { resourceAt } from "./metadata.ts";
 import { chargeApiCall, youtubeFor } from "./state.ts";
+import { idsOf, MAX_IDS, visibleVideos } from "./videos-list.ts";
 
 export const BATCH_GET_STATS_PATH = "/youtube/v3/videos:batchGetStats";
 const PARTS = new Set(["id", "snippet", "statistics", "contentDetails"]);
-const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
-const MAX_IDS = 50;
 
 /** ISO 8601 duration of whole seconds: PT1M5S. */
 function isoDuration(seconds: number): string {
@@ -43,7 +41,7 @@ export async function batchGetStats(req: Request, url: URL, ctx: EmulatorContext
   if (parts.length === 0) return apiError(400, "required", "Required parameter: part", { location: "part", locationType: "parameter" }, "global");
   const unknown = parts.find((p) => !PARTS.has(p));
   if (unknown) return apiError(400, "unknownPart", `'${unknown}'`, { location: "part", locationType: "parameter" }, "youtube.part");
-  const ids = [...new Set(url.searchParams.getAll("id").flatMap((id) => id.split(",")).map((id) => id.trim()).filter(Boolean))];
+  const ids = idsOf(url);
   if (ids.length === 0) return apiError(400, "required", "Required parameter: id", { location: "id", locationType: "parameter" }, "global");
   if (ids.length > MAX_IDS) {
     return apiError(400, "invalidValue", `At most ${MAX_IDS} video ids may be given.`, { location: "id", locationType: "parameter" }, "youtube.parameter");
@@ -60,12 +58,8 @@ export async function batchGetStats(req: Request, url: URL, ctx: EmulatorContext
   const analytics = analyticsFor(ctx);
   const now = ctx.clock.now();
   const items: Record<string, unknown>[] = [];
-  for (const id of ids.filter((id) => VIDEO_ID.test(id))) {
-    const record = await store.getVideo(id);
-    if (!record) continue;
-    const resource = resourceAt(record, now);
-    const privacy = (resource.status as { privacyStatus?: string } | undefined)?.privacyStatus;
-    if (record.channel !== token.channel && privacy === "private") continue;
+  for (const { record } of await visibleVideos(store, ids, token.channel, now)) {
+    const id = record.id;
     const facts = await videoFacts(analytics, record);
     const item: Record<string, unknown> = { kind: "youtube#videoStats", etag: `stats-${id}-${now}`, id };
     if (parts.includes("snippet")) item.snippet = { publishTime: record.uploaded_at };

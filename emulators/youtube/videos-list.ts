@@ -17,7 +17,7 @@ import { jsonResponse } from "../context.ts";
 import { apiError } from "./errors.ts";
 import { resourceAt } from "./metadata.ts";
 import { chargeApiCall, youtubeFor } from "./state.ts";
-import type { VideoRecord } from "./store.ts";
+import type { VideoRecord, YouTubeStore } from "./store.ts";
 
 export const VIDEOS_PATH = "/youtube/v3/videos";
 const PARTS = new Set([
@@ -37,7 +37,36 @@ const PARTS = new Set([
   "topicDetails",
 ]);
 const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
-const MAX_IDS = 50;
+/** The most ids a videos.list or a videos.batchGetStats call takes. */
+export const MAX_IDS = 50;
+
+/** The `id` parameter's ids, `id=a,b` and `id=a&id=b` alike (googleapis sends an array that way), each once. */
+export function idsOf(url: URL): string[] {
+  return [...new Set(url.searchParams.getAll("id").flatMap((id) => id.split(",")).map((id) => id.trim()).filter(Boolean))];
+}
+
+/**
+ * The stored videos of `ids` a caller on `channel` may see, each with its resource as it reads at
+ * `now`: unknown ids, and private videos of another channel, are left out, as YouTube leaves out
+ * what the caller may not see.
+ */
+export async function visibleVideos(
+  store: YouTubeStore,
+  ids: readonly string[],
+  channel: string,
+  now: number,
+): Promise<Array<{ record: VideoRecord; resource: Record<string, unknown> }>> {
+  const visible: Array<{ record: VideoRecord; resource: Record<string, unknown> }> = [];
+  for (const id of ids.filter((id) => VIDEO_ID.test(id))) {
+    const record = await store.getVideo(id);
+    if (!record) continue;
+    const resource = resourceAt(record, now);
+    const privacy = (resource.status as { privacyStatus?: string } | undefined)?.privacyStatus;
+    if (record.channel !== channel && privacy === "private") continue;
+    visible.push({ record, resource });
+  }
+  return visible;
+}
 
 /** The processingDetails part: processing with its progress until `seconds` after the upload, then succeeded. */
 function processingDetails(record: VideoRecord, now: number, seconds: number): Record<string, unknown> {
@@ -80,8 +109,7 @@ export async function listVideos(req: Request, url: URL, ctx: EmulatorContext): 
       "youtube.parameter",
     );
   }
-  // `id=a,b` and `id=a&id=b` (googleapis sends an array that way) are the same list.
-  const ids = [...new Set(url.searchParams.getAll("id").flatMap((id) => id.split(",")).map((id) => id.trim()).filter(Boolean))];
+  const ids = idsOf(url);
   if (ids.length > MAX_IDS) {
     return apiError(400, "invalidValue", `At most ${MAX_IDS} video ids may be given.`, { location: "id", locationType: "parameter" }, "youtube.parameter");
   }
@@ -89,12 +117,7 @@ export async function listVideos(req: Request, url: URL, ctx: EmulatorContext): 
   const { store, rules } = await youtubeFor(ctx);
   const now = ctx.clock.now();
   const items: Record<string, unknown>[] = [];
-  for (const id of ids.filter((id) => VIDEO_ID.test(id))) {
-    const record = await store.getVideo(id);
-    if (!record) continue;
-    const resource = resourceAt(record, now);
-    const privacy = (resource.status as { privacyStatus?: string } | undefined)?.privacyStatus;
-    if (record.channel !== token.channel && privacy === "private") continue;
+  for (const { record, resource } of await visibleVideos(store, ids, token.channel, now)) {
     const item: Record<string, unknown> = { kind: resource.kind, etag: resource.etag, id: resource.id };
     for (const part of ["snippet", "status"]) if (parts.includes(part) && resource[part] !== undefined) item[part] = resource[part];
     if (parts.includes("processingDetails")) item.processingDetails = processingDetails(record, now, rules.processingSeconds(record.channel));

@@ -32,6 +32,23 @@ alter table "mdame"."video_analytics" validate constraint "video_analytics_youtu
 
 set check_function_bodies = off;
 
+CREATE OR REPLACE FUNCTION mdame.assert_analytics_window(p_window_days integer, p_period_start date, p_period_end date)
+ RETURNS void
+ LANGUAGE plpgsql
+ IMMUTABLE
+ SET search_path TO ''
+AS $function$
+begin
+  if p_window_days is null or p_window_days not in (3, 7) then
+    raise exception 'the window is 3 or 7 days, not %', coalesce(p_window_days::text, '(none)') using errcode = '22023';
+  end if;
+  if p_period_start is null or p_period_end is null or p_period_end < p_period_start then
+    raise exception 'the period must have a start and an end not before it' using errcode = '22023';
+  end if;
+end;
+$function$
+;
+
 CREATE OR REPLACE FUNCTION mdame.close_analytics_fetch(p_publication mdame.publications, p_window_days integer, p_msg_id bigint, p_figures jsonb)
  RETURNS void
  LANGUAGE plpgsql
@@ -64,12 +81,7 @@ declare
   v_publication mdame.publications;
   v_row mdame.video_analytics;
 begin
-  if p_window_days is null or p_window_days not in (3, 7) then
-    raise exception 'the window is 3 or 7 days, not %', coalesce(p_window_days::text, '(none)') using errcode = '22023';
-  end if;
-  if p_period_start is null or p_period_end is null or p_period_end < p_period_start then
-    raise exception 'the period must have a start and an end not before it' using errcode = '22023';
-  end if;
+  perform mdame.assert_analytics_window(p_window_days, p_period_start, p_period_end);
   if p_views is null or p_likes is null or p_comments is null or p_shares is null
      or least(p_views, p_likes, p_comments, p_shares) < 0 then
     raise exception 'views, likes, comments and shares must be given and not negative' using errcode = '22023';
@@ -260,12 +272,7 @@ declare
   v_now timestamptz := mdame.engine_now();
   v_bad text;
 begin
-  if p_window_days is null or p_window_days not in (3, 7) then
-    raise exception 'the window is 3 or 7 days, not %', coalesce(p_window_days::text, '(none)') using errcode = '22023';
-  end if;
-  if p_period_start is null or p_period_end is null or p_period_end < p_period_start then
-    raise exception 'the period must have a start and an end not before it' using errcode = '22023';
-  end if;
+  perform mdame.assert_analytics_window(p_window_days, p_period_start, p_period_end);
   if p_views is null or p_engaged_views is null or p_likes is null or p_average_view_duration_s is null or p_average_view_percentage is null
      or p_views < 0 or p_engaged_views < 0 or p_likes < 0 or p_average_view_duration_s < 0 or p_average_view_percentage < 0 then
     raise exception 'views, engaged views, likes and the averages must be given and not negative' using errcode = '22023';
@@ -545,6 +552,7 @@ $function$
 
 CREATE TRIGGER video_analytics_platform BEFORE INSERT OR UPDATE OF publication_id ON mdame.video_analytics FOR EACH ROW EXECUTE FUNCTION mdame.video_analytics_platform();
 
+comment on function mdame.assert_analytics_window(integer,date,date) is 'internal: the window and period check of the two recording RPCs';
 comment on function mdame.close_analytics_fetch(mdame.publications,integer,bigint,jsonb) is 'internal: marks a window fetched, archives its message and logs it, for the two recording RPCs';
 comment on function mdame.video_analytics_platform() is 'internal: trigger copying a video_analytics row''s platform from its publication';
 comment on table mdame.video_analytics is 'A published video''s figures at about day 3 and day 7: YouTube Analytics (views, engagedViews, averageViewDuration, averageViewPercentage, likes, the audienceWatchRatio curve) or TikTok video/query (views, likes, comments, shares).';

@@ -13,18 +13,16 @@ import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { createPipelineApp } from "../../functions/pipeline/app.ts";
 import { TIKTOK_SCOPES } from "../../cli/tiktok-connect.ts";
-import { encryptCredentials } from "../../shared/crypto/credentials.ts";
 import { WeeklyReport } from "../../shared/contracts/weekly-report.ts";
-import { buildAuthorizeUrl, createCodeVerifier, exchangeCode } from "../../shared/providers/tiktok/oauth.ts";
 import { renderWeeklyMarkdown } from "../../shared/reports/weekly-markdown.ts";
 import * as db from "../../stack/db.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
-import { type PublishBench, runStages, startPublishBench, stopPublishBench, unitAtPublish } from "./fixtures/publish-stage.ts";
+import { addTikTokAccount } from "./fixtures/tiktok-account.ts";
+import { type PublishBench, runStages, startPublishBench, stopPublishBench, tickOnce, unitAtPublish } from "./fixtures/publish-stage.ts";
 
 const admin = adminSql();
 const DAY_MS = 86_400_000;
 const DIMENSION = "sains-singkat";
-const REDIRECT_URI = "http://127.0.0.1:9/callback/";
 
 let bench: PublishBench;
 let app: ReturnType<typeof createPipelineApp>;
@@ -52,46 +50,10 @@ async function emulatorCall(method: string, path: string, body?: unknown): Promi
   return await response.json().catch(() => null);
 }
 
-/** Creator `user` consents to the engine's TikTok app with `scopes` (the real client's PKCE flow); the account is connected and sealed. */
-async function connectTikTok(user: string, scopes: readonly string[]): Promise<string> {
-  const { env, deps } = bench;
-  const codeVerifier = createCodeVerifier();
-  const url = new URL(
-    await buildAuthorizeUrl({
-      clientKey: env.TIKTOK_CLIENT_KEY!,
-      scopes: [...scopes],
-      redirectUri: REDIRECT_URI,
-      state: "st",
-      codeVerifier,
-      authBaseUrl: env.TIKTOK_AUTH_BASE_URL,
-    }),
-  );
-  url.searchParams.set("login_hint", user);
-  const answer = await fetch(url, { redirect: "manual" });
-  expect(answer.status).toBe(302);
-  const tokens = await exchangeCode({
-    clientKey: env.TIKTOK_CLIENT_KEY!,
-    clientSecret: env.TIKTOK_CLIENT_SECRET!,
-    apiBaseUrl: env.TIKTOK_API_BASE_URL,
-    code: new URL(answer.headers.get("location")!).searchParams.get("code")!,
-    redirectUri: REDIRECT_URI,
-    codeVerifier,
-  });
-  const [row] = await admin<{ id: string }[]>`
-    select (mdame.connect_account(${DIMENSION}, 'tiktok', ${"@" + user}, ${tokens.openId}, ${env.TIKTOK_CLIENT_KEY!})).id`;
-  const sealed = await encryptCredentials(deps.credentialKeys, { refresh_token: tokens.refreshToken }, row!.id);
-  await admin`select mdame.store_account_credentials(${row!.id}::uuid, ${sealed})`;
-  return row!.id;
-}
+/** A TikTok account of the dimension for creator `user`, connected with `scopes` and sealed. */
+const connectTikTok = (user: string, scopes: readonly string[]) => addTikTokAccount(admin, bench, DIMENSION, user, scopes);
 
-async function tick(): Promise<void> {
-  const response = await app.request("http://edge.test/pipeline/tick", {
-    method: "POST",
-    headers: { authorization: `Bearer ${bench.env.SERVICE_ROLE_KEY}`, "content-type": "application/json" },
-    body: JSON.stringify({ reason: "poll" }),
-  });
-  expect(response.status).toBe(200);
-}
+const tick = () => tickOnce(app, bench.env);
 
 /** Publishes one post through the real publish stage; its publication and TikTok's post id. */
 async function publishPost(): Promise<{ publicationId: string; postId: string }> {

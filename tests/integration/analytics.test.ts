@@ -24,7 +24,7 @@ import { createPipelineApp } from "../../functions/pipeline/app.ts";
 import { MAX_ATTEMPTS } from "../../functions/pipeline/analytics/fetch.ts";
 import * as db from "../../stack/db.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
-import { addYouTubeAccount, type PublishBench, runStages, startPublishBench, stopPublishBench, unitAtPublish } from "./fixtures/publish-stage.ts";
+import { addYouTubeAccount, type PublishBench, runStages, startPublishBench, stopPublishBench, tickOnce, unitAtPublish } from "./fixtures/publish-stage.ts";
 
 const admin = adminSql();
 const DAY_MS = 86_400_000;
@@ -46,14 +46,7 @@ beforeEach(async () => {
 
 afterAll(() => stopPublishBench(bench), 60_000);
 
-async function tick(): Promise<void> {
-  const response = await app.request("http://edge.test/pipeline/tick", {
-    method: "POST",
-    headers: { authorization: `Bearer ${bench.env.SERVICE_ROLE_KEY}`, "content-type": "application/json" },
-    body: JSON.stringify({ reason: "poll" }),
-  });
-  expect(response.status).toBe(200);
-}
+const tick = () => tickOnce(app, bench.env);
 
 /** Publishes one video through the real publish stage; its publication and the emulator's video id. */
 async function publishOne(): Promise<{ accountId: string; publicationId: string; videoId: string; unitId: string; runId: string }> {

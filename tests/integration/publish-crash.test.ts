@@ -15,10 +15,9 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import type { PipelineDeps } from "../../functions/pipeline/deps.ts";
-import { encryptCredentials } from "../../shared/crypto/credentials.ts";
-import { buildAuthorizeUrl, createCodeVerifier, exchangeCode } from "../../shared/providers/tiktok/oauth.ts";
 import * as db from "../../stack/db.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
+import { addTikTokAccount as addTikTok } from "./fixtures/tiktok-account.ts";
 import { ROOT } from "./fixtures/emulator-harness.ts";
 import { addYouTubeAccount, type PublishBench, startPublishBench, stopPublishBench, unitAtPublish } from "./fixtures/publish-stage.ts";
 
@@ -68,37 +67,8 @@ function stageProcess(failpoint: string, failpointDir: string): Promise<{ killed
   });
 }
 
-async function addTikTokAccount(dimension: string, user: string): Promise<string> {
-  const codeVerifier = createCodeVerifier();
-  const url = new URL(
-    await buildAuthorizeUrl({
-      clientKey: env.TIKTOK_CLIENT_KEY!,
-      scopes: ["video.publish"],
-      redirectUri: "http://127.0.0.1:9/cb/",
-      state: "s",
-      codeVerifier,
-      authBaseUrl: env.TIKTOK_AUTH_BASE_URL,
-    }),
-  );
-  url.searchParams.set("login_hint", user);
-  const code = new URL((await fetch(url, { redirect: "manual" })).headers.get("location")!).searchParams.get("code")!;
-  const tokens = await exchangeCode({
-    clientKey: env.TIKTOK_CLIENT_KEY!,
-    clientSecret: env.TIKTOK_CLIENT_SECRET!,
-    apiBaseUrl: env.TIKTOK_API_BASE_URL,
-    code,
-    redirectUri: "http://127.0.0.1:9/cb/",
-    codeVerifier,
-  });
-  const [row] = await admin<{ id: string }[]>`select (mdame.connect_account(${dimension}, 'tiktok', ${"@" + user}, ${tokens.openId}, ${env
-    .TIKTOK_CLIENT_KEY!})).id`;
-  await admin`select mdame.store_account_credentials(${row!.id}::uuid, ${await encryptCredentials(
-    deps.credentialKeys,
-    { refresh_token: tokens.refreshToken },
-    row!.id,
-  )})`;
-  return row!.id;
-}
+/** A TikTok account for creator `user`, granted publishing alone. */
+const addTikTokAccount = (dimension: string, user: string) => addTikTok(admin, { env, deps }, dimension, user, ["video.publish"]);
 
 /** What the platform's emulator holds: each completed upload's id and sha256. */
 async function platformUploads(platform: "youtube" | "tiktok"): Promise<{ id: string; sha256: string }[]> {

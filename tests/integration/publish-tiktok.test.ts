@@ -16,11 +16,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import type { PipelineDeps } from "../../functions/pipeline/deps.ts";
-import { decryptCredentials, encryptCredentials } from "../../shared/crypto/credentials.ts";
+import { decryptCredentials } from "../../shared/crypto/credentials.ts";
 import { drainDeferredPublications } from "../../shared/db/rpc/publications.ts";
-import { buildAuthorizeUrl, createCodeVerifier, exchangeCode } from "../../shared/providers/tiktok/oauth.ts";
 import * as db from "../../stack/db.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
+import { addTikTokAccount as addTikTok } from "./fixtures/tiktok-account.ts";
 import {
   addYouTubeAccount,
   publicationsOf,
@@ -34,7 +34,6 @@ import {
 } from "./fixtures/publish-stage.ts";
 
 const admin = adminSql();
-const REDIRECT_URI = "http://127.0.0.1:9/callback/";
 
 let emulator: PublishBench["emulator"];
 let env: Record<string, string>;
@@ -63,43 +62,8 @@ async function emulatorCall(method: string, path: string, body?: unknown): Promi
   return await response.json().catch(() => null);
 }
 
-/** The creator `user` consents to the engine's TikTok app (the real client's PKCE flow): their tokens. */
-async function consent(user: string) {
-  const codeVerifier = createCodeVerifier();
-  const url = new URL(
-    await buildAuthorizeUrl({
-      clientKey: env.TIKTOK_CLIENT_KEY!,
-      scopes: ["user.info.basic", "video.publish", "video.upload"],
-      redirectUri: REDIRECT_URI,
-      state: "it-state",
-      codeVerifier,
-      authBaseUrl: env.TIKTOK_AUTH_BASE_URL,
-    }),
-  );
-  url.searchParams.set("login_hint", user);
-  const answer = await fetch(url, { redirect: "manual" });
-  expect(answer.status).toBe(302);
-  const redirect = new URL(answer.headers.get("location")!);
-  expect(redirect.searchParams.get("state")).toBe("it-state");
-  return await exchangeCode({
-    clientKey: env.TIKTOK_CLIENT_KEY!,
-    clientSecret: env.TIKTOK_CLIENT_SECRET!,
-    apiBaseUrl: env.TIKTOK_API_BASE_URL,
-    code: redirect.searchParams.get("code")!,
-    redirectUri: REDIRECT_URI,
-    codeVerifier,
-  });
-}
-
 /** A TikTok account of `dimension` for creator `user`, connected and sealed as the operator API does. */
-async function addTikTokAccount(dimension: string, user: string): Promise<string> {
-  const tokens = await consent(user);
-  const [row] = await admin<{ id: string }[]>`
-    select (mdame.connect_account(${dimension}, 'tiktok', ${"@" + user}, ${tokens.openId}, ${env.TIKTOK_CLIENT_KEY!})).id`;
-  const sealed = await encryptCredentials(deps.credentialKeys, { refresh_token: tokens.refreshToken }, row!.id);
-  await admin`select mdame.store_account_credentials(${row!.id}::uuid, ${sealed})`;
-  return row!.id;
-}
+const addTikTokAccount = (dimension: string, user: string) => addTikTok(admin, { env, deps }, dimension, user);
 
 const addYouTube = (dimension: string, channel: string) =>
   addYouTubeAccount(admin, {

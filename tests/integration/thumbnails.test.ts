@@ -20,7 +20,7 @@ import { createPipelineApp } from "../../functions/pipeline/app.ts";
 import { runFfmpeg } from "../../shared/media/ffmpeg.ts";
 import * as db from "../../stack/db.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
-import { addYouTubeAccount, type PublishBench, runStages, startPublishBench, stopPublishBench } from "./fixtures/publish-stage.ts";
+import { addYouTubeAccount, type PublishBench, runStages, startPublishBench, stopPublishBench, tickOnce } from "./fixtures/publish-stage.ts";
 
 const admin = adminSql();
 const PROJECT = "thumbs-it.apps.googleusercontent.com";
@@ -49,14 +49,7 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 }, 60_000);
 
-async function tick(): Promise<void> {
-  const response = await app.request("http://edge.test/pipeline/tick", {
-    method: "POST",
-    headers: { authorization: `Bearer ${bench.env.SERVICE_ROLE_KEY}`, "content-type": "application/json" },
-    body: JSON.stringify({ reason: "poll" }),
-  });
-  expect(response.status).toBe(200);
-}
+const tick = () => tickOnce(app, bench.env);
 
 async function emulatorAdmin(method: string, path: string, body?: unknown): Promise<any> {
   const response = await fetch(`${bench.emulator.url}${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });

@@ -48,6 +48,7 @@ const INTERNAL: Record<string, string> = {
   alert_on_locked_publication: "trigger on publications raising upload_locked; tested in alert_producers",
   enqueue_thumbnail_set: "trigger on publications enqueueing the Shorts thumbnail; tested in claim_thumbnail_sets",
   video_analytics_platform: "trigger copying a video_analytics row's platform from its publication; tested in record_tiktok_video_analytics",
+  assert_analytics_window: "the window and period check of record_video_analytics and record_tiktok_video_analytics; tested in both folders",
   close_analytics_fetch: "the shared end of record_video_analytics and record_tiktok_video_analytics; tested in both folders",
   video_asset_keys: "the keys of a unit's render (video and cover); tested in housekeeping/a_renders_cover_goes_with_it and storage_key_in_use",
   youtube_bucket_size: "a project's bucket by name for the ledger and ops_quota; tested in reserve_youtube_call/stats_and_thumbnails_take_their_buckets",

@@ -73,7 +73,8 @@ export async function setVideoThumbnail(input: {
   const response = await send(url.toString(), {
     method: "POST",
     headers: { authorization: `Bearer ${input.accessToken}`, "content-type": input.contentType },
-    body: input.image,
+    // Read from a file into an ArrayBuffer: never a shared buffer, which is all the cast says.
+    body: input.image as Uint8Array<ArrayBuffer>,
   }, what);
   if (!response.ok) throw await dataApiError(PROVIDER, response, what);
   await response.body?.cancel();

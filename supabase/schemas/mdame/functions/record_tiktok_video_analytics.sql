@@ -16,12 +16,7 @@ declare
   v_publication mdame.publications;
   v_row mdame.video_analytics;
 begin
-  if p_window_days is null or p_window_days not in (3, 7) then
-    raise exception 'the window is 3 or 7 days, not %', coalesce(p_window_days::text, '(none)') using errcode = '22023';
-  end if;
-  if p_period_start is null or p_period_end is null or p_period_end < p_period_start then
-    raise exception 'the period must have a start and an end not before it' using errcode = '22023';
-  end if;
+  perform mdame.assert_analytics_window(p_window_days, p_period_start, p_period_end);
   if p_views is null or p_likes is null or p_comments is null or p_shares is null
      or least(p_views, p_likes, p_comments, p_shares) < 0 then
     raise exception 'views, likes, comments and shares must be given and not negative' using errcode = '22023';

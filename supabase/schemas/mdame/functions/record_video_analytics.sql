@@ -22,12 +22,7 @@ declare
   v_now timestamptz := mdame.engine_now();
   v_bad text;
 begin
-  if p_window_days is null or p_window_days not in (3, 7) then
-    raise exception 'the window is 3 or 7 days, not %', coalesce(p_window_days::text, '(none)') using errcode = '22023';
-  end if;
-  if p_period_start is null or p_period_end is null or p_period_end < p_period_start then
-    raise exception 'the period must have a start and an end not before it' using errcode = '22023';
-  end if;
+  perform mdame.assert_analytics_window(p_window_days, p_period_start, p_period_end);
   if p_views is null or p_engaged_views is null or p_likes is null or p_average_view_duration_s is null or p_average_view_percentage is null
      or p_views < 0 or p_engaged_views < 0 or p_likes < 0 or p_average_view_duration_s < 0 or p_average_view_percentage < 0 then
     raise exception 'views, engaged views, likes and the averages must be given and not negative' using errcode = '22023';
