@@ -29,6 +29,7 @@ const INTERNAL: Record<string, string> = {
   published_assets_due: "the renders and voices rule of housekeeping; tested through the housekeeping pgTAP folder and tests/integration/housekeeping.test.ts",
   lock_unit_at_stage: "lock-and-guard prologue of the stage RPCs; tested through them",
   log_event: "event log writer every RPC calls; tested through them",
+  meta_window_room_at: "when an Instagram or Facebook window has room, for reserve_meta_post and record_meta_refusal; tested in their folders",
   mark_publication_published: "the recording step of record_publication and complete_publication; tested in both folders",
   pgmq_queue_has_headers: "catalog probe of archive_stage_task (pgmq 1.5 layout or 1.4's); tested in archive_stage_task/keeps_every_column_of_the_message",
   restrict_function_privileges:

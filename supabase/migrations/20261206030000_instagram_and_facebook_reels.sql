@@ -1,0 +1,417 @@
+-- Instagram Reels and Facebook Page Reels: accounts and publications may be on instagram or facebook;
+-- a publication may end skipped with its reason (an account that will not take the video, such as a
+-- Facebook Reel past 90 s) and counts as done for its unit; get_publish_targets gives each account's
+-- platform id; the Meta publishing ledger (meta_posts, meta_publishing_limits, reserve_meta_post,
+-- release_meta_post, record_meta_refusal) and skip_publication.
+-- (written by `npm run schema:diff -- --write`; read it before it lands: migrations are append-only).
+
+alter table "mdame"."dimension_accounts" drop constraint "dimension_accounts_platform_check";
+
+alter table "mdame"."publications" drop constraint "publications_platform_check";
+
+alter table "mdame"."publications" drop constraint "publications_status_check";
+
+drop function if exists "mdame"."get_publish_targets"(p_unit_id uuid);
+
+  create table "mdame"."meta_posts" (
+    "publication_id" uuid not null,
+    "account_id" uuid not null,
+    "reserved_at" timestamp with time zone not null
+      );
+
+alter table "mdame"."meta_posts" enable row level security;
+
+  create table "mdame"."meta_publishing_limits" (
+    "account_id" uuid not null,
+    "quota_total" integer not null,
+    "quota_usage" integer,
+    "full_until" timestamp with time zone,
+    "read_at" timestamp with time zone not null
+      );
+
+alter table "mdame"."meta_publishing_limits" enable row level security;
+
+alter table "mdame"."publications" add column "skip_reason" text;
+
+CREATE UNIQUE INDEX meta_posts_pkey ON mdame.meta_posts USING btree (publication_id);
+
+CREATE INDEX meta_posts_window_idx ON mdame.meta_posts USING btree (account_id, reserved_at);
+
+CREATE UNIQUE INDEX meta_publishing_limits_pkey ON mdame.meta_publishing_limits USING btree (account_id);
+
+alter table "mdame"."meta_posts" add constraint "meta_posts_pkey" PRIMARY KEY using index "meta_posts_pkey";
+
+alter table "mdame"."meta_publishing_limits" add constraint "meta_publishing_limits_pkey" PRIMARY KEY using index "meta_publishing_limits_pkey";
+
+alter table "mdame"."meta_posts" add constraint "meta_posts_account_id_fkey" FOREIGN KEY (account_id) REFERENCES mdame.dimension_accounts(id) ON DELETE CASCADE not valid;
+
+alter table "mdame"."meta_posts" validate constraint "meta_posts_account_id_fkey";
+
+alter table "mdame"."meta_posts" add constraint "meta_posts_publication_id_fkey" FOREIGN KEY (publication_id) REFERENCES mdame.publications(id) ON DELETE CASCADE not valid;
+
+alter table "mdame"."meta_posts" validate constraint "meta_posts_publication_id_fkey";
+
+alter table "mdame"."meta_publishing_limits" add constraint "meta_publishing_limits_account_id_fkey" FOREIGN KEY (account_id) REFERENCES mdame.dimension_accounts(id) ON DELETE CASCADE not valid;
+
+alter table "mdame"."meta_publishing_limits" validate constraint "meta_publishing_limits_account_id_fkey";
+
+alter table "mdame"."meta_publishing_limits" add constraint "meta_publishing_limits_quota_total_check" CHECK ((quota_total > 0)) not valid;
+
+alter table "mdame"."meta_publishing_limits" validate constraint "meta_publishing_limits_quota_total_check";
+
+alter table "mdame"."meta_publishing_limits" add constraint "meta_publishing_limits_quota_usage_check" CHECK ((quota_usage >= 0)) not valid;
+
+alter table "mdame"."meta_publishing_limits" validate constraint "meta_publishing_limits_quota_usage_check";
+
+alter table "mdame"."publications" add constraint "publications_skip_reason_check" CHECK (((status = 'skipped'::text) = (skip_reason IS NOT NULL))) not valid;
+
+alter table "mdame"."publications" validate constraint "publications_skip_reason_check";
+
+alter table "mdame"."dimension_accounts" add constraint "dimension_accounts_platform_check" CHECK ((platform = ANY (ARRAY['youtube'::text, 'tiktok'::text, 'instagram'::text, 'facebook'::text]))) not valid;
+
+alter table "mdame"."dimension_accounts" validate constraint "dimension_accounts_platform_check";
+
+alter table "mdame"."publications" add constraint "publications_platform_check" CHECK ((platform = ANY (ARRAY['youtube'::text, 'tiktok'::text, 'instagram'::text, 'facebook'::text]))) not valid;
+
+alter table "mdame"."publications" validate constraint "publications_platform_check";
+
+alter table "mdame"."publications" add constraint "publications_status_check" CHECK ((status = ANY (ARRAY['pending'::text, 'uploading'::text, 'published'::text, 'deferred'::text, 'failed'::text, 'skipped'::text]))) not valid;
+
+alter table "mdame"."publications" validate constraint "publications_status_check";
+
+set check_function_bodies = off;
+
+CREATE OR REPLACE FUNCTION mdame.meta_window_room_at(p_account_id uuid, p_publication_id uuid, p_over integer, p_now timestamp with time zone)
+ RETURNS timestamp with time zone
+ LANGUAGE sql
+ STABLE
+ SET search_path TO ''
+AS $function$
+  select coalesce(
+    (select reserved_at + interval '24 hours' from mdame.meta_posts
+      where account_id = p_account_id and publication_id <> p_publication_id and reserved_at > p_now - interval '24 hours'
+      order by reserved_at offset greatest(p_over, 1) - 1 limit 1),
+    p_now + interval '1 hour');
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.record_meta_refusal(p_publication_id uuid)
+ RETURNS timestamp with time zone
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_post mdame.meta_posts;
+  v_account mdame.dimension_accounts;
+  v_now timestamptz := mdame.engine_now();
+  v_not_before timestamptz;
+begin
+  select * into v_post from mdame.meta_posts where publication_id = p_publication_id;
+  if not found then
+    raise exception 'no Meta post reserved for publication %', p_publication_id using errcode = 'MDN01';
+  end if;
+  select * into v_account from mdame.dimension_accounts where id = v_post.account_id for update;
+  v_not_before := mdame.meta_window_room_at(v_account.id, p_publication_id, 1, v_now);
+  update mdame.meta_publishing_limits
+     set full_until = greatest(full_until, v_not_before), quota_usage = greatest(quota_usage, quota_total)
+   where account_id = v_account.id;
+  perform mdame.log_event(null, null, 'publish', 'meta_limit_refusal', jsonb_build_object(
+    'account_id', v_account.id, 'platform', v_account.platform, 'channel_handle', v_account.channel_handle,
+    'publication_id', p_publication_id, 'not_before', v_not_before));
+  return v_not_before;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.release_meta_post(p_publication_id uuid)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+begin
+  delete from mdame.meta_posts where publication_id = p_publication_id;
+  return found;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.reserve_meta_post(p_account_id uuid, p_publication_id uuid, p_quota_total integer, p_quota_usage integer DEFAULT NULL::integer)
+ RETURNS mdame.meta_posts
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_account mdame.dimension_accounts;
+  v_limit mdame.meta_publishing_limits;
+  v_now timestamptz := mdame.engine_now();
+  v_ours integer;
+  v_used integer;
+  v_not_before timestamptz;
+  v_post mdame.meta_posts;
+begin
+  select * into v_account from mdame.dimension_accounts where id = p_account_id for update;
+  if not found then
+    raise exception 'no account %', p_account_id using errcode = 'MDN01';
+  end if;
+  if v_account.platform not in ('instagram', 'facebook') then
+    raise exception 'account % is on %, not on Instagram or Facebook', p_account_id, v_account.platform using errcode = '22023';
+  end if;
+  if p_quota_total is null or p_quota_total <= 0 or p_quota_usage < 0 then
+    raise exception 'a publishing limit is a positive quota_total and a quota_usage of at least 0 (got % and %)', p_quota_total, p_quota_usage
+      using errcode = '22023';
+  end if;
+  perform 1 from mdame.publications where id = p_publication_id and account_id = p_account_id;
+  if not found then
+    raise exception 'no publication % of account %', p_publication_id, p_account_id using errcode = 'MDN01';
+  end if;
+  insert into mdame.meta_publishing_limits (account_id, quota_total, quota_usage, read_at)
+  values (p_account_id, p_quota_total, p_quota_usage, v_now)
+  on conflict (account_id) do update
+    set quota_total = excluded.quota_total, quota_usage = excluded.quota_usage, read_at = excluded.read_at
+  returning * into v_limit;
+  select count(*)::integer into v_ours from mdame.meta_posts
+   where account_id = p_account_id and publication_id <> p_publication_id and reserved_at > v_now - interval '24 hours';
+  v_used := greatest(coalesce(p_quota_usage, 0), v_ours);
+  if v_used >= p_quota_total or v_limit.full_until > v_now then
+    v_not_before := greatest(v_limit.full_until, mdame.meta_window_room_at(p_account_id, p_publication_id, v_used - p_quota_total + 1, v_now));
+    raise exception '% account % has made % of its % posts in the last 24 hours', v_account.platform, v_account.channel_handle, v_used, p_quota_total
+      using errcode = 'MDQ03',
+            detail = jsonb_build_object('not_before', v_not_before, 'posts', v_used, 'limit', p_quota_total)::text;
+  end if;
+  insert into mdame.meta_posts (publication_id, account_id, reserved_at) values (p_publication_id, p_account_id, v_now)
+  on conflict (publication_id) do nothing;
+  select * into v_post from mdame.meta_posts where publication_id = p_publication_id;
+  return v_post;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.skip_publication(p_publication_id uuid, p_reason text)
+ RETURNS mdame.publications
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_pub mdame.publications;
+  v_unit mdame.work_units;
+begin
+  if coalesce(trim(p_reason), '') = '' or length(p_reason) > 1000 then
+    raise exception 'a skipped publication needs its reason (1 to 1000 characters)' using errcode = '22023';
+  end if;
+  select * into v_pub from mdame.publications where id = p_publication_id;
+  if not found then
+    raise exception 'no publication %', p_publication_id using errcode = 'MDN01';
+  end if;
+  select * into v_unit from mdame.work_units where id = v_pub.unit_id for update;
+  select * into v_pub from mdame.publications where id = p_publication_id for update;
+  if v_pub.status in ('published', 'skipped') then
+    return v_pub;
+  end if;
+  update mdame.publications
+     set status = 'skipped', skip_reason = p_reason, deferred_reason = null, not_before = null, updated_at = now()
+   where id = p_publication_id
+  returning * into v_pub;
+  perform mdame.log_event(v_unit.run_id, v_unit.id, 'publish', 'publication_skipped', jsonb_build_object(
+    'publication_id', v_pub.id, 'account_id', v_pub.account_id, 'platform', v_pub.platform, 'reason', p_reason));
+  return v_pub;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.complete_publication(p_msg_id bigint, p_publication_id uuid, p_external_id text, p_step_token text, p_holder text DEFAULT NULL::text)
+ RETURNS mdame.work_units
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_pub mdame.publications;
+  v_lock record;
+  v_unit mdame.work_units;
+begin
+  select * into v_pub from mdame.publications where id = p_publication_id;
+  if not found then
+    raise exception 'no publication %', p_publication_id using errcode = 'MDN01';
+  end if;
+  select * into v_lock from mdame.lock_unit_at_stage(v_pub.unit_id, 'publish', 'stage_tasks', p_msg_id, p_holder);
+  v_pub := mdame.mark_publication_published(p_publication_id, p_external_id, (v_lock.unit).run_id);
+  if not v_lock.at_stage then
+    return v_lock.unit;
+  end if;
+  if exists (select 1 from mdame.dimension_accounts a
+              where a.dimension_id = (v_lock.unit).dimension_id and a.active
+                and not exists (select 1 from mdame.publications p where p.unit_id = v_pub.unit_id and p.account_id = a.id and p.status in ('published', 'skipped'))) then
+    return v_lock.unit;
+  end if;
+  perform mdame.store_step_result(p_step_token, (select jsonb_agg(jsonb_build_object('platform', platform, 'external_id', external_id))
+                                                   from mdame.publications where unit_id = v_pub.unit_id));
+  v_unit := mdame.set_unit_stage(v_pub.unit_id, 'published');
+  perform pgmq.archive('stage_tasks', p_msg_id);
+  perform mdame.close_run_if_done(v_unit.run_id);
+  return v_unit;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.connect_account(p_dimension_id text, p_platform text, p_channel_handle text, p_channel_id text DEFAULT NULL::text, p_oauth_client_id text DEFAULT 'default'::text)
+ RETURNS mdame.dimension_accounts
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_row mdame.dimension_accounts;
+begin
+  -- The dimension first (every account RPC locks in this order), so it cannot vanish meanwhile.
+  perform 1 from mdame.dimensions where id = p_dimension_id for update;
+  if not found then
+    raise exception 'no dimension %', p_dimension_id using errcode = 'MDN01';
+  end if;
+  if coalesce(trim(p_channel_handle), '') = '' then
+    raise exception 'a channel handle is needed' using errcode = '22023';
+  end if;
+  if coalesce(trim(p_oauth_client_id), '') = '' then
+    raise exception 'an OAuth client id is needed' using errcode = '22023';
+  end if;
+  if p_platform is null or p_platform not in ('youtube', 'tiktok', 'instagram', 'facebook') then
+    raise exception 'no platform %: accounts are on youtube, tiktok, instagram or facebook', coalesce(p_platform, '(none)') using errcode = '22023';
+  end if;
+  if p_platform = 'youtube' then
+    insert into mdame.youtube_projects (oauth_client_id) values (p_oauth_client_id) on conflict do nothing;
+  end if;
+  insert into mdame.dimension_accounts (dimension_id, platform, channel_handle, channel_id, oauth_client_id)
+  values (p_dimension_id, p_platform, p_channel_handle, p_channel_id, p_oauth_client_id)
+  on conflict (dimension_id, platform, channel_handle) do update
+    set channel_id = coalesce(excluded.channel_id, mdame.dimension_accounts.channel_id),
+        oauth_client_id = excluded.oauth_client_id,
+        updated_at = now()
+  returning * into v_row;
+  return v_row;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.defer_publication(p_publication_id uuid, p_reason text, p_not_before timestamp with time zone)
+ RETURNS mdame.publications
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_pub mdame.publications;
+  v_unit mdame.work_units;
+begin
+  if p_reason is null or p_reason not in ('quota_spent', 'channel_cap', 'rate_limited', 'needs_reconnect') then
+    raise exception 'unknown deferral reason %', p_reason using errcode = '22023';
+  end if;
+  select * into v_pub from mdame.publications where id = p_publication_id;
+  if not found then
+    raise exception 'no publication %', p_publication_id using errcode = 'MDN01';
+  end if;
+  select * into v_unit from mdame.work_units where id = v_pub.unit_id for update;
+  select * into v_pub from mdame.publications where id = p_publication_id for update;
+  if v_pub.status in ('published', 'skipped') then
+    return v_pub;
+  end if;
+  update mdame.publications
+     set status = 'deferred', deferred_reason = p_reason, not_before = p_not_before, updated_at = now()
+   where id = p_publication_id
+  returning * into v_pub;
+  perform mdame.log_event(v_unit.run_id, v_unit.id, 'publish', 'publication_deferred', jsonb_build_object(
+    'publication_id', v_pub.id, 'account_id', v_pub.account_id, 'reason', p_reason, 'not_before', p_not_before));
+  return v_pub;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.defer_unit_publish(p_msg_id bigint, p_unit_id uuid, p_step_token text, p_holder text DEFAULT NULL::text)
+ RETURNS mdame.work_units
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_lock record;
+  v_unit mdame.work_units;
+  v_open integer;
+  v_deferred integer;
+begin
+  select * into v_lock from mdame.lock_unit_at_stage(p_unit_id, 'publish', 'stage_tasks', p_msg_id, p_holder);
+  if not v_lock.at_stage then
+    return v_lock.unit;
+  end if;
+  select count(*) filter (where p.status is null or p.status not in ('published', 'skipped', 'deferred')),
+         count(*) filter (where p.status = 'deferred')
+    into v_open, v_deferred
+    from mdame.dimension_accounts a
+    left join mdame.publications p on p.unit_id = p_unit_id and p.account_id = a.id
+   where a.dimension_id = (v_lock.unit).dimension_id and a.active;
+  if v_open > 0 then
+    raise exception 'unit % has % account(s) neither published, skipped nor deferred', p_unit_id, v_open using errcode = 'MDS01';
+  end if;
+  if v_deferred = 0 then
+    perform mdame.store_step_result(p_step_token, (select jsonb_agg(jsonb_build_object('platform', platform, 'external_id', external_id))
+                                                     from mdame.publications where unit_id = p_unit_id));
+    v_unit := mdame.set_unit_stage(p_unit_id, 'published');
+  else
+    v_unit := mdame.set_unit_stage(p_unit_id, 'deferred');
+  end if;
+  perform pgmq.archive('stage_tasks', p_msg_id);
+  perform mdame.close_run_if_done(v_unit.run_id);
+  return v_unit;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.get_publish_targets(p_unit_id uuid)
+ RETURNS TABLE(account_id uuid, platform text, channel_handle text, credentials_enc text, health_state text, channel_id text)
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+  select a.id, a.platform, a.channel_handle, a.credentials_enc, a.health_state, a.channel_id
+    from mdame.work_units u
+    join mdame.dimension_accounts a on a.dimension_id = u.dimension_id and a.active
+   where u.id = p_unit_id
+   order by a.id;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.get_run_status(p_run_id uuid)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+  select jsonb_build_object(
+    'run', to_jsonb(r) - 'idempotency_key',
+    'dimensions', coalesce((select jsonb_agg(to_jsonb(rd) - 'run_id' order by rd.dimension_id) from mdame.run_dimensions rd where rd.run_id = r.id), '[]'::jsonb),
+    'units', coalesce((
+      select jsonb_agg(jsonb_build_object(
+        'id', u.id, 'dimension_id', u.dimension_id, 'stage', u.stage, 'title', coalesce(u.script->>'title', u.topic->>'title'),
+        'error', u.error, 'updated_at', u.updated_at,
+        'scenes_ready', (select count(*) from mdame.scenes s where s.unit_id = u.id and s.status = 'ready'),
+        'scenes_total', (select count(*) from mdame.scenes s where s.unit_id = u.id),
+        'video', u.video,
+        'quality', u.quality,
+        'publications', coalesce((select jsonb_agg(jsonb_build_object('platform', p.platform, 'status', p.status, 'external_id', p.external_id,
+                                      'deferred_reason', p.deferred_reason, 'not_before', p.not_before, 'privacy_status', p.privacy_status,
+                                      'skip_reason', p.skip_reason))
+                                    from mdame.publications p where p.unit_id = u.id), '[]'::jsonb)
+      ) order by u.dimension_id, u.created_at)
+      from mdame.work_units u where u.run_id = r.id), '[]'::jsonb))
+  from mdame.pipeline_runs r
+  where r.id = p_run_id;
+$function$
+;
+
+comment on function mdame.meta_window_room_at(uuid,uuid,integer,timestamp with time zone) is 'internal: when a Meta account''s publishing window has room, for reserve_meta_post and record_meta_refusal';
+
+delete from mdame.component_roles t where to_jsonb(t) @> '{"role": "mdame_engine", "rpcs": ["abort_run", "ack_storage_deletion", "assert_environment", "begin_publication", "canonical_json", "check_alerts", "claim_adaptation_week", "claim_alerts", "claim_analytics_fetches", "claim_stage_tasks", "claim_storage_deletions", "claim_thumbnail_sets", "claim_weekly_reports", "clear_upload_session", "complete_publication", "complete_render_job", "complete_visual_job", "complete_weekly_report", "config_hash", "connect_account", "create_dimension", "database_usage", "defer_publication", "defer_unit_publish", "dimension_config", "drain_deferred_publications", "engine_now", "extend_stage_lease", "fail_stage_task", "fail_weekly_report", "fail_worker_job", "finish_adaptation_week", "finish_thumbnail_set", "get_accounts", "get_adaptation_evidence", "get_dimensions", "get_effective_dimension_config", "get_llm_cache", "get_publication", "get_publish_targets", "get_queue_setup", "get_recorded_environment", "get_run_analytics", "get_run_dimension_config", "get_run_status", "get_scene", "get_scenes", "get_step_result", "get_topic_history", "get_work_unit", "get_youtube_client", "get_youtube_projects", "housekeeping", "housekeeping_settings", "list_adaptations", "list_alerts", "list_dead_letters", "list_locked_publications", "list_runs", "list_schedules", "llm_routing_is_valid", "lock_dimension", "lookup_scene_cache", "mark_account_needs_reconnect", "mark_adaptation_week_due", "ops_overview", "ops_queues", "ops_quota", "ops_schedules", "ops_video", "ops_videos", "publishing_is_valid", "queue_weekly_reports", "queues_without_workers", "raise_alert", "record_account_scopes", "record_adaptation", "record_alert_attempt", "record_alert_sent", "record_cache_lookup", "record_publication", "record_publication_privacy", "record_safety_verdict", "record_scene_plan", "record_script", "record_tick_ok", "record_topics", "record_upload_session", "record_video_analytics", "record_voice", "record_youtube_refusal", "recover_overdue_work", "register_youtube_project", "reject_script", "reject_unit", "reject_unsafe_output", "release_youtube_call", "remove_account", "remove_youtube_project", "render_job", "replay_step_result", "reseal_account_credentials", "reseal_youtube_project_secret", "reserve_tiktok_call", "reserve_youtube_call", "retry_analytics_fetch", "retry_dead_letter", "retry_storage_deletion", "revert_adaptation", "run_engine_job", "run_key", "schedule_analytics_fetches", "set_account_active", "set_adaptation_pin", "set_dimension_active", "set_engine_clock", "set_housekeeping_setting", "settle_youtube_call", "start_run", "step_token", "store_account_credentials", "store_llm_cache", "tick", "trigger_run", "trigger_scheduled_run", "update_dimension", "wake_due_storage_deletions", "watchdog_status", "wake_due_weekly_reports", "wake_next_tick", "wake_stage_runner", "weekly_report", "youtube_quota_day", "youtube_quota_resets_at"], "component": "edge"}'::jsonb;
+insert into mdame.component_roles ("role", "rpcs", "component") select "role", "rpcs", "component" from jsonb_populate_record(null::mdame.component_roles, '{"role": "mdame_engine", "rpcs": ["abort_run", "ack_storage_deletion", "assert_environment", "begin_publication", "canonical_json", "check_alerts", "claim_adaptation_week", "claim_alerts", "claim_analytics_fetches", "claim_stage_tasks", "claim_storage_deletions", "claim_thumbnail_sets", "claim_weekly_reports", "clear_upload_session", "complete_publication", "complete_render_job", "complete_visual_job", "complete_weekly_report", "config_hash", "connect_account", "create_dimension", "database_usage", "defer_publication", "defer_unit_publish", "dimension_config", "drain_deferred_publications", "engine_now", "extend_stage_lease", "fail_stage_task", "fail_weekly_report", "fail_worker_job", "finish_adaptation_week", "finish_thumbnail_set", "get_accounts", "get_adaptation_evidence", "get_dimensions", "get_effective_dimension_config", "get_llm_cache", "get_publication", "get_publish_targets", "get_queue_setup", "get_recorded_environment", "get_run_analytics", "get_run_dimension_config", "get_run_status", "get_scene", "get_scenes", "get_step_result", "get_topic_history", "get_work_unit", "get_youtube_client", "get_youtube_projects", "housekeeping", "housekeeping_settings", "list_adaptations", "list_alerts", "list_dead_letters", "list_locked_publications", "list_runs", "list_schedules", "llm_routing_is_valid", "lock_dimension", "lookup_scene_cache", "mark_account_needs_reconnect", "mark_adaptation_week_due", "ops_overview", "ops_queues", "ops_quota", "ops_schedules", "ops_video", "ops_videos", "publishing_is_valid", "queue_weekly_reports", "queues_without_workers", "raise_alert", "record_account_scopes", "record_adaptation", "record_alert_attempt", "record_alert_sent", "record_cache_lookup", "record_meta_refusal", "record_publication", "record_publication_privacy", "record_safety_verdict", "record_scene_plan", "record_script", "record_tick_ok", "record_topics", "record_upload_session", "record_video_analytics", "record_voice", "record_youtube_refusal", "recover_overdue_work", "register_youtube_project", "reject_script", "reject_unit", "reject_unsafe_output", "release_meta_post", "release_youtube_call", "remove_account", "remove_youtube_project", "render_job", "replay_step_result", "reseal_account_credentials", "reseal_youtube_project_secret", "reserve_meta_post", "reserve_tiktok_call", "reserve_youtube_call", "retry_analytics_fetch", "retry_dead_letter", "retry_storage_deletion", "revert_adaptation", "run_engine_job", "run_key", "schedule_analytics_fetches", "set_account_active", "set_adaptation_pin", "set_dimension_active", "set_engine_clock", "set_housekeeping_setting", "settle_youtube_call", "skip_publication", "start_run", "step_token", "store_account_credentials", "store_llm_cache", "tick", "trigger_run", "trigger_scheduled_run", "update_dimension", "wake_due_storage_deletions", "watchdog_status", "wake_due_weekly_reports", "wake_next_tick", "wake_stage_runner", "weekly_report", "youtube_quota_day", "youtube_quota_resets_at"], "component": "edge"}'::jsonb);
+
+select mdame.restrict_function_privileges();
