@@ -3,6 +3,7 @@
 -- Facebook Reel past 90 s) and counts as done for its unit; get_publish_targets gives each account's
 -- platform id; the Meta publishing ledger (meta_posts, meta_publishing_limits, reserve_meta_post,
 -- release_meta_post, record_meta_refusal) and skip_publication.
+-- render_job gives accounts all on Instagram or Facebook the reels caption zone.
 -- (written by `npm run schema:diff -- --write`; read it before it lands: migrations are append-only).
 
 alter table "mdame"."dimension_accounts" drop constraint "dimension_accounts_platform_check";
@@ -55,7 +56,7 @@ alter table "mdame"."meta_publishing_limits" add constraint "meta_publishing_lim
 
 alter table "mdame"."meta_publishing_limits" validate constraint "meta_publishing_limits_account_id_fkey";
 
-alter table "mdame"."meta_publishing_limits" add constraint "meta_publishing_limits_quota_total_check" CHECK ((quota_total > 0)) not valid;
+alter table "mdame"."meta_publishing_limits" add constraint "meta_publishing_limits_quota_total_check" CHECK ((quota_total >= 0)) not valid;
 
 alter table "mdame"."meta_publishing_limits" validate constraint "meta_publishing_limits_quota_total_check";
 
@@ -159,8 +160,8 @@ begin
   if v_account.platform not in ('instagram', 'facebook') then
     raise exception 'account % is on %, not on Instagram or Facebook', p_account_id, v_account.platform using errcode = '22023';
   end if;
-  if p_quota_total is null or p_quota_total <= 0 or p_quota_usage < 0 then
-    raise exception 'a publishing limit is a positive quota_total and a quota_usage of at least 0 (got % and %)', p_quota_total, p_quota_usage
+  if p_quota_total is null or p_quota_total < 0 or p_quota_usage < 0 then
+    raise exception 'a publishing limit is a quota_total and a quota_usage of at least 0 (got % and %)', p_quota_total, p_quota_usage
       using errcode = '22023';
   end if;
   perform 1 from mdame.publications where id = p_publication_id and account_id = p_account_id;
@@ -406,6 +407,48 @@ AS $function$
       from mdame.work_units u where u.run_id = r.id), '[]'::jsonb))
   from mdame.pipeline_runs r
   where r.id = p_run_id;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.render_job(p_unit_id uuid)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_unit mdame.work_units;
+  v_config jsonb;
+  v_job jsonb;
+  v_profile text;
+begin
+  select * into v_unit from mdame.work_units where id = p_unit_id;
+  v_config := coalesce((select rd.config from mdame.run_dimensions rd where rd.run_id = v_unit.run_id and rd.dimension_id = v_unit.dimension_id),
+                       (select mdame.dimension_config(d) from mdame.dimensions d where d.id = v_unit.dimension_id));
+  v_profile := coalesce(v_config->'captions'->>'profile', 'platforms');
+  if v_profile = 'platforms' then
+    select case when count(distinct p.profile) = 1 then min(p.profile) end
+      into v_profile
+      from (select case a.platform when 'youtube' then 'youtube_shorts' when 'tiktok' then 'tiktok'
+                                   when 'instagram' then 'reels' when 'facebook' then 'reels' end as profile
+              from mdame.dimension_accounts a where a.dimension_id = v_unit.dimension_id and a.active) p;
+    v_profile := coalesce(v_profile, 'intersection');
+  end if;
+  v_job := jsonb_build_object(
+    'run_id', v_unit.run_id, 'unit_id', v_unit.id, 'dimension_id', v_unit.dimension_id,
+    'title', v_unit.script->>'title',
+    'audio_key', v_unit.voice->>'audio_key', 'audio_duration_ms', (v_unit.voice->>'duration_ms')::integer,
+    'words', v_unit.voice->'words',
+    'scenes', (select jsonb_agg(jsonb_build_object('index', s.scene_index, 'asset_key', s.asset_key, 'first_word', s.first_word) order by s.scene_index)
+                 from mdame.scenes s where s.unit_id = p_unit_id),
+    'caption_font', coalesce(v_config->'style'->>'caption_font', 'DejaVu Sans'),
+    'caption_profile', v_profile);
+  -- Only a job with a bed names one, so voice-only jobs keep the step token they had.
+  if coalesce(jsonb_typeof(v_config->'music'), 'null') <> 'null' then
+    v_job := v_job || jsonb_build_object('music', v_config->'music');
+  end if;
+  return v_job || jsonb_build_object('step_token', mdame.step_token(v_unit.id::text, mdame.stage_index('render'), v_job));
+end;
 $function$
 ;
 

@@ -32,8 +32,8 @@ begin
   if v_account.platform not in ('instagram', 'facebook') then
     raise exception 'account % is on %, not on Instagram or Facebook', p_account_id, v_account.platform using errcode = '22023';
   end if;
-  if p_quota_total is null or p_quota_total <= 0 or p_quota_usage < 0 then
-    raise exception 'a publishing limit is a positive quota_total and a quota_usage of at least 0 (got % and %)', p_quota_total, p_quota_usage
+  if p_quota_total is null or p_quota_total < 0 or p_quota_usage < 0 then
+    raise exception 'a publishing limit is a quota_total and a quota_usage of at least 0 (got % and %)', p_quota_total, p_quota_usage
       using errcode = '22023';
   end if;
   perform 1 from mdame.publications where id = p_publication_id and account_id = p_account_id;

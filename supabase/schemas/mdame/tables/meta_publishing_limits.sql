@@ -11,7 +11,7 @@ create table mdame.meta_publishing_limits (
   full_until timestamp with time zone,
   read_at timestamp with time zone not null,
   constraint meta_publishing_limits_pkey primary key (account_id),
-  constraint meta_publishing_limits_quota_total_check check ((quota_total > 0)),
+  constraint meta_publishing_limits_quota_total_check check ((quota_total >= 0)),
   constraint meta_publishing_limits_quota_usage_check check ((quota_usage >= 0)),
   constraint meta_publishing_limits_account_id_fkey foreign key (account_id) references mdame.dimension_accounts(id) on delete cascade
 );

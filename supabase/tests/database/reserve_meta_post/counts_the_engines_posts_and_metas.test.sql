@@ -1,6 +1,6 @@
 begin;
 \ir ../_fixtures.psql
-select plan(7);
+select plan(8);
 
 -- An Instagram account whose limit is 3 posts a day; each post is a publication of its own unit.
 create temp table a as select (mdame.connect_account('tech-explained', 'instagram', '@sky_facts', '17841400000000001', '100000000000001')).id;
@@ -29,6 +29,11 @@ select is((select code from r2), 'MDQ03', 'the engine''s own three posts fill th
 select mdame.set_engine_clock(interval '24 hours 1 second');
 select lives_ok(format('select mdame.reserve_meta_post(%L, %L, 3, 0)', (select id from a), (select id from ordered where n = 4)),
   'a day later the account may post again');
+
+-- An account Meta allows no post at all waits, and is read again an hour later.
+create temp table r3 as select * from tests.refusal(format('select mdame.reserve_meta_post(%L, %L, 0, 0)', (select id from a), (select id from ordered where n = 4)));
+select is((select (detail->>'not_before')::timestamptz from r3), now() + interval '24 hours 1 second' + interval '1 hour',
+  'a limit of 0 is full: the limit is read again in an hour');
 
 select * from finish();
 rollback;

@@ -8,8 +8,8 @@ create temp table p as select (mdame.begin_publication((tests.unit_ready_to_publ
 
 select is((select code from tests.refusal(format('select mdame.reserve_meta_post(%L, %L, 50)', (select id from yt), (select id from p)))), '22023',
   'a YouTube account has no Meta publishing window');
-select is((select code from tests.refusal(format('select mdame.reserve_meta_post(%L, %L, 0)', (select id from ig), (select id from p)))), '22023',
-  'a limit of zero is refused');
+select is((select code from tests.refusal(format('select mdame.reserve_meta_post(%L, %L, -1)', (select id from ig), (select id from p)))), '22023',
+  'a negative limit is refused');
 select is((select code from tests.refusal(format('select mdame.reserve_meta_post(%L, %L, 50, -1)', (select id from ig), (select id from p)))), '22023',
   'a negative usage is refused');
 select is((select code from tests.refusal(format('select mdame.reserve_meta_post(%L, gen_random_uuid(), 50)', (select id from ig)))), 'MDN01',
