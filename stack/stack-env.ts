@@ -131,7 +131,7 @@ const LOCAL_PEXELS_API_KEY = "local-emulator-pexels-key";
 
 /** The Meta app the local stack and its emulator agree on: nothing real accepts it. */
 export const LOCAL_META_APP_ID = "100000000000001";
-const LOCAL_META_APP_SECRET = "local-meta-app-secret";
+export const LOCAL_META_APP_SECRET = "local-meta-app-secret";
 
 /** The bot token and alert chat the local stack and its Telegram emulator agree on: nothing real accepts them. */
 export const LOCAL_TELEGRAM_BOT_TOKEN = "1000000001:local-emulator-telegram-bot-token";

@@ -3,7 +3,8 @@
 -- Facebook Reel past 90 s) and counts as done for its unit; get_publish_targets gives each account's
 -- platform id; the Meta publishing ledger (meta_posts, meta_publishing_limits, reserve_meta_post,
 -- release_meta_post, record_meta_refusal) and skip_publication.
--- render_job gives accounts all on Instagram or Facebook the reels caption zone.
+-- render_job gives accounts all on Instagram or Facebook the reels caption zone; the reconnect command
+-- an event or alert names is the platform's (reconnect_command).
 -- (written by `npm run schema:diff -- --write`; read it before it lands: migrations are append-only).
 
 alter table "mdame"."dimension_accounts" drop constraint "dimension_accounts_platform_check";
@@ -93,6 +94,21 @@ AS $function$
       where account_id = p_account_id and publication_id <> p_publication_id and reserved_at > p_now - interval '24 hours'
       order by reserved_at offset greatest(p_over, 1) - 1 limit 1),
     p_now + interval '1 hour');
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.reconnect_command(p_account mdame.dimension_accounts)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE
+ SET search_path TO ''
+AS $function$
+  select format('mdame account connect %s --dimension %s %s', p_account.platform, p_account.dimension_id,
+    case p_account.platform
+      when 'instagram' then '--page ' || p_account.channel_handle
+      when 'facebook' then '--page ' || coalesce(p_account.channel_id, p_account.channel_handle)
+      else '--channel ' || p_account.channel_handle
+    end);
 $function$
 ;
 
@@ -219,6 +235,24 @@ begin
   perform mdame.log_event(v_unit.run_id, v_unit.id, 'publish', 'publication_skipped', jsonb_build_object(
     'publication_id', v_pub.id, 'account_id', v_pub.account_id, 'platform', v_pub.platform, 'reason', p_reason));
   return v_pub;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.alert_on_needs_reconnect()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO ''
+AS $function$
+begin
+  perform mdame.raise_alert(
+    'needs_reconnect', new.dimension_id, 'needs_reconnect:' || new.id,
+    format('The %s account %s of %s needs to be connected again: %s', new.platform, new.channel_handle, new.dimension_id,
+           coalesce(new.health_reason, 'grant refused')),
+    jsonb_build_object('account_id', new.id, 'platform', new.platform, 'channel_handle', new.channel_handle,
+                       'reason', new.health_reason,
+                       'fix', mdame.reconnect_command(new)));
+  return new;
 end;
 $function$
 ;
@@ -410,6 +444,34 @@ AS $function$
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION mdame.mark_account_needs_reconnect(p_account_id uuid, p_reason text)
+ RETURNS mdame.dimension_accounts
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_row mdame.dimension_accounts;
+begin
+  select * into v_row from mdame.dimension_accounts where id = p_account_id for update;
+  if not found then
+    raise exception 'no account %', p_account_id using errcode = 'MDN01';
+  end if;
+  if v_row.health_state = 'needs_reconnect' then
+    return v_row;
+  end if;
+  update mdame.dimension_accounts
+     set health_state = 'needs_reconnect', health_reason = left(coalesce(p_reason, 'grant refused'), 500), health_since = now(), updated_at = now()
+   where id = p_account_id
+  returning * into v_row;
+  perform mdame.log_event(null, null, 'publish', 'account_needs_reconnect', jsonb_build_object(
+    'account_id', v_row.id, 'dimension_id', v_row.dimension_id, 'channel_handle', v_row.channel_handle, 'reason', v_row.health_reason,
+    'fix', mdame.reconnect_command(v_row)));
+  return v_row;
+end;
+$function$
+;
+
 CREATE OR REPLACE FUNCTION mdame.render_job(p_unit_id uuid)
  RETURNS jsonb
  LANGUAGE plpgsql
@@ -453,6 +515,7 @@ $function$
 ;
 
 comment on function mdame.meta_window_room_at(uuid,uuid,integer,timestamp with time zone) is 'internal: when a Meta account''s publishing window has room, for reserve_meta_post and record_meta_refusal';
+comment on function mdame.reconnect_command(mdame.dimension_accounts) is 'internal: the reconnect command of mark_account_needs_reconnect''s event and alert_on_needs_reconnect''s alert';
 
 delete from mdame.component_roles t where to_jsonb(t) @> '{"role": "mdame_engine", "rpcs": ["abort_run", "ack_storage_deletion", "assert_environment", "begin_publication", "canonical_json", "check_alerts", "claim_adaptation_week", "claim_alerts", "claim_analytics_fetches", "claim_stage_tasks", "claim_storage_deletions", "claim_thumbnail_sets", "claim_weekly_reports", "clear_upload_session", "complete_publication", "complete_render_job", "complete_visual_job", "complete_weekly_report", "config_hash", "connect_account", "create_dimension", "database_usage", "defer_publication", "defer_unit_publish", "dimension_config", "drain_deferred_publications", "engine_now", "extend_stage_lease", "fail_stage_task", "fail_weekly_report", "fail_worker_job", "finish_adaptation_week", "finish_thumbnail_set", "get_accounts", "get_adaptation_evidence", "get_dimensions", "get_effective_dimension_config", "get_llm_cache", "get_publication", "get_publish_targets", "get_queue_setup", "get_recorded_environment", "get_run_analytics", "get_run_dimension_config", "get_run_status", "get_scene", "get_scenes", "get_step_result", "get_topic_history", "get_work_unit", "get_youtube_client", "get_youtube_projects", "housekeeping", "housekeeping_settings", "list_adaptations", "list_alerts", "list_dead_letters", "list_locked_publications", "list_runs", "list_schedules", "llm_routing_is_valid", "lock_dimension", "lookup_scene_cache", "mark_account_needs_reconnect", "mark_adaptation_week_due", "ops_overview", "ops_queues", "ops_quota", "ops_schedules", "ops_video", "ops_videos", "publishing_is_valid", "queue_weekly_reports", "queues_without_workers", "raise_alert", "record_account_scopes", "record_adaptation", "record_alert_attempt", "record_alert_sent", "record_cache_lookup", "record_publication", "record_publication_privacy", "record_safety_verdict", "record_scene_plan", "record_script", "record_tick_ok", "record_topics", "record_upload_session", "record_video_analytics", "record_voice", "record_youtube_refusal", "recover_overdue_work", "register_youtube_project", "reject_script", "reject_unit", "reject_unsafe_output", "release_youtube_call", "remove_account", "remove_youtube_project", "render_job", "replay_step_result", "reseal_account_credentials", "reseal_youtube_project_secret", "reserve_tiktok_call", "reserve_youtube_call", "retry_analytics_fetch", "retry_dead_letter", "retry_storage_deletion", "revert_adaptation", "run_engine_job", "run_key", "schedule_analytics_fetches", "set_account_active", "set_adaptation_pin", "set_dimension_active", "set_engine_clock", "set_housekeeping_setting", "settle_youtube_call", "start_run", "step_token", "store_account_credentials", "store_llm_cache", "tick", "trigger_run", "trigger_scheduled_run", "update_dimension", "wake_due_storage_deletions", "watchdog_status", "wake_due_weekly_reports", "wake_next_tick", "wake_stage_runner", "weekly_report", "youtube_quota_day", "youtube_quota_resets_at"], "component": "edge"}'::jsonb;
 insert into mdame.component_roles ("role", "rpcs", "component") select "role", "rpcs", "component" from jsonb_populate_record(null::mdame.component_roles, '{"role": "mdame_engine", "rpcs": ["abort_run", "ack_storage_deletion", "assert_environment", "begin_publication", "canonical_json", "check_alerts", "claim_adaptation_week", "claim_alerts", "claim_analytics_fetches", "claim_stage_tasks", "claim_storage_deletions", "claim_thumbnail_sets", "claim_weekly_reports", "clear_upload_session", "complete_publication", "complete_render_job", "complete_visual_job", "complete_weekly_report", "config_hash", "connect_account", "create_dimension", "database_usage", "defer_publication", "defer_unit_publish", "dimension_config", "drain_deferred_publications", "engine_now", "extend_stage_lease", "fail_stage_task", "fail_weekly_report", "fail_worker_job", "finish_adaptation_week", "finish_thumbnail_set", "get_accounts", "get_adaptation_evidence", "get_dimensions", "get_effective_dimension_config", "get_llm_cache", "get_publication", "get_publish_targets", "get_queue_setup", "get_recorded_environment", "get_run_analytics", "get_run_dimension_config", "get_run_status", "get_scene", "get_scenes", "get_step_result", "get_topic_history", "get_work_unit", "get_youtube_client", "get_youtube_projects", "housekeeping", "housekeeping_settings", "list_adaptations", "list_alerts", "list_dead_letters", "list_locked_publications", "list_runs", "list_schedules", "llm_routing_is_valid", "lock_dimension", "lookup_scene_cache", "mark_account_needs_reconnect", "mark_adaptation_week_due", "ops_overview", "ops_queues", "ops_quota", "ops_schedules", "ops_video", "ops_videos", "publishing_is_valid", "queue_weekly_reports", "queues_without_workers", "raise_alert", "record_account_scopes", "record_adaptation", "record_alert_attempt", "record_alert_sent", "record_cache_lookup", "record_meta_refusal", "record_publication", "record_publication_privacy", "record_safety_verdict", "record_scene_plan", "record_script", "record_tick_ok", "record_topics", "record_upload_session", "record_video_analytics", "record_voice", "record_youtube_refusal", "recover_overdue_work", "register_youtube_project", "reject_script", "reject_unit", "reject_unsafe_output", "release_meta_post", "release_youtube_call", "remove_account", "remove_youtube_project", "render_job", "replay_step_result", "reseal_account_credentials", "reseal_youtube_project_secret", "reserve_meta_post", "reserve_tiktok_call", "reserve_youtube_call", "retry_analytics_fetch", "retry_dead_letter", "retry_storage_deletion", "revert_adaptation", "run_engine_job", "run_key", "schedule_analytics_fetches", "set_account_active", "set_adaptation_pin", "set_dimension_active", "set_engine_clock", "set_housekeeping_setting", "settle_youtube_call", "skip_publication", "start_run", "step_token", "store_account_credentials", "store_llm_cache", "tick", "trigger_run", "trigger_scheduled_run", "update_dimension", "wake_due_storage_deletions", "watchdog_status", "wake_due_weekly_reports", "wake_next_tick", "wake_stage_runner", "weekly_report", "youtube_quota_day", "youtube_quota_resets_at"], "component": "edge"}'::jsonb);
