@@ -85,6 +85,8 @@ const UnitVideo = z.object({
   render_ms: z.number().nullable().optional(),
   /** The music bed and its licence; absent for voice only. */
   music: MusicTrackRecord.nullable().optional(),
+  /** The cover stored beside the video (render.completed's cover_key); absent when none could be made. */
+  cover_key: z.string().optional(),
 }).strict();
 type UnitVideo = z.infer<typeof UnitVideo>;
 

@@ -4,7 +4,8 @@
 -- platform id; the Meta publishing ledger (meta_posts, meta_publishing_limits, reserve_meta_post,
 -- release_meta_post, record_meta_refusal) and skip_publication.
 -- render_job gives accounts all on Instagram or Facebook the reels caption zone; the reconnect command
--- an event or alert names is the platform's (reconnect_command).
+-- an event or alert names is the platform's (reconnect_command); ops_quota counts Meta accounts' posts in their
+-- window, and weekly_report links a Facebook Reel.
 -- (written by `npm run schema:diff -- --write`; read it before it lands: migrations are append-only).
 
 alter table "mdame"."dimension_accounts" drop constraint "dimension_accounts_platform_check";
@@ -472,6 +473,70 @@ end;
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION mdame.ops_quota()
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+begin
+  return (
+  with clock as (
+    select mdame.engine_now() as now, mdame.youtube_quota_day(mdame.engine_now()) as day
+  ), buckets as (
+    select pr.oauth_client_id, b.bucket, b.ord, mdame.youtube_bucket_size(pr, b.bucket) as size
+      from mdame.youtube_projects pr
+     cross join unnest(array['uploads', 'units', 'stats', 'analytics']) with ordinality b(bucket, ord)
+  ), spent as (
+    select l.oauth_client_id, l.bucket,
+           coalesce(sum(l.cost) filter (where l.status = 'settled'), 0) as used,
+           coalesce(sum(l.cost) filter (where l.status = 'reserved'), 0) as reserved
+      from mdame.quota_ledger l, clock
+     where l.quota_day = clock.day
+     group by l.oauth_client_id, l.bucket
+  )
+  select jsonb_build_object(
+    'quota_day', clock.day,
+    'resets_at', mdame.youtube_quota_resets_at(clock.day),
+    'youtube', (select coalesce(jsonb_agg(jsonb_build_object(
+                  'oauth_client_id', b.oauth_client_id, 'bucket', b.bucket,
+                  'used', coalesce(s.used, 0), 'reserved', coalesce(s.reserved, 0), 'limit', b.size,
+                  'remaining', b.size - coalesce(s.used, 0) - coalesce(s.reserved, 0)) order by b.oauth_client_id, b.ord), '[]'::jsonb)
+                  from buckets b left join spent s on s.oauth_client_id = b.oauth_client_id and s.bucket = b.bucket
+                 where b.oauth_client_id = 'default'
+                    or exists (select 1 from mdame.dimension_accounts a where a.oauth_client_id = b.oauth_client_id and a.platform = 'youtube')),
+    'tiktok', (select coalesce(jsonb_agg(jsonb_build_object(
+                 'account_id', a.id, 'channel_handle', a.channel_handle, 'call_kind', rl.call_kind,
+                 'used', (select count(*) from mdame.tiktok_calls t
+                           where t.account_id = a.id and t.call_kind = rl.call_kind
+                             and t.created_at > clock.now - make_interval(secs => rl.per_seconds)),
+                 'limit', rl.calls, 'window_s', rl.per_seconds) order by a.dimension_id, a.channel_handle, rl.call_kind), '[]'::jsonb)
+                 from mdame.dimension_accounts a cross join mdame.tiktok_rate_limits rl
+                where a.platform = 'tiktok'),
+    'accounts', (select coalesce(jsonb_agg(jsonb_build_object(
+                   'id', a.id, 'dimension_id', a.dimension_id, 'platform', a.platform, 'channel_handle', a.channel_handle,
+                   'status', case when a.health_state = 'needs_reconnect' then 'needs_reconnect'
+                                  when a.credentials_enc is null then 'not_connected'
+                                  when not a.active then 'paused'
+                                  else 'active' end,
+                   'health_reason', a.health_reason, 'health_since', a.health_since, 'oauth_client_id', a.oauth_client_id,
+                   'granted_scopes', to_jsonb(a.granted_scopes),
+                   'upload_cap_24h', coalesce(ml.quota_total, a.upload_cap_24h),
+                   'uploads_24h', case when a.platform = 'youtube'
+                     then (select count(*) from mdame.quota_ledger l
+                            where l.account_id = a.id and l.entry = 'call' and l.call_kind = 'videos.insert' and l.status <> 'released'
+                              and l.created_at > clock.now - interval '24 hours')
+                     when a.platform in ('instagram', 'facebook')
+                     then (select count(*) from mdame.meta_posts m where m.account_id = a.id and m.reserved_at > clock.now - interval '24 hours')
+                     else (select count(*) from mdame.tiktok_calls t
+                            where t.account_id = a.id and t.call_kind = 'video.init' and t.created_at > clock.now - interval '24 hours') end,
+                   'upload_cap_full_until', coalesce(ml.full_until, a.upload_cap_full_until)) order by a.dimension_id, a.platform, a.channel_handle), '[]'::jsonb)
+                   from mdame.dimension_accounts a left join mdame.meta_publishing_limits ml on ml.account_id = a.id))
+  from clock);
+end;
+$function$
+;
+
 CREATE OR REPLACE FUNCTION mdame.render_job(p_unit_id uuid)
  RETURNS jsonb
  LANGUAGE plpgsql
@@ -510,6 +575,179 @@ begin
     v_job := v_job || jsonb_build_object('music', v_config->'music');
   end if;
   return v_job || jsonb_build_object('step_token', mdame.step_token(v_unit.id::text, mdame.stage_index('render'), v_job));
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION mdame.weekly_report(p_dimension_id text, p_week_start date)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  v_dimension mdame.dimensions;
+  v_zone text;
+  v_week date := date_trunc('week', p_week_start)::date;
+  v_from timestamptz;
+  v_to timestamptz;
+  v_outcomes jsonb;
+  v_daily jsonb;
+  v_latency jsonb;
+  v_cache jsonb;
+  v_quota jsonb;
+  v_videos jsonb;
+  v_topics jsonb;
+begin
+  if p_week_start is null then
+    raise exception 'a week start date is required' using errcode = '22023';
+  end if;
+  select * into v_dimension from mdame.dimensions where id = p_dimension_id;
+  if not found then
+    raise exception 'no dimension %', p_dimension_id using errcode = 'MDN01';
+  end if;
+  v_zone := coalesce(nullif(v_dimension.publishing->>'time_zone', ''), 'UTC');
+  v_from := v_week::timestamp at time zone v_zone;
+  v_to := (v_week + 7)::timestamp at time zone v_zone;
+
+  -- Each unit's stage changes (the stage it left, when it left the one it entered), for the units of
+  -- the dimension that changed stage within the week or the 30 days before it.
+  with units as (
+    select distinct e.unit_id
+      from mdame.events e join mdame.work_units u on u.id = e.unit_id
+     where e.kind = 'stage_entered' and u.dimension_id = p_dimension_id
+       and e.created_at >= v_from - interval '30 days' and e.created_at < v_to
+  ), transitions as (
+    select e.unit_id, e.stage,
+           lag(e.stage) over (partition by e.unit_id order by e.id) as previous,
+           e.detail->>'error' as error, e.created_at as at,
+           lead(e.created_at) over (partition by e.unit_id order by e.id) as left_at
+      from mdame.events e
+     where e.kind = 'stage_entered' and e.unit_id in (select unit_id from units)
+  ), ends as (
+    select t.*, (t.at at time zone v_zone)::date as day from transitions t
+     where t.stage in ('published', 'rejected', 'failed') and t.at >= v_from and t.at < v_to
+  )
+  select jsonb_build_object(
+           'published', (select count(*) from ends where stage = 'published'),
+           'rejected', (select count(*) from ends where stage = 'rejected'),
+           'failed', (select count(*) from ends where stage = 'failed'),
+           'rejected_by_reason', coalesce((
+             select jsonb_agg(jsonb_build_object('reason', r.reason, 'count', r.n) order by r.n desc, r.reason)
+               from (select left(btrim(split_part(coalesce(x.error, 'no reason recorded'), ':', 1)), 120) as reason, count(*) as n
+                       from ends x where x.stage = 'rejected' group by 1) r), '[]'::jsonb),
+           'failed_by_stage', coalesce((
+             select jsonb_agg(jsonb_build_object('stage', f.stage, 'count', f.n) order by f.n desc, f.stage)
+               from (select coalesce(x.previous, 'unknown') as stage, count(*) as n
+                       from ends x where x.stage = 'failed' group by 1) f), '[]'::jsonb)),
+         (select jsonb_agg(jsonb_build_object(
+                   'date', d.day,
+                   'published', (select count(*) from ends x where x.stage = 'published' and x.day = d.day),
+                   'rejected', (select count(*) from ends x where x.stage = 'rejected' and x.day = d.day),
+                   'failed', (select count(*) from ends x where x.stage = 'failed' and x.day = d.day))
+                 order by d.day)
+            from (select (v_week + i) as day from generate_series(0, 6) i) d),
+         (select coalesce(jsonb_agg(jsonb_build_object('stage', l.stage, 'samples', l.n, 'p50_s', l.p50, 'p95_s', l.p95)
+                                    order by array_position(array['script', 'safety', 'plan', 'media', 'render', 'publish', 'deferred'], l.stage), l.stage), '[]'::jsonb)
+            from (select x.stage, count(*) as n,
+                         round(percentile_cont(0.5) within group (order by extract(epoch from x.left_at - x.at))::numeric, 1) as p50,
+                         round(percentile_cont(0.95) within group (order by extract(epoch from x.left_at - x.at))::numeric, 1) as p95
+                    from transitions x
+                   where x.left_at is not null and x.left_at >= v_from and x.left_at < v_to
+                     and x.stage not in ('published', 'rejected', 'failed')
+                   group by x.stage) l)
+    into v_outcomes, v_daily, v_latency;
+
+  select jsonb_build_object(
+           'scenes', (select jsonb_build_object('lookups', count(*), 'hits', count(*) filter (where s.cache_hit),
+                                                'hit_rate', case when count(*) = 0 then null else round(count(*) filter (where s.cache_hit)::numeric / count(*), 4) end)
+                        from mdame.scenes s join mdame.work_units u on u.id = s.unit_id
+                       where u.dimension_id = p_dimension_id and s.cache_hit is not null
+                         and s.updated_at >= v_from and s.updated_at < v_to),
+           'llm', (select jsonb_build_object('lookups', count(*), 'hits', count(*) filter (where (e.detail->>'hit')::boolean),
+                                             'hit_rate', case when count(*) = 0 then null else round(count(*) filter (where (e.detail->>'hit')::boolean)::numeric / count(*), 4) end)
+                     from mdame.events e
+                    where e.kind = 'cache_lookup' and e.detail->>'cache' = 'llm' and e.detail->>'dimension_id' = p_dimension_id
+                      and e.created_at >= v_from and e.created_at < v_to),
+           'tts', (select jsonb_build_object('lookups', count(*), 'hits', count(*) filter (where (e.detail->>'hit')::boolean),
+                                             'hit_rate', case when count(*) = 0 then null else round(count(*) filter (where (e.detail->>'hit')::boolean)::numeric / count(*), 4) end)
+                     from mdame.events e
+                    where e.kind = 'cache_lookup' and e.detail->>'cache' = 'tts' and e.detail->>'dimension_id' = p_dimension_id
+                      and e.created_at >= v_from and e.created_at < v_to))
+    into v_cache;
+
+  select jsonb_build_object(
+           'youtube', coalesce((
+             select jsonb_agg(jsonb_build_object('bucket', q.bucket, 'used', q.used, 'calls', q.calls) order by q.bucket)
+               from (select l.bucket, sum(l.cost) as used, count(*) as calls
+                       from mdame.quota_ledger l join mdame.dimension_accounts a on a.id = l.account_id
+                      where a.dimension_id = p_dimension_id and l.entry = 'call' and l.status <> 'released'
+                        and l.created_at >= v_from and l.created_at < v_to
+                      group by l.bucket) q), '[]'::jsonb),
+           'tiktok', coalesce((
+             select jsonb_agg(jsonb_build_object('call_kind', c.call_kind, 'calls', c.calls) order by c.call_kind)
+               from (select t.call_kind, count(*) as calls
+                       from mdame.tiktok_calls t join mdame.dimension_accounts a on a.id = t.account_id
+                      where a.dimension_id = p_dimension_id and t.created_at >= v_from and t.created_at < v_to
+                      group by t.call_kind) c), '[]'::jsonb))
+    into v_quota;
+
+  select coalesce(jsonb_agg(jsonb_build_object('reason', r.reason, 'count', r.n) order by r.n desc, r.reason), '[]'::jsonb)
+    into v_topics
+    from (select t.reason, count(*) as n from mdame.rejected_topics t
+           where t.dimension_id = p_dimension_id and t.created_at >= v_from and t.created_at < v_to
+           group by t.reason) r;
+
+  with latest as (
+    select distinct on (va.publication_id) va.*, p.platform, p.external_id, a.channel_handle, u.script->>'title' as title
+      from mdame.video_analytics va
+      join mdame.publications p on p.id = va.publication_id
+      join mdame.work_units u on u.id = p.unit_id
+      join mdame.dimension_accounts a on a.id = p.account_id
+     where u.dimension_id = p_dimension_id and va.fetched_at < v_to
+     order by va.publication_id, va.window_days desc, va.fetched_at desc
+  ), week as (
+    select jsonb_build_object(
+             'publication_id', l.publication_id,
+             'platform', l.platform,
+             'title', coalesce(l.title, '(untitled)'),
+             -- An Instagram Reel's link needs its shortcode, which the engine does not record: none.
+             'url', case when l.external_id is null then null
+                         when l.platform = 'youtube' then 'https://www.youtube.com/shorts/' || l.external_id
+                         when l.platform = 'tiktok' then 'https://www.tiktok.com/@' || ltrim(l.channel_handle, '@') || '/video/' || l.external_id
+                         when l.platform = 'facebook' then 'https://www.facebook.com/reel/' || l.external_id end,
+             'window_days', l.window_days,
+             'views', l.views,
+             'engaged_views', l.engaged_views,
+             'average_view_duration_s', l.average_view_duration_s,
+             'average_view_percentage', l.average_view_percentage,
+             'likes', l.likes) as video,
+           l.engaged_views, l.views, l.average_view_percentage, l.publication_id
+      from latest l
+     where l.fetched_at >= v_from
+  )
+  select jsonb_build_object(
+           'count', (select count(*) from week),
+           'best_engaged', (select w.video from week w order by w.engaged_views desc, w.views desc, w.publication_id limit 1),
+           'worst_engaged', (select w.video from week w order by w.engaged_views, w.views, w.publication_id limit 1),
+           'best_retention', (select w.video from week w order by w.average_view_percentage desc, w.views desc, w.publication_id limit 1),
+           'worst_retention', (select w.video from week w order by w.average_view_percentage, w.views, w.publication_id limit 1))
+    into v_videos;
+
+  return jsonb_build_object(
+    'dimension_id', v_dimension.id,
+    'display_name', v_dimension.display_name,
+    'time_zone', v_zone,
+    'week_start', v_week,
+    'week_end', v_week + 6,
+    'generated_at', mdame.engine_now(),
+    'outcomes', v_outcomes,
+    'topics_rejected', v_topics,
+    'daily', v_daily,
+    'stage_latency', v_latency,
+    'cache', v_cache,
+    'quota', v_quota,
+    'videos', v_videos);
 end;
 $function$
 ;
