@@ -135,6 +135,17 @@ export type Command =
     browser: boolean;
     json: boolean;
   }
+  | {
+    name: "account connect";
+    platform: "instagram" | "facebook";
+    dimension: string;
+    /** The Page (name or id; for Instagram also the account's @username); null: the only one the user manages. */
+    page: string | null;
+    loginHint: string | null;
+    timeoutS: number;
+    browser: boolean;
+    json: boolean;
+  }
   | { name: "account pause" | "account resume" | "account remove"; id: string; json: boolean }
   | YouTubeProjectCommand
   | CredentialsRotateCommand
@@ -320,8 +331,8 @@ export function parseArgs(argv: string[]): Command {
     }
     case "account connect": {
       const platform = positionals[0];
-      if (platform !== "youtube" && platform !== "tiktok") {
-        throw new UsageError(`cannot connect ${JSON.stringify(platform)}: the platforms are youtube and tiktok`, command);
+      if (platform !== "youtube" && platform !== "tiktok" && platform !== "instagram" && platform !== "facebook") {
+        throw new UsageError(`cannot connect ${JSON.stringify(platform)}: the platforms are youtube, tiktok, instagram and facebook`, command);
       }
       const dimension = text("dimension");
       if (dimension === null) throw new UsageError("account connect needs --dimension <id>", command);
@@ -338,6 +349,14 @@ export function parseArgs(argv: string[]): Command {
         json,
       };
       const project = text("project");
+      const page = text("page");
+      if (platform === "instagram" || platform === "facebook") {
+        if (project !== null) throw new UsageError(`--project is for youtube: ${platform} accounts are connected through META_APP_ID`, command);
+        if (channel !== null) throw new UsageError(`--channel is not for ${platform}: the handle is read from Meta; name the Page with --page`, command);
+        if (page !== null && !/^[^<>"\n]{1,100}$/.test(page)) throw new UsageError(`--page takes a Page's name or id, not ${JSON.stringify(page)}`, command);
+        return { ...common, platform, page };
+      }
+      if (page !== null) throw new UsageError("--page is for instagram and facebook", command);
       if (platform === "youtube") {
         if (project !== null && !/^[a-z0-9][a-z0-9-]{0,39}$/.test(project)) {
           throw new UsageError(`--project takes a project's name (see youtube-project list), not ${JSON.stringify(project)}`, command);

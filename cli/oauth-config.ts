@@ -1,13 +1,14 @@
 /**
  * The OAuth clients `mdame account connect` signs in with (a Google Desktop app client for YouTube:
  * the environment's, the project default, or a registered project's, which the API hands over;
- * a TikTok Login Kit app for TikTok), and the endpoints it talks to.
+ * a TikTok Login Kit app for TikTok; a Meta app with Facebook Login for Business for Instagram and
+ * Facebook), and the endpoints it talks to.
  * Read from the same place as the API address: the environment when FUNCTIONS_URL and
  * SERVICE_ROLE_KEY come from it, else the local stack's `.local/stack.env`, whose emulator stands
  * in for every Google endpoint. Unset endpoints are Google's own.
  */
 import { readFileSync } from "node:fs";
-import { ConfigError, loadEnv } from "../shared/config/env.ts";
+import { ConfigError, loadEnv, META_ENV_KEYS } from "../shared/config/env.ts";
 import type { ApiConfig } from "./config.ts";
 import { parseEnvFile } from "../stack/stack-env.ts";
 import { CliError, EXIT } from "./errors.ts";
@@ -144,5 +145,59 @@ export function resolveTikTokOAuthConfig(
     clientSecret: settings.TIKTOK_CLIENT_SECRET!.trim(),
     authBaseUrl: trim(settings.TIKTOK_AUTH_BASE_URL),
     apiBaseUrl: trim(settings.TIKTOK_API_BASE_URL),
+  };
+}
+
+/** The Meta app (Facebook Login for Business) `mdame account connect instagram|facebook` signs in with, and Meta's hosts. */
+export interface MetaOAuthConfig {
+  appId: string;
+  appSecret: string;
+  /** Where the login dialog is (`<host>/<version>/dialog/oauth`), without a trailing slash. */
+  authBaseUrl: string;
+  /** Graph's host, without a trailing slash. */
+  graphBaseUrl: string;
+  version: string;
+}
+
+/**
+ * The Meta settings next to `api`, from the same place as resolveOAuthConfig's: META_APP_ID and
+ * META_APP_SECRET are required (optional for the engine, which publishes to Instagram and Facebook
+ * only when they are set), the hosts default to Meta's (shared/config/env.ts).
+ */
+export function resolveMetaOAuthConfig(
+  env: Record<string, string | undefined>,
+  api: ApiConfig,
+  readFile: (path: string) => string = (path) => readFileSync(path, "utf8"),
+): MetaOAuthConfig {
+  const fromEnvironment = api.source === "environment";
+  const values: Record<string, string | undefined> = fromEnvironment ? env : parseEnvFile(readFile(api.source));
+  const from = fromEnvironment ? "" : ` in ${api.source}`;
+  const problems: string[] = [];
+  for (const key of ["META_APP_ID", "META_APP_SECRET"] as const) if (!values[key]?.trim()) problems.push(`  ${key}: not set`);
+  let settings;
+  try {
+    settings = loadEnv(META_ENV_KEYS, values);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.message.replace(/^invalid environment:\n/, "").split("\n").filter((line) => line.trim() !== ""));
+  }
+  if (problems.length > 0 || !settings) {
+    throw new CliError(
+      `the Meta app for connecting an account (the id and secret of an app with Facebook Login for Business) is not configured${from}:\n${
+        [...new Set(problems)].join("\n")
+      }`,
+      EXIT.usage,
+    );
+  }
+  for (const key of ["META_AUTH_BASE_URL", "META_GRAPH_BASE_URL"] as const) {
+    if (!/^https?:\/\//.test(settings[key])) throw new CliError(`${key}${from} must be an http(s) URL, not ${JSON.stringify(settings[key])}`, EXIT.usage);
+  }
+  const trim = (value: string) => value.replace(/\/+$/, "");
+  return {
+    appId: settings.META_APP_ID!.trim(),
+    appSecret: settings.META_APP_SECRET!.trim(),
+    authBaseUrl: trim(settings.META_AUTH_BASE_URL),
+    graphBaseUrl: trim(settings.META_GRAPH_BASE_URL),
+    version: settings.META_GRAPH_VERSION,
   };
 }

@@ -111,7 +111,7 @@ export const ACCOUNT_SPECS: CommandSpec[] = [
   },
   {
     words: ["account", "connect"],
-    positionals: [{ name: "platform", required: true, description: "where to publish: youtube or tiktok" }],
+    positionals: [{ name: "platform", required: true, description: "where to publish: youtube, tiktok, instagram or facebook" }],
     flags: [
       { name: "dimension", kind: "string", value: "<id>", description: "the dimension whose videos the account publishes (required)" },
       {
@@ -129,16 +129,24 @@ export const ACCOUNT_SPECS: CommandSpec[] = [
           "youtube: the Google project (see youtube-project list) whose OAuth client signs in, and whose quota the channel spends (default: the environment's GOOGLE_OAUTH_CLIENT_ID)",
       },
       {
+        name: "page",
+        kind: "string",
+        value: "<name>",
+        description: "instagram, facebook: the Facebook Page (its name or id; for instagram also the linked account's @username) " +
+          "when the signed-in user manages several",
+      },
+      {
         name: "login-hint",
         kind: "string",
         value: "<user>",
-        description: "youtube: the Google account to pre-select on the consent screen; tiktok: ignored by TikTok (the emulator signs in as that user)",
+        description:
+          "youtube: the Google account to pre-select on the consent screen; tiktok, instagram, facebook: ignored by the platform (the emulator signs in as that user)",
       },
       { name: "timeout", kind: "integer", value: "<seconds>", description: "how long to wait for the sign-in (default 300)", min: 5, max: 3600 },
       { name: "no-browser", kind: "boolean", description: "only print the consent address; do not open a browser" },
       JSON_FLAG,
     ],
-    summary: "connect a YouTube channel or a TikTok account to a dimension through the platform's consent screen",
+    summary: "connect a YouTube channel, a TikTok account, an Instagram account or a Facebook Page to a dimension through the platform's consent screen",
     details: "Prints a consent address (and opens it in a browser when there is one), waits for the redirect to a loopback " +
       "address on this machine, and hands the refresh token to the API, which seals it with CREDENTIALS_KEY. Connecting the " +
       "same channel again replaces its credentials and clears needs_reconnect. YouTube needs GOOGLE_OAUTH_CLIENT_ID and " +
@@ -147,7 +155,12 @@ export const ACCOUNT_SPECS: CommandSpec[] = [
       "(an unknown name is refused before any consent). TikTok needs TIKTOK_CLIENT_KEY and TIKTOK_CLIENT_SECRET (a Login Kit app " +
       "with Desktop enabled and the scopes user.info.basic, video.publish, video.upload, video.list); TIKTOK_AUTH_BASE_URL and " +
       "TIKTOK_API_BASE_URL default to TikTok's. TikTok's handle is not read from TikTok (its user info gives the username " +
-      "only with user.info.profile): give it with --channel @handle; the account records the grant's open_id as its channel id.",
+      "only with user.info.profile): give it with --channel @handle; the account records the grant's open_id as its channel id. " +
+      "Instagram and Facebook sign in with Facebook Login for Business: META_APP_ID and META_APP_SECRET (a Meta app; " +
+      "META_AUTH_BASE_URL, META_GRAPH_BASE_URL and META_GRAPH_VERSION default to Meta's), the permissions instagram_basic, " +
+      "instagram_content_publish, instagram_manage_insights, pages_show_list, pages_read_engagement, pages_manage_posts and " +
+      "read_insights; the long-lived user token is handed to the API, the account records the Instagram account's id or the " +
+      "Page id and its handle is read from Meta (@username; the Page's name, spaces as dashes).",
   },
   ...pauseAndResume("account", ACCOUNT_ID, { pause: "stop publishing to an account", resume: "publish to a paused account again" }),
   {

@@ -17,6 +17,8 @@ export interface EmulatorContext {
   geminiApiKey?: string;
   /** The one Pexels API key accepted; undefined accepts any non-empty key. */
   pexelsApiKey?: string;
+  /** A Meta app registered whenever the Meta state starts empty (the local stack's META_APP_ID and secret); more through its admin route. */
+  metaApp?: { appId: string; appSecret: string };
   /** The one Telegram bot token accepted; undefined accepts any well-formed token. */
   telegramBotToken?: string;
   /** The Telegram chats that exist when the emulator starts (more through its admin route). */

@@ -96,6 +96,8 @@ export interface EmulatorOptions {
   storageMaxObjectBytes?: number;
   /** YouTube's default buckets and channel cap (youtube/rules.ts); each one not given keeps YouTube's default. */
   youtubeLimits?: Partial<YouTubeLimits>;
+  /** A Meta app registered at start and after every reset (the stack's META_APP_ID and META_APP_SECRET). */
+  metaApp?: { appId: string; appSecret: string };
   /** The Telegram bot token the Bot API accepts (unset: any well-formed token) and the chats that exist. */
   telegramBotToken?: string;
   telegramChatIds?: string[];
@@ -157,6 +159,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     geminiApiKey: options.geminiApiKey || undefined,
     pexelsApiKey: options.pexelsApiKey || undefined,
     telegramBotToken: options.telegramBotToken || undefined,
+    metaApp: options.metaApp,
     telegramChatIds: options.telegramChatIds ?? [],
   };
 
@@ -286,6 +289,8 @@ if (import.meta.main) {
     geminiApiKey: process.env.GEMINI_API_KEY,
     pexelsApiKey: process.env.PEXELS_API_KEY,
     telegramBotToken: process.env.TELEGRAM_BOT_TOKEN,
+    // The stack starts the emulator with its Meta app: the app it "registered".
+    metaApp: process.env.META_APP_ID && process.env.META_APP_SECRET ? { appId: process.env.META_APP_ID, appSecret: process.env.META_APP_SECRET } : undefined,
     telegramChatIds: process.env.TELEGRAM_CHAT_ID ? [process.env.TELEGRAM_CHAT_ID] : [],
     googleOAuthClients,
   });

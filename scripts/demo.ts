@@ -1,7 +1,8 @@
 /**
  * `npm run demo`: the main job on the local stack. Resets the database when it holds no engine yet,
  * starts the stack, connects a YouTube account (on the emulator) for each demo dimension that has
- * none through `mdame account connect`, triggers today's run through the HTTP endpoint, shows progress per dimension
+ * none through `mdame account connect`, a TikTok account for the first dimension by id and an
+ * Instagram account and a Facebook Page for the second, triggers today's run through the HTTP endpoint, shows progress per dimension
  * and stage, and writes the videos and out/demo-summary.json. A second demo on the same day finds
  * today's run and publishes nothing new.
  */
@@ -14,7 +15,7 @@ import { createSql } from "../shared/db/client.ts";
 import { probeMedia } from "../shared/media/ffprobe.ts";
 import { loadEnv, STORAGE_ENV_KEYS } from "../shared/config/env.ts";
 import { createAssetStore } from "../shared/storage/create-asset-store.ts";
-import { connectAccounts, connectTikTokAccount } from "./demo/connect-accounts.ts";
+import { connectAccounts, connectMetaAccounts, connectTikTokAccount } from "./demo/connect-accounts.ts";
 import { DEMO_USAGE, parseDemoArgs } from "./demo/args.ts";
 import { collectDemoAlerts } from "./demo/alerts.ts";
 import { demoAnalytics, realTimeClocks } from "./demo/analytics.ts";
@@ -49,23 +50,24 @@ async function engineInstalled(): Promise<boolean> {
   }
 }
 
-/** Uploads on the YouTube emulator plus posts on the TikTok emulator. */
+/** Uploads on the YouTube emulator plus posts on the TikTok, Instagram and Facebook emulators. */
 async function emulatorVideoCount(emulatorUrl: string): Promise<number> {
-  let count = 0;
-  for (const path of ["/_emulator/youtube/videos", "/_emulator/tiktok/posts"]) {
+  const read = async (path: string) => {
     const response = await fetch(`${emulatorUrl}${path}`);
     if (!response.ok) throw new Error(`${path} answered ${response.status}`);
-    count += ((await response.json()) as unknown[]).length;
-  }
-  return count;
+    return await response.json();
+  };
+  const meta = await read("/_emulator/meta/posts") as { instagram: unknown[]; facebook: unknown[] };
+  const lists = [await read("/_emulator/youtube/videos"), await read("/_emulator/tiktok/posts"), meta.instagram, meta.facebook] as unknown[][];
+  return lists.reduce((n, list) => n + list.length, 0);
 }
 
-/** The dimension the demo also publishes to TikTok: the first active one by id. */
-async function tiktokDimension(env: Record<string, string>): Promise<string | null> {
+/** The active dimensions by id: the first also publishes to TikTok, the second to Instagram and Facebook. */
+async function activeDimensionIds(env: Record<string, string>): Promise<string[]> {
   const response = await fetch(`${env.FUNCTIONS_URL}/pipeline/dimensions`, { headers: { authorization: `Bearer ${env.SERVICE_ROLE_KEY}` } });
   if (!response.ok) throw new Error(`GET /pipeline/dimensions answered ${response.status}`);
   const { dimensions } = await response.json() as { dimensions: { id: string; active: boolean }[] };
-  return dimensions.filter((d) => d.active).map((d) => d.id).sort()[0] ?? null;
+  return dimensions.filter((d) => d.active).map((d) => d.id).sort();
 }
 
 async function main() {
@@ -103,10 +105,12 @@ async function main() {
     const env = localStackEnv();
     await realTimeClocks(env, say);
     // As a person would: `mdame account connect youtube` per dimension, this script playing the
-    // browser, and `mdame account connect tiktok` for one of them, which then publishes to both.
+    // browser, `mdame account connect tiktok` for the first dimension by id, and `mdame account
+    // connect instagram` and `facebook` for the second, which then publish to each.
     await connectAccounts({ env, log: say });
-    const onTikTok = await tiktokDimension(env);
+    const [onTikTok, onMeta] = await activeDimensionIds(env);
     if (onTikTok) await connectTikTokAccount(env, onTikTok, `${onTikTok}-tiktok`, say);
+    if (onMeta) await connectMetaAccounts(env, onMeta, `${onMeta}-meta`, say);
     const uploadsBefore = await emulatorVideoCount(env.EMULATOR_URL);
     const trigger = await fetch(`${env.FUNCTIONS_URL}/pipeline/runs`, {
       method: "POST",
@@ -201,7 +205,7 @@ async function main() {
     const missing = status.dimensions.filter((d) => !videos.some((v) => v.dimension === d.dimension_id));
     say(
       newUploads > 0
-        ? `${newUploads} new upload(s) on the YouTube and TikTok emulators`
+        ? `${newUploads} new upload(s) on the YouTube, TikTok, Instagram and Facebook emulators`
         : missing.length === 0
         ? "nothing new was published (today's videos are already up)"
         : `nothing new was published (the run ended ${status.run.status})`,

@@ -10,7 +10,7 @@ import { dirname } from "node:path";
 import process from "node:process";
 import { generateCredentialsKey } from "../shared/crypto/credentials.ts";
 import { generateWebhookSecret } from "../shared/webhooks/standard-webhooks.ts";
-import { STORAGE_ENV_KEYS, TELEGRAM_ENV_KEYS, TREND_SOURCE_ENV_KEYS } from "../shared/config/env.ts";
+import { META_ENV_KEYS, STORAGE_ENV_KEYS, TELEGRAM_ENV_KEYS, TREND_SOURCE_ENV_KEYS } from "../shared/config/env.ts";
 import type { DbComponent } from "../shared/config/db-roles.ts";
 import { LOCAL_EMULATOR_URL, LOCAL_FUNCTIONS_URL, LOCAL_STACK, localComponentDbUrl, localEngineDbUrl } from "../shared/config/local-stack.ts";
 import { PUBLISHER_ONLY_ENV_KEYS } from "../shared/config/env.ts";
@@ -116,6 +116,7 @@ const PROVIDER_GROUPS = {
     "YOUTUBE_ANALYTICS_BASE_URL",
   ],
   tiktok: ["TIKTOK_CLIENT_KEY", "TIKTOK_CLIENT_SECRET", "TIKTOK_API_BASE_URL", "TIKTOK_AUTH_BASE_URL"],
+  meta: META_ENV_KEYS,
   // Every trend source.
   trends: TREND_SOURCE_ENV_KEYS,
   storage: STORAGE_ENV_KEYS,
@@ -127,6 +128,10 @@ const GROUPS = Object.keys(PROVIDER_GROUPS) as ProviderGroup[];
 
 /** The Pexels key the local stack and its emulator agree on: not a secret, nothing real accepts it. */
 const LOCAL_PEXELS_API_KEY = "local-emulator-pexels-key";
+
+/** The Meta app the local stack and its emulator agree on: nothing real accepts it. */
+export const LOCAL_META_APP_ID = "100000000000001";
+export const LOCAL_META_APP_SECRET = "local-meta-app-secret";
 
 /** The bot token and alert chat the local stack and its Telegram emulator agree on: nothing real accepts them. */
 export const LOCAL_TELEGRAM_BOT_TOKEN = "1000000001:local-emulator-telegram-bot-token";
@@ -188,6 +193,14 @@ export function localStackEnv(
       TIKTOK_CLIENT_SECRET: "local-tiktok-secret",
       TIKTOK_API_BASE_URL: emulator,
       TIKTOK_AUTH_BASE_URL: emulator,
+    },
+    // The emulator registers this app when it starts (emulators/meta/auth.ts); Meta's app ids are digits.
+    meta: {
+      META_APP_ID: LOCAL_META_APP_ID,
+      META_APP_SECRET: LOCAL_META_APP_SECRET,
+      META_GRAPH_BASE_URL: emulator,
+      META_UPLOAD_BASE_URL: emulator,
+      META_AUTH_BASE_URL: emulator,
     },
     trends: {
       TRENDS_BASE_URL: emulator,

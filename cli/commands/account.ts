@@ -3,7 +3,16 @@ import type { Account } from "../../shared/contracts/account.ts";
 import type { ApiClient } from "../api-client.ts";
 import { CliError, EXIT } from "../errors.ts";
 import type { ApiConfig } from "../config.ts";
-import { type OAuthConfig, resolveGoogleEndpoints, resolveOAuthConfig, resolveTikTokOAuthConfig, type TikTokOAuthConfig } from "../oauth-config.ts";
+import { connectMeta, type MetaPlatform } from "../meta-connect.ts";
+import {
+  type MetaOAuthConfig,
+  type OAuthConfig,
+  resolveGoogleEndpoints,
+  resolveMetaOAuthConfig,
+  resolveOAuthConfig,
+  resolveTikTokOAuthConfig,
+  type TikTokOAuthConfig,
+} from "../oauth-config.ts";
 import { type CommandContext, formatAge, formatTable, printJson, printLine, printLines } from "../output.ts";
 import { connectTikTok } from "../tiktok-connect.ts";
 
@@ -11,7 +20,8 @@ import { connectTikTok } from "../tiktok-connect.ts";
 export function formatAccountList(accounts: Account[], nowMs: number, width?: number): string[] {
   if (accounts.length === 0) {
     return [
-      "no accounts yet: connect one with `mdame account connect youtube --dimension <id>` or `mdame account connect tiktok --dimension <id> --channel @handle`",
+      "no accounts yet: connect one with `mdame account connect youtube --dimension <id>`, `mdame account connect tiktok --dimension <id> --channel @handle`, " +
+      "or `mdame account connect instagram|facebook --dimension <id> [--page <name>]`",
     ];
   }
   return formatTable(
@@ -35,9 +45,15 @@ export function formatAccountList(accounts: Account[], nowMs: number, width?: nu
   );
 }
 
-/** The command that clears needs_reconnect: a new consent for the same channel of the same dimension. */
-export function reconnectCommand(a: Pick<Account, "platform" | "dimension_id" | "channel_handle">): string {
-  return `mdame account connect ${a.platform} --dimension ${a.dimension_id} --channel ${a.channel_handle}`;
+/**
+ * The command that clears needs_reconnect: a new consent for the same channel of the same dimension
+ * (an Instagram account named by its @username, a Page by its id).
+ */
+export function reconnectCommand(a: Pick<Account, "platform" | "dimension_id" | "channel_handle" | "channel_id">): string {
+  const base = `mdame account connect ${a.platform} --dimension ${a.dimension_id}`;
+  if (a.platform === "instagram") return `${base} --page ${a.channel_handle}`;
+  if (a.platform === "facebook") return `${base} --page ${a.channel_id ?? a.channel_handle}`;
+  return `${base} --channel ${a.channel_handle}`;
 }
 
 export async function accountListCommand(command: { dimension: string | null; json: boolean }, api: ApiClient, ctx: CommandContext): Promise<number> {
@@ -48,7 +64,11 @@ export async function accountListCommand(command: { dimension: string | null; js
 }
 
 /** Where `account connect` signs in: resolved by the caller for the platform the command names. */
-type ConnectSignIn = { platform: "youtube"; oauth: OAuthConfig } | { platform: "tiktok"; oauth: TikTokOAuthConfig };
+type ConnectSignIn =
+  | { platform: "youtube"; oauth: OAuthConfig }
+  | { platform: "tiktok"; oauth: TikTokOAuthConfig }
+  | { platform: "instagram"; oauth: MetaOAuthConfig }
+  | { platform: "facebook"; oauth: MetaOAuthConfig };
 
 /**
  * The client the connect signs in with: TikTok's app; for YouTube the environment's client (the
@@ -56,23 +76,33 @@ type ConnectSignIn = { platform: "youtube"; oauth: OAuthConfig } | { platform: "
  * unknown name ends the command (exit 4) with nothing stored.
  */
 export async function connectSignIn(
-  command: { platform: "youtube" | "tiktok"; project?: string | null },
+  command: { platform: "youtube" | "tiktok" | MetaPlatform; project?: string | null },
   env: Record<string, string | undefined>,
   config: ApiConfig,
   api: ApiClient,
 ): Promise<ConnectSignIn> {
   if (command.platform === "tiktok") return { platform: "tiktok", oauth: resolveTikTokOAuthConfig(env, config) };
+  if (command.platform === "instagram") return { platform: "instagram", oauth: resolveMetaOAuthConfig(env, config) };
+  if (command.platform === "facebook") return { platform: "facebook", oauth: resolveMetaOAuthConfig(env, config) };
   if (!command.project) return { platform: "youtube", oauth: resolveOAuthConfig(env, config) };
   const endpoints = resolveGoogleEndpoints(env, config);
   const client = await api.youtubeProjectClient(command.project);
   return { platform: "youtube", oauth: { ...endpoints, clientId: client.oauth_client_id, clientSecret: client.client_secret } };
 }
 
+const PLATFORM_ACCOUNT: Record<Account["platform"], string> = {
+  youtube: "YouTube channel",
+  tiktok: "TikTok account",
+  instagram: "Instagram account",
+  facebook: "Facebook Page",
+};
+
 export async function accountConnectCommand(
   command: {
-    platform: "youtube" | "tiktok";
+    platform: "youtube" | "tiktok" | MetaPlatform;
     dimension: string;
-    channel: string | null;
+    channel?: string | null;
+    page?: string | null;
     loginHint: string | null;
     timeoutS: number;
     browser: boolean;
@@ -86,19 +116,21 @@ export async function accountConnectCommand(
   let result;
   if (signIn.platform === "tiktok") {
     // The parser makes --channel required for TikTok; this guards other callers.
-    if (command.channel === null) throw new CliError("account connect tiktok needs --channel <@handle>", EXIT.usage);
+    if (!command.channel) throw new CliError("account connect tiktok needs --channel <@handle>", EXIT.usage);
     result = await connectTikTok({ ...common, channel: command.channel }, signIn.oauth, api, ctx.err);
+  } else if (signIn.platform === "instagram" || signIn.platform === "facebook") {
+    result = await connectMeta({ ...common, platform: signIn.platform, page: command.page ?? null }, signIn.oauth, api, ctx.err);
   } else {
     // Google's client libraries are loaded for this command only: every other command starts without them.
     const { connectYouTube } = await import("../youtube-connect.ts");
-    result = await connectYouTube({ ...common, channel: command.channel }, signIn.oauth, api, ctx.err);
+    result = await connectYouTube({ ...common, channel: command.channel ?? null }, signIn.oauth, api, ctx.err);
   }
   if (command.json) printJson(ctx.out, result);
   else {
     const a = result.account;
     printLine(
       ctx.out,
-      `${a.platform === "tiktok" ? "TikTok account" : "YouTube channel"} ${a.channel_handle}${a.channel_id ? ` (${a.channel_id})` : ""} ${
+      `${PLATFORM_ACCOUNT[a.platform]} ${a.channel_handle}${a.channel_id ? ` (${a.channel_id})` : ""} ${
         result.created ? "connected to" : "reconnected to"
       } dimension ${a.dimension_id}: account ${a.id}`,
     );

@@ -58,10 +58,11 @@ export function formatRunStatus(status: RunStatus, nowMs: number, width?: number
         const published = u.publications.filter((p) => p.status === "published")
           .map((p) => `${p.platform} ${p.external_id ?? ""}${p.privacy_status && p.privacy_status !== "public" ? ` (${p.privacy_status})` : ""}`.trim());
         const deferred = u.publications.filter((p) => p.status === "deferred").map((p) => formatDeferral(p, nowMs));
+        const skipped = u.publications.filter((p) => p.status === "skipped").map((p) => `${p.platform} skipped (${p.skip_reason ?? "no reason recorded"})`);
         const detail = u.stage === "media"
           ? `scenes ${u.scenes_ready}/${u.scenes_total}`
-          : published.length + deferred.length > 0
-          ? [...published, ...deferred].join(", ")
+          : published.length + deferred.length + skipped.length > 0
+          ? [...published, ...deferred, ...skipped].join(", ")
           : u.video
           ? `video ${u.video.duration_s.toFixed(1)}s`
           : "-";

@@ -28,8 +28,18 @@ const LOCKED_BY: Record<Platform, { why: string; fix: string }> = {
     fix: "submit the TikTok app for the Content Posting API audit (developers.tiktok.com, your app > Content Posting API); " +
       "until it passes, every post stays private",
   },
+  // Meta's publishing APIs take no privacy: a Page's Reels are public, an Instagram Reel is seen as
+  // the account lets it be. The engine records what it asked, so these are never reported locked.
+  instagram: {
+    why: "an Instagram account that is private shows its Reels to its followers only",
+    fix: "make the Instagram professional account public (Instagram app > Settings > Account privacy)",
+  },
+  facebook: {
+    why: "a Facebook Page that is unpublished or restricted shows its Reels to its admins only",
+    fix: "publish the Page and lift its country or age restrictions (Page settings > Privacy)",
+  },
 };
-const PLATFORM_NAMES: Record<Platform, string> = { youtube: "YouTube", tiktok: "TikTok" };
+const PLATFORM_NAMES: Record<Platform, string> = { youtube: "YouTube", tiktok: "TikTok", instagram: "Instagram", facebook: "Facebook" };
 
 export async function publishingChecks(sql: Sql): Promise<CheckResult[]> {
   const accounts = await getAccounts(sql);

@@ -32,14 +32,23 @@ export function metaFor(ctx: EmulatorContext): Promise<MetaStore> {
   let store = stores.get(ctx.dataDir);
   if (!store) {
     const created = new MetaStore(ctx.dataDir);
-    store = created.load().then(() => created);
+    store = created.load().then(() => registerConfiguredApp(ctx, created)).then(() => created);
     stores.set(ctx.dataDir, store);
   }
   return store;
 }
 
+/** The app the emulator was started with (EmulatorContext.metaApp), registered when the state lacks it. */
+async function registerConfiguredApp(ctx: EmulatorContext, store: MetaStore): Promise<void> {
+  const configured = ctx.metaApp;
+  if (!configured || store.app(configured.appId)) return;
+  await store.putApp({ app_id: configured.appId, app_secret: configured.appSecret, name: "MD-AME", redirect_uris: [], configs: {} });
+}
+
 export async function resetMeta(ctx: EmulatorContext): Promise<void> {
-  await (await metaFor(ctx)).reset();
+  const store = await metaFor(ctx);
+  await store.reset();
+  await registerConfiguredApp(ctx, store);
 }
 
 export interface Caller {

@@ -1,4 +1,4 @@
-import { loadEnv, STORAGE_ENV_KEYS, TELEGRAM_ENV_KEYS, TREND_SOURCE_ENV_KEYS } from "../../shared/config/env.ts";
+import { loadEnv, META_ENV_KEYS, STORAGE_ENV_KEYS, TELEGRAM_ENV_KEYS, TREND_SOURCE_ENV_KEYS } from "../../shared/config/env.ts";
 import { type CredentialKeyRing, credentialKeyRing } from "../../shared/crypto/credential-keys.ts";
 import { createSql, type Sql } from "../../shared/db/client.ts";
 import { createLogger, type Logger } from "../../shared/logging/logger.ts";
@@ -43,6 +43,7 @@ const PIPELINE_ENV_KEYS = [
   "TIKTOK_CLIENT_KEY",
   "TIKTOK_CLIENT_SECRET",
   "TIKTOK_API_BASE_URL",
+  ...META_ENV_KEYS,
   ...TREND_SOURCE_ENV_KEYS,
   ...TELEGRAM_ENV_KEYS,
   "EDGE_CPU_LIMIT_MS",

@@ -4,7 +4,9 @@
  * command prints, and plays the person's browser by requesting that address; the OAuth emulator
  * consents and redirects to the command's loopback address, and the command finishes the exchange
  * and hands the refresh token to the API. Used by `npm run demo` and by every test that publishes.
- * connectTikTokThroughCli does the same with `mdame account connect tiktok` and the TikTok emulator.
+ * connectTikTokThroughCli does the same with `mdame account connect tiktok` and the TikTok emulator,
+ * connectMetaThroughCli with `mdame account connect instagram|facebook` and the Meta emulator's
+ * login dialog.
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
@@ -12,6 +14,7 @@ import process from "node:process";
 import { AccountList, ConnectedAccount } from "../../shared/contracts/account.ts";
 import { DimensionList } from "../../shared/contracts/dimension.ts";
 import { paths } from "../../stack/paths.ts";
+import { LOCAL_META_APP_ID, LOCAL_META_APP_SECRET } from "../../stack/stack-env.ts";
 
 export interface ConnectAccountsOptions {
   /** The stack's environment: FUNCTIONS_URL, SERVICE_ROLE_KEY, GOOGLE_OAUTH_CLIENT_ID/SECRET, EMULATOR_URL (TIKTOK_* optional). */
@@ -47,6 +50,11 @@ export function connectEnv(env: Record<string, string>): Record<string, string> 
     TIKTOK_CLIENT_SECRET: env.TIKTOK_CLIENT_SECRET ?? "local-tiktok-secret",
     TIKTOK_AUTH_BASE_URL: env.TIKTOK_AUTH_BASE_URL ?? emulator,
     TIKTOK_API_BASE_URL: env.TIKTOK_API_BASE_URL ?? emulator,
+    // `mdame account connect instagram|facebook`: the stack's Meta app, which the emulator registers.
+    META_APP_ID: env.META_APP_ID ?? LOCAL_META_APP_ID,
+    META_APP_SECRET: env.META_APP_SECRET ?? LOCAL_META_APP_SECRET,
+    META_AUTH_BASE_URL: env.META_AUTH_BASE_URL ?? emulator,
+    META_GRAPH_BASE_URL: env.META_GRAPH_BASE_URL ?? emulator,
   };
 }
 
@@ -78,7 +86,7 @@ async function activeDimensions(env: Record<string, string>): Promise<string[]> 
  */
 function runConnect(
   env: Record<string, string>,
-  platform: "youtube" | "tiktok",
+  platform: "youtube" | "tiktok" | "instagram" | "facebook",
   dimension: string,
   extra: string[],
   timeoutS: number,
@@ -147,6 +155,47 @@ export function connectThroughCli(env: Record<string, string>, dimension: string
  */
 export function connectTikTokThroughCli(env: Record<string, string>, dimension: string, user: string, timeoutS = 60): Promise<ConnectedAccount> {
   return runConnect(env, "tiktok", dimension, ["--channel", `@${user}`, "--login-hint", user], timeoutS);
+}
+
+/**
+ * `mdame account connect instagram|facebook` as a person runs it: signed in on the Meta emulator as
+ * `user` (its `login_hint`), the Page chosen with `--page` when given.
+ */
+export function connectMetaThroughCli(
+  env: Record<string, string>,
+  platform: "instagram" | "facebook",
+  dimension: string,
+  user: string,
+  page?: string,
+  timeoutS = 60,
+): Promise<ConnectedAccount> {
+  return runConnect(env, platform, dimension, ["--login-hint", user, ...(page ? ["--page", page] : [])], timeoutS);
+}
+
+/**
+ * `user`'s Instagram account and Facebook Page for `dimension`, through `mdame account connect
+ * instagram` and `mdame account connect facebook`, each unless the dimension has an active,
+ * connected account on that platform already.
+ */
+export async function connectMetaAccounts(
+  env: Record<string, string>,
+  dimension: string,
+  user: string,
+  log: (line: string) => void = () => {},
+): Promise<ConnectOutcome[]> {
+  const { accounts } = await api(env, "/pipeline/accounts", (v) => AccountList.parse(v));
+  const outcomes: ConnectOutcome[] = [];
+  for (const platform of ["instagram", "facebook"] as const) {
+    if (accounts.some((a) => a.dimension_id === dimension && a.platform === platform && a.active && a.has_credentials)) {
+      log(`account: ${dimension} already has a connected ${platform} account`);
+      outcomes.push({ dimension, connected: null });
+      continue;
+    }
+    const result = await connectMetaThroughCli(env, platform, dimension, user);
+    log(`account: connected ${platform} account ${result.account.channel_handle} to ${dimension} (mdame account connect ${platform})`);
+    outcomes.push({ dimension, connected: result });
+  }
+  return outcomes;
 }
 
 /**

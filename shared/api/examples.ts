@@ -159,6 +159,15 @@ export const examples = {
     refresh_token: "rft.example-refresh-token",
     oauth_client_id: "awexampleclientkey",
   },
+  connectInstagram: {
+    dimension_id: DIMENSION,
+    platform: "instagram",
+    channel_handle: "@techexplained",
+    channel_id: "17841400000000001",
+    refresh_token: "EAAB-example-long-lived-user-token",
+    oauth_client_id: "100000000000001",
+    granted_scopes: ["instagram_basic", "instagram_content_publish", "pages_show_list", "pages_read_engagement"],
+  },
   removedAccount: { account_id: ACCOUNT_ID, deleted: false, publications: 3 },
 
   registerProject: {

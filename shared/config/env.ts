@@ -86,6 +86,17 @@ export const EngineEnv = z.object({
   TIKTOK_API_BASE_URL: z.string().url().default("https://open.tiktokapis.com"),
   /** Where `mdame account connect tiktok` sends the person to consent (`<host>/v2/auth/authorize/`). */
   TIKTOK_AUTH_BASE_URL: z.string().url().default("https://www.tiktok.com"),
+  /** A Meta app's id and secret (Facebook Login for Business, Instagram and Page publishing); unset, Instagram and Facebook accounts cannot publish. */
+  META_APP_ID: z.string().regex(/^\d{1,20}$/, "META_APP_ID must be the Meta app's numeric id").optional(),
+  META_APP_SECRET: z.string().min(1).optional(),
+  /** Meta's Graph API host (`<host>/<version>/...`). */
+  META_GRAPH_BASE_URL: z.string().url().default("https://graph.facebook.com"),
+  /** Meta's upload host for resumable Reels uploads (`<host>/ig-api-upload/...`, `<host>/video-upload/...`). */
+  META_UPLOAD_BASE_URL: z.string().url().default("https://rupload.facebook.com"),
+  /** Where `mdame account connect instagram|facebook` sends the person to consent (`<host>/<version>/dialog/oauth`). */
+  META_AUTH_BASE_URL: z.string().url().default("https://www.facebook.com"),
+  /** The Graph API version the engine speaks (`v23.0`). */
+  META_GRAPH_VERSION: z.string().regex(/^v\d{1,3}\.\d{1,2}$/, "META_GRAPH_VERSION must look like v23.0").default("v23.0"),
   TRENDS_BASE_URL: z.string().url().default("https://trends.google.com"),
   /** Hacker News Firebase API root (`<root>/v0/topstories.json`). */
   HACKER_NEWS_BASE_URL: z.string().url().default("https://hacker-news.firebaseio.com"),
@@ -208,6 +219,17 @@ export const PUBLISHER_ONLY_ENV_KEYS = [
   "CREDENTIALS_KEYS_PREVIOUS",
   "GOOGLE_OAUTH_CLIENT_SECRET",
   "TIKTOK_CLIENT_SECRET",
+  "META_APP_SECRET",
+] as const;
+
+/** The Meta app and hosts (Instagram and Facebook publishing, their connect flow). */
+export const META_ENV_KEYS = [
+  "META_APP_ID",
+  "META_APP_SECRET",
+  "META_GRAPH_BASE_URL",
+  "META_UPLOAD_BASE_URL",
+  "META_AUTH_BASE_URL",
+  "META_GRAPH_VERSION",
 ] as const;
 
 export const STORAGE_ENV_KEYS = ["STORAGE_BACKEND", "STORAGE_LOCAL_DIR", "SUPABASE_URL", "SUPABASE_SERVICE_ROLE_KEY", "STORAGE_BUCKET"] as const;

@@ -9,7 +9,7 @@ import { oneLine } from "./text.ts";
  * ConnectAccountBody; no answer ever carries a credential, only whether one is stored.
  */
 
-export const Platform = z.enum(["youtube", "tiktok"]);
+export const Platform = z.enum(["youtube", "tiktok", "instagram", "facebook"]);
 export type Platform = z.infer<typeof Platform>;
 
 /** A channel handle as YouTube shows it (`@name`), or the channel's title when it has none. */
@@ -34,35 +34,53 @@ const ChannelId = z.string().regex(/^UC[A-Za-z0-9_-]{22}$/, "must be a YouTube c
 /** A TikTok user's open_id for the app: letters, digits, `.`, `_`, `-`, at most 128. */
 const TikTokOpenId = z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, "must be a TikTok open_id (letters, digits, '.', '_' or '-', at most 128)");
 
+/** A Meta object id (an Instagram professional account's IG user id, a Facebook Page id): digits. */
+const MetaObjectId = z.string().regex(/^\d{1,30}$/, "must be a Meta object id (digits)");
+
+/** The platforms whose account names the user or Page its grant is for, and the app the grant was made to. */
+const NAMES_ITS_APP: readonly Platform[] = ["tiktok", "instagram", "facebook"];
+
 /**
  * Body of POST /pipeline/accounts: the server seals the refresh token with CREDENTIALS_KEY before
  * storing it. A TikTok account names its creator (`channel_id`: the open_id the token answer gave)
  * and the app the grant was made to (`oauth_client_id`: the client key), both required: a refresh
- * token is of no use without the client key it was issued to.
+ * token is of no use without the client key it was issued to. An Instagram or Facebook account
+ * names its IG user id or Page id and the Meta app id, and its `refresh_token` is the long-lived
+ * user token of Facebook Login for Business (Meta has no refresh token: the engine exchanges that
+ * token for a fresh one before each post, shared/providers/meta/tokens.ts).
  */
 export const ConnectAccountBody = z.object({
   dimension_id: DimensionId,
   platform: Platform,
   channel_handle: ChannelHandle,
-  /** YouTube: the channel id (UC...); TikTok: the user's open_id. */
+  /** YouTube: the channel id (UC...); TikTok: the user's open_id; Instagram: the IG user id; Facebook: the Page id. */
   channel_id: z.string().max(128, "must be at most 128 characters").nullable().default(null),
   refresh_token: z.string().min(1, "must not be empty").max(2048, "must be at most 2048 characters"),
   /**
    * The OAuth client the refresh token was granted to: for YouTube the Google project whose quota
-   * the account spends (absent, from an older CLI: the project `default`); for TikTok the client key.
+   * the account spends (absent, from an older CLI: the project `default`); for TikTok the client key;
+   * for Instagram and Facebook the Meta app id.
    */
   oauth_client_id: OAuthClientId.optional(),
   /** YouTube: the scopes the grant carries (the token answer's `scope`, split); absent from an older CLI. */
   granted_scopes: z.array(z.string().regex(/^\S{1,200}$/, "must be one scope of at most 200 characters")).min(1).max(50).optional(),
 }).strict().superRefine((body, ctx) => {
-  if (body.platform === "tiktok") {
-    if (body.channel_id === null) ctx.addIssue({ code: "custom", path: ["channel_id"], message: "a TikTok account needs the creator's open_id" });
+  if (NAMES_ITS_APP.includes(body.platform)) {
+    const meta = body.platform !== "tiktok";
+    if (body.channel_id === null) {
+      const what = meta ? (body.platform === "instagram" ? "the Instagram account's IG user id" : "the Page id") : "the creator's open_id";
+      ctx.addIssue({ code: "custom", path: ["channel_id"], message: `a ${body.platform} account needs ${what}` });
+    }
     if (body.oauth_client_id === undefined) {
-      ctx.addIssue({ code: "custom", path: ["oauth_client_id"], message: "a TikTok account needs the client key its grant was made to" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["oauth_client_id"],
+        message: `a ${body.platform} account needs the ${meta ? "Meta app id" : "client key"} its grant was made to`,
+      });
     }
   }
   if (body.channel_id === null) return;
-  const id = (body.platform === "youtube" ? ChannelId : TikTokOpenId).safeParse(body.channel_id);
+  const id = (body.platform === "youtube" ? ChannelId : body.platform === "tiktok" ? TikTokOpenId : MetaObjectId).safeParse(body.channel_id);
   if (!id.success) ctx.addIssue({ code: "custom", path: ["channel_id"], message: id.error.issues[0]!.message });
 }).transform((body) => ({ ...body, oauth_client_id: body.oauth_client_id ?? "default" }));
 export type ConnectAccountBody = z.infer<typeof ConnectAccountBody>;

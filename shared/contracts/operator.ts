@@ -93,7 +93,10 @@ type UnitVideo = z.infer<typeof UnitVideo>;
 /** A publication of a unit on one account. */
 export const UnitPublication = z.object({
   platform: z.string(),
-  /** pending, uploading, published, deferred (waiting for its account; docs/reference/distribution.md) or failed. */
+  /**
+   * pending, uploading, published, deferred (waiting for its account; docs/reference/distribution.md),
+   * skipped (the account will not take this video: skip_reason) or failed.
+   */
   status: z.string(),
   external_id: z.string().nullable(),
   /** Why a deferred publication waits: quota_spent, channel_cap, rate_limited or needs_reconnect. */
@@ -102,6 +105,8 @@ export const UnitPublication = z.object({
   not_before: timestamp.nullable(),
   /** The privacy the platform gave the upload; private when public was asked means the platform locked it. */
   privacy_status: z.string().nullable(),
+  /** Why a skipped publication's account will not take the video (a Facebook Reel past 90 s, a privacy the platform cannot give). */
+  skip_reason: z.string().nullable(),
 }).strict();
 export type UnitPublication = z.infer<typeof UnitPublication>;
 

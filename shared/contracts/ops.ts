@@ -324,6 +324,10 @@ export const OPS_REQUIRED_SCOPES = {
     "https://www.googleapis.com/auth/yt-analytics.readonly",
   ],
   tiktok: ["video.publish"],
+  // Instagram API with Facebook Login's content publishing (IG User Media, Content Publishing Limit).
+  instagram: ["instagram_basic", "instagram_content_publish", "pages_show_list", "pages_read_engagement"],
+  // The Reels Publishing API's list.
+  facebook: ["pages_show_list", "pages_read_engagement", "pages_manage_posts"],
 } as const satisfies Record<Platform, readonly string[]>;
 
 /** One dimension account's health. */

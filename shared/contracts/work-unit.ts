@@ -65,7 +65,11 @@ export const StoredVoice = z.looseObject({
 export type StoredVoice = z.infer<typeof StoredVoice>;
 
 /** work_units.video: the rendered video (complete_render_job), read by the publish stage. */
-const StoredVideo = z.looseObject({ video_key: z.string() });
+const StoredVideo = z.looseObject({
+  video_key: z.string(),
+  /** The length the render measured (render.completed's duration_s). */
+  duration_s: z.number().positive().optional(),
+});
 type StoredVideo = z.infer<typeof StoredVideo>;
 
 /** A row of mdame.work_units as get_work_unit and the stage RPCs return it (timestamps as postgres.js gives them). */

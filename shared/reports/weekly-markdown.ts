@@ -66,7 +66,7 @@ function videoLine(label: string, video: ReportVideo | null): string {
   return `- ${label}: ${name} (${video.platform}, day ${video.window_days}): ${figures(video)}`;
 }
 
-const PLATFORM_NAMES: Record<PlatformWeek["platform"], string> = { youtube: "YouTube", tiktok: "TikTok" };
+const PLATFORM_NAMES: Record<PlatformWeek["platform"], string> = { youtube: "YouTube", tiktok: "TikTok", instagram: "Instagram", facebook: "Facebook" };
 
 /** One platform's week: its totals, then its most and least viewed video. */
 function platformLines(week: PlatformWeek): string[] {

@@ -32,7 +32,7 @@ const Summary = z.object({
       publication: z.object({ platform: z.literal("youtube"), external_id: z.string().min(1) }),
       publications: z.array(
         z.object({
-          platform: z.enum(["youtube", "tiktok"]),
+          platform: z.enum(["youtube", "tiktok", "instagram", "facebook"]),
           external_id: z.string().min(1),
           privacy_status: z.string().nullable(),
           thumbnail: z.string().optional(),
@@ -69,6 +69,11 @@ const TikTokPosts = z.array(
   z.object({ publish_id: z.string(), post_id: z.string(), sha256: z.string(), privacy_level: z.string(), is_aigc: z.boolean() }).passthrough(),
 );
 
+const MetaPosts = z.object({
+  instagram: z.array(z.object({ media_id: z.string(), sha256: z.string(), caption: z.string(), share_to_feed: z.boolean() }).passthrough()),
+  facebook: z.array(z.object({ video_id: z.string(), sha256: z.string(), description: z.string(), video_state: z.string() }).passthrough()),
+});
+
 let stack: StackHandle;
 const env = localStackEnv();
 
@@ -92,6 +97,10 @@ async function tiktokPosts() {
   return TikTokPosts.parse(await (await fetch(`${env.EMULATOR_URL}/_emulator/tiktok/posts`)).json());
 }
 
+async function metaPosts() {
+  return MetaPosts.parse(await (await fetch(`${env.EMULATOR_URL}/_emulator/meta/posts`)).json());
+}
+
 async function meanVolumeDb(path: string): Promise<number> {
   const { ffmpeg } = await resolveFfmpegBinaries();
   const result = spawnSync(ffmpeg, ["-hide_banner", "-i", path, "-map", "0:a", "-af", "volumedetect", "-f", "null", "-"], { encoding: "utf8" });
@@ -113,7 +122,7 @@ afterAll(async () => {
 describe("npm run demo", () => {
   let first: ReturnType<typeof runDemo>;
 
-  test("publishes one video per dimension, each a valid Short, on YouTube and for one dimension on TikTok too", async () => {
+  test("publishes one video per dimension, each a valid Short, on YouTube, for one dimension on TikTok and for another on Instagram and Facebook", async () => {
     first = runDemo(["--reset"]);
     expect(first.status).toBe(0);
     expect(first.summary.created).toBe(true);
@@ -145,6 +154,26 @@ describe("npm run demo", () => {
     expect(tiktok).toEqual({ platform: "tiktok", external_id: posts[0]!.publish_id, privacy_status: "SELF_ONLY" });
     expect(posts[0]).toMatchObject({ privacy_level: "SELF_ONLY", is_aigc: true });
     expect(posts[0]!.sha256).toBe(createHash("sha256").update(readFileSync(join(paths.root, onTikTok[0]!.path))).digest("hex"));
+    // The second dimension by id publishes to Instagram and to its Facebook Page too: one Reel on
+    // each, the same file, named by the ids the summary lists, public (Meta's publishing APIs take no privacy).
+    const meta = await metaPosts();
+    expect([meta.instagram.length, meta.facebook.length]).toEqual([1, 1]);
+    const onMeta = first.summary.videos.filter((v) => v.publications.some((p) => p.platform === "instagram" || p.platform === "facebook"));
+    expect(onMeta.map((v) => v.dimension)).toEqual([dimensions[1]!.id as string]);
+    const metaSha = createHash("sha256").update(readFileSync(join(paths.root, onMeta[0]!.path))).digest("hex");
+    expect(onMeta[0]!.publications.find((p) => p.platform === "instagram")).toEqual({
+      platform: "instagram",
+      external_id: meta.instagram[0]!.media_id,
+      privacy_status: "public",
+    });
+    expect(onMeta[0]!.publications.find((p) => p.platform === "facebook")).toEqual({
+      platform: "facebook",
+      external_id: meta.facebook[0]!.video_id,
+      privacy_status: "public",
+    });
+    expect([meta.instagram[0]!.sha256, meta.facebook[0]!.sha256]).toEqual([metaSha, metaSha]);
+    expect(meta.instagram[0]).toMatchObject({ share_to_feed: true, caption: expect.stringContaining(onMeta[0]!.title as string) });
+    expect(meta.facebook[0]).toMatchObject({ video_state: "PUBLISHED" });
     for (const video of first.summary.videos) {
       expect(video.publications.filter((p) => p.platform === "youtube").map((p) => p.external_id)).toEqual([video.publication.external_id]);
       // Its Shorts thumbnail: the render's cover, set once the emulator had processed the video, and applied.
@@ -228,11 +257,13 @@ describe("npm run demo", () => {
     expect(second.output).toContain("nothing new was published");
     expect((await emulatorVideos()).length).toBe(first.summary.videos.length);
     expect(await tiktokPosts()).toHaveLength(1);
+    const meta = await metaPosts();
+    expect([meta.instagram.length, meta.facebook.length]).toEqual([1, 1]);
     expect((await sql`select count(*)::int as n from pgmq.a_render`)[0].n).toBe(rendersBefore);
     expect((await sql`select count(*)::int as n from pgmq.q_render`)[0].n).toBe(0);
     const pubs = await sql`select count(*)::int as n from mdame.publications where status = 'published'`;
-    // One per video on YouTube, and the TikTok one.
-    expect(pubs[0].n).toBe(first.summary.videos.length + 1);
+    // One per video on YouTube, the TikTok one, the Instagram one and the Facebook one.
+    expect(pubs[0].n).toBe(first.summary.videos.length + 3);
     await sql.end();
   }, 10 * 60_000);
 });

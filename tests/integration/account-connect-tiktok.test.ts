@@ -214,7 +214,9 @@ describe("POST /pipeline/accounts with a TikTok body", () => {
       [{ ...valid(), oauth_client_id: "" }, "oauth_client_id"],
       [{ ...valid(), channel_handle: "two words" }, "channel_handle"],
       [{ ...valid(), refresh_token: "" }, "refresh_token"],
-      [{ ...valid(), platform: "instagram" }, "platform"],
+      [{ ...valid(), platform: "threads" }, "platform"],
+      // An Instagram account names its IG user id (digits), not an open_id.
+      [{ ...valid(), platform: "instagram" }, "must be a Meta object id"],
       [{ ...valid(), access_token: "act.x" }, "access_token"],
     ];
     for (const [body, field] of cases) {

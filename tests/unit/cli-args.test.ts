@@ -324,17 +324,19 @@ describe("what the operator reads", () => {
 
   test("a unit waiting for an account shows each deferral with its reason and when it is tried again", () => {
     const waiting = status("deferred", 6);
-    const publication = { platform: "youtube", deferred_reason: null, not_before: null, privacy_status: null };
+    const publication = { platform: "youtube", deferred_reason: null, not_before: null, privacy_status: null, skip_reason: null };
     waiting.units[0]!.publications = [
       { ...publication, status: "published", external_id: "vid-a", privacy_status: "private" },
       { ...publication, status: "deferred", external_id: null, deferred_reason: "quota_spent", not_before: "2026-11-30T08:00:00Z" },
       { ...publication, status: "deferred", external_id: null, deferred_reason: "needs_reconnect" },
+      { ...publication, platform: "facebook", status: "skipped", external_id: null, skip_reason: "the video lasts 95.0 s; Facebook Reels last 3 to 90 s" },
     ];
-    const row = formatRunStatus(waiting, Date.parse("2026-11-30T01:00:00Z")).find((line) => line.startsWith(RUN.slice(0, 8)))!;
+    const row = formatRunStatus(waiting, Date.parse("2026-11-30T01:00:00Z"), 400).find((line) => line.startsWith(RUN.slice(0, 8)))!;
     expect(row).toContain("deferred");
     expect(row).toContain(
       "youtube vid-a (private), youtube deferred (quota_spent) until 2026-11-30T08:00Z (in 7h), " +
-        "youtube deferred (needs_reconnect) until its account is reconnected",
+        "youtube deferred (needs_reconnect) until its account is reconnected, " +
+        "facebook skipped (the video lasts 95.0 s; Facebook Reels last 3 to 90 s)",
     );
   });
 

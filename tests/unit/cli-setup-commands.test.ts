@@ -145,9 +145,22 @@ describe("account commands", () => {
     )
       .toMatchObject({ channel: "@mine", loginHint: "me@example.invalid", timeoutS: 30, browser: false, json: true });
     expect(usageError(["account", "connect", "youtube"]).message).toBe("account connect needs --dimension <id>");
-    expect(usageError(["account", "connect", "instagram", "--dimension", "d1"]).message).toContain("the platforms are youtube and tiktok");
+    expect(usageError(["account", "connect", "threads", "--dimension", "d1"]).message).toContain("the platforms are youtube, tiktok, instagram and facebook");
     expect(usageError(["account", "connect", "youtube", "--dimension", "d1", "--timeout", "1"]).message).toContain("from 5 to 3600");
     expect(usageError(["account", "connect", "youtube", "--dimension", "d1", "--channel", "two words"]).message).toContain("--channel takes a handle");
+  });
+
+  test("connect instagram and facebook take a Page, not a channel or a project", () => {
+    expect(parseArgs(["account", "connect", "instagram", "--dimension", "d1"])).toMatchObject({ platform: "instagram", dimension: "d1", page: null });
+    expect(parseArgs(["account", "connect", "facebook", "--dimension", "d1", "--page", "Sky Facts"])).toMatchObject({
+      platform: "facebook",
+      page: "Sky Facts",
+    });
+    expect(usageError(["account", "connect", "facebook", "--dimension", "d1", "--channel", "@x"]).message).toContain("--channel is not for facebook");
+    expect(usageError(["account", "connect", "instagram", "--dimension", "d1", "--project", "second"]).message).toContain("--project is for youtube");
+    expect(usageError(["account", "connect", "tiktok", "--dimension", "d1", "--channel", "@x", "--page", "P"]).message).toContain(
+      "--page is for instagram and facebook",
+    );
   });
 
   test("list, pause, resume and remove", () => {

@@ -40,7 +40,7 @@ describe("localStackEnv", () => {
       SUPABASE_URL: LOCAL_EMULATOR_URL,
       SUPABASE_SERVICE_ROLE_KEY: SECRETS.SERVICE_ROLE_KEY,
       STORAGE_BUCKET: "mdame-dev",
-      MDAME_EMULATE: "gemini,openai-compat,edge-tts,youtube,tiktok,trends,storage,pexels,telegram",
+      MDAME_EMULATE: "gemini,openai-compat,edge-tts,youtube,tiktok,meta,trends,storage,pexels,telegram",
       OPENAI_COMPAT_BASE_URL: `${LOCAL_EMULATOR_URL}/v1`,
       OPENAI_COMPAT_API_KEY: "sk-local-emulator-key",
       PEXELS_API_KEY: "local-emulator-pexels-key",
@@ -49,6 +49,9 @@ describe("localStackEnv", () => {
       TELEGRAM_CHAT_ID: "-1001000000001",
       TIKTOK_API_BASE_URL: LOCAL_EMULATOR_URL,
       TIKTOK_AUTH_BASE_URL: LOCAL_EMULATOR_URL,
+      META_GRAPH_BASE_URL: LOCAL_EMULATOR_URL,
+      META_UPLOAD_BASE_URL: LOCAL_EMULATOR_URL,
+      META_AUTH_BASE_URL: LOCAL_EMULATOR_URL,
     });
     expect(env.TIKTOK_CLIENT_KEY).toBeTruthy();
     expect(env.EDGE_TTS_WSS_URL).toStartWith("ws://127.0.0.1:");
@@ -61,7 +64,7 @@ describe("localStackEnv", () => {
     expect(env).not.toHaveProperty("GEMINI_BASE_URL");
     // The others stay emulated.
     expect(env.TRENDS_BASE_URL).toBe(LOCAL_EMULATOR_URL);
-    expect(env.MDAME_EMULATE).toBe("openai-compat,edge-tts,youtube,tiktok,trends,storage,pexels,telegram");
+    expect(env.MDAME_EMULATE).toBe("openai-compat,edge-tts,youtube,tiktok,meta,trends,storage,pexels,telegram");
   });
 
   test("MDAME_EMULATE=storage: real Gemini, Edge TTS, YouTube and Trends, assets in the Storage emulator", () => {

@@ -29,10 +29,12 @@ const INTERNAL: Record<string, string> = {
   published_assets_due: "the renders and voices rule of housekeeping; tested through the housekeeping pgTAP folder and tests/integration/housekeeping.test.ts",
   lock_unit_at_stage: "lock-and-guard prologue of the stage RPCs; tested through them",
   log_event: "event log writer every RPC calls; tested through them",
+  meta_window_room_at: "when an Instagram or Facebook window has room, for reserve_meta_post and record_meta_refusal; tested in their folders",
   mark_publication_published: "the recording step of record_publication and complete_publication; tested in both folders",
   pgmq_queue_has_headers: "catalog probe of archive_stage_task (pgmq 1.5 layout or 1.4's); tested in archive_stage_task/keeps_every_column_of_the_message",
   restrict_function_privileges:
     "run by migrations only: RPCs security definer for mdame_engine and service_role, internal helpers for nobody; the privileges pgTAP folder checks the result",
+  reconnect_command: "the reconnect command of mark_account_needs_reconnect and alert_on_needs_reconnect; tested in mark_account_needs_reconnect",
   retry_or_dead_letter: "retry bound of claim_stage_tasks, fail_stage_task, fail_worker_job, read_worker_jobs and tick; tested there",
   run_key: "helper of trigger_run; tested there and against shared/hashing.ts in tests/integration/config-run-keys.test.ts",
   set_unit_stage: "stage transition inside the stage RPCs; tested through them",

@@ -125,6 +125,7 @@ async function fetchTikTok(deps: PipelineDeps, log: Logger, fetch: ClaimedAnalyt
         account_id: fetch.account_id,
         platform: "tiktok",
         channel_handle: fetch.channel_handle,
+        channel_id: null,
         credentials_enc: fetch.credentials_enc,
         health_state: "ok",
       },

@@ -55,6 +55,13 @@ async function oneAccount(deps: OperatorDeps, id: string): Promise<Account> {
   return toAccount(row, await projectNames(deps));
 }
 
+/** How `mdame account connect` names an account already connected (account.ts's reconnectCommand says the same). */
+function reconnectFlag(a: AccountRow): string {
+  if (a.platform === "facebook") return `--page ${a.channel_id ?? a.channel_handle}`;
+  if (a.platform === "instagram") return `--page ${a.channel_handle}`;
+  return `--channel ${a.channel_handle}`;
+}
+
 /**
  * Account routes of the operator API (`mdame account ...`), declared in shared/api/routes/accounts.ts
  * behind the service-role bearer.
@@ -105,13 +112,18 @@ export function accountHandlers(
       const connected = await deps.sql.begin(async (tx) => {
         const accounts = (await getAccounts(tx, { dimensionId: body.dimension_id })).filter((a) => a.platform === body.platform);
         const existing = accounts.some((a) => a.channel_handle === body.channel_handle);
-        // A TikTok creator is its open_id: connecting it again under another handle would make a
-        // second account publishing for the same creator. The handle it has is the one to reconnect with.
-        const sameCreator = body.platform === "tiktok" && !existing && accounts.find((a) => a.channel_id === body.channel_id);
+        // A TikTok creator is its open_id, an Instagram account its IG user id, a Page its id:
+        // connecting one again under another handle would make a second account publishing for it.
+        // The handle it has is the one to reconnect with.
+        const sameCreator = body.platform !== "youtube" && !existing && accounts.find((a) => a.channel_id === body.channel_id);
         if (sameCreator) {
           throw new WrongStateError(
             "MDS01",
-            `this TikTok account (open_id ${body.channel_id}) is already connected to dimension ${body.dimension_id} as ${sameCreator.channel_handle}: reconnect it with --channel ${sameCreator.channel_handle}, or remove account ${sameCreator.id} first`,
+            `this ${body.platform} account (${
+              body.platform === "tiktok" ? "open_id" : "id"
+            } ${body.channel_id}) is already connected to dimension ${body.dimension_id} as ${sameCreator.channel_handle}: reconnect it with ${
+              reconnectFlag(sameCreator)
+            }, or remove account ${sameCreator.id} first`,
           );
         }
         const account = await connectAccount(tx, {

@@ -46,6 +46,8 @@ export interface MetadataInput {
   language: string;
   /** The script fields a post shows. */
   script: { title: string; description: string; hashtags: string[] };
+  /** The rendered video's length as the render measured it; null for a render that did not report it. */
+  videoDurationS: number | null;
   now: Date;
 }
 
@@ -55,6 +57,12 @@ export interface PlatformAdapter<Ticket, Metadata> {
   readonly captionProfile: CaptionProfile;
   /** What is told about the video; built once per attempt and sent with the session start only. */
   metadata(input: MetadataInput): Metadata;
+  /**
+   * Why this platform will not take this video for any account (a length outside the platform's
+   * bounds, a privacy it cannot give), asked before any call: the publication is skipped with that
+   * reason while the unit's other accounts publish. Null, or absent, when it will.
+   */
+  refuseVideo?(input: MetadataInput): string | null;
   /**
    * Takes this call's place in the platform's ledger, or says why and until when the account waits.
    * `resuming`: the publication has a stored session, so no new session will be opened.

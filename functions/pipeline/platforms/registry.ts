@@ -5,6 +5,8 @@
  */
 import { NonRetriableError } from "../../../shared/errors.ts";
 import type { PlatformAdapter } from "./adapter.ts";
+import { facebookAdapter } from "./facebook.ts";
+import { instagramAdapter } from "./instagram.ts";
 import { tiktokAdapter } from "./tiktok.ts";
 import { youtubeAdapter } from "./youtube.ts";
 
@@ -14,6 +16,8 @@ type AnyAdapter = PlatformAdapter<any, any>;
 const ADAPTERS: Record<string, AnyAdapter> = {
   youtube: youtubeAdapter,
   tiktok: tiktokAdapter,
+  instagram: instagramAdapter,
+  facebook: facebookAdapter,
 };
 
 /** The adapter of `platform`; an account on a platform this engine cannot publish to is a configuration error. */

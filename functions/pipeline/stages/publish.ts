@@ -13,6 +13,7 @@ import {
   recordPublication,
   recordPublicationPrivacy,
   recordUploadSession,
+  skipPublication,
 } from "../../../shared/db/rpc/publications.ts";
 import { NonRetriableError } from "../../../shared/errors.ts";
 import { failpoint } from "../../../shared/failpoints.ts";
@@ -33,8 +34,10 @@ import { acceptedScript, loadUnit, required } from "./unit.ts";
  * is made, settled once the platform opened the session, released when it failed before that.
  * Credentials are decrypted in memory only, and the upload session is stored before the first
  * byte, so a crash mid-upload resumes the same session instead of starting a second copy. Each
- * finished upload is recorded at once (record_publication). Any other failure is thrown after
- * every account was tried, so the retry covers only what is left.
+ * finished upload is recorded at once (record_publication). An account whose platform will not
+ * take this video (adapter.refuseVideo: a Facebook Reel past 90 s) is skipped with its reason,
+ * before any call, and the others go on. Any other failure is thrown after every account was
+ * tried, so the retry covers only what is left.
  */
 export const runPublish: Stage<"publish"> = async (task, { deps, logger: log, lease }) => {
   const { unit, dimension } = await loadUnit(deps.sql, task.unit_id);
@@ -44,9 +47,16 @@ export const runPublish: Stage<"publish"> = async (task, { deps, logger: log, le
   if (targets.length === 0) throw new NonRetriableError(`dimension ${dimension.id} has no active account`);
   // Built once per attempt; privacy and a scheduled time travel with the session start, and
   // resuming a stored session sends bytes only, so no later call changes them.
-  const metadataInput: MetadataInput = { publishing: dimension.publishing, language: dimension.language, script, now: new Date() };
+  const metadataInput: MetadataInput = {
+    publishing: dimension.publishing,
+    language: dimension.language,
+    script,
+    videoDurationS: video.duration_s ?? null,
+    now: new Date(),
+  };
   let published: { publicationId: string; externalId: string } | null = null;
   let deferred = 0;
+  const skipped: string[] = [];
   const failures: unknown[] = [];
 
   const dir = await makeScratchDir("publish");
@@ -66,6 +76,7 @@ export const runPublish: Stage<"publish"> = async (task, { deps, logger: log, le
         const adapter = platformAdapter(target.platform);
         const result = await publishToAccount(deps, accountLog, lease, adapter, { unitId: task.unit_id, target, videoFile, metadataInput });
         if (result.kind === "deferred") deferred += 1;
+        else if (result.kind === "skipped") skipped.push(`${target.platform} ${target.channel_handle}: ${result.reason}`);
         else published = { publicationId: result.publicationId, externalId: result.externalId };
       } catch (error) {
         accountLog.warn({ err: error, status: "failed" }, "publishing to this account failed; the other accounts go on");
@@ -77,11 +88,12 @@ export const runPublish: Stage<"publish"> = async (task, { deps, logger: log, le
   }
   if (failures.length > 0) throw failures[0];
   if (deferred > 0) return { kind: "publish.deferred" };
+  if (!published && skipped.length > 0) throw new NonRetriableError(`no active account of dimension ${dimension.id} takes this video: ${skipped.join("; ")}`);
   if (!published) throw new NonRetriableError(`dimension ${dimension.id} has no active account`);
   return { kind: "publish.completed", publicationId: published.publicationId, externalId: published.externalId };
 };
 
-type AccountResult = { kind: "published"; publicationId: string; externalId: string } | { kind: "deferred" };
+type AccountResult = { kind: "published"; publicationId: string; externalId: string } | { kind: "deferred" } | { kind: "skipped"; reason: string };
 
 /**
  * How the reason of an account whose credentials were sealed with a key the ring lacks begins: a
@@ -105,6 +117,7 @@ async function publishToAccount<Ticket, Metadata>(
     await recordPublication(deps.sql, lease, publication.id, publication.external_id);
     return { kind: "published", publicationId: publication.id, externalId: publication.external_id };
   }
+  if (publication.status === "skipped") return { kind: "skipped", reason: publication.skip_reason ?? "skipped" };
   const defer = async (reason: DeferralReason, notBefore: Date | null): Promise<AccountResult> => {
     await deferPublication(deps.sql, publication.id, reason, notBefore);
     log.info({ reason, not_before: notBefore?.toISOString() ?? null, status: "deferred" }, "publication deferred");
@@ -114,6 +127,13 @@ async function publishToAccount<Ticket, Metadata>(
     await markAccountNeedsReconnect(deps.sql, target.account_id, reason);
     return defer("needs_reconnect", null);
   };
+  // Asked before anything else: a video the platform will not take waits for nothing.
+  const refused = publication.upload_session_uri === null ? adapter.refuseVideo?.(input.metadataInput) ?? null : null;
+  if (refused !== null) {
+    await skipPublication(deps.sql, publication.id, refused);
+    log.warn({ reason: refused, status: "skipped" }, "this account will not take the video; the other accounts go on");
+    return { kind: "skipped", reason: refused };
+  }
   if (target.health_state === "needs_reconnect") return defer("needs_reconnect", null);
   if (!target.credentials_enc) return needsReconnect("no credentials stored");
 

@@ -46,6 +46,7 @@ export const accountRoutes = {
       body: body(bodies.ConnectAccountBody, true, {
         youtube: { summary: "a YouTube channel", value: examples.connectYouTube },
         tiktok: { summary: "a TikTok creator: open_id and client key required", value: examples.connectTikTok },
+        instagram: { summary: "an Instagram professional account: IG user id and Meta app id required", value: examples.connectInstagram },
       }),
     },
     responses: {
@@ -53,8 +54,9 @@ export const accountRoutes = {
       201: ok("A new account", bodies.ConnectedAccount, "connected", { account: examples.account, created: true }),
       ...serviceBodyErrors,
       404: errors.notFound("dimension, or no YouTube project with the body's OAuth client", errorExamples.dimensionNotFound),
-      409: errors.conflict("This TikTok creator is connected to the dimension under another handle", {
-        error: "this TikTok account (open_id _000Qx-example-open-id) is already connected to dimension tech-explained as techexplained",
+      409: errors.conflict("This TikTok creator, Instagram account or Page is connected to the dimension under another handle", {
+        error:
+          "this tiktok account (open_id _000Qx-example-open-id) is already connected to dimension tech-explained as techexplained: reconnect it with --channel techexplained, or remove account 6f1c2a4e-0d3b-4b7a-9c1e-2f4a5b6c7d8e first",
       }),
     },
   }),

@@ -23,6 +23,8 @@ export const PublishTarget = z.object({
   credentials_enc: z.string().nullable(),
   /** needs_reconnect once Google refused the account's grant: its publication is deferred without a call. */
   health_state: AccountHealth,
+  /** The platform's id of the channel (YouTube UC..., TikTok open_id, Instagram IG user id, Facebook Page id); null when never recorded. */
+  channel_id: z.string().nullable(),
 }).strict();
 export type PublishTarget = z.infer<typeof PublishTarget>;
 
@@ -32,7 +34,7 @@ export const Publication = z.object({
   unit_id: z.string().uuid(),
   account_id: z.string().uuid(),
   platform: Platform,
-  status: z.enum(["pending", "uploading", "published", "deferred", "failed"]),
+  status: z.enum(["pending", "uploading", "published", "deferred", "failed", "skipped"]),
   upload_session_uri: z.string().nullable(),
   external_id: z.string().nullable(),
   video_key: z.string().nullable(),
@@ -48,6 +50,8 @@ export const Publication = z.object({
   privacy_requested: z.string().nullable(),
   /** Since when it has been deferred (engine clock); null when it is not deferred. */
   deferred_since: z.date().nullable(),
+  /** Why the account will not take this video (status skipped). */
+  skip_reason: z.string().nullable(),
 }).strict();
 export type Publication = z.infer<typeof Publication>;
 
@@ -69,6 +73,14 @@ export function deferPublication(sql: Sql, publicationId: string, reason: Deferr
     sql`
     select * from mdame.defer_publication(${publicationId}::uuid, ${reason}::text, ${notBefore}::timestamptz)`,
   );
+}
+
+/**
+ * Records that the account will not take this video, with the reason the run's status shows; the
+ * publication counts as done for the unit (a published or skipped one is returned unchanged).
+ */
+export function skipPublication(sql: Sql, publicationId: string, reason: string): Promise<Publication> {
+  return oneRow("skip_publication", Publication, sql`select * from mdame.skip_publication(${publicationId}::uuid, ${reason}::text)`);
 }
 
 /** Records the privacy YouTube gave the finished upload; an event when it differs from the one asked. */

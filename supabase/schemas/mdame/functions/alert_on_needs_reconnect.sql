@@ -13,7 +13,7 @@ begin
            coalesce(new.health_reason, 'grant refused')),
     jsonb_build_object('account_id', new.id, 'platform', new.platform, 'channel_handle', new.channel_handle,
                        'reason', new.health_reason,
-                       'fix', format('mdame account connect %s --dimension %s --channel %s', new.platform, new.dimension_id, new.channel_handle)));
+                       'fix', mdame.reconnect_command(new)));
   return new;
 end;
 $$;

@@ -1,5 +1,6 @@
--- Marks one publication done; when every active account of the dimension has it, the unit is
--- published and the publish task archived.
+-- Marks one publication done; when every active account of the dimension has its publication
+-- published (or skipped: that account will not take the video), the unit is published and the
+-- publish task archived.
 
 create or replace function mdame.complete_publication(p_msg_id bigint, p_publication_id uuid, p_external_id text, p_step_token text, p_holder text default null::text)
 returns mdame.work_units
@@ -23,7 +24,7 @@ begin
   end if;
   if exists (select 1 from mdame.dimension_accounts a
               where a.dimension_id = (v_lock.unit).dimension_id and a.active
-                and not exists (select 1 from mdame.publications p where p.unit_id = v_pub.unit_id and p.account_id = a.id and p.status = 'published')) then
+                and not exists (select 1 from mdame.publications p where p.unit_id = v_pub.unit_id and p.account_id = a.id and p.status in ('published', 'skipped'))) then
     return v_lock.unit;
   end if;
   perform mdame.store_step_result(p_step_token, (select jsonb_agg(jsonb_build_object('platform', platform, 'external_id', external_id))

@@ -4,8 +4,9 @@
 -- the returned id and stores them with store_account_credentials in the same transaction.
 -- p_oauth_client_id is the OAuth client the grant was made through: for YouTube the Google project
 -- whose quota the account spends (recorded in mdame.youtube_projects on first sight; a reconnect
--- through another client moves the account to that project), for TikTok the client key. Accounts
--- are on youtube or tiktok (22023 otherwise).
+-- through another client moves the account to that project), for TikTok the client key, for
+-- Instagram and Facebook the Meta app id. Accounts are on youtube, tiktok, instagram or facebook
+-- (22023 otherwise).
 
 create or replace function mdame.connect_account(p_dimension_id text, p_platform text, p_channel_handle text, p_channel_id text default null::text, p_oauth_client_id text default 'default'::text)
 returns mdame.dimension_accounts
@@ -27,8 +28,8 @@ begin
   if coalesce(trim(p_oauth_client_id), '') = '' then
     raise exception 'an OAuth client id is needed' using errcode = '22023';
   end if;
-  if p_platform is null or p_platform not in ('youtube', 'tiktok') then
-    raise exception 'no platform %: accounts are on youtube or tiktok', coalesce(p_platform, '(none)') using errcode = '22023';
+  if p_platform is null or p_platform not in ('youtube', 'tiktok', 'instagram', 'facebook') then
+    raise exception 'no platform %: accounts are on youtube, tiktok, instagram or facebook', coalesce(p_platform, '(none)') using errcode = '22023';
   end if;
   if p_platform = 'youtube' then
     insert into mdame.youtube_projects (oauth_client_id) values (p_oauth_client_id) on conflict do nothing;

@@ -2,7 +2,7 @@
 -- a platform's quota, cap or rate window) or until the operator reconnects it (needs_reconnect,
 -- p_not_before null). The publication keeps its stored
 -- upload session, so a deferred upload that had started resumes the same session later. A
--- published publication is returned unchanged. Locks the unit, then the publication, as
+-- published or skipped publication is returned unchanged. Locks the unit, then the publication, as
 -- record_publication does.
 
 create or replace function mdame.defer_publication(p_publication_id uuid, p_reason text, p_not_before timestamp with time zone)
@@ -24,7 +24,7 @@ begin
   end if;
   select * into v_unit from mdame.work_units where id = v_pub.unit_id for update;
   select * into v_pub from mdame.publications where id = p_publication_id for update;
-  if v_pub.status = 'published' then
+  if v_pub.status in ('published', 'skipped') then
     return v_pub;
   end if;
   update mdame.publications

@@ -18,7 +18,8 @@ as $$
         'video', u.video,
         'quality', u.quality,
         'publications', coalesce((select jsonb_agg(jsonb_build_object('platform', p.platform, 'status', p.status, 'external_id', p.external_id,
-                                      'deferred_reason', p.deferred_reason, 'not_before', p.not_before, 'privacy_status', p.privacy_status))
+                                      'deferred_reason', p.deferred_reason, 'not_before', p.not_before, 'privacy_status', p.privacy_status,
+                                      'skip_reason', p.skip_reason))
                                     from mdame.publications p where p.unit_id = u.id), '[]'::jsonb)
       ) order by u.dimension_id, u.created_at)
       from mdame.work_units u where u.run_id = r.id), '[]'::jsonb))

@@ -25,7 +25,7 @@ begin
   returning * into v_row;
   perform mdame.log_event(null, null, 'publish', 'account_needs_reconnect', jsonb_build_object(
     'account_id', v_row.id, 'dimension_id', v_row.dimension_id, 'channel_handle', v_row.channel_handle, 'reason', v_row.health_reason,
-    'fix', format('mdame account connect %s --dimension %s --channel %s', v_row.platform, v_row.dimension_id, v_row.channel_handle)));
+    'fix', mdame.reconnect_command(v_row)));
   return v_row;
 end;
 $$;

@@ -1,7 +1,9 @@
 -- The ops dashboard's quota and account health (GET /pipeline/ops/quota, shared/contracts/ops.ts
 -- OpsQuota): each Google project's four YouTube buckets for the current quota day (the Pacific
 -- date of the engine clock), used (settled) and reserved against the project's size; each TikTok
--- account's rate windows; every dimension account's state and upload window. Which granted scopes
+-- account's rate windows; every dimension account's state and upload window (Instagram and
+-- Facebook: the engine's posts in the moving 24 hours, against the limit last read or known, and
+-- until when Meta's refusal holds it). Which granted scopes
 -- are missing is worked out by the route (OPS_REQUIRED_SCOPES). PL/pgSQL: the declared schema
 -- creates it before youtube_quota_day, which a SQL body would need to exist.
 
@@ -53,15 +55,17 @@ begin
                                   else 'active' end,
                    'health_reason', a.health_reason, 'health_since', a.health_since, 'oauth_client_id', a.oauth_client_id,
                    'granted_scopes', to_jsonb(a.granted_scopes),
-                   'upload_cap_24h', a.upload_cap_24h,
+                   'upload_cap_24h', coalesce(ml.quota_total, a.upload_cap_24h),
                    'uploads_24h', case when a.platform = 'youtube'
                      then (select count(*) from mdame.quota_ledger l
                             where l.account_id = a.id and l.entry = 'call' and l.call_kind = 'videos.insert' and l.status <> 'released'
                               and l.created_at > clock.now - interval '24 hours')
+                     when a.platform in ('instagram', 'facebook')
+                     then (select count(*) from mdame.meta_posts m where m.account_id = a.id and m.reserved_at > clock.now - interval '24 hours')
                      else (select count(*) from mdame.tiktok_calls t
                             where t.account_id = a.id and t.call_kind = 'video.init' and t.created_at > clock.now - interval '24 hours') end,
-                   'upload_cap_full_until', a.upload_cap_full_until) order by a.dimension_id, a.platform, a.channel_handle), '[]'::jsonb)
-                   from mdame.dimension_accounts a))
+                   'upload_cap_full_until', coalesce(ml.full_until, a.upload_cap_full_until)) order by a.dimension_id, a.platform, a.channel_handle), '[]'::jsonb)
+                   from mdame.dimension_accounts a left join mdame.meta_publishing_limits ml on ml.account_id = a.id))
   from clock);
 end;
 $$;

@@ -1,7 +1,8 @@
 -- The render job of a unit, built from its stored voice and scenes; the same state always gives the
 -- same message (and so the same step token). The captions' safe-zone profile is the dimension's,
--- or, for `platforms`, the one of the platform its active accounts are all on (youtube_shorts,
--- tiktok), else intersection, which keeps clear of every platform's overlay. Captions, font and
+-- or, for `platforms`, the one of the platforms its active accounts are all on (youtube_shorts,
+-- tiktok, reels for Instagram and Facebook), else intersection, which keeps clear of every
+-- platform's overlay. Captions, font and
 -- music come from the configuration the unit's run started with (run_dimensions.config), so a change
 -- during the day leaves the units under way, and a recovered job's step token, as they were.
 
@@ -22,10 +23,11 @@ begin
                        (select mdame.dimension_config(d) from mdame.dimensions d where d.id = v_unit.dimension_id));
   v_profile := coalesce(v_config->'captions'->>'profile', 'platforms');
   if v_profile = 'platforms' then
-    select case when count(distinct a.platform) = 1
-                then case min(a.platform) when 'youtube' then 'youtube_shorts' when 'tiktok' then 'tiktok' end end
+    select case when count(distinct p.profile) = 1 then min(p.profile) end
       into v_profile
-      from mdame.dimension_accounts a where a.dimension_id = v_unit.dimension_id and a.active;
+      from (select case a.platform when 'youtube' then 'youtube_shorts' when 'tiktok' then 'tiktok'
+                                   when 'instagram' then 'reels' when 'facebook' then 'reels' end as profile
+              from mdame.dimension_accounts a where a.dimension_id = v_unit.dimension_id and a.active) p;
     v_profile := coalesce(v_profile, 'intersection');
   end if;
   v_job := jsonb_build_object(

@@ -20,7 +20,7 @@ create table mdame.dimension_accounts (
   constraint dimension_accounts_dimension_id_platform_channel_handle_key unique (dimension_id, platform, channel_handle),
   constraint dimension_accounts_health_state_check check ((health_state = any (array['ok'::text, 'needs_reconnect'::text]))),
   constraint dimension_accounts_upload_cap_24h_check check ((upload_cap_24h > 0)),
-  constraint dimension_accounts_platform_check check ((platform = any (array['youtube'::text, 'tiktok'::text]))),
+  constraint dimension_accounts_platform_check check ((platform = any (array['youtube'::text, 'tiktok'::text, 'instagram'::text, 'facebook'::text]))),
   constraint dimension_accounts_dimension_id_fkey foreign key (dimension_id) references mdame.dimensions(id)
 );
 
