@@ -8,8 +8,11 @@
  *   with mdame.record_video_analytics;
  * - TikTok: takes a place in the account's video.query rate window (600 a minute) and asks
  *   video/query for the post's counts (views, likes, comments, shares: TikTok reports no watch
- *   time), recorded with mdame.record_tiktok_video_analytics. A post TikTok no longer lists
- *   (deleted, or made private) is given up.
+ *   time). A post TikTok no longer lists (deleted, or made private) is given up;
+ * - Instagram and Facebook: the Reel's insights through Graph with the adapter's token (the user's
+ *   for Instagram, the Page's for Facebook): views, likes, comments, shares, reach, Instagram's
+ *   saves and the average watch time; none yet is asked again later, as YouTube's lag is.
+ *   The three platforms' counts are recorded with mdame.record_counted_video_analytics.
  * Either RPC archives the message once the row is written.
  *
  * What is not a success is retried through mdame.retry_analytics_fetch, never in a loop:
@@ -28,7 +31,7 @@ import { markAccountNeedsReconnect } from "../../../shared/db/rpc/accounts.ts";
 import {
   claimAnalyticsFetches,
   type ClaimedAnalyticsFetch,
-  recordTikTokVideoAnalytics,
+  recordCountedVideoAnalytics,
   recordVideoAnalytics,
   retryAnalyticsFetch,
 } from "../../../shared/db/rpc/analytics.ts";
@@ -37,6 +40,9 @@ import { reserveTikTokCall } from "../../../shared/db/rpc/tiktok-calls.ts";
 import { classifyTikTokRefusal } from "../../../shared/providers/tiktok/refusals.ts";
 import { queryVideoFigures } from "../../../shared/providers/tiktok/video-query.ts";
 import { platformAdapter } from "../platforms/registry.ts";
+import { hostOf } from "../platforms/meta-common.ts";
+import { classifyMetaRefusal } from "../../../shared/providers/meta/refusals.ts";
+import { facebookReelInsights, instagramReelInsights } from "../../../shared/providers/meta/insights.ts";
 import type { Logger } from "../../../shared/logging/logger.ts";
 import { ProviderError } from "../../../shared/providers/errors.ts";
 import { withYouTubeQuota } from "../../../shared/providers/youtube/quota.ts";
@@ -108,7 +114,7 @@ async function fetchOne(deps: PipelineDeps, log: Logger, fetch: ClaimedAnalytics
   if (!fetch.account_ready) return { kind: "retry", delayS: ACCOUNT_RETRY_S, reason: "the account is paused, needs reconnecting or holds no credentials" };
   const refreshToken = await refreshTokenOf(deps, log, fetch);
   if (typeof refreshToken !== "string") return refreshToken;
-  return fetch.platform === "tiktok" ? await fetchTikTok(deps, log, fetch, refreshToken) : await fetchYouTube(deps, log, fetch, refreshToken);
+  return fetch.platform === "youtube" ? await fetchYouTube(deps, log, fetch, refreshToken) : await fetchCounted(deps, log, fetch, refreshToken);
 }
 
 /** The period a window covers: the day of publication to `window_days` later (UTC dates). */
@@ -117,49 +123,74 @@ function windowPeriod(fetch: ClaimedAnalyticsFetch): { startDate: string; endDat
   return { startDate: utcDate(publishedMs), endDate: utcDate(publishedMs + fetch.window_days * DAY_MS) };
 }
 
-async function fetchTikTok(deps: PipelineDeps, log: Logger, fetch: ClaimedAnalyticsFetch, refreshToken: string): Promise<Outcome> {
-  const postId = fetch.external_id!;
+/** A post's counts as its platform reports them; "gone" when it no longer lists the post, null when it has none yet. */
+type Counts = Omit<Parameters<typeof recordCountedVideoAnalytics>[1], "publicationId" | "windowDays" | "periodStart" | "periodEnd" | "msgId">;
+
+/** TikTok's video/query for the post, in the account's video.query rate window (a full window: RateWindowFullError). */
+async function tiktokCounts(deps: PipelineDeps, fetch: ClaimedAnalyticsFetch, accessToken: string): Promise<Counts | "gone"> {
+  await reserveTikTokCall(deps.sql, fetch.account_id, "video.query");
+  const [figures] = await queryVideoFigures({ accessToken, baseUrl: deps.env.TIKTOK_API_BASE_URL, postIds: [fetch.external_id!] });
+  if (!figures) return "gone";
+  return {
+    views: figures.viewCount,
+    likes: figures.likeCount,
+    comments: figures.commentCount,
+    shares: figures.shareCount,
+    reach: null,
+    saved: null,
+    averageViewDurationS: null,
+  };
+}
+
+/** Instagram's media insights or a Facebook Reel's video insights (the adapter's token: the user's, or the Page's). */
+async function metaCounts(deps: PipelineDeps, fetch: ClaimedAnalyticsFetch, accessToken: string): Promise<Counts | null> {
+  const host = hostOf(deps);
+  const insights = fetch.platform === "instagram"
+    ? await instagramReelInsights({ host, token: accessToken, mediaId: fetch.external_id! })
+    : await facebookReelInsights({ host, pageToken: accessToken, videoId: fetch.external_id! });
+  return insights;
+}
+
+/**
+ * A post on a platform whose figures are counts (TikTok, Instagram, Facebook): the account's token
+ * from its adapter (refreshed and re-sealed as the publish stage does), the counts, recorded with
+ * mdame.record_counted_video_analytics.
+ */
+async function fetchCounted(deps: PipelineDeps, log: Logger, fetch: ClaimedAnalyticsFetch, refreshToken: string): Promise<Outcome> {
+  const target = {
+    account_id: fetch.account_id,
+    platform: fetch.platform,
+    channel_handle: fetch.channel_handle,
+    channel_id: fetch.channel_id,
+    credentials_enc: fetch.credentials_enc,
+    health_state: "ok" as const,
+  };
   try {
-    const accessToken = await platformAdapter("tiktok").accessToken(deps, {
-      target: {
-        account_id: fetch.account_id,
-        platform: "tiktok",
-        channel_handle: fetch.channel_handle,
-        channel_id: null,
-        credentials_enc: fetch.credentials_enc,
-        health_state: "ok",
-      },
-      refreshToken,
-    });
-    try {
-      await reserveTikTokCall(deps.sql, fetch.account_id, "video.query");
-    } catch (error) {
-      if (error instanceof RateWindowFullError) {
-        const until = error.notBefore ?? new Date(fetch.engine_now.getTime() + 60_000);
-        return { kind: "retry", delayS: delayUntil(fetch, until), reason: `the account's video.query rate window is full until ${until.toISOString()}` };
-      }
-      throw error;
-    }
-    const [figures] = await queryVideoFigures({ accessToken, baseUrl: deps.env.TIKTOK_API_BASE_URL, postIds: [postId] });
-    if (!figures) return { kind: "give_up", reason: `TikTok no longer lists the post ${postId} (deleted, or no longer public)` };
+    const accessToken = await platformAdapter(fetch.platform).accessToken(deps, { target, refreshToken });
+    const counts = fetch.platform === "tiktok" ? await tiktokCounts(deps, fetch, accessToken) : await metaCounts(deps, fetch, accessToken);
+    if (counts === "gone") return { kind: "give_up", reason: `TikTok no longer lists the post ${fetch.external_id} (deleted, or no longer public)` };
+    if (counts === null) return { kind: "retry", delayS: LAG_RETRY_S, reason: `${fetch.platform} has no insights for the post yet` };
     const period = windowPeriod(fetch);
-    const row = await recordTikTokVideoAnalytics(deps.sql, {
+    const row = await recordCountedVideoAnalytics(deps.sql, {
       publicationId: fetch.publication_id,
       windowDays: fetch.window_days,
       periodStart: period.startDate,
       periodEnd: period.endDate,
-      views: figures.viewCount,
-      likes: figures.likeCount,
-      comments: figures.commentCount,
-      shares: figures.shareCount,
+      ...counts,
       msgId: fetch.msg_id,
     });
-    log.info({ status: "fetched", views: row.views, likes: row.likes, comments: row.comments, shares: row.shares }, "analytics fetched");
+    log.info({ status: "fetched", views: row.views, likes: row.likes, comments: row.comments, shares: row.shares, reach: row.reach }, "analytics fetched");
     return { kind: "fetched" };
   } catch (error) {
-    const refusal = classifyTikTokRefusal(error);
+    if (error instanceof RateWindowFullError) {
+      const until = error.notBefore ?? new Date(fetch.engine_now.getTime() + 60_000);
+      return { kind: "retry", delayS: delayUntil(fetch, until), reason: `the account's video.query rate window is full until ${until.toISOString()}` };
+    }
+    const refusal = fetch.platform === "tiktok" ? classifyTikTokRefusal(error) : classifyMetaRefusal(error);
     if (refusal?.kind === "needs_reconnect") return await needsReconnect(deps, log, fetch, refusal.reason);
-    if (refusal?.kind === "try_later") return { kind: "retry", delayS: delayUntil(fetch, refusal.notBefore), reason: refusal.reason };
+    if (refusal?.kind === "try_later" || refusal?.kind === "rate_limited") {
+      return { kind: "retry", delayS: delayUntil(fetch, refusal.notBefore), reason: refusal.reason };
+    }
     if (!(error instanceof ProviderError)) throw error;
     if (error.retriable) return { kind: "retry", delayS: outageDelayS(fetch.attempts), reason: error.message };
     return { kind: "give_up", reason: error.message };

@@ -29,6 +29,8 @@ export const ClaimedAnalyticsFetch = z.object({
   account_id: z.string().uuid(),
   dimension_id: z.string(),
   channel_handle: z.string(),
+  /** The account's id on its platform (an Instagram user id, a Facebook Page id); null when none was recorded. */
+  channel_id: z.string().nullable(),
   /** The account's Google project; null for a TikTok account. */
   oauth_client_id: z.string().nullable(),
   credentials_enc: z.string().nullable(),
@@ -73,6 +75,8 @@ const VideoAnalyticsRow = z.object({
   platform: Platform,
   comments: bigCount.nullable(),
   shares: bigCount.nullable(),
+  reach: bigCount.nullable(),
+  saved: bigCount.nullable(),
 }).strict();
 type VideoAnalyticsRow = z.infer<typeof VideoAnalyticsRow>;
 
@@ -97,8 +101,8 @@ export function claimAnalyticsFetches(sql: Queryable, qty: number, vtSeconds: nu
   return manyRows("claim_analytics_fetches", ClaimedAnalyticsFetch, sql`select * from mdame.claim_analytics_fetches(${qty}::integer, ${vtSeconds}::integer)`);
 }
 
-/** A TikTok post's counts at one window, as record_tiktok_video_analytics takes them. */
-interface TikTokFigures {
+/** A post's counts at one window (TikTok, Instagram, Facebook), as record_counted_video_analytics takes them; a figure the platform does not report is null. */
+interface CountedFigures {
   publicationId: string;
   windowDays: AnalyticsWindow;
   periodStart: string;
@@ -107,17 +111,21 @@ interface TikTokFigures {
   likes: number;
   comments: number;
   shares: number;
+  reach: number | null;
+  saved: number | null;
+  averageViewDurationS: number | null;
   msgId: number | null;
 }
 
-/** Writes (or replaces) a TikTok post's counts at the window, marks the fetch fetched and archives its message. */
-export function recordTikTokVideoAnalytics(sql: Queryable, f: TikTokFigures): Promise<VideoAnalyticsRow> {
+/** Writes (or replaces) a post's counts at the window, marks the fetch fetched and archives its message. */
+export function recordCountedVideoAnalytics(sql: Queryable, f: CountedFigures): Promise<VideoAnalyticsRow> {
   return oneRow(
-    "record_tiktok_video_analytics",
+    "record_counted_video_analytics",
     VideoAnalyticsRow,
     sql`
-    select * from mdame.record_tiktok_video_analytics(${f.publicationId}::uuid, ${f.windowDays}::integer, ${f.periodStart}::date,
-      ${f.periodEnd}::date, ${f.views}::bigint, ${f.likes}::bigint, ${f.comments}::bigint, ${f.shares}::bigint, ${f.msgId}::bigint)`,
+    select * from mdame.record_counted_video_analytics(${f.publicationId}::uuid, ${f.windowDays}::integer, ${f.periodStart}::date,
+      ${f.periodEnd}::date, ${f.views}::bigint, ${f.likes}::bigint, ${f.comments}::bigint, ${f.shares}::bigint, ${f.reach}::bigint,
+      ${f.saved}::bigint, ${f.averageViewDurationS}::numeric, ${f.msgId}::bigint)`,
   );
 }
 

@@ -1,5 +1,5 @@
 -- The window and period every recorded set of figures must have (record_video_analytics,
--- record_tiktok_video_analytics): 3 or 7 days, a period with a start and an end not before it;
+-- record_counted_video_analytics): 3 or 7 days, a period with a start and an end not before it;
 -- 22023 otherwise.
 
 create or replace function mdame.assert_analytics_window(p_window_days integer, p_period_start date, p_period_end date)

@@ -6,7 +6,7 @@
 create or replace function mdame.claim_analytics_fetches(p_qty integer, p_vt_s integer)
 returns table(msg_id bigint, read_ct integer, publication_id uuid, platform text, window_days integer, attempts integer,
               external_id text, published_at timestamp with time zone, unit_id uuid, run_id uuid,
-              account_id uuid, dimension_id text, channel_handle text, oauth_client_id text,
+              account_id uuid, dimension_id text, channel_handle text, channel_id text, oauth_client_id text,
               credentials_enc text, account_ready boolean, engine_now timestamp with time zone)
 language plpgsql
 security definer
@@ -38,7 +38,7 @@ begin
      where f.publication_id = v_fetch.publication_id and f.window_days = v_fetch.window_days;
     return query
       select v_msg.msg_id, v_msg.read_ct, p.id, p.platform, v_fetch.window_days, v_fetch.attempts + 1, p.external_id, p.published_at,
-             u.id, u.run_id, a.id, a.dimension_id, a.channel_handle, a.oauth_client_id, a.credentials_enc,
+             u.id, u.run_id, a.id, a.dimension_id, a.channel_handle, a.channel_id, a.oauth_client_id, a.credentials_enc,
              a.active and a.health_state = 'ok' and a.credentials_enc is not null, mdame.engine_now()
         from mdame.publications p
         join mdame.work_units u on u.id = p.unit_id

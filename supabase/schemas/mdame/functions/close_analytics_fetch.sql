@@ -1,4 +1,4 @@
--- The end every recorded window shares (record_video_analytics, record_tiktok_video_analytics): its
+-- The end every recorded window shares (record_video_analytics, record_counted_video_analytics): its
 -- fetch marked fetched, its queue message archived in the same transaction (so the message leaves
 -- the queue only once the row is written) when p_msg_id is given, and an event analytics_fetched
 -- with the figures.

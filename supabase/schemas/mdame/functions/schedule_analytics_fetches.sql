@@ -1,6 +1,6 @@
--- The hourly schedule (pg_cron job mdame-analytics-fetches): every published YouTube video, and
--- every TikTok post TikTok gave a post id (a public post: an unaudited app's SELF_ONLY post has
--- none, and TikTok's video/query knows posts by that id alone), whose
+-- The hourly schedule (pg_cron job mdame-analytics-fetches): every published YouTube video,
+-- Instagram Reel and Facebook Reel, and every TikTok post TikTok gave a post id (a public post: an
+-- unaudited app's SELF_ONLY post has none, and TikTok's video/query knows posts by that id alone), whose
 -- day-3 or day-7 window has come on the engine's clock (published_at + 3 or 7 days, mdame.engine_now),
 -- on an active and healthy account, whose window was never enqueued nor fetched, gets one message
 -- on the analytics_fetches queue and its row in mdame.analytics_fetches; that row makes a second
@@ -24,7 +24,7 @@ begin
       from mdame.publications p
       join mdame.dimension_accounts a on a.id = p.account_id
      cross join (values (3), (7)) as w(days)
-     where (p.platform = 'youtube' or (p.platform = 'tiktok' and p.external_id ~ '^[0-9]+$'))
+     where (p.platform <> 'tiktok' or p.external_id ~ '^[0-9]+$')
        and p.status = 'published' and p.external_id is not null and p.published_at is not null
        and a.active and a.health_state = 'ok'
        and p.published_at + make_interval(days => w.days) <= v_now

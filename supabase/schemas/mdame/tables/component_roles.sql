@@ -49,7 +49,7 @@ insert into mdame.component_roles (role, component, rpcs) values
     'ops_quota', 'ops_schedules', 'ops_video', 'ops_videos', 'publishing_is_valid',
     'queue_weekly_reports', 'queues_without_workers', 'raise_alert', 'record_account_scopes',
     'record_adaptation', 'record_alert_attempt', 'record_alert_sent', 'record_cache_lookup',
-    'record_meta_refusal', 'record_publication', 'record_publication_privacy', 'record_safety_verdict', 'record_tiktok_video_analytics',
+    'record_meta_refusal', 'record_publication', 'record_publication_privacy', 'record_safety_verdict', 'record_counted_video_analytics',
     'record_scene_plan', 'record_script', 'record_tick_ok', 'record_topics', 'record_upload_session',
     'record_video_analytics', 'record_voice', 'record_youtube_refusal', 'recover_overdue_work',
     'register_youtube_project', 'reject_script', 'reject_unit', 'reject_unsafe_output',
