@@ -41,8 +41,23 @@ const FACEBOOK_METRICS = [
   "post_video_social_actions",
 ] as const;
 
-/** Each metric's lifetime value by name: a number, or a breakdown by key. */
-function valuesOf(answer: z.infer<typeof Insights>): Map<string, number | Record<string, number>> {
+/** The lifetime value of each of `metrics` Graph answers at `path`, by name: a number, or a breakdown by key. */
+async function readInsights(
+  input: { host: GraphHost; token: string; signal?: AbortSignal },
+  path: string,
+  metrics: readonly string[],
+  what: string,
+): Promise<Map<string, number | Record<string, number>>> {
+  const answer = await graphCall({
+    host: input.host,
+    method: "GET",
+    path,
+    params: { metric: metrics.join(",") },
+    token: input.token,
+    answer: Insights,
+    what,
+    signal: input.signal,
+  });
   return new Map(answer.data.flatMap((m) => (m.values.length > 0 ? [[m.name, m.values.at(-1)!.value] as const] : [])));
 }
 
@@ -53,18 +68,7 @@ const seconds = (ms: number | null) => (ms === null ? null : Math.round(ms / 10)
 
 /** An Instagram Reel's insights; null when Instagram has none for it yet. */
 export async function instagramReelInsights(input: { host: GraphHost; token: string; mediaId: string; signal?: AbortSignal }): Promise<ReelInsights | null> {
-  const values = valuesOf(
-    await graphCall({
-      host: input.host,
-      method: "GET",
-      path: `${input.mediaId}/insights`,
-      params: { metric: INSTAGRAM_METRICS.join(",") },
-      token: input.token,
-      answer: Insights,
-      what: "read the Instagram Reel's insights",
-      signal: input.signal,
-    }),
-  );
+  const values = await readInsights(input, `${input.mediaId}/insights`, INSTAGRAM_METRICS, "read the Instagram Reel's insights");
   const views = numberOf(values.get("views"));
   const likes = numberOf(values.get("likes"));
   if (views === null || likes === null) return null;
@@ -81,17 +85,11 @@ export async function instagramReelInsights(input: { host: GraphHost; token: str
 
 /** A Facebook Reel's video insights, read with its Page's token; null when Facebook has none for it yet. */
 export async function facebookReelInsights(input: { host: GraphHost; pageToken: string; videoId: string; signal?: AbortSignal }): Promise<ReelInsights | null> {
-  const values = valuesOf(
-    await graphCall({
-      host: input.host,
-      method: "GET",
-      path: `${input.videoId}/video_insights`,
-      params: { metric: FACEBOOK_METRICS.join(",") },
-      token: input.pageToken,
-      answer: Insights,
-      what: "read the Facebook Reel's insights",
-      signal: input.signal,
-    }),
+  const values = await readInsights(
+    { ...input, token: input.pageToken },
+    `${input.videoId}/video_insights`,
+    FACEBOOK_METRICS,
+    "read the Facebook Reel's insights",
   );
   const plays = numberOf(values.get("blue_reels_play_count"));
   if (plays === null) return null;
