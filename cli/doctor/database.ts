@@ -21,6 +21,9 @@ import { youtubeClientFor } from "../../shared/providers/youtube/account-client.
 import { ProviderRejectedError } from "../../shared/providers/errors.ts";
 import { tiktokAccessToken } from "../../shared/providers/tiktok/account-token.ts";
 import { TikTokOAuthError } from "../../shared/providers/tiktok/oauth.ts";
+import { DEFAULT_GRAPH_BASE_URL, DEFAULT_GRAPH_VERSION } from "../../shared/providers/meta/graph.ts";
+import { classifyMetaRefusal } from "../../shared/providers/meta/refusals.ts";
+import { metaUserToken } from "../../shared/providers/meta/tokens.ts";
 import { type CheckResult, describeError, fail, ok, warn, withTimeout } from "./check.ts";
 import type { DoctorConfig } from "./config.ts";
 import { hintFor } from "./hints.ts";
@@ -373,8 +376,13 @@ async function componentRoles(sql: postgres.Sql, step: Step): Promise<CheckResul
  * Each active dimension needs an active account whose credentials open and whose grant its own
  * platform's token endpoint accepts: Google's, through the client of the account's Google project,
  * for YouTube; TikTok's, with the TikTok app's client key, for TikTok (a refresh token TikTok
- * rotates is sealed over the stored one, as the publish stage does).
+ * rotates is sealed over the stored one, as the publish stage does); Meta's, exchanging the
+ * long-lived user token with the Meta app, for Instagram and Facebook (the fresh token sealed
+ * over the stored one, as the publish stage does).
  */
+/** Whose token endpoint an account's grant is tried at. */
+const TOKEN_ENDPOINTS: Record<AccountRow["platform"], string> = { youtube: "Google", tiktok: "TikTok", instagram: "Meta", facebook: "Meta" };
+
 async function accounts(sql: postgres.Sql, config: DoctorConfig, step: Step, timeoutMs: number): Promise<CheckResult[]> {
   const env = config.env;
   const [dimensions, activeAccounts] = await step(async () =>
@@ -397,6 +405,12 @@ async function accounts(sql: postgres.Sql, config: DoctorConfig, step: Step, tim
       if (!env.TIKTOK_CLIENT_KEY || !env.TIKTOK_CLIENT_SECRET) throw new Error("TikTok accounts need TIKTOK_CLIENT_KEY and TIKTOK_CLIENT_SECRET");
       const app = { clientKey: env.TIKTOK_CLIENT_KEY, clientSecret: env.TIKTOK_CLIENT_SECRET, apiBaseUrl: env.TIKTOK_API_BASE_URL };
       return () => tiktokAccessToken(sql, ring, app, { id: account.id, credentialsEnc: account.credentials_enc, refreshToken });
+    }
+    if (account.platform === "instagram" || account.platform === "facebook") {
+      if (!env.META_APP_ID || !env.META_APP_SECRET) throw new Error("Instagram and Facebook accounts need META_APP_ID and META_APP_SECRET");
+      const host = { graphBaseUrl: env.META_GRAPH_BASE_URL || DEFAULT_GRAPH_BASE_URL, version: env.META_GRAPH_VERSION || DEFAULT_GRAPH_VERSION };
+      const app = { appId: env.META_APP_ID, appSecret: env.META_APP_SECRET };
+      return () => metaUserToken(sql, ring, { host, app }, { id: account.id, credentialsEnc: account.credentials_enc, userToken: refreshToken });
     }
     // The client of the account's Google project, as the publish stage picks it: Google refuses a
     // refresh token presented by another client.
@@ -444,8 +458,9 @@ async function accounts(sql: postgres.Sql, config: DoctorConfig, step: Step, tim
       try {
         await withTimeout(timeoutMs, call);
       } catch (error) {
-        const refused = error instanceof ProviderRejectedError || (error instanceof TikTokOAuthError && !error.retriable);
-        if (refused) problem(`the ${account.platform === "tiktok" ? "TikTok" : "Google"} token endpoint refused its refresh token (${describeError(error)})`);
+        const refused = error instanceof ProviderRejectedError || (error instanceof TikTokOAuthError && !error.retriable) ||
+          classifyMetaRefusal(error)?.kind === "needs_reconnect";
+        if (refused) problem(`the ${TOKEN_ENDPOINTS[account.platform]} token endpoint refused its refresh token (${describeError(error)})`);
         else unconfirmed.push(`${label}: its refresh token could not be tried (${describeError(error)})`);
       }
     }

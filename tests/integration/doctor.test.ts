@@ -19,11 +19,18 @@ import * as db from "../../stack/db.ts";
 import { paths, pidFile } from "../../stack/paths.ts";
 import { serverPgmqVersion } from "../../stack/pg-server.ts";
 import { type StackHandle, startStack, supervisorPid } from "../../stack/stack-control.ts";
-import { connectTestAccounts, connectTikTokAccount } from "../fixtures/connect-accounts.ts";
+import { connectMetaAccounts, connectMetaThroughCli, connectTestAccounts, connectTikTokAccount } from "../fixtures/connect-accounts.ts";
 import { EDGE_TTS_PATH, freePort } from "./fixtures/emulator-harness.ts";
 
 let stack: StackHandle;
 let stackEnv: Record<string, string>;
+/** The dimension whose Instagram account and Facebook Page are connected (the demo's second). */
+let metaDimension: string;
+
+/** Both Meta accounts connected again through `mdame account connect`, as after a revoked grant. */
+async function connectMetaAccountsAgain(): Promise<void> {
+  for (const platform of ["instagram", "facebook"] as const) await connectMetaThroughCli(stackEnv, platform, metaDimension, `${metaDimension}-meta`);
+}
 /** `dimension <id>` lines the seeded database should produce. */
 let dimensionLines: string[];
 /** `category <id>` lines: each of those dimensions' category, asked as its account (videoCategories.list). */
@@ -40,11 +47,14 @@ beforeAll(async () => {
     await db.reset({ log: () => {} });
   }
   stack = await startStack({ quiet: true, timeoutMs: 180_000 });
-  // Accounts come from `mdame account connect`, as a person adds them; the demo's first dimension
-  // also publishes to TikTok, so its grant is checked at TikTok's own token endpoint.
-  const [first] = (await connectTestAccounts()).map((c) => c.dimension).sort();
+  // Accounts come from `mdame account connect`, as a person adds them; as in the demo, the first
+  // dimension also publishes to TikTok and the second to Instagram and Facebook, so their grants are
+  // checked at TikTok's and Meta's own token endpoints.
+  const [first, second] = (await connectTestAccounts()).map((c) => c.dimension).sort();
   stackEnv = readStackEnv();
   await connectTikTokAccount(stackEnv, first!, `${first}-tiktok`);
+  await connectMetaAccounts(stackEnv, second!, `${second}-meta`);
+  metaDimension = second!;
   // The tables, as the superuser: stack.env's DB_URL is the engine role, which may only call the RPCs.
   const sql = postgres(LOCAL_DB_URL, { max: 1, onnotice: () => {} });
   try {
@@ -429,6 +439,27 @@ describe("mdame doctor on the local stack", () => {
       await sql.end({ timeout: 2 });
     }
   }, 60_000);
+
+  test("a Meta grant the user revoked fails its dimension with Meta's reason and each Meta platform's connect command", async () => {
+    const revoke = await fetch(`${stackEnv.META_GRAPH_BASE_URL}/_emulator/meta/revocations`, {
+      method: "POST",
+      body: JSON.stringify({ app_id: stackEnv.META_APP_ID, user: `${metaDimension}-meta` }),
+    });
+    expect(revoke.status).toBe(200);
+    try {
+      const report = await doctor({});
+      expect(report.code).toBe(1);
+      const failed = line(report.checks, `FAIL database/dimension ${metaDimension}`)!;
+      expect(failed).toContain("the Meta token endpoint refused its refresh token");
+      expect(failed).toContain("code 190");
+      expect(report.out).toContain(
+        `     fix: reconnect: mdame account connect facebook --dimension ${metaDimension} or mdame account connect instagram --dimension ${metaDimension}`,
+      );
+    } finally {
+      // The grant back, as a new connect would give it.
+      await connectMetaAccountsAgain();
+    }
+  }, 90_000);
 
   test("`mdame doctor` as a process reads .local/stack.env and exits 0", () => {
     const child = Bun.spawnSync([process.execPath, join(paths.root, "cli", "mdame.ts"), "doctor"], {
