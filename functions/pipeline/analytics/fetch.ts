@@ -145,10 +145,9 @@ async function tiktokCounts(deps: PipelineDeps, fetch: ClaimedAnalyticsFetch, ac
 /** Instagram's media insights or a Facebook Reel's video insights (the adapter's token: the user's, or the Page's). */
 async function metaCounts(deps: PipelineDeps, fetch: ClaimedAnalyticsFetch, accessToken: string): Promise<Counts | null> {
   const host = hostOf(deps);
-  const insights = fetch.platform === "instagram"
+  return fetch.platform === "instagram"
     ? await instagramReelInsights({ host, token: accessToken, mediaId: fetch.external_id! })
     : await facebookReelInsights({ host, pageToken: accessToken, videoId: fetch.external_id! });
-  return insights;
 }
 
 /**

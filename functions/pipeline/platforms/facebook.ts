@@ -18,12 +18,11 @@ import { ChannelCapReachedError } from "../../../shared/db/errors.ts";
 import { releaseMetaPost, reserveMetaPost } from "../../../shared/db/rpc/meta-posts.ts";
 import { failpoint } from "../../../shared/failpoints.ts";
 import { finishReel, readReel, type ReelState, startReel } from "../../../shared/providers/meta/facebook-reels.ts";
-import { uploadFrom, uploadUrl } from "../../../shared/providers/meta/rupload.ts";
 import { metaUserToken, pageAccessToken } from "../../../shared/providers/meta/tokens.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { PlatformAdapter, PublishedVideo, SessionState } from "./adapter.ts";
 import { metaCaption } from "./meta-caption.ts";
-import { appOf, hostOf, META_PRIVACY, metaRefusal, type MetaTicket, parseSession, PART_BYTES, platformIdOf, pollUntil, refuseVideo } from "./meta-common.ts";
+import { appOf, hostOf, META_PRIVACY, metaRefusal, type MetaTicket, parseSession, platformIdOf, pollUntil, refuseVideo, uploadRest } from "./meta-common.ts";
 
 /** "Reels API is limited to 30 API-published posts within a 24-hour moving period" (Reels Publishing API). */
 export const FACEBOOK_REELS_PER_24H = 30;
@@ -115,18 +114,7 @@ export const facebookAdapter: PlatformAdapter<MetaTicket, FacebookMetadata> = {
   async sendFrom(deps, log, { accessToken, session: text, video, offset, onProgress }) {
     const s = session(text);
     const host = hostOf(deps);
-    if (offset < s.video_size) {
-      await uploadFrom({
-        url: uploadUrl(host.uploadBaseUrl, host.version, "facebook", s.video_id),
-        token: accessToken,
-        filePath: video.filePath,
-        fileSize: s.video_size,
-        offset,
-        partBytes: PART_BYTES,
-        onProgress,
-      });
-    }
-    failpoint("publish.meta-uploaded");
+    await uploadRest(deps, { kind: "facebook", id: s.video_id, accessToken, filePath: video.filePath, fileSize: s.video_size, offset, onProgress });
     if (!(await readState(deps, accessToken, s)).finished) {
       // Finishing again a Reel finished by an earlier attempt answers success and posts nothing more.
       await finishReel({ host, pageToken: accessToken, pageId: s.page_id, videoId: s.video_id, description: s.description });

@@ -25,12 +25,11 @@ import {
   recentMedia,
   type ReelsContainerFields,
 } from "../../../shared/providers/meta/instagram.ts";
-import { uploadFrom, uploadUrl } from "../../../shared/providers/meta/rupload.ts";
 import { metaUserToken } from "../../../shared/providers/meta/tokens.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { PlatformAdapter, PublishedVideo, SessionState } from "./adapter.ts";
 import { metaCaption } from "./meta-caption.ts";
-import { appOf, hostOf, META_PRIVACY, metaRefusal, type MetaTicket, parseSession, PART_BYTES, platformIdOf, pollUntil, refuseVideo } from "./meta-common.ts";
+import { appOf, hostOf, META_PRIVACY, metaRefusal, type MetaTicket, parseSession, platformIdOf, pollUntil, refuseVideo, uploadRest } from "./meta-common.ts";
 
 /** Instagram Reels' length, as the Reels specifications of POST /{ig-user-id}/media give it. */
 const REEL_SECONDS = { minS: 3, maxS: 15 * 60 };
@@ -129,26 +128,14 @@ export const instagramAdapter: PlatformAdapter<MetaTicket, ReelsContainerFields>
 
   async sendFrom(deps, log, { ticket, accessToken, session: text, video, offset, onProgress }) {
     const s = session(text);
-    const host = hostOf(deps);
-    if (offset < s.video_size) {
-      await uploadFrom({
-        url: uploadUrl(host.uploadBaseUrl, host.version, "instagram", s.container_id),
-        token: accessToken,
-        filePath: video.filePath,
-        fileSize: s.video_size,
-        offset,
-        partBytes: PART_BYTES,
-        onProgress,
-      });
-    }
-    failpoint("publish.meta-uploaded");
+    await uploadRest(deps, { kind: "instagram", id: s.container_id, accessToken, filePath: video.filePath, fileSize: s.video_size, offset, onProgress });
     const state = await pollUntil(`container ${s.container_id}`, () => readState(deps, accessToken, s), (st) => st.statusCode === "IN_PROGRESS" ? null : st);
     if (state.statusCode === "PUBLISHED") return await postOf(deps, accessToken, s);
     if (state.statusCode !== "FINISHED") throw new ContainerGoneError(s.container_id, state);
     failpoint("publish.instagram-finished");
     await reservePost(deps, ticket, accessToken);
     try {
-      const mediaId = await publishContainer({ host, token: accessToken, igUserId: s.ig_user_id, containerId: s.container_id });
+      const mediaId = await publishContainer({ host: hostOf(deps), token: accessToken, igUserId: s.ig_user_id, containerId: s.container_id });
       return { externalId: mediaId, privacy: META_PRIVACY };
     } catch (error) {
       // A publish refused after an earlier one went through (its answer lost): the container says so.

@@ -11,7 +11,8 @@ import { NonRetriableError } from "../../../shared/errors.ts";
 import type { GraphHost } from "../../../shared/providers/meta/graph.ts";
 import type { MetaApp } from "../../../shared/providers/meta/login.ts";
 import { classifyMetaRefusal } from "../../../shared/providers/meta/refusals.ts";
-import { DEFAULT_PART_BYTES } from "../../../shared/providers/meta/rupload.ts";
+import { DEFAULT_PART_BYTES, uploadFrom, uploadUrl } from "../../../shared/providers/meta/rupload.ts";
+import { failpoint } from "../../../shared/failpoints.ts";
 import type { PipelineDeps } from "../deps.ts";
 import type { MetadataInput, PlatformAdapter } from "./adapter.ts";
 
@@ -115,4 +116,35 @@ export async function pollUntil<S, R>(what: string, read: () => Promise<S>, done
     if (Date.now() > deadline) throw new Error(`Meta did not finish ${what} within ${Math.round(POLL_TIMEOUT_MS / 1000)} s; the next attempt asks again`);
     await sleep(POLL_INTERVAL_MS);
   }
+}
+
+/**
+ * Sends what the upload host lacks of a session's file, from `offset` (nothing when it has it all),
+ * then passes the failpoint both Meta adapters' crash tests stop at after the bytes.
+ */
+export async function uploadRest(
+  deps: PipelineDeps,
+  input: {
+    kind: "instagram" | "facebook";
+    id: string;
+    accessToken: string;
+    filePath: string;
+    fileSize: number;
+    offset: number;
+    onProgress?: Parameters<typeof uploadFrom>[0]["onProgress"];
+  },
+): Promise<void> {
+  const host = hostOf(deps);
+  if (input.offset < input.fileSize) {
+    await uploadFrom({
+      url: uploadUrl(host.uploadBaseUrl, host.version, input.kind, input.id),
+      token: input.accessToken,
+      filePath: input.filePath,
+      fileSize: input.fileSize,
+      offset: input.offset,
+      partBytes: PART_BYTES,
+      onProgress: input.onProgress,
+    });
+  }
+  failpoint("publish.meta-uploaded");
 }
