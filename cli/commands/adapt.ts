@@ -98,7 +98,7 @@ function formatAdaptReport(report: AdaptReport): string[] {
   }
   for (const c of report.comparisons) {
     const arms = c.arms.map((a) => `${a.label} n=${a.n}${a.mean === null ? "" : ` mean=${a.mean}`}`).join(" | ");
-    lines.push(`  ${c.parameter}: ${c.outcome}${arms ? ` [${arms}${c.t === null ? "" : `; t=${c.t}`}]` : ""}`);
+    lines.push(`  ${c.parameter}${c.platform === null ? "" : ` on ${c.platform}`}: ${c.outcome}${arms ? ` [${arms}${c.t === null ? "" : `; t=${c.t}`}]` : ""}`);
   }
   return lines;
 }

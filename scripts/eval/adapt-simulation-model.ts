@@ -8,7 +8,9 @@
  */
 import { AdaptSettings, CATEGORY_LEVELS, type CategoryLevel } from "../../shared/contracts/adapt.ts";
 import { rankByCategory, unitLength } from "../../shared/adapt/apply.ts";
-import { type AdaptConfig, decideAdaptations, lengthBounds, moveDirection, type PastMove, type VideoEvidence } from "../../shared/adapt/decide.ts";
+import { type AdaptConfig, lengthBounds, type PastMove } from "../../shared/adapt/comparisons.ts";
+import { decideAdaptations, moveDirection } from "../../shared/adapt/decide.ts";
+import type { VideoEvidence } from "../../shared/adapt/evidence.ts";
 import { seededRandom } from "../soak/plan.ts";
 
 export type Scenario = "shorter_retains" | "source_a_beats_b" | "category_favoured" | "noise";
@@ -134,8 +136,9 @@ export function simulate(scenario: Scenario, seed: number, weeks = 26): Simulati
         evidence.push({
           unit_id: `u${unit++}`,
           made_at: madeAt,
+          platform: "youtube",
           retention,
-          engaged_views: Math.round(Math.exp(6 + 0.8 * gaussian(random))),
+          views: Math.round(Math.exp(6 + 0.8 * gaussian(random))),
           hook_score: hook,
           hook_threshold: config.adapt.hook_threshold.value,
           source: topic.source,

@@ -4,7 +4,7 @@
  * avoided categories. Pure.
  */
 import type { AdaptSettings } from "../contracts/adapt.ts";
-import { WORDS_PER_SECOND } from "./decide.ts";
+import { WORDS_PER_SECOND } from "./comparisons.ts";
 
 /** What a unit records of the parameters it was made with (work_units.topic.adapt). */
 export interface UnitParams {

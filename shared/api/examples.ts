@@ -274,6 +274,7 @@ export const examples = {
       moves: [{ id: null, ...move }],
       comparisons: [{
         parameter: "hook_threshold",
+        platform: "youtube",
         metric: "retention_pp",
         arms: [{ label: "score >= 0.65", n: 8, mean: 71.2 }, { label: "score < 0.65", n: 6, mean: 65.1 }],
         difference: 6.1,

@@ -13,6 +13,9 @@ import { DimensionId } from "./dimension-id.ts";
 const num = (min: number, max: number) => z.number({ message: "must be a number" }).min(min, `must be ${min} to ${max}`).max(max, `must be ${min} to ${max}`);
 const whole = (min: number, max: number) => num(min, max).int("must be a whole number");
 
+/** How the platforms' figures are weighed (adapt.platforms). */
+export const ADAPT_PLATFORM_MODES = ["separate", "pooled"] as const;
+
 /** Names of the parameters: the groups, and one per source kind or topic category. */
 const ADAPT_GROUPS = ["daily_volume", "hook_threshold", "video_length", "source_weights", "topic_categories"] as const;
 
@@ -95,6 +98,14 @@ export const AdaptSettings = z.object({
     .describe("Smallest retention difference worth a move, in percentage points of average_view_percentage (0.5-50)."),
   /** Weeks after a move during which the opposite move needs much stronger evidence. */
   cooldown_weeks: whole(0, 52).default(4).describe("Weeks after a move during which the opposite move needs much stronger evidence (0-52)."),
+  /**
+   * How the platforms' figures are weighed: `separate` compares the arms on each platform by its own
+   * figures (audiences differ; a move needs one platform to decide and none to contradict it);
+   * `pooled` adds each video's views on every platform and compares those.
+   */
+  platforms: z.enum(ADAPT_PLATFORM_MODES).default("separate").describe(
+    "separate: compare the arms on each platform by its own figures (a move needs one platform to decide and none to contradict it); pooled: a video's views on every platform added up.",
+  ),
 }).strict();
 export type AdaptSettings = z.infer<typeof AdaptSettings>;
 export const DEFAULT_ADAPT: AdaptSettings = AdaptSettings.parse({});
@@ -145,7 +156,10 @@ export type Adaptation = z.infer<typeof Adaptation>;
 /** One comparison the decisions made: its arms, the test and what it concluded. */
 export const AdaptComparison = z.object({
   parameter: z.string(),
-  metric: z.enum(["retention_pp", "log_engaged_views"]),
+  /** The platform whose figures were compared; null: every platform's pooled, or a comparison skipped before any figure was read. */
+  platform: z.string().nullable().default(null),
+  /** retention_pp: YouTube's average view percentage; log_engaged_views / log_views: the views on a log scale. */
+  metric: z.enum(["retention_pp", "log_engaged_views", "log_views"]),
   arms: z.array(z.object({ label: z.string(), n: z.number().int(), mean: z.number().nullable() }).strict()),
   difference: z.number().nullable(),
   t: z.number().nullable(),

@@ -193,4 +193,34 @@ describe("mdame adapt", () => {
     expect(cli.code).toBe(2);
     expect(cli.stderr).toContain("not an adaptive parameter");
   });
+
+  test("a TikTok-only dimension adapts on its TikTok views, per platform by default", async () => {
+    await admin`update mdame.dimensions set adapt = jsonb_set(adapt, '{video_length,target_s}', '50') where id = 'sains-singkat'`;
+    const [account] = await admin`insert into mdame.dimension_accounts (dimension_id, platform, channel_handle)
+      values ('sains-singkat', 'tiktok', '@adapt-tiktok') returning id`;
+    const [run] = await admin`select run_id from mdame.start_run('adapt-tiktok-run', 'dev', 'manual', current_date - 3, 'sains-singkat')`;
+    await admin`select mdame.abort_run(${run!.run_id}::uuid, 'evidence fixture')`;
+    for (let i = 0; i < 20; i++) {
+      const arm = i % 2 === 0 ? "short" : "long";
+      const topic = { title: `Topik ${i}`, source: "google_trends", categories: [], adapt: { target_s: 50, length_arm: arm, video_length_s: 50 } };
+      const [unit] = await admin`insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic, stage, script)
+        values (${run!.run_id}::uuid, 'sains-singkat', ${`adapt-tt-${i}`}, ${`adapt-tt-fp-${i}`}, ${admin.json(topic)}, 'published',
+                ${admin.json({ title: "t", narration: "n", hook_score: 0.8 })}) returning id`;
+      const [publication] = await admin`insert into mdame.publications (unit_id, account_id, platform, status, external_id, published_at)
+        values (${unit!.id}::uuid, ${account!.id}::uuid, 'tiktok', 'published', ${`73000000000000${String(i).padStart(5, "0")}`}, now()) returning id`;
+      const views = (arm === "short" ? 600 : 2400) * (i % 4 < 2 ? 1.1 : 0.9);
+      await admin`select mdame.record_counted_video_analytics(${publication!.id}::uuid, 7, current_date - 7, current_date,
+        ${Math.round(views)}::bigint, 10::bigint, 1::bigint, 1::bigint)`;
+    }
+    const result = await mdame(["adapt", "--dry-run", "--dimension", "sains-singkat", "--json"]);
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    const [report] = JSON.parse(result.stdout).reports;
+    expect(report).toMatchObject({ dimension_id: "sains-singkat", videos: 20 });
+    expect(report.moves).toHaveLength(1);
+    expect(report.moves[0]).toMatchObject({ parameter: "video_length", before: 50, evidence: { platform: "tiktok", metric: "log_views" } });
+    expect(report.moves[0].after).toBeGreaterThan(50);
+    expect(report.comparisons.find((c: { parameter: string }) => c.parameter === "video_length")).toMatchObject({ platform: "tiktok" });
+    const text = await mdame(["adapt", "--dry-run", "--dimension", "sains-singkat"]);
+    expect(text.stdout).toContain("video_length on tiktok: move 50 -> ");
+  });
 });

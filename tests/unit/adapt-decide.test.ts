@@ -1,7 +1,9 @@
 /** The adaptive decisions (shared/adapt/decide.ts) on hand-made evidence: sample, effect, bounds, pins, cooldown. */
 import { describe, expect, test } from "bun:test";
 import { AdaptSettings } from "../../shared/contracts/adapt.ts";
-import { type AdaptConfig, decideAdaptations, type VideoEvidence } from "../../shared/adapt/decide.ts";
+import type { AdaptConfig } from "../../shared/adapt/comparisons.ts";
+import { decideAdaptations } from "../../shared/adapt/decide.ts";
+import type { VideoEvidence } from "../../shared/adapt/evidence.ts";
 import { narrationWordsFor, rankByCategory, unitLength } from "../../shared/adapt/apply.ts";
 import { criticalT, welch } from "../../shared/adapt/welch.ts";
 
@@ -22,7 +24,8 @@ function lengths(n: number, shortMean: number, longMean: number, target = 50): V
   return Array.from({ length: 2 * n }, (_, i) => ({
     unit_id: `u${i}`,
     made_at: new Date(NOW.getTime() - (i + 1) * 3600_000),
-    engaged_views: 100,
+    platform: "youtube",
+    views: 100,
     retention: (i % 2 === 0 ? shortMean : longMean) + (i % 4 < 2 ? 2 : -2),
     hook_score: null,
     hook_threshold: 0.72,

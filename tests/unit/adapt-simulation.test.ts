@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { type Scenario, simulate } from "../../scripts/eval/adapt-simulation-model.ts";
-import { lengthBounds } from "../../shared/adapt/decide.ts";
+import { lengthBounds } from "../../shared/adapt/comparisons.ts";
 
 const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8];
 

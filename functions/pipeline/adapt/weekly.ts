@@ -6,7 +6,9 @@
  * the week finished; a week already decided, or a second tick, changes nothing.
  */
 import { type AdaptReport, AdaptSettings } from "../../../shared/contracts/adapt.ts";
-import { type AdaptConfig, decideAdaptations, type VideoEvidence } from "../../../shared/adapt/decide.ts";
+import type { AdaptConfig } from "../../../shared/adapt/comparisons.ts";
+import { decideAdaptations } from "../../../shared/adapt/decide.ts";
+import type { VideoEvidence } from "../../../shared/adapt/evidence.ts";
 import type { Sql } from "../../../shared/db/client.ts";
 import { NotFoundError, WrongStateError } from "../../../shared/db/errors.ts";
 import {
@@ -42,8 +44,9 @@ function toEvidence(row: EvidenceRow): VideoEvidence {
   return {
     unit_id: row.unit_id,
     made_at: row.made_at,
+    platform: row.platform,
     retention: row.retention,
-    engaged_views: row.engaged_views,
+    views: row.views,
     hook_score: row.hook_score,
     hook_threshold: row.hook_threshold,
     source: row.source,
@@ -114,7 +117,7 @@ export async function adaptDimension(
     log.info({ status: "applied", parameter: row.parameter, before: row.before, after: row.after, adaptation_id: row.id }, "adaptation applied");
     moves.push({ ...planned, before: row.before, after: row.after, reason: row.reason, evidence: row.evidence, week_start: row.week_start, id: row.id });
   }
-  return { dimension_id: dimensionId, dry_run: options.dryRun, videos: rows.length, moves, comparisons: decisions.comparisons };
+  return { dimension_id: dimensionId, dry_run: options.dryRun, videos: new Set(rows.map((r) => r.unit_id)).size, moves, comparisons: decisions.comparisons };
 }
 
 /** The tick's weekly pass; returns the week it decided, or null when none was due. */

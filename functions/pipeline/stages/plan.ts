@@ -10,7 +10,8 @@ import { firewallVerdict } from "../safety/gate.ts";
 import { auditText, dimensionSupplied, gateModelOutput } from "../safety/stage-gate.ts";
 import type { PlannedScene, Stage } from "../stage-task.ts";
 import { scenePlanPrompt } from "./prompts.ts";
-import { acceptedScript, loadUnit, splitWords, WORDS_PER_SECOND } from "./unit.ts";
+import { WORDS_PER_SECOND } from "../../../shared/adapt/comparisons.ts";
+import { acceptedScript, loadUnit, splitWords } from "./unit.ts";
 
 /** Word for word, in any script: compared as comparableText (shared/text/words.ts) compares them. */
 function keptNarration(plan: ScenePlan, narration: string): boolean {

@@ -1,7 +1,7 @@
 import type { Language } from "../../../shared/contracts/llm.ts";
 import { languageDisplayName } from "../../../shared/text/language.ts";
 import { DATA_RULE, spotlight } from "../safety/spotlight.ts";
-import { WORDS_PER_SECOND } from "./unit.ts";
+import { WORDS_PER_SECOND } from "../../../shared/adapt/comparisons.ts";
 
 /**
  * Prompts are plain text: a `TASK:` line, `KEY: value` header lines the model can rely on, then

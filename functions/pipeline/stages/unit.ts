@@ -80,9 +80,6 @@ export function required<T>(value: T | null, what: string, unitId: string): T {
   return value;
 }
 
-/** Estimated speaking pace: sizes scene clips before the voice exists, and tells the model how long its words run. */
-export const WORDS_PER_SECOND = 2.5;
-
 /**
  * Words as the voice speaks them, in the dimension's language: whitespace-separated tokens, or
  * dictionary words in scripts written without spaces (shared/text/words.ts).

@@ -1,5 +1,6 @@
 /** The adaptive engine's RPCs (docs/reference/adaptive.md): evidence, the record of moves, pins and the weekly claim. */
 import { z } from "zod";
+import { Platform } from "../../contracts/account.ts";
 import { Adaptation } from "../../contracts/adapt.ts";
 import type { Queryable } from "../client.ts";
 import { manyRows, maybeRow, oneRow } from "./query.ts";
@@ -17,14 +18,18 @@ export type AdaptationRow = z.infer<typeof AdaptationRow>;
 const columns = (sql: Queryable) =>
   sql`id, dimension_id, parameter, before, after, reason, evidence, week_start::text as week_start, decided_at, applied, reverted_at`;
 
-/** One published video with the parameters it was made with and its latest analytics (mdame.get_adaptation_evidence). */
+/**
+ * One published video on one platform, with the parameters it was made with and that platform's latest
+ * figures (mdame.get_adaptation_evidence): views are engaged views on YouTube, views elsewhere.
+ */
 export const EvidenceRow = z.object({
   unit_id: z.string().uuid(),
   made_at: z.date(),
   run_date: z.string(),
+  platform: Platform,
   window_days: z.number().int(),
-  retention: z.number(),
-  engaged_views: z.coerce.number(),
+  retention: z.number().nullable(),
+  views: z.coerce.number(),
   hook_score: z.number().nullable(),
   hook_threshold: z.number(),
   source: z.string().nullable(),

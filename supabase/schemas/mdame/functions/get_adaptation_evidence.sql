@@ -1,17 +1,19 @@
 -- The evidence of the adaptive engine: each published video of a dimension made since p_since, with
--- the parameters it was made with (the run's configuration and the unit's own, topic->'adapt') and
--- its latest YouTube Analytics figures (day 7 when fetched, else day 3). Videos without YouTube
--- figures yet are left out: the decisions weigh retention and engaged views, which only YouTube
--- reports (a TikTok post's counts go to the reports, not here).
+-- the parameters it was made with (the run's configuration and the unit's own, topic->'adapt') and,
+-- one row per platform it was published on, that platform's latest figures (day 7 when fetched, else
+-- day 3). views is the platform's view figure the decisions weigh: engaged views where the platform
+-- reports them (YouTube), else views (TikTok, Instagram, Facebook); retention is YouTube's average
+-- view percentage, null elsewhere. A publication without figures yet is left out.
 
 create or replace function mdame.get_adaptation_evidence(p_dimension_id text, p_since timestamp with time zone)
 returns table (
   unit_id uuid,
   made_at timestamp with time zone,
   run_date date,
+  platform text,
   window_days integer,
   retention double precision,
-  engaged_views bigint,
+  views bigint,
   hook_score double precision,
   hook_threshold double precision,
   source text,
@@ -24,8 +26,8 @@ language sql
 stable security definer
 set search_path = ''
 as $$
-  select u.id, u.created_at, r.run_date, va.window_days,
-         va.average_view_percentage::double precision, va.engaged_views,
+  select u.id, u.created_at, r.run_date, p.platform, va.window_days,
+         va.average_view_percentage::double precision, coalesce(va.engaged_views, va.views),
          (u.script->>'hook_score')::double precision,
          coalesce((rd.config->'adapt'->'hook_threshold'->>'value')::double precision, 0.72),
          u.topic->>'source',
@@ -37,12 +39,13 @@ as $$
     from mdame.work_units u
     join mdame.pipeline_runs r on r.id = u.run_id
     left join mdame.run_dimensions rd on rd.run_id = u.run_id and rd.dimension_id = u.dimension_id
+    join mdame.publications p on p.unit_id = u.id
     join lateral (
-      select v.window_days, v.average_view_percentage, v.engaged_views
-        from mdame.publications p join mdame.video_analytics v on v.publication_id = p.id
-       where p.unit_id = u.id and v.platform = 'youtube'
+      select v.window_days, v.average_view_percentage, v.engaged_views, v.views
+        from mdame.video_analytics v
+       where v.publication_id = p.id
        order by v.window_days desc, v.fetched_at desc
        limit 1) va on true
    where u.dimension_id = p_dimension_id and u.created_at >= p_since
-   order by u.created_at, u.id;
+   order by u.created_at, u.id, p.platform;
 $$;

@@ -14,9 +14,7 @@ as $$
              jsonb_build_object(
                'id', p.id, 'unit_id', p.unit_id, 'run_id', u.run_id, 'dimension_id', u.dimension_id,
                'platform', p.platform, 'channel_handle', a.channel_handle, 'external_id', p.external_id,
-               'url', case when p.external_id is null then null
-                           when p.platform = 'youtube' then 'https://www.youtube.com/shorts/' || p.external_id
-                           else 'https://www.tiktok.com/@' || ltrim(a.channel_handle, '@') || '/video/' || p.external_id end,
+               'url', mdame.external_url(p.platform, p.external_id, a.channel_handle),
                'title', coalesce(u.script->>'title', u.topic->>'title'),
                'status', p.status, 'privacy_status', p.privacy_status, 'deferred_reason', p.deferred_reason,
                'created_at', p.created_at, 'published_at', p.published_at) as video

@@ -19,7 +19,7 @@ select p.id, w, now(), current_date - 3, current_date, 100, 80 + w, 20, 60 + w, 
 create temp table e as select * from mdame.get_adaptation_evidence('tech-explained', now() - interval '1 day');
 select is((select count(*)::int from e), 1, 'only videos with figures count');
 select is((select window_days from e), 7, 'the latest window (day 7)');
-select is((select retention from e), 67::double precision, 'retention is its average_view_percentage');
+select is((select (retention, views, platform)::text from e), '(67,87,youtube)', 'retention is its average_view_percentage, views its engaged views');
 select is((select (hook_score, hook_threshold, source)::text from e), '(0.81,0.72,hacker_news)', 'the hook score, the run''s threshold and the source');
 select is((select unit_params->>'length_arm' from e), 'short', 'the unit''s own parameters');
 select is((select count(*)::int from mdame.get_adaptation_evidence('tech-explained', now() + interval '1 day')), 0, 'older videos are left out');
