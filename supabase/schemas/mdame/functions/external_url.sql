@@ -16,4 +16,4 @@ as $$
          end;
 $$;
 
-comment on function mdame.external_url(text, text, text) is 'internal: the public link of an uploaded video, for the ops views (ops_video, ops_videos)';
+comment on function mdame.external_url(text, text, text) is 'internal: the public link of an uploaded video, for the ops views and the weekly report (ops_video, ops_videos, weekly_report)';
