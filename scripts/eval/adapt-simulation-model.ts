@@ -105,11 +105,23 @@ function withinBounds(config: AdaptConfig): boolean {
   return true;
 }
 
+/**
+ * Where the videos are published and how the decisions weigh the platforms (adapt.platforms). On
+ * YouTube a video has retention and engaged views; elsewhere only views, log-normal around e^7 and
+ * moved by the scenario's true effect (6 pp of retention = x1.65 views).
+ */
+export interface Audience {
+  platforms: string[];
+  mode: AdaptSettings["platforms"];
+}
+const YOUTUBE_ONLY: Audience = { platforms: ["youtube"], mode: "separate" };
+
 /** Runs `weeks` synthetic weeks of one scenario. */
-export function simulate(scenario: Scenario, seed: number, weeks = 26): SimulationResult {
+export function simulate(scenario: Scenario, seed: number, weeks = 26, audience: Audience = YOUTUBE_ONLY): SimulationResult {
   // Seeded, so a run repeats exactly.
   const random = seededRandom(seed);
   const config = initialConfig(scenario);
+  config.adapt.platforms = audience.mode;
   const evidence: VideoEvidence[] = [];
   const history: PastMove[] = [];
   const states: WeekState[] = [];
@@ -132,22 +144,30 @@ export function simulate(scenario: Scenario, seed: number, weeks = 26): Simulati
         const length = unitLength(config.adapt, index);
         const lengthS = length?.video_length_s ?? 38 + random() * 22;
         const hook = config.adapt.hook_threshold.value + random() * (1 - config.adapt.hook_threshold.value);
-        const retention = 55 + trueEffect(scenario, { length_s: lengthS, source: topic.source, category: topic.categories[0]! }) + NOISE_SD * gaussian(random);
-        evidence.push({
-          unit_id: `u${unit++}`,
-          made_at: madeAt,
-          platform: "youtube",
-          retention,
-          views: Math.round(Math.exp(6 + 0.8 * gaussian(random))),
-          hook_score: hook,
-          hook_threshold: config.adapt.hook_threshold.value,
-          source: topic.source,
-          categories: topic.categories,
-          length_arm: length?.length_arm ?? null,
-          length_target_s: length?.target_s ?? null,
-          daily_volume: config.daily_limit,
-          day_units: picked.length,
-        });
+        const effect = trueEffect(scenario, { length_s: lengthS, source: topic.source, category: topic.categories[0]! });
+        const retention = 55 + effect + NOISE_SD * gaussian(random);
+        const engaged = Math.round(Math.exp(6 + 0.8 * gaussian(random)));
+        const id = `u${unit++}`;
+        const figures = audience.platforms.map((platform) =>
+          platform === "youtube"
+            ? { platform, retention, views: engaged }
+            : { platform, retention: null, views: Math.round(Math.exp(7 + effect / 12 + 0.8 * gaussian(random))) }
+        );
+        for (const figure of figures) {
+          evidence.push({
+            unit_id: id,
+            made_at: madeAt,
+            ...figure,
+            hook_score: hook,
+            hook_threshold: config.adapt.hook_threshold.value,
+            source: topic.source,
+            categories: topic.categories,
+            length_arm: length?.length_arm ?? null,
+            length_target_s: length?.target_s ?? null,
+            daily_volume: config.daily_limit,
+            day_units: picked.length,
+          });
+        }
       });
     }
     const now = new Date(start + (week + 1) * WEEK_MS - 3600_000);

@@ -55,6 +55,25 @@ describe("adaptive engine simulation", () => {
     expect(runs.filter((r) => r.weeks.at(-1)!.target_s === 50).length).toBeGreaterThanOrEqual(30);
   });
 
+  test("on TikTok alone, or on YouTube and TikTok each by its own figures or pooled, the shorter length still wins", () => {
+    for (
+      const audience of [{ platforms: ["tiktok"], mode: "separate" }, { platforms: ["youtube", "tiktok"], mode: "separate" }, {
+        platforms: ["youtube", "tiktok"],
+        mode: "pooled",
+      }] as const
+    ) {
+      const runs = SEEDS.map((seed) => simulate("shorter_retains", seed, 26, { platforms: [...audience.platforms], mode: audience.mode }));
+      expect(runs.filter((r) => r.weeksToConverge !== null).length, JSON.stringify(audience)).toBe(SEEDS.length);
+    }
+  });
+
+  test("pure noise on two platforms compared apart: no likelier to move than on one", () => {
+    const runs = Array.from({ length: 40 }, (_, i) => simulate("noise", 100 + i, 26, { platforms: ["youtube", "tiktok"], mode: "separate" }));
+    expect(runs.reduce((n, r) => n + r.moves.length, 0) / runs.length).toBeLessThan(1);
+    expect(runs.filter((r) => r.moves.length === 0).length).toBeGreaterThanOrEqual(20);
+    expect(runs.reduce((n, r) => n + r.reversals + r.boundsViolations, 0)).toBe(0);
+  });
+
   test("the same seed gives the same weeks", () => {
     expect(simulate("noise", 7, 10)).toEqual(simulate("noise", 7, 10));
   });
