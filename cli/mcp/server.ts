@@ -4,7 +4,9 @@
  */
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import packageJson from "../../package.json" with { type: "json" };
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { paths } from "../../stack/paths.ts";
 import { CliError, EXIT } from "../errors.ts";
 import { LISTED_VIDEOS, MCP_TOOLS, type McpBackend, VIDEO_RESOURCES, VideoResourceParams } from "./tools.ts";
 
@@ -35,8 +37,11 @@ function videoId(variables: Record<string, string | string[]>): string {
   return parsed.data.id;
 }
 
+/** The project's version, as package.json declares it. */
+const VERSION = (JSON.parse(readFileSync(join(paths.root, "package.json"), "utf8")) as { version: string }).version;
+
 export function createMcpServer(backend: McpBackend): McpServer {
-  const server = new McpServer({ name: "mdame", title: "MD-AME operator", version: packageJson.version });
+  const server = new McpServer({ name: "mdame", title: "MD-AME operator", version: VERSION });
   for (const tool of MCP_TOOLS) {
     server.registerTool(
       tool.name,
