@@ -7,6 +7,7 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { PIPELINE_MAX_BODY_BYTES } from "../../shared/http/bounded-body.ts";
+import { REQUEST_TIMEOUT_MS } from "../api-client.ts";
 import { sameToken } from "../dashboard/sessions.ts";
 import { createMcpServer } from "./server.ts";
 import type { McpBackend } from "./tools.ts";
@@ -16,6 +17,9 @@ export const MCP_PATH = "/mcp";
 
 /** A request's cap: the API's largest body (a dimension's configuration) and the JSON-RPC envelope around it. */
 export const MCP_MAX_BODY_BYTES = 2 * PIPELINE_MAX_BODY_BYTES;
+
+/** A request stays open while its tool waits for the API (Bun.serve's default would end it after 10 s of silence). */
+const IDLE_TIMEOUT_S = Math.ceil(REQUEST_TIMEOUT_MS / 1000) + 15;
 
 interface McpHttpOptions {
   backend: McpBackend;
@@ -76,7 +80,13 @@ export function serveMcpHttp(options: McpHttpOptions): RunningMcpHttp {
     }
   }
 
-  const server = Bun.serve({ hostname: options.hostname, port: options.port, maxRequestBodySize: MCP_MAX_BODY_BYTES + 1, fetch: handle });
+  const server = Bun.serve({
+    hostname: options.hostname,
+    port: options.port,
+    maxRequestBodySize: MCP_MAX_BODY_BYTES + 1,
+    idleTimeout: IDLE_TIMEOUT_S,
+    fetch: handle,
+  });
   port = server.port ?? options.port;
   return {
     port,

@@ -10,7 +10,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { dimension, dimensionConfig, examples } from "../../shared/api/examples.ts";
+import { PassThrough } from "node:stream";
 import { parseArgs } from "../../cli/args.ts";
+import { mcpCommand } from "../../cli/commands/mcp.ts";
 import { apiError } from "../../cli/errors.ts";
 import { MCP_MAX_BODY_BYTES, serveMcpHttp } from "../../cli/mcp/http.ts";
 import { createMcpServer } from "../../cli/mcp/server.ts";
@@ -172,6 +174,34 @@ describe("mdame mcp arguments", () => {
     expect(() => parseArgs(["mcp", "--http", "8791", "--host", "0.0.0.0"])).toThrow(/--allow-remote/);
     expect(parseArgs(["mcp", "--http", "8791", "--host", "0.0.0.0", "--allow-remote"])).toMatchObject({ host: "0.0.0.0", allowRemote: true });
     expect(() => parseArgs(["mcp", "--host", "127.0.0.1"])).toThrow(/--http/);
+  });
+});
+
+describe("stdio", () => {
+  test("a client that closes stdin after its last request gets every answer, then the command ends 0", async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const lines: string[] = [];
+    stdout.on("data", (chunk: Buffer) => lines.push(...chunk.toString("utf8").split("\n").filter(Boolean)));
+    const screen = { write: () => {} };
+    const ended = mcpCommand({ name: "mcp", http: null, host: "127.0.0.1", allowRemote: false }, fakeBackend(), {
+      out: screen,
+      err: screen,
+      now: Date.now,
+      sleep: Bun.sleep,
+    }, { env: {}, stdin, stdout });
+    const initialize = { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "pipe", version: "1" } };
+    stdin.end(
+      [
+        { jsonrpc: "2.0", id: 1, method: "initialize", params: initialize },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_dead_letters", arguments: {} } },
+      ].map((m) => `${JSON.stringify(m)}\n`).join(""),
+    );
+    expect(await ended).toBe(0);
+    const answers = lines.map((line) => JSON.parse(line));
+    expect(answers.map((a) => a.id)).toEqual([1, 2]);
+    expect(answers[1].result.structuredContent).toEqual(examples.deadLetters);
   });
 });
 
