@@ -59,7 +59,7 @@ export function serveMcpHttp(options: McpHttpOptions): RunningMcpHttp {
     if (new URL(request.url).pathname !== MCP_PATH) return refusal(404, `the MCP endpoint is ${MCP_PATH}`);
     const presented = bearer(request);
     if (presented === null || !sameToken(presented, options.token)) {
-      return refusal(401, "a bearer token is required (Authorization: Bearer <MDAME_MCP_TOKEN>)", { "www-authenticate": 'Bearer realm="mdame"' });
+      return refusal(401, "a bearer token is required (Authorization: Bearer <the server's token>)", { "www-authenticate": 'Bearer realm="mdame"' });
     }
     // Stateless: no stream to open (GET) and no session to end (DELETE).
     if (request.method !== "POST") return refusal(405, "only POST is served: this server keeps no session", { allow: "POST" });
