@@ -18,7 +18,8 @@ import { apiError, CliError, EXIT, networkError } from "./errors.ts";
 
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
 
-const REQUEST_TIMEOUT_MS = 60_000;
+/** How long one call waits for the API's answer. */
+export const REQUEST_TIMEOUT_MS = 60_000;
 
 /** What a route answers on success, as its declaration parses it. */
 type Answer<R extends RouteConfig> = z.output<AnswerSchema<R, SuccessStatus<R>>>;

@@ -11,6 +11,7 @@ import { ALERTS_SPECS, type AlertsCommand, parseAlerts } from "./commands/alerts
 import { parseReport, REPORT_SPECS, type ReportCommand } from "./commands/report.ts";
 import { ADAPT_SPECS, type AdaptCommand, parseAdapt } from "./commands/adapt.ts";
 import { DASHBOARD_SPECS, type DashboardCommand, parseDashboard } from "./commands/dashboard.ts";
+import { MCP_SPECS, type McpCommand, parseMcp } from "./commands/mcp.ts";
 import { parseStorage, STORAGE_SPECS, type StorageCommand } from "./commands/storage.ts";
 import { parseYouTubeProject, YOUTUBE_PROJECT_SPECS, type YouTubeProjectCommand } from "./commands/youtube-project.ts";
 import { DIMENSION_ID } from "../shared/contracts/dimension-id.ts";
@@ -86,6 +87,7 @@ const COMMAND_MODULES: { specs: CommandSpec[]; parse: (command: string, position
   { specs: REPORT_SPECS, parse: (_command, _positionals, flags) => parseReport(flags) },
   { specs: ADAPT_SPECS, parse: parseAdapt },
   { specs: DASHBOARD_SPECS, parse: (_command, _positionals, flags) => parseDashboard(flags) },
+  { specs: MCP_SPECS, parse: (_command, _positionals, flags) => parseMcp(flags) },
   { specs: STORAGE_SPECS, parse: (command, _positionals, flags) => parseStorage(command, flags) },
 ];
 const SPECS: CommandSpec[] = [...CORE_SPECS, ...COMMAND_MODULES.flatMap((module) => module.specs)];
@@ -153,6 +155,7 @@ export type Command =
   | ReportCommand
   | AdaptCommand
   | DashboardCommand
+  | McpCommand
   | StorageCommand;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

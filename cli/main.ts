@@ -118,6 +118,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
           const [{ dashboardCommand }, { createDashboardApi }] = await Promise.all([import("./commands/dashboard.ts"), import("./dashboard/ops-client.ts")]);
           return await dashboardCommand(command, createDashboardApi(config, io.fetch), ctx);
         }
+        case "mcp": {
+          const [{ mcpCommand }, { createDashboardApi }] = await Promise.all([import("./commands/mcp.ts"), import("./dashboard/ops-client.ts")]);
+          return await mcpCommand(command, createDashboardApi(config, io.fetch), ctx, { env: io.env });
+        }
         case "storage usage":
         case "housekeeping":
         case "housekeeping settings":
