@@ -1,6 +1,6 @@
 /**
  * `mdame mcp [--http <port> [--host <address> [--allow-remote]]]`: the operator's controls as an MCP
- * server (docs/guides/mcp.md). Over stdio by default, for a client that spawns it; over Streamable HTTP with
+ * server (docs/mcp.md). Over stdio by default, for a client that spawns it; over Streamable HTTP with
  * --http, behind a bearer token. Either way it calls the same API as the other commands, with the
  * key this process holds: a client never sees the service-role key.
  */
@@ -39,7 +39,7 @@ export const MCP_SPECS: CommandSpec[] = [
     ],
     summary: "serve the operator's controls to MCP clients: dimensions, runs, dead letters, the weekly report, videos",
     details:
-      `Over stdio by default (the client starts \`mdame mcp\`). With --http, requests must carry \`Authorization: Bearer <token>\`: the token is ${MCP_TOKEN_VARIABLE} (at least ${MIN_TOKEN_LENGTH} characters), or one made at start and printed. See docs/guides/mcp.md.`,
+      `Over stdio by default (the client starts \`mdame mcp\`). With --http, requests must carry \`Authorization: Bearer <token>\`: the token is ${MCP_TOKEN_VARIABLE} (at least ${MIN_TOKEN_LENGTH} characters), or one made at start and printed. See docs/mcp.md.`,
   },
 ];
 
