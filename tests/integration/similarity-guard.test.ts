@@ -24,7 +24,8 @@ async function unitAtScript(runId: string, key: string, title: string): Promise<
 
 async function unitRow(id: string) {
   const [row] = await admin`select stage, error, script, similarity from mdame.work_units where id = ${id}`;
-  return { ...row, checks: UnitSimilarity.parse(row.similarity).checks };
+  const { stage, error, script } = row as { stage: string; error: string | null; script: { title: string; narration: string } };
+  return { stage, error, script, checks: UnitSimilarity.parse(row.similarity).checks };
 }
 
 test("a copy of a published video is written again, then rejected as too_similar; another topic passes", async () => {
