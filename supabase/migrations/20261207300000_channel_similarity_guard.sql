@@ -103,6 +103,10 @@ begin
   on conflict (unit_id) do update
     set title = excluded.title, title_minhash = excluded.title_minhash, hook_minhash = excluded.hook_minhash,
         script_minhash = excluded.script_minhash, scene_hashes = excluded.scene_hashes, created_at = now();
+  delete from mdame.content_signatures s
+   where s.dimension_id = v_unit.dimension_id
+     and s.unit_id in (select o.unit_id from mdame.content_signatures o where o.dimension_id = v_unit.dimension_id
+                        order by o.created_at desc, o.unit_id offset 500);
 end;
 $function$
 ;

@@ -1,5 +1,7 @@
 -- Stores the signature of a unit that passed the channel-standing guard (mdame.content_signatures),
 -- under the accepted script's title; p_signature is a ContentSignature (shared/contracts/similarity.ts).
+-- A dimension keeps its 500 latest signatures (the most compare_last may ask for): older ones are
+-- deleted as a new one arrives, so the table holds at most 500 rows (about 800 kB) per dimension.
 
 create or replace function mdame.record_content_signature(p_unit_id uuid, p_signature jsonb)
 returns void
@@ -23,6 +25,10 @@ begin
   on conflict (unit_id) do update
     set title = excluded.title, title_minhash = excluded.title_minhash, hook_minhash = excluded.hook_minhash,
         script_minhash = excluded.script_minhash, scene_hashes = excluded.scene_hashes, created_at = now();
+  delete from mdame.content_signatures s
+   where s.dimension_id = v_unit.dimension_id
+     and s.unit_id in (select o.unit_id from mdame.content_signatures o where o.dimension_id = v_unit.dimension_id
+                        order by o.created_at desc, o.unit_id offset 500);
 end;
 $$;
 
