@@ -11,6 +11,8 @@ import { estimateJaccard, jaccard, minhash, MINHASH_SIZE, shingles } from "../..
 import { buildPairs } from "../../scripts/eval/similarity-corpus.ts";
 import { DEFAULT_PAIRS_FILE, loadScoredPairs } from "../../scripts/eval/similarity.ts";
 import { measure } from "../../scripts/eval/near-dup.ts";
+import { scriptPrompt } from "../../functions/pipeline/stages/prompts.ts";
+import { answerPrompt } from "../../emulators/gemini/routes.ts";
 
 const words = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 const hash = (c: string) => c.repeat(64);
@@ -80,6 +82,29 @@ describe("compareSignatures", () => {
     ];
     expect(closestSignature(contentSignature(base), stored)?.title).toBe("near");
     expect(closestSignature(contentSignature(base), [])).toBeUndefined();
+  });
+});
+
+describe("a rewrite's prompt", () => {
+  const input = { language: "en", topic: "How tides work", context: [] as string[], candidate: 1, round: 0, words: { min: 95, max: 150 } };
+
+  test("names the pass and the titles to stay away from, as data; a first script's prompt has neither", () => {
+    const again = scriptPrompt({ ...input, regeneration: { pass: 1, avoid: ["How tides work, explained"] } });
+    expect(again).toContain("REGENERATION: 1");
+    expect(again).toMatch(/^AVOID: .*How.*tides.*work.*explained/m);
+    expect(again).toContain("take another angle");
+    expect(scriptPrompt(input)).not.toMatch(/REGENERATION|AVOID|another angle/);
+  });
+
+  test("is a new prompt, so the model writes another script instead of the cache returning the copy", () => {
+    // The emulated model may wrap its JSON in a fence or prose, as a real one does: the object is read from its braces.
+    const answer = (prompt: string) => {
+      const text = answerPrompt("gemini-2.5-flash", prompt, { temperature: 0.5 });
+      return JSON.parse(text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1));
+    };
+    const first = answer(scriptPrompt(input));
+    const again = answer(scriptPrompt({ ...input, regeneration: { pass: 1, avoid: [first.title] } }));
+    expect(again.narration).not.toBe(first.narration);
   });
 });
 
