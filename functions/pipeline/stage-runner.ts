@@ -21,6 +21,7 @@ import {
   rejectScript,
   rejectUnsafeOutput,
 } from "../../shared/db/rpc/work-units.ts";
+import { recordTooSimilar } from "../../shared/db/rpc/similarity.ts";
 import { coerceError, isRetriable } from "../../shared/errors.ts";
 import type { LogStatus } from "../../shared/logging/logger.ts";
 import { heartbeatIntervalMs } from "../../shared/worker/lease.ts";
@@ -80,7 +81,9 @@ const COMPLETIONS: { [K in StageOutcomeKind]: Completion<K> } = {
       classifier: verdict.classifier,
       details: { category: verdict.category, model: verdict.model, confidence: verdict.confidence },
     }),
-  "plan.recorded": (sql, done, o) => recordScenePlan(sql, claimOf(done), { unitId: done.task.unit_id, scenes: o.scenes, visual: o.visual }),
+  "plan.recorded": (sql, done, o) =>
+    recordScenePlan(sql, claimOf(done), { unitId: done.task.unit_id, scenes: o.scenes, visual: o.visual, similarity: o.similarity }),
+  "plan.too_similar": (sql, done, o) => recordTooSimilar(sql, claimOf(done), done.task.unit_id, o.check, o.maxRegenerations),
   "voice.recorded": (sql, done, o) =>
     recordVoice(sql, claimOf(done), { unitId: done.task.unit_id, voice: VoiceTrack.parse(o.voice), sceneFirstWords: o.sceneFirstWords }),
   "publish.completed": (sql, done, o) => completePublication(sql, claimOf(done), o.publicationId, o.externalId),
@@ -167,7 +170,7 @@ async function unitDimension(sql: Sql, unitId: string | null): Promise<string | 
 /** The `status` of a finished task's log line (docs/reference/logs.md). */
 function outcomeStatus(kind: StageOutcomeKind): LogStatus {
   if (kind === "publish.deferred") return "deferred";
-  if (kind === "script.rejected" || kind === "unsafe_output") return "refused";
+  if (kind === "script.rejected" || kind === "unsafe_output" || kind === "plan.too_similar") return "refused";
   return "succeeded";
 }
 

@@ -7,6 +7,7 @@
 import type { IngestTask, PlanTask, PublishTask, SafetyTask, ScriptTask, StageName, VoiceTask } from "../../shared/contracts/queue.ts";
 import type { VoiceTrack } from "../../shared/contracts/media.ts";
 import type { SafetyVerdict } from "../../shared/contracts/safety.ts";
+import type { SimilarityCheck, SimilarityPass } from "../../shared/contracts/similarity.ts";
 import type { HookAuditRecord, StoredScript } from "../../shared/contracts/work-unit.ts";
 import type { BaseTaskContext, Task } from "../../shared/tasks/task.ts";
 import type { PipelineDeps } from "./deps.ts";
@@ -64,8 +65,13 @@ export interface PlannedScene {
   keywords: string[];
 }
 
+/**
+ * `plan.too_similar`: the channel-standing guard found the script too like a published video; SQL
+ * sends it back to the script stage or rejects the unit (mdame.record_too_similar).
+ */
 type PlanOutcome =
-  | { kind: "plan.recorded"; scenes: PlannedScene[]; visual: Record<string, unknown> }
+  | { kind: "plan.recorded"; scenes: PlannedScene[]; visual: Record<string, unknown>; similarity: SimilarityPass }
+  | { kind: "plan.too_similar"; check: SimilarityCheck; maxRegenerations: number }
   | UnsafeOutput;
 
 type VoiceOutcome = { kind: "voice.recorded"; voice: VoiceTrack; sceneFirstWords: number[] };

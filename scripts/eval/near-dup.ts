@@ -22,7 +22,7 @@ export function loadPairs(file: string): Scored[] {
   });
 }
 
-export function measure(pairs: readonly Scored[], threshold: number) {
+export function measure(pairs: readonly { similarity: number; duplicate: boolean }[], threshold: number) {
   let tp = 0, fp = 0, fn = 0;
   for (const pair of pairs) {
     const predicted = pair.similarity >= threshold;

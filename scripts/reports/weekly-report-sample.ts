@@ -1,7 +1,7 @@
 /**
  * Generates the sample of docs/reference/weekly-report.md from fixture data: seeds one week of a dimension's
  * work into the local database inside a transaction (units through their stages, rejections, a
- * failure, cache lookups, quota calls, videos with analytics, one with a hostile title), reads
+ * failure, a too-similar copy with the guard's checks, cache lookups, quota calls, videos with analytics, one with a hostile title), reads
  * mdame.weekly_report on the engine's clock set to the Sunday evening run, renders the Markdown and
  * the chart with the engine's own renderers, and rolls everything back.
  *
@@ -82,6 +82,23 @@ export async function seedSampleWeek(sql: Queryable): Promise<void> {
     ["render", "2026-11-19T10:20:00Z"],
     ["failed", "2026-11-19T11:20:00Z"],
   ], "render: ffmpeg exited 1");
+  const copy = await unit(
+    "Why your phone battery really lies",
+    [["script", "2026-11-21T09:00:00Z"], ["safety", "2026-11-21T09:01:00Z"], ["plan", "2026-11-21T09:02:00Z"], ["rejected", "2026-11-21T09:09:00Z"]],
+    'too_similar: 0.81 to "Why your phone battery lies to you" (script 0.78, hook 0.92, title 0.84, scenes 0) after 2 regeneration(s)',
+  );
+  // The channel-standing guard: each published unit passed it, the copy was rewritten twice, then rejected.
+  const checks: [string, string, number | null][] = [
+    ...published.map((id, i): [string, string, number | null] => [id, "passed", i === 0 ? null : 0.08 + 0.03 * i]),
+    [copy, "regenerated", 0.93],
+    [copy, "regenerated", 0.86],
+    [copy, "rejected", 0.81],
+  ];
+  for (const [i, [unitId, action, combined]] of checks.entries()) {
+    await sql`insert into mdame.events (run_id, unit_id, stage, kind, detail, created_at)
+      values (${runId}, ${unitId}, 'plan', 'similarity_checked', ${sql.json({ action, ...(combined === null ? {} : { combined }) })},
+              ${`2026-11-${16 + Math.min(i, 5)}T08:30:00Z`}::timestamptz)`;
+  }
 
   // Four scenes per published unit; the later units reuse more clips from the scene cache.
   for (const [u, unitId] of published.entries()) {

@@ -14,6 +14,7 @@ import { ENGINE_LOGS } from "./log-window.ts";
 import { explanations, type Failure } from "./explain.ts";
 import { FAULT_KINDS, type SoakPlan } from "./plan.ts";
 import { platformVideos } from "./processes.ts";
+import { type SoakSimilarity, soakSimilarity } from "./similarity.ts";
 
 export interface SoakReport {
   seed: number;
@@ -64,6 +65,8 @@ export interface SoakReport {
   log_floods: string[];
   effects: Effects;
   stage_policies: Record<string, unknown>[];
+  /** The channel-standing guard's checks; `rejected` (too_similar) must be empty. */
+  similarity: SoakSimilarity;
 }
 
 /**
@@ -238,6 +241,7 @@ export async function buildReport(
     log_floods,
     effects: extra.effects,
     stage_policies: extra.stage_policies,
+    similarity: await soakSimilarity(sql),
   };
 }
 

@@ -14,6 +14,7 @@ import { GEMINI_TTS_VOICES } from "./gemini-voices.ts";
 import { adaptRules, AdaptSettings, DEFAULT_ADAPT } from "./adapt.ts";
 import { DEFAULT_VISUALS, VisualsConfig } from "./visuals.ts";
 import { DimensionId } from "./dimension-id.ts";
+import { DEFAULT_SIMILARITY, SimilaritySettings } from "./similarity.ts";
 
 /**
  * A dimension's configuration: the one definition of what `mdame dimension add|set` reads from a
@@ -124,6 +125,10 @@ export const DimensionFields = {
   adapt: AdaptSettings.describe(
     "What the weekly adaptive engine may move, within which bounds and by which step, and what is pinned (docs/reference/adaptive.md); a set replaces the whole section.",
   ),
+  /** The channel-standing guard: how alike a new video may be to the dimension's latest ones (shared/contracts/similarity.ts). */
+  similarity: SimilaritySettings.describe(
+    "The channel-standing guard: the combined similarity threshold, how many latest videos to compare with, and how often a too-similar script is rewritten (docs/reference/similarity.md); a set replaces the whole section.",
+  ),
 };
 
 type ConfigShape = {
@@ -166,6 +171,7 @@ export const DimensionConfig = z.object({
   publishing: DimensionFields.publishing.default(DEFAULT_PUBLISHING),
   alerts: DimensionFields.alerts.default(null),
   adapt: DimensionFields.adapt.default(DEFAULT_ADAPT),
+  similarity: DimensionFields.similarity.default(DEFAULT_SIMILARITY),
 }).strict().superRefine(crossFieldRules).superRefine(adaptRules);
 export type DimensionConfig = z.infer<typeof DimensionConfig>;
 export type DimensionConfigInput = z.input<typeof DimensionConfig>;

@@ -29,9 +29,13 @@ type UnitStage = z.infer<typeof UnitStage>;
 export const IngestTask = z.object({ stage: z.literal("ingest"), run_id: uuid, dimension_id: DimensionId, step_token: stepToken }).strict();
 export type IngestTask = z.infer<typeof IngestTask>;
 
-/** A stage of one work unit: the same fields for every unit stage, each stage its own literal. */
+/**
+ * A stage of one work unit: the same fields for every unit stage, each stage its own literal.
+ * `regeneration`: how often the channel-standing guard sent the unit back to its script (absent
+ * before the first time), so each pass has step tokens of its own (mdame.enqueue_stage_task).
+ */
 function unitTask<S extends UnitStage>(stage: S) {
-  return z.object({ stage: z.literal(stage), ...unitOfRun, step_token: stepToken }).strict();
+  return z.object({ stage: z.literal(stage), ...unitOfRun, regeneration: z.number().int().positive().optional(), step_token: stepToken }).strict();
 }
 
 export const ScriptTask = unitTask("script");

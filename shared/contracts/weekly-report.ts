@@ -70,6 +70,21 @@ const StageLatency = z.object({
 }).strict();
 type StageLatency = z.infer<typeof StageLatency>;
 
+/**
+ * The channel-standing guard's checks of the week (docs/reference/similarity.md), by the action
+ * taken, with the median and highest combined score to the closest earlier video (null when no check
+ * had an earlier video to compare with).
+ */
+export const SimilarityWeek = z.object({
+  checks: count,
+  passed: count,
+  regenerated: count,
+  rejected: count,
+  median_combined: z.number().min(0).max(1).nullable(),
+  max_combined: z.number().min(0).max(1).nullable(),
+}).strict();
+export type SimilarityWeek = z.infer<typeof SimilarityWeek>;
+
 export const WeeklyReport = z.object({
   dimension_id: DimensionId,
   display_name: z.string(),
@@ -109,6 +124,8 @@ export const WeeklyReport = z.object({
     /** Each platform's figures, by platform name. */
     by_platform: z.array(PlatformWeek),
   }).strict(),
+  /** Absent from reports stored before the guard existed. */
+  similarity: SimilarityWeek.optional(),
 }).strict();
 export type WeeklyReport = z.infer<typeof WeeklyReport>;
 

@@ -93,5 +93,7 @@ export const WorkUnit = z.object({
   updated_at: z.date(),
   video_music: z.unknown().nullable(),
   quality: z.record(z.string(), z.unknown()).nullable(),
+  /** The channel-standing guard's checks of the unit (UnitSimilarity, shared/contracts/similarity.ts; parsed where read). */
+  similarity: z.unknown().nullable(),
 }).strict();
 export type WorkUnit = z.infer<typeof WorkUnit>;

@@ -4,7 +4,7 @@
  * it is put on one line and every Markdown metacharacter is escaped, so a title cannot add a link,
  * a heading, a table row or an image to the report.
  */
-import type { CacheFigures, PlatformWeek, ReportVideo, WeeklyReport } from "../contracts/weekly-report.ts";
+import type { CacheFigures, PlatformWeek, ReportVideo, SimilarityWeek, WeeklyReport } from "../contracts/weekly-report.ts";
 
 const MAX_TEXT = 120;
 /** The characters escapeMarkdown escapes: every one Markdown (or a chat's dialect of it) may read as syntax. */
@@ -40,6 +40,20 @@ const seconds = (s: number) => (s >= 120 ? `${(s / 60).toFixed(1)} min` : `${s.t
 
 function cacheRow(name: string, figures: CacheFigures): string {
   return `| ${name} | ${figures.hits} / ${figures.lookups} | ${percent(figures.hit_rate)} |`;
+}
+
+/** The channel-standing guard's week (docs/reference/similarity.md). */
+function similarityLines(week: SimilarityWeek): string[] {
+  const score = (x: number | null) => (x === null ? "–" : x.toFixed(2));
+  return [
+    "",
+    "## Channel standing",
+    "",
+    week.checks === 0
+      ? "No script was compared with the channel's videos this week."
+      : `- Checked: ${week.checks} (passed ${week.passed}, rewritten ${week.regenerated}, rejected as too similar ${week.rejected})`,
+    ...(week.checks === 0 ? [] : [`- Similarity to the closest earlier video: median ${score(week.median_combined)}, highest ${score(week.max_combined)}`]),
+  ];
 }
 
 /** A video's figures as its platform reports them: YouTube's watch figures, TikTok's comments and shares. */
@@ -129,6 +143,8 @@ export function renderWeeklyMarkdown(report: WeeklyReport): string {
     cacheRow("LLM", report.cache.llm),
     cacheRow("TTS", report.cache.tts),
   );
+
+  if (report.similarity) lines.push(...similarityLines(report.similarity));
 
   lines.push("", "## Quota used", "");
   if (report.quota.youtube.length === 0 && report.quota.tiktok.length === 0) lines.push("No platform calls this week.");

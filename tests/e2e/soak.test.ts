@@ -60,6 +60,9 @@ test("three simulated days under faults: nothing duplicated, stuck or lost, ever
     expect({ fault: window.fault_id, ended_by: window.ended_by }).toEqual({ fault: window.fault_id, ended_by: "plan" });
   }
   expect(report.log_floods).toEqual([]);
+  // The channel-standing guard checked every planned unit; the soak's topics are distinct, so none is a near-copy to reject.
+  expect(report.similarity.checks).toBeGreaterThan(0);
+  expect(report.similarity.rejected).toEqual([]);
   expect(code).toBe(0);
   // Each kill and each Postgres restart was answered by the supervisor restarting the component.
   for (const fault of report.faults.filter((f) => f.injected_at && (f.kind === "kill" || f.kind === "pg_restart"))) {

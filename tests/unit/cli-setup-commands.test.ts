@@ -8,6 +8,7 @@ import { formatAccountList } from "../../cli/commands/account.ts";
 import { formatDimensionList } from "../../cli/commands/dimension.ts";
 import { DEFAULT_PUBLISHING } from "../../shared/contracts/publishing.ts";
 import { DEFAULT_ADAPT } from "../../shared/contracts/adapt.ts";
+import { DEFAULT_SIMILARITY } from "../../shared/contracts/similarity.ts";
 import { apiError, EXIT, UsageError } from "../../cli/errors.ts";
 import { main } from "../../cli/main.ts";
 import { resolveOAuthConfig } from "../../cli/oauth-config.ts";
@@ -264,6 +265,7 @@ describe("what the operator reads", () => {
       min_score: 0,
       publishing: { ...DEFAULT_PUBLISHING },
       adapt: DEFAULT_ADAPT,
+      similarity: DEFAULT_SIMILARITY,
       alerts: null,
       accounts: 2,
       active_accounts: 1,

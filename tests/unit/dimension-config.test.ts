@@ -51,6 +51,7 @@ describe("DimensionConfig", () => {
         default_audio_language: null,
       },
       adapt: DEFAULT_ADAPT,
+      similarity: { threshold: 0.5, compare_last: 60, max_regenerations: 2 },
     });
   });
 

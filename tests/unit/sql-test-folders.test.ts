@@ -37,6 +37,8 @@ const INTERNAL: Record<string, string> = {
   reconnect_command: "the reconnect command of mark_account_needs_reconnect and alert_on_needs_reconnect; tested in mark_account_needs_reconnect",
   retry_or_dead_letter: "retry bound of claim_stage_tasks, fail_stage_task, fail_worker_job, read_worker_jobs and tick; tested there",
   run_key: "helper of trigger_run; tested there and against shared/hashing.ts in tests/integration/config-run-keys.test.ts",
+  record_content_signature: "the guard's signature stored by record_scene_plan; tested through record_too_similar's and get_content_signatures' folders",
+  record_similarity_check: "the guard's check kept by record_scene_plan and record_too_similar; tested through record_too_similar's folder",
   set_unit_stage: "stage transition inside the stage RPCs; tested through them",
   stage_index: "stage order for enqueue_stage_task, record_scene_plan and render_job; tested through them",
   step_token: "step token format shared with shared/hashing.ts; tested in replay_step_result and tests/unit/hashing.test.ts",

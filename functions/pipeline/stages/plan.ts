@@ -11,6 +11,7 @@ import { auditText, dimensionSupplied, gateModelOutput } from "../safety/stage-g
 import type { PlannedScene, Stage } from "../stage-task.ts";
 import { scenePlanPrompt } from "./prompts.ts";
 import { WORDS_PER_SECOND } from "../../../shared/adapt/comparisons.ts";
+import { guardSimilarity } from "./similarity-guard.ts";
 import { acceptedScript, loadUnit, splitWords } from "./unit.ts";
 
 /** Word for word, in any script: compared as comparableText (shared/text/words.ts) compares them. */
@@ -60,7 +61,10 @@ export async function buildScenes(
   return scenes;
 }
 
-/** Scene planner: the narration split into 5-10 scenes, one visual job per scene not yet cached. */
+/**
+ * Scene planner: the narration split into 5-10 scenes, one visual job per scene not yet cached,
+ * once the channel-standing guard (similarity-guard.ts) and the safety gate have passed them.
+ */
 export const runPlan: Stage<"plan"> = async (task, { deps, logger: log }) => {
   const { unit, dimension } = await loadUnit(deps.sql, task.unit_id);
   const { narration } = acceptedScript(unit);
@@ -76,6 +80,12 @@ export const runPlan: Stage<"plan"> = async (task, { deps, logger: log }) => {
   });
   const visuals = dimension.visuals;
   const scenes = await buildScenes(plan, narration, dimension.style, dimension.id, visuals, dimension.language);
+  // Before the safety gate's classifier and any media: a script too like the channel's last videos goes no further.
+  const guard = await guardSimilarity(deps.sql, unit, dimension.similarity, acceptedScript(unit), scenes.map((s) => s.scene_hash));
+  if (guard.kind === "too_similar") {
+    log.info({ closest: guard.check.closest, status: "refused" }, "script too similar to a published video");
+    return { kind: "plan.too_similar", check: guard.check, maxRegenerations: dimension.similarity.max_regenerations };
+  }
   const prompts = { scene_prompts: scenes.map((s) => s.prompt) };
   const payloads = defencesOf(deps).output_checks
     ? outputPayloads(prompts, [unit.topic.title, ...(unit.topic.context ?? []), ...dimensionSupplied(dimension)])
@@ -88,5 +98,5 @@ export const runPlan: Stage<"plan"> = async (task, { deps, logger: log }) => {
     return { kind: "unsafe_output", subject: "scene_plan", text: auditText(prompts), verdict };
   }
   log.info({ scenes: scenes.length, backends: visuals.backends, status: "succeeded" }, "scenes planned");
-  return { kind: "plan.recorded", scenes, visual: { style: dimension.style, visuals, ...VISUAL_FORMAT } };
+  return { kind: "plan.recorded", scenes, visual: { style: dimension.style, visuals, ...VISUAL_FORMAT }, similarity: guard.pass };
 };

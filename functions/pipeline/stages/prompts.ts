@@ -28,8 +28,11 @@ export function scriptPrompt(input: {
   round: number;
   words: { min: number; max: number };
   spotlight?: boolean;
+  /** A script written again after the channel-standing guard found the last one too like these published titles. */
+  regeneration?: { pass: number; avoid: string[] };
 }): string {
   const { min, max } = input.words;
+  const again = input.regeneration;
   const seconds = (words: number) => Math.round(words / WORDS_PER_SECOND);
   return [
     "TASK: script",
@@ -39,12 +42,16 @@ export function scriptPrompt(input: {
     `CANDIDATE: ${input.candidate}`,
     `ROUND: ${input.round}`,
     `WORDS: ${min}-${max}`,
+    ...(again ? [`REGENERATION: ${again.pass}`, `AVOID: ${dataValue(again.avoid.join(" | "), input.spotlight)}`] : []),
     "",
     `Write the voice-over of a vertical short video (${seconds(min)} to ${seconds(max)} seconds spoken) in ${
       languageDisplayName(input.language)
     } about the topic.`,
     `Write for the ${input.language} locale: its script, spelling, punctuation and number formats; count words as its speakers do.`,
     "Open with a hook sentence that makes a viewer stop scrolling, then explain the topic in plain words, then close with one memorable line.",
+    ...(again
+      ? ["The last script was too close to videos this channel already published (AVOID): take another angle, with another hook, title and wording."]
+      : []),
     "Be factual; make no medical, financial or legal promises; no personal data.",
     `Answer with JSON only: {"title": string (max 90 chars), "hook": string, "narration": string (hook first, ${min}-${max} words),`,
     '"description": string, "hashtags": [string starting with #, 1-5 items]}.',

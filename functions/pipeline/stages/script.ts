@@ -9,6 +9,22 @@ import type { Stage } from "../stage-task.ts";
 import { hookAuditPrompt, scriptPrompt } from "./prompts.ts";
 import { loadUnit, splitWords } from "./unit.ts";
 import { narrationWordsFor } from "../../../shared/adapt/apply.ts";
+import { UnitSimilarity } from "../../../shared/contracts/similarity.ts";
+import type { WorkUnit } from "../../../shared/contracts/work-unit.ts";
+
+/**
+ * When the channel-standing guard sent the unit back (mdame.record_too_similar): the how-manyth
+ * script this is, and the titles to stay away from (the last draft's and the published video it was
+ * too close to); undefined for a unit's first script.
+ */
+function regenerationOf(unit: WorkUnit): { pass: number; avoid: string[] } | undefined {
+  if (unit.similarity === null) return undefined;
+  const regenerated = UnitSimilarity.parse(unit.similarity).checks.filter((c) => c.action === "regenerated");
+  if (regenerated.length === 0) return undefined;
+  const last = unit.script !== null && "title" in unit.script ? [unit.script.title] : [];
+  const closest = regenerated.flatMap((c) => (c.closest ? [c.closest.title] : []));
+  return { pass: regenerated.length, avoid: [...new Set([...last, ...closest])] };
+}
 
 /**
  * A hook must score at least this in the adversarial audit (docs/design.md, step 5): the default of the
@@ -37,6 +53,7 @@ export const runScript: Stage<"script"> = async (task, { deps, logger: log }) =>
   const audits: HookAuditRecord[] = [];
   const layers = defencesOf(deps);
   const topicTexts = [topic.title, ...(topic.context ?? [])];
+  const regeneration = regenerationOf(unit);
   /** What the output checks find in a draft: payloads the topic and the dimension did not supply, or a draft off its topic. */
   const outputFindings = (draft: ScriptDraft): string[] => {
     if (!layers.output_checks) return [];
@@ -57,6 +74,7 @@ export const runScript: Stage<"script"> = async (task, { deps, logger: log }) =>
         round,
         words,
         spotlight: layers.spotlight,
+        regeneration,
       });
       const draft = await deps.llm.generate({
         task: "script",

@@ -3,6 +3,7 @@ import { DimensionFields } from "../../../shared/contracts/dimension.ts";
 import { DEFAULT_PUBLISHING } from "../../../shared/contracts/publishing.ts";
 import { DEFAULT_VISUALS } from "../../../shared/contracts/visuals.ts";
 import { DEFAULT_ADAPT } from "../../../shared/contracts/adapt.ts";
+import { DEFAULT_SIMILARITY } from "../../../shared/contracts/similarity.ts";
 import { NotFoundError } from "../../../shared/db/errors.ts";
 import type { StoredScript, WorkUnit } from "../../../shared/contracts/work-unit.ts";
 import type { Sql } from "../../../shared/db/client.ts";
@@ -12,8 +13,8 @@ import { splitWords as splitTextWords } from "../../../shared/text/words.ts";
 
 /**
  * The dimension settings the stages use, by the same field rules as the configuration
- * (DimensionFields), validated as they leave the database. A run started before `publishing` or
- * `adapt` existed has their defaults.
+ * (DimensionFields), validated as they leave the database. A run started before `publishing`,
+ * `adapt` or `similarity` existed has their defaults.
  */
 export const DimensionRow = z.object(DimensionFields).pick({
   id: true,
@@ -31,6 +32,7 @@ export const DimensionRow = z.object(DimensionFields).pick({
   publishing: DimensionFields.publishing.default(DEFAULT_PUBLISHING),
   adapt: DimensionFields.adapt.default(DEFAULT_ADAPT),
   visuals: DimensionFields.visuals.default(DEFAULT_VISUALS),
+  similarity: DimensionFields.similarity.default(DEFAULT_SIMILARITY),
   tts_fallback_voice: DimensionFields.tts_fallback_voice.default(null),
   /** The LLM routing as stored; the router checks it (an invalid one fails the call, not the read). */
   llm: z.unknown().default({}),

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { RunDimensionStatus } from "../../contracts/operator.ts";
 import type { SafetyVerdict } from "../../contracts/safety.ts";
 import { type HookAuditRecord, SceneHash, SceneStatus, type StoredScript, type StoredVoice, WorkUnit } from "../../contracts/work-unit.ts";
+import type { SimilarityPass } from "../../contracts/similarity.ts";
 import type { Sql } from "../client.ts";
 import { manyRows, maybeRow } from "./query.ts";
 
@@ -151,14 +152,14 @@ export function recordSafetyVerdict(
 export function recordScenePlan(
   sql: Sql,
   claim: StageClaim,
-  input: { unitId: string; scenes: readonly object[]; visual: Record<string, unknown> },
+  input: { unitId: string; scenes: readonly object[]; visual: Record<string, unknown>; similarity?: SimilarityPass },
 ): Promise<WorkUnit | null> {
   return maybeRow(
     "record_scene_plan",
     WorkUnit,
     sql`
     select * from mdame.record_scene_plan(${claim.msgId}, ${input.unitId}, ${claim.stepToken}, ${sql.json(input.scenes as never)},
-      ${sql.json(input.visual as never)}, ${claim.holder})`,
+      ${sql.json(input.visual as never)}, ${claim.holder}, ${input.similarity ? sql.json(input.similarity as never) : null})`,
   );
 }
 

@@ -2,7 +2,9 @@
 -- task is visible. Visible work means a tick was woken for it and drains the queue before it ends
 -- (a pass loops until a claim comes back empty, and a tick out of time wakes its successor); a wake
 -- lost in between (a full set of ticks, a failed request) is covered by the minutely mdame-tick and
--- by any tick woken meanwhile, both of which look for visible work themselves.
+-- by any tick woken meanwhile, both of which look for visible work themselves. A unit's task carries
+-- `regeneration` once the channel-standing guard sent the unit back to its script (mdame.record_too_similar),
+-- so each pass through the stages has step tokens of its own.
 
 create or replace function mdame.enqueue_stage_task(p_stage text, p_run_id uuid, p_unit_id uuid, p_dimension_id text default null::text)
 returns bigint
@@ -14,9 +16,13 @@ declare
   v_message jsonb;
   v_msg_id bigint;
   v_first_vt timestamptz;
+  v_regeneration integer;
 begin
+  select nullif(count(*), 0)::integer into v_regeneration
+    from mdame.work_units u, jsonb_array_elements(coalesce(u.similarity->'checks', '[]'::jsonb)) c
+   where u.id = p_unit_id and c->>'action' = 'regenerated';
   v_message := jsonb_strip_nulls(jsonb_build_object(
-    'stage', p_stage, 'run_id', p_run_id, 'unit_id', p_unit_id, 'dimension_id', p_dimension_id));
+    'stage', p_stage, 'run_id', p_run_id, 'unit_id', p_unit_id, 'dimension_id', p_dimension_id, 'regeneration', v_regeneration));
   v_message := v_message || jsonb_build_object('step_token', mdame.step_token(v_owner, mdame.stage_index(p_stage), v_message));
   select q.vt into v_first_vt from pgmq.q_stage_tasks q order by q.vt limit 1;
   insert into pgmq.q_stage_tasks (vt, message) values (clock_timestamp(), v_message) returning msg_id into v_msg_id;

@@ -1,8 +1,10 @@
 -- Stores the scene plan; a scene with a cached clip from one of the dimension's backends (the
 -- earliest in its list) is ready at once, the rest become visual_generation jobs carrying the
--- scene's keywords and the dimension's visuals. The voice task is enqueued alongside.
+-- scene's keywords and the dimension's visuals. The voice task is enqueued alongside. p_similarity,
+-- when given, is the channel-standing guard's pass ({check, signature}, shared/contracts/similarity.ts):
+-- the check is kept on the unit and the signature stored for the units after it.
 
-create or replace function mdame.record_scene_plan(p_msg_id bigint, p_unit_id uuid, p_step_token text, p_scenes jsonb, p_visual jsonb, p_holder text default null::text)
+create or replace function mdame.record_scene_plan(p_msg_id bigint, p_unit_id uuid, p_step_token text, p_scenes jsonb, p_visual jsonb, p_holder text default null::text, p_similarity jsonb default null::jsonb)
 returns mdame.work_units
 language plpgsql
 security definer
@@ -58,6 +60,10 @@ begin
     end if;
   end loop;
 
+  if p_similarity is not null then
+    perform mdame.record_content_signature(p_unit_id, p_similarity->'signature');
+    perform mdame.record_similarity_check(p_unit_id, p_similarity->'check', 'passed');
+  end if;
   perform mdame.store_step_result(p_step_token, jsonb_build_object('scenes', p_scenes, 'visual', p_visual));
   v_unit := mdame.set_unit_stage(p_unit_id, 'media');
   perform mdame.enqueue_stage_task('voice', v_unit.run_id, p_unit_id);

@@ -10,6 +10,8 @@
 -- average view percentage (YouTube's figures: a TikTok post has neither, and ranks by its views
 -- after them), with each platform's totals (videos, views, likes, and YouTube's engaged views and
 -- mean view percentage or TikTok's comments and shares) and its most and least viewed video.
+-- Similarity: the channel-standing guard's checks of the week (similarity_checked events), by action,
+-- with the median and highest combined score to the closest earlier video.
 
 create or replace function mdame.weekly_report(p_dimension_id text, p_week_start date)
 returns jsonb
@@ -30,6 +32,7 @@ declare
   v_quota jsonb;
   v_videos jsonb;
   v_topics jsonb;
+  v_similarity jsonb;
 begin
   if p_week_start is null then
     raise exception 'a week start date is required' using errcode = '22023';
@@ -178,6 +181,17 @@ begin
                        from week w group by w.platform) g), '[]'::jsonb))
     into v_videos;
 
+  select jsonb_build_object(
+           'checks', count(*),
+           'passed', count(*) filter (where e.detail->>'action' = 'passed'),
+           'regenerated', count(*) filter (where e.detail->>'action' = 'regenerated'),
+           'rejected', count(*) filter (where e.detail->>'action' = 'rejected'),
+           'median_combined', round((percentile_cont(0.5) within group (order by (e.detail->>'combined')::double precision))::numeric, 4),
+           'max_combined', max((e.detail->>'combined')::numeric))
+    into v_similarity
+    from mdame.events e join mdame.work_units u on u.id = e.unit_id
+   where e.kind = 'similarity_checked' and u.dimension_id = p_dimension_id and e.created_at >= v_from and e.created_at < v_to;
+
   return jsonb_build_object(
     'dimension_id', v_dimension.id,
     'display_name', v_dimension.display_name,
@@ -191,6 +205,7 @@ begin
     'stage_latency', v_latency,
     'cache', v_cache,
     'quota', v_quota,
-    'videos', v_videos);
+    'videos', v_videos,
+    'similarity', v_similarity);
 end;
 $$;

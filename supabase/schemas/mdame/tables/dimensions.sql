@@ -28,6 +28,7 @@ create table mdame.dimensions (
   publishing jsonb not null default '{"run_time": null, "time_zone": "UTC", "category_id": "27", "publish_time": null, "made_for_kids": false, "privacy_status": "public", "default_audio_language": null, "contains_synthetic_media": true}'::jsonb,
   alerts jsonb,
   adapt jsonb not null default '{"pinned": [], "min_sample": 8, "video_length": {"step_s": 3, "spread_s": 4, "target_s": null}, "daily_volume": {"max": null, "min": null, "step": 1}, "min_effect_pp": 3, "cooldown_weeks": 4, "hook_threshold": {"max": 0.85, "min": 0.65, "step": 0.02, "value": 0.72}, "source_weights": {"max": 1, "min": 0.2, "step": 0.1}, "topic_categories": {"boost": 0.15, "avoided": [], "favoured": []}}'::jsonb,
+  similarity jsonb not null default '{"threshold": 0.5, "compare_last": 60, "max_regenerations": 2}'::jsonb,
   constraint dimensions_pkey primary key (id),
   constraint dimensions_adapt_check check ((jsonb_typeof(adapt) = 'object'::text)),
   constraint dimensions_captions_check check (((jsonb_typeof(captions) = 'object'::text) and ((captions - 'profile'::text) = '{}'::jsonb) and (COALESCE((captions ->> 'profile'::text), ''::text) = any (array['platforms'::text, 'intersection'::text, 'youtube_shorts'::text, 'tiktok'::text, 'reels'::text])))),
@@ -56,6 +57,15 @@ end))),
   constraint dimensions_narration_words_check check (((narration_min_words >= 60) and (narration_max_words <= 180) and ((narration_max_words - narration_min_words) >= 10))),
   constraint dimensions_publishing_check check (mdame.publishing_is_valid(publishing)),
   constraint dimensions_sources_listed check (((jsonb_typeof(sources) = 'array'::text) and ((jsonb_array_length(sources) >= 1) and (jsonb_array_length(sources) <= 10)))),
+  constraint dimensions_similarity_check check (((jsonb_typeof(similarity) = 'object'::text) and ((similarity - array['threshold'::text, 'compare_last'::text, 'max_regenerations'::text]) = '{}'::jsonb) and
+case
+    when (jsonb_typeof((similarity -> 'threshold'::text)) = 'number'::text) then ((((similarity ->> 'threshold'::text))::numeric >= 0.05) and (((similarity ->> 'threshold'::text))::numeric <= (1)::numeric))
+    else false
+end and
+case
+    when ((jsonb_typeof((similarity -> 'compare_last'::text)) = 'number'::text) and ((similarity ->> 'compare_last'::text) ~ '^[0-9]{1,3}$'::text)) then ((((similarity ->> 'compare_last'::text))::integer >= 1) and (((similarity ->> 'compare_last'::text))::integer <= 500))
+    else false
+end and (COALESCE((similarity ->> 'max_regenerations'::text), ''::text) = any (array['0'::text, '1'::text, '2'::text, '3'::text])) and (jsonb_typeof((similarity -> 'max_regenerations'::text)) = 'number'::text))),
   constraint dimensions_subject_is_object check ((jsonb_typeof(subject) = 'object'::text)),
   constraint dimensions_trend_geo_check check ((trend_geo ~ '^[A-Z]{2}$'::text)),
   constraint dimensions_tts_fallback_voice_check check (((tts_fallback_voice is null) or (tts_fallback_voice = any (array['Achernar'::text, 'Achird'::text, 'Algenib'::text, 'Algieba'::text, 'Alnilam'::text, 'Aoede'::text, 'Autonoe'::text, 'Callirrhoe'::text, 'Charon'::text, 'Despina'::text, 'Enceladus'::text, 'Erinome'::text, 'Fenrir'::text, 'Gacrux'::text, 'Iapetus'::text, 'Kore'::text, 'Laomedeia'::text, 'Leda'::text, 'Orus'::text, 'Puck'::text, 'Pulcherrima'::text, 'Rasalgethi'::text, 'Sadachbia'::text, 'Sadaltager'::text, 'Schedar'::text, 'Sulafat'::text, 'Umbriel'::text, 'Vindemiatrix'::text, 'Zephyr'::text, 'Zubenelgenubi'::text])))),
@@ -66,6 +76,8 @@ end))),
 );
 
 comment on column mdame.dimensions.music is 'Music bed: {library (storage prefix of tracks with <track>.license.json sidecars), gain_db, duck_db, fade_s}; null for voice only.';
+
+comment on column mdame.dimensions.similarity is 'The channel-standing guard: {threshold, compare_last, max_regenerations} (shared/contracts/similarity.ts, docs/reference/similarity.md).';
 
 comment on column mdame.dimensions.adapt is 'What the adaptive engine may move: bounds, steps, pins (shared/contracts/adapt.ts, docs/reference/adaptive.md).';
 

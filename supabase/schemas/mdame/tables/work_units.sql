@@ -21,6 +21,7 @@ create table mdame.work_units (
   updated_at timestamp with time zone not null default now(),
   video_music jsonb generated always as ((video -> 'music'::text)) stored,
   quality jsonb,
+  similarity jsonb,
   constraint work_units_pkey primary key (id),
   constraint work_units_dimension_id_topic_fingerprint_key unique (dimension_id, topic_fingerprint),
   constraint work_units_unit_key_key unique (unit_key),
@@ -29,6 +30,8 @@ create table mdame.work_units (
   constraint work_units_dimension_id_fkey foreign key (dimension_id) references mdame.dimensions(id),
   constraint work_units_run_id_fkey foreign key (run_id) references mdame.pipeline_runs(id)
 );
+
+comment on column mdame.work_units.similarity is 'The channel-standing guard''s checks of the unit: {checks: [{compared, threshold, closest, verdict, action, checked_at}]} (shared/contracts/similarity.ts); null before its first check.';
 
 comment on column mdame.work_units.video_music is 'The music track of the video and its licence (track_key, license_key, title, author, license, source_url); null without a bed.';
 
