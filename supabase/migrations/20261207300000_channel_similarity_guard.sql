@@ -413,11 +413,7 @@ begin
              'publication_id', l.publication_id,
              'platform', l.platform,
              'title', coalesce(l.title, '(untitled)'),
-             -- An Instagram Reel's link needs its shortcode, which the engine does not record: none.
-             'url', case when l.external_id is null then null
-                         when l.platform = 'youtube' then 'https://www.youtube.com/shorts/' || l.external_id
-                         when l.platform = 'tiktok' then 'https://www.tiktok.com/@' || ltrim(l.channel_handle, '@') || '/video/' || l.external_id
-                         when l.platform = 'facebook' then 'https://www.facebook.com/reel/' || l.external_id end,
+             'url', mdame.external_url(l.platform, l.external_id, l.channel_handle),
              'window_days', l.window_days,
              'views', l.views,
              'engaged_views', l.engaged_views,
