@@ -10,7 +10,7 @@ import { DAY_MS } from "../time.ts";
  * The weekly report of one dimension (mdame.weekly_report): what it produced, where it lost units,
  * how long each stage took, how often the caches saved a call, the quota it used, and its best and
  * worst videos. The SQL builds it, the pipeline parses it with this schema before rendering it
- * (shared/reports/weekly-markdown.ts, weekly-chart.ts), and the operator API answers with it.
+ * (shared/reports/weekly-markdown.ts, weekly-charts.ts), and the operator API answers with it.
  */
 
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date YYYY-MM-DD");
@@ -58,6 +58,13 @@ const PlatformWeek = z.object({
   least_viewed: ReportVideo,
 }).strict();
 export type PlatformWeek = z.infer<typeof PlatformWeek>;
+
+/** One point of a retention curve: the share of the video elapsed, and the audience watching there (YouTube's). */
+export const RetentionPoint = z.object({ ratio: z.number().min(0), watch_ratio: z.number().min(0) }).strict();
+export type RetentionPoint = z.infer<typeof RetentionPoint>;
+
+/** One video's views for the charts: every platform reports views, YouTube alone engaged views. */
+const VideoViews = ReportVideo.pick({ publication_id: true, platform: true, title: true, views: true, engaged_views: true }).strict();
 
 const DailyOutcomes = z.object({ date: isoDate, published: count, rejected: count, failed: count }).strict();
 type DailyOutcomes = z.infer<typeof DailyOutcomes>;
@@ -108,6 +115,10 @@ export const WeeklyReport = z.object({
     worst_retention: ReportVideo.nullable(),
     /** Each platform's figures, by platform name. */
     by_platform: z.array(PlatformWeek),
+    /** The week's videos, most viewed first (the twenty most viewed: mdame.weekly_report). */
+    each: z.array(VideoViews),
+    /** The retention curves of best_retention and worst_retention (null with no such video). */
+    retention_curves: z.object({ best: z.array(RetentionPoint).nullable(), worst: z.array(RetentionPoint).nullable() }).strict(),
   }).strict(),
 }).strict();
 export type WeeklyReport = z.infer<typeof WeeklyReport>;
@@ -132,18 +143,31 @@ export const ReportDate = isoDate.superRefine((text, ctx) => {
   }
 });
 
-/** Query of GET /pipeline/reports/weekly: any date of the week, and optionally one dimension. */
+/** Spend of one day in US dollars (the provider calls' recorded cost), for the spend chart. */
+export const DailySpend = z.object({ date: isoDate, usd: z.number().nonnegative() }).strict();
+export type DailySpend = z.infer<typeof DailySpend>;
+
+/** The charts a weekly report answer carries: none (the default), the SVG, or the SVG and its PNG. */
+export const ReportChart = z.enum(["svg", "png"]);
+export type ReportChart = z.infer<typeof ReportChart>;
+
+/** Query of GET /pipeline/reports/weekly: any date of the week, optionally one dimension, and the charts to draw. */
 export const WeeklyReportQuery = z.object({
   week: ReportDate,
   dimension: DimensionId.optional(),
+  chart: ReportChart.optional(),
 }).strict();
 export type WeeklyReportQuery = z.infer<typeof WeeklyReportQuery>;
 
-/** One dimension's report as the operator API answers it: the figures, the Markdown, the chart (PNG, base64). */
+/**
+ * One dimension's report as the operator API answers it: the figures, the Markdown, and the charts
+ * the query asked for (`chart`: svg draws the SVG, png the SVG and its PNG in base64; null otherwise).
+ */
 export const RenderedWeeklyReport = z.object({
   report: WeeklyReport,
   markdown: z.string(),
-  chart_png_base64: z.string(),
+  chart_svg: z.string().nullable(),
+  chart_png_base64: z.string().nullable(),
 }).strict();
 export type RenderedWeeklyReport = z.infer<typeof RenderedWeeklyReport>;
 

@@ -340,9 +340,12 @@ describe("the weekly report", () => {
     const sent = (await messages()).filter((m) => m.chat_id === CHAT);
     const photos = sent.filter((m) => m.method === "sendPhoto");
     expect(photos.length).toBe(2);
+    // Each photo is the chart the report stored: its key ends in the first 16 hex digits of the PNG's sha256.
+    const keys = (await adminSql()`select chart_key from mdame.weekly_reports where status = 'ready'`).map((r) => r.chart_key as string);
     for (const photo of photos) {
       expect(photo.text.startsWith("📊 Weekly report")).toBe(true);
-      expect(photo.photo!.size_bytes).toBeGreaterThan(100);
+      expect(photo.photo!.size_bytes).toBeGreaterThan(10_000);
+      expect(keys.some((key) => key.endsWith(`-${photo.photo!.sha256.slice(0, 16)}.png`))).toBe(true);
     }
     const all = sent.map((m) => m.text).join("\n");
     expect(all).toContain("Weekly report: Tech Explained");

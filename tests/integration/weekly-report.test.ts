@@ -14,7 +14,8 @@ import { createPipelineApp } from "../../functions/pipeline/app.ts";
 import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
 import { buildPendingWeeklyReports } from "../../functions/pipeline/reports/weekly.ts";
 import { WeeklyReport } from "../../shared/contracts/weekly-report.ts";
-import { CHART_HEIGHT, CHART_WIDTH } from "../../shared/reports/weekly-chart.ts";
+import { CHART_PNG_SCALE } from "../../shared/reports/chart-png.ts";
+import { renderWeeklyChartSvg } from "../../shared/reports/weekly-charts.ts";
 import * as db from "../../stack/db.ts";
 import { paths } from "../../stack/paths.ts";
 import { localStackEnv } from "../../stack/stack-env.ts";
@@ -22,6 +23,8 @@ import { adminSql } from "../fixtures/admin-sql.ts";
 
 const admin = adminSql();
 const HOSTILE_TITLE = "Best ](https://evil.example) ![img](https://evil.example/x.png)\n# not a heading";
+
+const RETENTION = [{ ratio: 0, watch_ratio: 1 }, { ratio: 0.5, watch_ratio: 0.7 }, { ratio: 1, watch_ratio: 0.4 }];
 
 let deps: PipelineDeps;
 let app: ReturnType<typeof createPipelineApp>;
@@ -67,7 +70,7 @@ async function seedWeek() {
     values (${published}, ${account!.id}, 'youtube', 'published', 'vid123', '2026-11-17 10:21Z') returning id`;
   await admin`insert into mdame.video_analytics (publication_id, window_days, fetched_at, period_start, period_end, views, engaged_views,
       average_view_duration_s, average_view_percentage, likes, retention)
-    values (${pub!.id}, 3, '2026-11-20 06:00Z', '2026-11-17', '2026-11-20', 1200, 800, 24.5, 61.2, 90, '[]')`;
+    values (${pub!.id}, 3, '2026-11-20 06:00Z', '2026-11-17', '2026-11-20', 1200, 800, 24.5, 61.2, 90, ${admin.json(RETENTION)})`;
   await admin`insert into mdame.quota_ledger (oauth_client_id, account_id, publication_id, call_kind, bucket, cost, quota_day, status, created_at)
     values ('default', ${account!.id}, ${pub!.id}, 'videos.insert', 'uploads', 1, '2026-11-17', 'settled', '2026-11-17 10:20Z')`;
   await admin`insert into mdame.events (kind, detail, created_at) values
@@ -123,6 +126,12 @@ async function mdame(args: string[]) {
   return { code, stdout, stderr };
 }
 
+/** ffprobe's answer for the report's charts: a PNG of the SVG's size times the scale. */
+async function chartProbe(report: WeeklyReport): Promise<string> {
+  const [, width, height] = /^<svg[^>]*\swidth="(\d+)" height="(\d+)"/.exec(await renderWeeklyChartSvg(report))!;
+  return `png,${Math.round(Number(width) * CHART_PNG_SCALE)},${Math.round(Number(height) * CHART_PNG_SCALE)}`;
+}
+
 function probePng(file: string): string {
   const probe = spawnSync("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", file], {
     encoding: "utf8",
@@ -157,6 +166,8 @@ describe("weekly report", () => {
     expect(report.cache.llm).toEqual({ lookups: 2, hits: 1, hit_rate: 0.5 });
     expect(report.quota.youtube).toEqual([{ bucket: "uploads", used: 1, calls: 1 }]);
     expect(report.videos.best_engaged?.url).toBe("https://www.youtube.com/shorts/vid123");
+    expect(report.videos.each.map((v) => [v.platform, v.views, v.engaged_views])).toEqual([["youtube", 1200, 800]]);
+    expect(report.videos.retention_curves).toEqual({ best: RETENTION, worst: RETENTION });
     expect(tech.markdown).toContain("# Weekly report: Tech Explained");
     expect(tech.markdown).not.toContain("](https://evil.example)");
 
@@ -174,7 +185,7 @@ describe("weekly report", () => {
     expect(await deps.store.exists(tech.chart_key)).toBe(true);
     const local = join(outDir, "stored.png");
     await deps.store.getFile(tech.chart_key, local);
-    expect(probePng(local)).toBe(`png,${CHART_WIDTH},${CHART_HEIGHT}`);
+    expect(probePng(local)).toBe(await chartProbe(report));
   }, 120_000);
 
   test("a second queue for the same week adds nothing, and the next tick builds nothing", async () => {
@@ -203,7 +214,18 @@ describe("weekly report", () => {
     expect(result.stdout).toContain("| LLM | 1 / 2 | 50.0 % |");
     expect(result.stdout).toContain("- Most engaged views: [Best \\]\\(https\\:");
     expect((await stat(chart)).size).toBeGreaterThan(1000);
-    expect(probePng(chart)).toBe(`png,${CHART_WIDTH},${CHART_HEIGHT}`);
+    const [shown] = (JSON.parse((await mdame(["report", "--week", "2026-11-20", "--dimension", "tech-explained", "--json"])).stdout) as {
+      reports: { report: WeeklyReport }[];
+    }).reports;
+    expect(probePng(chart)).toBe(await chartProbe(WeeklyReport.parse(shown!.report)));
+
+    const svgFile = join(outDir, "week.svg");
+    const svg = await mdame(["report", "--week", "2026-11-20", "--dimension", "tech-explained", "--chart", svgFile]);
+    expect(svg.code).toBe(0);
+    const drawn = await readFile(svgFile, "utf8");
+    expect(drawn.startsWith("<svg")).toBe(true);
+    expect(drawn).toContain("Outcomes per day");
+    expect(drawn).toContain("no spend recorded");
 
     const all = await mdame(["report", "--week", "2026-11-16"]);
     expect(all.code).toBe(0);
@@ -230,6 +252,17 @@ describe("weekly report", () => {
     }
     const firstWeek = await app.request("/pipeline/reports/weekly?week=0001-01-03", { headers });
     expect(firstWeek.status).toBe(200);
+    // Charts are drawn only when asked for: none by default, the SVG alone for chart=svg.
+    const charts = async (query: string) => {
+      const answer = await app.request(`/pipeline/reports/weekly?week=2026-11-16&dimension=tech-explained${query}`, { headers });
+      expect(answer.status).toBe(200);
+      const [one] = ((await answer.json()) as { reports: { chart_svg: string | null; chart_png_base64: string | null }[] }).reports;
+      return { svg: one!.chart_svg?.startsWith("<svg") ?? null, png: one!.chart_png_base64 === null ? null : one!.chart_png_base64.length > 100 };
+    };
+    expect(await charts("")).toEqual({ svg: null, png: null });
+    expect(await charts("&chart=svg")).toEqual({ svg: true, png: null });
+    expect(await charts("&chart=png")).toEqual({ svg: true, png: true });
+    expect((await app.request("/pipeline/reports/weekly?week=2026-11-16&chart=gif", { headers })).status).toBe(400);
     const missing = await app.request("/pipeline/reports/weekly", { headers });
     expect(missing.status).toBe(400);
     const unknown = await app.request("/pipeline/reports/weekly?week=2026-11-16&dimension=no-such-one", { headers });

@@ -34,11 +34,19 @@ const deadLetter = (over: Partial<DeadLetter> = {}): DeadLetter => ({
   ...over,
 });
 
-function fakeApi(over: { overview?: () => Promise<never>; video?: OpsVideoDetail } = {}) {
+function fakeApi(over: { overview?: () => Promise<never>; video?: OpsVideoDetail; chartSvg?: string } = {}) {
   const retried: string[] = [];
+  const chartRequests: string[] = [];
   const api = {
     baseUrl: "http://api.test/functions/v1",
     api: {
+      listDimensions: async () => ({ dimensions: [{ id: "tech-explained", active: true }, { id: "paused-one", active: false }] }),
+      weeklyReports: async (week: string, dimension: string | null, chart: string | null) => {
+        chartRequests.push(`${week} ${dimension} ${chart}`);
+        const report = { dimension_id: dimension, display_name: "Tech Explained", week_start: "2026-11-30" };
+        return { week_start: "2026-11-30", reports: [{ report, markdown: "", chart_svg: over.chartSvg ?? null, chart_png_base64: null }] };
+      },
+      listRuns: async () => ({ runs: [] }),
       listDeadLetters: async () => ({ dead_letters: [deadLetter()] }),
       retryDeadLetter: async (id: string) => {
         retried.push(id);
@@ -50,16 +58,17 @@ function fakeApi(over: { overview?: () => Promise<never>; video?: OpsVideoDetail
         throw new CliError("cannot reach http://api.test/functions/v1: connection refused", EXIT.unreachable);
       }),
       video: async () => over.video!,
+      videos: async () => ({ videos: [] }),
     },
   } as unknown as DashboardApi;
-  return { api, retried };
+  return { api, retried, chartRequests };
 }
 
 function dashboard(over: Parameters<typeof fakeApi>[0] = {}, now = () => Date.parse("2026-12-02T08:00:00Z")) {
   const sessions = createSessions(now, "the-sign-in-token");
-  const { api, retried } = fakeApi(over);
+  const { api, retried, chartRequests } = fakeApi(over);
   const app = createDashboardApp({ api, sessions, port: () => PORT, now });
-  return { app, sessions, retried };
+  return { app, sessions, retried, chartRequests };
 }
 
 const get = (app: ReturnType<typeof dashboard>["app"], path: string, headers: Record<string, string> = {}) =>
@@ -309,6 +318,25 @@ describe("the app", () => {
     const refused = await (await get(bad.app, "/videos/5b3f8a9e-1c2d-4e5f-8a9b-0c1d2e3f4a5b", { cookie: bad.cookie })).text();
     expect(refused).not.toContain("<video");
     expect(refused).not.toContain("javascript:");
+  });
+});
+
+describe("the analytics page's charts", () => {
+  test("shows each active dimension's weekly charts as the operator API's SVG, in an image the CSP allows", async () => {
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="640" height="480"><text>${HOSTILE.replaceAll("<", "&lt;")}</text></svg>`;
+    const { app, cookie, chartRequests } = await signedIn({ chartSvg: svg });
+    const response = await get(app, "/analytics", { cookie });
+    expect(response.status).toBe(200);
+    const body = await response.text();
+    expect(chartRequests).toEqual(["2026-12-02 tech-explained svg"]);
+    const image = /<img class="chart" src="data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)" alt="([^"]*)" width="640">/.exec(body);
+    expect(image).not.toBeNull();
+    expect(Buffer.from(image![1]!, "base64").toString("utf8")).toBe(svg);
+    expect(image![2]).toBe("This week&#39;s charts of Tech Explained");
+    expect(body).not.toContain("<script");
+    const csp = response.headers.get("content-security-policy")!;
+    expect(csp).toContain("img-src 'self' data:");
+    expect(csp).toContain("default-src 'none'");
   });
 });
 

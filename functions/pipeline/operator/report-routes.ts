@@ -3,7 +3,8 @@ import { pipelineRoutes as routes } from "../../../shared/api/routes/index.ts";
 import { mondayOf, type RenderedWeeklyReport } from "../../../shared/contracts/weekly-report.ts";
 import { getDimensions } from "../../../shared/db/rpc/dimensions.ts";
 import { weeklyReport } from "../../../shared/db/rpc/weekly-reports.ts";
-import { renderWeeklyChart } from "../../../shared/reports/weekly-chart.ts";
+import { chartPng } from "../../../shared/reports/chart-png.ts";
+import { renderWeeklyChartSvg } from "../../../shared/reports/weekly-charts.ts";
 import { renderWeeklyMarkdown } from "../../../shared/reports/weekly-markdown.ts";
 import { type Handlers } from "../routes.ts";
 import { reply } from "../../../shared/api/serve.ts";
@@ -18,8 +19,10 @@ function base64(bytes: Uint8Array): string {
 /**
  * The weekly report route of the operator API (`mdame report`), behind the service-role bearer:
  *
- * - `GET /reports/weekly?week=YYYY-MM-DD[&dimension=<id>]`  the week holding that date, for every
- *   active dimension or the one named (404 when unknown): figures, Markdown and chart (PNG, base64).
+ * - `GET /reports/weekly?week=YYYY-MM-DD[&dimension=<id>][&chart=svg|png]`  the week holding that
+ *   date, for every active dimension or the one named (404 when unknown): figures, Markdown and, when
+ *   asked, the charts (svg: the SVG; png: the SVG and its PNG in base64). Drawing costs Edge CPU
+ *   (docs/reports/benchmarks.md), so a chart is drawn only when asked for.
  *   A date that is not a calendar date is a 400 naming the `week` parameter.
  *
  * The figures are read live (mdame.weekly_report), so a report asked for after the Sunday run
@@ -34,7 +37,9 @@ export function reportHandlers(deps: OperatorDeps): Handlers<"weeklyReports"> {
       const reports: RenderedWeeklyReport[] = [];
       for (const dimension of dimensions) {
         const report = await weeklyReport(deps.sql, dimension.id, query.week);
-        reports.push({ report, markdown: renderWeeklyMarkdown(report), chart_png_base64: base64(renderWeeklyChart(report)) });
+        const svg = query.chart === undefined ? null : await renderWeeklyChartSvg(report);
+        const png = svg !== null && query.chart === "png" ? base64(await chartPng(svg)) : null;
+        reports.push({ report, markdown: renderWeeklyMarkdown(report), chart_svg: svg, chart_png_base64: png });
       }
       return reply(c, routes.weeklyReports, 200, { week_start: mondayOf(query.week), reports });
     },

@@ -1,6 +1,7 @@
 /**
  * The weekly reports' builder, run by the pipeline's tick: each pending report that is due is
- * claimed, its figures read (mdame.weekly_report), rendered as Markdown and a chart, the chart stored
+ * claimed, its figures read (mdame.weekly_report), rendered as Markdown and charts (SVG drawn by
+ * vega, rasterised as PNG by resvg: shared/reports/weekly-charts.ts, chart-png.ts), the PNG stored
  * through the asset store, and the report marked ready with its alert raised in one transaction
  * (mdame.complete_weekly_report). A failure is recorded for a later tick (mdame.fail_weekly_report:
  * backoff, five attempts); the row's unique week keeps it to one report however often it runs.
@@ -11,7 +12,8 @@ import type { WeeklyReport } from "../../../shared/contracts/weekly-report.ts";
 import { coerceError } from "../../../shared/errors.ts";
 import { claimWeeklyReports, completeWeeklyReport, failWeeklyReport, weeklyReport, type WeeklyReportRow } from "../../../shared/db/rpc/weekly-reports.ts";
 import { sha256Hex } from "../../../shared/hashing.ts";
-import { renderWeeklyChart } from "../../../shared/reports/weekly-chart.ts";
+import { chartPng } from "../../../shared/reports/chart-png.ts";
+import { renderWeeklyChartSvg } from "../../../shared/reports/weekly-charts.ts";
 import { renderWeeklyMarkdown } from "../../../shared/reports/weekly-markdown.ts";
 import { makeScratchDir } from "../../../shared/storage/scratch-dirs.ts";
 import type { PipelineDeps } from "../deps.ts";
@@ -54,7 +56,7 @@ async function buildOne(deps: Pick<PipelineDeps, "sql" | "store" | "logger">, ro
   try {
     const report = await weeklyReport(deps.sql, row.dimension_id, row.week_start);
     const markdown = renderWeeklyMarkdown(report);
-    const png = renderWeeklyChart(report) as Uint8Array<ArrayBuffer>;
+    const png = await chartPng(await renderWeeklyChartSvg(report));
     const key = await storeChart(deps, report, png);
     const done = await completeWeeklyReport(deps.sql, { id: row.id, holder }, {
       report,

@@ -40,7 +40,8 @@ export const reportRoutes = {
     method: "get",
     path: "/pipeline/reports/weekly",
     operationId: "weeklyReports",
-    summary: "The weekly report of the week holding `week`, for every active dimension or the one named: figures, Markdown and chart (PNG, base64)",
+    summary:
+      "The weekly report of the week holding `week`, for every active dimension or the one named: figures, Markdown and, when asked (`chart`), the charts as SVG or SVG and PNG (base64)",
     request: { query: WeeklyReportQuery },
     responses: {
       200: ok("The reports", bodies.WeeklyReportList, "a week with no active dimension", examples.weeklyReports),

@@ -1,0 +1,49 @@
+/**
+ * A chart's SVG rasterised as PNG by resvg (WebAssembly, so the same in Deno and Bun, no native
+ * code). resvg-wasm loads no system fonts: the charts' one face, DejaVu Sans, ships beside this file
+ * (fonts/, with its licence) and is the only font resvg is given. The WebAssembly module and the font
+ * are read once per process, on the first chart.
+ */
+import { initWasm, Resvg } from "@resvg/resvg-wasm";
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { CHART_FONT } from "./weekly-charts.ts";
+
+/** The PNG's pixels per SVG pixel: sharp on a phone, well within Telegram's photo limits. */
+export const CHART_PNG_SCALE = 1.5;
+
+const FONT_FILE = new URL("./fonts/DejaVuSans.ttf", import.meta.url);
+
+let loaded: Promise<Uint8Array> | null = null;
+
+/** Loads the WebAssembly module once and returns the font's bytes. */
+function load(): Promise<Uint8Array> {
+  loaded ??= (async () => {
+    const wasm = createRequire(import.meta.url).resolve("@resvg/resvg-wasm/index_bg.wasm");
+    await initWasm(await readFile(wasm));
+    return new Uint8Array(await readFile(FONT_FILE));
+  })().catch((error) => {
+    loaded = null;
+    throw error;
+  });
+  return loaded;
+}
+
+/** The SVG as PNG bytes, CHART_PNG_SCALE times its size. */
+export async function chartPng(svg: string): Promise<Uint8Array<ArrayBuffer>> {
+  const font = await load();
+  const resvg = new Resvg(svg, {
+    fitTo: { mode: "zoom", value: CHART_PNG_SCALE },
+    font: { fontBuffers: [font], defaultFontFamily: CHART_FONT, sansSerifFamily: CHART_FONT },
+  });
+  try {
+    const image = resvg.render();
+    try {
+      return image.asPng() as Uint8Array<ArrayBuffer>;
+    } finally {
+      image.free();
+    }
+  } finally {
+    resvg.free();
+  }
+}
