@@ -74,7 +74,8 @@ function pipelineHandlers(deps: PipelineDeps): Handlers<"getHealth" | "triggerRu
       const startedAt = Date.now();
       const left = () => Math.max(0, tickBudgetMs(deps.env) - (Date.now() - startedAt));
       const result = await tick(deps.sql);
-      await buildPendingWeeklyReports(deps);
+      // Weekly reports draw charts: they take at most half of the stage tasks' CPU share.
+      await buildPendingWeeklyReports(deps, { usedMs: cpuUsedMs, budgetMs: tickCpuBudgetMs(deps.env) / 2 });
       await runDueAdaptations(deps);
       const drained = await drainStageTasks(deps, {
         budgetMs: Math.max(0, left() - 3 * SIDE_WORK_BUDGET_MS - STORAGE_DELETIONS_BUDGET_MS),

@@ -22,7 +22,8 @@ function base64(bytes: Uint8Array): string {
  * - `GET /reports/weekly?week=YYYY-MM-DD[&dimension=<id>][&chart=svg|png]`  the week holding that
  *   date, for every active dimension or the one named (404 when unknown): figures, Markdown and, when
  *   asked, the charts (svg: the SVG; png: the SVG and its PNG in base64). Drawing costs Edge CPU
- *   (docs/reports/benchmarks.md), so a chart is drawn only when asked for.
+ *   (docs/reports/benchmarks.md), so charts are drawn only when asked for and for one dimension a
+ *   request: `chart` without `dimension` is a 400.
  *   A date that is not a calendar date is a 400 naming the `week` parameter.
  *
  * The figures are read live (mdame.weekly_report), so a report asked for after the Sunday run
@@ -32,6 +33,9 @@ export function reportHandlers(deps: OperatorDeps): Handlers<"weeklyReports"> {
   return {
     weeklyReports: async (c) => {
       const query = c.req.valid("query");
+      if (query.chart !== undefined && query.dimension === undefined) {
+        throw new HTTPException(400, { message: "chart needs dimension: charts are drawn for one dimension per request (a few hundred ms of CPU each)" });
+      }
       const dimensions = (await getDimensions(deps.sql, query.dimension ?? null)).filter((d) => query.dimension !== undefined || d.active);
       if (query.dimension !== undefined && dimensions.length === 0) throw new HTTPException(404, { message: `no dimension ${query.dimension}` });
       const reports: RenderedWeeklyReport[] = [];

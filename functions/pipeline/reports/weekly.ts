@@ -77,11 +77,30 @@ async function buildOne(deps: Pick<PipelineDeps, "sql" | "store" | "logger">, ro
   }
 }
 
-/** Builds the weekly reports that are due (a few per tick); never throws for one report's failure. */
-export async function buildPendingWeeklyReports(deps: Pick<PipelineDeps, "sql" | "store" | "logger">, limit = 5): Promise<WeeklyReportsBuilt> {
+/** The request's CPU so far and the share of it the reports may take before the next is claimed. */
+export interface ReportCpuBudget {
+  usedMs: () => number;
+  budgetMs: number;
+}
+
+/**
+ * Builds the weekly reports that are due, claimed one at a time: at most `limit`, and none once the
+ * request's CPU passes `cpu.budgetMs` (drawing a report's charts costs a few hundred ms of CPU, most
+ * of a second in a cold worker: docs/reports/benchmarks.md). Never throws for one report's failure.
+ */
+export async function buildPendingWeeklyReports(
+  deps: Pick<PipelineDeps, "sql" | "store" | "logger">,
+  cpu: ReportCpuBudget | null = null,
+  limit = 5,
+): Promise<WeeklyReportsBuilt> {
   const holder = `pipeline-${crypto.randomUUID()}`;
-  const rows = await claimWeeklyReports(deps.sql, holder, limit, LEASE_S);
   let built = 0;
-  for (const row of rows) if (await buildOne(deps, row, holder)) built += 1;
-  return { built, failed: rows.length - built };
+  let failed = 0;
+  while (built + failed < limit && (cpu === null || cpu.usedMs() < cpu.budgetMs)) {
+    const [row] = await claimWeeklyReports(deps.sql, holder, 1, LEASE_S);
+    if (row === undefined) break;
+    if (await buildOne(deps, row, holder)) built += 1;
+    else failed += 1;
+  }
+  return { built, failed };
 }
