@@ -7,21 +7,28 @@
 import { initWasm, Resvg } from "@resvg/resvg-wasm";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { CHART_FONT } from "./weekly-charts.ts";
 
 /** The PNG's pixels per SVG pixel: sharp on a phone, well within Telegram's photo limits. */
 export const CHART_PNG_SCALE = 1.5;
 
-const FONT_FILE = new URL("./fonts/DejaVuSans.ttf", import.meta.url);
+/**
+ * The files read at run time: the font, then resvg's WebAssembly module. supabase/config.toml deploys
+ * both beside the pipeline function (`static_files`; tests/unit/deploy-check.test.ts holds it to this).
+ */
+export function chartRuntimeFiles(): [font: string, wasm: string] {
+  return [fileURLToPath(new URL("./fonts/DejaVuSans.ttf", import.meta.url)), createRequire(import.meta.url).resolve("@resvg/resvg-wasm/index_bg.wasm")];
+}
 
 let loaded: Promise<Uint8Array> | null = null;
 
 /** Loads the WebAssembly module once and returns the font's bytes. */
 function load(): Promise<Uint8Array> {
   loaded ??= (async () => {
-    const wasm = createRequire(import.meta.url).resolve("@resvg/resvg-wasm/index_bg.wasm");
+    const [font, wasm] = chartRuntimeFiles();
     await initWasm(await readFile(wasm));
-    return new Uint8Array(await readFile(FONT_FILE));
+    return new Uint8Array(await readFile(font));
   })().catch((error) => {
     loaded = null;
     throw error;
