@@ -158,7 +158,7 @@ if (import.meta.main) {
     const start = doc.indexOf(BEGIN);
     const end = doc.indexOf(END);
     if (start === -1 || end < start) throw new Error(`docs/reference/weekly-report.md has no sample markers (${BEGIN} ... ${END})`);
-    const sample = `${BEGIN}\n\n\`\`\`markdown\n${markdown}\`\`\`\n\n![The sample week's chart](${
+    const sample = `${BEGIN}\n\n\`\`\`markdown\n${markdown}\`\`\`\n\n![The sample week's charts](${
       relative(dirname(WEEKLY_REPORT_DOC), WEEKLY_REPORT_SAMPLE_PNG)
     })\n\n${END}`;
     await writeFile(docPath, doc.slice(0, start) + sample + doc.slice(end + END.length));
