@@ -64,6 +64,7 @@ function notice(title: string, text: string): Panel {
 function outcomesPanel(report: WeeklyReport): Panel {
   const order = Object.keys(OUTCOME_COLORS) as (keyof typeof OUTCOME_COLORS)[];
   const values = report.daily.flatMap((day, i) => order.map((outcome, rank) => ({ day: dayLabel(day.date, i), outcome, rank, units: day[outcome] })));
+  const busiest = Math.max(0, ...report.daily.map((d) => d.published + d.rejected + d.failed));
   return {
     title: "Outcomes per day",
     width: PANEL_WIDTH,
@@ -72,7 +73,15 @@ function outcomesPanel(report: WeeklyReport): Panel {
     mark: "bar",
     encoding: {
       x: { field: "day", type: "ordinal", sort: null, title: null, axis: DAY_AXIS },
-      y: { field: "units", type: "quantitative", stack: "zero", title: "units", axis: { tickMinStep: 1, format: "d" } },
+      // An empty week still draws its axis from 0 to 1, not a lone 0 in the middle.
+      y: {
+        field: "units",
+        type: "quantitative",
+        stack: "zero",
+        title: "units",
+        scale: { domainMax: busiest > 0 ? undefined : 1 },
+        axis: { tickMinStep: 1, format: "d" },
+      },
       color: {
         field: "outcome",
         type: "nominal",
