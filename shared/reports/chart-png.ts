@@ -10,8 +10,8 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { CHART_FONT } from "./weekly-charts.ts";
 
-/** The PNG's pixels per SVG pixel: sharp on a phone, well within Telegram's photo limits. */
-export const CHART_PNG_SCALE = 1.5;
+/** The PNG's pixels per SVG pixel: 1, about 1250 px wide, under the 1280 px Telegram scales a photo to; more costs the Edge memory it lacks (docs/reports/benchmarks.md). */
+export const CHART_PNG_SCALE = 1;
 
 /**
  * The files read at run time: the font, then resvg's WebAssembly module. supabase/config.toml deploys
