@@ -13,7 +13,6 @@ import { type PipelineApi, pipelineRoutes as routes } from "../shared/api/routes
 import type { ConnectAccountBody } from "../shared/contracts/account.ts";
 import type { DimensionConfigInput, DimensionPatch } from "../shared/contracts/dimension.ts";
 import type { TriggerRunBody } from "../shared/contracts/operator.ts";
-import type { ReportChart } from "../shared/contracts/weekly-report.ts";
 import type { ApiConfig } from "./config.ts";
 import { apiError, CliError, EXIT, networkError } from "./errors.ts";
 
@@ -125,8 +124,8 @@ export function createApiClient(config: ApiConfig, fetchImpl?: Fetch, shown?: (j
       read(routes.rotateCredentials, api.credentials.rotate.$post({ json: body })),
     credentialKeys: () => read(routes.credentialKeys, api.credentials.keys.$get()),
     /** The weekly report of the week holding `week` (YYYY-MM-DD), every active dimension's or one's. */
-    weeklyReports: (week: string, dimension: string | null, chart: ReportChart | null = null) =>
-      read(routes.weeklyReports, api.reports.weekly.$get({ query: { week, ...optional("dimension", dimension), ...(chart === null ? {} : { chart }) } })),
+    weeklyReports: (week: string, dimension: string | null) =>
+      read(routes.weeklyReports, api.reports.weekly.$get({ query: { week, ...optional("dimension", dimension) } })),
     /** The adaptive engine (docs/reference/adaptive.md). */
     adapt: (body: { dimension?: string; dry_run: boolean }) => read(routes.adapt, api.adapt.$post({ json: body })),
     listAdaptations: (dimension: string | null, limit: number) =>

@@ -1,9 +1,8 @@
 /**
  * `npm run deploy:check`: what `supabase functions deploy` would refuse or what would break once
  * deployed, found before deploying. For each Edge Function (functions/<name>/index.ts):
- *   - bundles it with deno.json as the import map and prints the bundle's size, with the
- *     static files config.toml deploys beside it, against Supabase's 20 MB limit (bundles land in
- *     dist/functions/);
+ *   - bundles it with deno.json as the import map and prints the bundle's size against
+ *     Supabase's 20 MB limit (bundles land in dist/functions/);
  *   - checks the function's own modules against what the Edge Runtime lacks (subprocesses, FFI,
  *     workers, Bun, writes outside /tmp, listeners besides Deno.serve in index.ts);
  *   - checks that index.ts serves a handler with Deno.serve;
@@ -13,7 +12,7 @@
  *
  *   bun scripts/deploy-check.ts [--functions-dir <dir>] [--out-dir <dir>]
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import process from "node:process";
 import { paths } from "../stack/paths.ts";
@@ -61,29 +60,13 @@ async function checkFunction(fn: EdgeFunction, root: string, outDir: string, con
   }
 
   const outFile = join(outDir, `${fn.name}.js`);
-  const bundled = await bundleFunction(fn, root, outFile);
-  // Files deployed beside the bundle count against the same limit.
-  let size = bundled;
-  for (const file of configured?.find((c) => c.name === fn.name)?.staticFiles ?? []) {
-    const path = resolve(root, "supabase", file);
-    if (!existsSync(path)) {
-      ok = false;
-      lines.push(`  FAIL static file ${file} (supabase/config.toml [functions.${fn.name}]) does not exist`);
-      continue;
-    }
-    size += statSync(path).size;
-    lines.push(`  static file ${relative(root, path)} ${mb(statSync(path).size)}`);
-  }
+  const size = await bundleFunction(fn, root, outFile);
   const share = ((size / FUNCTION_SIZE_LIMIT_BYTES) * 100).toFixed(1);
   if (size > FUNCTION_SIZE_LIMIT_BYTES) {
     ok = false;
-    lines.push(`  FAIL bundle and static files ${mb(size)} are over the ${mb(FUNCTION_SIZE_LIMIT_BYTES)} limit (${relative(root, outFile)})`);
+    lines.push(`  FAIL bundle ${mb(size)} is over the ${mb(FUNCTION_SIZE_LIMIT_BYTES)} limit (${relative(root, outFile)})`);
   } else {
-    lines.push(
-      `  bundle ${mb(bundled)}${size > bundled ? ` + static files ${mb(size - bundled)} = ${mb(size)}` : ""} of ${
-        mb(FUNCTION_SIZE_LIMIT_BYTES)
-      } (${share}%), ${modules.length} own module(s) (${relative(root, outFile)})`,
-    );
+    lines.push(`  bundle ${mb(size)} of ${mb(FUNCTION_SIZE_LIMIT_BYTES)} (${share}%), ${modules.length} own module(s) (${relative(root, outFile)})`);
   }
 
   for (const f of findings.filter((f) => f.severity === "error")) {

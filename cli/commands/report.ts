@@ -6,7 +6,9 @@
  */
 import { markdownForTerminal } from "../../shared/reports/weekly-markdown.ts";
 import { writeFile } from "node:fs/promises";
-import { mondayOf, type ReportChart, ReportDate, type WeeklyReportList } from "../../shared/contracts/weekly-report.ts";
+import { ReportDate, type WeeklyReportList } from "../../shared/contracts/weekly-report.ts";
+import { renderWeeklyChartSvg } from "../../shared/reports/weekly-charts.ts";
+import { chartPng } from "../../shared/reports/chart-png.ts";
 import type { ApiClient } from "../api-client.ts";
 import { type CommandSpec, JSON_FLAG } from "../command-spec.ts";
 import { CliError, EXIT, UsageError } from "../errors.ts";
@@ -62,26 +64,17 @@ export function chartPath(file: string, dimensionId: string, several: boolean): 
   return dot > slash + 1 ? `${file.slice(0, dot)}-${dimensionId}${file.slice(dot)}` : `${file}-${dimensionId}`;
 }
 
-/** The reports with their charts: the operator API draws them one dimension a request. */
-async function chartedReports(api: ApiClient, week: string, dimension: string | null, chart: ReportChart): Promise<WeeklyReportList> {
-  if (dimension !== null) return await api.weeklyReports(week, dimension, chart);
-  const active = (await api.listDimensions()).dimensions.filter((d) => d.active);
-  const lists = [];
-  for (const d of active) lists.push(await api.weeklyReports(week, d.id, chart));
-  return { week_start: mondayOf(week), reports: lists.flatMap((l) => l.reports) };
-}
-
 export async function reportCommand(command: ReportCommand, api: ApiClient, ctx: CommandContext): Promise<number> {
-  const svg = command.chart?.toLowerCase().endsWith(".svg") ?? false;
-  const list: WeeklyReportList = command.chart === null
-    ? await api.weeklyReports(command.week, command.dimension, null)
-    : await chartedReports(api, command.week, command.dimension, svg ? "svg" : "png");
+  const list: WeeklyReportList = await api.weeklyReports(command.week, command.dimension);
   if (command.chart !== null) {
     const several = list.reports.length > 1;
-    for (const { report, chart_png_base64, chart_svg } of list.reports) {
+    const svg = command.chart.toLowerCase().endsWith(".svg");
+    for (const { report } of list.reports) {
       const path = chartPath(command.chart, report.dimension_id, several);
+      // Drawn here from the figures, as the render-runner draws the alert's (the Edge cannot hold resvg).
+      const drawn = await renderWeeklyChartSvg(report);
       try {
-        await writeFile(path, svg ? chart_svg ?? "" : Buffer.from(chart_png_base64 ?? "", "base64"));
+        await writeFile(path, svg ? drawn : await chartPng(drawn));
       } catch (error) {
         throw new CliError(`cannot write the chart to ${path}: ${error instanceof Error ? error.message : String(error)}`, EXIT.failure);
       }

@@ -90,13 +90,11 @@ export interface ConfiguredFunction {
   name: string;
   entrypoint?: string;
   importMap?: string;
-  /** Files deployed beside the bundle and read at run time (paths as written, relative to supabase/). */
-  staticFiles?: string[];
 }
 
 /**
- * The `[functions.<name>]` tables of supabase/config.toml with their `entrypoint`, `import_map`
- * and `static_files` (a one-line array) (paths as written, relative to supabase/). `supabase functions deploy` takes a
+ * The `[functions.<name>]` tables of supabase/config.toml with their `entrypoint` and
+ * `import_map` (paths as written, relative to supabase/). `supabase functions deploy` takes a
  * function's code from there, so a function missing from it would deploy from
  * supabase/functions/<name>, which does not exist.
  */
@@ -112,8 +110,6 @@ export function configuredFunctions(toml: string): ConfiguredFunction[] {
       if (current) found.push(current);
       continue;
     }
-    const files = /^static_files\s*=\s*\[(.*)\]$/.exec(line);
-    if (current && files) current.staticFiles = [...files[1]!.matchAll(/"([^"]*)"/g)].map((m) => m[1]!);
     const entry = /^(entrypoint|import_map)\s*=\s*"([^"]*)"$/.exec(line);
     if (current && entry) {
       if (entry[1] === "entrypoint") current.entrypoint = entry[2];

@@ -147,27 +147,21 @@ export const ReportDate = isoDate.superRefine((text, ctx) => {
 export const DailySpend = z.object({ date: isoDate, usd: z.number().nonnegative() }).strict();
 export type DailySpend = z.infer<typeof DailySpend>;
 
-/** The charts a weekly report answer carries: none (the default), the SVG, or the SVG and its PNG. */
-export const ReportChart = z.enum(["svg", "png"]);
-export type ReportChart = z.infer<typeof ReportChart>;
-
-/** Query of GET /pipeline/reports/weekly: any date of the week, optionally one dimension, and the charts to draw. */
+/** Query of GET /pipeline/reports/weekly: any date of the week, and optionally one dimension. */
 export const WeeklyReportQuery = z.object({
   week: ReportDate,
   dimension: DimensionId.optional(),
-  chart: ReportChart.optional(),
 }).strict();
 export type WeeklyReportQuery = z.infer<typeof WeeklyReportQuery>;
 
 /**
- * One dimension's report as the operator API answers it: the figures, the Markdown, and the charts
- * the query asked for (`chart`: svg draws the SVG, png the SVG and its PNG in base64; null otherwise).
+ * One dimension's report as the operator API answers it: the figures and the Markdown. Its charts
+ * are drawn where they are shown, from the figures (shared/reports/weekly-charts.ts), never on the
+ * Edge: rasterising them passes its memory (docs/reports/benchmarks.md).
  */
 export const RenderedWeeklyReport = z.object({
   report: WeeklyReport,
   markdown: z.string(),
-  chart_svg: z.string().nullable(),
-  chart_png_base64: z.string().nullable(),
 }).strict();
 export type RenderedWeeklyReport = z.infer<typeof RenderedWeeklyReport>;
 

@@ -1,34 +1,27 @@
 /**
  * A chart's SVG rasterised as PNG by resvg (WebAssembly, so the same in Deno and Bun, no native
- * code). resvg-wasm loads no system fonts: the charts' one face, DejaVu Sans, ships beside this file
- * (fonts/, with its licence) and is the only font resvg is given. The WebAssembly module and the font
- * are read once per process, on the first chart.
+ * code), in Bun processes only: the render-runner for the weekly report's alert, the CLI for
+ * `mdame report --chart`. A rasterisation holds about 70-100 MB more than the process did, which
+ * the Edge's 256 MB per worker cannot spare (docs/reports/benchmarks.md). resvg-wasm loads no
+ * system fonts: the charts' one face, DejaVu Sans, ships beside this file (fonts/, with its licence)
+ * and is the only font resvg is given. The WebAssembly module and the font are read once per
+ * process, on the first chart.
  */
 import { initWasm, Resvg } from "@resvg/resvg-wasm";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
 import { CHART_FONT } from "./weekly-charts.ts";
 
-/** The PNG's pixels per SVG pixel: 1, about 1250 px wide, under the 1280 px Telegram scales a photo to; more costs the Edge memory it lacks (docs/reports/benchmarks.md). */
+/** The PNG's pixels per SVG pixel: 1, about 1250 px wide, under the 1280 px Telegram scales a photo to. */
 export const CHART_PNG_SCALE = 1;
-
-/**
- * The files read at run time: the font, then resvg's WebAssembly module. supabase/config.toml deploys
- * both beside the pipeline function (`static_files`; tests/unit/deploy-check.test.ts holds it to this).
- */
-export function chartRuntimeFiles(): [font: string, wasm: string] {
-  return [fileURLToPath(new URL("./fonts/DejaVuSans.ttf", import.meta.url)), createRequire(import.meta.url).resolve("@resvg/resvg-wasm/index_bg.wasm")];
-}
 
 let loaded: Promise<Uint8Array> | null = null;
 
 /** Loads the WebAssembly module once and returns the font's bytes. */
 function load(): Promise<Uint8Array> {
   loaded ??= (async () => {
-    const [font, wasm] = chartRuntimeFiles();
-    await initWasm(await readFile(wasm));
-    return new Uint8Array(await readFile(font));
+    await initWasm(await readFile(createRequire(import.meta.url).resolve("@resvg/resvg-wasm/index_bg.wasm")));
+    return new Uint8Array(await readFile(new URL("./fonts/DejaVuSans.ttf", import.meta.url)));
   })().catch((error) => {
     loaded = null;
     throw error;

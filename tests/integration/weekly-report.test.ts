@@ -1,8 +1,8 @@
 /**
  * The weekly report end to end against the real Postgres: fixture work of one week, the Sunday
- * queue (mdame.queue_weekly_reports), the pipeline's tick building every report (row ready, alert
- * raised in the outbox, chart in Storage), `mdame report` as a real process through the operator
- * API, and a second queue for the same week adding nothing.
+ * queue (mdame.queue_weekly_reports), the render-runner's weekly reports pass building every report
+ * (row ready, alert raised in the outbox, charts in Storage), `mdame report` as a real process
+ * through the operator API, and a second queue for the same week adding nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
@@ -12,7 +12,8 @@ import { join } from "node:path";
 import process from "node:process";
 import { createPipelineApp } from "../../functions/pipeline/app.ts";
 import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
-import { buildPendingWeeklyReports } from "../../functions/pipeline/reports/weekly.ts";
+import { buildPendingWeeklyReports } from "../../shared/reports/weekly-build.ts";
+import { startWeeklyReports } from "../../render-runner/weekly-reports.ts";
 import { WeeklyReport } from "../../shared/contracts/weekly-report.ts";
 import { CHART_PNG_SCALE } from "../../shared/reports/chart-png.ts";
 import { renderWeeklyChartSvg } from "../../shared/reports/weekly-charts.ts";
@@ -140,22 +141,14 @@ function probePng(file: string): string {
 }
 
 describe("weekly report", () => {
-  test("queue -> tick: every active dimension's report is ready, its alert raised, its chart in Storage", async () => {
+  test("queue -> the render-runner's pass: every active dimension's report is ready, its alert raised, its charts in Storage", async () => {
     const [queued] = await admin`select mdame.queue_weekly_reports('2026-11-22 21:00Z') as added`;
     expect(queued!.added).toBe(2);
 
-    // A tick builds reports until their CPU share is spent (a cold worker's first chart takes most
-    // of it): the ticks that follow build the rest.
-    let ticks = 0;
-    do {
-      const tick = await app.request("/pipeline/tick", {
-        method: "POST",
-        headers: { authorization: `Bearer ${serviceRoleKey}`, "content-type": "application/json" },
-        body: "{}",
-      });
-      expect(tick.status).toBe(200);
-      ticks += 1;
-    } while (ticks < 5 && (await admin`select 1 from mdame.weekly_reports where status = 'pending'`).length > 0);
+    // The render-runner's passes (render-runner/weekly-reports.ts): the first runs at once, and
+    // stop() waits for it.
+    const passes = startWeeklyReports({ sql: deps.sql, store: deps.store, logger: deps.logger }, 60_000);
+    await passes.stop();
 
     const rows = await admin`select dimension_id, week_start::text as week_start, status, attempts, chart_key, markdown, report, alert_id
       from mdame.weekly_reports order by dimension_id`;
@@ -194,15 +187,10 @@ describe("weekly report", () => {
     expect(probePng(local)).toBe(await chartProbe(report));
   }, 120_000);
 
-  test("a second queue for the same week adds nothing, and the next tick builds nothing", async () => {
+  test("a second queue for the same week adds nothing, and the next pass builds nothing", async () => {
     const [again] = await admin`select mdame.queue_weekly_reports('2026-11-22 22:00Z') as added`;
     expect(again!.added).toBe(0);
-    const tick = await app.request("/pipeline/tick", {
-      method: "POST",
-      headers: { authorization: `Bearer ${serviceRoleKey}`, "content-type": "application/json" },
-      body: "{}",
-    });
-    expect(tick.status).toBe(200);
+    expect(await buildPendingWeeklyReports(deps)).toEqual({ built: 0, failed: 0 });
     const [counts] = await admin`select (select count(*)::int from mdame.weekly_reports) as reports,
       (select count(*)::int from mdame.alerts where kind = 'weekly_report') as alerts,
       (select sum(occurrences)::int from mdame.alerts where kind = 'weekly_report') as occurrences`;
@@ -258,21 +246,6 @@ describe("weekly report", () => {
     }
     const firstWeek = await app.request("/pipeline/reports/weekly?week=0001-01-03", { headers });
     expect(firstWeek.status).toBe(200);
-    // Charts are drawn only when asked for: none by default, the SVG alone for chart=svg.
-    const charts = async (query: string) => {
-      const answer = await app.request(`/pipeline/reports/weekly?week=2026-11-16&dimension=tech-explained${query}`, { headers });
-      expect(answer.status).toBe(200);
-      const [one] = ((await answer.json()) as { reports: { chart_svg: string | null; chart_png_base64: string | null }[] }).reports;
-      return { svg: one!.chart_svg?.startsWith("<svg") ?? null, png: one!.chart_png_base64 === null ? null : one!.chart_png_base64.length > 100 };
-    };
-    expect(await charts("")).toEqual({ svg: null, png: null });
-    expect(await charts("&chart=svg")).toEqual({ svg: true, png: null });
-    expect(await charts("&chart=png")).toEqual({ svg: true, png: true });
-    // Charts are drawn for one dimension per request: every dimension's would not fit one request's CPU.
-    const every = await app.request("/pipeline/reports/weekly?week=2026-11-16&chart=svg", { headers });
-    expect(every.status).toBe(400);
-    expect(await every.text()).toContain("chart needs dimension");
-    expect((await app.request("/pipeline/reports/weekly?week=2026-11-16&chart=gif", { headers })).status).toBe(400);
     const missing = await app.request("/pipeline/reports/weekly", { headers });
     expect(missing.status).toBe(400);
     const unknown = await app.request("/pipeline/reports/weekly?week=2026-11-16&dimension=no-such-one", { headers });
@@ -287,10 +260,6 @@ describe("weekly report", () => {
   test("a build that fails is retried after its backoff and still makes one report", async () => {
     const [queued] = await admin`select mdame.queue_weekly_reports('2026-11-29 21:00Z') as added`;
     expect(queued!.added).toBe(2);
-    // A tick whose CPU share for reports is spent claims none: they wait, pending, for the next.
-    expect(await buildPendingWeeklyReports(deps, { usedMs: () => 600, budgetMs: 500 })).toEqual({ built: 0, failed: 0 });
-    const waiting = await admin`select status, attempts from mdame.weekly_reports where week_start = '2026-11-23'`;
-    expect(waiting.map((r) => `${r.status} ${r.attempts}`)).toEqual(["pending 0", "pending 0"]);
     const brokenStore = { ...deps.store, backend: "broken", putFile: () => Promise.reject(new Error("storage unavailable")) };
     expect(await buildPendingWeeklyReports({ ...deps, store: brokenStore })).toEqual({ built: 0, failed: 2 });
     const failed = await admin`select status, attempts, last_error from mdame.weekly_reports where week_start = '2026-11-23'`;

@@ -15,6 +15,9 @@ import { createSessions, sameToken, SESSION_TTL_MS } from "../../cli/dashboard/s
 import { CliError, EXIT } from "../../cli/errors.ts";
 import type { DeadLetter } from "../../shared/contracts/operator.ts";
 import type { OpsVideoDetail } from "../../shared/contracts/ops.ts";
+import type { WeeklyReport } from "../../shared/contracts/weekly-report.ts";
+import { renderWeeklyChartSvg } from "../../shared/reports/weekly-charts.ts";
+import { sample } from "../fixtures/weekly-report.ts";
 
 const PORT = 8790;
 const HOST = `127.0.0.1:${PORT}`;
@@ -34,17 +37,15 @@ const deadLetter = (over: Partial<DeadLetter> = {}): DeadLetter => ({
   ...over,
 });
 
-function fakeApi(over: { overview?: () => Promise<never>; video?: OpsVideoDetail; chartSvg?: string } = {}) {
+function fakeApi(over: { overview?: () => Promise<never>; video?: OpsVideoDetail; reports?: { report: WeeklyReport; markdown: string }[] } = {}) {
   const retried: string[] = [];
   const chartRequests: string[] = [];
   const api = {
     baseUrl: "http://api.test/functions/v1",
     api: {
-      listDimensions: async () => ({ dimensions: [{ id: "tech-explained", active: true }, { id: "paused-one", active: false }] }),
-      weeklyReports: async (week: string, dimension: string | null, chart: string | null) => {
-        chartRequests.push(`${week} ${dimension} ${chart}`);
-        const report = { dimension_id: dimension, display_name: "Tech Explained", week_start: "2026-11-30" };
-        return { week_start: "2026-11-30", reports: [{ report, markdown: "", chart_svg: over.chartSvg ?? null, chart_png_base64: null }] };
+      weeklyReports: async (week: string, dimension: string | null) => {
+        chartRequests.push(`${week} ${dimension}`);
+        return { week_start: "2026-11-30", reports: over.reports ?? [] };
       },
       listRuns: async () => ({ runs: [] }),
       listDeadLetters: async () => ({ dead_letters: [deadLetter()] }),
@@ -322,17 +323,19 @@ describe("the app", () => {
 });
 
 describe("the analytics page's charts", () => {
-  test("shows each active dimension's weekly charts as the operator API's SVG, in an image the CSP allows", async () => {
-    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="640" height="480"><text>${HOSTILE.replaceAll("<", "&lt;")}</text></svg>`;
-    const { app, cookie, chartRequests } = await signedIn({ chartSvg: svg });
+  test("shows each active dimension's weekly charts, drawn from the report's figures, in an image the CSP allows", async () => {
+    const { app, cookie, chartRequests } = await signedIn({ reports: [{ report: sample(), markdown: "" }] });
     const response = await get(app, "/analytics", { cookie });
     expect(response.status).toBe(200);
     const body = await response.text();
-    expect(chartRequests).toEqual(["2026-12-02 tech-explained svg"]);
-    const image = /<img class="chart" src="data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)" alt="([^"]*)" width="640">/.exec(body);
+    expect(chartRequests).toEqual(["2026-12-02 null"]);
+    const image = /<img class="chart" src="data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)" alt="([^"]*)" width="(\d+)">/.exec(body);
     expect(image).not.toBeNull();
-    expect(Buffer.from(image![1]!, "base64").toString("utf8")).toBe(svg);
+    const svg = Buffer.from(image![1]!, "base64").toString("utf8");
+    expect(svg).toBe(await renderWeeklyChartSvg(sample()));
+    expect(svg).toContain("Outcomes per day");
     expect(image![2]).toBe("This week&#39;s charts of Tech Explained");
+    // The report's hostile titles are text inside the image, never markup of the page.
     expect(body).not.toContain("<script");
     const csp = response.headers.get("content-security-policy")!;
     expect(csp).toContain("img-src 'self' data:");

@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync, realpathSync } from "node:fs";
-import { chartRuntimeFiles } from "../../shared/reports/chart-png.ts";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { configProblem, configuredFunctions } from "../../scripts/deploy/edge-functions.ts";
 import { scanSource, servesHandler } from "../../scripts/deploy/runtime-rules.ts";
@@ -127,14 +126,6 @@ describe("supabase/config.toml declarations", () => {
   test("the project's config declares both functions with their entrypoints and deno.json", () => {
     const configured = configuredFunctions(readFileSync(join(supabaseDir, "config.toml"), "utf8"));
     for (const name of ["pipeline", "worker-callback"]) expect(configProblem(fn(name), configured, supabaseDir, importMap)).toBeNull();
-  });
-
-  test("the pipeline deploys the files its charts read at run time", () => {
-    const [pipeline] = configuredFunctions(readFileSync(join(supabaseDir, "config.toml"), "utf8")).filter((c) => c.name === "pipeline");
-    const deployed = (pipeline!.staticFiles ?? []).map((file) => realpathSync(join(supabaseDir, file)));
-    const read = chartRuntimeFiles().map((file) => realpathSync(file));
-    expect(read.length).toBe(2);
-    for (const file of read) expect({ file, deployed: deployed.includes(file) }).toEqual({ file, deployed: true });
   });
 
   test("a function missing from config.toml, or pointing elsewhere, is named", () => {

@@ -1,16 +1,17 @@
 /**
  * Analytics: this week's charts of each active dimension (the weekly report's: outcomes, views,
- * retention, spend), then each recent publication's day-3 and day-7 windows, YouTube Analytics' or
+ * retention, spend; drawn here as SVG from the report's figures), then each recent publication's day-3 and day-7 windows, YouTube Analytics' or
  * TikTok's.
  */
 import { html } from "hono/html";
 import type { RunVideoAnalytics } from "../../../shared/contracts/analytics.ts";
+import { renderWeeklyChartSvg } from "../../../shared/reports/weekly-charts.ts";
 import type { DashboardApi } from "../ops-client.ts";
 import { type Html, section, sectionError, table, when } from "../layout.ts";
 
 /** How many recent runs the page reads. */
 const ANALYTICS_RUNS = 10;
-/** How many dimensions' charts the page draws: one operator API request each (drawing costs Edge CPU). */
+/** How many dimensions' charts the page draws (each a vega run in this process). */
 const CHART_DIMENSIONS = 8;
 
 type Figures = Pick<
@@ -59,34 +60,30 @@ export function chartImage(svg: string, alt: string): Html {
   return html`<img class="chart" src="data:image/svg+xml;base64,${Buffer.from(svg, "utf8").toString("base64")}" alt="${alt}" width="${width ?? ""}">`;
 }
 
-/** This week's charts of the active dimensions (the first CHART_DIMENSIONS), drawn by the operator API. */
+/** This week's charts of the active dimensions (the first CHART_DIMENSIONS), drawn here from the weekly report's figures. */
 function weekCharts({ api }: DashboardApi, nowMs: number): Promise<Html> {
   const week = new Date(nowMs).toISOString().slice(0, 10);
-  return section("the active dimensions", async () => {
-    const active = (await api.listDimensions()).dimensions.filter((d) => d.active);
-    const shown = active.slice(0, CHART_DIMENSIONS);
-    const settled = await Promise.allSettled(shown.map((d) => api.weeklyReports(week, d.id, "svg")));
-    return { active, shown, settled };
-  }, ({ active, shown, settled }) => {
-    const figures = settled.map((s, i) => {
-      if (s.status === "rejected") return sectionError(`the charts of ${shown[i]!.id}`, s.reason);
-      return s.value.reports.map((r) =>
-        r.chart_svg === null ? "" : html`
+  return section("this week's reports", async () => {
+    const { reports } = await api.weeklyReports(week, null);
+    const shown = reports.slice(0, CHART_DIMENSIONS);
+    return {
+      more: reports.length - shown.length,
+      drawn: await Promise.all(shown.map(async ({ report }) => ({ report, svg: await renderWeeklyChartSvg(report) }))),
+    };
+  }, ({ more, drawn }) =>
+    html`
+      <h2>This week</h2>
+      ${drawn.length === 0 ? html`<p class="empty">No active dimension.</p>` : drawn.map(({ report, svg }) =>
+        html`
           <figure>
-            ${chartImage(r.chart_svg, `This week's charts of ${r.report.display_name}`)}
-            <figcaption>${r.report.display_name} (${r.report.dimension_id}), week of ${r.report.week_start}</figcaption>
+            ${chartImage(svg, `This week's charts of ${report.display_name}`)}
+            <figcaption>${report.display_name} (${report.dimension_id}), week of ${report.week_start}</figcaption>
           </figure>
         `
-      );
-    });
-    const more = active.length - shown.length;
-    return html`
-      <h2>This week</h2>
-      ${figures.length === 0 ? html`<p class="empty">No active dimension.</p>` : figures}
+      )}
       ${more > 0 ? html`<p class="muted">${more} more active dimension(s): <code>mdame report --week ${week} --dimension ID --chart FILE.svg</code></p>` : ""}
       <h2>Videos</h2>
-    `;
-  });
+    `);
 }
 
 export async function analyticsPage(dashboard: DashboardApi, nowMs: number): Promise<Html> {

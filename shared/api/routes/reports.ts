@@ -41,7 +41,7 @@ export const reportRoutes = {
     path: "/pipeline/reports/weekly",
     operationId: "weeklyReports",
     summary:
-      "The weekly report of the week holding `week`, for every active dimension or the one named: figures, Markdown and, when asked (`chart`), the charts as SVG or SVG and PNG (base64)",
+      "The weekly report of the week holding `week`, for every active dimension or the one named: figures and Markdown (charts are drawn from the figures where they are shown)",
     request: { query: WeeklyReportQuery },
     responses: {
       200: ok("The reports", bodies.WeeklyReportList, "a week with no active dimension", examples.weeklyReports),
