@@ -1,6 +1,5 @@
 /**
- * A chart's SVG rasterised as PNG by resvg (WebAssembly, so the same in Deno and Bun, no native
- * code), in Bun processes only: the render-runner for the weekly report's alert, the CLI for
+ * A chart's SVG rasterised as PNG by resvg (WebAssembly: no native code), in Bun processes only: the render-runner for the weekly report's alert, the CLI for
  * `mdame report --chart`. A rasterisation holds about 70-100 MB more than the process did, which
  * the Edge's 256 MB per worker cannot spare (docs/reports/benchmarks.md). resvg-wasm loads no
  * system fonts: the charts' one face, DejaVu Sans, ships beside this file (fonts/, with its licence)
@@ -8,20 +7,23 @@
  * process, on the first chart.
  */
 import { initWasm, Resvg } from "@resvg/resvg-wasm";
+// Imported as files (Bun): paths on disk when run from the repository, embedded in the executable
+// by `npm run build:workers` (a worker machine has neither the repository nor node_modules).
+import wasmFile from "@resvg/resvg-wasm/index_bg.wasm" with { type: "file" };
 import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { CHART_PNG_SCALE } from "./chart-png-scale.ts";
 import { CHART_FONT } from "./weekly-charts.ts";
+import fontFile from "./fonts/DejaVuSans.ttf" with { type: "file" };
 
-/** The PNG's pixels per SVG pixel: 1, about 1250 px wide, under the 1280 px Telegram scales a photo to. */
-export const CHART_PNG_SCALE = 1;
+export { CHART_PNG_SCALE };
 
 let loaded: Promise<Uint8Array> | null = null;
 
 /** Loads the WebAssembly module once and returns the font's bytes. */
 function load(): Promise<Uint8Array> {
   loaded ??= (async () => {
-    await initWasm(await readFile(createRequire(import.meta.url).resolve("@resvg/resvg-wasm/index_bg.wasm")));
-    return new Uint8Array(await readFile(new URL("./fonts/DejaVuSans.ttf", import.meta.url)));
+    await initWasm(await readFile(wasmFile));
+    return new Uint8Array(await readFile(fontFile));
   })().catch((error) => {
     loaded = null;
     throw error;
