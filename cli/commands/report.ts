@@ -1,12 +1,14 @@
 /**
  * `mdame report --week <date> [--dimension <id>] [--chart FILE] [--json]`: the weekly report of the
  * week holding the date (Monday to Sunday in each dimension's time zone), for every active dimension
- * or one, as Markdown; `--chart` writes the chart as PNG (one file per dimension when there are
+ * or one, as Markdown; `--chart` writes the charts as PNG (SVG for a .svg file) (one file per dimension when there are
  * several: FILE's name with `-<dimension>` before its extension).
  */
 import { markdownForTerminal } from "../../shared/reports/weekly-markdown.ts";
 import { writeFile } from "node:fs/promises";
 import { ReportDate, type WeeklyReportList } from "../../shared/contracts/weekly-report.ts";
+import { renderWeeklyChartSvg } from "../../shared/reports/weekly-charts.ts";
+import { chartPng } from "../../shared/reports/chart-png.ts";
 import type { ApiClient } from "../api-client.ts";
 import { type CommandSpec, JSON_FLAG } from "../command-spec.ts";
 import { CliError, EXIT, UsageError } from "../errors.ts";
@@ -22,7 +24,12 @@ export const REPORT_SPECS: CommandSpec[] = [
     flags: [
       { name: "week", kind: "string", value: "<YYYY-MM-DD>", description: "any date of the week to report (Monday to Sunday)" },
       { name: "dimension", kind: "string", value: "<id>", description: "only this dimension (default: every active one)" },
-      { name: "chart", kind: "string", value: "<file.png>", description: "write the chart of daily outcomes as PNG" },
+      {
+        name: "chart",
+        kind: "string",
+        value: "<file.png|file.svg>",
+        description: "write the charts (outcomes, views, retention, spend) as PNG, or SVG for a .svg file",
+      },
       JSON_FLAG,
     ],
     summary: "print the weekly report (outcomes, stage latency, cache hits, quota, best and worst videos) as Markdown",
@@ -61,10 +68,13 @@ export async function reportCommand(command: ReportCommand, api: ApiClient, ctx:
   const list: WeeklyReportList = await api.weeklyReports(command.week, command.dimension);
   if (command.chart !== null) {
     const several = list.reports.length > 1;
-    for (const { report, chart_png_base64 } of list.reports) {
+    const svg = command.chart.toLowerCase().endsWith(".svg");
+    for (const { report } of list.reports) {
       const path = chartPath(command.chart, report.dimension_id, several);
+      // Drawn here from the figures, as the render-runner draws the alert's (the Edge cannot hold resvg).
+      const drawn = await renderWeeklyChartSvg(report);
       try {
-        await writeFile(path, Buffer.from(chart_png_base64, "base64"));
+        await writeFile(path, svg ? drawn : await chartPng(drawn));
       } catch (error) {
         throw new CliError(`cannot write the chart to ${path}: ${error instanceof Error ? error.message : String(error)}`, EXIT.failure);
       }

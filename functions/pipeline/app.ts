@@ -11,7 +11,6 @@ import { startCpuMeter } from "./stage-pool.ts";
 import { deliverDueAlerts } from "./alerts/deliver.ts";
 import { drainAnalyticsFetches } from "./analytics/fetch.ts";
 import { drainThumbnailSets } from "./thumbnails/set.ts";
-import { buildPendingWeeklyReports } from "./reports/weekly.ts";
 import { runDueAdaptations } from "./adapt/weekly.ts";
 import { serveOpenApiDocument } from "./openapi.ts";
 import { drainStorageDeletions, STORAGE_DELETIONS_BUDGET_MS } from "./housekeeping/storage-deletions.ts";
@@ -74,7 +73,6 @@ function pipelineHandlers(deps: PipelineDeps): Handlers<"getHealth" | "triggerRu
       const startedAt = Date.now();
       const left = () => Math.max(0, tickBudgetMs(deps.env) - (Date.now() - startedAt));
       const result = await tick(deps.sql);
-      await buildPendingWeeklyReports(deps);
       await runDueAdaptations(deps);
       const drained = await drainStageTasks(deps, {
         budgetMs: Math.max(0, left() - 3 * SIDE_WORK_BUDGET_MS - STORAGE_DELETIONS_BUDGET_MS),

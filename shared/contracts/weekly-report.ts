@@ -10,7 +10,7 @@ import { DAY_MS } from "../time.ts";
  * The weekly report of one dimension (mdame.weekly_report): what it produced, where it lost units,
  * how long each stage took, how often the caches saved a call, the quota it used, and its best and
  * worst videos. The SQL builds it, the pipeline parses it with this schema before rendering it
- * (shared/reports/weekly-markdown.ts, weekly-chart.ts), and the operator API answers with it.
+ * (shared/reports/weekly-markdown.ts, weekly-charts.ts), and the operator API answers with it.
  */
 
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date YYYY-MM-DD");
@@ -58,6 +58,13 @@ const PlatformWeek = z.object({
   least_viewed: ReportVideo,
 }).strict();
 export type PlatformWeek = z.infer<typeof PlatformWeek>;
+
+/** One point of a retention curve: the share of the video elapsed, and the audience watching there (YouTube's). */
+export const RetentionPoint = z.object({ ratio: z.number().min(0), watch_ratio: z.number().min(0) }).strict();
+export type RetentionPoint = z.infer<typeof RetentionPoint>;
+
+/** One video's views for the charts: every platform reports views, YouTube alone engaged views. */
+const VideoViews = ReportVideo.pick({ publication_id: true, platform: true, title: true, views: true, engaged_views: true }).strict();
 
 const DailyOutcomes = z.object({ date: isoDate, published: count, rejected: count, failed: count }).strict();
 type DailyOutcomes = z.infer<typeof DailyOutcomes>;
@@ -123,6 +130,10 @@ export const WeeklyReport = z.object({
     worst_retention: ReportVideo.nullable(),
     /** Each platform's figures, by platform name. */
     by_platform: z.array(PlatformWeek),
+    /** The week's videos, most viewed first (the twenty most viewed: mdame.weekly_report). */
+    each: z.array(VideoViews),
+    /** The retention curves of best_retention and worst_retention (null with no such video). */
+    retention_curves: z.object({ best: z.array(RetentionPoint).nullable(), worst: z.array(RetentionPoint).nullable() }).strict(),
   }).strict(),
   /** Absent from reports stored before the guard existed. */
   similarity: SimilarityWeek.optional(),
@@ -149,6 +160,10 @@ export const ReportDate = isoDate.superRefine((text, ctx) => {
   }
 });
 
+/** Spend of one day in US dollars (the provider calls' recorded cost), for the spend chart. */
+export const DailySpend = z.object({ date: isoDate, usd: z.number().nonnegative() }).strict();
+export type DailySpend = z.infer<typeof DailySpend>;
+
 /** Query of GET /pipeline/reports/weekly: any date of the week, and optionally one dimension. */
 export const WeeklyReportQuery = z.object({
   week: ReportDate,
@@ -156,11 +171,14 @@ export const WeeklyReportQuery = z.object({
 }).strict();
 export type WeeklyReportQuery = z.infer<typeof WeeklyReportQuery>;
 
-/** One dimension's report as the operator API answers it: the figures, the Markdown, the chart (PNG, base64). */
+/**
+ * One dimension's report as the operator API answers it: the figures and the Markdown. Its charts
+ * are drawn where they are shown, from the figures (shared/reports/weekly-charts.ts), never on the
+ * Edge: rasterising them passes its memory (docs/reports/benchmarks.md).
+ */
 export const RenderedWeeklyReport = z.object({
   report: WeeklyReport,
   markdown: z.string(),
-  chart_png_base64: z.string(),
 }).strict();
 export type RenderedWeeklyReport = z.infer<typeof RenderedWeeklyReport>;
 

@@ -35,6 +35,8 @@ export function runWorkerProcess<P>(options: {
   definition: (resources: WorkerProcessResources) => QueueTaskDefinition<P>;
   /** Extra fields for the "ready" log line. */
   describe?: (resources: WorkerProcessResources) => Record<string, unknown>;
+  /** Work the process runs beside its queue, started after it and stopped before the database closes. */
+  alongside?: (resources: WorkerProcessResources, logger: Logger) => { stop(): Promise<void> };
 }): void {
   const logger = createLogger(options.component);
   start().catch((error: unknown) => {
@@ -88,7 +90,8 @@ export function runWorkerProcess<P>(options: {
       storage: describeAssetStore(env),
     }, `${options.component} ready`);
     worker.start();
-    stopOnSignals(worker, log, () => sql.end({ timeout: 5 }));
+    const beside = options.alongside?.(resources, log);
+    stopOnSignals({ stop: () => Promise.all([worker.stop(), beside?.stop()]).then(() => {}) }, log, () => sql.end({ timeout: 5 }));
   }
 }
 

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { startEmulator } from "../../emulators/main.ts";
 import { createTelegramClient, TelegramRateLimitedError, TelegramUnavailableError } from "../../shared/providers/telegram/bot-api.ts";
 import { raiseAlert } from "../../shared/db/rpc/alerts.ts";
+import { buildPendingWeeklyReports } from "../../shared/reports/weekly-build.ts";
 import { LOCAL_TELEGRAM_BOT_TOKEN } from "../../stack/stack-env.ts";
 import { raiseThroughDatabase } from "../../stack/restart-alerts.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
@@ -334,15 +335,20 @@ describe("the weekly report", () => {
     await adminSql()`delete from mdame.weekly_reports`;
     const [queued] = await adminSql()`select mdame.queue_weekly_reports('2026-11-22 21:00Z') as added`;
     expect(queued!.added).toBe(2);
+    // The render-runner builds them (render-runner/weekly-reports.ts); the tick delivers their alerts.
+    expect(await buildPendingWeeklyReports(pipeline.deps)).toEqual({ built: 2, failed: 0 });
     await pipeline.tick();
     const rows = await alertRows();
     expect(rows.filter((a) => a.kind === "weekly_report").map((a) => a.status)).toEqual(["sent", "sent"]);
     const sent = (await messages()).filter((m) => m.chat_id === CHAT);
     const photos = sent.filter((m) => m.method === "sendPhoto");
     expect(photos.length).toBe(2);
+    // Each photo is the chart the report stored: its key ends in the first 16 hex digits of the PNG's sha256.
+    const keys = (await adminSql()`select chart_key from mdame.weekly_reports where status = 'ready'`).map((r) => r.chart_key as string);
     for (const photo of photos) {
       expect(photo.text.startsWith("📊 Weekly report")).toBe(true);
-      expect(photo.photo!.size_bytes).toBeGreaterThan(100);
+      expect(photo.photo!.size_bytes).toBeGreaterThan(10_000);
+      expect(keys.some((key) => key.endsWith(`-${photo.photo!.sha256.slice(0, 16)}.png`))).toBe(true);
     }
     const all = sent.map((m) => m.text).join("\n");
     expect(all).toContain("Weekly report: Tech Explained");

@@ -352,6 +352,14 @@ describe("mdame dashboard in Chromium", () => {
     const row = await page.$eval(`tr[data-publication="${seeded.publicationId}"]`, (el) => (el as unknown as DomElement).innerText);
     expect(row).toContain("4321");
     expect(row).toContain("75.5 %");
+    // This week's charts: the operator API's SVG, decoded by Chromium under the dashboard's CSP.
+    const chart = await page.$eval("img.chart", (el) => {
+      const img = el as unknown as { complete: boolean; naturalWidth: number; alt: string };
+      return { complete: img.complete, width: img.naturalWidth, alt: img.alt };
+    });
+    expect(chart.complete).toBe(true);
+    expect(chart.width).toBeGreaterThan(500);
+    expect(chart.alt).toStartWith("This week's charts of ");
     await screenshot("analytics");
 
     await page.goto(`${dashboardUrl}schedules`);

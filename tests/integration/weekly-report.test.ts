@@ -1,8 +1,8 @@
 /**
  * The weekly report end to end against the real Postgres: fixture work of one week, the Sunday
- * queue (mdame.queue_weekly_reports), the pipeline's tick building every report (row ready, alert
- * raised in the outbox, chart in Storage), `mdame report` as a real process through the operator
- * API, and a second queue for the same week adding nothing.
+ * queue (mdame.queue_weekly_reports), the render-runner's weekly reports pass building every report
+ * (row ready, alert raised in the outbox, charts in Storage), `mdame report` as a real process
+ * through the operator API, and a second queue for the same week adding nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
@@ -12,9 +12,11 @@ import { join } from "node:path";
 import process from "node:process";
 import { createPipelineApp } from "../../functions/pipeline/app.ts";
 import { createPipelineDeps, type PipelineDeps } from "../../functions/pipeline/deps.ts";
-import { buildPendingWeeklyReports } from "../../functions/pipeline/reports/weekly.ts";
+import { buildPendingWeeklyReports } from "../../shared/reports/weekly-build.ts";
+import { startWeeklyReports } from "../../render-runner/weekly-reports.ts";
 import { WeeklyReport } from "../../shared/contracts/weekly-report.ts";
-import { CHART_HEIGHT, CHART_WIDTH } from "../../shared/reports/weekly-chart.ts";
+import { CHART_PNG_SCALE } from "../../shared/reports/chart-png.ts";
+import { renderWeeklyChartSvg } from "../../shared/reports/weekly-charts.ts";
 import * as db from "../../stack/db.ts";
 import { paths } from "../../stack/paths.ts";
 import { localStackEnv } from "../../stack/stack-env.ts";
@@ -22,6 +24,8 @@ import { adminSql } from "../fixtures/admin-sql.ts";
 
 const admin = adminSql();
 const HOSTILE_TITLE = "Best ](https://evil.example) ![img](https://evil.example/x.png)\n# not a heading";
+
+const RETENTION = [{ ratio: 0, watch_ratio: 1 }, { ratio: 0.5, watch_ratio: 0.7 }, { ratio: 1, watch_ratio: 0.4 }];
 
 let deps: PipelineDeps;
 let app: ReturnType<typeof createPipelineApp>;
@@ -67,7 +71,7 @@ async function seedWeek() {
     values (${published}, ${account!.id}, 'youtube', 'published', 'vid123', '2026-11-17 10:21Z') returning id`;
   await admin`insert into mdame.video_analytics (publication_id, window_days, fetched_at, period_start, period_end, views, engaged_views,
       average_view_duration_s, average_view_percentage, likes, retention)
-    values (${pub!.id}, 3, '2026-11-20 06:00Z', '2026-11-17', '2026-11-20', 1200, 800, 24.5, 61.2, 90, '[]')`;
+    values (${pub!.id}, 3, '2026-11-20 06:00Z', '2026-11-17', '2026-11-20', 1200, 800, 24.5, 61.2, 90, ${admin.json(RETENTION)})`;
   await admin`insert into mdame.quota_ledger (oauth_client_id, account_id, publication_id, call_kind, bucket, cost, quota_day, status, created_at)
     values ('default', ${account!.id}, ${pub!.id}, 'videos.insert', 'uploads', 1, '2026-11-17', 'settled', '2026-11-17 10:20Z')`;
   await admin`insert into mdame.events (kind, detail, created_at) values
@@ -123,6 +127,12 @@ async function mdame(args: string[]) {
   return { code, stdout, stderr };
 }
 
+/** ffprobe's answer for the report's charts: a PNG of the SVG's size times the scale. */
+async function chartProbe(report: WeeklyReport): Promise<string> {
+  const [, width, height] = /^<svg[^>]*\swidth="(\d+)" height="(\d+)"/.exec(await renderWeeklyChartSvg(report))!;
+  return `png,${Math.round(Number(width) * CHART_PNG_SCALE)},${Math.round(Number(height) * CHART_PNG_SCALE)}`;
+}
+
 function probePng(file: string): string {
   const probe = spawnSync("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", file], {
     encoding: "utf8",
@@ -131,16 +141,14 @@ function probePng(file: string): string {
 }
 
 describe("weekly report", () => {
-  test("queue -> tick: every active dimension's report is ready, its alert raised, its chart in Storage", async () => {
+  test("queue -> the render-runner's pass: every active dimension's report is ready, its alert raised, its charts in Storage", async () => {
     const [queued] = await admin`select mdame.queue_weekly_reports('2026-11-22 21:00Z') as added`;
     expect(queued!.added).toBe(2);
 
-    const tick = await app.request("/pipeline/tick", {
-      method: "POST",
-      headers: { authorization: `Bearer ${serviceRoleKey}`, "content-type": "application/json" },
-      body: "{}",
-    });
-    expect(tick.status).toBe(200);
+    // The render-runner's passes (render-runner/weekly-reports.ts): the first runs at once, and
+    // stop() waits for it.
+    const passes = startWeeklyReports({ sql: deps.sql, store: deps.store, logger: deps.logger }, 60_000);
+    await passes.stop();
 
     const rows = await admin`select dimension_id, week_start::text as week_start, status, attempts, chart_key, markdown, report, alert_id
       from mdame.weekly_reports order by dimension_id`;
@@ -157,6 +165,8 @@ describe("weekly report", () => {
     expect(report.cache.llm).toEqual({ lookups: 2, hits: 1, hit_rate: 0.5 });
     expect(report.quota.youtube).toEqual([{ bucket: "uploads", used: 1, calls: 1 }]);
     expect(report.videos.best_engaged?.url).toBe("https://www.youtube.com/shorts/vid123");
+    expect(report.videos.each.map((v) => [v.platform, v.views, v.engaged_views])).toEqual([["youtube", 1200, 800]]);
+    expect(report.videos.retention_curves).toEqual({ best: RETENTION, worst: RETENTION });
     expect(tech.markdown).toContain("# Weekly report: Tech Explained");
     expect(tech.markdown).not.toContain("](https://evil.example)");
 
@@ -174,18 +184,13 @@ describe("weekly report", () => {
     expect(await deps.store.exists(tech.chart_key)).toBe(true);
     const local = join(outDir, "stored.png");
     await deps.store.getFile(tech.chart_key, local);
-    expect(probePng(local)).toBe(`png,${CHART_WIDTH},${CHART_HEIGHT}`);
+    expect(probePng(local)).toBe(await chartProbe(report));
   }, 120_000);
 
-  test("a second queue for the same week adds nothing, and the next tick builds nothing", async () => {
+  test("a second queue for the same week adds nothing, and the next pass builds nothing", async () => {
     const [again] = await admin`select mdame.queue_weekly_reports('2026-11-22 22:00Z') as added`;
     expect(again!.added).toBe(0);
-    const tick = await app.request("/pipeline/tick", {
-      method: "POST",
-      headers: { authorization: `Bearer ${serviceRoleKey}`, "content-type": "application/json" },
-      body: "{}",
-    });
-    expect(tick.status).toBe(200);
+    expect(await buildPendingWeeklyReports(deps)).toEqual({ built: 0, failed: 0 });
     const [counts] = await admin`select (select count(*)::int from mdame.weekly_reports) as reports,
       (select count(*)::int from mdame.alerts where kind = 'weekly_report') as alerts,
       (select sum(occurrences)::int from mdame.alerts where kind = 'weekly_report') as occurrences`;
@@ -203,7 +208,18 @@ describe("weekly report", () => {
     expect(result.stdout).toContain("| LLM | 1 / 2 | 50.0 % |");
     expect(result.stdout).toContain("- Most engaged views: [Best \\]\\(https\\:");
     expect((await stat(chart)).size).toBeGreaterThan(1000);
-    expect(probePng(chart)).toBe(`png,${CHART_WIDTH},${CHART_HEIGHT}`);
+    const [shown] = (JSON.parse((await mdame(["report", "--week", "2026-11-20", "--dimension", "tech-explained", "--json"])).stdout) as {
+      reports: { report: WeeklyReport }[];
+    }).reports;
+    expect(probePng(chart)).toBe(await chartProbe(WeeklyReport.parse(shown!.report)));
+
+    const svgFile = join(outDir, "week.svg");
+    const svg = await mdame(["report", "--week", "2026-11-20", "--dimension", "tech-explained", "--chart", svgFile]);
+    expect(svg.code).toBe(0);
+    const drawn = await readFile(svgFile, "utf8");
+    expect(drawn.startsWith("<svg")).toBe(true);
+    expect(drawn).toContain("Outcomes per day");
+    expect(drawn).toContain("no spend recorded");
 
     const all = await mdame(["report", "--week", "2026-11-16"]);
     expect(all.code).toBe(0);

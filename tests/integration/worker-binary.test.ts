@@ -7,6 +7,7 @@ import process from "node:process";
 import * as db from "../../stack/db.ts";
 import { paths } from "../../stack/paths.ts";
 import { localStackEnv, workerEnv } from "../../stack/stack-env.ts";
+import { adminSql } from "../fixtures/admin-sql.ts";
 
 // The render-runner as a deployer ships it: one executable from `npm run build:workers`, started
 // in a directory that holds nothing of this repository, configured by its environment alone.
@@ -93,3 +94,37 @@ test("started with the local stack's environment it checks the database and repo
   const { code } = await worker.exit;
   expect(code).toBe(0);
 }, 60_000);
+
+test("it builds the due weekly reports with their charts: its own role, the font and resvg's WebAssembly inside the file", async () => {
+  const admin = adminSql();
+  await admin`delete from mdame.weekly_reports`;
+  const [queued] = await admin`select mdame.queue_weekly_reports('2026-11-22 21:00Z') as added`;
+  expect(queued!.added).toBeGreaterThan(0);
+  const storage = join(dir, "report-storage");
+  const worker = start({
+    ...workerEnv(localStackEnv(), "render-runner"),
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    STORAGE_BACKEND: "local",
+    STORAGE_LOCAL_DIR: storage,
+    WORKER_ID: "render-runner-binary-reports",
+    LOG_LEVEL: "info",
+  });
+  // The first weekly reports pass runs at start (render-runner/weekly-reports.ts).
+  let rows: { status: string; chart_key: string | null }[] = [];
+  for (let i = 0; i < 150; i++) {
+    rows = await admin<{ status: string; chart_key: string | null }[]>`select status, chart_key from mdame.weekly_reports`;
+    if (rows.every((r) => r.status !== "pending")) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  worker.kill("SIGTERM");
+  expect((await worker.exit).code).toBe(0);
+  expect(rows.map((r) => r.status), worker.output()).toEqual(rows.map(() => "ready"));
+  for (const row of rows) {
+    const probe = spawnSync("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", join(storage, row.chart_key!)], {
+      encoding: "utf8",
+    });
+    expect(probe.stdout.trim()).toBe("png");
+  }
+  expect(worker.output()).toContain('"msg":"weekly reports pass"');
+  await admin`delete from mdame.weekly_reports`;
+}, 90_000);

@@ -15,6 +15,9 @@ import { createSessions, sameToken, SESSION_TTL_MS } from "../../cli/dashboard/s
 import { CliError, EXIT } from "../../cli/errors.ts";
 import type { DeadLetter } from "../../shared/contracts/operator.ts";
 import type { OpsVideoDetail } from "../../shared/contracts/ops.ts";
+import type { WeeklyReport } from "../../shared/contracts/weekly-report.ts";
+import { renderWeeklyChartSvg } from "../../shared/reports/weekly-charts.ts";
+import { sample } from "../fixtures/weekly-report.ts";
 
 const PORT = 8790;
 const HOST = `127.0.0.1:${PORT}`;
@@ -34,11 +37,17 @@ const deadLetter = (over: Partial<DeadLetter> = {}): DeadLetter => ({
   ...over,
 });
 
-function fakeApi(over: { overview?: () => Promise<never>; video?: OpsVideoDetail } = {}) {
+function fakeApi(over: { overview?: () => Promise<never>; video?: OpsVideoDetail; reports?: { report: WeeklyReport; markdown: string }[] } = {}) {
   const retried: string[] = [];
+  const chartRequests: string[] = [];
   const api = {
     baseUrl: "http://api.test/functions/v1",
     api: {
+      weeklyReports: async (week: string, dimension: string | null) => {
+        chartRequests.push(`${week} ${dimension}`);
+        return { week_start: "2026-11-30", reports: over.reports ?? [] };
+      },
+      listRuns: async () => ({ runs: [] }),
       listDeadLetters: async () => ({ dead_letters: [deadLetter()] }),
       retryDeadLetter: async (id: string) => {
         retried.push(id);
@@ -50,16 +59,17 @@ function fakeApi(over: { overview?: () => Promise<never>; video?: OpsVideoDetail
         throw new CliError("cannot reach http://api.test/functions/v1: connection refused", EXIT.unreachable);
       }),
       video: async () => over.video!,
+      videos: async () => ({ videos: [] }),
     },
   } as unknown as DashboardApi;
-  return { api, retried };
+  return { api, retried, chartRequests };
 }
 
 function dashboard(over: Parameters<typeof fakeApi>[0] = {}, now = () => Date.parse("2026-12-02T08:00:00Z")) {
   const sessions = createSessions(now, "the-sign-in-token");
-  const { api, retried } = fakeApi(over);
+  const { api, retried, chartRequests } = fakeApi(over);
   const app = createDashboardApp({ api, sessions, port: () => PORT, now });
-  return { app, sessions, retried };
+  return { app, sessions, retried, chartRequests };
 }
 
 const get = (app: ReturnType<typeof dashboard>["app"], path: string, headers: Record<string, string> = {}) =>
@@ -309,6 +319,27 @@ describe("the app", () => {
     const refused = await (await get(bad.app, "/videos/5b3f8a9e-1c2d-4e5f-8a9b-0c1d2e3f4a5b", { cookie: bad.cookie })).text();
     expect(refused).not.toContain("<video");
     expect(refused).not.toContain("javascript:");
+  });
+});
+
+describe("the analytics page's charts", () => {
+  test("shows each active dimension's weekly charts, drawn from the report's figures, in an image the CSP allows", async () => {
+    const { app, cookie, chartRequests } = await signedIn({ reports: [{ report: sample(), markdown: "" }] });
+    const response = await get(app, "/analytics", { cookie });
+    expect(response.status).toBe(200);
+    const body = await response.text();
+    expect(chartRequests).toEqual(["2026-12-02 null"]);
+    const image = /<img class="chart" src="data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)" alt="([^"]*)" width="(\d+)">/.exec(body);
+    expect(image).not.toBeNull();
+    const svg = Buffer.from(image![1]!, "base64").toString("utf8");
+    expect(svg).toBe(await renderWeeklyChartSvg(sample()));
+    expect(svg).toContain("Outcomes per day");
+    expect(image![2]).toBe("This week&#39;s charts of Tech Explained");
+    // The report's hostile titles are text inside the image, never markup of the page.
+    expect(body).not.toContain("<script");
+    const csp = response.headers.get("content-security-policy")!;
+    expect(csp).toContain("img-src 'self' data:");
+    expect(csp).toContain("default-src 'none'");
   });
 });
 

@@ -1,90 +1,14 @@
 /**
- * The weekly report's renderers without a database: the Markdown (every figure shown, hostile titles
- * inert) and the chart (a PNG that ffprobe decodes at the expected size, with the bars drawn).
+ * The weekly report's Markdown without a database (every figure shown, hostile titles inert) and
+ * `mdame report`'s arguments and output; the charts have tests of their own (weekly-charts.test.ts).
  */
 import { describe, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { mondayOf, type ReportVideo, WeeklyReport } from "../../shared/contracts/weekly-report.ts";
-import { axisStep, CHART_HEIGHT, CHART_WIDTH, drawWeeklyChart, renderWeeklyChart } from "../../shared/reports/weekly-chart.ts";
+import { mondayOf } from "../../shared/contracts/weekly-report.ts";
+import { HOSTILE, post, sample, video } from "../fixtures/weekly-report.ts";
 import { escapeMarkdown, renderWeeklyMarkdown } from "../../shared/reports/weekly-markdown.ts";
 import { chartPath, parseReport, reportCommand } from "../../cli/commands/report.ts";
 import type { ApiClient } from "../../cli/api-client.ts";
 import type { CommandContext } from "../../cli/output.ts";
-
-const video = (title: string, over: Partial<ReportVideo> = {}): ReportVideo => ({
-  publication_id: "0b5c7c5e-3a3e-4c4e-9f5e-1d2f3a4b5c6d",
-  platform: "youtube",
-  title,
-  url: "https://www.youtube.com/shorts/vidA",
-  window_days: 7,
-  views: 400,
-  engaged_views: 300,
-  average_view_duration_s: 31,
-  average_view_percentage: 45,
-  likes: 30,
-  comments: null,
-  shares: null,
-  ...over,
-});
-
-/** A TikTok post's figures: counts only, TikTok reports no watch time. */
-const post = (title: string, over: Partial<ReportVideo> = {}): ReportVideo =>
-  video(title, {
-    platform: "tiktok",
-    url: "https://www.tiktok.com/@tech/video/7300000000000000001",
-    engaged_views: null,
-    average_view_duration_s: null,
-    average_view_percentage: null,
-    comments: 4,
-    shares: 7,
-    ...over,
-  });
-
-const HOSTILE = "Pwn ](https://evil.example) ![x](https://evil.example/t.png)\n# Heading <script>alert(1)</script> | col | `code` *bold* _i_";
-
-function sample(over: Partial<WeeklyReport> = {}): WeeklyReport {
-  return WeeklyReport.parse({
-    dimension_id: "tech-explained",
-    display_name: "Tech Explained",
-    time_zone: "UTC",
-    week_start: "2026-11-16",
-    week_end: "2026-11-22",
-    generated_at: "2026-11-22T21:00:00.000+00:00",
-    outcomes: {
-      published: 4,
-      rejected: 3,
-      failed: 1,
-      rejected_by_reason: [{ reason: "rejected by the safety classifier", count: 2 }, { reason: "hook audit failed", count: 1 }],
-      failed_by_stage: [{ stage: "render", count: 1 }],
-    },
-    topics_rejected: [{ reason: "near_duplicate", count: 2 }],
-    daily: ["16", "17", "18", "19", "20", "21", "22"].map((d, i) => ({
-      date: `2026-11-${d}`,
-      published: i % 3,
-      rejected: i === 2 ? 3 : 0,
-      failed: i === 3 ? 1 : 0,
-    })),
-    stage_latency: [{ stage: "script", samples: 5, p50_s: 180, p95_s: 2940 }, { stage: "render", samples: 2, p50_s: 1350, p95_s: 2295 }],
-    cache: {
-      scenes: { lookups: 3, hits: 2, hit_rate: 0.6667 },
-      llm: { lookups: 4, hits: 1, hit_rate: 0.25 },
-      tts: { lookups: 0, hits: 0, hit_rate: null },
-    },
-    quota: { youtube: [{ bucket: "uploads", used: 3, calls: 3 }, { bucket: "units", used: 51, calls: 2 }], tiktok: [{ call_kind: "video.init", calls: 1 }] },
-    videos: {
-      count: 3,
-      best_engaged: video(HOSTILE),
-      worst_engaged: video("B", { engaged_views: 20, views: 900, url: "https://www.youtube.com/shorts/vid)B" }),
-      best_retention: video("C", { average_view_percentage: 80 }),
-      worst_retention: video(HOSTILE),
-      by_platform: [],
-    },
-    ...over,
-  });
-}
 
 describe("weekly report Markdown", () => {
   test("shows every figure of the report", () => {
@@ -186,6 +110,8 @@ describe("weekly report Markdown", () => {
           most_viewed: post("Post"),
           least_viewed: post("Post"),
         }],
+        each: [],
+        retention_curves: { best: null, worst: null },
       },
     }));
     expect(md).toContain("1 video with analytics this week");
@@ -207,55 +133,21 @@ describe("weekly report Markdown", () => {
       topics_rejected: [],
       stage_latency: [],
       quota: { youtube: [], tiktok: [] },
-      videos: { count: 0, best_engaged: null, worst_engaged: null, best_retention: null, worst_retention: null, by_platform: [] },
+      videos: {
+        count: 0,
+        best_engaged: null,
+        worst_engaged: null,
+        best_retention: null,
+        worst_retention: null,
+        by_platform: [],
+        each: [],
+        retention_curves: { best: null, worst: null },
+      },
     });
     const md = renderWeeklyMarkdown(empty);
     expect(md).toContain("No stage finished this week.");
     expect(md).toContain("No platform calls this week.");
     expect(md).toContain("No analytics arrived this week.");
-  });
-});
-
-describe("weekly report chart", () => {
-  test("is a PNG that ffprobe decodes at the chart's size", () => {
-    const png = renderWeeklyChart(sample());
-    expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-    const dir = mkdtempSync(join(tmpdir(), "weekly-chart-"));
-    try {
-      const file = join(dir, "chart.png");
-      writeFileSync(file, png);
-      const probe = spawnSync("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", file], {
-        encoding: "utf8",
-      });
-      expect(probe.status).toBe(0);
-      expect(probe.stdout.trim()).toBe(`png,${CHART_WIDTH},${CHART_HEIGHT}`);
-      // A full decode: ffmpeg reads every pixel back; its raw RGB frame has the raster's size.
-      const decode = spawnSync("ffmpeg", ["-v", "error", "-i", file, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"], { maxBuffer: 8 * 1024 * 1024 });
-      expect(decode.status).toBe(0);
-      expect(decode.stdout.length).toBe(CHART_WIDTH * CHART_HEIGHT * 3);
-      expect(Buffer.compare(decode.stdout, Buffer.from(drawWeeklyChart(sample()).pixels))).toBe(0);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  test("draws a bar per non-zero figure in the series' colour, none for an empty week", () => {
-    const count = (pixels: Uint8Array, rgb: [number, number, number]) => {
-      let n = 0;
-      for (let i = 0; i < pixels.length; i += 3) if (pixels[i] === rgb[0] && pixels[i + 1] === rgb[1] && pixels[i + 2] === rgb[2]) n++;
-      return n;
-    };
-    const full = drawWeeklyChart(sample()).pixels;
-    const legend = 16 * 16;
-    expect(count(full, [204, 51, 51])).toBeGreaterThan(legend * 4);
-    const none = sample({ daily: sample().daily.map((d) => ({ ...d, published: 0, rejected: 0, failed: 0 })) });
-    const empty = drawWeeklyChart(none).pixels;
-    expect(count(empty, [46, 139, 87])).toBe(legend);
-    expect(count(empty, [204, 51, 51])).toBe(legend);
-  });
-
-  test("the count axis keeps to about five gridlines", () => {
-    expect([0, 3, 5, 6, 12, 40, 99, 1000].map(axisStep)).toEqual([1, 1, 1, 2, 5, 10, 20, 200]);
   });
 });
 

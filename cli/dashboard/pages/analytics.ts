@@ -1,11 +1,18 @@
-/** Analytics per video: each recent publication's day-3 and day-7 windows, YouTube Analytics' or TikTok's. */
+/**
+ * Analytics: this week's charts of each active dimension (the weekly report's: outcomes, views,
+ * retention, spend; drawn here as SVG from the report's figures), then each recent publication's day-3 and day-7 windows, YouTube Analytics' or
+ * TikTok's.
+ */
 import { html } from "hono/html";
 import type { RunVideoAnalytics } from "../../../shared/contracts/analytics.ts";
+import { renderWeeklyChartSvg } from "../../../shared/reports/weekly-charts.ts";
 import type { DashboardApi } from "../ops-client.ts";
 import { type Html, section, sectionError, table, when } from "../layout.ts";
 
 /** How many recent runs the page reads. */
 const ANALYTICS_RUNS = 10;
+/** How many dimensions' charts the page draws (each a vega run in this process). */
+const CHART_DIMENSIONS = 8;
 
 type Figures = Pick<
   RunVideoAnalytics,
@@ -44,7 +51,46 @@ function row(a: RunVideoAnalytics, titles: Map<string, string>, nowMs: number): 
   `;
 }
 
-export function analyticsPage({ api, ops }: DashboardApi, nowMs: number): Promise<Html> {
+/**
+ * The SVG as an image: a data: URL the CSP's img-src allows, and an SVG shown as an image runs no
+ * script and loads nothing, whatever its text says.
+ */
+export function chartImage(svg: string, alt: string): Html {
+  const width = /^<svg[^>]*\swidth="(\d+)"/.exec(svg)?.[1];
+  return html`<img class="chart" src="data:image/svg+xml;base64,${Buffer.from(svg, "utf8").toString("base64")}" alt="${alt}" width="${width ?? ""}">`;
+}
+
+/** This week's charts of the active dimensions (the first CHART_DIMENSIONS), drawn here from the weekly report's figures. */
+function weekCharts({ api }: DashboardApi, nowMs: number): Promise<Html> {
+  const week = new Date(nowMs).toISOString().slice(0, 10);
+  return section("this week's reports", async () => {
+    const { reports } = await api.weeklyReports(week, null);
+    const shown = reports.slice(0, CHART_DIMENSIONS);
+    return {
+      more: reports.length - shown.length,
+      drawn: await Promise.all(shown.map(async ({ report }) => ({ report, svg: await renderWeeklyChartSvg(report) }))),
+    };
+  }, ({ more, drawn }) =>
+    html`
+      <h2>This week</h2>
+      ${drawn.length === 0 ? html`<p class="empty">No active dimension.</p>` : drawn.map(({ report, svg }) =>
+        html`
+          <figure>
+            ${chartImage(svg, `This week's charts of ${report.display_name}`)}
+            <figcaption>${report.display_name} (${report.dimension_id}), week of ${report.week_start}</figcaption>
+          </figure>
+        `
+      )}
+      ${more > 0 ? html`<p class="muted">${more} more active dimension(s): <code>mdame report --week ${week} --dimension ID --chart FILE.svg</code></p>` : ""}
+      <h2>Videos</h2>
+    `);
+}
+
+export async function analyticsPage(dashboard: DashboardApi, nowMs: number): Promise<Html> {
+  return html`${await weekCharts(dashboard, nowMs)}${await videoAnalytics(dashboard, nowMs)}`;
+}
+
+function videoAnalytics({ api, ops }: DashboardApi, nowMs: number): Promise<Html> {
   return section("the analytics", async () => {
     const [{ runs }, videos] = await Promise.all([api.listRuns(ANALYTICS_RUNS), ops.videos(200).catch(() => ({ videos: [] }))]);
     const settled = await Promise.allSettled(runs.map((r) => api.runAnalytics(r.id)));

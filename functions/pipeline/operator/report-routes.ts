@@ -3,23 +3,18 @@ import { pipelineRoutes as routes } from "../../../shared/api/routes/index.ts";
 import { mondayOf, type RenderedWeeklyReport } from "../../../shared/contracts/weekly-report.ts";
 import { getDimensions } from "../../../shared/db/rpc/dimensions.ts";
 import { weeklyReport } from "../../../shared/db/rpc/weekly-reports.ts";
-import { renderWeeklyChart } from "../../../shared/reports/weekly-chart.ts";
 import { renderWeeklyMarkdown } from "../../../shared/reports/weekly-markdown.ts";
 import { type Handlers } from "../routes.ts";
 import { reply } from "../../../shared/api/serve.ts";
 import type { OperatorDeps } from "./deps.ts";
 
-function base64(bytes: Uint8Array): string {
-  let text = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(text);
-}
-
 /**
  * The weekly report route of the operator API (`mdame report`), behind the service-role bearer:
  *
  * - `GET /reports/weekly?week=YYYY-MM-DD[&dimension=<id>]`  the week holding that date, for every
- *   active dimension or the one named (404 when unknown): figures, Markdown and chart (PNG, base64).
+ *   active dimension or the one named (404 when unknown): figures and Markdown. The charts are drawn
+ *   from the figures where they are shown (the CLI, the dashboard, the render-runner for the alert):
+ *   rasterising them passes the Edge's memory (docs/reports/benchmarks.md).
  *   A date that is not a calendar date is a 400 naming the `week` parameter.
  *
  * The figures are read live (mdame.weekly_report), so a report asked for after the Sunday run
@@ -34,7 +29,7 @@ export function reportHandlers(deps: OperatorDeps): Handlers<"weeklyReports"> {
       const reports: RenderedWeeklyReport[] = [];
       for (const dimension of dimensions) {
         const report = await weeklyReport(deps.sql, dimension.id, query.week);
-        reports.push({ report, markdown: renderWeeklyMarkdown(report), chart_png_base64: base64(renderWeeklyChart(report)) });
+        reports.push({ report, markdown: renderWeeklyMarkdown(report) });
       }
       return reply(c, routes.weeklyReports, 200, { week_start: mondayOf(query.week), reports });
     },

@@ -40,7 +40,8 @@ export const reportRoutes = {
     method: "get",
     path: "/pipeline/reports/weekly",
     operationId: "weeklyReports",
-    summary: "The weekly report of the week holding `week`, for every active dimension or the one named: figures, Markdown and chart (PNG, base64)",
+    summary:
+      "The weekly report of the week holding `week`, for every active dimension or the one named: figures and Markdown (charts are drawn from the figures where they are shown)",
     request: { query: WeeklyReportQuery },
     responses: {
       200: ok("The reports", bodies.WeeklyReportList, "a week with no active dimension", examples.weeklyReports),

@@ -155,18 +155,31 @@ begin
              'likes', l.likes,
              'comments', l.comments,
              'shares', l.shares) as video,
-           l.platform, l.engaged_views, l.views, l.likes, l.comments, l.shares, l.average_view_percentage, l.publication_id
+           l.platform, l.engaged_views, l.views, l.likes, l.comments, l.shares, l.average_view_percentage, l.publication_id,
+           l.retention, coalesce(l.title, '(untitled)') as title
       from latest l
      where l.fetched_at >= v_from
+  ), retention_ranked as (
+    select w.video, w.retention,
+           row_number() over (order by w.average_view_percentage desc, w.views desc, w.publication_id) as best_rank,
+           row_number() over (order by w.average_view_percentage, w.views, w.publication_id) as worst_rank
+      from week w
+     where w.average_view_percentage is not null
   )
   select jsonb_build_object(
            'count', (select count(*) from week),
            'best_engaged', (select w.video from week w where w.engaged_views is not null order by w.engaged_views desc, w.views desc, w.publication_id limit 1),
            'worst_engaged', (select w.video from week w where w.engaged_views is not null order by w.engaged_views, w.views, w.publication_id limit 1),
-           'best_retention', (select w.video from week w where w.average_view_percentage is not null
-                               order by w.average_view_percentage desc, w.views desc, w.publication_id limit 1),
-           'worst_retention', (select w.video from week w where w.average_view_percentage is not null
-                                order by w.average_view_percentage, w.views, w.publication_id limit 1),
+           'best_retention', (select r.video from retention_ranked r where r.best_rank = 1),
+           'worst_retention', (select r.video from retention_ranked r where r.worst_rank = 1),
+           'retention_curves', jsonb_build_object(
+             'best', (select r.retention from retention_ranked r where r.best_rank = 1),
+             'worst', (select r.retention from retention_ranked r where r.worst_rank = 1)),
+           -- The charts' views per video: the twenty most viewed.
+           'each', coalesce((
+             select jsonb_agg(jsonb_build_object('publication_id', t.publication_id, 'platform', t.platform, 'title', t.title,
+                                                 'views', t.views, 'engaged_views', t.engaged_views) order by t.views desc, t.publication_id)
+               from (select w.* from week w order by w.views desc, w.publication_id limit 20) t), '[]'::jsonb),
            'by_platform', coalesce((
              select jsonb_agg(jsonb_build_object(
                       'platform', g.platform, 'videos', g.n, 'views', g.views, 'likes', g.likes,

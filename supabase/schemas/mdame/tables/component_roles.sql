@@ -12,7 +12,9 @@
 --   the publisher's own accounts, connects as it too. The only role that reads sealed credentials.
 -- render-runner, gpu-worker: pull their jobs (read, extend), report their heartbeat, check the
 --   environment; the gpu-worker also claims and records scene assets. They finish a job through
---   the worker-callback function (a signed request), never through the database.
+--   the worker-callback function (a signed request), never through the database. The render-runner
+--   also builds the weekly reports (claim, figures, complete or fail: render-runner/weekly-reports.ts),
+--   whose charts do not fit the Edge's memory.
 
 create table mdame.component_roles (
   role name not null,
@@ -69,7 +71,7 @@ insert into mdame.component_roles (role, component, rpcs) values
     'record_scene_asset', 'record_worker_heartbeat', 'record_worker_stop', 'release_scene_claim'
   ]),
   ('mdame_render_runner', 'render-runner', array[
-    'assert_environment', 'extend_worker_job', 'read_worker_jobs', 'record_worker_heartbeat',
-    'record_worker_stop'
+    'assert_environment', 'claim_weekly_reports', 'complete_weekly_report', 'extend_worker_job', 'fail_weekly_report',
+    'read_worker_jobs', 'record_worker_heartbeat', 'record_worker_stop', 'weekly_report'
   ])
 on conflict do nothing;

@@ -19,7 +19,8 @@ select is((select j->'stage_latency' from r), '[]'::jsonb, 'no stage latency');
 select is((select j->'cache'->'llm' from r), '{"hits": 0, "lookups": 0, "hit_rate": null}'::jsonb, 'no cache lookups: the rate is null, not zero');
 select is((select j->'quota' from r), '{"tiktok": [], "youtube": []}'::jsonb, 'no quota used');
 select is((select j->'videos' from r),
-  '{"count": 0, "best_engaged": null, "worst_engaged": null, "best_retention": null, "worst_retention": null, "by_platform": []}'::jsonb, 'no videos');
+  '{"count": 0, "best_engaged": null, "worst_engaged": null, "best_retention": null, "worst_retention": null, "by_platform": [],
+    "each": [], "retention_curves": {"best": null, "worst": null}}'::jsonb, 'no videos');
 select is((select j->'topics_rejected' from r), '[]'::jsonb, 'no topics dropped');
 select is((select j->>'time_zone' from r), 'UTC', 'the dimension''s zone is named');
 select throws_ok($$select mdame.weekly_report('no-such-dimension', '2026-11-25')$$, 'MDN01', null, 'an unknown dimension is refused');

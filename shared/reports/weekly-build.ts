@@ -1,20 +1,33 @@
 /**
- * The weekly reports' builder, run by the pipeline's tick: each pending report that is due is
- * claimed, its figures read (mdame.weekly_report), rendered as Markdown and a chart, the chart stored
- * through the asset store, and the report marked ready with its alert raised in one transaction
- * (mdame.complete_weekly_report). A failure is recorded for a later tick (mdame.fail_weekly_report:
- * backoff, five attempts); the row's unique week keeps it to one report however often it runs.
+ * The weekly reports' builder, run by the render-runner (render-runner/weekly-reports.ts): each
+ * pending report that is due is claimed, its figures read (mdame.weekly_report), rendered as
+ * Markdown and charts (SVG drawn by vega, rasterised as PNG by resvg: weekly-charts.ts,
+ * chart-png.ts), the PNG stored through the asset store, and the report marked ready with its alert
+ * raised in one transaction (mdame.complete_weekly_report). A failure is recorded for a later pass
+ * (mdame.fail_weekly_report: backoff, five attempts); the row's unique week keeps it to one report
+ * however often it runs. Not on the Edge: drawing a report's charts passes the Edge's 256 MB
+ * (docs/reports/benchmarks.md).
  */
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { WeeklyReport } from "../../../shared/contracts/weekly-report.ts";
-import { coerceError } from "../../../shared/errors.ts";
-import { claimWeeklyReports, completeWeeklyReport, failWeeklyReport, weeklyReport, type WeeklyReportRow } from "../../../shared/db/rpc/weekly-reports.ts";
-import { sha256Hex } from "../../../shared/hashing.ts";
-import { renderWeeklyChart } from "../../../shared/reports/weekly-chart.ts";
-import { renderWeeklyMarkdown } from "../../../shared/reports/weekly-markdown.ts";
-import { makeScratchDir } from "../../../shared/storage/scratch-dirs.ts";
-import type { PipelineDeps } from "../deps.ts";
+import type { WeeklyReport } from "../contracts/weekly-report.ts";
+import type { Sql } from "../db/client.ts";
+import { claimWeeklyReports, completeWeeklyReport, failWeeklyReport, weeklyReport, type WeeklyReportRow } from "../db/rpc/weekly-reports.ts";
+import { coerceError } from "../errors.ts";
+import { sha256Hex } from "../hashing.ts";
+import type { Logger } from "../logging/logger.ts";
+import type { AssetStore } from "../storage/asset-store.ts";
+import { makeScratchDir } from "../storage/scratch-dirs.ts";
+import { chartPng } from "./chart-png.ts";
+import { renderWeeklyChartSvg } from "./weekly-charts.ts";
+import { renderWeeklyMarkdown } from "./weekly-markdown.ts";
+
+/** What the builder uses: the database, the asset store, a logger. */
+export interface WeeklyReportDeps {
+  sql: Sql;
+  store: AssetStore;
+  logger: Logger;
+}
 
 /** The alert's text is the Markdown; the outbox keeps at most this much of it. */
 const MAX_ALERT_TEXT = 20_000;
@@ -36,7 +49,7 @@ function alertText(markdown: string): string {
   return `${markdown.slice(0, MAX_ALERT_TEXT - 40)}\n\n(report shortened; see mdame report)\n`;
 }
 
-async function storeChart(deps: Pick<PipelineDeps, "store">, report: WeeklyReport, png: Uint8Array<ArrayBuffer>): Promise<string> {
+async function storeChart(deps: Pick<WeeklyReportDeps, "store">, report: WeeklyReport, png: Uint8Array<ArrayBuffer>): Promise<string> {
   const key = await chartKey(report.dimension_id, report.week_start, png);
   const dir = await makeScratchDir("report");
   try {
@@ -49,12 +62,12 @@ async function storeChart(deps: Pick<PipelineDeps, "store">, report: WeeklyRepor
   return key;
 }
 
-async function buildOne(deps: Pick<PipelineDeps, "sql" | "store" | "logger">, row: WeeklyReportRow, holder: string): Promise<boolean> {
+async function buildOne(deps: WeeklyReportDeps, row: WeeklyReportRow, holder: string): Promise<boolean> {
   const log = deps.logger.child({ dimension_id: row.dimension_id, stage: "report", week_start: row.week_start, report_id: row.id });
   try {
     const report = await weeklyReport(deps.sql, row.dimension_id, row.week_start);
     const markdown = renderWeeklyMarkdown(report);
-    const png = renderWeeklyChart(report) as Uint8Array<ArrayBuffer>;
+    const png = await chartPng(await renderWeeklyChartSvg(report));
     const key = await storeChart(deps, report, png);
     const done = await completeWeeklyReport(deps.sql, { id: row.id, holder }, {
       report,
@@ -75,11 +88,16 @@ async function buildOne(deps: Pick<PipelineDeps, "sql" | "store" | "logger">, ro
   }
 }
 
-/** Builds the weekly reports that are due (a few per tick); never throws for one report's failure. */
-export async function buildPendingWeeklyReports(deps: Pick<PipelineDeps, "sql" | "store" | "logger">, limit = 5): Promise<WeeklyReportsBuilt> {
-  const holder = `pipeline-${crypto.randomUUID()}`;
-  const rows = await claimWeeklyReports(deps.sql, holder, limit, LEASE_S);
+/** Builds the weekly reports that are due, claimed one at a time, at most `limit`; never throws for one report's failure. */
+export async function buildPendingWeeklyReports(deps: WeeklyReportDeps, limit = 5): Promise<WeeklyReportsBuilt> {
+  const holder = `report-${crypto.randomUUID()}`;
   let built = 0;
-  for (const row of rows) if (await buildOne(deps, row, holder)) built += 1;
-  return { built, failed: rows.length - built };
+  let failed = 0;
+  while (built + failed < limit) {
+    const [row] = await claimWeeklyReports(deps.sql, holder, 1, LEASE_S);
+    if (row === undefined) break;
+    if (await buildOne(deps, row, holder)) built += 1;
+    else failed += 1;
+  }
+  return { built, failed };
 }
