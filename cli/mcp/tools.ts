@@ -10,6 +10,8 @@ import { pipelineRoutes as routes } from "../../shared/api/routes/index.ts";
 import { DimensionConfig } from "../../shared/contracts/dimension.ts";
 import { TriggerRunBody } from "../../shared/contracts/operator.ts";
 import { WeeklyReportQuery } from "../../shared/contracts/weekly-report.ts";
+import { chartPng } from "../../shared/reports/chart-png.ts";
+import { renderWeeklyChartSvg } from "../../shared/reports/weekly-charts.ts";
 import type { ApiClient } from "../api-client.ts";
 import type { DashboardApi } from "../dashboard/ops-client.ts";
 
@@ -133,11 +135,15 @@ export const MCP_TOOLS: McpTool[] = [
     run: async ({ api }, { week, dimension }) => {
       const list = await api.weeklyReports(week, dimension ?? null);
       const figures = { week_start: list.week_start, reports: list.reports.map(({ report, markdown }) => ({ report, markdown })) };
+      // The charts are drawn here from the figures, as `mdame report --chart` draws them.
+      const charts = await Promise.all(
+        list.reports.map(async ({ report }) => Buffer.from(await chartPng(await renderWeeklyChartSvg(report))).toString("base64")),
+      );
       return {
         content: [
-          ...list.reports.flatMap(({ markdown, chart_png_base64 }) => [
+          ...list.reports.flatMap(({ markdown }, i) => [
             { type: "text" as const, text: markdown },
-            { type: "image" as const, data: chart_png_base64, mimeType: "image/png" },
+            { type: "image" as const, data: charts[i]!, mimeType: "image/png" },
           ]),
           ...(list.reports.length === 0 ? [{ type: "text" as const, text: `no active dimension to report for the week of ${list.week_start}` }] : []),
         ],

@@ -22,6 +22,7 @@ declare
   v_quota jsonb;
   v_videos jsonb;
   v_topics jsonb;
+  v_similarity jsonb;
 begin
   if p_week_start is null then
     raise exception 'a week start date is required' using errcode = '22023';
@@ -135,11 +136,7 @@ begin
              'publication_id', l.publication_id,
              'platform', l.platform,
              'title', coalesce(l.title, '(untitled)'),
-             -- An Instagram Reel's link needs its shortcode, which the engine does not record: none.
-             'url', case when l.external_id is null then null
-                         when l.platform = 'youtube' then 'https://www.youtube.com/shorts/' || l.external_id
-                         when l.platform = 'tiktok' then 'https://www.tiktok.com/@' || ltrim(l.channel_handle, '@') || '/video/' || l.external_id
-                         when l.platform = 'facebook' then 'https://www.facebook.com/reel/' || l.external_id end,
+             'url', mdame.external_url(l.platform, l.external_id, l.channel_handle),
              'window_days', l.window_days,
              'views', l.views,
              'engaged_views', l.engaged_views,
@@ -187,6 +184,17 @@ begin
                        from week w group by w.platform) g), '[]'::jsonb))
     into v_videos;
 
+  select jsonb_build_object(
+           'checks', count(*),
+           'passed', count(*) filter (where e.detail->>'action' = 'passed'),
+           'regenerated', count(*) filter (where e.detail->>'action' = 'regenerated'),
+           'rejected', count(*) filter (where e.detail->>'action' = 'rejected'),
+           'median_combined', round((percentile_cont(0.5) within group (order by (e.detail->>'combined')::double precision))::numeric, 4),
+           'max_combined', max((e.detail->>'combined')::numeric))
+    into v_similarity
+    from mdame.events e join mdame.work_units u on u.id = e.unit_id
+   where e.kind = 'similarity_checked' and u.dimension_id = p_dimension_id and e.created_at >= v_from and e.created_at < v_to;
+
   return jsonb_build_object(
     'dimension_id', v_dimension.id,
     'display_name', v_dimension.display_name,
@@ -200,7 +208,8 @@ begin
     'stage_latency', v_latency,
     'cache', v_cache,
     'quota', v_quota,
-    'videos', v_videos);
+    'videos', v_videos,
+    'similarity', v_similarity);
 end;
 $function$
 ;

@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { dimension, dimensionConfig, examples } from "../../shared/api/examples.ts";
+import { sample } from "../fixtures/weekly-report.ts";
 import { PassThrough } from "node:stream";
 import { parseArgs } from "../../cli/args.ts";
 import { mcpCommand } from "../../cli/commands/mcp.ts";
@@ -46,7 +47,7 @@ function fakeBackend(): McpBackend {
       retryDeadLetter: refuse("retryDeadLetter", 409, "dead letter 12 was already retried"),
       weeklyReports: answer("weeklyReports", {
         week_start: "2026-11-23",
-        reports: [{ report: { dimension_id: "tech-explained" }, markdown: "# Week of 2026-11-23", chart_png_base64: "iVBORw0KGgo=" }],
+        reports: [{ report: sample(), markdown: "# Week of 2026-11-23" }],
       }),
     } as unknown as McpBackend["api"],
     ops: {
@@ -136,8 +137,12 @@ describe("tools", () => {
     const result = await call("weekly_report", { week: "2026-11-25" });
     expect(result.content).toEqual([
       { type: "text", text: "# Week of 2026-11-23" },
-      { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+      { type: "image", data: expect.any(String), mimeType: "image/png" },
     ]);
+    // The chart drawn from the report's figures: a PNG.
+    const png = Buffer.from((result.content as { data: string }[])[1]!.data, "base64");
+    expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    expect(png.length).toBeGreaterThan(10_000);
     expect(calls.at(-1)).toEqual({ method: "weeklyReports", args: ["2026-11-25", null] });
   });
 });
