@@ -31,7 +31,8 @@ alter table mdame.component_roles enable row level security;
 insert into mdame.component_roles (role, component, rpcs) values
   ('mdame_engine', 'edge', array[
     'abort_run', 'ack_storage_deletion', 'assert_environment', 'begin_publication',
-    'canonical_json', 'check_alerts', 'claim_adaptation_week', 'claim_alerts',
+    'canonical_json', 'check_alerts', 'check_spend_budget', 'defer_stage_task_for_budget', 'get_spend',
+    'list_provider_prices', 'record_provider_usage', 'reset_provider_price', 'set_provider_price', 'claim_adaptation_week', 'claim_alerts',
     'claim_analytics_fetches', 'claim_stage_tasks', 'claim_storage_deletions', 'claim_thumbnail_sets',
     'claim_weekly_reports', 'clear_upload_session', 'complete_publication', 'complete_render_job',
     'complete_visual_job', 'complete_weekly_report', 'config_hash', 'connect_account',
