@@ -14,6 +14,7 @@ import { GEMINI_TTS_VOICES } from "./gemini-voices.ts";
 import { adaptRules, AdaptSettings, DEFAULT_ADAPT } from "./adapt.ts";
 import { DEFAULT_VISUALS, VisualsConfig } from "./visuals.ts";
 import { DimensionId } from "./dimension-id.ts";
+import { DimensionBudget } from "./spend.ts";
 
 /**
  * A dimension's configuration: the one definition of what `mdame dimension add|set` reads from a
@@ -124,6 +125,10 @@ export const DimensionFields = {
   adapt: AdaptSettings.describe(
     "What the weekly adaptive engine may move, within which bounds and by which step, and what is pinned (docs/reference/adaptive.md); a set replaces the whole section.",
   ),
+  /** Spend caps in USD a day and a month (docs/reference/spend.md); null: no cap. */
+  budget: DimensionBudget.nullable().describe(
+    "Spend caps in USD, {daily_usd, monthly_usd}, each optional (docs/reference/spend.md); a unit whose next paid call would pass one waits; null: no cap.",
+  ),
 };
 
 type ConfigShape = {
@@ -166,6 +171,7 @@ export const DimensionConfig = z.object({
   publishing: DimensionFields.publishing.default(DEFAULT_PUBLISHING),
   alerts: DimensionFields.alerts.default(null),
   adapt: DimensionFields.adapt.default(DEFAULT_ADAPT),
+  budget: DimensionFields.budget.default(null),
 }).strict().superRefine(crossFieldRules).superRefine(adaptRules);
 export type DimensionConfig = z.infer<typeof DimensionConfig>;
 export type DimensionConfigInput = z.input<typeof DimensionConfig>;

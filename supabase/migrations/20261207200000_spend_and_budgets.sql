@@ -161,10 +161,10 @@ begin
   end loop;
   select * into v_state from mdame.spend_budget_state(p_dimension_id);
   estimate_usd := v_estimate;
-  if v_state.daily_usd is not null and v_state.spent_today + v_estimate > v_state.daily_usd then
+  if v_estimate > 0 and v_state.daily_usd is not null and v_state.spent_today + v_estimate > v_state.daily_usd then
     fits := false; period := 'day'; spent_usd := v_state.spent_today; budget_usd := v_state.daily_usd;
     recheck_in_s := greatest(1, ceil(extract(epoch from least(v_state.day_ends_at - mdame.engine_now(), v_recheck)))::integer);
-  elsif v_state.monthly_usd is not null and v_state.spent_month + v_estimate > v_state.monthly_usd then
+  elsif v_estimate > 0 and v_state.monthly_usd is not null and v_state.spent_month + v_estimate > v_state.monthly_usd then
     fits := false; period := 'month'; spent_usd := v_state.spent_month; budget_usd := v_state.monthly_usd;
     recheck_in_s := greatest(1, ceil(extract(epoch from least(v_state.month_ends_at - mdame.engine_now(), v_recheck)))::integer);
   else

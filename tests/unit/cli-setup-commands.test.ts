@@ -264,6 +264,7 @@ describe("what the operator reads", () => {
       min_score: 0,
       publishing: { ...DEFAULT_PUBLISHING },
       adapt: DEFAULT_ADAPT,
+      budget: null,
       alerts: null,
       accounts: 2,
       active_accounts: 1,

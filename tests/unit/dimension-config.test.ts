@@ -51,6 +51,7 @@ describe("DimensionConfig", () => {
         default_audio_language: null,
       },
       adapt: DEFAULT_ADAPT,
+      budget: null,
     });
   });
 

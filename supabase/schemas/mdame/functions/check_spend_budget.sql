@@ -3,7 +3,7 @@
 -- A call that would take the day's or the month's spend past its cap does not fit: the answer names
 -- that period, the spend and cap, and in how many seconds to look again (recheck_in_s: until the period's end, or sooner,
 -- settings key spend_budget_recheck, default 15 minutes, so a raised budget resumes the work), and
--- the cap alert is raised. A dimension without a budget always fits.
+-- the cap alert is raised. A dimension without a budget, and a call that costs nothing, always fit.
 
 create or replace function mdame.check_spend_budget(p_dimension_id text, p_provider text, p_model text, p_estimate jsonb)
 returns table(fits boolean, period text, spent_usd numeric, budget_usd numeric, estimate_usd numeric, recheck_in_s integer)
@@ -29,10 +29,10 @@ begin
   end loop;
   select * into v_state from mdame.spend_budget_state(p_dimension_id);
   estimate_usd := v_estimate;
-  if v_state.daily_usd is not null and v_state.spent_today + v_estimate > v_state.daily_usd then
+  if v_estimate > 0 and v_state.daily_usd is not null and v_state.spent_today + v_estimate > v_state.daily_usd then
     fits := false; period := 'day'; spent_usd := v_state.spent_today; budget_usd := v_state.daily_usd;
     recheck_in_s := greatest(1, ceil(extract(epoch from least(v_state.day_ends_at - mdame.engine_now(), v_recheck)))::integer);
-  elsif v_state.monthly_usd is not null and v_state.spent_month + v_estimate > v_state.monthly_usd then
+  elsif v_estimate > 0 and v_state.monthly_usd is not null and v_state.spent_month + v_estimate > v_state.monthly_usd then
     fits := false; period := 'month'; spent_usd := v_state.spent_month; budget_usd := v_state.monthly_usd;
     recheck_in_s := greatest(1, ceil(extract(epoch from least(v_state.month_ends_at - mdame.engine_now(), v_recheck)))::integer);
   else
