@@ -28,11 +28,10 @@ async function mdame(argv: string[]): Promise<{ code: number; out: string; err: 
     out: { write: (s: string) => void (out += s) },
     err: { write: (s: string) => void (err += s) },
     env: { FUNCTIONS_URL: "http://edge.test/functions/v1", SERVICE_ROLE_KEY: pipeline.env.SERVICE_ROLE_KEY },
-    fetch: async (input: string | URL | Request, init?: RequestInit) => {
-      const request = new Request(input instanceof URL ? input.href : input, init);
-      const url = new URL(request.url);
+    fetch: async (input: string, init: RequestInit) => {
+      const url = new URL(input);
       url.pathname = url.pathname.replace(/^\/functions\/v1/, "");
-      return await pipeline.app.fetch(new Request(url.href, request));
+      return await pipeline.app.fetch(new Request(url.href, init));
     },
   });
   return { code, out, err };
