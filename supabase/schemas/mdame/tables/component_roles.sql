@@ -11,7 +11,8 @@
 --   which run every stage, the operator routes and the workers' callbacks; mdame doctor, which checks
 --   the publisher's own accounts, connects as it too. The only role that reads sealed credentials.
 -- render-runner, gpu-worker: pull their jobs (read, extend), report their heartbeat, check the
---   environment; the gpu-worker also claims and records scene assets. They finish a job through
+--   environment; the gpu-worker also claims and records scene assets, and checks and records the
+--   spend of its paid visual backends. They finish a job through
 --   the worker-callback function (a signed request), never through the database.
 
 create table mdame.component_roles (
@@ -66,8 +67,8 @@ insert into mdame.component_roles (role, component, rpcs) values
     'youtube_quota_day', 'youtube_quota_resets_at'
   ]),
   ('mdame_gpu_worker', 'gpu-worker', array[
-    'assert_environment', 'claim_scene_generation', 'extend_worker_job', 'read_worker_jobs',
-    'record_scene_asset', 'record_worker_heartbeat', 'record_worker_stop', 'release_scene_claim'
+    'assert_environment', 'check_spend_budget', 'claim_scene_generation', 'extend_worker_job', 'read_worker_jobs',
+    'record_provider_usage', 'record_scene_asset', 'record_worker_heartbeat', 'record_worker_stop', 'release_scene_claim'
   ]),
   ('mdame_render_runner', 'render-runner', array[
     'assert_environment', 'extend_worker_job', 'read_worker_jobs', 'record_worker_heartbeat',
