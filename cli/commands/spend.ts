@@ -12,7 +12,7 @@ import {
   type SpendReport,
 } from "../../shared/contracts/spend.ts";
 import { DimensionId } from "../../shared/contracts/dimension-id.ts";
-import { SpendMonth } from "../../shared/contracts/spend.ts";
+import { formatUsd, SpendMonth } from "../../shared/contracts/spend.ts";
 import type { ApiClient } from "../api-client.ts";
 import { type CommandSpec, type FlagSpec, JSON_FLAG } from "../command-spec.ts";
 import { EXIT, UsageError } from "../errors.ts";
@@ -88,9 +88,6 @@ export function parseSpend(command: string, positionals: string[], flags: Map<st
   const { usd_per_unit: _usd, ...row } = parsed.data;
   return { name: "prices reset", price: row, json };
 }
-
-/** USD for people: four decimals under a dollar, two above. */
-export const formatUsd = (usd: number) => `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
 
 function budgetText(dimension: DimensionSpend): string {
   const caps = [

@@ -113,6 +113,9 @@ export const SpendReport = z.object({
 }).strict();
 export type SpendReport = z.infer<typeof SpendReport>;
 
+/** USD for people: four decimals under a dollar, two above. */
+export const formatUsd = (usd: number) => `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
+
 /** The rows of get_spend grouped by dimension and provider; `budgets` by dimension id. */
 export function spendReport(month: string, rows: readonly SpendRow[], budgets: ReadonlyMap<string, DimensionBudget | null>): SpendReport {
   const dimensions = new Map<string | null, DimensionSpend>();

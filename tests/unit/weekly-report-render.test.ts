@@ -74,6 +74,11 @@ function sample(over: Partial<WeeklyReport> = {}): WeeklyReport {
       tts: { lookups: 0, hits: 0, hit_rate: null },
     },
     quota: { youtube: [{ bucket: "uploads", used: 3, calls: 3 }, { bucket: "units", used: 51, calls: 2 }], tiktok: [{ call_kind: "video.init", calls: 1 }] },
+    spend: {
+      usd: 0.32,
+      usd_per_published_video: 0.08,
+      by_provider: [{ provider: "gemini-image", usd: 0.312, calls: 8, cached_calls: 0 }, { provider: "gemini", usd: 0.008, calls: 30, cached_calls: 6 }],
+    },
     videos: {
       count: 3,
       best_engaged: video(HOSTILE),
@@ -100,6 +105,9 @@ describe("weekly report Markdown", () => {
     expect(md).toContain("| TTS | 0 / 0 | – |");
     expect(md).toContain("- YouTube units: 51 (2 calls)");
     expect(md).toContain("- TikTok video\\.init: 1 calls");
+    expect(md).toContain(
+      "- $0.3200 this week, $0.0800 per published video\n  - gemini\\-image: $0.3120 (8 calls, 0 from cache)\n  - gemini: $0.0080 (30 calls, 6 from cache)",
+    );
     expect(md).toContain("- Best retention: [C](https://www.youtube.com/shorts/vidA) (youtube, day 7): 300 engaged of 400 views, 80.0 % watched");
   });
 

@@ -10,6 +10,8 @@
 -- average view percentage (YouTube's figures: a TikTok post has neither, and ranks by its views
 -- after them), with each platform's totals (videos, views, likes, and YouTube's engaged views and
 -- mean view percentage or TikTok's comments and shares) and its most and least viewed video.
+-- Spend: the week's recorded provider calls (mdame.provider_usage) by provider, and that spend over
+-- the videos published in the week (null when none was).
 
 create or replace function mdame.weekly_report(p_dimension_id text, p_week_start date)
 returns jsonb
@@ -30,6 +32,7 @@ declare
   v_quota jsonb;
   v_videos jsonb;
   v_topics jsonb;
+  v_spend jsonb;
 begin
   if p_week_start is null then
     raise exception 'a week start date is required' using errcode = '22023';
@@ -182,6 +185,20 @@ begin
                        from week w group by w.platform) g), '[]'::jsonb))
     into v_videos;
 
+  select jsonb_build_object(
+           'usd', coalesce(round(sum(g.usd), 6), 0),
+           'usd_per_published_video', case when (v_outcomes->>'published')::integer = 0 then null
+                                           else round(coalesce(sum(g.usd), 0) / (v_outcomes->>'published')::integer, 6) end,
+           'by_provider', coalesce(jsonb_agg(jsonb_build_object('provider', g.provider, 'usd', round(g.usd, 6), 'calls', g.calls,
+                                                                'cached_calls', g.cached_calls) order by g.usd desc, g.provider)
+                                   filter (where g.provider is not null), '[]'::jsonb))
+    into v_spend
+    from (select u.provider, sum(u.usd) as usd, count(distinct u.call_key) as calls,
+                 count(distinct u.call_key) filter (where u.cached) as cached_calls
+            from mdame.provider_usage u
+           where u.dimension_id = p_dimension_id and u.recorded_at >= v_from and u.recorded_at < v_to
+           group by u.provider) g;
+
   return jsonb_build_object(
     'dimension_id', v_dimension.id,
     'display_name', v_dimension.display_name,
@@ -195,6 +212,7 @@ begin
     'stage_latency', v_latency,
     'cache', v_cache,
     'quota', v_quota,
+    'spend', v_spend,
     'videos', v_videos);
 end;
 $$;
