@@ -2,12 +2,10 @@ import { pipelineRoutes as routes } from "../../../shared/api/routes/index.ts";
 import { reply } from "../../../shared/api/serve.ts";
 import { spendReport } from "../../../shared/contracts/spend.ts";
 import { getDimensions } from "../../../shared/db/rpc/dimensions.ts";
+import { engineNow } from "../../../shared/db/rpc/housekeeping.ts";
 import { getSpend, listProviderPrices, resetProviderPrice, setProviderPrice } from "../../../shared/db/rpc/spend.ts";
 import { type Handlers } from "../routes.ts";
 import type { OperatorDeps } from "./deps.ts";
-
-/** This month on the UTC calendar, as YYYY-MM. */
-const thisMonth = () => new Date().toISOString().slice(0, 7);
 
 /**
  * - `GET /spend?dimension=&month=`   a month's spend by dimension and provider, with each budget
@@ -19,7 +17,8 @@ export function spendHandlers(deps: OperatorDeps): Handlers<"getSpend" | "listPr
   return {
     getSpend: async (c) => {
       const { dimension, month } = c.req.valid("query");
-      const shown = month ?? thisMonth();
+      // This month on the engine's clock (UTC), as get_spend counts it.
+      const shown = month ?? (await engineNow(deps.sql)).toISOString().slice(0, 7);
       const [rows, dimensions] = await Promise.all([
         getSpend(deps.sql, { dimensionId: dimension, month: `${shown}-01` }),
         getDimensions(deps.sql, dimension ?? null),
