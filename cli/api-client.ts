@@ -13,6 +13,7 @@ import { type PipelineApi, pipelineRoutes as routes } from "../shared/api/routes
 import type { ConnectAccountBody } from "../shared/contracts/account.ts";
 import type { DimensionConfigInput, DimensionPatch } from "../shared/contracts/dimension.ts";
 import type { TriggerRunBody } from "../shared/contracts/operator.ts";
+import type { PriceReset, PriceSet } from "../shared/contracts/spend.ts";
 import type { ApiConfig } from "./config.ts";
 import { apiError, CliError, EXIT, networkError } from "./errors.ts";
 
@@ -142,6 +143,12 @@ export function createApiClient(config: ApiConfig, fetchImpl?: Fetch, shown?: (j
     housekeepingSettings: () => read(routes.housekeepingSettings, api.housekeeping.settings.$get()),
     setHousekeepingSettings: (changes: Record<string, number | null>) =>
       read(routes.setHousekeepingSettings, api.housekeeping.settings.$patch({ json: changes })),
+    /** Spend, prices and budgets (docs/reference/spend.md). */
+    spend: (filter: { dimension: string | null; month: string | null }) =>
+      read(routes.getSpend, api.spend.$get({ query: { ...optional("dimension", filter.dimension), ...optional("month", filter.month) } })),
+    listPrices: () => read(routes.listPrices, api.prices.$get()),
+    setPrice: (price: PriceSet) => read(routes.setPrice, api.prices.$put({ json: price })),
+    resetPrice: (price: PriceReset) => read(routes.resetPrice, api.prices.reset.$post({ json: price })),
   };
 }
 

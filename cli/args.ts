@@ -13,6 +13,7 @@ import { ADAPT_SPECS, type AdaptCommand, parseAdapt } from "./commands/adapt.ts"
 import { DASHBOARD_SPECS, type DashboardCommand, parseDashboard } from "./commands/dashboard.ts";
 import { MCP_SPECS, type McpCommand, parseMcp } from "./commands/mcp.ts";
 import { parseStorage, STORAGE_SPECS, type StorageCommand } from "./commands/storage.ts";
+import { parseSpend, SPEND_SPECS, type SpendCommand } from "./commands/spend.ts";
 import { parseYouTubeProject, YOUTUBE_PROJECT_SPECS, type YouTubeProjectCommand } from "./commands/youtube-project.ts";
 import { DIMENSION_ID } from "../shared/contracts/dimension-id.ts";
 
@@ -89,6 +90,7 @@ const COMMAND_MODULES: { specs: CommandSpec[]; parse: (command: string, position
   { specs: DASHBOARD_SPECS, parse: (_command, _positionals, flags) => parseDashboard(flags) },
   { specs: MCP_SPECS, parse: (_command, _positionals, flags) => parseMcp(flags) },
   { specs: STORAGE_SPECS, parse: (command, _positionals, flags) => parseStorage(command, flags) },
+  { specs: SPEND_SPECS, parse: parseSpend },
 ];
 const SPECS: CommandSpec[] = [...CORE_SPECS, ...COMMAND_MODULES.flatMap((module) => module.specs)];
 
@@ -156,7 +158,8 @@ export type Command =
   | AdaptCommand
   | DashboardCommand
   | McpCommand
-  | StorageCommand;
+  | StorageCommand
+  | SpendCommand;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEAD_LETTER_ID = /^[1-9][0-9]{0,17}$/;

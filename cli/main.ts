@@ -24,6 +24,7 @@ import { reportCommand } from "./commands/report.ts";
 import { runCommand } from "./commands/run.ts";
 import { statusCommand } from "./commands/status.ts";
 import { storageCommand } from "./commands/storage.ts";
+import { spendCommand } from "./commands/spend.ts";
 import { resolveApiConfig } from "./config.ts";
 import { CliError, EXIT, UsageError } from "./errors.ts";
 import { type CommandContext, println, type Screen } from "./output.ts";
@@ -126,6 +127,11 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         case "housekeeping":
         case "housekeeping settings":
           return await storageCommand(command, api, ctx);
+        case "spend":
+        case "prices list":
+        case "prices set":
+        case "prices reset":
+          return await spendCommand(command, api, ctx);
       }
     } catch (error) {
       if (error instanceof CliError && error.exitCode === EXIT.unreachable && config.source !== "environment") {

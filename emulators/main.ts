@@ -18,6 +18,7 @@
  *                                                   containers, uploads and posts, Storage buckets
  *                                                   and objects; the clock back to real time
  *   GET  /_emulator/faults, POST /_emulator/faults   fault injection (see faults/fault-book.ts)
+ *   GET|DELETE /_emulator/calls                     the paid provider calls answered, per provider (see billed-calls.ts)
  *   GET|POST /_emulator/oauth/clients, GET /_emulator/oauth/refreshes   Google OAuth clients and refresh log (see google-oauth/clients.ts)
  *   GET|POST|DELETE /_emulator/clock                the emulator's notion of now (see clock/admin.ts)
  *   GET  /_emulator/youtube/videos, /usage; PUT /_emulator/youtube/projects/{client_id}, /channels/{channel};
@@ -58,6 +59,7 @@ import { readAdminJson } from "./admin-json.ts";
 import { EmulatorClock } from "./clock/clock.ts";
 import { handleClockAdmin } from "./clock/admin.ts";
 import { FaultBook } from "./faults/fault-book.ts";
+import { BilledCalls } from "./billed-calls.ts";
 import { fooledBookOf, handleGemini } from "./gemini/routes.ts";
 import { handleOpenAi } from "./openai/routes.ts";
 import { EDGE_TTS_PATH, type EdgeTtsSocketData, edgeTtsWebSocket, upgradeEdgeTts } from "./edge-tts/routes.ts";
@@ -163,9 +165,13 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     telegramChatIds: options.telegramChatIds ?? [],
   };
 
+  const billed = new BilledCalls();
   const admin = async (req: Request, url: URL): Promise<Response | undefined> => {
     if (url.pathname === "/_emulator/health" && req.method === "GET") return jsonResponse({ ok: true });
+    const calls = billed.admin(req, url);
+    if (calls) return calls;
     if (url.pathname === "/_emulator/reset" && req.method === "POST") {
+      billed.clear();
       ctx.faults.clear();
       await tokens.clear();
       await clock.reset();
@@ -222,13 +228,15 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
         ctx.log({ ts: new Date().toISOString(), service, level: "error", message: String((error as Error)?.stack ?? error) });
         response = jsonResponse({ error: { code: 500, message: "emulator internal error", status: "INTERNAL" } }, 500);
       }
+      // An upgraded WebSocket has no Response: Bun answers 101 itself.
+      const status = upgraded ? 101 : isDroppedConnection(response) ? "dropped" : response?.status;
+      billed.note(req.method, url.pathname, service, status);
       ctx.log({
         ts: new Date().toISOString(),
         service,
         method: req.method,
         path: url.pathname,
-        // An upgraded WebSocket has no Response: Bun answers 101 itself.
-        status: upgraded ? 101 : isDroppedConnection(response) ? "dropped" : response?.status,
+        status,
         ms: Math.round(performance.now() - started),
       });
       return response;

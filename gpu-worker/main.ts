@@ -21,7 +21,7 @@ runWorkerProcess({
   definition: ({ sql, store, ffmpeg }) => {
     const { backends } = createVisualBackends({ ffmpegPath: ffmpeg, logger: createLogger("gpu-worker") });
     configured = [...backends.values()].map((b) => b.version);
-    return createVisualDefinition({ store, claims: new PgSceneClaims(sql), backends });
+    return createVisualDefinition({ store, claims: new PgSceneClaims(sql), backends, spendSql: sql });
   },
   describe: () => ({ backends: configured }),
 });

@@ -52,6 +52,9 @@ function scalarText(value: unknown): string {
 const UNSET_MEANING: Record<string, string> = {
   tts_fallback_voice: "(none: the language's default Gemini voice, docs/reference/voice.md)",
   music: "(none: voice only)",
+  budget: "(none: no spend cap)",
+  "budget.daily_usd": "(no daily cap)",
+  "budget.monthly_usd": "(no monthly cap)",
   alerts: "(none: the environment's chat, TELEGRAM_CHAT_ID)",
   "alerts.telegram_chat_id": "(the environment's chat, TELEGRAM_CHAT_ID)",
   "publishing.publish_time": "(when uploaded)",

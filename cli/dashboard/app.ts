@@ -16,6 +16,7 @@ import { overviewPage } from "./pages/overview.ts";
 import { queuesPage } from "./pages/queues.ts";
 import { quotaPage } from "./pages/quota.ts";
 import { confirmRunNow, ranNow, schedulesPage } from "./pages/schedules.ts";
+import { spendPage } from "./pages/spend.ts";
 import { videoPage, videosPage } from "./pages/videos.ts";
 import { hostAllowed, sameOriginPost, securityHeaders } from "./security.ts";
 import { sameToken, type Session, SESSION_COOKIE, type Sessions } from "./sessions.ts";
@@ -122,6 +123,7 @@ export function createDashboardApp(options: DashboardAppOptions) {
   app.get("/quota", async (c) => page(c, "Quota & accounts", "/quota", await quotaPage(api, now())));
   app.get("/schedules", async (c) => page(c, "Schedules", "/schedules", await schedulesPage(api, now())));
   app.get("/analytics", async (c) => page(c, "Analytics", "/analytics", await analyticsPage(api, now())));
+  app.get("/spend", async (c) => page(c, "Spend", "/spend", await spendPage(api)));
 
   app.get("/videos/:id", async (c) => {
     const id = c.req.param("id");

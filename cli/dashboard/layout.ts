@@ -16,6 +16,7 @@ const NAV = [
   { path: "/quota", label: "Quota & accounts" },
   { path: "/schedules", label: "Schedules" },
   { path: "/analytics", label: "Analytics" },
+  { path: "/spend", label: "Spend" },
 ] as const;
 
 interface PageFrame {

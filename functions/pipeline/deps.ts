@@ -13,6 +13,7 @@ import type { Language } from "../../shared/contracts/llm.ts";
 import { createYouTubeAccessTokenSource } from "../../shared/providers/youtube/oauth.ts";
 import type { AssetStore } from "../../shared/storage/asset-store.ts";
 import { createAssetStore } from "../../shared/storage/create-asset-store.ts";
+import { paidCall } from "../../shared/spend/metered.ts";
 import { createLlmRouter, type LlmProviders, type LlmRouter, memoizedProvider } from "./llm-router.ts";
 import { youtubeClientFor } from "../../shared/providers/youtube/account-client.ts";
 import type { Defences } from "./safety/defences.ts";
@@ -130,7 +131,11 @@ export function createPipelineDeps(source?: Record<string, string | undefined>):
         provider: "edge-tts",
         extension: "mp3",
         voiceFor: (dimension) => dimension.tts_voice,
-        synthesize: ({ text, voice, rate }) => speakWithEdgeTts({ text, voice, rate, wssUrl: env.EDGE_TTS_WSS_URL }),
+        synthesize: ({ text, voice, rate }) =>
+          paidCall({ provider: "edge-tts", model: voice, estimate: { characters: text.length } }, async () => ({
+            value: await speakWithEdgeTts({ text, voice, rate, wssUrl: env.EDGE_TTS_WSS_URL }),
+            used: { characters: text.length },
+          })),
       },
       {
         provider: "gemini-tts",
@@ -138,14 +143,21 @@ export function createPipelineDeps(source?: Record<string, string | undefined>):
         voiceFor: (dimension) => dimension.tts_fallback_voice ?? defaultGeminiVoice(dimension.language),
         // Gemini TTS takes no rate: the model speaks at its own pace (the cache key still carries it).
         synthesize: ({ text, voice, language }) =>
-          synthesizeWithGeminiTts({
-            apiKey: env.GEMINI_API_KEY,
-            baseUrl: env.GEMINI_BASE_URL,
-            model: env.GEMINI_TTS_MODEL,
-            text,
-            voice,
-            languageCode: geminiLanguageCode(language),
-          }),
+          paidCall(
+            // About 15 characters a second of speech: the estimate the budget is asked with.
+            { provider: "gemini-tts", model: env.GEMINI_TTS_MODEL, estimate: { characters: text.length, audio_seconds: Math.ceil(text.length / 15) } },
+            async () => {
+              const speech = await synthesizeWithGeminiTts({
+                apiKey: env.GEMINI_API_KEY,
+                baseUrl: env.GEMINI_BASE_URL,
+                model: env.GEMINI_TTS_MODEL,
+                text,
+                voice,
+                languageCode: geminiLanguageCode(language),
+              });
+              return { value: speech, used: { characters: text.length, audio_seconds: speech.durationMs / 1000 } };
+            },
+          ),
       },
     ],
     sources: createSourceClients(env),

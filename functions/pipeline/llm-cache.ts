@@ -8,6 +8,7 @@ import type { Logger } from "../../shared/logging/logger.ts";
 import { generateValidated, type LlmCallEvent } from "../../shared/providers/llm/boundary.ts";
 import { formatIssues, LlmContractError } from "../../shared/providers/llm/contract.ts";
 import type { GenerationParams, TextModel } from "../../shared/providers/llm/types.ts";
+import { cachedCall, paidCall } from "../../shared/spend/metered.ts";
 
 /** What a router counts over its life: every call and repair, cache hits, fallbacks and stops. */
 export interface LlmCounters {
@@ -30,6 +31,26 @@ export function newLlmCounters(): LlmCounters {
  */
 function cacheModelId(model: Pick<TextModel, "provider" | "model">): string {
   return model.provider === "gemini" ? model.model : `${model.provider}/${model.model}`;
+}
+
+/** What a JSON answer is expected to use at most, for the budget check before the call. */
+const ESTIMATED_OUTPUT_TOKENS = 2048;
+
+/** The model with each call (first ask and repairs alike) checked against the budget and recorded (shared/spend/metered.ts). */
+function meteredModel(model: TextModel): TextModel {
+  return {
+    provider: model.provider,
+    model: model.model,
+    complete: (prompt, params, options) =>
+      paidCall(
+        { provider: model.provider, model: model.model, estimate: { input_tokens: Math.ceil(prompt.length / 4), output_tokens: ESTIMATED_OUTPUT_TOKENS } },
+        async () => {
+          const completion = await model.complete(prompt, params, options);
+          const used = { input_tokens: completion.usage?.promptTokenCount ?? 0, output_tokens: completion.usage?.candidatesTokenCount ?? 0 };
+          return { value: completion, used };
+        },
+      ),
+  };
 }
 
 interface CachedCallContext {
@@ -67,6 +88,7 @@ export async function generateJsonCached<T>(
   if (parsed !== null) {
     if (parsed.success) {
       ctx.counters.cache_hits += 1;
+      await cachedCall({ provider: model.provider, model: model.model }, { input_tokens: 0, output_tokens: 0 });
       ctx.log.debug({ llm_task: ctx.task, provider: model.provider, model: model.model }, "llm answer from cache");
       return parsed.data;
     }
@@ -96,7 +118,7 @@ export async function generateJsonCached<T>(
   };
   let value: T;
   try {
-    ({ value } = await generateValidated(model, prompt, schema, params, { onCall }));
+    ({ value } = await generateValidated(meteredModel(model), prompt, schema, params, { onCall }));
   } catch (error) {
     if (error instanceof LlmContractError) ctx.counters.contract_failures += 1;
     throw error;

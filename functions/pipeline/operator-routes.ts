@@ -11,6 +11,7 @@ import { dimensionHandlers } from "./operator/dimension-routes.ts";
 import { opsHandlers } from "./operator/ops-routes.ts";
 import { reportHandlers } from "./operator/report-routes.ts";
 import { housekeepingHandlers } from "./operator/housekeeping-routes.ts";
+import { spendHandlers } from "./operator/spend-routes.ts";
 import { youtubeProjectHandlers } from "./operator/youtube-project-routes.ts";
 import { adaptHandlers } from "./adapt/routes.ts";
 import { type Handlers } from "./routes.ts";
@@ -103,5 +104,6 @@ export function operatorHandlers(deps: OperatorDeps) {
     ...adaptHandlers(deps),
     ...opsHandlers(deps),
     ...housekeepingHandlers(deps),
+    ...spendHandlers(deps),
   };
 }

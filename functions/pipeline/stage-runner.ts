@@ -23,6 +23,8 @@ import {
 } from "../../shared/db/rpc/work-units.ts";
 import { recordTooSimilar } from "../../shared/db/rpc/similarity.ts";
 import { coerceError, isRetriable } from "../../shared/errors.ts";
+import { deferStageTaskForBudget } from "../../shared/db/rpc/spend.ts";
+import { BudgetDeferralError, withSpendScope } from "../../shared/spend/metered.ts";
 import type { LogStatus } from "../../shared/logging/logger.ts";
 import { heartbeatIntervalMs } from "../../shared/worker/lease.ts";
 import type { PipelineDeps } from "./deps.ts";
@@ -204,13 +206,14 @@ async function runOne(
   const task = parsed.data;
   const unitId = "unit_id" in task ? task.unit_id : null;
   const dimensionId = "dimension_id" in task ? task.dimension_id : null;
+  const taskDimension = dimensionId ?? await unitDimension(deps.sql, unitId);
   const log = deps.logger.child({
     execution_id: task.run_id,
     stage: task.stage,
     step_token: task.step_token,
     msg_id: msgId,
     unit_id: unitId ?? undefined,
-    dimension_id: dimensionId ?? await unitDimension(deps.sql, unitId),
+    dimension_id: taskDimension,
   });
   const t0 = Date.now();
   try {
@@ -222,11 +225,19 @@ async function runOne(
       log.info({ duration_ms: Date.now() - t0, status: "skipped" }, "step already completed: stored result returned");
       return true;
     }
-    const outcome = await runStage(task.stage, task, { deps, logger: log, lease, ...control });
+    // Every paid call the stage makes is checked against its dimension's budget and recorded (shared/spend/metered.ts).
+    const scope = { sql: deps.sql, log, dimensionId: taskDimension ?? null, runId: task.run_id, unitId, stage: task.stage };
+    const outcome = await withSpendScope(scope, () => runStage(task.stage, task, { deps, logger: log, lease, ...control }));
     await complete(outcome.kind, deps.sql, { lease, task }, outcome);
     log.info({ duration_ms: Date.now() - t0, outcome: outcome.kind, status: outcomeStatus(outcome.kind) }, "stage task done");
     return true;
   } catch (thrown) {
+    if (thrown instanceof BudgetDeferralError) {
+      // Nothing of the stage was recorded: the unit waits at its stage, whole, and the task comes back later.
+      const deferral = await deferStageTaskForBudget(deps.sql, { msgId, holder, delayS: thrown.delayS, reason: thrown.message });
+      log.warn({ period: thrown.period, delay_s: thrown.delayS, outcome: deferral, status: "deferred" }, thrown.message);
+      return false;
+    }
     const error = coerceError(mapDbError(thrown));
     const retriable = isRetriable(error);
     const outcome = await failStageTask(deps.sql, {

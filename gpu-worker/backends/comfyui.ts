@@ -5,6 +5,8 @@ import { runFfmpeg } from "../../shared/media/ffmpeg.ts";
 import { type ComfyUiClient, type ComfyWorkflow, fillWorkflow } from "../../shared/providers/visuals/comfyui.ts";
 import { VISUAL_BACKEND_VERSIONS } from "../../shared/contracts/visuals.ts";
 import { type GeminiImageClient, geminiImagePrompt } from "../../shared/providers/visuals/gemini-image.ts";
+import { paidCall } from "../../shared/spend/metered.ts";
+import { generateStill } from "./gemini-image.ts";
 import animatediffWorkflow from "../workflows/animatediff.json" with { type: "json" };
 import svdWorkflow from "../workflows/svd-img2vid.json" with { type: "json" };
 import { framesToClipArgs } from "./clip-motion.ts";
@@ -22,6 +24,9 @@ const TEMPLATES: Record<ComfyWorkflowName, ComfyWorkflow> = {
   svd: svdWorkflow as ComfyWorkflow,
   animatediff: animatediffWorkflow as ComfyWorkflow,
 };
+
+/** What a workflow is expected to hold the GPU for, for the budget check before it runs. */
+const ESTIMATED_GPU_SECONDS = 120;
 
 const NEGATIVE_PROMPT = "text, watermark, logo, blurry, deformed, low quality";
 
@@ -49,6 +54,7 @@ export function comfyWorkflowFor(name: ComfyWorkflowName, job: VisualJob, image?
 export class ComfyUiBackend implements VisualBackend {
   readonly name: "comfyui-svd" | "comfyui-animatediff";
   readonly version: string;
+  readonly spend = { provider: "comfyui", kind: "gpu_seconds" } as const;
 
   constructor(
     private readonly options: { workflow: ComfyWorkflowName; client: ComfyUiClient; stills?: GeminiImageClient; ffmpegPath?: string; preset?: string },
@@ -62,17 +68,22 @@ export class ComfyUiBackend implements VisualBackend {
     const { client } = this.options;
     let image: string | undefined;
     if (this.options.workflow === "svd") {
-      const still = await this.options.stills!.generate(geminiImagePrompt(job.prompt, job.style), ctx.signal);
+      const still = await generateStill(this.options.stills!, geminiImagePrompt(job.prompt, job.style), ctx.signal);
       image = await client.uploadImage(still.bytes, `mdame-${job.scene_hash.slice(0, 16)}.png`, ctx.signal);
       ctx.progress?.();
     }
     const workflow = comfyWorkflowFor(this.options.workflow, job, image);
-    const files = await client.run(workflow, {
-      signal: ctx.signal,
-      onProgress: (p) => {
-        ctx.progress?.();
-        if (p.value !== undefined) ctx.logger.debug({ node: p.node, value: p.value, max: p.max }, "comfyui progress");
-      },
+    // Billed by the GPU time the workflow held, as the operator's price per GPU second says.
+    const files = await paidCall({ provider: "comfyui", model: this.options.workflow, estimate: { gpu_seconds: ESTIMATED_GPU_SECONDS } }, async () => {
+      const started = performance.now();
+      const value = await client.run(workflow, {
+        signal: ctx.signal,
+        onProgress: (p) => {
+          ctx.progress?.();
+          if (p.value !== undefined) ctx.logger.debug({ node: p.node, value: p.value, max: p.max }, "comfyui progress");
+        },
+      });
+      return { value, used: { gpu_seconds: Math.round(performance.now() - started) / 1000 } };
     });
     const frames = files.filter((f) => f.type === "output" && /\.png$/i.test(f.filename)).sort((a, b) => a.filename.localeCompare(b.filename));
     if (frames.length === 0) throw new NoVisualResultError(this.name, "ComfyUI saved no frames");

@@ -4,6 +4,7 @@ import type { VisualJob } from "../../shared/contracts/queue.ts";
 import { runFfmpeg } from "../../shared/media/ffmpeg.ts";
 import { VISUAL_BACKEND_VERSIONS } from "../../shared/contracts/visuals.ts";
 import { PEXELS_LICENCE, type PexelsClient, searchQuery, usableVideos } from "../../shared/providers/visuals/pexels.ts";
+import { paidCall } from "../../shared/spend/metered.ts";
 import { videoToClipArgs } from "./clip-motion.ts";
 import { NoVisualResultError, type VisualBackend, type VisualBackendContext, type VisualResult } from "./visual-backend.ts";
 
@@ -18,13 +19,18 @@ const SPREAD = 3;
 export class PexelsBackend implements VisualBackend {
   readonly name = "pexels" as const;
   readonly version = VISUAL_BACKEND_VERSIONS.pexels;
+  readonly spend = { provider: "pexels", kind: "requests" } as const;
 
   constructor(private readonly options: { client: PexelsClient; ffmpegPath?: string; preset?: string; maxDownloadBytes?: number }) {}
 
   async generate(job: VisualJob, outPath: string, ctx: VisualBackendContext): Promise<VisualResult> {
     const query = searchQuery(job.keywords ?? [], job.prompt);
     if (query === "") throw new NoVisualResultError(this.name, "the scene has no keywords to search for");
-    const response = await this.options.client.search(query, ctx.signal);
+    // A search is the API call Pexels counts against the key's quota; downloads are not.
+    const response = await paidCall({ provider: "pexels", model: "videos/search", estimate: { requests: 1 } }, async () => ({
+      value: await this.options.client.search(query, ctx.signal),
+      used: { requests: 1 },
+    }));
     const { usable, blocked } = usableVideos(response, query, job.visuals?.pexels_blocklist ?? []);
     ctx.logger.info({ query, results: response.videos.length, usable: usable.length, blocked, rate_limit: this.options.client.lastRateLimit }, "pexels search");
     if (usable.length === 0) throw new NoVisualResultError(this.name, `no usable Pexels video for "${query}"`);

@@ -1,6 +1,7 @@
 import type { VisualJob } from "../../shared/contracts/queue.ts";
 import type { Logger } from "../../shared/logging/logger.ts";
 import type { SceneCredit, VisualBackendName } from "../../shared/contracts/visuals.ts";
+import type { UsageKind } from "../../shared/contracts/spend.ts";
 
 /** What a backend gets from the task: where to log, when to give up, and whom to tell it is alive. */
 export interface VisualBackendContext {
@@ -23,6 +24,8 @@ export interface VisualResult {
 export interface VisualBackend {
   readonly name: VisualBackendName;
   readonly version: string;
+  /** The provider a paid backend's calls are recorded under, and their unit kind (docs/reference/spend.md); absent: free. */
+  readonly spend?: { provider: string; kind: UsageKind };
   /** Writes an H.264 MP4 of job.width x job.height at job.fps lasting job.duration_s to `outPath`. */
   generate(job: VisualJob, outPath: string, ctx: VisualBackendContext): Promise<VisualResult | void>;
 }

@@ -28,6 +28,7 @@ import {
   TriggerRunBody,
 } from "../contracts/operator.ts";
 import { OpsOverview, OpsQueues, OpsQuota, OpsScheduleList, OpsScheduleRunNow, OpsVideoDetail, OpsVideoList } from "../contracts/ops.ts";
+import { PriceList, PriceReset, PriceResetResult, PriceSet, ProviderPrice, SpendReport } from "../contracts/spend.ts";
 import { WeeklyReportList } from "../contracts/weekly-report.ts";
 import { RegisterYouTubeProjectBody, RemovedYouTubeProject, YouTubeProject, YouTubeProjectClient, YouTubeProjectList } from "../contracts/youtube-project.ts";
 
@@ -85,6 +86,12 @@ const contracts = {
   OpsQuota,
   OpsScheduleList,
   OpsScheduleRunNow,
+  SpendReport,
+  ProviderPrice,
+  PriceList,
+  PriceSet,
+  PriceReset,
+  PriceResetResult,
   StorageUsage,
   HousekeepingBody,
   HousekeepingAnswer,

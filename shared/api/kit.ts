@@ -28,6 +28,7 @@ export const TAGS = {
   reports: "Weekly reports (`mdame report`)",
   adapt: "The adaptive engine (`mdame adapt`, docs/reference/adaptive.md)",
   ops: "The ops dashboard's views (`mdame dashboard`, docs/reference/ops-api.md)",
+  spend: "Spend, prices and budgets (`mdame spend`, `mdame prices`, docs/reference/spend.md)",
   housekeeping: "Retention, housekeeping passes and sizes (`mdame housekeeping`, `mdame storage usage`, docs/reference/retention.md)",
   "worker-callback": "The `worker-callback` function: Standard Webhooks deliveries from the workers",
 } as const;

@@ -15,6 +15,7 @@ import { adaptRules, AdaptSettings, DEFAULT_ADAPT } from "./adapt.ts";
 import { DEFAULT_VISUALS, VisualsConfig } from "./visuals.ts";
 import { DimensionId } from "./dimension-id.ts";
 import { DEFAULT_SIMILARITY, SimilaritySettings } from "./similarity.ts";
+import { DimensionBudget } from "./spend.ts";
 
 /**
  * A dimension's configuration: the one definition of what `mdame dimension add|set` reads from a
@@ -129,6 +130,10 @@ export const DimensionFields = {
   similarity: SimilaritySettings.describe(
     "The channel-standing guard: the combined similarity threshold, how many latest videos to compare with, and how often a too-similar script is rewritten (docs/reference/similarity.md); a set replaces the whole section.",
   ),
+  /** Spend caps in USD a day and a month (docs/reference/spend.md); null: no cap. */
+  budget: DimensionBudget.nullable().describe(
+    "Spend caps in USD, {daily_usd, monthly_usd}, each optional (docs/reference/spend.md); a unit whose next paid call would pass one waits; null: no cap.",
+  ),
 };
 
 type ConfigShape = {
@@ -172,6 +177,7 @@ export const DimensionConfig = z.object({
   alerts: DimensionFields.alerts.default(null),
   adapt: DimensionFields.adapt.default(DEFAULT_ADAPT),
   similarity: DimensionFields.similarity.default(DEFAULT_SIMILARITY),
+  budget: DimensionFields.budget.default(null),
 }).strict().superRefine(crossFieldRules).superRefine(adaptRules);
 export type DimensionConfig = z.infer<typeof DimensionConfig>;
 export type DimensionConfigInput = z.input<typeof DimensionConfig>;

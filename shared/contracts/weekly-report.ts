@@ -121,6 +121,13 @@ export const WeeklyReport = z.object({
     youtube: z.array(z.object({ bucket: YouTubeBucket, used: count, calls: count }).strict()),
     tiktok: z.array(z.object({ call_kind: z.string(), calls: count }).strict()),
   }).strict(),
+  /** The week's recorded provider calls (docs/reference/spend.md); absent from reports stored before spend was recorded. */
+  spend: z.object({
+    usd: z.number().nonnegative(),
+    /** The week's spend over the videos published in the week; null when none was. */
+    usd_per_published_video: z.number().nonnegative().nullable(),
+    by_provider: z.array(z.object({ provider: z.string(), usd: z.number().nonnegative(), calls: count, cached_calls: count }).strict()),
+  }).strict().optional(),
   videos: z.object({
     /** Videos whose latest analytics window was fetched during the week. */
     count,

@@ -5,6 +5,7 @@
  * a heading, a table row or an image to the report.
  */
 import type { CacheFigures, PlatformWeek, ReportVideo, SimilarityWeek, WeeklyReport } from "../contracts/weekly-report.ts";
+import { formatUsd } from "../contracts/spend.ts";
 
 const MAX_TEXT = 120;
 /** The characters escapeMarkdown escapes: every one Markdown (or a chat's dialect of it) may read as syntax. */
@@ -150,6 +151,14 @@ export function renderWeeklyMarkdown(report: WeeklyReport): string {
   if (report.quota.youtube.length === 0 && report.quota.tiktok.length === 0) lines.push("No platform calls this week.");
   for (const q of report.quota.youtube) lines.push(`- YouTube ${q.bucket}: ${q.used} (${q.calls} calls)`);
   for (const t of report.quota.tiktok) lines.push(`- TikTok ${escapeMarkdown(t.call_kind)}: ${t.calls} calls`);
+
+  if (report.spend) {
+    const { spend } = report;
+    lines.push("", "## Spend", "");
+    const perVideo = spend.usd_per_published_video === null ? "no video published" : `${formatUsd(spend.usd_per_published_video)} per published video`;
+    lines.push(`- ${formatUsd(spend.usd)} this week, ${perVideo}`);
+    for (const p of spend.by_provider) lines.push(`  - ${escapeMarkdown(p.provider)}: ${formatUsd(p.usd)} (${p.calls} calls, ${p.cached_calls} from cache)`);
+  }
 
   lines.push("", "## Videos", "");
   if (report.videos.count === 0) {

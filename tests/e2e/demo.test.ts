@@ -19,6 +19,7 @@ import { paths } from "../../stack/paths.ts";
 import { localStackEnv, readStackEnv } from "../../stack/stack-env.ts";
 import { type StackHandle, startStack } from "../../stack/stack-control.ts";
 import { LOCAL_DB_URL } from "../../shared/config/local-stack.ts";
+import { SpendReport } from "../../shared/contracts/spend.ts";
 
 const Summary = z.object({
   run_id: z.string().uuid(),
@@ -266,4 +267,23 @@ describe("npm run demo", () => {
     expect(pubs[0].n).toBe(first.summary.videos.length + 3);
     await sql.end();
   }, 10 * 60_000);
+
+  test("after the demo, mdame spend --json gives each dimension's cost by provider, matching the paid calls the emulators answered", async () => {
+    const result = spawnSync(process.execPath, [join(paths.root, "cli", "mdame.ts"), "spend", "--json"], {
+      cwd: paths.root,
+      encoding: "utf8",
+      env: process.env,
+    });
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    const report = SpendReport.parse(JSON.parse(result.stdout));
+    const recorded: Record<string, number> = {};
+    for (const provider of report.dimensions.flatMap((d) => d.providers)) {
+      recorded[provider.provider] = (recorded[provider.provider] ?? 0) + provider.calls - provider.cached_calls;
+    }
+    const { calls } = (await (await fetch(`${env.EMULATOR_URL}/_emulator/calls`)).json()) as { calls: Record<string, number> };
+    expect(recorded).toEqual(calls);
+    expect(report.dimensions.map((d) => d.dimension_id).sort()).toEqual(first.summary.videos.map((v) => v.dimension).sort());
+    for (const dimension of report.dimensions) expect(dimension.usd).toBeGreaterThan(0);
+  }, 60_000);
 });

@@ -440,7 +440,7 @@ describe("mdame dashboard in Chromium", () => {
     expect(body).toContain(`Could not load video ${seeded.publicationId}.`);
     expect(body).toContain(`HTTP 500 from GET ${pipeline.functionsUrl}/pipeline/ops/videos/${seeded.publicationId}`);
     expect(body).not.toMatch(/\n\s+at /);
-    expect(await page.$$eval("nav a", (links) => links.length)).toBe(7);
+    expect(await page.$$eval("nav a", (links) => links.length)).toBe(8);
     // The other pages do not need Storage.
     await page.goto(`${dashboardUrl}videos`);
     expect(await page.$(`tr[data-video="${seeded.publicationId}"]`)).not.toBeNull();

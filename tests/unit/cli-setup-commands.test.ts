@@ -266,6 +266,7 @@ describe("what the operator reads", () => {
       publishing: { ...DEFAULT_PUBLISHING },
       adapt: DEFAULT_ADAPT,
       similarity: DEFAULT_SIMILARITY,
+      budget: null,
       alerts: null,
       accounts: 2,
       active_accounts: 1,

@@ -52,6 +52,7 @@ describe("DimensionConfig", () => {
       },
       adapt: DEFAULT_ADAPT,
       similarity: { threshold: 0.5, compare_last: 60, max_regenerations: 2 },
+      budget: null,
     });
   });
 

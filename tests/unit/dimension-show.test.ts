@@ -81,6 +81,7 @@ const everythingSet = DimensionConfig.parse({
   publishing: { time_zone: "Asia/Jakarta", publish_time: "18:00", default_audio_language: "en-US" },
   alerts: { telegram_chat_id: "@mdame_alerts" },
   adapt: { daily_volume: { min: 1, max: 3 }, video_length: { target_s: 40 }, topic_categories: { favoured: ["space"] }, pinned: ["video_length"] },
+  budget: { daily_usd: 2, monthly_usd: 40 },
 });
 
 const stored = (config: z.output<typeof DimensionConfig>): Dimension => ({

@@ -24,6 +24,9 @@ describe("weekly report Markdown", () => {
     expect(md).toContain("| TTS | 0 / 0 | – |");
     expect(md).toContain("- YouTube units: 51 (2 calls)");
     expect(md).toContain("- TikTok video\\.init: 1 calls");
+    expect(md).toContain(
+      "- $0.3200 this week, $0.0800 per published video\n  - gemini\\-image: $0.3120 (8 calls, 0 from cache)\n  - gemini: $0.0080 (30 calls, 6 from cache)",
+    );
     expect(md).toContain("- Best retention: [C](https://www.youtube.com/shorts/vidA) (youtube, day 7): 300 engaged of 400 views, 80.0 % watched");
   });
 

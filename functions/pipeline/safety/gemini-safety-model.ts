@@ -14,6 +14,10 @@ import { errorForStatus, ProviderUnavailableError } from "../../../shared/provid
 import { MAX_REPAIRS } from "../../../shared/providers/llm/boundary.ts";
 import { fromZodIssues, LlmContractError, type LlmIssue } from "../../../shared/providers/llm/contract.ts";
 import { repairPrompt } from "../../../shared/providers/llm/repair.ts";
+import { BudgetDeferralError, paidCall } from "../../../shared/spend/metered.ts";
+
+/** What a verdict is expected to use at most, for the budget check before the call. */
+const ESTIMATED_VERDICT_TOKENS = 512;
 
 export interface SafetyModel {
   readonly model: string;
@@ -51,12 +55,20 @@ export function createGeminiSafetyModel(options: { apiKey: string; baseUrl?: str
   async function askOnce(prompt: string): Promise<ModelSafetyVerdict | LlmContractError> {
     let response;
     try {
-      response = await ai.models.generateContent({
-        model: options.model,
-        contents: prompt,
-        config: { responseMimeType: "application/json", temperature: 0 },
-      });
+      response = await paidCall(
+        { provider: "gemini", model: options.model, estimate: { input_tokens: Math.ceil(prompt.length / 4), output_tokens: ESTIMATED_VERDICT_TOKENS } },
+        async () => {
+          const answer = await ai.models.generateContent({
+            model: options.model,
+            contents: prompt,
+            config: { responseMimeType: "application/json", temperature: 0 },
+          });
+          const usage = answer.usageMetadata;
+          return { value: answer, used: { input_tokens: usage?.promptTokenCount ?? 0, output_tokens: usage?.candidatesTokenCount ?? 0 } };
+        },
+      );
     } catch (error) {
+      if (error instanceof BudgetDeferralError) throw error;
       if (error instanceof ApiError) throw errorForStatus("gemini", error.status, `Gemini safety classifier answered ${error.status}: ${error.message}`, error);
       const message = error instanceof Error ? error.message : String(error);
       throw new ProviderUnavailableError("gemini", `Gemini safety classifier unreachable: ${message}`, { cause: error });

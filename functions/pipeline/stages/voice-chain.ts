@@ -7,6 +7,7 @@ import { voiceKey } from "../../../shared/hashing.ts";
 import type { Logger } from "../../../shared/logging/logger.ts";
 import { ProviderRejectedError, ProviderUnavailableError } from "../../../shared/providers/errors.ts";
 import { VoiceRefusedError } from "../../../shared/providers/tts/speech.ts";
+import { cachedCall } from "../../../shared/spend/metered.ts";
 import type { AssetStore } from "../../../shared/storage/asset-store.ts";
 import type { DimensionVoices, VoiceProvider } from "../deps.ts";
 
@@ -64,6 +65,7 @@ export async function speakNarration(
   const stored = await storedTrack(store, voices, narration, dir);
   await onLookup?.(stored !== null);
   if (stored) {
+    await cachedCall({ provider: stored.provider, model: stored.voice }, { characters: narration.text.length });
     log.info({ provider: stored.provider, audio_key: stored.audio_key, status: "skipped" }, "voice reused from storage");
     return stored;
   }

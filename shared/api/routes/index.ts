@@ -18,6 +18,7 @@ import { housekeepingRoutes } from "./housekeeping.ts";
 import { opsRoutes } from "./ops.ts";
 import { reportRoutes } from "./reports.ts";
 import { runRoutes } from "./runs.ts";
+import { spendRoutes } from "./spend.ts";
 
 export const pipelineRoutes = {
   ...runRoutes,
@@ -27,6 +28,7 @@ export const pipelineRoutes = {
   ...adaptRoutes,
   ...opsRoutes,
   ...housekeepingRoutes,
+  ...spendRoutes,
 };
 export type PipelineRoutes = typeof pipelineRoutes;
 export type PipelineRouteName = keyof PipelineRoutes;

@@ -12,7 +12,7 @@ const PROVIDER = "gemini-image";
 /** Largest picture accepted from the API (decoded bytes). */
 const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 
-interface GeneratedImage {
+export interface GeneratedImage {
   bytes: Uint8Array;
   mimeType: string;
 }

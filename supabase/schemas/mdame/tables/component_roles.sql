@@ -11,10 +11,11 @@
 --   which run every stage, the operator routes and the workers' callbacks; mdame doctor, which checks
 --   the publisher's own accounts, connects as it too. The only role that reads sealed credentials.
 -- render-runner, gpu-worker: pull their jobs (read, extend), report their heartbeat, check the
---   environment; the gpu-worker also claims and records scene assets. They finish a job through
---   the worker-callback function (a signed request), never through the database. The render-runner
---   also builds the weekly reports (claim, figures, complete or fail: render-runner/weekly-reports.ts),
---   whose charts do not fit the Edge's memory.
+--   environment; the gpu-worker also claims and records scene assets, and checks and records the
+--   spend of its paid visual backends. They finish a job through the worker-callback function (a
+--   signed request), never through the database. The render-runner also builds the weekly reports
+--   (claim, figures, complete or fail: render-runner/weekly-reports.ts), whose charts do not fit
+--   the Edge's memory.
 
 create table mdame.component_roles (
   role name not null,
@@ -33,7 +34,8 @@ alter table mdame.component_roles enable row level security;
 insert into mdame.component_roles (role, component, rpcs) values
   ('mdame_engine', 'edge', array[
     'abort_run', 'ack_storage_deletion', 'assert_environment', 'begin_publication',
-    'canonical_json', 'check_alerts', 'claim_adaptation_week', 'claim_alerts',
+    'canonical_json', 'check_alerts', 'check_spend_budget', 'defer_stage_task_for_budget', 'get_spend',
+    'list_provider_prices', 'record_provider_usage', 'reset_provider_price', 'set_provider_price', 'claim_adaptation_week', 'claim_alerts',
     'claim_analytics_fetches', 'claim_stage_tasks', 'claim_storage_deletions', 'claim_thumbnail_sets',
     'claim_weekly_reports', 'clear_upload_session', 'complete_publication', 'complete_render_job',
     'complete_visual_job', 'complete_weekly_report', 'config_hash', 'connect_account',
@@ -67,8 +69,8 @@ insert into mdame.component_roles (role, component, rpcs) values
     'youtube_quota_day', 'youtube_quota_resets_at'
   ]),
   ('mdame_gpu_worker', 'gpu-worker', array[
-    'assert_environment', 'claim_scene_generation', 'extend_worker_job', 'read_worker_jobs',
-    'record_scene_asset', 'record_worker_heartbeat', 'record_worker_stop', 'release_scene_claim'
+    'assert_environment', 'check_spend_budget', 'claim_scene_generation', 'extend_worker_job', 'read_worker_jobs',
+    'record_provider_usage', 'record_scene_asset', 'record_worker_heartbeat', 'record_worker_stop', 'release_scene_claim'
   ]),
   ('mdame_render_runner', 'render-runner', array[
     'assert_environment', 'claim_weekly_reports', 'complete_weekly_report', 'extend_worker_job', 'fail_weekly_report',

@@ -29,8 +29,10 @@ create table mdame.dimensions (
   alerts jsonb,
   adapt jsonb not null default '{"pinned": [], "min_sample": 8, "video_length": {"step_s": 3, "spread_s": 4, "target_s": null}, "daily_volume": {"max": null, "min": null, "step": 1}, "min_effect_pp": 3, "cooldown_weeks": 4, "hook_threshold": {"max": 0.85, "min": 0.65, "step": 0.02, "value": 0.72}, "source_weights": {"max": 1, "min": 0.2, "step": 0.1}, "topic_categories": {"boost": 0.15, "avoided": [], "favoured": []}}'::jsonb,
   similarity jsonb not null default '{"threshold": 0.5, "compare_last": 60, "max_regenerations": 2}'::jsonb,
+  budget jsonb,
   constraint dimensions_pkey primary key (id),
   constraint dimensions_adapt_check check ((jsonb_typeof(adapt) = 'object'::text)),
+  constraint dimensions_budget_check check (((budget is null) or ((jsonb_typeof(budget) = 'object'::text) and ((budget - array['daily_usd'::text, 'monthly_usd'::text]) = '{}'::jsonb) and ((not (budget ? 'daily_usd'::text)) or ((jsonb_typeof((budget -> 'daily_usd'::text)) = 'number'::text) and (((budget ->> 'daily_usd'::text))::numeric >= (0)::numeric))) and ((not (budget ? 'monthly_usd'::text)) or ((jsonb_typeof((budget -> 'monthly_usd'::text)) = 'number'::text) and (((budget ->> 'monthly_usd'::text))::numeric >= (0)::numeric)))))),
   constraint dimensions_captions_check check (((jsonb_typeof(captions) = 'object'::text) and ((captions - 'profile'::text) = '{}'::jsonb) and (COALESCE((captions ->> 'profile'::text), ''::text) = any (array['platforms'::text, 'intersection'::text, 'youtube_shorts'::text, 'tiktok'::text, 'reels'::text])))),
   constraint dimensions_daily_limit_check check (((daily_limit >= 0) and (daily_limit <= 50))),
   constraint dimensions_id_check check ((id ~ '^[a-z0-9][a-z0-9_-]{1,40}$'::text)),
@@ -86,3 +88,5 @@ comment on column mdame.dimensions.publishing is 'Publishing settings: {category
 comment on column mdame.dimensions.alerts is 'Where this dimension''s alerts go: {telegram_chat_id} overrides the environment''s TELEGRAM_CHAT_ID; null keeps it.';
 
 alter table mdame.dimensions enable row level security;
+
+comment on column mdame.dimensions.budget is 'Spend caps in USD: {daily_usd, monthly_usd}, each optional; null: no cap (check_spend_budget, docs/reference/spend.md).';
