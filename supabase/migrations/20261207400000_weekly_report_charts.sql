@@ -23,6 +23,7 @@ declare
   v_videos jsonb;
   v_topics jsonb;
   v_similarity jsonb;
+  v_spend jsonb;
 begin
   if p_week_start is null then
     raise exception 'a week start date is required' using errcode = '22023';
@@ -195,6 +196,20 @@ begin
     from mdame.events e join mdame.work_units u on u.id = e.unit_id
    where e.kind = 'similarity_checked' and u.dimension_id = p_dimension_id and e.created_at >= v_from and e.created_at < v_to;
 
+  select jsonb_build_object(
+           'usd', coalesce(round(sum(g.usd), 6), 0),
+           'usd_per_published_video', case when (v_outcomes->>'published')::integer = 0 then null
+                                           else round(coalesce(sum(g.usd), 0) / (v_outcomes->>'published')::integer, 6) end,
+           'by_provider', coalesce(jsonb_agg(jsonb_build_object('provider', g.provider, 'usd', round(g.usd, 6), 'calls', g.calls,
+                                                                'cached_calls', g.cached_calls) order by g.usd desc, g.provider)
+                                   filter (where g.provider is not null), '[]'::jsonb))
+    into v_spend
+    from (select u.provider, sum(u.usd) as usd, count(distinct u.call_key) as calls,
+                 count(distinct u.call_key) filter (where u.cached) as cached_calls
+            from mdame.provider_usage u
+           where u.dimension_id = p_dimension_id and u.recorded_at >= v_from and u.recorded_at < v_to
+           group by u.provider) g;
+
   return jsonb_build_object(
     'dimension_id', v_dimension.id,
     'display_name', v_dimension.display_name,
@@ -208,6 +223,7 @@ begin
     'stage_latency', v_latency,
     'cache', v_cache,
     'quota', v_quota,
+    'spend', v_spend,
     'videos', v_videos,
     'similarity', v_similarity);
 end;
