@@ -28,6 +28,7 @@ import {
   TriggerRunBody,
 } from "../contracts/operator.ts";
 import { OpsOverview, OpsQueues, OpsQuota, OpsScheduleList, OpsScheduleRunNow, OpsVideoDetail, OpsVideoList } from "../contracts/ops.ts";
+import { ApproveReviewBody, RejectReviewBody, Review, ReviewDetail, ReviewList } from "../contracts/review.ts";
 import { WeeklyReportList } from "../contracts/weekly-report.ts";
 import { RegisterYouTubeProjectBody, RemovedYouTubeProject, YouTubeProject, YouTubeProjectClient, YouTubeProjectList } from "../contracts/youtube-project.ts";
 
@@ -78,6 +79,11 @@ const contracts = {
   AdaptationList,
   AdaptPinBody,
   AdaptPins,
+  ReviewList,
+  ReviewDetail,
+  ApproveReviewBody,
+  RejectReviewBody,
+  Review,
   OpsOverview,
   OpsQueues,
   OpsVideoList,

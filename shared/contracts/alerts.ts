@@ -13,6 +13,7 @@ const EDGE_ALERT_KINDS = [
   "weekly_report",
   "upload_locked",
   "quota_bucket_high",
+  "review_waiting",
 ] as const;
 /** The watchdog's kinds, which the database delivers itself (mdame.deliver_database_alerts). */
 const WATCHDOG_ALERT_KINDS = ["engine_stopped", "engine_recovered", "workers_absent"] as const;

@@ -265,6 +265,7 @@ describe("what the operator reads", () => {
       publishing: { ...DEFAULT_PUBLISHING },
       adapt: DEFAULT_ADAPT,
       alerts: null,
+      review: null,
       accounts: 2,
       active_accounts: 1,
     };

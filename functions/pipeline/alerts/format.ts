@@ -17,6 +17,7 @@ const TITLES: Record<EdgeAlertKind, string> = {
   weekly_report: "📊 Weekly report",
   upload_locked: "🔒 Upload not public",
   quota_bucket_high: "📈 Upload quota running out",
+  review_waiting: "👀 Video waits for review",
 };
 
 /** The details worth a line, by kind, in this order; `fix` (a command) always comes last. */
@@ -30,6 +31,7 @@ const DETAIL_KEYS: Record<EdgeAlertKind, string[]> = {
   weekly_report: [],
   upload_locked: ["platform", "channel_handle", "external_id", "privacy_status", "privacy_requested", "publication_id"],
   quota_bucket_high: ["project", "quota_day", "used", "limit", "accounts", "resets_at"],
+  review_waiting: ["title", "expires_at", "on_expiry", "unit_id", "approve", "reject"],
 };
 
 const MAX_VALUE_CHARS = 600;
