@@ -13,6 +13,7 @@ import { ADAPT_SPECS, type AdaptCommand, parseAdapt } from "./commands/adapt.ts"
 import { DASHBOARD_SPECS, type DashboardCommand, parseDashboard } from "./commands/dashboard.ts";
 import { parseStorage, STORAGE_SPECS, type StorageCommand } from "./commands/storage.ts";
 import { parseYouTubeProject, YOUTUBE_PROJECT_SPECS, type YouTubeProjectCommand } from "./commands/youtube-project.ts";
+import { parseReview, REVIEW_SPECS, type ReviewCommand } from "./commands/review.ts";
 import { DIMENSION_ID } from "../shared/contracts/dimension-id.ts";
 
 /** The commands this file parses; the command modules' follow (COMMAND_MODULES). */
@@ -85,6 +86,7 @@ const COMMAND_MODULES: { specs: CommandSpec[]; parse: (command: string, position
   { specs: ALERTS_SPECS, parse: (_command, _positionals, flags) => parseAlerts(flags) },
   { specs: REPORT_SPECS, parse: (_command, _positionals, flags) => parseReport(flags) },
   { specs: ADAPT_SPECS, parse: parseAdapt },
+  { specs: REVIEW_SPECS, parse: parseReview },
   { specs: DASHBOARD_SPECS, parse: (_command, _positionals, flags) => parseDashboard(flags) },
   { specs: STORAGE_SPECS, parse: (command, _positionals, flags) => parseStorage(command, flags) },
 ];
@@ -152,6 +154,7 @@ export type Command =
   | AlertsCommand
   | ReportCommand
   | AdaptCommand
+  | ReviewCommand
   | DashboardCommand
   | StorageCommand;
 
