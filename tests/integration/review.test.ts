@@ -188,4 +188,40 @@ describe("review before publish", () => {
     expect(await stateOf(publishing.unitId, publishing.runId)).toMatchObject({ stage: "published", run: "completed", publications: 1 });
     expect(await uploadedVideos(bench.emulator.url)).toHaveLength(1);
   }, 60_000);
+
+  test("bad requests are 4xx with a clear message, and change nothing", async () => {
+    const { runId, unitId } = await unitAwaitingReview();
+    const raw = (path: string, body: string) =>
+      app.request(`http://edge.test/pipeline${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${env.SERVICE_ROLE_KEY}`, "content-type": "application/json" },
+        body,
+      });
+    expect((await call("GET", "/reviews/not-a-uuid")).status).toBe(400);
+    expect((await call("GET", `/reviews/${crypto.randomUUID()}`)).status).toBe(404);
+    expect((await call("POST", `/reviews/${crypto.randomUUID()}/approve`, {})).status).toBe(404);
+    expect((await call("GET", "/reviews?dimension=Not%20A%20Dimension")).status).toBe(400);
+    expect((await raw(`/reviews/${unitId}/approve`, "{not json")).status).toBe(400);
+    expect((await raw(`/reviews/${unitId}/approve`, JSON.stringify({ title: "x".repeat(200_000) }))).status).toBe(413);
+    for (
+      const body of [
+        { title: "short" },
+        { title: "A title\u0000with a NUL inside" },
+        { title: "A title with a \u202e bidi control" },
+        { description: "" },
+        { description: "x".repeat(4001) },
+        { title: "A good title", extra: true },
+      ]
+    ) {
+      const answer = await call("POST", `/reviews/${unitId}/approve`, body);
+      expect(answer.status).toBe(400);
+      expect(JSON.stringify(answer.json)).toContain("issues");
+    }
+    for (const body of [{}, { reason: "" }, { reason: "two\nlines" }, { reason: "r".repeat(501) }]) {
+      expect((await call("POST", `/reviews/${unitId}/reject`, body)).status).toBe(400);
+    }
+    expect(await stateOf(unitId, runId)).toEqual({ stage: "awaiting_review", run: "running", publications: 0, ledger: 0, publish_tasks: 0 });
+    const [review] = await admin<{ decision: string | null }[]>`select decision from mdame.unit_reviews where unit_id = ${unitId}`;
+    expect(review!.decision).toBeNull();
+  }, 60_000);
 });
