@@ -156,6 +156,8 @@ describe("review before publish", () => {
     const uploads = await (await fetch(`${bench.emulator.url}/_emulator/youtube/videos`)).json() as { id: string; sha256: string; title?: string }[];
     expect(uploads).toHaveLength(1);
     expect(uploads[0]!.sha256).toBe(videoSha);
+    // The platform received the edited title.
+    expect(uploads[0]!.title).toBe("An edited title for review");
     const [pub] = await admin<{ status: string; external_id: string }[]>`select status, external_id from mdame.publications where unit_id = ${unitId}`;
     expect(pub).toEqual({ status: "published", external_id: uploads[0]!.id });
     const [script] = await admin<{ title: string }[]>`select script->>'title' as title from mdame.work_units where id = ${unitId}`;
