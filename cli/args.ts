@@ -24,7 +24,11 @@ const CORE_SPECS: CommandSpec[] = [
     flags: [
       { name: "dimension", kind: "string", value: "<id>", description: "only this dimension" },
       { name: "key", kind: "string", value: "<key>", description: "idempotency key of the run (default: one per environment and UTC day)" },
-      { name: "wait", kind: "boolean", description: "follow the run's progress until it ends; exit 0 only if it completed" },
+      {
+        name: "wait",
+        kind: "boolean",
+        description: "follow the run's progress until it ends (or waits for review); exit 0 only if it completed or waits for review",
+      },
       JSON_FLAG,
     ],
     summary: "start today's run, or find the one already started with the same key",

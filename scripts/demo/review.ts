@@ -9,9 +9,6 @@ import type { ReviewSettings } from "../../shared/contracts/review.ts";
 /** The setting the demo gives its first dimension. */
 const DEMO_REVIEW: ReviewSettings = { required: true, expires_after: "24h", on_expiry: "reject" };
 
-/** The stages a unit rests at without the demo waiting on it any longer. */
-const AT_REST = new Set(["awaiting_review", "deferred", "published", "rejected", "failed"]);
-
 /** Makes `dimensionId` require review (a change of configuration: today's run starts it again with its own allowance). */
 export async function requireReview(env: Record<string, string>, dimensionId: string, say: (line: string) => void): Promise<void> {
   const headers = { authorization: `Bearer ${env.SERVICE_ROLE_KEY}`, "content-type": "application/json" };
@@ -26,15 +23,6 @@ export async function requireReview(env: Record<string, string>, dimensionId: st
   const response = await fetch(url, { method: "PATCH", headers, body: JSON.stringify({ review: DEMO_REVIEW }) });
   if (!response.ok) throw new Error(`review could not be required of ${dimensionId} (${response.status}): ${await response.text()}`);
   say(`review: ${dimensionId} now requires review before publishing (expires after ${DEMO_REVIEW.expires_after}, then ${DEMO_REVIEW.on_expiry})`);
-}
-
-/**
- * True when a running run has nothing left to do but wait for the operator: every dimension
- * ingested, every unit at rest, and at least one awaiting review.
- */
-export function onlyReviewsLeft(status: RunStatus): boolean {
-  return status.dimensions.every((d) => d.status !== "ingesting") && status.units.every((u) => AT_REST.has(u.stage)) &&
-    status.units.some((u) => u.stage === "awaiting_review");
 }
 
 /** The units of the run waiting for review, as the summary lists them. */
