@@ -14,6 +14,7 @@ import type { ConnectAccountBody } from "../shared/contracts/account.ts";
 import type { DimensionConfigInput, DimensionPatch } from "../shared/contracts/dimension.ts";
 import type { TriggerRunBody } from "../shared/contracts/operator.ts";
 import type { PriceReset, PriceSet } from "../shared/contracts/spend.ts";
+import type { ApproveReviewBody } from "../shared/contracts/review.ts";
 import type { ApiConfig } from "./config.ts";
 import { apiError, CliError, EXIT, networkError } from "./errors.ts";
 
@@ -137,6 +138,13 @@ export function createApiClient(config: ApiConfig, fetchImpl?: Fetch, shown?: (j
       pinned
         ? read(routes.pinAdaptParameter, api.adapt.pin.$post({ json: { dimension, parameter } }))
         : read(routes.unpinAdaptParameter, api.adapt.unpin.$post({ json: { dimension, parameter } })),
+    /** Review before publish (docs/guides/review.md): the units waiting, one review, and the two decisions. */
+    listReviews: (dimension: string | null) => read(routes.listReviews, api.reviews.$get({ query: optional("dimension", dimension) })),
+    getReview: (unitId: string) => read(routes.getReview, api.reviews[":unit_id"].$get({ param: { unit_id: unitId } })),
+    approveReview: (unitId: string, edits: ApproveReviewBody) =>
+      read(routes.approveReview, api.reviews[":unit_id"].approve.$post({ param: { unit_id: unitId }, json: edits })),
+    rejectReview: (unitId: string, reason: string) =>
+      read(routes.rejectReview, api.reviews[":unit_id"].reject.$post({ param: { unit_id: unitId }, json: { reason } })),
     /** Retention and housekeeping (docs/reference/retention.md). */
     storageUsage: (tables: number) => read(routes.storageUsage, api.storage.usage.$get({ query: { tables } })),
     housekeeping: (dryRun: boolean) => read(routes.runHousekeeping, api.housekeeping.$post({ json: { dry_run: dryRun } })),

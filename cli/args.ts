@@ -15,6 +15,7 @@ import { MCP_SPECS, type McpCommand, parseMcp } from "./commands/mcp.ts";
 import { parseStorage, STORAGE_SPECS, type StorageCommand } from "./commands/storage.ts";
 import { parseSpend, SPEND_SPECS, type SpendCommand } from "./commands/spend.ts";
 import { parseYouTubeProject, YOUTUBE_PROJECT_SPECS, type YouTubeProjectCommand } from "./commands/youtube-project.ts";
+import { parseReview, REVIEW_SPECS, type ReviewCommand } from "./commands/review.ts";
 import { DIMENSION_ID } from "../shared/contracts/dimension-id.ts";
 
 /** The commands this file parses; the command modules' follow (COMMAND_MODULES). */
@@ -25,7 +26,11 @@ const CORE_SPECS: CommandSpec[] = [
     flags: [
       { name: "dimension", kind: "string", value: "<id>", description: "only this dimension" },
       { name: "key", kind: "string", value: "<key>", description: "idempotency key of the run (default: one per environment and UTC day)" },
-      { name: "wait", kind: "boolean", description: "follow the run's progress until it ends; exit 0 only if it completed" },
+      {
+        name: "wait",
+        kind: "boolean",
+        description: "follow the run's progress until it ends (or waits for review); exit 0 only if it completed or waits for review",
+      },
       JSON_FLAG,
     ],
     summary: "start today's run, or find the one already started with the same key",
@@ -87,6 +92,7 @@ const COMMAND_MODULES: { specs: CommandSpec[]; parse: (command: string, position
   { specs: ALERTS_SPECS, parse: (_command, _positionals, flags) => parseAlerts(flags) },
   { specs: REPORT_SPECS, parse: (_command, _positionals, flags) => parseReport(flags) },
   { specs: ADAPT_SPECS, parse: parseAdapt },
+  { specs: REVIEW_SPECS, parse: parseReview },
   { specs: DASHBOARD_SPECS, parse: (_command, _positionals, flags) => parseDashboard(flags) },
   { specs: MCP_SPECS, parse: (_command, _positionals, flags) => parseMcp(flags) },
   { specs: STORAGE_SPECS, parse: (command, _positionals, flags) => parseStorage(command, flags) },
@@ -156,6 +162,7 @@ export type Command =
   | AlertsCommand
   | ReportCommand
   | AdaptCommand
+  | ReviewCommand
   | DashboardCommand
   | McpCommand
   | StorageCommand

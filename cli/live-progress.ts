@@ -3,7 +3,7 @@
  * place (ANSI cursor moves); anywhere else (a pipe, a CI log) each change is appended as plain lines.
  */
 import { type RunState, type RunStatus, TERMINAL_RUN_STATES } from "../shared/contracts/operator.ts";
-import { describeProgress } from "./run-progress.ts";
+import { describeProgress, onlyReviewsLeft } from "./run-progress.ts";
 import type { ApiClient } from "./api-client.ts";
 import { CliError, EXIT } from "./errors.ts";
 import { type CommandContext, type Screen, terminalText, truncate } from "./output.ts";
@@ -71,7 +71,7 @@ export async function watchRun(api: ApiClient, runId: string, ctx: CommandContex
       throw error;
     }
     view.update(status, ctx.now());
-    if (isTerminal(status.run.status)) return status;
+    if (isTerminal(status.run.status) || onlyReviewsLeft(status)) return status;
     await ctx.sleep(interval);
   }
 }

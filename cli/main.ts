@@ -20,6 +20,7 @@ import { credentialsRotateCommand } from "./commands/credentials.ts";
 import { dlqListCommand, dlqRetryCommand } from "./commands/dlq.ts";
 import { alertsCommand } from "./commands/alerts.ts";
 import { adaptCommand } from "./commands/adapt.ts";
+import { reviewCommand } from "./commands/review.ts";
 import { reportCommand } from "./commands/report.ts";
 import { runCommand } from "./commands/run.ts";
 import { statusCommand } from "./commands/status.ts";
@@ -115,6 +116,11 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         case "adapt pin":
         case "adapt unpin":
           return await adaptCommand(command, api, ctx);
+        case "review list":
+        case "review show":
+        case "review approve":
+        case "review reject":
+          return await reviewCommand(command, api, ctx);
         case "dashboard": {
           const [{ dashboardCommand }, { createDashboardApi }] = await Promise.all([import("./commands/dashboard.ts"), import("./dashboard/ops-client.ts")]);
           return await dashboardCommand(command, createDashboardApi(config, io.fetch), ctx);

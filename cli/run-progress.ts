@@ -1,6 +1,18 @@
 import type { RunStatus } from "../shared/contracts/operator.ts";
 
 const WORKING_STAGES = new Set(["script", "safety", "plan", "media", "render", "publish"]);
+/** The stages a unit rests at: nothing more happens to it without the operator, an account or a drain. */
+const AT_REST = new Set(["awaiting_review", "deferred", "published", "rejected", "failed"]);
+
+/**
+ * True when a running run has nothing left to do but wait for the operator (docs/guides/review.md):
+ * every dimension ingested, every unit at rest, and at least one awaiting review. `mdame run --wait`
+ * and the demo stop following it there.
+ */
+export function onlyReviewsLeft(status: RunStatus): boolean {
+  return status.run.status === "running" && status.dimensions.every((d) => d.status !== "ingesting") &&
+    status.units.every((u) => AT_REST.has(u.stage)) && status.units.some((u) => u.stage === "awaiting_review");
+}
 
 /**
  * One line per dimension: ingest state, then each unit's stage (with scene progress while media is

@@ -4,7 +4,8 @@
  * none through `mdame account connect`, a TikTok account for the first dimension by id and an
  * Instagram account and a Facebook Page for the second, triggers today's run through the HTTP endpoint, shows progress per dimension
  * and stage, and writes the videos and out/demo-summary.json. A second demo on the same day finds
- * today's run and publishes nothing new.
+ * today's run and publishes nothing new. With --review the first dimension by id requires review
+ * (scripts/demo/review.ts): the demo ends once its video waits, and prints the command approving it.
  */
 import type { QualityReport } from "../shared/contracts/quality.ts";
 import { mkdir, rm, writeFile } from "node:fs/promises";
@@ -20,7 +21,8 @@ import { DEMO_USAGE, parseDemoArgs } from "./demo/args.ts";
 import { collectDemoAlerts } from "./demo/alerts.ts";
 import { demoAnalytics, realTimeClocks } from "./demo/analytics.ts";
 import { demoThumbnails } from "./demo/thumbnails.ts";
-import { describeProgress } from "../cli/run-progress.ts";
+import { requireReview, waitingForReview } from "./demo/review.ts";
+import { describeProgress, onlyReviewsLeft } from "../cli/run-progress.ts";
 import { RunStatus, TriggeredRun } from "../shared/contracts/operator.ts";
 import * as db from "../stack/db.ts";
 import { paths } from "../stack/paths.ts";
@@ -111,6 +113,8 @@ async function main() {
     const [onTikTok, onMeta] = await activeDimensionIds(env);
     if (onTikTok) await connectTikTokAccount(env, onTikTok, `${onTikTok}-tiktok`, say);
     if (onMeta) await connectMetaAccounts(env, onMeta, `${onMeta}-meta`, say);
+    // --review: the first dimension by id waits for the operator before publishing.
+    if (args.review && onTikTok) await requireReview(env, onTikTok, say);
     const uploadsBefore = await emulatorVideoCount(env.EMULATOR_URL);
     const trigger = await fetch(`${env.FUNCTIONS_URL}/pipeline/runs`, {
       method: "POST",
@@ -136,10 +140,12 @@ async function main() {
         lastLines = lines;
         lastPrinted = Date.now();
       }
-      if (status.run.status !== "running") break;
+      if (status.run.status !== "running" || onlyReviewsLeft(status)) break;
       await new Promise((r) => setTimeout(r, 1000));
     }
-    if (!status || status.run.status === "running") throw new Error(`run still running after ${RUN_TIMEOUT_MS / 60000} min; see .local/logs/`);
+    if (!status || (status.run.status === "running" && !onlyReviewsLeft(status))) {
+      throw new Error(`run still running after ${RUN_TIMEOUT_MS / 60000} min; see .local/logs/`);
+    }
 
     // The videos come out of the store the stack's workers wrote them to, through the same client.
     const store = createAssetStore(loadEnv(STORAGE_ENV_KEYS, env));
@@ -183,6 +189,7 @@ async function main() {
       }
     }
     const analytics = await demoAnalytics(env, status.run.id, say);
+    const awaitingReview = waitingForReview(status);
     const summary = {
       run_id: status.run.id,
       run_status: status.run.status,
@@ -191,6 +198,7 @@ async function main() {
       videos,
       analytics,
       alerts,
+      awaiting_review: awaitingReview,
     };
     await writeFile(join(outDir, "demo-summary.json"), JSON.stringify(summary, null, 2) + "\n");
 
@@ -202,10 +210,19 @@ async function main() {
       const made = Object.entries(Object.groupBy(v.scenes, (scene) => scene.backend ?? "none")).map(([b, list]) => `${b} x${list!.length}`);
       say(`    scenes: ${made.join(", ")}`);
     }
-    const missing = status.dimensions.filter((d) => !videos.some((v) => v.dimension === d.dimension_id));
+    for (const w of awaitingReview) {
+      say(`  ${w.dimension}: "${w.title ?? w.unit_id}" waits for review (the run stays open until it is decided)`);
+      say(`    approve: ${w.approve}`);
+      say(`    reject:  ${w.reject}`);
+    }
+    const missing = status.dimensions.filter((d) =>
+      !videos.some((v) => v.dimension === d.dimension_id) && !awaitingReview.some((w) => w.dimension === d.dimension_id)
+    );
     say(
       newUploads > 0
         ? `${newUploads} new upload(s) on the YouTube, TikTok, Instagram and Facebook emulators`
+        : awaitingReview.length > 0
+        ? `nothing new was published yet: ${awaitingReview.length} video(s) wait for review`
         : missing.length === 0
         ? "nothing new was published (today's videos are already up)"
         : `nothing new was published (the run ended ${status.run.status})`,

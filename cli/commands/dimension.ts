@@ -57,6 +57,7 @@ const UNSET_MEANING: Record<string, string> = {
   "budget.monthly_usd": "(no monthly cap)",
   alerts: "(none: the environment's chat, TELEGRAM_CHAT_ID)",
   "alerts.telegram_chat_id": "(the environment's chat, TELEGRAM_CHAT_ID)",
+  review: "(none: videos publish without review)",
   "publishing.publish_time": "(when uploaded)",
   "adapt.daily_volume.min": "(daily_limit)",
   "adapt.daily_volume.max": "(daily_limit)",

@@ -3,10 +3,12 @@ import type { ApiClient } from "../api-client.ts";
 import { EXIT } from "../errors.ts";
 import { watchRun } from "../live-progress.ts";
 import { type CommandContext, printJson, printLine } from "../output.ts";
+import { onlyReviewsLeft } from "../run-progress.ts";
+import type { RunStatus } from "../../shared/contracts/operator.ts";
 
-/** Exit code for a run that has ended: 0 only when it completed. */
-export function exitCodeForRun(state: string): number {
-  return state === "completed" ? EXIT.ok : EXIT.failure;
+/** Exit code for a run that was followed: 0 when it completed, or when all it waits for is review (docs/guides/review.md). */
+export function exitCodeForRun(status: RunStatus): number {
+  return status.run.status === "completed" || onlyReviewsLeft(status) ? EXIT.ok : EXIT.failure;
 }
 
 export async function runCommand(
@@ -28,13 +30,20 @@ export async function runCommand(
     // Machine output: one document at the end, no live view.
     const status = await watchRun(api, triggered.run_id, { ...ctx, out: { write: () => {} } });
     printJson(ctx.out, { ...triggered, status });
-    return exitCodeForRun(status.run.status);
+    return exitCodeForRun(status);
   }
   printLine(
     ctx.out,
     `run ${triggered.run_id} ${triggered.created ? "created" : `already exists (${triggered.status})`}; following it (Ctrl-C stops watching, not the run)`,
   );
   const status = await watchRun(api, triggered.run_id, ctx);
+  if (onlyReviewsLeft(status)) {
+    printLine(ctx.out, `run ${status.run.id} waits for review; it closes once each video is decided:`);
+    for (const u of status.units.filter((unit) => unit.stage === "awaiting_review")) {
+      printLine(ctx.out, `  ${u.dimension_id} "${u.title ?? u.id}": mdame review approve ${u.id}  (or: mdame review reject ${u.id} --reason "...")`);
+    }
+    return exitCodeForRun(status);
+  }
   printLine(ctx.out, `run ${status.run.id} ${status.run.status}${status.run.error ? `: ${status.run.error}` : ""}`);
-  return exitCodeForRun(status.run.status);
+  return exitCodeForRun(status);
 }

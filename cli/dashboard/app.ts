@@ -1,13 +1,16 @@
 /**
- * The dashboard's Hono app: sign-in, the session gate, the pages and the two actions (retry a dead
- * letter, run a schedule now), each behind a confirmation page whose form carries the session's
- * CSRF token. Served by server.ts on 127.0.0.1; tests call `app.request()` directly.
+ * The dashboard's Hono app: sign-in, the session gate, the pages and the actions (retry a dead
+ * letter, run a schedule now, each behind a confirmation page; approve or reject a video waiting for
+ * review, from its page), each form carrying the session's CSRF token. Served by server.ts on
+ * 127.0.0.1; tests call `app.request()` directly.
  */
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { html } from "hono/html";
+import { describeIssues } from "../../shared/contracts/dimension.ts";
 import { OpsScheduleName } from "../../shared/contracts/ops.ts";
+import { ApproveReviewBody, RejectReviewBody } from "../../shared/contracts/review.ts";
 import { type Html, layout, messagePage, sectionError } from "./layout.ts";
 import type { DashboardApi } from "./ops-client.ts";
 import { analyticsPage } from "./pages/analytics.ts";
@@ -15,6 +18,7 @@ import { confirmRetry, deadLettersPage, retried } from "./pages/dead-letters.ts"
 import { overviewPage } from "./pages/overview.ts";
 import { queuesPage } from "./pages/queues.ts";
 import { quotaPage } from "./pages/quota.ts";
+import { decided, reviewPage, reviewsPage } from "./pages/review.ts";
 import { confirmRunNow, ranNow, schedulesPage } from "./pages/schedules.ts";
 import { spendPage } from "./pages/spend.ts";
 import { videoPage, videosPage } from "./pages/videos.ts";
@@ -36,6 +40,8 @@ const DEAD_LETTER_ID = /^[1-9][0-9]{0,17}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A form of the dashboard holds one token; anything larger is not one of ours. */
 const MAX_FORM_BYTES = 4096;
+/** The approve form of a review also holds a title and a description (4,000 characters, percent-encoded). */
+const MAX_REVIEW_FORM_BYTES = 64 * 1024;
 
 function wantsHtml(c: Context): boolean {
   const accept = c.req.header("accept") ?? "";
@@ -95,20 +101,22 @@ export function createDashboardApp(options: DashboardAppOptions) {
   });
 
   /** POSTs: a bounded form, from our own pages, with this session's CSRF token. */
-  const checkedPost = [
-    bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (c) => refuse(c, 413, "Too large", "This form is larger than any form of the dashboard.") }),
-    async (c: Context<DashboardEnv>, next: () => Promise<void>) => {
-      if (!sameOriginPost({ origin: c.req.header("origin"), secFetchSite: c.req.header("sec-fetch-site") }, options.port())) {
-        return refuse(c, 403, "Refused", "This action must come from the dashboard's own page.");
-      }
-      const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
-      const token = typeof form.csrf === "string" ? form.csrf : "";
-      if (!sameToken(token, c.get("session").csrf)) {
-        return refuse(c, 403, "Refused", "This form's security token is missing or out of date.", "Go back, reload the page and confirm again.");
-      }
-      await next();
-    },
-  ] as const;
+  const checkedPostOf = (maxSize: number) =>
+    [
+      bodyLimit({ maxSize, onError: (c) => refuse(c, 413, "Too large", "This form is larger than any form of the dashboard.") }),
+      async (c: Context<DashboardEnv>, next: () => Promise<void>) => {
+        if (!sameOriginPost({ origin: c.req.header("origin"), secFetchSite: c.req.header("sec-fetch-site") }, options.port())) {
+          return refuse(c, 403, "Refused", "This action must come from the dashboard's own page.");
+        }
+        const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
+        const token = typeof form.csrf === "string" ? form.csrf : "";
+        if (!sameToken(token, c.get("session").csrf)) {
+          return refuse(c, 403, "Refused", "This form's security token is missing or out of date.", "Go back, reload the page and confirm again.");
+        }
+        await next();
+      },
+    ] as const;
+  const checkedPost = checkedPostOf(MAX_FORM_BYTES);
 
   app.post("/sign-out", ...checkedPost, (c) => {
     sessions.signOut(c.get("session").id);
@@ -124,6 +132,45 @@ export function createDashboardApp(options: DashboardAppOptions) {
   app.get("/schedules", async (c) => page(c, "Schedules", "/schedules", await schedulesPage(api, now())));
   app.get("/analytics", async (c) => page(c, "Analytics", "/analytics", await analyticsPage(api, now())));
   app.get("/spend", async (c) => page(c, "Spend", "/spend", await spendPage(api)));
+  app.get("/review", async (c) => page(c, "Review", "/review", await reviewsPage(api, now())));
+
+  app.get("/review/:id", async (c) => {
+    const id = c.req.param("id");
+    if (!UUID.test(id)) return refuse(c, 400, "Bad request", "A review is named by its work unit's id (a uuid).");
+    const { title, body, mediaOrigins, failed } = await reviewPage(api, id.toLowerCase(), c.get("session").csrf, now());
+    c.set("mediaOrigins", mediaOrigins);
+    return page(c, title, "/review", body, failed ? 502 : 200);
+  });
+
+  /** A decision on a review: the form checked by the API's own contract (400 with each problem), then the API's call. */
+  app.post("/review/:id/:decision{approve|reject}", ...checkedPostOf(MAX_REVIEW_FORM_BYTES), async (c) => {
+    const id = c.req.param("id");
+    if (!UUID.test(id)) return refuse(c, 400, "Bad request", "A review is named by its work unit's id (a uuid).");
+    const unitId = id.toLowerCase();
+    const approve = c.req.param("decision") === "approve";
+    const form = await c.req.parseBody();
+    const text = (name: string) => (typeof form[name] === "string" ? form[name] as string : undefined);
+    const parsed = approve
+      ? ApproveReviewBody.safeParse({ title: text("title"), description: text("description")?.replace(/\r\n/g, "\n") })
+      : RejectReviewBody.safeParse({ reason: text("reason") ?? "" });
+    if (!parsed.success) {
+      return refuse(c, 400, "Not sent", `The form breaks the review's limits: ${describeIssues(parsed.error.issues).join("; ")}.`, "Go back and correct it.");
+    }
+    try {
+      const review = approve
+        ? await api.api.approveReview(unitId, parsed.data as ApproveReviewBody)
+        : await api.api.rejectReview(unitId, (parsed.data as RejectReviewBody).reason);
+      return page(c, approve ? "Approved" : "Rejected", "/review", decided(review));
+    } catch (error) {
+      return page(
+        c,
+        approve ? "Not approved" : "Not rejected",
+        "/review",
+        html`${sectionError(`the decision on unit ${unitId}`, error)}<p><a href="/review/${unitId}">Back to the review</a></p>`,
+        502,
+      );
+    }
+  });
 
   app.get("/videos/:id", async (c) => {
     const id = c.req.param("id");

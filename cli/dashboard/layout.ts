@@ -12,6 +12,7 @@ const NAV = [
   { path: "/", label: "Overview" },
   { path: "/queues", label: "Queues" },
   { path: "/dead-letters", label: "Dead letters" },
+  { path: "/review", label: "Review" },
   { path: "/videos", label: "Videos" },
   { path: "/quota", label: "Quota & accounts" },
   { path: "/schedules", label: "Schedules" },

@@ -10,6 +10,7 @@ import type { OperatorDeps } from "./operator/deps.ts";
 import { dimensionHandlers } from "./operator/dimension-routes.ts";
 import { opsHandlers } from "./operator/ops-routes.ts";
 import { reportHandlers } from "./operator/report-routes.ts";
+import { reviewHandlers } from "./operator/review-routes.ts";
 import { housekeepingHandlers } from "./operator/housekeeping-routes.ts";
 import { spendHandlers } from "./operator/spend-routes.ts";
 import { youtubeProjectHandlers } from "./operator/youtube-project-routes.ts";
@@ -102,6 +103,7 @@ export function operatorHandlers(deps: OperatorDeps) {
     ...analyticsHandlers(deps),
     ...reportHandlers(deps),
     ...adaptHandlers(deps),
+    ...reviewHandlers(deps),
     ...opsHandlers(deps),
     ...housekeepingHandlers(deps),
     ...spendHandlers(deps),

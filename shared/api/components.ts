@@ -29,6 +29,7 @@ import {
 } from "../contracts/operator.ts";
 import { OpsOverview, OpsQueues, OpsQuota, OpsScheduleList, OpsScheduleRunNow, OpsVideoDetail, OpsVideoList } from "../contracts/ops.ts";
 import { PriceList, PriceReset, PriceResetResult, PriceSet, ProviderPrice, SpendReport } from "../contracts/spend.ts";
+import { ApproveReviewBody, RejectReviewBody, Review, ReviewDetail, ReviewList } from "../contracts/review.ts";
 import { WeeklyReportList } from "../contracts/weekly-report.ts";
 import { RegisterYouTubeProjectBody, RemovedYouTubeProject, YouTubeProject, YouTubeProjectClient, YouTubeProjectList } from "../contracts/youtube-project.ts";
 
@@ -79,6 +80,11 @@ const contracts = {
   AdaptationList,
   AdaptPinBody,
   AdaptPins,
+  ReviewList,
+  ReviewDetail,
+  ApproveReviewBody,
+  RejectReviewBody,
+  Review,
   OpsOverview,
   OpsQueues,
   OpsVideoList,

@@ -27,6 +27,7 @@ export const TAGS = {
   alerts: "Alerts (`mdame alerts`, docs/reference/alerts.md)",
   reports: "Weekly reports (`mdame report`)",
   adapt: "The adaptive engine (`mdame adapt`, docs/reference/adaptive.md)",
+  reviews: "Review before publish (`mdame review`, docs/guides/review.md)",
   ops: "The ops dashboard's views (`mdame dashboard`, docs/reference/ops-api.md)",
   spend: "Spend, prices and budgets (`mdame spend`, `mdame prices`, docs/reference/spend.md)",
   housekeeping: "Retention, housekeeping passes and sizes (`mdame housekeeping`, `mdame storage usage`, docs/reference/retention.md)",

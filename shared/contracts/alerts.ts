@@ -14,6 +14,7 @@ const EDGE_ALERT_KINDS = [
   "upload_locked",
   "quota_bucket_high",
   "spend_budget",
+  "review_waiting",
 ] as const;
 /** The watchdog's kinds, which the database delivers itself (mdame.deliver_database_alerts). */
 const WATCHDOG_ALERT_KINDS = ["engine_stopped", "engine_recovered", "workers_absent"] as const;

@@ -16,6 +16,7 @@ import { DEFAULT_VISUALS, VisualsConfig } from "./visuals.ts";
 import { DimensionId } from "./dimension-id.ts";
 import { DEFAULT_SIMILARITY, SimilaritySettings } from "./similarity.ts";
 import { DimensionBudget } from "./spend.ts";
+import { ReviewSettings } from "./review.ts";
 
 /**
  * A dimension's configuration: the one definition of what `mdame dimension add|set` reads from a
@@ -119,6 +120,10 @@ export const DimensionFields = {
   ),
   /** Where its alerts go (docs/reference/alerts.md); null: the environment's chat. */
   alerts: DimensionAlerts.nullable().describe("Where its alerts go (docs/reference/alerts.md); null: the environment's chat."),
+  /** Whether its rendered videos wait for the operator before publishing (shared/contracts/review.ts); null: they publish at once. */
+  review: ReviewSettings.nullable().describe(
+    "Review before publish (docs/guides/review.md): each rendered video waits for mdame review approve or reject, up to expires_after, then on_expiry decides; null: videos publish at once.",
+  ),
   /**
    * What the weekly adaptive engine may move, within which bounds and by which step, and what is
    * pinned (shared/contracts/adapt.ts, docs/reference/adaptive.md).
@@ -175,6 +180,7 @@ export const DimensionConfig = z.object({
   music: DimensionFields.music.default(null),
   publishing: DimensionFields.publishing.default(DEFAULT_PUBLISHING),
   alerts: DimensionFields.alerts.default(null),
+  review: DimensionFields.review.default(null),
   adapt: DimensionFields.adapt.default(DEFAULT_ADAPT),
   similarity: DimensionFields.similarity.default(DEFAULT_SIMILARITY),
   budget: DimensionFields.budget.default(null),

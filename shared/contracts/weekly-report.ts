@@ -112,6 +112,17 @@ export const WeeklyReport = z.object({
   }).strict(),
   /** Topics the ingest stage dropped before they became units, by reason. */
   topics_rejected: z.array(z.object({ reason: z.string(), count }).strict()),
+  /**
+   * Review before publish (docs/guides/review.md): the decisions of the week, by the operator or by
+   * expiry (`expired` counts those), and the rejections' reasons. A report of a database without
+   * reviews has none.
+   */
+  reviews: z.object({
+    approved: count,
+    rejected: count,
+    expired: count,
+    rejections: z.array(z.object({ reason: z.string(), count }).strict()),
+  }).strict().default({ approved: 0, rejected: 0, expired: 0, rejections: [] }),
   /** The seven days, Monday first. */
   daily: z.array(DailyOutcomes).length(7),
   stage_latency: z.array(StageLatency),

@@ -11,7 +11,19 @@ import { WordTiming } from "./media.ts";
 import { DimensionId } from "./dimension-id.ts";
 
 /** Every stage a work unit can be at (mdame.work_units.stage), in pipeline order, then its resting states. */
-export const WORK_UNIT_STAGES = ["script", "safety", "plan", "media", "render", "publish", "deferred", "published", "rejected", "failed"] as const;
+export const WORK_UNIT_STAGES = [
+  "script",
+  "safety",
+  "plan",
+  "media",
+  "render",
+  "awaiting_review",
+  "publish",
+  "deferred",
+  "published",
+  "rejected",
+  "failed",
+] as const;
 export const WorkUnitStage = z.enum(WORK_UNIT_STAGES);
 export type WorkUnitStage = z.infer<typeof WorkUnitStage>;
 

@@ -123,6 +123,13 @@ export function renderWeeklyMarkdown(report: WeeklyReport): string {
   if (report.topics_rejected.length > 0) {
     lines.push(`- Topics dropped before production: ${report.topics_rejected.map((t) => `${escapeMarkdown(t.reason)} ${t.count}`).join(", ")}`);
   }
+  const { reviews } = report;
+  if (reviews.approved + reviews.rejected > 0) {
+    lines.push(
+      `- Reviewed: ${reviews.approved} approved, ${reviews.rejected} rejected${reviews.expired > 0 ? ` (${reviews.expired} decided by expiry)` : ""}`,
+      ...reviews.rejections.map((r) => `  - rejected: ${escapeMarkdown(r.reason)}: ${r.count}`),
+    );
+  }
   lines.push("", "| Day | Published | Rejected | Failed |", "|---|---:|---:|---:|");
   for (const day of report.daily) lines.push(`| ${day.date} | ${day.published} | ${day.rejected} | ${day.failed} |`);
 

@@ -2,7 +2,8 @@
  * End to end through the real processes: `npm run demo`'s script on the supervised stack (Postgres
  * with pg_cron and pgmq, the Deno edge host, both Bun workers, the emulators), run twice.
  * Every video is checked as a viewer and the platform would see it, and every asset of the run
- * as anyone holding `.local/stack.env` would find it in Supabase Storage through supabase-js.
+ * as anyone holding `.local/stack.env` would find it in Supabase Storage through supabase-js. Then
+ * `--review`: the first dimension's next video waits for `mdame review approve`, which publishes it once.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createClient } from "@supabase/supabase-js";
@@ -53,6 +54,7 @@ const Summary = z.object({
     }).passthrough(),
   ),
   alerts: z.array(z.unknown()),
+  awaiting_review: z.array(z.object({ dimension: z.string(), unit_id: z.string().uuid(), approve: z.string() }).passthrough()),
 }).passthrough();
 
 const SceneSummary = z.array(
@@ -88,6 +90,18 @@ function runDemo(extra: string[] = []) {
   const output = `${result.stdout}\n${result.stderr}`;
   if (result.status !== 0) console.error(output);
   return { status: result.status, output, summary: Summary.parse(JSON.parse(readFileSync(join(paths.root, "out", "demo-summary.json"), "utf8"))) };
+}
+
+/** `mdame` as its own process against the stack's functions. */
+function mdame(args: string[]) {
+  const result = spawnSync(process.execPath, [join(paths.root, "cli", "mdame.ts"), ...args], {
+    cwd: paths.root,
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", FUNCTIONS_URL: env.FUNCTIONS_URL, SERVICE_ROLE_KEY: env.SERVICE_ROLE_KEY },
+  });
+  if (result.status !== 0) console.error(`${result.stdout}\n${result.stderr}`);
+  return { status: result.status, stdout: result.stdout };
 }
 
 async function emulatorVideos() {
@@ -286,4 +300,34 @@ describe("npm run demo", () => {
     expect(report.dimensions.map((d) => d.dimension_id).sort()).toEqual(first.summary.videos.map((v) => v.dimension).sort());
     for (const dimension of report.dimensions) expect(dimension.usd).toBeGreaterThan(0);
   }, 60_000);
+  test("--review: the first dimension's new video waits, mdame review list shows it, mdame review approve publishes it once", async () => {
+    const sql = createSql(LOCAL_DB_URL, { max: 1 });
+    const youtubeBefore = (await emulatorVideos()).length;
+    const third = runDemo(["--review"]);
+    expect(third.status).toBe(0);
+    // Requiring review changed the first dimension's configuration: today's run starts it again, with its own allowance.
+    expect(third.summary.created).toBe(true);
+    expect(third.summary.awaiting_review).toHaveLength(1);
+    const waiting = third.summary.awaiting_review[0]!;
+    expect(waiting.dimension).toBe((await sql`select min(id) as id from mdame.dimensions where active`)[0].id);
+    expect(third.output).toContain(`review approve ${waiting.unit_id}`);
+    expect((await emulatorVideos()).length).toBe(youtubeBefore);
+    expect((await sql`select count(*)::int as n from mdame.publications where unit_id = ${waiting.unit_id}`)[0].n).toBe(0);
+
+    const listed = mdame(["review", "list", "--json"]);
+    expect(listed.status).toBe(0);
+    expect((JSON.parse(listed.stdout) as { unit_id: string }[]).map((r) => r.unit_id)).toEqual([waiting.unit_id]);
+    expect(mdame(["review", "approve", waiting.unit_id]).status).toBe(0);
+    // The stack's own stage runner publishes it, woken by the approval's publish task.
+    const deadline = Date.now() + 5 * 60_000;
+    while ((await sql`select stage from mdame.work_units where id = ${waiting.unit_id}`)[0].stage !== "published" && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    expect(mdame(["review", "approve", waiting.unit_id]).status).toBe(0);
+    const pubs = await sql`select platform, status from mdame.publications where unit_id = ${waiting.unit_id} order by platform`;
+    expect(pubs.map((p) => `${p.platform} ${p.status}`)).toEqual(["tiktok published", "youtube published"]);
+    expect((await emulatorVideos()).length).toBe(youtubeBefore + 1);
+    expect((await sql`select status from mdame.pipeline_runs where id = ${third.summary.run_id}`)[0].status).toBe("completed");
+    await sql.end();
+  }, 15 * 60_000);
 });

@@ -6,7 +6,8 @@
  * `mdame dashboard --no-browser --port 0` spawned as its own process. Checked as an operator would
  * see it: signed-out requests refused, the one-time sign-in, every page showing the seeded data, a
  * hostile title shown as text, the dead-letter retry through its confirmation (and its CSRF
- * refusals), run-now of a schedule, and the render playing from its signed Storage URL.
+ * refusals), run-now of a schedule, the render playing from its signed Storage URL, and a video
+ * waiting for review approved with an edited title from its Review page.
  * With MDAME_WRITE_SCREENSHOTS=1 each page's screenshot is written to docs/reports/dashboard/.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -429,6 +430,33 @@ describe("mdame dashboard in Chromium", () => {
     const result = await page.$eval("pre.result", (pre) => (pre as unknown as DomElement).innerText);
     expect(() => JSON.parse(result)).not.toThrow();
   }, 30_000);
+
+  test("review: the waiting video plays from its signed URL, and approving it with an edited title queues its publishing", async () => {
+    // A unit of a run that requires review, whose render passed the gate: complete_render_job sends it to awaiting_review.
+    const [unit] = await admin`insert into mdame.work_units (run_id, dimension_id, unit_key, topic_fingerprint, topic, stage, script)
+      values (${seeded.runId}, 'tech-explained', 'dash-review', 'dash-review-fp', ${admin.json({ title: "Review me" })}, 'render',
+              ${admin.json({ title: "Review me, a title to edit", narration: "words", description: "d", hashtags: ["#t"] })}) returning id`;
+    const unitId = unit!.id as string;
+    await admin`update mdame.run_dimensions set config = config || '{"review": {"required": true, "expires_after": "24h", "on_expiry": "reject"}}'::jsonb
+                 where run_id = ${seeded.runId} and dimension_id = 'tech-explained'`;
+    const [msg] = await admin`select pgmq.send('render', ${admin.json({ unit_id: unitId })}) as id`;
+    await admin`select mdame.complete_render_job(${msg!.id}::bigint, ${unitId}::uuid, ${admin.json({ video_key: seeded.renderKey, duration_s: 2 })},
+                                                 'wh-dash-review', '{"passed": true}'::jsonb)`;
+
+    await page.goto(`${dashboardUrl}review`);
+    await Promise.all([page.waitForNavigation(), page.click(`#review-${unitId} a`)]);
+    expect(await text()).toContain("Review me, a title to edit");
+    await page.waitForFunction(() => (document.querySelector("video#render") as DomVideo).readyState >= 1, { timeout: 20_000 });
+    expect(await page.$eval("video#render", (v) => (v as unknown as DomVideo).error?.code ?? null)).toBeNull();
+
+    await page.$eval('input[name="title"]', (el) => void ((el as unknown as DomElement).value = "An edited title from the dashboard"));
+    await Promise.all([page.waitForNavigation(), page.click('form[action$="/approve"] button[type="submit"]')]);
+    expect(await text()).toContain("queued for publishing");
+    const [after] = await admin`select stage, script->>'title' as title,
+                                       (select count(*)::int from pgmq.q_stage_tasks q where q.message->>'unit_id' = ${unitId} and q.message->>'stage' = 'publish') as tasks
+                                  from mdame.work_units where id = ${unitId}`;
+    expect(after).toEqual({ stage: "publish", title: "An edited title from the dashboard", tasks: 1 });
+  }, 60_000);
 
   test("a section whose API call fails says so, and the page around it still renders", async () => {
     // Storage gone: the video's route cannot sign its render's URL and fails.

@@ -264,8 +264,32 @@ describe("GET /ops/overview", () => {
     expect(tech.ingest_status).toBe("ingested");
     expect([tech.topics_seen, tech.units_created]).toEqual([9, 7]);
     const funnel = Object.fromEntries(tech.funnel.map((f) => [f.stage, f.units]));
-    expect(funnel).toEqual({ script: 1, safety: 0, plan: 0, media: 1, render: 1, publish: 0, deferred: 0, published: 2, rejected: 1, failed: 2 });
-    expect(tech.funnel.map((f) => f.stage)).toEqual(["script", "safety", "plan", "media", "render", "publish", "deferred", "published", "rejected", "failed"]);
+    expect(funnel).toEqual({
+      script: 1,
+      safety: 0,
+      plan: 0,
+      media: 1,
+      render: 1,
+      awaiting_review: 0,
+      publish: 0,
+      deferred: 0,
+      published: 2,
+      rejected: 1,
+      failed: 2,
+    });
+    expect(tech.funnel.map((f) => f.stage)).toEqual([
+      "script",
+      "safety",
+      "plan",
+      "media",
+      "render",
+      "awaiting_review",
+      "publish",
+      "deferred",
+      "published",
+      "rejected",
+      "failed",
+    ]);
     const sains = overview.dimensions.find((d) => d.dimension_id === "sains-singkat")!;
     expect(sains.run).toBeNull();
     expect(sains.funnel.every((f) => f.units === 0)).toBe(true);

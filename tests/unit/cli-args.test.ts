@@ -7,13 +7,14 @@ import { commandHelp, mainHelp, parseArgs } from "../../cli/args.ts";
 import { describeAbort } from "../../cli/commands/abort.ts";
 import { formatDeadLetters } from "../../cli/commands/dlq.ts";
 import { exitCodeForRun } from "../../cli/commands/run.ts";
+import { onlyReviewsLeft } from "../../cli/run-progress.ts";
 import { formatRunStatus } from "../../cli/commands/status.ts";
 import { resolveApiConfig } from "../../cli/config.ts";
 import { parseEnvFile } from "../../stack/stack-env.ts";
 import { apiError, EXIT, exitCodeForStatus, networkError, UsageError } from "../../cli/errors.ts";
 import { ProgressView } from "../../cli/live-progress.ts";
 import { main } from "../../cli/main.ts";
-import type { RunRecord, RunStatus } from "../../shared/contracts/operator.ts";
+import type { RunRecord, RunState, RunStatus } from "../../shared/contracts/operator.ts";
 
 const RUN = "0b5c7c5e-3a3e-4c4e-9f5e-1d2f3a4b5c6d";
 
@@ -164,8 +165,19 @@ describe("exit codes", () => {
     expect(error.exitCode).toBe(EXIT.unreachable);
   });
 
-  test("a followed run exits 0 only when it completed", () => {
-    expect(["completed", "failed", "rolled_back"].map(exitCodeForRun)).toEqual([0, 1, 1]);
+  test("a followed run exits 0 only when it completed, or when all it waits for is review", () => {
+    const status = (state: RunState, stages: string[], ingest: "ingesting" | "ingested" = "ingested") =>
+      ({
+        run: { status: state },
+        dimensions: [{ dimension_id: "tech-explained", status: ingest }],
+        units: stages.map((stage, i) => ({ id: `u${i}`, dimension_id: "tech-explained", stage })),
+      }) as unknown as RunStatus;
+    expect((["completed", "failed", "rolled_back"] as const).map((s) => exitCodeForRun(status(s, ["published"])))).toEqual([0, 1, 1]);
+    expect(exitCodeForRun(status("running", ["awaiting_review", "published"]))).toBe(0);
+    expect(onlyReviewsLeft(status("running", ["awaiting_review", "render"]))).toBe(false);
+    expect(onlyReviewsLeft(status("running", ["awaiting_review"], "ingesting"))).toBe(false);
+    expect(onlyReviewsLeft(status("running", ["published", "deferred"]))).toBe(false);
+    expect(onlyReviewsLeft(status("running", ["awaiting_review", "deferred", "failed"]))).toBe(true);
   });
 });
 

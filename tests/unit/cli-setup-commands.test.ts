@@ -268,6 +268,7 @@ describe("what the operator reads", () => {
       similarity: DEFAULT_SIMILARITY,
       budget: null,
       alerts: null,
+      review: null,
       accounts: 2,
       active_accounts: 1,
     };

@@ -6,9 +6,10 @@ import { DEMO_USAGE, parseDemoArgs } from "../../scripts/demo/args.ts";
 import { paths } from "../../stack/paths.ts";
 
 describe("npm run demo's command line", () => {
-  test("nothing, or --reset", () => {
-    expect(parseDemoArgs([])).toEqual({ reset: false });
-    expect(parseDemoArgs(["--reset"])).toEqual({ reset: true });
+  test("nothing, --reset or --review", () => {
+    expect(parseDemoArgs([])).toEqual({ reset: false, review: false });
+    expect(parseDemoArgs(["--reset"])).toEqual({ reset: true, review: false });
+    expect(parseDemoArgs(["--review"])).toEqual({ reset: false, review: true });
   });
 
   test.each([[["--rest"]], [["--reset", "now"]], [["-r"]], [["--reset=yes"]]])("%j is refused with the reason", (argv) => {

@@ -40,6 +40,7 @@ describe("DimensionConfig", () => {
       captions: { profile: "platforms" },
       music: null,
       alerts: null,
+      review: null,
       publishing: {
         category_id: "27",
         privacy_status: "public",

@@ -80,6 +80,7 @@ const everythingSet = DimensionConfig.parse({
   music: { library: "music/calm", gain_db: -12 },
   publishing: { time_zone: "Asia/Jakarta", publish_time: "18:00", default_audio_language: "en-US" },
   alerts: { telegram_chat_id: "@mdame_alerts" },
+  review: { required: true, expires_after: "12h", on_expiry: "publish" },
   adapt: { daily_volume: { min: 1, max: 3 }, video_length: { target_s: 40 }, topic_categories: { favoured: ["space"] }, pinned: ["video_length"] },
   budget: { daily_usd: 2, monthly_usd: 40 },
 });

@@ -30,6 +30,12 @@ describe("weekly report Markdown", () => {
     expect(md).toContain("- Best retention: [C](https://www.youtube.com/shorts/vidA) (youtube, day 7): 300 engaged of 400 views, 80.0 % watched");
   });
 
+  test("the week's review decisions and the rejections' reasons, only when the week had any", () => {
+    expect(renderWeeklyMarkdown(sample())).not.toContain("Reviewed");
+    const md = renderWeeklyMarkdown(sample({ reviews: { approved: 2, rejected: 3, expired: 1, rejections: [{ reason: "wrong facts", count: 2 }] } }));
+    expect(md).toContain("- Reviewed: 2 approved, 3 rejected (1 decided by expiry)\n  - rejected: wrong facts: 2");
+  });
+
   test("a hostile title adds no link, image, heading, HTML or table cell, and stays on its line", () => {
     const md = renderWeeklyMarkdown(sample());
     const line = md.split("\n").find((l) => l.startsWith("- Most engaged views:"))!;

@@ -52,7 +52,7 @@ export function videosPage({ ops }: DashboardApi, nowMs: number): Promise<Html> 
   );
 }
 
-function qualityTable(quality: QualityReport | null): Html {
+export function qualityTable(quality: QualityReport | null): Html {
   if (!quality) return html`<p class="empty">The quality gate recorded no measures for this render.</p>`;
   return html`<p>${badge(quality.passed ? "passed" : "failed")} integrated loudness ${quality.integrated_lufs ?? "-"} LUFS · true peak ${
     quality.true_peak_dbtp ?? "-"

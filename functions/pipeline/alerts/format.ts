@@ -18,6 +18,7 @@ const TITLES: Record<EdgeAlertKind, string> = {
   upload_locked: "🔒 Upload not public",
   quota_bucket_high: "📈 Upload quota running out",
   spend_budget: "💸 Spend budget",
+  review_waiting: "👀 Video waits for review",
 };
 
 /** The details worth a line, by kind, in this order; `fix` (a command) always comes last. */
@@ -32,6 +33,7 @@ const DETAIL_KEYS: Record<EdgeAlertKind, string[]> = {
   upload_locked: ["platform", "channel_handle", "external_id", "privacy_status", "privacy_requested", "publication_id"],
   quota_bucket_high: ["project", "quota_day", "used", "limit", "accounts", "resets_at"],
   spend_budget: ["period", "spent_usd", "budget_usd", "threshold"],
+  review_waiting: ["title", "expires_at", "on_expiry", "unit_id", "approve", "reject"],
 };
 
 const MAX_VALUE_CHARS = 600;

@@ -17,6 +17,7 @@ import { dimensionRoutes } from "./dimensions.ts";
 import { housekeepingRoutes } from "./housekeeping.ts";
 import { opsRoutes } from "./ops.ts";
 import { reportRoutes } from "./reports.ts";
+import { reviewRoutes } from "./reviews.ts";
 import { runRoutes } from "./runs.ts";
 import { spendRoutes } from "./spend.ts";
 
@@ -26,6 +27,7 @@ export const pipelineRoutes = {
   ...accountRoutes,
   ...reportRoutes,
   ...adaptRoutes,
+  ...reviewRoutes,
   ...opsRoutes,
   ...housekeepingRoutes,
   ...spendRoutes,

@@ -5,6 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import { ListQuery } from "../../contracts/operator.ts";
 import { OpsOverviewQuery, OpsScheduleName } from "../../contracts/ops.ts";
+import { WORK_UNIT_STAGES } from "../../contracts/work-unit.ts";
 import { bodies } from "../components.ts";
 import { capitalized, errors, ok, routesOf, serviceErrors } from "../kit.ts";
 
@@ -23,8 +24,8 @@ const UNIT_ID = "2b4d6f80-1a3c-4e5f-8a7b-9c0d1e2f3a4b";
 const PUBLICATION_ID = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b";
 const ACCOUNT_ID = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d";
 
-const stages = ["script", "safety", "plan", "media", "render", "publish", "deferred", "published", "rejected", "failed"] as const;
-const funnel = { script: 0, safety: 0, plan: 0, media: 1, render: 1, publish: 0, deferred: 0, published: 3, rejected: 1, failed: 0 };
+const stages = WORK_UNIT_STAGES;
+const funnel = { script: 0, safety: 0, plan: 0, media: 1, render: 1, awaiting_review: 0, publish: 0, deferred: 0, published: 3, rejected: 1, failed: 0 };
 
 const video = {
   id: PUBLICATION_ID,

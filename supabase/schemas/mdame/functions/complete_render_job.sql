@@ -9,6 +9,8 @@ declare
   v_unit mdame.work_units;
   v_queued boolean;
   v_library text;
+  v_review jsonb;
+  v_expires timestamptz;
 begin
   select * into v_unit from mdame.work_units where id = p_unit_id for update;
   if not found then
@@ -38,6 +40,22 @@ begin
   update mdame.work_units set video = p_video, quality = p_quality where id = p_unit_id;
   if v_queued then
     perform pgmq.archive('render', p_msg_id);
+  end if;
+  -- A dimension whose run requires review (run_dimensions.config->review) waits for the operator
+  -- (docs/guides/review.md): nothing is queued for publishing, so nothing is uploaded or reserved.
+  select rd.config->'review' into v_review from mdame.run_dimensions rd where rd.run_id = v_unit.run_id and rd.dimension_id = v_unit.dimension_id;
+  if jsonb_typeof(v_review) = 'object' and coalesce((v_review->>'required')::boolean, true) then
+    v_expires := mdame.engine_now() + coalesce(v_review->>'expires_after', '24h')::interval;
+    insert into mdame.unit_reviews (unit_id, run_id, dimension_id, requested_at, expires_at, on_expiry)
+    values (p_unit_id, v_unit.run_id, v_unit.dimension_id, mdame.engine_now(), v_expires, coalesce(v_review->>'on_expiry', 'reject'));
+    v_unit := mdame.set_unit_stage(p_unit_id, 'awaiting_review');
+    perform mdame.raise_alert('review_waiting', v_unit.dimension_id, 'review_waiting:' || p_unit_id,
+      format('A %s video waits for review until %s (then %s): %s', v_unit.dimension_id, mdame.format_utc(v_expires),
+             case when v_review->>'on_expiry' = 'publish' then 'published' else 'rejected' end, left(coalesce(v_unit.script->>'title', ''), 200)),
+      jsonb_build_object('unit_id', p_unit_id, 'run_id', v_unit.run_id, 'title', v_unit.script->>'title', 'expires_at', v_expires,
+                         'on_expiry', coalesce(v_review->>'on_expiry', 'reject'), 'approve', 'mdame review approve ' || p_unit_id,
+                         'reject', 'mdame review reject ' || p_unit_id || ' --reason "..."'));
+    return v_unit;
   end if;
   v_unit := mdame.set_unit_stage(p_unit_id, 'publish');
   perform mdame.enqueue_stage_task('publish', v_unit.run_id, p_unit_id);

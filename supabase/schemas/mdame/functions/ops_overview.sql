@@ -14,7 +14,7 @@ declare
   v_now timestamptz := mdame.engine_now();
   v_today date := (mdame.engine_now() at time zone 'UTC')::date;
   v_limit integer := least(greatest(coalesce(p_failures, 20), 1), 200);
-  v_stages text[] := array['script', 'safety', 'plan', 'media', 'render', 'publish', 'deferred', 'published', 'rejected', 'failed'];
+  v_stages text[] := array['script', 'safety', 'plan', 'media', 'render', 'awaiting_review', 'publish', 'deferred', 'published', 'rejected', 'failed'];
   v_dimensions jsonb;
   v_runs jsonb;
   v_units jsonb;

@@ -14,6 +14,8 @@
 -- with the median and highest combined score to the closest earlier video.
 -- Spend: the week's recorded provider calls (mdame.provider_usage) by provider, and that spend over
 -- the videos published in the week (null when none was).
+-- Reviews: the decisions made during the week (mdame.unit_reviews), approved and rejected, by the
+-- operator or by expiry, with the rejections' reasons (docs/guides/review.md).
 
 create or replace function mdame.weekly_report(p_dimension_id text, p_week_start date)
 returns jsonb
@@ -36,6 +38,7 @@ declare
   v_topics jsonb;
   v_similarity jsonb;
   v_spend jsonb;
+  v_reviews jsonb;
 begin
   if p_week_start is null then
     raise exception 'a week start date is required' using errcode = '22023';
@@ -86,7 +89,7 @@ begin
                  order by d.day)
             from (select (v_week + i) as day from generate_series(0, 6) i) d),
          (select coalesce(jsonb_agg(jsonb_build_object('stage', l.stage, 'samples', l.n, 'p50_s', l.p50, 'p95_s', l.p95)
-                                    order by array_position(array['script', 'safety', 'plan', 'media', 'render', 'publish', 'deferred'], l.stage), l.stage), '[]'::jsonb)
+                                    order by array_position(array['script', 'safety', 'plan', 'media', 'render', 'awaiting_review', 'publish', 'deferred'], l.stage), l.stage), '[]'::jsonb)
             from (select x.stage, count(*) as n,
                          round(percentile_cont(0.5) within group (order by extract(epoch from x.left_at - x.at))::numeric, 1) as p50,
                          round(percentile_cont(0.95) within group (order by extract(epoch from x.left_at - x.at))::numeric, 1) as p95
@@ -222,6 +225,19 @@ begin
            where u.dimension_id = p_dimension_id and u.recorded_at >= v_from and u.recorded_at < v_to
            group by u.provider) g;
 
+  select jsonb_build_object(
+           'approved', count(*) filter (where r.decision = 'approved'),
+           'rejected', count(*) filter (where r.decision = 'rejected'),
+           'expired', count(*) filter (where r.decided_by = 'expiry'),
+           'rejections', coalesce((
+             select jsonb_agg(jsonb_build_object('reason', x.reason, 'count', x.n) order by x.n desc, x.reason)
+               from (select left(r2.reason, 120) as reason, count(*) as n from mdame.unit_reviews r2
+                      where r2.dimension_id = p_dimension_id and r2.decision = 'rejected' and r2.decided_at >= v_from and r2.decided_at < v_to
+                      group by 1) x), '[]'::jsonb))
+    into v_reviews
+    from mdame.unit_reviews r
+   where r.dimension_id = p_dimension_id and r.decision is not null and r.decided_at >= v_from and r.decided_at < v_to;
+
   return jsonb_build_object(
     'dimension_id', v_dimension.id,
     'display_name', v_dimension.display_name,
@@ -231,6 +247,7 @@ begin
     'generated_at', mdame.engine_now(),
     'outcomes', v_outcomes,
     'topics_rejected', v_topics,
+    'reviews', v_reviews,
     'daily', v_daily,
     'stage_latency', v_latency,
     'cache', v_cache,

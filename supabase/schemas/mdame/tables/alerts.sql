@@ -26,7 +26,7 @@ create table mdame.alerts (
   net_posted_at timestamp with time zone,
   constraint alerts_pkey primary key (id),
   constraint alerts_dimension_id_fkey foreign key (dimension_id) references mdame.dimensions(id) on delete set null,
-  constraint alerts_kind_check check ((kind = any (array['run_failed'::text, 'dead_letter'::text, 'needs_reconnect'::text, 'quota_deferral_stale'::text, 'quality_gate_failed'::text, 'component_restarting'::text, 'weekly_report'::text, 'engine_stopped'::text, 'engine_recovered'::text, 'workers_absent'::text, 'upload_locked'::text, 'quota_bucket_high'::text, 'spend_budget'::text]))),
+  constraint alerts_kind_check check ((kind = any (array['run_failed'::text, 'dead_letter'::text, 'needs_reconnect'::text, 'quota_deferral_stale'::text, 'quality_gate_failed'::text, 'component_restarting'::text, 'weekly_report'::text, 'engine_stopped'::text, 'engine_recovered'::text, 'workers_absent'::text, 'upload_locked'::text, 'quota_bucket_high'::text, 'spend_budget'::text, 'review_waiting'::text]))),
   constraint alerts_delivered_by_check check ((delivered_by = any (array['edge'::text, 'database'::text]))),
   constraint alerts_status_check check ((status = any (array['pending'::text, 'sent'::text, 'failed'::text]))),
   constraint alerts_summary_check check (((length(summary) >= 1) and (length(summary) <= 20000))),

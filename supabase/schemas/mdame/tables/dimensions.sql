@@ -27,6 +27,7 @@ create table mdame.dimensions (
   llm jsonb not null default '{}'::jsonb,
   publishing jsonb not null default '{"run_time": null, "time_zone": "UTC", "category_id": "27", "publish_time": null, "made_for_kids": false, "privacy_status": "public", "default_audio_language": null, "contains_synthetic_media": true}'::jsonb,
   alerts jsonb,
+  review jsonb,
   adapt jsonb not null default '{"pinned": [], "min_sample": 8, "video_length": {"step_s": 3, "spread_s": 4, "target_s": null}, "daily_volume": {"max": null, "min": null, "step": 1}, "min_effect_pp": 3, "cooldown_weeks": 4, "hook_threshold": {"max": 0.85, "min": 0.65, "step": 0.02, "value": 0.72}, "source_weights": {"max": 1, "min": 0.2, "step": 0.1}, "topic_categories": {"boost": 0.15, "avoided": [], "favoured": []}}'::jsonb,
   similarity jsonb not null default '{"threshold": 0.5, "compare_last": 60, "max_regenerations": 2}'::jsonb,
   budget jsonb,
@@ -74,6 +75,12 @@ end and (COALESCE((similarity ->> 'max_regenerations'::text), ''::text) = any (a
   constraint dimensions_tts_rate_check check ((tts_rate ~ '^[+-][0-9]{1,2}%$'::text)),
   constraint dimensions_tts_voice_language_check check ((split_part(tts_voice, '-'::text, 1) = split_part(language, '-'::text, 1))),
   constraint dimensions_alerts_check check (((alerts is null) or ((jsonb_typeof(alerts) = 'object'::text) and ((alerts - 'telegram_chat_id'::text) = '{}'::jsonb) and ((not (alerts ? 'telegram_chat_id'::text)) or ((jsonb_typeof((alerts -> 'telegram_chat_id'::text)) = 'string'::text) and ((alerts ->> 'telegram_chat_id'::text) ~ '^(-?[0-9]{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31})$'::text)))))),
+  constraint dimensions_review_check check (((review is null) or ((jsonb_typeof(review) = 'object'::text) and ((review - array['required'::text, 'expires_after'::text, 'on_expiry'::text]) = '{}'::jsonb) and (COALESCE(jsonb_typeof((review -> 'required'::text)), 'boolean'::text) = 'boolean'::text) and (COALESCE((review ->> 'on_expiry'::text), 'reject'::text) = any (array['reject'::text, 'publish'::text])) and (
+CASE
+    when (not (review ? 'expires_after'::text)) then true
+    when ((jsonb_typeof((review -> 'expires_after'::text)) = 'string'::text) and ((review ->> 'expires_after'::text) ~ '^[1-9][0-9]{0,3}[mhd]$'::text)) then ((((review ->> 'expires_after'::text))::interval >= '00:10:00'::interval) and (((review ->> 'expires_after'::text))::interval <= '30 days'::interval))
+    else false
+END)))),
   constraint dimensions_visuals_check check (((jsonb_typeof(visuals) = 'object'::text) and (jsonb_typeof((visuals -> 'backends'::text)) = 'array'::text) and ((jsonb_array_length((visuals -> 'backends'::text)) >= 1) and (jsonb_array_length((visuals -> 'backends'::text)) <= 5)) and (((visuals -> 'backends'::text) ->> '-1'::integer) = 'procedural'::text)))
 );
 
@@ -84,6 +91,8 @@ comment on column mdame.dimensions.similarity is 'The channel-standing guard: {t
 comment on column mdame.dimensions.adapt is 'What the adaptive engine may move: bounds, steps, pins (shared/contracts/adapt.ts, docs/reference/adaptive.md).';
 
 comment on column mdame.dimensions.publishing is 'Publishing settings: {category_id, privacy_status, time_zone, publish_time, run_time, made_for_kids, contains_synthetic_media, default_audio_language} (shared/contracts/publishing.ts).';
+
+comment on column mdame.dimensions.review is 'Review before publish: {required, expires_after (10m-30d, as 90m, 24h, 2d), on_expiry (reject or publish)}; null or required false publishes without review (shared/contracts/review.ts).';
 
 comment on column mdame.dimensions.alerts is 'Where this dimension''s alerts go: {telegram_chat_id} overrides the environment''s TELEGRAM_CHAT_ID; null keeps it.';
 

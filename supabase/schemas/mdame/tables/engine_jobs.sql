@@ -26,6 +26,7 @@ insert into mdame.engine_jobs (name, schedule, call, returns_set) values
   ('mdame-analytics-fetches', '0 * * * *', 'mdame.schedule_analytics_fetches()', 'false'),
   ('mdame-housekeeping', '*/10 * * * *', 'mdame.housekeeping(false)', 'true'),
   ('mdame-publish-drain', '* * * * *', 'mdame.drain_deferred_publications()', 'false'),
+  ('mdame-review-expiry', '* * * * *', 'mdame.expire_reviews()', 'false'),
   ('mdame-scheduled-runs', '* * * * *', 'mdame.trigger_scheduled_run()', 'true'),
   ('mdame-storage-deletions', '*/10 * * * *', 'mdame.wake_due_storage_deletions()', 'false'),
   ('mdame-tick', '* * * * *', 'mdame.tick()', 'false'),

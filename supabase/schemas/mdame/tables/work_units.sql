@@ -26,7 +26,7 @@ create table mdame.work_units (
   constraint work_units_dimension_id_topic_fingerprint_key unique (dimension_id, topic_fingerprint),
   constraint work_units_unit_key_key unique (unit_key),
   constraint work_units_quality_check check (((quality is null) or ((jsonb_typeof(quality) = 'object'::text) and (COALESCE(jsonb_typeof((quality -> 'passed'::text)), ''::text) = 'boolean'::text)))),
-  constraint work_units_stage_check check ((stage = any (array['script'::text, 'safety'::text, 'plan'::text, 'media'::text, 'render'::text, 'publish'::text, 'deferred'::text, 'published'::text, 'rejected'::text, 'failed'::text]))),
+  constraint work_units_stage_check check ((stage = any (array['script'::text, 'safety'::text, 'plan'::text, 'media'::text, 'render'::text, 'awaiting_review'::text, 'publish'::text, 'deferred'::text, 'published'::text, 'rejected'::text, 'failed'::text]))),
   constraint work_units_dimension_id_fkey foreign key (dimension_id) references mdame.dimensions(id),
   constraint work_units_run_id_fkey foreign key (run_id) references mdame.pipeline_runs(id)
 );
