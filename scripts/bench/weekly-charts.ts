@@ -56,6 +56,7 @@ function fullWeek(): WeeklyReport {
     generated_at: "2026-11-22T21:00:00.000Z",
     outcomes: { published: 21, rejected: 7, failed: 7, rejected_by_reason: [], failed_by_stage: [] },
     topics_rejected: [],
+    reviews: { approved: 0, rejected: 0, expired: 0, rejections: [] },
     daily: Array.from({ length: 7 }, (_, i) => ({ date: `2026-11-${16 + i}`, published: 3, rejected: 1, failed: 1 })),
     stage_latency: [],
     cache: { scenes: { lookups: 0, hits: 0, hit_rate: null }, llm: { lookups: 0, hits: 0, hit_rate: null }, tts: { lookups: 0, hits: 0, hit_rate: null } },
