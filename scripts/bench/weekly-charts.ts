@@ -61,6 +61,7 @@ function fullWeek(): WeeklyReport {
     stage_latency: [],
     cache: { scenes: { lookups: 0, hits: 0, hit_rate: null }, llm: { lookups: 0, hits: 0, hit_rate: null }, tts: { lookups: 0, hits: 0, hit_rate: null } },
     quota: { youtube: [], tiktok: [] },
+    spend: { usd: 4.2, usd_per_published_video: 0.2, by_provider: [], daily: SPEND },
     videos: {
       count: 20,
       best_engaged: best,
@@ -110,13 +111,13 @@ async function round(): Promise<Record<string, number>> {
   };
   const t1 = cpuMs();
   const report = fullWeek();
-  const svg = await renderWeeklyChartSvg(report, { spend_per_day: SPEND });
+  const svg = await renderWeeklyChartSvg(report);
   const t2 = cpuMs();
   const rssSvg = rssMb();
   const png = await chartPng(svg);
   const t3 = cpuMs();
   const rssPng = rssMb();
-  const warmSvg = await renderWeeklyChartSvg(report, { spend_per_day: SPEND });
+  const warmSvg = await renderWeeklyChartSvg(report);
   const t4 = cpuMs();
   await chartPng(warmSvg);
   const t5 = cpuMs();

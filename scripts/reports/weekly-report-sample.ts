@@ -141,6 +141,19 @@ export async function seedSampleWeek(sql: Queryable): Promise<void> {
     await sql`insert into mdame.events (kind, detail, created_at)
       values ('cache_lookup', ${sql.json({ cache, dimension_id: DIMENSION, hit })}, ${`2026-11-${16 + (i % 5)}T09:00:00Z`}::timestamptz)`;
   }
+  // What the week's provider calls cost (mdame.provider_usage): the script model each day, a paid still on two days, a cached call at 0.
+  const calls: [string, string, string, number, number, boolean, string][] = [
+    ["gemini", "gemini-2.5-flash", "output_tokens", 2400, 0.006, false, "2026-11-16T09:00:00Z"],
+    ["gemini-image", "gemini-2.5-flash-image", "images", 4, 0.156, false, "2026-11-16T09:10:00Z"],
+    ["gemini", "gemini-2.5-flash", "output_tokens", 2600, 0.0065, false, "2026-11-17T09:00:00Z"],
+    ["gemini-image", "gemini-2.5-flash-image", "images", 2, 0.078, false, "2026-11-18T09:10:00Z"],
+    ["gemini", "gemini-2.5-flash", "output_tokens", 0, 0, true, "2026-11-19T09:00:00Z"],
+    ["gemini", "gemini-2.5-flash", "output_tokens", 2500, 0.00625, false, "2026-11-21T09:00:00Z"],
+  ];
+  for (const [i, [provider, model, kind, quantity, usd, cached, at]] of calls.entries()) {
+    await sql`insert into mdame.provider_usage (call_key, provider, model, kind, quantity, usd, cached, dimension_id, recorded_at)
+      values (${`sample-call-${i}`}, ${provider}, ${model}, ${kind}, ${quantity}, ${usd}, ${cached}, ${DIMENSION}, ${at}::timestamptz)`;
+  }
   await sql`insert into mdame.rejected_topics (run_id, dimension_id, title, reason, created_at)
     values (${runId}, ${DIMENSION}, 'Same story again', 'near_duplicate', '2026-11-18T08:00:00Z'),
            (${runId}, ${DIMENSION}, 'Celebrity gossip', 'off_subject', '2026-11-18T08:00:00Z')`;

@@ -77,6 +77,10 @@ const StageLatency = z.object({
 }).strict();
 type StageLatency = z.infer<typeof StageLatency>;
 
+/** Spend of one day in US dollars (the provider calls' recorded cost), for the spend chart. */
+export const DailySpend = z.object({ date: isoDate, usd: z.number().nonnegative() }).strict();
+export type DailySpend = z.infer<typeof DailySpend>;
+
 /**
  * The channel-standing guard's checks of the week (docs/reference/similarity.md), by the action
  * taken, with the median and highest combined score to the closest earlier video (null when no check
@@ -138,6 +142,8 @@ export const WeeklyReport = z.object({
     /** The week's spend over the videos published in the week; null when none was. */
     usd_per_published_video: z.number().nonnegative().nullable(),
     by_provider: z.array(z.object({ provider: z.string(), usd: z.number().nonnegative(), calls: count, cached_calls: count }).strict()),
+    /** Each day's spend, Monday first, in the dimension's time zone (the spend chart). */
+    daily: z.array(DailySpend).length(7),
   }).strict().optional(),
   videos: z.object({
     /** Videos whose latest analytics window was fetched during the week. */
@@ -177,10 +183,6 @@ export const ReportDate = isoDate.superRefine((text, ctx) => {
     ctx.addIssue({ code: "custom", message: "its week (Monday to Sunday) must lie between 0001-01-01 and 9999-12-31" });
   }
 });
-
-/** Spend of one day in US dollars (the provider calls' recorded cost), for the spend chart. */
-export const DailySpend = z.object({ date: isoDate, usd: z.number().nonnegative() }).strict();
-export type DailySpend = z.infer<typeof DailySpend>;
 
 /** Query of GET /pipeline/reports/weekly: any date of the week, and optionally one dimension. */
 export const WeeklyReportQuery = z.object({

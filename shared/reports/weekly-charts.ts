@@ -26,12 +26,6 @@ const SPEND_COLOR = "#8c564b";
 
 const WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
 
-/** Inputs beside the report that the charts draw when given. */
-export interface WeeklyChartExtras {
-  /** Spend per day in US dollars; absent, the spend panel says "no spend recorded". */
-  spend_per_day?: DailySpend[];
-}
-
 /** One panel: a unit specification, as the vconcat of TopLevelSpec takes it. */
 type Panel = Extract<TopLevelSpec, { vconcat: unknown }>["vconcat"][number];
 
@@ -158,9 +152,11 @@ function retentionPanel(report: WeeklyReport): Panel {
   };
 }
 
-function spendPanel(report: WeeklyReport, spend: DailySpend[] | undefined): Panel {
+/** The week's spend per day (report.spend.daily); a report stored before spend was recorded has none. */
+function spendPanel(report: WeeklyReport): Panel {
   const title = "Spend per day (USD)";
-  if (spend === undefined || spend.length === 0) return notice(title, "no spend recorded");
+  const spend: DailySpend[] = report.spend?.daily ?? [];
+  if (spend.every((s) => s.usd === 0)) return notice(title, "no spend recorded");
   const byDate = new Map(spend.map((s) => [s.date, s.usd]));
   const values = report.daily.map((day, i) => ({ day: dayLabel(day.date, i), usd: byDate.get(day.date) ?? 0 }));
   return {
@@ -176,8 +172,8 @@ function spendPanel(report: WeeklyReport, spend: DailySpend[] | undefined): Pane
   };
 }
 
-/** The Vega-Lite specification of the weekly charts: a pure function of the report (and spend, when given). */
-export function weeklyChartSpec(report: WeeklyReport, extras: WeeklyChartExtras = {}): TopLevelSpec {
+/** The Vega-Lite specification of the weekly charts: a pure function of the report. */
+export function weeklyChartSpec(report: WeeklyReport): TopLevelSpec {
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
     title: {
@@ -197,15 +193,15 @@ export function weeklyChartSpec(report: WeeklyReport, extras: WeeklyChartExtras 
     },
     vconcat: [
       { hconcat: [outcomesPanel(report), viewsPanel(report)], resolve: { scale: { color: "independent" } } },
-      { hconcat: [retentionPanel(report), spendPanel(report, extras.spend_per_day)], resolve: { scale: { color: "independent" } } },
+      { hconcat: [retentionPanel(report), spendPanel(report)], resolve: { scale: { color: "independent" } } },
     ],
     resolve: { scale: { color: "independent" } },
   };
 }
 
 /** The weekly charts as one SVG document (vega's headless renderer: no canvas, no DOM). */
-export async function renderWeeklyChartSvg(report: WeeklyReport, extras: WeeklyChartExtras = {}): Promise<string> {
-  const view = new View(parse(compile(weeklyChartSpec(report, extras)).spec), { renderer: "none" });
+export async function renderWeeklyChartSvg(report: WeeklyReport): Promise<string> {
+  const view = new View(parse(compile(weeklyChartSpec(report)).spec), { renderer: "none" });
   try {
     return await view.toSVG();
   } finally {

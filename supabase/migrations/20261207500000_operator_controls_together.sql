@@ -257,6 +257,14 @@ begin
             from mdame.provider_usage u
            where u.dimension_id = p_dimension_id and u.recorded_at >= v_from and u.recorded_at < v_to
            group by u.provider) g;
+  -- Each day's spend in the dimension's time zone, Monday first, for the spend chart.
+  v_spend := v_spend || jsonb_build_object('daily', (
+    select jsonb_agg(jsonb_build_object('date', d.day, 'usd', coalesce(round(s.usd, 6), 0)) order by d.day)
+      from (select v_week + i as day from generate_series(0, 6) as i) d
+      left join (select (u.recorded_at at time zone v_zone)::date as day, sum(u.usd) as usd
+                   from mdame.provider_usage u
+                  where u.dimension_id = p_dimension_id and u.recorded_at >= v_from and u.recorded_at < v_to
+                  group by 1) s on s.day = d.day));
 
   select jsonb_build_object(
            'approved', count(*) filter (where r.decision = 'approved'),

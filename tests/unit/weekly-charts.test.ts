@@ -45,9 +45,12 @@ function darkPixels(rgb: Buffer): number {
   return n;
 }
 
+/** The week's seven days of spend, the days not named at 0. */
+const spendDays = (usd: Record<string, number>) => sample().daily.map((d) => ({ date: d.date, usd: usd[d.date] ?? 0 }));
+
 describe("the weekly charts' SVG", () => {
   test("draws every series: outcomes per day, views and engaged views per video, both retention curves, spend per day", async () => {
-    const svg = await renderWeeklyChartSvg(sample(), { spend_per_day: [{ date: "2026-11-16", usd: 1.25 }, { date: "2026-11-18", usd: 0.4 }] });
+    const svg = await renderWeeklyChartSvg(sample({ spend: { ...sample().spend!, daily: spendDays({ "2026-11-16": 1.25, "2026-11-18": 0.4 }) } }));
     for (
       const text of [
         "Outcomes per day",
@@ -84,8 +87,12 @@ describe("the weekly charts' SVG", () => {
   });
 
   test("without spend, analytics or retention, each panel says so", async () => {
-    const svg = await renderWeeklyChartSvg(sample({ videos: { ...sample().videos, each: [], retention_curves: { best: null, worst: null } } }));
+    const svg = await renderWeeklyChartSvg(
+      sample({ spend: undefined, videos: { ...sample().videos, each: [], retention_curves: { best: null, worst: null } } }),
+    );
     expect(svg).toContain("no spend recorded");
+    // A week whose calls cost nothing (free providers, cached results) draws no bars either.
+    expect(await renderWeeklyChartSvg(sample({ spend: { ...sample().spend!, daily: spendDays({}) } }))).toContain("no spend recorded");
     expect(svg).toContain("no analytics this week");
     expect(svg).toContain("no retention curve this week");
     expect(svg).toContain("Outcomes per day");

@@ -13,7 +13,7 @@
 -- Similarity: the channel-standing guard's checks of the week (similarity_checked events), by action,
 -- with the median and highest combined score to the closest earlier video.
 -- Spend: the week's recorded provider calls (mdame.provider_usage) by provider, and that spend over
--- the videos published in the week (null when none was).
+-- the videos published in the week (null when none was), and each day's spend (the dimension's days).
 -- Reviews: the decisions made during the week (mdame.unit_reviews), approved and rejected, by the
 -- operator or by expiry, with the rejections' reasons (docs/guides/review.md).
 
@@ -224,6 +224,14 @@ begin
             from mdame.provider_usage u
            where u.dimension_id = p_dimension_id and u.recorded_at >= v_from and u.recorded_at < v_to
            group by u.provider) g;
+  -- Each day's spend in the dimension's time zone, Monday first, for the spend chart.
+  v_spend := v_spend || jsonb_build_object('daily', (
+    select jsonb_agg(jsonb_build_object('date', d.day, 'usd', coalesce(round(s.usd, 6), 0)) order by d.day)
+      from (select v_week + i as day from generate_series(0, 6) as i) d
+      left join (select (u.recorded_at at time zone v_zone)::date as day, sum(u.usd) as usd
+                   from mdame.provider_usage u
+                  where u.dimension_id = p_dimension_id and u.recorded_at >= v_from and u.recorded_at < v_to
+                  group by 1) s on s.day = d.day));
 
   select jsonb_build_object(
            'approved', count(*) filter (where r.decision = 'approved'),

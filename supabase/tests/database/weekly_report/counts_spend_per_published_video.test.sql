@@ -1,7 +1,7 @@
 begin;
 \ir ../_fixtures.psql
 \ir ../_weekly_report_fixtures.psql
-select plan(3);
+select plan(4);
 
 -- Two units published in the week; calls in the week (one cached), one last week, one of another dimension.
 select tests.unit_through('tech-explained', array['script', 'published'], array['2026-11-17 10:00Z', '2026-11-17 11:00Z']::timestamptz[]);
@@ -20,6 +20,10 @@ select is((select (j->'spend'->>'usd_per_published_video')::numeric from r), 0.0
 select is((select j->'spend'->'by_provider' from r),
   '[{"provider": "gemini-image", "usd": 0.078, "calls": 1, "cached_calls": 0}, {"provider": "gemini", "usd": 0.0013, "calls": 2, "cached_calls": 1}]'::jsonb,
   'by provider, the cached call counted at no cost');
+select is((select j->'spend'->'daily' from r),
+  '[{"date": "2026-11-16", "usd": 0}, {"date": "2026-11-17", "usd": 0.0793}, {"date": "2026-11-18", "usd": 0}, {"date": "2026-11-19", "usd": 0},
+    {"date": "2026-11-20", "usd": 0}, {"date": "2026-11-21", "usd": 0}, {"date": "2026-11-22", "usd": 0}]'::jsonb,
+  'each day of the week, Monday first, for the spend chart');
 
 select * from finish();
 rollback;
