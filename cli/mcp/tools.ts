@@ -9,6 +9,8 @@ import { z } from "zod";
 import { pipelineRoutes as routes } from "../../shared/api/routes/index.ts";
 import { DimensionConfig } from "../../shared/contracts/dimension.ts";
 import { TriggerRunBody } from "../../shared/contracts/operator.ts";
+import { ApproveReviewBody, RejectReviewBody, ReviewListQuery } from "../../shared/contracts/review.ts";
+import { SpendQuery } from "../../shared/contracts/spend.ts";
 import { WeeklyReportQuery } from "../../shared/contracts/weekly-report.ts";
 import { chartPng } from "../../shared/reports/chart-png.ts";
 import { renderWeeklyChartSvg } from "../../shared/reports/weekly-charts.ts";
@@ -25,7 +27,20 @@ export interface McpBackend {
   baseUrl: string;
   api: Pick<
     ApiClient,
-    "listDimensions" | "showDimension" | "addDimension" | "triggerRun" | "runStatus" | "listRuns" | "listDeadLetters" | "retryDeadLetter" | "weeklyReports"
+    | "listDimensions"
+    | "showDimension"
+    | "addDimension"
+    | "triggerRun"
+    | "runStatus"
+    | "listRuns"
+    | "listDeadLetters"
+    | "retryDeadLetter"
+    | "weeklyReports"
+    | "listReviews"
+    | "getReview"
+    | "approveReview"
+    | "rejectReview"
+    | "spend"
   >;
   ops: Pick<DashboardApi["ops"], "video" | "videos">;
 }
@@ -124,6 +139,51 @@ export const MCP_TOOLS: McpTool[] = [
     input: routes.retryDeadLetter.request.params,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: async ({ api }, { id }) => jsonResult(await api.retryDeadLetter(id)),
+  }),
+  tool({
+    name: "list_reviews",
+    title: "List videos waiting for review",
+    description:
+      "The rendered videos of dimensions that require review (`review` in their configuration), waiting for approve_review or reject_review: title, dimension, when each expires and what happens then (on_expiry).",
+    input: ReviewListQuery,
+    annotations: READ,
+    run: async ({ api }, { dimension }) => jsonResult(await api.listReviews(dimension ?? null)),
+  }),
+  tool({
+    name: "show_review",
+    title: "Show a review",
+    description:
+      "One video waiting for (or decided in) review: its script, scenes, quality gate, a signed link playing the render, and the decision once made.",
+    input: routes.getReview.request.params,
+    annotations: READ,
+    run: async ({ api }, { unit_id }) => jsonResult(await api.getReview(unit_id)),
+  }),
+  tool({
+    name: "approve_review",
+    title: "Approve a video",
+    description:
+      "Publish a video that waits for review, through the normal publish stage (once per account, crash-safe). `title` and `description` replace the script's, within the same limits. Approving twice changes nothing; a rejected video cannot be approved.",
+    input: routes.approveReview.request.params.extend(ApproveReviewBody.shape).strict(),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    run: async ({ api }, { unit_id, ...edits }) => jsonResult(await api.approveReview(unit_id, edits)),
+  }),
+  tool({
+    name: "reject_review",
+    title: "Reject a video",
+    description:
+      "Never publish a video that waits for review: its unit ends rejected, and the reason reaches the weekly report and the adaptive engine. It cannot be undone; an approved video cannot be rejected.",
+    input: routes.rejectReview.request.params.extend(RejectReviewBody.shape).strict(),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    run: async ({ api }, { unit_id, reason }) => jsonResult(await api.rejectReview(unit_id, reason)),
+  }),
+  tool({
+    name: "spend",
+    title: "Spend",
+    description:
+      "A month's recorded cost of provider calls (LLM tokens, images, speech, stock searches, GPU seconds) by dimension and provider, with calls answered from a cache (at no cost) apart, and each dimension's budget. Defaults: every dimension, this month (UTC).",
+    input: SpendQuery,
+    annotations: READ,
+    run: async ({ api }, { dimension, month }) => jsonResult(await api.spend({ dimension: dimension ?? null, month: month ?? null })),
   }),
   tool({
     name: "weekly_report",

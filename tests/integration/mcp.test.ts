@@ -78,7 +78,21 @@ describe("mdame mcp over stdio", () => {
   test("initialize names the server; tools/list has the operator's tools", async () => {
     expect(client.getServerVersion()).toMatchObject({ name: "mdame" });
     const names = (await client.listTools()).tools.map((t) => t.name);
-    for (const name of ["list_dimensions", "trigger_run", "run_status", "list_dead_letters", "retry_dead_letter", "weekly_report", "add_dimension"]) {
+    for (
+      const name of [
+        "list_dimensions",
+        "trigger_run",
+        "run_status",
+        "list_reviews",
+        "approve_review",
+        "reject_review",
+        "list_dead_letters",
+        "retry_dead_letter",
+        "weekly_report",
+        "spend",
+        "add_dimension",
+      ]
+    ) {
       expect(names).toContain(name);
     }
   });
@@ -99,6 +113,14 @@ describe("mdame mcp over stdio", () => {
     expect(noDimension.isError).toBe(true);
     expect(text(noDimension)).toContain("no-such-dimension");
     expect((await call(client, "list_dimensions", {})).structuredContent).toMatchObject({ dimensions: expect.arrayContaining([expect.anything()]) });
+    // The review and spend tools reach their routes: nothing waits, nothing was spent, an unknown review is the API's 404.
+    expect((await call(client, "list_reviews", {})).structuredContent).toEqual({ reviews: [] });
+    const noReview = await call(client, "reject_review", { unit_id: ghost, reason: "off topic" });
+    expect(noReview.isError).toBe(true);
+    expect(text(noReview)).toContain(ghost);
+    const spend = await call(client, "spend", { dimension: "tech-explained" });
+    expect(spend.isError).toBeFalsy();
+    expect(spend.structuredContent).toMatchObject({ dimensions: expect.any(Array) });
   }, 30_000);
 
   test("a configuration the contract refuses writes nothing", async () => {

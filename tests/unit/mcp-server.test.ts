@@ -45,6 +45,11 @@ function fakeBackend(): McpBackend {
       listRuns: answer("listRuns", examples.runs),
       listDeadLetters: answer("listDeadLetters", examples.deadLetters),
       retryDeadLetter: refuse("retryDeadLetter", 409, "dead letter 12 was already retried"),
+      listReviews: answer("listReviews", { reviews: [] }),
+      getReview: refuse("getReview", 404, `no review of unit ${VIDEO_ID}`),
+      approveReview: answer("approveReview", { unit_id: VIDEO_ID, decision: "approved" }),
+      rejectReview: refuse("rejectReview", 409, "the video was already approved"),
+      spend: answer("spend", { month: "2026-12", dimensions: [] }),
       weeklyReports: answer("weeklyReports", {
         week_start: "2026-11-23",
         reports: [{ report: sample(), markdown: "# Week of 2026-11-23" }],
@@ -83,7 +88,19 @@ describe("tools", () => {
   test("tools/list is the declared table, each with its contract's JSON Schema and its annotations", async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(MCP_TOOLS.map((t) => t.name));
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["list_dimensions", "trigger_run", "run_status", "retry_dead_letter", "weekly_report"]));
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining([
+        "list_dimensions",
+        "trigger_run",
+        "run_status",
+        "list_reviews",
+        "approve_review",
+        "reject_review",
+        "retry_dead_letter",
+        "weekly_report",
+        "spend",
+      ]),
+    );
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect(byName.get("trigger_run")!.inputSchema.properties).toHaveProperty("idempotency_key");
     expect(byName.get("add_dimension")!.inputSchema.required).toEqual(expect.arrayContaining(["id", "display_name", "language", "tts_voice"]));
@@ -94,6 +111,28 @@ describe("tools", () => {
     }
     expect(byName.get("run_status")!.annotations).toMatchObject({ readOnlyHint: true });
     expect(byName.get("trigger_run")!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true });
+    expect(byName.get("reject_review")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(byName.get("approve_review")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+    expect(byName.get("approve_review")!.inputSchema.required).toEqual(["unit_id"]);
+    expect(byName.get("reject_review")!.inputSchema.required).toEqual(expect.arrayContaining(["unit_id", "reason"]));
+  });
+
+  test("reviews and spend go to the API client's own calls, with the same contracts", async () => {
+    await call("list_reviews", { dimension: "tech-explained" });
+    expect(calls.at(-1)).toEqual({ method: "listReviews", args: ["tech-explained"] });
+    await call("approve_review", { unit_id: VIDEO_ID, title: "A better title for it" });
+    expect(calls.at(-1)).toEqual({ method: "approveReview", args: [VIDEO_ID, { title: "A better title for it" }] });
+    const refused = await call("reject_review", { unit_id: VIDEO_ID, reason: "off topic" });
+    expect(calls.at(-1)).toEqual({ method: "rejectReview", args: [VIDEO_ID, "off topic"] });
+    expect(refused).toMatchObject({ isError: true });
+    expect(text(refused)).toBe("the video was already approved");
+    await call("spend", { month: "2026-12" });
+    expect(calls.at(-1)).toEqual({ method: "spend", args: [{ dimension: null, month: "2026-12" }] });
+    const before = calls.length;
+    expect((await call("approve_review", { unit_id: VIDEO_ID, title: "x" })).isError).toBe(true);
+    expect((await call("reject_review", { unit_id: VIDEO_ID })).isError).toBe(true);
+    expect((await call("spend", { month: "December" })).isError).toBe(true);
+    expect(calls.length).toBe(before);
   });
 
   test("a tool answers the API client's answer as JSON and structured content", async () => {
