@@ -8,7 +8,8 @@ import { formatAge } from "../output.ts";
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
-const NAV = [
+/** The pages of the nav, in its order. */
+export const NAV = [
   { path: "/", label: "Overview" },
   { path: "/queues", label: "Queues" },
   { path: "/dead-letters", label: "Dead letters" },

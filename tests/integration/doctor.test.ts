@@ -39,6 +39,8 @@ let trendCount: number;
 /** The active accounts of the active dimensions, YouTube's and TikTok's. */
 let accountCount: number;
 let scheduleLine: string;
+/** What the roles may call, as mdame.component_roles declares it: the doctor reads the grants from the catalogs and must find the same. */
+let rolesLine: string;
 
 beforeAll(async () => {
   if (supervisorPid() === null) {
@@ -76,6 +78,11 @@ beforeAll(async () => {
       select e.name, j.schedule from mdame.engine_jobs e join cron.job j on j.jobname = e.name order by j.jobid`;
     const [cron] = await sql<{ version: string }[]>`select extversion as version from pg_extension where extname = 'pg_cron'`;
     scheduleLine = `ok   database/pg_cron: extension ${cron!.version}; schedules ${jobs.map((j) => `${j.name} (${j.schedule})`).join(", ")}`;
+    const roles = await sql<{ role: string; component: string; rpcs: string[] }[]>`
+      select c.role, c.component, array(select distinct r from unnest(c.rpcs) r order by r) as rpcs from mdame.component_roles c order by c.role`;
+    rolesLine = `ok   database/component roles: ${
+      roles.map((r) => `${r.role} (${r.component}): ${r.rpcs.length} RPCs${r.component === "edge" ? "" : ` (${r.rpcs.join(", ")})`}`).join("; ")
+    }`;
   } finally {
     await sql.end({ timeout: 2 });
   }
@@ -159,7 +166,7 @@ describe("mdame doctor on the local stack", () => {
       // The stack's Telegram bot and chat are in Vault; no outside monitor is configured.
       /^ok   database\/watchdog: nothing failing; (no tick has ended yet|the last tick ended \d+ s ago); it pages through Telegram from the database \(no outside monitor: Vault secret mdame_heartbeat_url\)$/,
       /^ok   database\/engine role: mdame_engine may only call the RPCs \(no TEMP or CREATE, no role attributes, memberships or session defaults; row-level security on all \d+ mdame tables\)\. mdame_engine can still change its own password/,
-      /^ok   database\/component roles: mdame_engine \(edge\): \d+ RPCs; mdame_gpu_worker \(gpu-worker\): 8 RPCs \(assert_environment, claim_scene_generation, extend_worker_job, read_worker_jobs, record_scene_asset, record_worker_heartbeat, record_worker_stop, release_scene_claim\); mdame_render_runner \(render-runner\): 5 RPCs \(assert_environment, extend_worker_job, read_worker_jobs, record_worker_heartbeat, record_worker_stop\)$/,
+      rolesLine,
       ...dimensionLines,
       "ok   database/account grants: no account needs reconnecting",
       "ok   database/upload privacy: no upload was made private against the privacy asked",
