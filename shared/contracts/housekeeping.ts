@@ -18,6 +18,7 @@ export const HOUSEKEEPING_SETTING_NAMES = [
   "events_days",
   "step_results_days",
   "pgmq_archive_days",
+  "spend_days",
   "batch_size",
 ] as const;
 export const HousekeepingSettingName = z.enum(HOUSEKEEPING_SETTING_NAMES);
@@ -33,7 +34,7 @@ export const HousekeepingSetting = z.object({
 }).strict();
 export type HousekeepingSetting = z.infer<typeof HousekeepingSetting>;
 
-const HOUSEKEEPING_KINDS = ["scene_cache", "renders", "voices", "llm_cache", "events", "step_results", "pgmq_archives"] as const;
+const HOUSEKEEPING_KINDS = ["scene_cache", "renders", "voices", "llm_cache", "events", "step_results", "pgmq_archives", "provider_usage"] as const;
 const HousekeepingKind = z.enum(HOUSEKEEPING_KINDS);
 
 /** One kind of a housekeeping pass: rows that qualify, rows this pass deleted, Storage keys it queued. */

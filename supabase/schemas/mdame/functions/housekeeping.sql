@@ -12,6 +12,8 @@
 --   deleted_at), its quality measures and its publications; the objects are queued.
 -- - llm_cache, events, step_results (those whose owner is no longer at work): older than their days.
 -- - pgmq_archives: archived messages of every queue older than pgmq_archive_days.
+-- - provider_usage: the spend records older than spend_days (at least 35: a month's budget reads
+--   its whole month; 400 by default, so a year's months can still be reported).
 
 create or replace function mdame.housekeeping(p_dry_run boolean default false)
 returns table(kind text, due bigint, deleted bigint, storage_keys_queued bigint)
@@ -182,6 +184,22 @@ begin
     end if;
   end loop;
   kind := 'pgmq_archives'; due := v_due; deleted := v_deleted; storage_keys_queued := 0;
+  v_report := v_report || jsonb_build_object(kind, jsonb_build_object('due', due, 'deleted', deleted));
+  return next;
+
+  -- Spend records.
+  v_cutoff := v_now - make_interval(days => (v_settings->>'spend_days')::integer);
+  select count(*) into v_due from mdame.provider_usage u where u.recorded_at < v_cutoff;
+  v_deleted := 0;
+  if not p_dry_run then
+    with doomed as (
+      select u.id from mdame.provider_usage u where u.recorded_at < v_cutoff
+       order by u.recorded_at, u.id limit v_batch for update skip locked
+    )
+    delete from mdame.provider_usage u using doomed d where u.id = d.id;
+    get diagnostics v_deleted = row_count;
+  end if;
+  kind := 'provider_usage'; due := v_due; deleted := v_deleted; storage_keys_queued := 0;
   v_report := v_report || jsonb_build_object(kind, jsonb_build_object('due', due, 'deleted', deleted));
   return next;
 

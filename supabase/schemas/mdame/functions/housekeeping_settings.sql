@@ -17,7 +17,9 @@ as $$
       (5, 'events_days', 90, 1, 3650),
       (6, 'step_results_days', 90, 1, 3650),
       (7, 'pgmq_archive_days', 14, 1, 3650),
-      (8, 'batch_size', 500, 1, 10000)
+      -- At least 35 days: a month's budget reads its whole month.
+      (8, 'spend_days', 400, 35, 3650),
+      (9, 'batch_size', 500, 1, 10000)
     ) d(ord, name, default_value, min_value, max_value)
     left join mdame.settings s on s.key = 'housekeeping.' || d.name
    order by d.ord;

@@ -27,5 +27,7 @@ create table mdame.provider_usage (
 create unique index provider_usage_call_kind_idx on mdame.provider_usage (call_key, kind);
 create index provider_usage_dimension_idx on mdame.provider_usage (dimension_id, recorded_at);
 create index provider_usage_unit_idx on mdame.provider_usage (unit_id) where (unit_id is not null);
+-- The housekeeping pass's oldest records first (spend_days).
+create index provider_usage_recorded_idx on mdame.provider_usage (recorded_at);
 
 alter table mdame.provider_usage enable row level security;
