@@ -1,6 +1,6 @@
 -- pg_cron: every job of mdame.engine_jobs (the minutely tick, scheduled runs, publish drain and
 -- alerts; hourly analytics fetches; daily housekeeping; the weekly reports and adaptation; the
--- checks for due reports and Storage deletions), scheduled under its name. A job that exists keeps
+-- check for due Storage deletions), scheduled under its name. A job that exists keeps
 -- its state (an operator may have paused it) and follows the table's schedule and command; nothing
 -- is created twice and no error is swallowed, so a rerun changes nothing.
 

@@ -2,8 +2,8 @@
 -- second call for the same week adds nothing. The week is the last one whose Sunday has begun in the
 -- dimension's time zone at p_at (the engine's clock by default): pg_cron calls this on Sunday at
 -- 21:00 UTC, which is still Sunday up to UTC+2 and already Monday from UTC+3 on, and both select the
--- week that is ending or has just ended. Wakes the stage runner when a report is due to be built.
--- Returns how many rows it added.
+-- week that is ending or has just ended. The render-runner claims the pending reports on its own
+-- pass (render-runner/weekly-reports.ts), so nothing is woken. Returns how many rows it added.
 
 create or replace function mdame.queue_weekly_reports(p_at timestamp with time zone default null::timestamp with time zone)
 returns integer
@@ -24,7 +24,6 @@ begin
    where d.active
   on conflict (dimension_id, week_start) do nothing;
   get diagnostics v_added = row_count;
-  perform mdame.wake_due_weekly_reports();
   return v_added;
 end;
 $$;

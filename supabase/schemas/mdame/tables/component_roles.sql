@@ -65,7 +65,7 @@ insert into mdame.component_roles (role, component, rpcs) values
     'set_dimension_active', 'set_engine_clock', 'set_housekeeping_setting', 'settle_youtube_call', 'skip_publication',
     'start_run', 'step_token', 'store_account_credentials', 'store_llm_cache', 'tick',
     'trigger_run', 'trigger_scheduled_run', 'update_dimension', 'wake_due_storage_deletions', 'watchdog_status',
-    'wake_due_weekly_reports', 'wake_next_tick', 'wake_stage_runner', 'weekly_report',
+    'wake_next_tick', 'wake_stage_runner', 'weekly_report',
     'youtube_quota_day', 'youtube_quota_resets_at'
   ]),
   ('mdame_gpu_worker', 'gpu-worker', array[

@@ -31,6 +31,5 @@ insert into mdame.engine_jobs (name, schedule, call, returns_set) values
   ('mdame-storage-deletions', '*/10 * * * *', 'mdame.wake_due_storage_deletions()', 'false'),
   ('mdame-tick', '* * * * *', 'mdame.tick()', 'false'),
   ('mdame-watchdog', '* * * * *', 'mdame.watchdog()', 'false'),
-  ('mdame-weekly-reports', '0 21 * * 0', 'mdame.queue_weekly_reports()', 'false'),
-  ('mdame-weekly-reports-retry', '*/5 * * * *', 'mdame.wake_due_weekly_reports()', 'false')
+  ('mdame-weekly-reports', '0 21 * * 0', 'mdame.queue_weekly_reports()', 'false')
 on conflict do nothing;
