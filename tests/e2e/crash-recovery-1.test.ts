@@ -24,7 +24,7 @@ describe("a crash anywhere converges with zero duplicates", () => {
         // While the render runs: its callbacks and heartbeats meet a dead server.
         if (!(await run.when(inStage("render")))) return [];
         await sleep(3000);
-        killComponent("db", run.say);
+        await killComponent("db", run.say);
         return ["db"];
       },
     });

@@ -43,7 +43,7 @@ describe("a crash anywhere converges with zero duplicates", () => {
           if (!(await run.when(windows[component].opens))) return null;
           await sleep(afterMs);
           if (run.latest()?.run.status !== "running") run.say(`the run ended before ${component}'s kill; killing it anyway`);
-          killComponent(component, run.say);
+          await killComponent(component, run.say);
           return component;
         }));
         return killed.filter((c) => c !== null);

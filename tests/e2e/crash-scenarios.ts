@@ -164,12 +164,32 @@ interface Scenario {
   during?: (run: RunContext) => Promise<Component[]>;
 }
 
-/** Kills a component's process (for the db, the postmaster) with SIGKILL, as a machine failure would. */
-export function killComponent(component: Component, log: (line: string) => void): void {
-  const pid = readPid(component);
-  if (pid === null) throw new Error(`no pid file for ${component}: is it running?`);
-  log(`kill -9 ${component} (pid ${pid})`);
-  process.kill(pid, "SIGKILL");
+/** How long a kill waits for a component that is between a crash and its restart. */
+const KILL_WAIT_MS = 60_000;
+
+/**
+ * Kills a component's process (for the db, the postmaster) with SIGKILL, as a machine failure would.
+ * A component caught between a crash (a failpoint's, or an earlier kill) and its restart has no live
+ * process: the kill waits for the supervisor to bring it back, then strikes, so a random moment
+ * never lands on nothing.
+ */
+export async function killComponent(component: Component, log: (line: string) => void): Promise<void> {
+  const deadline = Date.now() + KILL_WAIT_MS;
+  for (;;) {
+    const pid = readPid(component);
+    if (pid !== null) {
+      try {
+        process.kill(pid, "SIGKILL");
+        log(`kill -9 ${component} (pid ${pid})`);
+        return;
+      } catch (error) {
+        // A pid file left by a process already gone: wait for the restarted one.
+        if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+      }
+    }
+    if (Date.now() > deadline) throw new Error(`${component} did not come back within ${KILL_WAIT_MS / 1000} s to be killed: is it running?`);
+    await sleep(200);
+  }
 }
 
 export async function runScenario(scenario: Scenario): Promise<void> {
