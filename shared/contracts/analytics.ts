@@ -3,6 +3,21 @@ import { timestamp } from "./columns.ts";
 import { Platform } from "./account.ts";
 
 /**
+ * A post's figures as a platform other than YouTube reports them (TikTok's video/query, Instagram's
+ * and Facebook's insights): counts, with null for what the platform does not report.
+ */
+export interface PostCounts {
+  views: number;
+  likes: number;
+  comments: number;
+  shares: number;
+  reach: number | null;
+  saved: number | null;
+  /** Average watch time in seconds. */
+  averageViewDurationS: number | null;
+}
+
+/**
  * GET /pipeline/runs/:id/analytics (`mdame status`): the figures fetched for a run's published
  * videos, one entry per video and window (3 or 7 days after publication): YouTube Analytics' for a
  * YouTube video (engaged views, the view averages), TikTok video/query's for a TikTok post

@@ -45,6 +45,7 @@ import { classifyMetaRefusal } from "../../../shared/providers/meta/refusals.ts"
 import { facebookReelInsights, instagramReelInsights } from "../../../shared/providers/meta/insights.ts";
 import type { Logger } from "../../../shared/logging/logger.ts";
 import { ProviderError } from "../../../shared/providers/errors.ts";
+import type { PostCounts } from "../../../shared/contracts/analytics.ts";
 import { withYouTubeQuota } from "../../../shared/providers/youtube/quota.ts";
 import { classifyYouTubeRefusal } from "../../../shared/providers/youtube/refusals.ts";
 import { queryVideoRetention, queryVideoTotals, type VideoReportQuery } from "../../../shared/providers/youtube/analytics.ts";
@@ -123,11 +124,8 @@ function windowPeriod(fetch: ClaimedAnalyticsFetch): { startDate: string; endDat
   return { startDate: utcDate(publishedMs), endDate: utcDate(publishedMs + fetch.window_days * DAY_MS) };
 }
 
-/** A post's counts as its platform reports them; "gone" when it no longer lists the post, null when it has none yet. */
-type Counts = Omit<Parameters<typeof recordCountedVideoAnalytics>[1], "publicationId" | "windowDays" | "periodStart" | "periodEnd" | "msgId">;
-
-/** TikTok's video/query for the post, in the account's video.query rate window (a full window: RateWindowFullError). */
-async function tiktokCounts(deps: PipelineDeps, fetch: ClaimedAnalyticsFetch, accessToken: string): Promise<Counts | "gone"> {
+/** TikTok's video/query for the post, in the account's video.query rate window (a full window: RateWindowFullError); "gone" when it no longer lists the post. */
+async function tiktokCounts(deps: PipelineDeps, fetch: ClaimedAnalyticsFetch, accessToken: string): Promise<PostCounts | "gone"> {
   await reserveTikTokCall(deps.sql, fetch.account_id, "video.query");
   const [figures] = await queryVideoFigures({ accessToken, baseUrl: deps.env.TIKTOK_API_BASE_URL, postIds: [fetch.external_id!] });
   if (!figures) return "gone";
@@ -143,7 +141,7 @@ async function tiktokCounts(deps: PipelineDeps, fetch: ClaimedAnalyticsFetch, ac
 }
 
 /** Instagram's media insights or a Facebook Reel's video insights (the adapter's token: the user's, or the Page's). */
-async function metaCounts(deps: PipelineDeps, fetch: ClaimedAnalyticsFetch, accessToken: string): Promise<Counts | null> {
+async function metaCounts(deps: PipelineDeps, fetch: ClaimedAnalyticsFetch, accessToken: string): Promise<PostCounts | null> {
   const host = hostOf(deps);
   return fetch.platform === "instagram"
     ? await instagramReelInsights({ host, token: accessToken, mediaId: fetch.external_id! })

@@ -4,7 +4,7 @@
  * or retried and given up; and what a run's status shows of them.
  */
 import { z } from "zod";
-import { RunVideoAnalytics } from "../../contracts/analytics.ts";
+import { type PostCounts, RunVideoAnalytics } from "../../contracts/analytics.ts";
 import { Platform } from "../../contracts/account.ts";
 import type { Queryable } from "../client.ts";
 import { manyRows, oneRow } from "./query.ts";
@@ -102,18 +102,11 @@ export function claimAnalyticsFetches(sql: Queryable, qty: number, vtSeconds: nu
 }
 
 /** A post's counts at one window (TikTok, Instagram, Facebook), as record_counted_video_analytics takes them; a figure the platform does not report is null. */
-interface CountedFigures {
+interface CountedFigures extends PostCounts {
   publicationId: string;
   windowDays: AnalyticsWindow;
   periodStart: string;
   periodEnd: string;
-  views: number;
-  likes: number;
-  comments: number;
-  shares: number;
-  reach: number | null;
-  saved: number | null;
-  averageViewDurationS: number | null;
   msgId: number | null;
 }
 

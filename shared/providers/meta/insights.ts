@@ -13,6 +13,7 @@
  */
 import { z } from "zod";
 import { graphCall, type GraphHost } from "./graph.ts";
+import type { PostCounts } from "../../contracts/analytics.ts";
 
 const Insight = z.looseObject({
   name: z.string(),
@@ -20,17 +21,8 @@ const Insight = z.looseObject({
 });
 const Insights = z.looseObject({ data: z.array(Insight).default([]) });
 
-/** One Reel's figures, as counts; a figure the platform does not report is null. */
-export interface ReelInsights {
-  views: number;
-  likes: number;
-  comments: number;
-  shares: number;
-  reach: number | null;
-  saved: number | null;
-  /** Seconds, from Meta's milliseconds. */
-  averageViewDurationS: number | null;
-}
+/** One Reel's figures, as counts (the average watch time in seconds, from Meta's milliseconds). */
+export type ReelInsights = PostCounts;
 
 const INSTAGRAM_METRICS = ["views", "reach", "likes", "comments", "shares", "saved", "ig_reels_avg_watch_time"] as const;
 const FACEBOOK_METRICS = [
