@@ -13,7 +13,6 @@
  * media_publish whose answer was lost is found, not repeated.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtemp } from "node:fs/promises";
 import { existsSync } from "node:fs";
@@ -23,10 +22,9 @@ import type { PipelineDeps } from "../../functions/pipeline/deps.ts";
 import * as db from "../../stack/db.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
 import { addTikTokAccount as addTikTok } from "./fixtures/tiktok-account.ts";
-import { ROOT } from "./fixtures/emulator-harness.ts";
 import { addMetaAccounts } from "./fixtures/meta-accounts.ts";
 import { mp4 } from "./fixtures/meta-client.ts";
-import { addYouTubeAccount, type PublishBench, startPublishBench, stopPublishBench, unitAtPublish } from "./fixtures/publish-stage.ts";
+import { addYouTubeAccount, type PublishBench, publishStageProcess, startPublishBench, stopPublishBench, unitAtPublish } from "./fixtures/publish-stage.ts";
 
 const admin = adminSql();
 const VIDEO_BYTES = 16 * 1024 * 1024;
@@ -64,21 +62,6 @@ beforeEach(async () => {
 }, 60_000);
 
 afterAll(() => stopPublishBench(bench), 60_000);
-
-/** One run of the stage process; `killed` when a failpoint ended it with SIGKILL. */
-function stageProcess(failpoint: string, failpointDir: string): Promise<{ killed: boolean; code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, "tests/integration/fixtures/publish-stage-process.ts")], {
-      cwd: ROOT,
-      env: { ...process.env, ...env, MDAME_FAILPOINTS: failpoint, MDAME_FAILPOINT_DIR: failpointDir },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
-    child.once("exit", (code, signal) => resolve({ killed: signal === "SIGKILL", code, output }));
-  });
-}
 
 /** A TikTok account for creator `user`, granted publishing alone. */
 const addTikTokAccount = (dimension: string, user: string) => addTikTok(admin, { env, deps }, dimension, user, ["video.publish"]);
@@ -136,7 +119,7 @@ async function crashAndConverge(platform: Platform, failpoint: string) {
   const failpointDir = await mkdtemp(join(workDir, "failpoints-"));
   const runs: { killed: boolean; code: number | null }[] = [];
   for (let n = 0; n < MAX_PROCESSES; n++) {
-    const run = await stageProcess(failpoint, failpointDir);
+    const run = await publishStageProcess(env, failpoint, failpointDir);
     runs.push({ killed: run.killed, code: run.code });
     if (!run.killed && run.code !== 0) throw new Error(`the stage process failed (${run.code}):\n${run.output}`);
     const [unit] = await admin<{ stage: string }[]>`select stage from mdame.work_units where id = ${unitId}`;

@@ -8,7 +8,6 @@
  * (tests/integration/fixtures/publish-stage-process.ts), as tests/integration/publish-crash.test.ts does.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtemp } from "node:fs/promises";
 import { existsSync } from "node:fs";
@@ -18,9 +17,16 @@ import { createPipelineApp } from "../../functions/pipeline/app.ts";
 import type { PipelineDeps } from "../../functions/pipeline/deps.ts";
 import * as db from "../../stack/db.ts";
 import { adminSql } from "../fixtures/admin-sql.ts";
-import { ROOT } from "./fixtures/emulator-harness.ts";
 import { mp4 } from "./fixtures/meta-client.ts";
-import { addYouTubeAccount, type PublishBench, runStages, startPublishBench, stopPublishBench, uploadedVideos } from "./fixtures/publish-stage.ts";
+import {
+  addYouTubeAccount,
+  type PublishBench,
+  publishStageProcess,
+  runStages,
+  startPublishBench,
+  stopPublishBench,
+  uploadedVideos,
+} from "./fixtures/publish-stage.ts";
 
 const admin = adminSql();
 const MAX_PROCESSES = 6;
@@ -106,17 +112,7 @@ async function publishWithKills(unitId: string, failpoint: string) {
   const failpointDir = await mkdtemp(join(bench.workDir, "failpoints-"));
   const runs: { killed: boolean; code: number | null }[] = [];
   for (let n = 0; n < MAX_PROCESSES; n++) {
-    const run = await new Promise<{ killed: boolean; code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, [join(ROOT, "tests/integration/fixtures/publish-stage-process.ts")], {
-        cwd: ROOT,
-        env: { ...process.env, ...env, MDAME_FAILPOINTS: failpoint, MDAME_FAILPOINT_DIR: failpointDir },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let output = "";
-      child.stdout.on("data", (c: Buffer) => (output += c.toString()));
-      child.stderr.on("data", (c: Buffer) => (output += c.toString()));
-      child.once("exit", (code, signal) => resolve({ killed: signal === "SIGKILL", code, output }));
-    });
+    const run = await publishStageProcess(env, failpoint, failpointDir);
     runs.push({ killed: run.killed, code: run.code });
     if (!run.killed && run.code !== 0) throw new Error(`the stage process failed (${run.code}):\n${run.output}`);
     const [unit] = await admin<{ stage: string }[]>`select stage from mdame.work_units where id = ${unitId}`;
