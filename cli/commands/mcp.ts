@@ -12,6 +12,7 @@ import type { CommandSpec } from "../command-spec.ts";
 import { CliError, EXIT, UsageError } from "../errors.ts";
 import type { McpBackend } from "../mcp/tools.ts";
 import { type CommandContext, printLine } from "../output.ts";
+import { bracketHost } from "../dashboard/security.ts";
 
 export type McpCommand = { name: "mcp"; http: number | null; host: string; allowRemote: boolean };
 
@@ -45,7 +46,7 @@ export const MCP_SPECS: CommandSpec[] = [
 
 /** True for an address only this machine reaches (127.0.0.0/8, localhost, ::1). */
 export function isLoopbackHost(host: string): boolean {
-  return isLoopbackUrl(`http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}/`);
+  return isLoopbackUrl(`http://${bracketHost(host)}/`);
 }
 
 /** Parses the flags of `mcp` (args.ts has checked their kinds). */

@@ -4,14 +4,19 @@
  * answer carries.
  */
 
-/** The Host values the dashboard answers on `port`: its loopback address and localhost. */
-function allowedHosts(port: number): string[] {
-  return [`127.0.0.1:${port}`, `localhost:${port}`];
+/** The Host values a loopback server answers on `port`: its loopback address, localhost, and the address it was bound to. */
+function allowedHosts(port: number, boundTo: string[] = []): string[] {
+  return ["127.0.0.1", "localhost", ...boundTo].map((name) => `${name.toLowerCase()}:${port}`);
 }
 
-/** True when the Host header names this dashboard (not a rebound DNS name). */
-export function hostAllowed(host: string | undefined, port: number): boolean {
-  return host !== undefined && allowedHosts(port).includes(host.toLowerCase());
+/** True when the Host header names this server (not a rebound DNS name); the dashboard's, and the MCP server's with its bound address. */
+export function hostAllowed(host: string | null | undefined, port: number, boundTo: string[] = []): boolean {
+  return host !== undefined && host !== null && allowedHosts(port, boundTo).includes(host.toLowerCase());
+}
+
+/** A host as a URL's authority names it: an IPv6 address in brackets. */
+export function bracketHost(host: string): string {
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 }
 
 /**

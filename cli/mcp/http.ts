@@ -6,8 +6,10 @@
  * JSON, so nothing is kept between requests and no session can leak into another client's.
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { PIPELINE_MAX_BODY_BYTES } from "../../shared/http/bounded-body.ts";
+import { HTTPException } from "hono/http-exception";
+import { PIPELINE_MAX_BODY_BYTES, refuseDeclaredLength } from "../../shared/http/bounded-body.ts";
 import { REQUEST_TIMEOUT_MS } from "../api-client.ts";
+import { bracketHost, hostAllowed } from "../dashboard/security.ts";
 import { sameToken } from "../dashboard/sessions.ts";
 import { createMcpServer } from "./server.ts";
 import type { McpBackend } from "./tools.ts";
@@ -50,12 +52,13 @@ function bearer(request: Request): string | null {
 
 export function serveMcpHttp(options: McpHttpOptions): RunningMcpHttp {
   let port = 0;
-  const shownHost = options.hostname.includes(":") && !options.hostname.startsWith("[") ? `[${options.hostname}]` : options.hostname;
-  // The Host names of this server's own address; a rebound DNS name resolving to it is none of them.
-  const hostAllowed = (host: string | null) => host !== null && [shownHost, "127.0.0.1", "localhost"].some((name) => host.toLowerCase() === `${name}:${port}`);
+  const shownHost = bracketHost(options.hostname);
 
   async function handle(request: Request): Promise<Response> {
-    if (options.loopbackOnly && !hostAllowed(request.headers.get("host"))) return refusal(403, "this server answers only on its loopback address");
+    // The Host names of this server's own address; a rebound DNS name resolving to it is none of them.
+    if (options.loopbackOnly && !hostAllowed(request.headers.get("host"), port, [shownHost])) {
+      return refusal(403, "this server answers only on its loopback address");
+    }
     if (new URL(request.url).pathname !== MCP_PATH) return refusal(404, `the MCP endpoint is ${MCP_PATH}`);
     const presented = bearer(request);
     if (presented === null || !sameToken(presented, options.token)) {
@@ -63,8 +66,12 @@ export function serveMcpHttp(options: McpHttpOptions): RunningMcpHttp {
     }
     // Stateless: no stream to open (GET) and no session to end (DELETE).
     if (request.method !== "POST") return refusal(405, "only POST is served: this server keeps no session", { allow: "POST" });
-    const declared = Number(request.headers.get("content-length") ?? "0");
-    if (!(declared <= MCP_MAX_BODY_BYTES)) return refusal(413, `the body is larger than ${MCP_MAX_BODY_BYTES} bytes`);
+    try {
+      refuseDeclaredLength(request, MCP_MAX_BODY_BYTES);
+    } catch (error) {
+      if (error instanceof HTTPException) return refusal(error.status, error.message);
+      throw error;
+    }
     const server = createMcpServer(options.backend);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

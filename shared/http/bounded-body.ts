@@ -29,8 +29,8 @@ class MalformedBodyError extends MalformedRequestError {
   }
 }
 
-/** 413 at once when the client declares more than the cap; nothing is read. */
-function refuseDeclaredLength(request: Request, maxBytes: number): void {
+/** 413 at once when the client declares more than the cap (400 for a Content-Length that is no byte count); nothing is read. */
+export function refuseDeclaredLength(request: Request, maxBytes: number): void {
   const declared = request.headers.get("content-length");
   if (declared === null) return;
   if (!/^\d{1,16}$/.test(declared.trim())) throw new MalformedBodyError("content-length is not a byte count");

@@ -27,12 +27,18 @@ begin
     end if;
     v_estimate := v_estimate + coalesce(mdame.spend_price(p_provider, p_model, v_kind), 0) * v_quantity::numeric;
   end loop;
-  select * into v_state from mdame.spend_budget_state(p_dimension_id);
   estimate_usd := v_estimate;
-  if v_estimate > 0 and v_state.daily_usd is not null and v_state.spent_today + v_estimate > v_state.daily_usd then
+  -- A call that costs nothing fits without reading the spend.
+  if v_estimate = 0 then
+    fits := true;
+    return next;
+    return;
+  end if;
+  select * into v_state from mdame.spend_budget_state(p_dimension_id);
+  if v_state.daily_usd is not null and v_state.spent_today + v_estimate > v_state.daily_usd then
     fits := false; period := 'day'; spent_usd := v_state.spent_today; budget_usd := v_state.daily_usd;
     recheck_in_s := greatest(1, ceil(extract(epoch from least(v_state.day_ends_at - mdame.engine_now(), v_recheck)))::integer);
-  elsif v_estimate > 0 and v_state.monthly_usd is not null and v_state.spent_month + v_estimate > v_state.monthly_usd then
+  elsif v_state.monthly_usd is not null and v_state.spent_month + v_estimate > v_state.monthly_usd then
     fits := false; period := 'month'; spent_usd := v_state.spent_month; budget_usd := v_state.monthly_usd;
     recheck_in_s := greatest(1, ceil(extract(epoch from least(v_state.month_ends_at - mdame.engine_now(), v_recheck)))::integer);
   else

@@ -40,6 +40,7 @@ begin
     get diagnostics v_inserted = row_count;
     v_new := v_new + v_inserted;
   end loop;
+  -- The call's cost as recorded, this time or the first.
   select coalesce(sum(u.usd), 0) into v_total from mdame.provider_usage u where u.call_key = p_call_key;
   if v_new > 0 and not p_cached and p_dimension_id is not null then
     perform mdame.alert_on_spend_budget(p_dimension_id);

@@ -1,6 +1,6 @@
 -- Where a dimension stands against its budget (dimensions.budget) on the engine's clock, in UTC
 -- periods: what it spent today and this month, its caps, and when each period ends. A dimension
--- without a budget has null caps.
+-- without a budget has null caps and its spend is not summed (0): nothing compares with it.
 
 create or replace function mdame.spend_budget_state(p_dimension_id text,
                                                     out daily_usd numeric, out monthly_usd numeric,
@@ -22,6 +22,11 @@ begin
   monthly_usd := (v_budget->>'monthly_usd')::numeric;
   day_ends_at := v_day + interval '1 day';
   month_ends_at := (date_trunc('month', v_now at time zone 'UTC') + interval '1 month') at time zone 'UTC';
+  spent_today := 0;
+  spent_month := 0;
+  if daily_usd is null and monthly_usd is null then
+    return;
+  end if;
   select coalesce(sum(u.usd) filter (where u.recorded_at >= v_day), 0), coalesce(sum(u.usd), 0)
     into spent_today, spent_month
     from mdame.provider_usage u
