@@ -21,8 +21,13 @@ export const SimilaritySettings = z.object({
 export type SimilaritySettings = z.infer<typeof SimilaritySettings>;
 export const DEFAULT_SIMILARITY: SimilaritySettings = SimilaritySettings.parse({});
 
-/** A MinHash signature: MINHASH_SIZE signed 32-bit integers (shared/similarity/minhash.ts). */
-const Signature = z.array(z.number().int().min(-2147483648).max(2147483647)).length(128);
+/**
+ * Values per MinHash signature (shared/similarity/minhash.ts): the estimate's standard error is at
+ * most 1/(2·sqrt(128)) ≈ 0.044; changing it makes every stored signature incomparable.
+ */
+export const MINHASH_SIZE = 128;
+/** A MinHash signature: MINHASH_SIZE signed 32-bit integers. */
+const Signature = z.array(z.number().int().min(-2147483648).max(2147483647)).length(MINHASH_SIZE);
 
 /** What is stored of a unit that passed the guard: enough to compare with it without its texts. */
 export const ContentSignature = z.object({

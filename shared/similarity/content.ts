@@ -6,7 +6,8 @@
  */
 import type { ContentSignature, SimilarityFigures, StoredSignature } from "../contracts/similarity.ts";
 import { titleTokens } from "../topics/near-duplicate.ts";
-import { comparableWords, estimateJaccard, jaccard, minhash, shingles } from "./minhash.ts";
+import { jaccard } from "../topics/near-duplicate.ts";
+import { comparableWords, estimateJaccard, minhash, shingles } from "./minhash.ts";
 
 /** Words per shingle: a title's content words one by one, a hook's in pairs, a script's in threes. */
 export const SHINGLE_WORDS = { title: 1, hook: 2, script: 3 } as const;

@@ -9,10 +9,9 @@
  * finaliser over the hash xor a seed), the smallest mixed value over the shingles. The seeds come
  * from a fixed seed, so a signature stored today compares with one computed next year.
  */
+import { MINHASH_SIZE } from "../contracts/similarity.ts";
 import { foldText, stem } from "../topics/near-duplicate.ts";
 
-/** Values per signature: the estimate's standard error is at most 1/(2·sqrt(128)) ≈ 0.044. */
-export const MINHASH_SIZE = 128;
 /** The seed of the mixers' seeds; changing it (or MINHASH_SIZE) makes every stored signature incomparable. */
 export const MINHASH_SEED = 0x5eed_34;
 /** A signature of MINHASH_SIZE signed 32-bit integers (as Postgres `integer[]` stores them). */
@@ -91,12 +90,4 @@ export function estimateJaccard(a: MinHashSignature, b: MinHashSignature): numbe
   let same = 0;
   for (let i = 0; i < a.length; i++) if (a[i] === b[i]) same++;
   return same / a.length;
-}
-
-/** The exact Jaccard index of two sets (1 for two empty sets). */
-export function jaccard<T>(a: ReadonlySet<T>, b: ReadonlySet<T>): number {
-  if (a.size === 0 && b.size === 0) return 1;
-  let shared = 0;
-  for (const item of a) if (b.has(item)) shared++;
-  return shared / (a.size + b.size - shared);
 }

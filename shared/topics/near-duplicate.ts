@@ -126,13 +126,12 @@ export function titleTokens(title: string): string[] {
   return (content.length > 0 ? content : words).map(stem);
 }
 
-function tokenJaccard(a: readonly string[], b: readonly string[]): number {
-  const left = new Set(a);
-  const right = new Set(b);
-  if (left.size === 0 && right.size === 0) return 1;
+/** The exact Jaccard index of two sets (1 for two empty sets): here of two titles' tokens, and the guard's scene hashes. */
+export function jaccard<T>(a: ReadonlySet<T>, b: ReadonlySet<T>): number {
+  if (a.size === 0 && b.size === 0) return 1;
   let shared = 0;
-  for (const token of left) if (right.has(token)) shared++;
-  return shared / (left.size + right.size - shared);
+  for (const item of a) if (b.has(item)) shared++;
+  return shared / (a.size + b.size - shared);
 }
 
 function trigrams(tokens: readonly string[]): Map<string, number> {
@@ -159,7 +158,7 @@ function trigramCosine(a: readonly string[], b: readonly string[]): number {
 export function titleSimilarity(a: string, b: string): number {
   const left = titleTokens(a);
   const right = titleTokens(b);
-  return Math.round(((tokenJaccard(left, right) + trigramCosine(left, right)) / 2) * 1e4) / 1e4;
+  return Math.round(((jaccard(new Set(left), new Set(right)) + trigramCosine(left, right)) / 2) * 1e4) / 1e4;
 }
 
 /** The most similar of `others` to `title`, if any. */
