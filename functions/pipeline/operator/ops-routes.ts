@@ -1,9 +1,9 @@
 import { Cron } from "croner";
 import { HTTPException } from "hono/http-exception";
 import { pipelineRoutes as routes } from "../../../shared/api/routes/index.ts";
-import { OPS_RENDER_URL_TTL_S, OPS_REQUIRED_SCOPES, OpsScheduleName } from "../../../shared/contracts/ops.ts";
+import { OPS_REQUIRED_SCOPES, OpsScheduleName } from "../../../shared/contracts/ops.ts";
 import { opsOverview, opsQueues, opsQuota, opsSchedules, opsVideo, opsVideos, runEngineJob } from "../../../shared/db/rpc/ops.ts";
-import { AssetNotFoundError } from "../../../shared/storage/asset-store.ts";
+import { signedRenderUrl } from "./render-url.ts";
 import { type Handlers } from "../routes.ts";
 import { reply } from "../../../shared/api/serve.ts";
 import type { OperatorDeps } from "./deps.ts";
@@ -56,26 +56,12 @@ export function opsHandlers(
       const { id } = c.req.valid("param");
       const detail = await opsVideo(deps.sql, id);
       if (detail === null) throw new HTTPException(404, { message: `no publication ${id}` });
-      let signedUrl: string | null = null;
-      let expiresAt: string | null = null;
-      if (detail.render.key !== null) {
-        const expires = new Date(Date.now() + OPS_RENDER_URL_TTL_S * 1000);
-        try {
-          signedUrl = await deps.store.signedUrl(detail.render.key, OPS_RENDER_URL_TTL_S);
-        } catch (error) {
-          // A render storage no longer holds (released by an abort, say) has nothing to play.
-          if (!(error instanceof AssetNotFoundError)) throw error;
-          deps.logger.warn({
-            execution_id: detail.video.run_id,
-            dimension_id: detail.video.dimension_id,
-            stage: "publish",
-            status: "missing",
-            asset_key: detail.render.key,
-          }, "the render of a publication is not in storage");
-        }
-        if (signedUrl !== null) expiresAt = expires.toISOString();
-      }
-      const render = { ...detail.render, signed_url: signedUrl, expires_at: expiresAt };
+      const signed = await signedRenderUrl(deps, detail.render.key, {
+        execution_id: detail.video.run_id,
+        dimension_id: detail.video.dimension_id,
+        stage: "publish",
+      });
+      const render = { ...detail.render, signed_url: signed.url, expires_at: signed.expiresAt };
       return reply(c, routes.opsVideo, 200, { ...detail, render });
     },
 

@@ -1,8 +1,7 @@
 import { HTTPException } from "hono/http-exception";
 import { pipelineRoutes as routes } from "../../../shared/api/routes/index.ts";
-import { OPS_RENDER_URL_TTL_S } from "../../../shared/contracts/ops.ts";
 import { approveReview, getReview, listReviews, rejectReview } from "../../../shared/db/rpc/reviews.ts";
-import { AssetNotFoundError } from "../../../shared/storage/asset-store.ts";
+import { signedRenderUrl } from "./render-url.ts";
 import { reply } from "../../../shared/api/serve.ts";
 import { type Handlers } from "../routes.ts";
 import type { OperatorDeps } from "./deps.ts";
@@ -30,19 +29,8 @@ export function reviewHandlers(deps: OperatorDeps): Handlers<"listReviews" | "ge
       const { unit_id: unitId } = c.req.valid("param");
       const review = await getReview(deps.sql, unitId);
       if (review === null) throw new HTTPException(404, { message: `work unit ${unitId} was never sent for review` });
-      let signedUrl: string | null = null;
-      let expiresAt: string | null = null;
-      if (review.video.video_key !== null) {
-        const expires = new Date(Date.now() + OPS_RENDER_URL_TTL_S * 1000);
-        try {
-          signedUrl = await deps.store.signedUrl(review.video.video_key, OPS_RENDER_URL_TTL_S);
-        } catch (error) {
-          // A render storage no longer holds (released by an abort) has nothing to play.
-          if (!(error instanceof AssetNotFoundError)) throw error;
-        }
-        if (signedUrl !== null) expiresAt = expires.toISOString();
-      }
-      return reply(c, routes.getReview, 200, { ...review, video: { ...review.video, signed_url: signedUrl, signed_url_expires_at: expiresAt } });
+      const signed = await signedRenderUrl(deps, review.video.video_key, { unit_id: unitId, stage: "awaiting_review" });
+      return reply(c, routes.getReview, 200, { ...review, video: { ...review.video, signed_url: signed.url, signed_url_expires_at: signed.expiresAt } });
     },
 
     approveReview: async (c) => {
