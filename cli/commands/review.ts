@@ -11,6 +11,7 @@ import type { ApiClient } from "../api-client.ts";
 import { type CommandSpec, JSON_FLAG } from "../command-spec.ts";
 import { EXIT, UsageError } from "../errors.ts";
 import { type CommandContext, formatAge, formatTable, printJson, printLines } from "../output.ts";
+import { uuid } from "../../shared/contracts/columns.ts";
 
 export type ReviewCommand =
   | { name: "review list"; dimension: string | null; json: boolean }
@@ -58,8 +59,6 @@ export const REVIEW_SPECS: CommandSpec[] = [
   },
 ];
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function bodyOrUsage<T>(parsed: { success: true; data: T } | { success: false; error: { issues: Parameters<typeof describeIssues>[0] } }, command: string): T {
   if (!parsed.success) throw new UsageError(describeIssues(parsed.error.issues).join("; "), command);
   return parsed.data;
@@ -74,7 +73,7 @@ export function parseReview(command: string, positionals: string[], flags: Map<s
     return { name: "review list", dimension, json };
   }
   const unit = positionals[0]!;
-  if (!UUID.test(unit)) throw new UsageError(`not a work unit id (a uuid): ${JSON.stringify(unit)}`, command);
+  if (!uuid.safeParse(unit).success) throw new UsageError(`not a work unit id (a uuid): ${JSON.stringify(unit)}`, command);
   const id = unit.toLowerCase();
   if (command === "review show") return { name: "review show", unit: id, json };
   if (command === "review approve") {

@@ -9,8 +9,7 @@ import { z } from "zod";
 import { count, timestamp, uuid } from "./columns.ts";
 import { DimensionId } from "./dimension-id.ts";
 import { ScriptDraft } from "./llm.ts";
-import { oneLine } from "./text.ts";
-import { unstorableTextReason } from "../text/storable.ts";
+import { oneLine, storableText } from "./text.ts";
 
 const MINUTE_MS = 60_000;
 const UNIT_MS = { m: MINUTE_MS, h: 60 * MINUTE_MS, d: 24 * 60 * MINUTE_MS } as const;
@@ -124,19 +123,16 @@ export const ReviewDetail = ReviewRecord.extend({
 }).strict();
 export type ReviewDetail = z.infer<typeof ReviewDetail>;
 
-/** Multi-line text the database stores exactly (no NUL, no lone surrogate). */
-const storableText = <T extends z.ZodType<string, string>>(schema: T) =>
-  schema.superRefine((text, ctx) => {
-    const reason = unstorableTextReason(text);
-    if (reason) ctx.addIssue({ code: "custom", message: reason });
-  });
-
 /**
  * Body of POST /pipeline/reviews/{unit_id}/approve: an edited title or description, within the
  * limits a script's own have (ScriptDraft), which every platform's upload takes as they are.
  */
-const TITLE = { min: ScriptDraft.shape.title.minLength ?? 1, max: ScriptDraft.shape.title.maxLength ?? 90 };
-const DESCRIPTION = { min: ScriptDraft.shape.description.minLength ?? 1, max: ScriptDraft.shape.description.maxLength ?? 4000 };
+const TITLE = { min: ScriptDraft.shape.title.minLength!, max: ScriptDraft.shape.title.maxLength! };
+const DESCRIPTION = { min: ScriptDraft.shape.description.minLength!, max: ScriptDraft.shape.description.maxLength! };
+/** Why a video is rejected: one line of this length. */
+const REASON = { min: 1, max: 500 };
+/** The bounds of an approval's edits and a rejection's reason, for the forms that show them. */
+export const REVIEW_TEXT_LIMITS = { title: TITLE, description: DESCRIPTION, reason: REASON } as const;
 const lengthRange = (range: { min: number; max: number }) => `must be ${range.min} to ${range.max} characters`;
 
 export const ApproveReviewBody = z.object({
@@ -149,8 +145,8 @@ export type ApproveReviewBody = z.infer<typeof ApproveReviewBody>;
 
 /** Body of POST /pipeline/reviews/{unit_id}/reject: why, for the weekly report and the adaptive engine. */
 export const RejectReviewBody = z.object({
-  reason: oneLine(z.string().trim().min(1, "must not be empty").max(500, "must be at most 500 characters")).describe(
-    "Why the video is not published: one line, 1-500 characters.",
+  reason: oneLine(z.string().trim().min(REASON.min, "must not be empty").max(REASON.max, `must be at most ${REASON.max} characters`)).describe(
+    `Why the video is not published: one line, ${REASON.min}-${REASON.max} characters.`,
   ),
 }).strict();
 export type RejectReviewBody = z.infer<typeof RejectReviewBody>;

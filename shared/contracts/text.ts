@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { isOneLineText } from "../text/storable.ts";
+import { isOneLineText, unstorableTextReason } from "../text/storable.ts";
 
 /**
  * The rules every operator text field of a contract adds to its string schema, so what the
@@ -12,4 +12,12 @@ const ONE_LINE_MESSAGE = "must be one line of plain text: no control characters 
 /** A name-like field (a display name, a font, a keyword, a handle, a reason shown in a list): one line, nothing a terminal acts on. */
 export function oneLine<T extends z.ZodType<string, string>>(schema: T): T {
   return schema.refine(isOneLineText, ONE_LINE_MESSAGE);
+}
+
+/** A multi-line field (a description): text the database stores exactly (no NUL, no lone surrogate). */
+export function storableText<T extends z.ZodType<string, string>>(schema: T): T {
+  return schema.superRefine((text, ctx) => {
+    const reason = unstorableTextReason(text);
+    if (reason) ctx.addIssue({ code: "custom", message: reason });
+  });
 }

@@ -6,15 +6,15 @@
  */
 import { html } from "hono/html";
 import { QualityReport } from "../../../shared/contracts/quality.ts";
-import { ApproveReviewBody, type Review, type ReviewDetail, type ReviewSummary } from "../../../shared/contracts/review.ts";
+import { type Review, REVIEW_TEXT_LIMITS, type ReviewDetail, type ReviewSummary } from "../../../shared/contracts/review.ts";
 import type { DashboardApi } from "../ops-client.ts";
 import { badge, type Html, section, sectionError, table, when } from "../layout.ts";
 import { qualityTable, safeHttpUrl } from "./videos.ts";
 
 /** The bounds the forms show (the API checks them again): the contract's own. */
-const TITLE_MAX = ApproveReviewBody.shape.title.unwrap().maxLength ?? 90;
-const DESCRIPTION_MAX = ApproveReviewBody.shape.description.unwrap().maxLength ?? 4000;
-const REASON_MAX = 500;
+const TITLE_MAX = REVIEW_TEXT_LIMITS.title.max;
+const DESCRIPTION_MAX = REVIEW_TEXT_LIMITS.description.max;
+const REASON_MAX = REVIEW_TEXT_LIMITS.reason.max;
 
 function waitingRow(r: ReviewSummary, nowMs: number): Html {
   return html`
