@@ -12,7 +12,7 @@ import {
   type SpendReport,
 } from "../../shared/contracts/spend.ts";
 import { DimensionId } from "../../shared/contracts/dimension-id.ts";
-import { formatUsd, SpendMonth } from "../../shared/contracts/spend.ts";
+import { formatUsd, SpendMonth, unitsText } from "../../shared/contracts/spend.ts";
 import type { ApiClient } from "../api-client.ts";
 import { type CommandSpec, type FlagSpec, JSON_FLAG } from "../command-spec.ts";
 import { EXIT, UsageError } from "../errors.ts";
@@ -111,7 +111,7 @@ export function formatSpend(report: SpendReport): string[] {
         String(p.calls),
         String(p.cached_calls),
         formatUsd(p.usd),
-        p.lines.map((l) => `${Math.round(l.quantity * 100) / 100} ${l.kind}`).join(", "),
+        unitsText(p.lines),
       ]),
     ));
   }

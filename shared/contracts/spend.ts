@@ -116,6 +116,10 @@ export type SpendReport = z.infer<typeof SpendReport>;
 /** USD for people: four decimals under a dollar, two above. */
 export const formatUsd = (usd: number) => `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
 
+/** A provider's units as the CLI and the dashboard show them: "1200 input_tokens, 4 images". */
+export const unitsText = (lines: readonly { quantity: number; kind: string }[]) =>
+  lines.map((l) => `${Math.round(l.quantity * 100) / 100} ${l.kind}`).join(", ");
+
 /** The rows of get_spend grouped by dimension and provider; `budgets` by dimension id. */
 export function spendReport(month: string, rows: readonly SpendRow[], budgets: ReadonlyMap<string, DimensionBudget | null>): SpendReport {
   const dimensions = new Map<string | null, DimensionSpend>();

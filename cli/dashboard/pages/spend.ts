@@ -1,10 +1,10 @@
 /** Spend: this month's cost by dimension and provider against each budget, and the price table (docs/reference/spend.md). */
 import { html } from "hono/html";
-import { type DimensionSpend, formatUsd, type ProviderPrice } from "../../../shared/contracts/spend.ts";
+import { type DimensionSpend, formatUsd, type ProviderPrice, unitsText } from "../../../shared/contracts/spend.ts";
 import type { DashboardApi } from "../ops-client.ts";
 import { type Html, section, table } from "../layout.ts";
 
-/** A cap and how much of it is spent: "$2.00 a day", "$12.0000 of $40.00 this month (30 %)". */
+/** The caps, and how much of the month's is spent: "$2.00 a day, $40.00 a month (30 %)". */
 function budgetCell(dimension: DimensionSpend): string {
   const budget = dimension.budget;
   if (!budget || (budget.daily_usd === undefined && budget.monthly_usd === undefined)) return "no budget";
@@ -28,7 +28,7 @@ function dimensionRows(dimension: DimensionSpend): Html[] {
         <td class="num">${p.calls}</td>
         <td class="num">${p.cached_calls}</td>
         <td class="num">${formatUsd(p.usd)}</td>
-        <td>${p.lines.map((l) => `${Math.round(l.quantity * 100) / 100} ${l.kind}`).join(", ")}</td>
+        <td>${unitsText(p.lines)}</td>
       </tr>
     `
   );
