@@ -5,6 +5,7 @@
  */
 import { html } from "hono/html";
 import type { RunVideoAnalytics } from "../../../shared/contracts/analytics.ts";
+import type { WeeklyReport } from "../../../shared/contracts/weekly-report.ts";
 import { renderWeeklyChartSvg } from "../../../shared/reports/weekly-charts.ts";
 import type { DashboardApi } from "../ops-client.ts";
 import { type Html, section, sectionError, table, when } from "../layout.ts";
@@ -60,6 +61,23 @@ export function chartImage(svg: string, alt: string): Html {
   return html`<img class="chart" src="data:image/svg+xml;base64,${Buffer.from(svg, "utf8").toString("base64")}" alt="${alt}" width="${width ?? ""}">`;
 }
 
+/**
+ * Charts already drawn, by the figures they were drawn from (all but generated_at): drawing one
+ * costs about half a second of CPU, and the figures change only as the week's work does.
+ */
+const drawnCharts = new Map<string, string>();
+
+async function chartOf(report: WeeklyReport): Promise<string> {
+  const { generated_at: _at, ...figures } = report;
+  const key = JSON.stringify(figures);
+  const seen = drawnCharts.get(key);
+  if (seen !== undefined) return seen;
+  const svg = await renderWeeklyChartSvg(report);
+  if (drawnCharts.size >= 2 * CHART_DIMENSIONS) drawnCharts.delete(drawnCharts.keys().next().value!);
+  drawnCharts.set(key, svg);
+  return svg;
+}
+
 /** This week's charts of the active dimensions (the first CHART_DIMENSIONS), drawn here from the weekly report's figures. */
 function weekCharts({ api }: DashboardApi, nowMs: number): Promise<Html> {
   const week = new Date(nowMs).toISOString().slice(0, 10);
@@ -68,7 +86,7 @@ function weekCharts({ api }: DashboardApi, nowMs: number): Promise<Html> {
     const shown = reports.slice(0, CHART_DIMENSIONS);
     return {
       more: reports.length - shown.length,
-      drawn: await Promise.all(shown.map(async ({ report }) => ({ report, svg: await renderWeeklyChartSvg(report) }))),
+      drawn: await Promise.all(shown.map(async ({ report }) => ({ report, svg: await chartOf(report) }))),
     };
   }, ({ more, drawn }) =>
     html`
@@ -87,7 +105,8 @@ function weekCharts({ api }: DashboardApi, nowMs: number): Promise<Html> {
 }
 
 export async function analyticsPage(dashboard: DashboardApi, nowMs: number): Promise<Html> {
-  return html`${await weekCharts(dashboard, nowMs)}${await videoAnalytics(dashboard, nowMs)}`;
+  const [charts, videos] = await Promise.all([weekCharts(dashboard, nowMs), videoAnalytics(dashboard, nowMs)]);
+  return html`${charts}${videos}`;
 }
 
 function videoAnalytics({ api, ops }: DashboardApi, nowMs: number): Promise<Html> {
